@@ -1,0 +1,23 @@
+/** What a command may touch of the outside world; tests pass their own. */
+export interface CliIO {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** True when stderr is a terminal (progress bars only then). */
+  isTTY: boolean;
+}
+
+/** A failure the CLI reports as one line and an exit code, never a stack trace. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+/** One subcommand: parses its own arguments, returns the exit code. */
+export type CliCommand = (args: string[], io: CliIO) => Promise<number>;

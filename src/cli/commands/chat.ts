@@ -1,0 +1,6 @@
+import { type CliCommand, CliError } from '../cli-io.js';
+
+// Placeholder until the command lands; replaced by its issue's work.
+export const chatCommand: CliCommand = async () => {
+  throw new CliError('the "chat" command is not built yet', 2);
+};

@@ -1,0 +1,45 @@
+import type { ContentBlock, Message } from './types.js';
+
+/** What kind of thing an archive item holds. */
+export type ArchiveItemKind =
+  /** A tool result that was replaced by a placeholder. */
+  | 'tool-result'
+  /** A large `tool_use` input that was elided. */
+  | 'tool-input'
+  /** Assistant text that was shortened. */
+  | 'assistant-text'
+  /** Whole messages a summary replaced. */
+  | 'messages';
+
+/** One thing that left the context, kept whole so it can be recalled and the history rebuilt. */
+export interface ArchiveItem {
+  /** Short id, unique in its session, e.g. `r17`. */
+  id: string;
+  /** The session the item belongs to. */
+  sessionId: string;
+  kind: ArchiveItemKind;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  /** The tool call the item belongs to, for tool results and inputs. */
+  toolUseId?: string;
+  /** The tool's name, for tool results and inputs. */
+  toolName?: string;
+  /** The original block (tool-result, tool-input, assistant-text) as it was before the change. */
+  block?: ContentBlock;
+  /** The original messages (kind `messages`). */
+  messages?: Message[];
+}
+
+/**
+ * Where compaction puts what leaves the context. The in-memory store ships in core
+ * ({@link createMemoryArchiveStore}); an append-only file store ships in `agent-compact/archive`.
+ */
+export interface ArchiveStore {
+  readonly specificationVersion: 'v1';
+  /** Stores items durably before they leave the context. Must not return before they are stored. */
+  put(items: readonly ArchiveItem[]): Promise<void>;
+  /** One item by id, or undefined. */
+  get(sessionId: string, id: string): Promise<ArchiveItem | undefined>;
+  /** Every item of a session, in the order stored. */
+  list(sessionId: string): Promise<ArchiveItem[]>;
+}

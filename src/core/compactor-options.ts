@@ -1,0 +1,124 @@
+import type { ArchiveStore } from './archive-store.js';
+import type { CompactionEventHandler, CompactionLayer } from './events.js';
+import type { SummaryModel } from './summary-model.js';
+import type { TokenCounter } from './token-counter.js';
+import type { Message, ProviderUsage, SystemPrompt } from './types.js';
+
+/** Options of layer 1, micro compaction. */
+export interface MicroOptions {
+  /**
+   * Tool results in the last `keepTurns` assistant turns stay whole.
+   * @default 3
+   */
+  keepTurns?: number;
+  /**
+   * Results smaller than this many tokens are never masked (the placeholder would save nothing).
+   * @default 100
+   */
+  minTokens?: number;
+  /** Tools whose results are never masked. @default [] */
+  excludeTools?: readonly string[];
+  /**
+   * Advance the masking frontier in batches so the prompt prefix stays byte-identical between
+   * batches and the provider's prompt cache survives. `false` masks every turn, as the seed does.
+   * @default true
+   */
+  cacheAware?: boolean;
+  /**
+   * With `cacheAware`, mask only once at least this many tokens would be freed.
+   * @default 5000
+   */
+  clearAtLeast?: number;
+}
+
+/** Options of layer 2, mid compaction. */
+export interface MidOptions {
+  /** The newest tool results kept whole. @default 5 */
+  keepToolResults?: number;
+  /** Older assistant text longer than this many characters is cut to its first sentences. @default 600 */
+  maxAssistantChars?: number;
+  /** `tool_use` inputs larger than this many tokens are elided and archived. @default 500 */
+  maxToolInputTokens?: number;
+  /** When set, a summary model condenses older assistant turns instead of cutting them. */
+  summarizer?: SummaryModel;
+}
+
+/** Options of layer 3, hard compaction. */
+export interface HardOptions {
+  /** Upper bound of the summary's length in tokens. @default 2000 */
+  maxSummaryTokens?: number;
+  /** Tries of the summary model before the extractive fallback. @default 3 */
+  maxAttempts?: number;
+  /** First retry delay in milliseconds, doubled each try. @default 500 */
+  retryDelayMs?: number;
+  /** A summary call that takes longer is aborted. @default 120000 */
+  timeoutMs?: number;
+}
+
+/** Options of {@link createCompactor}. */
+export interface CompactorOptions {
+  /**
+   * Token thresholds. Default: the seed's 50,000 / 80,000, or fractions of `contextWindow` when
+   * that is set.
+   */
+  thresholds?: { mid?: number; hard?: number };
+  /** The model's context window; thresholds become fractions of it less `reserveOutputTokens`. */
+  contextWindow?: number;
+  /** Tokens kept free for the answer when thresholds come from `contextWindow`. @default 8192 */
+  reserveOutputTokens?: number;
+  /** Fractions of the usable window for mid and hard. @default { mid: 0.6, hard: 0.85 } */
+  thresholdFractions?: { mid?: number; hard?: number };
+  /** Counts tokens. @default the zero-dependency heuristic counter */
+  counter?: TokenCounter;
+  /** Where removed content goes. @default an in-memory store */
+  archive?: ArchiveStore;
+  /** The session's id in the archive. @default a random id */
+  sessionId?: string;
+  /** The model that writes hard summaries. @default the extractive (offline) summarizer */
+  summarizer?: SummaryModel;
+  /** The `<identity>` reminder injected after a hard compaction: who the agent is, its tools, rules. */
+  identity?: string;
+  micro?: MicroOptions;
+  mid?: MidOptions;
+  hard?: HardOptions;
+  /** Receives compaction events. */
+  onEvent?: CompactionEventHandler;
+}
+
+/** Per-call options of `maybeCompact`. */
+export interface MaybeCompactOptions {
+  /** The system prompt; counted, never changed. */
+  system?: SystemPrompt;
+  /** Usage the provider reported for the previous request; anchors the token count. */
+  usage?: ProviderUsage;
+  /** Aborts model calls made by the hard layer. */
+  signal?: AbortSignal;
+  /** Force a layer, e.g. when the model called the `compact` tool. */
+  force?: Exclude<CompactionLayer, 'none' | 'micro'>;
+  /** With `force: 'hard'`, what the summary should keep in focus. */
+  focus?: string;
+}
+
+/** What `maybeCompact` returns. */
+export interface CompactResult {
+  /** The messages to send. The same array as the input when nothing changed. */
+  messages: Message[];
+  /** The strongest layer that changed something. */
+  layer: CompactionLayer;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Ids of the items archived by this call. */
+  archived: string[];
+}
+
+/** A stateful compactor for one session. */
+export interface Compactor {
+  /** Compacts when needed; pass the messages through it before every model call. */
+  maybeCompact(messages: readonly Message[], options?: MaybeCompactOptions): Promise<CompactResult>;
+  /** The thresholds in force. */
+  readonly thresholds: { readonly mid: number; readonly hard: number };
+  /** The session's id in the archive. */
+  readonly sessionId: string;
+  /** The archive store. */
+  readonly archive: ArchiveStore;
+}

@@ -1,0 +1,59 @@
+/** Machine-readable reason for a {@link CompactError}. */
+export type CompactErrorCode =
+  /** The conversation breaks the provider's rules or the message model. */
+  | 'INVALID_TRANSCRIPT'
+  /** Input could not be read or parsed at all (missing file, broken JSON, wrong types). */
+  | 'UNREADABLE_INPUT'
+  /** The conversation cannot be brought under the hard threshold. */
+  | 'CONTEXT_OVERFLOW'
+  /** The summary model failed after every retry. */
+  | 'SUMMARY_FAILED'
+  /** The archive store could not read or write. */
+  | 'ARCHIVE_FAILED'
+  /** An archived item was asked for that does not exist. */
+  | 'ARCHIVE_ITEM_NOT_FOUND'
+  /** An option passed to a factory is out of range or inconsistent. */
+  | 'INVALID_OPTIONS'
+  /** The operation was aborted through an AbortSignal. */
+  | 'ABORTED';
+
+const marker = Symbol.for('agent-compact.error');
+
+/** Options of {@link CompactError}. */
+export interface CompactErrorOptions {
+  /** The machine-readable reason. */
+  code: CompactErrorCode;
+  /** Where in the input the problem is, e.g. `messages[12].content[0]`. */
+  path?: string;
+  /** The underlying error. */
+  cause?: unknown;
+  /** HTTP status from a provider, when the error came from one. */
+  status?: number;
+}
+
+/**
+ * The one root error of agent-compact. Every error the library throws on purpose is one of these,
+ * with a `code` and, where known, the `path` of the offending value.
+ */
+export class CompactError extends Error {
+  /** The machine-readable reason. */
+  readonly code: CompactErrorCode;
+  /** Where in the input the problem is. */
+  readonly path: string | undefined;
+  /** HTTP status from a provider, when the error came from one. */
+  readonly status: number | undefined;
+  private readonly [marker] = true;
+
+  constructor(message: string, { code, path, cause, status }: CompactErrorOptions) {
+    super(path ? `${path}: ${message}` : message, { cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.path = path;
+    this.status = status;
+  }
+
+  /** True for a `CompactError` from any copy of this package (checks a `Symbol.for` marker). */
+  static isInstance(error: unknown): error is CompactError {
+    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true;
+  }
+}

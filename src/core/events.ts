@@ -1,0 +1,23 @@
+import type { SummaryUsage } from './summary-model.js';
+
+/** Which layer ran. `none` when the conversation was left as it was. */
+export type CompactionLayer = 'none' | 'micro' | 'mid' | 'hard';
+
+/** Everything a compactor reports through `onEvent`. */
+export type CompactionEvent =
+  | { type: 'compaction-start'; layer: Exclude<CompactionLayer, 'none'>; tokensBefore: number }
+  | {
+      type: 'compaction-end';
+      layer: Exclude<CompactionLayer, 'none'>;
+      tokensBefore: number;
+      tokensAfter: number;
+      /** How many items were archived. */
+      archived: number;
+      durationMs: number;
+    }
+  | { type: 'summary-error'; attempt: number; error: unknown }
+  | { type: 'summary-usage'; usage: SummaryUsage; modelId: string }
+  | { type: 'fallback-used'; reason: string };
+
+/** Receives compaction events. Must not throw; errors it throws are ignored. */
+export type CompactionEventHandler = (event: CompactionEvent) => void;

@@ -1,0 +1,53 @@
+import type { Message, SystemPrompt } from './types.js';
+
+/** Token usage a summary call reported. */
+export interface SummaryUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+}
+
+/** What the hard layer asks a {@link SummaryModel} to do. */
+export interface SummaryRequest {
+  /** The agent's system prompt, sent unchanged so the provider's prompt cache can be reused. */
+  system?: SystemPrompt;
+  /**
+   * A valid conversation that ends with a user message carrying the summary instructions. The
+   * prefix before that message is the agent's own history where it fits, so cached tokens are reused.
+   */
+  messages: Message[];
+  /** The upper bound for the answer. */
+  maxOutputTokens: number;
+}
+
+/** What a {@link SummaryModel} answers. */
+export interface SummaryResult {
+  /** The summary text. */
+  text: string;
+  /** Usage reported by the provider, surfaced in events. */
+  usage?: SummaryUsage;
+}
+
+/** Options for one summary call. */
+export interface SummaryCallOptions {
+  /** Aborts the call. */
+  signal?: AbortSignal;
+}
+
+/**
+ * A model that writes summaries. Adapters over the official SDKs implement it
+ * (`agent-compact/anthropic`, `agent-compact/openai`); {@link createExtractiveSummaryModel} is the
+ * offline one. Throw a `CompactError` with code `SUMMARY_FAILED` when every try failed.
+ */
+export interface SummaryModel {
+  readonly specificationVersion: 'v1';
+  /** Provider name, e.g. `anthropic`, `openai`, `extractive`. */
+  readonly provider: string;
+  /** The model id. */
+  readonly modelId: string;
+  /** The model's own context window in tokens, when known; larger histories are summarized in chunks. */
+  readonly contextWindow?: number;
+  /** Writes one summary. */
+  summarize(request: SummaryRequest, options?: SummaryCallOptions): Promise<SummaryResult>;
+}
