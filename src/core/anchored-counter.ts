@@ -1,0 +1,169 @@
+import { CompactError } from './errors.js';
+import { createIncrementalCounter } from './incremental-counter.js';
+import type { TokenCounter } from './token-counter.js';
+import { type Message, type ProviderUsage, promptTokensFromUsage, type SystemPrompt } from './types.js';
+
+/** Options of {@link createAnchoredCounter}. */
+export interface AnchoredCounterOptions {
+  /** Counts the text locally (a BPE counter from `agent-compact/tokenizer`, or the heuristic). */
+  counter: TokenCounter;
+  /**
+   * How much of the learned ratio carries over to the next report, between 0 (only the latest
+   * report counts) and 1 (every report counts forever).
+   * @default 0.8
+   */
+  decay?: number;
+  /**
+   * The lowest and highest calibration ratio (provider tokens per local token) accepted. Two
+   * modern tokenizers rarely differ by more than a factor of two on the same text; a report
+   * outside this range is clamped into it.
+   * @default [0.5, 2]
+   */
+  ratioRange?: readonly [min: number, max: number];
+}
+
+/** What an {@link AnchoredCounter} has learned so far. */
+export interface AnchoredCalibration {
+  /** Provider tokens per local token for newly added messages (1 before the first report). */
+  deltaRatio: number;
+  /** Provider tokens per local token for a whole request (1 before the first report). */
+  overallRatio: number;
+  /** Provider prompt tokens of the anchored request, or undefined before the first report. */
+  anchorTokens: number | undefined;
+  /** How many reports have been observed since the last reset. */
+  reports: number;
+}
+
+/** A counter anchored to the provider's reported usage; see {@link createAnchoredCounter}. */
+export interface AnchoredCounter {
+  /** The name of the local counter, prefixed with `anchored-`. */
+  readonly name: string;
+  /** The estimated prompt tokens of a request with these messages and this system prompt. */
+  count(messages: readonly Message[], system?: SystemPrompt): number;
+  /** Records the usage the provider reported for a request with these messages and system prompt. */
+  observe(usage: ProviderUsage, messages: readonly Message[], system?: SystemPrompt): void;
+  /** What was learned so far. */
+  calibration(): AnchoredCalibration;
+  /** Forgets the anchor and everything learned. */
+  reset(): void;
+}
+
+interface Anchor {
+  messages: readonly Message[];
+  system: SystemPrompt | undefined;
+  providerTokens: number;
+  localTokens: number;
+}
+
+/**
+ * A token counter anchored to the provider's own numbers. Local counters are estimates (the
+ * provider's tokenizer is another one, and the provider adds tokens for tools and formatting that
+ * no local count sees); the usage a provider reports for a request is exact. This counter keeps
+ * that exact number and counts only what was added since.
+ *
+ * The math, with `P(r)` the prompt tokens the provider reported for request `r` (Anthropic
+ * `input_tokens + cache_creation_input_tokens + cache_read_input_tokens`, OpenAI `prompt_tokens`)
+ * and `L(x)` the local count of messages `x` (system prompt included):
+ *
+ * - After `observe` of request `a` (the anchor), the estimate for a request `n` whose messages
+ *   start with all of `a`'s messages (same objects, same system prompt) is
+ *   `P(a) + ratio × (L(n) − L(a))`: the exact number plus the scaled local count of the delta.
+ * - `ratio` (the delta ratio) is learned from successive reports. When request `b` extends anchor
+ *   `a`, the sample is `(P(b) − P(a)) / (L(b) − L(a))`, clamped to `ratioRange`. Samples are
+ *   averaged weighted by their local delta, with older ones decaying:
+ *   `S ← decay·S + sample·(L(b) − L(a))`, `W ← decay·W + (L(b) − L(a))`, `ratio = S / W`, so one
+ *   short message (a noisy sample) moves the ratio little and a big tool result a lot. Until the
+ *   first sample, `ratio` is the overall ratio.
+ * - The overall ratio is `P(a) / L(a)` of the latest report, clamped to `ratioRange`. When a
+ *   request does not extend the anchor (compaction rewrote the history, or the system prompt
+ *   changed) the estimate is `overallRatio × L(n)`.
+ * - Before any report, the estimate is the local count `L(n)`.
+ *
+ * Messages are compared by reference and treated as immutable, as by
+ * {@link createIncrementalCounter}, which this counter uses to count locally.
+ *
+ * @example
+ * import { createAnchoredCounter, createHeuristicCounter, type Message } from 'agent-compact';
+ *
+ * const tokens = createAnchoredCounter({ counter: createHeuristicCounter() });
+ * const messages: Message[] = [{ role: 'user', content: 'Fix the failing test.' }];
+ * // … send the request; the provider answers with usage …
+ * tokens.observe({ input_tokens: 812, cache_read_input_tokens: 0 }, messages);
+ * messages.push({ role: 'assistant', content: 'Running the tests.' }, { role: 'user', content: 'ok' });
+ * tokens.count(messages); // 812 + ratio × (tokens of the two new messages)
+ */
+export function createAnchoredCounter({
+  counter,
+  decay = 0.8,
+  ratioRange = [0.5, 2],
+}: AnchoredCounterOptions): AnchoredCounter {
+  const [minRatio, maxRatio] = ratioRange;
+  if (!(decay >= 0 && decay <= 1)) {
+    throw new CompactError(`decay must be between 0 and 1, got ${decay}`, { code: 'INVALID_OPTIONS' });
+  }
+  if (!(minRatio > 0 && minRatio <= maxRatio)) {
+    throw new CompactError(
+      `ratioRange must be [min, max] with 0 < min <= max, got [${minRatio}, ${maxRatio}]`,
+      {
+        code: 'INVALID_OPTIONS',
+      },
+    );
+  }
+  const local = createIncrementalCounter(counter);
+  let anchor: Anchor | undefined;
+  let overallRatio = 1;
+  let weightedSamples = 0;
+  let weights = 0;
+  let reports = 0;
+
+  const clamp = (ratio: number) => Math.min(maxRatio, Math.max(minRatio, ratio));
+  const deltaRatio = () => (weights > 0 ? weightedSamples / weights : overallRatio);
+
+  /** True when `messages` and `system` are the anchored request with messages appended (or unchanged). */
+  function extendsAnchor(current: Anchor, messages: readonly Message[], system: SystemPrompt | undefined) {
+    if (system !== current.system || messages.length < current.messages.length) return false;
+    for (let index = 0; index < current.messages.length; index++) {
+      if (messages[index] !== current.messages[index]) return false;
+    }
+    return true;
+  }
+
+  function count(messages: readonly Message[], system?: SystemPrompt): number {
+    const localTokens = local.count(messages, system);
+    if (!anchor) return localTokens;
+    if (!extendsAnchor(anchor, messages, system)) return Math.round(overallRatio * localTokens);
+    return Math.round(anchor.providerTokens + deltaRatio() * (localTokens - anchor.localTokens));
+  }
+
+  function observe(usage: ProviderUsage, messages: readonly Message[], system?: SystemPrompt): void {
+    const providerTokens = promptTokensFromUsage(usage);
+    if (providerTokens === undefined || !(providerTokens > 0)) return;
+    const localTokens = local.count(messages, system);
+    if (anchor && extendsAnchor(anchor, messages, system)) {
+      const localDelta = localTokens - anchor.localTokens;
+      const providerDelta = providerTokens - anchor.providerTokens;
+      if (localDelta > 0 && providerDelta > 0) {
+        weightedSamples = decay * weightedSamples + clamp(providerDelta / localDelta) * localDelta;
+        weights = decay * weights + localDelta;
+      }
+    }
+    if (localTokens > 0) overallRatio = clamp(providerTokens / localTokens);
+    // The messages are copied (references only) because callers keep pushing onto their array.
+    anchor = { messages: [...messages], system, providerTokens, localTokens };
+    reports++;
+  }
+
+  function reset(): void {
+    anchor = undefined;
+    overallRatio = 1;
+    weightedSamples = 0;
+    weights = 0;
+    reports = 0;
+  }
+
+  function calibration(): AnchoredCalibration {
+    return { deltaRatio: deltaRatio(), overallRatio, anchorTokens: anchor?.providerTokens, reports };
+  }
+
+  return { name: `anchored-${counter.name}`, count, observe, calibration, reset };
+}
