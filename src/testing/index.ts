@@ -1,0 +1,20 @@
+/**
+ * Test doubles for agent-compact: a scripted model server on 127.0.0.1 that speaks the Anthropic
+ * and OpenAI HTTP APIs, so tests drive the real SDKs without a network.
+ *
+ * @module agent-compact/testing
+ */
+export { estimateRequestTokens, estimateTokens } from './prompt-usage.js';
+export type {
+  RecordedRequest,
+  ResponseOutcome,
+  Script,
+  ScriptedApi,
+  ScriptedToolCall,
+  ScriptStep,
+} from './script.js';
+export {
+  type ScriptedModelServer,
+  type ScriptedModelServerOptions,
+  startScriptedModelServer,
+} from './scripted-model-server.js';

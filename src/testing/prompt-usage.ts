@@ -1,0 +1,124 @@
+/**
+ * The scripted server's token arithmetic: a deterministic estimate tests can reason about, and a
+ * prompt cache that behaves like the providers' (exact prefix match at cache breakpoints).
+ */
+import { createHash, type Hash } from 'node:crypto';
+import type { ScriptedApi } from './script.js';
+
+/**
+ * The server's token estimate for one JSON value: its JSON length divided by four, rounded up.
+ *
+ * @example
+ * estimateTokens({ type: 'text', text: 'hello' }); // 8
+ */
+export function estimateTokens(value: unknown): number {
+  return Math.ceil((JSON.stringify(value) ?? '').length / 4);
+}
+
+/** One countable piece of a request: a tool definition, a system block, a content block or message. */
+interface RequestUnit {
+  /** The value counted and hashed, without `cache_control`. */
+  value: unknown;
+  /** True when this unit carries an Anthropic cache breakpoint. */
+  breakpoint: boolean;
+}
+
+/** Input tokens of a request split the way the provider reports them. */
+export interface InputUsage {
+  /** Everything in the prompt. */
+  totalTokens: number;
+  /** Tokens neither read from nor written to the cache. */
+  uncachedTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+function withoutCacheControl(value: unknown): { value: unknown; breakpoint: boolean } {
+  if (typeof value !== 'object' || value === null || !('cache_control' in value)) {
+    return { value, breakpoint: false };
+  }
+  const { cache_control: cacheControl, ...rest } = value as Record<string, unknown>;
+  return { value: rest, breakpoint: cacheControl !== undefined && cacheControl !== null };
+}
+
+function arrayOrEmpty(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function anthropicUnits(body: Record<string, unknown>): RequestUnit[] {
+  const units: RequestUnit[] = [];
+  for (const tool of arrayOrEmpty(body.tools)) units.push(withoutCacheControl(tool));
+  const system = body.system;
+  if (typeof system === 'string') units.push({ value: { system }, breakpoint: false });
+  else for (const block of arrayOrEmpty(system)) units.push(withoutCacheControl(block));
+  for (const message of arrayOrEmpty(body.messages)) {
+    const { role, content } = (message ?? {}) as { role?: unknown; content?: unknown };
+    if (typeof content === 'string' || !Array.isArray(content)) {
+      units.push({ value: { role, content }, breakpoint: false });
+      continue;
+    }
+    content.forEach((block, blockIndex) => {
+      const unit = withoutCacheControl(block);
+      // The role goes with the first block so that the same blocks under another role differ.
+      units.push(
+        blockIndex === 0 ? { value: { role, block: unit.value }, breakpoint: unit.breakpoint } : unit,
+      );
+    });
+  }
+  return units;
+}
+
+function openAIUnits(body: Record<string, unknown>): RequestUnit[] {
+  const units: RequestUnit[] = [];
+  for (const tool of arrayOrEmpty(body.tools)) units.push({ value: tool, breakpoint: false });
+  // OpenAI caches automatically: every message boundary is a potential cache hit.
+  for (const message of arrayOrEmpty(body.messages)) units.push({ value: message, breakpoint: true });
+  return units;
+}
+
+/** Input tokens of a request by the server's estimate, as {@link estimateTokens} per unit. */
+export function estimateRequestTokens(api: ScriptedApi, body: Record<string, unknown>): number {
+  const units = api === 'anthropic' ? anthropicUnits(body) : openAIUnits(body);
+  return units.reduce((sum, unit) => sum + estimateTokens(unit.value), 0);
+}
+
+/** A provider-like prompt cache: remembers prefixes up to cache breakpoints, by hash. */
+export class PromptCache {
+  readonly #prefixes = new Set<string>();
+
+  /** Counts a request's input tokens and reads from / writes to the cache like the provider. */
+  measure(api: ScriptedApi, body: Record<string, unknown>): InputUsage {
+    const units = api === 'anthropic' ? anthropicUnits(body) : openAIUnits(body);
+    const hash: Hash = createHash('sha256');
+    hash.update(api);
+    let runningTokens = 0;
+    let cacheReadTokens = 0;
+    let lastBreakpointTokens = 0;
+    const newPrefixes: string[] = [];
+    for (const unit of units) {
+      hash.update(`\u0000${JSON.stringify(unit.value)}`);
+      runningTokens += estimateTokens(unit.value);
+      if (!unit.breakpoint) continue;
+      const key = hash.copy().digest('hex');
+      if (this.#prefixes.has(key)) cacheReadTokens = runningTokens;
+      else newPrefixes.push(key);
+      lastBreakpointTokens = runningTokens;
+    }
+    for (const key of newPrefixes) this.#prefixes.add(key);
+    if (api === 'openai') {
+      return {
+        totalTokens: runningTokens,
+        uncachedTokens: runningTokens - cacheReadTokens,
+        cacheReadTokens,
+        cacheWriteTokens: 0,
+      };
+    }
+    const cacheWriteTokens = Math.max(0, lastBreakpointTokens - cacheReadTokens);
+    return {
+      totalTokens: runningTokens,
+      uncachedTokens: runningTokens - cacheReadTokens - cacheWriteTokens,
+      cacheReadTokens,
+      cacheWriteTokens,
+    };
+  }
+}

@@ -1,0 +1,488 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { validateMessages } from '../core/validate.js';
+import {
+  type Answer,
+  type AnswerBlock,
+  type AnswerStop,
+  anthropicEvents,
+  anthropicMessage,
+  openAIChunks,
+  openAICompletion,
+  type WireError,
+  writeError,
+} from './_wire.js';
+import { estimateTokens, PromptCache } from './prompt-usage.js';
+import {
+  normalizeStep,
+  type RecordedRequest,
+  type ResponseOutcome,
+  type Script,
+  type ScriptedApi,
+  type ScriptStepObject,
+} from './script.js';
+
+/** Options of {@link startScriptedModelServer}. */
+export interface ScriptedModelServerOptions {
+  /** The answers: steps in order, or a function that picks the step for each request. */
+  script: Script;
+  /**
+   * The model's context window in input tokens; a longer prompt gets the provider's "prompt is too
+   * long" 400. Unlimited when absent.
+   */
+  contextWindow?: number;
+  /**
+   * `'provider-rules'` rejects conversations the provider would reject (orphan tool results, a
+   * first assistant message, empty text…) with its real 400 error shape; `'off'` accepts anything.
+   * @default 'provider-rules'
+   */
+  validation?: 'provider-rules' | 'off';
+}
+
+/** A running scripted model server. */
+export interface ScriptedModelServer {
+  /** The server's origin, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  /** The `baseURL` for `@anthropic-ai/sdk` (the origin; the SDK adds `/v1/messages`). */
+  readonly anthropicBaseURL: string;
+  /** The `baseURL` for `openai` and OpenAI-compatible clients (the origin plus `/v1`). */
+  readonly openaiBaseURL: string;
+  /** Every request received so far, in order. */
+  readonly requests: readonly RecordedRequest[];
+  /** Stops the server and drops every open connection, hanging ones included. */
+  close(): Promise<void>;
+}
+
+const hiddenHeaders = new Set(['authorization', 'x-api-key', 'api-key']);
+
+/**
+ * Starts a model server on 127.0.0.1 (a free port) that speaks the Anthropic Messages API
+ * (`POST /v1/messages`) and the OpenAI Chat Completions API (`POST /v1/chat/completions`), plain and
+ * streamed, answering from a script. Use it to drive the real SDKs in tests without a network.
+ *
+ * Input tokens are estimated deterministically (see {@link estimateRequestTokens}); Anthropic
+ * requests with `cache_control` get `cache_creation_input_tokens` / `cache_read_input_tokens` from
+ * an exact-prefix prompt cache, OpenAI requests get `prompt_tokens_details.cached_tokens`.
+ *
+ * @example
+ * const server = await startScriptedModelServer({
+ *   script: ['Hello!', { type: 'rate-limit', retryAfterSeconds: 1 }, 'Hello again.'],
+ * });
+ * const client = new Anthropic({ apiKey: 'test', baseURL: server.anthropicBaseURL });
+ * const message = await client.messages.create({
+ *   model: 'claude-test', max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }],
+ * });
+ * await server.close();
+ */
+export async function startScriptedModelServer({
+  script,
+  contextWindow,
+  validation = 'provider-rules',
+}: ScriptedModelServerOptions): Promise<ScriptedModelServer> {
+  const requests: RecordedRequest[] = [];
+  const cache = new PromptCache();
+  let nextStep = 0;
+  let idCounter = 0;
+
+  const chooseStep = async (
+    request: Omit<RecordedRequest, 'outcome'>,
+  ): Promise<ScriptStepObject | undefined> => {
+    if (typeof script === 'function') return normalizeStep(await script(request));
+    const step = script[nextStep];
+    if (step === undefined) return undefined;
+    nextStep += 1;
+    return normalizeStep(step);
+  };
+
+  const handle = async (incoming: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const path = (incoming.url ?? '/').split('?')[0] ?? '/';
+    const api: ScriptedApi = path.endsWith('/chat/completions') ? 'openai' : 'anthropic';
+    const record = (
+      body: Record<string, unknown>,
+      stream: boolean,
+      inputTokens: number,
+      outcome: ResponseOutcome,
+    ) => {
+      const entry: RecordedRequest = {
+        index: requests.length,
+        api,
+        method: incoming.method ?? 'GET',
+        path,
+        headers: visibleHeaders(incoming),
+        body,
+        stream,
+        inputTokens,
+        outcome,
+      };
+      requests.push(entry);
+      return entry;
+    };
+
+    const rawBody = await readBody(incoming);
+    const knownPath =
+      incoming.method === 'POST' && (path === '/v1/messages' || path === '/v1/chat/completions');
+    if (!knownPath) {
+      record({}, false, 0, 'not-found');
+      writeError(response, api, {
+        status: 404,
+        message: `scripted model server: no route for ${incoming.method ?? 'GET'} ${path}`,
+        anthropicType: 'not_found_error',
+        openAIType: 'invalid_request_error',
+      });
+      return;
+    }
+    let body: Record<string, unknown>;
+    try {
+      const parsed: unknown = JSON.parse(rawBody);
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+        throw new Error('not an object');
+      body = parsed as Record<string, unknown>;
+    } catch {
+      record({}, false, 0, 'invalid-request');
+      writeError(response, api, invalidRequest('The request body is not valid JSON.', 'body'));
+      return;
+    }
+    const stream = body.stream === true;
+    if (!hasApiKey(incoming)) {
+      record(body, stream, 0, 'unauthorized');
+      writeError(response, api, {
+        status: 401,
+        message: api === 'anthropic' ? 'invalid x-api-key' : "You didn't provide an API key.",
+        anthropicType: 'authentication_error',
+        openAIType: 'invalid_request_error',
+        code: api === 'openai' ? 'invalid_api_key' : null,
+      });
+      return;
+    }
+    const shapeError = checkRequestShape(api, body, incoming, validation);
+    if (shapeError) {
+      record(body, stream, 0, 'invalid-request');
+      writeError(response, api, shapeError);
+      return;
+    }
+    const usage = cache.measure(api, body);
+    if (contextWindow !== undefined && usage.totalTokens > contextWindow) {
+      record(body, stream, usage.totalTokens, 'prompt-too-long');
+      writeError(response, api, promptTooLong(api, usage.totalTokens, contextWindow));
+      return;
+    }
+    const pending: Omit<RecordedRequest, 'outcome'> = {
+      index: requests.length,
+      api,
+      method: 'POST',
+      path,
+      headers: visibleHeaders(incoming),
+      body,
+      stream,
+      inputTokens: usage.totalTokens,
+    };
+    const step = await chooseStep(pending);
+    if (step === undefined) {
+      record(body, stream, usage.totalTokens, 'script-exhausted');
+      writeError(response, api, {
+        status: 500,
+        message: `scripted model server: the script has no step for request #${pending.index}`,
+        anthropicType: 'api_error',
+        openAIType: 'server_error',
+        headers: { 'x-should-retry': 'false' },
+      });
+      return;
+    }
+    record(body, stream, usage.totalTokens, step.type);
+
+    const maxTokens = requestedMaxTokens(body);
+    idCounter += 1;
+    const makeAnswer = (blocks: AnswerBlock[], stop: AnswerStop): Answer => ({
+      id: api === 'anthropic' ? `msg_scripted_${idCounter}` : `chatcmpl-scripted-${idCounter}`,
+      model: typeof body.model === 'string' ? body.model : 'scripted',
+      blocks,
+      stop,
+      usage: {
+        inputTokens: usage.totalTokens,
+        uncachedTokens: usage.uncachedTokens,
+        cacheReadTokens: usage.cacheReadTokens,
+        cacheWriteTokens: usage.cacheWriteTokens,
+        outputTokens: blocks.reduce((sum, block) => sum + outputTokensOf(block), 0),
+      },
+      reportCacheFields: usage.cacheReadTokens + usage.cacheWriteTokens > 0 || hasCacheControl(body),
+      includeStreamUsage: isIncludeUsage(body),
+    });
+
+    switch (step.type) {
+      case 'text': {
+        const limit = maxTokens * 4;
+        const cut = step.text.length > limit;
+        writeAnswer(
+          response,
+          api,
+          stream,
+          makeAnswer(
+            textBlocks(cut ? step.text.slice(0, limit) : step.text),
+            cut ? 'max_tokens' : 'end_turn',
+          ),
+        );
+        return;
+      }
+      case 'tool-calls': {
+        const blocks: AnswerBlock[] = textBlocks(step.text ?? '');
+        step.calls.forEach((call, callIndex) => {
+          const id =
+            call.id ?? `${api === 'anthropic' ? 'toolu' : 'call'}_scripted_${idCounter}_${callIndex}`;
+          blocks.push({ type: 'tool_use', id, name: call.name, input: call.input });
+        });
+        writeAnswer(response, api, stream, makeAnswer(blocks, 'tool_use'));
+        return;
+      }
+      case 'empty':
+        writeAnswer(response, api, stream, makeAnswer([], 'end_turn'));
+        return;
+      case 'oversize': {
+        const tokens = step.tokens ?? maxTokens * 10;
+        const sentence = 'This answer goes on far longer than it was asked to. ';
+        const text = sentence.repeat(Math.ceil((tokens * 4) / sentence.length));
+        writeAnswer(response, api, stream, makeAnswer(textBlocks(text.slice(0, tokens * 4)), 'end_turn'));
+        return;
+      }
+      case 'rate-limit': {
+        const seconds = step.retryAfterSeconds ?? 1;
+        writeError(response, api, {
+          status: 429,
+          message: step.message ?? 'Number of request tokens has exceeded your per-minute rate limit.',
+          anthropicType: 'rate_limit_error',
+          openAIType: 'requests',
+          code: 'rate_limit_exceeded',
+          headers: { 'retry-after': String(seconds) },
+        });
+        return;
+      }
+      case 'server-error': {
+        const status = step.status ?? 500;
+        const overloaded = status === 529;
+        writeError(response, api, {
+          status,
+          message: step.message ?? (overloaded ? 'Overloaded' : 'Internal server error'),
+          anthropicType: overloaded ? 'overloaded_error' : 'api_error',
+          openAIType: 'server_error',
+        });
+        return;
+      }
+      case 'hang':
+        // Never answer: the socket stays open until the client gives up or close() drops it.
+        return;
+      case 'drop-connection': {
+        const answer = makeAnswer(
+          textBlocks('This answer is cut off when the connection drops.'),
+          'end_turn',
+        );
+        if (stream) {
+          response.writeHead(200, streamHeaders(api));
+          const parts = api === 'anthropic' ? anthropicEvents(answer) : openAIChunks(answer, created());
+          response.write(parts.slice(0, 3).join(''));
+        } else {
+          const json = JSON.stringify(
+            api === 'anthropic' ? anthropicMessage(answer) : openAICompletion(answer, created()),
+          );
+          response.writeHead(200, {
+            'content-type': 'application/json',
+            'content-length': String(json.length),
+          });
+          response.write(json.slice(0, Math.floor(json.length / 2)));
+        }
+        // Let the partial answer reach the client before the socket goes.
+        setTimeout(() => response.socket?.destroy(), 10);
+        return;
+      }
+      default: {
+        const unreachable: never = step;
+        throw new Error(`unknown script step ${JSON.stringify(unreachable)}`);
+      }
+    }
+  };
+
+  const server = createServer((incoming, response) => {
+    handle(incoming, response).catch((error: unknown) => {
+      if (!response.headersSent) {
+        writeError(response, 'anthropic', {
+          status: 500,
+          message: `scripted model server failed: ${error instanceof Error ? error.message : String(error)}`,
+          anthropicType: 'api_error',
+          openAIType: 'server_error',
+          headers: { 'x-should-retry': 'false' },
+        });
+      } else {
+        response.socket?.destroy();
+      }
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    anthropicBaseURL: url,
+    openaiBaseURL: `${url}/v1`,
+    requests,
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+      return closed;
+    },
+  };
+}
+
+function created(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+function textBlocks(text: string): AnswerBlock[] {
+  return text === '' ? [] : [{ type: 'text', text }];
+}
+
+function outputTokensOf(block: AnswerBlock): number {
+  return block.type === 'text'
+    ? Math.ceil(block.text.length / 4)
+    : estimateTokens(block.input) + Math.ceil(block.name.length / 4);
+}
+
+function streamHeaders(api: ScriptedApi): Record<string, string> {
+  return {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    [api === 'anthropic' ? 'request-id' : 'x-request-id']: `req_scripted_${Date.now()}`,
+  };
+}
+
+function writeAnswer(response: ServerResponse, api: ScriptedApi, stream: boolean, answer: Answer): void {
+  if (stream) {
+    response.writeHead(200, streamHeaders(api));
+    for (const part of api === 'anthropic' ? anthropicEvents(answer) : openAIChunks(answer, created())) {
+      response.write(part);
+    }
+    response.end();
+    return;
+  }
+  const body = api === 'anthropic' ? anthropicMessage(answer) : openAICompletion(answer, created());
+  response.writeHead(200, {
+    'content-type': 'application/json',
+    [api === 'anthropic' ? 'request-id' : 'x-request-id']: `req_scripted_${Date.now()}`,
+  });
+  response.end(JSON.stringify(body));
+}
+
+function readBody(incoming: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    incoming.on('error', reject);
+  });
+}
+
+function visibleHeaders(incoming: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(incoming.headers)) {
+    if (hiddenHeaders.has(name) || value === undefined) continue;
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+function hasApiKey(incoming: IncomingMessage): boolean {
+  const key = incoming.headers['x-api-key'] ?? incoming.headers['api-key'] ?? incoming.headers.authorization;
+  return typeof key === 'string' && key.trim() !== '' && key.trim() !== 'Bearer';
+}
+
+function invalidRequest(message: string, param: string | null): WireError {
+  return {
+    status: 400,
+    message,
+    anthropicType: 'invalid_request_error',
+    openAIType: 'invalid_request_error',
+    param,
+    code: null,
+  };
+}
+
+function promptTooLong(api: ScriptedApi, tokens: number, contextWindow: number): WireError {
+  return api === 'anthropic'
+    ? invalidRequest(`prompt is too long: ${tokens} tokens > ${contextWindow} maximum`, null)
+    : {
+        ...invalidRequest(
+          `This model's maximum context length is ${contextWindow} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`,
+          'messages',
+        ),
+        code: 'context_length_exceeded',
+      };
+}
+
+function requestedMaxTokens(body: Record<string, unknown>): number {
+  const value = body.max_tokens ?? body.max_completion_tokens;
+  return typeof value === 'number' && value > 0 ? value : 4096;
+}
+
+function isIncludeUsage(body: Record<string, unknown>): boolean {
+  const options = body.stream_options;
+  return (
+    typeof options === 'object' &&
+    options !== null &&
+    (options as { include_usage?: unknown }).include_usage === true
+  );
+}
+
+function hasCacheControl(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasCacheControl);
+  if (typeof value !== 'object' || value === null) return false;
+  if ('cache_control' in value && (value as { cache_control?: unknown }).cache_control) return true;
+  return Object.values(value).some(hasCacheControl);
+}
+
+/** The checks the provider makes before it looks at the conversation, then the conversation itself. */
+function checkRequestShape(
+  api: ScriptedApi,
+  body: Record<string, unknown>,
+  incoming: IncomingMessage,
+  validation: 'provider-rules' | 'off',
+): WireError | undefined {
+  if (api === 'anthropic') {
+    if (typeof incoming.headers['anthropic-version'] !== 'string') {
+      return invalidRequest('anthropic-version: header is required', null);
+    }
+    if (typeof body.model !== 'string' || body.model === '')
+      return invalidRequest('model: Field required', 'model');
+    if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) {
+      return invalidRequest('max_tokens: Field required', 'max_tokens');
+    }
+    if (!Array.isArray(body.messages) || body.messages.length === 0) {
+      return invalidRequest('messages: at least one message is required', 'messages');
+    }
+  } else {
+    if (typeof body.model !== 'string' || body.model === '') {
+      return invalidRequest('you must provide a model parameter', null);
+    }
+    if (!Array.isArray(body.messages) || body.messages.length === 0) {
+      return {
+        ...invalidRequest("Missing required parameter: 'messages'.", 'messages'),
+        code: 'missing_required_parameter',
+      };
+    }
+  }
+  if (validation === 'off') return undefined;
+  const problems = validateMessages(body.messages, {
+    format: api,
+    ...(api === 'anthropic' && body.system !== undefined ? { system: body.system } : {}),
+  });
+  const [first] = problems;
+  if (!first) return undefined;
+  return api === 'anthropic'
+    ? invalidRequest(`${first.path}: ${first.message}`, first.path)
+    : {
+        ...invalidRequest(`Invalid parameter: ${first.path}: ${first.message}`, first.path),
+        code: 'invalid_value',
+      };
+}
