@@ -1,3 +1,5 @@
+import type { ValidationProblem } from './validate.js';
+
 /** Machine-readable reason for a {@link CompactError}. */
 export type CompactErrorCode =
   /** The conversation breaks the provider's rules or the message model. */
@@ -29,6 +31,8 @@ export interface CompactErrorOptions {
   cause?: unknown;
   /** HTTP status from a provider, when the error came from one. */
   status?: number;
+  /** Every rule the input breaks, for `INVALID_TRANSCRIPT` errors from validation. */
+  problems?: readonly ValidationProblem[];
 }
 
 /**
@@ -42,14 +46,18 @@ export class CompactError extends Error {
   readonly path: string | undefined;
   /** HTTP status from a provider, when the error came from one. */
   readonly status: number | undefined;
+  /** Every rule the input breaks, for `INVALID_TRANSCRIPT` errors from validation. */
+  readonly problems: readonly ValidationProblem[] | undefined;
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: read through the Symbol.for key in isInstance
   private readonly [marker] = true;
 
-  constructor(message: string, { code, path, cause, status }: CompactErrorOptions) {
+  constructor(message: string, { code, path, cause, status, problems }: CompactErrorOptions) {
     super(path ? `${path}: ${message}` : message, { cause });
     this.name = new.target.name;
     this.code = code;
     this.path = path;
     this.status = status;
+    this.problems = problems;
   }
 
   /** True for a `CompactError` from any copy of this package (checks a `Symbol.for` marker). */

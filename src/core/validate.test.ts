@@ -1,0 +1,468 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { arbitraryAnyConversation, arbitraryValidConversation } from './arbitrary-conversation.test-utils.js';
+import { CompactError } from './errors.js';
+import type { OpenAIChatMessage } from './openai-types.js';
+import type { ContentBlock, Message } from './types.js';
+import { assertValidMessages, type ValidationRule, validateMessages } from './validate.js';
+
+const text = (value: string): ContentBlock => ({ type: 'text', text: value });
+const toolUse = (id: string): ContentBlock => ({
+  type: 'tool_use',
+  id,
+  name: 'bash',
+  input: { command: 'ls' },
+});
+const toolResult = (id: string): ContentBlock => ({ type: 'tool_result', tool_use_id: id, content: 'ok' });
+const user = (...content: ContentBlock[]): Message => ({ role: 'user', content });
+const assistant = (...content: ContentBlock[]): Message => ({ role: 'assistant', content });
+
+/** Compact form of the problems for table assertions. */
+function found(
+  messages: unknown,
+  options?: Parameters<typeof validateMessages>[1],
+): [ValidationRule, string][] {
+  return validateMessages(messages, options).map((problem) => [problem.rule, problem.path]);
+}
+
+describe('validateMessages (anthropic)', () => {
+  it.each<[string, Message[]]>([
+    ['an empty conversation', []],
+    ['one user string', [{ role: 'user', content: 'hi' }]],
+    ['a tool round trip', [user(text('go')), assistant(toolUse('t1')), user(toolResult('t1'))]],
+    [
+      'parallel tool calls answered in any order, text after results',
+      [
+        user(text('go')),
+        assistant(text('ok'), toolUse('t1'), toolUse('t2')),
+        user(toolResult('t2'), toolResult('t1'), text('more')),
+        assistant(text('done')),
+      ],
+    ],
+    [
+      'a turn split over consecutive same-role messages',
+      [
+        user(text('go')),
+        assistant(text('a')),
+        assistant(toolUse('t1')),
+        user(toolResult('t1')),
+        user(text('b')),
+      ],
+    ],
+    [
+      'thinking, images, unknown blocks and a tool_result with empty content',
+      [
+        user({ type: 'image', source: { type: 'url', url: 'https://x/y.png' } }, text('see')),
+        assistant(
+          { type: 'thinking', thinking: 'hm', signature: 's' },
+          { type: 'mystery', x: 1 },
+          toolUse('t1'),
+        ),
+        user({ type: 'tool_result', tool_use_id: 't1', content: '' }),
+        assistant({ type: 'redacted_thinking', data: 'x' }, text('ok')),
+      ],
+    ],
+  ])('accepts %s', (_name, messages) => {
+    expect(validateMessages(messages)).toEqual([]);
+  });
+
+  it.each<[string, unknown, [ValidationRule, string][]]>([
+    ['messages not an array', { messages: [] }, [['messages-not-array', 'messages']]],
+    ['a message that is null', [null], [['message-not-object', 'messages[0]']]],
+    ['a message that is a number', [user(text('a')), 42], [['message-not-object', 'messages[1]']]],
+    ['a system role', [{ role: 'system', content: 'x' }], [['invalid-role', 'messages[0].role']]],
+    ['a missing role', [{ content: 'x' }], [['invalid-role', 'messages[0].role']]],
+    [
+      'content of the wrong type',
+      [{ role: 'user', content: 7 }],
+      [['invalid-content', 'messages[0].content']],
+    ],
+    ['missing content', [{ role: 'user' }], [['invalid-content', 'messages[0].content']]],
+    [
+      'a block without type',
+      [{ role: 'user', content: [{ text: 'x' }] }],
+      [['invalid-block', 'messages[0].content[0]']],
+    ],
+    [
+      'a block that is a string',
+      [{ role: 'user', content: ['x'] }],
+      [['invalid-block', 'messages[0].content[0]']],
+    ],
+    [
+      'a text block with a number text',
+      [{ role: 'user', content: [{ type: 'text', text: 1 }] }],
+      [['invalid-block', 'messages[0].content[0]']],
+    ],
+    [
+      'first message from the assistant',
+      [assistant(text('hi'))],
+      [['first-message-not-user', 'messages[0]']],
+    ],
+    ['empty string content', [{ role: 'user', content: '' }], [['empty-content', 'messages[0].content']]],
+    [
+      'whitespace-only content',
+      [{ role: 'user', content: ' \n' }],
+      [['empty-content', 'messages[0].content']],
+    ],
+    ['an empty block list', [{ role: 'user', content: [] }], [['empty-block-list', 'messages[0].content']]],
+    ['an empty text block', [user(text('a'), text(''))], [['empty-text-block', 'messages[0].content[1]']]],
+    ['a whitespace-only text block', [user(text('\t '))], [['empty-text-block', 'messages[0].content[0]']]],
+    [
+      'an empty text block inside a tool_result',
+      [
+        user(text('go')),
+        assistant(toolUse('t1')),
+        user({ type: 'tool_result', tool_use_id: 't1', content: [text(' ')] }),
+      ],
+      [['empty-text-block', 'messages[2].content[0].content[0]']],
+    ],
+    [
+      'a tool_use without name and with a string input',
+      [user(text('go')), assistant({ type: 'tool_use', id: 't1', input: 'ls' }), user(toolResult('t1'))],
+      [['invalid-tool-use', 'messages[1].content[0]']],
+    ],
+    [
+      'a tool_result without tool_use_id',
+      [user(text('go')), assistant(text('a')), user({ type: 'tool_result', content: 'x' })],
+      [['invalid-tool-result', 'messages[2].content[0]']],
+    ],
+    [
+      'a tool_result with numeric content',
+      [
+        user(text('go')),
+        assistant(toolUse('t1')),
+        user({ type: 'tool_result', tool_use_id: 't1', content: 3 }),
+      ],
+      [['invalid-tool-result', 'messages[2].content[0].content']],
+    ],
+    [
+      'a tool_use in a user message',
+      [user(text('a'), toolUse('t1'))],
+      [['tool-use-in-user-message', 'messages[0].content[1]']],
+    ],
+    [
+      'a tool_result in an assistant message',
+      [user(text('a')), assistant(toolResult('t1'))],
+      [['tool-result-in-assistant-message', 'messages[1].content[0]']],
+    ],
+    [
+      'a tool_use id used twice',
+      [
+        user(text('a')),
+        assistant(toolUse('t1')),
+        user(toolResult('t1')),
+        assistant(toolUse('t1')),
+        user(toolResult('t1')),
+      ],
+      [['duplicate-tool-use-id', 'messages[3].content[0]']],
+    ],
+    [
+      'an unanswered tool_use',
+      [user(text('a')), assistant(toolUse('t1'), toolUse('t2')), user(toolResult('t1'))],
+      [['unanswered-tool-use', 'messages[1].content[1]']],
+    ],
+    [
+      'a tool_use answered two turns later',
+      [
+        user(text('a')),
+        assistant(toolUse('t1')),
+        user(text('b')),
+        assistant(text('c')),
+        user(toolResult('t1')),
+      ],
+      [
+        ['unanswered-tool-use', 'messages[1].content[0]'],
+        ['orphan-tool-result', 'messages[4].content[0]'],
+      ],
+    ],
+    [
+      'a trailing tool_use',
+      [user(text('a')), assistant(text('b'), toolUse('t1'))],
+      [['trailing-tool-use', 'messages[1].content[1]']],
+    ],
+    [
+      'a tool_result with no matching tool_use',
+      [user(text('a')), assistant(toolUse('t1')), user(toolResult('t1'), toolResult('t9'))],
+      [['orphan-tool-result', 'messages[2].content[1]']],
+    ],
+    [
+      'a tool_result in the first message',
+      [user(toolResult('t1'))],
+      [['orphan-tool-result', 'messages[0].content[0]']],
+    ],
+    [
+      'two tool_results for one tool_use',
+      [user(text('a')), assistant(toolUse('t1')), user(toolResult('t1'), toolResult('t1'))],
+      [['duplicate-tool-result', 'messages[2].content[1]']],
+    ],
+    [
+      'a tool_result after text',
+      [user(text('a')), assistant(toolUse('t1')), user(text('note'), toolResult('t1'))],
+      [['tool-result-not-first', 'messages[2].content[1]']],
+    ],
+    [
+      'a tool_result after text in an earlier message of the same turn',
+      [user(text('a')), assistant(toolUse('t1')), user(text('note')), user(toolResult('t1'))],
+      [['tool-result-not-first', 'messages[3].content[0]']],
+    ],
+    [
+      'a tool_result answering the first of two merged assistant messages',
+      [
+        user(text('a')),
+        assistant(toolUse('t1')),
+        assistant(toolUse('t2')),
+        user(toolResult('t1'), toolResult('t2')),
+      ],
+      [],
+    ],
+  ])('reports %s', (_name, messages, expected) => {
+    expect(found(messages)).toEqual(expected);
+  });
+
+  it('says where the missing tool_use should have been', () => {
+    const [problem] = validateMessages([
+      user(text('a')),
+      assistant(toolUse('toolu_0')),
+      user(toolResult('toolu_0')),
+      assistant(text('b')),
+      user(toolResult('toolu_1')),
+    ]);
+    expect(problem).toEqual({
+      path: 'messages[4].content[0]',
+      message: 'tool_result "toolu_1" has no tool_use in messages[3]',
+      rule: 'orphan-tool-result',
+    });
+  });
+
+  it('names a merged turn as a range', () => {
+    const problems = validateMessages([
+      user(text('a')),
+      assistant(text('b')),
+      assistant(text('c')),
+      user(toolResult('x')),
+    ]);
+    expect(problems.map((problem) => problem.message)).toEqual([
+      'tool_result "x" has no tool_use in messages[1..2]',
+    ]);
+  });
+
+  it.each<[string, unknown, [ValidationRule, string][]]>([
+    ['a string system prompt', 'be brief', []],
+    ['text blocks', [text('be brief')], []],
+    ['a number', 3, [['invalid-system', 'system']]],
+    ['an empty text block', [text(' ')], [['invalid-system', 'system[0]']]],
+    ['a non-text block', [{ type: 'image' }], [['invalid-system', 'system[0]']]],
+  ])('checks the system prompt: %s', (_name, system, expected) => {
+    expect(found([user(text('a'))], { system })).toEqual(expected);
+  });
+
+  it.each<[string, unknown]>([
+    ['undefined', undefined],
+    ['null', null],
+    ['a number', 1],
+    ['a string', 'messages'],
+    [
+      'nested garbage',
+      [
+        [[]],
+        { role: 'user', content: [null, 1, [], { type: 1 }] },
+        { role: 'assistant', content: [{ type: 'tool_use' }] },
+      ],
+    ],
+    [
+      'a tool_result with garbage inside',
+      [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 1, content: [null, 'x'] }] }],
+    ],
+  ])('never throws on %s', (_name, input) => {
+    expect(() => validateMessages(input)).not.toThrow();
+    expect(() => validateMessages(input, { format: 'openai' })).not.toThrow();
+  });
+
+  it('handles deep nesting without recursion trouble', () => {
+    let deep: unknown = 'x';
+    for (let depth = 0; depth < 100_000; depth++) deep = { type: 'text', text: deep };
+    const problems = validateMessages([{ role: 'user', content: [deep] }]);
+    expect(problems.map((problem) => problem.rule)).toEqual(['invalid-block']);
+  });
+
+  it('never throws on arbitrary JSON-like values', () => {
+    fc.assert(
+      fc.property(fc.anything({ maxDepth: 4 }), (input) => {
+        const problems = validateMessages(input);
+        const wrapped = validateMessages([input]);
+        return Array.isArray(problems) && wrapped.every((problem) => problem.path.startsWith('messages'));
+      }),
+      { seed: 20261130, numRuns: 2000 },
+    );
+  });
+
+  it('accepts every generated valid conversation, and its JSON round trip', () => {
+    fc.assert(
+      fc.property(arbitraryValidConversation(), (messages) => {
+        expect(validateMessages(messages)).toEqual([]);
+        expect(validateMessages(JSON.parse(JSON.stringify(messages)))).toEqual([]);
+      }),
+      { seed: 7, numRuns: 2000 },
+    );
+  });
+
+  it('gives every problem of a generated conversation a path that exists in it', () => {
+    fc.assert(
+      fc.property(arbitraryAnyConversation(), (messages) => {
+        for (const problem of validateMessages(messages)) {
+          const [, index] = /^messages\[(\d+)\]/.exec(problem.path) ?? [];
+          expect(index).toBeDefined();
+          expect(messages[Number(index)]).toBeDefined();
+        }
+      }),
+      { seed: 11, numRuns: 2000 },
+    );
+  });
+});
+
+describe('validateMessages (openai)', () => {
+  const call = (id: string) => ({
+    id,
+    type: 'function' as const,
+    function: { name: 'bash', arguments: '{}' },
+  });
+
+  it('accepts a tool round trip with system, developer and parallel calls', () => {
+    const messages: OpenAIChatMessage[] = [
+      { role: 'system', content: 'be brief' },
+      { role: 'developer', content: 'really' },
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: null, tool_calls: [call('c1'), call('c2')] },
+      { role: 'tool', tool_call_id: 'c2', content: 'b' },
+      { role: 'tool', tool_call_id: 'c1', content: 'a' },
+      { role: 'assistant', content: 'done' },
+    ];
+    expect(validateMessages(messages, { format: 'openai' })).toEqual([]);
+  });
+
+  it.each<[string, unknown, [ValidationRule, string][]]>([
+    ['not an array', 'x', [['messages-not-array', 'messages']]],
+    ['a null message', [null], [['message-not-object', 'messages[0]']]],
+    ['an unknown role', [{ role: 'function', content: 'x' }], [['invalid-role', 'messages[0].role']]],
+    [
+      'user content of the wrong type',
+      [{ role: 'user', content: 1 }],
+      [['invalid-content', 'messages[0].content']],
+    ],
+    [
+      'an unanswered tool call',
+      [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', tool_calls: [call('c1')] },
+        { role: 'user', content: 'x' },
+      ],
+      [['unanswered-tool-call', 'messages[1].tool_calls[0]']],
+    ],
+    [
+      'a tool call unanswered at the end',
+      [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', tool_calls: [call('c1')] },
+      ],
+      [['unanswered-tool-call', 'messages[1].tool_calls[0]']],
+    ],
+    [
+      'an orphan tool message',
+      [
+        { role: 'user', content: 'go' },
+        { role: 'tool', tool_call_id: 'c1', content: 'x' },
+      ],
+      [['orphan-tool-message', 'messages[1]']],
+    ],
+    [
+      'a tool message answering a call of another assistant message',
+      [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', tool_calls: [call('c1')] },
+        { role: 'tool', tool_call_id: 'c1', content: 'x' },
+        { role: 'assistant', content: 'ok' },
+        { role: 'tool', tool_call_id: 'c1', content: 'x' },
+      ],
+      [['orphan-tool-message', 'messages[4]']],
+    ],
+    [
+      'two tool messages for one call',
+      [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', tool_calls: [call('c1')] },
+        { role: 'tool', tool_call_id: 'c1', content: 'x' },
+        { role: 'tool', tool_call_id: 'c1', content: 'y' },
+      ],
+      [['duplicate-tool-message', 'messages[3]']],
+    ],
+    [
+      'a duplicate tool call id',
+      [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', tool_calls: [call('c1')] },
+        { role: 'tool', tool_call_id: 'c1', content: 'x' },
+        { role: 'assistant', tool_calls: [call('c1')] },
+        { role: 'tool', tool_call_id: 'c1', content: 'x' },
+      ],
+      [['duplicate-tool-call-id', 'messages[3].tool_calls[0]']],
+    ],
+    [
+      'a tool message without tool_call_id',
+      [{ role: 'tool', content: 'x' }],
+      [['invalid-tool-message', 'messages[0].tool_call_id']],
+    ],
+    [
+      'a tool call without arguments',
+      [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', tool_calls: [{ id: 'c1', function: { name: 'x' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: 'x' },
+      ],
+      [['invalid-tool-call', 'messages[1].tool_calls[0]']],
+    ],
+    [
+      'an empty tool_calls array with content',
+      [{ role: 'assistant', content: 'x', tool_calls: [] }],
+      [['invalid-tool-call', 'messages[0].tool_calls']],
+    ],
+    [
+      'an assistant message with nothing',
+      [{ role: 'assistant', content: null }],
+      [['empty-assistant-message', 'messages[0]']],
+    ],
+    ['an assistant message with only a refusal', [{ role: 'assistant', refusal: 'no' }], []],
+  ])('reports %s', (_name, messages, expected) => {
+    expect(found(messages, { format: 'openai' })).toEqual(expected);
+  });
+});
+
+describe('assertValidMessages', () => {
+  it('passes valid input', () => {
+    expect(() => assertValidMessages([user(text('a'))])).not.toThrow();
+  });
+
+  it('throws INVALID_TRANSCRIPT with the first path and every problem', () => {
+    let thrown: unknown;
+    try {
+      assertValidMessages([assistant(text('')), user(toolResult('t1'))]);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(CompactError.isInstance(thrown)).toBe(true);
+    const error = thrown as CompactError;
+    expect(error.code).toBe('INVALID_TRANSCRIPT');
+    expect(error.path).toBe('messages[0]');
+    expect(error.message).toBe('messages[0]: the first message must be a user message (and 2 more problems)');
+    expect(error.problems?.map((problem) => problem.rule)).toEqual([
+      'first-message-not-user',
+      'empty-text-block',
+      'orphan-tool-result',
+    ]);
+  });
+
+  it('checks the OpenAI format when asked', () => {
+    expect(() =>
+      assertValidMessages([{ role: 'tool', tool_call_id: 'x', content: 'y' }], { format: 'openai' }),
+    ).toThrow('messages[0]: tool message "x" answers no tool_call directly before it');
+  });
+});
