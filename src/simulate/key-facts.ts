@@ -1,0 +1,178 @@
+/**
+ * Key facts of a tool call and how many of them a request still shows, for the replay's retention
+ * figure. A call's key facts are:
+ *
+ * - its key argument: the first of `path`, `file_path`, `filePath`, `filename`, `file`, `command`,
+ *   `cmd`, `pattern`, `query`, `url` in the `tool_use` input (a string input counts too), first line
+ *   only, trimmed, cut to {@link factMaxLength} characters;
+ * - its exit code, when the result states one and it is not 0 (`<returncode>N</returncode>`,
+ *   `exit code N`, `exit status N`, `exited with code N`); a 0 says only that it worked;
+ * - its first error line: the first result line that reads like an error (`NameError: …`,
+ *   `error: …`, `FAILED …`, `No such file or directory`, …; a bare `Traceback (most recent call
+ *   last):` is skipped because it says nothing specific), or the first line of a result marked
+ *   `is_error`; trimmed and cut to {@link factMaxLength} characters.
+ *
+ * A fact is visible when its text is a substring of the request's text (system, text blocks,
+ * `tool_use` names and the strings of their inputs, tool result text, thinking). An exit code is
+ * visible when the text states that code in any of the notations above or as `exit N`; it is not
+ * tied to its call, so a code other calls also returned reads as visible.
+ */
+import type { ContentBlock, Message, SystemPrompt, ToolResultBlock, ToolUseBlock } from '../core/types.js';
+
+/** Facts are cut to this many characters, so a placeholder that keeps a command's head keeps the fact. */
+export const factMaxLength = 60;
+
+/** What kind of fact. */
+export type KeyFactKind = 'argument' | 'exit-code' | 'error-line';
+
+/** One fact of one tool call. */
+export interface KeyFact {
+  kind: KeyFactKind;
+  /** The text looked for (for `exit-code`, the code as digits). */
+  text: string;
+}
+
+const argumentKeys = [
+  'path',
+  'file_path',
+  'filePath',
+  'filename',
+  'file',
+  'command',
+  'cmd',
+  'pattern',
+  'query',
+  'url',
+];
+
+const exitCodePatterns = [
+  /<returncode>\s*(-?\d+)\s*<\/returncode>/,
+  /\bexit(?:ed with)?(?: code| status)\s*[:=]?\s*(-?\d+)\b/i,
+];
+
+const errorLinePattern =
+  /\b\w*(?:Error|Exception)\b\s*:|^\s*(?:error|fatal|panic)\b|^E\s{2,}|\bFAILED\b|No such file or directory|command not found|Permission denied|\bnot found\b|\bcannot\b|\bfailed\b/i;
+
+function cut(text: string): string {
+  const line = (text.split('\n')[0] ?? '').trim();
+  return line.length > factMaxLength ? line.slice(0, factMaxLength) : line;
+}
+
+/** The text of a tool result: its string content or its text blocks joined by newlines. */
+export function toolResultText(block: ToolResultBlock): string {
+  if (block.content === undefined) return '';
+  if (typeof block.content === 'string') return block.content;
+  return block.content
+    .map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : ''))
+    .join('\n');
+}
+
+function keyArgument(input: unknown): string | undefined {
+  if (typeof input === 'string') return input;
+  if (typeof input !== 'object' || input === null) return undefined;
+  const record = input as Record<string, unknown>;
+  for (const key of argumentKeys) {
+    const value = record[key];
+    if (typeof value === 'string' && value.trim() !== '') return value;
+  }
+  return undefined;
+}
+
+/** The non-zero exit code a tool result states, or undefined. */
+export function exitCodeOf(resultText: string): number | undefined {
+  for (const pattern of exitCodePatterns) {
+    const match = pattern.exec(resultText);
+    if (match?.[1] !== undefined) {
+      const code = Number(match[1]);
+      return code === 0 ? undefined : code;
+    }
+  }
+  return undefined;
+}
+
+/** The first line of a result that reads like an error, or undefined. */
+export function firstErrorLine(resultText: string, isError: boolean): string | undefined {
+  const lines = resultText.split('\n').map((line) => line.trim());
+  for (const line of lines) {
+    if (line === '' || /^Traceback \(most recent call last\):?$/.test(line)) continue;
+    if (errorLinePattern.test(line)) return cut(line);
+  }
+  if (isError) {
+    const first = lines.find((line) => line !== '');
+    return first === undefined ? undefined : cut(first);
+  }
+  return undefined;
+}
+
+/** The key facts of one tool call (see the module comment). */
+export function extractKeyFacts(toolUse: ToolUseBlock, result: ToolResultBlock): KeyFact[] {
+  const facts: KeyFact[] = [];
+  const argument = keyArgument(toolUse.input);
+  if (argument !== undefined && cut(argument) !== '') facts.push({ kind: 'argument', text: cut(argument) });
+  const text = toolResultText(result);
+  const exitCode = exitCodeOf(text);
+  if (exitCode !== undefined) facts.push({ kind: 'exit-code', text: String(exitCode) });
+  const errorLine = firstErrorLine(text, result.is_error === true);
+  if (errorLine !== undefined && errorLine !== '') facts.push({ kind: 'error-line', text: errorLine });
+  return facts;
+}
+
+function collectStrings(value: unknown, into: string[]): void {
+  if (typeof value === 'string') into.push(value);
+  else if (Array.isArray(value)) for (const item of value) collectStrings(item, into);
+  else if (typeof value === 'object' && value !== null) {
+    for (const item of Object.values(value)) collectStrings(item, into);
+  }
+}
+
+function blockText(block: ContentBlock, into: string[]): void {
+  switch (block.type) {
+    case 'text':
+      into.push(String(block.text ?? ''));
+      return;
+    case 'thinking':
+      into.push(String(block.thinking ?? ''));
+      return;
+    case 'tool_use':
+      into.push(String(block.name ?? ''));
+      collectStrings(block.input, into);
+      return;
+    case 'tool_result':
+      into.push(toolResultText(block as ToolResultBlock));
+      return;
+    default:
+      return;
+  }
+}
+
+/** Everything a model would read in a request, as one string (see the module comment). */
+export function requestText(system: SystemPrompt | undefined, messages: readonly Message[]): string {
+  const parts: string[] = [];
+  if (typeof system === 'string') parts.push(system);
+  else if (system) for (const block of system) parts.push(block.text);
+  for (const message of messages) {
+    if (typeof message.content === 'string') parts.push(message.content);
+    else for (const block of message.content) blockText(block, parts);
+  }
+  return parts.join('\n');
+}
+
+/** True when the fact can be read in the request text. */
+export function isFactVisible(fact: KeyFact, text: string): boolean {
+  switch (fact.kind) {
+    case 'argument':
+    case 'error-line':
+      return text.includes(fact.text);
+    case 'exit-code': {
+      const code = fact.text.replace('-', '\\-');
+      return new RegExp(
+        `<returncode>\\s*${code}\\s*</returncode>|\\bexit(?:ed with)?(?: code| status)?\\s*[:=]?\\s*${code}(?![\\d])`,
+        'i',
+      ).test(text);
+    }
+    default: {
+      const unreachable: never = fact.kind;
+      throw new Error(`unknown fact kind ${String(unreachable)}`);
+    }
+  }
+}
