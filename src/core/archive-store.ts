@@ -28,6 +28,11 @@ export interface ArchiveItem {
   block?: ContentBlock;
   /** The original messages (kind `messages`). */
   messages?: Message[];
+  /**
+   * Kind `messages`: how many messages at the start of the compacted history stand in for them
+   * (summary, acknowledgement, request); used to rebuild the original conversation.
+   */
+  headLength?: number;
 }
 
 /**

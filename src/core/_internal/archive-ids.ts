@@ -1,0 +1,65 @@
+import type { ArchiveItem } from '../archive-store.js';
+
+/**
+ * Hands out short archive ids (`r1`, `r2`, …) and gives the same id again for the same original,
+ * so compacting the same history twice yields byte-identical output.
+ */
+export class ArchiveIds {
+  private next = 1;
+  private readonly byKey = new Map<string, string>();
+
+  /** Continues numbering after the items a store already holds (a resumed session). */
+  restore(items: readonly ArchiveItem[]): void {
+    for (const item of items) {
+      const number = Number(item.id.slice(1));
+      if (Number.isInteger(number) && number >= this.next) this.next = number + 1;
+      const key = keyOf(item);
+      if (key !== undefined) this.byKey.set(key, item.id);
+    }
+  }
+
+  /** The id for an original identified by `key`, and whether it was handed out before. */
+  idFor(key: string | undefined): { id: string; known: boolean } {
+    const known = key === undefined ? undefined : this.byKey.get(key);
+    if (known !== undefined) return { id: known, known: true };
+    const id = `r${this.next++}`;
+    if (key !== undefined) this.byKey.set(key, id);
+    return { id, known: false };
+  }
+}
+
+/** The identity of an archived original, used to give it the same id every time. */
+export function archiveKey(
+  kind: ArchiveItem['kind'],
+  toolUseId: string | undefined,
+  text = '',
+): string | undefined {
+  switch (kind) {
+    case 'tool-result':
+    case 'tool-input':
+      return toolUseId === undefined ? undefined : `${kind}:${toolUseId}`;
+    case 'assistant-text':
+      return `${kind}:${hashText(text)}`;
+    case 'messages':
+      return undefined;
+    default: {
+      const exhaustive: never = kind;
+      return exhaustive;
+    }
+  }
+}
+
+function keyOf(item: ArchiveItem): string | undefined {
+  const text = item.block?.type === 'text' && typeof item.block.text === 'string' ? item.block.text : '';
+  return archiveKey(item.kind, item.toolUseId, text);
+}
+
+/** FNV-1a over the text plus its length: enough to tell originals apart inside one session. */
+function hashText(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return `${(hash >>> 0).toString(36)}.${text.length}`;
+}

@@ -1,0 +1,124 @@
+import type { TokenCounter } from '../token-counter.js';
+import type { Message, ToolResultBlock, ToolUseBlock } from '../types.js';
+import { archiveIdInPlaceholder } from './placeholder.js';
+import { toolResultText } from './text.js';
+
+/** A tool result that is still whole and could be masked later. */
+export interface PendingResult {
+  messageIndex: number;
+  blockIndex: number;
+  toolUseId: string;
+  tokens: number;
+}
+
+/**
+ * What the compactor knows about the history it returned last time, kept so a call that only
+ * appended messages costs only the new messages: which tool_use each id belongs to, where the
+ * assistant turns are, and which tool results are still whole, in order.
+ */
+export class HistoryIndex {
+  private snapshot: readonly Message[] = [];
+  private readonly toolUses = new Map<string, ToolUseBlock>();
+  private assistantPositions: number[] = [];
+  private pending: PendingResult[] = [];
+  /** Index of the first pending entry not yet masked (entries before it are gone). */
+  private pendingStart = 0;
+
+  constructor(
+    private readonly counter: TokenCounter,
+    private readonly isExcluded: (toolName: string) => boolean,
+    private readonly minTokens: number,
+  ) {}
+
+  /** Brings the index up to date with `messages`, touching only what changed since the last sync. */
+  sync(messages: readonly Message[]): void {
+    const common = commonPrefixLength(this.snapshot, messages);
+    if (common < this.snapshot.length) this.reset();
+    for (
+      let index = this.snapshot === messages ? messages.length : this.snapshot.length;
+      index < messages.length;
+      index++
+    ) {
+      this.add(messages[index]!, index);
+    }
+    this.snapshot = messages;
+  }
+
+  /** The tool_use a result answers, when it is in the history. */
+  toolUse(id: string): ToolUseBlock | undefined {
+    return this.toolUses.get(id);
+  }
+
+  /** Whole tool results in messages before `beforeIndex`, oldest first. */
+  pendingBefore(beforeIndex: number): PendingResult[] {
+    const eligible: PendingResult[] = [];
+    for (let index = this.pendingStart; index < this.pending.length; index++) {
+      const entry = this.pending[index]!;
+      if (entry.messageIndex >= beforeIndex) break;
+      eligible.push(entry);
+    }
+    return eligible;
+  }
+
+  /** Marks the first `count` pending results as masked. */
+  consumePending(count: number): void {
+    this.pendingStart += count;
+  }
+
+  /** Replaces the snapshot after the compactor rewrote messages in place (same length, same order). */
+  adopt(messages: readonly Message[]): void {
+    this.snapshot = messages;
+  }
+
+  /**
+   * The index of the first message of the last `keepTurns` assistant turns: tool results before it
+   * are old enough to mask. 0 when there are not more turns than that.
+   */
+  keepBoundary(keepTurns: number): number {
+    if (keepTurns <= 0) return this.snapshot.length;
+    const position = this.assistantPositions[this.assistantPositions.length - keepTurns];
+    return this.assistantPositions.length > keepTurns && position !== undefined ? position : 0;
+  }
+
+  private reset(): void {
+    this.snapshot = [];
+    this.toolUses.clear();
+    this.assistantPositions = [];
+    this.pending = [];
+    this.pendingStart = 0;
+  }
+
+  private add(message: Message, index: number): void {
+    if (message.role === 'assistant') this.assistantPositions.push(index);
+    if (typeof message.content === 'string') return;
+    message.content.forEach((block, blockIndex) => {
+      if (block.type === 'tool_use') {
+        const toolUse = block as ToolUseBlock;
+        this.toolUses.set(toolUse.id, toolUse);
+      } else if (block.type === 'tool_result') {
+        const result = block as ToolResultBlock;
+        const text = toolResultText(result);
+        if (archiveIdInPlaceholder(text) !== undefined) return;
+        const name = this.toolUses.get(result.tool_use_id)?.name;
+        if (name !== undefined && this.isExcluded(name)) return;
+        const tokens = this.counter.countText(text) + imageTokens(result);
+        if (tokens < this.minTokens) return;
+        this.pending.push({ messageIndex: index, blockIndex, toolUseId: result.tool_use_id, tokens });
+      }
+    });
+  }
+}
+
+/** Images inside a tool result count as a fixed estimate. */
+function imageTokens(result: ToolResultBlock): number {
+  if (!Array.isArray(result.content)) return 0;
+  return result.content.filter((part) => part.type === 'image').length * 1600;
+}
+
+function commonPrefixLength(previous: readonly Message[], next: readonly Message[]): number {
+  if (previous === next) return previous.length;
+  const limit = Math.min(previous.length, next.length);
+  let index = 0;
+  while (index < limit && previous[index] === next[index]) index++;
+  return index;
+}

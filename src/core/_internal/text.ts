@@ -1,0 +1,78 @@
+import type { ContentBlock, ToolResultBlock } from '../types.js';
+
+/** The text of a tool result: its string content or its text blocks joined by newlines. */
+export function toolResultText(block: ToolResultBlock): string {
+  const { content } = block;
+  if (content === undefined) return '';
+  if (typeof content === 'string') return content;
+  return content
+    .map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : `[${part.type}]`))
+    .join('\n');
+}
+
+/** The text of one block for display and search (tool inputs as JSON). */
+export function blockText(block: ContentBlock): string {
+  switch (block.type) {
+    case 'text':
+      return typeof block.text === 'string' ? block.text : '';
+    case 'thinking':
+      return typeof block.thinking === 'string' ? block.thinking : '';
+    case 'tool_use':
+      return `${String(block.name)} ${safeJson(block.input)}`;
+    case 'tool_result':
+      return toolResultText(block as ToolResultBlock);
+    default:
+      return '';
+  }
+}
+
+/** JSON.stringify that never throws (cycles, BigInt) and never returns undefined. */
+export function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/** One line, at most `max` characters, with an ellipsis when cut. */
+export function shortenLine(text: string, max: number): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= max ? line : `${line.slice(0, Math.max(0, max - 1))}…`;
+}
+
+/** `3.1k` style figures for placeholders. */
+export function formatCount(value: number): string {
+  if (value < 1000) return String(value);
+  if (value < 100_000) return `${(value / 1000).toFixed(1).replace(/\.0$/, '')}k`;
+  return `${Math.round(value / 1000)}k`;
+}
+
+/** Number of lines in a text (a trailing newline does not start a new line). */
+export function countLines(text: string): number {
+  if (text.length === 0) return 0;
+  let lines = 1;
+  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) {
+    if (index < text.length - 1) lines++;
+  }
+  return lines;
+}
+
+const reservedTags = [
+  'context_summary',
+  'identity',
+  'latest_request',
+  'function_calls',
+  'invoke',
+  'tool_use',
+  'tool_result',
+];
+const reservedTagPattern = new RegExp(`<(/?)(${reservedTags.join('|')})\\b`, 'gi');
+
+/**
+ * Escapes text that imitates the tags compaction writes (`<context_summary>`, `<identity>`) or
+ * tool-call markup, so tool output or a model's summary cannot forge them.
+ */
+export function escapeReservedTags(text: string): string {
+  return text.replace(reservedTagPattern, (_match, slash: string, name: string) => `&lt;${slash}${name}`);
+}

@@ -1,0 +1,304 @@
+import { ArchiveIds } from './_internal/archive-ids.js';
+import { HistoryIndex } from './_internal/history-index.js';
+import { maskToolResults, type RewriteContext } from './_internal/mask-tool-results.js';
+import { createAnchoredCounter } from './anchored-counter.js';
+import type { ArchiveItem } from './archive-store.js';
+import type { Compactor, CompactorOptions, CompactResult, MaybeCompactOptions } from './compactor-options.js';
+import { CompactError } from './errors.js';
+import type { CompactionEvent, CompactionLayer } from './events.js';
+import { createExtractiveSummaryModel } from './extractive-summary.js';
+import { type HardSettings, hardCompact } from './hard-compact.js';
+import { createHeuristicCounter } from './heuristic-counter.js';
+import { createMemoryArchiveStore } from './memory-archive-store.js';
+import { type MidSettings, planMidCompaction } from './mid-compact.js';
+import { defaultIdentity } from './summary-format.js';
+import type { Message, SystemPrompt, ToolResultBlock } from './types.js';
+
+/** The seed's thresholds. */
+export const defaultThresholds = { mid: 50_000, hard: 80_000 } as const;
+
+// Rough size of one placeholder, used to estimate what masking frees.
+const placeholderTokens = 30;
+
+/**
+ * Creates a compactor for one agent session. Pass the messages through `maybeCompact` before
+ * every model call and send what it returns; it keeps its own state between calls so a call that
+ * only appended a turn costs only that turn.
+ *
+ * @example
+ * const compactor = createCompactor({ contextWindow: 200_000 });
+ * // in the agent loop, before each model call:
+ * const { messages: toSend } = await compactor.maybeCompact(messages, { system, usage: lastResponse?.usage });
+ * messages = toSend;
+ */
+export function createCompactor({
+  thresholds,
+  contextWindow,
+  reserveOutputTokens = 8192,
+  thresholdFractions,
+  counter = createHeuristicCounter(),
+  archive = createMemoryArchiveStore(),
+  sessionId = randomSessionId(),
+  summarizer = createExtractiveSummaryModel(),
+  identity = defaultIdentity,
+  micro = {},
+  mid = {},
+  hard = {},
+  onEvent = () => {},
+}: CompactorOptions = {}): Compactor {
+  const limits = resolveThresholds({ thresholds, contextWindow, reserveOutputTokens, thresholdFractions });
+  const {
+    keepTurns = 3,
+    minTokens = 100,
+    excludeTools = [],
+    cacheAware = true,
+    clearAtLeast = Math.min(5000, Math.floor(limits.mid / 10)),
+  } = micro;
+  const midSettings: MidSettings = {
+    keepToolResults: mid.keepToolResults ?? 5,
+    maxAssistantChars: mid.maxAssistantChars ?? 600,
+    maxToolInputTokens: mid.maxToolInputTokens ?? 500,
+    ...(mid.summarizer ? { summarizer: mid.summarizer } : {}),
+  };
+  const hardSettings: HardSettings = {
+    summarizer,
+    identity,
+    maxSummaryTokens: hard.maxSummaryTokens ?? 2000,
+    maxAttempts: Math.max(1, hard.maxAttempts ?? 3),
+    retryDelayMs: hard.retryDelayMs ?? 500,
+    timeoutMs: hard.timeoutMs ?? 120_000,
+  };
+  const excluded = new Set(excludeTools);
+  const tokens = createAnchoredCounter({ counter });
+  const index = new HistoryIndex(counter, (name) => excluded.has(name), minTokens);
+  const ids = new ArchiveIds();
+  let restored: Promise<void> | undefined;
+  let lastOutput: readonly Message[] | undefined;
+  let lastSystem: SystemPrompt | undefined;
+
+  const emit = (event: CompactionEvent) => {
+    try {
+      onEvent(event);
+    } catch {
+      // A throwing handler must not break the agent's turn.
+    }
+  };
+
+  async function store(items: ArchiveItem[]): Promise<void> {
+    if (items.length === 0) return;
+    try {
+      await archive.put(items);
+    } catch (error) {
+      throw new CompactError(`archiving ${items.length} item(s) failed; the context was left unchanged`, {
+        code: 'ARCHIVE_FAILED',
+        cause: error,
+      });
+    }
+  }
+
+  function rewriteContext(): RewriteContext {
+    return { ids, sessionId, now: Date.now(), toolUse: (id) => index.toolUse(id) };
+  }
+
+  /** Layer 1: masks old tool results, in batches when cache-aware. */
+  async function runMicro(messages: readonly Message[]) {
+    index.sync(messages);
+    const pending = index.pendingBefore(index.keepBoundary(keepTurns));
+    if (pending.length === 0) return undefined;
+    const freed = pending.reduce((sum, entry) => sum + entry.tokens - placeholderTokens, 0);
+    if (cacheAware && freed < clearAtLeast) return undefined;
+    const masked = maskToolResults(messages, pending, rewriteContext());
+    await store(masked.items);
+    index.consumePending(pending.length);
+    index.adopt(masked.messages);
+    return masked;
+  }
+
+  async function maybeCompact(
+    input: readonly Message[],
+    options: MaybeCompactOptions = {},
+  ): Promise<CompactResult> {
+    const { system, usage, signal, force, focus } = options;
+    if (!Array.isArray(input)) {
+      throw new CompactError('messages must be an array', { code: 'INVALID_TRANSCRIPT', path: 'messages' });
+    }
+    restored ??= archive.list(sessionId).then((items) => ids.restore(items));
+    await restored;
+    if (usage && lastOutput) tokens.observe(usage, lastOutput, lastSystem);
+    const tokensBefore = tokens.count(input, system);
+    let messages: readonly Message[] = input;
+    let layer = 'none' as CompactionLayer;
+    const archived: string[] = [];
+    const started = Date.now();
+    const record = (items: ArchiveItem[]) => archived.push(...items.map((item) => item.id));
+
+    const runHard = async (from: readonly Message[]) => {
+      emit({ type: 'compaction-start', layer: 'hard', tokensBefore });
+      const result = await hardCompact(from, {
+        settings: hardSettings,
+        counter,
+        ...(system === undefined ? {} : { system }),
+        sessionId,
+        now: Date.now(),
+        newArchiveId: () => ids.idFor(undefined).id,
+        archive: store,
+        onEvent: emit,
+        ...(focus ? { focus } : {}),
+        ...(signal ? { signal } : {}),
+      });
+      record(result.items);
+      let output = result.messages;
+      if (tokens.count(output, system) > limits.hard) output = await maskTail(output);
+      layer = 'hard';
+      return output;
+    };
+
+    /** When even the kept turn is too large, its tool results become placeholders too (archived). */
+    const maskTail = async (output: Message[]) => {
+      index.sync(output);
+      const targets: { messageIndex: number; blockIndex: number; toolUseId: string; tokens: number }[] = [];
+      output.forEach((message, messageIndex) => {
+        if (typeof message.content === 'string') return;
+        message.content.forEach((block, blockIndex) => {
+          if (block.type !== 'tool_result') return;
+          const text =
+            typeof block.content === 'string' ? block.content : JSON.stringify(block.content ?? '');
+          targets.push({
+            messageIndex,
+            blockIndex,
+            toolUseId: (block as ToolResultBlock).tool_use_id,
+            tokens: counter.countText(text),
+          });
+        });
+      });
+      const masked = maskToolResults(
+        output,
+        targets.filter((target) => target.tokens > placeholderTokens * 2),
+        rewriteContext(),
+      );
+      await store(masked.items);
+      record(masked.items);
+      return masked.messages;
+    };
+
+    if (force === 'hard' || tokensBefore > limits.hard) {
+      messages = await runHard(messages);
+    } else if (force === 'mid' || tokensBefore > limits.mid) {
+      index.sync(messages);
+      const plan = await planMidCompaction(messages, midSettings, counter, rewriteContext(), signal);
+      if (plan.items.length > 0 && (force === 'mid' || !cacheAware || plan.freedTokens >= clearAtLeast)) {
+        emit({ type: 'compaction-start', layer: 'mid', tokensBefore });
+        await store(plan.items);
+        record(plan.items);
+        messages = plan.messages;
+        layer = 'mid';
+        if (tokens.count(messages, system) > limits.hard) messages = await runHard(messages);
+      } else {
+        const masked = await runMicro(messages);
+        if (masked) {
+          emit({ type: 'compaction-start', layer: 'micro', tokensBefore });
+          record(masked.items);
+          messages = masked.messages;
+          layer = 'micro';
+        }
+      }
+    } else {
+      const masked = await runMicro(messages);
+      if (masked) {
+        emit({ type: 'compaction-start', layer: 'micro', tokensBefore });
+        record(masked.items);
+        messages = masked.messages;
+        layer = 'micro';
+      }
+    }
+
+    const output = layer === 'none' ? (input as Message[]) : (messages as Message[]);
+    index.sync(output);
+    const tokensAfter = layer === 'none' ? tokensBefore : tokens.count(output, system);
+    if (layer !== 'none') {
+      emit({
+        type: 'compaction-end',
+        layer,
+        tokensBefore,
+        tokensAfter,
+        archived: archived.length,
+        durationMs: Date.now() - started,
+      });
+    }
+    if (
+      contextWindow !== undefined &&
+      tokensAfter > contextWindow - reserveOutputTokens &&
+      layer === 'hard'
+    ) {
+      throw new CompactError(
+        `after a hard compaction the context still has ${tokensAfter} tokens, over the window of ${contextWindow} less ${reserveOutputTokens} reserved; the system prompt or the latest request alone is too large`,
+        { code: 'CONTEXT_OVERFLOW' },
+      );
+    }
+    lastOutput = output;
+    lastSystem = system;
+    return { messages: output, layer, tokensBefore, tokensAfter, archived };
+  }
+
+  return { maybeCompact, thresholds: limits, sessionId, archive };
+}
+
+/**
+ * The seed's one-call use: compacts `messages` once with a fresh compactor. Pass an `archive` to
+ * keep what is removed; for an agent loop prefer {@link createCompactor}, which keeps state.
+ *
+ * @example
+ * const { messages: toSend } = await maybeCompact(messages, { system });
+ */
+export async function maybeCompact(
+  messages: readonly Message[],
+  options: MaybeCompactOptions & CompactorOptions = {},
+): Promise<CompactResult> {
+  const { system, usage, signal, force, focus, ...compactorOptions } = options;
+  return createCompactor(compactorOptions).maybeCompact(messages, {
+    ...(system === undefined ? {} : { system }),
+    ...(usage === undefined ? {} : { usage }),
+    ...(signal === undefined ? {} : { signal }),
+    ...(force === undefined ? {} : { force }),
+    ...(focus === undefined ? {} : { focus }),
+  });
+}
+
+function resolveThresholds(
+  options: Pick<
+    CompactorOptions,
+    'thresholds' | 'contextWindow' | 'reserveOutputTokens' | 'thresholdFractions'
+  >,
+): {
+  mid: number;
+  hard: number;
+} {
+  const { thresholds = {}, contextWindow, reserveOutputTokens = 8192, thresholdFractions = {} } = options;
+  let mid: number = defaultThresholds.mid;
+  let hard: number = defaultThresholds.hard;
+  if (contextWindow !== undefined) {
+    if (!(contextWindow > reserveOutputTokens)) {
+      throw new CompactError(
+        `contextWindow (${contextWindow}) must be larger than reserveOutputTokens (${reserveOutputTokens})`,
+        {
+          code: 'INVALID_OPTIONS',
+        },
+      );
+    }
+    const usable = contextWindow - reserveOutputTokens;
+    mid = Math.floor(usable * (thresholdFractions.mid ?? 0.6));
+    hard = Math.floor(usable * (thresholdFractions.hard ?? 0.85));
+  }
+  mid = thresholds.mid ?? mid;
+  hard = thresholds.hard ?? hard;
+  if (!(Number.isFinite(mid) && Number.isFinite(hard) && mid > 0 && hard >= mid)) {
+    throw new CompactError(`thresholds must satisfy 0 < mid <= hard, got mid ${mid} and hard ${hard}`, {
+      code: 'INVALID_OPTIONS',
+    });
+  }
+  return { mid, hard };
+}
+
+function randomSessionId(): string {
+  return globalThis.crypto.randomUUID();
+}

@@ -1,0 +1,121 @@
+import { keyArgument, toolOutcome } from './_internal/placeholder.js';
+import { escapeReservedTags, shortenLine, toolResultText } from './_internal/text.js';
+import {
+  bridgeText,
+  formatSummarySections,
+  parseSummarySections,
+  type SummarySection,
+  summarySections,
+} from './summary-format.js';
+import type { SummaryModel } from './summary-model.js';
+import type { Message, ToolResultBlock, ToolUseBlock } from './types.js';
+
+const previousSummaryPattern = /<context_summary[^>]*>\n?([\s\S]*?)\n?<\/context_summary>/;
+const maxLinesPerSection = 40;
+
+/**
+ * The offline summary model: a deterministic extractive summary (the user's messages, files and
+ * commands seen, errors, the last assistant text) in the fixed sections. It never fails, so it is
+ * both the default and the fallback when a real model fails.
+ *
+ * @example
+ * const compactor = createCompactor({ summarizer: createExtractiveSummaryModel() });
+ */
+export function createExtractiveSummaryModel(): SummaryModel {
+  return {
+    specificationVersion: 'v1',
+    provider: 'extractive',
+    modelId: 'extractive',
+    async summarize(request) {
+      return { text: extractiveSummary(request.messages) };
+    },
+  };
+}
+
+/** The extractive summary of a history, merged with any earlier summary found at its start. */
+export function extractiveSummary(messages: readonly Message[]): string {
+  const sections = new Map<SummarySection, string[]>(summarySections.map((name) => [name, []]));
+  const add = (section: SummarySection, line: string) => {
+    const list = sections.get(section)!;
+    if (!list.includes(line)) list.push(line);
+  };
+  const toolUses = new Map<string, ToolUseBlock>();
+  const files = new Set<string>();
+  let lastAssistantText = '';
+
+  for (const message of messages) {
+    const blocks =
+      typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+    for (const block of blocks) {
+      if (block.type === 'text' && typeof block.text === 'string') {
+        const text = block.text;
+        if (message.role === 'assistant') {
+          if (text.trim()) lastAssistantText = text;
+          continue;
+        }
+        const previous = previousSummaryPattern.exec(text)?.[1];
+        if (previous !== undefined) {
+          for (const [section, lines] of parseSummarySections(previous)) {
+            for (const line of lines) if (line.trim() !== '- (none)') add(section, line);
+          }
+          continue;
+        }
+        if (isInstructionOrBoilerplate(text)) continue;
+        add(
+          'Task and constraints',
+          `- User: ${shortenLine(text, sections.get('Task and constraints')!.length === 0 ? 2000 : 400)}`,
+        );
+      } else if (block.type === 'tool_use') {
+        const toolUse = block as ToolUseBlock;
+        toolUses.set(toolUse.id, toolUse);
+        const path = pathOf(toolUse.input);
+        if (path) files.add(path);
+      } else if (block.type === 'tool_result') {
+        const result = block as ToolResultBlock;
+        const toolUse = toolUses.get(result.tool_use_id);
+        const text = toolResultText(result);
+        const outcome = toolOutcome(result, text);
+        const call = `${toolUse?.name ?? 'tool'}(${toolUse ? keyArgument(toolUse.input) : ''})`;
+        const status =
+          outcome.exitCode !== undefined
+            ? `exit ${outcome.exitCode}`
+            : result.is_error === true
+              ? 'error'
+              : 'ok';
+        add('Done so far', `- ${call} → ${status}`);
+        if (outcome.errorLine && (result.is_error === true || (outcome.exitCode ?? 0) !== 0)) {
+          add('Errors and fixes', `- ${call}: ${outcome.errorLine}`);
+        }
+      }
+    }
+  }
+  for (const path of files) add('Files touched', `- ${path}`);
+  if (lastAssistantText)
+    add('Current state', `- Last assistant note: ${shortenLine(lastAssistantText, 800)}`);
+  add('Next steps', '- Continue the task from the current state; recall archived results by id when needed.');
+  for (const [section, lines] of sections) {
+    // Keep the first line (the task) and the most recent others when a section grows long.
+    if (lines.length > maxLinesPerSection)
+      sections.set(section, [lines[0]!, ...lines.slice(-(maxLinesPerSection - 1))]);
+  }
+  return escapeReservedTags(formatSummarySections(sections));
+}
+
+function isInstructionOrBoilerplate(text: string): boolean {
+  return (
+    text.startsWith('Stop working on the task for a moment.') ||
+    text.startsWith('<identity>') ||
+    text === bridgeText ||
+    text.trim() === ''
+  );
+}
+
+function pathOf(input: unknown): string | undefined {
+  if (typeof input !== 'object' || input === null) return undefined;
+  const record = input as Record<string, unknown>;
+  for (const name of ['path', 'file_path', 'filename', 'file']) {
+    const value = record[name];
+    if (typeof value === 'string' && value.trim()) return shortenLine(value, 200);
+  }
+  return undefined;
+}

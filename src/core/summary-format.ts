@@ -1,0 +1,70 @@
+/** The fixed sections every hard summary has, in order. */
+export const summarySections = [
+  'Task and constraints',
+  'Done so far',
+  'Key findings and decisions',
+  'Files touched',
+  'Errors and fixes',
+  'Current state',
+  'Next steps',
+] as const;
+
+/** One section name of a summary. */
+export type SummarySection = (typeof summarySections)[number];
+
+/** The default acknowledgement after a summary, as the seed writes it. */
+export const summaryAcknowledgement = 'Understood. Continuing from the summary.';
+
+/** The user turn that joins the acknowledgement to the kept turn when no human request can stand there. */
+export const bridgeText = 'Continue with the most recent turn below.';
+
+/** The default identity reminder when none is configured. */
+export const defaultIdentity =
+  'You are the same agent as before this summary, with the same tools and instructions. The summary above ' +
+  'replaces the earlier conversation; archived tool results can be brought back with the recall tool by id.';
+
+/** The instructions a summary model receives after the history it summarizes. */
+export function summaryInstructions(options: { focus?: string; mergesPrevious: boolean }): string {
+  const sections = summarySections.map((name) => `## ${name}`).join('\n');
+  const merge = options.mergesPrevious
+    ? 'The conversation starts with an earlier <context_summary>. Merge it into your summary: one summary, ' +
+      'the same sections, nothing stacked, nothing of it lost that still matters.\n'
+    : '';
+  const focus = options.focus ? `Keep this in focus: ${options.focus}\n` : '';
+  return (
+    'Stop working on the task for a moment. Write a dense summary of the conversation so far that lets you ' +
+    'continue the task without it. Use exactly these Markdown sections, in this order:\n' +
+    `${sections}\n` +
+    'Under "Task and constraints" quote the user\'s own words where they are short. Keep exact file paths, ' +
+    'commands, identifiers, error messages and decisions. Archived results appear as placeholders ending in ' +
+    '"recall rN": keep those ids. Do not call tools. Answer with the summary only.\n' +
+    merge +
+    focus
+  );
+}
+
+/** Splits a summary into its sections (text before the first heading goes under the first one). */
+export function parseSummarySections(text: string): Map<SummarySection, string[]> {
+  const sections = new Map<SummarySection, string[]>(summarySections.map((name) => [name, []]));
+  let current: SummarySection = summarySections[0];
+  for (const line of text.split('\n')) {
+    const heading = /^#{1,3}\s+(.+?)\s*$/.exec(line)?.[1];
+    const section = summarySections.find((name) => name.toLowerCase() === heading?.toLowerCase());
+    if (section) {
+      current = section;
+      continue;
+    }
+    if (line.trim() !== '') sections.get(current)!.push(line);
+  }
+  return sections;
+}
+
+/** Writes sections back as Markdown; empty sections say so. */
+export function formatSummarySections(sections: Map<SummarySection, string[]>): string {
+  return summarySections
+    .map((name) => {
+      const lines = sections.get(name) ?? [];
+      return `## ${name}\n${lines.length > 0 ? lines.join('\n') : '- (none)'}`;
+    })
+    .join('\n\n');
+}
