@@ -9,7 +9,13 @@
  *   emptiness rule — valid ones mutated, and free-form ones with colliding ids.
  */
 import fc from 'fast-check';
-import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from './types.js';
+import type {
+  ContentBlock,
+  Message,
+  ToolResultBlock,
+  ToolResultContentBlock,
+  ToolUseBlock,
+} from './types.js';
 
 const words = [
   'read',
@@ -55,14 +61,17 @@ const arbitraryToolInput = fc.oneof(
 );
 
 /** Tool result content: a string (maybe empty or huge), a block list (maybe empty), or none. */
-const arbitraryToolResultContent = fc.oneof(
+const arbitraryToolResultContent: fc.Arbitrary<ToolResultBlock['content']> = fc.oneof(
   { weight: 4, arbitrary: arbitraryText },
   { weight: 1, arbitrary: fc.constant('') },
   { weight: 1, arbitrary: fc.integer({ min: 10_000, max: 60_000 }).map((size) => 'x'.repeat(size)) },
-  { weight: 1, arbitrary: fc.constant([]) },
+  { weight: 1, arbitrary: fc.constant<ToolResultContentBlock[]>([]) },
   {
     weight: 2,
-    arbitrary: fc.array(fc.oneof(arbitraryTextBlock, arbitraryImageBlock), { minLength: 1, maxLength: 3 }),
+    arbitrary: fc.array(
+      fc.oneof(arbitraryTextBlock, arbitraryImageBlock).map((block) => block as ToolResultContentBlock),
+      { minLength: 1, maxLength: 3 },
+    ),
   },
   { weight: 1, arbitrary: fc.constant(undefined) },
 );
