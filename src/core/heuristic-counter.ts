@@ -24,21 +24,28 @@ function foreignLetterTokens(word: string, foreign: number): number {
 }
 
 /**
- * Tokens for one word piece. A word after a space is most often a whole dictionary word (prose)
- * and stays one token up to about nine letters; a word glued to punctuation or to nothing is most
- * often an identifier fragment and splits into sub-words of about five letters sooner. Non-ASCII
- * letters cost a third of a token (alphabets) to most of one (CJK). Fitted on the shared mini-swe-agent
- * trajectories against o200k_base.
+ * Tokens for one word piece, by its shape. Words of up to six letters are one token in every modern
+ * BPE vocabulary. A lower-case word after a space is most often a whole dictionary word (prose) and
+ * stays one token up to about ten letters; a capitalized word (a `camelCase` part such as
+ * `Counter`) up to about eight; a lower-case word glued to punctuation or nothing is often an
+ * identifier fragment and splits into sub-words of about five letters sooner; all-capitals words
+ * split every three letters or so. Non-ASCII letters cost a third of a token (alphabets) to most of
+ * one (CJK). Fitted on the shared mini-swe-agent trajectories against o200k_base.
  */
 function wordTokens(word: string, before: string): number {
   const foreign = nonAsciiCount(word);
   if (foreign > 0) return Math.max(1, foreignLetterTokens(word, foreign) + (word.length - foreign) / 4);
   const length = word.length;
-  if (before === ' ') return length <= 9 ? 1.05 : 1.05 + (length - 9) / 8;
-  const glued = before === '' ? 0 : 0.1;
-  if (length <= 3) return 1.05 + glued;
-  if (length <= 6) return 1.15 + glued;
-  return 1 + (length - 4) / 5 + glued;
+  const glued = before === '' || before === ' ' ? 0 : 0.1;
+  if (length <= 4) return 1.05 + glued;
+  if (isUpperCase(word)) return 1 + (length - 3) / 3 + glued;
+  if (before === ' ') return length <= 10 ? 1.05 : 1.05 + (length - 10) / 6;
+  if (isUpperCase(word[0]!)) return length <= 8 ? 1.1 + glued : 1.1 + (length - 8) / 4 + glued;
+  return length <= 6 ? 1.15 + glued : 1 + (length - 4) / 5 + glued;
+}
+
+function isUpperCase(text: string): boolean {
+  return text >= 'A' && text <= 'Z' && text.toUpperCase() === text;
 }
 
 /**
