@@ -49,15 +49,17 @@ function anthropicUnits(body: Record<string, unknown>): RequestUnit[] {
   const units: RequestUnit[] = [];
   for (const tool of arrayOrEmpty(body.tools)) units.push(withoutCacheControl(tool));
   const system = body.system;
-  if (typeof system === 'string') units.push({ value: { system }, breakpoint: false });
-  else for (const block of arrayOrEmpty(system)) units.push(withoutCacheControl(block));
+  // A string is the same prompt as one text block, as the provider treats it.
+  const systemBlocks = typeof system === 'string' ? [{ type: 'text', text: system }] : arrayOrEmpty(system);
+  for (const block of systemBlocks) units.push(withoutCacheControl(block));
   for (const message of arrayOrEmpty(body.messages)) {
     const { role, content } = (message ?? {}) as { role?: unknown; content?: unknown };
-    if (typeof content === 'string' || !Array.isArray(content)) {
+    const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+    if (!Array.isArray(blocks)) {
       units.push({ value: { role, content }, breakpoint: false });
       continue;
     }
-    content.forEach((block, blockIndex) => {
+    blocks.forEach((block, blockIndex) => {
       const unit = withoutCacheControl(block);
       // The role goes with the first block so that the same blocks under another role differ.
       units.push(

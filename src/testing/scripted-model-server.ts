@@ -436,10 +436,14 @@ function isIncludeUsage(body: Record<string, unknown>): boolean {
 }
 
 function hasCacheControl(value: unknown): boolean {
-  if (Array.isArray(value)) return value.some(hasCacheControl);
-  if (typeof value !== 'object' || value === null) return false;
-  if ('cache_control' in value && (value as { cache_control?: unknown }).cache_control) return true;
-  return Object.values(value).some(hasCacheControl);
+  return countCacheControl(value) > 0;
+}
+
+function countCacheControl(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + countCacheControl(item), 0);
+  if (typeof value !== 'object' || value === null) return 0;
+  const own = (value as { cache_control?: unknown }).cache_control ? 1 : 0;
+  return own + Object.values(value).reduce((sum: number, item) => sum + countCacheControl(item), 0);
 }
 
 /** The checks the provider makes before it looks at the conversation, then the conversation itself. */
@@ -470,6 +474,15 @@ function checkRequestShape(
         ...invalidRequest("Missing required parameter: 'messages'.", 'messages'),
         code: 'missing_required_parameter',
       };
+    }
+  }
+  if (api === 'anthropic') {
+    const breakpoints = countCacheControl([body.tools, body.system, body.messages]);
+    if (breakpoints > 4) {
+      return invalidRequest(
+        `A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`,
+        null,
+      );
     }
   }
   if (validation === 'off') return undefined;

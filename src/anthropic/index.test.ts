@@ -1,0 +1,349 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CompactError } from '../core/errors.js';
+import type { SummaryRequest } from '../core/summary-model.js';
+import type { Message } from '../core/types.js';
+import { estimateRequestTokens } from '../testing/prompt-usage.js';
+import type { ScriptStep } from '../testing/script.js';
+import { type ScriptedModelServer, startScriptedModelServer } from '../testing/scripted-model-server.js';
+import {
+  type AnthropicSummaryModelOptions,
+  createAnthropicSummaryModel,
+  fromAnthropicParams,
+  toAnthropicParams,
+  withCacheBreakpoint,
+} from './index.js';
+
+let server: ScriptedModelServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const system = 'You are a coding agent working in /repo.';
+const history: Message[] = [
+  { role: 'user', content: 'Fix the failing test in src/app.test.ts.' },
+  {
+    role: 'assistant',
+    content: [{ type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'src/app.test.ts' } }],
+  },
+  {
+    role: 'user',
+    content: [
+      { type: 'tool_result', tool_use_id: 'toolu_1', content: 'expect(add(1, 2)).toBe(4);\n'.repeat(40) },
+    ],
+  },
+  { role: 'assistant', content: 'The expectation is wrong: 1 + 2 is 3.' },
+];
+const instruction: Message = { role: 'user', content: 'Summarize the conversation so far. Be dense.' };
+const request: SummaryRequest = { system, messages: [...history, instruction], maxOutputTokens: 500 };
+
+async function setup(script: ScriptStep[], options: Partial<AnthropicSummaryModelOptions> = {}) {
+  server = await startScriptedModelServer({ script });
+  const model = createAnthropicSummaryModel({
+    model: 'claude-test',
+    apiKey: 'test-key',
+    baseURL: server.anthropicBaseURL,
+    retryDelayMs: 20,
+    ...options,
+  });
+  return { server, model };
+}
+
+async function failure(promise: Promise<unknown>): Promise<CompactError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!CompactError.isInstance(error)) throw new Error(`expected a CompactError, got ${String(error)}`);
+  return error;
+}
+
+describe('createAnthropicSummaryModel', () => {
+  it('sends the system prompt unchanged, marks the kept prefix for caching and never mutates the request', async () => {
+    const { server, model } = await setup(['## Task\nFix the test.']);
+    const before = structuredClone(request);
+    const result = await model.summarize(request);
+    expect(result.text).toBe('## Task\nFix the test.');
+    expect(request).toEqual(before);
+    const body = server.requests[0]?.body as {
+      system: unknown;
+      messages: Anthropic.MessageParam[];
+      max_tokens: number;
+    };
+    expect(body.system).toBe(system);
+    expect(body.max_tokens).toBe(500);
+    expect(body.messages.at(-1)).toEqual(instruction);
+    expect(body.messages.at(-2)).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'The expectation is wrong: 1 + 2 is 3.', cache_control: { type: 'ephemeral' } },
+      ],
+    });
+    expect(JSON.stringify(body).match(/cache_control/g)).toHaveLength(1);
+    expect(model).toMatchObject({
+      specificationVersion: 'v1',
+      provider: 'anthropic',
+      modelId: 'claude-test',
+    });
+  });
+
+  it("reads the agent's cached history instead of paying for it again, and surfaces usage", async () => {
+    const { server, model } = await setup(['agent answer', 'the summary']);
+    // The agent's own last request cached its history up to the last message.
+    const client = new Anthropic({ apiKey: 'test-key', baseURL: server.anthropicBaseURL, maxRetries: 0 });
+    const agentMessages = withCacheBreakpoint([...history, { role: 'user', content: 'next' }]);
+    await client.messages.create({
+      model: 'claude-test',
+      max_tokens: 100,
+      system,
+      messages: toAnthropicParams({ messages: agentMessages }).messages,
+    });
+    const result = await model.summarize(request);
+    const prefixTokens = estimateRequestTokens('anthropic', { system, messages: history });
+    expect(result.usage).toEqual({
+      inputTokens: server.requests[1]?.inputTokens,
+      outputTokens: Math.ceil('the summary'.length / 4),
+      cacheReadTokens: prefixTokens,
+      cacheWriteTokens: 0,
+    });
+  });
+
+  it('honours retry-after on 429 rather than its own backoff', async () => {
+    const { server, model } = await setup([{ type: 'rate-limit', retryAfterSeconds: 0.3 }, 'summary'], {
+      retryDelayMs: 5000,
+    });
+    const startedAt = Date.now();
+    await expect(model.summarize(request)).resolves.toMatchObject({ text: 'summary' });
+    const elapsed = Date.now() - startedAt;
+    expect(elapsed).toBeGreaterThanOrEqual(290);
+    expect(elapsed).toBeLessThan(2000);
+    expect(server.requests.map((entry) => entry.outcome)).toEqual(['rate-limit', 'text']);
+  });
+
+  it('gives up at once when retry-after is longer than maxRetryAfterMs', async () => {
+    const { server, model } = await setup([{ type: 'rate-limit', retryAfterSeconds: 120 }, 'never'], {
+      maxRetryAfterMs: 1000,
+    });
+    const error = await failure(model.summarize(request));
+    expect(error).toMatchObject({ code: 'SUMMARY_FAILED', status: 429 });
+    expect(error.message).toContain('retry-after of 120000 ms exceeds 1000 ms');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('retries a 500 with exponential backoff, then fails with SUMMARY_FAILED and the status', async () => {
+    const { server, model } = await setup(
+      [
+        { type: 'server-error' },
+        { type: 'server-error' },
+        { type: 'server-error', message: 'database on fire' },
+      ],
+      { maxRetries: 2, retryDelayMs: 40 },
+    );
+    const startedAt = Date.now();
+    const error = await failure(model.summarize(request));
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(40 * 0.8 + 80 * 0.8);
+    expect(error.code).toBe('SUMMARY_FAILED');
+    expect(error.status).toBe(500);
+    expect(error.message).toBe('anthropic summary call failed (HTTP 500) after 3 tries: database on fire');
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('times out a hanging server on every try', async () => {
+    const { server, model } = await setup([{ type: 'hang' }, { type: 'hang' }], {
+      timeoutMs: 100,
+      maxRetries: 1,
+    });
+    const startedAt = Date.now();
+    const error = await failure(model.summarize(request));
+    expect(Date.now() - startedAt).toBeLessThan(1500);
+    expect(error.code).toBe('SUMMARY_FAILED');
+    expect(error.status).toBeUndefined();
+    expect(error.message).toContain('no answer within 100 ms (timeout)');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('retries after a dropped connection', async () => {
+    const { server, model } = await setup([{ type: 'drop-connection' }, 'summary after the drop']);
+    await expect(model.summarize(request)).resolves.toMatchObject({ text: 'summary after the drop' });
+    expect(server.requests.map((entry) => entry.outcome)).toEqual(['drop-connection', 'text']);
+  });
+
+  it.each([
+    [{ type: 'empty' } as const, 'has no text'],
+    [{ type: 'oversize' } as const, 'more than the 500 asked for'],
+  ])('fails without retrying on a broken answer: %o', async (step, message) => {
+    const { server, model } = await setup([step, 'never']);
+    const error = await failure(model.summarize(request));
+    expect(error.code).toBe('SUMMARY_FAILED');
+    expect(error.message).toContain(message);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("fails without retrying when the provider rejects the conversation, with the provider's message", async () => {
+    const { server, model } = await setup(['never']);
+    const orphan: SummaryRequest = {
+      messages: [
+        {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: 'toolu_gone', content: 'old output' }],
+        },
+        instruction,
+      ],
+      maxOutputTokens: 100,
+    };
+    const error = await failure(model.summarize(orphan));
+    expect(error).toMatchObject({ code: 'SUMMARY_FAILED', status: 400 });
+    expect(error.message).toContain('messages[0].content[0]');
+    expect(error.message).toContain('not retryable');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('stops at once when the signal aborts', async () => {
+    const { model } = await setup([{ type: 'hang' }], { timeoutMs: 60_000 });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const startedAt = Date.now();
+    const error = await failure(model.summarize(request, { signal: controller.signal }));
+    expect(error.code).toBe('ABORTED');
+    expect(Date.now() - startedAt).toBeLessThan(1000);
+  });
+
+  it('uses a client it is given, and caps the answer at maxTokens', async () => {
+    server = await startScriptedModelServer({ script: ['ok'] });
+    const client = new Anthropic({ apiKey: 'given', baseURL: server.anthropicBaseURL });
+    const model = createAnthropicSummaryModel({
+      client,
+      model: 'claude-small',
+      maxTokens: 64,
+      contextWindow: 200_000,
+    });
+    await model.summarize(request);
+    expect(server.requests[0]?.body).toMatchObject({ model: 'claude-small', max_tokens: 64 });
+    expect(model.contextWindow).toBe(200_000);
+  });
+});
+
+describe('withCacheBreakpoint', () => {
+  it('skips blocks that cannot carry cache_control and moves existing breakpoints', () => {
+    const messages: Message[] = [
+      { role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'answer' },
+          { type: 'thinking', thinking: 'hmm', signature: 's' },
+        ],
+      },
+      instruction,
+    ];
+    expect(withCacheBreakpoint(messages)).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'answer', cache_control: { type: 'ephemeral' } },
+          { type: 'thinking', thinking: 'hmm', signature: 's' },
+        ],
+      },
+      instruction,
+    ]);
+    expect(messages[0]?.content).toEqual([
+      { type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } },
+    ]);
+  });
+});
+
+describe('format helpers', () => {
+  it('types a conversation as SDK params, stripping fields the API does not know', () => {
+    const params = toAnthropicParams({
+      system: [{ type: 'text', text: 'sys', cache_control: { type: 'ephemeral' } }],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'hi', _tool_name: 'smuggled' } as never] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'calling', citations: null } as never,
+            { type: 'tool_use', id: 't1', name: 'bash', input: { command: 'ls' } },
+            { type: 'server_tool_use', id: 's1', name: 'web_search', input: {} },
+          ],
+        },
+      ],
+    });
+    expect(params).toMatchInlineSnapshot(`
+      {
+        "messages": [
+          {
+            "content": [
+              {
+                "text": "hi",
+                "type": "text",
+              },
+            ],
+            "role": "user",
+          },
+          {
+            "content": [
+              {
+                "text": "calling",
+                "type": "text",
+              },
+              {
+                "id": "t1",
+                "input": {
+                  "command": "ls",
+                },
+                "name": "bash",
+                "type": "tool_use",
+              },
+              {
+                "id": "s1",
+                "input": {},
+                "name": "web_search",
+                "type": "server_tool_use",
+              },
+            ],
+            "role": "assistant",
+          },
+        ],
+        "system": [
+          {
+            "cache_control": {
+              "type": "ephemeral",
+            },
+            "text": "sys",
+            "type": "text",
+          },
+        ],
+      }
+    `);
+  });
+
+  it('reads a response back into the canonical model', async () => {
+    server = await startScriptedModelServer({
+      script: [
+        {
+          type: 'tool-calls',
+          text: 'Looking.',
+          calls: [{ id: 'toolu_9', name: 'bash', input: { command: 'ls' } }],
+        },
+      ],
+    });
+    const client = new Anthropic({ apiKey: 'k', baseURL: server.anthropicBaseURL, maxRetries: 0 });
+    const reply = await client.messages.create({
+      model: 'm',
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'go' }],
+    });
+    const conversation = fromAnthropicParams({ messages: [{ role: 'assistant', content: reply.content }] });
+    expect(conversation.messages).toEqual([
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Looking.' },
+          { type: 'tool_use', id: 'toolu_9', name: 'bash', input: { command: 'ls' } },
+        ],
+      },
+    ]);
+  });
+});
