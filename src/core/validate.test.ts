@@ -436,6 +436,14 @@ describe('validateMessages (openai)', () => {
   });
 });
 
+describe('validateMessages options', () => {
+  it('throws INVALID_OPTIONS for an unknown format, a caller bug rather than a transcript problem', () => {
+    expect(() => validateMessages([], { format: 'gemini' as 'openai' })).toThrow(
+      'format must be "anthropic" or "openai", got "gemini"',
+    );
+  });
+});
+
 describe('assertValidMessages', () => {
   it('passes valid input', () => {
     expect(() => assertValidMessages([user(text('a'))])).not.toThrow();

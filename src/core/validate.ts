@@ -86,7 +86,8 @@ export interface ValidateOptions {
 
 /**
  * Returns every rule the conversation breaks, each with its exact path. An empty array means the
- * provider accepts the conversation. Never throws, whatever `messages` is.
+ * provider accepts the conversation. Never throws, whatever `messages` is (only an unknown
+ * `format` throws a `CompactError` with code `INVALID_OPTIONS`).
  *
  * Anthropic: consecutive messages of the same role are allowed (the API merges them), so tool
  * pairing is checked between *turns* — runs of same-role messages.
@@ -100,7 +101,7 @@ export interface ValidateOptions {
  * //    message: 'tool_use "toolu_1" ends the conversation without a tool_result' }]
  */
 export function validateMessages(messages: unknown, options: ValidateOptions = {}): ValidationProblem[] {
-  const { format = 'anthropic', system } = options;
+  const { format = 'anthropic', system } = options ?? {};
   const problems: ValidationProblem[] = [];
   if (system !== undefined) validateSystem(system, problems);
   switch (format) {
@@ -112,10 +113,9 @@ export function validateMessages(messages: unknown, options: ValidateOptions = {
       break;
     default: {
       const unreachable: never = format;
-      problems.push({
-        path: 'format',
-        message: `unknown format ${describe(unreachable)}`,
-        rule: 'messages-not-array',
+      // A wrong format is the caller's bug, not a problem of the conversation.
+      throw new CompactError(`format must be "anthropic" or "openai", got ${describe(unreachable)}`, {
+        code: 'INVALID_OPTIONS',
       });
     }
   }
