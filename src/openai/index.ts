@@ -1,0 +1,246 @@
+/**
+ * The summary model and format helpers over the official OpenAI SDK (`openai` v6, an optional
+ * peer dependency). Works with any OpenAI-compatible server by `baseURL`: Ollama, vLLM, the
+ * llama.cpp server, OpenRouter.
+ *
+ * @module agent-compact/openai
+ */
+import OpenAI from 'openai';
+import {
+  callWithRetries,
+  describeSdkError,
+  type SummaryRetryPolicy,
+} from '../core/_internal/summary-call.js';
+import { CompactError } from '../core/errors.js';
+import { fromOpenAIMessages, type OpenAISystemRole, toOpenAIMessages } from '../core/openai-format.js';
+import type { OpenAIChatMessage } from '../core/openai-types.js';
+import type {
+  SummaryCallOptions,
+  SummaryModel,
+  SummaryRequest,
+  SummaryResult,
+  SummaryUsage,
+} from '../core/summary-model.js';
+import type { Conversation } from '../core/types.js';
+
+/** Options of {@link createOpenAISummaryModel}. */
+export interface OpenAISummaryModelOptions {
+  /**
+   * The model that writes summaries. It need not be the agent's model: a smaller, cheaper model
+   * (e.g. a mini model, or a local one behind `baseURL`) summarizes well.
+   */
+  model: string;
+  /** An SDK client to use. When absent, one is created from `apiKey` and `baseURL`. */
+  client?: OpenAI;
+  /** The API key for a new client. @default the SDK's own default (`OPENAI_API_KEY`) */
+  apiKey?: string;
+  /** The API base URL for a new client, e.g. `http://localhost:11434/v1` for Ollama. */
+  baseURL?: string;
+  /** Upper bound for the summary's length; the request's own bound is used when smaller. */
+  maxTokens?: number;
+  /**
+   * The request field that carries the bound. OpenAI's reasoning models only take
+   * `max_completion_tokens`; some OpenAI-compatible servers only know `max_tokens`.
+   * @default 'max_completion_tokens' without `baseURL`, 'max_tokens' with one
+   */
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  /** The role the system prompt is sent with. @default 'system' */
+  systemRole?: OpenAISystemRole;
+  /** Each try is aborted after this many milliseconds. @default 120000 */
+  timeoutMs?: number;
+  /** Retries after the first try (429, 5xx, timeouts, dropped connections). @default 2 */
+  maxRetries?: number;
+  /** The first backoff between tries, doubled each retry, unless `retry-after` says otherwise. @default 500 */
+  retryDelayMs?: number;
+  /** The longest backoff. @default 8000 */
+  maxRetryDelayMs?: number;
+  /** A `retry-after` longer than this fails at once so the compactor's fallback can take over. @default 60000 */
+  maxRetryAfterMs?: number;
+  /** The summarizer's context window in tokens; longer histories are summarized in chunks. */
+  contextWindow?: number;
+}
+
+/**
+ * Creates a {@link SummaryModel} over the OpenAI Chat Completions API or any server that speaks it.
+ *
+ * The conversation is converted with the core's `toOpenAIMessages`; the system prompt and history
+ * go first, unchanged, so providers with automatic prompt caching reuse the agent's prefix. Each
+ * try has a timeout; 429 (honouring `retry-after`), 5xx, timeouts and dropped connections are
+ * retried with exponential backoff; when every try fails, or the answer is empty or not text, it
+ * throws `CompactError` with code `SUMMARY_FAILED` and the provider's `status`, and the compactor's
+ * extractive fallback takes over.
+ *
+ * @example
+ * import { createCompactor } from 'agent-compact';
+ * import { createOpenAISummaryModel } from 'agent-compact/openai';
+ *
+ * const summarizer = createOpenAISummaryModel({
+ *   model: 'qwen3:8b',
+ *   baseURL: 'http://localhost:11434/v1',
+ *   apiKey: 'ollama',
+ * });
+ * const compactor = createCompactor({ summarizer });
+ */
+export function createOpenAISummaryModel({
+  model,
+  client,
+  apiKey,
+  baseURL,
+  maxTokens,
+  maxTokensField = baseURL === undefined && client === undefined ? 'max_completion_tokens' : 'max_tokens',
+  systemRole = 'system',
+  timeoutMs = 120_000,
+  maxRetries = 2,
+  retryDelayMs = 500,
+  maxRetryDelayMs = 8000,
+  maxRetryAfterMs = 60_000,
+  contextWindow,
+}: OpenAISummaryModelOptions): SummaryModel {
+  if (model.trim() === '') {
+    throw new CompactError('createOpenAISummaryModel: `model` must be a model id', {
+      code: 'INVALID_OPTIONS',
+    });
+  }
+  const sdk =
+    client ??
+    new OpenAI({
+      ...(apiKey === undefined ? {} : { apiKey }),
+      ...(baseURL === undefined ? {} : { baseURL }),
+      // The retry loop below retries, so the SDK's own one must not multiply the tries.
+      maxRetries: 0,
+    });
+  const policy: SummaryRetryPolicy = {
+    maxRetries,
+    retryDelayMs,
+    maxRetryDelayMs,
+    maxRetryAfterMs,
+    timeoutMs,
+  };
+
+  return {
+    specificationVersion: 'v1',
+    provider: 'openai',
+    modelId: model,
+    ...(contextWindow === undefined ? {} : { contextWindow }),
+    async summarize(request: SummaryRequest, { signal }: SummaryCallOptions = {}): Promise<SummaryResult> {
+      const bound = Math.max(1, Math.min(request.maxOutputTokens, maxTokens ?? Number.POSITIVE_INFINITY));
+      const params: OpenAI.ChatCompletionCreateParamsNonStreaming = {
+        model,
+        messages: toChatCompletionMessages(
+          { ...(request.system === undefined ? {} : { system: request.system }), messages: request.messages },
+          { systemRole },
+        ),
+        [maxTokensField]: bound,
+      };
+      const completion = await callWithRetries({
+        provider: 'openai',
+        policy,
+        ...(signal === undefined ? {} : { signal }),
+        describeError: describeSdkError,
+        attempt: (attemptSignal) =>
+          // The SDK's own timeout is a backstop; the retry loop's timeout fires first.
+          sdk.chat.completions.create(params, {
+            signal: attemptSignal,
+            maxRetries: 0,
+            timeout: timeoutMs + 1000,
+          }),
+      });
+      return resultFromCompletion(completion, bound);
+    },
+  };
+}
+
+function resultFromCompletion(completion: OpenAI.ChatCompletion, maxTokens: number): SummaryResult {
+  const usage = summaryUsageFromOpenAI(completion.usage);
+  const choice = completion.choices[0];
+  const message = choice?.message;
+  const text = typeof message?.content === 'string' ? message.content.trim() : '';
+  if (text === '') {
+    const what = message?.refusal
+      ? `a refusal: ${message.refusal}`
+      : message?.tool_calls?.length
+        ? `${message.tool_calls.length} tool calls`
+        : 'no content';
+    throw new CompactError(
+      `openai summary answer has no text (${what}; finish_reason ${choice?.finish_reason ?? 'none'})`,
+      {
+        code: 'SUMMARY_FAILED',
+      },
+    );
+  }
+  // A provider never writes more than it was allowed; an answer that claims to is broken.
+  if (usage.outputTokens !== undefined && usage.outputTokens > maxTokens) {
+    throw new CompactError(
+      `openai summary answer is ${usage.outputTokens} tokens, more than the ${maxTokens} asked for`,
+      {
+        code: 'SUMMARY_FAILED',
+      },
+    );
+  }
+  return { text, usage };
+}
+
+/** Converts the SDK's usage to a {@link SummaryUsage}. */
+export function summaryUsageFromOpenAI(usage: OpenAI.CompletionUsage | undefined | null): SummaryUsage {
+  const result: SummaryUsage = {};
+  if (!usage) return result;
+  if (typeof usage.prompt_tokens === 'number') result.inputTokens = usage.prompt_tokens;
+  if (typeof usage.completion_tokens === 'number') result.outputTokens = usage.completion_tokens;
+  const cached = usage.prompt_tokens_details?.cached_tokens;
+  if (typeof cached === 'number') result.cacheReadTokens = cached;
+  return result;
+}
+
+/**
+ * Converts a canonical conversation to Chat Completions messages typed with the SDK's own
+ * `ChatCompletionMessageParam` (see the core's `toOpenAIMessages` for what each side cannot express).
+ *
+ * @example
+ * const messages = toChatCompletionMessages({ system: 'Be brief.', messages: conversation.messages });
+ * await client.chat.completions.create({ model: 'gpt-5-mini', messages });
+ */
+export function toChatCompletionMessages(
+  conversation: Conversation,
+  options: { systemRole?: OpenAISystemRole } = {},
+): OpenAI.ChatCompletionMessageParam[] {
+  // The core's types are declared structurally compatible with the SDK's.
+  return toOpenAIMessages(conversation, options) as OpenAI.ChatCompletionMessageParam[];
+}
+
+/**
+ * Converts Chat Completions messages (request messages, or a response's `choices[0].message`) to the
+ * canonical model.
+ *
+ * @example
+ * const completion = await client.chat.completions.create({ model, messages });
+ * const { messages } = fromChatCompletionMessages([...sent, completion.choices[0].message]);
+ */
+export function fromChatCompletionMessages(
+  messages: readonly (OpenAI.ChatCompletionMessageParam | OpenAI.ChatCompletionMessage)[],
+): Conversation {
+  const { system, messages: canonical } = fromOpenAIMessages(messages.map(withoutResponseFields));
+  return system === undefined ? { messages: canonical } : { system, messages: canonical };
+}
+
+/** Drops response-only fields (`annotations`, `audio`, a null `refusal`) and legacy function messages. */
+function withoutResponseFields(
+  message: OpenAI.ChatCompletionMessageParam | OpenAI.ChatCompletionMessage,
+): OpenAIChatMessage {
+  if (message.role === 'function') {
+    return { role: 'user', content: `[function ${message.name} result] ${message.content ?? ''}` };
+  }
+  if (message.role !== 'assistant') return message as OpenAIChatMessage;
+  const {
+    annotations: _annotations,
+    audio: _audio,
+    refusal,
+    function_call: _functionCall,
+    ...rest
+  } = message as OpenAI.ChatCompletionMessage;
+  const toolCalls = rest.tool_calls?.filter((call) => call.type === 'function');
+  return {
+    ...(rest as OpenAIChatMessage),
+    ...(toolCalls === undefined ? {} : { tool_calls: toolCalls }),
+    ...(refusal ? { refusal } : {}),
+  } as OpenAIChatMessage;
+}
