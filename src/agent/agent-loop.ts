@@ -1,0 +1,310 @@
+import type { Compactor } from '../core/compactor-options.js';
+import type {
+  ContentBlock,
+  Message,
+  ProviderUsage,
+  SystemPrompt,
+  ToolResultBlock,
+  ToolUseBlock,
+} from '../core/types.js';
+import { promptTokensFromUsage } from '../core/types.js';
+import type { AgentStatusHandler } from './agent-status.js';
+import { type ChatModel, ModelCallError } from './chat-model.js';
+import type { TranscriptEntry } from './session-store.js';
+import { type AgentToolDefinition, agentToolDefinitions } from './tool-definitions.js';
+import type { ToolRunner } from './tool-runner.js';
+
+/** Where the loop records what happens; a {@link Session} fits, tests may pass their own. */
+export interface AgentLoopRecorder {
+  /** Every message as it happened (uncompacted), and each compaction. */
+  appendTranscript(entries: readonly TranscriptEntry[]): Promise<void>;
+  /** The current (compacted) context, after every change. */
+  saveContext(messages: readonly Message[]): Promise<void>;
+}
+
+/** Options of {@link createAgentLoop}. */
+export interface AgentLoopOptions {
+  model: ChatModel;
+  /** Compacts the context before every model call. */
+  compactor: Compactor;
+  /** Runs the tool calls. */
+  tools: ToolRunner;
+  system: SystemPrompt;
+  /** The tools the model sees. @default agentToolDefinitions */
+  toolDefinitions?: readonly AgentToolDefinition[];
+  /** The context to continue (a resumed session). @default [] */
+  messages?: readonly Message[];
+  /** Where messages and the context are saved. @default nowhere */
+  recorder?: AgentLoopRecorder;
+  /** The model's context window, for the status line. */
+  contextWindow: number;
+  /** The upper bound of each answer. @default 8192 */
+  maxOutputTokens?: number;
+  /** Model calls per {@link AgentLoop.send} before the loop stops. @default 100 */
+  maxSteps?: number;
+  /** Receives status events (context size, compactions, tool calls). */
+  onStatus?: AgentStatusHandler;
+}
+
+/** How one {@link AgentLoop.send} ended. */
+export interface AgentTurnResult {
+  /** `answered`: the model ended its turn; `max-steps`: the step cap stopped it; `interrupted`: the signal fired. */
+  outcome: 'answered' | 'max-steps' | 'interrupted';
+  /** The text of the model's last message. */
+  text: string;
+  /** Model calls made. */
+  steps: number;
+}
+
+/** The agent loop of one session. */
+export interface AgentLoop {
+  /** The current (compacted) context. */
+  readonly messages: readonly Message[];
+  /**
+   * Adds the user's text (when given) and runs model calls and tools until the model answers
+   * without calling a tool, the step cap is reached, or `signal` aborts. After an abort the
+   * context is valid and the loop (or a resumed session) can continue.
+   */
+  send(text: string | undefined, options?: { signal?: AbortSignal }): Promise<AgentTurnResult>;
+}
+
+/**
+ * The provider-neutral agent loop: before every model call the context goes through
+ * `compactor.maybeCompact`, anchored to the usage the provider returned for the previous call.
+ *
+ * @example
+ * const agent = createAgentLoop({ model, compactor, tools, system, contextWindow: 200_000 });
+ * const { text } = await agent.send('Add a --verbose flag to the CLI', { signal });
+ */
+export function createAgentLoop({
+  model,
+  compactor,
+  tools,
+  system,
+  toolDefinitions = agentToolDefinitions,
+  messages: initialMessages = [],
+  recorder,
+  contextWindow,
+  maxOutputTokens = 8192,
+  maxSteps = 100,
+  onStatus = () => {},
+}: AgentLoopOptions): AgentLoop {
+  let context: Message[] = [...initialMessages];
+  let lastUsage: ProviderUsage | undefined;
+  let compactRequest: { focus?: string } | undefined;
+
+  const now = () => new Date().toISOString();
+
+  async function append(message: Message): Promise<void> {
+    context = [...context, message];
+    await recorder?.appendTranscript([{ type: 'message', at: now(), message }]);
+    await recorder?.saveContext(context);
+  }
+
+  async function addUserText(text: string): Promise<void> {
+    const last = context.at(-1);
+    if (last?.role === 'user') {
+      // Two user messages in a row are not allowed: the text joins the pending one (e.g. tool results).
+      const merged: Message = {
+        role: 'user',
+        content: [...blocksOf(last.content), { type: 'text', text }],
+      };
+      context = [...context.slice(0, -1), merged];
+      await recorder?.appendTranscript([
+        { type: 'message', at: now(), message: { role: 'user', content: text } },
+      ]);
+      await recorder?.saveContext(context);
+      return;
+    }
+    await append({ role: 'user', content: text });
+  }
+
+  /** Answers tool calls left without results (a crash between the answer and its results). */
+  async function closeOpenToolCalls(reason: string): Promise<void> {
+    const last = context.at(-1);
+    if (last?.role !== 'assistant') return;
+    const open = blocksOf(last.content).filter((block): block is ToolUseBlock => block.type === 'tool_use');
+    if (open.length === 0) return;
+    await append({ role: 'user', content: open.map((toolUse) => interruptedResult(toolUse, reason)) });
+  }
+
+  return {
+    get messages() {
+      return context;
+    },
+    async send(text, { signal } = {}) {
+      await closeOpenToolCalls('not run: the session stopped before this call ran');
+      if (text !== undefined) await addUserText(text);
+      if (context.at(-1)?.role !== 'user') {
+        return { outcome: 'answered', text: lastAssistantText(context), steps: 0 };
+      }
+      for (let step = 1; step <= maxSteps; step += 1) {
+        if (signal?.aborted) return interrupted(step - 1, 'before the model call');
+
+        let compaction: Awaited<ReturnType<Compactor['maybeCompact']>>;
+        try {
+          compaction = await compactor.maybeCompact(context, {
+            system,
+            usage: lastUsage,
+            signal,
+            ...(compactRequest ? { force: 'hard' as const, focus: compactRequest.focus } : {}),
+          });
+        } catch (error) {
+          if (signal?.aborted) return interrupted(step - 1, 'during compaction');
+          throw error;
+        }
+        compactRequest = undefined;
+        if (compaction.layer !== 'none') {
+          context = compaction.messages;
+          await recorder?.appendTranscript([
+            {
+              type: 'compaction',
+              at: now(),
+              layer: compaction.layer,
+              tokensBefore: compaction.tokensBefore,
+              tokensAfter: compaction.tokensAfter,
+              archived: compaction.archived,
+            },
+          ]);
+          await recorder?.saveContext(context);
+          onStatus({
+            type: 'compaction-end',
+            step,
+            layer: compaction.layer,
+            tokensBefore: compaction.tokensBefore,
+            tokensAfter: compaction.tokensAfter,
+            archived: compaction.archived.length,
+          });
+        }
+
+        let response: Awaited<ReturnType<ChatModel['generate']>>;
+        try {
+          response = await model.generate(
+            { system, messages: context, tools: toolDefinitions, maxOutputTokens },
+            { signal },
+          );
+        } catch (error) {
+          if (signal?.aborted || (error instanceof ModelCallError && error.failure === 'aborted')) {
+            return interrupted(step - 1, 'during the model call');
+          }
+          throw error;
+        }
+        lastUsage = response.usage;
+        onStatus({
+          type: 'model-response',
+          step,
+          contextTokens: promptTokensFromUsage(response.usage) ?? compaction.tokensAfter,
+          contextWindow,
+          ...(response.usage?.output_tokens !== undefined || response.usage?.completion_tokens !== undefined
+            ? { outputTokens: response.usage.output_tokens ?? response.usage.completion_tokens }
+            : {}),
+        });
+
+        const assistant = nonEmptyAssistant(response.message);
+        await append(assistant);
+        const answerText = textOf(assistant);
+        const toolUses = blocksOf(assistant.content).filter(
+          (block): block is ToolUseBlock => block.type === 'tool_use',
+        );
+        if (answerText !== '')
+          onStatus({ type: 'assistant-text', step, text: answerText, final: toolUses.length === 0 });
+        if (toolUses.length === 0) return { outcome: 'answered', text: answerText, steps: step };
+
+        const results: ToolResultBlock[] = [];
+        for (const toolUse of toolUses) {
+          if (signal?.aborted) {
+            results.push(interruptedResult(toolUse, 'not run: the user interrupted the step'));
+            continue;
+          }
+          onStatus({ type: 'tool-call', step, name: toolUse.name, summary: summarizeInput(toolUse.input) });
+          const run = await tools.run(toolUse, { signal });
+          results.push(run.result);
+          if (run.compactRequest) compactRequest = run.compactRequest;
+          onStatus({
+            type: 'tool-result',
+            step,
+            name: toolUse.name,
+            isError: run.result.is_error === true,
+            summary: summarizeResult(run.result),
+          });
+        }
+        await append({ role: 'user', content: results });
+        if (signal?.aborted) return interrupted(step, 'while running tools');
+      }
+      return { outcome: 'max-steps', text: lastAssistantText(context), steps: maxSteps };
+
+      function interrupted(steps: number, where: string): AgentTurnResult {
+        onStatus({ type: 'step-interrupted', step: steps + 1, reason: `stopped by the user ${where}` });
+        void recorder?.appendTranscript([{ type: 'interrupted', at: now(), reason: where }]);
+        return { outcome: 'interrupted', text: lastAssistantText(context), steps };
+      }
+    },
+  };
+}
+
+function blocksOf(content: Message['content']): ContentBlock[] {
+  return typeof content === 'string' ? (content === '' ? [] : [{ type: 'text', text: content }]) : content;
+}
+
+/** Providers reject an empty assistant message in the history; an empty answer is kept as a short note. */
+function nonEmptyAssistant(message: Message): Message {
+  const blocks = blocksOf(message.content).filter(
+    (block) => !(block.type === 'text' && (block as { text?: unknown }).text === ''),
+  );
+  if (blocks.length === 0) return { role: 'assistant', content: [{ type: 'text', text: '(no answer)' }] };
+  return { role: 'assistant', content: blocks };
+}
+
+function textOf(message: Message): string {
+  return blocksOf(message.content)
+    .filter((block) => block.type === 'text')
+    .map((block) => String((block as { text?: unknown }).text))
+    .join('\n')
+    .trim();
+}
+
+function lastAssistantText(messages: readonly Message[]): string {
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index]!;
+    if (message.role === 'assistant') {
+      const text = textOf(message);
+      if (text !== '') return text;
+    }
+  }
+  return '';
+}
+
+function interruptedResult(toolUse: ToolUseBlock, reason: string): ToolResultBlock {
+  return {
+    type: 'tool_result',
+    tool_use_id: toolUse.id,
+    content: `${toolUse.name}: ${reason}`,
+    is_error: true,
+  };
+}
+
+function summarizeInput(input: unknown): string {
+  if (typeof input !== 'object' || input === null) return '';
+  const record = input as Record<string, unknown>;
+  const key = record.command ?? record.path ?? record.id ?? record.focus;
+  const text = typeof key === 'string' ? key : '';
+  const oneLine = text.replace(/\s+/g, ' ');
+  return oneLine.length > 80 ? `${oneLine.slice(0, 77)}...` : oneLine;
+}
+
+function summarizeResult(result: ToolResultBlock): string {
+  const content = result.content;
+  const text =
+    typeof content === 'string'
+      ? content
+      : (content ?? [])
+          .map((part) =>
+            part.type === 'text' ? String((part as { text?: unknown }).text) : `[${part.type}]`,
+          )
+          .join('');
+  if (result.is_error) {
+    const firstLine = text.split('\n').find((line) => line.trim() !== '') ?? '';
+    return firstLine.length > 100 ? `${firstLine.slice(0, 97)}...` : firstLine;
+  }
+  return `${text.split('\n').length} lines, ${Buffer.byteLength(text)} bytes`;
+}
