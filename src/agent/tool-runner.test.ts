@@ -90,7 +90,13 @@ describe('createToolRunner', () => {
       workspace,
       archive: createMemoryArchiveStore(),
       sessionId: 's',
-      bashApproval: { mode: 'ask', ask: async (command) => (asked.push(command), true) },
+      bashApproval: {
+        mode: 'ask',
+        ask: async (command) => {
+          asked.push(command);
+          return true;
+        },
+      },
     });
     const { result } = await runner.run(call('bash', { command: 'echo approved' }));
     expect(asked).toEqual(['echo approved']);
