@@ -169,9 +169,9 @@ describe('createAnthropicSummaryModel', () => {
     expect(server.requests.map((entry) => entry.outcome)).toEqual(['drop-connection', 'text']);
   });
 
-  it.each([
-    [{ type: 'empty' } as const, 'has no text'],
-    [{ type: 'oversize' } as const, 'more than the 500 asked for'],
+  it.each<[ScriptStep, string]>([
+    [{ type: 'empty' }, 'has no text'],
+    [{ type: 'oversize' }, 'more than the 500 asked for'],
   ])('fails without retrying on a broken answer: %o', async (step, message) => {
     const { server, model } = await setup([step, 'never']);
     const error = await failure(model.summarize(request));

@@ -95,7 +95,9 @@ describe('createOpenAISummaryModel', () => {
     });
     await model.summarize(request);
     expect(server.requests[0]?.body).toMatchObject({ model: 'small-model', max_completion_tokens: 50 });
-    expect((server.requests[0]?.body.messages as { role: string }[])[0]?.role).toBe('developer');
+    expect((server.requests[0]?.body.messages as { role: string }[] | undefined)?.[0]?.role).toBe(
+      'developer',
+    );
   });
 
   it('honours retry-after on 429 rather than its own backoff', async () => {
