@@ -136,13 +136,13 @@ describe('createOpenAISummaryModel', () => {
     expect(server.requests).toHaveLength(2);
   });
 
-  it.each([
-    [{ type: 'empty' } as const, 'has no text (no content'],
+  it.each<[ScriptStep, string]>([
+    [{ type: 'empty' }, 'has no text (no content'],
     [
-      { type: 'tool-calls', calls: [{ name: 'bash', input: { command: 'ls' } }] } as const,
+      { type: 'tool-calls', calls: [{ name: 'bash', input: { command: 'ls' } }] },
       'has no text (1 tool calls',
     ],
-    [{ type: 'oversize' } as const, 'more than the 300 asked for'],
+    [{ type: 'oversize' }, 'more than the 300 asked for'],
   ])('fails without retrying on a broken answer: %o', async (step, message) => {
     const { server, model } = await setup([step, 'never']);
     const error = await failure(model.summarize(request));
