@@ -255,6 +255,21 @@ export function lineAndColumn(text: string, position: number): { line: number; c
   return { line, column: end - lineStart + 1 };
 }
 
+/**
+ * Parses a whole JSON text; broken JSON throws `UNREADABLE_INPUT` with its line and column.
+ *
+ * @example
+ * const value = parseJsonText(text, 'run.traj');
+ */
+export function parseJsonText(text: string, source?: string): unknown {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const parsed = tryParseJson(body);
+  if (parsed.ok) return parsed.value;
+  const where = parsed.position === undefined ? undefined : lineAndColumn(body, parsed.position);
+  const location = where ? `${where.line}:${where.column}` : undefined;
+  throw unreadable(`broken JSON: ${parsed.reason}`, location, source, parsed.error);
+}
+
 /** Parses one JSONL line; a broken line throws `UNREADABLE_INPUT` naming its line number. */
 export function parseJsonLine(line: string, lineNumber: number, source?: string): unknown {
   const parsed = tryParseJson(line);

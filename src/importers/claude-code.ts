@@ -1,0 +1,141 @@
+/**
+ * Importer for Claude Code session files (`~/.claude/projects/<project>/<session>.jsonl`, and the
+ * subagent files beside them).
+ *
+ * - Lines of `type: "user" | "assistant"` carry an Anthropic `message`; every other line (summary,
+ *   system, file-history-snapshot, …) is skipped.
+ * - Claude Code writes one line per content block of a streamed reply; consecutive assistant lines
+ *   with the same `message.id` are merged back into one message, with the usage of the last part.
+ * - Sidechain lines (`isSidechain: true`, a subagent's own conversation) are skipped when the file
+ *   also has main-chain lines; a subagent file, which has only sidechain lines, is read whole.
+ * - Assistant lines Claude Code wrote itself (`model: "<synthetic>"`, e.g. an API error notice) were
+ *   never produced by a request, and are skipped.
+ * - `message.usage` is kept per assistant turn. The session file does not record the system prompt.
+ *
+ * Branches (a rewound conversation) are read in file order, not by following `parentUuid`.
+ */
+import { CompactError } from '../core/errors.js';
+import { conversationFromValue, parseJsonLine } from '../core/parse-conversation.js';
+import type { Message } from '../core/types.js';
+import { finishImport } from './_finish.js';
+import { isObject, type JsonObject } from './_json.js';
+import type { ImportedTranscript, ImportedUsage } from './imported-transcript.js';
+
+/** Options of {@link importClaudeCode}. */
+export interface ClaudeCodeImportOptions {
+  /** The file name, put in front of error paths. */
+  source?: string;
+}
+
+/** One message line of a session, as read. */
+interface SessionLine {
+  lineNumber: number;
+  role: 'user' | 'assistant';
+  sidechain: boolean;
+  value: JsonObject;
+}
+
+/** True when a parsed JSONL line looks like a line of a Claude Code session. */
+export function isClaudeCodeLine(value: unknown): boolean {
+  if (!isObject(value) || typeof value.type !== 'string') return false;
+  if ((value.type === 'user' || value.type === 'assistant') && isObject(value.message)) return true;
+  return (
+    value.type === 'summary' ||
+    value.type === 'file-history-snapshot' ||
+    (value.type === 'system' && typeof value.sessionId === 'string')
+  );
+}
+
+/**
+ * Reads a Claude Code session JSONL.
+ *
+ * @example
+ * const { conversation, usage } = importClaudeCode(readFileSync('session.jsonl', 'utf8'));
+ */
+export function importClaudeCode(text: string, { source }: ClaudeCodeImportOptions = {}): ImportedTranscript {
+  const values: Array<{ value: unknown; lineNumber: number }> = [];
+  text.split('\n').forEach((line, index) => {
+    if (line.trim() === '') return;
+    values.push({ value: parseJsonLine(line, index + 1, source), lineNumber: index + 1 });
+  });
+  return claudeCodeFromLines(values, source);
+}
+
+/** Reads Claude Code session lines that are already parsed (with their 1-based line numbers). */
+export function claudeCodeFromLines(
+  lines: Iterable<{ value: unknown; lineNumber: number }>,
+  source?: string,
+): ImportedTranscript {
+  const sessionLines: SessionLine[] = [];
+  for (const { value, lineNumber } of lines) {
+    if (!isObject(value) || (value.type !== 'user' && value.type !== 'assistant')) continue;
+    const message = value.message;
+    if (!isObject(message)) continue;
+    if (value.type === 'assistant' && message.model === '<synthetic>') continue;
+    sessionLines.push({
+      lineNumber,
+      role: value.type,
+      sidechain: value.isSidechain === true,
+      value: message,
+    });
+  }
+  const hasMainChain = sessionLines.some((line) => !line.sidechain);
+  const kept = hasMainChain ? sessionLines.filter((line) => !line.sidechain) : sessionLines;
+
+  const messages: Message[] = [];
+  const usage: (ImportedUsage | undefined)[] = [];
+  let previousAssistantId: string | undefined;
+  for (const line of kept) {
+    const message = readMessage(line, source);
+    const id = typeof line.value.id === 'string' ? line.value.id : undefined;
+    const last = messages[messages.length - 1];
+    if (
+      line.role === 'assistant' &&
+      id !== undefined &&
+      id === previousAssistantId &&
+      last?.role === 'assistant'
+    ) {
+      last.content = [...blocksOf(last), ...blocksOf(message)];
+      usage[usage.length - 1] = usageOf(line.value) ?? usage[usage.length - 1];
+      continue;
+    }
+    messages.push(message);
+    if (line.role === 'assistant') usage.push(usageOf(line.value));
+    previousAssistantId = line.role === 'assistant' ? id : undefined;
+  }
+  return finishImport({ messages, usage, format: 'claude-code', source });
+}
+
+function readMessage(line: SessionLine, source: string | undefined): Message {
+  const where = `${source ?? 'input'}:${line.lineNumber}`;
+  try {
+    const parsed = conversationFromValue([{ role: line.role, content: line.value.content }], 'array', {
+      format: 'anthropic',
+    });
+    return parsed.conversation.messages[0]!;
+  } catch (error) {
+    if (error instanceof CompactError && error.code === 'UNREADABLE_INPUT') {
+      const message = error.message.replace(/^messages\[0\]\.content/, 'message.content');
+      throw new CompactError(message, { code: 'UNREADABLE_INPUT', path: where, cause: error });
+    }
+    throw error;
+  }
+}
+
+function blocksOf(message: Message): Exclude<Message['content'], string> {
+  return typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+}
+
+function usageOf(message: JsonObject): ImportedUsage | undefined {
+  const raw = message.usage;
+  if (!isObject(raw)) return undefined;
+  const usage: ImportedUsage = {};
+  if (typeof raw.input_tokens === 'number') usage.input_tokens = raw.input_tokens;
+  if (typeof raw.cache_creation_input_tokens === 'number') {
+    usage.cache_creation_input_tokens = raw.cache_creation_input_tokens;
+  }
+  if (typeof raw.cache_read_input_tokens === 'number')
+    usage.cache_read_input_tokens = raw.cache_read_input_tokens;
+  if (typeof raw.output_tokens === 'number') usage.output_tokens = raw.output_tokens;
+  return Object.keys(usage).length === 0 ? undefined : usage;
+}

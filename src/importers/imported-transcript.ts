@@ -1,0 +1,54 @@
+/**
+ * What every importer returns: the conversation in the canonical model, the provider usage found in
+ * the transcript, and where it came from.
+ */
+
+import type { RepairChange } from '../core/repair.js';
+import type { Conversation, ProviderUsage } from '../core/types.js';
+
+/** A transcript format the importers read. */
+export type TranscriptFormat = 'claude-code' | 'swe-agent' | 'mini-swe-agent' | 'anthropic' | 'openai';
+
+/** Every {@link TranscriptFormat}, for argument parsing and help texts. */
+export const transcriptFormats: readonly TranscriptFormat[] = [
+  'claude-code',
+  'swe-agent',
+  'mini-swe-agent',
+  'anthropic',
+  'openai',
+];
+
+/** Provider usage as found in a transcript; OpenAI-style reports may say how much was cached. */
+export interface ImportedUsage extends ProviderUsage {
+  /** OpenAI: details of the prompt, e.g. tokens served from the prompt cache. */
+  prompt_tokens_details?: { cached_tokens?: number };
+}
+
+/** A transcript read into the canonical model. */
+export interface ImportedTranscript {
+  /** The conversation; it passes `validateMessages`. */
+  conversation: Conversation;
+  /**
+   * Usage per assistant turn: `usage[t]` is what the provider reported for the request that produced
+   * the `t`-th assistant message (0-based, counting assistant messages only), `undefined` where the
+   * transcript has none. Before replaying assistant turn `t`, `promptTokensFromUsage(usage[t])` is
+   * the prompt size the provider counted for exactly the messages before it. Its length is the
+   * number of assistant messages.
+   */
+  usage: (ImportedUsage | undefined)[];
+  /** Where the transcript came from. */
+  meta: TranscriptMeta;
+}
+
+/** Where an imported transcript came from and what was done to it. */
+export interface TranscriptMeta {
+  /** The format it was read as. */
+  format: TranscriptFormat;
+  /** The file or name it was read from, when known. */
+  source?: string;
+  /**
+   * Changes `repairMessages` made because the source itself broke the provider's rules; absent when
+   * the source was valid as imported.
+   */
+  repairs?: RepairChange[];
+}

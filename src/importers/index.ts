@@ -1,0 +1,142 @@
+/**
+ * `agent-compact/importers`: read real agent transcripts (Claude Code sessions, SWE-agent and
+ * mini-swe-agent trajectories, plain Anthropic or OpenAI conversations) into the canonical model,
+ * with the provider usage they recorded.
+ */
+import { readFile } from 'node:fs/promises';
+import { CompactError } from '../core/errors.js';
+import { parseJsonLine, parseJsonText } from '../core/parse-conversation.js';
+import { claudeCodeFromLines, isClaudeCodeLine } from './claude-code.js';
+import type { ImportedTranscript, TranscriptFormat } from './imported-transcript.js';
+import { isMiniSweAgentTrajectory, miniSweAgentFromValue } from './mini-swe-agent.js';
+import { importPlainConversation } from './plain-conversation.js';
+import { isSweAgentTrajectory, sweAgentFromValue } from './swe-agent.js';
+
+export { type ClaudeCodeImportOptions, importClaudeCode } from './claude-code.js';
+export {
+  type ImportedTranscript,
+  type ImportedUsage,
+  type TranscriptFormat,
+  type TranscriptMeta,
+  transcriptFormats,
+} from './imported-transcript.js';
+export { importMiniSweAgent, type MiniSweAgentImportOptions } from './mini-swe-agent.js';
+export { importPlainConversation } from './plain-conversation.js';
+export { importSweAgent, type SweAgentImportOptions } from './swe-agent.js';
+
+/** Options of {@link importTranscript}. */
+export interface ImportTranscriptOptions {
+  /** Force a format instead of detecting it. */
+  format?: TranscriptFormat;
+  /** The file name, put in front of error paths and kept in `meta.source`. */
+  source?: string;
+}
+
+/**
+ * Reads a transcript from its text, detecting the format unless `format` forces one.
+ *
+ * @example
+ * const { conversation, usage, meta } = importTranscript(text, { source: 'session.jsonl' });
+ * console.log(meta.format, conversation.messages.length, usage.length);
+ */
+export function importTranscript(
+  text: string,
+  { format, source }: ImportTranscriptOptions = {},
+): ImportedTranscript {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const sourceOption = source === undefined ? {} : { source };
+  switch (format) {
+    case 'anthropic':
+    case 'openai':
+      return importPlainConversation(body, { format, ...sourceOption });
+    case 'claude-code':
+      return claudeCodeFromLines(jsonLines(body, source), source);
+    case 'swe-agent':
+      return sweAgentFromValue(parseWhole(body, source), source);
+    case 'mini-swe-agent':
+      return miniSweAgentFromValue(parseWhole(body, source), source);
+    case undefined:
+      return importDetected(body, source);
+    default: {
+      const unreachable: never = format;
+      throw new CompactError(`unknown transcript format ${String(unreachable)}`, { code: 'INVALID_OPTIONS' });
+    }
+  }
+}
+
+/**
+ * Reads a transcript file; see {@link importTranscript}.
+ *
+ * @example
+ * const transcript = await importTranscriptFile('runs/django-11138.traj.json');
+ */
+export async function importTranscriptFile(
+  path: string,
+  options: Omit<ImportTranscriptOptions, 'source'> = {},
+): Promise<ImportedTranscript> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(error);
+    throw new CompactError(reason, { code: 'UNREADABLE_INPUT', path, cause: error });
+  }
+  return importTranscript(text, { ...options, source: path });
+}
+
+/**
+ * Names the transcript format of a text: a Claude Code session, a SWE-agent or mini-swe-agent
+ * trajectory, or a plain conversation (`anthropic` or `openai` is decided when it is parsed, so
+ * this returns `anthropic` for both).
+ */
+export function detectTranscriptFormat(text: string): TranscriptFormat {
+  const whole = tryParse(text);
+  if (whole.ok) {
+    if (isMiniSweAgentTrajectory(whole.value)) return 'mini-swe-agent';
+    if (isSweAgentTrajectory(whole.value)) return 'swe-agent';
+    if (isClaudeCodeLine(whole.value)) return 'claude-code';
+    return 'anthropic';
+  }
+  for (const line of text.split('\n', 20)) {
+    if (line.trim() === '') continue;
+    const parsed = tryParse(line);
+    if (parsed.ok && isClaudeCodeLine(parsed.value)) return 'claude-code';
+  }
+  return 'anthropic';
+}
+
+function importDetected(body: string, source: string | undefined): ImportedTranscript {
+  const sourceOption = source === undefined ? {} : { source };
+  const whole = tryParse(body);
+  if (whole.ok) {
+    if (isMiniSweAgentTrajectory(whole.value)) return miniSweAgentFromValue(whole.value, source);
+    if (isSweAgentTrajectory(whole.value)) return sweAgentFromValue(whole.value, source);
+    if (isClaudeCodeLine(whole.value))
+      return claudeCodeFromLines([{ value: whole.value, lineNumber: 1 }], source);
+    return importPlainConversation(body, sourceOption);
+  }
+  if (detectTranscriptFormat(body) === 'claude-code')
+    return claudeCodeFromLines(jsonLines(body, source), source);
+  return importPlainConversation(body, sourceOption);
+}
+
+function tryParse(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function parseWhole(body: string, source: string | undefined): unknown {
+  return parseJsonText(body, source);
+}
+
+function jsonLines(body: string, source: string | undefined): Array<{ value: unknown; lineNumber: number }> {
+  const values: Array<{ value: unknown; lineNumber: number }> = [];
+  body.split('\n').forEach((line, index) => {
+    if (line.trim() === '') return;
+    values.push({ value: parseJsonLine(line, index + 1, source), lineNumber: index + 1 });
+  });
+  return values;
+}

@@ -1,0 +1,26 @@
+/** Importer for plain Anthropic or OpenAI conversation files (JSON object, JSON array or JSONL). */
+import { type ParseConversationOptions, parseConversation } from '../core/parse-conversation.js';
+import { finishImport } from './_finish.js';
+import type { ImportedTranscript } from './imported-transcript.js';
+
+/**
+ * Reads a plain conversation in Anthropic or OpenAI shape (detected, or forced with `format`).
+ * Such files carry no provider usage, so every entry of `usage` is `undefined`.
+ *
+ * @example
+ * const { conversation } = importPlainConversation('[{"role":"user","content":"Hi"}]');
+ */
+export function importPlainConversation(
+  text: string,
+  options: ParseConversationOptions = {},
+): ImportedTranscript {
+  const { conversation, format } = parseConversation(text, options);
+  const assistantTurns = conversation.messages.filter((message) => message.role === 'assistant').length;
+  return finishImport({
+    system: conversation.system,
+    messages: conversation.messages,
+    usage: new Array(assistantTurns).fill(undefined),
+    format,
+    source: options.source,
+  });
+}
