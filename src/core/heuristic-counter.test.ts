@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createHeuristicCounter } from './heuristic-counter.js';
+import { createHeuristicCounter, estimateTokensByPattern } from './heuristic-counter.js';
 
 const counter = createHeuristicCounter();
 
@@ -45,6 +45,44 @@ describe('createHeuristicCounter', () => {
         expect(Math.abs(whole - counter.countText(left) - counter.countText(right))).toBeLessThanOrEqual(3);
       }),
       { seed: 42, numRuns: 500 },
+    );
+  });
+
+  it('gives exactly the count of the pre-tokenizer pattern it hand-codes for speed, on any text', () => {
+    const pieces = fc.constantFrom(
+      ...[
+        'a',
+        'Z',
+        'word',
+        'Camel',
+        'CAPS',
+        "'s",
+        "'LL",
+        "'re",
+        '7',
+        '1234',
+        ' ',
+        '  ',
+        '\t',
+        '\n',
+        '\r\n',
+        '/',
+        '(',
+        '"',
+        '===',
+      ],
+      ...['é', 'ß', 'Ж', '日本', '—', '’', '\u00a0', '²', '😀', '\u0301', '\ud800'],
+    );
+    const mixed = fc.oneof(
+      fc.array(pieces, { maxLength: 40 }).map((parts) => parts.join('')),
+      fc.string({ unit: 'binary', maxLength: 80 }),
+      fc.string({ maxLength: 80 }),
+    );
+    fc.assert(
+      fc.property(mixed, (text) => {
+        expect(counter.countText(text)).toBe(estimateTokensByPattern(text));
+      }),
+      { seed: 1, numRuns: 5000 },
     );
   });
 });
