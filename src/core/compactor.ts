@@ -146,9 +146,12 @@ export function createCompactor({
         ...(focus ? { focus } : {}),
         ...(signal ? { signal } : {}),
       });
+      if (!result) return from;
       record(result.items);
       let output = result.messages;
       if (tokens.count(output, system) > limits.hard) output = await maskTail(output);
+      // A history that is only the latest request cannot shrink: keep what we had (it is archived anyway).
+      if (tokens.count(output, system) >= tokens.count(from, system)) return from;
       layer = 'hard';
       return output;
     };

@@ -51,18 +51,18 @@ const summaryOpen = '<context_summary';
 /** Splits a history into what the summary replaces and the most recent turn kept verbatim. */
 export function splitForHard(messages: readonly Message[]): HardSplit {
   const last = messages.length - 1;
-  let tailStart = messages.length;
-  const lastMessage = messages[last];
-  if (lastMessage?.role === 'user') {
-    const answersTools =
-      Array.isArray(lastMessage.content) && lastMessage.content.some((block) => block.type === 'tool_result');
-    if (answersTools && messages[last - 1]?.role === 'assistant') tailStart = last - 1;
-    else if (!answersTools) tailStart = last;
-  } else if (lastMessage?.role === 'assistant' && messages[last - 1]?.role === 'user') {
-    // A history ending with an assistant message (a prefill) keeps it with the user message before it.
+  let tailStart = last;
+  const answersTools = (message: Message | undefined) =>
+    Array.isArray(message?.content) && message.content.some((block) => block.type === 'tool_result');
+  if (messages[last]?.role === 'assistant' && messages[last - 1]?.role === 'user') {
+    // A history ending with an assistant message (a prefill) keeps the turn before it too.
+    tailStart = answersTools(messages[last - 1]) ? last - 2 : last - 1;
+  } else if (answersTools(messages[last])) {
     tailStart = last - 1;
   }
-  if (tailStart <= 0) tailStart = Math.min(1, messages.length);
+  // The kept turn must hold the tool_use of every tool_result in it.
+  while (tailStart > 0 && hasOrphanResult(messages.slice(tailStart))) tailStart--;
+  tailStart = Math.max(0, tailStart);
   const dropped = messages.slice(0, tailStart);
   const tail = messages.slice(tailStart);
 
@@ -85,6 +85,18 @@ export function splitForHard(messages: readonly Message[]): HardSplit {
   return { dropped, tail, latestRequest, requestInTail };
 }
 
+function hasOrphanResult(tail: readonly Message[]): boolean {
+  const ids = new Set<string>();
+  for (const message of tail) {
+    if (typeof message.content === 'string') continue;
+    for (const block of message.content) {
+      if (block.type === 'tool_use') ids.add(String(block.id));
+      else if (block.type === 'tool_result' && !ids.has(String(block.tool_use_id))) return true;
+    }
+  }
+  return false;
+}
+
 /** The blocks of a user message that a human wrote (everything but tool results). */
 function humanBlocks(message: Message): ContentBlock[] {
   if (typeof message.content === 'string') {
@@ -103,8 +115,10 @@ function humanBlocks(message: Message): ContentBlock[] {
 export async function hardCompact(
   messages: readonly Message[],
   context: HardContext,
-): Promise<{ messages: Message[]; items: ArchiveItem[] }> {
+): Promise<{ messages: Message[]; items: ArchiveItem[] } | undefined> {
   const split = splitForHard(messages);
+  // Nothing before the kept turn: there is nothing to summarize.
+  if (split.dropped.length === 0) return undefined;
   const archiveId = context.newArchiveId();
   const item: ArchiveItem = {
     id: archiveId,

@@ -102,7 +102,8 @@ export class HistoryIndex {
         const name = this.toolUses.get(result.tool_use_id)?.name;
         if (name !== undefined && this.isExcluded(name)) return;
         const tokens = this.counter.countText(text) + imageTokens(result);
-        if (tokens < this.minTokens) return;
+        // A placeholder costs ~30 tokens: masking anything smaller than twice that saves nothing.
+        if (tokens < Math.max(this.minTokens, 60)) return;
         this.pending.push({ messageIndex: index, blockIndex, toolUseId: result.tool_use_id, tokens });
       }
     });
