@@ -16,7 +16,7 @@ import { validateMessages } from './validate.js';
 const counter = createHeuristicCounter();
 const countTokens = (messages: readonly Message[]) => createIncrementalCounter(counter).count(messages);
 const resultText = (message: Message | undefined, block = 0) =>
-  ((message?.content as ToolResultBlock[])[block]?.content ?? '') as string;
+  (((message?.content ?? []) as ToolResultBlock[])[block]?.content ?? '') as string;
 
 describe('micro layer', () => {
   it('masks tool results older than the last 3 turns with a descriptive placeholder', async () => {
