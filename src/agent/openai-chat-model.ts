@@ -49,13 +49,21 @@ export function createOpenAIChatModel({
         ...(tools.length > 0 ? { tools: tools.map(toOpenAITool) } : {}),
       };
       let completion: OpenAI.ChatCompletion;
+      // The SDK leaves a listener on the signal it is given; a per-call child keeps the caller's
+      // signal (one per agent run, many calls) free of them.
+      const child = new AbortController();
+      const forwardAbort = () => child.abort(signal?.reason);
+      if (signal?.aborted) child.abort(signal.reason);
+      signal?.addEventListener('abort', forwardAbort, { once: true });
       try {
         completion = await openai.chat.completions.create(
           body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming,
-          { signal },
+          { signal: child.signal },
         );
       } catch (error) {
         throw toModelCallError(error, 'openai', openai.baseURL);
+      } finally {
+        signal?.removeEventListener('abort', forwardAbort);
       }
       const choice = completion.choices[0];
       const answer = (choice?.message ?? {

@@ -1,6 +1,320 @@
-import { type CliCommand, CliError } from '../cli-io.js';
+import { realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { createInterface, type Interface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { type AgentSession, startAgentSession } from '../../agent/agent-session.js';
+import { type AgentStatusEvent, formatAgentStatus } from '../../agent/agent-status.js';
+import type { ChatModel } from '../../agent/chat-model.js';
+import { createArchive } from '../../agent/session-archive.js';
+import { openSession } from '../../agent/session-store.js';
+import type { BashApproval } from '../../agent/tool-runner.js';
+import { type CliCommand, CliError, type CliIO } from '../cli-io.js';
 
-// Placeholder until the command lands; replaced by its issue's work.
-export const runCommand: CliCommand = async () => {
-  throw new CliError('the "run" command is not built yet', 2);
+/** A {@link CliIO} that may also carry the input stream (tests pass one; the default is stdin). */
+export type AgentCliIO = CliIO & { stdin?: NodeJS.ReadableStream & { isTTY?: boolean } };
+
+/** The options `run` and `chat` share. */
+export const agentOptionSpec = {
+  provider: { type: 'string' },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  yes: { type: 'boolean', short: 'y' },
+  resume: { type: 'string' },
+  workspace: { type: 'string' },
+  mid: { type: 'string' },
+  hard: { type: 'string' },
+  window: { type: 'string' },
+  'max-steps': { type: 'string' },
+  summarizer: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const defaults = {
+  anthropic: { model: 'claude-sonnet-4-5', window: 200_000, keyVariable: 'ANTHROPIC_API_KEY' },
+  openai: { model: 'gpt-4.1', window: 128_000, keyVariable: 'OPENAI_API_KEY' },
+} as const;
+
+type Provider = keyof typeof defaults;
+
+const agentOptionsHelp = `Options:
+  --provider anthropic|openai  the model API (default: anthropic; openai works with any compatible server)
+  --model M                    the model id (default: claude-sonnet-4-5 / gpt-4.1)
+  --base-url URL               another server speaking the API (e.g. http://localhost:11434/v1)
+  --yes, -y                    run bash commands without asking
+  --resume ID                  continue the session ID (in .agent-compact/sessions/)
+  --workspace DIR              the directory the agent works in (default: the current directory)
+  --mid N, --hard N            compaction thresholds in tokens (default: fractions of the window)
+  --window N                   the model's context window (default: 200000 / 128000)
+  --max-steps N                model calls per task before stopping (default: 100)
+  --summarizer model|extractive  who writes hard summaries (default: model)
+
+Keys come from ANTHROPIC_API_KEY or OPENAI_API_KEY; they are never written to the session.`;
+
+/** Help text of `run`. */
+export const runHelp = `Usage: agent-compact run "TASK" [options]
+
+Runs the reference coding agent on one task, then exits. Status lines go to stderr, the answer to
+stdout. Ctrl-C stops the current step; the session stays resumable with --resume.
+
+${agentOptionsHelp}
+`;
+
+/** Everything `run` and `chat` set up before the first step. */
+export interface PreparedAgent extends AgentSession {
+  provider: Provider;
+  model: ChatModel;
+  /** Writes a status event to stderr. */
+  printStatus: (event: AgentStatusEvent) => void;
+  /** Closes the approval prompt, if one was opened. */
+  close: () => void;
+}
+
+/** Parses the shared options, checks the key and starts or resumes the session. Throws {@link CliError}. */
+export async function prepareAgent(
+  values: { [K in keyof typeof agentOptionSpec]?: string | boolean },
+  io: AgentCliIO,
+  { prompt }: { prompt?: Interface } = {},
+): Promise<PreparedAgent> {
+  const workspace = await resolveWorkspace(io.cwd, values.workspace as string | undefined);
+  const resumeId = values.resume as string | undefined;
+  let resumedInfo: { provider: string; model: string } | undefined;
+  if (resumeId !== undefined) {
+    try {
+      resumedInfo = (await openSession({ workspace, id: resumeId })).info;
+    } catch (error) {
+      throw new CliError(error instanceof Error ? error.message : String(error), 2);
+    }
+  }
+
+  const provider = parseProvider(
+    (values.provider as string | undefined) ?? resumedInfo?.provider ?? 'anthropic',
+  );
+  const settings = defaults[provider];
+  const apiKey = io.env[settings.keyVariable];
+  if (!apiKey) {
+    throw new CliError(`${settings.keyVariable} is not set; export it to use --provider ${provider}`, 2);
+  }
+  const modelId =
+    (values.model as string | undefined) ??
+    (resumedInfo?.provider === provider ? resumedInfo.model : undefined) ??
+    settings.model;
+  const baseURL =
+    (values['base-url'] as string | undefined) ??
+    io.env[provider === 'anthropic' ? 'ANTHROPIC_BASE_URL' : 'OPENAI_BASE_URL'];
+  const contextWindow = parseCount(values.window, '--window') ?? settings.window;
+  const mid = parseCount(values.mid, '--mid');
+  const hard = parseCount(values.hard, '--hard');
+  const maxSteps = parseCount(values['max-steps'], '--max-steps');
+  const summarizer = parseSummarizer(values.summarizer as string | undefined);
+
+  const model = await createModel(provider, { model: modelId, apiKey, ...(baseURL ? { baseURL } : {}) });
+  const { approval, close } = bashApprovalFor(values.yes === true, io, prompt);
+  const printStatus = (event: AgentStatusEvent) => {
+    if (event.type === 'assistant-text' && event.final) return;
+    io.stderr(`${formatAgentStatus(event)}\n`);
+  };
+  try {
+    const prepared = await startAgentSession({
+      workspace,
+      model,
+      ...(resumeId !== undefined ? { resumeId } : {}),
+      contextWindow,
+      ...(mid !== undefined || hard !== undefined ? { thresholds: { mid, hard } } : {}),
+      summarizer,
+      bashApproval: approval,
+      ...(maxSteps !== undefined ? { maxSteps } : {}),
+      secrets: [apiKey],
+      createArchive,
+      onStatus: printStatus,
+      onCompactionEvent: (event) => {
+        switch (event.type) {
+          case 'compaction-start':
+            if (event.layer === 'hard')
+              io.stderr(`[compaction] hard: summarizing ${event.tokensBefore} tokens…\n`);
+            break;
+          case 'fallback-used':
+            io.stderr(`[compaction] summary model failed; used the extractive summary (${event.reason})\n`);
+            break;
+          case 'summary-error':
+          case 'summary-usage':
+          case 'compaction-end':
+            break;
+          default: {
+            const unreachable: never = event;
+            throw new Error(`unknown compaction event ${JSON.stringify(unreachable)}`);
+          }
+        }
+      },
+    });
+    const { mid: midLimit, hard: hardLimit } = prepared.compactor.thresholds;
+    io.stderr(
+      `agent-compact: session ${prepared.session.id}${prepared.resumed ? ' (resumed)' : ''} · ${provider} ${modelId} · ${prepared.workspace} · compaction at ${midLimit} / ${hardLimit} of ${contextWindow} tokens\n`,
+    );
+    return { ...prepared, provider, model, printStatus, close };
+  } catch (error) {
+    close();
+    if (error instanceof CliError) throw error;
+    throw new CliError(error instanceof Error ? error.message : String(error), 2);
+  }
+}
+
+async function createModel(
+  provider: Provider,
+  options: { model: string; apiKey: string; baseURL?: string },
+): Promise<ChatModel> {
+  switch (provider) {
+    case 'anthropic':
+      return (await import('../../agent/anthropic-chat-model.js')).createAnthropicChatModel(options);
+    case 'openai':
+      return (await import('../../agent/openai-chat-model.js')).createOpenAIChatModel(options);
+    default: {
+      const unreachable: never = provider;
+      throw new CliError(`unknown provider ${String(unreachable)}`, 2);
+    }
+  }
+}
+
+/** `--yes` runs everything; a terminal asks; otherwise bash is refused with a reason the model reads. */
+function bashApprovalFor(
+  yes: boolean,
+  io: AgentCliIO,
+  shared: Interface | undefined,
+): { approval: BashApproval; close: () => void } {
+  if (yes) return { approval: { mode: 'allow' }, close: () => {} };
+  const input = io.stdin ?? process.stdin;
+  const interactive = io.isTTY && (input as { isTTY?: boolean }).isTTY === true;
+  if (!interactive && shared === undefined) {
+    return {
+      approval: {
+        mode: 'refuse',
+        reason:
+          "not run: bash commands need the user's approval, and there is no terminal to ask on. The user can rerun with --yes to allow them; use the file tools meanwhile.",
+      },
+      close: () => {},
+    };
+  }
+  const prompt = shared ?? createInterface({ input, output: process.stderr, terminal: interactive });
+  return {
+    approval: {
+      mode: 'ask',
+      ask: (command, signal) =>
+        new Promise<boolean>((resolve) => {
+          if (signal?.aborted) return resolve(false);
+          prompt.question(`\nRun this command?\n  $ ${command}\n[y/N] `, { signal }, (answer) => {
+            resolve(/^y(es)?$/i.test(answer.trim()));
+          });
+          signal?.addEventListener('abort', () => resolve(false), { once: true });
+        }),
+    },
+    close: () => {
+      if (shared === undefined) prompt.close();
+    },
+  };
+}
+
+async function resolveWorkspace(cwd: string, option: string | undefined): Promise<string> {
+  const directory = path.resolve(cwd, option ?? '.');
+  try {
+    if (!(await stat(directory)).isDirectory()) throw new Error('not a directory');
+    return await realpath(directory);
+  } catch {
+    throw new CliError(`workspace ${directory} is not a directory`, 2);
+  }
+}
+
+function parseProvider(value: string): Provider {
+  if (value === 'anthropic' || value === 'openai') return value;
+  throw new CliError(`--provider must be anthropic or openai, got "${value}"`, 2);
+}
+
+function parseSummarizer(value: string | undefined): 'model' | 'extractive' {
+  if (value === undefined || value === 'model' || value === 'extractive') return value ?? 'model';
+  throw new CliError(`--summarizer must be model or extractive, got "${value}"`, 2);
+}
+
+function parseCount(value: string | boolean | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(String(value).replace(/_/g, ''));
+  if (!Number.isInteger(number) || number <= 0)
+    throw new CliError(`${name} must be a positive integer, got "${value}"`, 2);
+  return number;
+}
+
+/** Parses argv with the shared options; `--help` and bad options become help text or a {@link CliError}. */
+export function parseAgentArgs(args: string[]) {
+  try {
+    return parseArgs({ args, options: agentOptionSpec, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error), 2);
+  }
+}
+
+/** Runs one step loop under Ctrl-C handling: the first SIGINT aborts the step, a second one exits. */
+export async function withInterrupt<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let presses = 0;
+  const onInterrupt = () => {
+    presses += 1;
+    if (presses > 1) process.exit(130);
+    controller.abort();
+  };
+  process.on('SIGINT', onInterrupt);
+  try {
+    return await run(controller.signal);
+  } finally {
+    process.off('SIGINT', onInterrupt);
+  }
+}
+
+/**
+ * `agent-compact run "TASK"`: runs the reference agent on one task, then exits.
+ *
+ * @example
+ * // agent-compact run "Add a --verbose flag and a test for it" --yes
+ */
+export const runCommand: CliCommand = async (args, io: AgentCliIO) => {
+  const { values, positionals } = parseAgentArgs(args);
+  if (values.help) {
+    io.stdout(runHelp);
+    return 0;
+  }
+  const task = positionals.join(' ').trim();
+  if (task === '' && values.resume === undefined) {
+    throw new CliError(
+      'run needs a task: agent-compact run "TASK" (or --resume ID to continue a session)',
+      2,
+    );
+  }
+  const prepared = await prepareAgent(values, io);
+  const { agent, session } = prepared;
+  const resumeHint = `agent-compact run --resume ${session.id}${values.workspace ? ` --workspace ${values.workspace}` : ''}`;
+  try {
+    const result = await withInterrupt((signal) => agent.send(task === '' ? undefined : task, { signal }));
+    switch (result.outcome) {
+      case 'answered':
+        await session.setState('answered');
+        io.stdout(`${result.text}\n`);
+        return 0;
+      case 'max-steps':
+        await session.setState('interrupted');
+        io.stderr(
+          `agent-compact: stopped after ${result.steps} steps (--max-steps); continue with: ${resumeHint}\n`,
+        );
+        return 1;
+      case 'interrupted':
+        await session.setState('interrupted');
+        io.stderr(`agent-compact: interrupted; the session is saved. Continue with: ${resumeHint}\n`);
+        return 130;
+      default: {
+        const unreachable: never = result.outcome;
+        throw new Error(`unknown outcome ${String(unreachable)}`);
+      }
+    }
+  } catch (error) {
+    await session.setState('failed').catch(() => {});
+    const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new CliError(`${message} (session ${session.id} is saved; continue with: ${resumeHint})`, 2);
+  } finally {
+    prepared.close();
+  }
 };
