@@ -1,6 +1,109 @@
+/**
+ * `agent-compact count FILE [--json] [--tokenizer o200k|cl100k|heuristic] [--format anthropic|openai]`
+ *
+ * Counts the tokens of a conversation the way agent-compact does everywhere: the text and
+ * arguments of each block plus a fixed per-message and per-block overhead.
+ */
+import { parseArgs } from 'node:util';
+import { createHeuristicCounter } from '../../core/heuristic-counter.js';
+import { countMessageTokens, countSystemTokens } from '../../core/message-tokens.js';
+import type { TokenCounter } from '../../core/token-counter.js';
+import type { MessageFormat } from '../../core/types.js';
 import { type CliCommand, CliError } from '../cli-io.js';
+import { readConversationFile } from '../read-conversation.js';
 
-// Placeholder until the command lands; replaced by its issue's work.
-export const countCommand: CliCommand = async () => {
-  throw new CliError('the "count" command is not built yet', 2);
+/** A tokenizer the `count` command can use. */
+export type CountTokenizer = 'o200k' | 'cl100k' | 'heuristic';
+
+const help = `Usage: agent-compact count FILE [--json] [--tokenizer o200k|cl100k|heuristic] [--format anthropic|openai]
+
+Counts the tokens of a conversation (JSON object, JSON array of messages or JSONL; Anthropic or
+OpenAI shape): each block's text and arguments plus a fixed per-message and per-block overhead.
+
+Options:
+  --json                 print { "tokens", "messages", "system", "tokenizer", "format" }
+  --tokenizer TOKENIZER  o200k (default), cl100k or heuristic (no tokenizer tables)
+  --format FORMAT        read the file as anthropic or openai instead of detecting it
+  -h, --help             show this help
+
+Exit codes: 0 counted, 2 unreadable input or bad arguments.
+`;
+
+/** The `count` command. */
+export const countCommand: CliCommand = async (args, io) => {
+  const options = parseCountArgs(args);
+  if (options.help) {
+    io.stdout(help);
+    return 0;
+  }
+  const { conversation, format } = await readConversationFile(options.file, io, { format: options.format });
+  const counter = await createCounter(options.tokenizer);
+  const system = countSystemTokens(conversation.system, counter);
+  let tokens = system;
+  for (const message of conversation.messages) tokens += countMessageTokens(message, counter);
+  const messages = conversation.messages.length;
+  if (options.json) {
+    io.stdout(`${JSON.stringify({ tokens, messages, system, tokenizer: options.tokenizer, format })}\n`);
+  } else {
+    io.stdout(`${tokens} tokens (${messages} messages, system ${system}; ${options.tokenizer}, ${format})\n`);
+  }
+  return 0;
 };
+
+interface CountArgs {
+  help: boolean;
+  file: string;
+  json: boolean;
+  tokenizer: CountTokenizer;
+  format: MessageFormat | undefined;
+}
+
+function parseCountArgs(args: string[]): CountArgs {
+  let values: { json?: boolean; tokenizer?: string; format?: string; help?: boolean };
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        json: { type: 'boolean' },
+        tokenizer: { type: 'string' },
+        format: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    throw new CliError(`${error instanceof Error ? error.message : String(error)} (see --help)`, 2);
+  }
+  if (values.help) return { help: true, file: '', json: false, tokenizer: 'o200k', format: undefined };
+  const [file, ...extra] = positionals;
+  if (file === undefined) throw new CliError('missing FILE (see --help)', 2);
+  if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}" (see --help)`, 2);
+  const tokenizer = values.tokenizer ?? 'o200k';
+  if (tokenizer !== 'o200k' && tokenizer !== 'cl100k' && tokenizer !== 'heuristic') {
+    throw new CliError(`--tokenizer must be "o200k", "cl100k" or "heuristic", got "${tokenizer}"`, 2);
+  }
+  const format = values.format;
+  if (format !== undefined && format !== 'anthropic' && format !== 'openai') {
+    throw new CliError(`--format must be "anthropic" or "openai", got "${format}"`, 2);
+  }
+  return { help: false, file, json: values.json === true, tokenizer, format };
+}
+
+async function createCounter(tokenizer: CountTokenizer): Promise<TokenCounter> {
+  switch (tokenizer) {
+    case 'heuristic':
+      return createHeuristicCounter();
+    case 'o200k':
+    case 'cl100k': {
+      // Loaded only when asked for: the BPE tables are large.
+      const { createTiktokenCounter } = await import('../../tokenizer/index.js');
+      return createTiktokenCounter({ encoding: tokenizer });
+    }
+    default: {
+      const unreachable: never = tokenizer;
+      throw new CliError(`unknown tokenizer ${String(unreachable)}`, 2);
+    }
+  }
+}

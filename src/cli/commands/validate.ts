@@ -1,6 +1,160 @@
-import { type CliCommand, CliError } from '../cli-io.js';
+/**
+ * `agent-compact validate FILE [--json] [--format anthropic|openai] [--fix -o OUT]`
+ *
+ * Exit 0 and `valid` when the provider would accept the conversation; exit 1 and one line per
+ * problem (`path: message`) when not; exit 2 when the file cannot be read. `--fix -o OUT` writes the
+ * repaired conversation in the input's format and layout, lists each change, and exits 0.
+ */
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CompactError } from '../../core/errors.js';
+import { toOpenAIMessages } from '../../core/openai-format.js';
+import type { ParsedConversation } from '../../core/parse-conversation.js';
+import { serializeConversation } from '../../core/parse-conversation.js';
+import { type RepairChange, repairMessages } from '../../core/repair.js';
+import type { MessageFormat } from '../../core/types.js';
+import { type ValidationProblem, validateMessages } from '../../core/validate.js';
+import { type CliCommand, CliError, type CliIO } from '../cli-io.js';
+import { describeFileError, readConversationFile } from '../read-conversation.js';
 
-// Placeholder until the command lands; replaced by its issue's work.
-export const validateCommand: CliCommand = async () => {
-  throw new CliError('the "validate" command is not built yet', 2);
+const help = `Usage: agent-compact validate FILE [--json] [--format anthropic|openai] [--fix -o OUT]
+
+Checks a conversation (JSON object, JSON array of messages or JSONL; Anthropic or OpenAI shape)
+against the rules the provider enforces.
+
+Options:
+  --json             print { "valid": bool, "problems": [{ path, message, rule }] }
+  --format FORMAT    read the file as anthropic or openai instead of detecting it
+  --fix              repair the conversation (needs -o)
+  -o, --output OUT   where --fix writes the repaired conversation (same format as FILE)
+  -h, --help         show this help
+
+Exit codes: 0 valid (or repaired), 1 invalid, 2 unreadable input or bad arguments.
+`;
+
+/** The `validate` command. */
+export const validateCommand: CliCommand = async (args, io) => {
+  const options = parseValidateArgs(args);
+  if (options.help) {
+    io.stdout(help);
+    return 0;
+  }
+  const parsed = await readConversationFile(options.file, io, { format: options.format });
+  const problems = problemsOf(parsed);
+  if (!options.fix) return report(io, problems, options.json);
+  return fix(io, parsed, problems, options);
 };
+
+interface ValidateArgs {
+  help: boolean;
+  file: string;
+  json: boolean;
+  format: MessageFormat | undefined;
+  fix: boolean;
+  output: string | undefined;
+}
+
+function parseValidateArgs(args: string[]): ValidateArgs {
+  let values: { json?: boolean; format?: string; fix?: boolean; output?: string; help?: boolean };
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        json: { type: 'boolean' },
+        format: { type: 'string' },
+        fix: { type: 'boolean' },
+        output: { type: 'string', short: 'o' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    throw new CliError(`${error instanceof Error ? error.message : String(error)} (see --help)`, 2);
+  }
+  const help = values.help === true;
+  if (help) return { help, file: '', json: false, format: undefined, fix: false, output: undefined };
+  const [file, ...extra] = positionals;
+  if (file === undefined) throw new CliError('missing FILE (see --help)', 2);
+  if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}" (see --help)`, 2);
+  const format = values.format;
+  if (format !== undefined && format !== 'anthropic' && format !== 'openai') {
+    throw new CliError(`--format must be "anthropic" or "openai", got "${format}"`, 2);
+  }
+  if (values.fix && values.output === undefined) throw new CliError('--fix needs -o OUT', 2);
+  if (!values.fix && values.output !== undefined) throw new CliError('-o is only used with --fix', 2);
+  return { help, file, json: values.json === true, format, fix: values.fix === true, output: values.output };
+}
+
+/** Problems in the input's own terms: OpenAI input is checked with the OpenAI rules. */
+function problemsOf({ conversation, format, systemRole }: ParsedConversation): ValidationProblem[] {
+  switch (format) {
+    case 'anthropic':
+      return validateMessages(
+        conversation.messages,
+        conversation.system === undefined ? { format } : { format, system: conversation.system },
+      );
+    case 'openai':
+      return validateMessages(toOpenAIMessages(conversation, systemRole ? { systemRole } : {}), { format });
+    default: {
+      const unreachable: never = format;
+      throw new Error(`unknown format ${String(unreachable)}`);
+    }
+  }
+}
+
+function report(io: CliIO, problems: ValidationProblem[], json: boolean): number {
+  if (json) {
+    io.stdout(`${JSON.stringify({ valid: problems.length === 0, problems })}\n`);
+  } else if (problems.length === 0) {
+    io.stdout('valid\n');
+  } else {
+    io.stdout(problems.map((problem) => `${problem.path}: ${problem.message}\n`).join(''));
+  }
+  return problems.length === 0 ? 0 : 1;
+}
+
+async function fix(
+  io: CliIO,
+  parsed: ParsedConversation,
+  problems: ValidationProblem[],
+  options: ValidateArgs,
+) {
+  let changes: RepairChange[];
+  let messages = parsed.conversation.messages;
+  try {
+    ({ messages, changes } = repairMessages(messages));
+  } catch (error) {
+    if (error instanceof CompactError && error.code === 'INVALID_TRANSCRIPT')
+      throw new CliError(error.message, 1);
+    throw error;
+  }
+  const repaired = { ...parsed, conversation: { ...parsed.conversation, messages } };
+  const text = serializeConversation(repaired.conversation, parsed.format, {
+    jsonl: parsed.layout === 'jsonl',
+    ...(parsed.systemRole ? { systemRole: parsed.systemRole } : {}),
+  });
+  const output = options.output!;
+  try {
+    await writeFile(resolve(io.cwd, output), text);
+  } catch (error) {
+    throw new CliError(`${output}: ${describeFileError(error)}`, 2);
+  }
+  const remaining = problemsOf(repaired);
+  if (options.json) {
+    io.stdout(
+      `${JSON.stringify({ valid: problems.length === 0, problems, changes, output, fixedValid: remaining.length === 0 })}\n`,
+    );
+  } else {
+    const lines = changes.map((change) => `${change.path}: ${change.message}\n`);
+    const summary =
+      changes.length === 0
+        ? `valid; wrote ${output} unchanged\n`
+        : `repaired with ${changes.length} change(s); wrote ${output}\n`;
+    io.stdout(lines.join('') + summary);
+    for (const problem of remaining) io.stderr(`still invalid: ${problem.path}: ${problem.message}\n`);
+  }
+  return remaining.length === 0 ? 0 : 1;
+}

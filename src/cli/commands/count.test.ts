@@ -1,0 +1,132 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createHeuristicCounter } from '../../core/heuristic-counter.js';
+import { countMessageTokens, countSystemTokens } from '../../core/message-tokens.js';
+import type { Message } from '../../core/types.js';
+import type { CliIO } from '../cli-io.js';
+import { main } from '../main.js';
+
+let directory: string;
+
+const system = 'You are a careful coding agent.';
+const messages: Message[] = [
+  { role: 'user', content: 'List the files in the repository, please.' },
+  {
+    role: 'assistant',
+    content: [{ type: 'tool_use', id: 'toolu_1', name: 'bash', input: { command: 'ls -la' } }],
+  },
+  {
+    role: 'user',
+    content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'README.md\nsrc\npackage.json' }],
+  },
+  { role: 'assistant', content: 'Three entries: README.md, src and package.json.' },
+];
+
+beforeAll(() => {
+  directory = mkdtempSync(join(tmpdir(), 'agent-compact-count-'));
+  writeFileSync(join(directory, 'chat.json'), JSON.stringify({ system, messages }));
+  writeFileSync(join(directory, 'chat.jsonl'), messages.map((message) => JSON.stringify(message)).join('\n'));
+  writeFileSync(
+    join(directory, 'openai.json'),
+    JSON.stringify([
+      { role: 'system', content: system },
+      { role: 'user', content: 'List the files in the repository, please.' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'toolu_1', type: 'function', function: { name: 'bash', arguments: '{"command":"ls -la"}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'toolu_1', content: 'README.md\nsrc\npackage.json' },
+      { role: 'assistant', content: 'Three entries: README.md, src and package.json.' },
+    ]),
+  );
+  writeFileSync(join(directory, 'broken.jsonl'), '{"role":"user","content":"a"}\n{"role":"assistant",\n');
+});
+
+async function run(args: string[]) {
+  const output = { stdout: '', stderr: '' };
+  const io: CliIO = {
+    stdout: (text) => {
+      output.stdout += text;
+    },
+    stderr: (text) => {
+      output.stderr += text;
+    },
+    env: {},
+    cwd: directory,
+    isTTY: false,
+  };
+  const code = await main(args, io);
+  return { code, ...output };
+}
+
+describe('agent-compact count', () => {
+  it('counts with the heuristic exactly as countMessageTokens and countSystemTokens do', async () => {
+    const counter = createHeuristicCounter();
+    const systemTokens = countSystemTokens(system, counter);
+    const expected = messages.reduce(
+      (sum, message) => sum + countMessageTokens(message, counter),
+      systemTokens,
+    );
+    const result = await run(['count', 'chat.json', '--json', '--tokenizer', 'heuristic']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      tokens: expected,
+      messages: 4,
+      system: systemTokens,
+      tokenizer: 'heuristic',
+      format: 'anthropic',
+    });
+  });
+
+  it('counts with o200k by default and cl100k on request', async () => {
+    const o200k = JSON.parse((await run(['count', 'chat.json', '--json'])).stdout) as Record<string, unknown>;
+    expect(o200k.tokenizer).toBe('o200k');
+    expect(o200k.tokens).toBeGreaterThan(30);
+    const cl100k = JSON.parse((await run(['count', 'chat.json', '--json', '--tokenizer', 'cl100k'])).stdout);
+    expect(cl100k.tokenizer).toBe('cl100k');
+    expect(typeof cl100k.tokens).toBe('number');
+  });
+
+  it('gives the same count for the same conversation as Anthropic JSON and OpenAI JSON', async () => {
+    const anthropic = JSON.parse((await run(['count', 'chat.json', '--json'])).stdout);
+    const openai = JSON.parse((await run(['count', 'openai.json', '--json'])).stdout);
+    expect(openai.format).toBe('openai');
+    expect(openai.tokens).toBe(anthropic.tokens);
+  });
+
+  it('reads JSONL line by line', async () => {
+    const result = JSON.parse(
+      (await run(['count', 'chat.jsonl', '--json', '--tokenizer', 'heuristic'])).stdout,
+    );
+    expect(result).toMatchObject({ messages: 4, system: 0 });
+  });
+
+  it('prints one line of text without --json', async () => {
+    const result = await run(['count', 'chat.json', '--tokenizer', 'heuristic']);
+    expect(result.stdout).toMatch(/^\d+ tokens \(4 messages, system \d+; heuristic, anthropic\)\n$/);
+  });
+
+  it.each([
+    [['count', 'broken.jsonl'], /^agent-compact count: broken\.jsonl:2:\d+: broken JSON/],
+    [['count', 'nope.json'], /^agent-compact count: nope\.json: no such file$/],
+    [['count', 'chat.json', '--tokenizer', 'gpt2'], /--tokenizer must be "o200k", "cl100k" or "heuristic"/],
+    [['count', 'chat.json', '-x'], /Unknown option '-x'/],
+    [['count', 'a.json', 'b.json'], /unexpected argument "b\.json"/],
+  ])('%j fails with exit 2 and one line', async (args, expected) => {
+    const result = await run(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toMatch(expected);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('prints its help with --help', async () => {
+    const result = await run(['count', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('--tokenizer TOKENIZER');
+  });
+});
