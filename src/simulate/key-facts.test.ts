@@ -32,14 +32,34 @@ describe('extractKeyFacts', () => {
     ]);
   });
 
-  it('cuts long arguments to the first line and 60 characters', () => {
-    const [fact] = extractKeyFacts(use({ command: `${'x'.repeat(100)}\nsecond line` }), result('ok'));
-    expect(fact).toEqual({ kind: 'argument', text: 'x'.repeat(60) });
+  it('cuts long arguments to the first line, whitespace collapsed, 40 characters', () => {
+    const [fact] = extractKeyFacts(use({ command: `a   b ${'x'.repeat(100)}\nsecond line` }), result('ok'));
+    expect(fact).toEqual({ kind: 'argument', text: `a b ${'x'.repeat(36)}` });
   });
 
-  it('uses the first line of a result marked is_error when no line reads like an error', () => {
-    expect(firstErrorLine('\nsomething odd happened\nmore', true)).toBe('something odd happened');
-    expect(firstErrorLine('something odd happened', false)).toBeUndefined();
+  it('gives a call that worked no error line, even when its output mentions errors', () => {
+    expect(
+      extractKeyFacts(use({ path: 'a.py' }), result('    except KeyError as error:\n        raise')),
+    ).toEqual([{ kind: 'argument', text: 'a.py' }]);
+  });
+
+  it('takes the error line of a result marked is_error', () => {
+    expect(
+      extractKeyFacts(use({ path: 'a.py' }), result('Error: old_string not found in a.py', true)),
+    ).toEqual([
+      { kind: 'argument', text: 'a.py' },
+      { kind: 'error-line', text: 'Error: old_string not found in a.py' },
+    ]);
+  });
+
+  it.each([
+    ['\nsomething odd happened\nmore', 'something odd happened'],
+    ['E       AssertionError: assert   1 == 2', 'AssertionError: assert 1 == 2'],
+    ['Traceback (most recent call last):\n  File "x.py"\nValueError: bad', 'ValueError: bad'],
+    ['collected 3 items\nFAILED tests/a.py::t - x', 'FAILED tests/a.py::t - x'],
+    ['', undefined],
+  ])('first error line of %j is %j', (text, expected) => {
+    expect(firstErrorLine(text)).toBe(expected);
   });
 });
 
@@ -61,6 +81,12 @@ describe('isFactVisible', () => {
       true,
     );
     expect(isFactVisible({ kind: 'error-line', text: 'KeyError' }, 'no error here')).toBe(false);
+    expect(
+      isFactVisible(
+        { kind: 'argument', text: 'a b' },
+        requestText(undefined, [{ role: 'user', content: 'a\n  b' }]),
+      ),
+    ).toBe(true);
   });
 
   it.each([
@@ -86,6 +112,6 @@ describe('requestText', () => {
       },
       { role: 'user', content: [result('done')] },
     ]);
-    expect(text.split('\n')).toEqual(['sys', 'task', 'edit_file', 'a.ts', 'x', 'done']);
+    expect(text).toBe('sys task edit_file a.ts x done');
   });
 });

@@ -3,24 +3,30 @@
  * figure. A call's key facts are:
  *
  * - its key argument: the first of `path`, `file_path`, `filePath`, `filename`, `file`, `command`,
- *   `cmd`, `pattern`, `query`, `url` in the `tool_use` input (a string input counts too), first line
- *   only, trimmed, cut to {@link factMaxLength} characters;
+ *   `cmd`, `pattern`, `query`, `url` in the `tool_use` input (a string input counts too): its first
+ *   line, whitespace collapsed, cut to {@link argumentFactLength} characters (the head names the
+ *   file or command; a placeholder that keeps the head keeps the fact);
  * - its exit code, when the result states one and it is not 0 (`<returncode>N</returncode>`,
  *   `exit code N`, `exit status N`, `exited with code N`); a 0 says only that it worked;
- * - its first error line: the first result line that reads like an error (`NameError: …`,
- *   `error: …`, `FAILED …`, `No such file or directory`, …; a bare `Traceback (most recent call
- *   last):` is skipped because it says nothing specific), or the first line of a result marked
- *   `is_error`; trimmed and cut to {@link factMaxLength} characters.
+ * - for a call that failed (`is_error`, or a non-zero exit code), its first error line: the first
+ *   result line that reads like an error (`KeyError: …`, `error: …`, `FAILED …`, `No such file or
+ *   directory`, …; a bare `Traceback (most recent call last):` says nothing specific and is
+ *   skipped), else its first line; pytest's `E` gutter removed, whitespace collapsed, cut to
+ *   {@link errorFactLength} characters. Calls that worked have no error line: a file that contains
+ *   the word "Error" is not a failure.
  *
- * A fact is visible when its text is a substring of the request's text (system, text blocks,
- * `tool_use` names and the strings of their inputs, tool result text, thinking). An exit code is
- * visible when the text states that code in any of the notations above or as `exit N`; it is not
- * tied to its call, so a code other calls also returned reads as visible.
+ * A fact is visible when its text is a substring of the request's text with whitespace collapsed
+ * (system, text blocks, `tool_use` names and the strings of their inputs, tool result text,
+ * thinking). An exit code is visible when the text states that code in any of the notations above
+ * or as `exit N`; it is not tied to its call, so a code other calls also returned reads as visible.
  */
 import type { ContentBlock, Message, SystemPrompt, ToolResultBlock, ToolUseBlock } from '../core/types.js';
 
-/** Facts are cut to this many characters, so a placeholder that keeps a command's head keeps the fact. */
-export const factMaxLength = 60;
+/** Key arguments are cut to this many characters. */
+export const argumentFactLength = 40;
+
+/** Error lines are cut to this many characters. */
+export const errorFactLength = 60;
 
 /** What kind of fact. */
 export type KeyFactKind = 'argument' | 'exit-code' | 'error-line';
@@ -50,12 +56,18 @@ const exitCodePatterns = [
   /\bexit(?:ed with)?(?: code| status)\s*[:=]?\s*(-?\d+)\b/i,
 ];
 
-const errorLinePattern =
-  /\b\w*(?:Error|Exception)\b\s*:|^\s*(?:error|fatal|panic)\b|^E\s{2,}|\bFAILED\b|No such file or directory|command not found|Permission denied|\bnot found\b|\bcannot\b|\bfailed\b/i;
+const errorClassPattern = /\b[A-Z]\w*(?:Error|Exception)\b/;
+const errorWordPattern =
+  /^(?:error|fatal|panic)\b|\bFAILED\b|No such file or directory|command not found|Permission denied|\bnot found\b|\bcannot\b|\bfailed\b/i;
 
-function cut(text: string): string {
-  const line = (text.split('\n')[0] ?? '').trim();
-  return line.length > factMaxLength ? line.slice(0, factMaxLength) : line;
+/** Collapses whitespace runs to one space and trims. */
+export function collapseWhitespace(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function cut(text: string, length: number): string {
+  const line = collapseWhitespace(text.split('\n')[0] ?? '');
+  return line.length > length ? line.slice(0, length) : line;
 }
 
 /** The text of a tool result: its string content or its text blocks joined by newlines. */
@@ -90,30 +102,31 @@ export function exitCodeOf(resultText: string): number | undefined {
   return undefined;
 }
 
-/** The first line of a result that reads like an error, or undefined. */
-export function firstErrorLine(resultText: string, isError: boolean): string | undefined {
-  const lines = resultText.split('\n').map((line) => line.trim());
-  for (const line of lines) {
-    if (line === '' || /^Traceback \(most recent call last\):?$/.test(line)) continue;
-    if (errorLinePattern.test(line)) return cut(line);
-  }
-  if (isError) {
-    const first = lines.find((line) => line !== '');
-    return first === undefined ? undefined : cut(first);
-  }
-  return undefined;
+/** The first error line of a failed call's result (see the module comment), or undefined. */
+export function firstErrorLine(resultText: string): string | undefined {
+  const lines = resultText
+    .split('\n')
+    .map((line) => line.replace(/^E\s+/, '').trim())
+    .filter((line) => line !== '' && !/^Traceback \(most recent call last\):?$/.test(line));
+  const errorLine =
+    lines.find((line) => errorClassPattern.test(line) || errorWordPattern.test(line)) ?? lines[0];
+  return errorLine === undefined ? undefined : cut(errorLine, errorFactLength);
 }
 
 /** The key facts of one tool call (see the module comment). */
 export function extractKeyFacts(toolUse: ToolUseBlock, result: ToolResultBlock): KeyFact[] {
   const facts: KeyFact[] = [];
   const argument = keyArgument(toolUse.input);
-  if (argument !== undefined && cut(argument) !== '') facts.push({ kind: 'argument', text: cut(argument) });
+  if (argument !== undefined && cut(argument, argumentFactLength) !== '') {
+    facts.push({ kind: 'argument', text: cut(argument, argumentFactLength) });
+  }
   const text = toolResultText(result);
   const exitCode = exitCodeOf(text);
   if (exitCode !== undefined) facts.push({ kind: 'exit-code', text: String(exitCode) });
-  const errorLine = firstErrorLine(text, result.is_error === true);
-  if (errorLine !== undefined && errorLine !== '') facts.push({ kind: 'error-line', text: errorLine });
+  if (exitCode !== undefined || result.is_error === true) {
+    const errorLine = firstErrorLine(text);
+    if (errorLine !== undefined) facts.push({ kind: 'error-line', text: errorLine });
+  }
   return facts;
 }
 
@@ -145,7 +158,7 @@ function blockText(block: ContentBlock, into: string[]): void {
   }
 }
 
-/** Everything a model would read in a request, as one string (see the module comment). */
+/** Everything a model would read in a request, as one string with whitespace collapsed. */
 export function requestText(system: SystemPrompt | undefined, messages: readonly Message[]): string {
   const parts: string[] = [];
   if (typeof system === 'string') parts.push(system);
@@ -154,10 +167,10 @@ export function requestText(system: SystemPrompt | undefined, messages: readonly
     if (typeof message.content === 'string') parts.push(message.content);
     else for (const block of message.content) blockText(block, parts);
   }
-  return parts.join('\n');
+  return collapseWhitespace(parts.join('\n'));
 }
 
-/** True when the fact can be read in the request text. */
+/** True when the fact can be read in the text {@link requestText} made. */
 export function isFactVisible(fact: KeyFact, text: string): boolean {
   switch (fact.kind) {
     case 'argument':

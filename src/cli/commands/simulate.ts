@@ -1,6 +1,241 @@
-import { type CliCommand, CliError } from '../cli-io.js';
+/**
+ * `agent-compact simulate FILE|DIR...`: replays agent transcripts through the strategies and
+ * compares them — tokens sent, prompt-cache reuse, billed cost, compactions and fact retention.
+ */
+import { readdir, stat, writeFile } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CompactError } from '../../core/errors.js';
+import { createExtractiveSummaryModel } from '../../core/extractive-summary.js';
+import { importTranscriptFile, type TranscriptFormat, transcriptFormats } from '../../importers/index.js';
+import { simulationToJson, simulationToText } from '../../simulate/format-results.js';
+import { defaultPriceTable, type PriceTable } from '../../simulate/prompt-cache.js';
+import { type StrategyName, strategyNames } from '../../simulate/replay-strategies.js';
+import { renderReport } from '../../simulate/report.js';
+import { type SimulationInput, simulate } from '../../simulate/simulate.js';
+import { createTiktokenCounter } from '../../tokenizer/index.js';
+import { type CliCommand, CliError, type CliIO } from '../cli-io.js';
+import { createSummaryModelFromSpec } from '../summarizer-from-spec.js';
 
-// Placeholder until the command lands; replaced by its issue's work.
-export const simulateCommand: CliCommand = async () => {
-  throw new CliError('the "simulate" command is not built yet', 2);
+const help = `Usage: agent-compact simulate FILE|DIR... [options]
+
+Replays agent transcripts turn by turn through each strategy (none, the seed's sketch, agent-compact)
+and prints tokens, billed cost with prompt caching, prefix rewrites, compactions and fact retention.
+A directory is searched for .json, .jsonl and .traj files.
+
+Options:
+  --format F          force the transcript format: ${transcriptFormats.join(', ')}
+  --strategies LIST   comma-separated, from ${strategyNames.join(', ')} (default: all)
+  --mid N             mid threshold in tokens for seed and agent-compact (default 50000)
+  --hard N            hard threshold in tokens for seed and agent-compact (default 80000)
+  --window N          context window for agent-compact (thresholds become fractions of it)
+  --summarizer S      extractive (default, offline), anthropic:MODEL or openai:MODEL
+  --base-url URL      base URL for the summarizer's API
+  --price-input N     $ per million input tokens (default ${defaultPriceTable.inputPerMillion})
+  --price-output N    $ per million output tokens (default ${defaultPriceTable.outputPerMillion})
+  --json              print one JSON object { files, total } instead of tables
+  --report FILE       write a self-contained HTML report with a chart per transcript
+  -h, --help          show this help
+`;
+
+const transcriptExtensions = ['.json', '.jsonl', '.traj'];
+
+function positiveNumber(
+  value: string | undefined,
+  flag: string,
+  { integer }: { integer: boolean },
+): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (
+    value.trim() === '' ||
+    !Number.isFinite(number) ||
+    number < 0 ||
+    (integer && !Number.isInteger(number))
+  ) {
+    throw new CliError(`${flag} expects a ${integer ? 'whole ' : ''}number ≥ 0, got "${value}"`, 2);
+  }
+  return number;
+}
+
+function parseStrategies(value: string | undefined): StrategyName[] {
+  if (value === undefined) return [...strategyNames];
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  for (const name of names) {
+    if (!(strategyNames as readonly string[]).includes(name)) {
+      throw new CliError(`--strategies: unknown strategy "${name}" (use ${strategyNames.join(', ')})`, 2);
+    }
+  }
+  if (names.length === 0) throw new CliError('--strategies: name at least one strategy', 2);
+  return [...new Set(names)] as StrategyName[];
+}
+
+function parseFormat(value: string | undefined): TranscriptFormat | undefined {
+  if (value === undefined) return undefined;
+  if (!(transcriptFormats as readonly string[]).includes(value)) {
+    throw new CliError(`--format: unknown format "${value}" (use ${transcriptFormats.join(', ')})`, 2);
+  }
+  return value as TranscriptFormat;
+}
+
+/** Every transcript file under a path (the path itself when it is a file), sorted. */
+async function transcriptFiles(path: string): Promise<string[]> {
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(path);
+  } catch {
+    throw new CliError(`${path}: no such file or directory`, 2);
+  }
+  if (!info.isDirectory()) return [path];
+  const found: string[] = [];
+  const entries = await readdir(path, { withFileTypes: true });
+  for (const entry of entries.sort((left, right) => left.name.localeCompare(right.name))) {
+    const child = join(path, entry.name);
+    if (entry.isDirectory()) found.push(...(await transcriptFiles(child)));
+    else if (transcriptExtensions.some((extension) => entry.name.endsWith(extension))) found.push(child);
+  }
+  return found;
+}
+
+function progress(io: CliIO): (done: number, total: number, file: string) => void {
+  if (!io.isTTY) {
+    return (done, total, file) => io.stderr(`simulate: ${done}/${total} ${file}\n`);
+  }
+  return (done, total, file) => {
+    const width = 24;
+    const filled = Math.round((done / total) * width);
+    const name = file.length > 40 ? `…${file.slice(-39)}` : file;
+    io.stderr(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${name}\u001b[K`);
+    if (done === total) io.stderr('\n');
+  };
+}
+
+// Paths under the working directory are shown relative to it, others whole.
+function displayPath(cwd: string, path: string): string {
+  const relativePath = relative(cwd, path);
+  return relativePath === '' || relativePath.startsWith('..') ? path : relativePath;
+}
+
+/** The `simulate` command. */
+export const simulateCommand: CliCommand = async (args, io) => {
+  const { values, positionals } = (() => {
+    try {
+      return parseArgs({
+        args,
+        allowPositionals: true,
+        options: {
+          format: { type: 'string' },
+          strategies: { type: 'string' },
+          mid: { type: 'string' },
+          hard: { type: 'string' },
+          window: { type: 'string' },
+          summarizer: { type: 'string', default: 'extractive' },
+          'base-url': { type: 'string' },
+          'price-input': { type: 'string' },
+          'price-output': { type: 'string' },
+          json: { type: 'boolean', default: false },
+          report: { type: 'string' },
+          help: { type: 'boolean', short: 'h', default: false },
+        },
+      });
+    } catch (error) {
+      throw new CliError(`${(error as Error).message.split('\n')[0]}\n\n${help}`, 2);
+    }
+  })();
+  if (values.help) {
+    io.stdout(help);
+    return 0;
+  }
+  if (positionals.length === 0) throw new CliError(`name a transcript file or directory\n\n${help}`, 2);
+
+  const strategies = parseStrategies(values.strategies);
+  const format = parseFormat(values.format);
+  const mid = positiveNumber(values.mid, '--mid', { integer: true });
+  const hard = positiveNumber(values.hard, '--hard', { integer: true });
+  const window = positiveNumber(values.window, '--window', { integer: true });
+  if (mid !== undefined && hard !== undefined && mid >= hard) {
+    throw new CliError(`--mid (${mid}) must be below --hard (${hard})`, 2);
+  }
+  const prices: PriceTable = {
+    ...defaultPriceTable,
+    ...(values['price-input'] === undefined
+      ? {}
+      : { inputPerMillion: positiveNumber(values['price-input'], '--price-input', { integer: false })! }),
+    ...(values['price-output'] === undefined
+      ? {}
+      : { outputPerMillion: positiveNumber(values['price-output'], '--price-output', { integer: false })! }),
+  };
+  if (values['price-input'] !== undefined || values['price-output'] !== undefined) prices.model = 'custom';
+  const summarizer =
+    (await createSummaryModelFromSpec(values.summarizer, {
+      env: io.env,
+      ...(values['base-url'] === undefined ? {} : { baseURL: values['base-url'] }),
+    })) ?? createExtractiveSummaryModel();
+
+  const inputs: SimulationInput[] = [];
+  const skipped: Array<{ file: string; error: string }> = [];
+  for (const positional of positionals) {
+    const path = resolve(io.cwd, positional);
+    const isDirectory = (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
+    for (const file of await transcriptFiles(path)) {
+      const name = displayPath(io.cwd, file);
+      try {
+        const imported = await importTranscriptFile(file, format === undefined ? {} : { format });
+        inputs.push({
+          file: name,
+          format: imported.meta.format,
+          transcript: {
+            ...(imported.conversation.system === undefined ? {} : { system: imported.conversation.system }),
+            messages: imported.conversation.messages,
+            usage: imported.usage,
+          },
+        });
+      } catch (error) {
+        // In a directory a file that is not a transcript is skipped; a file named alone must read.
+        if (!isDirectory) throw error;
+        const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+        skipped.push({ file: name, error: reason });
+        io.stderr(`simulate: skipped ${name}: ${reason}\n`);
+      }
+    }
+  }
+  if (inputs.length === 0) throw new CliError('no transcripts found to replay', 1);
+
+  let result: Awaited<ReturnType<typeof simulate>>;
+  try {
+    result = await simulate(inputs, {
+      strategies,
+      summarizer,
+      counter: createTiktokenCounter(),
+      prices,
+      onFile: progress(io),
+      ...(mid === undefined ? {} : { mid }),
+      ...(hard === undefined ? {} : { hard }),
+      ...(window === undefined ? {} : { window }),
+    });
+  } catch (error) {
+    if (CompactError.isInstance(error) && error.code === 'INVALID_OPTIONS')
+      throw new CliError(error.message, 2);
+    throw error;
+  }
+
+  if (values.report !== undefined) {
+    const reportPath = resolve(io.cwd, values.report);
+    await writeFile(
+      reportPath,
+      renderReport(result, { subtitle: `agent-compact simulate ${args.join(' ')}` }),
+    );
+    io.stderr(`simulate: wrote ${displayPath(io.cwd, reportPath)}\n`);
+  }
+  if (values.json) {
+    io.stdout(
+      `${JSON.stringify({ ...simulationToJson(result), ...(skipped.length > 0 ? { skipped } : {}) }, null, 2)}\n`,
+    );
+  } else {
+    io.stdout(simulationToText(result));
+  }
+  return 0;
 };

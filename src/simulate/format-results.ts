@@ -1,0 +1,193 @@
+/**
+ * The two printed forms of a simulation: the `--json` object other tools script against, and the
+ * plain-text table for people.
+ */
+
+import type { StrategySummary } from './replay.js';
+import type { StrategyName } from './replay-strategies.js';
+import { formatCost, formatInteger, formatPercent } from './report.js';
+import type { SimulationResult } from './simulate.js';
+
+/**
+ * One strategy's figures in the `--json` output. The field names are a contract: `turns`,
+ * `peakTokens`, `billedInputTokens`, `cost`, `prefixRewrites`, `compactions` and `retention` are
+ * always there.
+ */
+export interface StrategyJson {
+  /** Requests replayed (recorded assistant turns). */
+  turns: number;
+  /** The largest request, in input tokens. */
+  peakTokens: number;
+  /** Input tokens sent over all requests. */
+  inputTokens: number;
+  /** Input billed in base-price token equivalents (cache reads at 0.1×, writes at 1.25× by default). */
+  billedInputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  outputTokens: number;
+  /** US dollars, input and output. */
+  cost: number;
+  /** Requests that changed the previous request before its end. */
+  prefixRewrites: number;
+  /** How often each layer changed something. */
+  compactions: { micro: number; mid: number; hard: number };
+  /** 0–1: key facts of compacted-away tool calls still visible in the last request. */
+  retention: number;
+  /** Key facts of compacted-away tool calls, and how many stayed visible. */
+  facts: number;
+  factsVisible: number;
+  /** Tool calls whose original result was not in the last request. */
+  compactedCalls: number;
+  /** The thresholds in force, where the strategy has them. */
+  thresholds?: { mid: number; hard: number };
+}
+
+/** One file in the `--json` output: its name, format, and one object per strategy. */
+export type FileJson = { file: string; format: string } & Partial<Record<StrategyName, StrategyJson>>;
+
+/** The whole `--json` output. */
+export interface SimulationJson {
+  files: FileJson[];
+  total: Partial<Record<StrategyName, StrategyJson>>;
+  /** How the figures were measured. */
+  settings: {
+    counter: string;
+    prices: SimulationResult['prices'];
+    strategies: StrategyName[];
+  };
+}
+
+function round(value: number, digits: number): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+function strategyJson(summary: StrategySummary, thresholds?: { mid: number; hard: number }): StrategyJson {
+  return {
+    turns: summary.turns,
+    peakTokens: summary.peakTokens,
+    inputTokens: summary.inputTokens,
+    billedInputTokens: round(summary.billedInputTokens, 1),
+    cacheReadTokens: summary.cacheReadTokens,
+    cacheWriteTokens: summary.cacheWriteTokens,
+    outputTokens: summary.outputTokens,
+    cost: round(summary.cost, 6),
+    prefixRewrites: summary.prefixRewrites,
+    compactions: { ...summary.compactions },
+    retention: round(summary.retention, 4),
+    facts: summary.facts,
+    factsVisible: summary.factsVisible,
+    compactedCalls: summary.compactedCalls,
+    ...(thresholds ? { thresholds: { ...thresholds } } : {}),
+  };
+}
+
+/** The `--json` object of a simulation. */
+export function simulationToJson(result: SimulationResult): SimulationJson {
+  const files = result.files.map((file) => {
+    const entry: FileJson = { file: file.file, format: file.format };
+    for (const name of result.strategies) {
+      const strategy = file.strategies[name];
+      if (strategy) entry[name] = strategyJson(strategy.summary, strategy.thresholds);
+    }
+    return entry;
+  });
+  const total: Partial<Record<StrategyName, StrategyJson>> = {};
+  for (const name of result.strategies) {
+    const summary = result.total[name];
+    if (summary) total[name] = strategyJson(summary);
+  }
+  return {
+    files,
+    total,
+    settings: { counter: result.counter, prices: { ...result.prices }, strategies: [...result.strategies] },
+  };
+}
+
+function pad(cells: string[][]): string {
+  const widths = cells[0]!.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)));
+  return cells
+    .map((row) =>
+      row
+        .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+        .join('  '),
+    )
+    .join('\n');
+}
+
+/** One table, a row per strategy, with the billed input relative to `none` where it was replayed. */
+export function summaryTableText(
+  summaries: Partial<Record<StrategyName, StrategySummary>>,
+  strategies: readonly StrategyName[],
+): string {
+  const base = summaries.none?.billedInputTokens;
+  const rows = [
+    [
+      'strategy',
+      'turns',
+      'peak tokens',
+      'billed input',
+      'vs none',
+      'cost',
+      'prefix rewrites',
+      'micro',
+      'mid',
+      'hard',
+      'retention',
+    ],
+  ];
+  for (const name of strategies) {
+    const summary = summaries[name];
+    if (!summary) continue;
+    rows.push([
+      name,
+      formatInteger(summary.turns),
+      formatInteger(summary.peakTokens),
+      formatInteger(summary.billedInputTokens),
+      base ? `${(summary.billedInputTokens / base).toFixed(2)}×` : '—',
+      formatCost(summary.cost),
+      formatInteger(summary.prefixRewrites),
+      String(summary.compactions.micro),
+      String(summary.compactions.mid),
+      String(summary.compactions.hard),
+      formatPercent(summary.retention),
+    ]);
+  }
+  return pad(rows);
+}
+
+/** The plain-text output of `simulate`: per file when there are few, then the totals and how they were measured. */
+export function simulationToText(result: SimulationResult, { perFileLimit = 5 } = {}): string {
+  const blocks: string[] = [];
+  if (result.files.length <= perFileLimit) {
+    for (const file of result.files) {
+      const summaries: Partial<Record<StrategyName, StrategySummary>> = {};
+      for (const name of result.strategies) {
+        const strategy = file.strategies[name];
+        if (strategy) summaries[name] = strategy.summary;
+      }
+      const thresholds = result.strategies
+        .map((name) => {
+          const value = file.strategies[name]?.thresholds;
+          return value ? `${name} ${formatInteger(value.mid)}/${formatInteger(value.hard)}` : undefined;
+        })
+        .filter((value) => value !== undefined);
+      blocks.push(
+        `${file.file} (${file.format})${thresholds.length > 0 ? ` — thresholds mid/hard: ${thresholds.join(', ')}` : ''}\n${summaryTableText(summaries, result.strategies)}`,
+      );
+    }
+  }
+  if (result.files.length !== 1) {
+    blocks.push(
+      `Total over ${result.files.length} files\n${summaryTableText(result.total, result.strategies)}`,
+    );
+  }
+  const { prices } = result;
+  blocks.push(
+    [
+      `Tokens: ${result.counter} for every strategy. Billed input: tokens reused from the previous request at ${prices.cacheReadMultiplier}× (cache read), the rest at ${prices.cacheWriteMultiplier}× (cache write).`,
+      `Cost: ${prices.model} at $${prices.inputPerMillion}/MTok input, $${prices.outputPerMillion}/MTok output. Retention: key facts of compacted-away tool calls still visible in the last request.`,
+    ].join('\n'),
+  );
+  return `${blocks.join('\n\n')}\n`;
+}

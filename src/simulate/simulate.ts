@@ -1,0 +1,120 @@
+/**
+ * Runs the replay of many transcripts through several strategies and gathers the figures the CLI,
+ * the report and the benchmark print: per file, per strategy, and totals.
+ */
+import type { SummaryModel } from '../core/summary-model.js';
+import type { TokenCounter } from '../core/token-counter.js';
+import { createRequestTokenCounter, defaultPriceTable, type PriceTable } from './prompt-cache.js';
+import {
+  addSummary,
+  emptySummary,
+  type ReplayTranscript,
+  type ReplayTurn,
+  replayTranscript,
+  type StrategySummary,
+} from './replay.js';
+import { createReplayStrategy, type StrategyName, strategyNames } from './replay-strategies.js';
+
+/** One transcript to replay. */
+export interface SimulationInput {
+  /** The file it came from (or any name). */
+  file: string;
+  /** The format it was read as. */
+  format: string;
+  transcript: ReplayTranscript;
+}
+
+/** One strategy's replay of one file: its figures and, for the report, its turns. */
+export interface FileStrategyResult {
+  summary: StrategySummary;
+  thresholds: { mid: number; hard: number } | undefined;
+  turns: ReplayTurn[];
+}
+
+/** Every strategy's replay of one file. */
+export interface FileResult {
+  file: string;
+  format: string;
+  strategies: Partial<Record<StrategyName, FileStrategyResult>>;
+}
+
+/** Options of {@link simulate}. */
+export interface SimulateOptions {
+  /** The strategies to replay, in order. @default every strategy */
+  strategies?: readonly StrategyName[];
+  /** Mid threshold for `seed` and `agent-compact`. */
+  mid?: number;
+  /** Hard threshold for `seed` and `agent-compact`. */
+  hard?: number;
+  /** Context window for `agent-compact`. */
+  window?: number;
+  /** Writes hard summaries for `seed` and `agent-compact`. */
+  summarizer: SummaryModel;
+  /** Measures every request of every strategy (and is what `agent-compact` counts with). */
+  counter: TokenCounter;
+  /** @default {@link defaultPriceTable} */
+  prices?: PriceTable;
+  /** Called after each file, e.g. for a progress bar. */
+  onFile?: (done: number, total: number, file: string) => void;
+}
+
+/** What {@link simulate} returns. */
+export interface SimulationResult {
+  files: FileResult[];
+  total: Partial<Record<StrategyName, StrategySummary>>;
+  strategies: readonly StrategyName[];
+  prices: PriceTable;
+  counter: string;
+}
+
+/**
+ * Replays every input through every strategy, one file after another.
+ *
+ * @example
+ * const result = await simulate([{ file: 'session.jsonl', format: 'anthropic', transcript }], {
+ *   summarizer: createExtractiveSummaryModel(),
+ *   counter: createTiktokenCounter(),
+ * });
+ * console.log(result.total['agent-compact']?.billedInputTokens);
+ */
+export async function simulate(
+  inputs: readonly SimulationInput[],
+  {
+    strategies = strategyNames,
+    mid,
+    hard,
+    window,
+    summarizer,
+    counter,
+    prices = defaultPriceTable,
+    onFile,
+  }: SimulateOptions,
+): Promise<SimulationResult> {
+  const total: Partial<Record<StrategyName, StrategySummary>> = {};
+  for (const name of strategies) total[name] = emptySummary();
+  const files: FileResult[] = [];
+  for (const [index, input] of inputs.entries()) {
+    // One counter per file: its cache holds message objects of this file only.
+    const tokens = createRequestTokenCounter(counter);
+    const result: FileResult = { file: input.file, format: input.format, strategies: {} };
+    for (const name of strategies) {
+      const strategy = createReplayStrategy(name, {
+        summarizer,
+        counter,
+        ...(mid === undefined ? {} : { mid }),
+        ...(hard === undefined ? {} : { hard }),
+        ...(window === undefined ? {} : { window }),
+      });
+      const replay = await replayTranscript(input.transcript, { strategy, tokens, prices });
+      result.strategies[name] = {
+        summary: replay.summary,
+        thresholds: replay.thresholds,
+        turns: replay.turns,
+      };
+      addSummary(total[name]!, replay.summary);
+    }
+    files.push(result);
+    onFile?.(index + 1, inputs.length, input.file);
+  }
+  return { files, total, strategies, prices, counter: counter.name };
+}
