@@ -61,13 +61,14 @@ describe('createAnchoredCounter', () => {
     expect(anchored.calibration().reports).toBe(0);
   });
 
-  it('adds the new messages scaled by the overall ratio until a delta has been seen', () => {
+  it('adds the new messages as counted locally until a delta has been seen', () => {
     const anchored = createAnchoredCounter({ counter: characters });
     const messages = [text(196)]; // 200 local tokens with the message overhead
     anchored.observe({ prompt_tokens: 300 }, messages);
     const grown = [...messages, text(96, 'assistant')]; // +100 local tokens
     expect(anchored.calibration().overallRatio).toBeCloseTo(1.5);
-    expect(anchored.count(grown)).toBe(300 + 1.5 * 100);
+    expect(anchored.calibration().deltaRatio).toBe(1);
+    expect(anchored.count(grown)).toBe(300 + 100);
   });
 
   it('learns the delta ratio from successive reports, apart from a fixed per-request overhead', () => {
@@ -138,7 +139,7 @@ describe('createAnchoredCounter', () => {
     const compacted = [text(96)];
     anchored.observe({ prompt_tokens: 150 }, compacted);
     expect(anchored.count(compacted)).toBe(150);
-    expect(anchored.calibration().deltaRatio).toBe(anchored.calibration().overallRatio);
+    expect(anchored.calibration().deltaRatio).toBe(1);
   });
 
   it('reset forgets the anchor and the ratios', () => {

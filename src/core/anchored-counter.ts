@@ -24,7 +24,7 @@ export interface AnchoredCounterOptions {
 
 /** What an {@link AnchoredCounter} has learned so far. */
 export interface AnchoredCalibration {
-  /** Provider tokens per local token for newly added messages (1 before the first report). */
+  /** Provider tokens per local token for newly added messages (1 until two successive reports). */
   deltaRatio: number;
   /** Provider tokens per local token for a whole request (1 before the first report). */
   overallRatio: number;
@@ -73,7 +73,9 @@ interface Anchor {
  *   averaged weighted by their local delta, with older ones decaying:
  *   `S ← decay·S + sample·(L(b) − L(a))`, `W ← decay·W + (L(b) − L(a))`, `ratio = S / W`, so one
  *   short message (a noisy sample) moves the ratio little and a big tool result a lot. Until the
- *   first sample, `ratio` is the overall ratio.
+ *   first sample, `ratio` is 1: the local count of new content is trusted as it is. (The overall
+ *   ratio would be a worse guess: it includes the tokens the provider adds for tool definitions
+ *   and formatting, which can double it on a short conversation.)
  * - The overall ratio is `P(a) / L(a)` of the latest report, clamped to `ratioRange`. When a
  *   request does not extend the anchor (compaction rewrote the history, or the system prompt
  *   changed) the estimate is `overallRatio × L(n)`.
@@ -117,7 +119,7 @@ export function createAnchoredCounter({
   let reports = 0;
 
   const clamp = (ratio: number) => Math.min(maxRatio, Math.max(minRatio, ratio));
-  const deltaRatio = () => (weights > 0 ? weightedSamples / weights : overallRatio);
+  const deltaRatio = () => (weights > 0 ? weightedSamples / weights : 1);
 
   /** True when `messages` and `system` are the anchored request with messages appended (or unchanged). */
   function extendsAnchor(current: Anchor, messages: readonly Message[], system: SystemPrompt | undefined) {

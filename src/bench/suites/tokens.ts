@@ -27,12 +27,15 @@ const buckets = [
   { label: '90k+', below: Number.POSITIVE_INFINITY },
 ];
 
+/** Per-turn times in milliseconds, by method name (`seed` or a counter's name). */
 interface BucketTimes {
   turns: number;
-  seconds: Map<string, number>;
+  milliseconds: Map<string, number[]>;
 }
 
-const passes = 5;
+const passes = 3;
+
+const emptyTimes = (): BucketTimes[] => buckets.map(() => ({ turns: 0, milliseconds: new Map() }));
 
 /**
  * Replays every run as an agent loop does: one array that grows by the assistant message and the
@@ -54,66 +57,77 @@ function timePass(runs: readonly ReplayRun[], counters: readonly TokenCounter[],
       bucket.turns++;
       let started = performance.now();
       const seedCount = JSON.stringify(raw).length / 4;
-      add(bucket, 'seed', performance.now() - started);
+      record(bucket, 'seed', performance.now() - started);
       for (const counter of incremental) {
         started = performance.now();
         const count = counter.count(messages, run.system);
-        add(bucket, counter.counter.name, performance.now() - started);
+        record(bucket, counter.counter.name, performance.now() - started);
         if (!(count > 0 && seedCount > 0)) throw new Error(`empty count in ${run.id}`);
       }
     }
   }
 }
 
-function add(bucket: BucketTimes, name: string, milliseconds: number): void {
-  bucket.seconds.set(name, (bucket.seconds.get(name) ?? 0) + milliseconds / 1000);
+function record(bucket: BucketTimes, name: string, milliseconds: number): void {
+  const list = bucket.milliseconds.get(name) ?? [];
+  list.push(milliseconds);
+  bucket.milliseconds.set(name, list);
 }
 
-function microseconds(bucket: BucketTimes, name: string): number {
-  return ((bucket.seconds.get(name) ?? 0) / bucket.turns) * 1e6;
+type Statistic = 'mean' | 'median';
+
+/** Microseconds per turn in one bucket, the statistic taken over the bucket's turns, then the median over passes. */
+function perTurn(results: BucketTimes[][], index: number, name: string, statistic: Statistic): number {
+  const values = results.map((times) => {
+    const list = times[index]!.milliseconds.get(name) ?? [];
+    const milliseconds =
+      statistic === 'mean' ? list.reduce((sum, value) => sum + value, 0) / list.length : quantile(list, 0.5);
+    return milliseconds * 1000;
+  });
+  return quantile(values, 0.5);
 }
 
 function printSpeed(runs: readonly ReplayRun[]): void {
   const counters = [createTiktokenCounter({ encoding: 'o200k' }), createHeuristicCounter()];
   const names = counters.map((counter) => counter.name);
-  // One warm-up pass so the JIT has compiled every path, then the median pass per bucket.
-  timePass(
-    runs,
-    counters,
-    buckets.map(() => ({ turns: 0, seconds: new Map() })),
-  );
+  // One warm-up pass so the JIT has compiled every path, then `passes` timed passes.
+  timePass(runs, counters, emptyTimes());
   const results: BucketTimes[][] = [];
   for (let pass = 0; pass < passes; pass++) {
     (globalThis as { gc?: () => void }).gc?.();
-    const times = buckets.map(() => ({ turns: 0, seconds: new Map<string, number>() }));
+    const times = emptyTimes();
     timePass(runs, counters, times);
     results.push(times);
   }
-  const median = (index: number, name: string) =>
-    quantile(
-      results.map((times) => microseconds(times[index]!, name)),
-      0.5,
-    );
 
   const turns = runs.reduce((sum, run) => sum + run.turns.length, 0);
   console.log(
-    `Per-turn counting cost, ${runs.length} runs, ${turns} turns, median of ${passes} passes ` +
-      '(µs per turn; ratio = seed ÷ incremental, both timed in the same pass):\n',
+    `Per-turn counting cost, ${runs.length} runs replayed turn by turn (${turns} turns), median of ${passes} passes. ` +
+      'Time to count the whole prompt before each assistant turn, in µs; ratio = seed ÷ incremental, both timed ' +
+      'on the same turns in the same pass.',
   );
-  console.log(
-    `| history (provider tokens) | turns | seed JSON.length/4 | ${names.map((name) => `incremental ${name}`).join(' | ')} | ${names.map((name) => `ratio ${name}`).join(' | ')} |`,
-  );
-  console.log(`|${' --- |'.repeat(3 + 2 * names.length)}`);
-  buckets.forEach((bucket, index) => {
-    const turnsInBucket = results[0]![index]!.turns;
-    if (turnsInBucket === 0) return;
-    const seed = median(index, 'seed');
-    const cells = names.map((name) => median(index, name).toFixed(1));
-    const ratios = names.map((name) => `${(seed / median(index, name)).toFixed(1)}×`);
-    console.log(
-      `| ${bucket.label} | ${turnsInBucket} | ${seed.toFixed(1)} | ${cells.join(' | ')} | ${ratios.join(' | ')} |`,
-    );
-  });
+  for (const statistic of ['median', 'mean'] as const) {
+    console.log(`\n${statistic} µs per turn:\n`);
+    const header = [
+      'history (provider tokens)',
+      'turns',
+      'seed JSON.stringify(messages).length / 4',
+      ...names.map((name) => `incremental ${name}`),
+      ...names.map((name) => `ratio ${name}`),
+    ];
+    console.log(`| ${header.join(' | ')} |`);
+    console.log(`|${' --- |'.repeat(header.length)}`);
+    buckets.forEach((bucket, index) => {
+      const turnsInBucket = results[0]![index]!.turns;
+      if (turnsInBucket === 0) return;
+      const seed = perTurn(results, index, 'seed', statistic);
+      const cells = names.map((name) => perTurn(results, index, name, statistic).toFixed(1));
+      const ratios = names.map((name) => `${(seed / perTurn(results, index, name, statistic)).toFixed(1)}×`);
+      console.log(
+        `| ${bucket.label} | ${turnsInBucket} | ${seed.toFixed(1)} | ${cells.join(' | ')} | ${ratios.join(' | ')} |`,
+      );
+    });
+  }
 }
 
 function printAccuracy(runs: readonly ReplayRun[]): void {
