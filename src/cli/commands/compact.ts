@@ -1,6 +1,212 @@
+/**
+ * `agent-compact compact FILE [--mid N] [--hard N] [--window N] [--summarizer SPEC] [--base-url URL]
+ * [--archive DIR] [--force mid|hard] [--tokenizer T] [--format F] [-o OUT] [--json]`
+ *
+ * Runs one `maybeCompact` over a conversation file and writes the result in the input's format.
+ */
+import { writeFile } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createFileArchiveStore } from '../../archive/index.js';
+import { createCompactor } from '../../core/compactor.js';
+import type { CompactorOptions } from '../../core/compactor-options.js';
+import { createHeuristicCounter } from '../../core/heuristic-counter.js';
+import { serializeConversation } from '../../core/parse-conversation.js';
+import type { TokenCounter } from '../../core/token-counter.js';
+import { assertValidMessages } from '../../core/validate.js';
 import { type CliCommand, CliError } from '../cli-io.js';
+import { readConversationFile } from '../read-conversation.js';
+import { createSummaryModelFromSpec } from '../summarizer-from-spec.js';
 
-// Placeholder until the command lands; replaced by its issue's work.
-export const compactCommand: CliCommand = async () => {
-  throw new CliError('the "compact" command is not built yet', 2);
+const help = `Usage: agent-compact compact FILE [options]
+
+Compacts a conversation once, as an agent loop would before its next model call, and writes the
+result in the input's format (to OUT, or to stdout without -o and --json).
+
+Options:
+  --mid N              mid threshold in tokens (default 50000, or 60% of --window)
+  --hard N             hard threshold in tokens (default 80000, or 85% of --window)
+  --window N           the model's context window; thresholds become fractions of it
+  --summarizer SPEC    extractive (default, offline), anthropic:MODEL or openai:MODEL
+  --base-url URL       base URL for the summarizer's API (OpenAI-compatible servers, proxies)
+  --archive DIR        keep what leaves the context in DIR/<name>.jsonl (default: not kept)
+  --force LAYER        run mid or hard even below its threshold
+  --tokenizer T        o200k (default), cl100k or heuristic
+  --format F           read the file as anthropic or openai instead of detecting it
+  -o, --output OUT     write the compacted conversation to OUT
+  --json               print { "layer", "tokensBefore", "tokensAfter", "archived", ... }
+  -h, --help           show this help
+
+Exit codes: 0 done, 1 invalid conversation, 2 unreadable input, bad arguments or a failed model.
+`;
+
+/** The `compact` command. */
+export const compactCommand: CliCommand = async (args, io) => {
+  const options = parseCompactArgs(args);
+  if (options.help) {
+    io.stdout(help);
+    return 0;
+  }
+  const parsed = await readConversationFile(options.file, io, { format: options.format });
+  const { conversation } = parsed;
+  assertValidMessages(conversation.messages, { system: conversation.system });
+  const summarizer = options.summarizer
+    ? await createSummaryModelFromSpec(options.summarizer, {
+        env: io.env,
+        ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+      })
+    : undefined;
+  const compactorOptions: CompactorOptions = {
+    counter: await createCounter(options.tokenizer),
+    sessionId: sessionIdFor(options.file),
+    ...(options.mid !== undefined || options.hard !== undefined
+      ? {
+          thresholds: {
+            ...(options.mid === undefined ? {} : { mid: options.mid }),
+            ...(options.hard === undefined ? {} : { hard: options.hard }),
+          },
+        }
+      : {}),
+    ...(options.window === undefined ? {} : { contextWindow: options.window }),
+    ...(summarizer ? { summarizer } : {}),
+    ...(options.archive
+      ? { archive: createFileArchiveStore({ directory: resolve(io.cwd, options.archive) }) }
+      : {}),
+    onEvent: (event) => {
+      if (event.type === 'fallback-used')
+        io.stderr(`agent-compact compact: ${event.reason}; used the extractive summary\n`);
+    },
+  };
+  const compactor = createCompactor(compactorOptions);
+  const result = await compactor.maybeCompact(conversation.messages, {
+    ...(conversation.system === undefined ? {} : { system: conversation.system }),
+    ...(options.force ? { force: options.force } : {}),
+  });
+  const text = serializeConversation({ ...conversation, messages: result.messages }, parsed.format, {
+    jsonl: parsed.layout === 'jsonl',
+    ...(parsed.systemRole ? { systemRole: parsed.systemRole } : {}),
+  });
+  if (options.output) {
+    try {
+      await writeFile(resolve(io.cwd, options.output), text);
+    } catch (error) {
+      throw new CliError(
+        `cannot write ${options.output}: ${error instanceof Error ? error.message : String(error)}`,
+        2,
+      );
+    }
+  }
+  const summary = {
+    layer: result.layer,
+    tokensBefore: result.tokensBefore,
+    tokensAfter: result.tokensAfter,
+    archived: result.archived,
+    messagesBefore: conversation.messages.length,
+    messagesAfter: result.messages.length,
+    thresholds: compactor.thresholds,
+    format: parsed.format,
+    ...(options.output ? { output: options.output } : {}),
+  };
+  if (options.json) {
+    io.stdout(`${JSON.stringify(summary)}\n`);
+  } else {
+    if (!options.output) io.stdout(text);
+    io.stderr(
+      `${result.layer}: ${result.tokensBefore} → ${result.tokensAfter} tokens, ${conversation.messages.length} → ` +
+        `${result.messages.length} messages, ${result.archived.length} item(s) archived` +
+        `${options.archive ? ` in ${options.archive}` : ''}\n`,
+    );
+  }
+  return 0;
 };
+
+interface CompactArgs {
+  help: boolean;
+  file: string;
+  mid?: number;
+  hard?: number;
+  window?: number;
+  summarizer?: string;
+  baseURL?: string;
+  archive?: string;
+  force?: 'mid' | 'hard';
+  tokenizer: 'o200k' | 'cl100k' | 'heuristic';
+  format?: 'anthropic' | 'openai';
+  output?: string;
+  json: boolean;
+}
+
+function parseCompactArgs(args: string[]): CompactArgs {
+  let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        mid: { type: 'string' },
+        hard: { type: 'string' },
+        window: { type: 'string' },
+        summarizer: { type: 'string' },
+        'base-url': { type: 'string' },
+        archive: { type: 'string' },
+        force: { type: 'string' },
+        tokenizer: { type: 'string' },
+        format: { type: 'string' },
+        output: { type: 'string', short: 'o' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    throw new CliError(`${error instanceof Error ? error.message : String(error)} (see --help)`, 2);
+  }
+  if (values.help) return { help: true, file: '', tokenizer: 'o200k', json: false };
+  const [file, ...extra] = positionals;
+  if (file === undefined) throw new CliError('missing FILE (see --help)', 2);
+  if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}" (see --help)`, 2);
+  const tokenizer = (values.tokenizer as string | undefined) ?? 'o200k';
+  if (tokenizer !== 'o200k' && tokenizer !== 'cl100k' && tokenizer !== 'heuristic') {
+    throw new CliError(`--tokenizer must be "o200k", "cl100k" or "heuristic", got "${tokenizer}"`, 2);
+  }
+  const format = values.format as string | undefined;
+  if (format !== undefined && format !== 'anthropic' && format !== 'openai') {
+    throw new CliError(`--format must be "anthropic" or "openai", got "${format}"`, 2);
+  }
+  const force = values.force as string | undefined;
+  if (force !== undefined && force !== 'mid' && force !== 'hard') {
+    throw new CliError(`--force must be "mid" or "hard", got "${force}"`, 2);
+  }
+  const parsed: CompactArgs = { help: false, file, tokenizer, json: values.json === true };
+  for (const name of ['mid', 'hard', 'window'] as const) {
+    const value = values[name];
+    if (value === undefined) continue;
+    const number = Number(value);
+    if (!Number.isInteger(number) || number <= 0)
+      throw new CliError(`--${name} must be a positive whole number, got "${String(value)}"`, 2);
+    parsed[name] = number;
+  }
+  if (typeof values.summarizer === 'string') parsed.summarizer = values.summarizer;
+  if (typeof values['base-url'] === 'string') parsed.baseURL = values['base-url'];
+  if (typeof values.archive === 'string') parsed.archive = values.archive;
+  if (typeof values.output === 'string') parsed.output = values.output;
+  if (format) parsed.format = format;
+  if (force) parsed.force = force;
+  return parsed;
+}
+
+async function createCounter(tokenizer: CompactArgs['tokenizer']): Promise<TokenCounter> {
+  if (tokenizer === 'heuristic') return createHeuristicCounter();
+  const { createTiktokenCounter } = await import('../../tokenizer/index.js');
+  return createTiktokenCounter({ encoding: tokenizer });
+}
+
+/** The archive file name for an input file: its base name with unsafe characters replaced. */
+function sessionIdFor(file: string): string {
+  const name = basename(file)
+    .replace(/\.(jsonl?|traj(\.json)?)$/i, '')
+    .replace(/[^A-Za-z0-9._-]/g, '_')
+    .replace(/^\.+/, '');
+  return (name || 'session').slice(0, 128);
+}

@@ -1,0 +1,95 @@
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { toOpenAIMessages } from '../../core/openai-format.js';
+import { agentSession } from '../../core/session-builder.test-utils.js';
+import { validateMessages } from '../../core/validate.js';
+import { recordingIO } from '../cli-io.test-utils.js';
+import { main } from '../main.js';
+
+async function workspace(files: Record<string, string>) {
+  const directory = await mkdtemp(join(tmpdir(), 'agent-compact-compact-'));
+  for (const [name, text] of Object.entries(files)) await writeFile(join(directory, name), text);
+  return directory;
+}
+
+const session = { system: 'You are Coder.', messages: agentSession(30) };
+
+describe('agent-compact compact', () => {
+  it('writes the compacted conversation to OUT and prints layer and token counts with --json', async () => {
+    const directory = await workspace({ 'session.json': JSON.stringify(session) });
+    const { output, io } = recordingIO(directory);
+    const code = await main(
+      [
+        'compact',
+        'session.json',
+        '--mid',
+        '10000',
+        '--hard',
+        '20000',
+        '--archive',
+        'archive',
+        '-o',
+        'out.json',
+        '--json',
+      ],
+      io,
+    );
+    expect(code).toBe(0);
+    const summary = JSON.parse(output.stdout);
+    expect(summary).toMatchObject({ layer: 'hard', messagesBefore: 61, format: 'anthropic' });
+    expect(summary.tokensAfter).toBeLessThan(summary.tokensBefore);
+    const written = JSON.parse(await readFile(join(directory, 'out.json'), 'utf8'));
+    expect(written.system).toBe('You are Coder.');
+    expect(validateMessages(written.messages)).toEqual([]);
+    expect(await readdir(join(directory, 'archive'))).toEqual(['session.jsonl']);
+  });
+
+  it('keeps the OpenAI format and JSONL layout of its input', async () => {
+    const lines = toOpenAIMessages(session).map((message) => JSON.stringify(message));
+    const directory = await workspace({ 'chat.jsonl': `${lines.join('\n')}\n` });
+    const { output, io } = recordingIO(directory);
+    expect(await main(['compact', 'chat.jsonl', '--hard', '20000', '--mid', '10000'], io)).toBe(0);
+    const messages = output.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(messages[0]).toEqual({ role: 'system', content: 'You are Coder.' });
+    expect(validateMessages(messages, { format: 'openai' })).toEqual([]);
+    expect(output.stderr).toMatch(/^hard: \d+ → \d+ tokens/);
+  });
+
+  it('leaves a small conversation alone (layer none)', async () => {
+    const directory = await workspace({ 'small.json': JSON.stringify({ messages: agentSession(2) }) });
+    const { output, io } = recordingIO(directory);
+    expect(await main(['compact', 'small.json', '--json'], io)).toBe(0);
+    expect(JSON.parse(output.stdout)).toMatchObject({ layer: 'none', messagesAfter: 5 });
+  });
+
+  it.each([
+    [['compact', 'missing.json'], 2, /missing\.json: no such file/],
+    [['compact', 'broken.json'], 2, /broken\.json/],
+    [['compact', 'invalid.json'], 1, /messages\[1\]\.content\[0\]: tool_use "toolu_1"/],
+    [['compact', 'small.json', '--mid', 'lots'], 2, /--mid must be a positive whole number/],
+    [['compact', 'small.json', '--summarizer', 'anthropic:claude-haiku-4-5'], 2, /ANTHROPIC_API_KEY/],
+    [['compact', 'small.json', '--bogus'], 2, /bogus/],
+  ])('%j exits %i with one clear line', async (args, exitCode, pattern) => {
+    const directory = await workspace({
+      'broken.json': '{"messages": [',
+      'small.json': JSON.stringify({ messages: agentSession(2) }),
+      'invalid.json': JSON.stringify({
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'bash', input: {} }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_9', content: 'x' }] },
+        ],
+      }),
+    });
+    const { output, io } = recordingIO(directory);
+    expect(await main(args, io)).toBe(exitCode);
+    expect(output.stderr).toMatch(pattern);
+    expect(output.stderr.trim().split('\n')).toHaveLength(1);
+    expect(output.stderr).not.toMatch(/\n\s+at /);
+  });
+});
