@@ -39,8 +39,8 @@ export async function readConversationFile(
   await checkReadable(file, path);
   const options = format === undefined ? { source: file } : { format, source: file };
   if (await startsWithJsonlMessage(path)) {
-    const values = await readJsonLines(file, path);
-    return conversationFromValue(values, 'jsonl', options);
+    const { values, lineNumbers } = await readJsonLines(file, path);
+    return conversationFromValue(values, 'jsonl', { ...options, lineNumbers });
   }
   const text = await readText(file, path);
   return parseConversation(text, options);
@@ -109,8 +109,12 @@ async function startsWithJsonlMessage(path: string): Promise<boolean> {
   }
 }
 
-async function readJsonLines(file: string, path: string): Promise<unknown[]> {
+async function readJsonLines(
+  file: string,
+  path: string,
+): Promise<{ values: unknown[]; lineNumbers: number[] }> {
   const values: unknown[] = [];
+  const lineNumbers: number[] = [];
   const stream = createReadStream(path, { encoding: 'utf8' });
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   let lineNumber = 0;
@@ -120,6 +124,7 @@ async function readJsonLines(file: string, path: string): Promise<unknown[]> {
       const line = lineNumber === 1 && rawLine.charCodeAt(0) === 0xfeff ? rawLine.slice(1) : rawLine;
       if (line.trim() === '') continue;
       values.push(parseJsonLine(line, lineNumber, file));
+      lineNumbers.push(lineNumber);
     }
   } catch (error) {
     if (
@@ -134,5 +139,5 @@ async function readJsonLines(file: string, path: string): Promise<unknown[]> {
     lines.close();
     stream.destroy();
   }
-  return values;
+  return { values, lineNumbers };
 }

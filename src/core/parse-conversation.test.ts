@@ -167,6 +167,16 @@ describe('parseConversation', () => {
     expect(typeError.message).toBe('chat.json: messages[0].content: expected string or array, got number');
   });
 
+  it('names the JSONL line of a message with a wrong type', () => {
+    const text = '{"role":"user","content":"a"}\n\n{"role":"assistant","content":5}\n';
+    expect(errorOf(() => parseConversation(text, { source: 'c.jsonl' })).message).toBe(
+      'c.jsonl:3: messages[1].content: expected string or array, got number',
+    );
+    expect(errorOf(() => parseConversation(text)).message).toBe(
+      'line 3: messages[1].content: expected string or array, got number',
+    );
+  });
+
   it('does not pollute prototypes through __proto__ or constructor keys', () => {
     const text =
       '{"messages":[{"role":"user","__proto__":{"polluted":true},"content":[{"type":"custom","__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}]},' +

@@ -38,6 +38,12 @@ export interface ParseConversationOptions {
   source?: string;
 }
 
+/** Options of {@link conversationFromValue}. */
+export interface ConversationFromValueOptions extends ParseConversationOptions {
+  /** JSONL only: the 1-based line number of each value, so errors can name the line. */
+  lineNumbers?: readonly number[];
+}
+
 /** A parsed conversation and what it was read from. */
 export interface ParsedConversation {
   /** The conversation in the canonical model. */
@@ -94,8 +100,8 @@ export function parseConversation(text: string, options: ParseConversationOption
       );
     }
   } else if (looksLikeJsonl(body)) {
-    value = parseJsonLines(body, source);
-    layout = 'jsonl';
+    const lines = parseJsonLines(body, source);
+    return conversationFromValue(lines.values, 'jsonl', { ...options, lineNumbers: lines.lineNumbers });
   } else {
     const where = whole.position === undefined ? undefined : lineAndColumn(body, whole.position);
     const location = where ? `${where.line}:${where.column}` : undefined;
@@ -113,16 +119,26 @@ export function parseConversation(text: string, options: ParseConversationOption
 export function conversationFromValue(
   value: unknown,
   layout: ConversationLayout,
-  { format, source }: ParseConversationOptions = {},
+  { format, source, lineNumbers }: ConversationFromValueOptions = {},
 ): ParsedConversation {
   let rawSystem: unknown;
   let rawMessages: unknown[];
+  // Where each message is named in errors: its JSONL line when known, else its index.
+  let messagePath = (index: number): string => `messages[${index}]`;
   if (layout === 'jsonl') {
     rawMessages = [];
+    const messageLines: Array<number | undefined> = [];
     for (const [index, line] of (value as unknown[]).entries()) {
       if (isObject(line) && !('role' in line) && 'system' in line && index === 0) rawSystem = line.system;
-      else rawMessages.push(line);
+      else {
+        rawMessages.push(line);
+        messageLines.push(lineNumbers?.[index]);
+      }
     }
+    messagePath = (index) => {
+      const lineNumber = messageLines[index];
+      return lineNumber === undefined ? `messages[${index}]` : `${lineNumber}: messages[${index}]`;
+    };
   } else if (Array.isArray(value)) {
     rawMessages = value;
   } else if (isObject(value)) {
@@ -135,15 +151,15 @@ export function conversationFromValue(
   } else {
     throw unreadable(`expected a conversation, got ${typeName(value)}`, undefined, source);
   }
-  checkDepthAndStrings(rawMessages, 'messages', source);
-  if (rawSystem !== undefined) checkDepthAndStrings([rawSystem], 'system', source);
+  checkDepthAndStrings(rawMessages, messagePath, source);
+  if (rawSystem !== undefined) checkDepthAndStrings([rawSystem], () => 'system', source);
 
   const detected = format ?? detectFormat(rawMessages);
   switch (detected) {
     case 'anthropic': {
       const conversation: Conversation = {
         messages: rawMessages.map((message, index) =>
-          readAnthropicMessage(message, `messages[${index}]`, source),
+          readAnthropicMessage(message, messagePath(index), source),
         ),
       };
       if (rawSystem !== undefined && rawSystem !== null) conversation.system = readSystem(rawSystem, source);
@@ -151,7 +167,7 @@ export function conversationFromValue(
     }
     case 'openai': {
       const openAIMessages = rawMessages.map((message, index) =>
-        readOpenAIMessage(message, `messages[${index}]`, source),
+        readOpenAIMessage(message, messagePath(index), source),
       );
       if (rawSystem !== undefined && rawSystem !== null) {
         openAIMessages.unshift({
@@ -349,27 +365,35 @@ function looksLikeJsonl(text: string): boolean {
   return false;
 }
 
-function parseJsonLines(text: string, source: string | undefined): unknown[] {
+function parseJsonLines(
+  text: string,
+  source: string | undefined,
+): { values: unknown[]; lineNumbers: number[] } {
   const values: unknown[] = [];
+  const lineNumbers: number[] = [];
   const lines = text.split('\n');
   for (const [index, line] of lines.entries()) {
     if (line.trim() === '') continue;
     values.push(parseJsonLine(line, index + 1, source));
+    lineNumbers.push(index + 1);
   }
-  return values;
+  return { values, lineNumbers };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Structure checks (iterative, so deep input cannot overflow the stack)
 
-function checkDepthAndStrings(roots: unknown[], rootPath: string, source: string | undefined): void {
+function checkDepthAndStrings(
+  roots: unknown[],
+  pathOf: (index: number) => string,
+  source: string | undefined,
+): void {
   for (const [index, root] of roots.entries()) {
     const stack: Array<{ value: unknown; depth: number }> = [{ value: root, depth: 1 }];
     while (stack.length > 0) {
       const { value, depth } = stack.pop()!;
       if (depth > MAX_NESTING_DEPTH) {
-        const path = rootPath === 'system' ? 'system' : `${rootPath}[${index}]`;
-        throw unreadable(`nested deeper than ${MAX_NESTING_DEPTH} levels`, path, source);
+        throw unreadable(`nested deeper than ${MAX_NESTING_DEPTH} levels`, pathOf(index), source);
       }
       if (Array.isArray(value)) {
         for (let item = 0; item < value.length; item += 1) {
@@ -622,8 +646,12 @@ function expectString(value: unknown, path: string, source: string | undefined):
 }
 
 function unreadable(message: string, path: string | undefined, source: string | undefined, cause?: unknown) {
-  // `file.json:3:15` for positions, `file.json: messages[3].content` for paths.
-  const separator = path !== undefined && /^\d+:\d+$/.test(path) ? ':' : ': ';
-  const where = [source, path].filter((part) => part !== undefined && part !== '').join(separator);
+  // `file.json:3:15` and `file.jsonl:4: messages[3].content` for positions; `line 4: …` without a
+  // file name; `file.json: messages[3].content` for paths.
+  const startsWithLine = path !== undefined && /^\d+(:\d+)?(: |$)/.test(path);
+  let where: string | undefined;
+  if (source !== undefined && path !== undefined) where = `${source}${startsWithLine ? ':' : ': '}${path}`;
+  else if (path !== undefined) where = startsWithLine ? `line ${path}` : path;
+  else where = source;
   return new CompactError(message, { code: 'UNREADABLE_INPUT', ...(where ? { path: where } : {}), cause });
 }

@@ -44,6 +44,10 @@ beforeAll(() => {
       { role: 'assistant', content: 'Three entries: README.md, src and package.json.' },
     ]),
   );
+  writeFileSync(
+    join(directory, 'bad-type.jsonl'),
+    '{"role":"user","content":"a"}\n\n{"role":"assistant","content":5}\n',
+  );
   writeFileSync(join(directory, 'broken.jsonl'), '{"role":"user","content":"a"}\n{"role":"assistant",\n');
 });
 
@@ -113,6 +117,10 @@ describe('agent-compact count', () => {
 
   it.each([
     [['count', 'broken.jsonl'], /^agent-compact count: broken\.jsonl:2:\d+: broken JSON/],
+    [
+      ['count', 'bad-type.jsonl'],
+      /^agent-compact count: bad-type\.jsonl:3: messages\[1\]\.content: expected string or array, got number$/,
+    ],
     [['count', 'nope.json'], /^agent-compact count: nope\.json: no such file$/],
     [['count', 'chat.json', '--tokenizer', 'gpt2'], /--tokenizer must be "o200k", "cl100k" or "heuristic"/],
     [['count', 'chat.json', '-x'], /Unknown option '-x'/],
