@@ -283,6 +283,7 @@ export function renderReport(
     '<ul class="notes">',
     `<li>Tokens counted with <b>${escapeHtml(result.counter)}</b> for every strategy. Billed input is in base-price token equivalents: tokens reused from the previous request bill as cache reads (${prices.cacheReadMultiplier}×), the rest as cache writes (${prices.cacheWriteMultiplier}×).</li>`,
     `<li>Cost at ${escapeHtml(prices.model)} prices: $${prices.inputPerMillion}/MTok input, $${prices.outputPerMillion}/MTok output.</li>`,
+    '<li>Each line is the size of the request sent on that turn; a marker sits on the size after its layer ran.</li>',
     '<li>A prefix rewrite is a request that differs from the previous one before its end, which throws away the prompt cache from that point on.</li>',
     '<li>Retention: the share of key facts (path or command, non-zero exit code, first error line) of tool calls whose result was compacted away that is still visible in the last request.</li>',
     '</ul>',

@@ -1,0 +1,191 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Message } from '../../core/types.js';
+import type { CliIO } from '../cli-io.js';
+import { main } from '../main.js';
+
+interface FakeIO extends CliIO {
+  out: string;
+  err: string;
+}
+
+function fakeIO(cwd: string, isTTY = false): FakeIO {
+  const io: FakeIO = {
+    out: '',
+    err: '',
+    stdout: (text) => {
+      io.out += text;
+    },
+    stderr: (text) => {
+      io.err += text;
+    },
+    env: {},
+    cwd,
+    isTTY,
+  };
+  return io;
+}
+
+/** A small Anthropic JSONL session: a task, `turns` bash calls with long outputs, a final answer. */
+function sessionJsonl(turns: number): string {
+  const lines: unknown[] = [{ system: 'You are a coding agent.' }];
+  const messages: Message[] = [{ role: 'user', content: 'Make the tests pass.' }];
+  for (let index = 0; index < turns; index++) {
+    messages.push(
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: `Step ${index}.` },
+          {
+            type: 'tool_use',
+            id: `toolu_${index}`,
+            name: 'bash',
+            input: { command: `pytest tests/test_${index}.py` },
+          },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: `toolu_${index}`,
+            content: `${'collected 12 items\n'.repeat(150)}FAILED tests/test_${index}.py::test_x - KeyError: 'k${index}'\nExit code: 1`,
+            is_error: true,
+          },
+        ],
+      },
+    );
+  }
+  messages.push({ role: 'assistant', content: 'All done.' });
+  lines.push(...messages);
+  return `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`;
+}
+
+const contractFields = [
+  'turns',
+  'peakTokens',
+  'billedInputTokens',
+  'cost',
+  'prefixRewrites',
+  'compactions',
+  'retention',
+];
+
+let directory: string;
+
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'simulate-cli-'));
+  await writeFile(join(directory, 'a.jsonl'), sessionJsonl(24));
+  await writeFile(join(directory, 'b.jsonl'), sessionJsonl(8));
+  await writeFile(join(directory, 'notes.json'), '{"not": "a transcript"}');
+  await writeFile(join(directory, 'README.md'), '# not read');
+});
+
+afterAll(async () => {
+  await rm(directory, { recursive: true, force: true });
+});
+
+describe('agent-compact simulate', () => {
+  it('--json prints one object with the contract fields per file and in total, nothing else on stdout', async () => {
+    const io = fakeIO(directory);
+    const code = await main(['simulate', '.', '--json', '--mid', '3000', '--hard', '6000'], io);
+    expect(code).toBe(0);
+    const output = JSON.parse(io.out) as {
+      files: Array<Record<string, unknown>>;
+      total: Record<string, Record<string, unknown>>;
+      skipped: Array<{ file: string }>;
+    };
+    expect(output.files.map((file) => file.file)).toEqual(['a.jsonl', 'b.jsonl']);
+    expect(output.skipped.map((file) => file.file)).toEqual(['notes.json']);
+    expect(Object.keys(output.total)).toEqual(['none', 'seed', 'agent-compact']);
+    for (const strategies of [output.total, ...output.files]) {
+      for (const name of ['none', 'seed', 'agent-compact']) {
+        const strategy = strategies[name] as Record<string, unknown>;
+        for (const field of contractFields) expect(strategy, `${name}.${field}`).toHaveProperty(field);
+        expect(strategy.compactions).toEqual({
+          micro: expect.any(Number),
+          mid: expect.any(Number),
+          hard: expect.any(Number),
+        });
+        expect(strategy.retention).toBeGreaterThanOrEqual(0);
+        expect(strategy.retention).toBeLessThanOrEqual(1);
+      }
+    }
+    const total = output.total as Record<
+      string,
+      { turns: number; billedInputTokens: number; prefixRewrites: number }
+    >;
+    expect(total.none!.turns).toBe(25 + 9);
+    expect(total.none!.prefixRewrites).toBe(0);
+    expect(total.seed!.prefixRewrites).toBeGreaterThan(0);
+    // Progress goes to stderr as plain lines when stderr is not a terminal.
+    expect(io.err).toContain('simulate: 2/2 b.jsonl');
+    expect(io.err).toContain('simulate: skipped notes.json');
+  });
+
+  it('prints a table per file and a progress bar on a terminal', async () => {
+    const io = fakeIO(directory, true);
+    expect(await main(['simulate', 'a.jsonl', '--strategies', 'none,seed'], io)).toBe(0);
+    expect(io.out).toMatch(/^a\.jsonl \(anthropic\)/);
+    expect(io.out).toMatch(
+      /strategy +turns +peak tokens +billed input +vs none +cost +prefix rewrites +micro +mid +hard +retention/,
+    );
+    expect(io.out).toMatch(/\nnone +25 /);
+    expect(io.out).toMatch(/\nseed +25 /);
+    expect(io.out).not.toContain('agent-compact ');
+    expect(io.err).toContain('\r[########################] 1/1 a.jsonl');
+  });
+
+  it('--report writes one self-contained HTML file', async () => {
+    const io = fakeIO(directory);
+    expect(
+      await main(['simulate', 'a.jsonl', '--report', 'out.html', '--mid', '3000', '--hard', '6000'], io),
+    ).toBe(0);
+    const html = await readFile(join(directory, 'out.html'), 'utf8');
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).toContain('<svg');
+    expect(html).toContain('<table');
+    expect(html).not.toMatch(/(src|href)="https?:/);
+    expect(io.err).toContain('simulate: wrote out.html');
+  });
+
+  it('applies --price-input and --price-output', async () => {
+    const run = async (args: string[]) => {
+      const io = fakeIO(directory);
+      await main(['simulate', 'b.jsonl', '--json', '--strategies', 'none', ...args], io);
+      return (JSON.parse(io.out) as { total: { none: { cost: number; billedInputTokens: number } } }).total
+        .none;
+    };
+    const base = await run([]);
+    const doubled = await run(['--price-input', '6', '--price-output', '30']);
+    expect(doubled.cost).toBeCloseTo(base.cost * 2, 5);
+    expect(doubled.billedInputTokens).toBe(base.billedInputTokens);
+  });
+
+  it.each([
+    [['simulate'], /name a transcript file or directory/],
+    [['simulate', 'a.jsonl', '--strategies', 'none,magic'], /unknown strategy "magic"/],
+    [['simulate', 'a.jsonl', '--mid', 'lots'], /--mid expects a whole number/],
+    [
+      ['simulate', 'a.jsonl', '--mid', '9000', '--hard', '5000'],
+      /--mid \(9000\) must be below --hard \(5000\)/,
+    ],
+    [['simulate', 'a.jsonl', '--format', 'word'], /--format: unknown format "word"/],
+    [['simulate', 'missing.jsonl'], /missing\.jsonl: no such file or directory/],
+    [['simulate', 'a.jsonl', '--summarizer', 'magic:x'], /--summarizer "magic:x"/],
+  ])('%j fails with exit code 2 and one clear line', async (args, message) => {
+    const io = fakeIO(directory);
+    expect(await main(args, io)).toBe(2);
+    expect(io.err).toMatch(message);
+    expect(io.out).toBe('');
+  });
+
+  it('a file named alone that is not a transcript fails', async () => {
+    const io = fakeIO(directory);
+    expect(await main(['simulate', 'notes.json'], io)).not.toBe(0);
+    expect(io.err.split('\n').filter((line) => line !== '')).toHaveLength(1);
+  });
+});
