@@ -1,4 +1,22 @@
+// The public API of agent-compact's core. Every export is listed by name; nothing here imports
+// outside src/core, so the core runs with no runtime dependencies.
+
+export {
+  type AnchoredCalibration,
+  type AnchoredCounter,
+  type AnchoredCounterOptions,
+  createAnchoredCounter,
+} from './core/anchored-counter.js';
 export type { ArchiveItem, ArchiveItemKind, ArchiveStore } from './core/archive-store.js';
+export {
+  compactToolAnthropic,
+  compactToolOpenAI,
+  handleRecall,
+  parseCompactInput,
+  recallToolAnthropic,
+  recallToolOpenAI,
+} from './core/compaction-tools.js';
+export { createCompactor, defaultThresholds, maybeCompact } from './core/compactor.js';
 export type {
   Compactor,
   CompactorOptions,
@@ -10,7 +28,59 @@ export type {
 } from './core/compactor-options.js';
 export { CompactError, type CompactErrorCode, type CompactErrorOptions } from './core/errors.js';
 export type { CompactionEvent, CompactionEventHandler, CompactionLayer } from './core/events.js';
+export { createExtractiveSummaryModel, extractiveSummary } from './core/extractive-summary.js';
+export { createHeuristicCounter } from './core/heuristic-counter.js';
+export { createIncrementalCounter, type IncrementalCounter } from './core/incremental-counter.js';
 export { createMemoryArchiveStore } from './core/memory-archive-store.js';
+export {
+  BLOCK_OVERHEAD_TOKENS,
+  countMessageTokens,
+  countSystemTokens,
+  IMAGE_TOKENS,
+  MESSAGE_OVERHEAD_TOKENS,
+} from './core/message-tokens.js';
+export {
+  type FromOpenAIResult,
+  fromOpenAIMessages,
+  type OpenAISystemRole,
+  TOOL_ERROR_PREFIX,
+  type ToOpenAIOptions,
+  toOpenAIMessages,
+} from './core/openai-format.js';
+export type {
+  OpenAIAssistantMessage,
+  OpenAIChatMessage,
+  OpenAIContentPart,
+  OpenAISystemMessage,
+  OpenAIToolCall,
+  OpenAIToolMessage,
+  OpenAIUserMessage,
+} from './core/openai-types.js';
+export {
+  type ConversationLayout,
+  detectFormat,
+  type ParseConversationOptions,
+  type ParsedConversation,
+  parseConversation,
+  type SerializeConversationOptions,
+  serializeConversation,
+} from './core/parse-conversation.js';
+export { rebuildConversation } from './core/rebuild.js';
+export {
+  LEADING_USER_MESSAGE_TEXT,
+  MISSING_TOOL_RESULT_TEXT,
+  type RepairChange,
+  type RepairChangeKind,
+  type RepairResult,
+  repairMessages,
+} from './core/repair.js';
+export {
+  defaultIdentity,
+  type SummarySection,
+  summaryAcknowledgement,
+  summaryInstructions,
+  summarySections,
+} from './core/summary-format.js';
 export type {
   SummaryCallOptions,
   SummaryModel,
@@ -42,3 +112,10 @@ export {
   type ToolUseBlock,
   type UnknownBlock,
 } from './core/types.js';
+export {
+  assertValidMessages,
+  type ValidateOptions,
+  type ValidationProblem,
+  type ValidationRule,
+  validateMessages,
+} from './core/validate.js';
