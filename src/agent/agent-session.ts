@@ -62,7 +62,7 @@ export interface AgentSession {
  * @example
  * const { agent, session } = await startAgentSession({
  *   workspace: process.cwd(),
- *   model: createAnthropicChatModel({ model: 'claude-sonnet-4-5', apiKey }),
+ *   model: createAnthropicChatModel({ model: 'claude-sonnet-5-5', apiKey }),
  *   contextWindow: 200_000,
  *   createArchive: (directory) => createFileArchiveStore({ directory }),
  * });

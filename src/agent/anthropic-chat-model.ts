@@ -5,7 +5,7 @@ import { toAnthropicTool } from './tool-definitions.js';
 
 /** Options of {@link createAnthropicChatModel}. */
 export interface AnthropicChatModelOptions {
-  /** The model id, e.g. `claude-sonnet-4-5`. */
+  /** The model id, e.g. `claude-sonnet-5-5`. */
   model: string;
   /** The API key. Ignored when `client` is given. */
   apiKey?: string;
@@ -29,7 +29,7 @@ export interface AnthropicChatModelOptions {
  * A {@link ChatModel} over `@anthropic-ai/sdk` (`messages.create`).
  *
  * @example
- * const model = createAnthropicChatModel({ model: 'claude-sonnet-4-5', apiKey: process.env.ANTHROPIC_API_KEY });
+ * const model = createAnthropicChatModel({ model: 'claude-sonnet-5-5', apiKey: process.env.ANTHROPIC_API_KEY });
  * const { message, usage } = await model.generate({ system, messages, tools: agentToolDefinitions, maxOutputTokens: 8192 });
  */
 export function createAnthropicChatModel({

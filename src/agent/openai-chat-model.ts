@@ -7,7 +7,7 @@ import { toOpenAITool } from './tool-definitions.js';
 
 /** Options of {@link createOpenAIChatModel}. */
 export interface OpenAIChatModelOptions {
-  /** The model id, e.g. `gpt-4.1` or a local model's name. */
+  /** The model id, e.g. `gpt-5.4` or a local model's name. */
   model: string;
   /** The API key. Ignored when `client` is given. */
   apiKey?: string;

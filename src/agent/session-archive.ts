@@ -1,7 +1,13 @@
+import { createFileArchiveStore } from '../archive/index.js';
 import type { ArchiveStore } from '../core/archive-store.js';
-import { createMemoryArchiveStore } from '../core/memory-archive-store.js';
 
-/** The archive store of a session directory. */
-export function createArchive(_directory: string): ArchiveStore {
-  return createMemoryArchiveStore();
+/**
+ * The archive store of a session: the file store (append-only JSONL, fsync, 0600) in the session's
+ * `archive/` directory, so `recall` still works after `--resume`.
+ *
+ * @example
+ * const archive = createArchive(session.archiveDirectory);
+ */
+export function createArchive(directory: string): ArchiveStore {
+  return createFileArchiveStore({ directory });
 }

@@ -70,7 +70,7 @@ export function sessionsDirectory(workspace: string): string {
  * Creates a new session directory with an empty transcript and context.
  *
  * @example
- * const session = await createSession({ workspace, provider: 'anthropic', model: 'claude-sonnet-4-5' });
+ * const session = await createSession({ workspace, provider: 'anthropic', model: 'claude-sonnet-5-5' });
  */
 export async function createSession({
   workspace,

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { type CliCommand, CliError } from '../cli-io.js';
-import { type AgentCliIO, parseAgentArgs, prepareAgent } from './run.js';
+import { type AgentCliIO, parseAgentArgs, prepareAgent, subscribeInterrupt } from './run.js';
 
 /** Help text of `chat`. */
 export const chatHelp = `Usage: agent-compact chat [options]
@@ -33,6 +33,8 @@ export const chatCommand: CliCommand = async (args, io: AgentCliIO) => {
     input,
     ...(interactive ? { output: process.stderr, terminal: true } : { terminal: false }),
   });
+  // Created at once: lines read while the session starts would otherwise be lost.
+  const requests = lines[Symbol.asyncIterator]();
   let prepared: Awaited<ReturnType<typeof prepareAgent>>;
   try {
     prepared = await prepareAgent(values, io, interactive ? { prompt: lines } : {});
@@ -53,8 +55,7 @@ export const chatCommand: CliCommand = async (args, io: AgentCliIO) => {
   lines.on('close', () => {
     closed = true;
   });
-  process.on('SIGINT', onInterrupt);
-  const requests = lines[Symbol.asyncIterator]();
+  const unsubscribe = subscribeInterrupt(io, onInterrupt);
   let exitCode = 0;
   try {
     for (;;) {
@@ -101,7 +102,7 @@ export const chatCommand: CliCommand = async (args, io: AgentCliIO) => {
       }
     }
   } finally {
-    process.off('SIGINT', onInterrupt);
+    unsubscribe();
     lines.close();
     prepared.close();
   }

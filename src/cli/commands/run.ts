@@ -10,8 +10,20 @@ import { openSession } from '../../agent/session-store.js';
 import type { BashApproval } from '../../agent/tool-runner.js';
 import { type CliCommand, CliError, type CliIO } from '../cli-io.js';
 
-/** A {@link CliIO} that may also carry the input stream (tests pass one; the default is stdin). */
-export type AgentCliIO = CliIO & { stdin?: NodeJS.ReadableStream & { isTTY?: boolean } };
+/** A {@link CliIO} with what the agent commands also need; tests pass their own. */
+export type AgentCliIO = CliIO & {
+  /** The input stream. @default process.stdin */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** Subscribes to Ctrl-C; returns the unsubscribe function. @default process SIGINT */
+  onInterrupt?: (handler: () => void) => () => void;
+};
+
+/** Subscribes to Ctrl-C through the IO, or to the process's SIGINT. */
+export function subscribeInterrupt(io: AgentCliIO, handler: () => void): () => void {
+  if (io.onInterrupt) return io.onInterrupt(handler);
+  process.on('SIGINT', handler);
+  return () => process.off('SIGINT', handler);
+}
 
 /** The options `run` and `chat` share. */
 export const agentOptionSpec = {
@@ -30,15 +42,15 @@ export const agentOptionSpec = {
 } as const;
 
 const defaults = {
-  anthropic: { model: 'claude-sonnet-4-5', window: 200_000, keyVariable: 'ANTHROPIC_API_KEY' },
-  openai: { model: 'gpt-4.1', window: 128_000, keyVariable: 'OPENAI_API_KEY' },
+  anthropic: { model: 'claude-sonnet-5-5', window: 200_000, keyVariable: 'ANTHROPIC_API_KEY' },
+  openai: { model: 'gpt-5.4', window: 128_000, keyVariable: 'OPENAI_API_KEY' },
 } as const;
 
 type Provider = keyof typeof defaults;
 
 const agentOptionsHelp = `Options:
   --provider anthropic|openai  the model API (default: anthropic; openai works with any compatible server)
-  --model M                    the model id (default: claude-sonnet-4-5 / gpt-4.1)
+  --model M                    the model id (default: claude-sonnet-5-5 / gpt-5.4)
   --base-url URL               another server speaking the API (e.g. http://localhost:11434/v1)
   --yes, -y                    run bash commands without asking
   --resume ID                  continue the session ID (in .agent-compact/sessions/)
@@ -250,19 +262,18 @@ export function parseAgentArgs(args: string[]) {
 }
 
 /** Runs one step loop under Ctrl-C handling: the first SIGINT aborts the step, a second one exits. */
-export async function withInterrupt<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function withInterrupt<T>(io: AgentCliIO, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
   let presses = 0;
-  const onInterrupt = () => {
+  const unsubscribe = subscribeInterrupt(io, () => {
     presses += 1;
     if (presses > 1) process.exit(130);
     controller.abort();
-  };
-  process.on('SIGINT', onInterrupt);
+  });
   try {
     return await run(controller.signal);
   } finally {
-    process.off('SIGINT', onInterrupt);
+    unsubscribe();
   }
 }
 
@@ -289,7 +300,9 @@ export const runCommand: CliCommand = async (args, io: AgentCliIO) => {
   const { agent, session } = prepared;
   const resumeHint = `agent-compact run --resume ${session.id}${values.workspace ? ` --workspace ${values.workspace}` : ''}`;
   try {
-    const result = await withInterrupt((signal) => agent.send(task === '' ? undefined : task, { signal }));
+    const result = await withInterrupt(io, (signal) =>
+      agent.send(task === '' ? undefined : task, { signal }),
+    );
     switch (result.outcome) {
       case 'answered':
         await session.setState('answered');
