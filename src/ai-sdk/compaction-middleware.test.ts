@@ -1,0 +1,344 @@
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3Prompt,
+} from '@ai-sdk/provider';
+import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai';
+import { MockLanguageModelV3, simulateReadableStream } from 'ai/test';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CompactionEvent } from '../core/events.js';
+import { toOpenAIMessages } from '../core/openai-format.js';
+import { createOpenAISummaryModel } from '../openai/index.js';
+import { type ScriptedModelServer, startScriptedModelServer } from '../testing/scripted-model-server.js';
+import { createCompactionMiddleware } from './compaction-middleware.js';
+import {
+  leadingSystemCount,
+  PromptOrigins,
+  systemFromMessages,
+  toCanonicalMessages,
+} from './prompt-conversion.js';
+
+let server: ScriptedModelServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const usage = (input: number, output = 10): LanguageModelV3GenerateResult['usage'] => ({
+  inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: output, text: output, reasoning: 0 },
+});
+
+function textResult(text: string, inputTokens = 100): LanguageModelV3GenerateResult {
+  return {
+    content: [{ type: 'text', text }],
+    finishReason: { unified: 'stop', raw: 'stop' },
+    usage: usage(inputTokens),
+    warnings: [],
+  };
+}
+
+/** A mock answer without usage, so the compactor counts the prompt itself. */
+function toolCallResult(id: string, path: string): LanguageModelV3GenerateResult {
+  return {
+    content: [{ type: 'tool-call', toolCallId: id, toolName: 'read_file', input: JSON.stringify({ path }) }],
+    finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+    usage: {
+      inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+      outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+    },
+    warnings: [],
+  };
+}
+
+const readFile = tool({
+  description: 'Reads a file',
+  inputSchema: jsonSchema<{ path: string }>({
+    type: 'object',
+    properties: { path: { type: 'string' } },
+    required: ['path'],
+  }),
+  // Small files, and one big one that pushes the context over the hard threshold at once.
+  execute: async ({ path }) =>
+    `// ${path}\n${'export const value = compute(input, options);\n'.repeat(path.includes('big') ? 600 : 20)}`,
+});
+
+function promptText(prompt: LanguageModelV3Prompt): string {
+  return JSON.stringify(prompt);
+}
+
+describe('createCompactionMiddleware with the AI SDK mock model', () => {
+  it('passes a prompt below the thresholds through untouched, part for part', async () => {
+    const image = new Uint8Array([137, 80, 78, 71]);
+    const prompt: LanguageModelV3Prompt = [
+      { role: 'system', content: 'You are a coding agent.' },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'text',
+            text: 'What is in this picture?',
+            providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } },
+          },
+          { type: 'file', data: image, mediaType: 'image/png' },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: 'Look first.', providerOptions: { anthropic: { signature: 'sig' } } },
+          { type: 'tool-call', toolCallId: 'call_1', toolName: 'read_file', input: { path: 'a.ts' } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'call_1',
+            toolName: 'read_file',
+            output: { type: 'json', value: { lines: 3 } },
+          },
+        ],
+      },
+      { role: 'user', content: [{ type: 'text', text: 'Go on.' }] },
+    ];
+    const model = new MockLanguageModelV3({ doGenerate: textResult('done') });
+    const middleware = createCompactionMiddleware({ conversationId: () => 'chat-1' });
+    const transformed = await middleware.transformParams?.({ type: 'generate', params: { prompt }, model });
+    for (const [index, message] of (transformed?.prompt ?? []).entries()) expect(message).toBe(prompt[index]);
+    expect(transformed?.prompt).toHaveLength(prompt.length);
+    expect(middleware.compactorFor('chat-1')).toBeDefined();
+    // Through generateText too: the model receives what the AI SDK built, unchanged.
+    await generateText({
+      model: wrapLanguageModel({ model, middleware }),
+      prompt: [{ role: 'user', content: 'hi' }],
+    });
+    expect(model.doGenerateCalls[0]?.prompt).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+    ]);
+  });
+
+  it('compacts a generateText tool loop, summarizing once and continuing from the compacted prompt', async () => {
+    const steps = 16;
+    const responses = [
+      ...Array.from({ length: steps - 1 }, (_, index) =>
+        toolCallResult(`call_${index}`, index === 6 ? 'src/big.ts' : `src/file-${index}.ts`),
+      ),
+      textResult('All files read.'),
+    ];
+    const model = new MockLanguageModelV3({ doGenerate: responses });
+    const events: CompactionEvent[] = [];
+    const middleware = createCompactionMiddleware({
+      thresholds: { mid: 3000, hard: 5000 },
+      micro: { cacheAware: false, keepTurns: 2, minTokens: 50 },
+      onEvent: (event) => events.push(event),
+    });
+    const result = await generateText({
+      model: wrapLanguageModel({ model, middleware }),
+      system: 'You are a coding agent.',
+      prompt: 'Read every file in src/ and tell me what they export.',
+      tools: { read_file: readFile },
+      stopWhen: stepCountIs(steps),
+    });
+    expect(result.text).toBe('All files read.');
+    const prompts = model.doGenerateCalls.map((call) => call.prompt);
+    expect(prompts).toHaveLength(steps);
+    const last = promptText(prompts.at(-1) ?? []);
+    expect(last).toContain('<context_summary');
+    expect(last).toContain('Read every file in src/');
+    // The full history the AI SDK holds is far larger than what reached the model.
+    const fullHistory = JSON.stringify(result.response.messages).length;
+    expect(last.length).toBeLessThan(fullHistory / 2);
+    const hardRuns = events.filter((event) => event.type === 'compaction-end' && event.layer === 'hard');
+    expect(hardRuns.length).toBeGreaterThan(0);
+    expect(hardRuns).toHaveLength(1);
+    // Every tool call that reached the model has its result right after it.
+    for (const prompt of prompts) {
+      prompt.forEach((message, index) => {
+        if (message.role !== 'assistant') return;
+        const calls = message.content
+          .filter((part) => part.type === 'tool-call')
+          .map((part) => part.toolCallId);
+        if (calls.length === 0) return;
+        const next = prompt[index + 1];
+        expect(next?.role).toBe('tool');
+        const answered =
+          next?.role === 'tool'
+            ? next.content.map((part) => (part.type === 'tool-result' ? part.toolCallId : ''))
+            : [];
+        expect(answered).toEqual(calls);
+      });
+    }
+  });
+
+  it("anchors the next call's count to the usage a streamed answer reported", async () => {
+    const events: CompactionEvent[] = [];
+    const model = new MockLanguageModelV3({
+      doStream: async () => ({
+        stream: simulateReadableStream({
+          chunks: [
+            { type: 'text-start', id: 't' },
+            { type: 'text-delta', id: 't', delta: 'ok' },
+            { type: 'text-end', id: 't' },
+            { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(90_000) },
+          ],
+          chunkDelayInMs: null,
+          initialDelayInMs: null,
+        }),
+      }),
+    });
+    const middleware = createCompactionMiddleware({
+      conversationId: () => 'streamed',
+      hard: { retryDelayMs: 1 },
+      onEvent: (event) => events.push(event),
+    });
+    const wrapped = wrapLanguageModel({ model, middleware });
+    const first = streamText({ model: wrapped, messages: [{ role: 'user', content: 'hello' }] });
+    await first.consumeStream();
+    expect(events).toEqual([]);
+    const second = streamText({
+      model: wrapped,
+      messages: [
+        { role: 'user', content: 'hello' },
+        { role: 'assistant', content: 'ok' },
+        { role: 'user', content: 'and now?' },
+      ],
+    });
+    await second.consumeStream();
+    const start = events.find((event) => event.type === 'compaction-start');
+    expect(start).toMatchObject({ layer: 'hard' });
+    expect(start?.type === 'compaction-start' && start.tokensBefore).toBeGreaterThanOrEqual(90_000);
+  });
+
+  it('keeps one compactor per conversation', async () => {
+    const model = new MockLanguageModelV3({ doGenerate: [textResult('a'), textResult('b')] });
+    const middleware = createCompactionMiddleware({
+      conversationId: (params) => String(params.headers?.['x-chat']),
+    });
+    const wrapped = wrapLanguageModel({ model, middleware });
+    await generateText({ model: wrapped, prompt: 'one', headers: { 'x-chat': 'first' } });
+    await generateText({ model: wrapped, prompt: 'two', headers: { 'x-chat': 'second' } });
+    const first = middleware.compactorFor('first');
+    const second = middleware.compactorFor('second');
+    expect(first?.sessionId).toBe('first');
+    expect(second?.sessionId).toBe('second');
+    expect(first).not.toBe(second);
+  });
+});
+
+/** A minimal LanguageModelV3 over fetch that speaks OpenAI Chat Completions (no provider package needed). */
+function chatCompletionsModel(baseURL: string): LanguageModelV3 {
+  return {
+    specificationVersion: 'v3',
+    provider: 'scripted-openai',
+    modelId: 'agent-model',
+    supportedUrls: {},
+    async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
+      const systemCount = leadingSystemCount(options.prompt);
+      const system = systemFromMessages(options.prompt.slice(0, systemCount));
+      const messages = toCanonicalMessages(options.prompt.slice(systemCount), new PromptOrigins());
+      const tools = (options.tools ?? []).flatMap((definition) =>
+        definition.type === 'function'
+          ? [{ type: 'function', function: { name: definition.name, parameters: definition.inputSchema } }]
+          : [],
+      );
+      const response = await fetch(`${baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer test' },
+        body: JSON.stringify({
+          model: 'agent-model',
+          messages: toOpenAIMessages({ ...(system === undefined ? {} : { system }), messages }),
+          ...(tools.length > 0 ? { tools } : {}),
+        }),
+        ...(options.abortSignal ? { signal: options.abortSignal } : {}),
+      });
+      const body = (await response.json()) as {
+        error?: { message: string };
+        choices: {
+          message: {
+            content: string | null;
+            tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+          };
+        }[];
+        usage: { prompt_tokens: number; completion_tokens: number };
+      };
+      if (!response.ok) throw new Error(`HTTP ${response.status}: ${body.error?.message}`);
+      const message = body.choices[0]?.message;
+      const content: LanguageModelV3Content[] = [];
+      if (message?.content) content.push({ type: 'text', text: message.content });
+      for (const call of message?.tool_calls ?? []) {
+        content.push({
+          type: 'tool-call',
+          toolCallId: call.id,
+          toolName: call.function.name,
+          input: call.function.arguments,
+        });
+      }
+      return {
+        content,
+        finishReason: message?.tool_calls
+          ? { unified: 'tool-calls', raw: 'tool_calls' }
+          : { unified: 'stop', raw: 'stop' },
+        usage: usage(body.usage.prompt_tokens, body.usage.completion_tokens),
+        warnings: [],
+      };
+    },
+    doStream() {
+      throw new Error('not used');
+    },
+  };
+}
+
+describe('createCompactionMiddleware against the scripted model server', () => {
+  it('runs a generateText tool loop whose every request the server accepts, with a model summarizer', async () => {
+    const steps = 14;
+    let agentCalls = 0;
+    server = await startScriptedModelServer({
+      script: (request) => {
+        // Summary requests carry no tools; agent requests do.
+        if (!request.body.tools)
+          return '## Task\nRead the files.\n## Done so far\nRead several files.\n## Next steps\nRead the rest.';
+        agentCalls += 1;
+        if (agentCalls >= steps) return 'Finished reading.';
+        const path = agentCalls === 6 ? 'src/big.ts' : `src/file-${agentCalls}.ts`;
+        return { type: 'tool-calls', calls: [{ name: 'read_file', input: { path } }] };
+      },
+    });
+    const summarizer = createOpenAISummaryModel({
+      model: 'small-summarizer',
+      apiKey: 'test',
+      baseURL: server.openaiBaseURL,
+    });
+    const events: CompactionEvent[] = [];
+    const middleware = createCompactionMiddleware({
+      thresholds: { mid: 3000, hard: 5000 },
+      micro: { cacheAware: false, keepTurns: 2, minTokens: 50 },
+      summarizer,
+      onEvent: (event) => events.push(event),
+    });
+    const result = await generateText({
+      model: wrapLanguageModel({ model: chatCompletionsModel(server.openaiBaseURL), middleware }),
+      system: 'You are a coding agent.',
+      prompt: 'Read every file in src/.',
+      tools: { read_file: readFile },
+      stopWhen: stepCountIs(steps),
+    });
+    expect(result.text).toBe('Finished reading.');
+    const outcomes = server.requests.map((request) => request.outcome);
+    expect(outcomes).not.toContain('invalid-request');
+    const summaryRequests = server.requests.filter((request) => !request.body.tools);
+    expect(summaryRequests.length).toBeGreaterThan(0);
+    expect(summaryRequests[0]?.body.model).toBe('small-summarizer');
+    expect(events.some((event) => event.type === 'fallback-used')).toBe(false);
+    const agentRequests = server.requests.filter((request) => request.body.tools);
+    const lastAgentRequest = JSON.stringify(agentRequests.at(-1)?.body);
+    expect(lastAgentRequest).toContain('Read several files.');
+    const largest = Math.max(...agentRequests.map((request) => request.inputTokens));
+    expect(largest).toBeLessThan(5000 + 1500);
+    // Summarized once, then continued from the summary: not a new summary on every step.
+    expect(summaryRequests).toHaveLength(1);
+  });
+});
