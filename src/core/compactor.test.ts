@@ -145,6 +145,29 @@ describe('mid layer', () => {
   });
 });
 
+describe('archive completeness across turns', () => {
+  it('archives an original whose id a dropped (gated) plan allocated earlier', async () => {
+    const store = createMemoryArchiveStore();
+    const compactor = createCompactor({
+      thresholds: { mid: 3000, hard: 1_000_000 },
+      archive: store,
+      micro: { clearAtLeast: 4000 },
+    });
+    let messages = agentSession(1, { lines: 10 });
+    const original = [...messages];
+    for (let turn = 2; turn <= 30; turn++) {
+      const result = await compactor.maybeCompact(messages);
+      const next = toolTurn(turn, {
+        lines: 10,
+        text: `Turn ${turn}. ${'I checked the parser and the lexer carefully. '.repeat(20)}`,
+      });
+      original.push(...next);
+      messages = [...result.messages, ...next];
+    }
+    expect(rebuildConversation(messages, await store.list(compactor.sessionId))).toEqual(original);
+  });
+});
+
 describe('hard layer', () => {
   it('replaces the history with summary, identity, request and the last turn, ending with a user message', async () => {
     const messages = agentSession(30);

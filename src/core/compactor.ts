@@ -88,6 +88,7 @@ export function createCompactor({
     if (items.length === 0) return;
     try {
       await archive.put(items);
+      ids.markStored(items);
     } catch (error) {
       throw new CompactError(`archiving ${items.length} item(s) failed; the context was left unchanged`, {
         code: 'ARCHIVE_FAILED',
@@ -122,7 +123,22 @@ export function createCompactor({
     if (!Array.isArray(input)) {
       throw new CompactError('messages must be an array', { code: 'INVALID_TRANSCRIPT', path: 'messages' });
     }
-    restored ??= archive.list(sessionId).then((items) => ids.restore(items));
+    restored ??= archive.list(sessionId).then(
+      (items) => ids.restore(items),
+      (error: unknown) => {
+        // A failed read must not stick: the next call reads the archive again.
+        restored = undefined;
+        throw CompactError.isInstance(error)
+          ? error
+          : new CompactError(
+              `reading the archive of session ${sessionId} failed; the context was left unchanged`,
+              {
+                code: 'ARCHIVE_FAILED',
+                cause: error,
+              },
+            );
+      },
+    );
     await restored;
     if (usage && lastOutput) tokens.observe(usage, lastOutput, lastSystem);
     const tokensBefore = tokens.count(input, system);

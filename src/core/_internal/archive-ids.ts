@@ -7,6 +7,7 @@ import type { ArchiveItem } from '../archive-store.js';
 export class ArchiveIds {
   private next = 1;
   private readonly byKey = new Map<string, string>();
+  private readonly stored = new Set<string>();
 
   /** Continues numbering after the items a store already holds (a resumed session). */
   restore(items: readonly ArchiveItem[]): void {
@@ -15,16 +16,25 @@ export class ArchiveIds {
       if (Number.isInteger(number) && number >= this.next) this.next = number + 1;
       const key = keyOf(item);
       if (key !== undefined) this.byKey.set(key, item.id);
+      this.stored.add(item.id);
     }
   }
 
-  /** The id for an original identified by `key`, and whether it was handed out before. */
+  /**
+   * The id for an original identified by `key`, and whether an item with that id is already
+   * stored. A plan that is dropped keeps its ids but stores nothing, so `known` stays false.
+   */
   idFor(key: string | undefined): { id: string; known: boolean } {
-    const known = key === undefined ? undefined : this.byKey.get(key);
-    if (known !== undefined) return { id: known, known: true };
+    const existing = key === undefined ? undefined : this.byKey.get(key);
+    if (existing !== undefined) return { id: existing, known: this.stored.has(existing) };
     const id = `r${this.next++}`;
     if (key !== undefined) this.byKey.set(key, id);
     return { id, known: false };
+  }
+
+  /** Records items the store has accepted. */
+  markStored(items: readonly ArchiveItem[]): void {
+    for (const item of items) this.stored.add(item.id);
   }
 }
 

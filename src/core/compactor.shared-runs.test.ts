@@ -1,0 +1,76 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { importTranscriptFile } from '../importers/index.js';
+import { createCompactor } from './compactor.js';
+import { createHeuristicCounter } from './heuristic-counter.js';
+import { createMemoryArchiveStore } from './memory-archive-store.js';
+import { rebuildConversation } from './rebuild.js';
+import type { Message } from './types.js';
+import { validateMessages } from './validate.js';
+
+const dataDirectory = resolve(import.meta.dirname, '../../../shared/data/trajectories');
+const miniSweAgent = join(dataDirectory, 'mini-swe-agent-gemini-3-pro-swebench-verified/trajs');
+const sweAgent = join(dataDirectory, 'swe-agent-demonstrations');
+
+function files(): string[] {
+  if (!existsSync(miniSweAgent)) return [];
+  // Every 6th run keeps the suite quick while covering short and long sessions; the benchmark replays all.
+  const mini = readdirSync(miniSweAgent)
+    .sort()
+    .filter((_, index) => index % 6 === 0)
+    .map((name) => join(miniSweAgent, name));
+  const swe = readdirSync(sweAgent, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.traj'))
+    .map((name) => join(sweAgent, name));
+  return [...mini, ...swe];
+}
+
+const runs = files();
+
+describe.skipIf(runs.length === 0)('the compactor on the shared agent runs (../shared/data)', () => {
+  if (runs.length === 0) console.warn('skipped: ../shared/data/trajectories is absent');
+
+  it(`replays ${runs.length} runs turn by turn with every invariant holding`, async () => {
+    let compactions = 0;
+    for (const file of runs) {
+      const { conversation } = await importTranscriptFile(file);
+      const store = createMemoryArchiveStore();
+      const compactor = createCompactor({
+        thresholds: { mid: 8000, hard: 16_000 },
+        archive: store,
+        counter: createHeuristicCounter(),
+      });
+      const original: Message[] = [];
+      let history: Message[] = [];
+      for (const message of conversation.messages) {
+        original.push(message);
+        history = [...history, message];
+        if (message.role !== 'user') continue;
+        // Before each model call: the history goes through the compactor.
+        const result = await compactor.maybeCompact(
+          history,
+          conversation.system === undefined ? {} : { system: conversation.system },
+        );
+        if (result.layer !== 'none') compactions++;
+        const problems = validateMessages(result.messages);
+        expect(problems, `${file}: ${problems[0]?.path} ${problems[0]?.message}`).toEqual([]);
+        expect(result.tokensAfter).toBeLessThanOrEqual(result.tokensBefore);
+        // The latest human request is kept, and the last message is the one the model answers.
+        expect(result.messages.at(-1)?.role).toBe('user');
+        if (result.layer === 'hard')
+          expect(result.tokensAfter).toBeLessThanOrEqual(16_000 + 2 * tokensOfLastTurn(history));
+        history = result.messages;
+      }
+      expect(rebuildConversation(history, await store.list(compactor.sessionId)), file).toEqual(original);
+    }
+    expect(compactions).toBeGreaterThan(runs.length);
+  });
+});
+
+function tokensOfLastTurn(history: readonly Message[]): number {
+  const counter = createHeuristicCounter();
+  return history
+    .slice(-2)
+    .reduce((sum, message) => sum + counter.countText(JSON.stringify(message.content)), 0);
+}
