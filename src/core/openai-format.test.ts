@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   fromOpenAIMessages,
@@ -285,12 +286,7 @@ describe('toOpenAIMessages', () => {
           "tool_call_id": "toolu_2",
         },
         {
-          "content": [
-            {
-              "text": "Go on.",
-              "type": "text",
-            },
-          ],
+          "content": "Go on.",
           "role": "user",
         },
       ]
@@ -344,6 +340,89 @@ describe('round trips', () => {
       expect(stringifyToolInput(parseToolArguments(argumentsText))).toBe(argumentsText);
     },
   );
+
+  it('OpenAI → canonical → OpenAI is lossless on generated conversations with tool calls', () => {
+    const text = fc.string({ minLength: 1, maxLength: 20 });
+    const userMessage = fc.oneof(
+      text.map((content): OpenAIChatMessage => ({ role: 'user', content })),
+      fc
+        .array(
+          fc.oneof(
+            text.map((value) => ({ type: 'text' as const, text: value })),
+            fc.constantFrom('data:image/png;base64,iVBORw0K', 'https://example.com/a.png').map((url) => ({
+              type: 'image_url' as const,
+              image_url: { url },
+            })),
+          ),
+          { minLength: 1, maxLength: 3 },
+        )
+        .map((content): OpenAIChatMessage => ({ role: 'user', content })),
+    );
+    const toolTurn = fc
+      .record({
+        content: fc.option(text, { nil: null }),
+        calls: fc.array(
+          fc.record({
+            name: fc.constantFrom('bash', 'read_file', 'edit'),
+            input: fc.dictionary(fc.string({ minLength: 1, maxLength: 5 }), fc.jsonValue({ maxDepth: 2 })),
+            output: text,
+          }),
+          { minLength: 1, maxLength: 3 },
+        ),
+      })
+      .map(({ content, calls }) => ({ content, calls }));
+    const turn = fc.oneof(
+      text.map((content) => ({ kind: 'text' as const, content })),
+      toolTurn.map((value) => ({ kind: 'tools' as const, ...value })),
+    );
+    const conversation = fc.record({
+      system: fc.option(
+        fc.record({ role: fc.constantFrom('system' as const, 'developer' as const), content: text }),
+      ),
+      turns: fc.array(fc.tuple(userMessage, turn), { minLength: 1, maxLength: 6 }),
+    });
+    fc.assert(
+      fc.property(conversation, ({ system, turns }) => {
+        const messages: OpenAIChatMessage[] = system ? [system] : [];
+        let callNumber = 0;
+        for (const [user, reply] of turns) {
+          messages.push(user);
+          if (reply.kind === 'text') {
+            messages.push({ role: 'assistant', content: reply.content });
+            continue;
+          }
+          const calls = reply.calls.map((call) => ({ ...call, id: `call_${++callNumber}` }));
+          messages.push({
+            role: 'assistant',
+            content: reply.content,
+            tool_calls: calls.map((call) => ({
+              id: call.id,
+              type: 'function' as const,
+              function: { name: call.name, arguments: JSON.stringify(call.input) },
+            })),
+          });
+          for (const call of calls)
+            messages.push({ role: 'tool', tool_call_id: call.id, content: call.output });
+        }
+        const canonical = fromOpenAIMessages(messages);
+        const back = toOpenAIMessages(
+          canonical,
+          canonical.systemRole ? { systemRole: canonical.systemRole } : {},
+        );
+        // Documented loss: one text part right after tool messages comes back as a plain string.
+        const expected = messages.map((message, index) => {
+          const previous = messages[index - 1];
+          const [part, ...rest] = Array.isArray(message.content) ? message.content : [];
+          const single = message.role === 'user' && part?.type === 'text' && rest.length === 0;
+          return single && previous?.role === 'tool'
+            ? { role: 'user' as const, content: String(part.text) }
+            : message;
+        });
+        expect(normalizeArguments(back)).toEqual(normalizeArguments(expected));
+      }),
+      { seed: 20261130, numRuns: 500 },
+    );
+  });
 
   const present = existsSync(demonstrations);
   if (!present) {

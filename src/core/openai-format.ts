@@ -10,6 +10,7 @@
  *   arguments become `{}`.
  * - A run of `tool` messages becomes one user message of `tool_result` blocks; a user message that
  *   follows the run is merged into it after the results (the Anthropic API wants them together).
+ *   On the way back, a single text block after the results is written as a string user message.
  * - `is_error` has no OpenAI field: an error result's text is prefixed with {@link TOOL_ERROR_PREFIX},
  *   and a tool message starting with that prefix reads back as `is_error: true`.
  * - `thinking` becomes `reasoning_content` (signatures are lost); `reasoning_content` reads back as a
@@ -328,7 +329,19 @@ function userToOpenAI(content: string | ContentBlock[]): OpenAIChatMessage[] {
       parts.push(partFromBlock(block));
     }
   }
-  if (parts.length > 0 || result.length === 0) result.push({ role: 'user', content: parts });
+  const [onlyPart] = parts;
+  if (
+    result.length > 0 &&
+    parts.length === 1 &&
+    onlyPart?.type === 'text' &&
+    typeof onlyPart.text === 'string'
+  ) {
+    // A user message that followed tool messages was merged into their results; write it back as
+    // the plain string it most likely was.
+    result.push({ role: 'user', content: onlyPart.text });
+  } else if (parts.length > 0 || result.length === 0) {
+    result.push({ role: 'user', content: parts });
+  }
   return result;
 }
 
