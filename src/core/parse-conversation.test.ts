@@ -101,6 +101,15 @@ describe('parseConversation', () => {
     expect(parsed.conversation.messages).toHaveLength(2);
   });
 
+  it('reads a file holding a single message as one-line JSONL', () => {
+    const parsed = parseConversation('{"role":"user","content":"Hi"}');
+    expect(parsed).toEqual({
+      conversation: { messages: [{ role: 'user', content: 'Hi' }] },
+      format: 'anthropic',
+      layout: 'jsonl',
+    });
+  });
+
   it('forces a format with the format option', () => {
     const text = JSON.stringify([{ role: 'user', content: 'Hi' }]);
     expect(parseConversation(text, { format: 'openai' }).format).toBe('openai');

@@ -91,6 +91,10 @@ export function parseConversation(text: string, options: ParseConversationOption
   const whole = tryParseJson(body);
   if (whole.ok) {
     value = whole.value;
+    if (isObject(value) && Object.hasOwn(value, 'role') && !Object.hasOwn(value, 'messages')) {
+      // A single message: JSONL with one line.
+      return conversationFromValue([value], 'jsonl', { ...options, lineNumbers: [1] });
+    }
     layout = Array.isArray(value) ? 'array' : 'object';
     if (!Array.isArray(value) && !isObject(value)) {
       throw unreadable(
