@@ -27,7 +27,7 @@ const buckets = [
   { label: '90k+', below: Number.POSITIVE_INFINITY },
 ];
 
-/** Per-turn times in milliseconds, by method name (`seed` or a counter's name). */
+/** Per-turn times in milliseconds by method name (`seed` or a counter's name), and `new characters` per turn. */
 interface BucketTimes {
   turns: number;
   milliseconds: Map<string, number[]>;
@@ -49,12 +49,16 @@ function timePass(runs: readonly ReplayRun[], counters: readonly TokenCounter[],
     const raw = run.rawMessages.slice(0, systemMessages);
     const messages: Message[] = [];
     for (const turn of run.turns) {
+      let newCharacters = 0;
       while (messages.length < turn.messageCount) {
-        raw.push(run.rawMessages[messages.length + systemMessages]!);
+        const message = run.rawMessages[messages.length + systemMessages]!;
+        newCharacters += message.content.length;
+        raw.push(message);
         messages.push(run.messages[messages.length]!);
       }
       const bucket = times[buckets.findIndex(({ below }) => turn.providerTokens < below)]!;
       bucket.turns++;
+      record(bucket, 'new characters', newCharacters);
       let started = performance.now();
       const seedCount = JSON.stringify(raw).length / 4;
       record(bucket, 'seed', performance.now() - started);
@@ -111,6 +115,7 @@ function printSpeed(runs: readonly ReplayRun[]): void {
     const header = [
       'history (provider tokens)',
       'turns',
+      `new characters per turn (${statistic})`,
       'seed JSON.stringify(messages).length / 4',
       ...names.map((name) => `incremental ${name}`),
       ...names.map((name) => `ratio ${name}`),
@@ -123,8 +128,10 @@ function printSpeed(runs: readonly ReplayRun[]): void {
       const seed = perTurn(results, index, 'seed', statistic);
       const cells = names.map((name) => perTurn(results, index, name, statistic).toFixed(1));
       const ratios = names.map((name) => `${(seed / perTurn(results, index, name, statistic)).toFixed(1)}×`);
+      // perTurn scales by 1000 (milliseconds to microseconds); characters are not time.
+      const newCharacters = Math.round(perTurn(results, index, 'new characters', statistic) / 1000);
       console.log(
-        `| ${bucket.label} | ${turnsInBucket} | ${seed.toFixed(1)} | ${cells.join(' | ')} | ${ratios.join(' | ')} |`,
+        `| ${bucket.label} | ${turnsInBucket} | ${newCharacters} | ${seed.toFixed(1)} | ${cells.join(' | ')} | ${ratios.join(' | ')} |`,
       );
     });
   }
