@@ -251,7 +251,7 @@ export function estimateTokensByPattern(text: string): number {
  * import { createHeuristicCounter } from 'agent-compact';
  *
  * const counter = createHeuristicCounter();
- * counter.countText('const answer = { value: 42 };'); // 10 (o200k_base: 10)
+ * counter.countText('const answer = { value: 42 };'); // 9 (o200k_base: 9)
  */
 export function createHeuristicCounter(): TokenCounter {
   return { name: 'heuristic', countText: estimateTokens };

@@ -45,7 +45,12 @@ const record = {
   model: 'claude-sonnet-4-5',
   content: [
     { type: 'text', text: 'I will list the files in the repository first.' },
-    { type: 'tool_use', id: 'toolu_01A09q90qw90lq917835lq9', name: 'bash', input: { command: 'ls -la src/' } },
+    {
+      type: 'tool_use',
+      id: 'toolu_01A09q90qw90lq917835lq9',
+      name: 'bash',
+      input: { command: 'ls -la src/' },
+    },
   ],
   stop_reason: 'tool_use',
   usage: { input_tokens: 2095, output_tokens: 503, cache_read_input_tokens: 1024 },
