@@ -1,4 +1,4 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlock, Message, ProviderUsage, TextBlock } from '../core/types.js';
 import { type ChatModel, type ChatStopReason, toModelCallError } from './chat-model.js';
 import { toAnthropicTool } from './tool-definitions.js';
@@ -41,9 +41,22 @@ export function createAnthropicChatModel({
   timeoutMs = 600_000,
   promptCaching = 'auto',
 }: AnthropicChatModelOptions): ChatModel {
-  const anthropic =
-    client ??
-    new Anthropic({ apiKey: apiKey ?? null, baseURL: baseURL ?? null, maxRetries, timeout: timeoutMs });
+  // The SDK is an optional peer: loaded on the first call, so importing this module never needs it.
+  let clientPromise: Promise<Anthropic> | undefined;
+  const getClient = () => {
+    clientPromise ??= client
+      ? Promise.resolve(client)
+      : import('@anthropic-ai/sdk').then(
+          ({ default: AnthropicClient }) =>
+            new AnthropicClient({
+              apiKey: apiKey ?? null,
+              baseURL: baseURL ?? null,
+              maxRetries,
+              timeout: timeoutMs,
+            }),
+        );
+    return clientPromise;
+  };
   return {
     specificationVersion: 'v1',
     provider: 'anthropic',
@@ -65,6 +78,7 @@ export function createAnthropicChatModel({
         messages: cached ? withCacheBreakpoint(messages) : messages,
         ...(tools.length > 0 ? { tools: tools.map(toAnthropicTool) } : {}),
       };
+      const anthropic = await getClient();
       let response: Anthropic.Message;
       try {
         response = await anthropic.messages.create(

@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { fromOpenAIMessages, toOpenAIMessages } from '../core/openai-format.js';
 import type { OpenAIAssistantMessage, OpenAIChatMessage } from '../core/openai-types.js';
 import type { Message, ProviderUsage } from '../core/types.js';
@@ -36,7 +36,17 @@ export function createOpenAIChatModel({
   maxRetries = 2,
   timeoutMs = 600_000,
 }: OpenAIChatModelOptions): ChatModel {
-  const openai = client ?? new OpenAI({ apiKey, baseURL, maxRetries, timeout: timeoutMs });
+  // The SDK is an optional peer: loaded on the first call, so importing this module never needs it.
+  let clientPromise: Promise<OpenAI> | undefined;
+  const getClient = () => {
+    clientPromise ??= client
+      ? Promise.resolve(client)
+      : import('openai').then(
+          ({ default: OpenAIClient }) =>
+            new OpenAIClient({ apiKey, baseURL, maxRetries, timeout: timeoutMs }),
+        );
+    return clientPromise;
+  };
   return {
     specificationVersion: 'v1',
     provider: 'openai',
@@ -48,6 +58,7 @@ export function createOpenAIChatModel({
         messages: toOpenAIMessages({ system, messages }),
         ...(tools.length > 0 ? { tools: tools.map(toOpenAITool) } : {}),
       };
+      const openai = await getClient();
       let completion: OpenAI.ChatCompletion;
       // The SDK leaves a listener on the signal it is given; a per-call child keeps the caller's
       // signal (one per agent run, many calls) free of them.

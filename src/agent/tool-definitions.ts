@@ -1,4 +1,5 @@
 /** The agent's tools in a provider-neutral form, and in Anthropic and OpenAI form. */
+import { compactToolAnthropic, recallToolAnthropic } from '../core/compaction-tools.js';
 
 /** A JSON Schema object describing a tool's input. */
 export interface ToolInputSchema {
@@ -87,29 +88,18 @@ export const editFileToolDefinition: AgentToolDefinition = {
   },
 };
 
-/** `compact {focus?}`: the model asks for its context to be summarized before the next step. */
+/** `compact {focus?}`: the model asks for its context to be summarized before the next step (the library's tool). */
 export const compactToolDefinition: AgentToolDefinition = {
-  name: 'compact',
-  description:
-    'Summarize the conversation so far to free context before the next step. Use it when you finished a phase of the work. Nothing is lost: old tool results stay recallable by id.',
-  inputSchema: {
-    type: 'object',
-    properties: {
-      focus: { type: 'string', description: 'What the summary should keep in focus, e.g. the next step.' },
-    },
-  },
+  name: compactToolAnthropic.name,
+  description: compactToolAnthropic.description,
+  inputSchema: structuredClone(compactToolAnthropic.input_schema) as unknown as ToolInputSchema,
 };
 
-/** `recall {id}`: brings back a tool result that compaction replaced with a placeholder. */
+/** `recall {id}`: brings back an archived result byte-identical (the library's tool). */
 export const recallToolDefinition: AgentToolDefinition = {
-  name: 'recall',
-  description:
-    'Bring back, exactly as it was, an earlier tool result or text that compaction replaced with a placeholder. Pass the id the placeholder shows, e.g. "r17".',
-  inputSchema: {
-    type: 'object',
-    properties: { id: { type: 'string', description: 'The archive id from the placeholder.' } },
-    required: ['id'],
-  },
+  name: recallToolAnthropic.name,
+  description: recallToolAnthropic.description,
+  inputSchema: structuredClone(recallToolAnthropic.input_schema) as unknown as ToolInputSchema,
 };
 
 /** Every tool of the reference agent, in the order the model sees them. */

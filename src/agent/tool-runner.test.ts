@@ -42,7 +42,7 @@ describe('createToolRunner', () => {
     const missing = await runner.run(call('recall', { id: 'r404' }));
     expect(missing.result).toMatchObject({
       is_error: true,
-      content: 'recall: nothing is archived under "r404"',
+      content: expect.stringMatching(/^recall: no archived item "r404"/),
     });
   });
 

@@ -1,4 +1,6 @@
-import type { ArchiveItem, ArchiveStore } from '../core/archive-store.js';
+import type { ArchiveStore } from '../core/archive-store.js';
+import { handleRecall, parseCompactInput } from '../core/compaction-tools.js';
+import { CompactError } from '../core/errors.js';
 import type { ToolResultBlock, ToolUseBlock } from '../core/types.js';
 import { bashTool } from './bash-tool.js';
 import { editFileTool, readFileTool, writeFileTool } from './file-tools.js';
@@ -86,13 +88,12 @@ export function createToolRunner({
       case 'recall':
         return await recallOutcome(archive, sessionId, toolUse.input);
       case 'compact': {
-        const focus = (toolUse.input as { focus?: unknown } | null)?.focus;
         return {
           result: resultBlock(toolUse.id, {
             content: 'Compaction requested: the context will be summarized before your next step.',
             isError: false,
           }),
-          compactRequest: typeof focus === 'string' && focus.trim() !== '' ? { focus } : {},
+          compactRequest: parseCompactInput(toolUse.input),
         };
       }
       default: {
@@ -135,25 +136,12 @@ async function approveBash(
 }
 
 async function recallOutcome(archive: ArchiveStore, sessionId: string, input: unknown): Promise<ToolOutcome> {
-  const id = (input as { id?: unknown } | null)?.id;
-  if (typeof id !== 'string' || id.trim() === '')
-    return { content: 'recall: "id" must be a string like "r17"', isError: true };
-  const item = await archive.get(sessionId, id.trim());
-  if (!item) return { content: `recall: nothing is archived under "${id}"`, isError: true };
-  return { content: archivedContent(item), isError: false };
-}
-
-/** The archived content as the model saw it: a tool result's own content byte for byte. */
-function archivedContent(item: ArchiveItem): ToolOutcome['content'] {
-  const block = item.block;
-  if (block?.type === 'tool_result') {
-    const content = (block as ToolResultBlock).content;
-    return content === undefined ? '' : content;
+  try {
+    return { content: await handleRecall({ archive, sessionId }, input), isError: false };
+  } catch (error) {
+    if (!CompactError.isInstance(error) || error.code === 'ARCHIVE_FAILED') throw error;
+    return { content: `recall: ${error.message}`, isError: true };
   }
-  if (block?.type === 'text' && typeof block.text === 'string') return block.text;
-  if (block?.type === 'tool_use') return JSON.stringify(block.input, null, 2);
-  if (item.messages) return JSON.stringify(item.messages, null, 2);
-  return JSON.stringify(block ?? null, null, 2);
 }
 
 function resultBlock(toolUseId: string, outcome: ToolOutcome): ToolResultBlock {

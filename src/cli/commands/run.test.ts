@@ -366,6 +366,17 @@ describe('agent-compact run: keys, servers, approval and Ctrl-C', () => {
     ],
     [['--provider', 'gemini'], {}, /--provider must be anthropic or openai/],
     [['--mid', 'lots'], { ANTHROPIC_API_KEY: secretKey }, /--mid must be a positive integer/],
+    [
+      ['--resume', '../../etc'],
+      { ANTHROPIC_API_KEY: secretKey },
+      /session id "\.\.\/\.\.\/etc" may hold only letters/,
+    ],
+    [['--resume', 'nope-123'], { ANTHROPIC_API_KEY: secretKey }, /no session "nope-123" in /],
+    [
+      ['--workspace', 'missing-dir'],
+      { ANTHROPIC_API_KEY: secretKey },
+      /workspace .*missing-dir is not a directory/,
+    ],
   ])('refuses %j with one line and exit 2', async (args, env, message) => {
     const { io, output } = testIO(env);
     expect(await main(['run', 'a task', ...args], io)).toBe(2);
