@@ -9,6 +9,7 @@ import { importClaudeCode } from './claude-code.js';
 const fixtures = join(import.meta.dirname, '__fixtures__');
 const session = readFileSync(join(fixtures, 'claude-code-session.jsonl'), 'utf8');
 const subagent = readFileSync(join(fixtures, 'claude-code-subagent.jsonl'), 'utf8');
+const rewind = readFileSync(join(fixtures, 'claude-code-rewind.jsonl'), 'utf8');
 
 describe('importClaudeCode', () => {
   it('reads the main chain, merges streamed parts and skips non-message lines', () => {
@@ -148,6 +149,31 @@ describe('importClaudeCode', () => {
     expect(conversation.messages[0]!.content).toBe('Find every caller of total()');
     expect(usage.map(promptTokensFromUsage)).toEqual([908, 954]);
     expect(validateMessages(conversation.messages)).toEqual([]);
+  });
+
+  it('follows the branch that ends at the last message: a rewind drops the abandoned turn', () => {
+    const { conversation, usage } = importClaudeCode(rewind);
+    expect(conversation.messages.map((message) => JSON.stringify(message.content).slice(0, 30))).toEqual([
+      '"Hi, this is the notes repo."',
+      '[{"type":"text","text":"Hello!',
+      '"Actually, just list the notes',
+      '[{"type":"tool_use","id":"tool',
+      '[{"type":"tool_result","tool_u',
+      '[{"type":"text","text":"Two no',
+      '"Open a.md."',
+      '[{"type":"text","text":"a.md s',
+    ]);
+    expect(usage.map(promptTokensFromUsage)).toEqual([2003, 2028, 2068, 303]);
+    expect(validateMessages(conversation.messages)).toEqual([]);
+  });
+
+  it('reads every line in file order when the parentUuid chain is broken', () => {
+    const withoutRoot = rewind
+      .split('\n')
+      .filter((line) => !line.includes('"uuid":"r-u1"'))
+      .join('\n');
+    const { conversation } = importClaudeCode(withoutRoot);
+    expect(conversation.messages.some((message) => message.content === 'Delete every note.')).toBe(true);
   });
 
   it('names the line of a broken JSON line', () => {

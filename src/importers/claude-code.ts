@@ -12,7 +12,11 @@
  *   never produced by a request, and are skipped.
  * - `message.usage` is kept per assistant turn. The session file does not record the system prompt.
  *
- * Branches (a rewound conversation) are read in file order, not by following `parentUuid`.
+ * - Only the branch that ends at the last message is read: `parentUuid` links (and
+ *   `logicalParentUuid` across a compaction boundary) are followed back from it, so turns abandoned
+ *   by a rewind are left out. Without usable links every line is read in file order.
+ * - Claude Code's own compaction summary (`isCompactSummary`) is skipped: the replay compacts by
+ *   itself, and the summary would only repeat the history before it.
  */
 import { CompactError } from '../core/errors.js';
 import { conversationFromValue, parseJsonLine } from '../core/parse-conversation.js';
@@ -33,6 +37,7 @@ interface SessionLine {
   role: 'user' | 'assistant';
   sidechain: boolean;
   value: JsonObject;
+  uuid: string | undefined;
 }
 
 /** True when a parsed JSONL line looks like a line of a Claude Code session. */
@@ -67,20 +72,29 @@ export function claudeCodeFromLines(
   source?: string,
 ): ImportedTranscript {
   const sessionLines: SessionLine[] = [];
+  const links = new Map<string, string | undefined>();
   for (const { value, lineNumber } of lines) {
-    if (!isObject(value) || (value.type !== 'user' && value.type !== 'assistant')) continue;
+    if (!isObject(value)) continue;
+    const uuid = typeof value.uuid === 'string' ? value.uuid : undefined;
+    if (uuid !== undefined) links.set(uuid, parentOf(value));
+    if (value.type !== 'user' && value.type !== 'assistant') continue;
     const message = value.message;
     if (!isObject(message)) continue;
     if (value.type === 'assistant' && message.model === '<synthetic>') continue;
+    // Claude Code's own summary after /compact: the replay compacts by itself, so the summary
+    // would only repeat the history that precedes it.
+    if (value.isCompactSummary === true) continue;
     sessionLines.push({
       lineNumber,
       role: value.type,
       sidechain: value.isSidechain === true,
       value: message,
+      uuid,
     });
   }
   const hasMainChain = sessionLines.some((line) => !line.sidechain);
-  const kept = hasMainChain ? sessionLines.filter((line) => !line.sidechain) : sessionLines;
+  const chain = hasMainChain ? sessionLines.filter((line) => !line.sidechain) : sessionLines;
+  const kept = activeBranch(chain, links);
 
   const messages: Message[] = [];
   const usage: (ImportedUsage | undefined)[] = [];
@@ -104,6 +118,30 @@ export function claudeCodeFromLines(
     previousAssistantId = line.role === 'assistant' ? id : undefined;
   }
   return finishImport({ messages, usage, format: 'claude-code', source });
+}
+
+function parentOf(line: JsonObject): string | undefined {
+  if (typeof line.parentUuid === 'string') return line.parentUuid;
+  // A compaction boundary starts a new chain but names the line it continues.
+  return typeof line.logicalParentUuid === 'string' ? line.logicalParentUuid : undefined;
+}
+
+/**
+ * The lines on the branch that ends at the last message: walking `parentUuid` back from it drops
+ * abandoned branches (a rewound conversation). When a line has no uuid or the walk hits a uuid the
+ * file does not contain, the chain cannot be trusted and every line is kept, in file order.
+ */
+function activeBranch(lines: SessionLine[], links: ReadonlyMap<string, string | undefined>): SessionLine[] {
+  const leaf = lines[lines.length - 1];
+  if (leaf?.uuid === undefined || lines.some((line) => line.uuid === undefined)) return lines;
+  const onBranch = new Set<string>();
+  let current: string | undefined = leaf.uuid;
+  while (current !== undefined && !onBranch.has(current)) {
+    if (!links.has(current)) return lines;
+    onBranch.add(current);
+    current = links.get(current);
+  }
+  return lines.filter((line) => onBranch.has(line.uuid!));
 }
 
 function readMessage(line: SessionLine, source: string | undefined): Message {
