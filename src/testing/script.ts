@@ -63,7 +63,7 @@ export interface RecordedRequest {
   stream: boolean;
   /** Input tokens by the server's estimate (see {@link estimateTokens}). */
   inputTokens: number;
-  /** How the server answered: the step's type, or `invalid-request` / `prompt-too-long` / `unauthorized`. */
+  /** How the server answered: the step's type, or one of the other {@link ResponseOutcome}s. */
   outcome: ResponseOutcome;
 }
 
@@ -74,7 +74,9 @@ export type ResponseOutcome =
   | 'prompt-too-long'
   | 'unauthorized'
   | 'script-exhausted'
-  | 'not-found';
+  | 'not-found'
+  /** `POST /v1/messages/count_tokens`, answered with the estimate; no script step is used. */
+  | 'count-tokens';
 
 /** A script: steps answered in order, or a function choosing the step for each request. */
 export type Script =

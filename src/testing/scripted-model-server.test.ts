@@ -164,6 +164,26 @@ describe('Anthropic Messages API', () => {
     expect(requests[0]?.outcome).toBe('invalid-request');
   });
 
+  it('counts tokens without using a script step', async () => {
+    const { anthropicBaseURL, requests } = await start(['the only answer']);
+    const client = anthropicClient(anthropicBaseURL);
+    const counted = await client.messages.countTokens({
+      model: 'claude-test',
+      system: 'S',
+      messages: question,
+    });
+    expect(counted.input_tokens).toBe(
+      estimateRequestTokens('anthropic', { system: 'S', messages: question }),
+    );
+    const message = await client.messages.create({
+      model: 'claude-test',
+      max_tokens: 20,
+      messages: question,
+    });
+    expect(message.content[0]).toMatchObject({ text: 'the only answer' });
+    expect(requests.map((request) => request.outcome)).toEqual(['count-tokens', 'text']);
+  });
+
   it('answers "prompt is too long" past the context window', async () => {
     const { anthropicBaseURL } = await start(['never sent'], 20);
     const error = await anthropicClient(anthropicBaseURL)

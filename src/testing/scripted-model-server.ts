@@ -12,7 +12,7 @@ import {
   type WireError,
   writeError,
 } from './_wire.js';
-import { estimateTokens, PromptCache } from './prompt-usage.js';
+import { estimateRequestTokens, estimateTokens, PromptCache } from './prompt-usage.js';
 import {
   normalizeStep,
   type RecordedRequest,
@@ -119,8 +119,9 @@ export async function startScriptedModelServer({
     };
 
     const rawBody = await readBody(incoming);
+    const countOnly = path === '/v1/messages/count_tokens';
     const knownPath =
-      incoming.method === 'POST' && (path === '/v1/messages' || path === '/v1/chat/completions');
+      incoming.method === 'POST' && (path === '/v1/messages' || path === '/v1/chat/completions' || countOnly);
     if (!knownPath) {
       record({}, false, 0, 'not-found');
       writeError(response, api, {
@@ -154,10 +155,18 @@ export async function startScriptedModelServer({
       });
       return;
     }
-    const shapeError = checkRequestShape(api, body, incoming, validation);
+    const shapeError = checkRequestShape(api, body, incoming, validation, countOnly);
     if (shapeError) {
       record(body, stream, 0, 'invalid-request');
       writeError(response, api, shapeError);
+      return;
+    }
+    if (countOnly) {
+      // Counting neither answers from the script nor touches the prompt cache.
+      const inputTokens = estimateRequestTokens('anthropic', body);
+      record(body, false, inputTokens, 'count-tokens');
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ input_tokens: inputTokens }));
       return;
     }
     const usage = cache.measure(api, body);
@@ -452,6 +461,7 @@ function checkRequestShape(
   body: Record<string, unknown>,
   incoming: IncomingMessage,
   validation: 'provider-rules' | 'off',
+  countOnly: boolean,
 ): WireError | undefined {
   if (api === 'anthropic') {
     if (typeof incoming.headers['anthropic-version'] !== 'string') {
@@ -459,7 +469,9 @@ function checkRequestShape(
     }
     if (typeof body.model !== 'string' || body.model === '')
       return invalidRequest('model: Field required', 'model');
-    if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) {
+    const maxTokensValid =
+      typeof body.max_tokens === 'number' && Number.isInteger(body.max_tokens) && body.max_tokens >= 1;
+    if (!countOnly && !maxTokensValid) {
       return invalidRequest('max_tokens: Field required', 'max_tokens');
     }
     if (!Array.isArray(body.messages) || body.messages.length === 0) {
