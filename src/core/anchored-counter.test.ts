@@ -132,6 +132,15 @@ describe('createAnchoredCounter', () => {
     expect(anchored.count(changed, system)).toBe(Math.round(overallRatio * local.count(changed, system)));
   });
 
+  it('still extends the anchor when the system prompt is an equal block list in a new array', () => {
+    const anchored = createAnchoredCounter({ counter: characters });
+    const system = () => [{ type: 'text' as const, text: 'be brief' }];
+    const messages = [text(400)];
+    anchored.observe({ prompt_tokens: 500 }, messages, system());
+    expect(anchored.count(messages, system())).toBe(500);
+    expect(anchored.count(messages, [{ type: 'text', text: 'be verbose' }])).not.toBe(500);
+  });
+
   it('does not learn a delta from a report on a rewritten history, but re-anchors to it', () => {
     const anchored = createAnchoredCounter({ counter: characters });
     const messages = [text(400), text(400, 'assistant')];

@@ -104,12 +104,8 @@ export function createAnchoredCounter({
     throw new CompactError(`decay must be between 0 and 1, got ${decay}`, { code: 'INVALID_OPTIONS' });
   }
   if (!(minRatio > 0 && minRatio <= maxRatio)) {
-    throw new CompactError(
-      `ratioRange must be [min, max] with 0 < min <= max, got [${minRatio}, ${maxRatio}]`,
-      {
-        code: 'INVALID_OPTIONS',
-      },
-    );
+    const message = `ratioRange must be [min, max] with 0 < min <= max, got [${minRatio}, ${maxRatio}]`;
+    throw new CompactError(message, { code: 'INVALID_OPTIONS' });
   }
   const local = createIncrementalCounter(counter);
   let anchor: Anchor | undefined;
@@ -123,7 +119,7 @@ export function createAnchoredCounter({
 
   /** True when `messages` and `system` are the anchored request with messages appended (or unchanged). */
   function extendsAnchor(current: Anchor, messages: readonly Message[], system: SystemPrompt | undefined) {
-    if (system !== current.system || messages.length < current.messages.length) return false;
+    if (!sameSystem(system, current.system) || messages.length < current.messages.length) return false;
     for (let index = 0; index < current.messages.length; index++) {
       if (messages[index] !== current.messages[index]) return false;
     }
@@ -168,4 +164,11 @@ export function createAnchoredCounter({
   }
 
   return { name: `anchored-${counter.name}`, count, observe, calibration, reset };
+}
+
+/** True when two system prompts send the same text (block lists are compared block by block). */
+function sameSystem(left: SystemPrompt | undefined, right: SystemPrompt | undefined): boolean {
+  if (left === right) return true;
+  if (!Array.isArray(left) || !Array.isArray(right) || left.length !== right.length) return false;
+  return left.every((block, index) => block.text === right[index]?.text);
 }

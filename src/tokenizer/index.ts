@@ -26,16 +26,17 @@ type CountTokens = typeof countTokens;
 const require = createRequire(import.meta.url);
 const loaded = new Map<TiktokenEncoding, CountTokens>();
 
-// Each table costs ~130-250 ms and tens of MB to load, so only the encoding asked for is loaded, on
-// first use, from its encoding-specific entry point (never the package root, which loads them all).
+// Each table costs ~130-250 ms and tens of MB to load, so only the encoding asked for is loaded, when
+// its first counter is created, from its encoding-specific entry point (never the package root, which
+// loads them all). `require` keeps the factory synchronous; this subpath is for Node.
 function loadCountTokens(encoding: TiktokenEncoding): CountTokens {
   let count = loaded.get(encoding);
   if (!count) {
-    const module =
+    const encodingModule =
       encoding === 'o200k'
         ? require('gpt-tokenizer/encoding/o200k_base')
         : require('gpt-tokenizer/encoding/cl100k_base');
-    count = (module as { countTokens: CountTokens }).countTokens;
+    count = (encodingModule as { countTokens: CountTokens }).countTokens;
     loaded.set(encoding, count);
   }
   return count;
