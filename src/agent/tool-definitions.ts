@@ -7,6 +7,8 @@ export interface ToolInputSchema {
   properties: Record<string, Record<string, unknown>>;
   required?: string[];
   additionalProperties?: boolean;
+  /** Other JSON Schema keywords; lets the definitions pass as the SDKs' own tool types. */
+  [keyword: string]: unknown;
 }
 
 /** One tool as the agent describes it; convert with {@link toAnthropicTool} / {@link toOpenAITool}. */
