@@ -4,6 +4,7 @@
  */
 import type { SummaryModel } from '../core/summary-model.js';
 import type { TokenCounter } from '../core/token-counter.js';
+import { createMemoizedCounter } from './_memoized-counter.js';
 import { createRequestTokenCounter, defaultPriceTable, type PriceTable } from './prompt-cache.js';
 import {
   addSummary,
@@ -94,13 +95,14 @@ export async function simulate(
   for (const name of strategies) total[name] = emptySummary();
   const files: FileResult[] = [];
   for (const [index, input] of inputs.entries()) {
-    // One counter per file: its cache holds message objects of this file only.
-    const tokens = createRequestTokenCounter(counter);
+    // One cache per file, shared by the strategies: they count the same texts over and over.
+    const fileCounter = createMemoizedCounter(counter);
+    const tokens = createRequestTokenCounter(fileCounter);
     const result: FileResult = { file: input.file, format: input.format, strategies: {} };
     for (const name of strategies) {
       const strategy = createReplayStrategy(name, {
         summarizer,
-        counter,
+        counter: fileCounter,
         ...(mid === undefined ? {} : { mid }),
         ...(hard === undefined ? {} : { hard }),
         ...(window === undefined ? {} : { window }),

@@ -1,0 +1,134 @@
+// Replays every shared agent run (../shared/data/trajectories) through none, the seed port and
+// agent-compact at --mid 8000 --hard 16000, as `agent-compact simulate` does, and prints billed
+// input and prefix rewrites relative to `none`, rewrites per 100 turns, retention and the wall
+// time of the whole replay, against the targets of the replay issue.
+import { readdir, stat } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { createExtractiveSummaryModel } from '../../core/extractive-summary.js';
+import { importTranscriptFile } from '../../importers/index.js';
+import type { StrategySummary } from '../../simulate/replay.js';
+import { type StrategyName, strategyNames } from '../../simulate/replay-strategies.js';
+import { type SimulationInput, type SimulationResult, simulate } from '../../simulate/simulate.js';
+import { createTiktokenCounter } from '../../tokenizer/index.js';
+
+const thresholds = { mid: 8000, hard: 16000 };
+
+async function transcriptFiles(directory: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of (await readdir(directory, { withFileTypes: true })).sort((a, b) =>
+    a.name.localeCompare(b.name),
+  )) {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) found.push(...(await transcriptFiles(path)));
+    else if (entry.name.endsWith('.traj') || entry.name.endsWith('.traj.json')) found.push(path);
+  }
+  return found;
+}
+
+function perHundred(summary: StrategySummary): number {
+  return summary.turns === 0 ? 0 : (summary.prefixRewrites / summary.turns) * 100;
+}
+
+function verdict(pass: boolean): string {
+  return pass ? 'met' : 'MISSED';
+}
+
+/** Prints the replay figures of all shared runs and how they compare with the targets. */
+export async function run(): Promise<void> {
+  const root = resolve(process.cwd(), '../shared/data/trajectories');
+  if (
+    !(await stat(root).then(
+      (info) => info.isDirectory(),
+      () => false,
+    ))
+  ) {
+    console.log(`skipped: ${root} is absent (the shared agent runs are not on this machine)`);
+    return;
+  }
+  const started = performance.now();
+  const inputs: SimulationInput[] = [];
+  for (const file of await transcriptFiles(root)) {
+    const imported = await importTranscriptFile(file);
+    inputs.push({
+      file: relative(root, file),
+      format: imported.meta.format,
+      transcript: {
+        ...(imported.conversation.system === undefined ? {} : { system: imported.conversation.system }),
+        messages: imported.conversation.messages,
+        usage: imported.usage,
+      },
+    });
+  }
+  const imported = performance.now();
+  const result: SimulationResult = await simulate(inputs, {
+    summarizer: createExtractiveSummaryModel(),
+    counter: createTiktokenCounter(),
+    ...thresholds,
+  });
+  const finished = performance.now();
+  const cpuSeconds = process.cpuUsage().user / 1e6;
+
+  const total = result.total as Record<StrategyName, StrategySummary>;
+  const none = total.none;
+  console.log(
+    `${inputs.length} runs (${result.files.filter((file) => file.format === 'mini-swe-agent').length} mini-swe-agent, ${result.files.filter((file) => file.format === 'swe-agent').length} SWE-agent), ${none.turns.toLocaleString('en-US')} assistant turns, --mid ${thresholds.mid} --hard ${thresholds.hard}, o200k counts, extractive summarizer, Sonnet prices with prompt caching.\n`,
+  );
+  console.log(
+    '| strategy | input tokens | billed input | ÷ none | prefix rewrites | per 100 turns | micro / mid / hard | retention | replay ms |',
+  );
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const name of strategyNames) {
+    const summary = total[name];
+    console.log(
+      `| ${name} | ${summary.inputTokens.toLocaleString('en-US')} | ${Math.round(summary.billedInputTokens).toLocaleString('en-US')} | ${(summary.billedInputTokens / none.billedInputTokens).toFixed(2)}× | ${summary.prefixRewrites.toLocaleString('en-US')} | ${perHundred(summary).toFixed(1)} | ${summary.compactions.micro} / ${summary.compactions.mid} / ${summary.compactions.hard} | ${(summary.retention * 100).toFixed(1)}% (${summary.factsVisible}/${summary.facts}) | ${Math.round(summary.durationMs).toLocaleString('en-US')} |`,
+    );
+  }
+  const agent = total['agent-compact'];
+  const seed = total.seed;
+  const wallSeconds = (finished - started) / 1000;
+  console.log(
+    `\nWall time: ${wallSeconds.toFixed(1)} s for the whole replay of every strategy (reading ${((imported - started) / 1000).toFixed(1)} s, replay ${((finished - imported) / 1000).toFixed(1)} s); process CPU time so far ${cpuSeconds.toFixed(1)} s.`,
+  );
+  console.log('\nTargets (agent-compact):');
+  console.log(
+    `- bills at most half of none: ${(agent.billedInputTokens / none.billedInputTokens).toFixed(2)}× — ${verdict(agent.billedInputTokens <= none.billedInputTokens / 2)}`,
+  );
+  console.log(
+    `- bills less than seed: ${(agent.billedInputTokens / seed.billedInputTokens).toFixed(2)}× of seed — ${verdict(agent.billedInputTokens < seed.billedInputTokens)}`,
+  );
+  console.log(
+    `- at most 5 prefix rewrites per 100 turns: ${perHundred(agent).toFixed(1)} — ${verdict(perHundred(agent) <= 5)}`,
+  );
+  console.log(
+    `- at least 80% of key facts retained: ${(agent.retention * 100).toFixed(1)}% — ${verdict(agent.retention >= 0.8)}`,
+  );
+  console.log(`- whole replay under 30 s: ${wallSeconds.toFixed(1)} s — ${verdict(wallSeconds < 30)}`);
+
+  // Where agent-compact's rewrites and bill come from, by the layer that fired on the turn.
+  const byLayer = new Map<string, { turns: number; rewrites: number; billed: number; sent: number }>();
+  for (const file of result.files) {
+    for (const turn of file.strategies['agent-compact']?.turns ?? []) {
+      const entry = byLayer.get(turn.layer) ?? { turns: 0, rewrites: 0, billed: 0, sent: 0 };
+      entry.turns++;
+      if (turn.prefixRewrite) entry.rewrites++;
+      entry.billed += turn.billedInputTokens;
+      entry.sent += turn.inputTokens;
+      byLayer.set(turn.layer, entry);
+    }
+  }
+  console.log('\nagent-compact by the layer that fired on the turn:');
+  console.log('| layer | turns | prefix rewrites | billed input | mean tokens sent |');
+  console.log('| --- | ---: | ---: | ---: | ---: |');
+  for (const layer of ['none', 'micro', 'mid', 'hard']) {
+    const entry = byLayer.get(layer);
+    if (!entry) continue;
+    console.log(
+      `| ${layer} | ${entry.turns.toLocaleString('en-US')} | ${entry.rewrites.toLocaleString('en-US')} | ${Math.round(entry.billed).toLocaleString('en-US')} | ${Math.round(entry.sent / entry.turns).toLocaleString('en-US')} |`,
+    );
+  }
+  // The part of the bill no strategy can avoid: writing each turn's new messages to the cache.
+  const newTokensFloor = none.cacheWriteTokens * 1.25;
+  console.log(
+    `\nFloor: none writes ${none.cacheWriteTokens.toLocaleString('en-US')} new tokens to the cache over the runs (${Math.round(newTokensFloor).toLocaleString('en-US')} billed, ${((newTokensFloor / none.billedInputTokens) * 100).toFixed(0)}% of none's bill); every strategy pays for those, plus reads of what it keeps.`,
+  );
+}

@@ -1,0 +1,36 @@
+/**
+ * Internal: a {@link TokenCounter} that remembers the counts of long texts. A replay counts the same
+ * tool output many times — once per strategy, and again whenever a strategy rebuilds a message
+ * around it — and BPE counting is the replay's main cost. Counting is a pure function of the text,
+ * so the cache changes no figure.
+ */
+import type { TokenCounter } from '../core/token-counter.js';
+
+/** Options of {@link createMemoizedCounter}. */
+export interface MemoizedCounterOptions {
+  /** Texts shorter than this are counted directly (hashing them costs about as much). @default 64 */
+  minLength?: number;
+  /** The cache is emptied when it holds this many texts. @default 50000 */
+  maxEntries?: number;
+}
+
+/** Wraps a counter with a cache of the counts of long texts; same `name`, same counts. */
+export function createMemoizedCounter(
+  counter: TokenCounter,
+  { minLength = 64, maxEntries = 50_000 }: MemoizedCounterOptions = {},
+): TokenCounter {
+  const counts = new Map<string, number>();
+  return {
+    name: counter.name,
+    countText(text) {
+      if (text.length < minLength) return counter.countText(text);
+      let tokens = counts.get(text);
+      if (tokens === undefined) {
+        tokens = counter.countText(text);
+        if (counts.size >= maxEntries) counts.clear();
+        counts.set(text, tokens);
+      }
+      return tokens;
+    },
+  };
+}
