@@ -1,0 +1,186 @@
+/**
+ * Crash recovery: a child process (the BUILT package, `dist/`) grows a deterministic agent session
+ * turn by turn, compacting through every layer and archiving to the file store, and is killed with
+ * SIGKILL at a random point, 50 times; after each kill a new process resumes the session. After
+ * every kill, every original message is either in the persisted context or in the archive: the
+ * context plus the archive rebuilds exactly the session the worker was generating, the context is
+ * a valid request, and the archive file only ever grew (earlier bytes stay a prefix).
+ *
+ * The folder is on tmpfs (/dev/shm) when there is one: a SIGKILL never loses what was written to
+ * the page cache, so tmpfs proves the same as a disk while fsync costs nothing under load. Power
+ * loss is out of scope (the store's fsync is what covers it).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createFileArchiveStore } from '../archive/index.js';
+import { rebuildConversation } from '../core/rebuild.js';
+import type { Message } from '../core/types.js';
+import { validateMessages } from '../core/validate.js';
+import { crashSession } from './__fixtures__/crash-session.mjs';
+import { hasDist, packageRoot, removeDir } from './reliability.test-utils.js';
+
+const kills = 50;
+const seed = Number(process.env.RELIABILITY_SEED ?? 20261130);
+const worker = join(packageRoot, 'src/reliability/__fixtures__/crash-worker.mjs');
+const sessionId = 'crash-session';
+
+/** mulberry32: a small seeded generator, so a failing run can be replayed with RELIABILITY_SEED. */
+function random(state: number): () => number {
+  let value = state >>> 0;
+  return () => {
+    value = (value + 0x6d2b79f5) >>> 0;
+    let mixed = Math.imul(value ^ (value >>> 15), 1 | value);
+    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
+    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface RunReport {
+  turns: number;
+  layers: string[];
+  sawReady: boolean;
+  signal: NodeJS.Signals | null;
+  code: number | null;
+  stderr: string;
+}
+
+/** Starts the worker; kills it `killAfterMs` after it is ready (or after spawn when `early`). */
+function runWorker(
+  distUrl: string,
+  directory: string,
+  maxTurns: number,
+  kill?: { afterMs: number; early: boolean },
+) {
+  return new Promise<RunReport>((resolve, reject) => {
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [worker, distUrl, directory, sessionId, String(maxTurns)],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const report: RunReport = { turns: 0, layers: [], sawReady: false, signal: null, code: null, stderr: '' };
+    let buffer = '';
+    const arm = () => {
+      if (kill) setTimeout(() => child.kill('SIGKILL'), kill.afterMs);
+    };
+    if (kill?.early) arm();
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      buffer += chunk;
+      let newline = buffer.indexOf('\n');
+      while (newline !== -1) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        if (line.startsWith('ready')) {
+          report.sawReady = true;
+          if (kill && !kill.early) arm();
+        } else if (line.startsWith('turn ')) {
+          report.turns += 1;
+          report.layers.push(line.split(' ')[2] ?? '');
+        }
+        newline = buffer.indexOf('\n');
+      }
+    });
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      report.stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      report.code = code;
+      report.signal = signal;
+      resolve(report);
+    });
+  });
+}
+
+/** What a resumed process would find: the persisted context and the archive. */
+async function checkNothingLost(directory: string) {
+  let state: { turns: number; messages: Message[] } = { turns: -1, messages: [] };
+  const contextFile = join(directory, 'context.json');
+  if (existsSync(contextFile)) state = JSON.parse(await readFile(contextFile, 'utf8'));
+  const items = await createFileArchiveStore({ directory: join(directory, 'archive') }).list(sessionId);
+  for (const item of items) expect(item.sessionId).toBe(sessionId);
+  const expected = crashSession(state.turns).slice(0, state.turns < 0 ? 0 : undefined);
+  const rebuilt = rebuildConversation(state.messages, items);
+  const present = new Set(rebuilt.map((message) => JSON.stringify(message)));
+  const lost = expected.filter((message) => !present.has(JSON.stringify(message))).length;
+  return { state, rebuilt, expected, lost, items: items.length };
+}
+
+async function archiveBytes(directory: string): Promise<string> {
+  const file = join(directory, 'archive', `${sessionId}.jsonl`);
+  return existsSync(file) ? readFile(file, 'latin1') : '';
+}
+
+let directory: string | undefined;
+afterAll(async () => {
+  if (directory) await removeDir(directory);
+});
+
+describe('crash recovery', () => {
+  it.skipIf(!hasDist)(
+    `survives ${kills} SIGKILLs at random points while compacting and archiving, losing nothing (seed ${seed})`,
+    async () => {
+      const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+      directory = await mkdtemp(join(base, 'agent-compact-crash-'));
+      // Every process runs the same snapshot of dist/, even if it is rebuilt meanwhile.
+      await cp(join(packageRoot, 'dist'), join(directory, 'dist'), { recursive: true });
+      const distUrl = pathToFileURL(join(directory, 'dist/')).href;
+      const sessionDir = join(directory, 'session');
+      await mkdir(sessionDir);
+      const next = random(seed);
+      let survived = 0;
+      let lostTotal = 0;
+      let turnsDone = 0;
+      const layers = new Map<string, number>();
+      let previousBytes = '';
+      let previousTurns = -1;
+      for (let kill = 0; kill < kills; kill++) {
+        const early = next() < 0.1;
+        const afterMs = early ? Math.floor(next() * 150) : Math.floor(next() * 120);
+        const report = await runWorker(distUrl, sessionDir, 1_000_000, { afterMs, early });
+        if (report.signal !== 'SIGKILL') {
+          throw new Error(
+            `seed ${seed}, kill ${kill}: the worker exited with ${report.code} instead of being killed\n${report.stderr}`,
+          );
+        }
+        survived += 1;
+        turnsDone += report.turns;
+        for (const layer of report.layers) layers.set(layer, (layers.get(layer) ?? 0) + 1);
+        const check = await checkNothingLost(sessionDir);
+        lostTotal += check.lost;
+        const where = `seed ${seed}, kill ${kill} (${early ? 'early' : 'after ready'} +${afterMs} ms, turn ${check.state.turns})`;
+        expect(check.lost, where).toBe(0);
+        expect(check.rebuilt, where).toEqual(check.expected);
+        expect(check.state.turns, where).toBeGreaterThanOrEqual(previousTurns);
+        if (check.state.messages.length > 0)
+          expect(validateMessages(check.state.messages), where).toEqual([]);
+        const bytes = await archiveBytes(sessionDir);
+        expect(bytes.startsWith(previousBytes), `${where}: the archive was rewritten`).toBe(true);
+        previousBytes = bytes;
+        previousTurns = check.state.turns;
+      }
+      // A last process resumes and finishes cleanly.
+      const final = await runWorker(distUrl, sessionDir, previousTurns + 20);
+      expect(final.code, final.stderr).toBe(0);
+      const check = await checkNothingLost(sessionDir);
+      expect(check.state.turns).toBe(previousTurns + 20);
+      expect(check.rebuilt).toEqual(check.expected);
+      expect(check.lost).toBe(0);
+      // The kills landed while work was going on: the session grew through every layer.
+      expect(check.state.turns).toBeGreaterThan(kills);
+      for (const layer of ['micro', 'mid', 'hard']) expect(layers.get(layer) ?? 0).toBeGreaterThan(0);
+      console.info(
+        `crash recovery (seed ${seed}): ${survived} SIGKILLs survived, ${lostTotal} items lost, ` +
+          `${turnsDone} turns completed between kills (${[...layers].map(([layer, count]) => `${layer} ${count}`).join(', ')}), ` +
+          `final session ${check.expected.length} messages, ${check.items} archive items`,
+      );
+    },
+    180_000,
+  );
+});
