@@ -88,8 +88,34 @@ describe('createAnthropicSummaryModel', () => {
     });
   });
 
+  it("declares the tools the history used, or sends the agent's own tools unchanged", async () => {
+    const { server, model } = await setup(['one', 'two']);
+    await model.summarize(request);
+    expect(server.requests[0]?.body).toMatchObject({
+      tools: [{ name: 'read_file', input_schema: { type: 'object' } }],
+      tool_choice: { type: 'none' },
+    });
+    const agentTools: Anthropic.ToolUnion[] = [
+      {
+        name: 'read_file',
+        description: 'Reads a file',
+        input_schema: { type: 'object', properties: { path: { type: 'string' } } },
+      },
+    ];
+    const withTools = createAnthropicSummaryModel({
+      model: 'claude-test',
+      apiKey: 'k',
+      baseURL: server.anthropicBaseURL,
+      tools: agentTools,
+    });
+    await withTools.summarize(request);
+    expect(server.requests[1]?.body.tools).toEqual(agentTools);
+    expect(server.requests[1]?.body.tool_choice).toBeUndefined();
+  });
+
   it("reads the agent's cached history instead of paying for it again, and surfaces usage", async () => {
-    const { server, model } = await setup(['agent answer', 'the summary']);
+    const tools: Anthropic.ToolUnion[] = [{ name: 'read_file', input_schema: { type: 'object' } }];
+    const { server, model } = await setup(['agent answer', 'the summary'], { tools });
     // The agent's own last request cached its history up to the last message.
     const client = new Anthropic({ apiKey: 'test-key', baseURL: server.anthropicBaseURL, maxRetries: 0 });
     const agentMessages = withCacheBreakpoint([...history, { role: 'user', content: 'next' }]);
@@ -97,10 +123,11 @@ describe('createAnthropicSummaryModel', () => {
       model: 'claude-test',
       max_tokens: 100,
       system,
+      tools,
       messages: toAnthropicParams({ messages: agentMessages }).messages,
     });
     const result = await model.summarize(request);
-    const prefixTokens = estimateRequestTokens('anthropic', { system, messages: history });
+    const prefixTokens = estimateRequestTokens('anthropic', { tools, system, messages: history });
     expect(result.usage).toEqual({
       inputTokens: server.requests[1]?.inputTokens,
       outputTokens: Math.ceil('the summary'.length / 4),

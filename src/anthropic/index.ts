@@ -48,6 +48,13 @@ export interface AnthropicSummaryModelOptions {
   maxRetryAfterMs?: number;
   /** The summarizer's context window in tokens; longer histories are summarized in chunks. */
   contextWindow?: number;
+  /**
+   * The agent's tool definitions, sent unchanged: tools are the first part of the cached prefix, so
+   * the summary request only reads the agent's cache when they match. Without them, the tools named
+   * in the history are declared with minimal schemas and `tool_choice: none`, because the API (and
+   * gateways such as Bedrock) refuse `tool_use` / `tool_result` blocks in a request without tools.
+   */
+  tools?: readonly Anthropic.ToolUnion[];
 }
 
 /** Request fields the summary call sets itself. */
@@ -82,6 +89,7 @@ export function createAnthropicSummaryModel({
   maxRetryDelayMs = 8000,
   maxRetryAfterMs = 60_000,
   contextWindow,
+  tools,
 }: AnthropicSummaryModelOptions): SummaryModel {
   if (model.trim() === '') {
     throw new CompactError('createAnthropicSummaryModel: `model` must be a model id', {
@@ -110,7 +118,7 @@ export function createAnthropicSummaryModel({
     modelId: model,
     ...(contextWindow === undefined ? {} : { contextWindow }),
     async summarize(request: SummaryRequest, { signal }: SummaryCallOptions = {}): Promise<SummaryResult> {
-      const params = buildSummaryParams(request, model, maxTokens);
+      const params = buildSummaryParams(request, model, maxTokens, tools);
       const message = await callWithRetries({
         provider: 'anthropic',
         policy,
@@ -129,6 +137,7 @@ function buildSummaryParams(
   request: SummaryRequest,
   model: string,
   maxTokens: number | undefined,
+  tools: readonly Anthropic.ToolUnion[] | undefined,
 ): AnthropicSummaryParams {
   const { system, messages } = toAnthropicParams({
     ...(request.system === undefined ? {} : { system: request.system }),
@@ -138,7 +147,31 @@ function buildSummaryParams(
     model,
     max_tokens: Math.max(1, Math.min(request.maxOutputTokens, maxTokens ?? Number.POSITIVE_INFINITY)),
     ...(system === undefined ? {} : { system }),
+    ...(tools ? { tools: [...tools] } : declaredTools(request.messages)),
     messages,
+  };
+}
+
+/** Minimal declarations of the tools the history used, so the API accepts its tool blocks. */
+function declaredTools(messages: readonly Message[]): Pick<AnthropicSummaryParams, 'tools' | 'tool_choice'> {
+  const names = new Set<string>();
+  let hasToolResults = false;
+  for (const message of messages) {
+    if (typeof message.content === 'string') continue;
+    for (const block of message.content) {
+      if (block.type === 'tool_use') names.add(String((block as { name?: unknown }).name));
+      if (block.type === 'tool_result') hasToolResults = true;
+    }
+  }
+  if (names.size === 0 && !hasToolResults) return {};
+  if (names.size === 0) names.add('tool');
+  return {
+    tools: [...names].map((name) => ({
+      name,
+      description: 'A tool used earlier in this conversation.',
+      input_schema: { type: 'object' as const },
+    })),
+    tool_choice: { type: 'none' },
   };
 }
 

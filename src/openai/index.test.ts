@@ -83,6 +83,21 @@ describe('createOpenAISummaryModel', () => {
     expect(model).toMatchObject({ specificationVersion: 'v1', provider: 'openai', modelId: 'gpt-test' });
   });
 
+  it("sends the agent's tools unchanged with tool_choice none", async () => {
+    const tools: OpenAI.ChatCompletionTool[] = [
+      {
+        type: 'function',
+        function: {
+          name: 'bash',
+          parameters: { type: 'object', properties: { command: { type: 'string' } } },
+        },
+      },
+    ];
+    const { server, model } = await setup(['ok'], { tools });
+    await model.summarize(request);
+    expect(server.requests[0]?.body).toMatchObject({ tools, tool_choice: 'none' });
+  });
+
   it('uses max_completion_tokens when asked to, and a given client and model', async () => {
     server = await startScriptedModelServer({ script: ['ok'] });
     const client = new OpenAI({ apiKey: 'given', baseURL: server.openaiBaseURL });

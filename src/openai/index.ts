@@ -58,6 +58,11 @@ export interface OpenAISummaryModelOptions {
   maxRetryAfterMs?: number;
   /** The summarizer's context window in tokens; longer histories are summarized in chunks. */
   contextWindow?: number;
+  /**
+   * The agent's tool definitions, sent unchanged with `tool_choice: 'none'`: tools are part of the
+   * prefix OpenAI caches, so sending the agent's own lets the summary request reuse its cache.
+   */
+  tools?: readonly OpenAI.ChatCompletionTool[];
 }
 
 /**
@@ -95,6 +100,7 @@ export function createOpenAISummaryModel({
   maxRetryDelayMs = 8000,
   maxRetryAfterMs = 60_000,
   contextWindow,
+  tools,
 }: OpenAISummaryModelOptions): SummaryModel {
   if (model.trim() === '') {
     throw new CompactError('createOpenAISummaryModel: `model` must be a model id', {
@@ -131,6 +137,7 @@ export function createOpenAISummaryModel({
           { systemRole },
         ),
         [maxTokensField]: bound,
+        ...(tools && tools.length > 0 ? { tools: [...tools], tool_choice: 'none' as const } : {}),
       };
       const completion = await callWithRetries({
         provider: 'openai',
