@@ -139,7 +139,7 @@ export function createAgentLoop({
         return { outcome: 'answered', text: lastAssistantText(context), steps: 0 };
       }
       for (let step = 1; step <= maxSteps; step += 1) {
-        if (signal?.aborted) return interrupted(step - 1, 'before the model call');
+        if (signal?.aborted) return await interrupted(step - 1, 'before the model call');
 
         let compaction: Awaited<ReturnType<Compactor['maybeCompact']>>;
         try {
@@ -150,7 +150,7 @@ export function createAgentLoop({
             ...(compactRequest ? { force: 'hard' as const, focus: compactRequest.focus } : {}),
           });
         } catch (error) {
-          if (signal?.aborted) return interrupted(step - 1, 'during compaction');
+          if (signal?.aborted) return await interrupted(step - 1, 'during compaction');
           throw error;
         }
         compactRequest = undefined;
@@ -185,7 +185,7 @@ export function createAgentLoop({
           );
         } catch (error) {
           if (signal?.aborted || (error instanceof ModelCallError && error.failure === 'aborted')) {
-            return interrupted(step - 1, 'during the model call');
+            return await interrupted(step - 1, 'during the model call');
           }
           throw error;
         }
@@ -229,13 +229,13 @@ export function createAgentLoop({
           });
         }
         await append({ role: 'user', content: results });
-        if (signal?.aborted) return interrupted(step, 'while running tools');
+        if (signal?.aborted) return await interrupted(step, 'while running tools');
       }
       return { outcome: 'max-steps', text: lastAssistantText(context), steps: maxSteps };
 
-      function interrupted(steps: number, where: string): AgentTurnResult {
+      async function interrupted(steps: number, where: string): Promise<AgentTurnResult> {
         onStatus({ type: 'step-interrupted', step: steps + 1, reason: `stopped by the user ${where}` });
-        void recorder?.appendTranscript([{ type: 'interrupted', at: now(), reason: where }]);
+        await recorder?.appendTranscript([{ type: 'interrupted', at: now(), reason: where }]);
         return { outcome: 'interrupted', text: lastAssistantText(context), steps };
       }
     },

@@ -70,6 +70,7 @@ export const chatCommand: CliCommand = async (args, io: AgentCliIO) => {
       if (request === '/exit' || request === '/quit') break;
       step = new AbortController();
       try {
+        await session.setState('running');
         const result = await agent.send(request, { signal: step.signal });
         switch (result.outcome) {
           case 'answered':

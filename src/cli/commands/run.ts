@@ -300,6 +300,7 @@ export const runCommand: CliCommand = async (args, io: AgentCliIO) => {
   const { agent, session } = prepared;
   const resumeHint = `agent-compact run --resume ${session.id}${values.workspace ? ` --workspace ${values.workspace}` : ''}`;
   try {
+    await session.setState('running');
     const result = await withInterrupt(io, (signal) =>
       agent.send(task === '' ? undefined : task, { signal }),
     );
