@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateMessages } from '../core/validate.js';
@@ -60,6 +61,26 @@ describe('importTranscript', () => {
     expect(() => importTranscript(miniRun, { format: 'swe-agent' })).toThrow(
       /expected a SWE-agent trajectory/,
     );
+  });
+
+  it('reads JSONL files line by line: Claude Code sessions and plain message lines', async () => {
+    const session = await importTranscriptFile(join(fixtures, 'claude-code-session.jsonl'));
+    expect(session.meta.format).toBe('claude-code');
+    expect(session.conversation.messages).toEqual(
+      importTranscript(readFileSync(join(fixtures, 'claude-code-session.jsonl'), 'utf8')).conversation
+        .messages,
+    );
+    const directory = mkdtempSync(join(tmpdir(), 'agent-compact-import-'));
+    const plain = join(directory, 'chat.jsonl');
+    writeFileSync(plain, '{"role":"user","content":"Hi"}\n\n{"role":"assistant","content":7}\n');
+    await expect(importTranscriptFile(plain)).rejects.toThrow(
+      `${plain}:3: messages[1].content: expected string or array, got number`,
+    );
+    writeFileSync(plain, '{"role":"user","content":"Hi"}\n{"role":"assistant","content":"Hello"}\n');
+    const transcript = await importTranscriptFile(plain);
+    expect(transcript.meta).toEqual({ format: 'anthropic', source: plain });
+    expect(transcript.usage).toEqual([undefined]);
+    await expect(importTranscriptFile(directory)).rejects.toMatchObject({ code: 'UNREADABLE_INPUT' });
   });
 
   it('reports a missing file as UNREADABLE_INPUT naming it', async () => {

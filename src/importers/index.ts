@@ -3,13 +3,16 @@
  * mini-swe-agent trajectories, plain Anthropic or OpenAI conversations) into the canonical model,
  * with the provider usage they recorded.
  */
+import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
 import { CompactError } from '../core/errors.js';
-import { parseJsonLine, parseJsonText } from '../core/parse-conversation.js';
+import { conversationFromValue, parseJsonLine, parseJsonText } from '../core/parse-conversation.js';
+import { isObject } from './_json.js';
 import { claudeCodeFromLines, isClaudeCodeLine } from './claude-code.js';
 import type { ImportedTranscript, TranscriptFormat } from './imported-transcript.js';
 import { isMiniSweAgentTrajectory, miniSweAgentFromValue } from './mini-swe-agent.js';
-import { importPlainConversation } from './plain-conversation.js';
+import { importPlainConversation, plainConversationFromParsed } from './plain-conversation.js';
 import { isSweAgentTrajectory, sweAgentFromValue } from './swe-agent.js';
 
 export { type ClaudeCodeImportOptions, importClaudeCode } from './claude-code.js';
@@ -21,7 +24,7 @@ export {
   transcriptFormats,
 } from './imported-transcript.js';
 export { importMiniSweAgent, type MiniSweAgentImportOptions } from './mini-swe-agent.js';
-export { importPlainConversation } from './plain-conversation.js';
+export { importPlainConversation, plainConversationFromParsed } from './plain-conversation.js';
 export { importSweAgent, type SweAgentImportOptions } from './swe-agent.js';
 
 /** Options of {@link importTranscript}. */
@@ -74,14 +77,70 @@ export async function importTranscriptFile(
   path: string,
   options: Omit<ImportTranscriptOptions, 'source'> = {},
 ): Promise<ImportedTranscript> {
-  let text: string;
+  const { format } = options;
   try {
-    text = await readFile(path, 'utf8');
+    // JSONL (Claude Code sessions, plain message-per-line files) is read line by line, so a large
+    // session is never held as one string next to its parsed lines.
+    const firstLine =
+      format === undefined || format === 'claude-code' ? await firstJsonLine(path) : undefined;
+    if (format === 'claude-code' || (format === undefined && isClaudeCodeLine(firstLine))) {
+      return claudeCodeFromLines(await readJsonLines(path), path);
+    }
+    if (format === undefined && isObject(firstLine) && Object.hasOwn(firstLine, 'role')) {
+      const lines = await readJsonLines(path);
+      const parsed = conversationFromValue(
+        lines.map((line) => line.value),
+        'jsonl',
+        { source: path, lineNumbers: lines.map((line) => line.lineNumber) },
+      );
+      return plainConversationFromParsed(parsed, path);
+    }
+    return importTranscript(await readFile(path, 'utf8'), { ...options, source: path });
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(error);
-    throw new CompactError(reason, { code: 'UNREADABLE_INPUT', path, cause: error });
+    if (isFileError(error)) {
+      const reason =
+        error.code === 'ENOENT' ? 'no such file' : error.code === 'EISDIR' ? 'is a directory' : error.message;
+      throw new CompactError(reason, { code: 'UNREADABLE_INPUT', path, cause: error });
+    }
+    throw error;
   }
-  return importTranscript(text, { ...options, source: path });
+}
+
+function isFileError(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string';
+}
+
+/** The first non-empty line parsed as JSON, or undefined when it is not a whole JSON value. */
+async function firstJsonLine(path: string): Promise<unknown> {
+  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  try {
+    for await (const line of lines) {
+      if (line.trim() === '') continue;
+      return tryParse(line.charCodeAt(0) === 0xfeff ? line.slice(1) : line).value;
+    }
+    return undefined;
+  } finally {
+    lines.close();
+  }
+}
+
+async function readJsonLines(path: string): Promise<Array<{ value: unknown; lineNumber: number }>> {
+  const stream = createReadStream(path, { encoding: 'utf8' });
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  const values: Array<{ value: unknown; lineNumber: number }> = [];
+  let lineNumber = 0;
+  try {
+    for await (const rawLine of lines) {
+      lineNumber += 1;
+      const line = lineNumber === 1 && rawLine.charCodeAt(0) === 0xfeff ? rawLine.slice(1) : rawLine;
+      if (line.trim() === '') continue;
+      values.push({ value: parseJsonLine(line, lineNumber, path), lineNumber });
+    }
+  } finally {
+    lines.close();
+    stream.destroy();
+  }
+  return values;
 }
 
 /**
@@ -120,7 +179,7 @@ function importDetected(body: string, source: string | undefined): ImportedTrans
   return importPlainConversation(body, sourceOption);
 }
 
-function tryParse(text: string): { ok: true; value: unknown } | { ok: false } {
+function tryParse(text: string): { ok: true; value: unknown } | { ok: false; value?: undefined } {
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch {

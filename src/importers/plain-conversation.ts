@@ -1,5 +1,9 @@
 /** Importer for plain Anthropic or OpenAI conversation files (JSON object, JSON array or JSONL). */
-import { type ParseConversationOptions, parseConversation } from '../core/parse-conversation.js';
+import {
+  type ParseConversationOptions,
+  type ParsedConversation,
+  parseConversation,
+} from '../core/parse-conversation.js';
 import { finishImport } from './_finish.js';
 import type { ImportedTranscript } from './imported-transcript.js';
 
@@ -14,13 +18,20 @@ export function importPlainConversation(
   text: string,
   options: ParseConversationOptions = {},
 ): ImportedTranscript {
-  const { conversation, format } = parseConversation(text, options);
+  return plainConversationFromParsed(parseConversation(text, options), options.source);
+}
+
+/** Turns a conversation `parseConversation` (or `conversationFromValue`) read into a transcript. */
+export function plainConversationFromParsed(
+  { conversation, format }: ParsedConversation,
+  source?: string,
+): ImportedTranscript {
   const assistantTurns = conversation.messages.filter((message) => message.role === 'assistant').length;
   return finishImport({
     system: conversation.system,
     messages: conversation.messages,
     usage: new Array(assistantTurns).fill(undefined),
     format,
-    source: options.source,
+    source,
   });
 }
