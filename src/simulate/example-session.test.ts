@@ -1,0 +1,55 @@
+import { execFile } from 'node:child_process';
+import { readFile, stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { createExtractiveSummaryModel } from '../core/extractive-summary.js';
+import { validateMessages } from '../core/validate.js';
+import { importTranscript } from '../importers/index.js';
+import { createTiktokenCounter } from '../tokenizer/index.js';
+import { simulate } from './simulate.js';
+
+const examplePath = fileURLToPath(new URL('../../examples/session.jsonl', import.meta.url));
+const generatorPath = fileURLToPath(new URL('./__fixtures__/make-example-session.mjs', import.meta.url));
+
+describe('examples/session.jsonl', () => {
+  it('is what the generator writes, under 1 MB', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [generatorPath], {
+      maxBuffer: 8 * 1024 * 1024,
+    });
+    expect(stdout).toBe(await readFile(examplePath, 'utf8'));
+    expect((await stat(examplePath)).size).toBeLessThan(1024 * 1024);
+  });
+
+  it('imports as a valid Anthropic conversation with a system prompt', async () => {
+    const { conversation, meta } = importTranscript(await readFile(examplePath, 'utf8'), {
+      source: examplePath,
+    });
+    expect(meta.format).toBe('anthropic');
+    expect(typeof conversation.system).toBe('string');
+    expect(validateMessages(conversation.messages)).toEqual([]);
+    expect(
+      conversation.messages.filter((message) => message.role === 'assistant').length,
+    ).toBeGreaterThanOrEqual(60);
+  });
+
+  it('makes every layer of both compacting strategies fire at the thresholds npm start passes', async () => {
+    const { conversation } = importTranscript(await readFile(examplePath, 'utf8'));
+    const result = await simulate(
+      [{ file: 'examples/session.jsonl', format: 'anthropic', transcript: conversation }],
+      {
+        summarizer: createExtractiveSummaryModel(),
+        counter: createTiktokenCounter(),
+        mid: 20_000,
+        hard: 40_000,
+      },
+    );
+    for (const name of ['seed', 'agent-compact'] as const) {
+      const { compactions } = result.total[name]!;
+      expect(compactions.micro, name).toBeGreaterThan(0);
+      expect(compactions.mid, name).toBeGreaterThan(0);
+      expect(compactions.hard, name).toBeGreaterThan(0);
+    }
+    expect(result.total.none!.peakTokens).toBeGreaterThan(80_000);
+  });
+});
