@@ -86,32 +86,30 @@ export function parseConversation(text: string, options: ParseConversationOption
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (body.trim() === '') throw unreadable('the input is empty', undefined, source);
 
-  let value: unknown;
-  let layout: ConversationLayout;
   const whole = tryParseJson(body);
-  if (whole.ok) {
-    value = whole.value;
-    if (isObject(value) && Object.hasOwn(value, 'role') && !Object.hasOwn(value, 'messages')) {
-      // A single message: JSONL with one line.
-      return conversationFromValue([value], 'jsonl', { ...options, lineNumbers: [1] });
+  if (!whole.ok) {
+    if (looksLikeJsonl(body)) {
+      const lines = parseJsonLines(body, source);
+      return conversationFromValue(lines.values, 'jsonl', { ...options, lineNumbers: lines.lineNumbers });
     }
-    layout = Array.isArray(value) ? 'array' : 'object';
-    if (!Array.isArray(value) && !isObject(value)) {
-      throw unreadable(
-        `expected a JSON object with "messages", an array of messages or JSONL, got ${typeName(value)}`,
-        undefined,
-        source,
-      );
-    }
-  } else if (looksLikeJsonl(body)) {
-    const lines = parseJsonLines(body, source);
-    return conversationFromValue(lines.values, 'jsonl', { ...options, lineNumbers: lines.lineNumbers });
-  } else {
     const where = whole.position === undefined ? undefined : lineAndColumn(body, whole.position);
     const location = where ? `${where.line}:${where.column}` : undefined;
     throw unreadable(`broken JSON: ${whole.reason}`, location, source, whole.error);
   }
-  return conversationFromValue(value, layout, options);
+  const { value } = whole;
+  if (Array.isArray(value)) return conversationFromValue(value, 'array', options);
+  if (!isObject(value)) {
+    throw unreadable(
+      `expected a JSON object with "messages", an array of messages or JSONL, got ${typeName(value)}`,
+      undefined,
+      source,
+    );
+  }
+  if (Object.hasOwn(value, 'role') && !Object.hasOwn(value, 'messages')) {
+    // A single message: JSONL with one line.
+    return conversationFromValue([value], 'jsonl', { ...options, lineNumbers: [1] });
+  }
+  return conversationFromValue(value, 'object', options);
 }
 
 /**
