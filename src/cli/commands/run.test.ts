@@ -416,6 +416,32 @@ describe('agent-compact run: keys, servers, approval and Ctrl-C', () => {
     }
   });
 
+  it.each([
+    ['y', false, 'yes'],
+    ['n', true, 'the user declined'],
+  ])('asks on a terminal before running bash: answer %j', async (answer, isError, text) => {
+    const server = await startScriptedModelServer({
+      script: [
+        { type: 'tool-calls', calls: [{ id: 'toolu_1', name: 'bash', input: { command: 'echo yes' } }] },
+        'Ok.',
+      ],
+    });
+    try {
+      const { PassThrough } = await import('node:stream');
+      const stdin = Object.assign(new PassThrough(), { isTTY: true });
+      stdin.write(`${answer}\n`);
+      const { io } = testIO({ ANTHROPIC_API_KEY: secretKey });
+      io.isTTY = true;
+      io.stdin = stdin;
+      expect(await main(['run', 'echo', '--base-url', server.anthropicBaseURL], io)).toBe(0);
+      const [result] = lastToolResults('anthropic', server.requests[1]!.body);
+      expect(result).toMatchObject({ id: 'toolu_1', isError });
+      expect(result!.text).toContain(text);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('stops the step on Ctrl-C, leaves the session resumable, and continues it', async () => {
     let interrupt: (() => void) | undefined;
     const server = await startScriptedModelServer({

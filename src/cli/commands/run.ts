@@ -205,22 +205,38 @@ function bashApprovalFor(
       close: () => {},
     };
   }
-  const prompt = shared ?? createInterface({ input, output: process.stderr, terminal: interactive });
+  const question = (prompt: Interface, text: string, signal: AbortSignal | undefined) =>
+    new Promise<boolean>((resolve) => {
+      if (signal?.aborted) return resolve(false);
+      prompt.question(text, signal ? { signal } : {}, (answer) => resolve(/^y(es)?$/i.test(answer.trim())));
+      signal?.addEventListener('abort', () => resolve(false), { once: true });
+    });
   return {
     approval: {
       mode: 'ask',
-      ask: (command, signal) =>
-        new Promise<boolean>((resolve) => {
-          if (signal?.aborted) return resolve(false);
-          prompt.question(`\nRun this command?\n  $ ${command}\n[y/N] `, { signal }, (answer) => {
-            resolve(/^y(es)?$/i.test(answer.trim()));
-          });
-          signal?.addEventListener('abort', () => resolve(false), { once: true });
-        }),
+      ask: async (command, signal) => {
+        const text = `\nRun this command?\n  $ ${command}\n[y/N] `;
+        if (shared) return await question(shared, text, signal);
+        // A terminal-mode readline takes Ctrl-C for itself, so `run` opens one only while it asks,
+        // and passes a Ctrl-C at the prompt on as the interrupt it is.
+        const prompt = createInterface({ input, output: process.stderr, terminal: true });
+        const onPromptInterrupt = () => {
+          prompt.close();
+          process.kill(process.pid, 'SIGINT');
+        };
+        prompt.once('SIGINT', onPromptInterrupt);
+        try {
+          return await Promise.race([
+            question(prompt, text, signal),
+            new Promise<boolean>((resolve) => prompt.once('close', () => resolve(false))),
+          ]);
+        } finally {
+          prompt.off('SIGINT', onPromptInterrupt);
+          prompt.close();
+        }
+      },
     },
-    close: () => {
-      if (shared === undefined) prompt.close();
-    },
+    close: () => {},
   };
 }
 
