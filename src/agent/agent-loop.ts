@@ -303,8 +303,11 @@ function summarizeResult(result: ToolResultBlock): string {
           )
           .join('');
   if (result.is_error) {
-    const firstLine = text.split('\n').find((line) => line.trim() !== '') ?? '';
-    return firstLine.length > 100 ? `${firstLine.slice(0, 97)}...` : firstLine;
+    // bash ends with its status ("[exit code 2]", "[timed out …]"); other tools say why on the first line.
+    const lines = text.split('\n').filter((line) => line.trim() !== '');
+    const status = lines.at(-1) ?? '';
+    const line = /^\[.*\]$/.test(status) ? status : (lines[0] ?? '');
+    return line.length > 100 ? `${line.slice(0, 97)}...` : line;
   }
   return `${text.split('\n').length} lines, ${Buffer.byteLength(text)} bytes`;
 }
