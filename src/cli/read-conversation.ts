@@ -9,13 +9,15 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { CompactError } from '../core/errors.js';
 import {
   conversationFromValue,
+  detectFormat,
   type ParsedConversation,
   parseConversation,
   parseJsonLine,
 } from '../core/parse-conversation.js';
-import type { MessageFormat } from '../core/types.js';
+import type { Message, MessageFormat, SystemPrompt } from '../core/types.js';
 import { CliError, type CliIO } from './cli-io.js';
 
 /** Options of {@link readConversationFile}. */
@@ -44,6 +46,108 @@ export async function readConversationFile(
   }
   const text = await readText(file, path);
   return parseConversation(text, options);
+}
+
+/** What {@link streamConversationFile} read. */
+export interface StreamedConversation {
+  format: 'anthropic';
+  system?: SystemPrompt;
+  /** How many messages were passed to `onMessage`. */
+  messages: number;
+}
+
+/**
+ * Reads an Anthropic JSONL conversation one message at a time and hands each to `onMessage`, so
+ * memory stays flat however large the file is (a 200 MB session counts in a 150 MB heap). Returns
+ * undefined when the file is not Anthropic JSONL — a JSON document, or OpenAI messages, whose tool
+ * results span messages — after `onMessage` may have seen a prefix: start over with
+ * {@link readConversationFile} then. Errors are the same as {@link readConversationFile}'s.
+ *
+ * @example
+ * let tokens = 0;
+ * const streamed = await streamConversationFile('big.jsonl', io, {}, (message) => {
+ *   tokens += countMessageTokens(message, counter);
+ * });
+ */
+export async function streamConversationFile(
+  file: string,
+  io: Pick<CliIO, 'cwd'>,
+  { format }: ReadConversationOptions,
+  onMessage: (message: Message) => void,
+): Promise<StreamedConversation | undefined> {
+  const path = resolve(io.cwd, file);
+  await checkReadable(file, path);
+  if (format === 'openai' || !(await startsWithJsonlMessage(path))) return undefined;
+  const result: StreamedConversation = { format: 'anthropic', messages: 0 };
+  let decided = format === 'anthropic';
+  let first = true;
+  const stream = createReadStream(path, { encoding: 'utf8' });
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  let lineNumber = 0;
+  try {
+    for await (const rawLine of lines) {
+      lineNumber += 1;
+      const line = lineNumber === 1 && rawLine.charCodeAt(0) === 0xfeff ? rawLine.slice(1) : rawLine;
+      if (line.trim() === '') continue;
+      const value = parseJsonLine(line, lineNumber, file);
+      if (!decided) {
+        // The whole-file detection takes the first message with a format's mark: an OpenAI one
+        // means the file must be read whole; an Anthropic one (still Anthropic with an OpenAI
+        // message after it) settles it.
+        if (detectFormat([value]) === 'openai') return undefined;
+        decided = detectFormat([value, { role: 'tool' }]) === 'anthropic';
+      }
+      const index = result.messages;
+      const parsed = withMessageIndex(
+        () =>
+          first
+            ? conversationFromValue([value], 'jsonl', {
+                format: 'anthropic',
+                source: file,
+                lineNumbers: [lineNumber],
+              })
+            : conversationFromValue([value], 'array', { format: 'anthropic', source: file }),
+        file,
+        lineNumber,
+        index,
+      );
+      first = false;
+      if (parsed.conversation.system !== undefined) result.system = parsed.conversation.system;
+      for (const message of parsed.conversation.messages) {
+        onMessage(message);
+        result.messages += 1;
+      }
+    }
+  } catch (error) {
+    if (
+      error instanceof Error &&
+      'code' in error &&
+      typeof (error as NodeJS.ErrnoException).syscall === 'string'
+    ) {
+      throw new CliError(`${file}: ${describeFileError(error)}`, 2);
+    }
+    throw error;
+  } finally {
+    lines.close();
+    stream.destroy();
+  }
+  return result;
+}
+
+/** Runs a one-message parse and names the message as the whole-file read does: `file:LINE: messages[N]`. */
+function withMessageIndex<T>(parse: () => T, file: string, lineNumber: number, index: number): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (!CompactError.isInstance(error) || error.path === undefined) throw error;
+    const match = /^(?:.*?: )?messages\[0\](.*)$/.exec(error.path);
+    if (!match) throw error;
+    const path = `${file}:${lineNumber}: messages[${index}]${match[1]}`;
+    const message = error.message.startsWith(`${error.path}: `)
+      ? error.message.slice(error.path.length + 2)
+      : error.message;
+    throw new CompactError(message, { code: error.code, path, cause: error.cause });
+  }
 }
 
 /** Describes why a file cannot be opened, in a few words. */

@@ -8,9 +8,9 @@ import { parseArgs } from 'node:util';
 import { createHeuristicCounter } from '../../core/heuristic-counter.js';
 import { countMessageTokens, countSystemTokens } from '../../core/message-tokens.js';
 import type { TokenCounter } from '../../core/token-counter.js';
-import type { MessageFormat } from '../../core/types.js';
+import type { MessageFormat, SystemPrompt } from '../../core/types.js';
 import { type CliCommand, CliError } from '../cli-io.js';
-import { readConversationFile } from '../read-conversation.js';
+import { readConversationFile, streamConversationFile } from '../read-conversation.js';
 
 /** A tokenizer the `count` command can use. */
 export type CountTokenizer = 'o200k' | 'cl100k' | 'heuristic';
@@ -36,12 +36,25 @@ export const countCommand: CliCommand = async (args, io) => {
     io.stdout(help);
     return 0;
   }
-  const { conversation, format } = await readConversationFile(options.file, io, { format: options.format });
   const counter = await createCounter(options.tokenizer);
-  const system = countSystemTokens(conversation.system, counter);
-  let tokens = system;
-  for (const message of conversation.messages) tokens += countMessageTokens(message, counter);
-  const messages = conversation.messages.length;
+  let tokens = 0;
+  let messages = 0;
+  // Anthropic JSONL is counted as it streams, so a session larger than memory still counts.
+  let read: { system?: SystemPrompt | undefined; format: MessageFormat } | undefined =
+    await streamConversationFile(options.file, io, { format: options.format }, (message) => {
+      tokens += countMessageTokens(message, counter);
+      messages += 1;
+    });
+  if (read === undefined) {
+    const { conversation, format } = await readConversationFile(options.file, io, { format: options.format });
+    tokens = 0;
+    for (const message of conversation.messages) tokens += countMessageTokens(message, counter);
+    messages = conversation.messages.length;
+    read = { system: conversation.system, format };
+  }
+  const { format } = read;
+  const system = countSystemTokens(read.system, counter);
+  tokens += system;
   if (options.json) {
     io.stdout(`${JSON.stringify({ tokens, messages, system, tokenizer: options.tokenizer, format })}\n`);
   } else {
