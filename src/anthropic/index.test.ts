@@ -190,6 +190,15 @@ describe('createAnthropicSummaryModel', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('streams when the bound is too large for a non-streaming call', async () => {
+    const { server, model } = await setup(['a long summary']);
+    await expect(model.summarize({ ...request, maxOutputTokens: 64_000 })).resolves.toMatchObject({
+      text: 'a long summary',
+      usage: { outputTokens: 4 },
+    });
+    expect(server.requests[0]).toMatchObject({ stream: true, body: { max_tokens: 64_000 } });
+  });
+
   it('retries after a dropped connection', async () => {
     const { server, model } = await setup([{ type: 'drop-connection' }, 'summary after the drop']);
     await expect(model.summarize(request)).resolves.toMatchObject({ text: 'summary after the drop' });

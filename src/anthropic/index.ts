@@ -124,9 +124,14 @@ export function createAnthropicSummaryModel({
         policy,
         ...(signal === undefined ? {} : { signal }),
         describeError: describeSdkError,
-        attempt: (attemptSignal) =>
+        attempt: (attemptSignal) => {
           // The SDK's own timeout is a backstop; the retry loop's timeout fires first.
-          sdk.messages.create(params, { signal: attemptSignal, maxRetries: 0, timeout: timeoutMs + 1000 }),
+          const requestOptions = { signal: attemptSignal, maxRetries: 0, timeout: timeoutMs + 1000 };
+          // The SDK refuses long non-streaming calls, so large bounds stream.
+          return params.max_tokens > streamingFromTokens
+            ? sdk.messages.stream(params, requestOptions).finalMessage()
+            : sdk.messages.create(params, requestOptions);
+        },
       });
       return resultFromMessage(message, params.max_tokens);
     },
@@ -174,6 +179,9 @@ function declaredTools(messages: readonly Message[]): Pick<AnthropicSummaryParam
     tool_choice: { type: 'none' },
   };
 }
+
+/** Summaries allowed more output tokens than this are streamed. */
+const streamingFromTokens = 16_384;
 
 /** Block types the API accepts `cache_control` on. */
 const cacheableTypes = new Set(['text', 'image', 'document', 'tool_use', 'tool_result', 'search_result']);

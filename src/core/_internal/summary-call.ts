@@ -165,7 +165,7 @@ export function describeSdkError(error: unknown): SummaryAttemptFailure {
   const message = providerMessage(record) ?? (error instanceof Error ? error.message : String(error));
   if (status === undefined) {
     const cause = record.cause instanceof Error ? `: ${record.cause.message}` : '';
-    return { retryable: true, message: `${message}${cause}` };
+    return { retryable: isConnectionError(error), message: `${message}${cause}` };
   }
   const retryAfterMs = retryAfterMsFromHeaders(record.headers);
   const shouldRetryHeader = readHeader(record.headers, 'x-should-retry');
@@ -173,6 +173,25 @@ export function describeSdkError(error: unknown): SummaryAttemptFailure {
     shouldRetryHeader === 'true' ||
     (shouldRetryHeader !== 'false' && (status === 408 || status === 409 || status === 429 || status >= 500));
   return { retryable, status, message, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+}
+
+const connectionCodes = /^(ECONNRESET|ECONNREFUSED|ECONNABORTED|EPIPE|ETIMEDOUT|EAI_AGAIN|UND_ERR_\w+)$/;
+
+/**
+ * True for errors of the connection rather than of the request: the SDKs' connection and timeout
+ * errors, fetch's `TypeError` (e.g. `terminated` when the socket drops mid-body), socket codes.
+ * An SDK error about the request itself (say, a bound too large for a non-streaming call) is not.
+ */
+function isConnectionError(error: unknown): boolean {
+  if (error instanceof TypeError) return true;
+  const { name, code, cause } = (typeof error === 'object' && error !== null ? error : {}) as {
+    name?: unknown;
+    code?: unknown;
+    cause?: unknown;
+  };
+  if (typeof name === 'string' && /Connection|Timeout/.test(name)) return true;
+  if (typeof code === 'string' && connectionCodes.test(code)) return true;
+  return cause !== undefined && cause !== error && isConnectionError(cause);
 }
 
 function readHeader(headers: unknown, name: string): string | null {
