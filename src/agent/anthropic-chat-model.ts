@@ -61,7 +61,7 @@ export function createAnthropicChatModel({
     specificationVersion: 'v1',
     provider: 'anthropic',
     modelId: model,
-    async generate({ system, messages, tools, maxOutputTokens }, { signal } = {}) {
+    async generate({ system, messages, tools, maxOutputTokens, toolChoice = 'auto' }, { signal } = {}) {
       const cached = promptCaching === 'auto';
       // Empty text blocks are rejected by the API.
       const systemBlocks: TextBlock[] = (
@@ -77,6 +77,7 @@ export function createAnthropicChatModel({
         ...(systemBlocks.length > 0 ? { system: systemBlocks } : {}),
         messages: cached ? withCacheBreakpoint(messages) : messages,
         ...(tools.length > 0 ? { tools: tools.map(toAnthropicTool) } : {}),
+        ...(tools.length > 0 && toolChoice === 'none' ? { tool_choice: { type: 'none' } } : {}),
       };
       const anthropic = await getClient();
       let response: Anthropic.Message;

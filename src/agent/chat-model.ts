@@ -10,6 +10,8 @@ export interface ChatRequest {
   tools: readonly AgentToolDefinition[];
   /** The upper bound for the answer. */
   maxOutputTokens: number;
+  /** `none` forbids tool calls (summary requests); the tools are still sent, as the history needs them. @default 'auto' */
+  toolChoice?: 'auto' | 'none';
 }
 
 /** Why the model stopped. */

@@ -38,7 +38,7 @@ export function createChatSummaryModel({
       let response: Awaited<ReturnType<ChatModel['generate']>>;
       try {
         response = await model.generate(
-          { system: system ?? '', messages, tools, maxOutputTokens },
+          { system: system ?? '', messages, tools, maxOutputTokens, toolChoice: 'none' },
           signal ? { signal } : {},
         );
       } catch (error) {

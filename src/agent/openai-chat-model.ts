@@ -51,12 +51,13 @@ export function createOpenAIChatModel({
     specificationVersion: 'v1',
     provider: 'openai',
     modelId: model,
-    async generate({ system, messages, tools, maxOutputTokens }, { signal } = {}) {
+    async generate({ system, messages, tools, maxOutputTokens, toolChoice = 'auto' }, { signal } = {}) {
       const body = {
         model,
         max_completion_tokens: maxOutputTokens,
         messages: toOpenAIMessages({ system, messages }),
         ...(tools.length > 0 ? { tools: tools.map(toOpenAITool) } : {}),
+        ...(tools.length > 0 && toolChoice === 'none' ? { tool_choice: 'none' } : {}),
       };
       const openai = await getClient();
       let completion: OpenAI.ChatCompletion;

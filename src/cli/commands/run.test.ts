@@ -318,6 +318,11 @@ describe.each(['anthropic', 'openai'] as const)(
         );
         expect([...layers].sort()).toEqual(['hard', 'micro', 'mid']);
         expect(task.summaries).toBeGreaterThanOrEqual(2);
+        // Summary requests go to the agent's own model with its tools, and forbid tool calls.
+        const summaryRequests = server.requests.filter((request) => isSummaryRequest(request.body));
+        expect(summaryRequests.map((request) => request.body.tool_choice)).toEqual(
+          summaryRequests.map(() => (provider === 'anthropic' ? { type: 'none' } : 'none')),
+        );
         expect(`${first.output.stderr}${second.output.stderr}`).toMatch(
           /compaction hard: [\d.]+k → [\d.]+k tokens/,
         );
