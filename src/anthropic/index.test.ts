@@ -206,7 +206,11 @@ describe('createAnthropicSummaryModel', () => {
   });
 
   it.each<[ScriptStep, string]>([
-    [{ type: 'empty' }, 'has no text'],
+    [{ type: 'empty' }, 'has no text (no content; stop_reason end_turn)'],
+    [
+      { type: 'tool-calls', calls: [{ name: 'bash', input: { command: 'ls' } }] },
+      'has no text (tool_use; stop_reason tool_use)',
+    ],
     [{ type: 'oversize' }, 'more than the 500 asked for'],
   ])('fails without retrying on a broken answer: %o', async (step, message) => {
     const { server, model } = await setup([step, 'never']);
