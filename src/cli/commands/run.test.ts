@@ -388,19 +388,25 @@ describe('agent-compact run: keys, servers, approval and Ctrl-C', () => {
     expect(output.stderr).toMatch(message);
   });
 
-  it('says in one line when the server cannot be reached, and exits 2', async () => {
-    const { io, output } = testIO({ OPENAI_API_KEY: secretKey });
-    const code = await main(
-      ['run', 'a task', '--provider', 'openai', '--base-url', 'http://127.0.0.1:9/v1'],
-      io,
-    );
-    expect(code).toBe(2);
-    const lines = output.stderr.trim().split('\n');
-    expect(lines.at(-1)).toMatch(
-      /^agent-compact run: cannot reach the openai server at http:\/\/127\.0\.0\.1:9\/v1/,
-    );
-    expect(output.stderr).not.toContain(secretKey);
-  }, 30_000);
+  it.each([
+    ['openai', 'http://127.0.0.1:9/v1'],
+    ['anthropic', 'http://127.0.0.1:9'],
+  ] as const)(
+    'says in one line when the %s server cannot be reached, and exits 2',
+    async (provider, baseURL) => {
+      const { io, output } = testIO({ [keyVariables[provider]]: secretKey });
+      const code = await main(['run', 'a task', '--provider', provider, '--base-url', baseURL], io);
+      expect(code).toBe(2);
+      const lines = output.stderr.trim().split('\n');
+      expect(lines.at(-1)).toMatch(
+        new RegExp(
+          `^agent-compact run: cannot reach the ${provider} server at ${baseURL.replace(/[./]/g, '\\$&')}.* \\(session \\S+ is saved`,
+        ),
+      );
+      expect(output.stderr).not.toContain(secretKey);
+    },
+    30_000,
+  );
 
   it('refuses bash with a tool error the model reads when there is no terminal and no --yes', async () => {
     const server = await startScriptedModelServer({
