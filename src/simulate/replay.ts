@@ -24,7 +24,14 @@ import {
   type ToolResultBlock,
   type ToolUseBlock,
 } from '../core/types.js';
-import { extractKeyFacts, isFactVisible, type KeyFact, requestText, toolResultText } from './key-facts.js';
+import {
+  extractKeyFacts,
+  isFactVisible,
+  type KeyFact,
+  type KeyFactKind,
+  requestText,
+  toolResultText,
+} from './key-facts.js';
 import {
   billRequest,
   commonPrefix,
@@ -91,6 +98,8 @@ export interface StrategySummary {
   facts: number;
   /** How many of them were visible. */
   factsVisible: number;
+  /** Facts and visible facts per kind of fact. */
+  factsByKind: Record<KeyFactKind, { facts: number; visible: number }>;
   /** Tool calls whose original result was no longer in the last request. */
   compactedCalls: number;
   /** Wall time of the replay in milliseconds. */
@@ -148,7 +157,12 @@ export function toolCallsOf(messages: readonly Message[]): ToolCall[] {
 export function measureRetention(
   calls: readonly ToolCall[],
   request: SentRequest,
-): { compactedCalls: number; facts: number; factsVisible: number } {
+): {
+  compactedCalls: number;
+  facts: number;
+  factsVisible: number;
+  factsByKind: Record<KeyFactKind, { facts: number; visible: number }>;
+} {
   const present = new Map<string, string[]>();
   for (const message of request.messages) {
     for (const block of contentBlocks(message)) {
@@ -163,16 +177,29 @@ export function measureRetention(
   let compactedCalls = 0;
   let facts = 0;
   let factsVisible = 0;
+  const factsByKind = emptyFactsByKind();
   for (const call of calls) {
     if (present.get(call.toolUseId)?.includes(call.resultText)) continue;
     compactedCalls++;
     text ??= requestText(request.system, request.messages);
     for (const fact of call.facts) {
       facts++;
-      if (isFactVisible(fact, text)) factsVisible++;
+      factsByKind[fact.kind].facts++;
+      if (isFactVisible(fact, text)) {
+        factsVisible++;
+        factsByKind[fact.kind].visible++;
+      }
     }
   }
-  return { compactedCalls, facts, factsVisible };
+  return { compactedCalls, facts, factsVisible, factsByKind };
+}
+
+function emptyFactsByKind(): Record<KeyFactKind, { facts: number; visible: number }> {
+  return {
+    argument: { facts: 0, visible: 0 },
+    'exit-code': { facts: 0, visible: 0 },
+    'error-line': { facts: 0, visible: 0 },
+  };
 }
 
 function outputTokensOf(
@@ -201,6 +228,7 @@ export function emptySummary(): StrategySummary {
     retention: 1,
     facts: 0,
     factsVisible: 0,
+    factsByKind: emptyFactsByKind(),
     compactedCalls: 0,
     durationMs: 0,
   };
@@ -222,6 +250,10 @@ export function addSummary(total: StrategySummary, summary: StrategySummary): vo
   total.compactions.hard += summary.compactions.hard;
   total.facts += summary.facts;
   total.factsVisible += summary.factsVisible;
+  for (const kind of Object.keys(total.factsByKind) as KeyFactKind[]) {
+    total.factsByKind[kind].facts += summary.factsByKind[kind].facts;
+    total.factsByKind[kind].visible += summary.factsByKind[kind].visible;
+  }
   total.compactedCalls += summary.compactedCalls;
   total.durationMs += summary.durationMs;
   total.retention = total.facts === 0 ? 1 : total.factsVisible / total.facts;
@@ -302,6 +334,7 @@ export async function replayTranscript(
     summary.compactedCalls = retention.compactedCalls;
     summary.facts = retention.facts;
     summary.factsVisible = retention.factsVisible;
+    summary.factsByKind = retention.factsByKind;
     summary.retention = retention.facts === 0 ? 1 : retention.factsVisible / retention.facts;
   }
   summary.durationMs = performance.now() - started;

@@ -46,6 +46,7 @@ export async function run(): Promise<void> {
     return;
   }
   const started = performance.now();
+  const cpuStarted = process.cpuUsage();
   const inputs: SimulationInput[] = [];
   for (const file of await transcriptFiles(root)) {
     const imported = await importTranscriptFile(file);
@@ -66,7 +67,8 @@ export async function run(): Promise<void> {
     ...thresholds,
   });
   const finished = performance.now();
-  const cpuSeconds = process.cpuUsage().user / 1e6;
+  const cpu = process.cpuUsage(cpuStarted);
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
 
   const total = result.total as Record<StrategyName, StrategySummary>;
   const none = total.none;
@@ -87,7 +89,7 @@ export async function run(): Promise<void> {
   const seed = total.seed;
   const wallSeconds = (finished - started) / 1000;
   console.log(
-    `\nWall time: ${wallSeconds.toFixed(1)} s for the whole replay of every strategy (reading ${((imported - started) / 1000).toFixed(1)} s, replay ${((finished - imported) / 1000).toFixed(1)} s); process CPU time so far ${cpuSeconds.toFixed(1)} s.`,
+    `\nWall time: ${wallSeconds.toFixed(1)} s for the whole replay of every strategy (reading ${((imported - started) / 1000).toFixed(1)} s, replay ${((finished - imported) / 1000).toFixed(1)} s); CPU time ${cpuSeconds.toFixed(1)} s (one thread: on an idle machine the wall time is close to it).`,
   );
   console.log('\nTargets (agent-compact):');
   console.log(
@@ -103,6 +105,17 @@ export async function run(): Promise<void> {
     `- at least 80% of key facts retained: ${(agent.retention * 100).toFixed(1)}% — ${verdict(agent.retention >= 0.8)}`,
   );
   console.log(`- whole replay under 30 s: ${wallSeconds.toFixed(1)} s — ${verdict(wallSeconds < 30)}`);
+
+  console.log('\nRetention by kind of fact (visible / facts of compacted-away calls):');
+  for (const name of ['seed', 'agent-compact'] as const) {
+    const kinds = Object.entries(total[name].factsByKind)
+      .map(
+        ([kind, { facts, visible }]) =>
+          `${kind} ${visible}/${facts} (${facts === 0 ? '—' : `${((visible / facts) * 100).toFixed(1)}%`})`,
+      )
+      .join(', ');
+    console.log(`- ${name}: ${kinds}`);
+  }
 
   // Where agent-compact's rewrites and bill come from, by the layer that fired on the turn.
   const byLayer = new Map<string, { turns: number; rewrites: number; billed: number; sent: number }>();
