@@ -4,10 +4,13 @@ import type {
   LanguageModelV3Content,
   LanguageModelV3GenerateResult,
   LanguageModelV3Prompt,
+  LanguageModelV3StreamPart,
 } from '@ai-sdk/provider';
+import Anthropic from '@anthropic-ai/sdk';
 import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3, simulateReadableStream } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
+import { toAnthropicParams } from '../anthropic/index.js';
 import type { CompactionEvent } from '../core/events.js';
 import { toOpenAIMessages } from '../core/openai-format.js';
 import { createOpenAISummaryModel } from '../openai/index.js';
@@ -340,5 +343,106 @@ describe('createCompactionMiddleware against the scripted model server', () => {
     expect(largest).toBeLessThan(5000 + 1500);
     // Summarized once, then continued from the summary: not a new summary on every step.
     expect(summaryRequests).toHaveLength(1);
+  });
+});
+
+/** A minimal streaming LanguageModelV3 over the official Anthropic SDK (no provider package needed). */
+function anthropicStreamingModel(baseURL: string): LanguageModelV3 {
+  const client = new Anthropic({ apiKey: 'test', baseURL, maxRetries: 0 });
+  return {
+    specificationVersion: 'v3',
+    provider: 'scripted-anthropic',
+    modelId: 'agent-model',
+    supportedUrls: {},
+    doGenerate() {
+      throw new Error('not used');
+    },
+    async doStream(options: LanguageModelV3CallOptions) {
+      const systemCount = leadingSystemCount(options.prompt);
+      const system = systemFromMessages(options.prompt.slice(0, systemCount));
+      const canonical = toCanonicalMessages(options.prompt.slice(systemCount), new PromptOrigins());
+      const params = toAnthropicParams({ ...(system === undefined ? {} : { system }), messages: canonical });
+      const tools = (options.tools ?? []).flatMap((definition) =>
+        definition.type === 'function'
+          ? [{ name: definition.name, input_schema: definition.inputSchema as Anthropic.Tool.InputSchema }]
+          : [],
+      );
+      const stream = client.messages.stream(
+        { model: 'agent-model', max_tokens: 1000, ...params, tools },
+        options.abortSignal ? { signal: options.abortSignal } : {},
+      );
+      return {
+        stream: new ReadableStream<LanguageModelV3StreamPart>({
+          async start(controller) {
+            controller.enqueue({ type: 'stream-start', warnings: [] });
+            for await (const event of stream) {
+              if (event.type === 'content_block_start' && event.content_block.type === 'text') {
+                controller.enqueue({ type: 'text-start', id: String(event.index) });
+              } else if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
+                controller.enqueue({ type: 'text-delta', id: String(event.index), delta: event.delta.text });
+              }
+            }
+            const message = await stream.finalMessage();
+            message.content.forEach((block, index) => {
+              if (block.type === 'text') controller.enqueue({ type: 'text-end', id: String(index) });
+              if (block.type === 'tool_use') {
+                controller.enqueue({
+                  type: 'tool-call',
+                  toolCallId: block.id,
+                  toolName: block.name,
+                  input: JSON.stringify(block.input),
+                });
+              }
+            });
+            controller.enqueue({
+              type: 'finish',
+              finishReason:
+                message.stop_reason === 'tool_use'
+                  ? { unified: 'tool-calls', raw: 'tool_use' }
+                  : { unified: 'stop', raw: message.stop_reason ?? undefined },
+              usage: usage(message.usage.input_tokens, message.usage.output_tokens),
+            });
+            controller.close();
+          },
+        }),
+      };
+    },
+  };
+}
+
+describe('createCompactionMiddleware with streamText and the real Anthropic SDK', () => {
+  it('compacts a streamed tool loop, and every streamed request the server receives is valid', async () => {
+    const steps = 10;
+    let agentCalls = 0;
+    server = await startScriptedModelServer({
+      script: () => {
+        agentCalls += 1;
+        if (agentCalls >= steps) return 'Finished reading.';
+        return {
+          type: 'tool-calls',
+          calls: [{ name: 'read_file', input: { path: `src/file-${agentCalls}.ts` } }],
+        };
+      },
+    });
+    const events: CompactionEvent[] = [];
+    const middleware = createCompactionMiddleware({
+      thresholds: { mid: 3000, hard: 5000 },
+      micro: { cacheAware: false, keepTurns: 2, minTokens: 50 },
+      onEvent: (event) => events.push(event),
+    });
+    const result = streamText({
+      model: wrapLanguageModel({ model: anthropicStreamingModel(server.anthropicBaseURL), middleware }),
+      system: 'You are a coding agent.',
+      prompt: 'Read every file in src/.',
+      tools: { read_file: readFile },
+      stopWhen: stepCountIs(steps),
+    });
+    expect(await result.text).toBe('Finished reading.');
+    expect(server.requests).toHaveLength(steps);
+    expect(server.requests.every((request) => request.stream && request.outcome !== 'invalid-request')).toBe(
+      true,
+    );
+    expect(events.some((event) => event.type === 'compaction-end' && event.layer === 'micro')).toBe(true);
+    expect(JSON.stringify(server.requests.at(-1)?.body)).toContain('[Previous: used read_file');
   });
 });
