@@ -58,6 +58,8 @@ describe('extractKeyFacts', () => {
     ['Traceback (most recent call last):\n  File "x.py"\nValueError: bad', 'ValueError: bad'],
     ['collected 3 items\nFAILED tests/a.py::t - x', 'FAILED tests/a.py::t - x'],
     ['', undefined],
+    ['<returncode>1</returncode>\n<output>\nboom\n</output>', 'boom'],
+    ['\u001b[31mFAILED\u001b[0m tests/a.py', 'FAILED tests/a.py'],
   ])('first error line of %j is %j', (text, expected) => {
     expect(firstErrorLine(text)).toBe(expected);
   });

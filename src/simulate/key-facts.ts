@@ -11,12 +11,13 @@
  * - for a call that failed (`is_error`, or a non-zero exit code), its first error line: the first
  *   result line that reads like an error (`KeyError: …`, `error: …`, `FAILED …`, `No such file or
  *   directory`, …; a bare `Traceback (most recent call last):` says nothing specific and is
- *   skipped), else its first line; pytest's `E` gutter removed, whitespace collapsed, cut to
+ *   skipped, and so are lines of harness markup such as `<returncode>1</returncode>`), else its
+ *   first line; terminal escape codes and pytest's `E` gutter removed, whitespace collapsed, cut to
  *   {@link errorFactLength} characters. Calls that worked have no error line: a file that contains
  *   the word "Error" is not a failure.
  *
- * A fact is visible when its text is a substring of the request's text with whitespace collapsed
- * (system, text blocks, `tool_use` names and the strings of their inputs, tool result text,
+ * A fact is visible when its text is a substring of the request's text, escape codes removed and
+ * whitespace collapsed (system, text blocks, `tool_use` names and the strings of their inputs, tool result text,
  * thinking). An exit code is visible when the text states that code in any of the notations above
  * or as `exit N`; it is not tied to its call, so a code other calls also returned reads as visible.
  */
@@ -60,9 +61,15 @@ const errorClassPattern = /\b[A-Z]\w*(?:Error|Exception)\b/;
 const errorWordPattern =
   /^(?:error|fatal|panic)\b|\bFAILED\b|No such file or directory|command not found|Permission denied|\bnot found\b|\bcannot\b|\bfailed\b/i;
 
-/** Collapses whitespace runs to one space and trims. */
+// Terminal colour and cursor codes: not content, and a placeholder or summary may drop them.
+const ansiEscapePattern = /\u001b\[[0-9;?]*[A-Za-z]/g;
+
+// Lines that are only harness markup, e.g. mini-swe-agent's `<returncode>1</returncode>` or `<output>`.
+const markupLinePattern = /^<\/?[A-Za-z_]+>(?:[^<]*<\/[A-Za-z_]+>)?$/;
+
+/** Removes terminal escape codes, collapses whitespace runs to one space and trims. */
 export function collapseWhitespace(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  return text.replace(ansiEscapePattern, '').replace(/\s+/g, ' ').trim();
 }
 
 function cut(text: string, length: number): string {
@@ -106,8 +113,11 @@ export function exitCodeOf(resultText: string): number | undefined {
 export function firstErrorLine(resultText: string): string | undefined {
   const lines = resultText
     .split('\n')
-    .map((line) => line.replace(/^E\s+/, '').trim())
-    .filter((line) => line !== '' && !/^Traceback \(most recent call last\):?$/.test(line));
+    .map((line) => collapseWhitespace(line).replace(/^E\s+/, ''))
+    .filter(
+      (line) =>
+        line !== '' && !/^Traceback \(most recent call last\):?$/.test(line) && !markupLinePattern.test(line),
+    );
   const errorLine =
     lines.find((line) => errorClassPattern.test(line) || errorWordPattern.test(line)) ?? lines[0];
   return errorLine === undefined ? undefined : cut(errorLine, errorFactLength);
