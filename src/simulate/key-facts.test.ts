@@ -56,6 +56,11 @@ describe('extractKeyFacts', () => {
     ['\nsomething odd happened\nmore', 'something odd happened'],
     ['E       AssertionError: assert   1 == 2', 'AssertionError: assert 1 == 2'],
     ['Traceback (most recent call last):\n  File "x.py"\nValueError: bad', 'ValueError: bad'],
+    [
+      '<output>\nTraceback (most recent call last):\n  File "m.py", line 3, in <module>\n    run()\ndjango.core.exceptions.ImproperlyConfigured: no DB\n</output>',
+      'django.core.exceptions.ImproperlyConfigured: no DB',
+    ],
+    ['Foo ID: 12\nFAILURE: prefetch returned None', 'FAILURE: prefetch returned None'],
     ['collected 3 items\nFAILED tests/a.py::t - x', 'FAILED tests/a.py::t - x'],
     ['', undefined],
     ['<returncode>1</returncode>\n<output>\nboom\n</output>', 'boom'],

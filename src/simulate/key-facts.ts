@@ -9,9 +9,9 @@
  * - its exit code, when the result states one and it is not 0 (`<returncode>N</returncode>`,
  *   `exit code N`, `exit status N`, `exited with code N`); a 0 says only that it worked;
  * - for a call that failed (`is_error`, or a non-zero exit code), its first error line: the first
- *   result line that reads like an error (`KeyError: …`, `error: …`, `FAILED …`, `No such file or
- *   directory`, …; a bare `Traceback (most recent call last):` says nothing specific and is
- *   skipped, and so are lines of harness markup such as `<returncode>1</returncode>`), else its
+ *   result line that reads like an error (the exception line that ends a Python traceback, else
+ *   `KeyError: …`, `error: …`, `FAILED …`, `No such file or directory`, …; lines of harness
+ *   markup such as `<returncode>1</returncode>` are skipped), else its
  *   first line; terminal escape codes and pytest's `E` gutter removed, whitespace collapsed, cut to
  *   {@link errorFactLength} characters. Calls that worked have no error line: a file that contains
  *   the word "Error" is not a failure.
@@ -59,7 +59,7 @@ const exitCodePatterns = [
 
 const errorClassPattern = /\b[A-Z]\w*(?:Error|Exception)\b/;
 const errorWordPattern =
-  /^(?:error|fatal|panic)\b|\bFAILED\b|No such file or directory|command not found|Permission denied|\bnot found\b|\bcannot\b|\bfailed\b/i;
+  /^(?:error|fatal|panic)\b|\bFAIL(?:ED|URE)?\b|No such file or directory|command not found|Permission denied|\bnot found\b|\bcannot\b|\bfailed\b/i;
 
 // Terminal colour and cursor codes: not content, and a placeholder or summary may drop them.
 const ansiEscapePattern = /\u001b\[[0-9;?]*[A-Za-z]/g;
@@ -109,15 +109,27 @@ export function exitCodeOf(resultText: string): number | undefined {
   return undefined;
 }
 
+/** The exception line of the first Python traceback in the text: the first unindented line after it. */
+function tracebackExceptionLine(resultText: string): string | undefined {
+  const lines = resultText.replace(ansiEscapePattern, '').split('\n');
+  const start = lines.findIndex((line) => /^\s*Traceback \(most recent call last\):/.test(line));
+  if (start === -1) return undefined;
+  const indent = /^\s*/.exec(lines[start]!)![0].length;
+  for (const line of lines.slice(start + 1)) {
+    if (line.trim() === '' || /^\s*/.exec(line)![0].length > indent) continue;
+    return markupLinePattern.test(line.trim()) ? undefined : line;
+  }
+  return undefined;
+}
+
 /** The first error line of a failed call's result (see the module comment), or undefined. */
 export function firstErrorLine(resultText: string): string | undefined {
+  const exceptionLine = tracebackExceptionLine(resultText);
+  if (exceptionLine !== undefined) return cut(exceptionLine, errorFactLength);
   const lines = resultText
     .split('\n')
     .map((line) => collapseWhitespace(line).replace(/^E\s+/, ''))
-    .filter(
-      (line) =>
-        line !== '' && !/^Traceback \(most recent call last\):?$/.test(line) && !markupLinePattern.test(line),
-    );
+    .filter((line) => line !== '' && !markupLinePattern.test(line));
   const errorLine =
     lines.find((line) => errorClassPattern.test(line) || errorWordPattern.test(line)) ?? lines[0];
   return errorLine === undefined ? undefined : cut(errorLine, errorFactLength);
