@@ -245,6 +245,15 @@ describe('OpenAI Chat Completions API', () => {
     expect(final.choices[0]?.message.content).toBe('Two files.');
   });
 
+  it('rejects stream_options without stream, as OpenAI does', async () => {
+    const { openaiBaseURL } = await start(['never sent']);
+    const error = await openAIClient(openaiBaseURL)
+      .chat.completions.create({ model: 'gpt-test', messages, stream_options: { include_usage: true } })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('stream_options');
+  });
+
   it('reports automatically cached prompt tokens for a repeated prefix', async () => {
     const { openaiBaseURL } = await start(['one', 'two']);
     const client = openAIClient(openaiBaseURL);

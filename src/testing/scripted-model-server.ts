@@ -83,6 +83,7 @@ export async function startScriptedModelServer({
   const cache = new PromptCache();
   let nextStep = 0;
   let idCounter = 0;
+  let received = 0;
 
   const chooseStep = async (
     request: Omit<RecordedRequest, 'outcome'>,
@@ -95,6 +96,9 @@ export async function startScriptedModelServer({
   };
 
   const handle = async (incoming: IncomingMessage, response: ServerResponse): Promise<void> => {
+    // Numbered on arrival, so concurrent requests keep distinct, ordered indexes.
+    const index = received;
+    received += 1;
     const path = (incoming.url ?? '/').split('?')[0] ?? '/';
     const api: ScriptedApi = path.endsWith('/chat/completions') ? 'openai' : 'anthropic';
     const record = (
@@ -104,7 +108,7 @@ export async function startScriptedModelServer({
       outcome: ResponseOutcome,
     ) => {
       const entry: RecordedRequest = {
-        index: requests.length,
+        index,
         api,
         method: incoming.method ?? 'GET',
         path,
@@ -176,7 +180,7 @@ export async function startScriptedModelServer({
       return;
     }
     const pending: Omit<RecordedRequest, 'outcome'> = {
-      index: requests.length,
+      index,
       api,
       method: 'POST',
       path,
@@ -480,6 +484,15 @@ function checkRequestShape(
   } else {
     if (typeof body.model !== 'string' || body.model === '') {
       return invalidRequest('you must provide a model parameter', null);
+    }
+    if (body.stream_options !== undefined && body.stream_options !== null && body.stream !== true) {
+      return {
+        ...invalidRequest(
+          "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+          'stream_options',
+        ),
+        code: 'invalid_value',
+      };
     }
     if (!Array.isArray(body.messages) || body.messages.length === 0) {
       return {
