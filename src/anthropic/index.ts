@@ -5,11 +5,6 @@
  * @module agent-compact/anthropic
  */
 import Anthropic from '@anthropic-ai/sdk';
-import {
-  callWithRetries,
-  describeSdkError,
-  type SummaryRetryPolicy,
-} from '../core/_internal/summary-call.js';
 import { CompactError } from '../core/errors.js';
 import type {
   SummaryCallOptions,
@@ -18,6 +13,7 @@ import type {
   SummaryResult,
   SummaryUsage,
 } from '../core/summary-model.js';
+import { callWithRetries, describeSdkError, type SummaryRetryPolicy } from '../core/summary-retry.js';
 import type { ContentBlock, Conversation, Message, SystemPrompt, TextBlock } from '../core/types.js';
 
 /** Options of {@link createAnthropicSummaryModel}. */

@@ -6,11 +6,6 @@
  * @module agent-compact/openai
  */
 import OpenAI from 'openai';
-import {
-  callWithRetries,
-  describeSdkError,
-  type SummaryRetryPolicy,
-} from '../core/_internal/summary-call.js';
 import { CompactError } from '../core/errors.js';
 import { fromOpenAIMessages, type OpenAISystemRole, toOpenAIMessages } from '../core/openai-format.js';
 import type { OpenAIChatMessage } from '../core/openai-types.js';
@@ -21,6 +16,7 @@ import type {
   SummaryResult,
   SummaryUsage,
 } from '../core/summary-model.js';
+import { callWithRetries, describeSdkError, type SummaryRetryPolicy } from '../core/summary-retry.js';
 import type { Conversation } from '../core/types.js';
 
 /** Options of {@link createOpenAISummaryModel}. */

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { CompactError } from '../errors.js';
+import { CompactError } from './errors.js';
 import {
   callWithRetries,
   describeSdkError,
   retryAfterMsFromHeaders,
   type SummaryRetryPolicy,
-} from './summary-call.js';
+} from './summary-retry.js';
 
 const policy: SummaryRetryPolicy = {
   maxRetries: 2,

@@ -1,9 +1,9 @@
 /**
- * The retry loop the SDK summary adapters share: one timeout per try, the caller's AbortSignal,
- * exponential backoff that honours `retry-after`, and one clear `SUMMARY_FAILED` when every try
- * failed. Internal: the adapters import it, the public barrel does not export it.
+ * The retry loop of the SDK summary adapters, for anyone writing a `SummaryModel` over
+ * another provider: one timeout per try, the caller's AbortSignal, exponential backoff that honours
+ * `retry-after`, and one clear `SUMMARY_FAILED` (with the provider's status) when every try failed.
  */
-import { CompactError } from '../errors.js';
+import { CompactError } from './errors.js';
 
 /** How often and how long a summary call is tried. */
 export interface SummaryRetryPolicy {
@@ -44,7 +44,20 @@ export interface CallWithRetriesOptions<T> {
   describeError: (error: unknown) => SummaryAttemptFailure;
 }
 
-/** Runs `attempt` until it succeeds, a failure is not retryable, or the tries run out. */
+/**
+ * Runs `attempt` until it succeeds, a failure is not retryable, or the tries run out.
+ *
+ * @throws {CompactError} `SUMMARY_FAILED` with the last failure's status and message; `ABORTED`
+ *   when the caller's signal aborts; a `CompactError` thrown by `attempt` as it is.
+ * @example
+ * const text = await callWithRetries({
+ *   provider: 'my-provider',
+ *   policy: { maxRetries: 2, retryDelayMs: 500, maxRetryDelayMs: 8000, maxRetryAfterMs: 60_000, timeoutMs: 120_000 },
+ *   signal,
+ *   describeError: describeSdkError,
+ *   attempt: (attemptSignal) => myClient.summarize(prompt, { signal: attemptSignal }),
+ * });
+ */
 export async function callWithRetries<T>({
   provider,
   policy,
