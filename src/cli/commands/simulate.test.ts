@@ -165,6 +165,22 @@ describe('agent-compact simulate', () => {
     expect(doubled.billedInputTokens).toBe(base.billedInputTokens);
   });
 
+  it('--window sets the thresholds of agent-compact only; --mid and --hard set both', async () => {
+    const thresholdsOf = async (args: string[]) => {
+      const io = fakeIO(directory);
+      await main(['simulate', 'b.jsonl', '--json', '--strategies', 'seed,agent-compact', ...args], io);
+      const [file] = (JSON.parse(io.out) as { files: Array<Record<string, { thresholds?: unknown }>> }).files;
+      return { seed: file!.seed!.thresholds, agent: file!['agent-compact']!.thresholds };
+    };
+    const windowed = await thresholdsOf(['--window', '40000']);
+    expect(windowed.seed).toEqual({ mid: 50_000, hard: 80_000 });
+    expect(windowed.agent).not.toEqual({ mid: 50_000, hard: 80_000 });
+    expect(await thresholdsOf(['--mid', '1000', '--hard', '2000'])).toEqual({
+      seed: { mid: 1000, hard: 2000 },
+      agent: { mid: 1000, hard: 2000 },
+    });
+  });
+
   it.each([
     [['simulate'], /name a transcript file or directory/],
     [['simulate', 'a.jsonl', '--strategies', 'none,magic'], /unknown strategy "magic"/],
