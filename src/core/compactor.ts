@@ -13,6 +13,7 @@ import { createMemoryArchiveStore } from './memory-archive-store.js';
 import { type MidSettings, planMidCompaction } from './mid-compact.js';
 import { defaultIdentity } from './summary-format.js';
 import type { Message, SystemPrompt, ToolResultBlock } from './types.js';
+import { validateMessages } from './validate.js';
 
 /** The seed's thresholds. */
 export const defaultThresholds = { mid: 50_000, hard: 80_000 } as const;
@@ -54,7 +55,9 @@ export function createCompactor({
     cacheAware = true,
     clearAtLeast = Math.min(5000, Math.floor(limits.mid / 10)),
   } = micro;
+  const excluded = new Set(excludeTools);
   const midSettings: MidSettings = {
+    excludeTools: excluded,
     keepToolResults: mid.keepToolResults ?? 5,
     maxAssistantChars: mid.maxAssistantChars ?? 600,
     maxToolInputTokens: mid.maxToolInputTokens ?? 500,
@@ -68,9 +71,8 @@ export function createCompactor({
     retryDelayMs: hard.retryDelayMs ?? 500,
     timeoutMs: hard.timeoutMs ?? 120_000,
   };
-  const excluded = new Set(excludeTools);
   const tokens = createAnchoredCounter({ counter });
-  const index = new HistoryIndex(counter, (name) => excluded.has(name), minTokens);
+  const index = new HistoryIndex(counter, (name) => excluded.has(name), minTokens, midSettings);
   const ids = new ArchiveIds();
   let restored: Promise<void> | undefined;
   let lastOutput: readonly Message[] | undefined;
@@ -119,6 +121,18 @@ export function createCompactor({
     input: readonly Message[],
     options: MaybeCompactOptions = {},
   ): Promise<CompactResult> {
+    try {
+      return await compact(input, options);
+    } catch (error) {
+      if (CompactError.isInstance(error)) throw error;
+      // Malformed messages (a null block, content of the wrong type) trip the layers with a raw
+      // TypeError: name what is wrong instead. Validation runs only here, so a good call stays cheap.
+      index.reset();
+      throw invalidInputError(error, input, options.system);
+    }
+  }
+
+  async function compact(input: readonly Message[], options: MaybeCompactOptions): Promise<CompactResult> {
     const { system, usage, signal, force, focus } = options;
     if (!Array.isArray(input)) {
       throw new CompactError('messages must be an array', { code: 'INVALID_TRANSCRIPT', path: 'messages' });
@@ -204,8 +218,17 @@ export function createCompactor({
       messages = await runHard(messages);
     } else if (force === 'mid' || tokensBefore > limits.mid) {
       index.sync(messages);
-      const plan = await planMidCompaction(messages, midSettings, counter, rewriteContext(), signal);
-      if (plan.items.length > 0 && (force === 'mid' || !cacheAware || plan.freedTokens >= clearAtLeast)) {
+      // A whole mid plan walks the history: only make one when the index says it could pass the gate.
+      const worthPlanning =
+        force === 'mid' || !cacheAware || index.estimateMidFreed(midSettings.keepToolResults) >= clearAtLeast;
+      const plan = worthPlanning
+        ? await planMidCompaction(messages, midSettings, counter, rewriteContext(), signal)
+        : undefined;
+      if (
+        plan &&
+        plan.items.length > 0 &&
+        (force === 'mid' || !cacheAware || plan.freedTokens >= clearAtLeast)
+      ) {
         emit({ type: 'compaction-start', layer: 'mid', tokensBefore });
         await store(plan.items);
         record(plan.items);
@@ -280,6 +303,21 @@ export async function maybeCompact(
     ...(signal === undefined ? {} : { signal }),
     ...(force === undefined ? {} : { force }),
     ...(focus === undefined ? {} : { focus }),
+  });
+}
+
+/** The error for input the layers could not read: `INVALID_TRANSCRIPT` at the first broken rule. */
+function invalidInputError(error: unknown, input: unknown, system: SystemPrompt | undefined): unknown {
+  const problems = validateMessages(input, system === undefined ? {} : { system });
+  const [first] = problems;
+  // Valid input that still failed is a bug: let it surface as it is.
+  if (!first) return error;
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problems)` : '';
+  return new CompactError(`${first.message}${more}`, {
+    code: 'INVALID_TRANSCRIPT',
+    path: first.path,
+    cause: error,
+    problems,
   });
 }
 

@@ -13,6 +13,8 @@ export interface MidSettings {
   maxAssistantChars: number;
   maxToolInputTokens: number;
   summarizer?: SummaryModel;
+  /** Tools whose results are never masked. */
+  excludeTools?: ReadonlySet<string>;
 }
 
 /** What the mid layer changed. */
@@ -49,6 +51,8 @@ export async function planMidCompaction(
       if (block.type !== 'tool_result') return;
       const result = block as ToolResultBlock;
       if (messageIndex === boundary.messageIndex && blockIndex >= boundary.blockIndex) return;
+      const toolName = context.toolUse(result.tool_use_id)?.name;
+      if (toolName !== undefined && settings.excludeTools?.has(toolName)) return;
       const text = toolResultText(result);
       if (archiveIdInPlaceholder(text) !== undefined) return;
       const tokens = counter.countText(text);

@@ -1,7 +1,7 @@
 import type { TokenCounter } from '../token-counter.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../types.js';
 import { archiveIdInPlaceholder } from './placeholder.js';
-import { toolResultText } from './text.js';
+import { safeJson, toolResultText } from './text.js';
 
 /** A tool result that is still whole and could be masked later. */
 export interface PendingResult {
@@ -23,12 +23,40 @@ export class HistoryIndex {
   private pending: PendingResult[] = [];
   /** Index of the first pending entry not yet masked (entries before it are gone). */
   private pendingStart = 0;
+  /** The message index of every tool result, in order (the mid layer keeps the last few). */
+  private toolResultPositions: number[] = [];
+  /** Long assistant text and large tool inputs the mid layer would shorten, with running totals. */
+  private condensablePositions: number[] = [];
+  private condensableTotals: number[] = [];
 
   constructor(
     private readonly counter: TokenCounter,
     private readonly isExcluded: (toolName: string) => boolean,
     private readonly minTokens: number,
+    private readonly condensable: { maxAssistantChars: number; maxToolInputTokens: number },
   ) {}
+
+  /**
+   * A cheap estimate of what the mid layer would free, from what the index already knows, so a
+   * history over the mid threshold does not pay for a whole mid plan on every turn.
+   */
+  estimateMidFreed(keepToolResults: number): number {
+    const positions = this.toolResultPositions;
+    const resultBoundary =
+      positions.length >= keepToolResults ? positions[positions.length - keepToolResults]! : -1;
+    let freed = 0;
+    for (let index = this.pendingStart; index < this.pending.length; index++) {
+      const entry = this.pending[index]!;
+      if (entry.messageIndex >= resultBoundary) break;
+      freed += entry.tokens - 30;
+    }
+    const assistantBoundary =
+      resultBoundary >= 0
+        ? resultBoundary
+        : (this.assistantPositions[this.assistantPositions.length - 1] ?? 0);
+    const count = lowerBound(this.condensablePositions, assistantBoundary);
+    return freed + (count > 0 ? this.condensableTotals[count - 1]! : 0);
+  }
 
   /** Brings the index up to date with `messages`, touching only what changed since the last sync. */
   sync(messages: readonly Message[]): void {
@@ -80,12 +108,22 @@ export class HistoryIndex {
     return this.assistantPositions.length > keepTurns && position !== undefined ? position : 0;
   }
 
-  private reset(): void {
+  /** Forgets everything, e.g. after a call failed part-way through {@link HistoryIndex.sync}. */
+  reset(): void {
     this.snapshot = [];
     this.toolUses.clear();
     this.assistantPositions = [];
     this.pending = [];
     this.pendingStart = 0;
+    this.toolResultPositions = [];
+    this.condensablePositions = [];
+    this.condensableTotals = [];
+  }
+
+  private addCondensable(index: number, freed: number): void {
+    if (freed <= 0) return;
+    this.condensablePositions.push(index);
+    this.condensableTotals.push((this.condensableTotals[this.condensableTotals.length - 1] ?? 0) + freed);
   }
 
   private add(message: Message, index: number): void {
@@ -95,7 +133,19 @@ export class HistoryIndex {
       if (block.type === 'tool_use') {
         const toolUse = block as ToolUseBlock;
         this.toolUses.set(toolUse.id, toolUse);
+        const input = safeJson(toolUse.input);
+        // Inputs under a quarter of the limit in characters cannot be over it in tokens.
+        if (input.length > this.condensable.maxToolInputTokens) {
+          const tokens = this.counter.countText(input);
+          if (tokens > this.condensable.maxToolInputTokens) this.addCondensable(index, tokens - 60);
+        }
+      } else if (block.type === 'text' && message.role === 'assistant') {
+        const text = typeof block.text === 'string' ? block.text : '';
+        if (text.length > this.condensable.maxAssistantChars && archiveIdInPlaceholder(text) === undefined) {
+          this.addCondensable(index, this.counter.countText(text) - this.condensable.maxAssistantChars / 3);
+        }
       } else if (block.type === 'tool_result') {
+        this.toolResultPositions.push(index);
         const result = block as ToolResultBlock;
         const text = toolResultText(result);
         if (archiveIdInPlaceholder(text) !== undefined) return;
@@ -122,4 +172,16 @@ function commonPrefixLength(previous: readonly Message[], next: readonly Message
   let index = 0;
   while (index < limit && previous[index] === next[index]) index++;
   return index;
+}
+
+/** The number of entries in a sorted array that are smaller than `value`. */
+function lowerBound(sorted: readonly number[], value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
