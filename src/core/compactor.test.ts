@@ -145,6 +145,20 @@ describe('mid layer', () => {
   });
 });
 
+describe('mid layer and excluded tools', () => {
+  it('never masks the results of excludeTools, even over the mid threshold', async () => {
+    const messages = agentSession(14);
+    const result = await createCompactor({
+      thresholds: { mid: 5000, hard: 1_000_000 },
+      micro: { excludeTools: ['bash'] },
+    }).maybeCompact(messages);
+    expect(result.layer).toBe('mid');
+    // Odd turns call bash (kept whole), even turns read_file (masked when old).
+    expect(result.messages[2]).toBe(messages[2]);
+    expect(resultText(result.messages[4])).toMatch(/^\[Previous: used read_file/);
+  });
+});
+
 describe('archive completeness across turns', () => {
   it('archives an original whose id a dropped (gated) plan allocated earlier', async () => {
     const store = createMemoryArchiveStore();
