@@ -44,7 +44,12 @@ export async function planMidCompaction(
   const boundary = keptResultsBoundary(messages, settings.keepToolResults);
   const targets: MaskTarget[] = [];
   let freedTokens = 0;
-  for (let messageIndex = 0; messageIndex <= boundary.messageIndex; messageIndex++) {
+  // `< messages.length`: an empty history has its boundary at 0 too.
+  for (
+    let messageIndex = 0;
+    messageIndex <= boundary.messageIndex && messageIndex < messages.length;
+    messageIndex++
+  ) {
     const message = messages[messageIndex]!;
     if (message.role !== 'user' || typeof message.content === 'string') continue;
     message.content.forEach((block, blockIndex) => {

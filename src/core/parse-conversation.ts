@@ -322,7 +322,12 @@ function tryParseJson(text: string): JsonResult {
         : errorOffset(text);
     const reason = message
       .replace(/\s*in JSON at position \d+.*$/s, '')
-      .replace(/\s*\(line \d+ column \d+\)/, '');
+      .replace(/\s*\(line \d+ column \d+\)/, '')
+      // The engine quotes the input: binary input must not break the line or drive the terminal.
+      .replace(
+        /[\u0000-\u001f\u007f-\u009f]/g,
+        (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+      );
     return { ok: false, reason, position, error };
   }
 }
