@@ -102,6 +102,12 @@ export async function planMidCompaction(
   longTexts.forEach((entry, position) => {
     const original = (output[entry.messageIndex]!.content as ContentBlock[])[entry.blockIndex] as TextBlock;
     const { id, known } = context.ids.idFor(archiveKey('assistant-text', undefined, entry.text));
+    const tokens = counter.countText(entry.text);
+    const short = condensed[position] ?? firstSentences(entry.text, settings.maxAssistantChars);
+    const text = `${short}${shortenedNote(id, tokens)}`;
+    const saved = tokens - counter.countText(text);
+    // A text just over maxAssistantChars can cost less than its cut plus the note: keep it whole.
+    if (saved <= 0) return;
     if (!known)
       items.push({
         id,
@@ -110,10 +116,7 @@ export async function planMidCompaction(
         createdAt: context.now,
         block: original,
       });
-    const tokens = counter.countText(entry.text);
-    const short = condensed[position] ?? firstSentences(entry.text, settings.maxAssistantChars);
-    const text = `${short}${shortenedNote(id, tokens)}`;
-    freedTokens += tokens - counter.countText(text);
+    freedTokens += saved;
     rewrite(entry.messageIndex, entry.blockIndex, { type: 'text', text });
   });
 
@@ -216,6 +219,8 @@ function elideLargeInput(
     elided[name] = elidedInputText(value, counter.countText(text), id);
   }
   const freedTokens = total - counter.countText(safeJson(elided));
+  // Small fields (a low maxToolInputTokens) can cost less than their placeholders: keep them.
+  if (freedTokens <= 0) return undefined;
   return { block: { ...toolUse, input: elided }, id, known, freedTokens };
 }
 
