@@ -25,8 +25,10 @@ export interface MicroOptions {
    */
   cacheAware?: boolean;
   /**
-   * With `cacheAware`, mask only once at least this many tokens would be freed.
-   * @default 5000
+   * With `cacheAware`, micro and mid change the history only once a batch frees at least this
+   * many tokens: each change rewrites the cached prompt prefix, so fewer, larger batches are
+   * cheaper (measured on the shared runs in BENCHMARKS.md).
+   * @default half the mid threshold, at most 20,000
    */
   clearAtLeast?: number;
 }

@@ -53,7 +53,7 @@ export function createCompactor({
     minTokens = 100,
     excludeTools = [],
     cacheAware = true,
-    clearAtLeast = Math.min(5000, Math.floor(limits.mid / 10)),
+    clearAtLeast = Math.min(20_000, Math.floor(limits.mid / 2)),
   } = micro;
   const excluded = new Set(excludeTools);
   const midSettings: MidSettings = {
@@ -214,8 +214,21 @@ export function createCompactor({
       return masked.messages;
     };
 
-    if (force === 'hard' || tokensBefore > limits.hard) {
+    if (force === 'hard') {
       messages = await runHard(messages);
+    } else if (tokensBefore > limits.hard) {
+      // Over the hard threshold, condensing may still be enough; summarize only when it is not.
+      index.sync(messages);
+      const plan = await planMidCompaction(messages, midSettings, counter, rewriteContext(), signal);
+      if (plan.items.length > 0 && tokens.count(plan.messages, system) <= limits.hard) {
+        emit({ type: 'compaction-start', layer: 'mid', tokensBefore });
+        await store(plan.items);
+        record(plan.items);
+        messages = plan.messages;
+        layer = 'mid';
+      } else {
+        messages = await runHard(messages);
+      }
     } else if (force === 'mid' || tokensBefore > limits.mid) {
       index.sync(messages);
       // A whole mid plan walks the history: only make one when the index says it could pass the gate.

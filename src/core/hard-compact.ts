@@ -169,7 +169,9 @@ async function writeSummary(dropped: readonly Message[], context: HardContext): 
   const budget = window === undefined ? Number.POSITIVE_INFINITY : window - settings.maxSummaryTokens - 2000;
 
   let lastError: unknown;
+  let attempts = 0;
   for (let attempt = 1; attempt <= settings.maxAttempts; attempt++) {
+    attempts = attempt;
     try {
       const text =
         droppedTokens <= budget
@@ -177,39 +179,54 @@ async function writeSummary(dropped: readonly Message[], context: HardContext): 
           : await summarizeInChunks(dropped, budget, instructions, context);
       return acceptSummary(text, droppedTokens, context);
     } catch (error) {
-      if (context.signal?.aborted)
+      if (context.signal?.aborted) {
         throw new CompactError('compaction was aborted', { code: 'ABORTED', cause: error });
+      }
       lastError = error;
       safeEmit(context.onEvent, { type: 'summary-error', attempt, error });
+      if (!worthRetrying(error, settings.summarizer)) break;
       if (attempt < settings.maxAttempts)
         await sleep(settings.retryDelayMs * 2 ** (attempt - 1), context.signal);
     }
   }
   safeEmit(context.onEvent, {
     type: 'fallback-used',
-    reason: `summary model ${settings.summarizer.provider}:${settings.summarizer.modelId} failed ${settings.maxAttempts} time(s): ${describe(lastError)}`,
+    reason: `summary model ${settings.summarizer.provider}:${settings.summarizer.modelId} failed after ${attempts} attempt(s): ${describe(lastError)}`,
   });
   return extractiveSummary(dropped);
+}
+
+/**
+ * Whether another try can help. An adapter's `SUMMARY_FAILED` is its verdict after its own retries
+ * (or a request the provider rejects), and the extractive model answers the same every time; an
+ * answer this module rejected (empty, too long) may come out better on another try.
+ */
+function worthRetrying(error: unknown, summarizer: SummaryModel): boolean {
+  if (summarizer.provider === 'extractive') return false;
+  if (CompactError.isInstance(error) && error.code === 'SUMMARY_FAILED') return rejectedAnswers.has(error);
+  return true;
+}
+
+const rejectedAnswers = new WeakSet<object>();
+
+function rejectAnswer(message: string): CompactError {
+  const error = new CompactError(message, { code: 'SUMMARY_FAILED' });
+  rejectedAnswers.add(error);
+  return error;
 }
 
 /** Rejects summaries that are empty or do not shrink the context; escapes forged tags. */
 function acceptSummary(text: string, droppedTokens: number, context: HardContext): string {
   const trimmed = typeof text === 'string' ? text.trim() : '';
-  if (trimmed === '')
-    throw new CompactError('the summary model returned an empty summary', { code: 'SUMMARY_FAILED' });
+  if (trimmed === '') throw rejectAnswer('the summary model returned an empty summary');
   const tokens = context.counter.countText(trimmed);
   if (tokens >= droppedTokens) {
-    throw new CompactError(
+    throw rejectAnswer(
       `the summary (${tokens} tokens) is not smaller than the history it replaces (${droppedTokens})`,
-      {
-        code: 'SUMMARY_FAILED',
-      },
     );
   }
   if (tokens > context.settings.maxSummaryTokens * 2) {
-    throw new CompactError(`the summary (${tokens} tokens) exceeds twice maxSummaryTokens`, {
-      code: 'SUMMARY_FAILED',
-    });
+    throw rejectAnswer(`the summary (${tokens} tokens) exceeds twice maxSummaryTokens`);
   }
   return escapeReservedTags(trimmed);
 }
@@ -233,7 +250,7 @@ async function callModel(messages: Message[], context: HardContext): Promise<str
     });
   }
   if (typeof result.text !== 'string') {
-    throw new CompactError('the summary model returned no text', { code: 'SUMMARY_FAILED' });
+    throw rejectAnswer('the summary model returned no text');
   }
   return result.text;
 }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { toOpenAIMessages } from '../../core/openai-format.js';
 import { agentSession } from '../../core/session-builder.test-utils.js';
 import { validateMessages } from '../../core/validate.js';
+import { startScriptedModelServer } from '../../testing/index.js';
 import { recordingIO } from '../cli-io.test-utils.js';
 import { main } from '../main.js';
 
@@ -14,7 +16,7 @@ async function workspace(files: Record<string, string>) {
   return directory;
 }
 
-const session = { system: 'You are Coder.', messages: agentSession(30) };
+const session = { system: 'You are Coder.', messages: agentSession(30, { lines: 400 }) };
 
 describe('agent-compact compact', () => {
   it('writes the compacted conversation to OUT and prints layer and token counts with --json', async () => {
@@ -91,5 +93,89 @@ describe('agent-compact compact', () => {
     expect(output.stderr).toMatch(pattern);
     expect(output.stderr.trim().split('\n')).toHaveLength(1);
     expect(output.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  describe('with a model summarizer over the real SDK', () => {
+    const big = JSON.stringify({ system: 'You are Coder.', messages: agentSession(30, { lines: 400 }) });
+
+    it('uses the model for the summary', async () => {
+      const server = await startScriptedModelServer({
+        script: ['## Task and constraints\n- Fix the tests.'],
+      });
+      try {
+        const directory = await workspace({ 'big.json': big });
+        const { output, io } = recordingIO(directory, { ANTHROPIC_API_KEY: 'test-key' });
+        const args = ['compact', 'big.json', '--mid', '10000', '--hard', '20000', '--json'];
+        const code = await main(
+          [...args, '--summarizer', 'anthropic:claude-haiku-4-5', '--base-url', server.anthropicBaseURL],
+          io,
+        );
+        expect(code).toBe(0);
+        expect(JSON.parse(output.stdout).layer).toBe('hard');
+        expect(server.requests).toHaveLength(1);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it.each([
+      ['a rejected request (prompt too long)', 100],
+      ['an empty answer', undefined],
+    ] as const)('fails with one line and exit 2 on %s', async (_name, contextWindow) => {
+      const server = await startScriptedModelServer({
+        script: [{ type: 'empty' }, { type: 'empty' }, { type: 'empty' }],
+        ...(contextWindow ? { contextWindow } : {}),
+      });
+      try {
+        const directory = await workspace({ 'big.json': big });
+        const { output, io } = recordingIO(directory, { OPENAI_API_KEY: 'test-key' });
+        const code = await main(
+          [
+            'compact',
+            'big.json',
+            '--mid',
+            '10000',
+            '--hard',
+            '20000',
+            '-o',
+            'out.json',
+            '--summarizer',
+            'openai:gpt-test',
+            '--base-url',
+            server.openaiBaseURL,
+          ],
+          io,
+        );
+        expect(code).toBe(2);
+        expect(output.stderr.trim().split('\n')).toHaveLength(1);
+        expect(output.stderr).toMatch(/^agent-compact compact: summary model openai:gpt-test failed/);
+        expect(existsSync(join(directory, 'out.json'))).toBe(false);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('fails with one line and exit 2 when the server is unreachable', async () => {
+      const directory = await workspace({ 'big.json': big });
+      const { output, io } = recordingIO(directory, { OPENAI_API_KEY: 'test-key' });
+      const code = await main(
+        [
+          'compact',
+          'big.json',
+          '--mid',
+          '10000',
+          '--hard',
+          '20000',
+          '--summarizer',
+          'openai:gpt-test',
+          '--base-url',
+          'http://127.0.0.1:9/v1',
+        ],
+        io,
+      );
+      expect(code).toBe(2);
+      expect(output.stderr).toMatch(/failed/);
+      expect(output.stderr.trim().split('\n')).toHaveLength(1);
+    });
   });
 });

@@ -37,7 +37,8 @@ Options:
   --json               print { "layer", "tokensBefore", "tokensAfter", "archived", ... }
   -h, --help           show this help
 
-Exit codes: 0 done, 1 invalid conversation, 2 unreadable input, bad arguments or a failed model.
+Exit codes: 0 done, 1 invalid conversation, 2 unreadable input, bad arguments, or a summarizer
+named with --summarizer that failed (unreachable, rejected the request, answered nothing usable).
 `;
 
 /** The `compact` command. */
@@ -56,6 +57,8 @@ export const compactCommand: CliCommand = async (args, io) => {
         ...(options.baseURL ? { baseURL: options.baseURL } : {}),
       })
     : undefined;
+  // A model named on the command line that fails is an error here, not a silent fallback.
+  let modelFailure: string | undefined;
   const compactorOptions: CompactorOptions = {
     counter: await createCounter(options.tokenizer),
     sessionId: sessionIdFor(options.file),
@@ -73,8 +76,7 @@ export const compactCommand: CliCommand = async (args, io) => {
       ? { archive: createFileArchiveStore({ directory: resolve(io.cwd, options.archive) }) }
       : {}),
     onEvent: (event) => {
-      if (event.type === 'fallback-used')
-        io.stderr(`agent-compact compact: ${event.reason}; used the extractive summary\n`);
+      if (event.type === 'fallback-used') modelFailure ??= event.reason;
     },
   };
   const compactor = createCompactor(compactorOptions);
@@ -82,6 +84,7 @@ export const compactCommand: CliCommand = async (args, io) => {
     ...(conversation.system === undefined ? {} : { system: conversation.system }),
     ...(options.force ? { force: options.force } : {}),
   });
+  if (summarizer && modelFailure) throw new CliError(modelFailure, 2);
   const text = serializeConversation({ ...conversation, messages: result.messages }, parsed.format, {
     jsonl: parsed.layout === 'jsonl',
     ...(parsed.systemRole ? { systemRole: parsed.systemRole } : {}),

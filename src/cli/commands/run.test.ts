@@ -135,7 +135,11 @@ function createScriptedTask() {
   const script = (request: Omit<RecordedRequest, 'outcome'>): ScriptStep => {
     if (isSummaryRequest(request.body)) {
       summaries += 1;
-      return `## Task and constraints\n- Read the files and write the report.\n## Done so far\n- Summary ${summaries}.\n## Key findings and decisions\n- (none)\n## Files touched\n- src/f0.ts\n## Errors and fixes\n- (none)\n## Current state\n- working\n## Next steps\n- continue`;
+      // Like a good model, the summary keeps the placeholders' archive ids (the instructions ask for it).
+      const placeholders =
+        JSON.stringify(request.body.messages).match(/\[Previous: used [^\]]*?recall r\d+\]/g) ?? [];
+      const kept = placeholders.map((placeholder) => `- ${placeholder}`).join('\n');
+      return `## Task and constraints\n- Read the files and write the report.\n## Done so far\n- Summary ${summaries}.\n${kept}\n## Key findings and decisions\n- (none)\n## Files touched\n- src/f0.ts\n## Errors and fixes\n- (none)\n## Current state\n- working\n## Next steps\n- continue`;
     }
     const seen = lastToolResults(request.api, request.body);
     for (const call of previousCalls) {
