@@ -45,4 +45,8 @@ export interface OpenAIToolMessage {
 }
 
 /** One OpenAI Chat Completions message. */
-export type OpenAIChatMessage = OpenAISystemMessage | OpenAIUserMessage | OpenAIAssistantMessage | OpenAIToolMessage;
+export type OpenAIChatMessage =
+  | OpenAISystemMessage
+  | OpenAIUserMessage
+  | OpenAIAssistantMessage
+  | OpenAIToolMessage;
