@@ -1,56 +1,68 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 
-// Every TypeScript example in the README runs here, against the source (vitest aliases
-// `agent-compact/*` to src/). A block preceded by `<!-- not run: reason -->` is skipped.
+// Every TypeScript example in the README and in docs/ runs here, against the source (vitest
+// aliases `agent-compact/*` to src/), and prints what its `console.log(...); // …` comments say.
+// A block preceded by `<!-- not run: reason -->` is skipped.
 const root = resolve(import.meta.dirname, '..');
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
 const scratch = join(root, '.readme-examples');
+const documents = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
 interface Example {
+  document: string;
   line: number;
   code: string;
   skipReason: string | undefined;
 }
 
-function examples(): Example[] {
+function examples(document: string): Example[] {
+  const text = readFileSync(join(root, document), 'utf8');
   const found: Example[] = [];
   const pattern = /(?:<!-- not run: ([^>]*) -->\s*\n)?```ts\n([\s\S]*?)```/g;
-  for (const match of readme.matchAll(pattern)) {
-    const line = readme.slice(0, match.index).split('\n').length;
-    found.push({ line, code: match[2]!, skipReason: match[1] });
+  for (const match of text.matchAll(pattern)) {
+    const line = text.slice(0, match.index).split('\n').length;
+    found.push({ document, line, code: match[2]!, skipReason: match[1] });
   }
   return found;
 }
 
-describe('README examples', () => {
-  const blocks = examples();
+describe('README and docs examples', () => {
+  const blocks = documents.flatMap(examples);
   mkdirSync(scratch, { recursive: true });
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
   it('has runnable examples, including the quick start verbatim from examples/quick-start.ts', () => {
-    expect(blocks.filter((block) => !block.skipReason).length).toBeGreaterThanOrEqual(4);
+    expect(blocks.filter((block) => !block.skipReason).length).toBeGreaterThanOrEqual(8);
     const quickStart = readFileSync(join(root, 'examples/quick-start.ts'), 'utf8');
     expect(blocks.some((block) => block.code === quickStart)).toBe(true);
   });
 
-  it.each(blocks.filter((block) => !block.skipReason).map((block) => [block.line, block] as const))(
-    'the example at README.md line %i runs',
-    async (line, block) => {
-      const file = join(scratch, `example-${line}.ts`);
-      writeFileSync(file, block.code);
-      const log = vi.spyOn(console, 'log').mockImplementation(() => {});
-      try {
-        await import(pathToFileURL(file).href);
-        // Where an example shows its output in a trailing `// …` comment, the output matches it.
-        const printed = log.mock.calls.map((call) => call.map(String).join(' '));
-        const expected = [...block.code.matchAll(/console\.log\(.*\);\s*\/\/ (.+)$/gm)].map((match) => match[1]!.trim());
-        for (const text of expected) expect(printed, `README.md line ${line}: ${JSON.stringify(printed)}`).toContain(text);
-      } finally {
-        log.mockRestore();
-      }
-    },
-  );
+  it.each(
+    blocks
+      .filter((block) => !block.skipReason)
+      .map((block) => [`${block.document}:${block.line}`, block] as const),
+  )('the example at %s runs', async (where, block) => {
+    const line = where;
+    const file = join(scratch, `${where.replace(/[^A-Za-z0-9]+/g, '-')}.ts`);
+    writeFileSync(file, block.code);
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    try {
+      await import(pathToFileURL(file).href);
+      // Where an example shows its output in a trailing `// …` comment, the output matches it.
+      const printed = log.mock.calls.map((call) => call.map(String).join(' '));
+      const expected = [...block.code.matchAll(/console\.log\(.*\);[ \t]*\/\/ (.+)$/gm)].map((match) =>
+        match[1]!.trim(),
+      );
+      for (const text of expected) expect(printed, `${line}: ${JSON.stringify(printed)}`).toContain(text);
+    } finally {
+      log.mockRestore();
+    }
+  });
 });

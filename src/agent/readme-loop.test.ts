@@ -10,7 +10,7 @@ import { startScriptedModelServer } from '../testing/index.js';
 import { agentToolDefinitions, toAnthropicTool, toOpenAITool } from './tool-definitions.js';
 import { createToolRunner } from './tool-runner.js';
 
-// The loop docs/readme/agent.md shows, run as written against the scripted server.
+// The loop docs/agent.md shows, run as written against the scripted server.
 it('the README loop runs tools, compacts and answers', async () => {
   const workspace = await mkdtemp(path.join(tmpdir(), 'agent-readme-'));
   const server = await startScriptedModelServer({
