@@ -214,57 +214,49 @@ export function createCompactor({
       return masked.messages;
     };
 
+    const planMid = () => {
+      index.sync(messages);
+      return planMidCompaction(messages, midSettings, counter, rewriteContext(), signal);
+    };
+    const applyMid = async (plan: Awaited<ReturnType<typeof planMid>>) => {
+      emit({ type: 'compaction-start', layer: 'mid', tokensBefore });
+      await store(plan.items);
+      record(plan.items);
+      messages = plan.messages;
+      layer = 'mid';
+    };
+    const tryMicro = async () => {
+      const masked = await runMicro(messages);
+      if (!masked) return;
+      emit({ type: 'compaction-start', layer: 'micro', tokensBefore });
+      record(masked.items);
+      messages = masked.messages;
+      layer = 'micro';
+    };
+
     if (force === 'hard') {
       messages = await runHard(messages);
     } else if (tokensBefore > limits.hard) {
       // Over the hard threshold, condensing may still be enough; summarize only when it is not.
-      index.sync(messages);
-      const plan = await planMidCompaction(messages, midSettings, counter, rewriteContext(), signal);
-      if (plan.items.length > 0 && tokens.count(plan.messages, system) <= limits.hard) {
-        emit({ type: 'compaction-start', layer: 'mid', tokensBefore });
-        await store(plan.items);
-        record(plan.items);
-        messages = plan.messages;
-        layer = 'mid';
-      } else {
-        messages = await runHard(messages);
-      }
+      const plan = await planMid();
+      if (plan.items.length > 0 && tokens.count(plan.messages, system) <= limits.hard) await applyMid(plan);
+      else messages = await runHard(messages);
     } else if (force === 'mid' || tokensBefore > limits.mid) {
       index.sync(messages);
       // A whole mid plan walks the history: only make one when the index says it could pass the gate.
-      const worthPlanning =
-        force === 'mid' || !cacheAware || index.estimateMidFreed(midSettings.keepToolResults) >= clearAtLeast;
-      const plan = worthPlanning
-        ? await planMidCompaction(messages, midSettings, counter, rewriteContext(), signal)
-        : undefined;
-      if (
-        plan &&
-        plan.items.length > 0 &&
-        (force === 'mid' || !cacheAware || plan.freedTokens >= clearAtLeast)
-      ) {
-        emit({ type: 'compaction-start', layer: 'mid', tokensBefore });
-        await store(plan.items);
-        record(plan.items);
-        messages = plan.messages;
-        layer = 'mid';
+      const gated = force !== 'mid' && cacheAware;
+      const plan =
+        !gated || index.estimateMidFreed(midSettings.keepToolResults) >= clearAtLeast
+          ? await planMid()
+          : undefined;
+      if (plan && plan.items.length > 0 && (!gated || plan.freedTokens >= clearAtLeast)) {
+        await applyMid(plan);
         if (tokens.count(messages, system) > limits.hard) messages = await runHard(messages);
       } else {
-        const masked = await runMicro(messages);
-        if (masked) {
-          emit({ type: 'compaction-start', layer: 'micro', tokensBefore });
-          record(masked.items);
-          messages = masked.messages;
-          layer = 'micro';
-        }
+        await tryMicro();
       }
     } else {
-      const masked = await runMicro(messages);
-      if (masked) {
-        emit({ type: 'compaction-start', layer: 'micro', tokensBefore });
-        record(masked.items);
-        messages = masked.messages;
-        layer = 'micro';
-      }
+      await tryMicro();
     }
 
     const output = layer === 'none' ? (input as Message[]) : (messages as Message[]);
