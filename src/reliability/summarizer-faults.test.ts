@@ -40,7 +40,11 @@ interface FaultCase {
   fault: ScriptStep;
   persistence: 'persistent' | 'transient';
   outcome: Outcome;
-  /** Expected in some `summary-error` event (persistent faults). */
+  /** Requests the server receives. */
+  requests: number;
+  /** `summary-error` events the compactor emits. */
+  errors: number;
+  /** Expected in some `summary-error` event. */
   errorPattern?: RegExp;
 }
 
@@ -53,20 +57,36 @@ function longerThanHistory(history: readonly Message[]): string {
 
 const history = agentSession(6, { lines: 8 });
 
+/**
+ * The adapters retry transport faults themselves (maxRetries 1: two requests) and give a final
+ * SUMMARY_FAILED; an answer the adapter rejects (no text, more tokens than asked) is final at once;
+ * an answer the compactor rejects (not smaller than the history) is tried again (maxAttempts 2).
+ */
 const faults: FaultCase[] = [
   {
     name: 'HTTP 500',
     fault: { type: 'server-error' },
     persistence: 'persistent',
     outcome: 'fallback',
+    requests: 2,
+    errors: 1,
     errorPattern: /HTTP 500/,
   },
-  { name: 'HTTP 500', fault: { type: 'server-error' }, persistence: 'transient', outcome: 'summary' },
+  {
+    name: 'HTTP 500',
+    fault: { type: 'server-error' },
+    persistence: 'transient',
+    outcome: 'summary',
+    requests: 2,
+    errors: 0,
+  },
   {
     name: 'HTTP 503',
     fault: { type: 'server-error', status: 503 },
     persistence: 'persistent',
     outcome: 'fallback',
+    requests: 2,
+    errors: 1,
     errorPattern: /HTTP 503/,
   },
   {
@@ -74,6 +94,8 @@ const faults: FaultCase[] = [
     fault: { type: 'rate-limit', retryAfterSeconds: 0.2 },
     persistence: 'persistent',
     outcome: 'fallback',
+    requests: 2,
+    errors: 1,
     errorPattern: /HTTP 429/,
   },
   {
@@ -81,59 +103,94 @@ const faults: FaultCase[] = [
     fault: { type: 'rate-limit', retryAfterSeconds: 0.2 },
     persistence: 'transient',
     outcome: 'summary',
+    requests: 2,
+    errors: 0,
   },
   {
     name: 'timeout (hang)',
     fault: { type: 'hang' },
     persistence: 'persistent',
     outcome: 'fallback',
+    requests: 2,
+    errors: 1,
     errorPattern: /timeout/,
   },
-  { name: 'timeout (hang)', fault: { type: 'hang' }, persistence: 'transient', outcome: 'summary' },
+  {
+    name: 'timeout (hang)',
+    fault: { type: 'hang' },
+    persistence: 'transient',
+    outcome: 'summary',
+    requests: 2,
+    errors: 0,
+  },
   {
     name: 'dropped connection',
     fault: { type: 'drop-connection' },
     persistence: 'persistent',
     outcome: 'fallback',
+    requests: 2,
+    errors: 1,
   },
   {
     name: 'dropped connection',
     fault: { type: 'drop-connection' },
     persistence: 'transient',
     outcome: 'summary',
+    requests: 2,
+    errors: 0,
   },
   {
     name: 'empty answer',
     fault: { type: 'empty' },
     persistence: 'persistent',
     outcome: 'fallback',
+    requests: 1,
+    errors: 1,
     errorPattern: /no text/,
   },
-  { name: 'empty answer', fault: { type: 'empty' }, persistence: 'transient', outcome: 'summary' },
+  {
+    name: 'empty answer',
+    fault: { type: 'empty' },
+    persistence: 'transient',
+    outcome: 'fallback',
+    requests: 1,
+    errors: 1,
+    errorPattern: /no text/,
+  },
   {
     name: 'whitespace-only answer',
     fault: { type: 'text', text: '  \n\t ' },
     persistence: 'persistent',
     outcome: 'fallback',
+    requests: 1,
+    errors: 1,
+    errorPattern: /no text/,
   },
   {
     name: 'non-text answer (tool call only)',
     fault: { type: 'tool-calls', calls: [{ name: 'bash', input: { command: 'ls' } }] },
     persistence: 'persistent',
     outcome: 'fallback',
+    requests: 1,
+    errors: 1,
     errorPattern: /no text/,
   },
   {
     name: 'non-text answer (tool call only)',
     fault: { type: 'tool-calls', calls: [{ name: 'bash', input: { command: 'ls' } }] },
     persistence: 'transient',
-    outcome: 'summary',
+    outcome: 'fallback',
+    requests: 1,
+    errors: 1,
+    errorPattern: /no text/,
   },
   {
     name: 'oversize answer (usage over max_tokens)',
     fault: { type: 'oversize' },
     persistence: 'persistent',
     outcome: 'fallback',
+    requests: 1,
+    errors: 1,
     errorPattern: /more than the/,
   },
   {
@@ -141,13 +198,25 @@ const faults: FaultCase[] = [
     fault: { type: 'text', text: longerThanHistory(history) },
     persistence: 'persistent',
     outcome: 'fallback',
+    requests: 2,
+    errors: 2,
     errorPattern: /not smaller than the history/,
+  },
+  {
+    name: 'answer longer than the history',
+    fault: { type: 'text', text: longerThanHistory(history) },
+    persistence: 'transient',
+    outcome: 'summary',
+    requests: 2,
+    errors: 1,
   },
   {
     name: 'answer with tool-call markup and fake <context_summary>/<identity> tags',
     fault: { type: 'text', text: forgedSummary },
     persistence: 'persistent',
     outcome: 'escaped-summary',
+    requests: 1,
+    errors: 0,
   },
 ];
 
@@ -211,10 +280,11 @@ describe.each<Provider>(['anthropic', 'openai'])('summarizer faults through the 
       const head = firstText(result.messages[0]);
       const fallbacks = events.filter((event) => event.type === 'fallback-used');
       const errors = events.filter((event) => event.type === 'summary-error');
+      expect(requests, 'requests').toBe(fault.requests);
+      expect(errors, 'summary-error events').toHaveLength(fault.errors);
       switch (fault.outcome) {
         case 'fallback':
           expect(fallbacks).toHaveLength(1);
-          expect(errors).toHaveLength(2);
           if (fault.errorPattern) {
             expect(
               errors.map((event) => String((event as { error: Error }).error.message)).join('\n'),
@@ -226,7 +296,6 @@ describe.each<Provider>(['anthropic', 'openai'])('summarizer faults through the 
         case 'summary':
           // The first try failed and a retry succeeded.
           expect(fallbacks).toHaveLength(0);
-          expect(requests).toBe(2);
           if (
             fault.fault !== undefined &&
             typeof fault.fault === 'object' &&
