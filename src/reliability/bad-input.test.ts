@@ -70,7 +70,7 @@ const compactor = () =>
   createCompactor({
     thresholds: { mid: 2000, hard: 4000 },
     micro: { cacheAware: false },
-    // A summary of a tiny history cannot be smaller than it: skip the backoff before the fallback.
+    // No backoff between summary tries: the corpus is about input, not summarizer faults.
     hard: { retryDelayMs: 1 },
     archive: createMemoryArchiveStore(),
     sessionId: 'bad-input',
