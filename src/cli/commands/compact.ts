@@ -6,15 +6,21 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { createFileArchiveStore } from '../../archive/index.js';
 import { createCompactor } from '../../core/compactor.js';
 import type { CompactorOptions } from '../../core/compactor-options.js';
-import { createHeuristicCounter } from '../../core/heuristic-counter.js';
 import { serializeConversation } from '../../core/parse-conversation.js';
-import type { TokenCounter } from '../../core/token-counter.js';
 import { assertValidMessages } from '../../core/validate.js';
 import { type CliCommand, CliError } from '../cli-io.js';
+import {
+  type CliTokenizer,
+  createCliCounter,
+  formatOption,
+  parseCommandArgs,
+  positiveIntegerOption,
+  singleFile,
+  tokenizerOption,
+} from '../command-args.js';
 import { readConversationFile } from '../read-conversation.js';
 import { createSummaryModelFromSpec } from '../summarizer-from-spec.js';
 
@@ -60,7 +66,7 @@ export const compactCommand: CliCommand = async (args, io) => {
   // A model named on the command line that fails is an error here, not a silent fallback.
   let modelFailure: string | undefined;
   const compactorOptions: CompactorOptions = {
-    counter: await createCounter(options.tokenizer),
+    counter: await createCliCounter(options.tokenizer),
     sessionId: sessionIdFor(options.file),
     ...(options.mid !== undefined || options.hard !== undefined
       ? {
@@ -133,76 +139,50 @@ interface CompactArgs {
   baseURL?: string;
   archive?: string;
   force?: 'mid' | 'hard';
-  tokenizer: 'o200k' | 'cl100k' | 'heuristic';
+  tokenizer: CliTokenizer;
   format?: 'anthropic' | 'openai';
   output?: string;
   json: boolean;
 }
 
 function parseCompactArgs(args: string[]): CompactArgs {
-  let values: Record<string, string | boolean | undefined>;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        mid: { type: 'string' },
-        hard: { type: 'string' },
-        window: { type: 'string' },
-        summarizer: { type: 'string' },
-        'base-url': { type: 'string' },
-        archive: { type: 'string' },
-        force: { type: 'string' },
-        tokenizer: { type: 'string' },
-        format: { type: 'string' },
-        output: { type: 'string', short: 'o' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (error) {
-    throw new CliError(`${error instanceof Error ? error.message : String(error)} (see --help)`, 2);
-  }
+  const { values, positionals } = parseCommandArgs(args, {
+    mid: { type: 'string' },
+    hard: { type: 'string' },
+    window: { type: 'string' },
+    summarizer: { type: 'string' },
+    'base-url': { type: 'string' },
+    archive: { type: 'string' },
+    force: { type: 'string' },
+    tokenizer: { type: 'string' },
+    format: { type: 'string' },
+    output: { type: 'string', short: 'o' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) return { help: true, file: '', tokenizer: 'o200k', json: false };
-  const [file, ...extra] = positionals;
-  if (file === undefined) throw new CliError('missing FILE (see --help)', 2);
-  if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}" (see --help)`, 2);
-  const tokenizer = (values.tokenizer as string | undefined) ?? 'o200k';
-  if (tokenizer !== 'o200k' && tokenizer !== 'cl100k' && tokenizer !== 'heuristic') {
-    throw new CliError(`--tokenizer must be "o200k", "cl100k" or "heuristic", got "${tokenizer}"`, 2);
-  }
-  const format = values.format as string | undefined;
-  if (format !== undefined && format !== 'anthropic' && format !== 'openai') {
-    throw new CliError(`--format must be "anthropic" or "openai", got "${format}"`, 2);
-  }
-  const force = values.force as string | undefined;
+  const force = values.force;
   if (force !== undefined && force !== 'mid' && force !== 'hard') {
     throw new CliError(`--force must be "mid" or "hard", got "${force}"`, 2);
   }
-  const parsed: CompactArgs = { help: false, file, tokenizer, json: values.json === true };
+  const parsed: CompactArgs = {
+    help: false,
+    file: singleFile(positionals),
+    tokenizer: tokenizerOption(values.tokenizer),
+    json: values.json === true,
+  };
+  const format = formatOption(values.format);
   for (const name of ['mid', 'hard', 'window'] as const) {
-    const value = values[name];
-    if (value === undefined) continue;
-    const number = Number(value);
-    if (!Number.isInteger(number) || number <= 0)
-      throw new CliError(`--${name} must be a positive whole number, got "${String(value)}"`, 2);
-    parsed[name] = number;
+    const number = positiveIntegerOption(name, values[name]);
+    if (number !== undefined) parsed[name] = number;
   }
-  if (typeof values.summarizer === 'string') parsed.summarizer = values.summarizer;
-  if (typeof values['base-url'] === 'string') parsed.baseURL = values['base-url'];
-  if (typeof values.archive === 'string') parsed.archive = values.archive;
-  if (typeof values.output === 'string') parsed.output = values.output;
+  if (values.summarizer !== undefined) parsed.summarizer = values.summarizer;
+  if (values['base-url'] !== undefined) parsed.baseURL = values['base-url'];
+  if (values.archive !== undefined) parsed.archive = values.archive;
+  if (values.output !== undefined) parsed.output = values.output;
   if (format) parsed.format = format;
   if (force) parsed.force = force;
   return parsed;
-}
-
-async function createCounter(tokenizer: CompactArgs['tokenizer']): Promise<TokenCounter> {
-  if (tokenizer === 'heuristic') return createHeuristicCounter();
-  const { createTiktokenCounter } = await import('../../tokenizer/index.js');
-  return createTiktokenCounter({ encoding: tokenizer });
 }
 
 /** The archive file name for an input file: its base name with unsafe characters replaced. */

@@ -4,16 +4,21 @@
  * Counts the tokens of a conversation the way agent-compact does everywhere: the text and
  * arguments of each block plus a fixed per-message and per-block overhead.
  */
-import { parseArgs } from 'node:util';
-import { createHeuristicCounter } from '../../core/heuristic-counter.js';
 import { countMessageTokens, countSystemTokens } from '../../core/message-tokens.js';
-import type { TokenCounter } from '../../core/token-counter.js';
 import type { MessageFormat, SystemPrompt } from '../../core/types.js';
-import { type CliCommand, CliError } from '../cli-io.js';
+import type { CliCommand } from '../cli-io.js';
+import {
+  type CliTokenizer,
+  createCliCounter,
+  formatOption,
+  parseCommandArgs,
+  singleFile,
+  tokenizerOption,
+} from '../command-args.js';
 import { readConversationFile, streamConversationFile } from '../read-conversation.js';
 
 /** A tokenizer the `count` command can use. */
-export type CountTokenizer = 'o200k' | 'cl100k' | 'heuristic';
+export type CountTokenizer = CliTokenizer;
 
 const help = `Usage: agent-compact count FILE [--json] [--tokenizer o200k|cl100k|heuristic] [--format anthropic|openai]
 
@@ -36,7 +41,7 @@ export const countCommand: CliCommand = async (args, io) => {
     io.stdout(help);
     return 0;
   }
-  const counter = await createCounter(options.tokenizer);
+  const counter = await createCliCounter(options.tokenizer);
   let tokens = 0;
   let messages = 0;
   // Anthropic JSONL is counted as it streams, so a session larger than memory still counts.
@@ -72,51 +77,18 @@ interface CountArgs {
 }
 
 function parseCountArgs(args: string[]): CountArgs {
-  let values: { json?: boolean; tokenizer?: string; format?: string; help?: boolean };
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        json: { type: 'boolean' },
-        tokenizer: { type: 'string' },
-        format: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (error) {
-    throw new CliError(`${error instanceof Error ? error.message : String(error)} (see --help)`, 2);
-  }
+  const { values, positionals } = parseCommandArgs(args, {
+    json: { type: 'boolean' },
+    tokenizer: { type: 'string' },
+    format: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) return { help: true, file: '', json: false, tokenizer: 'o200k', format: undefined };
-  const [file, ...extra] = positionals;
-  if (file === undefined) throw new CliError('missing FILE (see --help)', 2);
-  if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}" (see --help)`, 2);
-  const tokenizer = values.tokenizer ?? 'o200k';
-  if (tokenizer !== 'o200k' && tokenizer !== 'cl100k' && tokenizer !== 'heuristic') {
-    throw new CliError(`--tokenizer must be "o200k", "cl100k" or "heuristic", got "${tokenizer}"`, 2);
-  }
-  const format = values.format;
-  if (format !== undefined && format !== 'anthropic' && format !== 'openai') {
-    throw new CliError(`--format must be "anthropic" or "openai", got "${format}"`, 2);
-  }
-  return { help: false, file, json: values.json === true, tokenizer, format };
-}
-
-async function createCounter(tokenizer: CountTokenizer): Promise<TokenCounter> {
-  switch (tokenizer) {
-    case 'heuristic':
-      return createHeuristicCounter();
-    case 'o200k':
-    case 'cl100k': {
-      // Loaded only when asked for: the BPE tables are large.
-      const { createTiktokenCounter } = await import('../../tokenizer/index.js');
-      return createTiktokenCounter({ encoding: tokenizer });
-    }
-    default: {
-      const unreachable: never = tokenizer;
-      throw new CliError(`unknown tokenizer ${String(unreachable)}`, 2);
-    }
-  }
+  return {
+    help: false,
+    file: singleFile(positionals),
+    json: values.json === true,
+    tokenizer: tokenizerOption(values.tokenizer),
+    format: formatOption(values.format),
+  };
 }

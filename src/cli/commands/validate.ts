@@ -7,7 +7,6 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { CompactError } from '../../core/errors.js';
 import { toOpenAIMessages } from '../../core/openai-format.js';
 import type { ParsedConversation } from '../../core/parse-conversation.js';
@@ -16,6 +15,7 @@ import { type RepairChange, repairMessages } from '../../core/repair.js';
 import type { MessageFormat } from '../../core/types.js';
 import { type ValidationProblem, validateMessages } from '../../core/validate.js';
 import { type CliCommand, CliError, type CliIO } from '../cli-io.js';
+import { formatOption, parseCommandArgs, singleFile } from '../command-args.js';
 import { describeFileError, readConversationFile } from '../read-conversation.js';
 
 const help = `Usage: agent-compact validate FILE [--json] [--format anthropic|openai] [--fix -o OUT]
@@ -56,33 +56,17 @@ interface ValidateArgs {
 }
 
 function parseValidateArgs(args: string[]): ValidateArgs {
-  let values: { json?: boolean; format?: string; fix?: boolean; output?: string; help?: boolean };
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        json: { type: 'boolean' },
-        format: { type: 'string' },
-        fix: { type: 'boolean' },
-        output: { type: 'string', short: 'o' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (error) {
-    throw new CliError(`${error instanceof Error ? error.message : String(error)} (see --help)`, 2);
-  }
+  const { values, positionals } = parseCommandArgs(args, {
+    json: { type: 'boolean' },
+    format: { type: 'string' },
+    fix: { type: 'boolean' },
+    output: { type: 'string', short: 'o' },
+    help: { type: 'boolean', short: 'h' },
+  });
   const help = values.help === true;
   if (help) return { help, file: '', json: false, format: undefined, fix: false, output: undefined };
-  const [file, ...extra] = positionals;
-  if (file === undefined) throw new CliError('missing FILE (see --help)', 2);
-  if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}" (see --help)`, 2);
-  const format = values.format;
-  if (format !== undefined && format !== 'anthropic' && format !== 'openai') {
-    throw new CliError(`--format must be "anthropic" or "openai", got "${format}"`, 2);
-  }
+  const file = singleFile(positionals);
+  const format = formatOption(values.format);
   if (values.fix && values.output === undefined) throw new CliError('--fix needs -o OUT', 2);
   if (!values.fix && values.output !== undefined) throw new CliError('-o is only used with --fix', 2);
   return { help, file, json: values.json === true, format, fix: values.fix === true, output: values.output };

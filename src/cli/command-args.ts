@@ -1,0 +1,82 @@
+/** Argument parsing the commands share: node's `util.parseArgs`, with every mistake a one-line CliError. */
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import type { TokenCounter } from '../core/token-counter.js';
+import type { MessageFormat } from '../core/types.js';
+import { CliError } from './cli-io.js';
+
+/** The option declarations `util.parseArgs` takes. */
+export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+
+/** What {@link parseCommandArgs} returns: typed values and the positionals. */
+export type ParsedCommandArgs<Options extends OptionSpec> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: Options; strict: true; allowPositionals: true }>
+>;
+
+/** Parses strictly (unknown flags are errors) with positionals allowed. */
+export function parseCommandArgs<const Options extends OptionSpec>(
+  args: string[],
+  options: Options,
+): ParsedCommandArgs<Options> {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new CliError(`${error instanceof Error ? error.message : String(error)} (see --help)`, 2);
+  }
+}
+
+/** The one FILE positional a command takes. */
+export function singleFile(positionals: readonly string[]): string {
+  const [file, ...extra] = positionals;
+  if (file === undefined) throw new CliError('missing FILE (see --help)', 2);
+  if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}" (see --help)`, 2);
+  return file;
+}
+
+/** The `--format` flag of conversation files. */
+export function formatOption(value: string | undefined): MessageFormat | undefined {
+  if (value !== undefined && value !== 'anthropic' && value !== 'openai') {
+    throw new CliError(`--format must be "anthropic" or "openai", got "${value}"`, 2);
+  }
+  return value;
+}
+
+/** A tokenizer a command can count with. */
+export type CliTokenizer = 'o200k' | 'cl100k' | 'heuristic';
+
+/** The `--tokenizer` flag (default o200k). */
+export function tokenizerOption(value: string | undefined): CliTokenizer {
+  const tokenizer = value ?? 'o200k';
+  if (tokenizer !== 'o200k' && tokenizer !== 'cl100k' && tokenizer !== 'heuristic') {
+    throw new CliError(`--tokenizer must be "o200k", "cl100k" or "heuristic", got "${tokenizer}"`, 2);
+  }
+  return tokenizer;
+}
+
+/** A positive whole-number flag such as `--mid`. */
+export function positiveIntegerOption(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number <= 0) {
+    throw new CliError(`--${name} must be a positive whole number, got "${value}"`, 2);
+  }
+  return number;
+}
+
+/** The counter for a tokenizer; the BPE tables load only when asked for, as they are large. */
+export async function createCliCounter(tokenizer: CliTokenizer): Promise<TokenCounter> {
+  switch (tokenizer) {
+    case 'heuristic': {
+      const { createHeuristicCounter } = await import('../core/heuristic-counter.js');
+      return createHeuristicCounter();
+    }
+    case 'o200k':
+    case 'cl100k': {
+      const { createTiktokenCounter } = await import('../tokenizer/index.js');
+      return createTiktokenCounter({ encoding: tokenizer });
+    }
+    default: {
+      const unreachable: never = tokenizer;
+      throw new CliError(`unknown tokenizer ${String(unreachable)}`, 2);
+    }
+  }
+}
