@@ -48,7 +48,10 @@ async function freshDir(): Promise<string> {
   directories.push(directory);
   return directory;
 }
+/** Folders a test made unwritable or unreadable, given back their modes before removal. */
+const restoreModes: string[] = [];
 afterAll(async () => {
+  for (const directory of restoreModes) await chmod(directory, 0o700).catch(() => {});
   for (const directory of directories) {
     await chmod(directory, 0o700).catch(() => {});
     await removeDir(directory);
@@ -210,13 +213,16 @@ describe('archive storage faults through the compactor', () => {
       await createCompactor(options(createFileArchiveStore({ directory: readOnly }), 's4')).maybeCompact(
         session.slice(0, 11),
       );
-      await chmod(join(readOnly, 's4.jsonl'), 0o644);
+      // Read-only for everyone (a non-root run owns these files; as root the worker is another user).
+      await chmod(join(readOnly, 's4.jsonl'), 0o444);
+      await chmod(readOnly, 0o555);
       const before = await readFile(join(readOnly, 's4.jsonl'), 'utf8');
       // A folder the worker may not even read.
       const unreadable = join(directory, 'unreadable');
       await mkdir(unreadable, { mode: 0o700 });
       await writeFile(join(unreadable, 's5.jsonl'), '', { mode: 0o600 });
-      if (process.getuid?.() !== 0) await chmod(unreadable, 0o000);
+      await chmod(unreadable, 0o000);
+      restoreModes.push(readOnly, unreadable);
 
       const run = async (archiveDir: string, sessionId: string, force: string) => {
         const { stdout } = await promisify(execFile)(
