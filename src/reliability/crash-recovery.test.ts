@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFileArchiveStore } from '../archive/index.js';
+import type { ArchiveItem } from '../core/archive-store.js';
 import { rebuildConversation } from '../core/rebuild.js';
 import type { Message } from '../core/types.js';
 import { validateMessages } from '../core/validate.js';
@@ -109,7 +110,33 @@ async function checkNothingLost(directory: string) {
   const rebuilt = rebuildConversation(state.messages, items);
   const present = new Set(rebuilt.map((message) => JSON.stringify(message)));
   const lost = expected.filter((message) => !present.has(JSON.stringify(message))).length;
-  return { state, rebuilt, expected, lost, items: items.length };
+  return {
+    state,
+    rebuilt,
+    expected,
+    lost,
+    items: items.length,
+    unreferenced: unreferenced(state.messages, items),
+  };
+}
+
+/**
+ * Archive items the saved context does not reach (directly or through other items): written by a
+ * turn whose context was never saved, i.e. the kill landed between an archive append and the save.
+ */
+function unreferenced(messages: readonly Message[], items: readonly ArchiveItem[]): number {
+  const byId = new Map(items.map((item) => [item.id, item]));
+  const reached = new Set<string>();
+  const pending = [JSON.stringify(messages)];
+  while (pending.length > 0) {
+    for (const [, id] of pending.pop()!.matchAll(/\b(r\d+)\b/g)) {
+      const item = id === undefined ? undefined : byId.get(id);
+      if (!item || reached.has(item.id)) continue;
+      reached.add(item.id);
+      pending.push(JSON.stringify(item));
+    }
+  }
+  return items.length - reached.size;
 }
 
 async function archiveBytes(directory: string): Promise<string> {
@@ -140,6 +167,9 @@ describe('crash recovery', () => {
       const layers = new Map<string, number>();
       let previousBytes = '';
       let previousTurns = -1;
+      let previousUnreferenced = 0;
+      // Kills that landed after a turn archived something and before it saved its context.
+      let midTurnKills = 0;
       for (let kill = 0; kill < kills; kill++) {
         const early = next() < 0.1;
         const afterMs = early ? Math.floor(next() * 150) : Math.floor(next() * 120);
@@ -154,6 +184,8 @@ describe('crash recovery', () => {
         for (const layer of report.layers) layers.set(layer, (layers.get(layer) ?? 0) + 1);
         const check = await checkNothingLost(sessionDir);
         lostTotal += check.lost;
+        if (check.unreferenced > previousUnreferenced) midTurnKills += 1;
+        previousUnreferenced = check.unreferenced;
         const where = `seed ${seed}, kill ${kill} (${early ? 'early' : 'after ready'} +${afterMs} ms, turn ${check.state.turns})`;
         expect(check.lost, where).toBe(0);
         expect(check.rebuilt, where).toEqual(check.expected);
@@ -177,7 +209,7 @@ describe('crash recovery', () => {
       for (const layer of ['micro', 'mid', 'hard']) expect(layers.get(layer) ?? 0).toBeGreaterThan(0);
       console.info(
         `crash recovery (seed ${seed}): ${survived} SIGKILLs survived, ${lostTotal} items lost, ` +
-          `${turnsDone} turns completed between kills (${[...layers].map(([layer, count]) => `${layer} ${count}`).join(', ')}), ` +
+          `${midTurnKills} of them between an archive append and the context save, ${turnsDone} turns completed between kills (${[...layers].map(([layer, count]) => `${layer} ${count}`).join(', ')}), ` +
           `final session ${check.expected.length} messages, ${check.items} archive items`,
       );
     },
