@@ -6,7 +6,7 @@
  * wrote (earlier bytes stay a prefix of the file); nothing is lost.
  */
 import { execFile } from 'node:child_process';
-import { appendFile, chmod, mkdir, readFile, symlink, unlink, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, cp, mkdir, readFile, symlink, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -207,6 +207,12 @@ describe('archive storage faults through the compactor', () => {
       const inputFile = join(directory, 'input.json');
       await writeFile(inputFile, JSON.stringify(session));
       await chmod(directory, 0o755);
+      // The worker and the package it runs, where the unprivileged user can read them.
+      await cp(join(packageRoot, 'dist'), join(directory, 'dist'), { recursive: true });
+      await cp(
+        join(packageRoot, 'src/reliability/__fixtures__/permission-worker.mjs'),
+        join(directory, 'permission-worker.mjs'),
+      );
       // A folder the worker may read but not write, holding a session file it may read but not append to.
       const readOnly = join(directory, 'read-only');
       await mkdir(readOnly, { mode: 0o755 });
@@ -228,8 +234,8 @@ describe('archive storage faults through the compactor', () => {
         const { stdout } = await promisify(execFile)(
           process.execPath,
           [
-            join(packageRoot, 'src/reliability/__fixtures__/permission-worker.mjs'),
-            pathToFileURL(join(packageRoot, 'dist/')).href,
+            join(directory, 'permission-worker.mjs'),
+            pathToFileURL(join(directory, 'dist/')).href,
             archiveDir,
             sessionId,
             inputFile,
