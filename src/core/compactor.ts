@@ -237,9 +237,10 @@ export function createCompactor({
     if (force === 'hard') {
       messages = await runHard(messages);
     } else if (tokensBefore > limits.hard) {
-      // Over the hard threshold, condensing may still be enough; summarize only when it is not.
+      // Over the hard threshold, condensing is enough when it gets back under mid (so it does not fire
+      // again on the next turn); otherwise summarize.
       const plan = await planMid();
-      if (plan.items.length > 0 && tokens.count(plan.messages, system) <= limits.hard) await applyMid(plan);
+      if (plan.items.length > 0 && tokens.count(plan.messages, system) <= limits.mid) await applyMid(plan);
       else messages = await runHard(messages);
     } else if (force === 'mid' || tokensBefore > limits.mid) {
       index.sync(messages);

@@ -1,5 +1,6 @@
 import { keyArgument, toolOutcome } from './_internal/placeholder.js';
 import { escapeReservedTags, shortenLine, toolResultText } from './_internal/text.js';
+import { createHeuristicCounter } from './heuristic-counter.js';
 import {
   bridgeText,
   formatSummarySections,
@@ -11,7 +12,6 @@ import type { SummaryModel } from './summary-model.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from './types.js';
 
 const previousSummaryPattern = /<context_summary[^>]*>\n?([\s\S]*?)\n?<\/context_summary>/;
-const maxLinesPerSection = 40;
 
 /**
  * The offline summary model: a deterministic extractive summary (the user's messages, files and
@@ -27,13 +27,13 @@ export function createExtractiveSummaryModel(): SummaryModel {
     provider: 'extractive',
     modelId: 'extractive',
     async summarize(request) {
-      return { text: extractiveSummary(request.messages) };
+      return { text: extractiveSummary(request.messages, request.maxOutputTokens) };
     },
   };
 }
 
 /** The extractive summary of a history, merged with any earlier summary found at its start. */
-export function extractiveSummary(messages: readonly Message[]): string {
+export function extractiveSummary(messages: readonly Message[], maxTokens = 2000): string {
   const sections = new Map<SummarySection, string[]>(summarySections.map((name) => [name, []]));
   const add = (section: SummarySection, line: string) => {
     const list = sections.get(section)!;
@@ -93,12 +93,37 @@ export function extractiveSummary(messages: readonly Message[]): string {
   if (lastAssistantText)
     add('Current state', `- Last assistant note: ${shortenLine(lastAssistantText, 800)}`);
   add('Next steps', '- Continue the task from the current state; recall archived results by id when needed.');
-  for (const [section, lines] of sections) {
-    // Keep the first line (the task) and the most recent others when a section grows long.
-    if (lines.length > maxLinesPerSection)
-      sections.set(section, [lines[0]!, ...lines.slice(-(maxLinesPerSection - 1))]);
+  return escapeReservedTags(fitToBudget(sections, maxTokens));
+}
+
+const counter = createHeuristicCounter();
+
+/**
+ * Drops lines until the summary fits `maxTokens`: always from the section with the most lines,
+ * its oldest line after the first (the task, the first fact), so recent facts survive longest.
+ */
+function fitToBudget(sections: Map<SummarySection, string[]>, maxTokens: number): string {
+  const kept = new Map(
+    [...sections].map(([section, lines]) => [
+      section,
+      lines.map((line) => ({ line, tokens: counter.countText(line) + 1 })),
+    ]),
+  );
+  const headings = counter.countText(formatSummarySections(new Map()));
+  let total = headings + [...kept.values()].flat().reduce((sum, entry) => sum + entry.tokens, 0);
+  while (total > maxTokens) {
+    const longest = [...kept.values()].reduce((most, lines) => (lines.length > most.length ? lines : most));
+    if (longest.length <= 1) break;
+    total -= longest.splice(1, 1)[0]!.tokens;
   }
-  return escapeReservedTags(formatSummarySections(sections));
+  return formatSummarySections(
+    new Map(
+      [...kept].map(([section, lines]) => [
+        section,
+        lines.map((entry) => shortenLine(entry.line, total > maxTokens ? 200 : 2000)),
+      ]),
+    ),
+  );
 }
 
 function isInstructionOrBoilerplate(text: string): boolean {

@@ -193,7 +193,7 @@ async function writeSummary(dropped: readonly Message[], context: HardContext): 
     type: 'fallback-used',
     reason: `summary model ${settings.summarizer.provider}:${settings.summarizer.modelId} failed after ${attempts} attempt(s): ${describe(lastError)}`,
   });
-  return extractiveSummary(dropped);
+  return extractiveSummary(dropped, settings.maxSummaryTokens);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -40,8 +41,7 @@ describe('examples/session.jsonl', () => {
       {
         summarizer: createExtractiveSummaryModel(),
         counter: createTiktokenCounter(),
-        mid: 20_000,
-        hard: 40_000,
+        ...startThresholds(),
       },
     );
     for (const name of ['seed', 'agent-compact'] as const) {
@@ -53,3 +53,11 @@ describe('examples/session.jsonl', () => {
     expect(result.total.none!.peakTokens).toBeGreaterThan(80_000);
   });
 });
+
+/** The --mid and --hard that `npm start` passes, read from package.json so the two cannot drift. */
+function startThresholds(): { mid: number; hard: number } {
+  const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  const match = /--mid (\d+) --hard (\d+)/.exec(packageJson.scripts.start);
+  if (!match) throw new Error('npm start passes no --mid/--hard');
+  return { mid: Number(match[1]), hard: Number(match[2]) };
+}

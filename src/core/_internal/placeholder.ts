@@ -33,7 +33,10 @@ const exitCodePatterns = [
   /<returncode>\s*(-?\d+)\s*<\/returncode>/i,
   /\bexit(?:ed with)? (?:code|status)[: ]\s*(-?\d+)/i,
 ];
-const errorLinePattern = /\b(error|exception|traceback|failed|failure|fatal|panic|denied|not found)\b/i;
+const errorLinePattern =
+  /\b(error|exception|traceback|failed|failure|fatal|panic|denied|not found|no such file|cannot)\b/i;
+// A line naming an exception class: `ValueError: …`, `AssertionError`, `java.io.IOException`.
+const exceptionClass = /\b[A-Z]\w*(Error|Exception)\b/;
 
 /** The outcome of a tool result: exit code and first error line where they can be seen. */
 export function toolOutcome(block: ToolResultBlock, text: string): { exitCode?: number; errorLine?: string } {
@@ -46,13 +49,48 @@ export function toolOutcome(block: ToolResultBlock, text: string): { exitCode?: 
     }
   }
   const failed = block.is_error === true || (exitCode !== undefined && exitCode !== 0);
+  const head = text.slice(0, 50_000);
   let errorLine: string | undefined;
-  if (failed || errorLinePattern.test(text.slice(0, 20_000))) {
-    const line = text.split('\n', 400).find((candidate) => errorLinePattern.test(candidate));
+  // A result not flagged as failed gets an error line only when it opens with one, so a file that
+  // merely mentions errors is not reported as a failure.
+  if (failed || errorLinePattern.test(head.split('\n', 3).join('\n'))) {
+    const line = errorLineOf(head.replace(ansiEscapes, ''), failed);
     if (line !== undefined) errorLine = shortenLine(line, 100);
-    else if (failed) errorLine = shortenLine(text.split('\n', 1)[0] ?? '', 100);
   }
   return { ...(exitCode === undefined ? {} : { exitCode }), ...(errorLine ? { errorLine } : {}) };
+}
+
+const ansiEscapes = /\u001b\[[0-9;?]*[A-Za-z]/g;
+// Lines that are the harness's wrapping, not output: <returncode>0</returncode>, <output>, …
+const wrapperLine = /^\s*<\/?[a-z_]+>[^<]*(<\/[a-z_]+>)?\s*$/i;
+
+/**
+ * The line that says what went wrong: for a Python traceback the exception line that ends it
+ * (`ValueError: …`), otherwise the first line with an error word (pytest's `E ` prefix dropped).
+ */
+function errorLineOf(text: string, failed: boolean): string | undefined {
+  const lines = text.split('\n', 2000);
+  const traceback = lines.findIndex((line) =>
+    line.trimStart().startsWith('Traceback (most recent call last)'),
+  );
+  if (traceback !== -1) {
+    const indent = lines[traceback]!.length - lines[traceback]!.trimStart().length;
+    const exception = lines
+      .slice(traceback + 1)
+      .find(
+        (line) =>
+          line.trim() !== '' && line.length - line.trimStart().length <= indent && !wrapperLine.test(line),
+      );
+    if (exception !== undefined) return exception.trim();
+  }
+  const candidates = lines
+    .filter((line) => line.trim() !== '' && !wrapperLine.test(line))
+    .map((line) => line.replace(/^E\s+/, '').trim());
+  return (
+    candidates.find((line) => exceptionClass.test(line)) ??
+    candidates.find((line) => errorLinePattern.test(line)) ??
+    (failed ? candidates[0] : undefined)
+  );
 }
 
 /** Marker text every placeholder ends with; it names the archive item that holds the original. */

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { toolOutcome, toolResultPlaceholder } from './placeholder.js';
+
+const result = (content: string, isError?: boolean) => ({
+  type: 'tool_result' as const,
+  tool_use_id: 't1',
+  content,
+  ...(isError === undefined ? {} : { is_error: isError }),
+});
+
+describe('toolOutcome', () => {
+  it.each([
+    [
+      'a mini-swe-agent return code',
+      '<returncode>2</returncode>\n<output>\nls: cannot access x: No such file\n</output>',
+      2,
+      'ls: cannot access x: No such file',
+    ],
+    [
+      'the exception that ends a Python traceback',
+      '<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File "a.py", line 3, in <module>\n    import x\nModuleNotFoundError: No module named \'x\'\n</output>',
+      1,
+      "ModuleNotFoundError: No module named 'x'",
+    ],
+    [
+      'pytest colours and its E prefix',
+      '\u001b[31mE       AssertionError: 3 != 4\u001b[0m\n=== 1 failed ===\nexit code: 1',
+      1,
+      'AssertionError: 3 != 4',
+    ],
+    ['a clean run', '<returncode>0</returncode>\nall good', 0, undefined],
+  ])('reads %s', (_name, text, exitCode, errorLine) => {
+    expect(toolOutcome(result(text), text)).toEqual({ exitCode, ...(errorLine ? { errorLine } : {}) });
+  });
+
+  it('falls back to the first line of a result flagged is_error', () => {
+    expect(toolOutcome(result('permission refused for /etc', true), 'permission refused for /etc')).toEqual({
+      errorLine: 'permission refused for /etc',
+    });
+  });
+});
+
+describe('toolResultPlaceholder', () => {
+  it('names the tool, key argument, size, outcome and archive id', () => {
+    const text = 'Traceback (most recent call last):\n  File "t.py", line 1\nKeyError: \'id\'';
+    expect(
+      toolResultPlaceholder({
+        toolUse: { type: 'tool_use', id: 't1', name: 'bash', input: { command: 'python t.py' } },
+        result: result(text, true),
+        tokens: 3100,
+        archiveId: 'r17',
+      }),
+    ).toBe(
+      '[Previous: used bash(python t.py) → error, 3 lines, 3.1k tokens; "KeyError: \'id\'"; recall r17]',
+    );
+  });
+});
