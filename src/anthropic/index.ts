@@ -13,11 +13,16 @@ import type {
   SummaryResult,
   SummaryUsage,
 } from '../core/summary-model.js';
-import { callWithRetries, describeSdkError, type SummaryRetryPolicy } from '../core/summary-retry.js';
+import {
+  callWithRetries,
+  describeSdkError,
+  type SummaryRetryOptions,
+  summaryRetryPolicy,
+} from '../core/summary-retry.js';
 import type { ContentBlock, Conversation, Message, SystemPrompt, TextBlock } from '../core/types.js';
 
 /** Options of {@link createAnthropicSummaryModel}. */
-export interface AnthropicSummaryModelOptions {
+export interface AnthropicSummaryModelOptions extends SummaryRetryOptions {
   /**
    * The model that writes summaries. It need not be the agent's model: a smaller, cheaper model
    * (e.g. a Haiku while the agent runs on Opus) summarizes well. Prompt-cache reuse only happens
@@ -32,16 +37,6 @@ export interface AnthropicSummaryModelOptions {
   baseURL?: string;
   /** Upper bound for the summary's length; the request's own bound is used when smaller. */
   maxTokens?: number;
-  /** Each try is aborted after this many milliseconds. @default 120000 */
-  timeoutMs?: number;
-  /** Retries after the first try (429, 5xx, timeouts, dropped connections). @default 2 */
-  maxRetries?: number;
-  /** The first backoff between tries, doubled each retry, unless `retry-after` says otherwise. @default 500 */
-  retryDelayMs?: number;
-  /** The longest backoff. @default 8000 */
-  maxRetryDelayMs?: number;
-  /** A `retry-after` longer than this fails at once so the compactor's fallback can take over. @default 60000 */
-  maxRetryAfterMs?: number;
   /** The summarizer's context window in tokens; longer histories are summarized in chunks. */
   contextWindow?: number;
   /**
@@ -79,13 +74,9 @@ export function createAnthropicSummaryModel({
   apiKey,
   baseURL,
   maxTokens,
-  timeoutMs = 120_000,
-  maxRetries = 2,
-  retryDelayMs = 500,
-  maxRetryDelayMs = 8000,
-  maxRetryAfterMs = 60_000,
   contextWindow,
   tools,
+  ...retryOptions
 }: AnthropicSummaryModelOptions): SummaryModel {
   if (model.trim() === '') {
     throw new CompactError('createAnthropicSummaryModel: `model` must be a model id', {
@@ -100,13 +91,7 @@ export function createAnthropicSummaryModel({
       // The retry loop below retries, so the SDK's own one must not multiply the tries.
       maxRetries: 0,
     });
-  const policy: SummaryRetryPolicy = {
-    maxRetries,
-    retryDelayMs,
-    maxRetryDelayMs,
-    maxRetryAfterMs,
-    timeoutMs,
-  };
+  const policy = summaryRetryPolicy(retryOptions);
 
   return {
     specificationVersion: 'v1',
@@ -122,7 +107,7 @@ export function createAnthropicSummaryModel({
         describeError: describeSdkError,
         attempt: (attemptSignal) => {
           // The SDK's own timeout is a backstop; the retry loop's timeout fires first.
-          const requestOptions = { signal: attemptSignal, maxRetries: 0, timeout: timeoutMs + 1000 };
+          const requestOptions = { signal: attemptSignal, maxRetries: 0, timeout: policy.timeoutMs + 1000 };
           // The SDK refuses long non-streaming calls, so large bounds stream.
           return params.max_tokens > streamingFromTokens
             ? sdk.messages.stream(params, requestOptions).finalMessage()

@@ -19,6 +19,31 @@ export interface SummaryRetryPolicy {
   timeoutMs: number;
 }
 
+/** The retry options a summary adapter takes; {@link summaryRetryPolicy} fills in the defaults. */
+export interface SummaryRetryOptions {
+  /** Each try is aborted after this many milliseconds. @default 120000 */
+  timeoutMs?: number;
+  /** Retries after the first try (429, 5xx, timeouts, dropped connections). @default 2 */
+  maxRetries?: number;
+  /** The first backoff between tries, doubled each retry, unless `retry-after` says otherwise. @default 500 */
+  retryDelayMs?: number;
+  /** The longest backoff. @default 8000 */
+  maxRetryDelayMs?: number;
+  /** A `retry-after` longer than this fails at once so the compactor's fallback can take over. @default 60000 */
+  maxRetryAfterMs?: number;
+}
+
+/** The policy for an adapter's options, defaults filled in. */
+export function summaryRetryPolicy({
+  timeoutMs = 120_000,
+  maxRetries = 2,
+  retryDelayMs = 500,
+  maxRetryDelayMs = 8000,
+  maxRetryAfterMs = 60_000,
+}: SummaryRetryOptions): SummaryRetryPolicy {
+  return { timeoutMs, maxRetries, retryDelayMs, maxRetryDelayMs, maxRetryAfterMs };
+}
+
 /** What the adapter makes of one failed try. */
 export interface SummaryAttemptFailure {
   /** Whether another try may succeed (429, 5xx, timeouts, dropped connections). */

@@ -16,11 +16,16 @@ import type {
   SummaryResult,
   SummaryUsage,
 } from '../core/summary-model.js';
-import { callWithRetries, describeSdkError, type SummaryRetryPolicy } from '../core/summary-retry.js';
+import {
+  callWithRetries,
+  describeSdkError,
+  type SummaryRetryOptions,
+  summaryRetryPolicy,
+} from '../core/summary-retry.js';
 import type { Conversation } from '../core/types.js';
 
 /** Options of {@link createOpenAISummaryModel}. */
-export interface OpenAISummaryModelOptions {
+export interface OpenAISummaryModelOptions extends SummaryRetryOptions {
   /**
    * The model that writes summaries. It need not be the agent's model: a smaller, cheaper model
    * (e.g. a mini model, or a local one behind `baseURL`) summarizes well.
@@ -42,16 +47,6 @@ export interface OpenAISummaryModelOptions {
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
   /** The role the system prompt is sent with. @default 'system' */
   systemRole?: OpenAISystemRole;
-  /** Each try is aborted after this many milliseconds. @default 120000 */
-  timeoutMs?: number;
-  /** Retries after the first try (429, 5xx, timeouts, dropped connections). @default 2 */
-  maxRetries?: number;
-  /** The first backoff between tries, doubled each retry, unless `retry-after` says otherwise. @default 500 */
-  retryDelayMs?: number;
-  /** The longest backoff. @default 8000 */
-  maxRetryDelayMs?: number;
-  /** A `retry-after` longer than this fails at once so the compactor's fallback can take over. @default 60000 */
-  maxRetryAfterMs?: number;
   /** The summarizer's context window in tokens; longer histories are summarized in chunks. */
   contextWindow?: number;
   /**
@@ -90,13 +85,9 @@ export function createOpenAISummaryModel({
   maxTokens,
   maxTokensField = baseURL === undefined && client === undefined ? 'max_completion_tokens' : 'max_tokens',
   systemRole = 'system',
-  timeoutMs = 120_000,
-  maxRetries = 2,
-  retryDelayMs = 500,
-  maxRetryDelayMs = 8000,
-  maxRetryAfterMs = 60_000,
   contextWindow,
   tools,
+  ...retryOptions
 }: OpenAISummaryModelOptions): SummaryModel {
   if (model.trim() === '') {
     throw new CompactError('createOpenAISummaryModel: `model` must be a model id', {
@@ -111,13 +102,7 @@ export function createOpenAISummaryModel({
       // The retry loop below retries, so the SDK's own one must not multiply the tries.
       maxRetries: 0,
     });
-  const policy: SummaryRetryPolicy = {
-    maxRetries,
-    retryDelayMs,
-    maxRetryDelayMs,
-    maxRetryAfterMs,
-    timeoutMs,
-  };
+  const policy = summaryRetryPolicy(retryOptions);
 
   return {
     specificationVersion: 'v1',
@@ -145,7 +130,7 @@ export function createOpenAISummaryModel({
           sdk.chat.completions.create(params, {
             signal: attemptSignal,
             maxRetries: 0,
-            timeout: timeoutMs + 1000,
+            timeout: policy.timeoutMs + 1000,
           }),
       });
       return resultFromCompletion(completion, bound);
