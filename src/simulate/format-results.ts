@@ -13,31 +13,7 @@ import type { SimulationResult } from './simulate.js';
  * `peakTokens`, `billedInputTokens`, `cost`, `prefixRewrites`, `compactions` and `retention` are
  * always there.
  */
-export interface StrategyJson {
-  /** Requests replayed (recorded assistant turns). */
-  turns: number;
-  /** The largest request, in input tokens. */
-  peakTokens: number;
-  /** Input tokens sent over all requests. */
-  inputTokens: number;
-  /** Input billed in base-price token equivalents (cache reads at 0.1×, writes at 1.25× by default). */
-  billedInputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  outputTokens: number;
-  /** US dollars, input and output. */
-  cost: number;
-  /** Requests that changed the previous request before its end. */
-  prefixRewrites: number;
-  /** How often each layer changed something. */
-  compactions: { micro: number; mid: number; hard: number };
-  /** 0–1: key facts of compacted-away tool calls still visible in the last request. */
-  retention: number;
-  /** Key facts of compacted-away tool calls, and how many stayed visible. */
-  facts: number;
-  factsVisible: number;
-  /** Tool calls whose original result was not in the last request. */
-  compactedCalls: number;
+export interface StrategyJson extends Omit<StrategySummary, 'factsByKind' | 'durationMs'> {
   /** The thresholds in force, where the strategy has them. */
   thresholds?: { mid: number; hard: number };
 }
