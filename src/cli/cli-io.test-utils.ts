@@ -1,7 +1,11 @@
 import type { CliIO } from './cli-io.js';
 
 /** A CliIO that records what a command prints. */
-export function recordingIO(cwd: string, env: Record<string, string | undefined> = {}) {
+export function recordingIO(
+  cwd: string,
+  env: Record<string, string | undefined> = {},
+  { isTTY = false } = {},
+) {
   const output = { stdout: '', stderr: '' };
   const io: CliIO = {
     stdout: (text) => {
@@ -12,7 +16,7 @@ export function recordingIO(cwd: string, env: Record<string, string | undefined>
     },
     env,
     cwd,
-    isTTY: false,
+    isTTY,
   };
   return { output, io };
 }

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createHeuristicCounter } from '../../core/heuristic-counter.js';
 import { countMessageTokens, countSystemTokens } from '../../core/message-tokens.js';
 import type { Message } from '../../core/types.js';
-import type { CliIO } from '../cli-io.js';
+import { recordingIO } from '../cli-io.test-utils.js';
 import { main } from '../main.js';
 
 let directory: string;
@@ -52,18 +52,7 @@ beforeAll(() => {
 });
 
 async function run(args: string[]) {
-  const output = { stdout: '', stderr: '' };
-  const io: CliIO = {
-    stdout: (text) => {
-      output.stdout += text;
-    },
-    stderr: (text) => {
-      output.stderr += text;
-    },
-    env: {},
-    cwd: directory,
-    isTTY: false,
-  };
+  const { output, io } = recordingIO(directory);
   const code = await main(args, io);
   return { code, ...output };
 }

@@ -3,23 +3,12 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { CliIO } from '../cli-io.js';
+import { recordingIO } from '../cli-io.test-utils.js';
 import { main } from '../main.js';
 
 function fakeIO(cwd: string) {
-  const io = { stdout: '', stderr: '' };
-  const cli: CliIO = {
-    stdout: (text) => {
-      io.stdout += text;
-    },
-    stderr: (text) => {
-      io.stderr += text;
-    },
-    env: {},
-    cwd,
-    isTTY: false,
-  };
-  return { io, cli };
+  const { output, io } = recordingIO(cwd);
+  return { io: output, cli: io };
 }
 
 let directory: string;
