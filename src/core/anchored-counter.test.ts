@@ -6,7 +6,11 @@ import type { TokenCounter } from './token-counter.js';
 import type { Message } from './types.js';
 
 // One token per character makes the local counts easy to follow.
-const characters: TokenCounter = { name: 'characters', countText: (text) => text.length };
+const characters: TokenCounter = {
+  specificationVersion: 'v1',
+  name: 'characters',
+  countText: (text) => text.length,
+};
 const local = createIncrementalCounter(characters);
 
 const text = (length: number, role: Message['role'] = 'user'): Message => ({

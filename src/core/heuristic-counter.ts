@@ -257,5 +257,5 @@ export function estimateTokensByPattern(text: string): number {
  * counter.countText('const answer = { value: 42 };'); // 9 (o200k_base: 9)
  */
 export function createHeuristicCounter(): TokenCounter {
-  return { name: 'heuristic', countText: estimateTokens };
+  return { specificationVersion: 'v1', name: 'heuristic', countText: estimateTokens };
 }

@@ -7,7 +7,7 @@ import type { TokenCounter } from './token-counter.js';
 import type { Message } from './types.js';
 
 function spyCounter(): TokenCounter & { countText: ReturnType<typeof vi.fn<(text: string) => number>> } {
-  return { name: 'spy', countText: vi.fn((text: string) => text.length) };
+  return { specificationVersion: 'v1', name: 'spy', countText: vi.fn((text: string) => text.length) };
 }
 
 function freshCount(messages: readonly Message[], system: string | undefined, counter: TokenCounter): number {

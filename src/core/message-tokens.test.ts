@@ -11,7 +11,11 @@ import type { TokenCounter } from './token-counter.js';
 import type { ContentBlock, Message } from './types.js';
 
 // One token per character makes every expected count readable from the text itself.
-const characters: TokenCounter = { name: 'characters', countText: (text) => text.length };
+const characters: TokenCounter = {
+  specificationVersion: 'v1',
+  name: 'characters',
+  countText: (text) => text.length,
+};
 const message = MESSAGE_OVERHEAD_TOKENS;
 const block = BLOCK_OVERHEAD_TOKENS;
 

@@ -4,6 +4,7 @@
  * fixed per-message and per-block overhead), never from `JSON.stringify(...).length`.
  */
 export interface TokenCounter {
+  readonly specificationVersion: 'v1';
   /** Short name, e.g. `o200k`, `cl100k`, `heuristic`. */
   readonly name: string;
   /** Tokens in a piece of plain text. */

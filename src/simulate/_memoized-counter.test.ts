@@ -6,6 +6,7 @@ describe('createMemoizedCounter', () => {
   it('gives the same counts and counts each long text once', () => {
     const counted: string[] = [];
     const inner: TokenCounter = {
+      specificationVersion: 'v1',
       name: 'words',
       countText: (text) => {
         counted.push(text);

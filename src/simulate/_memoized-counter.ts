@@ -21,6 +21,7 @@ export function createMemoizedCounter(
 ): TokenCounter {
   const counts = new Map<string, number>();
   return {
+    specificationVersion: 'v1',
     name: counter.name,
     countText(text) {
       if (text.length < minLength) return counter.countText(text);

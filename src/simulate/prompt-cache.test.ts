@@ -5,7 +5,11 @@ import type { Message } from '../core/types.js';
 import { billRequest, commonPrefix, createRequestTokenCounter, defaultPriceTable } from './prompt-cache.js';
 
 /** One token per character, so expected counts can be written down. */
-const characters: TokenCounter = { name: 'characters', countText: (text) => text.length };
+const characters: TokenCounter = {
+  specificationVersion: 'v1',
+  name: 'characters',
+  countText: (text) => text.length,
+};
 const tokens = createRequestTokenCounter(characters);
 const M = MESSAGE_OVERHEAD_TOKENS;
 const B = BLOCK_OVERHEAD_TOKENS;

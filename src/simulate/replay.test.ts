@@ -9,7 +9,11 @@ import { type ReplayTranscript, replayTranscript } from './replay.js';
 import { createReplayStrategy, type ReplayStrategy } from './replay-strategies.js';
 
 /** One token per character, so expected counts can be computed by hand. */
-const characters: TokenCounter = { name: 'characters', countText: (text) => text.length };
+const characters: TokenCounter = {
+  specificationVersion: 'v1',
+  name: 'characters',
+  countText: (text) => text.length,
+};
 const summarizer = createExtractiveSummaryModel();
 
 function toolTurns(count: number, output = (index: number) => `output of step ${index}`): ReplayTranscript {

@@ -61,7 +61,11 @@ export function createTiktokenCounter({ encoding = 'o200k' }: TiktokenCounterOpt
     case 'o200k':
     case 'cl100k': {
       const count = loadCountTokens(encoding);
-      return { name: encoding, countText: (text) => count(text, specialTokensAsText) };
+      return {
+        specificationVersion: 'v1',
+        name: encoding,
+        countText: (text) => count(text, specialTokensAsText),
+      };
     }
     default: {
       const unknown: never = encoding;
