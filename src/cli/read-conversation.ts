@@ -119,14 +119,7 @@ export async function streamConversationFile(
       }
     }
   } catch (error) {
-    if (
-      error instanceof Error &&
-      'code' in error &&
-      typeof (error as NodeJS.ErrnoException).syscall === 'string'
-    ) {
-      throw new CliError(`${file}: ${describeFileError(error)}`, 2);
-    }
-    throw error;
+    throw asFileError(file, error);
   } finally {
     lines.close();
     stream.destroy();
@@ -231,17 +224,16 @@ async function readJsonLines(
       lineNumbers.push(lineNumber);
     }
   } catch (error) {
-    if (
-      error instanceof Error &&
-      'code' in error &&
-      typeof (error as NodeJS.ErrnoException).syscall === 'string'
-    ) {
-      throw new CliError(`${file}: ${describeFileError(error)}`, 2);
-    }
-    throw error;
+    throw asFileError(file, error);
   } finally {
     lines.close();
     stream.destroy();
   }
   return { values, lineNumbers };
+}
+
+/** A failed system call while reading becomes one line naming the file; other errors pass through. */
+function asFileError(file: string, error: unknown): unknown {
+  const systemError = error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string';
+  return systemError ? new CliError(`${file}: ${describeFileError(error)}`, 2) : error;
 }
