@@ -54,6 +54,8 @@ export interface ParsedConversation {
   layout: ConversationLayout;
   /** OpenAI input only: the role of its first system message. */
   systemRole?: OpenAISystemRole;
+  /** OpenAI input only: the messages as read, in the input's order, so problems keep the input's paths. */
+  openAIMessages?: OpenAIChatMessage[];
 }
 
 /** Options of {@link serializeConversation}. */
@@ -171,16 +173,17 @@ export function conversationFromValue(
       const openAIMessages = rawMessages.map((message, index) =>
         readOpenAIMessage(message, messagePath(index), source),
       );
-      if (rawSystem !== undefined && rawSystem !== null) {
-        openAIMessages.unshift({
-          role: 'system',
-          content: readSystem(rawSystem, source) as string | TextBlock[],
-        });
-      }
-      const { system, messages, systemRole } = fromOpenAIMessages(openAIMessages);
+      const withSystem: OpenAIChatMessage[] =
+        rawSystem !== undefined && rawSystem !== null
+          ? [
+              { role: 'system', content: readSystem(rawSystem, source) as string | TextBlock[] },
+              ...openAIMessages,
+            ]
+          : openAIMessages;
+      const { system, messages, systemRole } = fromOpenAIMessages(withSystem);
       const conversation: Conversation = { messages };
       if (system !== undefined) conversation.system = system;
-      const result: ParsedConversation = { conversation, format: 'openai', layout };
+      const result: ParsedConversation = { conversation, format: 'openai', layout, openAIMessages };
       if (systemRole) result.systemRole = systemRole;
       return result;
     }

@@ -107,6 +107,23 @@ describe('agent-compact validate', () => {
     expect(result.stdout).toContain('c1');
   });
 
+  it('keeps the input\'s own paths for OpenAI input with a top-level system or a system message midway', async () => {
+    writeFileSync(
+      join(directory, 'openai-system.json'),
+      JSON.stringify({
+        system: 'Be brief.',
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'system', content: 'Also be kind.' },
+          { role: 'tool', tool_call_id: 'ghost', content: 'x' },
+        ],
+      }),
+    );
+    const result = await run(['validate', 'openai-system.json', '--format', 'openai']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^messages\[2\]: .*ghost/);
+  });
+
   it('repairs with --fix -o OUT in the input format and reports each change', async () => {
     const result = await run(['validate', 'broken.json', '--fix', '-o', 'fixed.json']);
     expect(result.code).toBe(0);

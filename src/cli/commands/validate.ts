@@ -73,7 +73,12 @@ function parseValidateArgs(args: string[]): ValidateArgs {
 }
 
 /** Problems in the input's own terms: OpenAI input is checked with the OpenAI rules. */
-function problemsOf({ conversation, format, systemRole }: ParsedConversation): ValidationProblem[] {
+function problemsOf({
+  conversation,
+  format,
+  systemRole,
+  openAIMessages,
+}: ParsedConversation): ValidationProblem[] {
   switch (format) {
     case 'anthropic':
       return validateMessages(
@@ -81,7 +86,13 @@ function problemsOf({ conversation, format, systemRole }: ParsedConversation): V
         conversation.system === undefined ? { format } : { format, system: conversation.system },
       );
     case 'openai':
-      return validateMessages(toOpenAIMessages(conversation, systemRole ? { systemRole } : {}), { format });
+      // The messages as read keep the input's own indices in every path.
+      return validateMessages(
+        openAIMessages ?? toOpenAIMessages(conversation, systemRole ? { systemRole } : {}),
+        {
+          format,
+        },
+      );
     default: {
       const unreachable: never = format;
       throw new Error(`unknown format ${String(unreachable)}`);
@@ -115,7 +126,9 @@ async function fix(
       throw new CliError(error.message, 1);
     throw error;
   }
-  const repaired = { ...parsed, conversation: { ...parsed.conversation, messages } };
+  // The repaired conversation is checked as it is written, not as the input was read.
+  const { openAIMessages: _asRead, ...rest } = parsed;
+  const repaired: ParsedConversation = { ...rest, conversation: { ...parsed.conversation, messages } };
   const text = serializeConversation(repaired.conversation, parsed.format, {
     jsonl: parsed.layout === 'jsonl',
     ...(parsed.systemRole ? { systemRole: parsed.systemRole } : {}),
