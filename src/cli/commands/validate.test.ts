@@ -107,7 +107,7 @@ describe('agent-compact validate', () => {
     expect(result.stdout).toContain('c1');
   });
 
-  it('keeps the input\'s own paths for OpenAI input with a top-level system or a system message midway', async () => {
+  it("keeps the input's own paths for OpenAI input with a top-level system or a system message midway", async () => {
     writeFileSync(
       join(directory, 'openai-system.json'),
       JSON.stringify({
