@@ -1,6 +1,7 @@
 import { ArchiveIds } from './_internal/archive-ids.js';
 import { HistoryIndex } from './_internal/history-index.js';
-import { maskToolResults, type RewriteContext } from './_internal/mask-tool-results.js';
+import { collectMaskTargets, maskToolResults, type RewriteContext } from './_internal/mask-tool-results.js';
+import { placeholderTokens } from './_internal/placeholder.js';
 import { createAnchoredCounter } from './anchored-counter.js';
 import type { ArchiveItem } from './archive-store.js';
 import type { Compactor, CompactorOptions, CompactResult, MaybeCompactOptions } from './compactor-options.js';
@@ -12,14 +13,11 @@ import { createHeuristicCounter } from './heuristic-counter.js';
 import { createMemoryArchiveStore } from './memory-archive-store.js';
 import { type MidSettings, planMidCompaction } from './mid-compact.js';
 import { defaultIdentity } from './summary-format.js';
-import type { Message, SystemPrompt, ToolResultBlock } from './types.js';
+import type { Message, SystemPrompt } from './types.js';
 import { validateMessages } from './validate.js';
 
 /** The seed's thresholds. */
 export const defaultThresholds = { mid: 50_000, hard: 80_000 } as const;
-
-// Rough size of one placeholder, used to estimate what masking frees.
-const placeholderTokens = 30;
 
 /**
  * Creates a compactor for one agent session. Pass the messages through `maybeCompact` before
@@ -189,24 +187,9 @@ export function createCompactor({
     /** When even the kept turn is too large, its tool results become placeholders too (archived). */
     const maskTail = async (output: Message[]) => {
       index.sync(output);
-      const targets: { messageIndex: number; blockIndex: number; toolUseId: string; tokens: number }[] = [];
-      output.forEach((message, messageIndex) => {
-        if (typeof message.content === 'string') return;
-        message.content.forEach((block, blockIndex) => {
-          if (block.type !== 'tool_result') return;
-          const text =
-            typeof block.content === 'string' ? block.content : JSON.stringify(block.content ?? '');
-          targets.push({
-            messageIndex,
-            blockIndex,
-            toolUseId: (block as ToolResultBlock).tool_use_id,
-            tokens: counter.countText(text),
-          });
-        });
-      });
       const masked = maskToolResults(
         output,
-        targets.filter((target) => target.tokens > placeholderTokens * 2),
+        collectMaskTargets(output, counter, { toolName: (id) => index.toolUse(id)?.name }),
         rewriteContext(),
       );
       await store(masked.items);

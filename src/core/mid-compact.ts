@@ -1,11 +1,16 @@
 import { archiveKey } from './_internal/archive-ids.js';
-import { type MaskTarget, maskToolResults, type RewriteContext } from './_internal/mask-tool-results.js';
-import { archiveIdInPlaceholder, elidedInputText, shortenedNote } from './_internal/placeholder.js';
-import { safeJson, toolResultText } from './_internal/text.js';
+import { collectMaskTargets, maskToolResults, type RewriteContext } from './_internal/mask-tool-results.js';
+import {
+  archiveIdInPlaceholder,
+  elidedInputText,
+  placeholderTokens,
+  shortenedNote,
+} from './_internal/placeholder.js';
+import { safeJson } from './_internal/text.js';
 import type { ArchiveItem } from './archive-store.js';
 import type { SummaryModel } from './summary-model.js';
 import type { TokenCounter } from './token-counter.js';
-import type { ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock } from './types.js';
+import type { ContentBlock, Message, TextBlock, ToolUseBlock } from './types.js';
 
 /** Resolved options of the mid layer. */
 export interface MidSettings {
@@ -25,9 +30,6 @@ export interface MidPlan {
   freedTokens: number;
 }
 
-// A tool result smaller than this gains nothing from a placeholder (which is itself ~30 tokens).
-const minMaskTokens = 60;
-
 /**
  * Layer 2: keeps the last `keepToolResults` tool results whole; older tool results become
  * placeholders, long older assistant text is cut to its first sentences (or condensed by
@@ -42,30 +44,13 @@ export async function planMidCompaction(
   signal?: AbortSignal,
 ): Promise<MidPlan> {
   const boundary = keptResultsBoundary(messages, settings.keepToolResults);
-  const targets: MaskTarget[] = [];
-  let freedTokens = 0;
-  // `< messages.length`: an empty history has its boundary at 0 too.
-  for (
-    let messageIndex = 0;
-    messageIndex <= boundary.messageIndex && messageIndex < messages.length;
-    messageIndex++
-  ) {
-    const message = messages[messageIndex]!;
-    if (message.role !== 'user' || typeof message.content === 'string') continue;
-    message.content.forEach((block, blockIndex) => {
-      if (block.type !== 'tool_result') return;
-      const result = block as ToolResultBlock;
-      if (messageIndex === boundary.messageIndex && blockIndex >= boundary.blockIndex) return;
-      const toolName = context.toolUse(result.tool_use_id)?.name;
-      if (toolName !== undefined && settings.excludeTools?.has(toolName)) return;
-      const text = toolResultText(result);
-      if (archiveIdInPlaceholder(text) !== undefined) return;
-      const tokens = counter.countText(text);
-      if (tokens < minMaskTokens) return;
-      targets.push({ messageIndex, blockIndex, toolUseId: result.tool_use_id, tokens });
-      freedTokens += tokens - 30;
-    });
-  }
+  const targets = collectMaskTargets(messages, counter, {
+    end: boundary.messageIndex,
+    endBlock: boundary.blockIndex,
+    toolName: (id) => context.toolUse(id)?.name,
+    ...(settings.excludeTools ? { isExcluded: (name: string) => settings.excludeTools!.has(name) } : {}),
+  });
+  let freedTokens = targets.reduce((sum, target) => sum + target.tokens - placeholderTokens, 0);
   const masked = maskToolResults(messages, targets, context);
   const output = masked.messages;
   const items = masked.items;

@@ -1,6 +1,6 @@
 import type { TokenCounter } from '../token-counter.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../types.js';
-import { archiveIdInPlaceholder } from './placeholder.js';
+import { archiveIdInPlaceholder, minMaskableTokens, placeholderTokens } from './placeholder.js';
 import { safeJson, toolResultText } from './text.js';
 
 /** A tool result that is still whole and could be masked later. */
@@ -48,7 +48,7 @@ export class HistoryIndex {
     for (let index = this.pendingStart; index < this.pending.length; index++) {
       const entry = this.pending[index]!;
       if (entry.messageIndex >= resultBoundary) break;
-      freed += entry.tokens - 30;
+      freed += entry.tokens - placeholderTokens;
     }
     const assistantBoundary =
       resultBoundary >= 0
@@ -152,8 +152,7 @@ export class HistoryIndex {
         const name = this.toolUses.get(result.tool_use_id)?.name;
         if (name !== undefined && this.isExcluded(name)) return;
         const tokens = this.counter.countText(text) + imageTokens(result);
-        // A placeholder costs ~30 tokens: masking anything smaller than twice that saves nothing.
-        if (tokens < Math.max(this.minTokens, 60)) return;
+        if (tokens < Math.max(this.minTokens, minMaskableTokens)) return;
         this.pending.push({ messageIndex: index, blockIndex, toolUseId: result.tool_use_id, tokens });
       }
     });

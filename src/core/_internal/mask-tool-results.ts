@@ -1,8 +1,10 @@
 import type { ArchiveItem } from '../archive-store.js';
+import type { TokenCounter } from '../token-counter.js';
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../types.js';
 import type { ArchiveIds } from './archive-ids.js';
 import { archiveKey } from './archive-ids.js';
-import { toolResultPlaceholder } from './placeholder.js';
+import { archiveIdInPlaceholder, minMaskableTokens, toolResultPlaceholder } from './placeholder.js';
+import { toolResultText } from './text.js';
 
 /** A tool result to replace with its placeholder. */
 export interface MaskTarget {
@@ -10,6 +12,46 @@ export interface MaskTarget {
   blockIndex: number;
   toolUseId: string;
   tokens: number;
+}
+
+/**
+ * The whole tool results worth masking in `messages[0..end)` (and, in message `end`, the blocks
+ * before `endBlock`): not already placeholders, at least {@link minMaskableTokens}, and not from a
+ * tool `isExcluded` names.
+ */
+export function collectMaskTargets(
+  messages: readonly Message[],
+  counter: TokenCounter,
+  {
+    end = messages.length,
+    endBlock = 0,
+    toolName = () => undefined,
+    isExcluded = () => false,
+  }: {
+    end?: number;
+    endBlock?: number;
+    toolName?: (toolUseId: string) => string | undefined;
+    isExcluded?: (toolName: string) => boolean;
+  } = {},
+): MaskTarget[] {
+  const targets: MaskTarget[] = [];
+  for (let messageIndex = 0; messageIndex <= end && messageIndex < messages.length; messageIndex++) {
+    const content = messages[messageIndex]!.content;
+    if (typeof content === 'string') continue;
+    const blocks = messageIndex === end ? content.slice(0, endBlock) : content;
+    blocks.forEach((block, blockIndex) => {
+      if (block.type !== 'tool_result') return;
+      const result = block as ToolResultBlock;
+      const name = toolName(result.tool_use_id);
+      if (name !== undefined && isExcluded(name)) return;
+      const text = toolResultText(result);
+      if (archiveIdInPlaceholder(text) !== undefined) return;
+      const tokens = counter.countText(text);
+      if (tokens >= minMaskableTokens)
+        targets.push({ messageIndex, blockIndex, toolUseId: result.tool_use_id, tokens });
+    });
+  }
+  return targets;
 }
 
 /** Context every layer's rewrite needs: ids, the session, and how to find a tool call. */
@@ -33,6 +75,7 @@ export function maskToolResults(
   const output = messages.slice();
   const items: ArchiveItem[] = [];
   const byMessage = new Map<number, MaskTarget[]>();
+  const seen = new Set<string>();
   for (const target of targets) {
     const list = byMessage.get(target.messageIndex) ?? [];
     list.push(target);
@@ -47,7 +90,12 @@ export function maskToolResults(
       if (block?.type !== 'tool_result') continue;
       const result = block as ToolResultBlock;
       const toolUse = context.toolUse(result.tool_use_id);
-      const { id, known } = context.ids.idFor(archiveKey('tool-result', result.tool_use_id));
+      // A tool_use_id answered twice (invalid input) must not share one archive item.
+      const repeated = seen.has(result.tool_use_id);
+      seen.add(result.tool_use_id);
+      const { id, known } = context.ids.idFor(
+        repeated ? undefined : archiveKey('tool-result', result.tool_use_id),
+      );
       if (!known) {
         items.push({
           id,

@@ -1,6 +1,11 @@
 import type { ToolResultBlock, ToolUseBlock } from '../types.js';
 import { countLines, formatCount, safeJson, shortenLine, toolResultText } from './text.js';
 
+/** About what one placeholder costs in tokens, to estimate what masking frees. */
+export const placeholderTokens = 30;
+/** Results smaller than this are never masked: a placeholder would save next to nothing. */
+export const minMaskableTokens = 2 * placeholderTokens;
+
 const keyArgumentNames = [
   'path',
   'file_path',
