@@ -31,6 +31,7 @@ export type { CompactionEvent, CompactionEventHandler, CompactionLayer } from '.
 export { createExtractiveSummaryModel, extractiveSummary } from './core/extractive-summary.js';
 export { createHeuristicCounter } from './core/heuristic-counter.js';
 export { createIncrementalCounter, type IncrementalCounter } from './core/incremental-counter.js';
+export { createMemoizedCounter, type MemoizedCounterOptions } from './core/memoized-counter.js';
 export { createMemoryArchiveStore } from './core/memory-archive-store.js';
 export {
   BLOCK_OVERHEAD_TOKENS,

@@ -10,6 +10,7 @@ import type { CompactionEvent, CompactionLayer } from './events.js';
 import { createExtractiveSummaryModel } from './extractive-summary.js';
 import { type HardSettings, hardCompact } from './hard-compact.js';
 import { createHeuristicCounter } from './heuristic-counter.js';
+import { createMemoizedCounter } from './memoized-counter.js';
 import { createMemoryArchiveStore } from './memory-archive-store.js';
 import { type MidSettings, planMidCompaction } from './mid-compact.js';
 import { defaultIdentity } from './summary-format.js';
@@ -35,7 +36,7 @@ export function createCompactor({
   contextWindow,
   reserveOutputTokens = 8192,
   thresholdFractions,
-  counter = createHeuristicCounter(),
+  counter: textCounter = createHeuristicCounter(),
   archive = createMemoryArchiveStore(),
   sessionId = randomSessionId(),
   summarizer = createExtractiveSummaryModel(),
@@ -69,6 +70,8 @@ export function createCompactor({
     retryDelayMs: hard.retryDelayMs ?? 500,
     timeoutMs: hard.timeoutMs ?? 120_000,
   };
+  // The message count and the history index read the same new tool output: tokenize it once.
+  const counter = createMemoizedCounter(textCounter, { maxEntries: 2000 });
   const tokens = createAnchoredCounter({ counter });
   const index = new HistoryIndex(counter, (name) => excluded.has(name), minTokens, midSettings);
   const ids = new ArchiveIds();

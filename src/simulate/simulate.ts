@@ -2,9 +2,10 @@
  * Runs the replay of many transcripts through several strategies and gathers the figures the CLI,
  * the report and the benchmark print: per file, per strategy, and totals.
  */
+
+import { createMemoizedCounter } from '../core/memoized-counter.js';
 import type { SummaryModel } from '../core/summary-model.js';
 import type { TokenCounter } from '../core/token-counter.js';
-import { createMemoizedCounter } from './_memoized-counter.js';
 import { createRequestTokenCounter, defaultPriceTable, type PriceTable } from './prompt-cache.js';
 import {
   addSummary,

@@ -1,10 +1,10 @@
 /**
- * Internal: a {@link TokenCounter} that remembers the counts of long texts. A replay counts the same
- * tool output many times — once per strategy, and again whenever a strategy rebuilds a message
- * around it — and BPE counting is the replay's main cost. Counting is a pure function of the text,
- * so the cache changes no figure.
+ * A {@link TokenCounter} that remembers the counts of long texts. The same tool output is counted
+ * more than once — by the message count and by the compactor's index of what it could mask, by
+ * every strategy of a replay — and tokenizing is the main cost. Counting is a pure function of the
+ * text, so the cache changes no figure.
  */
-import type { TokenCounter } from '../core/token-counter.js';
+import type { TokenCounter } from './token-counter.js';
 
 /** Options of {@link createMemoizedCounter}. */
 export interface MemoizedCounterOptions {
@@ -14,7 +14,12 @@ export interface MemoizedCounterOptions {
   maxEntries?: number;
 }
 
-/** Wraps a counter with a cache of the counts of long texts; same `name`, same counts. */
+/**
+ * Wraps a counter with a cache of the counts of long texts; same `name`, same counts.
+ *
+ * @example
+ * const counter = createMemoizedCounter(createTiktokenCounter(), { maxEntries: 2000 });
+ */
 export function createMemoizedCounter(
   counter: TokenCounter,
   { minLength = 64, maxEntries = 50_000 }: MemoizedCounterOptions = {},

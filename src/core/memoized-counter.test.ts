@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { TokenCounter } from '../core/token-counter.js';
-import { createMemoizedCounter } from './_memoized-counter.js';
+import { createMemoizedCounter } from './memoized-counter.js';
+import type { TokenCounter } from './token-counter.js';
 
 describe('createMemoizedCounter', () => {
   it('gives the same counts and counts each long text once', () => {
