@@ -98,20 +98,26 @@ describe('agent-compact compact', () => {
   describe('with a model summarizer over the real SDK', () => {
     const big = JSON.stringify({ system: 'You are Coder.', messages: agentSession(30, { lines: 400 }) });
 
+    /** Compacts the big session past hard with `summarizer` behind `baseURL`; returns what it printed. */
+    async function compactWith(summarizer: string, baseURL: string, extra: string[] = []) {
+      const directory = await workspace({ 'big.json': big });
+      const { output, io } = recordingIO(directory, {
+        ANTHROPIC_API_KEY: 'test-key',
+        OPENAI_API_KEY: 'test-key',
+      });
+      const args = ['compact', 'big.json', '--mid', '10000', '--hard', '20000', ...extra];
+      const code = await main([...args, '--summarizer', summarizer, '--base-url', baseURL], io);
+      return { code, directory, ...output };
+    }
+
     it('uses the model for the summary', async () => {
       const server = await startScriptedModelServer({
         script: ['## Task and constraints\n- Fix the tests.'],
       });
       try {
-        const directory = await workspace({ 'big.json': big });
-        const { output, io } = recordingIO(directory, { ANTHROPIC_API_KEY: 'test-key' });
-        const args = ['compact', 'big.json', '--mid', '10000', '--hard', '20000', '--json'];
-        const code = await main(
-          [...args, '--summarizer', 'anthropic:claude-haiku-4-5', '--base-url', server.anthropicBaseURL],
-          io,
-        );
-        expect(code).toBe(0);
-        expect(JSON.parse(output.stdout).layer).toBe('hard');
+        const result = await compactWith('anthropic:claude-haiku-4-5', server.anthropicBaseURL, ['--json']);
+        expect(result.code).toBe(0);
+        expect(JSON.parse(result.stdout).layer).toBe('hard');
         expect(server.requests).toHaveLength(1);
       } finally {
         await server.close();
@@ -127,55 +133,21 @@ describe('agent-compact compact', () => {
         ...(contextWindow ? { contextWindow } : {}),
       });
       try {
-        const directory = await workspace({ 'big.json': big });
-        const { output, io } = recordingIO(directory, { OPENAI_API_KEY: 'test-key' });
-        const code = await main(
-          [
-            'compact',
-            'big.json',
-            '--mid',
-            '10000',
-            '--hard',
-            '20000',
-            '-o',
-            'out.json',
-            '--summarizer',
-            'openai:gpt-test',
-            '--base-url',
-            server.openaiBaseURL,
-          ],
-          io,
-        );
-        expect(code).toBe(2);
-        expect(output.stderr.trim().split('\n')).toHaveLength(1);
-        expect(output.stderr).toMatch(/^agent-compact compact: summary model openai:gpt-test failed/);
-        expect(existsSync(join(directory, 'out.json'))).toBe(false);
+        const result = await compactWith('openai:gpt-test', server.openaiBaseURL, ['-o', 'out.json']);
+        expect(result.code).toBe(2);
+        expect(result.stderr.trim().split('\n')).toHaveLength(1);
+        expect(result.stderr).toMatch(/^agent-compact compact: summary model openai:gpt-test failed/);
+        expect(existsSync(join(result.directory, 'out.json'))).toBe(false);
       } finally {
         await server.close();
       }
     });
 
     it('fails with one line and exit 2 when the server is unreachable', async () => {
-      const directory = await workspace({ 'big.json': big });
-      const { output, io } = recordingIO(directory, { OPENAI_API_KEY: 'test-key' });
-      const code = await main(
-        [
-          'compact',
-          'big.json',
-          '--mid',
-          '10000',
-          '--hard',
-          '20000',
-          '--summarizer',
-          'openai:gpt-test',
-          '--base-url',
-          'http://127.0.0.1:9/v1',
-        ],
-        io,
-      );
-      expect(code).toBe(2);
-      expect(output.stderr).toMatch(/failed/);
-      expect(output.stderr.trim().split('\n')).toHaveLength(1);
+      const result = await compactWith('openai:gpt-test', 'http://127.0.0.1:9/v1');
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/failed/);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
     });
   });
 });
