@@ -15,9 +15,9 @@ import {
   detectFormat,
   type ParsedConversation,
   parseConversation,
-  parseJsonLine,
 } from '../core/parse-conversation.js';
 import type { Message, MessageFormat, SystemPrompt } from '../core/types.js';
+import { jsonFileLines } from '../importers/_json-lines.js';
 import { CliError, type CliIO } from './cli-io.js';
 
 /** Options of {@link readConversationFile}. */
@@ -81,15 +81,8 @@ export async function streamConversationFile(
   const result: StreamedConversation = { format: 'anthropic', messages: 0 };
   let decided = format === 'anthropic';
   let first = true;
-  const stream = createReadStream(path, { encoding: 'utf8' });
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
-  let lineNumber = 0;
   try {
-    for await (const rawLine of lines) {
-      lineNumber += 1;
-      const line = lineNumber === 1 && rawLine.charCodeAt(0) === 0xfeff ? rawLine.slice(1) : rawLine;
-      if (line.trim() === '') continue;
-      const value = parseJsonLine(line, lineNumber, file);
+    for await (const { value, lineNumber } of jsonFileLines(path, file)) {
       if (!decided) {
         // The whole-file detection takes the first message with a format's mark: an OpenAI one
         // means the file must be read whole; an Anthropic one (still Anthropic with an OpenAI
@@ -120,9 +113,6 @@ export async function streamConversationFile(
     }
   } catch (error) {
     throw asFileError(file, error);
-  } finally {
-    lines.close();
-    stream.destroy();
   }
   return result;
 }
@@ -212,22 +202,13 @@ async function readJsonLines(
 ): Promise<{ values: unknown[]; lineNumbers: number[] }> {
   const values: unknown[] = [];
   const lineNumbers: number[] = [];
-  const stream = createReadStream(path, { encoding: 'utf8' });
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
-  let lineNumber = 0;
   try {
-    for await (const rawLine of lines) {
-      lineNumber += 1;
-      const line = lineNumber === 1 && rawLine.charCodeAt(0) === 0xfeff ? rawLine.slice(1) : rawLine;
-      if (line.trim() === '') continue;
-      values.push(parseJsonLine(line, lineNumber, file));
+    for await (const { value, lineNumber } of jsonFileLines(path, file)) {
+      values.push(value);
       lineNumbers.push(lineNumber);
     }
   } catch (error) {
     throw asFileError(file, error);
-  } finally {
-    lines.close();
-    stream.destroy();
   }
   return { values, lineNumbers };
 }

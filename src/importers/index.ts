@@ -9,6 +9,7 @@ import { createInterface } from 'node:readline';
 import { CompactError } from '../core/errors.js';
 import { conversationFromValue, parseJsonLine, parseJsonText } from '../core/parse-conversation.js';
 import { isObject } from './_json.js';
+import { jsonFileLines } from './_json-lines.js';
 import { claudeCodeFromLines, isClaudeCodeLine } from './claude-code.js';
 import type { ImportedTranscript, TranscriptFormat } from './imported-transcript.js';
 import { isMiniSweAgentTrajectory, miniSweAgentFromValue } from './mini-swe-agent.js';
@@ -125,21 +126,8 @@ async function firstJsonLine(path: string): Promise<unknown> {
 }
 
 async function readJsonLines(path: string): Promise<Array<{ value: unknown; lineNumber: number }>> {
-  const stream = createReadStream(path, { encoding: 'utf8' });
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
   const values: Array<{ value: unknown; lineNumber: number }> = [];
-  let lineNumber = 0;
-  try {
-    for await (const rawLine of lines) {
-      lineNumber += 1;
-      const line = lineNumber === 1 && rawLine.charCodeAt(0) === 0xfeff ? rawLine.slice(1) : rawLine;
-      if (line.trim() === '') continue;
-      values.push({ value: parseJsonLine(line, lineNumber, path), lineNumber });
-    }
-  } finally {
-    lines.close();
-    stream.destroy();
-  }
+  for await (const entry of jsonFileLines(path, path)) values.push(entry);
   return values;
 }
 
