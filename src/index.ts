@@ -1,13 +1,7 @@
 // The public API of agent-compact's core. Every export is listed by name; nothing here imports
 // outside src/core, so the core runs with no runtime dependencies.
 
-export {
-  type AnchoredCalibration,
-  type AnchoredCounter,
-  type AnchoredCounterOptions,
-  createAnchoredCounter,
-} from './core/anchored-counter.js';
-export type { ArchiveItem, ArchiveItemKind, ArchiveStore } from './core/archive-store.js';
+export type { ArchiveItem, ArchiveItemKind, ArchiveStore } from './core/archive/archive-store.js';
 export {
   compactToolAnthropic,
   compactToolOpenAI,
@@ -15,7 +9,9 @@ export {
   parseCompactInput,
   recallToolAnthropic,
   recallToolOpenAI,
-} from './core/compaction-tools.js';
+} from './core/archive/compaction-tools.js';
+export { createMemoryArchiveStore } from './core/archive/memory-archive-store.js';
+export { rebuildConversation } from './core/archive/rebuild.js';
 export { createCompactor, defaultThresholds, maybeCompact } from './core/compactor.js';
 export type {
   Compactor,
@@ -26,20 +22,6 @@ export type {
   MicroOptions,
   MidOptions,
 } from './core/compactor-options.js';
-export { CompactError, type CompactErrorCode, type CompactErrorOptions } from './core/errors.js';
-export type { CompactionEvent, CompactionEventHandler, CompactionLayer } from './core/events.js';
-export { createExtractiveSummaryModel, extractiveSummary } from './core/extractive-summary.js';
-export { createHeuristicCounter } from './core/heuristic-counter.js';
-export { createIncrementalCounter, type IncrementalCounter } from './core/incremental-counter.js';
-export { createMemoizedCounter, type MemoizedCounterOptions } from './core/memoized-counter.js';
-export { createMemoryArchiveStore } from './core/memory-archive-store.js';
-export {
-  BLOCK_OVERHEAD_TOKENS,
-  countMessageTokens,
-  countSystemTokens,
-  IMAGE_TOKENS,
-  MESSAGE_OVERHEAD_TOKENS,
-} from './core/message-tokens.js';
 export {
   type FromOpenAIResult,
   fromOpenAIMessages,
@@ -47,7 +29,7 @@ export {
   TOOL_ERROR_PREFIX,
   type ToOpenAIOptions,
   toOpenAIMessages,
-} from './core/openai-format.js';
+} from './core/conversation/openai-format.js';
 export type {
   OpenAIAssistantMessage,
   OpenAIChatMessage,
@@ -56,7 +38,7 @@ export type {
   OpenAIToolCall,
   OpenAIToolMessage,
   OpenAIUserMessage,
-} from './core/openai-types.js';
+} from './core/conversation/openai-types.js';
 export {
   type ConversationLayout,
   detectFormat,
@@ -65,8 +47,7 @@ export {
   parseConversation,
   type SerializeConversationOptions,
   serializeConversation,
-} from './core/parse-conversation.js';
-export { rebuildConversation } from './core/rebuild.js';
+} from './core/conversation/parse-conversation.js';
 export {
   LEADING_USER_MESSAGE_TEXT,
   MISSING_TOOL_RESULT_TEXT,
@@ -74,22 +55,7 @@ export {
   type RepairChangeKind,
   type RepairResult,
   repairMessages,
-} from './core/repair.js';
-export {
-  defaultIdentity,
-  type SummarySection,
-  summaryAcknowledgement,
-  summaryInstructions,
-  summarySections,
-} from './core/summary-format.js';
-export type {
-  SummaryCallOptions,
-  SummaryModel,
-  SummaryRequest,
-  SummaryResult,
-  SummaryUsage,
-} from './core/summary-model.js';
-export type { TokenCounter } from './core/token-counter.js';
+} from './core/conversation/repair.js';
 export {
   type CacheControl,
   type ContentBlock,
@@ -112,11 +78,45 @@ export {
   type ToolResultContentBlock,
   type ToolUseBlock,
   type UnknownBlock,
-} from './core/types.js';
+} from './core/conversation/types.js';
 export {
   assertValidMessages,
   type ValidateOptions,
   type ValidationProblem,
   type ValidationRule,
   validateMessages,
-} from './core/validate.js';
+} from './core/conversation/validate.js';
+export { CompactError, type CompactErrorCode, type CompactErrorOptions } from './core/errors.js';
+export type { CompactionEvent, CompactionEventHandler, CompactionLayer } from './core/events.js';
+export { createExtractiveSummaryModel, extractiveSummary } from './core/summary/extractive-summary.js';
+export {
+  defaultIdentity,
+  type SummarySection,
+  summaryAcknowledgement,
+  summaryInstructions,
+  summarySections,
+} from './core/summary/summary-format.js';
+export type {
+  SummaryCallOptions,
+  SummaryModel,
+  SummaryRequest,
+  SummaryResult,
+  SummaryUsage,
+} from './core/summary/summary-model.js';
+export {
+  type AnchoredCalibration,
+  type AnchoredCounter,
+  type AnchoredCounterOptions,
+  createAnchoredCounter,
+} from './core/tokens/anchored-counter.js';
+export { createHeuristicCounter } from './core/tokens/heuristic-counter.js';
+export { createIncrementalCounter, type IncrementalCounter } from './core/tokens/incremental-counter.js';
+export { createMemoizedCounter, type MemoizedCounterOptions } from './core/tokens/memoized-counter.js';
+export {
+  BLOCK_OVERHEAD_TOKENS,
+  countMessageTokens,
+  countSystemTokens,
+  IMAGE_TOKENS,
+  MESSAGE_OVERHEAD_TOKENS,
+} from './core/tokens/message-tokens.js';
+export type { TokenCounter } from './core/tokens/token-counter.js';

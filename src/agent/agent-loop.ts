@@ -6,8 +6,8 @@ import type {
   SystemPrompt,
   ToolResultBlock,
   ToolUseBlock,
-} from '../core/types.js';
-import { promptTokensFromUsage } from '../core/types.js';
+} from '../core/conversation/types.js';
+import { promptTokensFromUsage } from '../core/conversation/types.js';
 import type { AgentStatusHandler } from './agent-status.js';
 import { type ChatModel, ModelCallError } from './chat-model.js';
 import type { TranscriptEntry } from './session-store.js';

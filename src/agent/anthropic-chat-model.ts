@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ContentBlock, Message, ProviderUsage, TextBlock } from '../core/types.js';
+import type { ContentBlock, Message, ProviderUsage, TextBlock } from '../core/conversation/types.js';
 import { type ChatModel, type ChatStopReason, toModelCallError } from './chat-model.js';
 import { toAnthropicTool } from './tool-definitions.js';
 

@@ -1,5 +1,5 @@
 import { CompactError } from '../core/errors.js';
-import type { SummaryModel } from '../core/summary-model.js';
+import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { ChatModel } from './chat-model.js';
 import type { AgentToolDefinition } from './tool-definitions.js';
 

@@ -1,7 +1,7 @@
 import type OpenAI from 'openai';
-import { fromOpenAIMessages, toOpenAIMessages } from '../core/openai-format.js';
-import type { OpenAIAssistantMessage, OpenAIChatMessage } from '../core/openai-types.js';
-import type { Message, ProviderUsage } from '../core/types.js';
+import { fromOpenAIMessages, toOpenAIMessages } from '../core/conversation/openai-format.js';
+import type { OpenAIAssistantMessage, OpenAIChatMessage } from '../core/conversation/openai-types.js';
+import type { Message, ProviderUsage } from '../core/conversation/types.js';
 import { type ChatModel, type ChatStopReason, toModelCallError } from './chat-model.js';
 import { toOpenAITool } from './tool-definitions.js';
 

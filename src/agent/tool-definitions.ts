@@ -1,5 +1,5 @@
 /** The agent's tools in a provider-neutral form, and in Anthropic and OpenAI form. */
-import { compactToolAnthropic, recallToolAnthropic } from '../core/compaction-tools.js';
+import { compactToolAnthropic, recallToolAnthropic } from '../core/archive/compaction-tools.js';
 
 /** A JSON Schema object describing a tool's input. */
 export interface ToolInputSchema {

@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryArchiveStore } from '../core/memory-archive-store.js';
-import type { ToolUseBlock } from '../core/types.js';
+import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.js';
+import type { ToolUseBlock } from '../core/conversation/types.js';
 import { createToolRunner } from './tool-runner.js';
 
 let workspace: string;

@@ -11,8 +11,8 @@ import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageMo
 import { MockLanguageModelV3, simulateReadableStream } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toAnthropicParams } from '../anthropic/index.js';
+import { toOpenAIMessages } from '../core/conversation/openai-format.js';
 import type { CompactionEvent } from '../core/events.js';
-import { toOpenAIMessages } from '../core/openai-format.js';
 import { createOpenAISummaryModel } from '../openai/index.js';
 import { type ScriptedModelServer, startScriptedModelServer } from '../testing/scripted-model-server.js';
 import { createCompactionMiddleware } from './compaction-middleware.js';

@@ -6,7 +6,7 @@ import type {
 } from '@ai-sdk/provider';
 import { createCompactor } from '../core/compactor.js';
 import type { Compactor, CompactorOptions } from '../core/compactor-options.js';
-import type { Message, ProviderUsage } from '../core/types.js';
+import type { Message, ProviderUsage } from '../core/conversation/types.js';
 import {
   fromCanonicalMessages,
   leadingSystemCount,

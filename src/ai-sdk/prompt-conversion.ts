@@ -26,7 +26,7 @@ import type {
   TextBlock,
   ToolResultBlock,
   ToolResultContentBlock,
-} from '../core/types.js';
+} from '../core/conversation/types.js';
 
 /** A prompt part kept whole inside a canonical block, for parts the canonical model cannot express. */
 // A type alias, not an interface: it must fit the index signature of an unknown block.

@@ -1,8 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Message } from '../core/conversation/types.js';
 import { CompactError } from '../core/errors.js';
-import type { SummaryRequest } from '../core/summary-model.js';
-import type { Message } from '../core/types.js';
+import type { SummaryRequest } from '../core/summary/summary-model.js';
 import { estimateRequestTokens } from '../testing/prompt-usage.js';
 import type { ScriptStep } from '../testing/script.js';
 import { type ScriptedModelServer, startScriptedModelServer } from '../testing/scripted-model-server.js';

@@ -5,6 +5,13 @@
  * @module agent-compact/anthropic
  */
 import Anthropic from '@anthropic-ai/sdk';
+import type {
+  ContentBlock,
+  Conversation,
+  Message,
+  SystemPrompt,
+  TextBlock,
+} from '../core/conversation/types.js';
 import { CompactError } from '../core/errors.js';
 import type {
   SummaryCallOptions,
@@ -12,14 +19,13 @@ import type {
   SummaryRequest,
   SummaryResult,
   SummaryUsage,
-} from '../core/summary-model.js';
+} from '../core/summary/summary-model.js';
 import {
   callWithRetries,
   describeSdkError,
   type SummaryRetryOptions,
   summaryRetryPolicy,
-} from '../core/summary-retry.js';
-import type { ContentBlock, Conversation, Message, SystemPrompt, TextBlock } from '../core/types.js';
+} from '../core/summary/summary-retry.js';
 
 /** Options of {@link createAnthropicSummaryModel}. */
 export interface AnthropicSummaryModelOptions extends SummaryRetryOptions {

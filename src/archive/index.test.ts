@@ -2,7 +2,7 @@ import { appendFile, chmod, mkdtemp, readFile, stat, writeFile } from 'node:fs/p
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ArchiveItem } from '../core/archive-store.js';
+import type { ArchiveItem } from '../core/archive/archive-store.js';
 import { CompactError } from '../core/errors.js';
 import { createFileArchiveStore } from './index.js';
 

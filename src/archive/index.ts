@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ArchiveItem, ArchiveStore } from '../core/archive-store.js';
+import type { ArchiveItem, ArchiveStore } from '../core/archive/archive-store.js';
 import { CompactError } from '../core/errors.js';
 
 /** Options of {@link createFileArchiveStore}. */

@@ -1,7 +1,7 @@
 /** Argument parsing the commands share: node's `util.parseArgs`, with every mistake a one-line CliError. */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import type { TokenCounter } from '../core/token-counter.js';
-import type { MessageFormat } from '../core/types.js';
+import type { MessageFormat } from '../core/conversation/types.js';
+import type { TokenCounter } from '../core/tokens/token-counter.js';
 import { CliError } from './cli-io.js';
 
 /** The option declarations `util.parseArgs` takes. */
@@ -66,7 +66,7 @@ export function positiveIntegerOption(name: string, value: string | undefined): 
 export async function createCliCounter(tokenizer: CliTokenizer): Promise<TokenCounter> {
   switch (tokenizer) {
     case 'heuristic': {
-      const { createHeuristicCounter } = await import('../core/heuristic-counter.js');
+      const { createHeuristicCounter } = await import('../core/tokens/heuristic-counter.js');
       return createHeuristicCounter();
     }
     case 'o200k':

@@ -9,14 +9,14 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { CompactError } from '../core/errors.js';
 import {
   conversationFromValue,
   detectFormat,
   type ParsedConversation,
   parseConversation,
-} from '../core/parse-conversation.js';
-import type { Message, MessageFormat, SystemPrompt } from '../core/types.js';
+} from '../core/conversation/parse-conversation.js';
+import type { Message, MessageFormat, SystemPrompt } from '../core/conversation/types.js';
+import { CompactError } from '../core/errors.js';
 import { jsonFileLines } from '../importers/_json-lines.js';
 import { CliError, type CliIO } from './cli-io.js';
 

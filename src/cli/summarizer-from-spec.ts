@@ -1,4 +1,4 @@
-import type { SummaryModel } from '../core/summary-model.js';
+import type { SummaryModel } from '../core/summary/summary-model.js';
 import { CliError } from './cli-io.js';
 
 /** Options of {@link createSummaryModelFromSpec}. */

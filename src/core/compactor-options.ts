@@ -1,8 +1,8 @@
-import type { ArchiveStore } from './archive-store.js';
+import type { ArchiveStore } from './archive/archive-store.js';
+import type { Message, ProviderUsage, SystemPrompt } from './conversation/types.js';
 import type { CompactionEventHandler, CompactionLayer } from './events.js';
-import type { SummaryModel } from './summary-model.js';
-import type { TokenCounter } from './token-counter.js';
-import type { Message, ProviderUsage, SystemPrompt } from './types.js';
+import type { SummaryModel } from './summary/summary-model.js';
+import type { TokenCounter } from './tokens/token-counter.js';
 
 /** Options of layer 1, micro compaction. */
 export interface MicroOptions {

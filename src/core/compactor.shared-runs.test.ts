@@ -2,12 +2,12 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importTranscriptFile } from '../importers/index.js';
+import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
+import { rebuildConversation } from './archive/rebuild.js';
 import { createCompactor } from './compactor.js';
-import { createHeuristicCounter } from './heuristic-counter.js';
-import { createMemoryArchiveStore } from './memory-archive-store.js';
-import { rebuildConversation } from './rebuild.js';
-import type { Message } from './types.js';
-import { validateMessages } from './validate.js';
+import type { Message } from './conversation/types.js';
+import { validateMessages } from './conversation/validate.js';
+import { createHeuristicCounter } from './tokens/heuristic-counter.js';
 
 const dataDirectory = resolve(import.meta.dirname, '../../../shared/data/trajectories');
 const miniSweAgent = join(dataDirectory, 'mini-swe-agent-gemini-3-pro-swebench-verified/trajs');

@@ -1,17 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { arbitraryValidConversation } from './arbitrary-conversation.test-utils.js';
+import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
+import { rebuildConversation } from './archive/rebuild.js';
 import { createCompactor, maybeCompact } from './compactor.js';
+import { arbitraryValidConversation } from './conversation/arbitrary-conversation.test-utils.js';
+import { agentSession, toolTurn } from './conversation/session-builder.test-utils.js';
+import type { Message, ToolResultBlock } from './conversation/types.js';
+import { validateMessages } from './conversation/validate.js';
 import { CompactError } from './errors.js';
 import type { CompactionEvent } from './events.js';
-import { createHeuristicCounter } from './heuristic-counter.js';
-import { createIncrementalCounter } from './incremental-counter.js';
-import { createMemoryArchiveStore } from './memory-archive-store.js';
-import { rebuildConversation } from './rebuild.js';
-import { agentSession, toolTurn } from './session-builder.test-utils.js';
-import type { SummaryModel } from './summary-model.js';
-import type { Message, ToolResultBlock } from './types.js';
-import { validateMessages } from './validate.js';
+import type { SummaryModel } from './summary/summary-model.js';
+import { createHeuristicCounter } from './tokens/heuristic-counter.js';
+import { createIncrementalCounter } from './tokens/incremental-counter.js';
 
 const counter = createHeuristicCounter();
 const countTokens = (messages: readonly Message[]) => createIncrementalCounter(counter).count(messages);

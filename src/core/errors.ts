@@ -1,4 +1,4 @@
-import type { ValidationProblem } from './validate.js';
+import type { ValidationProblem } from './conversation/validate.js';
 
 /** Machine-readable reason for a {@link CompactError}. */
 export type CompactErrorCode =

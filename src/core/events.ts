@@ -1,4 +1,4 @@
-import type { SummaryUsage } from './summary-model.js';
+import type { SummaryUsage } from './summary/summary-model.js';
 
 /** Which layer ran. `none` when the conversation was left as it was. */
 export type CompactionLayer = 'none' | 'micro' | 'mid' | 'hard';

@@ -2,9 +2,9 @@
  * Internal: the last step of every importer. Checks the conversation, repairs it only when the
  * source itself is broken, and keeps usage aligned with the assistant turns.
  */
-import { repairMessages } from '../core/repair.js';
-import type { Message, SystemPrompt } from '../core/types.js';
-import { validateMessages } from '../core/validate.js';
+import { repairMessages } from '../core/conversation/repair.js';
+import type { Message, SystemPrompt } from '../core/conversation/types.js';
+import { validateMessages } from '../core/conversation/validate.js';
 import type { ImportedTranscript, ImportedUsage, TranscriptFormat } from './imported-transcript.js';
 
 /** The pieces an importer collected. `usage` is per assistant message, in order. */

@@ -1,7 +1,7 @@
 /** Internal: reads a JSONL file line by line, so a large file is never held whole. */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { parseJsonLine } from '../core/parse-conversation.js';
+import { parseJsonLine } from '../core/conversation/parse-conversation.js';
 
 /**
  * Each non-empty line of a JSONL file, parsed, with its 1-based line number (a leading byte-order

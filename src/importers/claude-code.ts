@@ -18,9 +18,10 @@
  * - Claude Code's own compaction summary (`isCompactSummary`) is skipped: the replay compacts by
  *   itself, and the summary would only repeat the history before it.
  */
+
+import { conversationFromValue, parseJsonLine } from '../core/conversation/parse-conversation.js';
+import type { Message } from '../core/conversation/types.js';
 import { CompactError } from '../core/errors.js';
-import { conversationFromValue, parseJsonLine } from '../core/parse-conversation.js';
-import type { Message } from '../core/types.js';
 import { finishImport } from './_finish.js';
 import { isObject, type JsonObject } from './_json.js';
 import type { ImportedTranscript, ImportedUsage } from './imported-transcript.js';

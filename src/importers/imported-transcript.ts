@@ -3,8 +3,8 @@
  * the transcript, and where it came from.
  */
 
-import type { RepairChange } from '../core/repair.js';
-import type { Conversation, ProviderUsage } from '../core/types.js';
+import type { RepairChange } from '../core/conversation/repair.js';
+import type { Conversation, ProviderUsage } from '../core/conversation/types.js';
 
 /** A transcript format the importers read. */
 export type TranscriptFormat = 'claude-code' | 'swe-agent' | 'mini-swe-agent' | 'anthropic' | 'openai';

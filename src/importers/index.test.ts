@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFile
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { validateMessages } from '../core/validate.js';
+import { validateMessages } from '../core/conversation/validate.js';
 import { detectTranscriptFormat, importTranscript, importTranscriptFile } from './index.js';
 
 const fixtures = join(import.meta.dirname, '__fixtures__');

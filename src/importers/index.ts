@@ -6,8 +6,12 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import {
+  conversationFromValue,
+  parseJsonLine,
+  parseJsonText,
+} from '../core/conversation/parse-conversation.js';
 import { CompactError } from '../core/errors.js';
-import { conversationFromValue, parseJsonLine, parseJsonText } from '../core/parse-conversation.js';
 import { isObject } from './_json.js';
 import { jsonFileLines } from './_json-lines.js';
 import { claudeCodeFromLines, isClaudeCodeLine } from './claude-code.js';

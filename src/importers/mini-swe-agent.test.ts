@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateMessages } from '../core/validate.js';
+import { validateMessages } from '../core/conversation/validate.js';
 import { importMiniSweAgent } from './mini-swe-agent.js';
 
 function usage(promptTokens: number) {

@@ -8,8 +8,8 @@
  * several bash blocks was rejected by the harness; it stays plain text, as does the format error
  * the harness sent back. Per-turn `extra.response.usage` is kept.
  */
-import { parseJsonText } from '../core/parse-conversation.js';
-import type { ContentBlock, Message } from '../core/types.js';
+import { parseJsonText } from '../core/conversation/parse-conversation.js';
+import type { ContentBlock, Message } from '../core/conversation/types.js';
 import { finishImport } from './_finish.js';
 import { isObject, textContent, typeName, unreadable } from './_json.js';
 import type { ImportedTranscript, ImportedUsage } from './imported-transcript.js';

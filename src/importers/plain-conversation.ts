@@ -3,7 +3,7 @@ import {
   type ParseConversationOptions,
   type ParsedConversation,
   parseConversation,
-} from '../core/parse-conversation.js';
+} from '../core/conversation/parse-conversation.js';
 import { finishImport } from './_finish.js';
 import type { ImportedTranscript } from './imported-transcript.js';
 

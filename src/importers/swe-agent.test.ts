@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateMessages } from '../core/validate.js';
+import { validateMessages } from '../core/conversation/validate.js';
 import { importSweAgent } from './swe-agent.js';
 
 describe('importSweAgent', () => {

@@ -12,10 +12,10 @@
  * - `is_demo` user messages (a demonstration pasted into the prompt) stay user text: the model saw
  *   them. `system` messages become the system prompt. SWE-agent records no per-turn usage.
  */
-import { fromOpenAIMessages } from '../core/openai-format.js';
-import type { OpenAIChatMessage, OpenAIToolCall } from '../core/openai-types.js';
-import { parseJsonText } from '../core/parse-conversation.js';
-import type { ContentBlock, Message } from '../core/types.js';
+import { fromOpenAIMessages } from '../core/conversation/openai-format.js';
+import type { OpenAIChatMessage, OpenAIToolCall } from '../core/conversation/openai-types.js';
+import { parseJsonText } from '../core/conversation/parse-conversation.js';
+import type { ContentBlock, Message } from '../core/conversation/types.js';
 import { finishImport } from './_finish.js';
 import { isObject, type JsonObject, textContent, typeName, unreadable } from './_json.js';
 import type { ImportedTranscript } from './imported-transcript.js';

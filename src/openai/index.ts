@@ -6,23 +6,27 @@
  * @module agent-compact/openai
  */
 import OpenAI from 'openai';
+import {
+  fromOpenAIMessages,
+  type OpenAISystemRole,
+  toOpenAIMessages,
+} from '../core/conversation/openai-format.js';
+import type { OpenAIChatMessage } from '../core/conversation/openai-types.js';
+import type { Conversation } from '../core/conversation/types.js';
 import { CompactError } from '../core/errors.js';
-import { fromOpenAIMessages, type OpenAISystemRole, toOpenAIMessages } from '../core/openai-format.js';
-import type { OpenAIChatMessage } from '../core/openai-types.js';
 import type {
   SummaryCallOptions,
   SummaryModel,
   SummaryRequest,
   SummaryResult,
   SummaryUsage,
-} from '../core/summary-model.js';
+} from '../core/summary/summary-model.js';
 import {
   callWithRetries,
   describeSdkError,
   type SummaryRetryOptions,
   summaryRetryPolicy,
-} from '../core/summary-retry.js';
-import type { Conversation } from '../core/types.js';
+} from '../core/summary/summary-retry.js';
 
 /** Options of {@link createOpenAISummaryModel}. */
 export interface OpenAISummaryModelOptions extends SummaryRetryOptions {

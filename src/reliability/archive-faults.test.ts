@@ -12,12 +12,12 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFileArchiveStore } from '../archive/index.js';
-import type { ArchiveItem, ArchiveStore } from '../core/archive-store.js';
+import type { ArchiveItem, ArchiveStore } from '../core/archive/archive-store.js';
+import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.js';
 import { createCompactor } from '../core/compactor.js';
 import type { CompactorOptions } from '../core/compactor-options.js';
+import { agentSession } from '../core/conversation/session-builder.test-utils.js';
 import { CompactError } from '../core/errors.js';
-import { createMemoryArchiveStore } from '../core/memory-archive-store.js';
-import { agentSession } from '../core/session-builder.test-utils.js';
 import {
   expectNothingLost,
   expectValidRequest,

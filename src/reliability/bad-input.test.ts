@@ -14,12 +14,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordingIO } from '../cli/cli-io.test-utils.js';
 import { main } from '../cli/main.js';
+import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.js';
 import { createCompactor } from '../core/compactor.js';
+import { parseConversation } from '../core/conversation/parse-conversation.js';
+import type { Conversation } from '../core/conversation/types.js';
+import { assertValidMessages, validateMessages } from '../core/conversation/validate.js';
 import { CompactError } from '../core/errors.js';
-import { createMemoryArchiveStore } from '../core/memory-archive-store.js';
-import { parseConversation } from '../core/parse-conversation.js';
-import type { Conversation } from '../core/types.js';
-import { assertValidMessages, validateMessages } from '../core/validate.js';
 import { type BadInput, badInputs } from './bad-input-corpus.test-utils.js';
 import { builtBin, expectNothingLost, hasDist, removeDir, tempDir, timed } from './reliability.test-utils.js';
 

@@ -18,10 +18,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFileArchiveStore } from '../archive/index.js';
-import type { ArchiveItem } from '../core/archive-store.js';
-import { rebuildConversation } from '../core/rebuild.js';
-import type { Message } from '../core/types.js';
-import { validateMessages } from '../core/validate.js';
+import type { ArchiveItem } from '../core/archive/archive-store.js';
+import { rebuildConversation } from '../core/archive/rebuild.js';
+import type { Message } from '../core/conversation/types.js';
+import { validateMessages } from '../core/conversation/validate.js';
 import { crashSession } from './__fixtures__/crash-session.mjs';
 import { hasDist, packageRoot, removeDir } from './reliability.test-utils.js';
 

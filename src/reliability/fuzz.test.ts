@@ -11,18 +11,18 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { ArchiveStore } from '../core/archive/archive-store.js';
+import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.js';
+import { rebuildConversation } from '../core/archive/rebuild.js';
+import { createCompactor } from '../core/compactor.js';
+import type { CompactorOptions } from '../core/compactor-options.js';
 import {
   arbitraryAnyConversation,
   arbitraryValidConversation,
-} from '../core/arbitrary-conversation.test-utils.js';
-import type { ArchiveStore } from '../core/archive-store.js';
-import { createCompactor } from '../core/compactor.js';
-import type { CompactorOptions } from '../core/compactor-options.js';
+} from '../core/conversation/arbitrary-conversation.test-utils.js';
+import type { Message } from '../core/conversation/types.js';
+import { validateMessages } from '../core/conversation/validate.js';
 import { CompactError } from '../core/errors.js';
-import { createMemoryArchiveStore } from '../core/memory-archive-store.js';
-import { rebuildConversation } from '../core/rebuild.js';
-import type { Message } from '../core/types.js';
-import { validateMessages } from '../core/validate.js';
 
 const seed = Number(process.env.FUZZ_SEED ?? 20261130);
 const validRuns = Number(process.env.FUZZ_RUNS ?? 10_000);

@@ -12,7 +12,7 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFileArchiveStore } from '../archive/index.js';
 import { type LoadReport, runLoad } from '../bench/suites/load.js';
-import { rebuildConversation } from '../core/rebuild.js';
+import { rebuildConversation } from '../core/archive/rebuild.js';
 import { removeDir, tempDir } from './reliability.test-utils.js';
 
 setFlagsFromString('--expose-gc');

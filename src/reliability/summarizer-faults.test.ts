@@ -7,12 +7,12 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAnthropicSummaryModel } from '../anthropic/index.js';
+import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.js';
 import { createCompactor } from '../core/compactor.js';
+import { agentSession } from '../core/conversation/session-builder.test-utils.js';
+import type { Message, TextBlock } from '../core/conversation/types.js';
 import type { CompactionEvent } from '../core/events.js';
-import { createMemoryArchiveStore } from '../core/memory-archive-store.js';
-import { agentSession } from '../core/session-builder.test-utils.js';
-import type { SummaryModel } from '../core/summary-model.js';
-import type { Message, TextBlock } from '../core/types.js';
+import type { SummaryModel } from '../core/summary/summary-model.js';
 import { createOpenAISummaryModel } from '../openai/index.js';
 import type { ScriptStep } from '../testing/script.js';
 import { type ScriptedModelServer, startScriptedModelServer } from '../testing/scripted-model-server.js';

@@ -21,7 +21,13 @@
  * thinking). An exit code is visible when the text states that code in any of the notations above
  * or as `exit N`; it is not tied to its call, so a code other calls also returned reads as visible.
  */
-import type { ContentBlock, Message, SystemPrompt, ToolResultBlock, ToolUseBlock } from '../core/types.js';
+import type {
+  ContentBlock,
+  Message,
+  SystemPrompt,
+  ToolResultBlock,
+  ToolUseBlock,
+} from '../core/conversation/types.js';
 
 /** Key arguments are cut to this many characters. */
 export const argumentFactLength = 40;

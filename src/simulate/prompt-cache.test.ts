@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { BLOCK_OVERHEAD_TOKENS, MESSAGE_OVERHEAD_TOKENS } from '../core/message-tokens.js';
-import type { TokenCounter } from '../core/token-counter.js';
-import type { Message } from '../core/types.js';
+import type { Message } from '../core/conversation/types.js';
+import { BLOCK_OVERHEAD_TOKENS, MESSAGE_OVERHEAD_TOKENS } from '../core/tokens/message-tokens.js';
+import type { TokenCounter } from '../core/tokens/token-counter.js';
 import { billRequest, commonPrefix, createRequestTokenCounter, defaultPriceTable } from './prompt-cache.js';
 
 /** One token per character, so expected counts can be written down. */

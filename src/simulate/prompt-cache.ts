@@ -18,9 +18,15 @@
  * has no clock), and the 20-block lookback limit. A request that differs from the previous one
  * before the previous one's end is a prefix rewrite: the cache held for the rest of it is lost.
  */
-import { countMessageTokens, countSystemTokens } from '../core/message-tokens.js';
-import type { TokenCounter } from '../core/token-counter.js';
-import { type ContentBlock, contentBlocks, type Message, type SystemPrompt } from '../core/types.js';
+
+import {
+  type ContentBlock,
+  contentBlocks,
+  type Message,
+  type SystemPrompt,
+} from '../core/conversation/types.js';
+import { countMessageTokens, countSystemTokens } from '../core/tokens/message-tokens.js';
+import type { TokenCounter } from '../core/tokens/token-counter.js';
 
 /** Prices in US dollars per million tokens, and the cache multipliers. */
 export interface PriceTable {

@@ -4,10 +4,10 @@
  */
 import { createCompactor } from '../core/compactor.js';
 import type { CompactorOptions } from '../core/compactor-options.js';
+import type { Message, ProviderUsage, SystemPrompt } from '../core/conversation/types.js';
 import type { CompactionLayer } from '../core/events.js';
-import type { SummaryModel } from '../core/summary-model.js';
-import type { TokenCounter } from '../core/token-counter.js';
-import type { Message, ProviderUsage, SystemPrompt } from '../core/types.js';
+import type { SummaryModel } from '../core/summary/summary-model.js';
+import type { TokenCounter } from '../core/tokens/token-counter.js';
 import { createSeedStrategy } from './seed-strategy.js';
 
 /** A strategy's name. */

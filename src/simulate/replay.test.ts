@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createExtractiveSummaryModel } from '../core/extractive-summary.js';
-import { countMessageTokens, countSystemTokens } from '../core/message-tokens.js';
-import type { TokenCounter } from '../core/token-counter.js';
-import type { Message } from '../core/types.js';
-import { validateMessages } from '../core/validate.js';
+import type { Message } from '../core/conversation/types.js';
+import { validateMessages } from '../core/conversation/validate.js';
+import { createExtractiveSummaryModel } from '../core/summary/extractive-summary.js';
+import { countMessageTokens, countSystemTokens } from '../core/tokens/message-tokens.js';
+import type { TokenCounter } from '../core/tokens/token-counter.js';
 import { createRequestTokenCounter, defaultPriceTable } from './prompt-cache.js';
 import { type ReplayTranscript, replayTranscript } from './replay.js';
 import { createReplayStrategy, type ReplayStrategy } from './replay-strategies.js';

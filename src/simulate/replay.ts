@@ -15,7 +15,7 @@
  * that last request, 1 when nothing was compacted away. It is measured on the last request, where
  * the loss has accumulated; per turn it would only be higher or equal for the same history.
  */
-import type { CompactionLayer } from '../core/events.js';
+
 import {
   contentBlocks,
   type Message,
@@ -23,7 +23,8 @@ import {
   type SystemPrompt,
   type ToolResultBlock,
   type ToolUseBlock,
-} from '../core/types.js';
+} from '../core/conversation/types.js';
+import type { CompactionLayer } from '../core/events.js';
 import {
   extractKeyFacts,
   isFactVisible,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createExtractiveSummaryModel } from '../core/extractive-summary.js';
-import type { SummaryModel, SummaryRequest } from '../core/summary-model.js';
-import type { Message, ToolResultBlock } from '../core/types.js';
+import type { Message, ToolResultBlock } from '../core/conversation/types.js';
+import { createExtractiveSummaryModel } from '../core/summary/extractive-summary.js';
+import type { SummaryModel, SummaryRequest } from '../core/summary/summary-model.js';
 import {
   createSeedStrategy,
   firstSentence,

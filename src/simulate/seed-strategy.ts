@@ -23,9 +23,10 @@
  *   assistant's "Understood. Continuing from the summary." The result ends with an assistant
  *   message, as in the sketch; no `<identity>` reminder (the diagram mentions one, the code has none).
  */
+
+import type { ContentBlock, Message, SystemPrompt, ToolResultBlock } from '../core/conversation/types.js';
 import type { CompactionLayer } from '../core/events.js';
-import type { SummaryModel } from '../core/summary-model.js';
-import type { ContentBlock, Message, SystemPrompt, ToolResultBlock } from '../core/types.js';
+import type { SummaryModel } from '../core/summary/summary-model.js';
 
 /** The sketch's summary prompt, word for word. */
 export const seedSummaryPrompt =

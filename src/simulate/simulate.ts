@@ -3,9 +3,9 @@
  * the report and the benchmark print: per file, per strategy, and totals.
  */
 
-import { createMemoizedCounter } from '../core/memoized-counter.js';
-import type { SummaryModel } from '../core/summary-model.js';
-import type { TokenCounter } from '../core/token-counter.js';
+import type { SummaryModel } from '../core/summary/summary-model.js';
+import { createMemoizedCounter } from '../core/tokens/memoized-counter.js';
+import type { TokenCounter } from '../core/tokens/token-counter.js';
 import { createRequestTokenCounter, defaultPriceTable, type PriceTable } from './prompt-cache.js';
 import {
   addSummary,

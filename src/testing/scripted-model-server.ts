@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { validateMessages } from '../core/validate.js';
+import { validateMessages } from '../core/conversation/validate.js';
 import {
   type Answer,
   type AnswerBlock,

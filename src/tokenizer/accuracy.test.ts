@@ -9,7 +9,7 @@ import {
   type ReplayErrors,
   replayErrors,
 } from '../bench/mini-swe-agent-replay.js';
-import { createHeuristicCounter } from '../core/heuristic-counter.js';
+import { createHeuristicCounter } from '../core/tokens/heuristic-counter.js';
 import { createTiktokenCounter } from './index.js';
 
 const dataPresent = hasMiniSweAgentData();

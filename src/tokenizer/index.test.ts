@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hasMiniSweAgentData, loadReplayRuns } from '../bench/mini-swe-agent-replay.js';
-import { createHeuristicCounter } from '../core/heuristic-counter.js';
+import { createHeuristicCounter } from '../core/tokens/heuristic-counter.js';
 import { createTiktokenCounter } from './index.js';
 
 const prose =

@@ -3,10 +3,10 @@
 // own compacted history forward, as an agent does, with the seed's thresholds (50,000 / 80,000)
 // and the offline extractive summarizer. Only the compaction calls are timed.
 import { createCompactor } from '../../core/compactor.js';
+import type { Message } from '../../core/conversation/types.js';
 import type { CompactionLayer } from '../../core/events.js';
-import { createExtractiveSummaryModel } from '../../core/extractive-summary.js';
-import type { TokenCounter } from '../../core/token-counter.js';
-import type { Message } from '../../core/types.js';
+import { createExtractiveSummaryModel } from '../../core/summary/extractive-summary.js';
+import type { TokenCounter } from '../../core/tokens/token-counter.js';
 import { createSeedStrategy } from '../../simulate/seed-strategy.js';
 import { createTiktokenCounter } from '../../tokenizer/index.js';
 

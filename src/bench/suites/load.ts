@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { createFileArchiveStore } from '../../archive/index.js';
-import type { ArchiveStore } from '../../core/archive-store.js';
+import type { ArchiveStore } from '../../core/archive/archive-store.js';
+import { createMemoryArchiveStore } from '../../core/archive/memory-archive-store.js';
 import { createCompactor } from '../../core/compactor.js';
+import type { Message } from '../../core/conversation/types.js';
 import type { CompactionLayer } from '../../core/events.js';
-import { createMemoryArchiveStore } from '../../core/memory-archive-store.js';
-import type { Message } from '../../core/types.js';
 
 /** Options of {@link runLoad}. */
 export interface LoadOptions {

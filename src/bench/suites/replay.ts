@@ -4,7 +4,7 @@
 // time of the whole replay, against the targets of the replay issue.
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { createExtractiveSummaryModel } from '../../core/extractive-summary.js';
+import { createExtractiveSummaryModel } from '../../core/summary/extractive-summary.js';
 import { importTranscriptFile } from '../../importers/index.js';
 import type { StrategySummary } from '../../simulate/replay.js';
 import { type StrategyName, strategyNames } from '../../simulate/replay-strategies.js';

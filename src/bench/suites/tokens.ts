@@ -1,11 +1,12 @@
 // Token counting: speed of the incremental counter against the seed's `JSON.stringify(messages).length / 4`
 // on every turn, and accuracy of every counter against the provider's reported prompt tokens, on the
 // shared mini-swe-agent × Gemini 3 Pro runs replayed turn by turn. `npm run bench -- tokens`.
-import { createAnchoredCounter } from '../../core/anchored-counter.js';
-import { createHeuristicCounter } from '../../core/heuristic-counter.js';
-import { createIncrementalCounter } from '../../core/incremental-counter.js';
-import type { TokenCounter } from '../../core/token-counter.js';
-import type { Message } from '../../core/types.js';
+
+import type { Message } from '../../core/conversation/types.js';
+import { createAnchoredCounter } from '../../core/tokens/anchored-counter.js';
+import { createHeuristicCounter } from '../../core/tokens/heuristic-counter.js';
+import { createIncrementalCounter } from '../../core/tokens/incremental-counter.js';
+import type { TokenCounter } from '../../core/tokens/token-counter.js';
 import { createTiktokenCounter } from '../../tokenizer/index.js';
 import {
   hasMiniSweAgentData,

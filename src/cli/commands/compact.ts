@@ -9,8 +9,8 @@ import { basename, resolve } from 'node:path';
 import { createFileArchiveStore } from '../../archive/index.js';
 import { createCompactor } from '../../core/compactor.js';
 import type { CompactorOptions } from '../../core/compactor-options.js';
-import { serializeConversation } from '../../core/parse-conversation.js';
-import { assertValidMessages } from '../../core/validate.js';
+import { serializeConversation } from '../../core/conversation/parse-conversation.js';
+import { assertValidMessages } from '../../core/conversation/validate.js';
 import { type CliCommand, CliError } from '../cli-io.js';
 import {
   type CliTokenizer,

@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createHeuristicCounter } from '../../core/heuristic-counter.js';
-import { countMessageTokens, countSystemTokens } from '../../core/message-tokens.js';
-import type { Message } from '../../core/types.js';
+import type { Message } from '../../core/conversation/types.js';
+import { createHeuristicCounter } from '../../core/tokens/heuristic-counter.js';
+import { countMessageTokens, countSystemTokens } from '../../core/tokens/message-tokens.js';
 import { recordingIO } from '../cli-io.test-utils.js';
 import { main } from '../main.js';
 

@@ -4,8 +4,9 @@
  * Counts the tokens of a conversation the way agent-compact does everywhere: the text and
  * arguments of each block plus a fixed per-message and per-block overhead.
  */
-import { countMessageTokens, countSystemTokens } from '../../core/message-tokens.js';
-import type { MessageFormat, SystemPrompt } from '../../core/types.js';
+
+import type { MessageFormat, SystemPrompt } from '../../core/conversation/types.js';
+import { countMessageTokens, countSystemTokens } from '../../core/tokens/message-tokens.js';
 import type { CliCommand } from '../cli-io.js';
 import {
   type CliTokenizer,

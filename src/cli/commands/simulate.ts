@@ -6,7 +6,7 @@ import { readdir, stat, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CompactError } from '../../core/errors.js';
-import { createExtractiveSummaryModel } from '../../core/extractive-summary.js';
+import { createExtractiveSummaryModel } from '../../core/summary/extractive-summary.js';
 import { importTranscriptFile, type TranscriptFormat, transcriptFormats } from '../../importers/index.js';
 import { simulationToJson, simulationToText } from '../../simulate/format-results.js';
 import { defaultPriceTable, type PriceTable } from '../../simulate/prompt-cache.js';

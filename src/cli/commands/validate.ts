@@ -7,13 +7,13 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { toOpenAIMessages } from '../../core/conversation/openai-format.js';
+import type { ParsedConversation } from '../../core/conversation/parse-conversation.js';
+import { serializeConversation } from '../../core/conversation/parse-conversation.js';
+import { type RepairChange, repairMessages } from '../../core/conversation/repair.js';
+import type { MessageFormat } from '../../core/conversation/types.js';
+import { type ValidationProblem, validateMessages } from '../../core/conversation/validate.js';
 import { CompactError } from '../../core/errors.js';
-import { toOpenAIMessages } from '../../core/openai-format.js';
-import type { ParsedConversation } from '../../core/parse-conversation.js';
-import { serializeConversation } from '../../core/parse-conversation.js';
-import { type RepairChange, repairMessages } from '../../core/repair.js';
-import type { MessageFormat } from '../../core/types.js';
-import { type ValidationProblem, validateMessages } from '../../core/validate.js';
 import { type CliCommand, CliError, type CliIO } from '../cli-io.js';
 import { formatOption, parseCommandArgs, singleFile } from '../command-args.js';
 import { describeFileError, readConversationFile } from '../read-conversation.js';

@@ -1,4 +1,4 @@
-import type { ArchiveItem } from '../archive-store.js';
+import type { ArchiveItem } from '../archive/archive-store.js';
 
 /**
  * Hands out short archive ids (`r1`, `r2`, …) and gives the same id again for the same original,

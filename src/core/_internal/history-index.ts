@@ -1,5 +1,5 @@
-import type { TokenCounter } from '../token-counter.js';
-import type { Message, ToolResultBlock, ToolUseBlock } from '../types.js';
+import type { Message, ToolResultBlock, ToolUseBlock } from '../conversation/types.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
 import { archiveIdInPlaceholder, minMaskableTokens, placeholderTokens } from './placeholder.js';
 import { safeJson, toolResultText } from './text.js';
 

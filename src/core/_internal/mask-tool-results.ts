@@ -1,6 +1,6 @@
-import type { ArchiveItem } from '../archive-store.js';
-import type { TokenCounter } from '../token-counter.js';
-import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../types.js';
+import type { ArchiveItem } from '../archive/archive-store.js';
+import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../conversation/types.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
 import type { ArchiveIds } from './archive-ids.js';
 import { archiveKey } from './archive-ids.js';
 import { archiveIdInPlaceholder, minMaskableTokens, toolResultPlaceholder } from './placeholder.js';

@@ -1,12 +1,18 @@
-import { escapeReservedTags, safeJson, shortenLine, toolResultText } from './_internal/text.js';
-import type { ArchiveItem } from './archive-store.js';
-import { CompactError } from './errors.js';
-import type { CompactionEventHandler } from './events.js';
-import { extractiveSummary } from './extractive-summary.js';
-import { bridgeText, summaryAcknowledgement, summaryInstructions } from './summary-format.js';
-import type { SummaryModel, SummaryResult } from './summary-model.js';
-import type { TokenCounter } from './token-counter.js';
-import type { ContentBlock, Message, SystemPrompt, TextBlock, ToolResultBlock } from './types.js';
+import { escapeReservedTags, safeJson, shortenLine, toolResultText } from '../_internal/text.js';
+import type { ArchiveItem } from '../archive/archive-store.js';
+import type {
+  ContentBlock,
+  Message,
+  SystemPrompt,
+  TextBlock,
+  ToolResultBlock,
+} from '../conversation/types.js';
+import { CompactError } from '../errors.js';
+import type { CompactionEventHandler } from '../events.js';
+import { extractiveSummary } from '../summary/extractive-summary.js';
+import { bridgeText, summaryAcknowledgement, summaryInstructions } from '../summary/summary-format.js';
+import type { SummaryModel, SummaryResult } from '../summary/summary-model.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
 
 /** Resolved options of the hard layer. */
 export interface HardSettings {

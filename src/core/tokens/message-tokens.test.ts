@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ContentBlock, Message } from '../conversation/types.js';
 import {
   BLOCK_OVERHEAD_TOKENS,
   countMessageTokens,
@@ -8,7 +9,6 @@ import {
   REDACTED_THINKING_CHARACTERS_PER_TOKEN,
 } from './message-tokens.js';
 import type { TokenCounter } from './token-counter.js';
-import type { ContentBlock, Message } from './types.js';
 
 // One token per character makes every expected count readable from the text itself.
 const characters: TokenCounter = {

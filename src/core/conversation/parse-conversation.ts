@@ -7,7 +7,7 @@
  * `messages[3].content` for a value of the wrong type. Unknown fields on messages and on known
  * blocks are dropped; unknown block types are kept as they are.
  */
-import { CompactError } from './errors.js';
+import { CompactError } from '../errors.js';
 import { fromOpenAIMessages, type OpenAISystemRole, toOpenAIMessages } from './openai-format.js';
 import type { OpenAIChatMessage, OpenAIContentPart, OpenAIToolCall } from './openai-types.js';
 import type {

@@ -1,7 +1,12 @@
-import { CompactError } from './errors.js';
+import {
+  type Message,
+  type ProviderUsage,
+  promptTokensFromUsage,
+  type SystemPrompt,
+} from '../conversation/types.js';
+import { CompactError } from '../errors.js';
 import { createIncrementalCounter } from './incremental-counter.js';
 import type { TokenCounter } from './token-counter.js';
-import { type Message, type ProviderUsage, promptTokensFromUsage, type SystemPrompt } from './types.js';
 
 /** Options of {@link createAnchoredCounter}. */
 export interface AnchoredCounterOptions {

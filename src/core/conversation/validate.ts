@@ -3,7 +3,7 @@
  * with an exact path instead of a 400 from the API. Validation never throws on garbage: anything
  * it cannot read becomes a problem.
  */
-import { CompactError } from './errors.js';
+import { CompactError } from '../errors.js';
 import type { MessageFormat } from './types.js';
 
 /** The name of the rule a {@link ValidationProblem} breaks. */

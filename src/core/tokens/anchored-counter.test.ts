@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { Message } from '../conversation/types.js';
+import { CompactError } from '../errors.js';
 import { createAnchoredCounter } from './anchored-counter.js';
-import { CompactError } from './errors.js';
 import { createIncrementalCounter } from './incremental-counter.js';
 import type { TokenCounter } from './token-counter.js';
-import type { Message } from './types.js';
 
 // One token per character makes the local counts easy to follow.
 const characters: TokenCounter = {

@@ -1,16 +1,16 @@
-import { archiveKey } from './_internal/archive-ids.js';
-import { collectMaskTargets, maskToolResults, type RewriteContext } from './_internal/mask-tool-results.js';
+import { archiveKey } from '../_internal/archive-ids.js';
+import { collectMaskTargets, maskToolResults, type RewriteContext } from '../_internal/mask-tool-results.js';
 import {
   archiveIdInPlaceholder,
   elidedInputText,
   placeholderTokens,
   shortenedNote,
-} from './_internal/placeholder.js';
-import { safeJson } from './_internal/text.js';
-import type { ArchiveItem } from './archive-store.js';
-import type { SummaryModel } from './summary-model.js';
-import type { TokenCounter } from './token-counter.js';
-import type { ContentBlock, Message, TextBlock, ToolUseBlock } from './types.js';
+} from '../_internal/placeholder.js';
+import { safeJson } from '../_internal/text.js';
+import type { ArchiveItem } from '../archive/archive-store.js';
+import type { ContentBlock, Message, TextBlock, ToolUseBlock } from '../conversation/types.js';
+import type { SummaryModel } from '../summary/summary-model.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
 
 /** Resolved options of the mid layer. */
 export interface MidSettings {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { agentSession } from '../conversation/session-builder.test-utils.js';
+import type { Message } from '../conversation/types.js';
+import { createHeuristicCounter } from '../tokens/heuristic-counter.js';
 import { extractiveSummary } from './extractive-summary.js';
-import { createHeuristicCounter } from './heuristic-counter.js';
-import { agentSession } from './session-builder.test-utils.js';
 import { summarySections } from './summary-format.js';
-import type { Message } from './types.js';
 
 describe('extractiveSummary', () => {
   it('writes every section, the task first, files touched and the failed commands', () => {

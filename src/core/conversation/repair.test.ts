@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { CompactError } from '../errors.js';
 import { arbitraryAnyConversation, arbitraryValidConversation } from './arbitrary-conversation.test-utils.js';
-import { CompactError } from './errors.js';
 import {
   LEADING_USER_MESSAGE_TEXT,
   MISSING_TOOL_RESULT_TEXT,

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { CompactError } from '../errors.js';
 import { arbitraryAnyConversation, arbitraryValidConversation } from './arbitrary-conversation.test-utils.js';
-import { CompactError } from './errors.js';
 import type { OpenAIChatMessage } from './openai-types.js';
 import type { ContentBlock, Message } from './types.js';
 import { assertValidMessages, type ValidationRule, validateMessages } from './validate.js';

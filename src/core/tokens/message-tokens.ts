@@ -1,5 +1,5 @@
+import { type ContentBlock, isKnownBlock, type Message, type SystemPrompt } from '../conversation/types.js';
 import type { TokenCounter } from './token-counter.js';
-import { type ContentBlock, isKnownBlock, type Message, type SystemPrompt } from './types.js';
 
 /**
  * Tokens every message costs beyond its content: the role and the delimiters around it. OpenAI's

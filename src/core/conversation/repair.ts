@@ -2,7 +2,7 @@
  * Turns any structurally well-typed Anthropic conversation into one the provider accepts, with a
  * change record for everything it did. Deterministic and pure: the input is never mutated.
  */
-import { CompactError } from './errors.js';
+import { CompactError } from '../errors.js';
 import type {
   ContentBlock,
   Message,

@@ -1,4 +1,4 @@
-import type { ContentBlock, Message } from './types.js';
+import type { ContentBlock, Message } from '../conversation/types.js';
 
 /** What kind of thing an archive item holds. */
 export type ArchiveItemKind =

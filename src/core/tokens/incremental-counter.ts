@@ -1,6 +1,6 @@
+import type { Message, SystemPrompt } from '../conversation/types.js';
 import { countMessageTokens, countSystemTokens } from './message-tokens.js';
 import type { TokenCounter } from './token-counter.js';
-import type { Message, SystemPrompt } from './types.js';
 
 /** A message counter that remembers what it counted; see {@link createIncrementalCounter}. */
 export interface IncrementalCounter {

@@ -1,8 +1,8 @@
-import { toolResultText } from './_internal/text.js';
+import { toolResultText } from '../_internal/text.js';
+import type { ToolResultBlock } from '../conversation/types.js';
+import { CompactError } from '../errors.js';
+import { renderMessage } from '../layers/hard.js';
 import type { ArchiveStore } from './archive-store.js';
-import { CompactError } from './errors.js';
-import { renderMessage } from './hard-compact.js';
-import type { ToolResultBlock } from './types.js';
 
 const recallDescription =
   'Bring back an archived item by its id: a tool result, tool input or text that compaction replaced by a ' +

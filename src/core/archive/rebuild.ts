@@ -1,7 +1,7 @@
-import { archiveIdInPlaceholder } from './_internal/placeholder.js';
-import { toolResultText } from './_internal/text.js';
+import { archiveIdInPlaceholder } from '../_internal/placeholder.js';
+import { toolResultText } from '../_internal/text.js';
+import type { ContentBlock, Message, ToolResultBlock } from '../conversation/types.js';
 import type { ArchiveItem } from './archive-store.js';
-import type { ContentBlock, Message, ToolResultBlock } from './types.js';
 
 const summaryHeadPattern = /^<context_summary recall="(r\d+)">/;
 

@@ -1,6 +1,7 @@
-import { keyArgument, toolOutcome } from './_internal/placeholder.js';
-import { escapeReservedTags, shortenLine, toolResultText } from './_internal/text.js';
-import { createHeuristicCounter } from './heuristic-counter.js';
+import { keyArgument, toolOutcome } from '../_internal/placeholder.js';
+import { escapeReservedTags, shortenLine, toolResultText } from '../_internal/text.js';
+import type { Message, ToolResultBlock, ToolUseBlock } from '../conversation/types.js';
+import { createHeuristicCounter } from '../tokens/heuristic-counter.js';
 import {
   bridgeText,
   formatSummarySections,
@@ -9,7 +10,6 @@ import {
   summarySections,
 } from './summary-format.js';
 import type { SummaryModel } from './summary-model.js';
-import type { Message, ToolResultBlock, ToolUseBlock } from './types.js';
 
 const previousSummaryPattern = /<context_summary[^>]*>\n?([\s\S]*?)\n?<\/context_summary>/;
 

@@ -14,7 +14,7 @@ import type { Message } from './types.js';
 
 const demonstrations = join(
   import.meta.dirname,
-  '../../../shared/data/trajectories/swe-agent-demonstrations',
+  '../../../../shared/data/trajectories/swe-agent-demonstrations',
 );
 
 function trajFiles(directory: string): string[] {

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
+import type { Message } from '../conversation/types.js';
 import { createHeuristicCounter } from './heuristic-counter.js';
 import { createIncrementalCounter } from './incremental-counter.js';
 import { countMessageTokens, countSystemTokens } from './message-tokens.js';
 import type { TokenCounter } from './token-counter.js';
-import type { Message } from './types.js';
 
 function spyCounter(): TokenCounter & { countText: ReturnType<typeof vi.fn<(text: string) => number>> } {
   return { specificationVersion: 'v1', name: 'spy', countText: vi.fn((text: string) => text.length) };
