@@ -223,6 +223,28 @@ describe('createCompactionMiddleware with ai 7 and MockLanguageModelV4', () => {
     expect(start?.type === 'compaction-start' && start.tokensBefore).toBeGreaterThanOrEqual(90_000);
   });
 
+  it("anchors the next call's count to the usage a generated answer reported", async () => {
+    const events: CompactionEvent[] = [];
+    const model = new MockLanguageModelV4({ doGenerate: [textResult('ok', 90_000), textResult('done')] });
+    const middleware = createCompactionMiddleware({
+      specificationVersion: 'v4',
+      hard: { retryDelayMs: 1 },
+      onEvent: (event) => events.push(event),
+    });
+    const wrapped = wrapLanguageModel({ model, middleware });
+    await generateText({ model: wrapped, messages: [{ role: 'user', content: 'hello' }] });
+    expect(events).toEqual([]);
+    await generateText({
+      model: wrapped,
+      messages: [
+        { role: 'user', content: 'hello' },
+        { role: 'assistant', content: 'ok' },
+        { role: 'user', content: 'and now?' },
+      ],
+    });
+    expect(events.find((event) => event.type === 'compaction-start')).toMatchObject({ layer: 'hard' });
+  });
+
   it('keeps one compactor per conversation', async () => {
     const model = new MockLanguageModelV4({ doGenerate: [textResult('a'), textResult('b')] });
     const middleware = createCompactionMiddleware({
