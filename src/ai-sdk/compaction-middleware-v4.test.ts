@@ -1,9 +1,10 @@
 // The middleware under ai 7 (`LanguageModelV4Middleware`), with ai 7's own mock model. The
 // package's `ai` devDependency is ai 6; ai 7 and its `@ai-sdk/provider` 4 are installed under the
 // aliases `ai-v7` and `@ai-sdk/provider-v4`.
-import type { LanguageModelV3Middleware } from '@ai-sdk/provider';
+import type { LanguageModelV3CallOptions, LanguageModelV3Middleware } from '@ai-sdk/provider';
 import type {
   LanguageModelV3GenerateResult,
+  LanguageModelV4CallOptions,
   LanguageModelV4GenerateResult,
   LanguageModelV4Middleware,
   LanguageModelV4Prompt,
@@ -276,5 +277,14 @@ describe('createCompactionMiddleware with ai 7 and MockLanguageModelV4', () => {
     });
     expect(result.text).toBe('All files read.');
     expect(JSON.stringify(model.doGenerateCalls.at(-1)?.prompt)).toContain('<context_summary');
+  });
+});
+
+describe('createCompactionMiddleware conversationId', () => {
+  it('takes a function written for either version of the call options', () => {
+    const fromV4 = (params: LanguageModelV4CallOptions) => String(params.headers?.['x-chat']);
+    const fromV3 = (params: LanguageModelV3CallOptions) => String(params.headers?.['x-chat']);
+    expect(createCompactionMiddleware({ conversationId: fromV4 }).specificationVersion).toBe('v3');
+    expect(createCompactionMiddleware({ conversationId: fromV3 }).specificationVersion).toBe('v3');
   });
 });

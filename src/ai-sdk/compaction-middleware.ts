@@ -64,7 +64,8 @@ export interface CompactionMiddlewareOptions<Version extends AISDKSpecificationV
    * @default a hash of the system prompt and the first message — pass your chat id when two
    *   conversations may open with the same words
    */
-  conversationId?: (params: CompactionCallOptions) => string | undefined;
+  // Method syntax: a function written for `LanguageModelV3CallOptions` or `V4CallOptions` fits too.
+  conversationId?(params: CompactionCallOptions): string | undefined;
   /**
    * Conversations kept in memory; the least recently used is dropped past this (its archive items
    * stay in the archive store).
