@@ -110,8 +110,8 @@ export async function compactTurn(
   await storeItems(environment.archive, runtime, items);
   emitSteps(steps, sizes, environment);
   return {
-    // The same array as the input when nothing changed.
-    messages: steps.length === 0 ? (input as Message[]) : (output as Message[]),
+    // The same array as the input when nothing changed (the caller's own array, so not readonly).
+    messages: steps.length === 0 ? (input as Message[]) : steps[steps.length - 1]!.plan.messages,
     layer,
     tokensBefore,
     tokensAfter,
