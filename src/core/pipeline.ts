@@ -8,7 +8,7 @@ import { latestHumanRequest, planHard } from './layers/hard.js';
 import type { LayerPlan, RewriteContext } from './layers/mask.js';
 import { planMicro } from './layers/micro.js';
 import { planMid } from './layers/mid.js';
-import { recallLastOutput, type SessionRuntime } from './session-runtime.js';
+import { recallLastOutput, type SessionRuntime, sentRequest } from './session-runtime.js';
 import { countMessageTokens, countSystemTokens } from './tokens/message-tokens.js';
 import { countToolTokens } from './tokens/tool-tokens.js';
 
@@ -103,7 +103,7 @@ export async function compactTurn(
   // The runtime moves to the output, the state is saved, then the originals are archived: a state
   // save that finds the session moved (or a failed write) leaves nothing archived under stale ids.
   commitIndex(runtime, steps, output);
-  runtime.lastOutput = { messages: output.slice(), system, tools };
+  runtime.lastOutput = { messages: output, length: output.length, system, tools };
   runtime.restoredLastOutput = undefined;
   runtime.hardOnLastCall = layer === 'hard';
   await environment.persist();
@@ -219,7 +219,7 @@ function assertBreakerClosed(
   environment: TurnEnvironment,
   tokensBefore: number,
 ): void {
-  const previous = runtime.lastOutput;
+  const previous = sentRequest(runtime.lastOutput);
   if (!runtime.hardOnLastCall || !previous) return;
   const { mid } = environment.settings.limits;
   const previousTokensAfter = runtime.tokens.count(previous.messages, previous.system, previous.tools);
