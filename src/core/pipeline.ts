@@ -290,7 +290,9 @@ function commitIndex(
   output: readonly Message[],
 ): void {
   const [only] = steps;
-  if (steps.length === 1 && only !== undefined && only.layer === 'micro') {
+  // Nothing changed: the index was brought up to date with the input at the start of the call.
+  if (only === undefined) return;
+  if (steps.length === 1 && only.layer === 'micro') {
     runtime.index.consumePending(only.consumed);
     runtime.index.adopt(output);
   } else {
