@@ -57,6 +57,28 @@ export {
   repairMessages,
 } from './core/conversation/repair.js';
 export {
+  type FromResponsesOptions,
+  type FromResponsesResult,
+  fromResponsesInput,
+  RESPONSES_DATA_KEY,
+  type ResponsesBlockData,
+  responsesDataOf,
+  toResponsesInput,
+} from './core/conversation/responses-format.js';
+export type {
+  ResponsesCallOutputItem,
+  ResponsesCompactionItem,
+  ResponsesContentPart,
+  ResponsesCustomToolCallItem,
+  ResponsesFunctionCallItem,
+  ResponsesInput,
+  ResponsesInputItem,
+  ResponsesItemReference,
+  ResponsesMessageItem,
+  ResponsesOtherItem,
+  ResponsesReasoningItem,
+} from './core/conversation/responses-types.js';
+export {
   type CacheControl,
   type ContentBlock,
   type Conversation,
@@ -68,6 +90,7 @@ export {
   type KnownBlockType,
   type Message,
   type MessageFormat,
+  type ProviderData,
   type ProviderUsage,
   promptTokensFromUsage,
   type RedactedThinkingBlock,
