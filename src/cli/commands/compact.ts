@@ -10,6 +10,7 @@ import { createFileArchiveStore } from '../../archive/index.js';
 import { createCompactor } from '../../core/compactor.js';
 import type { CompactorOptions } from '../../core/compactor-options.js';
 import { serializeConversation } from '../../core/conversation/parse-conversation.js';
+import type { MessageFormat } from '../../core/conversation/types.js';
 import { assertValidMessages } from '../../core/conversation/validate.js';
 import { type CliCommand, CliError } from '../cli-io.js';
 import {
@@ -38,7 +39,7 @@ Options:
   --archive DIR        keep what leaves the context in DIR/<name>.jsonl (default: not kept)
   --force LAYER        run mid or hard even below its threshold
   --tokenizer T        o200k (default), cl100k or heuristic
-  --format F           read the file as anthropic or openai instead of detecting it
+  --format F           read the file as anthropic, openai or responses instead of detecting it
   -o, --output OUT     write the compacted conversation to OUT
   --json               print { "layer", "tokensBefore", "tokensAfter", "archived", ... }
   -h, --help           show this help
@@ -56,7 +57,9 @@ export const compactCommand: CliCommand = async (args, io) => {
   }
   const parsed = await readConversationFile(options.file, io, { format: options.format });
   const { conversation } = parsed;
-  assertValidMessages(conversation.messages, { system: conversation.system });
+  // Responses input is checked with the Responses rules, with paths into its items.
+  if (parsed.responsesInput) assertValidMessages(parsed.responsesInput, { format: 'responses' });
+  else assertValidMessages(conversation.messages, { system: conversation.system });
   const summarizer = options.summarizer
     ? await createSummaryModelFromSpec(options.summarizer, {
         env: io.env,
@@ -140,7 +143,7 @@ interface CompactArgs {
   archive?: string;
   force?: 'mid' | 'hard';
   tokenizer: CliTokenizer;
-  format?: 'anthropic' | 'openai';
+  format?: MessageFormat;
   output?: string;
   json: boolean;
 }

@@ -1,5 +1,5 @@
 /**
- * `agent-compact count FILE [--json] [--tokenizer o200k|cl100k|heuristic] [--format anthropic|openai]`
+ * `agent-compact count FILE [--json] [--tokenizer o200k|cl100k|heuristic] [--format anthropic|openai|responses]`
  *
  * Counts the tokens of a conversation the way agent-compact does everywhere: the text and
  * arguments of each block plus a fixed per-message and per-block overhead.
@@ -21,7 +21,7 @@ import { readConversationFile, streamConversationFile } from '../read-conversati
 /** A tokenizer the `count` command can use. */
 export type CountTokenizer = CliTokenizer;
 
-const help = `Usage: agent-compact count FILE [--json] [--tokenizer o200k|cl100k|heuristic] [--format anthropic|openai]
+const help = `Usage: agent-compact count FILE [--json] [--tokenizer o200k|cl100k|heuristic] [--format anthropic|openai|responses]
 
 Counts the tokens of a conversation (JSON object, JSON array of messages or JSONL; Anthropic or
 OpenAI shape): each block's text and arguments plus a fixed per-message and per-block overhead.
@@ -29,7 +29,7 @@ OpenAI shape): each block's text and arguments plus a fixed per-message and per-
 Options:
   --json                 print { "tokens", "messages", "system", "tokenizer", "format" }
   --tokenizer TOKENIZER  o200k (default), cl100k or heuristic (no tokenizer tables)
-  --format FORMAT        read the file as anthropic or openai instead of detecting it
+  --format FORMAT        read the file as anthropic, openai or responses instead of detecting it
   -h, --help             show this help
 
 Exit codes: 0 counted, 2 unreadable input or bad arguments.
