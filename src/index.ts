@@ -88,6 +88,11 @@ export {
 } from './core/conversation/validate.js';
 export { CompactError, type CompactErrorCode, type CompactErrorOptions } from './core/errors.js';
 export type { CompactionEvent, CompactionEventHandler, CompactionLayer } from './core/events.js';
+export { MAX_CACHE_BREAKPOINTS } from './core/request/cache-breakpoints.js';
+export type { CompactRequestOptions, CompactRequestResult } from './core/request/compact-request.js';
+export { compactRequest } from './core/request/compact-request-once.js';
+export type { RequestBody } from './core/request/request-conversation.js';
+export { detectRequestFormat, type RequestFormat } from './core/request/request-format.js';
 export { createExtractiveSummaryModel, extractiveSummary } from './core/summary/extractive-summary.js';
 export {
   defaultIdentity,
