@@ -45,7 +45,7 @@ export function keepCacheBreakpoints({
 }
 
 /** How many breakpoints the system prompt and the tool definitions carry. */
-export function countFixedBreakpoints(system: unknown, tools: readonly unknown[] | undefined): number {
+export function countFixedBreakpoints(system: unknown, tools: readonly object[] | undefined): number {
   const marked = (value: unknown) => isPlainObject(value) && isPlainObject(value.cache_control);
   const systemCount = Array.isArray(system) ? system.filter(marked).length : 0;
   return systemCount + (tools ?? []).filter(marked).length;

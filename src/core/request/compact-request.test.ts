@@ -120,6 +120,12 @@ describe('compactRequest', () => {
     ['no conversation', { model: 'x' }, 'UNREADABLE_INPUT', undefined],
     ['messages of the wrong type', { model: 'x', messages: {} }, 'UNREADABLE_INPUT', 'messages'],
     ['tools of the wrong type', { system: 'x', messages: [], tools: 'Bash' }, 'UNREADABLE_INPUT', 'tools'],
+    [
+      'a tool that is not an object',
+      { system: 'x', messages: [], tools: [3] },
+      'UNREADABLE_INPUT',
+      'tools[0]',
+    ],
     ['a system of the wrong type', { system: 3, messages: [] }, 'UNREADABLE_INPUT', 'system'],
     [
       'an OpenAI message without a role',

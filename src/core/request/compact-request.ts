@@ -53,8 +53,7 @@ export async function compactRequestWith<Body extends object>(
   const used = format ?? detectRequestFormat(body);
   const conversation = readRequestConversation(body as RequestBody, used);
   const { system, messages, tools } = conversation;
-  // `tools` is counted by compactors that know it and ignored by the others.
-  const callOptions: MaybeCompactOptions & { tools?: readonly unknown[] } = {
+  const callOptions: MaybeCompactOptions = {
     ...options,
     ...(system === undefined ? {} : { system }),
     ...(tools === undefined ? {} : { tools }),

@@ -7,6 +7,7 @@ import type { OpenAIChatMessage } from '../conversation/openai-types.js';
 import type { Message, SystemPrompt } from '../conversation/types.js';
 import { validateMessages } from '../conversation/validate.js';
 import { CompactError } from '../errors.js';
+import type { ToolDefinition } from '../tokens/tool-tokens.js';
 import { isPlainObject, type RequestFormat, typeName } from './request-format.js';
 
 /** A request body as a plain JSON object. */
@@ -19,7 +20,7 @@ export interface RequestConversation {
   /** The conversation in the canonical model. */
   messages: Message[];
   /** The request's tool definitions as they came (counted, never changed). */
-  tools?: readonly unknown[];
+  tools?: readonly ToolDefinition[];
   /** The body's fields that carry `messages` once compacted, by name (e.g. `{ messages: [...] }`). */
   write(messages: readonly Message[]): RequestBody;
 }
@@ -130,9 +131,14 @@ function isSystemMessage(message: OpenAIChatMessage): boolean {
   return message.role === 'system' || message.role === 'developer';
 }
 
-function readTools(tools: unknown): readonly unknown[] | undefined {
+function readTools(tools: unknown): readonly ToolDefinition[] | undefined {
   if (tools === undefined || tools === null) return undefined;
-  return expectArray(tools, 'tools');
+  const definitions = expectArray(tools, 'tools');
+  definitions.forEach((tool, index) => {
+    if (!isPlainObject(tool))
+      throw unreadable(`expected a tool object, got ${typeName(tool)}`, `tools[${index}]`);
+  });
+  return definitions as ToolDefinition[];
 }
 
 function expectArray(value: unknown, path: string): unknown[] {
