@@ -34,7 +34,8 @@ Options:
   --mid N              mid threshold in tokens (default 50000, or 60% of --window)
   --hard N             hard threshold in tokens (default 80000, or 85% of --window)
   --window N           the model's context window; thresholds become fractions of it
-  --summarizer SPEC    extractive (default, offline), anthropic:MODEL or openai:MODEL
+  --summarizer SPEC    extractive (default, offline), anthropic:MODEL, openai:MODEL
+                       or openai-responses:MODEL
   --base-url URL       base URL for the summarizer's API (OpenAI-compatible servers, proxies)
   --archive DIR        keep what leaves the context in DIR/<name>.jsonl (default: not kept)
   --force LAYER        run mid or hard even below its threshold
