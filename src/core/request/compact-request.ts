@@ -78,7 +78,10 @@ export async function compactRequestWith<Body extends object>(
       ? keepCacheBreakpoints({
           before: messages,
           after,
-          fixedBreakpoints: countFixedBreakpoints(system, tools),
+          // A top-level `cache_control` marks the last cacheable block: one breakpoint too.
+          fixedBreakpoints:
+            countFixedBreakpoints(system, tools) +
+            (isPlainObject((body as RequestBody).cache_control) ? 1 : 0),
         })
       : after;
   return { body: replaceFields(body, conversation.write(compacted)), ...summary };
