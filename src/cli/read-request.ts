@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { MessageFormat } from '../core/conversation/types.js';
+import { type ValidationProblem, validateMessages } from '../core/conversation/validate.js';
 import { CompactError } from '../core/errors.js';
 import {
   type RequestBody,
@@ -122,4 +123,39 @@ async function startsWithMessageLine(path: string): Promise<boolean> {
   } finally {
     lines.close();
   }
+}
+
+/**
+ * Every rule the request's conversation breaks, with paths into the body (`messages[3]…`; for
+ * Responses bodies, paths into the canonical messages the input converts to).
+ */
+export function requestProblems({ body, format, conversation }: RequestFile): ValidationProblem[] {
+  switch (format) {
+    case 'anthropic':
+      return validateMessages(
+        body.messages,
+        conversation.system === undefined ? {} : { system: conversation.system },
+      );
+    case 'openai':
+      return validateMessages(body.messages, { format: 'openai' });
+    case 'responses':
+      return validateMessages(conversation.messages);
+    default: {
+      const unreachable: never = format;
+      throw new Error(`unknown format ${String(unreachable)}`);
+    }
+  }
+}
+
+/** Throws `INVALID_TRANSCRIPT` (exit 1) at the first rule the request's conversation breaks. */
+export function assertValidRequest(request: RequestFile, file: string): void {
+  const problems = requestProblems(request);
+  const [first] = problems;
+  if (!first) return;
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problems)` : '';
+  throw new CompactError(`${first.message}${more}`, {
+    code: 'INVALID_TRANSCRIPT',
+    path: `${file}: ${first.path}`,
+    problems,
+  });
 }
