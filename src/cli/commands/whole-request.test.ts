@@ -85,8 +85,10 @@ describe('whole request bodies in the CLI', () => {
     const result = await run([
       'compact',
       'claude-code-request.json',
-      '--window',
-      '40000',
+      '--mid',
+      '20000',
+      '--hard',
+      '60000',
       '-o',
       'out.json',
       '--json',

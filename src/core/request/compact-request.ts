@@ -16,7 +16,7 @@ import {
 import { detectRequestFormat, isPlainObject, type RequestFormat, typeName } from './request-format.js';
 
 /** Per-call options of `compactRequest`. */
-export interface CompactRequestOptions extends Omit<MaybeCompactOptions, 'system'> {
+export interface CompactRequestOptions extends Omit<MaybeCompactOptions, 'system' | 'tools'> {
   /** The API the body is written for. @default detected by {@link detectRequestFormat} */
   format?: RequestFormat;
 }
