@@ -22,6 +22,9 @@ import type { CliIO } from './cli-io.js';
 /** The only top-level fields of a conversation file; any other field makes the object a request. */
 const conversationFields = new Set(['system', 'messages']);
 
+/** The only top-level fields of a Responses conversation file. */
+const responsesConversationFields = new Set(['instructions', 'input']);
+
 /** A whole request body read from a file. */
 export interface RequestFile {
   /** The body as it was in the file. */
@@ -91,8 +94,9 @@ export function inFile(file: string, error: unknown): unknown {
 }
 
 function isWholeRequest(value: RequestBody): boolean {
-  if (Object.hasOwn(value, 'input') && !Object.hasOwn(value, 'messages')) return true;
-  return Object.hasOwn(value, 'messages') && Object.keys(value).some((key) => !conversationFields.has(key));
+  const keys = Object.keys(value);
+  if (Object.hasOwn(value, 'messages')) return keys.some((key) => !conversationFields.has(key));
+  return Object.hasOwn(value, 'input') && keys.some((key) => !responsesConversationFields.has(key));
 }
 
 function parseObject(text: string): RequestBody | undefined {
@@ -125,10 +129,7 @@ async function startsWithMessageLine(path: string): Promise<boolean> {
   }
 }
 
-/**
- * Every rule the request's conversation breaks, with paths into the body (`messages[3]…`; for
- * Responses bodies, paths into the canonical messages the input converts to).
- */
+/** Every rule the request's conversation breaks, with paths into the body (`messages[3]…`, `input[7]…`). */
 export function requestProblems({ body, format, conversation }: RequestFile): ValidationProblem[] {
   switch (format) {
     case 'anthropic':
@@ -139,7 +140,7 @@ export function requestProblems({ body, format, conversation }: RequestFile): Va
     case 'openai':
       return validateMessages(body.messages, { format: 'openai' });
     case 'responses':
-      return validateMessages(conversation.messages);
+      return validateMessages(typeof body.input === 'string' ? [] : body.input, { format: 'responses' });
     default: {
       const unreachable: never = format;
       throw new Error(`unknown format ${String(unreachable)}`);

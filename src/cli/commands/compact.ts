@@ -19,6 +19,7 @@ import {
   type ParsedConversation,
   serializeConversation,
 } from '../../core/conversation/parse-conversation.js';
+import type { MessageFormat } from '../../core/conversation/types.js';
 import { assertValidMessages } from '../../core/conversation/validate.js';
 import { readRequestConversation } from '../../core/request/request-conversation.js';
 import { type CliCommand, CliError } from '../cli-io.js';
@@ -46,13 +47,14 @@ Options:
   --mid N              mid threshold in tokens (default 50000, or 60% of --window)
   --hard N             hard threshold in tokens (default 80000, or 85% of --window)
   --window N           the model's context window; thresholds become fractions of it
-  --summarizer SPEC    extractive (default, offline), anthropic:MODEL or openai:MODEL
+  --summarizer SPEC    extractive (default, offline), anthropic:MODEL, openai:MODEL
+                       or openai-responses:MODEL
   --base-url URL       base URL for the summarizer's API (OpenAI-compatible servers, proxies)
   --archive DIR        keep what leaves the context in DIR/<name>.jsonl (default: OUT.archive/,
                        or FILE.archive/ without -o); agent-compact recall ID --archive DIR reads it
   --force LAYER        run mid or hard even below its threshold
   --tokenizer T        o200k (default), cl100k or heuristic
-  --format F           read the file as anthropic or openai instead of detecting it
+  --format F           read the file as anthropic, openai or responses instead of detecting it
   -o, --output OUT     write the compacted conversation to OUT
   --json               print { "layer", "tokensBefore", "tokensAfter", "archived", ... }
   -h, --help           show this help
@@ -73,6 +75,8 @@ export const compactCommand: CliCommand = async (args, io) => {
     ? undefined
     : await readConversationFile(options.file, io, { format: options.format });
   if (request) assertValidRequest(request, options.file);
+  // Responses input is checked with the Responses rules, with paths into its items.
+  else if (parsed!.responsesInput) assertValidMessages(parsed!.responsesInput, { format: 'responses' });
   else assertValidMessages(parsed!.conversation.messages, { system: parsed!.conversation.system });
   const summarizer = options.summarizer
     ? await createSummaryModelFromSpec(options.summarizer, {
@@ -210,7 +214,7 @@ interface CompactArgs {
   archive?: string;
   force?: 'mid' | 'hard';
   tokenizer: CliTokenizer;
-  format?: 'anthropic' | 'openai';
+  format?: MessageFormat;
   output?: string;
   json: boolean;
 }

@@ -1,5 +1,5 @@
 /**
- * `agent-compact validate FILE [--json] [--format anthropic|openai] [--fix -o OUT]`
+ * `agent-compact validate FILE [--json] [--format anthropic|openai|responses] [--fix -o OUT]`
  *
  * Exit 0 and `valid` when the provider would accept the conversation; exit 1 and one line per
  * problem (`path: message`) when not; exit 2 when the file cannot be read. `--fix -o OUT` writes the
@@ -11,6 +11,7 @@ import { toOpenAIMessages } from '../../core/conversation/openai-format.js';
 import type { ParsedConversation } from '../../core/conversation/parse-conversation.js';
 import { serializeConversation } from '../../core/conversation/parse-conversation.js';
 import { type RepairChange, repairMessages } from '../../core/conversation/repair.js';
+import { toResponsesInput } from '../../core/conversation/responses-format.js';
 import type { MessageFormat } from '../../core/conversation/types.js';
 import { type ValidationProblem, validateMessages } from '../../core/conversation/validate.js';
 import { CompactError } from '../../core/errors.js';
@@ -21,15 +22,16 @@ import { formatOption, parseCommandArgs, singleFile } from '../command-args.js';
 import { describeFileError, readConversationFile } from '../read-conversation.js';
 import { type RequestFile, readRequestFile, requestProblems, serializeRequest } from '../read-request.js';
 
-const help = `Usage: agent-compact validate FILE [--json] [--format anthropic|openai] [--fix -o OUT]
+const help = `Usage: agent-compact validate FILE [--json] [--format anthropic|openai|responses] [--fix -o OUT]
 
-Checks a conversation (JSON object, JSON array of messages or JSONL; Anthropic or OpenAI shape),
-or the conversation of a whole request body as an agent sends it, against the rules the provider
-enforces. --fix on a whole request writes the whole request back.
+Checks a conversation (JSON object, JSON array of messages or JSONL; Anthropic, OpenAI Chat or
+OpenAI Responses shape: { "instructions"?, "input": [items] }), or the conversation of a whole
+request body as an agent sends it, against the rules the provider enforces. --fix on a whole
+request writes the whole request back.
 
 Options:
   --json             print { "valid": bool, "problems": [{ path, message, rule }] }
-  --format FORMAT    read the file as anthropic or openai instead of detecting it
+  --format FORMAT    read the file as anthropic, openai or responses instead of detecting it
   --fix              repair the conversation (needs -o)
   -o, --output OUT   where --fix writes the repaired conversation (same format as FILE)
   -h, --help         show this help
@@ -87,6 +89,7 @@ function problemsOf({
   format,
   systemRole,
   openAIMessages,
+  responsesInput,
 }: ParsedConversation): ValidationProblem[] {
   switch (format) {
     case 'anthropic':
@@ -98,6 +101,13 @@ function problemsOf({
       // The messages as read keep the input's own indices in every path.
       return validateMessages(
         openAIMessages ?? toOpenAIMessages(conversation, systemRole ? { systemRole } : {}),
+        {
+          format,
+        },
+      );
+    case 'responses':
+      return validateMessages(
+        responsesInput ?? toResponsesInput(conversation.messages, conversation.system),
         {
           format,
         },
@@ -168,7 +178,7 @@ async function fix(
     throw error;
   }
   // The repaired conversation is checked as it is written, not as the input was read.
-  const { openAIMessages: _asRead, ...rest } = parsed;
+  const { openAIMessages: _asRead, responsesInput: _itemsAsRead, ...rest } = parsed;
   const repaired: ParsedConversation = { ...rest, conversation: { ...parsed.conversation, messages } };
   const text = serializeConversation(repaired.conversation, parsed.format, {
     jsonl: parsed.layout === 'jsonl',
