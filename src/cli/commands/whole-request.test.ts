@@ -24,6 +24,10 @@ beforeAll(async () => {
   // The last tool call lost its result: the request ends on a tool_use.
   broken.messages.pop();
   await writeFile(join(directory, 'broken-request.json'), JSON.stringify(broken, null, 2));
+  const brokenCodex = codexRequest(3);
+  // The last call is gone: its output answers nothing.
+  (brokenCodex.input as unknown[]).splice(-2, 1);
+  await writeFile(join(directory, 'broken-codex.json'), JSON.stringify(brokenCodex));
   await writeFile(join(directory, 'wrong-type.json'), JSON.stringify({ model: 'claude', messages: {} }));
 });
 
@@ -41,6 +45,20 @@ describe('whole request bodies in the CLI', () => {
     expect(broken.code).toBe(1);
     expect(broken.stdout).toMatch(
       /^messages\[5\]\.content\[2\]: tool_use "toolu_010003Qx" ends the conversation/,
+    );
+  });
+
+  it('validate: a broken Responses request names the item in input', async () => {
+    const broken = await run(['validate', 'broken-codex.json', '--json']);
+    expect(broken.code).toBe(1);
+    const report = JSON.parse(broken.stdout);
+    expect(report.valid).toBe(false);
+    expect(report.problems.map((problem: { path: string }) => problem.path)).toEqual([
+      'input[9]',
+      'input[10]',
+    ]);
+    expect(report.problems[1].message).toBe(
+      'function_call_output "call_0003aBcD" answers no earlier function_call',
     );
   });
 
