@@ -82,13 +82,12 @@ export async function compactRequestWith<Body extends object>(
       ? keepCacheBreakpoints({
           before: messages,
           after,
-          // A top-level `cache_control` marks the last cacheable block: one breakpoint too.
-          fixedBreakpoints:
-            countFixedBreakpoints(system, tools) +
-            (isPlainObject((body as RequestBody).cache_control) ? 1 : 0),
+          fixedBreakpoints: countFixedBreakpoints(system, tools) + (conversation.extraBreakpoints ?? 0),
         })
       : after;
-  return { body: withMessages(body, conversation, compacted), ...summary };
+  // Micro and mid rewrite blocks in place; only hard moves messages.
+  const inPlace = result.layer !== 'hard';
+  return { body: withMessages(body, conversation, compacted, { inPlace }), ...summary };
 }
 
 /**
@@ -99,8 +98,9 @@ export function withMessages<Body extends object>(
   body: Body,
   conversation: Pick<RequestConversation, 'write'>,
   messages: readonly Message[],
+  options: { inPlace?: boolean } = {},
 ): Body {
-  return replaceFields(body, conversation.write(messages));
+  return replaceFields(body, conversation.write(messages, options));
 }
 
 /** A copy of `body` with the named fields replaced in place: same keys, same order. */

@@ -135,9 +135,21 @@ function turn(number: number): BetaMessageParam[] {
   ];
 }
 
+/** What Claude Code puts in a mid-conversation system message: the agents and skills it offers. */
+const agentTypesText = [
+  'Available agent types for the Agent tool:',
+  '- general-purpose: researches questions and runs multi-step tasks. (Tools: *)',
+  '- Explore: read-only search across many files. (Tools: all but Edit and Write)',
+  '',
+  'When you launch several agents for independent work, send them in one message.',
+].join('\n');
+
 /**
- * A Claude Code–like request: system blocks with `cache_control`, 12 tools, thinking, a
- * `metadata.user_id`, a long tool session with breakpoints on the last two user messages.
+ * A Claude Code–like request, in the shape Claude Code 2.1 sends (seen against the scripted
+ * server): three system blocks (a billing line, then two with `cache_control`), 12 tools, adaptive
+ * thinking, `output_config`, `context_management`, a JSON `metadata.user_id`, a mid-conversation
+ * `role: "system"` message after the first user message, and breakpoints on the last two user
+ * messages. Every value is made up.
  */
 export function claudeCodeRequest(turns = 24): ClaudeCodeRequest {
   const messages: BetaMessageParam[] = [
@@ -148,6 +160,7 @@ export function claudeCodeRequest(turns = 24): ClaudeCodeRequest {
         { type: 'text', text: 'The tests in src/ fail since the last merge. Find out why and fix them.' },
       ],
     },
+    { role: 'system', content: agentTypesText },
   ];
   for (let number = 1; number <= turns; number++) messages.push(...turn(number));
   for (const index of [messages.length - 3, messages.length - 1]) {
@@ -161,6 +174,7 @@ export function claudeCodeRequest(turns = 24): ClaudeCodeRequest {
     model: 'claude-sonnet-4-5-20250929',
     messages,
     system: [
+      { type: 'text', text: 'x-anthropic-billing-header: cc_version=0.0.0; cc_entrypoint=cli;' },
       {
         type: 'text',
         text: 'You are a coding agent that works in the user’s repository.',
@@ -170,12 +184,16 @@ export function claudeCodeRequest(turns = 24): ClaudeCodeRequest {
     ],
     tools: claudeCodeTools(),
     metadata: {
-      user_id:
-        'user_0000000000000000000000000000000000000000000000000000000000000000_account__session_00000000-0000-4000-8000-000000000000',
+      user_id: JSON.stringify({
+        device_id: '0'.repeat(64),
+        account_uuid: '',
+        session_id: '00000000-0000-4000-8000-000000000000',
+      }),
     },
-    max_tokens: 32_000,
-    thinking: { type: 'enabled', budget_tokens: 31_999 },
+    max_tokens: 64_000,
+    thinking: { type: 'adaptive' },
     context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
+    output_config: { effort: 'high' },
     stream: true,
   };
 }
