@@ -59,8 +59,8 @@ describe('whole request bodies in the CLI', () => {
     const report = JSON.parse(broken.stdout);
     expect(report.valid).toBe(false);
     expect(report.problems.map((problem: { path: string }) => problem.path)).toEqual([
-      'input[9]',
       'input[10]',
+      'input[11]',
     ]);
     expect(report.problems[1].message).toBe(
       'function_call_output "call_0003aBcD" answers no earlier function_call',
