@@ -15,15 +15,19 @@ import { toResponsesInput } from '../../core/conversation/responses-format.js';
 import type { MessageFormat } from '../../core/conversation/types.js';
 import { type ValidationProblem, validateMessages } from '../../core/conversation/validate.js';
 import { CompactError } from '../../core/errors.js';
+import { withMessages } from '../../core/request/compact-request.js';
+import { readRequestConversation } from '../../core/request/request-conversation.js';
 import { type CliCommand, CliError, type CliIO } from '../cli-io.js';
 import { formatOption, parseCommandArgs, singleFile } from '../command-args.js';
 import { describeFileError, readConversationFile } from '../read-conversation.js';
+import { type RequestFile, readRequestFile, requestProblems, serializeRequest } from '../read-request.js';
 
 const help = `Usage: agent-compact validate FILE [--json] [--format anthropic|openai|responses] [--fix -o OUT]
 
 Checks a conversation (JSON object, JSON array of messages or JSONL; Anthropic, OpenAI Chat or
-OpenAI Responses shape: { "instructions"?, "input": [items] })
-against the rules the provider enforces.
+OpenAI Responses shape: { "instructions"?, "input": [items] }), or the conversation of a whole
+request body as an agent sends it, against the rules the provider enforces. --fix on a whole
+request writes the whole request back.
 
 Options:
   --json             print { "valid": bool, "problems": [{ path, message, rule }] }
@@ -41,6 +45,11 @@ export const validateCommand: CliCommand = async (args, io) => {
   if (options.help) {
     io.stdout(help);
     return 0;
+  }
+  const request = await readRequestFile(options.file, io, { format: options.format });
+  if (request) {
+    const problems = requestProblems(request);
+    return options.fix ? fixRequest(io, request, problems, options) : report(io, problems, options.json);
   }
   const parsed = await readConversationFile(options.file, io, { format: options.format });
   const problems = problemsOf(parsed);
@@ -121,6 +130,38 @@ function report(io: CliIO, problems: ValidationProblem[], json: boolean): number
   return problems.length === 0 ? 0 : 1;
 }
 
+/** Repairs a whole request's conversation and writes the whole request back. */
+async function fixRequest(
+  io: CliIO,
+  request: RequestFile,
+  problems: ValidationProblem[],
+  options: ValidateArgs,
+) {
+  let repaired: ReturnType<typeof repairMessages>;
+  try {
+    repaired = repairMessages(request.conversation.messages);
+  } catch (error) {
+    if (CompactError.isInstance(error) && error.code === 'INVALID_TRANSCRIPT')
+      throw new CliError(error.message, 1);
+    throw error;
+  }
+  const { messages, changes } = repaired;
+  const body =
+    changes.length === 0 ? request.body : withMessages(request.body, request.conversation, messages);
+  const output = options.output!;
+  try {
+    await writeFile(resolve(io.cwd, output), serializeRequest(body, request.oneLine));
+  } catch (error) {
+    throw new CliError(`${output}: ${describeFileError(error)}`, 2);
+  }
+  const remaining = requestProblems({
+    ...request,
+    body,
+    conversation: readRequestConversation(body, request.format),
+  });
+  return reportFix(io, { problems, changes, output, remaining, json: options.json });
+}
+
 async function fix(
   io: CliIO,
   parsed: ParsedConversation,
@@ -150,7 +191,27 @@ async function fix(
     throw new CliError(`${output}: ${describeFileError(error)}`, 2);
   }
   const remaining = problemsOf(repaired);
-  if (options.json) {
+  return reportFix(io, { problems, changes, output, remaining, json: options.json });
+}
+
+/** What a repair did, printed; exit 0 when the written conversation is valid. */
+function reportFix(
+  io: CliIO,
+  {
+    problems,
+    changes,
+    output,
+    remaining,
+    json,
+  }: {
+    problems: ValidationProblem[];
+    changes: RepairChange[];
+    output: string;
+    remaining: ValidationProblem[];
+    json: boolean;
+  },
+): number {
+  if (json) {
     io.stdout(
       `${JSON.stringify({ valid: problems.length === 0, problems, changes, output, fixedValid: remaining.length === 0 })}\n`,
     );

@@ -4,11 +4,19 @@
  */
 import { fromOpenAIMessages, toOpenAIMessages } from '../conversation/openai-format.js';
 import type { OpenAIChatMessage } from '../conversation/openai-types.js';
+import { fromResponsesInput, toResponsesInput } from '../conversation/responses-format.js';
+import type { ResponsesInput } from '../conversation/responses-types.js';
 import type { Message, SystemPrompt } from '../conversation/types.js';
 import { validateMessages } from '../conversation/validate.js';
 import { CompactError } from '../errors.js';
 import type { ToolDefinition } from '../tokens/tool-tokens.js';
 import { isPlainObject, type RequestFormat, typeName } from './request-format.js';
+import {
+  countSystemMessageBreakpoints,
+  placeSystemMessages,
+  splitSystemMessages,
+  withSystemMessageText,
+} from './system-messages.js';
 
 /** A request body as a plain JSON object. */
 export type RequestBody = Record<string, unknown>;
@@ -21,8 +29,16 @@ export interface RequestConversation {
   messages: Message[];
   /** The request's tool definitions as they came (counted, never changed). */
   tools?: readonly ToolDefinition[];
-  /** The body's fields that carry `messages` once compacted, by name (e.g. `{ messages: [...] }`). */
-  write(messages: readonly Message[]): RequestBody;
+  /**
+   * The body's fields that carry `messages` once compacted, by name (e.g. `{ messages: [...] }`).
+   * `inPlace`: every message is where it was (micro, mid), so what the canonical model left out
+   * goes back by position rather than by object.
+   */
+  write(messages: readonly Message[], options?: { inPlace?: boolean }): RequestBody;
+  /** Cache breakpoints outside the system prompt, tools and messages (top-level, system messages). */
+  extraBreakpoints?: number;
+  /** The body path of conversation message `index`, when it differs from `messages[index]`. */
+  messagePath?(index: number): string;
 }
 
 /**
@@ -38,10 +54,7 @@ export function readRequestConversation(body: RequestBody, format: RequestFormat
     case 'openai':
       return readOpenAI(body);
     case 'responses':
-      throw new CompactError('OpenAI Responses request bodies are not supported yet', {
-        code: 'INVALID_OPTIONS',
-        path: 'input',
-      });
+      return readResponses(body);
     default: {
       const unreachable: never = format;
       throw new CompactError(
@@ -55,21 +68,25 @@ export function readRequestConversation(body: RequestBody, format: RequestFormat
 }
 
 function readAnthropic(body: RequestBody): RequestConversation {
-  const messages = expectArray(body.messages, 'messages') as Message[];
+  const places = splitSystemMessages(expectArray(body.messages, 'messages'));
   const tools = readTools(body.tools);
-  const conversation: RequestConversation = {
-    messages,
-    ...(tools ? { tools } : {}),
-    write: (compacted) => ({ messages: compacted }),
-  };
   const { system } = body;
-  if (system !== undefined && system !== null) {
-    if (typeof system !== 'string' && !Array.isArray(system)) {
-      throw unreadable(`expected string or array, got ${typeName(system)}`, 'system');
-    }
-    conversation.system = system as SystemPrompt;
+  if (system !== undefined && system !== null && typeof system !== 'string' && !Array.isArray(system)) {
+    throw unreadable(`expected string or array, got ${typeName(system)}`, 'system');
   }
-  return conversation;
+  // Mid-conversation system messages are instructions: counted with the system prompt, put back as they came.
+  const counted = withSystemMessageText((system ?? undefined) as SystemPrompt | undefined, places);
+  const topLevelBreakpoint = isPlainObject(body.cache_control) ? 1 : 0;
+  return {
+    messages: places.conversation as Message[],
+    ...(counted === undefined ? {} : { system: counted }),
+    ...(tools ? { tools } : {}),
+    write: (compacted, options) => ({ messages: placeSystemMessages(compacted, places, options) }),
+    extraBreakpoints: topLevelBreakpoint + countSystemMessageBreakpoints(places),
+    ...(places.placed.length > 0
+      ? { messagePath: (index: number) => `messages[${places.bodyIndex[index] ?? index}]` }
+      : {}),
+  };
 }
 
 function readOpenAI(body: RequestBody): RequestConversation {
@@ -94,6 +111,42 @@ function readOpenAI(body: RequestBody): RequestConversation {
       ],
     }),
   };
+}
+
+function readResponses(body: RequestBody): RequestConversation {
+  const { input, instructions } = body;
+  if (typeof input !== 'string') {
+    expectArray(input, 'input').forEach((item, index) => {
+      if (!isPlainObject(item))
+        throw unreadable(`expected an item object, got ${typeName(item)}`, `input[${index}]`);
+    });
+  }
+  if (instructions !== undefined && instructions !== null && typeof instructions !== 'string') {
+    throw unreadable(`expected string, got ${typeName(instructions)}`, 'instructions');
+  }
+  const { messages, system } = convertResponses(input as ResponsesInput, instructions);
+  const tools = readTools(body.tools);
+  return {
+    messages,
+    ...(system === undefined ? {} : { system }),
+    ...(tools ? { tools } : {}),
+    // `instructions` stay in their own field; leading developer messages go back first in `input`.
+    write: (compacted) => ({ input: toResponsesInput(compacted, system) }),
+  };
+}
+
+/** Converts Responses input; items the converter cannot read are `UNREADABLE_INPUT` at `input`. */
+function convertResponses(input: ResponsesInput, instructions: string | null | undefined) {
+  try {
+    return fromResponsesInput(input, { instructions });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new CompactError(`cannot read the input items: ${reason}`, {
+      code: 'UNREADABLE_INPUT',
+      path: 'input',
+      cause: error,
+    });
+  }
 }
 
 /** Converts OpenAI messages, naming the first broken rule when they cannot be read. */
