@@ -2,6 +2,7 @@ import { escapeReservedTags } from '../_internal/text.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
 import type { ContentBlock, Message, SystemPrompt, TextBlock } from '../conversation/types.js';
 import type { CompactionEvent } from '../events.js';
+import { readableHistory } from '../summary/readable-history.js';
 import { bridgeText, summaryAcknowledgement } from '../summary/summary-format.js';
 import { type SummarySettings, writeSummary } from '../summary/write-summary.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
@@ -143,7 +144,8 @@ export async function planHard(
   const split = splitForHard(messages);
   if (split.dropped.length === 0) return undefined;
   const archiveId = context.rewrite.ids.idFor(undefined).id;
-  const summary = await writeSummary(split.dropped, {
+  // The summarizer reads only what is readable: nothing signed or encrypted leaves for another model.
+  const summary = await writeSummary(readableHistory(split.dropped), {
     settings: context.settings,
     counter: context.counter,
     ...(context.system === undefined ? {} : { system: context.system }),
