@@ -8,7 +8,7 @@ import { latestHumanRequest, planHard } from './layers/hard.js';
 import type { LayerPlan, RewriteContext } from './layers/mask.js';
 import { planMicro } from './layers/micro.js';
 import { planMid } from './layers/mid.js';
-import { recallLastOutput, type SessionRuntime } from './session-runtime.js';
+import { recallLastOutput, type SessionRuntime, sentRequest } from './session-runtime.js';
 import { countMessageTokens, countSystemTokens } from './tokens/message-tokens.js';
 import { countToolTokens } from './tokens/tool-tokens.js';
 
@@ -103,15 +103,15 @@ export async function compactTurn(
   // The runtime moves to the output, the state is saved, then the originals are archived: a state
   // save that finds the session moved (or a failed write) leaves nothing archived under stale ids.
   commitIndex(runtime, steps, output);
-  runtime.lastOutput = { messages: output.slice(), system, tools };
+  runtime.lastOutput = { messages: output, length: output.length, system, tools };
   runtime.restoredLastOutput = undefined;
   runtime.hardOnLastCall = layer === 'hard';
   await environment.persist();
   await storeItems(environment.archive, runtime, items);
   emitSteps(steps, sizes, environment);
   return {
-    // The same array as the input when nothing changed.
-    messages: steps.length === 0 ? (input as Message[]) : (output as Message[]),
+    // The same array as the input when nothing changed (the caller's own array, so not readonly).
+    messages: steps.length === 0 ? (input as Message[]) : steps[steps.length - 1]!.plan.messages,
     layer,
     tokensBefore,
     tokensAfter,
@@ -219,7 +219,7 @@ function assertBreakerClosed(
   environment: TurnEnvironment,
   tokensBefore: number,
 ): void {
-  const previous = runtime.lastOutput;
+  const previous = sentRequest(runtime.lastOutput);
   if (!runtime.hardOnLastCall || !previous) return;
   const { mid } = environment.settings.limits;
   const previousTokensAfter = runtime.tokens.count(previous.messages, previous.system, previous.tools);
@@ -290,7 +290,9 @@ function commitIndex(
   output: readonly Message[],
 ): void {
   const [only] = steps;
-  if (steps.length === 1 && only !== undefined && only.layer === 'micro') {
+  // Nothing changed: the index was brought up to date with the input at the start of the call.
+  if (only === undefined) return;
+  if (steps.length === 1 && only.layer === 'micro') {
     runtime.index.consumePending(only.consumed);
     runtime.index.adopt(output);
   } else {
