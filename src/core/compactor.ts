@@ -11,6 +11,7 @@ import { CompactError } from './errors.js';
 import type { CompactionEvent, CompactionLayer } from './events.js';
 import { type HardSettings, hardCompact } from './layers/hard.js';
 import { type MidSettings, planMidCompaction } from './layers/mid.js';
+import { compactRequestWith } from './request/compact-request.js';
 import { createExtractiveSummaryModel } from './summary/extractive-summary.js';
 import { defaultIdentity } from './summary/summary-format.js';
 import { createAnchoredCounter } from './tokens/anchored-counter.js';
@@ -274,7 +275,13 @@ export function createCompactor({
     return { messages: output, layer, tokensBefore, tokensAfter, archived };
   }
 
-  return { maybeCompact, thresholds: limits, sessionId, archive };
+  return {
+    maybeCompact,
+    compactRequest: (body, options) => compactRequestWith({ maybeCompact }, body, options),
+    thresholds: limits,
+    sessionId,
+    archive,
+  };
 }
 
 /**
