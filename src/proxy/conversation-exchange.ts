@@ -9,6 +9,7 @@ import { validateMessages } from '../core/conversation/validate.js';
 import type { CompactionLayer } from '../core/events.js';
 import { type ForwardOutcome, forwardRequest } from './forward.js';
 import type { ProxyRequestRecord } from './proxy-stats.js';
+import { withoutRecallIds } from './recall-ids.js';
 import type { RequestCompaction } from './request-compactor.js';
 import { conversationOf, withConversation } from './request-conversation.js';
 import type { ProxyApi } from './routes.js';
@@ -30,6 +31,8 @@ export interface Exchange {
   response: ServerResponse;
   signal: AbortSignal;
   arrived: number;
+  /** Whether the model has the proxy's `recall` tool; without it recall ids are taken out. */
+  recall: boolean;
 }
 
 /** What the exchange needs from the proxy. */
@@ -151,7 +154,8 @@ async function compactOnce(
       fallback: `compacted request rejected: ${problem}`,
     };
   }
-  return { payload: Buffer.from(JSON.stringify(compaction.body)), sent, compaction };
+  const json = JSON.stringify(compaction.body);
+  return { payload: Buffer.from(exchange.recall ? json : withoutRecallIds(json)), sent, compaction };
 }
 
 /** The first provider rule the outgoing conversation breaks, if any. */

@@ -26,6 +26,12 @@ export interface ProxyOptions {
    * @default 'same'
    */
   summarizer?: 'same' | 'extractive' | SummaryModel;
+  /**
+   * Give the model a `recall` tool that the proxy answers itself, and name archive ids in
+   * placeholders. Without it placeholders name no recall id.
+   * @default false
+   */
+  recall?: boolean;
   /** Where removed content is kept, one archive session per conversation. @default in memory */
   archive?: ArchiveStore;
   /** Counts tokens. @default the core's heuristic counter */

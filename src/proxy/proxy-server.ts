@@ -40,6 +40,7 @@ export async function startProxy({
   thresholds,
   contextWindow,
   summarizer = 'same',
+  recall = false,
   archive,
   counter,
   store = createMemoryProxySessionStore(),
@@ -53,6 +54,7 @@ export async function startProxy({
     summarizer,
     ...(archive ? { archive } : {}),
     ...(counter ? { counter } : {}),
+    recall,
     maxSessions: MAX_LIVE_SESSIONS,
   });
   const queue = createSessionQueue();
@@ -127,6 +129,7 @@ export async function startProxy({
           response,
           signal: aborter.signal,
           arrived,
+          recall,
         },
         deps,
       ),

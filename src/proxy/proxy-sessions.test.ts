@@ -88,6 +88,15 @@ describe('proxy sessions', () => {
     expect(server.requests.at(-1)!.inputTokens).toBeLessThan(estimateRequestTokens('openai', sent.at(-1)!));
   });
 
+  it('sends no recall ids when the model has no recall tool, even after a hard summary', async () => {
+    const { server, records } = await start({ thresholds: { mid: 1500, hard: 2500 } });
+    await anthropicLoop(proxy!.url, { turns: 12 });
+    expect(records.some((record) => record.layer === 'hard')).toBe(true);
+    const upstream = JSON.stringify(server.requests.map((request) => request.body));
+    expect(upstream.includes('<context_summary>')).toBe(true);
+    expect(upstream.match(/recall r\d+|recall="r\d+"|the recall tool/)).toBeNull();
+  });
+
   it('starts over without error when the client rewinds after a compaction', async () => {
     const { server, records } = await start();
     const history = await anthropicLoop(proxy!.url, { turns: 12 });

@@ -6,6 +6,7 @@
 import type { ArchiveStore } from '../core/archive/archive-store.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
+import { identityWithoutRecall } from './recall-ids.js';
 import { createRequestCompactor, type RequestCompactor } from './request-compactor.js';
 import { createSameSummaryModel, type SummaryContext } from './same-summarizer.js';
 import { shortHash } from './session-identity.js';
@@ -24,6 +25,7 @@ export interface SessionCompactorSettings {
   summarizer: 'same' | 'extractive' | SummaryModel;
   archive?: ArchiveStore;
   counter?: TokenCounter;
+  recall: boolean;
   maxSessions: number;
 }
 
@@ -53,7 +55,7 @@ export class SessionCompactors {
   }
 
   private create(sessionKey: string): SessionCompactor {
-    const { thresholds, contextWindow, summarizer, archive, counter } = this.settings;
+    const { thresholds, contextWindow, summarizer, archive, counter, recall } = this.settings;
     const session: SessionCompactor = {
       compactor: undefined as unknown as RequestCompactor,
       context: undefined,
@@ -72,6 +74,7 @@ export class SessionCompactors {
       ...(summaryModel ? { summarizer: summaryModel } : {}),
       ...(archive ? { archive } : {}),
       ...(counter ? { counter } : {}),
+      ...(recall ? {} : { identity: identityWithoutRecall }),
     });
     return session;
   }
