@@ -83,8 +83,11 @@ export function forwardRequest(
       method: upstream.method,
       headers: upstreamHeaders(upstream.headers, Buffer.isBuffer(upstream.body) ? upstream.body : undefined),
       agent: secure ? httpsAgent : httpAgent,
-      ...(upstream.signal ? { signal: upstream.signal } : {}),
     });
+    // Small writes (an SSE event, a short answer) go out at once instead of waiting on Nagle.
+    outgoing.setNoDelay(true);
+    // The client went away: stop the upstream request too (cheaper than an AbortSignal per request).
+    upstream.signal?.addEventListener('abort', () => outgoing.destroy(), { once: true });
     let answered = false;
     outgoing.on('response', (answer) => {
       answered = true;

@@ -102,7 +102,7 @@ export class StatsCollector {
  * `anthropic 3f2a9c1e 48,210 → 12,034 tokens mid 200 812ms`.
  */
 export function formatLogLine(record: ProxyRequestRecord): string {
-  const number = (value: number) => value.toLocaleString('en-US');
+  const number = (value: number) => String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   const tokens =
     record.api === 'passthrough'
       ? `${record.method} ${record.path}`

@@ -12,8 +12,8 @@ import type { ProxySessionState } from './session-store.js';
 export interface SessionInput {
   /** The conversation to hand to the compactor: the client's own, or the sent prefix plus the new tail. */
   conversation: unknown[];
-  /** Fingerprint hashes of every client message. */
-  fingerprints: string[];
+  /** Fingerprint hashes of every client message, computed on first use (a session never compacted needs none). */
+  fingerprints: () => string[];
   /** True when the client's history no longer extends what the proxy saw (it rewound or compacted). */
   restarted: boolean;
 }
@@ -30,11 +30,15 @@ const cacheableBlockTypes = new Set([
 
 /** The conversation to compact for `client`, given what the session sent last. */
 export function sessionInput(state: ProxySessionState | undefined, client: unknown[]): SessionInput {
-  const fingerprints = client.map(messageHash);
+  let hashes: string[] | undefined;
+  const fingerprints = () => {
+    hashes ??= client.map(messageHash);
+    return hashes;
+  };
   const sent = state?.sent;
   if (state === undefined || sent === undefined)
     return { conversation: client, fingerprints, restarted: false };
-  if (!extendsPrefix(state.covered, fingerprints))
+  if (!extendsPrefix(state.covered, fingerprints()))
     return { conversation: client, fingerprints, restarted: true };
   const coveredCount = state.covered.length;
   const tail = client.slice(coveredCount);
@@ -44,12 +48,13 @@ export function sessionInput(state: ProxySessionState | undefined, client: unkno
 
 /** The state after sending `sentConversation` for a client history with `fingerprints`. */
 export function nextState(
-  fingerprints: string[],
+  fingerprints: () => string[],
   clientConversation: unknown[],
   sentConversation: unknown[],
 ): ProxySessionState {
-  if (sentConversation === clientConversation) return { covered: fingerprints };
-  return { covered: fingerprints, sent: sentConversation.map(withoutCacheControl) };
+  // While the proxy sends the client's own conversation there is no prefix of its own to check.
+  if (sentConversation === clientConversation) return { covered: [] };
+  return { covered: fingerprints(), sent: sentConversation.map(withoutCacheControl) };
 }
 
 function extendsPrefix(covered: readonly string[], fingerprints: readonly string[]): boolean {

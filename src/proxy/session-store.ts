@@ -6,7 +6,10 @@ import type { ProviderUsage } from '../core/conversation/types.js';
 
 /** What the proxy remembers of one conversation: plain JSON. */
 export interface ProxySessionState {
-  /** Fingerprint hashes of the client messages the last upstream conversation covered, in order. */
+  /**
+   * Fingerprint hashes of the client messages the last upstream conversation covered, in order;
+   * empty while `sent` is absent.
+   */
   covered: string[];
   /**
    * The conversation sent upstream last, without cache breakpoints, when compaction made it differ
