@@ -66,6 +66,28 @@ export {
   repairMessages,
 } from './core/conversation/repair.js';
 export {
+  type FromResponsesOptions,
+  type FromResponsesResult,
+  fromResponsesInput,
+  RESPONSES_DATA_KEY,
+  type ResponsesBlockData,
+  responsesDataOf,
+  toResponsesInput,
+} from './core/conversation/responses-format.js';
+export type {
+  ResponsesCallOutputItem,
+  ResponsesCompactionItem,
+  ResponsesContentPart,
+  ResponsesCustomToolCallItem,
+  ResponsesFunctionCallItem,
+  ResponsesInput,
+  ResponsesInputItem,
+  ResponsesItemReference,
+  ResponsesMessageItem,
+  ResponsesOtherItem,
+  ResponsesReasoningItem,
+} from './core/conversation/responses-types.js';
+export {
   type CacheControl,
   type ContentBlock,
   type Conversation,
@@ -77,6 +99,7 @@ export {
   type KnownBlockType,
   type Message,
   type MessageFormat,
+  type ProviderData,
   type ProviderUsage,
   promptTokensFromUsage,
   type RedactedThinkingBlock,

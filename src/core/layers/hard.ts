@@ -10,6 +10,7 @@ import type {
 import { CompactError } from '../errors.js';
 import type { CompactionEventHandler } from '../events.js';
 import { extractiveSummary } from '../summary/extractive-summary.js';
+import { readableHistory } from '../summary/readable-history.js';
 import { bridgeText, summaryAcknowledgement, summaryInstructions } from '../summary/summary-format.js';
 import type { SummaryModel, SummaryResult } from '../summary/summary-model.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
@@ -139,7 +140,8 @@ export async function hardCompact(
   // Archive first: if summarizing fails or the process dies, nothing has been lost.
   await context.archive([item]);
 
-  const summary = await writeSummary(split.dropped, context);
+  // The summarizer reads only what is readable: nothing signed or encrypted leaves for another model.
+  const summary = await writeSummary(readableHistory(split.dropped), context);
   const head: Message[] = [
     {
       role: 'user',

@@ -7,6 +7,7 @@ import type { Message } from '../conversation/types.js';
 import { CompactError } from '../errors.js';
 import type { CompactionLayer } from '../events.js';
 import { countFixedBreakpoints, keepCacheBreakpoints } from './cache-breakpoints.js';
+import { providerCompactionBoundary } from './provider-compaction.js';
 import { type RequestBody, readRequestConversation } from './request-conversation.js';
 import { detectRequestFormat, isPlainObject, type RequestFormat, typeName } from './request-format.js';
 
@@ -53,12 +54,16 @@ export async function compactRequestWith<Body extends object>(
   const used = format ?? detectRequestFormat(body);
   const conversation = readRequestConversation(body as RequestBody, used);
   const { system, messages, tools } = conversation;
+  // What an earlier provider compaction already condensed is kept as it came; only what follows compacts.
+  const boundary = providerCompactionBoundary(messages);
+  const head = messages.slice(0, boundary + 1);
+  const work = boundary === -1 ? messages : messages.slice(boundary + 1);
   const callOptions: MaybeCompactOptions = {
     ...options,
     ...(system === undefined ? {} : { system }),
     ...(tools === undefined ? {} : { tools }),
   };
-  const result = await compactor.maybeCompact(messages, callOptions);
+  const result = await compactor.maybeCompact(work, callOptions);
   const summary = {
     format: used,
     layer: result.layer,
@@ -66,15 +71,16 @@ export async function compactRequestWith<Body extends object>(
     tokensAfter: result.tokensAfter,
     archived: result.archived,
   };
-  if (result.messages === messages) return { body, ...summary };
+  if (result.messages === work) return { body, ...summary };
+  const after = [...head, ...result.messages];
   const compacted: readonly Message[] =
     used === 'anthropic'
       ? keepCacheBreakpoints({
           before: messages,
-          after: result.messages,
+          after,
           fixedBreakpoints: countFixedBreakpoints(system, tools),
         })
-      : result.messages;
+      : after;
   return { body: replaceFields(body, conversation.write(compacted)), ...summary };
 }
 
