@@ -4,6 +4,8 @@
  * anchors the session's next count. Any failure sends the client's original request instead.
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { fromResponsesInput } from '../core/conversation/responses-format.js';
+import type { ResponsesInputItem } from '../core/conversation/responses-types.js';
 import type { ProviderUsage } from '../core/conversation/types.js';
 import { validateMessages } from '../core/conversation/validate.js';
 import type { CompactionLayer } from '../core/events.js';
@@ -164,11 +166,14 @@ function firstProblem(
   body: Record<string, unknown>,
   conversation: unknown[],
 ): string | undefined {
-  if (api === 'responses') return undefined;
-  const [problem] = validateMessages(conversation, {
-    format: api,
-    ...(api === 'anthropic' && body.system !== undefined ? { system: body.system as never } : {}),
-  });
+  // Responses input is checked in the canonical model it converts to.
+  const [problem] =
+    api === 'responses'
+      ? validateMessages(fromResponsesInput(conversation as ResponsesInputItem[]).messages)
+      : validateMessages(conversation, {
+          format: api,
+          ...(api === 'anthropic' && body.system !== undefined ? { system: body.system as never } : {}),
+        });
   return problem ? `${problem.path}: ${problem.message}` : undefined;
 }
 

@@ -6,6 +6,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { toOpenAIMessages } from '../core/conversation/openai-format.js';
+import { toResponsesInput } from '../core/conversation/responses-format.js';
 import type { Message, SystemPrompt } from '../core/conversation/types.js';
 import { CompactError } from '../core/errors.js';
 import type { SummaryModel, SummaryRequest, SummaryResult } from '../core/summary/summary-model.js';
@@ -79,10 +80,11 @@ function summaryBody(context: SummaryContext, request: SummaryRequest): Record<s
       const limitField = body.max_tokens !== undefined ? 'max_tokens' : 'max_completion_tokens';
       return { ...rest, messages, [limitField]: request.maxOutputTokens };
     }
-    case 'responses':
-      // The Responses conversion comes with the Responses format; until then the extractive
-      // fallback writes the summary.
-      throw summaryError('the same summarizer does not speak the Responses API yet');
+    case 'responses': {
+      // System text read from `instructions` stays there (toResponsesInput leaves it out).
+      const input = toResponsesInput(request.messages, request.system);
+      return { ...rest, input, max_output_tokens: request.maxOutputTokens };
+    }
     default: {
       const unreachable: never = api;
       throw summaryError(`unknown API ${String(unreachable)}`);
@@ -101,12 +103,7 @@ function readSummary(api: ProxyApi, text: string): SummaryResult {
   } catch (error) {
     throw summaryError('the summary answer is not JSON', error);
   }
-  const summary =
-    api === 'anthropic'
-      ? textOfBlocks(parsed.content)
-      : String(
-          (parsed.choices as { message?: { content?: unknown } }[] | undefined)?.[0]?.message?.content ?? '',
-        );
+  const summary = answerText(api, parsed);
   if (summary.trim() === '') throw summaryError('the summary answer has no text');
   const usage = parsed.usage as Record<string, number | undefined> | undefined;
   const inputTokens = usage?.input_tokens ?? usage?.prompt_tokens;
@@ -121,6 +118,32 @@ function readSummary(api: ProxyApi, text: string): SummaryResult {
         : { cacheReadTokens: usage.cache_read_input_tokens }),
     },
   };
+}
+
+function answerText(api: ProxyApi, parsed: Record<string, unknown>): string {
+  switch (api) {
+    case 'anthropic':
+      return textOfBlocks(parsed.content);
+    case 'openai': {
+      const choices = parsed.choices as { message?: { content?: unknown } }[] | undefined;
+      return String(choices?.[0]?.message?.content ?? '');
+    }
+    case 'responses': {
+      const output = Array.isArray(parsed.output)
+        ? (parsed.output as { type?: unknown; content?: unknown }[])
+        : [];
+      return output
+        .filter((item) => item?.type === 'message' && Array.isArray(item.content))
+        .flatMap((item) => item.content as { type?: unknown; text?: unknown }[])
+        .filter((part) => part?.type === 'output_text' && typeof part.text === 'string')
+        .map((part) => part.text as string)
+        .join('\n');
+    }
+    default: {
+      const unreachable: never = api;
+      throw summaryError(`unknown API ${String(unreachable)}`);
+    }
+  }
 }
 
 function textOfBlocks(content: unknown): string {
