@@ -39,7 +39,9 @@ export function checkTraffic(traffic: E2ETraffic): E2ECheck[] {
   const conversationOf = (body: Record<string, unknown> | undefined) =>
     ((traffic.api === 'anthropic' ? body?.messages : body?.input) as unknown[] | undefined) ?? [];
   // Only model API calls count; a client's HEAD / connectivity probe is not a request to validate.
-  const apiRequests = traffic.allServer.filter((request) => request.method === 'POST' && request.path.startsWith('/v1/'));
+  const apiRequests = traffic.allServer.filter(
+    (request) => request.method === 'POST' && request.path.startsWith('/v1/'),
+  );
   const invalid = apiRequests.filter((request) => invalidOutcomes.has(request.outcome));
   const tokens = (body: Record<string, unknown> | undefined) => bodyTokens(traffic.api, body ?? {});
   const clientMax = Math.max(0, ...traffic.client.map((request) => tokens(request.body)));

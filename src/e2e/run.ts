@@ -14,9 +14,9 @@ import { type HopRequest, startHttpHop } from './http-hop.js';
 import { installAgents } from './install-agents.js';
 
 /** Tool calls the scripted model makes before it answers "Done." */
-const STEPS = 8;
+const STEPS = 10;
 /** Low thresholds so a short task compacts (Claude Code's system prompt and tools alone are ~19k). */
-const THRESHOLDS = { mid: 30_000, hard: 45_000 };
+const THRESHOLDS = { mid: 40_000, hard: 70_000 };
 const AGENT_TIMEOUT_MS = 240_000;
 
 const summaryMarker = 'Write a dense summary';
