@@ -4,6 +4,7 @@
  * anchors the session's next count. Any failure sends the client's original request instead.
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { handleRecall } from '../core/archive/compaction-tools.js';
 import { fromResponsesInput } from '../core/conversation/responses-format.js';
 import type { ResponsesInputItem } from '../core/conversation/responses-types.js';
 import type { ProviderUsage } from '../core/conversation/types.js';
@@ -11,15 +12,17 @@ import { validateMessages } from '../core/conversation/validate.js';
 import type { CompactionLayer } from '../core/events.js';
 import { type ForwardOutcome, forwardRequest } from './forward.js';
 import type { ProxyRequestRecord } from './proxy-stats.js';
+import { RECALL_TOOL_NAME, type RecallCall, withRecallTool } from './recall/recall-calls.js';
+import { forwardWithRecall } from './recall/recall-forward.js';
 import { withoutRecallIds } from './recall-ids.js';
-import type { RequestCompaction } from './request-compactor.js';
+import type { RequestCompaction, RequestCompactor } from './request-compactor.js';
 import { conversationOf, withConversation } from './request-conversation.js';
 import type { ProxyApi } from './routes.js';
 import type { SessionCompactors } from './session-compactors.js';
 import { nextState, sessionInput } from './session-history.js';
 import { shortHash } from './session-identity.js';
 import type { ProxySessionStore } from './session-store.js';
-import { createUsageTap } from './usage-tap.js';
+import { createUsageTap, type UsageTap } from './usage-tap.js';
 
 /** One request to handle. */
 export interface Exchange {
@@ -48,6 +51,8 @@ export interface ExchangeDependencies {
 /** What was decided before the upstream call. */
 interface Outgoing {
   payload: Buffer;
+  /** The body `payload` holds, parsed. */
+  body: Record<string, unknown>;
   sent: unknown[];
   compaction?: RequestCompaction;
   fallback?: string;
@@ -55,9 +60,10 @@ interface Outgoing {
 
 /** Handles one compacted-API request; resolves with its record once the answer has ended. */
 export async function runExchange(
-  exchange: Exchange,
+  clientExchange: Exchange,
   dependencies: ExchangeDependencies,
 ): Promise<ProxyRequestRecord> {
+  const exchange = clientExchange.recall ? withRecall(clientExchange) : clientExchange;
   const { api, sessionKey, body, response } = exchange;
   const { store, compactors } = dependencies;
   const client = conversationOf(api, body) ?? [];
@@ -73,28 +79,40 @@ export async function runExchange(
   if (outgoing.fallback) compactors.drop(sessionKey);
   const overheadMs = performance.now() - exchange.arrived;
 
-  const headers = { ...exchange.headers, 'accept-encoding': 'identity' };
-  let tap: ReturnType<typeof createUsageTap> | undefined;
-  const outcome: ForwardOutcome = await forwardRequest(
-    {
-      url: exchange.target,
-      method: exchange.method,
-      headers,
-      body: outgoing.payload,
-      signal: exchange.signal,
-    },
-    response,
-    {
-      head: (status, answerHeaders) => {
-        const encoded =
-          answerHeaders['content-encoding'] !== undefined && answerHeaders['content-encoding'] !== 'identity';
-        if (status === 200 && !encoded) {
-          tap = createUsageTap(api, String(answerHeaders['content-type']).includes('text/event-stream'));
-        }
-      },
-      chunk: (chunk) => tap?.write(chunk),
-    },
-  );
+  let tap: UsageTap | undefined;
+  const outcome: ForwardOutcome =
+    exchange.recall && hasRecallTool(outgoing.body)
+      ? await forwardWithRecall({
+          api,
+          url: exchange.target,
+          headers: exchange.headers,
+          body: outgoing.body,
+          response,
+          signal: exchange.signal,
+          recall: (call) => recallText(session.compactor, call),
+        })
+      : await forwardRequest(
+          {
+            url: exchange.target,
+            method: exchange.method,
+            headers: { ...exchange.headers, 'accept-encoding': 'identity' },
+            body: outgoing.payload,
+            signal: exchange.signal,
+          },
+          response,
+          {
+            head: (status, answerHeaders) => {
+              const encoding = answerHeaders['content-encoding'];
+              if (status === 200 && (encoding === undefined || encoding === 'identity')) {
+                tap = createUsageTap(
+                  api,
+                  String(answerHeaders['content-type']).includes('text/event-stream'),
+                );
+              }
+            },
+            chunk: (chunk) => tap?.write(chunk),
+          },
+        );
   if (outcome.type === 'unreachable') dependencies.unreachable(response, outcome.message);
   const usage = outcome.type === 'answered' && outcome.complete ? tap?.finish() : undefined;
   const next = nextState(input.fingerprints, client, outgoing.sent);
@@ -128,7 +146,7 @@ async function compactOnce(
 ): Promise<Outgoing> {
   const { api, body, raw } = exchange;
   const client = conversationOf(api, body) ?? [];
-  const original: Outgoing = { payload: raw, sent: client };
+  const original: Outgoing = { payload: raw, body, sent: client };
   const inputBody = conversation === client ? body : withConversation(api, body, conversation);
   session.context = { api, url: exchange.target, headers: exchange.headers, body };
   let compaction: RequestCompaction;
@@ -157,7 +175,12 @@ async function compactOnce(
     };
   }
   const json = JSON.stringify(compaction.body);
-  return { payload: Buffer.from(exchange.recall ? json : withoutRecallIds(json)), sent, compaction };
+  return {
+    payload: Buffer.from(exchange.recall ? json : withoutRecallIds(json)),
+    body: compaction.body,
+    sent,
+    compaction,
+  };
 }
 
 /** The first provider rule the outgoing conversation breaks, if any. */
@@ -181,4 +204,30 @@ function firstProblem(
 function errorSummary(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.split('\n')[0] ?? 'unknown error';
+}
+
+/** The exchange with the `recall` tool added to its request (when it has tools of its own). */
+function withRecall(exchange: Exchange): Exchange {
+  const body = withRecallTool(exchange.api, exchange.body);
+  return body === exchange.body ? exchange : { ...exchange, body, raw: Buffer.from(JSON.stringify(body)) };
+}
+
+function hasRecallTool(body: Record<string, unknown>): boolean {
+  return (
+    Array.isArray(body.tools) &&
+    body.tools.some(
+      (tool) =>
+        (tool as { name?: unknown; function?: { name?: unknown } })?.name === RECALL_TOOL_NAME ||
+        (tool as { function?: { name?: unknown } })?.function?.name === RECALL_TOOL_NAME,
+    )
+  );
+}
+
+/** The archived original for a recall call, or a short error the model can read. */
+async function recallText(compactor: RequestCompactor, call: RecallCall): Promise<string> {
+  try {
+    return await handleRecall({ archive: compactor.archive, sessionId: compactor.sessionId }, call.input);
+  } catch (error) {
+    return `recall failed: ${errorSummary(error)}`;
+  }
 }

@@ -2,6 +2,7 @@
  * The one thing the proxy needs from the library: compact a whole request body of one session,
  * with the core's `createCompactor(...).compactRequest`.
  */
+import type { ArchiveStore } from '../core/archive/archive-store.js';
 import { createCompactor } from '../core/compactor.js';
 import type { CompactorOptions } from '../core/compactor-options.js';
 import type { ProviderUsage } from '../core/conversation/types.js';
@@ -19,6 +20,10 @@ export interface RequestCompaction {
 
 /** Compacts the requests of one session. */
 export interface RequestCompactor {
+  /** Where the session's removed content is kept, for recall. */
+  readonly archive: ArchiveStore;
+  /** The session's id in the archive. */
+  readonly sessionId: string;
   compactRequest(
     body: Record<string, unknown>,
     options: { format: ProxyApi; usage?: ProviderUsage; signal?: AbortSignal },
@@ -29,6 +34,8 @@ export interface RequestCompactor {
 export function createRequestCompactor(options: CompactorOptions): RequestCompactor {
   const compactor = createCompactor(options);
   return {
+    archive: compactor.archive,
+    sessionId: compactor.sessionId,
     async compactRequest(body, { format, usage, signal }) {
       const result = await compactor.compactRequest(body, {
         format,

@@ -1,7 +1,7 @@
 /**
  * `agent-compact proxy --upstream URL [--host H] [--port N] [--mid N --hard N | --window N]
  * [--summarizer SPEC] [--archive DIR] [--anthropic-upstream URL] [--openai-upstream URL]
- * [--json-log FILE] [--tokenizer T]`
+ * [--json-log FILE] [--recall] [--tokenizer T]`
  *
  * Runs the compaction proxy until SIGINT or SIGTERM. The first stdout line is `listening on URL`.
  */
@@ -40,6 +40,8 @@ Options:
   --summarizer SPEC          same (default: the client's own model and key), extractive,
                              anthropic:MODEL or openai:MODEL (keys from ANTHROPIC_API_KEY / OPENAI_API_KEY)
   --archive DIR              keep what leaves the context in DIR, one file per conversation
+  --recall                   give the model a recall tool the proxy answers itself (placeholders
+                             then name archive ids; without it they name none)
   --json-log FILE            append one JSON line per request to FILE
   --tokenizer T              heuristic (default; provider usage anchors the count), o200k or cl100k
   -h, --help                 show this help
@@ -62,6 +64,7 @@ export const proxyCommand: CliCommand = async (args, io) => {
     summarizer: { type: 'string' },
     archive: { type: 'string' },
     'json-log': { type: 'string' },
+    recall: { type: 'boolean' },
     tokenizer: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -95,6 +98,7 @@ export const proxyCommand: CliCommand = async (args, io) => {
       ? { thresholds: { ...(mid === undefined ? {} : { mid }), ...(hard === undefined ? {} : { hard }) } }
       : {}),
     ...(window === undefined ? {} : { contextWindow: window }),
+    recall: values.recall === true,
     summarizer: await summarizerOption(values.summarizer, io, { anthropicUpstream, openaiUpstream }),
     counter: await createCliCounter(tokenizerOption(values.tokenizer ?? 'heuristic')),
     ...(values.archive
