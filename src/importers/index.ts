@@ -56,6 +56,7 @@ export function importTranscript(
   switch (format) {
     case 'anthropic':
     case 'openai':
+    case 'responses':
       return importPlainConversation(body, { format, ...sourceOption });
     case 'claude-code':
       return claudeCodeFromLines(jsonLines(body, source), source);

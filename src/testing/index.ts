@@ -1,6 +1,7 @@
 /**
  * Test doubles for agent-compact: a scripted model server on 127.0.0.1 that speaks the Anthropic
- * and OpenAI HTTP APIs, so tests drive the real SDKs without a network.
+ * Messages, OpenAI Chat Completions and OpenAI Responses HTTP APIs, so tests drive the real SDKs
+ * without a network.
  *
  * @module agent-compact/testing
  */

@@ -339,7 +339,7 @@ describe('round trip', () => {
           expect(roundTrip(items, instructions ?? undefined)).toBe(JSON.stringify(items));
         },
       ),
-      { numRuns: 300 },
+      { numRuns: 2000 },
     );
   });
 
@@ -350,7 +350,7 @@ describe('round trip', () => {
         const again = fromResponsesInput(toResponsesInput(first.messages, first.system));
         expect(again).toEqual(first);
       }),
-      { numRuns: 200 },
+      { numRuns: 1000 },
     );
   });
 });

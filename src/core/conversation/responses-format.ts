@@ -93,6 +93,7 @@ export function fromResponsesInput(
   const items: readonly ResponsesInputItem[] =
     typeof input === 'string' ? [{ role: 'user', content: input }] : input;
   const messages: Message[] = [];
+  const customCalls = new Set<string>();
   let leading = true;
   for (const item of items) {
     if (leading) {
@@ -105,7 +106,7 @@ export function fromResponsesInput(
     }
     const side = sideOf(item, messages.at(-1)?.role);
     const last = messages.at(-1);
-    const blocks = blocksOfItem(item, side);
+    const blocks = blocksOfItem(item, side, customCalls);
     if (last && last.role === side) (last.content as ContentBlock[]).push(...blocks);
     else messages.push({ role: side, content: blocks });
   }
@@ -165,16 +166,20 @@ function systemBlocksOf(item: ResponsesInputItem): TextBlock[] | undefined {
   return blocksOfMessage(item, 'developer') as TextBlock[];
 }
 
-function blocksOfItem(item: ResponsesInputItem, side: Side): ContentBlock[] {
+/** `customCalls`: the call ids of custom tool calls read so far (their outputs default to custom). */
+function blocksOfItem(item: ResponsesInputItem, side: Side, customCalls: Set<string>): ContentBlock[] {
   const type = item.type;
   if (isMessageItem(item)) {
     const empty = Array.isArray(item.content) && item.content.length === 0;
     return empty ? [wholeBlock(item)] : blocksOfMessage(item, side);
   }
   if (type === 'function_call' && typeof item.arguments === 'string') return [functionCallBlock(item)];
-  if (type === 'custom_tool_call' && typeof item.input === 'string') return [customCallBlock(item)];
+  if (type === 'custom_tool_call' && typeof item.input === 'string') {
+    customCalls.add(String(item.call_id));
+    return [customCallBlock(item)];
+  }
   if ((type === 'function_call_output' || type === 'custom_tool_call_output') && isOutput(item.output)) {
-    return [outputBlock(item)];
+    return [outputBlock(item, customCalls.has(String(item.call_id)))];
   }
   return [wholeBlock(item)];
 }
@@ -224,7 +229,7 @@ function customCallBlock(item: JsonRecord): ToolUseBlock {
   return withData(block, { item: { ...item, input: null } });
 }
 
-function outputBlock(item: JsonRecord): ToolResultBlock {
+function outputBlock(item: JsonRecord, answersCustomCall: boolean): ToolResultBlock {
   const { output } = item;
   const block: ToolResultBlock = { type: 'tool_result', tool_use_id: String(item.call_id) };
   block.content =
@@ -234,8 +239,9 @@ function outputBlock(item: JsonRecord): ToolResultBlock {
           (part) => blockFromPart(part, 'user') as ToolResultContentBlock,
         );
   const envelope = { ...item, output: null };
-  if (item.type === 'custom_tool_call_output') return withData(block, { item: envelope });
-  const fallback = { type: 'function_call_output', call_id: item.call_id, output: null };
+  // The writer answers a custom call with a custom output unless the block says otherwise.
+  const type = answersCustomCall ? 'custom_tool_call_output' : 'function_call_output';
+  const fallback = { type, call_id: item.call_id, output: null };
   return withData(block, itemData(envelope, fallback));
 }
 

@@ -201,3 +201,77 @@ export const arbitraryResponsesItem: fc.Arbitrary<ResponseInputItem> = fc.oneof(
     status: fc.constant('completed' as const),
   }) as fc.Arbitrary<ResponseInputItem>,
 );
+
+/**
+ * A long Codex-like session: per turn a reasoning item (encrypted), a shell `function_call` with a
+ * large output, and every third turn an `apply_patch` custom call; a final assistant message.
+ */
+export function codexSession(turns: number, { lines = 120 } = {}): ResponseInputItem[] {
+  const items: ResponseInputItem[] = [
+    {
+      type: 'message',
+      role: 'developer',
+      content: [{ type: 'input_text', text: 'You are Codex, a coding agent.' }],
+    },
+    {
+      type: 'message',
+      role: 'user',
+      content: [{ type: 'input_text', text: 'Make every test in the repo pass.' }],
+    },
+  ];
+  for (let turn = 1; turn <= turns; turn++) {
+    items.push({
+      type: 'reasoning',
+      id: `rs_${turn}`,
+      summary: [{ type: 'summary_text', text: `Turn ${turn}: read module ${turn}.` }],
+      encrypted_content: `${encryptedSample}${turn}`,
+    });
+    if (turn % 3 === 0) {
+      items.push(
+        {
+          type: 'custom_tool_call',
+          call_id: `patch_${turn}`,
+          name: 'apply_patch',
+          input: `*** Begin Patch\n*** Update File: src/m${turn}.ts\n${'+line\n'.repeat(lines)}*** End Patch`,
+        },
+        {
+          type: 'custom_tool_call_output',
+          call_id: `patch_${turn}`,
+          output: `Success. Updated src/m${turn}.ts`,
+        },
+      );
+      continue;
+    }
+    items.push(
+      {
+        type: 'function_call',
+        id: `fc_${turn}`,
+        call_id: `call_${turn}`,
+        name: 'shell',
+        arguments: JSON.stringify({ command: ['bash', '-lc', `cat src/m${turn}.ts`], workdir: '/repo' }),
+        status: 'completed',
+      },
+      {
+        type: 'function_call_output',
+        call_id: `call_${turn}`,
+        output: Array.from(
+          { length: lines },
+          (_, line) => `${line + 1}: export const value${line} = ${turn * line};`,
+        ).join('\n'),
+      },
+    );
+  }
+  items.push({
+    type: 'message',
+    id: 'msg_final',
+    role: 'assistant',
+    status: 'completed',
+    content: [{ type: 'output_text', text: `Done after ${turns} turns. `.repeat(60), annotations: [] }],
+  });
+  items.push({
+    type: 'message',
+    role: 'user',
+    content: [{ type: 'input_text', text: 'Now run the linter.' }],
+  });
+  return items;
+}

@@ -9,6 +9,8 @@ import { agentSession, fakeFile } from '../conversation/session-builder.test-uti
 import type { Message, ToolResultBlock } from '../conversation/types.js';
 import { validateMessages } from '../conversation/validate.js';
 import { CompactError } from '../errors.js';
+import { createHeuristicCounter } from '../tokens/heuristic-counter.js';
+import { countToolTokens } from '../tokens/tool-tokens.js';
 import { countFixedBreakpoints, countMessageBreakpoints, keepCacheBreakpoints } from './cache-breakpoints.js';
 import { compactRequest } from './compact-request-once.js';
 import { detectRequestFormat } from './request-format.js';
@@ -48,6 +50,7 @@ function anthropicBody(turns: number): AnthropicBody {
 }
 
 const forceMicro = { micro: { cacheAware: false } } as const;
+const counter = createHeuristicCounter();
 
 describe('compactRequest', () => {
   it('changes only the messages of an Anthropic request: same keys, same order, other fields equal', async () => {
@@ -68,6 +71,15 @@ describe('compactRequest', () => {
     // The input body is never changed.
     expect(body).toEqual(snapshot);
     expect(validateMessages(result.body.messages)).toEqual([]);
+  });
+
+  it('counts the request’s tool definitions in tokensBefore and tokensAfter', async () => {
+    const body = anthropicBody(2);
+    const { tools: _tools, ...withoutTools } = body;
+    const withTools = await compactRequest(body, { counter });
+    const bare = await compactRequest(withoutTools, { counter });
+    expect(withTools.tokensBefore - bare.tokensBefore).toBe(countToolTokens(tools, counter));
+    expect(withTools.tokensAfter).toBe(withTools.tokensBefore);
   });
 
   it('returns the body itself when nothing needed compacting', async () => {

@@ -8,11 +8,15 @@ import { CompactError } from '../errors.js';
 import type { CompactionLayer } from '../events.js';
 import { countFixedBreakpoints, keepCacheBreakpoints } from './cache-breakpoints.js';
 import { providerCompactionBoundary } from './provider-compaction.js';
-import { type RequestBody, readRequestConversation } from './request-conversation.js';
+import {
+  type RequestBody,
+  type RequestConversation,
+  readRequestConversation,
+} from './request-conversation.js';
 import { detectRequestFormat, isPlainObject, type RequestFormat, typeName } from './request-format.js';
 
 /** Per-call options of `compactRequest`. */
-export interface CompactRequestOptions extends Omit<MaybeCompactOptions, 'system'> {
+export interface CompactRequestOptions extends Omit<MaybeCompactOptions, 'system' | 'tools'> {
   /** The API the body is written for. @default detected by {@link detectRequestFormat} */
   format?: RequestFormat;
 }
@@ -78,10 +82,25 @@ export async function compactRequestWith<Body extends object>(
       ? keepCacheBreakpoints({
           before: messages,
           after,
-          fixedBreakpoints: countFixedBreakpoints(system, tools),
+          // A top-level `cache_control` marks the last cacheable block: one breakpoint too.
+          fixedBreakpoints:
+            countFixedBreakpoints(system, tools) +
+            (isPlainObject((body as RequestBody).cache_control) ? 1 : 0),
         })
       : after;
-  return { body: replaceFields(body, conversation.write(compacted)), ...summary };
+  return { body: withMessages(body, conversation, compacted), ...summary };
+}
+
+/**
+ * A copy of `body` whose conversation is `messages`, written in the body's own field by
+ * `conversation.write`: the same keys in the same order, every other field the same value.
+ */
+export function withMessages<Body extends object>(
+  body: Body,
+  conversation: Pick<RequestConversation, 'write'>,
+  messages: readonly Message[],
+): Body {
+  return replaceFields(body, conversation.write(messages));
 }
 
 /** A copy of `body` with the named fields replaced in place: same keys, same order. */

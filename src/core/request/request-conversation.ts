@@ -4,6 +4,8 @@
  */
 import { fromOpenAIMessages, toOpenAIMessages } from '../conversation/openai-format.js';
 import type { OpenAIChatMessage } from '../conversation/openai-types.js';
+import { fromResponsesInput, toResponsesInput } from '../conversation/responses-format.js';
+import type { ResponsesInput } from '../conversation/responses-types.js';
 import type { Message, SystemPrompt } from '../conversation/types.js';
 import { validateMessages } from '../conversation/validate.js';
 import { CompactError } from '../errors.js';
@@ -38,10 +40,7 @@ export function readRequestConversation(body: RequestBody, format: RequestFormat
     case 'openai':
       return readOpenAI(body);
     case 'responses':
-      throw new CompactError('OpenAI Responses request bodies are not supported yet', {
-        code: 'INVALID_OPTIONS',
-        path: 'input',
-      });
+      return readResponses(body);
     default: {
       const unreachable: never = format;
       throw new CompactError(
@@ -94,6 +93,42 @@ function readOpenAI(body: RequestBody): RequestConversation {
       ],
     }),
   };
+}
+
+function readResponses(body: RequestBody): RequestConversation {
+  const { input, instructions } = body;
+  if (typeof input !== 'string') {
+    expectArray(input, 'input').forEach((item, index) => {
+      if (!isPlainObject(item))
+        throw unreadable(`expected an item object, got ${typeName(item)}`, `input[${index}]`);
+    });
+  }
+  if (instructions !== undefined && instructions !== null && typeof instructions !== 'string') {
+    throw unreadable(`expected string, got ${typeName(instructions)}`, 'instructions');
+  }
+  const { messages, system } = convertResponses(input as ResponsesInput, instructions);
+  const tools = readTools(body.tools);
+  return {
+    messages,
+    ...(system === undefined ? {} : { system }),
+    ...(tools ? { tools } : {}),
+    // `instructions` stay in their own field; leading developer messages go back first in `input`.
+    write: (compacted) => ({ input: toResponsesInput(compacted, system) }),
+  };
+}
+
+/** Converts Responses input; items the converter cannot read are `UNREADABLE_INPUT` at `input`. */
+function convertResponses(input: ResponsesInput, instructions: string | null | undefined) {
+  try {
+    return fromResponsesInput(input, { instructions });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new CompactError(`cannot read the input items: ${reason}`, {
+      code: 'UNREADABLE_INPUT',
+      path: 'input',
+      cause: error,
+    });
+  }
 }
 
 /** Converts OpenAI messages, naming the first broken rule when they cannot be read. */
