@@ -226,7 +226,14 @@ function hasRecallTool(body: Record<string, unknown>): boolean {
 /** The archived original for a recall call, or a short error the model can read. */
 async function recallText(compactor: RequestCompactor, call: RecallCall): Promise<string> {
   try {
-    return await handleRecall({ archive: compactor.archive, sessionId: compactor.sessionId }, call.input);
+    const recalled = await handleRecall(
+      { archive: compactor.archive, sessionId: compactor.sessionId },
+      call.input,
+    );
+    // Every API takes a text result; a result of blocks (an image, say) is written as text.
+    return typeof recalled === 'string'
+      ? recalled
+      : recalled.map((block) => (block.type === 'text' ? block.text : JSON.stringify(block))).join('\n');
   } catch (error) {
     return `recall failed: ${errorSummary(error)}`;
   }
