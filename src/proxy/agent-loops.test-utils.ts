@@ -143,3 +143,36 @@ export async function openAIChatLoop(
   }
   return messages;
 }
+
+/** An OpenAI Responses tool loop through `baseURL` (the proxy origin plus `/v1`), as Codex runs it: stateless, whole input each turn. */
+export async function responsesLoop(
+  baseURL: string,
+  options: LoopOptions,
+): Promise<OpenAI.Responses.ResponseInputItem[]> {
+  const client = new OpenAI({
+    apiKey: options.apiKey ?? 'test-key',
+    baseURL,
+    maxRetries: 0,
+    timeout: 10_000,
+    ...(options.headers ? { defaultHeaders: options.headers } : {}),
+  });
+  const input: OpenAI.Responses.ResponseInputItem[] = [
+    { role: 'user', content: options.task ?? 'Read every file.' },
+  ];
+  const tools: OpenAI.Responses.Tool[] = [
+    { type: 'function', name: 'read_file', parameters: readFileTool.input_schema, strict: false },
+  ];
+  for (let turn = 0; turn < options.turns; turn += 1) {
+    const body = { model: 'gpt-test', instructions: 'You are a coding agent.', input, tools, store: false };
+    options.onRequest?.(structuredClone(body) as unknown as Record<string, unknown>);
+    const response = options.stream
+      ? await client.responses.stream(body).finalResponse()
+      : await client.responses.create(body);
+    const calls = response.output.flatMap((item) => (item.type === 'function_call' ? [item] : []));
+    input.push(...(response.output as OpenAI.Responses.ResponseInputItem[]));
+    if (calls.length === 0) break;
+    for (const call of calls)
+      input.push({ type: 'function_call_output', call_id: call.call_id, output: toolOutput(turn) });
+  }
+  return input;
+}

@@ -9,6 +9,7 @@ import {
   anthropicLoop,
   isSummaryRequest,
   openAIChatLoop,
+  responsesLoop,
   toolCallingScript,
 } from './agent-loops.test-utils.js';
 import type { ProxyOptions, RunningProxy } from './proxy-options.js';
@@ -96,6 +97,19 @@ describe('proxy sessions', () => {
     expect(upstream.includes('<context_summary>')).toBe(true);
     expect(upstream.match(/recall r\d+|recall="r\d+"|the recall tool/)).toBeNull();
   });
+
+  it.each([false, true])(
+    'OpenAI Responses tool loop (stream %s): compaction fires and every request is valid',
+    async (stream) => {
+      const { server, records } = await start();
+      const sent: Record<string, unknown>[] = [];
+      await responsesLoop(`${proxy!.url}/v1`, { turns: 12, stream, onRequest: (body) => sent.push(body) });
+      expect(server.requests.map((request) => request.outcome)).toEqual(Array(12).fill('tool-calls'));
+      expect(records.some((record) => record.layer !== 'none')).toBe(true);
+      const size = (body: Record<string, unknown>) => JSON.stringify(body.input).length;
+      expect(size(server.requests.at(-1)!.body)).toBeLessThan(size(sent.at(-1)!));
+    },
+  );
 
   it('starts over without error when the client rewinds after a compaction', async () => {
     const { server, records } = await start();

@@ -7,7 +7,12 @@ import {
   type ScriptStep,
   startScriptedModelServer,
 } from '../../testing/index.js';
-import { anthropicLoop, openAIChatLoop, toolCallingScript } from '../agent-loops.test-utils.js';
+import {
+  anthropicLoop,
+  openAIChatLoop,
+  responsesLoop,
+  toolCallingScript,
+} from '../agent-loops.test-utils.js';
 import type { RunningProxy } from '../proxy-options.js';
 import { startProxy } from '../proxy-server.js';
 
@@ -25,7 +30,7 @@ function recallingScript() {
   let recalled = false;
   return (request: Omit<RecordedRequest, 'outcome'>): ScriptStep => {
     if (recalled) return 'Recalled and done.';
-    const id = /recall (r\d+)\]/.exec(JSON.stringify(request.body.messages))?.[1];
+    const id = /recall (r\d+)\]/.exec(JSON.stringify(request.body.messages ?? request.body.input))?.[1];
     if (id === undefined) return toolCallingScript(request);
     recalled = true;
     return {
@@ -49,7 +54,7 @@ async function start() {
 
 /** The tool result the proxy sent for its recall call, from the follow-up request. */
 function recallResult(requests: readonly RecordedRequest[]): string {
-  return JSON.stringify(requests.at(-1)?.body.messages ?? []);
+  return JSON.stringify(requests.at(-1)?.body.messages ?? requests.at(-1)?.body.input ?? []);
 }
 
 describe('--recall', () => {
@@ -85,4 +90,18 @@ describe('--recall', () => {
       /"tool_call_id":"call_recall_1","content":"output of step \d+\\nconst value/,
     );
   });
+
+  it.each([false, true])(
+    'OpenAI Responses (stream %s): the same through the Responses API',
+    async (stream) => {
+      const { server, proxy } = await start();
+      const input = await responsesLoop(`${proxy.url}/v1`, { turns: 20, stream });
+      expect(JSON.stringify(input.at(-1))).toContain('Recalled and done.');
+      expect(JSON.stringify(input)).not.toContain('"name":"recall"');
+      expect(server.requests.every((request) => request.outcome !== 'invalid-request')).toBe(true);
+      expect(recallResult(server.requests)).toMatch(
+        /"call_id":"call_recall_1","output":"output of step \d+\\nconst value/,
+      );
+    },
+  );
 });
