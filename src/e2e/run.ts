@@ -164,8 +164,9 @@ async function codex(command: string[]): Promise<E2ETraffic | string> {
         type: 'tool-calls',
         calls: [
           {
-            name: 'shell',
-            input: { command: ['bash', '-lc', `seq 1 6000 > part${step}.txt && cat part${step}.txt`] },
+            // Codex's shell tool (0.17x): one command line, output capped by max_output_tokens.
+            name: 'exec_command',
+            input: { cmd: `seq 1 6000 > part${step}.txt && cat part${step}.txt`, max_output_tokens: 10_000 },
           },
         ],
       }),
