@@ -1,4 +1,5 @@
 import type { ArchiveStore } from '../core/archive/archive-store.js';
+import type { SessionStateStore } from '../core/archive/session-state-store.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
 import type { ProxyRequestRecord, ProxyStats } from './proxy-stats.js';
@@ -38,6 +39,11 @@ export interface ProxyOptions {
   counter?: TokenCounter;
   /** Where session state is kept between requests. @default an in-memory store of 1000 sessions */
   store?: ProxySessionStore;
+  /**
+   * Where each session's compactor keeps its own state (ids handed out, calibrated counts), so a
+   * conversation can move between proxy processes. @default kept in memory
+   */
+  stateStore?: SessionStateStore;
   /** Receives one line per request (no trailing newline). @default none */
   log?: (line: string) => void;
   /** Receives one record per request, e.g. to write JSON lines. @default none */

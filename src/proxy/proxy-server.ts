@@ -44,6 +44,7 @@ export async function startProxy({
   archive,
   counter,
   store = createMemoryProxySessionStore(),
+  stateStore,
   log,
   onRequest,
 }: ProxyOptions): Promise<RunningProxy> {
@@ -54,6 +55,7 @@ export async function startProxy({
     summarizer,
     ...(archive ? { archive } : {}),
     ...(counter ? { counter } : {}),
+    ...(stateStore ? { stateStore } : {}),
     recall,
     maxSessions: MAX_LIVE_SESSIONS,
   });

@@ -4,6 +4,7 @@
  * {@link ProxySessionStore}; a compactor lost here is rebuilt from the next request.
  */
 import type { ArchiveStore } from '../core/archive/archive-store.js';
+import type { SessionStateStore } from '../core/archive/session-state-store.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
 import { identityWithoutRecall } from './recall-ids.js';
@@ -25,6 +26,7 @@ export interface SessionCompactorSettings {
   summarizer: 'same' | 'extractive' | SummaryModel;
   archive?: ArchiveStore;
   counter?: TokenCounter;
+  stateStore?: SessionStateStore;
   recall: boolean;
   maxSessions: number;
 }
@@ -55,7 +57,7 @@ export class SessionCompactors {
   }
 
   private create(sessionKey: string): SessionCompactor {
-    const { thresholds, contextWindow, summarizer, archive, counter, recall } = this.settings;
+    const { thresholds, contextWindow, summarizer, archive, counter, stateStore, recall } = this.settings;
     const session: SessionCompactor = {
       compactor: undefined as unknown as RequestCompactor,
       context: undefined,
@@ -74,6 +76,7 @@ export class SessionCompactors {
       ...(summaryModel ? { summarizer: summaryModel } : {}),
       ...(archive ? { archive } : {}),
       ...(counter ? { counter } : {}),
+      ...(stateStore ? { stateStore } : {}),
       ...(recall ? {} : { identity: identityWithoutRecall }),
     });
     return session;
