@@ -80,32 +80,19 @@ function smallConversation(session: number, turns: number): unknown[] {
   return messages;
 }
 
+/** Plain text turns (no tool results, which micro compaction would mask), below the thresholds. */
 function largeConversation(): unknown[] {
-  const line = 'const value = compute(input, options); // a line of a file that was read\n';
+  const line = 'const value = compute(input, options); // a line of a file the user pasted\n';
   const perTurn = 2_000;
   const turns = Math.ceil(LARGE_REQUEST_TOKENS / perTurn);
-  const messages: unknown[] = [{ role: 'user', content: 'Read the repository.' }];
+  const messages: unknown[] = [];
   for (let turn = 0; turn < turns; turn += 1) {
     messages.push(
-      {
-        role: 'assistant',
-        content: [
-          { type: 'tool_use', id: `toolu_${turn}`, name: 'read_file', input: { path: `f${turn}.ts` } },
-        ],
-      },
-      {
-        role: 'user',
-        content: [
-          {
-            type: 'tool_result',
-            tool_use_id: `toolu_${turn}`,
-            content: line.repeat((perTurn * 4) / line.length),
-          },
-        ],
-      },
+      { role: 'user', content: `File ${turn}:\n${line.repeat((perTurn * 4) / line.length)}` },
+      { role: 'assistant', content: `Read file ${turn}.` },
     );
   }
-  messages.push({ role: 'assistant', content: 'Read them all.' }, { role: 'user', content: 'Summarize.' });
+  messages.push({ role: 'user', content: 'Summarize.' });
   return messages;
 }
 
