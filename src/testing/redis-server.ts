@@ -21,6 +21,8 @@ export interface RedisServerOptions {
   directory?: string;
   /** A password the server requires (`requirepass`). */
   password?: string;
+  /** More `redis-server` arguments, e.g. `['--cluster-enabled', 'yes']`. */
+  extraArgs?: readonly string[];
 }
 
 /** A running `redis-server` owned by the caller. */
@@ -55,6 +57,7 @@ export async function startRedisServer({
   port,
   directory,
   password,
+  extraArgs = [],
 }: RedisServerOptions = {}): Promise<RedisServer> {
   const ownDirectory = directory === undefined;
   const folder = directory ?? (await mkdtemp(join(tmpdir(), 'agent-compact-redis-')));
@@ -62,7 +65,7 @@ export async function startRedisServer({
   for (let attempt = 0; attempt < (port === undefined ? PORT_ATTEMPTS : 1); attempt++) {
     const chosen = port ?? (await freePort());
     try {
-      const child = await launch(binary, chosen, folder, password);
+      const child = await launch(binary, chosen, folder, password, extraArgs);
       return serverHandle(child, chosen, folder, ownDirectory, password);
     } catch (error) {
       lastError = error;
@@ -106,6 +109,7 @@ function launch(
   port: number,
   directory: string,
   password: string | undefined,
+  extraArgs: readonly string[],
 ): Promise<ChildProcess> {
   const args = [
     '--port',
@@ -123,6 +127,7 @@ function launch(
     '--logfile',
     '',
     ...(password === undefined ? [] : ['--requirepass', password]),
+    ...extraArgs,
   ];
   return new Promise((resolve, reject) => {
     const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
