@@ -17,3 +17,11 @@ export {
   redactUrl,
 } from './redis-connection.js';
 export { DEFAULT_PREFIX } from './redis-keys.js';
+export {
+  createRedisSessionStateStore,
+  DEFAULT_LEASE_MS,
+  DEFAULT_LOCK_WAIT_MS,
+  type RedisSessionStateStore,
+  type RedisSessionStateStoreOptions,
+  type SessionLockOptions,
+} from './redis-session-state-store.js';
