@@ -54,3 +54,8 @@ export function startsWithFingerprints(messages: readonly Message[], prefix: rea
   }
   return true;
 }
+
+/** What identifies a request's fixed part across processes: its system prompt and its tools' size. */
+export function requestKey(system: SystemPrompt | undefined, toolTokens: number): string {
+  return `${fingerprintSystem(system)}+${toolTokens}`;
+}
