@@ -25,3 +25,9 @@ export {
   type RedisSessionStateStoreOptions,
   type SessionLockOptions,
 } from './redis-session-state-store.js';
+export {
+  createSharedCompactor,
+  DEFAULT_MAX_WARM_SESSIONS,
+  type SharedCompactor,
+  type SharedCompactorOptions,
+} from './shared-compactor.js';

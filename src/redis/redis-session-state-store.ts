@@ -53,9 +53,13 @@ export interface RedisSessionStateStore extends SessionStateStore {
    * the first saved. Use it around `maybeCompact` when turns of one session may reach two processes.
    */
   withSessionLock<T>(sessionId: string, task: () => Promise<T>, options?: SessionLockOptions): Promise<T>;
+  /** The stored state's version (0 when none): one cheap read, to tell whether a session moved. */
+  version(sessionId: string): Promise<number>;
   /** Closes the connection when the store made it from `url`; a given client stays open. */
   close(): Promise<void>;
 }
+
+const versionScript = luaScript(`return redis.call('HGET', KEYS[1], 'version')`);
 
 const loadScript = luaScript(`return redis.call('HMGET', KEYS[1], 'version', 'state')`);
 
@@ -158,6 +162,11 @@ export function createRedisSessionStateStore({
           cause: error,
         });
       }
+    },
+    async version(sessionId) {
+      const what = `reading the state version of session ${sessionId}`;
+      const reply = await redis.run(versionScript, [stateKey(sessionId)], [], what);
+      return typeof reply === 'string' ? Number(reply) : 0;
     },
     async save(sessionId, state, { expectedVersion }) {
       const what = `saving the state of session ${sessionId}`;
