@@ -23,11 +23,13 @@ export {
   DEFAULT_LOCK_WAIT_MS,
   type RedisSessionStateStore,
   type RedisSessionStateStoreOptions,
+  type SessionCommit,
   type SessionLockOptions,
 } from './redis-session-state-store.js';
 export {
   createSharedCompactor,
   DEFAULT_MAX_WARM_SESSIONS,
+  requestKeyOf,
   type SharedCompactor,
   type SharedCompactorOptions,
 } from './shared-compactor.js';

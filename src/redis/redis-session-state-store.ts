@@ -45,6 +45,15 @@ export interface SessionLockOptions {
   signal?: AbortSignal;
 }
 
+/** What {@link RedisSessionStateStore.commit} saves. */
+export interface SessionCommit {
+  expectedVersion: number;
+  /** The new state; absent when the call left it unchanged. */
+  state?: CompactorState;
+  /** The call's request key and its result (any text, usually JSON). */
+  call?: { requestKey: string; result: string };
+}
+
 /** A {@link SessionStateStore} in Redis, with a per-session lock for fleets. */
 export interface RedisSessionStateStore extends SessionStateStore {
   /**
@@ -53,25 +62,70 @@ export interface RedisSessionStateStore extends SessionStateStore {
    * the first saved. Use it around `maybeCompact` when turns of one session may reach two processes.
    */
   withSessionLock<T>(sessionId: string, task: () => Promise<T>, options?: SessionLockOptions): Promise<T>;
-  /** The stored state's version (0 when none): one cheap read, to tell whether a session moved. */
-  version(sessionId: string): Promise<number>;
+  /**
+   * Starts a call under the session lock: the stored state's version (0 when none), and the result
+   * stored by the last {@link RedisSessionStateStore.commit} when its request key is `requestKey`
+   * (a retried request). Otherwise marks the call as started until its commit. When an earlier call
+   * started and never committed (`interrupted`: its holder died or failed), the items it appended
+   * to the Redis archive of the same prefix are removed (`rolledBack`): no output names them, and
+   * the call redone writes them again. One round trip.
+   */
+  peek(
+    sessionId: string,
+    requestKey?: string,
+  ): Promise<{ version: number; result?: string; interrupted: boolean; rolledBack: number }>;
+  /**
+   * Saves, in one atomic compare-and-set on `expectedVersion`, a new state (when given; the
+   * version then moves by one) and the result of the call that produced it under its request key,
+   * so a retried request can be answered with the same result. Rejects with `STATE_CONFLICT`.
+   */
+  commit(sessionId: string, commit: SessionCommit): Promise<{ version: number }>;
   /** Closes the connection when the store made it from `url`; a given client stays open. */
   close(): Promise<void>;
 }
 
-const versionScript = luaScript(`return redis.call('HGET', KEYS[1], 'version')`);
+// KEYS: the state hash, the archive's items list and index hash (same prefix and hash tag).
+// The version, and the stored result of the last call when its request key is ARGV[1]. Otherwise
+// marks a call as started (field 'pending'; commit clears it). When an earlier call started and
+// never committed (its holder died or failed), the archive items it appended after the last commit
+// are removed: no client ever got an output naming them, and the call redone writes them again
+// exactly as the process that died would have.
+const peekScript = luaScript(`
+local stored = redis.call('HMGET', KEYS[1], 'version', 'call', 'result', 'pending', 'archived')
+if ARGV[1] ~= '' and stored[2] == ARGV[1] then return {stored[1] or '0', stored[3]} end
+local rolledBack = 0
+if stored[4] then
+  local keep = tonumber(stored[5] or '0')
+  local orphans = redis.call('LRANGE', KEYS[2], keep, -1)
+  for _, json in ipairs(orphans) do redis.call('HDEL', KEYS[3], cjson.decode(json).id) end
+  rolledBack = #orphans
+  if keep == 0 then redis.call('DEL', KEYS[2]) else redis.call('LTRIM', KEYS[2], 0, keep - 1) end
+end
+redis.call('HSET', KEYS[1], 'pending', '1')
+return {stored[1] or '0', false, stored[4] and 1 or 0, rolledBack}
+`);
 
 const loadScript = luaScript(`return redis.call('HMGET', KEYS[1], 'version', 'state')`);
 
-// KEYS[1] the state hash. ARGV: expected version, state JSON, ttl seconds (0: none).
-// Returns the new version, or the negated stored version on a conflict (0 stays 0: use -1 - v).
-const saveScript = luaScript(`
+// KEYS[1] the state hash, KEYS[2] the archive's items list (its length is recorded: what the
+// committed state knows of). ARGV: expected version, state JSON ('' keeps the state and its version),
+// ttl seconds (0: none), request key and result of the call ('' for none). One atomic step, so a
+// state and the result of the call that produced it are saved together or not at all.
+// Returns the new version, or -1 - the stored version on a conflict.
+const commitScript = luaScript(`
 local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
 if current ~= tonumber(ARGV[1]) then return -1 - current end
-redis.call('HSET', KEYS[1], 'version', current + 1, 'state', ARGV[2])
+local version = current
+if ARGV[2] ~= '' then
+  version = current + 1
+  redis.call('HSET', KEYS[1], 'version', version, 'state', ARGV[2])
+end
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'call', ARGV[4], 'result', ARGV[5]) end
+redis.call('HDEL', KEYS[1], 'pending')
+redis.call('HSET', KEYS[1], 'archived', redis.call('LLEN', KEYS[2]))
 local ttl = tonumber(ARGV[3])
-if ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) end
-return current + 1
+if ttl > 0 and redis.call('EXISTS', KEYS[1]) == 1 then redis.call('EXPIRE', KEYS[1], ttl) end
+return version
 `);
 
 const acquireScript = luaScript(`return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) and 1 or 0`);
@@ -113,6 +167,8 @@ export function createRedisSessionStateStore({
   const redis = openRedisConnection(connection);
   const stateKey = (sessionId: string) => sessionKey(prefix, sessionId, 'state');
   const lockKey = (sessionId: string) => sessionKey(prefix, sessionId, 'lock');
+  // The archive store's keys under the same prefix (see createRedisArchiveStore).
+  const itemsKey = (sessionId: string) => sessionKey(prefix, sessionId, 'items');
 
   async function acquire(
     sessionId: string,
@@ -141,6 +197,27 @@ export function createRedisSessionStateStore({
     }
   }
 
+  async function commit(sessionId: string, { expectedVersion, state, call }: SessionCommit) {
+    const what = `saving the state of session ${sessionId}`;
+    const args = [
+      String(expectedVersion),
+      state === undefined ? '' : JSON.stringify(state),
+      String(ttl),
+      call?.requestKey ?? '',
+      call?.result ?? '',
+    ];
+    const reply = Number(
+      await redis.run(commitScript, [stateKey(sessionId), itemsKey(sessionId)], args, what),
+    );
+    if (reply < 0) {
+      throw new CompactError(
+        `session ${sessionId}: state version is ${-1 - reply}, expected ${expectedVersion}; another compactor saved it first`,
+        { code: 'STATE_CONFLICT' },
+      );
+    }
+    return { version: reply };
+  }
+
   return {
     specificationVersion: 'v1',
     async load(sessionId) {
@@ -163,23 +240,24 @@ export function createRedisSessionStateStore({
         });
       }
     },
-    async version(sessionId) {
+    async peek(sessionId, requestKey = '') {
       const what = `reading the state version of session ${sessionId}`;
-      const reply = await redis.run(versionScript, [stateKey(sessionId)], [], what);
-      return typeof reply === 'string' ? Number(reply) : 0;
+      const keys = [stateKey(sessionId), itemsKey(sessionId), sessionKey(prefix, sessionId, 'index')];
+      const [version, result, interrupted, rolledBack] = (await redis.run(
+        peekScript,
+        keys,
+        [requestKey],
+        what,
+      )) as [string, string | null | undefined, number | undefined, number | undefined];
+      return {
+        version: Number(version),
+        ...(typeof result === 'string' ? { result } : {}),
+        interrupted: interrupted === 1,
+        rolledBack: rolledBack ?? 0,
+      };
     },
-    async save(sessionId, state, { expectedVersion }) {
-      const what = `saving the state of session ${sessionId}`;
-      const args = [String(expectedVersion), JSON.stringify(state), String(ttl)];
-      const reply = Number(await redis.run(saveScript, [stateKey(sessionId)], args, what));
-      if (reply < 0) {
-        throw new CompactError(
-          `session ${sessionId}: state version is ${-1 - reply}, expected ${expectedVersion}; another compactor saved it first`,
-          { code: 'STATE_CONFLICT' },
-        );
-      }
-      return { version: reply };
-    },
+    commit: (sessionId, change) => commit(sessionId, change),
+    save: (sessionId, state, { expectedVersion }) => commit(sessionId, { expectedVersion, state }),
     async withSessionLock(sessionId, task, options = {}) {
       const token = randomUUID();
       await acquire(sessionId, token, options);

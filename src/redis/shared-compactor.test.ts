@@ -106,6 +106,56 @@ describe.skipIf(skipRedis)('createSharedCompactor', () => {
     expect(spread.outputs).toEqual(reference.outputs);
   });
 
+  it('a call that dies after archiving (before its commit) is redone elsewhere with the same ids and output', async () => {
+    const stayed = process_('die-stay:');
+    const [survivor, doomed] = [process_('die:'), process_('die:')];
+    const index = 3;
+    const reference = await play(index, () => stayed);
+    const sessionId = `session-${index}`;
+    let context: Message[] = [...loadTurn(index, 0)];
+    let interrupted = 0;
+    for (let turn = 1; turn <= TURNS; turn++) {
+      const input = [...context, ...loadTurn(index, turn)];
+      const options = { system: loadSystem, ...(turn > 1 ? { usage: usageOf(context) } : {}) };
+      // Every third turn the doomed process compacts (and archives) but dies before committing.
+      if (turn % 3 === 0) {
+        const died = await doomed
+          .withSession(sessionId, async (compactor) => {
+            const result = await compactor.maybeCompact(input, options);
+            if (result.archived.length > 0) interrupted += 1;
+            throw new Error('killed before the commit');
+          })
+          .catch((error: Error) => error.message);
+        expect(died).toBe('killed before the commit');
+      }
+      const result = await survivor.maybeCompact(sessionId, input, options);
+      expect(JSON.stringify(result.messages), `turn ${turn}`).toBe(reference.outputs[turn - 1]);
+      context = result.messages;
+    }
+    expect(interrupted).toBeGreaterThan(0);
+    const ids = (await survivor.archive.list(sessionId)).map((item) => item.id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('a retried request gets the first answer, even when the state moved with it', async () => {
+    const [first, second] = [process_('retry:'), process_('retry:')];
+    const input = [
+      ...loadTurn(1, 0),
+      ...loadTurn(1, 1),
+      ...loadTurn(1, 2),
+      ...loadTurn(1, 3),
+      ...loadTurn(1, 4),
+    ];
+    const answer = await first.maybeCompact('session-1', input, { system: loadSystem, force: 'hard' });
+    expect(answer.layer).toBe('hard');
+    const version = (await first.stateStore.peek('session-1')).version;
+    // The client never got the answer and sends the request again, to another process.
+    expect(await second.maybeCompact('session-1', input, { system: loadSystem, force: 'hard' })).toEqual(
+      answer,
+    );
+    expect((await first.stateStore.peek('session-1')).version).toBe(version);
+  });
+
   it('the same turn delivered to two processes at once: no lost update, no duplicate archive id', async () => {
     const [first, second] = [process_('race:'), process_('race:')];
     const sessions = 20;
@@ -132,7 +182,7 @@ describe.skipIf(skipRedis)('createSharedCompactor', () => {
         }
         const ids = (await second.archive.list(sessionId)).map((item) => item.id);
         expect(new Set(ids).size).toBe(ids.length);
-        expect(await first.stateStore.version(sessionId)).toBeGreaterThanOrEqual(TURNS);
+        expect((await first.stateStore.peek(sessionId)).version).toBeGreaterThanOrEqual(TURNS);
       }),
     );
   });

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import type { CompactorState, SessionStateStore } from '../core/archive/session-state-store.js';
 import { createCompactor } from '../core/compactor.js';
 import type {
   Compactor,
@@ -6,6 +8,7 @@ import type {
   MaybeCompactOptions,
 } from '../core/compactor-options.js';
 import type { Message } from '../core/conversation/types.js';
+import { CompactError } from '../core/errors.js';
 import { createRedisArchiveStore, type RedisArchiveStore } from './redis-archive-store.js';
 import type { RedisConnectionOptions } from './redis-connection.js';
 import {
@@ -41,9 +44,19 @@ export interface SharedCompactor {
   withSession<T>(
     sessionId: string,
     task: (compactor: Compactor) => Promise<T>,
-    options?: SessionLockOptions,
+    options?: SessionLockOptions & {
+      /**
+       * The identity of the request (see {@link requestKeyOf}). When the last call of the session
+       * had the same key, its stored result is returned and `task` does not run: a retried request
+       * gets the answer the first attempt produced. The result must survive `JSON.stringify`.
+       */
+      requestKey?: string;
+    },
   ): Promise<T>;
-  /** `withSession(sessionId, (compactor) => compactor.maybeCompact(messages, options))`. */
+  /**
+   * `withSession(sessionId, (compactor) => compactor.maybeCompact(messages, options), { requestKey })`
+   * with the request key of the messages and options.
+   */
   maybeCompact(
     sessionId: string,
     messages: readonly Message[],
@@ -57,8 +70,50 @@ export interface SharedCompactor {
 
 interface WarmSession {
   compactor: Compactor;
-  /** The state version this compactor saw last (loaded or saved). */
+  /** The state version this compactor saw last (loaded or committed). */
   version: number;
+  /** Takes the state the compactor saved during the call, if it saved one (see deferredSaves). */
+  takeSaved(): { state: CompactorState; expectedVersion: number } | undefined;
+}
+
+/** Runs of a turn when the session's state moved under it (a lease that ran out mid-call). */
+const MAX_CONFLICT_ATTEMPTS = 3;
+
+/**
+ * The state store a warm compactor sees: loads go to Redis, saves are held until the call ends
+ * and are then committed together with the call's result in one atomic step. A process killed
+ * mid-call therefore leaves either nothing or the state and the result, never a state whose
+ * result the client did not get (a retry would then compact an already compacted turn again).
+ */
+function deferredSaves(store: RedisSessionStateStore): {
+  store: SessionStateStore;
+  takeSaved: WarmSession['takeSaved'];
+} {
+  let saved: { state: CompactorState; expectedVersion: number } | undefined;
+  return {
+    store: {
+      specificationVersion: 'v1',
+      load: (sessionId) => store.load(sessionId),
+      async save(_sessionId, state, { expectedVersion }) {
+        // Under the session lock nobody else saves, so the compare-and-set at commit will hold.
+        saved = { state, expectedVersion: saved?.expectedVersion ?? expectedVersion };
+        return { version: expectedVersion + 1 };
+      },
+    },
+    takeSaved() {
+      const taken = saved;
+      saved = undefined;
+      return taken;
+    },
+  };
+}
+
+/** The identity of a call: the same messages and options give the same key. */
+export function requestKeyOf(messages: readonly Message[], options: MaybeCompactOptions = {}): string {
+  const { signal: _signal, ...rest } = options;
+  return createHash('sha256')
+    .update(JSON.stringify([messages, rest]))
+    .digest('base64url');
 }
 
 /**
@@ -98,45 +153,76 @@ export function createSharedCompactor({
     if (warm.size > maxWarmSessions) warm.delete(warm.keys().next().value as string);
   }
 
+  function warmSession(sessionId: string, version: number, interrupted: boolean): WarmSession {
+    let session = warm.get(sessionId);
+    // Another process served the session since (or this one never did), or a call died half way
+    // (its archive writes are unknown to this compactor): start from what the stores hold.
+    if (!session || session.version !== version || interrupted) {
+      const deferred = deferredSaves(stateStore);
+      session = {
+        compactor: createCompactor({ ...compactorOptions, archive, stateStore: deferred.store, sessionId }),
+        version,
+        takeSaved: deferred.takeSaved,
+      };
+    }
+    remember(sessionId, session);
+    return session;
+  }
+
+  /** One attempt of a turn under the lock: replay, or run and commit state and result together. */
+  async function attempt<T>(
+    sessionId: string,
+    task: (compactor: Compactor) => Promise<T>,
+    requestKey: string | undefined,
+  ): Promise<T> {
+    const peeked = await stateStore.peek(sessionId, requestKey);
+    if (peeked.result !== undefined) return JSON.parse(peeked.result) as T;
+    const session = warmSession(sessionId, peeked.version, peeked.interrupted);
+    try {
+      const result = await task(session.compactor);
+      const saved = session.takeSaved();
+      const committed = await stateStore.commit(sessionId, {
+        expectedVersion: saved?.expectedVersion ?? session.version,
+        ...(saved ? { state: saved.state } : {}),
+        ...(requestKey === undefined ? {} : { call: { requestKey, result: JSON.stringify(result) } }),
+      });
+      session.version = committed.version;
+      return result;
+    } catch (error) {
+      // The compactor's memory may hold a state that was never committed: forget it.
+      warm.delete(sessionId);
+      throw error;
+    }
+  }
+
   async function withSession<T>(
     sessionId: string,
     task: (compactor: Compactor) => Promise<T>,
-    options?: SessionLockOptions,
+    options: SessionLockOptions & { requestKey?: string } = {},
   ): Promise<T> {
+    const { requestKey, ...lockOptions } = options;
     return stateStore.withSessionLock(
       sessionId,
       async () => {
-        const version = await stateStore.version(sessionId);
-        let session = warm.get(sessionId);
-        // Another process served the session since (or this one never did): start from what it saved.
-        if (!session || session.version !== version) {
-          session = {
-            compactor: createCompactor({ ...compactorOptions, archive, stateStore, sessionId }),
-            version,
-          };
-        }
-        remember(sessionId, session);
-        try {
-          return await task(session.compactor);
-        } finally {
-          // Under the lock nobody else saves: what is stored now is what this compactor knows.
-          // A failed read forgets the compactor, so the next turn loads afresh.
-          await stateStore.version(sessionId).then(
-            (after) => {
-              session.version = after;
-            },
-            () => warm.delete(sessionId),
-          );
+        for (let attemptNumber = 1; ; attemptNumber++) {
+          try {
+            return await attempt(sessionId, task, requestKey);
+          } catch (error) {
+            const conflict = CompactError.isInstance(error) && error.code === 'STATE_CONFLICT';
+            if (!conflict || attemptNumber >= MAX_CONFLICT_ATTEMPTS) throw error;
+          }
         }
       },
-      options,
+      lockOptions,
     );
   }
 
   return {
     withSession,
     maybeCompact: (sessionId, messages, options) =>
-      withSession(sessionId, (compactor) => compactor.maybeCompact(messages, options)),
+      withSession(sessionId, (compactor) => compactor.maybeCompact(messages, options), {
+        requestKey: requestKeyOf(messages, options),
+      }),
     archive,
     stateStore,
     async close() {
