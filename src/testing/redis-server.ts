@@ -154,7 +154,13 @@ function launch(
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
-    child.once('error', (error) => fail(error.message));
+    child.once('error', (error: NodeJS.ErrnoException) =>
+      fail(
+        error.code === 'ENOENT'
+          ? `${binary} not found (ENOENT): install it (Debian/Ubuntu: apt-get install -y redis-server; macOS: brew install redis)`
+          : error.message,
+      ),
+    );
     child.once('exit', (code) => fail(`exited with ${code}\n${output}`));
   });
 }
