@@ -61,6 +61,8 @@ export interface TurnEnvironment {
   settings: CompactorSettings;
   archive: ArchiveStore;
   emit: (event: CompactionEvent) => void;
+  /** Saves the runtime's state (a no-op without a state store); may throw `STATE_CONFLICT`. */
+  persist: () => Promise<void>;
 }
 
 /**
@@ -94,14 +96,19 @@ export async function compactTurn(
 
   const output = steps.length === 0 ? input : steps[steps.length - 1]!.plan.messages;
   const items = steps.flatMap((step) => step.plan.items);
-  await storeItems(environment.archive, runtime, items);
-  commitIndex(runtime, steps, output);
-  const tokensAfter = emitSteps(steps, tokensBefore, runtime, environment);
   const layer = steps.length === 0 ? 'none' : steps[steps.length - 1]!.layer;
+  const sizes = measureSteps(steps, input, options, tokensBefore, runtime);
+  const tokensAfter = sizes[sizes.length - 1]?.after ?? tokensBefore;
   assertFitsWindow(layer, tokensAfter, settings);
+  // The runtime moves to the output, the state is saved, then the originals are archived: a state
+  // save that finds the session moved (or a failed write) leaves nothing archived under stale ids.
+  commitIndex(runtime, steps, output);
   runtime.lastOutput = { messages: output.slice(), system, tools };
   runtime.restoredLastOutput = undefined;
   runtime.hardOnLastCall = layer === 'hard';
+  await environment.persist();
+  await storeItems(environment.archive, runtime, items);
+  emitSteps(steps, sizes, environment);
   return {
     // The same array as the input when nothing changed.
     messages: steps.length === 0 ? (input as Message[]) : (output as Message[]),
@@ -291,35 +298,56 @@ function commitIndex(
   }
 }
 
+/** Tokens before and after each step (see {@link measureSteps}). */
+interface StepSizes {
+  before: number;
+  after: number;
+}
+
 /**
- * Emits one start/end pair per step (hard's start went out before its summary) and returns the
- * tokens after the last. Sizes are honest: the
- * provider-anchored count before, less what the layers freed by the local count, scaled by the
+ * The tokens before and after each step. Sizes are honest: the provider-anchored count
+ * before, less what the step freed by the local count (measured, not estimated) scaled by the
  * calibrated ratio, so before and after are counted the same way.
  */
-function emitSteps(
+function measureSteps(
   steps: readonly AppliedStep[],
+  input: readonly Message[],
+  { system, tools }: MaybeCompactOptions,
   tokensBefore: number,
   runtime: SessionRuntime,
-  { emit }: TurnEnvironment,
-): number {
+): StepSizes[] {
   const ratio = runtime.tokens.calibration().overallRatio;
+  const sizes: StepSizes[] = [];
   let tokens = tokensBefore;
-  for (const { layer, plan, durationMs } of steps) {
+  let local = steps.length === 0 ? 0 : runtime.tokens.countLocal(input, system, tools);
+  for (const step of steps) {
     const before = tokens;
-    tokens = Math.max(0, before - Math.round(ratio * plan.freedTokens));
-    // Hard announced its start before the summary.
+    const localAfter = runtime.tokens.countLocal(step.plan.messages, system, tools);
+    tokens = Math.max(0, before - Math.round(ratio * (local - localAfter)));
+    local = localAfter;
+    sizes.push({ before, after: tokens });
+  }
+  return sizes;
+}
+
+/** One start/end pair per step; hard announced its start before its summary. */
+function emitSteps(
+  steps: readonly AppliedStep[],
+  sizes: readonly StepSizes[],
+  { emit }: TurnEnvironment,
+): void {
+  for (const [index, { layer, plan, durationMs }] of steps.entries()) {
+    const { before, after } = sizes[index]!;
     if (layer !== 'hard') emit({ type: 'compaction-start', layer, tokensBefore: before });
     emit({
       type: 'compaction-end',
       layer,
       tokensBefore: before,
-      tokensAfter: tokens,
+      tokensAfter: after,
       archived: plan.items.length,
       durationMs,
     });
   }
-  return tokens;
 }
 
 function rewriteContext(runtime: SessionRuntime, settings: CompactorSettings): RewriteContext {

@@ -46,12 +46,15 @@ export const agentOptionSpec = {
 const defaults = {
   anthropic: { model: 'claude-sonnet-5-5', window: 200_000, keyVariable: 'ANTHROPIC_API_KEY' },
   openai: { model: 'gpt-5.4', window: 128_000, keyVariable: 'OPENAI_API_KEY' },
+  'openai-responses': { model: 'gpt-5.4', window: 128_000, keyVariable: 'OPENAI_API_KEY' },
 } as const;
 
 type Provider = keyof typeof defaults;
 
 const agentOptionsHelp = `Options:
-  --provider anthropic|openai  the model API (default: anthropic; openai works with any compatible server)
+  --provider anthropic|openai|openai-responses
+                               the model API (default: anthropic; openai works with any compatible
+                               server; openai-responses is the Responses API, stateless like Codex)
   --model M                    the model id (default: claude-sonnet-5-5 / gpt-5.4)
   --base-url URL               another server speaking the API (e.g. http://localhost:11434/v1)
   --yes, -y                    run bash commands without asking
@@ -195,6 +198,10 @@ async function createModel(
       return (await import('../../agent/anthropic-chat-model.js')).createAnthropicChatModel(options);
     case 'openai':
       return (await import('../../agent/openai-chat-model.js')).createOpenAIChatModel(options);
+    case 'openai-responses':
+      return (await import('../../agent/openai-responses-chat-model.js')).createOpenAIResponsesChatModel(
+        options,
+      );
     default: {
       const unreachable: never = provider;
       throw new CliError(`unknown provider ${String(unreachable)}`, 2);
@@ -267,8 +274,8 @@ async function resolveWorkspace(cwd: string, option: string | undefined): Promis
 }
 
 function parseProvider(value: string): Provider {
-  if (value === 'anthropic' || value === 'openai') return value;
-  throw new CliError(`--provider must be anthropic or openai, got "${value}"`, 2);
+  if (value === 'anthropic' || value === 'openai' || value === 'openai-responses') return value;
+  throw new CliError(`--provider must be anthropic, openai or openai-responses, got "${value}"`, 2);
 }
 
 function parseSummarizer(value: string | undefined): 'model' | 'extractive' {

@@ -1,5 +1,5 @@
 import { toolResultText } from '../_internal/text.js';
-import type { ToolResultBlock } from '../conversation/types.js';
+import type { ToolResultBlock, ToolResultContentBlock } from '../conversation/types.js';
 import { CompactError } from '../errors.js';
 import { renderMessage } from '../summary/render-message.js';
 import type { ArchiveStore } from './archive-store.js';
@@ -47,8 +47,9 @@ export const compactToolOpenAI = {
 } as const;
 
 /**
- * Runs the `recall` tool: the archived original as text. A tool result comes back byte-identical;
- * a replaced history comes back as a transcript.
+ * Runs the `recall` tool: the archived original. A tool result comes back byte-identical — as its
+ * text, or as its blocks when it held images, so the model sees the images again; a replaced
+ * history comes back as a transcript.
  *
  * @example
  * if (toolUse.name === 'recall') output = await handleRecall({ archive, sessionId }, toolUse.input);
@@ -56,7 +57,7 @@ export const compactToolOpenAI = {
 export async function handleRecall(
   { archive, sessionId }: { archive: ArchiveStore; sessionId: string },
   input: unknown,
-): Promise<string> {
+): Promise<string | ToolResultContentBlock[]> {
   const id = typeof input === 'object' && input !== null ? (input as { id?: unknown }).id : undefined;
   if (typeof id !== 'string' || !/^r\d+$/.test(id.trim())) {
     throw new CompactError('recall needs an id like "r17"', { code: 'INVALID_OPTIONS', path: 'input.id' });
@@ -68,8 +69,11 @@ export async function handleRecall(
   const block = item.block;
   if (!block) return '';
   switch (block.type) {
-    case 'tool_result':
-      return toolResultText(block as ToolResultBlock);
+    case 'tool_result': {
+      const result = block as ToolResultBlock;
+      const hasImages = Array.isArray(result.content) && result.content.some((part) => part.type === 'image');
+      return hasImages && Array.isArray(result.content) ? result.content : toolResultText(result);
+    }
     case 'text':
       return typeof block.text === 'string' ? block.text : '';
     case 'tool_use':

@@ -3,6 +3,7 @@ import { escapeReservedTags } from '../_internal/text.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
 import type { ContentBlock, Message, SystemPrompt, TextBlock } from '../conversation/types.js';
 import type { CompactionEvent } from '../events.js';
+import { readableHistory } from '../summary/readable-history.js';
 import { bridgeText, summaryAcknowledgement } from '../summary/summary-format.js';
 import { type SummarySettings, writeSummary } from '../summary/write-summary.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
@@ -146,7 +147,8 @@ export async function planHard(
   const { id: archiveId, known } = context.rewrite.ids.idFor(
     archiveKey('messages', undefined, JSON.stringify(split.dropped)),
   );
-  const summary = await writeSummary(split.dropped, {
+  // The summarizer reads only what is readable: nothing signed or encrypted leaves for another model.
+  const summary = await writeSummary(readableHistory(split.dropped), {
     settings: context.settings,
     counter: context.counter,
     ...(context.system === undefined ? {} : { system: context.system }),
