@@ -8,6 +8,7 @@ import { latestHumanRequest, planHard } from './layers/hard.js';
 import type { LayerPlan, RewriteContext } from './layers/mask.js';
 import { planMicro } from './layers/micro.js';
 import { planMid } from './layers/mid.js';
+import { planAfterProviderCompaction, splitAtProviderCompaction } from './layers/provider-compaction.js';
 import { recallLastOutput, type SessionRuntime, sentRequest } from './session-runtime.js';
 import { countMessageTokens, countSystemTokens } from './tokens/message-tokens.js';
 import { countToolTokens } from './tokens/tool-tokens.js';
@@ -80,7 +81,8 @@ export async function compactTurn(
   const previous = recallLastOutput(runtime, input, { system, tools }, settings);
   if (usage && previous) runtime.tokens.observe(usage, previous.messages, previous.system, previous.tools);
   const tokensBefore = runtime.tokens.count(input, system, tools);
-  runtime.index.sync(input);
+  // The whole prompt is counted; the layers plan only on what follows a provider compaction.
+  runtime.index.sync(splitAtProviderCompaction(input).rest);
   // A forced layer is an explicit request (`force` wins); the automatic path refuses at once.
   if (tokensBefore > settings.limits.hard && force === undefined)
     assertFixedPartFits(input, options, runtime, settings);
@@ -149,12 +151,16 @@ async function planLayers(
   const { settings } = environment;
   const micro = async (): Promise<AppliedStep[]> => {
     const started = Date.now();
-    const plan = planMicro(input, runtime.index, settings.micro, context);
+    const plan = await planAfterProviderCompaction(input, (rest) =>
+      planMicro(rest, runtime.index, settings.micro, context),
+    );
     return plan ? [{ layer: 'micro', plan, durationMs: Date.now() - started, consumed: plan.consumed }] : [];
   };
   const mid = async (): Promise<AppliedStep> => {
     const started = Date.now();
-    const plan = await planMid(input, settings.mid, settings.counter, context, options.signal);
+    const plan = await planAfterProviderCompaction(input, (rest) =>
+      planMid(rest, settings.mid, settings.counter, context, options.signal),
+    );
     return { layer: 'mid', plan, durationMs: Date.now() - started, consumed: 0 };
   };
   switch (choice) {
@@ -205,19 +211,21 @@ async function hardStep(
   const started = Date.now();
   // Summaries take seconds: say so before, not after.
   emit({ type: 'compaction-start', layer: 'hard', tokensBefore });
-  const plan = await planHard(input, {
-    settings: settings.hard,
-    counter: settings.counter,
-    rewrite: context,
-    rule: settings.rule,
-    countTokens: (messages) => runtime.tokens.countLocal(messages, system, tools),
-    // The kept turn's results are fresh (the model has not read them): masked only when the
-    // request would not fit under the hard threshold otherwise.
-    maxTokens: settings.limits.hard,
-    ...(system === undefined ? {} : { system }),
-    ...(focus ? { focus } : {}),
-    ...(signal ? { signal } : {}),
-  });
+  const plan = await planAfterProviderCompaction(input, (rest, whole) =>
+    planHard(rest, {
+      settings: settings.hard,
+      counter: settings.counter,
+      rewrite: context,
+      rule: settings.rule,
+      countTokens: (messages) => runtime.tokens.countLocal(whole(messages), system, tools),
+      // The kept turn's results are fresh (the model has not read them): masked only when the
+      // request would not fit under the hard threshold otherwise.
+      maxTokens: settings.limits.hard,
+      ...(system === undefined ? {} : { system }),
+      ...(focus ? { focus } : {}),
+      ...(signal ? { signal } : {}),
+    }),
+  );
   for (const event of plan?.events ?? []) emit(event);
   // Honest sizes: a "compaction" whose request grew (a history that is only the latest request) is dropped.
   if (!plan || plan.freedTokens <= 0) {
@@ -327,11 +335,12 @@ function commitIndex(
   const [only] = steps;
   // Nothing changed: the index was brought up to date with the input at the start of the call.
   if (only === undefined) return;
+  const { rest } = splitAtProviderCompaction(output);
   if (steps.length === 1 && only.layer === 'micro') {
     runtime.index.consumePending(only.consumed);
-    runtime.index.adopt(output);
+    runtime.index.adopt(rest);
   } else {
-    runtime.index.sync(output);
+    runtime.index.sync(rest);
   }
 }
 

@@ -8,7 +8,6 @@ import { validateMessages } from '../conversation/validate.js';
 import { CompactError } from '../errors.js';
 import type { CompactionLayer } from '../events.js';
 import { countFixedBreakpoints, keepCacheBreakpoints } from './cache-breakpoints.js';
-import { providerCompactionBoundary } from './provider-compaction.js';
 import {
   type RequestBody,
   type RequestConversation,
@@ -72,16 +71,12 @@ async function compactBody<Body extends object>(
 ): Promise<CompactRequestResult<Body>> {
   const conversation = readRequestConversation(body as RequestBody, used);
   const { system, messages, tools } = conversation;
-  // What an earlier provider compaction already condensed is kept as it came; only what follows compacts.
-  const boundary = providerCompactionBoundary(messages);
-  const head = messages.slice(0, boundary + 1);
-  const work = boundary === -1 ? messages : messages.slice(boundary + 1);
   const callOptions: MaybeCompactOptions = {
     ...options,
     ...(system === undefined ? {} : { system }),
     ...(tools === undefined ? {} : { tools }),
   };
-  const result = await compactor.maybeCompact(work, callOptions);
+  const result = await compactor.maybeCompact(messages, callOptions);
   const summary = {
     format: used,
     layer: result.layer,
@@ -89,8 +84,9 @@ async function compactBody<Body extends object>(
     tokensAfter: result.tokensAfter,
     archived: result.archived,
   };
-  if (result.messages === work) return { body, ...summary };
-  const after = [...head, ...result.messages];
+  if (result.messages === messages) return { body, ...summary };
+  // maybeCompact keeps what precedes an earlier provider compaction as it came (see the pipeline).
+  const after = result.messages;
   const compacted: readonly Message[] =
     used === 'anthropic'
       ? keepCacheBreakpoints({

@@ -1,0 +1,62 @@
+import type { Message } from '../conversation/types.js';
+import type { LayerPlan } from './mask.js';
+
+/**
+ * Where an earlier provider-side compaction ends: the index of the last message holding a
+ * `compaction` block that carries a summary (Anthropic server-side compaction; OpenAI Responses
+ * `compaction` items read into the canonical model the same way), or -1. The provider drops what
+ * precedes such a block and the block itself is signed, so the compactor leaves everything up to
+ * and including that message as it came. A block with neither `content` nor `encrypted_content`
+ * is a failed compaction the provider ignores, and no boundary.
+ */
+export function providerCompactionBoundary(messages: readonly Message[]): number {
+  return messages.findLastIndex(
+    (message) =>
+      Array.isArray(message.content) &&
+      message.content.some(
+        (block) =>
+          typeof block === 'object' &&
+          block !== null &&
+          block.type === 'compaction' &&
+          (isPresent((block as { content?: unknown }).content) ||
+            isPresent((block as { encrypted_content?: unknown }).encrypted_content)),
+      ),
+  );
+}
+
+/** A history split at the latest provider compaction (see {@link providerCompactionBoundary}). */
+export interface ProviderCompactionSplit {
+  /** Up to and including the message with the compaction: sent as it came. Empty when there is none. */
+  head: readonly Message[];
+  /** What follows: the part the layers plan on (the input itself when there is no boundary). */
+  rest: readonly Message[];
+}
+
+/** Splits `messages` at the latest provider compaction. */
+export function splitAtProviderCompaction(messages: readonly Message[]): ProviderCompactionSplit {
+  const boundary = providerCompactionBoundary(messages);
+  if (boundary === -1) return { head: [], rest: messages };
+  return { head: messages.slice(0, boundary + 1), rest: messages.slice(boundary + 1) };
+}
+
+/**
+ * Runs a layer's planner on what follows the latest provider compaction and puts the untouched
+ * head back in front of the plan's messages. `plan` gets the rest and a function that prefixes
+ * the head, for counting a whole request.
+ */
+export async function planAfterProviderCompaction<Plan extends LayerPlan | undefined>(
+  messages: readonly Message[],
+  plan: (
+    rest: readonly Message[],
+    whole: (part: readonly Message[]) => readonly Message[],
+  ) => Plan | Promise<Plan>,
+): Promise<Plan> {
+  const { head, rest } = splitAtProviderCompaction(messages);
+  if (head.length === 0) return plan(messages, (part) => part);
+  const planned = await plan(rest, (part) => [...head, ...part]);
+  return planned && { ...planned, messages: [...head, ...planned.messages] };
+}
+
+function isPresent(value: unknown): boolean {
+  return value !== undefined && value !== null;
+}
