@@ -28,6 +28,13 @@ beforeAll(() => {
   );
   const broken = codexLikeInput().filter((item) => item.type !== 'function_call');
   writeFileSync(join(directory, 'orphan.json'), JSON.stringify({ input: broken }));
+  // A turn the user interrupted: its reasoning item is followed by the next user message.
+  const interrupted = [
+    ...codexLikeInput().slice(0, 3),
+    { type: 'reasoning', id: 'rs_cut', summary: [], encrypted_content: `${encryptedSample}cut` },
+    { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Stop, do it differently.' }] },
+  ];
+  writeFileSync(join(directory, 'interrupted.json'), JSON.stringify({ input: interrupted }));
   writeFileSync(
     join(directory, 'unreadable.json'),
     JSON.stringify({ input: [{ type: 'function_call', call_id: 'c1' }] }),
@@ -80,6 +87,18 @@ describe('CLI on Responses files', () => {
     };
     expect(fixed.input.filter((item) => item.type === 'reasoning')).toHaveLength(2);
     expect((await run(['validate', 'fixed.json'])).stdout).toBe('valid\n');
+  });
+
+  it('validate --fix drops a reasoning item its turn left behind', async () => {
+    expect((await run(['validate', 'interrupted.json'])).stdout).toMatch(
+      /^input\[3\]: reasoning item "rs_cut"/,
+    );
+    const result = await run(['validate', 'interrupted.json', '--fix', '-o', 'fixed-interrupted.json']);
+    expect(result.code, result.stdout).toBe(0);
+    const fixed = readFileSync(join(directory, 'fixed-interrupted.json'), 'utf8');
+    expect(fixed).not.toContain('rs_cut');
+    expect(fixed).toContain('Stop, do it differently.');
+    expect((await run(['validate', 'fixed-interrupted.json'])).stdout).toBe('valid\n');
   });
 
   it('--format responses reads a plain array as Responses input', async () => {

@@ -8,6 +8,9 @@ import {
   type RepairChangeKind,
   repairMessages,
 } from './repair.js';
+import { fromResponsesInput, toResponsesInput } from './responses-format.js';
+import { arbitraryResponsesItem } from './responses-input.test-utils.js';
+import type { ResponsesInputItem } from './responses-types.js';
 import type { ContentBlock, Message } from './types.js';
 import { validateMessages } from './validate.js';
 
@@ -28,6 +31,12 @@ const missing = (id: string): ContentBlock => ({
   tool_use_id: id,
   is_error: true,
   content: [{ type: 'text', text: MISSING_TOOL_RESULT_TEXT }],
+});
+const reasoning = (id: string): ContentBlock => ({
+  type: 'reasoning',
+  id,
+  summary: [],
+  encrypted_content: `ENCRYPTED_${id}`,
 });
 const user = (...content: ContentBlock[]): Message => ({ role: 'user', content });
 const assistant = (...content: ContentBlock[]): Message => ({ role: 'assistant', content });
@@ -210,6 +219,36 @@ describe('repairMessages', () => {
         ['synthetic-tool-result-added', 'messages[1].content[2]'],
       ],
     ],
+    [
+      'Responses reasoning that ends the conversation is dropped with its message',
+      [user(text('go')), assistant(reasoning('rs_1'))],
+      [user(text('go'))],
+      [
+        ['misplaced-reasoning-dropped', 'messages[1].content[0]'],
+        ['empty-message-dropped', 'messages[1]'],
+      ],
+    ],
+    [
+      'Responses reasoning followed by a user message (an interrupted turn) is dropped',
+      [user(text('go')), assistant(reasoning('rs_1'), reasoning('rs_2')), user(text('stop'))],
+      [user(text('go'), text('stop'))],
+      [
+        ['misplaced-reasoning-dropped', 'messages[1].content[0]'],
+        ['misplaced-reasoning-dropped', 'messages[1].content[1]'],
+        ['empty-message-dropped', 'messages[1]'],
+        ['messages-merged', 'messages[2]'],
+      ],
+    ],
+    [
+      'Responses reasoning after the call, before its output, is dropped; before the call it stays',
+      [
+        user(text('go')),
+        assistant(reasoning('rs_1'), toolUse('t1'), reasoning('rs_2')),
+        user(toolResult('t1')),
+      ],
+      [user(text('go')), assistant(reasoning('rs_1'), toolUse('t1')), user(toolResult('t1'))],
+      [['misplaced-reasoning-dropped', 'messages[1].content[2]']],
+    ],
   ])('%s', (_name, input, expected, expectedChanges) => {
     const result = repairMessages(frozen(input));
     expect(result.messages).toEqual(expected);
@@ -353,5 +392,47 @@ describe('repairMessages properties', () => {
     const invalid = samples.filter((messages) => validateMessages(messages).length > 0).length;
     expect(invalid).toBeGreaterThan(200);
     expect(invalid).toBeLessThan(500);
+  });
+});
+
+/**
+ * Responses items whose custom calls and outputs have call ids of their own: repair works on the
+ * canonical model, which has one kind of call, so it cannot fix a function_call answered by a
+ * custom_tool_call_output.
+ */
+const responsesItems = fc.array(
+  arbitraryResponsesItem.map((item) =>
+    item.type === 'custom_tool_call' || item.type === 'custom_tool_call_output'
+      ? { ...item, call_id: `custom_${item.call_id}` }
+      : item,
+  ),
+  { maxLength: 12 },
+);
+
+describe('repairMessages on Responses input', () => {
+  it('always yields input the Responses rules accept', () => {
+    fc.assert(
+      fc.property(responsesItems, (items) => {
+        const { messages, system } = fromResponsesInput(items as ResponsesInputItem[]);
+        const { messages: repaired } = repairMessages(messages);
+        const output = toResponsesInput(repaired, system);
+        expect(validateMessages(output, { format: 'responses' })).toEqual([]);
+        expect(repairMessages(repaired).changes).toEqual([]);
+      }),
+      { seed: 49, numRuns: 2000 },
+    );
+  });
+
+  it('generates misplaced reasoning often enough to matter', () => {
+    const samples = fc.sample(fc.array(arbitraryResponsesItem, { maxLength: 12 }), {
+      seed: 49,
+      numRuns: 500,
+    });
+    const misplaced = samples.filter((items) =>
+      validateMessages(items, { format: 'responses' }).some(
+        (problem) => problem.rule === 'misplaced-reasoning',
+      ),
+    );
+    expect(misplaced.length).toBeGreaterThan(50);
   });
 });

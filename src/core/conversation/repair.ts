@@ -33,7 +33,9 @@ export type RepairChangeKind =
   /** An unanswered tool_use got a synthetic `is_error` tool_result. */
   | 'synthetic-tool-result-added'
   /** A user message was put before a leading assistant message. */
-  | 'leading-user-message-added';
+  | 'leading-user-message-added'
+  /** An OpenAI `reasoning` block not followed by the message or call it produced was dropped. */
+  | 'misplaced-reasoning-dropped';
 
 /** One change {@link repairMessages} made. */
 export interface RepairChange {
@@ -80,6 +82,9 @@ export const MISSING_TOOL_RESULT_TEXT = 'The result of this tool call is missing
  *    synthetic tool_result (`is_error: true`, {@link MISSING_TOOL_RESULT_TEXT}), in a new user
  *    message when the conversation ends with it; tool_results move before the other blocks.
  * 5. User messages left empty by step 4 are dropped and the assistant messages around them merge.
+ *    Then an OpenAI Responses `reasoning` block not directly followed (after further reasoning) by
+ *    what the model produced — an assistant block or an `item_reference` — goes (the API refuses
+ *    it without the item it preceded); a message left empty goes and its neighbours merge.
  * 6. A conversation that starts with an assistant message gets a user message
  *    ({@link LEADING_USER_MESSAGE_TEXT}) in front.
  *
@@ -98,7 +103,8 @@ export const MISSING_TOOL_RESULT_TEXT = 'The result of this tool call is missing
  */
 export function repairMessages(messages: readonly Message[]): RepairResult {
   const problems = validateMessages(messages);
-  if (problems.length === 0) return { messages: messages as Message[], changes: [] };
+  const reasoningPlaced = () => misplacedReasoning(messages.map(blocksOf)).size === 0;
+  if (problems.length === 0 && reasoningPlaced()) return { messages: messages as Message[], changes: [] };
   const structural = problems.filter((problem) => structuralRules[problem.rule]);
   const [first] = structural;
   if (first) {
@@ -115,6 +121,8 @@ export function repairMessages(messages: readonly Message[]): RepairResult {
   working = pairToolResults(working, changes);
   working = dropEmptyMessages(working, changes);
   working = mergeSameRole(working, changes);
+  // Last: dropping an orphan result can put a reasoning block back before a call.
+  working = mergeSameRole(dropMisplacedReasoning(working, changes), changes);
   working = addLeadingUserMessage(working, changes);
   return { messages: working.map(toMessage), changes };
 }
@@ -154,7 +162,7 @@ const structuralRules: Record<ValidationRule, boolean> = {
   'duplicate-tool-message': true,
   'empty-assistant-message': true,
   'invalid-item': true,
-  'misplaced-reasoning': true,
+  'misplaced-reasoning': false,
 };
 
 interface WorkingBlock {
@@ -461,6 +469,65 @@ function addLeadingUserMessage(messages: WorkingMessage[], changes: RepairChange
     origin: 'messages[0]',
   };
   return [leading, ...messages];
+}
+
+/**
+ * The positions (`message:block`) of reasoning blocks that the next block other than reasoning,
+ * in this or a later message, does not follow as what the model produced (the Responses rule
+ * `misplaced-reasoning`, read on the canonical model).
+ */
+function misplacedReasoning(messages: readonly { role: Message['role']; blocks: readonly ContentBlock[] }[]) {
+  const misplaced = new Set<string>();
+  let followedByModel = false;
+  for (let messageIndex = messages.length - 1; messageIndex >= 0; messageIndex--) {
+    const { role, blocks } = messages[messageIndex]!;
+    for (let blockIndex = blocks.length - 1; blockIndex >= 0; blockIndex--) {
+      const { type } = blocks[blockIndex]!;
+      if (type === 'reasoning') {
+        if (!followedByModel) misplaced.add(`${messageIndex}:${blockIndex}`);
+        continue;
+      }
+      followedByModel = type === 'item_reference' || (role === 'assistant' && type !== 'tool_result');
+    }
+  }
+  return misplaced;
+}
+
+function blocksOf(message: Message): { role: Message['role']; blocks: readonly ContentBlock[] } {
+  return { role: message.role, blocks: typeof message.content === 'string' ? [] : message.content };
+}
+
+/** Drops the reasoning blocks {@link misplacedReasoning} finds, and a message left empty. */
+function dropMisplacedReasoning(messages: WorkingMessage[], changes: RepairChange[]): WorkingMessage[] {
+  const misplaced = misplacedReasoning(
+    messages.map(({ role, blocks }) => ({ role, blocks: blocks.map(({ block }) => block) })),
+  );
+  if (misplaced.size === 0) return messages;
+  messages.forEach((message, messageIndex) => {
+    const kept = message.blocks.filter((entry, blockIndex) => {
+      if (!misplaced.has(`${messageIndex}:${blockIndex}`)) return true;
+      const blockId = (entry.block as { id?: unknown }).id;
+      const id = typeof blockId === 'string' ? ` ${JSON.stringify(blockId)}` : '';
+      changes.push({
+        kind: 'misplaced-reasoning-dropped',
+        path: entry.origin,
+        message: `dropped reasoning${id}: it was not directly followed by the message or call it produced`,
+      });
+      return false;
+    });
+    if (kept.length === message.blocks.length) return;
+    message.blocks = kept;
+    message.changed = true;
+  });
+  return messages.filter((message) => {
+    if (message.blocks.length > 0) return true;
+    changes.push({
+      kind: 'empty-message-dropped',
+      path: message.origin,
+      message: 'dropped a message left empty by removing its misplaced reasoning',
+    });
+    return false;
+  });
 }
 
 function toMessage(message: WorkingMessage): Message {

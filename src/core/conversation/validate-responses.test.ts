@@ -26,6 +26,7 @@ describe('validateMessages with format "responses"', () => {
       'reasoning before an assistant message',
       [user('Hi'), reasoning('rs_1'), { role: 'assistant', content: 'Hello' }],
     ],
+    ['reasoning before an item_reference without a type', [user('Hi'), reasoning('rs_1'), { id: 'msg_1' }]],
   ] as Array<[string, unknown]>)('accepts %s', (_name, input) => {
     expect(validateMessages(input, { format: 'responses' })).toEqual([]);
   });

@@ -230,6 +230,8 @@ function checkReasoningPlacement(
 
 function producedByModel(item: JsonRecord): boolean {
   const type = item.type;
+  // An item_reference may leave out its type (or send null): an item with no role is one.
+  if ((type === undefined || type === null) && !('role' in item)) return true;
   if (type === undefined || type === 'message') return item.role === 'assistant';
   if (type === 'item_reference') return true;
   return typeof type === 'string' && !type.endsWith('_output') && type !== 'mcp_approval_response';
