@@ -164,6 +164,39 @@ describe('Anthropic Messages API', () => {
     expect(requests[0]?.outcome).toBe('invalid-request');
   });
 
+  it('rejects a block type the API does not take, as the API does', async () => {
+    const { anthropicBaseURL, openaiBaseURL, requests } = await start(['never sent']);
+    const anthropicError = await anthropicClient(anthropicBaseURL)
+      .messages.create({
+        model: 'claude-test',
+        max_tokens: 10,
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'input_file', file_id: 'file-1' } as never, { type: 'text', text: 'Read it.' }],
+          },
+        ],
+      })
+      .catch((caught: unknown) => caught);
+    expect(anthropicError).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((anthropicError as Error).message).toContain(
+      "messages.0.content.0: Input tag 'input_file' found using 'type'",
+    );
+    const chatError = await new OpenAI({
+      apiKey: 'test-key',
+      baseURL: openaiBaseURL,
+      maxRetries: 0,
+    }).chat.completions
+      .create({
+        model: 'gpt-test',
+        messages: [{ role: 'user', content: [{ type: 'input_file', filename: 'a.pdf' } as never] }],
+      })
+      .catch((caught: unknown) => caught);
+    expect(chatError).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((chatError as Error).message).toContain("Invalid value: 'input_file'");
+    expect(requests.map((request) => request.outcome)).toEqual(['invalid-request', 'invalid-request']);
+  });
+
   it('counts tokens without using a script step', async () => {
     const { anthropicBaseURL, requests } = await start(['the only answer']);
     const client = anthropicClient(anthropicBaseURL);

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { validateMessages } from '../core/conversation/validate.js';
+import { unknownContentType } from './_content-types.js';
 import { checkResponsesRequest, responsesExtras } from './_responses-request.js';
 import { type ResponsesAnswer, responsesEvents, responsesObject } from './_responses-wire.js';
 import {
@@ -545,6 +546,21 @@ function checkRequestShape(
     }
   }
   if (validation === 'off') return undefined;
+  const unknown = unknownContentType(api, body.messages);
+  if (unknown) {
+    return api === 'anthropic'
+      ? invalidRequest(
+          `${unknown.path}: Input tag '${unknown.type}' found using 'type' does not match any of the expected tags`,
+          unknown.path,
+        )
+      : {
+          ...invalidRequest(
+            `Invalid value: '${unknown.type}'. Supported values are: 'text', 'image_url', 'input_audio', 'refusal', 'audio', and 'file'.`,
+            `${unknown.path}.type`,
+          ),
+          code: 'invalid_value',
+        };
+  }
   const problems = validateMessages(body.messages, {
     format: api,
     ...(api === 'anthropic' && body.system !== undefined ? { system: body.system } : {}),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../conversation/types.js';
-import { readableHistory, UNREADABLE_CONTENT_TEXT } from './readable-history.js';
+import { blockStandIn, readableHistory, UNREADABLE_CONTENT_TEXT } from './readable-history.js';
 
 describe('readableHistory', () => {
   it('keeps readable blocks, turns a provider compaction into its summary text and drops what is signed or encrypted', () => {
@@ -70,5 +70,77 @@ describe('readableHistory', () => {
       ]
     `);
     expect(readable[3]!.content).toEqual([{ type: 'text', text: UNREADABLE_CONTENT_TEXT }]);
+  });
+
+  it.each([
+    [
+      'an OpenAI file by id',
+      { type: 'input_file', file_id: 'file-1', filename: 'report.pdf' },
+      '[file: report.pdf]',
+    ],
+    [
+      'an inline file without a name',
+      { type: 'input_file', file_data: 'data:application/pdf;base64,AA' },
+      '[file]',
+    ],
+    [
+      'a file by URL',
+      { type: 'input_file', file_url: 'https://example.com/a.pdf' },
+      '[file: https://example.com/a.pdf]',
+    ],
+    [
+      'an image by file id',
+      { type: 'image', source: { type: 'file', file_id: 'file-img' } },
+      '[image: file-img]',
+    ],
+    [
+      'an Anthropic document',
+      { type: 'document', title: 'Spec', source: { type: 'text', data: 'x' } },
+      '[document: Spec]',
+    ],
+    ['a block naming nothing', { type: 'web_search_call', status: 'completed' }, '[web_search_call]'],
+  ])('stands in for %s with a short text', (_name, block, text) => {
+    expect(blockStandIn(block)).toBe(text);
+  });
+
+  it('replaces what a summarizer API cannot take, in messages and tool results, and keeps the rest', () => {
+    const image = {
+      type: 'image' as const,
+      source: { type: 'url' as const, url: 'https://example.com/a.png' },
+    };
+    const messages: Message[] = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'See:' },
+          { type: 'input_file', file_id: 'f1', filename: 'a.pdf' },
+          image,
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 't1', name: 'fetch', input: {} }],
+      },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 't1',
+            content: [{ type: 'input_file', filename: 'b.log' }, image],
+          },
+        ],
+      },
+    ];
+    const readable = readableHistory(messages);
+    expect(readable[0]!.content).toEqual([
+      { type: 'text', text: 'See:' },
+      { type: 'text', text: '[file: a.pdf]' },
+      image,
+    ]);
+    expect(readable[1]).toBe(messages[1]);
+    expect(readable[2]!.content).toEqual([
+      { type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: '[file: b.log]' }, image] },
+    ]);
   });
 });

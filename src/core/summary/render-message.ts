@@ -1,5 +1,6 @@
 import { escapeReservedTags, safeJson, toolResultText } from '../_internal/text.js';
 import type { ContentBlock, Message, ToolResultBlock } from '../conversation/types.js';
+import { blockStandIn } from './readable-history.js';
 
 /** A message as plain transcript text (for chunked summaries and size estimates). */
 export function renderMessage(message: Message): string {
@@ -18,7 +19,7 @@ export function renderMessage(message: Message): string {
       case 'thinking':
         return '';
       default:
-        return `[${block.type}]`;
+        return blockStandIn(block);
     }
   });
   return `${message.role}: ${parts.filter(Boolean).join('\n')}`;
