@@ -18,6 +18,12 @@ export {
 } from './redis-connection.js';
 export { DEFAULT_PREFIX } from './redis-keys.js';
 export {
+  createRedisProxySessionStore,
+  type RedisProxySessionState,
+  type RedisProxySessionStore,
+  type RedisProxySessionStoreOptions,
+} from './redis-proxy-session-store.js';
+export {
   createRedisSessionStateStore,
   DEFAULT_LEASE_MS,
   DEFAULT_LOCK_WAIT_MS,

@@ -5,7 +5,10 @@ import { createHeuristicCounter } from './heuristic-counter.js';
 
 const history: Message[] = [
   { role: 'user', content: 'Fix the failing test in src/total.ts.' },
-  { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'read', input: { path: 'src/total.ts' } }] },
+  {
+    role: 'assistant',
+    content: [{ type: 'tool_use', id: 't1', name: 'read', input: { path: 'src/total.ts' } }],
+  },
   { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'export const total = 1;' }] },
 ];
 const added: Message[] = [{ role: 'assistant', content: 'The constant is wrong; changing it.' }];
