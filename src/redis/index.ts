@@ -23,14 +23,13 @@ export {
   type RedisProxySessionStore,
   type RedisProxySessionStoreOptions,
 } from './redis-proxy-session-store.js';
+export { DEFAULT_LOCK_WAIT_MS, type SessionLockOptions } from './redis-session-lock.js';
 export {
   createRedisSessionStateStore,
   DEFAULT_LEASE_MS,
-  DEFAULT_LOCK_WAIT_MS,
   type RedisSessionStateStore,
   type RedisSessionStateStoreOptions,
   type SessionCommit,
-  type SessionLockOptions,
 } from './redis-session-state-store.js';
 export {
   createSharedCompactor,
