@@ -26,6 +26,10 @@ const commands: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 'run the reference coding agent on one task',
     load: async () => (await import('./commands/run.js')).runCommand,
   },
+  proxy: {
+    summary: 'compact the conversations of any agent through its base URL',
+    load: async () => (await import('./commands/proxy.js')).proxyCommand,
+  },
   chat: {
     summary: 'chat with the reference coding agent',
     load: async () => (await import('./commands/chat.js')).chatCommand,
