@@ -81,7 +81,9 @@ export async function compactTurn(
   if (usage && previous) runtime.tokens.observe(usage, previous.messages, previous.system, previous.tools);
   const tokensBefore = runtime.tokens.count(input, system, tools);
   runtime.index.sync(input);
-  if (tokensBefore > settings.limits.hard) assertFixedPartFits(input, options, runtime, settings);
+  // A forced layer is an explicit request (`force` wins); the automatic path refuses at once.
+  if (tokensBefore > settings.limits.hard && force === undefined)
+    assertFixedPartFits(input, options, runtime, settings);
 
   // A whole mid plan walks the history: between the thresholds, make one only when the index
   // estimates it could free a cache-aware batch.
