@@ -1,6 +1,8 @@
 /**
  * The strategies `simulate` replays side by side: `none` (send everything), `seed` (the port of the
- * seed's sketch) and `agent-compact` (this library's compactor).
+ * seed's sketch), `agent-compact` (this library's compactor) and the peers — the policies of
+ * Claude Code, Codex, opencode, Anthropic's context editing and LangChain's middleware, each in
+ * `strategies/` with its sources cited.
  */
 import { createCompactor } from '../core/compactor.js';
 import type { CompactorOptions } from '../core/compactor-options.js';
@@ -9,12 +11,30 @@ import type { CompactionLayer } from '../core/events.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
 import { createSeedStrategy } from './seed-strategy.js';
+import type { PeerOptions } from './strategies/_peer-tools.js';
+import { createAnthropicContextEditingStrategy } from './strategies/anthropic-context-editing.js';
+import { createClaudeCodeStrategy } from './strategies/claude-code.js';
+import { createCodexStrategy } from './strategies/codex.js';
+import { createLangchainStrategy } from './strategies/langchain.js';
+import { createOpencodeStrategy } from './strategies/opencode.js';
+
+/** A peer policy's name. */
+export type PeerName = 'claude-code' | 'codex' | 'opencode' | 'anthropic-context-editing' | 'langchain';
 
 /** A strategy's name. */
-export type StrategyName = 'none' | 'seed' | 'agent-compact';
+export type StrategyName = 'none' | 'seed' | 'agent-compact' | PeerName;
+
+/** The peers, in report order. */
+export const peerNames: readonly PeerName[] = [
+  'claude-code',
+  'codex',
+  'opencode',
+  'anthropic-context-editing',
+  'langchain',
+];
 
 /** Every strategy, in report order. */
-export const strategyNames: readonly StrategyName[] = ['none', 'seed', 'agent-compact'];
+export const strategyNames: readonly StrategyName[] = ['none', 'seed', 'agent-compact', ...peerNames];
 
 /** What a strategy did to the history before one request. */
 export interface StrategyStep {
@@ -22,6 +42,21 @@ export interface StrategyStep {
   messages: Message[];
   /** The strongest layer that changed something. */
   layer: CompactionLayer;
+  /** True when the summary calls of this step ran in the background (the agent did not wait). */
+  background?: boolean;
+}
+
+/** What the replay tells a strategy about one request besides the messages. */
+export interface StepContext {
+  system?: SystemPrompt;
+  /** Provider usage of the previous request, while the history is still the recorded one. */
+  usage?: ProviderUsage;
+  /** Seconds since the first request. */
+  time: number;
+  /** Seconds since the previous request; absent on the first. */
+  secondsSincePrevious?: number;
+  /** The prompt cache's lifetime in seconds. */
+  cacheTtlSeconds: number;
 }
 
 /** One strategy as the replay drives it: a fresh instance per transcript. */
@@ -34,17 +69,14 @@ export interface ReplayStrategy {
    * previous request of the original transcript, passed only while the strategy's history is still
    * the original one (see {@link createReplayStrategy}).
    */
-  step(
-    messages: readonly Message[],
-    context: { system?: SystemPrompt; usage?: ProviderUsage },
-  ): Promise<StrategyStep>;
+  step(messages: readonly Message[], context: StepContext): Promise<StrategyStep>;
 }
 
 /** Options of {@link createReplayStrategy}. */
 export interface ReplayStrategyOptions {
-  /** Mid threshold for `seed` and `agent-compact`. Default: each strategy's own (50,000 for both). */
+  /** Mid threshold of every strategy (the peers clear here). Default: each strategy's own (50,000). */
   mid?: number;
-  /** Hard threshold for `seed` and `agent-compact`. Default: each strategy's own (80,000 for both). */
+  /** Hard threshold of every strategy (the peers summarize here). Default: each strategy's own (80,000). */
   hard?: number;
   /** Context window for `agent-compact` (its thresholds become fractions of it unless set). */
   window?: number;
@@ -114,9 +146,28 @@ export function createReplayStrategy(name: StrategyName, options: ReplayStrategy
         },
       };
     }
+    case 'claude-code':
+      return createClaudeCodeStrategy(peerOptions(options));
+    case 'codex':
+      return createCodexStrategy(peerOptions(options));
+    case 'opencode':
+      return createOpencodeStrategy(peerOptions(options));
+    case 'anthropic-context-editing':
+      return createAnthropicContextEditingStrategy(peerOptions(options));
+    case 'langchain':
+      return createLangchainStrategy(peerOptions(options));
     default: {
       const unreachable: never = name;
       throw new Error(`unknown strategy ${String(unreachable)}`);
     }
   }
+}
+
+function peerOptions({ mid, hard, summarizer, counter }: ReplayStrategyOptions): PeerOptions {
+  return {
+    summarizer,
+    counter,
+    ...(mid === undefined ? {} : { mid }),
+    ...(hard === undefined ? {} : { hard }),
+  };
 }
