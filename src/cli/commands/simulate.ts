@@ -248,6 +248,7 @@ export const simulateCommand: CliCommand = async (args, io) => {
             ...(imported.conversation.system === undefined ? {} : { system: imported.conversation.system }),
             messages: imported.conversation.messages,
             usage: imported.usage,
+            ...(imported.timestamps === undefined ? {} : { timestamps: imported.timestamps }),
           },
         });
       } catch (error) {

@@ -64,8 +64,11 @@ export function createClaudeCodeStrategy({
       start--;
       kept = next;
     }
-    // Never start on tool results whose calls were cut off.
-    while (start < turnStart && isToolResultMessage(messages[start]!)) start++;
+    // Never start on tool results whose call is cut off: take the call too, or drop the results.
+    if (start > 0 && start < turnStart && isToolResultMessage(messages[start]!)) {
+      if (kept + tokens.message(messages[start - 1]!) <= keepMax) start--;
+      else start++;
+    }
     return start;
   }
 
