@@ -84,6 +84,8 @@ export interface ReplayStrategyOptions {
   summarizer: SummaryModel;
   /** The counter `agent-compact` counts with (the replay measures every strategy with the same one). */
   counter: TokenCounter;
+  /** More options of `agent-compact`'s compactor (layer settings), to replay your own settings. */
+  agentCompact?: Omit<CompactorOptions, 'counter' | 'summarizer' | 'thresholds' | 'contextWindow'>;
 }
 
 /**
@@ -123,7 +125,11 @@ export function createReplayStrategy(name: StrategyName, options: ReplayStrategy
       };
     }
     case 'agent-compact': {
-      const compactorOptions: CompactorOptions = { counter: options.counter, summarizer: options.summarizer };
+      const compactorOptions: CompactorOptions = {
+        ...options.agentCompact,
+        counter: options.counter,
+        summarizer: options.summarizer,
+      };
       if (options.mid !== undefined || options.hard !== undefined) {
         compactorOptions.thresholds = {
           ...(options.mid === undefined ? {} : { mid: options.mid }),

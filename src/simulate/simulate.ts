@@ -16,7 +16,12 @@ import {
   replayTranscript,
   type StrategySummary,
 } from './replay.js';
-import { createReplayStrategy, type StrategyName, strategyNames } from './replay-strategies.js';
+import {
+  createReplayStrategy,
+  type ReplayStrategyOptions,
+  type StrategyName,
+  strategyNames,
+} from './replay-strategies.js';
 import { defaultLatencyModel, defaultReplayClock, type LatencyModel, type ReplayClock } from './timing.js';
 
 /** One transcript to replay. */
@@ -56,6 +61,8 @@ export interface SimulateOptions {
   summarizer: SummaryModel;
   /** Measures every request of every strategy (and is what `agent-compact` counts with). */
   counter: TokenCounter;
+  /** More options of `agent-compact`'s compactor. */
+  agentCompact?: ReplayStrategyOptions['agentCompact'];
   /** @default {@link defaultPriceTable} */
   prices?: PriceTable;
   /** Prices of summary calls. @default `prices` */
@@ -99,6 +106,7 @@ export async function simulate(
     window,
     summarizer,
     counter,
+    agentCompact,
     prices = defaultPriceTable,
     summaryPrices = prices,
     clock = defaultReplayClock,
@@ -123,6 +131,7 @@ export async function simulate(
         ...(mid === undefined ? {} : { mid }),
         ...(hard === undefined ? {} : { hard }),
         ...(window === undefined ? {} : { window }),
+        ...(agentCompact === undefined ? {} : { agentCompact }),
       });
       const replay = await replayTranscript(input.transcript, {
         strategy,
