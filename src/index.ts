@@ -11,7 +11,16 @@ export {
   recallToolOpenAI,
 } from './core/archive/compaction-tools.js';
 export { createMemoryArchiveStore } from './core/archive/memory-archive-store.js';
+export { createMemorySessionStateStore } from './core/archive/memory-session-state-store.js';
 export { rebuildConversation } from './core/archive/rebuild.js';
+export {
+  type AnchoredCounterState,
+  COMPACTOR_STATE_SCHEMA,
+  type CompactorState,
+  type SaveSessionStateOptions,
+  type SessionStateStore,
+  type StoredSessionState,
+} from './core/archive/session-state-store.js';
 export { createCompactor, defaultThresholds, maybeCompact } from './core/compactor.js';
 export type {
   Compactor,
@@ -120,3 +129,9 @@ export {
   MESSAGE_OVERHEAD_TOKENS,
 } from './core/tokens/message-tokens.js';
 export type { TokenCounter } from './core/tokens/token-counter.js';
+export {
+  countToolTokens,
+  TOOL_OVERHEAD_TOKENS,
+  TOOLS_PREAMBLE_TOKENS,
+  type ToolDefinition,
+} from './core/tokens/tool-tokens.js';

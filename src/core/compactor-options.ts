@@ -1,8 +1,10 @@
 import type { ArchiveStore } from './archive/archive-store.js';
+import type { SessionStateStore } from './archive/session-state-store.js';
 import type { Message, ProviderUsage, SystemPrompt } from './conversation/types.js';
 import type { CompactionEventHandler, CompactionLayer } from './events.js';
 import type { SummaryModel } from './summary/summary-model.js';
 import type { TokenCounter } from './tokens/token-counter.js';
+import type { ToolDefinition } from './tokens/tool-tokens.js';
 
 /** Options of layer 1, micro compaction. */
 export interface MicroOptions {
@@ -74,8 +76,17 @@ export interface CompactorOptions {
   counter?: TokenCounter;
   /** Where removed content goes. @default an in-memory store */
   archive?: ArchiveStore;
-  /** The session's id in the archive. @default a random id */
+  /** The session's id in the archive and the state store. @default a random id */
   sessionId?: string;
+  /**
+   * Where the compactor keeps its own state between calls (ids handed out, the token counter's
+   * calibration, the circuit breaker, fingerprints of the last output). With a shared store and a
+   * shared `archive`, a session can move to another process and compact exactly as if it had
+   * stayed: the compactor loads the state on its first call and saves it after every call; a save
+   * that finds the state moved (`STATE_CONFLICT`) loads it again and runs the call again.
+   * @default none: the state lives only in this compactor
+   */
+  stateStore?: SessionStateStore;
   /** The model that writes hard summaries. @default the extractive (offline) summarizer */
   summarizer?: SummaryModel;
   /** The `<identity>` reminder injected after a hard compaction: who the agent is, its tools, rules. */
@@ -91,6 +102,11 @@ export interface CompactorOptions {
 export interface MaybeCompactOptions {
   /** The system prompt; counted, never changed. */
   system?: SystemPrompt;
+  /**
+   * The request's tool definitions in any provider shape (Anthropic, OpenAI chat, Responses);
+   * counted with the system prompt, never changed.
+   */
+  tools?: readonly ToolDefinition[];
   /** Usage the provider reported for the previous request; anchors the token count. */
   usage?: ProviderUsage;
   /** Aborts model calls made by the hard layer. */

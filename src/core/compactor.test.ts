@@ -3,15 +3,18 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
 import { rebuildConversation } from './archive/rebuild.js';
 import { createCompactor, maybeCompact } from './compactor.js';
+import type { CompactResult } from './compactor-options.js';
 import { arbitraryValidConversation } from './conversation/arbitrary-conversation.test-utils.js';
 import { agentSession, toolTurn } from './conversation/session-builder.test-utils.js';
 import type { Message, ToolResultBlock } from './conversation/types.js';
 import { validateMessages } from './conversation/validate.js';
 import { CompactError } from './errors.js';
 import type { CompactionEvent } from './events.js';
+import { latestHumanRequest } from './layers/hard.js';
 import type { SummaryModel } from './summary/summary-model.js';
 import { createHeuristicCounter } from './tokens/heuristic-counter.js';
 import { createIncrementalCounter } from './tokens/incremental-counter.js';
+import { countMessageTokens } from './tokens/message-tokens.js';
 
 const counter = createHeuristicCounter();
 const countTokens = (messages: readonly Message[]) => createIncrementalCounter(counter).count(messages);
@@ -433,7 +436,19 @@ describe('invariants on generated conversations', () => {
             archive: store,
             micro: { cacheAware: false, minTokens: 1 },
           });
-          const result = await compactor.maybeCompact(messages, { system: 'S' });
+          const outcome = await compactor
+            .maybeCompact(messages, { system: 'S' })
+            .catch((error: unknown) => error);
+          if (CompactError.isInstance(outcome)) {
+            // Only when the latest request alone is over the hard threshold: nothing can remove it.
+            expect(outcome.code).toBe('CONTEXT_OVERFLOW');
+            const request = latestHumanRequest(messages);
+            expect(
+              request && countMessageTokens({ role: 'user', content: request }, counter),
+            ).toBeGreaterThan(hard - 10);
+            return;
+          }
+          const result = outcome as CompactResult;
           expect(validateMessages(result.messages)).toEqual([]);
           expect(result.tokensAfter).toBeLessThanOrEqual(result.tokensBefore);
           expect(rebuildConversation(result.messages, await store.list(compactor.sessionId))).toEqual(

@@ -17,7 +17,9 @@ export type CompactErrorCode =
   /** An option passed to a factory is out of range or inconsistent. */
   | 'INVALID_OPTIONS'
   /** The operation was aborted through an AbortSignal. */
-  | 'ABORTED';
+  | 'ABORTED'
+  /** A session state was saved by someone else since it was loaded (see `SessionStateStore`). */
+  | 'STATE_CONFLICT';
 
 const marker = Symbol.for('agent-compact.error');
 

@@ -147,6 +147,11 @@ export async function prepareAgent(
           case 'fallback-used':
             io.stderr(`[compaction] summary model failed; used the extractive summary (${event.reason})\n`);
             break;
+          case 'circuit-breaker-open':
+            io.stderr(
+              `[compaction] circuit breaker: the last hard compaction left ${event.previousTokensAfter} tokens, over mid ${event.mid}\n`,
+            );
+            break;
           case 'summary-error':
           case 'summary-usage':
           case 'compaction-end':

@@ -36,6 +36,25 @@ export class ArchiveIds {
   markStored(items: readonly ArchiveItem[]): void {
     for (const item of items) this.stored.add(item.id);
   }
+
+  /**
+   * True when `id` is the id this session gave the original `key` names: a placeholder naming it
+   * stands in for that original. Text that only looks like a placeholder names some other id.
+   */
+  issued(key: string | undefined, id: string): boolean {
+    return key !== undefined && this.byKey.get(key) === id && this.stored.has(id);
+  }
+
+  /** The ids handed out, as plain JSON (what the archive alone cannot tell: ids of dropped plans). */
+  toState(): { next: number; keys: Record<string, string> } {
+    return { next: this.next, keys: Object.fromEntries(this.byKey) };
+  }
+
+  /** Continues from {@link ArchiveIds.toState}, after {@link ArchiveIds.restore} read the archive. */
+  restoreState(state: { next: number; keys: Record<string, string> }): void {
+    this.next = Math.max(this.next, state.next);
+    for (const [key, id] of Object.entries(state.keys)) this.byKey.set(key, id);
+  }
 }
 
 /** The identity of an archived original, used to give it the same id every time. */

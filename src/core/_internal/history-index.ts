@@ -1,7 +1,10 @@
 import type { Message, ToolResultBlock, ToolUseBlock } from '../conversation/types.js';
+import { type MaskRule, maskableTokens } from '../layers/mask.js';
+import { CUT_TEXT_CHARS_PER_TOKEN, ELIDED_INPUT_TOKENS } from '../layers/mid.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
-import { archiveIdInPlaceholder, minMaskableTokens, placeholderTokens } from './placeholder.js';
-import { safeJson, toolResultText } from './text.js';
+import type { ArchiveIds } from './archive-ids.js';
+import { archiveIdInPlaceholder, placeholderTokens } from './placeholder.js';
+import { safeJson } from './text.js';
 
 /** A tool result that is still whole and could be masked later. */
 export interface PendingResult {
@@ -17,7 +20,8 @@ export interface PendingResult {
  * assistant turns are, and which tool results are still whole, in order.
  */
 export class HistoryIndex {
-  private snapshot: readonly Message[] = [];
+  /** A copy of the references last indexed: callers push onto the array they passed. */
+  private snapshot: Message[] = [];
   private readonly toolUses = new Map<string, ToolUseBlock>();
   private assistantPositions: number[] = [];
   private pending: PendingResult[] = [];
@@ -31,8 +35,8 @@ export class HistoryIndex {
 
   constructor(
     private readonly counter: TokenCounter,
-    private readonly isExcluded: (toolName: string) => boolean,
-    private readonly minTokens: number,
+    private readonly rule: MaskRule,
+    private readonly ids: ArchiveIds,
     private readonly condensable: { maxAssistantChars: number; maxToolInputTokens: number },
   ) {}
 
@@ -62,14 +66,11 @@ export class HistoryIndex {
   sync(messages: readonly Message[]): void {
     const common = commonPrefixLength(this.snapshot, messages);
     if (common < this.snapshot.length) this.reset();
-    for (
-      let index = this.snapshot === messages ? messages.length : this.snapshot.length;
-      index < messages.length;
-      index++
-    ) {
-      this.add(messages[index]!, index);
+    for (let index = this.snapshot.length; index < messages.length; index++) {
+      const message = messages[index]!;
+      this.add(message, index);
+      this.snapshot.push(message);
     }
-    this.snapshot = messages;
   }
 
   /** The tool_use a result answers, when it is in the history. */
@@ -95,7 +96,7 @@ export class HistoryIndex {
 
   /** Replaces the snapshot after the compactor rewrote messages in place (same length, same order). */
   adopt(messages: readonly Message[]): void {
-    this.snapshot = messages;
+    this.snapshot = messages.slice();
   }
 
   /**
@@ -137,32 +138,25 @@ export class HistoryIndex {
         // Inputs under a quarter of the limit in characters cannot be over it in tokens.
         if (input.length > this.condensable.maxToolInputTokens) {
           const tokens = this.counter.countText(input);
-          if (tokens > this.condensable.maxToolInputTokens) this.addCondensable(index, tokens - 60);
+          if (tokens > this.condensable.maxToolInputTokens)
+            this.addCondensable(index, tokens - ELIDED_INPUT_TOKENS);
         }
       } else if (block.type === 'text' && message.role === 'assistant') {
         const text = typeof block.text === 'string' ? block.text : '';
         if (text.length > this.condensable.maxAssistantChars && archiveIdInPlaceholder(text) === undefined) {
-          this.addCondensable(index, this.counter.countText(text) - this.condensable.maxAssistantChars / 3);
+          const kept = this.condensable.maxAssistantChars / CUT_TEXT_CHARS_PER_TOKEN;
+          this.addCondensable(index, this.counter.countText(text) - kept);
         }
       } else if (block.type === 'tool_result') {
         this.toolResultPositions.push(index);
         const result = block as ToolResultBlock;
-        const text = toolResultText(result);
-        if (archiveIdInPlaceholder(text) !== undefined) return;
         const name = this.toolUses.get(result.tool_use_id)?.name;
-        if (name !== undefined && this.isExcluded(name)) return;
-        const tokens = this.counter.countText(text) + imageTokens(result);
-        if (tokens < Math.max(this.minTokens, minMaskableTokens)) return;
+        const tokens = maskableTokens(result, name, this.counter, this.rule, this.ids);
+        if (tokens === undefined) return;
         this.pending.push({ messageIndex: index, blockIndex, toolUseId: result.tool_use_id, tokens });
       }
     });
   }
-}
-
-/** Images inside a tool result count as a fixed estimate. */
-function imageTokens(result: ToolResultBlock): number {
-  if (!Array.isArray(result.content)) return 0;
-  return result.content.filter((part) => part.type === 'image').length * 1600;
 }
 
 function commonPrefixLength(previous: readonly Message[], next: readonly Message[]): number {

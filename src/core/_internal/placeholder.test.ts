@@ -30,13 +30,37 @@ describe('toolOutcome', () => {
     ],
     ['a clean run', '<returncode>0</returncode>\nall good', 0, undefined],
   ])('reads %s', (_name, text, exitCode, errorLine) => {
-    expect(toolOutcome(result(text), text)).toEqual({ exitCode, ...(errorLine ? { errorLine } : {}) });
+    expect(toolOutcome(result(text), text)).toEqual({
+      failed: exitCode !== 0,
+      exitCode,
+      ...(errorLine ? { errorLine } : {}),
+    });
   });
 
   it('falls back to the first line of a result flagged is_error', () => {
     expect(toolOutcome(result('permission refused for /etc', true), 'permission refused for /etc')).toEqual({
+      failed: true,
       errorLine: 'permission refused for /etc',
     });
+  });
+
+  it.each([
+    [
+      'pytest failures',
+      'tests/test_a.py::test_x FAILED\nE   assert 1 == 2\n==== 1 failed, 4 passed in 0.2s ====',
+    ],
+    ['a traceback', 'Traceback (most recent call last):\n  File "a.py", line 1\nValueError: bad'],
+    ['a missing command', 'bash: pytets: command not found'],
+    ['a compiler error', 'error[E0425]: cannot find value `x` in this scope'],
+  ])('sees %s as a failure without an exit code line', (_name, text) => {
+    expect(toolOutcome(result(text), text).failed).toBe(true);
+  });
+
+  it('does not take a file that mentions errors for a failure', () => {
+    const text = 'export function parse() {\n  // error: handled below\n  throw new Error("x");\n}\n'.repeat(
+      3,
+    );
+    expect(toolOutcome(result(text), text).failed).toBe(false);
   });
 });
 

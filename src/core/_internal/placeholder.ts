@@ -6,20 +6,22 @@ export const placeholderTokens = 30;
 /** Results smaller than this are never masked: a placeholder would save next to nothing. */
 export const minMaskableTokens = 2 * placeholderTokens;
 
+// The argument that says what a call did comes first: what a search looked for (a grep's `path`
+// only says where), then a shell's command, then a file tool's path.
 const keyArgumentNames = [
+  'pattern',
+  'query',
+  'command',
+  'cmd',
   'path',
   'file_path',
   'filename',
   'file',
-  'command',
-  'cmd',
-  'query',
-  'pattern',
   'url',
   'id',
 ];
 
-/** The argument that best says what a tool call did: its path, command or query, shortened. */
+/** The argument that best says what a tool call did: its pattern or query, command, or path, shortened. */
 export function keyArgument(input: unknown): string {
   if (typeof input === 'string') return shortenLine(input, 60);
   if (typeof input !== 'object' || input === null) return '';
@@ -43,8 +45,23 @@ const errorLinePattern =
 // A line naming an exception class: `ValueError: …`, `AssertionError`, `java.io.IOException`.
 const exceptionClass = /\b[A-Z]\w*(Error|Exception)\b/;
 
-/** The outcome of a tool result: exit code and first error line where they can be seen. */
-export function toolOutcome(block: ToolResultBlock, text: string): { exitCode?: number; errorLine?: string } {
+// Output that says a command failed even without an exit code line: pytest's summary
+// (`2 failed, 3 passed`, `FAILED tests/…`), an uncaught traceback, a shell's `command not found`.
+const failureSignals = [
+  /^=+ .*\b\d+ (failed|errors?)\b.* =+$/m,
+  /^FAILED /m,
+  /^Traceback \(most recent call last\):/m,
+  /: command not found$/m,
+];
+// Compiler and tool errors count only when the output opens with them (a file may quote them).
+const openingFailure = /^(npm ERR!|error(\[E\d+\])?:|fatal:)/im;
+const OPENING_LINES = 3;
+
+/** The outcome of a tool result: whether it failed, its exit code and first error line where seen. */
+export function toolOutcome(
+  block: ToolResultBlock,
+  text: string,
+): { failed: boolean; exitCode?: number; errorLine?: string } {
   let exitCode: number | undefined;
   for (const pattern of exitCodePatterns) {
     const match = pattern.exec(text);
@@ -53,8 +70,10 @@ export function toolOutcome(block: ToolResultBlock, text: string): { exitCode?: 
       break;
     }
   }
-  const failed = block.is_error === true || (exitCode !== undefined && exitCode !== 0);
   const head = text.slice(0, 50_000);
+  const failed =
+    block.is_error === true ||
+    (exitCode !== undefined ? exitCode !== 0 : hasFailureSignal(head.replace(ansiEscapes, '')));
   let errorLine: string | undefined;
   // A result not flagged as failed gets an error line only when it opens with one, so a file that
   // merely mentions errors is not reported as a failure.
@@ -62,7 +81,14 @@ export function toolOutcome(block: ToolResultBlock, text: string): { exitCode?: 
     const line = errorLineOf(head.replace(ansiEscapes, ''), failed);
     if (line !== undefined) errorLine = shortenLine(line, 100);
   }
-  return { ...(exitCode === undefined ? {} : { exitCode }), ...(errorLine ? { errorLine } : {}) };
+  return { failed, ...(exitCode === undefined ? {} : { exitCode }), ...(errorLine ? { errorLine } : {}) };
+}
+
+function hasFailureSignal(text: string): boolean {
+  return (
+    failureSignals.some((pattern) => pattern.test(text)) ||
+    openingFailure.test(text.split('\n', OPENING_LINES).join('\n'))
+  );
 }
 
 const ansiEscapes = /\u001b\[[0-9;?]*[A-Za-z]/g;
@@ -128,7 +154,7 @@ export function toolResultPlaceholder(options: {
   const outcome = toolOutcome(result, text);
   const facts: string[] = [];
   if (outcome.exitCode !== undefined) facts.push(`exit ${outcome.exitCode}`);
-  else if (result.is_error === true) facts.push('error');
+  else if (outcome.failed) facts.push('error');
   facts.push(`${formatCount(countLines(text))} lines`, `${formatCount(tokens)} tokens`);
   const error = outcome.errorLine ? `; ${JSON.stringify(outcome.errorLine)}` : '';
   return `[Previous: used ${name}(${argument}) → ${facts.join(', ')}${error}; ${recallMarker(archiveId)}]`;

@@ -33,6 +33,12 @@ export interface ArchiveItem {
    * (summary, acknowledgement, request); used to rebuild the original conversation.
    */
   headLength?: number;
+  /**
+   * The exact text that stood in for the original (a shortened assistant text, a summary's first
+   * block). Rebuild replaces only a block with this text, so text that merely looks like a
+   * placeholder is never taken for one.
+   */
+  placeholder?: string;
 }
 
 /**

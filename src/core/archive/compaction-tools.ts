@@ -1,7 +1,7 @@
 import { toolResultText } from '../_internal/text.js';
 import type { ToolResultBlock } from '../conversation/types.js';
 import { CompactError } from '../errors.js';
-import { renderMessage } from '../layers/hard.js';
+import { renderMessage } from '../summary/render-message.js';
 import type { ArchiveStore } from './archive-store.js';
 
 const recallDescription =

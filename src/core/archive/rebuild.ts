@@ -23,7 +23,7 @@ function rebuildWith(messages: readonly Message[], byId: Map<string, ArchiveItem
   const output: Message[] = [];
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index]!;
-    const summaryId = summaryIdOf(message);
+    const summaryId = summaryIdOf(message, byId);
     const summarized = summaryId === undefined ? undefined : byId.get(summaryId);
     if (summarized?.kind === 'messages' && summarized.messages) {
       output.push(...rebuildWith(summarized.messages, byId, depth + 1));
@@ -35,11 +35,20 @@ function rebuildWith(messages: readonly Message[], byId: Map<string, ArchiveItem
   return output;
 }
 
-function summaryIdOf(message: Message): string | undefined {
+/** The id of the summary item this message is the head of, when it is one (not text that looks like one). */
+function summaryIdOf(message: Message, byId: Map<string, ArchiveItem>): string | undefined {
   if (message.role !== 'user' || typeof message.content === 'string') return undefined;
   const first = message.content[0];
   if (first?.type !== 'text' || typeof first.text !== 'string') return undefined;
-  return summaryHeadPattern.exec(first.text)?.[1];
+  const id = summaryHeadPattern.exec(first.text)?.[1];
+  const item = id === undefined ? undefined : byId.get(id);
+  if (item?.kind !== 'messages' || !matchesPlaceholder(item, first.text)) return undefined;
+  return id;
+}
+
+/** Items written before `placeholder` existed match by id and kind alone. */
+function matchesPlaceholder(item: ArchiveItem, text: string): boolean {
+  return item.placeholder === undefined || item.placeholder === text;
 }
 
 function restoreMessage(message: Message, byId: Map<string, ArchiveItem>): Message {
@@ -54,15 +63,33 @@ function restoreMessage(message: Message, byId: Map<string, ArchiveItem>): Messa
   return changed ? { ...message, content } : message;
 }
 
+/**
+ * The archived original a block stands in for. A block is taken for a placeholder only when the
+ * item its text names was archived for that very block: a tool result or input of the same
+ * `tool_use` id, or a text equal to the placeholder recorded with the item. A tool output that
+ * merely reads like a placeholder stays as it is.
+ */
 function archivedOriginal(block: ContentBlock, byId: Map<string, ArchiveItem>): ContentBlock | undefined {
-  let id: string | undefined;
-  if (block.type === 'tool_result') id = archiveIdInPlaceholder(toolResultText(block as ToolResultBlock));
-  else if (block.type === 'text' && typeof block.text === 'string') id = archiveIdInPlaceholder(block.text);
-  else if (block.type === 'tool_use' && typeof block.input === 'object' && block.input !== null) {
+  if (block.type === 'tool_result') {
+    const result = block as ToolResultBlock;
+    const item = itemNamedBy(toolResultText(result), byId);
+    return item?.kind === 'tool-result' && item.toolUseId === result.tool_use_id ? item.block : undefined;
+  }
+  if (block.type === 'text' && typeof block.text === 'string') {
+    const item = itemNamedBy(block.text, byId);
+    return item?.kind === 'assistant-text' && matchesPlaceholder(item, block.text) ? item.block : undefined;
+  }
+  if (block.type === 'tool_use' && typeof block.input === 'object' && block.input !== null) {
     for (const value of Object.values(block.input as Record<string, unknown>)) {
-      if (typeof value === 'string' && value.startsWith('[elided:')) id = archiveIdInPlaceholder(value);
-      if (id) break;
+      if (typeof value !== 'string' || !value.startsWith('[elided:')) continue;
+      const item = itemNamedBy(value, byId);
+      if (item?.kind === 'tool-input' && item.toolUseId === block.id) return item.block;
     }
   }
-  return id === undefined ? undefined : byId.get(id)?.block;
+  return undefined;
+}
+
+function itemNamedBy(text: string, byId: Map<string, ArchiveItem>): ArchiveItem | undefined {
+  const id = archiveIdInPlaceholder(text);
+  return id === undefined ? undefined : byId.get(id);
 }

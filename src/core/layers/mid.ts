@@ -1,5 +1,4 @@
 import { archiveKey } from '../_internal/archive-ids.js';
-import { collectMaskTargets, maskToolResults, type RewriteContext } from '../_internal/mask-tool-results.js';
 import {
   archiveIdInPlaceholder,
   elidedInputText,
@@ -11,6 +10,24 @@ import type { ArchiveItem } from '../archive/archive-store.js';
 import type { ContentBlock, Message, TextBlock, ToolUseBlock } from '../conversation/types.js';
 import type { SummaryModel } from '../summary/summary-model.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
+import {
+  collectMaskTargets,
+  type LayerPlan,
+  type MaskRule,
+  maskToolResults,
+  type RewriteContext,
+} from './mask.js';
+
+/** About what an elided tool input costs after elision (its field names and the `[elided: …]` notes). */
+export const ELIDED_INPUT_TOKENS = 60;
+/** Characters per token of a cut assistant text, to estimate what cutting to `maxAssistantChars` keeps. */
+export const CUT_TEXT_CHARS_PER_TOKEN = 3;
+/** A field of a large tool input is elided when it holds more than this share of `maxToolInputTokens`. */
+const LARGE_FIELD_SHARE = 1 / 4;
+/** Output budget of one condensing call: a line per note plus room for the answer's framing. */
+const CONDENSE_TOKENS_PER_NOTE = 80;
+const CONDENSE_EXTRA_TOKENS = 200;
+const CONDENSE_MAX_TOKENS = 4000;
 
 /** Resolved options of the mid layer. */
 export interface MidSettings {
@@ -18,25 +35,27 @@ export interface MidSettings {
   maxAssistantChars: number;
   maxToolInputTokens: number;
   summarizer?: SummaryModel;
-  /** Tools whose results are never masked. */
-  excludeTools?: ReadonlySet<string>;
+  /** Which tool results may be masked (shared with micro). */
+  rule: MaskRule;
 }
 
 /** What the mid layer changed. */
-export interface MidPlan {
-  messages: Message[];
-  items: ArchiveItem[];
-  /** Tokens the change frees (estimated from the counted originals). */
-  freedTokens: number;
+export type MidPlan = LayerPlan;
+
+/** One block rewrite: the new block at a position. */
+interface BlockRewrite {
+  messageIndex: number;
+  blockIndex: number;
+  block: ContentBlock;
 }
 
 /**
  * Layer 2: keeps the last `keepToolResults` tool results whole; older tool results become
  * placeholders, long older assistant text is cut to its first sentences (or condensed by
  * `summarizer`), and large older `tool_use` inputs are elided. User messages stay verbatim.
- * Every original goes to the returned archive items. Pure: the input is never changed.
+ * Every original goes to the returned archive items. The input is never changed.
  */
-export async function planMidCompaction(
+export async function planMid(
   messages: readonly Message[],
   settings: MidSettings,
   counter: TokenCounter,
@@ -44,51 +63,57 @@ export async function planMidCompaction(
   signal?: AbortSignal,
 ): Promise<MidPlan> {
   const boundary = keptResultsBoundary(messages, settings.keepToolResults);
-  const targets = collectMaskTargets(messages, counter, {
+  const targets = collectMaskTargets(messages, counter, settings.rule, context, {
     end: boundary.messageIndex,
     endBlock: boundary.blockIndex,
-    toolName: (id) => context.toolUse(id)?.name,
-    ...(settings.excludeTools ? { isExcluded: (name: string) => settings.excludeTools!.has(name) } : {}),
   });
-  let freedTokens = targets.reduce((sum, target) => sum + target.tokens - placeholderTokens, 0);
   const masked = maskToolResults(messages, targets, context);
-  const output = masked.messages;
-  const items = masked.items;
+  const texts = await shortenOlderTexts(
+    masked.messages,
+    boundary.assistantIndex,
+    settings,
+    counter,
+    context,
+    signal,
+  );
+  const inputs = elideOlderInputs(masked.messages, boundary.assistantIndex, settings, counter, context);
+  const maskedFreed = targets.reduce((sum, target) => sum + target.tokens - placeholderTokens, 0);
+  return {
+    messages: applyRewrites(masked.messages, [...texts.rewrites, ...inputs.rewrites]),
+    items: [...masked.items, ...texts.items, ...inputs.items],
+    freedTokens: maskedFreed + texts.freedTokens + inputs.freedTokens,
+  };
+}
 
-  // The assistant turns before the oldest kept tool result are "older": condense them.
-  const longTexts: { messageIndex: number; blockIndex: number; text: string }[] = [];
-  for (let messageIndex = 0; messageIndex < boundary.assistantIndex; messageIndex++) {
-    const message = output[messageIndex]!;
-    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
-    message.content.forEach((block, blockIndex) => {
-      if (
-        block.type === 'text' &&
-        typeof block.text === 'string' &&
-        block.text.length > settings.maxAssistantChars
-      ) {
-        if (archiveIdInPlaceholder(block.text) === undefined)
-          longTexts.push({ messageIndex, blockIndex, text: block.text });
-      }
-    });
-  }
+/** Long assistant text before `assistantEnd`, cut to its first sentences or condensed by the model. */
+async function shortenOlderTexts(
+  messages: readonly Message[],
+  assistantEnd: number,
+  settings: MidSettings,
+  counter: TokenCounter,
+  context: RewriteContext,
+  signal: AbortSignal | undefined,
+): Promise<{ rewrites: BlockRewrite[]; items: ArchiveItem[]; freedTokens: number }> {
+  const longTexts: { messageIndex: number; blockIndex: number; block: TextBlock }[] = [];
+  forEachOlderAssistantBlock(messages, assistantEnd, (block, messageIndex, blockIndex) => {
+    if (block.type !== 'text' || typeof block.text !== 'string') return;
+    if (block.text.length > settings.maxAssistantChars && archiveIdInPlaceholder(block.text) === undefined)
+      longTexts.push({ messageIndex, blockIndex, block: block as TextBlock });
+  });
   const condensed = settings.summarizer
     ? await condenseWithModel(
         settings.summarizer,
-        longTexts.map((entry) => entry.text),
+        longTexts.map((entry) => entry.block.text),
         signal,
       )
     : [];
-  const rewrites = new Map<number, Map<number, ContentBlock>>();
-  const rewrite = (messageIndex: number, blockIndex: number, block: ContentBlock) => {
-    const forMessage = rewrites.get(messageIndex) ?? new Map<number, ContentBlock>();
-    forMessage.set(blockIndex, block);
-    rewrites.set(messageIndex, forMessage);
-  };
-  longTexts.forEach((entry, position) => {
-    const original = (output[entry.messageIndex]!.content as ContentBlock[])[entry.blockIndex] as TextBlock;
-    const { id, known } = context.ids.idFor(archiveKey('assistant-text', undefined, entry.text));
-    const tokens = counter.countText(entry.text);
-    const short = condensed[position] ?? firstSentences(entry.text, settings.maxAssistantChars);
+  const rewrites: BlockRewrite[] = [];
+  const items: ArchiveItem[] = [];
+  let freedTokens = 0;
+  longTexts.forEach(({ messageIndex, blockIndex, block }, position) => {
+    const { id, known } = context.ids.idFor(archiveKey('assistant-text', undefined, block.text));
+    const tokens = counter.countText(block.text);
+    const short = condensed[position] ?? firstSentences(block.text, settings.maxAssistantChars);
     const text = `${short}${shortenedNote(id, tokens)}`;
     const saved = tokens - counter.countText(text);
     // A text just over maxAssistantChars can cost less than its cut plus the note: keep it whole.
@@ -99,42 +124,73 @@ export async function planMidCompaction(
         sessionId: context.sessionId,
         kind: 'assistant-text',
         createdAt: context.now,
-        block: original,
+        block,
+        placeholder: text,
       });
     freedTokens += saved;
-    rewrite(entry.messageIndex, entry.blockIndex, { type: 'text', text });
+    rewrites.push({ messageIndex, blockIndex, block: { type: 'text', text } });
   });
+  return { rewrites, items, freedTokens };
+}
 
-  for (let messageIndex = 0; messageIndex < boundary.assistantIndex; messageIndex++) {
-    const message = output[messageIndex]!;
+/** Large `tool_use` inputs before `assistantEnd`, their large fields elided. */
+function elideOlderInputs(
+  messages: readonly Message[],
+  assistantEnd: number,
+  settings: MidSettings,
+  counter: TokenCounter,
+  context: RewriteContext,
+): { rewrites: BlockRewrite[]; items: ArchiveItem[]; freedTokens: number } {
+  const rewrites: BlockRewrite[] = [];
+  const items: ArchiveItem[] = [];
+  let freedTokens = 0;
+  forEachOlderAssistantBlock(messages, assistantEnd, (block, messageIndex, blockIndex) => {
+    if (block.type !== 'tool_use') return;
+    const toolUse = block as ToolUseBlock;
+    const elided = elideLargeInput(toolUse, settings.maxToolInputTokens, counter, context);
+    if (!elided) return;
+    if (!elided.known) {
+      items.push({
+        id: elided.id,
+        sessionId: context.sessionId,
+        kind: 'tool-input',
+        createdAt: context.now,
+        toolUseId: toolUse.id,
+        toolName: toolUse.name,
+        block: toolUse,
+      });
+    }
+    freedTokens += elided.freedTokens;
+    rewrites.push({ messageIndex, blockIndex, block: elided.block });
+  });
+  return { rewrites, items, freedTokens };
+}
+
+function forEachOlderAssistantBlock(
+  messages: readonly Message[],
+  assistantEnd: number,
+  visit: (block: ContentBlock, messageIndex: number, blockIndex: number) => void,
+): void {
+  for (let messageIndex = 0; messageIndex < assistantEnd; messageIndex++) {
+    const message = messages[messageIndex]!;
     if (message.role !== 'assistant' || typeof message.content === 'string') continue;
     message.content.forEach((block, blockIndex) => {
-      if (block.type !== 'tool_use') return;
-      const toolUse = block as ToolUseBlock;
-      const elided = elideLargeInput(toolUse, settings.maxToolInputTokens, counter, context);
-      if (!elided) return;
-      if (!elided.known) {
-        items.push({
-          id: elided.id,
-          sessionId: context.sessionId,
-          kind: 'tool-input',
-          createdAt: context.now,
-          toolUseId: toolUse.id,
-          toolName: toolUse.name,
-          block: toolUse,
-        });
-      }
-      freedTokens += elided.freedTokens;
-      rewrite(messageIndex, blockIndex, elided.block);
+      visit(block, messageIndex, blockIndex);
     });
   }
-  for (const [messageIndex, blocks] of rewrites) {
+}
+
+/** A new history with the rewritten blocks in place; other messages stay the same objects. */
+function applyRewrites(messages: Message[], rewrites: readonly BlockRewrite[]): Message[] {
+  const output = messages.slice();
+  for (const { messageIndex, blockIndex, block } of rewrites) {
     const message = output[messageIndex]!;
-    const content = (message.content as ContentBlock[]).slice();
-    for (const [blockIndex, block] of blocks) content[blockIndex] = block;
+    if (typeof message.content === 'string') continue;
+    const content = message.content.slice();
+    content[blockIndex] = block;
     output[messageIndex] = { ...message, content };
   }
-  return { messages: output, items, freedTokens };
+  return output;
 }
 
 /**
@@ -193,7 +249,8 @@ function elideLargeInput(
   const large = Object.entries(record).filter(([, value]) => {
     const text = typeof value === 'string' ? value : safeJson(value);
     return (
-      counter.countText(text) > maxTokens / 4 && !(typeof value === 'string' && value.startsWith('[elided:'))
+      counter.countText(text) > maxTokens * LARGE_FIELD_SHARE &&
+      !(typeof value === 'string' && value.startsWith('[elided:'))
     );
   });
   if (large.length === 0) return undefined;
@@ -228,7 +285,10 @@ async function condenseWithModel(
               numbered,
           },
         ],
-        maxOutputTokens: Math.min(4000, 80 * texts.length + 200),
+        maxOutputTokens: Math.min(
+          CONDENSE_MAX_TOKENS,
+          CONDENSE_TOKENS_PER_NOTE * texts.length + CONDENSE_EXTRA_TOKENS,
+        ),
       },
       signal ? { signal } : {},
     );

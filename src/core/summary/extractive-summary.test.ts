@@ -46,4 +46,43 @@ describe('extractiveSummary', () => {
     expect(summary).not.toMatch(/<\/context_summary>|<identity>/);
     expect(summary).toContain('&lt;/context_summary>');
   });
+
+  it('never calls a failed command ok, lists it under errors, and keeps the focus', () => {
+    const messages: Message[] = [
+      { role: 'user', content: 'Make the tests pass.' },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 't1', name: 'bash', input: { command: 'pytest -q' } }],
+      },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 't1',
+            content: 'F.\nE   AssertionError: 1 != 2\n==== 1 failed, 1 passed in 0.1s ====',
+          },
+        ],
+      },
+    ];
+    const summary = extractiveSummary(messages, 2000, 'the parser rewrite');
+    expect(summary).toContain('- bash(pytest -q) → failed');
+    expect(summary).not.toContain('→ ok');
+    expect(summary).toMatch(/## Errors and fixes\n- bash\(pytest -q\): AssertionError: 1 != 2/);
+    expect(summary).toContain('- Focus: the parser rewrite');
+  });
+
+  it.each([
+    [{ path: 'src', pattern: 'TODO' }, 'grep(TODO)'],
+    [{ query: 'compaction', limit: 5 }, 'grep(compaction)'],
+    [{ description: 'run tests', command: 'npm test' }, 'grep(npm test)'],
+    [{ content: 'x = 1', path: 'a.py' }, 'grep(a.py)'],
+  ])('names a call by the argument that says what it did: %o', (input, call) => {
+    const messages: Message[] = [
+      { role: 'user', content: 'Go.' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'grep', input }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'done' }] },
+    ];
+    expect(extractiveSummary(messages)).toContain(`- ${call} → ok`);
+  });
 });

@@ -27,13 +27,13 @@ export function createExtractiveSummaryModel(): SummaryModel {
     provider: 'extractive',
     modelId: 'extractive',
     async summarize(request) {
-      return { text: extractiveSummary(request.messages, request.maxOutputTokens) };
+      return { text: extractiveSummary(request.messages, request.maxOutputTokens, request.focus) };
     },
   };
 }
 
 /** The extractive summary of a history, merged with any earlier summary found at its start. */
-export function extractiveSummary(messages: readonly Message[], maxTokens = 2000): string {
+export function extractiveSummary(messages: readonly Message[], maxTokens = 2000, focus?: string): string {
   const sections = new Map<SummarySection, string[]>(summarySections.map((name) => [name, []]));
   const add = (section: SummarySection, line: string) => {
     const list = sections.get(section)!;
@@ -77,18 +77,14 @@ export function extractiveSummary(messages: readonly Message[], maxTokens = 2000
         const outcome = toolOutcome(result, text);
         const call = `${toolUse?.name ?? 'tool'}(${toolUse ? keyArgument(toolUse.input) : ''})`;
         const status =
-          outcome.exitCode !== undefined
-            ? `exit ${outcome.exitCode}`
-            : result.is_error === true
-              ? 'error'
-              : 'ok';
+          outcome.exitCode !== undefined ? `exit ${outcome.exitCode}` : outcome.failed ? 'failed' : 'ok';
         add('Done so far', `- ${call} → ${status}`);
-        if (outcome.errorLine && (result.is_error === true || (outcome.exitCode ?? 0) !== 0)) {
-          add('Errors and fixes', `- ${call}: ${outcome.errorLine}`);
-        }
+        if (outcome.failed) add('Errors and fixes', `- ${call}: ${outcome.errorLine ?? status}`);
       }
     }
   }
+  if (focus !== undefined && focus.trim() !== '')
+    add('Task and constraints', `- Focus: ${shortenLine(focus, 400)}`);
   for (const path of files) add('Files touched', `- ${path}`);
   if (lastAssistantText)
     add('Current state', `- Last assistant note: ${shortenLine(lastAssistantText, 800)}`);

@@ -19,6 +19,11 @@ export interface SummaryRequest {
   messages: Message[];
   /** The upper bound for the answer. */
   maxOutputTokens: number;
+  /**
+   * What the summary should keep in focus (the `compact` tool's `focus`), also written into the
+   * instructions; given separately for models that do not read instructions.
+   */
+  focus?: string;
 }
 
 /** What a {@link SummaryModel} answers. */

@@ -1,3 +1,5 @@
+import { fingerprintMessage, fingerprintMessages, requestKey } from '../_internal/fingerprint.js';
+import type { AnchoredCounterState } from '../archive/session-state-store.js';
 import {
   type Message,
   type ProviderUsage,
@@ -7,6 +9,7 @@ import {
 import { CompactError } from '../errors.js';
 import { createIncrementalCounter } from './incremental-counter.js';
 import type { TokenCounter } from './token-counter.js';
+import { countToolTokens, type ToolDefinition } from './tool-tokens.js';
 
 /** Options of {@link createAnchoredCounter}. */
 export interface AnchoredCounterOptions {
@@ -43,19 +46,39 @@ export interface AnchoredCalibration {
 export interface AnchoredCounter {
   /** The name of the local counter, prefixed with `anchored-`. */
   readonly name: string;
-  /** The estimated prompt tokens of a request with these messages and this system prompt. */
-  count(messages: readonly Message[], system?: SystemPrompt): number;
-  /** Records the usage the provider reported for a request with these messages and system prompt. */
-  observe(usage: ProviderUsage, messages: readonly Message[], system?: SystemPrompt): void;
+  /** The estimated prompt tokens of a request with these messages, system prompt and tools. */
+  count(messages: readonly Message[], system?: SystemPrompt, tools?: readonly ToolDefinition[]): number;
+  /** The local count of the same request, before any calibration. */
+  countLocal(messages: readonly Message[], system?: SystemPrompt, tools?: readonly ToolDefinition[]): number;
+  /** Records the usage the provider reported for a request with these messages, system prompt and tools. */
+  observe(
+    usage: ProviderUsage,
+    messages: readonly Message[],
+    system?: SystemPrompt,
+    tools?: readonly ToolDefinition[],
+  ): void;
   /** What was learned so far. */
   calibration(): AnchoredCalibration;
+  /** What was learned so far as plain JSON (the anchor by content fingerprints), for a state store. */
+  toState(): AnchoredCounterState;
+  /**
+   * Continues from a state {@link AnchoredCounter.toState} wrote, possibly in another process: the
+   * anchor is recognised by the fingerprints of the messages the next request starts with.
+   */
+  restoreState(state: AnchoredCounterState): void;
   /** Forgets the anchor and everything learned. */
   reset(): void;
 }
 
 interface Anchor {
-  messages: readonly Message[];
+  /** The anchored messages; undefined for an anchor restored from a state until a request matches it. */
+  messages: readonly Message[] | undefined;
+  /** Their fingerprints: known for a restored anchor, computed on demand otherwise. */
+  fingerprints: readonly string[] | undefined;
   system: SystemPrompt | undefined;
+  /** Fingerprint of the system prompt plus the tools' token count (see {@link requestKey}). */
+  key: string | undefined;
+  toolTokens: number;
   providerTokens: number;
   localTokens: number;
 }
@@ -122,27 +145,72 @@ export function createAnchoredCounter({
   const clamp = (ratio: number) => Math.min(maxRatio, Math.max(minRatio, ratio));
   const deltaRatio = () => (weights > 0 ? weightedSamples / weights : 1);
 
-  /** True when `messages` and `system` are the anchored request with messages appended (or unchanged). */
-  function extendsAnchor(current: Anchor, messages: readonly Message[], system: SystemPrompt | undefined) {
-    if (!sameSystem(system, current.system) || messages.length < current.messages.length) return false;
+  /**
+   * True when `messages`, `system` and tools are the anchored request with messages appended (or
+   * unchanged). A restored anchor is matched by fingerprints once, then by reference.
+   */
+  function extendsAnchor(
+    current: Anchor,
+    messages: readonly Message[],
+    system: SystemPrompt | undefined,
+    toolTokens: number,
+  ): boolean {
+    if (current.messages === undefined) return adoptRestoredAnchor(current, messages, system, toolTokens);
+    if (toolTokens !== current.toolTokens || !sameSystem(system, current.system)) return false;
+    if (messages.length < current.messages.length) return false;
     for (let index = 0; index < current.messages.length; index++) {
       if (messages[index] !== current.messages[index]) return false;
     }
     return true;
   }
 
-  function count(messages: readonly Message[], system?: SystemPrompt): number {
-    const localTokens = local.count(messages, system);
+  function adoptRestoredAnchor(
+    current: Anchor,
+    messages: readonly Message[],
+    system: SystemPrompt | undefined,
+    toolTokens: number,
+  ): boolean {
+    const fingerprints = current.fingerprints ?? [];
+    if (current.key !== requestKey(system, toolTokens) || messages.length < fingerprints.length) return false;
+    for (let index = 0; index < fingerprints.length; index++) {
+      if (fingerprintMessage(messages[index]!) !== fingerprints[index]) return false;
+    }
+    current.messages = messages.slice(0, fingerprints.length);
+    current.system = system;
+    return true;
+  }
+
+  function countLocal(
+    messages: readonly Message[],
+    system?: SystemPrompt,
+    tools?: readonly ToolDefinition[],
+  ): number {
+    return local.count(messages, system) + countToolTokens(tools, counter);
+  }
+
+  function count(
+    messages: readonly Message[],
+    system?: SystemPrompt,
+    tools?: readonly ToolDefinition[],
+  ): number {
+    const toolTokens = countToolTokens(tools, counter);
+    const localTokens = local.count(messages, system) + toolTokens;
     if (!anchor) return localTokens;
-    if (!extendsAnchor(anchor, messages, system)) return Math.round(overallRatio * localTokens);
+    if (!extendsAnchor(anchor, messages, system, toolTokens)) return Math.round(overallRatio * localTokens);
     return Math.round(anchor.providerTokens + deltaRatio() * (localTokens - anchor.localTokens));
   }
 
-  function observe(usage: ProviderUsage, messages: readonly Message[], system?: SystemPrompt): void {
+  function observe(
+    usage: ProviderUsage,
+    messages: readonly Message[],
+    system?: SystemPrompt,
+    tools?: readonly ToolDefinition[],
+  ): void {
     const providerTokens = promptTokensFromUsage(usage);
     if (providerTokens === undefined || !(providerTokens > 0)) return;
-    const localTokens = local.count(messages, system);
-    if (anchor && extendsAnchor(anchor, messages, system)) {
+    const toolTokens = countToolTokens(tools, counter);
+    const localTokens = local.count(messages, system) + toolTokens;
+    if (anchor && extendsAnchor(anchor, messages, system, toolTokens)) {
       const localDelta = localTokens - anchor.localTokens;
       const providerDelta = providerTokens - anchor.providerTokens;
       if (localDelta > 0 && providerDelta > 0) {
@@ -152,8 +220,49 @@ export function createAnchoredCounter({
     }
     if (localTokens > 0) overallRatio = clamp(providerTokens / localTokens);
     // The messages are copied (references only) because callers keep pushing onto their array.
-    anchor = { messages: [...messages], system, providerTokens, localTokens };
+    anchor = {
+      messages: [...messages],
+      fingerprints: undefined,
+      system,
+      key: undefined,
+      toolTokens,
+      providerTokens,
+      localTokens,
+    };
     reports++;
+  }
+
+  function toState(): AnchoredCounterState {
+    const state: AnchoredCounterState = { overallRatio, weightedSamples, weights, reports };
+    if (!anchor) return state;
+    anchor.fingerprints ??= fingerprintMessages(anchor.messages ?? []);
+    anchor.key ??= requestKey(anchor.system, anchor.toolTokens);
+    return {
+      ...state,
+      anchor: {
+        messages: [...anchor.fingerprints],
+        system: anchor.key,
+        providerTokens: anchor.providerTokens,
+        localTokens: anchor.localTokens,
+      },
+    };
+  }
+
+  function restoreState(state: AnchoredCounterState): void {
+    ({ overallRatio, weightedSamples, weights, reports } = state);
+    const restored = state.anchor;
+    anchor =
+      restored === undefined
+        ? undefined
+        : {
+            messages: undefined,
+            fingerprints: restored.messages,
+            system: undefined,
+            key: restored.system,
+            toolTokens: toolTokensOfKey(restored.system),
+            providerTokens: restored.providerTokens,
+            localTokens: restored.localTokens,
+          };
   }
 
   function reset(): void {
@@ -168,7 +277,20 @@ export function createAnchoredCounter({
     return { deltaRatio: deltaRatio(), overallRatio, anchorTokens: anchor?.providerTokens, reports };
   }
 
-  return { name: `anchored-${counter.name}`, count, observe, calibration, reset };
+  return {
+    name: `anchored-${counter.name}`,
+    count,
+    countLocal,
+    observe,
+    calibration,
+    toState,
+    restoreState,
+    reset,
+  };
+}
+
+function toolTokensOfKey(key: string): number {
+  return Number(key.slice(key.lastIndexOf('+') + 1)) || 0;
 }
 
 /** True when two system prompts send the same text (block lists are compared block by block). */

@@ -1,0 +1,125 @@
+import type { CompactorOptions } from './compactor-options.js';
+import { CompactError } from './errors.js';
+import type { HardSettings } from './layers/hard.js';
+import type { MaskRule } from './layers/mask.js';
+import type { MicroSettings } from './layers/micro.js';
+import type { MidSettings } from './layers/mid.js';
+import { createExtractiveSummaryModel } from './summary/extractive-summary.js';
+import { defaultIdentity } from './summary/summary-format.js';
+import { createHeuristicCounter } from './tokens/heuristic-counter.js';
+import { createMemoizedCounter } from './tokens/memoized-counter.js';
+import type { TokenCounter } from './tokens/token-counter.js';
+
+/** The seed's thresholds. */
+export const defaultThresholds = { mid: 50_000, hard: 80_000 } as const;
+
+/** Tokens kept free for the answer when thresholds come from `contextWindow`. */
+const DEFAULT_RESERVE_OUTPUT_TOKENS = 8192;
+/** Fractions of the usable window where mid and hard start (the seed's 50k/80k of about 90k). */
+const DEFAULT_MID_FRACTION = 0.6;
+const DEFAULT_HARD_FRACTION = 0.85;
+/** Micro keeps the results of the last three turns whole: the agent is still reading them. */
+const DEFAULT_KEEP_TURNS = 3;
+/** Results under this many tokens are never masked (a placeholder costs about 30). */
+const DEFAULT_MIN_TOKENS = 100;
+/** The largest cache-aware batch: 20k tokens is about what one prompt-cache write costs to redo. */
+const MAX_CLEAR_AT_LEAST = 20_000;
+const DEFAULT_KEEP_TOOL_RESULTS = 5;
+const DEFAULT_MAX_ASSISTANT_CHARS = 600;
+const DEFAULT_MAX_TOOL_INPUT_TOKENS = 500;
+const DEFAULT_MAX_SUMMARY_TOKENS = 2000;
+const DEFAULT_MAX_ATTEMPTS = 3;
+const DEFAULT_RETRY_DELAY_MS = 500;
+const DEFAULT_TIMEOUT_MS = 120_000;
+/** Long texts whose counts are kept: the message count and the index read each new output once. */
+const COUNTER_CACHE_ENTRIES = 2000;
+
+/** Everything fixed for a compactor's lifetime, defaults filled in. */
+export interface CompactorSettings {
+  limits: { mid: number; hard: number };
+  contextWindow: number | undefined;
+  reserveOutputTokens: number;
+  sessionId: string;
+  counter: TokenCounter;
+  rule: MaskRule;
+  micro: MicroSettings;
+  mid: MidSettings;
+  hard: HardSettings;
+}
+
+/** The settings for a compactor's options; throws `INVALID_OPTIONS` for inconsistent ones. */
+export function resolveSettings(options: CompactorOptions): CompactorSettings {
+  const {
+    contextWindow,
+    reserveOutputTokens = DEFAULT_RESERVE_OUTPUT_TOKENS,
+    counter = createHeuristicCounter(),
+    sessionId = globalThis.crypto.randomUUID(),
+    summarizer = createExtractiveSummaryModel(),
+    identity = defaultIdentity,
+    micro = {},
+    mid = {},
+    hard = {},
+  } = options;
+  const limits = resolveThresholds(options);
+  const rule: MaskRule = {
+    minTokens: micro.minTokens ?? DEFAULT_MIN_TOKENS,
+    excludeTools: new Set(micro.excludeTools ?? []),
+  };
+  return {
+    limits,
+    contextWindow,
+    reserveOutputTokens,
+    sessionId,
+    counter: createMemoizedCounter(counter, { maxEntries: COUNTER_CACHE_ENTRIES }),
+    rule,
+    micro: {
+      keepTurns: micro.keepTurns ?? DEFAULT_KEEP_TURNS,
+      cacheAware: micro.cacheAware ?? true,
+      clearAtLeast: micro.clearAtLeast ?? Math.min(MAX_CLEAR_AT_LEAST, Math.floor(limits.mid / 2)),
+    },
+    mid: {
+      rule,
+      keepToolResults: mid.keepToolResults ?? DEFAULT_KEEP_TOOL_RESULTS,
+      maxAssistantChars: mid.maxAssistantChars ?? DEFAULT_MAX_ASSISTANT_CHARS,
+      maxToolInputTokens: mid.maxToolInputTokens ?? DEFAULT_MAX_TOOL_INPUT_TOKENS,
+      ...(mid.summarizer ? { summarizer: mid.summarizer } : {}),
+    },
+    hard: {
+      summarizer,
+      identity,
+      maxSummaryTokens: hard.maxSummaryTokens ?? DEFAULT_MAX_SUMMARY_TOKENS,
+      maxAttempts: Math.max(1, hard.maxAttempts ?? DEFAULT_MAX_ATTEMPTS),
+      retryDelayMs: hard.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
+      timeoutMs: hard.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    },
+  };
+}
+
+function resolveThresholds({
+  thresholds = {},
+  contextWindow,
+  reserveOutputTokens = DEFAULT_RESERVE_OUTPUT_TOKENS,
+  thresholdFractions = {},
+}: CompactorOptions): { mid: number; hard: number } {
+  let mid: number = defaultThresholds.mid;
+  let hard: number = defaultThresholds.hard;
+  if (contextWindow !== undefined) {
+    if (!(contextWindow > reserveOutputTokens)) {
+      throw new CompactError(
+        `contextWindow (${contextWindow}) must be larger than reserveOutputTokens (${reserveOutputTokens})`,
+        { code: 'INVALID_OPTIONS' },
+      );
+    }
+    const usable = contextWindow - reserveOutputTokens;
+    mid = Math.floor(usable * (thresholdFractions.mid ?? DEFAULT_MID_FRACTION));
+    hard = Math.floor(usable * (thresholdFractions.hard ?? DEFAULT_HARD_FRACTION));
+  }
+  mid = thresholds.mid ?? mid;
+  hard = thresholds.hard ?? hard;
+  if (!(Number.isFinite(mid) && Number.isFinite(hard) && mid > 0 && hard >= mid)) {
+    throw new CompactError(`thresholds must satisfy 0 < mid <= hard, got mid ${mid} and hard ${hard}`, {
+      code: 'INVALID_OPTIONS',
+    });
+  }
+  return { mid, hard };
+}

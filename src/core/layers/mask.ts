@@ -1,0 +1,169 @@
+import type { ArchiveIds } from '../_internal/archive-ids.js';
+import { archiveKey } from '../_internal/archive-ids.js';
+import {
+  archiveIdInPlaceholder,
+  minMaskableTokens,
+  toolResultPlaceholder,
+} from '../_internal/placeholder.js';
+import { toolResultText } from '../_internal/text.js';
+import type { ArchiveItem } from '../archive/archive-store.js';
+import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../conversation/types.js';
+import { IMAGE_TOKENS } from '../tokens/message-tokens.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
+
+/** What every layer produces: the new history, what it archives, and the tokens it frees. */
+export interface LayerPlan {
+  messages: Message[];
+  items: ArchiveItem[];
+  /** Tokens the change frees (local count). */
+  freedTokens: number;
+}
+
+/** A tool result to replace with its placeholder. */
+export interface MaskTarget {
+  messageIndex: number;
+  blockIndex: number;
+  toolUseId: string;
+  tokens: number;
+}
+
+/** Context every layer's rewrite needs: ids, the session, and how to find a tool call. */
+export interface RewriteContext {
+  ids: ArchiveIds;
+  sessionId: string;
+  now: number;
+  toolUse(id: string): ToolUseBlock | undefined;
+}
+
+/** What decides whether a tool result may be masked; one rule for the index and every layer. */
+export interface MaskRule {
+  /** Results smaller than this many tokens are never masked. */
+  minTokens: number;
+  /** Tools whose results are never masked. */
+  excludeTools: ReadonlySet<string>;
+}
+
+/**
+ * Tokens of a tool result's content: its text plus {@link IMAGE_TOKENS} per image. The one size
+ * the index, the layers and the placeholders use.
+ */
+export function toolResultTokens(result: ToolResultBlock, counter: TokenCounter): number {
+  const images = Array.isArray(result.content)
+    ? result.content.filter((part) => part.type === 'image').length
+    : 0;
+  return counter.countText(toolResultText(result)) + images * IMAGE_TOKENS;
+}
+
+/** True when a tool result is a placeholder this session wrote (not text that looks like one). */
+export function isOwnPlaceholder(result: ToolResultBlock, ids: ArchiveIds): boolean {
+  const id = archiveIdInPlaceholder(toolResultText(result));
+  return id !== undefined && ids.issued(archiveKey('tool-result', result.tool_use_id), id);
+}
+
+/**
+ * The one "is this result maskable" rule: the tokens of `result` when it is worth masking (not from
+ * an excluded tool, not already a placeholder, at least `minTokens` and {@link minMaskableTokens}),
+ * otherwise undefined.
+ */
+export function maskableTokens(
+  result: ToolResultBlock,
+  toolName: string | undefined,
+  counter: TokenCounter,
+  rule: MaskRule,
+  ids: ArchiveIds,
+): number | undefined {
+  if (toolName !== undefined && rule.excludeTools.has(toolName)) return undefined;
+  if (isOwnPlaceholder(result, ids)) return undefined;
+  const tokens = toolResultTokens(result, counter);
+  return tokens >= Math.max(rule.minTokens, minMaskableTokens) ? tokens : undefined;
+}
+
+/**
+ * The maskable tool results in `messages[0..end)` (and, in message `end`, the blocks before
+ * `endBlock`), by {@link maskableTokens}.
+ */
+export function collectMaskTargets(
+  messages: readonly Message[],
+  counter: TokenCounter,
+  rule: MaskRule,
+  context: RewriteContext,
+  { end = messages.length, endBlock = 0 }: { end?: number; endBlock?: number } = {},
+): MaskTarget[] {
+  const targets: MaskTarget[] = [];
+  for (let messageIndex = 0; messageIndex <= end && messageIndex < messages.length; messageIndex++) {
+    const content = messages[messageIndex]!.content;
+    if (typeof content === 'string') continue;
+    const blocks = messageIndex === end ? content.slice(0, endBlock) : content;
+    blocks.forEach((block, blockIndex) => {
+      if (block.type !== 'tool_result') return;
+      const result = block as ToolResultBlock;
+      const name = context.toolUse(result.tool_use_id)?.name;
+      const tokens = maskableTokens(result, name, counter, rule, context.ids);
+      if (tokens !== undefined)
+        targets.push({ messageIndex, blockIndex, toolUseId: result.tool_use_id, tokens });
+    });
+  }
+  return targets;
+}
+
+/**
+ * Replaces the targeted tool results with one-line placeholders. The `tool_use`, the pairing and
+ * `is_error` stay; the original block goes to the returned archive items. Returns a new array;
+ * untouched messages are the same objects.
+ */
+export function maskToolResults(
+  messages: readonly Message[],
+  targets: readonly MaskTarget[],
+  context: RewriteContext,
+): { messages: Message[]; items: ArchiveItem[] } {
+  const output = messages.slice();
+  const items: ArchiveItem[] = [];
+  const seen = new Set<string>();
+  for (const [messageIndex, list] of groupByMessage(targets)) {
+    const message = output[messageIndex];
+    if (!message || typeof message.content === 'string') continue;
+    const content: ContentBlock[] = message.content.slice();
+    for (const target of list) {
+      const block = content[target.blockIndex];
+      if (block?.type !== 'tool_result') continue;
+      const result = block as ToolResultBlock;
+      const toolUse = context.toolUse(result.tool_use_id);
+      // A tool_use_id answered twice (invalid input) must not share one archive item.
+      const repeated = seen.has(result.tool_use_id);
+      seen.add(result.tool_use_id);
+      const { id, known } = context.ids.idFor(
+        repeated ? undefined : archiveKey('tool-result', result.tool_use_id),
+      );
+      if (!known) {
+        items.push({
+          id,
+          sessionId: context.sessionId,
+          kind: 'tool-result',
+          createdAt: context.now,
+          toolUseId: result.tool_use_id,
+          ...(toolUse ? { toolName: toolUse.name } : {}),
+          block: result,
+        });
+      }
+      const placeholder: ToolResultBlock = {
+        type: 'tool_result',
+        tool_use_id: result.tool_use_id,
+        content: toolResultPlaceholder({ toolUse, result, tokens: target.tokens, archiveId: id }),
+        ...(result.is_error === undefined ? {} : { is_error: result.is_error }),
+      };
+      content[target.blockIndex] = placeholder;
+    }
+    output[messageIndex] = { ...message, content };
+  }
+  return { messages: output, items };
+}
+
+function groupByMessage(targets: readonly MaskTarget[]): Map<number, MaskTarget[]> {
+  const byMessage = new Map<number, MaskTarget[]>();
+  for (const target of targets) {
+    const list = byMessage.get(target.messageIndex) ?? [];
+    list.push(target);
+    byMessage.set(target.messageIndex, list);
+  }
+  return byMessage;
+}

@@ -1,0 +1,336 @@
+import type { ArchiveItem, ArchiveStore } from './archive/archive-store.js';
+import type { CompactResult, MaybeCompactOptions } from './compactor-options.js';
+import type { CompactorSettings } from './compactor-settings.js';
+import type { Message } from './conversation/types.js';
+import { CompactError } from './errors.js';
+import type { CompactionEvent, CompactionLayer } from './events.js';
+import { latestHumanRequest, planHard } from './layers/hard.js';
+import type { LayerPlan, RewriteContext } from './layers/mask.js';
+import { planMicro } from './layers/micro.js';
+import { planMid } from './layers/mid.js';
+import { recallLastOutput, type SessionRuntime } from './session-runtime.js';
+import { countMessageTokens, countSystemTokens } from './tokens/message-tokens.js';
+import { countToolTokens } from './tokens/tool-tokens.js';
+
+/** Which layers a call tries, in order; see {@link chooseLayer}. */
+export type LayerChoice =
+  /** Micro only (under the mid threshold, or over it with the mid gate closed). */
+  | 'micro'
+  /** Mid when its plan frees enough, otherwise micro. */
+  | 'mid-or-micro'
+  /** Over the hard threshold: mid when it gets the request under the mid threshold, otherwise hard. */
+  | 'mid-or-hard'
+  /** Forced mid (even over the hard threshold), micro when mid has nothing to do. */
+  | 'forced-mid'
+  /** Forced or needed hard. */
+  | 'hard';
+
+/**
+ * The layers to try, as a pure function of the request's tokens, the thresholds, `force` and the
+ * mid gate (whether the index estimates mid could free a cache-aware batch). `force` wins.
+ */
+export function chooseLayer({
+  tokens,
+  limits,
+  force,
+  midGateOpen,
+}: {
+  tokens: number;
+  limits: { mid: number; hard: number };
+  force: MaybeCompactOptions['force'];
+  midGateOpen: boolean;
+}): LayerChoice {
+  if (force === 'hard') return 'hard';
+  if (force === 'mid') return 'forced-mid';
+  if (tokens > limits.hard) return 'mid-or-hard';
+  if (tokens > limits.mid && midGateOpen) return 'mid-or-micro';
+  return 'micro';
+}
+
+/** One layer that changed the history. */
+interface AppliedStep {
+  layer: Exclude<CompactionLayer, 'none'>;
+  plan: LayerPlan;
+  durationMs: number;
+  /** Pending results of the index the step masked (micro only). */
+  consumed: number;
+}
+
+/** What a turn needs besides the runtime: the fixed settings, the archive and the event sink. */
+export interface TurnEnvironment {
+  settings: CompactorSettings;
+  archive: ArchiveStore;
+  emit: (event: CompactionEvent) => void;
+}
+
+/**
+ * One call of `maybeCompact`: count → choose the layers → plan → archive once → one
+ * `compaction-start`/`compaction-end` pair per layer that changed something → remember the output.
+ */
+export async function compactTurn(
+  input: readonly Message[],
+  options: MaybeCompactOptions,
+  runtime: SessionRuntime,
+  environment: TurnEnvironment,
+): Promise<CompactResult> {
+  const { settings } = environment;
+  const { system, tools, usage, force } = options;
+  const previous = recallLastOutput(runtime, input, { system, tools }, settings);
+  if (usage && previous) runtime.tokens.observe(usage, previous.messages, previous.system, previous.tools);
+  const tokensBefore = runtime.tokens.count(input, system, tools);
+  runtime.index.sync(input);
+  if (tokensBefore > settings.limits.hard) assertFixedPartFits(input, options, runtime, settings);
+
+  // A whole mid plan walks the history: between the thresholds, make one only when the index
+  // estimates it could free a cache-aware batch.
+  const betweenThresholds = tokensBefore > settings.limits.mid && tokensBefore <= settings.limits.hard;
+  const midGateOpen =
+    betweenThresholds &&
+    (!settings.micro.cacheAware ||
+      runtime.index.estimateMidFreed(settings.mid.keepToolResults) >= settings.micro.clearAtLeast);
+  const choice = chooseLayer({ tokens: tokensBefore, limits: settings.limits, force, midGateOpen });
+  const context = rewriteContext(runtime, settings);
+  const steps = await planLayers(choice, input, options, runtime, environment, context, tokensBefore);
+
+  const output = steps.length === 0 ? input : steps[steps.length - 1]!.plan.messages;
+  const items = steps.flatMap((step) => step.plan.items);
+  await storeItems(environment.archive, runtime, items);
+  commitIndex(runtime, steps, output);
+  const tokensAfter = emitSteps(steps, tokensBefore, runtime, environment);
+  const layer = steps.length === 0 ? 'none' : steps[steps.length - 1]!.layer;
+  assertFitsWindow(layer, tokensAfter, settings);
+  runtime.lastOutput = { messages: output.slice(), system, tools };
+  runtime.restoredLastOutput = undefined;
+  runtime.hardOnLastCall = layer === 'hard';
+  return {
+    // The same array as the input when nothing changed.
+    messages: steps.length === 0 ? (input as Message[]) : (output as Message[]),
+    layer,
+    tokensBefore,
+    tokensAfter,
+    archived: items.map((item) => item.id),
+  };
+}
+
+/** Runs the planners `choice` names and returns the steps that changed something, in order. */
+async function planLayers(
+  choice: LayerChoice,
+  input: readonly Message[],
+  options: MaybeCompactOptions,
+  runtime: SessionRuntime,
+  environment: TurnEnvironment,
+  context: RewriteContext,
+  tokensBefore: number,
+): Promise<AppliedStep[]> {
+  const { settings } = environment;
+  const micro = async (): Promise<AppliedStep[]> => {
+    const started = Date.now();
+    const plan = planMicro(input, runtime.index, settings.micro, context);
+    return plan ? [{ layer: 'micro', plan, durationMs: Date.now() - started, consumed: plan.consumed }] : [];
+  };
+  const mid = async (): Promise<AppliedStep> => {
+    const started = Date.now();
+    const plan = await planMid(input, settings.mid, settings.counter, context, options.signal);
+    return { layer: 'mid', plan, durationMs: Date.now() - started, consumed: 0 };
+  };
+  switch (choice) {
+    case 'micro':
+      return micro();
+    case 'forced-mid':
+    case 'mid-or-micro': {
+      const step = await mid();
+      const gated = choice === 'mid-or-micro' && settings.micro.cacheAware;
+      const { items, freedTokens } = step.plan;
+      const passes = items.length > 0 && (!gated || freedTokens >= settings.micro.clearAtLeast);
+      return passes ? [step] : micro();
+    }
+    case 'mid-or-hard': {
+      // Condensing is enough when it gets back under mid (so it does not fire again next call).
+      const step = await mid();
+      const after = runtime.tokens.count(step.plan.messages, options.system, options.tools);
+      if (step.plan.items.length > 0 && after <= settings.limits.mid) return [step];
+      return present(await hardStep(input, options, runtime, environment, context, tokensBefore));
+    }
+    case 'hard':
+      return present(await hardStep(input, options, runtime, environment, context, tokensBefore));
+    default: {
+      const exhaustive: never = choice;
+      return exhaustive;
+    }
+  }
+}
+
+/** The hard step, unless the circuit breaker is open; undefined when hard would free nothing. */
+async function hardStep(
+  input: readonly Message[],
+  options: MaybeCompactOptions,
+  runtime: SessionRuntime,
+  environment: TurnEnvironment,
+  context: RewriteContext,
+  tokensBefore: number,
+): Promise<AppliedStep | undefined> {
+  const { settings, emit } = environment;
+  const { system, tools, focus, signal } = options;
+  assertBreakerClosed(runtime, environment, tokensBefore);
+  const started = Date.now();
+  // Summaries take seconds: say so before, not after.
+  emit({ type: 'compaction-start', layer: 'hard', tokensBefore });
+  const plan = await planHard(input, {
+    settings: settings.hard,
+    counter: settings.counter,
+    rewrite: context,
+    rule: settings.rule,
+    countTokens: (messages) => runtime.tokens.countLocal(messages, system, tools),
+    maxTokens: settings.limits.hard,
+    ...(system === undefined ? {} : { system }),
+    ...(focus ? { focus } : {}),
+    ...(signal ? { signal } : {}),
+  });
+  for (const event of plan?.events ?? []) emit(event);
+  // Honest sizes: a "compaction" whose request grew (a history that is only the latest request) is dropped.
+  if (!plan || plan.freedTokens <= 0) {
+    const durationMs = Date.now() - started;
+    emit({
+      type: 'compaction-end',
+      layer: 'hard',
+      tokensBefore,
+      tokensAfter: tokensBefore,
+      archived: 0,
+      durationMs,
+    });
+    return undefined;
+  }
+  return { layer: 'hard', plan, durationMs: Date.now() - started, consumed: 0 };
+}
+
+/**
+ * The circuit breaker: hard never runs on two calls in a row when the first did not bring the
+ * request under the mid threshold (counted now, with the provider's report when there is one).
+ */
+function assertBreakerClosed(
+  runtime: SessionRuntime,
+  environment: TurnEnvironment,
+  tokensBefore: number,
+): void {
+  const previous = runtime.lastOutput;
+  if (!runtime.hardOnLastCall || !previous) return;
+  const { mid } = environment.settings.limits;
+  const previousTokensAfter = runtime.tokens.count(previous.messages, previous.system, previous.tools);
+  if (previousTokensAfter <= mid) return;
+  environment.emit({ type: 'circuit-breaker-open', tokensBefore, previousTokensAfter, mid });
+  throw new CompactError(
+    `the hard compaction of the previous call left ${previousTokensAfter} tokens, over the mid threshold of ${mid}; not summarizing again (the request now has ${tokensBefore} tokens). Shorten the system prompt, tools or latest request, or raise the thresholds`,
+    { code: 'CONTEXT_OVERFLOW' },
+  );
+}
+
+/**
+ * Throws `CONTEXT_OVERFLOW` at once when what compaction cannot touch — the system prompt, the
+ * tool definitions and the latest human request — is alone over the hard threshold.
+ */
+function assertFixedPartFits(
+  input: readonly Message[],
+  { system, tools }: MaybeCompactOptions,
+  runtime: SessionRuntime,
+  settings: CompactorSettings,
+): void {
+  const { counter, limits } = settings;
+  const request = latestHumanRequest(input);
+  const ratio = runtime.tokens.calibration().overallRatio;
+  const scale = (tokens: number) => Math.round(ratio * tokens);
+  const systemTokens = scale(countSystemTokens(system, counter));
+  const toolTokens = scale(countToolTokens(tools, counter));
+  const requestTokens = request ? scale(countMessageTokens({ role: 'user', content: request }, counter)) : 0;
+  const fixed = systemTokens + toolTokens + requestTokens;
+  if (fixed <= limits.hard) return;
+  throw new CompactError(
+    `the system prompt (${systemTokens} tokens), tool definitions (${toolTokens}) and latest request (${requestTokens}) add up to ${fixed} tokens, over the hard threshold of ${limits.hard}; compaction cannot remove any of them`,
+    { code: 'CONTEXT_OVERFLOW' },
+  );
+}
+
+function assertFitsWindow(layer: CompactionLayer, tokensAfter: number, settings: CompactorSettings): void {
+  const { contextWindow, reserveOutputTokens } = settings;
+  if (layer !== 'hard' || contextWindow === undefined || tokensAfter <= contextWindow - reserveOutputTokens)
+    return;
+  throw new CompactError(
+    `after a hard compaction the context still has ${tokensAfter} tokens, over the window of ${contextWindow} less ${reserveOutputTokens} reserved; the system prompt or the latest request alone is too large`,
+    { code: 'CONTEXT_OVERFLOW' },
+  );
+}
+
+async function storeItems(
+  archive: ArchiveStore,
+  runtime: SessionRuntime,
+  items: ArchiveItem[],
+): Promise<void> {
+  if (items.length === 0) return;
+  try {
+    await archive.put(items);
+  } catch (error) {
+    throw new CompactError(`archiving ${items.length} item(s) failed; the context was left unchanged`, {
+      code: 'ARCHIVE_FAILED',
+      cause: error,
+    });
+  }
+  runtime.ids.markStored(items);
+}
+
+/** Brings the index to the output: micro alone rewrote in place; other layers moved messages. */
+function commitIndex(
+  runtime: SessionRuntime,
+  steps: readonly AppliedStep[],
+  output: readonly Message[],
+): void {
+  const [only] = steps;
+  if (steps.length === 1 && only !== undefined && only.layer === 'micro') {
+    runtime.index.consumePending(only.consumed);
+    runtime.index.adopt(output);
+  } else {
+    runtime.index.sync(output);
+  }
+}
+
+/**
+ * Emits one start/end pair per step (hard's start went out before its summary) and returns the
+ * tokens after the last. Sizes are honest: the
+ * provider-anchored count before, less what the layers freed by the local count, scaled by the
+ * calibrated ratio, so before and after are counted the same way.
+ */
+function emitSteps(
+  steps: readonly AppliedStep[],
+  tokensBefore: number,
+  runtime: SessionRuntime,
+  { emit }: TurnEnvironment,
+): number {
+  const ratio = runtime.tokens.calibration().overallRatio;
+  let tokens = tokensBefore;
+  for (const { layer, plan, durationMs } of steps) {
+    const before = tokens;
+    tokens = Math.max(0, before - Math.round(ratio * plan.freedTokens));
+    // Hard announced its start before the summary.
+    if (layer !== 'hard') emit({ type: 'compaction-start', layer, tokensBefore: before });
+    emit({
+      type: 'compaction-end',
+      layer,
+      tokensBefore: before,
+      tokensAfter: tokens,
+      archived: plan.items.length,
+      durationMs,
+    });
+  }
+  return tokens;
+}
+
+function rewriteContext(runtime: SessionRuntime, settings: CompactorSettings): RewriteContext {
+  return {
+    ids: runtime.ids,
+    sessionId: settings.sessionId,
+    now: Date.now(),
+    toolUse: (id) => runtime.index.toolUse(id),
+  };
+}
+
+function present<T>(value: T | undefined): T[] {
+  return value === undefined ? [] : [value];
+}

@@ -1,0 +1,100 @@
+import { ArchiveIds } from './_internal/archive-ids.js';
+import { fingerprintMessages, requestKey, startsWithFingerprints } from './_internal/fingerprint.js';
+import { HistoryIndex } from './_internal/history-index.js';
+import type { ArchiveItem } from './archive/archive-store.js';
+import { COMPACTOR_STATE_SCHEMA, type CompactorState } from './archive/session-state-store.js';
+import type { CompactorSettings } from './compactor-settings.js';
+import type { Message, SystemPrompt } from './conversation/types.js';
+import { CompactError } from './errors.js';
+import { type AnchoredCounter, createAnchoredCounter } from './tokens/anchored-counter.js';
+import { countToolTokens, type ToolDefinition } from './tokens/tool-tokens.js';
+
+/** The request a call returned: what the provider's next usage report is about. */
+export interface SentRequest {
+  /** The messages returned (references copied: callers push onto the array they got). */
+  messages: readonly Message[];
+  system: SystemPrompt | undefined;
+  tools: readonly ToolDefinition[] | undefined;
+}
+
+/** What a compactor knows about its session between calls. */
+export interface SessionRuntime {
+  ids: ArchiveIds;
+  index: HistoryIndex;
+  tokens: AnchoredCounter;
+  /** The request the last call returned. */
+  lastOutput: SentRequest | undefined;
+  /** A restored session's last output, by fingerprints, until a call's messages start with it. */
+  restoredLastOutput: { messages: string[]; system: string } | undefined;
+  /** Whether the last call ran a hard compaction (the circuit breaker's memory). */
+  hardOnLastCall: boolean;
+}
+
+/** A fresh runtime continuing the ids of the items the archive already holds. */
+export function createRuntime(settings: CompactorSettings, archived: readonly ArchiveItem[]): SessionRuntime {
+  const ids = new ArchiveIds();
+  ids.restore(archived);
+  return {
+    ids,
+    index: new HistoryIndex(settings.counter, settings.rule, ids, settings.mid),
+    tokens: createAnchoredCounter({ counter: settings.counter }),
+    lastOutput: undefined,
+    restoredLastOutput: undefined,
+    hardOnLastCall: false,
+  };
+}
+
+/** A runtime continuing from a stored state (written by this or another process). */
+export function restoreRuntime(
+  settings: CompactorSettings,
+  archived: readonly ArchiveItem[],
+  state: CompactorState,
+): SessionRuntime {
+  if (state.schema !== COMPACTOR_STATE_SCHEMA) {
+    throw new CompactError(
+      `session ${settings.sessionId}: stored compactor state has schema ${state.schema}, this version reads ${COMPACTOR_STATE_SCHEMA}`,
+      { code: 'INVALID_OPTIONS' },
+    );
+  }
+  const runtime = createRuntime(settings, archived);
+  runtime.ids.restoreState(state.ids);
+  runtime.tokens.restoreState(state.counter);
+  runtime.restoredLastOutput = state.lastOutput;
+  runtime.hardOnLastCall = state.breaker.hardOnLastCall;
+  return runtime;
+}
+
+/** The runtime as plain JSON for a `SessionStateStore`. */
+export function runtimeToState(runtime: SessionRuntime, settings: CompactorSettings): CompactorState {
+  const { lastOutput } = runtime;
+  const last = lastOutput
+    ? {
+        messages: fingerprintMessages(lastOutput.messages),
+        system: requestKey(lastOutput.system, countToolTokens(lastOutput.tools, settings.counter)),
+      }
+    : runtime.restoredLastOutput;
+  return {
+    schema: COMPACTOR_STATE_SCHEMA,
+    ids: runtime.ids.toState(),
+    ...(last ? { lastOutput: last } : {}),
+    counter: runtime.tokens.toState(),
+    breaker: { hardOnLastCall: runtime.hardOnLastCall },
+  };
+}
+
+/**
+ * The last output of a restored session, recognised in this call's messages: the provider's usage
+ * is about it. Undefined when the caller did not send it back (the usage is then not anchored).
+ */
+export function recallLastOutput(
+  runtime: SessionRuntime,
+  input: readonly Message[],
+  request: Omit<SentRequest, 'messages'>,
+  settings: CompactorSettings,
+): SentRequest | undefined {
+  if (runtime.lastOutput || !runtime.restoredLastOutput) return runtime.lastOutput;
+  const { messages, system } = runtime.restoredLastOutput;
+  const key = requestKey(request.system, countToolTokens(request.tools, settings.counter));
+  if (key !== system || !startsWithFingerprints(input, messages)) return undefined;
+  return { messages: input.slice(0, messages.length), system: request.system, tools: request.tools };
+}

@@ -1,0 +1,267 @@
+import { escapeReservedTags, shortenLine } from '../_internal/text.js';
+import type { ContentBlock, Message, SystemPrompt, TextBlock } from '../conversation/types.js';
+import { CompactError } from '../errors.js';
+import type { CompactionEvent } from '../events.js';
+import {
+  BLOCK_OVERHEAD_TOKENS,
+  countMessageTokens,
+  countSystemTokens,
+  MESSAGE_OVERHEAD_TOKENS,
+} from '../tokens/message-tokens.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
+import { extractiveSummary } from './extractive-summary.js';
+import { renderMessage } from './render-message.js';
+import { summaryInstructions } from './summary-format.js';
+import type { SummaryModel, SummaryResult } from './summary-model.js';
+
+/** Room left in every summary request for what local counts miss (the provider's framing, counting error). */
+const REQUEST_MARGIN_TOKENS = 500;
+/** A chunk smaller than this is not worth a request: the window is too small for the fixed parts. */
+const MIN_CHUNK_TOKENS = 1000;
+/** Fewest characters per token of any text (dense code and CJK), to cut an oversized message once. */
+const MIN_CHARACTERS_PER_TOKEN = 2;
+const CHUNK_HEADER = 'Transcript of the next part of the conversation:\n\n';
+const CUT_NOTE = '\n[… cut for the summary; the whole message is archived]';
+const summaryOpen = '<context_summary';
+
+/** Resolved options of the summary calls. */
+export interface SummarySettings {
+  summarizer: SummaryModel;
+  maxSummaryTokens: number;
+  maxAttempts: number;
+  retryDelayMs: number;
+  timeoutMs: number;
+}
+
+/** Everything a summary needs besides the history. */
+export interface WriteSummaryOptions {
+  settings: SummarySettings;
+  counter: TokenCounter;
+  system?: SystemPrompt;
+  focus?: string;
+  signal?: AbortSignal;
+}
+
+/** A summary and the events its calls produced (for the pipeline to emit). */
+export interface WrittenSummary {
+  text: string;
+  events: CompactionEvent[];
+}
+
+/**
+ * Writes the summary of `dropped`: the whole history in one request when it fits the summary
+ * model's window (its system prompt and the instructions included), otherwise chunk by chunk, each
+ * merged into the last. Retries with backoff, rejects empty or oversized answers, and falls back to
+ * the extractive summary when every try failed. Throws only `ABORTED`.
+ */
+export async function writeSummary(
+  dropped: readonly Message[],
+  options: WriteSummaryOptions,
+): Promise<WrittenSummary> {
+  const { settings, counter, signal } = options;
+  const events: CompactionEvent[] = [];
+  const mergesPrevious = dropped.some((message) => firstText(message).startsWith(summaryOpen));
+  const instructions = summaryInstructions({
+    mergesPrevious,
+    ...(options.focus ? { focus: options.focus } : {}),
+  });
+  const historyTokens = dropped.reduce((sum, message) => sum + countMessageTokens(message, counter), 0);
+  const budget = requestBudget(options, instructions);
+
+  let lastError: unknown;
+  let attempts = 0;
+  for (let attempt = 1; attempt <= settings.maxAttempts; attempt++) {
+    attempts = attempt;
+    try {
+      const text =
+        historyTokens <= budget
+          ? await callModel(withInstructions(dropped, instructions), options, events)
+          : await summarizeInChunks(dropped, budget, instructions, options, events);
+      return { text: acceptSummary(text, historyTokens, options), events };
+    } catch (error) {
+      if (signal?.aborted)
+        throw new CompactError('compaction was aborted', { code: 'ABORTED', cause: error });
+      lastError = error;
+      events.push({ type: 'summary-error', attempt, error });
+      if (!worthRetrying(error, settings.summarizer)) break;
+      if (attempt < settings.maxAttempts) await sleep(settings.retryDelayMs * 2 ** (attempt - 1), signal);
+    }
+  }
+  events.push({
+    type: 'fallback-used',
+    reason: `summary model ${settings.summarizer.provider}:${settings.summarizer.modelId} failed after ${attempts} attempt(s): ${describe(lastError)}`,
+  });
+  return { text: extractiveSummary(dropped, settings.maxSummaryTokens, options.focus), events };
+}
+
+/**
+ * Tokens of history one request may carry: the model's window less the answer, the system prompt
+ * sent with every request, the instructions and a margin. Infinite when the window is unknown.
+ */
+function requestBudget(options: WriteSummaryOptions, instructions: string): number {
+  const window = options.settings.summarizer.contextWindow;
+  if (window === undefined) return Number.POSITIVE_INFINITY;
+  const fixed =
+    countSystemTokens(options.system, options.counter) +
+    options.counter.countText(instructions) +
+    MESSAGE_OVERHEAD_TOKENS +
+    BLOCK_OVERHEAD_TOKENS +
+    REQUEST_MARGIN_TOKENS;
+  return window - options.settings.maxSummaryTokens - fixed;
+}
+
+/**
+ * Whether another try can help. An adapter's `SUMMARY_FAILED` is its verdict after its own retries
+ * (or a request the provider rejects), and the extractive model answers the same every time; an
+ * answer this module rejected (empty, too long) may come out better on another try.
+ */
+function worthRetrying(error: unknown, summarizer: SummaryModel): boolean {
+  if (summarizer.provider === 'extractive') return false;
+  if (CompactError.isInstance(error) && error.code === 'SUMMARY_FAILED') return rejectedAnswers.has(error);
+  return true;
+}
+
+const rejectedAnswers = new WeakSet<object>();
+
+function rejectAnswer(message: string): CompactError {
+  const error = new CompactError(message, { code: 'SUMMARY_FAILED' });
+  rejectedAnswers.add(error);
+  return error;
+}
+
+/** Rejects summaries that are empty or do not shrink the context; escapes forged tags. */
+function acceptSummary(text: string, historyTokens: number, options: WriteSummaryOptions): string {
+  const trimmed = typeof text === 'string' ? text.trim() : '';
+  if (trimmed === '') throw rejectAnswer('the summary model returned an empty summary');
+  const tokens = options.counter.countText(trimmed);
+  if (tokens >= historyTokens) {
+    throw rejectAnswer(
+      `the summary (${tokens} tokens) is not smaller than the history it replaces (${historyTokens})`,
+    );
+  }
+  if (tokens > options.settings.maxSummaryTokens * 2) {
+    throw rejectAnswer(`the summary (${tokens} tokens) exceeds twice maxSummaryTokens`);
+  }
+  return escapeReservedTags(trimmed);
+}
+
+async function callModel(
+  messages: Message[],
+  options: WriteSummaryOptions,
+  events: CompactionEvent[],
+): Promise<string> {
+  const { settings } = options;
+  const timeout = AbortSignal.timeout(settings.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  const result: SummaryResult = await settings.summarizer.summarize(
+    {
+      ...(options.system === undefined ? {} : { system: options.system }),
+      messages,
+      maxOutputTokens: settings.maxSummaryTokens,
+      ...(options.focus ? { focus: options.focus } : {}),
+    },
+    { signal },
+  );
+  if (result.usage) {
+    events.push({ type: 'summary-usage', usage: result.usage, modelId: settings.summarizer.modelId });
+  }
+  if (typeof result.text !== 'string') throw rejectAnswer('the summary model returned no text');
+  return result.text;
+}
+
+/**
+ * The history followed by the instructions, as a valid conversation ending with a user message.
+ * The history is sent unchanged so a provider can reuse its cached prefix.
+ */
+function withInstructions(history: readonly Message[], instructions: string): Message[] {
+  const instructionBlock: TextBlock = { type: 'text', text: instructions };
+  const last = history[history.length - 1];
+  if (last?.role === 'user') {
+    const content: ContentBlock[] =
+      typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
+    return [...history.slice(0, -1), { role: 'user', content: [...content, instructionBlock] }];
+  }
+  return [...history, { role: 'user', content: [instructionBlock] }];
+}
+
+/**
+ * Summarizes a history too large for one request, chunk by chunk, each merged into the summary so
+ * far. Every request — previous summary, chunk, instructions, system prompt — fits `budget`.
+ */
+async function summarizeInChunks(
+  history: readonly Message[],
+  budget: number,
+  instructions: string,
+  options: WriteSummaryOptions,
+  events: CompactionEvent[],
+): Promise<string> {
+  const { counter } = options;
+  // The summary carried into the next request is at most one answer long.
+  const chunkBudget = budget - options.settings.maxSummaryTokens - counter.countText(CHUNK_HEADER);
+  if (chunkBudget < MIN_CHUNK_TOKENS) {
+    throw new CompactError(
+      `the summary model's window (${options.settings.summarizer.contextWindow} tokens) leaves ${chunkBudget} tokens per chunk after its system prompt, instructions and answer`,
+      { code: 'SUMMARY_FAILED' },
+    );
+  }
+  let summary = '';
+  let chunk: string[] = [];
+  let chunkTokens = 0;
+  const flush = async () => {
+    if (chunk.length === 0) return;
+    const previous = summary ? `<context_summary>\n${summary}\n</context_summary>\n\n` : '';
+    const text = `${previous}${CHUNK_HEADER}${chunk.join('\n\n')}`;
+    summary = await callModel(
+      withInstructions([{ role: 'user', content: text }], instructions),
+      options,
+      events,
+    );
+    chunk = [];
+    chunkTokens = 0;
+  };
+  for (const message of history) {
+    const rendered = fitRendered(renderMessage(message), chunkBudget, counter);
+    const tokens = counter.countText(rendered) + 1;
+    if (chunkTokens + tokens > chunkBudget) await flush();
+    chunk.push(rendered);
+    chunkTokens += tokens;
+  }
+  await flush();
+  return summary;
+}
+
+/** A rendered message cut to its head when it alone is larger than a chunk (it is archived whole). */
+function fitRendered(rendered: string, maxTokens: number, counter: TokenCounter): string {
+  if (counter.countText(rendered) <= maxTokens) return rendered;
+  let characters = maxTokens * MIN_CHARACTERS_PER_TOKEN;
+  let cut = `${rendered.slice(0, characters)}${CUT_NOTE}`;
+  while (counter.countText(cut) > maxTokens && characters > 1) {
+    characters = Math.floor(characters / 2);
+    cut = `${rendered.slice(0, characters)}${CUT_NOTE}`;
+  }
+  return cut;
+}
+
+function firstText(message: Message): string {
+  if (typeof message.content === 'string') return message.content;
+  const first = message.content[0];
+  return first?.type === 'text' && typeof first.text === 'string' ? first.text : '';
+}
+
+function describe(error: unknown): string {
+  return shortenLine(error instanceof Error ? error.message : String(error), 200);
+}
+
+function sleep(milliseconds: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, milliseconds);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
