@@ -31,6 +31,8 @@ const DEFAULT_MAX_SUMMARY_TOKENS = 2000;
 const DEFAULT_MAX_ATTEMPTS = 3;
 const DEFAULT_RETRY_DELAY_MS = 500;
 const DEFAULT_TIMEOUT_MS = 120_000;
+/** Anthropic's default prompt-cache lifetime: 5 minutes. */
+const DEFAULT_CACHE_TTL_SECONDS = 300;
 /** Long texts whose counts are kept: the message count and the index read each new output once. */
 const COUNTER_CACHE_ENTRIES = 2000;
 
@@ -39,12 +41,16 @@ export interface CompactorSettings {
   limits: { mid: number; hard: number };
   contextWindow: number | undefined;
   reserveOutputTokens: number;
+  /** After this many seconds without a call the provider's prompt cache is gone. */
+  cacheTtlSeconds: number;
   sessionId: string;
   counter: TokenCounter;
   rule: MaskRule;
   micro: MicroSettings;
   mid: MidSettings;
   hard: HardSettings;
+  /** Background summaries: off, or the request size at which one starts. */
+  background: { threshold: number } | undefined;
 }
 
 /** The settings for a compactor's options; throws `INVALID_OPTIONS` for inconsistent ones. */
@@ -59,6 +65,7 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
     micro = {},
     mid = {},
     hard = {},
+    cacheTtlSeconds = DEFAULT_CACHE_TTL_SECONDS,
   } = options;
   const limits = resolveThresholds(options);
   const rule: MaskRule = {
@@ -69,6 +76,7 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
     limits,
     contextWindow,
     reserveOutputTokens,
+    cacheTtlSeconds,
     sessionId,
     counter: createMemoizedCounter(counter, { maxEntries: COUNTER_CACHE_ENTRIES }),
     rule,
@@ -92,6 +100,9 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
       retryDelayMs: hard.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
       timeoutMs: hard.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     },
+    background: hard.background
+      ? { threshold: hard.backgroundThreshold ?? Math.floor((limits.mid + limits.hard) / 2) }
+      : undefined,
   };
 }
 

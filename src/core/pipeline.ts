@@ -1,4 +1,5 @@
 import type { ArchiveItem, ArchiveStore } from './archive/archive-store.js';
+import { decideBackground } from './background-hard.js';
 import type { CompactResult, MaybeCompactOptions } from './compactor-options.js';
 import type { CompactorSettings } from './compactor-settings.js';
 import type { Message } from './conversation/types.js';
@@ -6,7 +7,7 @@ import { CompactError } from './errors.js';
 import type { CompactionEvent, CompactionLayer } from './events.js';
 import { latestHumanRequest, planHard } from './layers/hard.js';
 import type { LayerPlan, RewriteContext } from './layers/mask.js';
-import { planMicro } from './layers/micro.js';
+import { type MicroSettings, planMicro } from './layers/micro.js';
 import { planMid } from './layers/mid.js';
 import { recallLastOutput, type SessionRuntime } from './session-runtime.js';
 import { countMessageTokens, countSystemTokens } from './tokens/message-tokens.js';
@@ -74,23 +75,37 @@ export async function compactTurn(
   environment: TurnEnvironment,
 ): Promise<CompactResult> {
   const { settings } = environment;
-  const { system, tools, usage, force } = options;
+  const { system, tools, usage, force, now = Date.now() } = options;
   const previous = recallLastOutput(runtime, input, { system, tools }, settings);
   if (usage && previous) runtime.tokens.observe(usage, previous.messages, previous.system, previous.tools);
   const tokensBefore = runtime.tokens.count(input, system, tools);
   runtime.index.sync(input);
   if (tokensBefore > settings.limits.hard) assertFixedPartFits(input, options, runtime, settings);
 
+  // When the prompt cache has expired anyway there is no prefix to keep: no batching this call.
+  const cacheExpired =
+    runtime.lastCallAt !== undefined && now - runtime.lastCallAt > settings.cacheTtlSeconds * 1000;
+  const micro = cacheExpired ? { ...settings.micro, cacheAware: false } : settings.micro;
   // A whole mid plan walks the history: between the thresholds, make one only when the index
   // estimates it could free a cache-aware batch.
   const betweenThresholds = tokensBefore > settings.limits.mid && tokensBefore <= settings.limits.hard;
   const midGateOpen =
     betweenThresholds &&
-    (!settings.micro.cacheAware ||
-      runtime.index.estimateMidFreed(settings.mid.keepToolResults) >= settings.micro.clearAtLeast);
+    (!micro.cacheAware || runtime.index.estimateMidFreed(settings.mid.keepToolResults) >= micro.clearAtLeast);
   const choice = chooseLayer({ tokens: tokensBefore, limits: settings.limits, force, midGateOpen });
   const context = rewriteContext(runtime, settings);
-  const steps = await planLayers(choice, input, options, runtime, environment, context, tokensBefore);
+  const background = force
+    ? ({ kind: 'none' } as const)
+    : await decideBackground(input, tokensBefore, runtime, settings, async () => {
+        const step = await hardStep(input, options, runtime, environment, context, tokensBefore);
+        return step?.plan;
+      });
+  const steps: AppliedStep[] =
+    background.kind === 'swap'
+      ? [{ layer: 'hard', plan: background.plan, durationMs: 0, consumed: 0 }]
+      : background.kind === 'hold'
+        ? []
+        : await planLayers(choice, input, options, runtime, { ...environment, micro }, context, tokensBefore);
 
   const output = steps.length === 0 ? input : steps[steps.length - 1]!.plan.messages;
   const items = steps.flatMap((step) => step.plan.items);
@@ -102,6 +117,7 @@ export async function compactTurn(
   runtime.lastOutput = { messages: output.slice(), system, tools };
   runtime.restoredLastOutput = undefined;
   runtime.hardOnLastCall = layer === 'hard';
+  runtime.lastCallAt = now;
   return {
     // The same array as the input when nothing changed.
     messages: steps.length === 0 ? (input as Message[]) : (output as Message[]),
@@ -118,14 +134,14 @@ async function planLayers(
   input: readonly Message[],
   options: MaybeCompactOptions,
   runtime: SessionRuntime,
-  environment: TurnEnvironment,
+  environment: TurnEnvironment & { micro: MicroSettings },
   context: RewriteContext,
   tokensBefore: number,
 ): Promise<AppliedStep[]> {
-  const { settings } = environment;
+  const { settings, micro: microSettings } = environment;
   const micro = async (): Promise<AppliedStep[]> => {
     const started = Date.now();
-    const plan = planMicro(input, runtime.index, settings.micro, context);
+    const plan = planMicro(input, runtime.index, microSettings, context);
     return plan ? [{ layer: 'micro', plan, durationMs: Date.now() - started, consumed: plan.consumed }] : [];
   };
   const mid = async (): Promise<AppliedStep> => {
@@ -139,9 +155,9 @@ async function planLayers(
     case 'forced-mid':
     case 'mid-or-micro': {
       const step = await mid();
-      const gated = choice === 'mid-or-micro' && settings.micro.cacheAware;
+      const gated = choice === 'mid-or-micro' && microSettings.cacheAware;
       const { items, freedTokens } = step.plan;
-      const passes = items.length > 0 && (!gated || freedTokens >= settings.micro.clearAtLeast);
+      const passes = items.length > 0 && (!gated || freedTokens >= microSettings.clearAtLeast);
       return passes ? [step] : micro();
     }
     case 'mid-or-hard': {

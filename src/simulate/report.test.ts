@@ -146,7 +146,7 @@ describe.skipIf(!chromium)('the report in headless Chromium', () => {
       },
     );
     expect(stdout).toMatch(/<svg[^>]*class="chart"/);
-    expect(stdout.match(/<polyline/g)).toHaveLength(3);
+    expect(stdout.match(/<polyline/g)).toHaveLength(strategyNames.length);
     expect(stdout).toMatch(/<table class="summary">/);
     expect(stdout).toContain('agent-compact');
   });
