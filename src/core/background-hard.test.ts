@@ -67,13 +67,15 @@ describe('hard: { background: true }', () => {
       thresholds: { mid: 4000, hard: 8000 },
       summarizer: slow.model,
       archive,
+      // Micro and mid stay out of the way (their batches never fill), so the summary must do it.
       micro: { cacheAware: true, clearAtLeast: 100_000 },
+      mid: { keepToolResults: 1000 },
       hard: { background: true, backgroundThreshold: 6000 },
     });
     const full = history(40);
     // Grow turn by turn; until the summary starts nothing changes, so the history is the original.
     let snapshotLength = 1;
-    while (slow.requests.length === 0) {
+    while (slow.requests.length === 0 && snapshotLength < full.length) {
       snapshotLength += 2;
       const result = await compactor.maybeCompact(full.slice(0, snapshotLength));
       expect(result.layer).toBe('none');
@@ -96,24 +98,31 @@ describe('hard: { background: true }', () => {
     expect(rebuildConversation(swapped.messages, await archive.list(compactor.sessionId))).toEqual(later);
   });
 
-  it('a request over the hard threshold waits for the summary on its way', async () => {
+  it('keeps working past the hard threshold; a request over the background limit waits for the summary', async () => {
     const slow = slowSummarizer();
     const compactor = createCompactor({
       thresholds: { mid: 4000, hard: 8000 },
       summarizer: slow.model,
       micro: { clearAtLeast: 100_000 },
-      hard: { background: true, backgroundThreshold: 6000 },
+      mid: { keepToolResults: 1000 },
+      hard: { background: true, backgroundThreshold: 6000, backgroundLimit: 12_000 },
     });
-    const full = history(60);
+    const full = history(80);
     let length = 3;
-    while (slow.requests.length === 0) {
+    while (slow.requests.length === 0 && length < full.length) {
       await compactor.maybeCompact(full.slice(0, length));
       length += 2;
     }
-    const overHard = compactor.maybeCompact(full.slice(0, 101));
-    expect(await settled(overHard)).toBe(false);
+    expect(slow.requests).toHaveLength(1);
+    // About 10,000 tokens: over hard, under the limit — the agent goes on.
+    const overHardUnderLimit = await compactor.maybeCompact(full.slice(0, 81));
+    expect(overHardUnderLimit.layer).toBe('none');
+    expect(overHardUnderLimit.tokensBefore).toBeGreaterThan(8000);
+    expect(overHardUnderLimit.tokensBefore).toBeLessThan(12_000);
+    const overLimit = compactor.maybeCompact(full.slice(0, 161));
+    expect(await settled(overLimit)).toBe(false);
     slow.release();
-    const result = await overHard;
+    const result = await overLimit;
     expect(result.layer).toBe('hard');
     expect(validateMessages(result.messages)).toEqual([]);
   });

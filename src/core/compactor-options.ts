@@ -61,16 +61,24 @@ export interface HardOptions {
    * Summarize in the background: when the request passes `backgroundThreshold`, the summary of the
    * history so far starts while the agent keeps working, and the first call after it is ready swaps
    * it in — the summary covers the messages up to where it started, later messages follow it
-   * verbatim. Only a request over the hard threshold before the summary is ready waits for it.
+   * verbatim. Only a request over `backgroundLimit` before the summary is ready waits for it.
    * Micro and mid do not run while a summary is on its way (it replaces what they would change).
    * @default false
    */
   background?: boolean;
   /**
-   * With `background`, the request size in tokens at which the summary starts.
-   * @default halfway between the mid and hard thresholds
+   * With `background`, the request size in tokens at which the summary starts (when mid could not
+   * bring the request back under it).
+   * @default the hard threshold
    */
   backgroundThreshold?: number;
+  /**
+   * With `background`, the request size in tokens above which a call waits for the summary on its
+   * way (after mid could not bring it back under). Between the hard threshold and this size the
+   * agent keeps working while the summary is written.
+   * @default the hard threshold plus the span from mid to hard, at most the usable window
+   */
+  backgroundLimit?: number;
 }
 
 /** Options of {@link createCompactor}. */

@@ -1,5 +1,5 @@
 import type { ArchiveItem, ArchiveStore } from './archive/archive-store.js';
-import { decideBackground } from './background-hard.js';
+import { type BackgroundDecision, decideBackground } from './background-hard.js';
 import type { CompactResult, MaybeCompactOptions } from './compactor-options.js';
 import type { CompactorSettings } from './compactor-settings.js';
 import type { Message } from './conversation/types.js';
@@ -94,18 +94,15 @@ export async function compactTurn(
     (!micro.cacheAware || runtime.index.estimateMidFreed(settings.mid.keepToolResults) >= micro.clearAtLeast);
   const choice = chooseLayer({ tokens: tokensBefore, limits: settings.limits, force, midGateOpen });
   const context = rewriteContext(runtime, settings);
-  const background = force
-    ? ({ kind: 'none' } as const)
-    : await decideBackground(input, tokensBefore, runtime, settings, async () => {
-        const step = await hardStep(input, options, runtime, environment, context, tokensBefore);
-        return step?.plan;
-      });
+  const startSummary = async () =>
+    (await hardStep(input, options, runtime, environment, context, tokensBefore))?.plan;
+  const decide = () => decideBackground(input, tokensBefore, runtime, settings, startSummary);
+  const background = force ? ({ kind: 'none' } as const) : await decide();
   const steps: AppliedStep[] =
-    background.kind === 'swap'
-      ? [{ layer: 'hard', plan: background.plan, durationMs: 0, consumed: 0 }]
-      : background.kind === 'hold'
-        ? []
-        : await planLayers(choice, input, options, runtime, { ...environment, micro }, context, tokensBefore);
+    (background.kind === 'none'
+      ? undefined
+      : await backgroundSteps(background, decide, input, options, runtime, environment, context)) ??
+    (await planLayers(choice, input, options, runtime, { ...environment, micro }, context, tokensBefore));
 
   const output = steps.length === 0 ? input : steps[steps.length - 1]!.plan.messages;
   const items = steps.flatMap((step) => step.plan.items);
@@ -116,7 +113,9 @@ export async function compactTurn(
   assertFitsWindow(layer, tokensAfter, settings);
   runtime.lastOutput = { messages: output.slice(), system, tools };
   runtime.restoredLastOutput = undefined;
-  runtime.hardOnLastCall = layer === 'hard';
+  // A swapped-in background summary keeps the messages added since it started: the breaker (which
+  // stops hard summarizing twice in a row to no effect) is about foreground summaries only.
+  runtime.hardOnLastCall = layer === 'hard' && background.kind === 'none';
   runtime.lastCallAt = now;
   return {
     // The same array as the input when nothing changed.
@@ -126,6 +125,44 @@ export async function compactTurn(
     tokensAfter,
     archived: items.map((item) => item.id),
   };
+}
+
+/**
+ * The steps of a call with a background summary on its way or ready: none while it is on its way,
+ * the swap when it is ready; over the hard threshold, mid when it gets the request back under it,
+ * else the swap once the summary arrives. Undefined when the summary failed: the usual layers run.
+ */
+async function backgroundSteps(
+  decision: Exclude<BackgroundDecision, { kind: 'none' }>,
+  decide: () => Promise<BackgroundDecision>,
+  input: readonly Message[],
+  options: MaybeCompactOptions,
+  runtime: SessionRuntime,
+  { settings }: TurnEnvironment,
+  context: RewriteContext,
+): Promise<AppliedStep[] | undefined> {
+  const swap = (plan: LayerPlan): AppliedStep[] => [{ layer: 'hard', plan, durationMs: 0, consumed: 0 }];
+  switch (decision.kind) {
+    case 'hold':
+      return [];
+    case 'swap':
+      return swap(decision.plan);
+    case 'over-hard': {
+      const started = Date.now();
+      const plan = await planMid(input, settings.mid, settings.counter, context, options.signal);
+      const after = runtime.tokens.count(plan.messages, options.system, options.tools);
+      if (plan.items.length > 0 && after <= (settings.background?.limit ?? settings.limits.hard)) {
+        return [{ layer: 'mid', plan, durationMs: Date.now() - started, consumed: 0 }];
+      }
+      await decision.done;
+      const next = await decide();
+      return next.kind === 'swap' ? swap(next.plan) : undefined;
+    }
+    default: {
+      const exhaustive: never = decision;
+      return exhaustive;
+    }
+  }
 }
 
 /** Runs the planners `choice` names and returns the steps that changed something, in order. */

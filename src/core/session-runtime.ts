@@ -39,8 +39,8 @@ export interface SessionRuntime {
 export interface BackgroundJob {
   /** How many messages the snapshot had; the summary covers them. */
   length: number;
-  /** The snapshot's last message, to check a later history still starts with it. */
-  last: Message | undefined;
+  /** The snapshot's first message, to check a later history continues it. */
+  first: Message | undefined;
   /** Settles when the summary is written. */
   done: Promise<void>;
   /** Set when it settled. */

@@ -62,6 +62,7 @@ function strategyJson(summary: StrategySummary, thresholds?: { mid: number; hard
     blockedSeconds: round(summary.blockedSeconds, 1),
     longestWaitSeconds: round(summary.longestWaitSeconds, 1),
     cacheExpiries: summary.cacheExpiries,
+    contextOverflows: summary.contextOverflows,
     prefixRewrites: summary.prefixRewrites,
     compactions: { ...summary.compactions },
     retention: round(summary.retention, 4),

@@ -55,7 +55,8 @@ function summarizeOnTurn(
       return {
         messages: [{ role: 'user', content: text }, ...messages.slice(-2)],
         layer: 'hard',
-        background,
+        // A strategy on its own clock reports what it waited: nothing, for a background summary.
+        ...(background ? { blockedSeconds: 0 } : {}),
       };
     },
   };

@@ -4,7 +4,6 @@
  * Claude Code, Codex, opencode, Anthropic's context editing and LangChain's middleware, each in
  * `strategies/` with its sources cited.
  */
-import { createCompactor } from '../core/compactor.js';
 import type { CompactorOptions } from '../core/compactor-options.js';
 import type { Message, ProviderUsage, SystemPrompt } from '../core/conversation/types.js';
 import type { CompactionLayer } from '../core/events.js';
@@ -12,11 +11,13 @@ import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
 import { createSeedStrategy } from './seed-strategy.js';
 import type { PeerOptions } from './strategies/_peer-tools.js';
+import { createAgentCompactStrategy } from './strategies/agent-compact.js';
 import { createAnthropicContextEditingStrategy } from './strategies/anthropic-context-editing.js';
 import { createClaudeCodeStrategy } from './strategies/claude-code.js';
 import { createCodexStrategy } from './strategies/codex.js';
 import { createLangchainStrategy } from './strategies/langchain.js';
 import { createOpencodeStrategy } from './strategies/opencode.js';
+import type { LatencyModel } from './timing.js';
 
 /** A peer policy's name. */
 export type PeerName = 'claude-code' | 'codex' | 'opencode' | 'anthropic-context-editing' | 'langchain';
@@ -42,8 +43,14 @@ export interface StrategyStep {
   messages: Message[];
   /** The strongest layer that changed something. */
   layer: CompactionLayer;
-  /** True when the summary calls of this step ran in the background (the agent did not wait). */
-  background?: boolean;
+  /**
+   * Seconds the agent waited for summary calls before this request, when the strategy keeps its own
+   * clock (agent-compact, whose summaries may run in the background). Otherwise the replay adds up
+   * the durations of the step's summary calls.
+   */
+  blockedSeconds?: number;
+  /** True when the strategy refused to compact (`CONTEXT_OVERFLOW`) and the history went as it was. */
+  overflow?: boolean;
 }
 
 /** What the replay tells a strategy about one request besides the messages. */
@@ -86,6 +93,10 @@ export interface ReplayStrategyOptions {
   counter: TokenCounter;
   /** More options of `agent-compact`'s compactor (layer settings), to replay your own settings. */
   agentCompact?: Omit<CompactorOptions, 'counter' | 'summarizer' | 'thresholds' | 'contextWindow'>;
+  /** The replay's prompt-cache lifetime, for `agent-compact`'s cold-cache compaction. */
+  cacheTtlSeconds?: number;
+  /** How long summary calls take, for `agent-compact`'s clock. @default {@link defaultLatencyModel} */
+  latency?: LatencyModel;
 }
 
 /**
@@ -124,34 +135,8 @@ export function createReplayStrategy(name: StrategyName, options: ReplayStrategy
         },
       };
     }
-    case 'agent-compact': {
-      const compactorOptions: CompactorOptions = {
-        ...options.agentCompact,
-        counter: options.counter,
-        summarizer: options.summarizer,
-      };
-      if (options.mid !== undefined || options.hard !== undefined) {
-        compactorOptions.thresholds = {
-          ...(options.mid === undefined ? {} : { mid: options.mid }),
-          ...(options.hard === undefined ? {} : { hard: options.hard }),
-        };
-      }
-      if (options.window !== undefined) compactorOptions.contextWindow = options.window;
-      const compactor = createCompactor(compactorOptions);
-      let pristine = true;
-      return {
-        name,
-        thresholds: compactor.thresholds,
-        async step(messages, { system, usage }) {
-          const result = await compactor.maybeCompact(messages, {
-            ...(system === undefined ? {} : { system }),
-            ...(pristine && usage !== undefined ? { usage } : {}),
-          });
-          if (result.layer !== 'none' || result.messages !== messages) pristine = false;
-          return { messages: [...result.messages], layer: result.layer };
-        },
-      };
-    }
+    case 'agent-compact':
+      return createAgentCompactStrategy(options);
     case 'claude-code':
       return createClaudeCodeStrategy(peerOptions(options));
     case 'codex':

@@ -132,6 +132,8 @@ export interface StrategySummary {
   longestWaitSeconds: number;
   /** Requests made after the cache lifetime had passed (they read nothing from the cache). */
   cacheExpiries: number;
+  /** Requests the strategy refused to compact (`CONTEXT_OVERFLOW`) and sent as they were. */
+  contextOverflows: number;
   /** Requests that changed the previous request before its end. */
   prefixRewrites: number;
   /** How often each layer changed something. */
@@ -310,6 +312,7 @@ export function emptySummary(): StrategySummary {
     blockedSeconds: 0,
     longestWaitSeconds: 0,
     cacheExpiries: 0,
+    contextOverflows: 0,
     prefixRewrites: 0,
     compactions: { micro: 0, mid: 0, hard: 0 },
     retention: 1,
@@ -342,6 +345,7 @@ export function addSummary(total: StrategySummary, summary: StrategySummary): vo
   total.blockedSeconds += summary.blockedSeconds;
   total.longestWaitSeconds = Math.max(total.longestWaitSeconds, summary.longestWaitSeconds);
   total.cacheExpiries += summary.cacheExpiries;
+  total.contextOverflows += summary.contextOverflows;
   total.prefixRewrites += summary.prefixRewrites;
   total.compactions.micro += summary.compactions.micro;
   total.compactions.mid += summary.compactions.mid;
@@ -478,7 +482,7 @@ export async function replayTranscript(
       prices: summaryPrices,
       latency,
     });
-    const blockedSeconds = step.background ? 0 : summaries.seconds;
+    const blockedSeconds = step.blockedSeconds ?? summaries.seconds;
     const request: SentRequest = { system, messages: step.messages };
     const inputTokens = tokens.request(request);
     const prefix = commonPrefix(previous, request, tokens);
@@ -530,6 +534,7 @@ export async function replayTranscript(
     summary.blockedSeconds += blockedSeconds;
     summary.longestWaitSeconds = Math.max(summary.longestWaitSeconds, blockedSeconds);
     if (expired) summary.cacheExpiries++;
+    if (step.overflow) summary.contextOverflows++;
     if (!prefix.coversPrevious) summary.prefixRewrites++;
     if (step.layer !== 'none') summary.compactions[step.layer]++;
     previous = request;

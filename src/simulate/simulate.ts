@@ -132,6 +132,8 @@ export async function simulate(
         ...(hard === undefined ? {} : { hard }),
         ...(window === undefined ? {} : { window }),
         ...(agentCompact === undefined ? {} : { agentCompact }),
+        cacheTtlSeconds: clock.cacheTtlSeconds,
+        latency,
       });
       const replay = await replayTranscript(input.transcript, {
         strategy,
