@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../core/conversation/types.js';
+import { validateMessages } from '../core/conversation/validate.js';
 import { createExtractiveSummaryModel } from '../core/summary/extractive-summary.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
 import { createMeteredSummaryModel } from './metered-summary-model.js';
@@ -183,5 +184,50 @@ describe('prompt-cache lifetime', () => {
   it('request times: recorded where present, else the previous plus the turn duration', () => {
     expect(requestTimes(4, undefined, 10)).toEqual([0, 10, 20, 30]);
     expect(requestTimes(4, [1000, 4000, undefined, 9000], 10)).toEqual([0, 3, 13, 13]);
+  });
+});
+
+describe('agent-compact on the replay clock', () => {
+  const replayAgentCompact = async (background: boolean) => {
+    const metered = createMeteredSummaryModel(createExtractiveSummaryModel());
+    const strategy = createReplayStrategy('agent-compact', {
+      summarizer: metered,
+      counter: characters,
+      mid: 3000,
+      hard: 6000,
+      agentCompact: {
+        micro: { clearAtLeast: 100_000 },
+        mid: { keepToolResults: 1000 },
+        hard: { background },
+      },
+    });
+    const sent: Message[][] = [];
+    const recording: ReplayStrategy = {
+      ...strategy,
+      step: async (messages, context) => {
+        const step = await strategy.step(messages, context);
+        sent.push(step.messages);
+        return step;
+      },
+    };
+    const { summary } = await replayTranscript(toolTurns(60), {
+      strategy: recording,
+      tokens: createRequestTokenCounter(characters),
+      prices: defaultPriceTable,
+      summaryCalls: metered,
+    });
+    return { summary, sent };
+  };
+
+  it('waits for a foreground summary its whole duration, and far less when it runs in the background', async () => {
+    const foreground = await replayAgentCompact(false);
+    const background = await replayAgentCompact(true);
+    expect(foreground.summary.summaryCalls).toBeGreaterThan(0);
+    expect(background.summary.summaryCalls).toBeGreaterThan(0);
+    // Foreground: every call is waited for, start to end (about 1 s + 6,000/10,000 s + output/60).
+    expect(foreground.summary.blockedSeconds).toBeGreaterThan(foreground.summary.summaryCalls * 1.5);
+    expect(background.summary.blockedSeconds).toBeLessThan(foreground.summary.blockedSeconds / 2);
+    for (const messages of [...foreground.sent, ...background.sent])
+      expect(validateMessages(messages)).toEqual([]);
   });
 });
