@@ -249,7 +249,7 @@ h1 { font-size: 22px; margin: 0 0 4px; }
 h2 { font-size: 16px; margin: 28px 0 8px; }
 h3 { font-size: 14px; margin: 0 0 6px; font-weight: 600; word-break: break-all; }
 .subtitle { color: #57606a; margin: 0 0 16px; }
-.card { background: #fff; border: 1px solid #d8dee4; border-radius: 8px; padding: 16px 18px; margin: 14px 0; }
+.card { background: #fff; border: 1px solid #d8dee4; border-radius: 8px; padding: 16px 18px; margin: 14px 0; overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
 th, td { padding: 6px 8px; border-bottom: 1px solid #eaeef2; text-align: right; white-space: nowrap; }
 thead th { white-space: normal; vertical-align: bottom; }

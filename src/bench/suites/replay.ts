@@ -104,7 +104,7 @@ export async function run(): Promise<void> {
     `${inputs.length} runs (${result.files.filter((file) => file.format === 'mini-swe-agent').length} mini-swe-agent, ${result.files.filter((file) => file.format === 'swe-agent').length} SWE-agent), ${none.turns.toLocaleString('en-US')} assistant turns, --mid ${thresholds.mid} --hard ${thresholds.hard}, o200k counts, extractive stand-in summary for every policy, Sonnet prices with prompt caching (summary calls billed), cache TTL ${result.clock.cacheTtlSeconds} s on recorded times, summary latency ${result.latency.ttftSeconds} s + input/${result.latency.prefillTokensPerSecond}/s + output/${result.latency.decodeTokensPerSecond}/s.\n`,
   );
   console.log(
-    '| strategy | billed input ÷ none | cost | cost ÷ none | input-side cost ÷ none | summary calls | summary cost | prefix rewrites / 100 turns | micro / mid / hard | retention (one denominator) | of compacted | blocked s | longest wait s | replay ms |',
+    '| strategy | billed input ÷ none | cost | cost ÷ none | input-side cost ÷ none | peak tokens | summary calls | summary cost | prefix rewrites / 100 turns | micro / mid / hard | retention (one denominator) | of compacted | blocked s | longest wait s | replay ms |',
   );
   console.log(
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
@@ -115,7 +115,7 @@ export async function run(): Promise<void> {
   ];
   for (const [name, summary] of rows) {
     console.log(
-      `| ${name} | ${(summary.billedInputTokens / none.billedInputTokens).toFixed(2)}× | $${summary.cost.toFixed(2)} | ${(summary.cost / none.cost).toFixed(3)}× | ${(inputSideCost(summary) / inputSideCost(none)).toFixed(3)}× | ${summary.summaryCalls} | $${summary.summaryCost.toFixed(2)} | ${perHundred(summary).toFixed(1)} | ${summary.compactions.micro} / ${summary.compactions.mid} / ${summary.compactions.hard} | ${(summary.retention * 100).toFixed(1)}% (${summary.factsVisible}/${summary.facts}) | ${(summary.retentionOfCompacted * 100).toFixed(1)}% | ${summary.blockedSeconds.toFixed(0)} | ${summary.longestWaitSeconds.toFixed(1)} | ${Math.round(summary.durationMs).toLocaleString('en-US')} |`,
+      `| ${name} | ${(summary.billedInputTokens / none.billedInputTokens).toFixed(2)}× | $${summary.cost.toFixed(2)} | ${(summary.cost / none.cost).toFixed(3)}× | ${(inputSideCost(summary) / inputSideCost(none)).toFixed(3)}× | ${summary.peakTokens.toLocaleString('en-US')} | ${summary.summaryCalls} | $${summary.summaryCost.toFixed(2)} | ${perHundred(summary).toFixed(1)} | ${summary.compactions.micro} / ${summary.compactions.mid} / ${summary.compactions.hard} | ${(summary.retention * 100).toFixed(1)}% (${summary.factsVisible}/${summary.facts}) | ${(summary.retentionOfCompacted * 100).toFixed(1)}% | ${summary.blockedSeconds.toFixed(0)} | ${summary.longestWaitSeconds.toFixed(1)} | ${Math.round(summary.durationMs).toLocaleString('en-US')} |`,
     );
   }
   const agent = total['agent-compact'];
