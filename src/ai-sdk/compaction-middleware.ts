@@ -1,9 +1,4 @@
-import type {
-  LanguageModelV3CallOptions,
-  LanguageModelV3Middleware,
-  LanguageModelV3StreamPart,
-  LanguageModelV3Usage,
-} from '@ai-sdk/provider';
+import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { createCompactor } from '../core/compactor.js';
 import type { Compactor, CompactorOptions } from '../core/compactor-options.js';
 import type { Message, ProviderUsage } from '../core/conversation/types.js';
@@ -11,19 +6,66 @@ import {
   fromCanonicalMessages,
   leadingSystemCount,
   PromptOrigins,
+  type PromptVersion,
   systemFromMessages,
   toCanonicalMessages,
 } from './prompt-conversion.js';
 
+/**
+ * The AI SDK middleware specification: `v3` (`LanguageModelV3Middleware`, ai 6) or `v4`
+ * (`LanguageModelV4Middleware`, ai 7).
+ */
+export type AISDKSpecificationVersion = 'v3' | 'v4';
+
+/**
+ * The call options the middleware reads: what `LanguageModelV3CallOptions` (ai 6) and
+ * `LanguageModelV4CallOptions` (ai 7) have in common. It hands the options back as the type it got.
+ */
+export interface CompactionCallOptions {
+  /** The prompt: system, user, assistant and tool messages of either version. */
+  prompt: readonly { role: string }[];
+  /** The call's abort signal; it also cancels a summary the call waits for. */
+  abortSignal?: AbortSignal;
+  /** The call's HTTP headers, e.g. to tell conversations apart. */
+  headers?: Record<string, string | undefined>;
+  /** The call's provider options, e.g. to tell conversations apart. */
+  providerOptions?: Record<string, Record<string, unknown>>;
+}
+
+/** The model the AI SDK passes to middleware; only its specification version is read. */
+export interface CompactionMiddlewareModel {
+  readonly specificationVersion: string;
+}
+
+/** Token usage as the AI SDK reports it (the same in v3 and v4); unknown counts are `undefined`. */
+export interface CompactionUsage {
+  inputTokens: {
+    total: number | undefined;
+    noCache: number | undefined;
+    cacheRead: number | undefined;
+    cacheWrite: number | undefined;
+  };
+  outputTokens: { total: number | undefined };
+}
+
 /** Options of {@link createCompactionMiddleware}: the compactor's options, plus how to tell conversations apart. */
-export interface CompactionMiddlewareOptions extends CompactorOptions {
+export interface CompactionMiddlewareOptions<Version extends AISDKSpecificationVersion = 'v3'>
+  extends CompactorOptions {
+  /**
+   * The middleware specification the middleware declares. ai 7's `wrapLanguageModel` takes either;
+   * ai 6's takes `v3` only. Choose `v4` where a `LanguageModelV4Middleware` is asked for by type.
+   * Prompts are read and written in the version of the model the middleware wraps, whichever this is.
+   * @default 'v3'
+   */
+  specificationVersion?: Version;
   /**
    * Names the conversation a call belongs to; each conversation gets its own compactor and so its
    * own archive session (the id is the archive's `sessionId`). Return `undefined` for the default.
    * @default a hash of the system prompt and the first message — pass your chat id when two
    *   conversations may open with the same words
    */
-  conversationId?: (params: LanguageModelV3CallOptions) => string | undefined;
+  // Method syntax: a function written for `LanguageModelV3CallOptions` or `V4CallOptions` fits too.
+  conversationId?(params: CompactionCallOptions): string | undefined;
   /**
    * Conversations kept in memory; the least recently used is dropped past this (its archive items
    * stay in the archive store).
@@ -32,8 +74,31 @@ export interface CompactionMiddlewareOptions extends CompactorOptions {
   maxConversations?: number;
 }
 
-/** The middleware, plus access to each conversation's compactor (for `recall`, the archive, stats). */
-export interface CompactionMiddleware extends LanguageModelV3Middleware {
+/**
+ * The middleware, plus access to each conversation's compactor (for `recall`, the archive, stats).
+ *
+ * A `LanguageModelV3Middleware` (ai 6) or `LanguageModelV4Middleware` (ai 7) by structure: each
+ * hook is generic over the call options and results, so it fits either version's signature.
+ */
+export interface CompactionMiddleware<Version extends AISDKSpecificationVersion = 'v3'> {
+  /** The middleware specification, from the `specificationVersion` option. */
+  readonly specificationVersion: Version;
+  /** Compacts the prompt before the call. */
+  transformParams<Params extends CompactionCallOptions>(options: {
+    type: 'generate' | 'stream';
+    params: Params;
+    model: CompactionMiddlewareModel;
+  }): PromiseLike<Params>;
+  /** Remembers the usage of a generated answer, to anchor the next call's count. */
+  wrapGenerate<Result extends { usage: CompactionUsage }>(options: {
+    doGenerate: () => PromiseLike<Result>;
+    params: CompactionCallOptions;
+  }): PromiseLike<Result>;
+  /** Remembers the usage of the streamed answer's `finish` part, to anchor the next call's count. */
+  wrapStream<Result extends { stream: ReadableStream<{ type: string }> }>(options: {
+    doStream: () => PromiseLike<Result>;
+    params: CompactionCallOptions;
+  }): PromiseLike<Result>;
   /** The compactor of a conversation, once it has seen a call. */
   compactorFor(conversationId: string): Compactor | undefined;
 }
@@ -54,11 +119,12 @@ interface ConversationState {
 }
 
 /**
- * Creates an AI SDK v6 middleware (`LanguageModelV3Middleware`, for `wrapLanguageModel`) that passes
- * the prompt through a compactor before every model call. Each conversation keeps its own
- * compactor and archive; a call that repeats the previous prompt plus new messages (as a
- * `generateText` tool loop does) continues from the previous compacted result, so a hard summary is
- * written once, not on every step. Usage the model reports anchors the next call's token count.
+ * Creates an AI SDK middleware for `wrapLanguageModel` — a `LanguageModelV4Middleware` for ai 7 and
+ * a `LanguageModelV3Middleware` for ai 6 — that passes the prompt through a compactor before every
+ * model call. Each conversation keeps its own compactor and archive; a call that repeats the
+ * previous prompt plus new messages (as a `generateText` tool loop does) continues from the
+ * previous compacted result, so a hard summary is written once, not on every step. Usage the model
+ * reports anchors the next call's token count.
  *
  * @example
  * import { generateText, stepCountIs, wrapLanguageModel } from 'ai';
@@ -70,15 +136,16 @@ interface ConversationState {
  * });
  * const { text } = await generateText({ model, tools, prompt: task, stopWhen: stepCountIs(50) });
  */
-export function createCompactionMiddleware({
+export function createCompactionMiddleware<Version extends AISDKSpecificationVersion = 'v3'>({
+  specificationVersion = 'v3' as Version,
   conversationId,
   maxConversations = 1000,
   ...compactorOptions
-}: CompactionMiddlewareOptions = {}): CompactionMiddleware {
+}: CompactionMiddlewareOptions<Version> = {}): CompactionMiddleware<Version> {
   const conversations = new Map<string, ConversationState>();
-  const idsByParams = new WeakMap<LanguageModelV3CallOptions, string>();
+  const idsByParams = new WeakMap<object, string>();
 
-  const stateFor = (id: string): ConversationState => {
+  const stateFor = (id: string, version: PromptVersion): ConversationState => {
     let state = conversations.get(id);
     if (state) {
       // Re-insert so the map's order is least recently used first.
@@ -86,7 +153,7 @@ export function createCompactionMiddleware({
     } else {
       state = {
         compactor: createCompactor({ ...compactorOptions, sessionId: id }),
-        origins: new PromptOrigins(),
+        origins: new PromptOrigins(version),
         systemKey: '',
         consumedKeys: [],
         carried: [],
@@ -102,44 +169,7 @@ export function createCompactionMiddleware({
     return state;
   };
 
-  const compactParams = async (
-    state: ConversationState,
-    params: LanguageModelV3CallOptions,
-  ): Promise<LanguageModelV3CallOptions> => {
-    const { prompt } = params;
-    const systemCount = leadingSystemCount(prompt);
-    const systemMessages = prompt.slice(0, systemCount);
-    const rest = prompt.slice(systemCount);
-    const systemKey = JSON.stringify(systemMessages);
-    const keys = rest.map((message) => JSON.stringify(message));
-    const continues =
-      state.consumedKeys.length > 0 &&
-      systemKey === state.systemKey &&
-      keys.length >= state.consumedKeys.length &&
-      state.consumedKeys.every((key, index) => keys[index] === key);
-    const working = continues
-      ? [...state.carried, ...toCanonicalMessages(rest.slice(state.consumedKeys.length), state.origins)]
-      : toCanonicalMessages(rest, state.origins);
-    const system = systemFromMessages(systemMessages);
-    const result = await state.compactor.maybeCompact(working, {
-      ...(system === undefined ? {} : { system }),
-      ...(state.usage === undefined ? {} : { usage: state.usage }),
-      ...(params.abortSignal === undefined ? {} : { signal: params.abortSignal }),
-    });
-    state.systemKey = systemKey;
-    state.consumedKeys = keys;
-    state.carried = result.messages;
-    state.usage = undefined;
-    return {
-      ...params,
-      prompt: [...systemMessages, ...fromCanonicalMessages(result.messages, state.origins)],
-    };
-  };
-
-  const rememberUsage = (
-    params: LanguageModelV3CallOptions,
-    usage: LanguageModelV3Usage | undefined,
-  ): void => {
+  const rememberUsage = (params: object, usage: CompactionUsage | undefined): void => {
     const id = idsByParams.get(params);
     const state = id === undefined ? undefined : conversations.get(id);
     const providerUsage = providerUsageOf(usage);
@@ -147,10 +177,12 @@ export function createCompactionMiddleware({
   };
 
   return {
-    specificationVersion: 'v3',
-    async transformParams({ params }) {
+    specificationVersion,
+    async transformParams({ params, model }) {
       const id = conversationId?.(params) ?? defaultConversationId(params);
-      const state = stateFor(id);
+      // ai 7 hands middleware a v4 model (wrapping older ones), ai 6 a v3 one.
+      const version = (model?.specificationVersion ?? specificationVersion) === 'v4' ? 'v4' : 'v3';
+      const state = stateFor(id, version);
       const run = state.queue.then(() => compactParams(state, params));
       state.queue = run.catch(() => undefined);
       const transformed = await run;
@@ -164,9 +196,10 @@ export function createCompactionMiddleware({
     },
     async wrapStream({ doStream, params }) {
       const result = await doStream();
-      const watch = new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+      type StreamPart = typeof result.stream extends ReadableStream<infer Part> ? Part : never;
+      const watch = new TransformStream<StreamPart, StreamPart>({
         transform(part, controller) {
-          if (part.type === 'finish') rememberUsage(params, part.usage);
+          if (part.type === 'finish') rememberUsage(params, (part as { usage?: CompactionUsage }).usage);
           controller.enqueue(part);
         },
       });
@@ -178,8 +211,47 @@ export function createCompactionMiddleware({
   };
 }
 
+/**
+ * Compacts one call's prompt with its conversation's compactor, continuing from the previous
+ * compacted result when the prompt repeats the previous one plus new messages.
+ */
+async function compactParams<Params extends CompactionCallOptions>(
+  state: ConversationState,
+  params: Params,
+): Promise<Params> {
+  // Both versions' prompts share the v3 message structure the conversion is typed with.
+  const prompt = params.prompt as LanguageModelV3Prompt;
+  const systemCount = leadingSystemCount(prompt);
+  const systemMessages = prompt.slice(0, systemCount);
+  const rest = prompt.slice(systemCount);
+  const systemKey = JSON.stringify(systemMessages);
+  const keys = rest.map((message) => JSON.stringify(message));
+  const continues =
+    state.consumedKeys.length > 0 &&
+    systemKey === state.systemKey &&
+    keys.length >= state.consumedKeys.length &&
+    state.consumedKeys.every((key, index) => keys[index] === key);
+  const working = continues
+    ? [...state.carried, ...toCanonicalMessages(rest.slice(state.consumedKeys.length), state.origins)]
+    : toCanonicalMessages(rest, state.origins);
+  const system = systemFromMessages(systemMessages);
+  const result = await state.compactor.maybeCompact(working, {
+    ...(system === undefined ? {} : { system }),
+    ...(state.usage === undefined ? {} : { usage: state.usage }),
+    ...(params.abortSignal === undefined ? {} : { signal: params.abortSignal }),
+  });
+  state.systemKey = systemKey;
+  state.consumedKeys = keys;
+  state.carried = result.messages;
+  state.usage = undefined;
+  return {
+    ...params,
+    prompt: [...systemMessages, ...fromCanonicalMessages(result.messages, state.origins)],
+  };
+}
+
 /** The provider usage the compactor anchors its count to, from the AI SDK's usage. */
-function providerUsageOf(usage: LanguageModelV3Usage | undefined): ProviderUsage | undefined {
+function providerUsageOf(usage: CompactionUsage | undefined): ProviderUsage | undefined {
   const input = usage?.inputTokens;
   if (!input || input.total === undefined) return undefined;
   const cacheRead = input.cacheRead ?? 0;
@@ -193,9 +265,10 @@ function providerUsageOf(usage: LanguageModelV3Usage | undefined): ProviderUsage
 }
 
 /** A stable id from the system prompt and the first message: the same conversation gives the same id. */
-function defaultConversationId(params: LanguageModelV3CallOptions): string {
-  const systemCount = leadingSystemCount(params.prompt);
-  const opening = JSON.stringify([params.prompt.slice(0, systemCount), params.prompt[systemCount]]);
+function defaultConversationId(params: CompactionCallOptions): string {
+  const prompt = params.prompt as LanguageModelV3Prompt;
+  const systemCount = leadingSystemCount(prompt);
+  const opening = JSON.stringify([prompt.slice(0, systemCount), prompt[systemCount]]);
   // FNV-1a, 32 bits, twice with different seeds: short, dependency-free, collisions unlikely.
   let first = 0x811c9dc5;
   let second = 0x01000193;

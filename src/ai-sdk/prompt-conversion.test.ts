@@ -211,3 +211,97 @@ describe('fromCanonicalMessages', () => {
     expect(userMessage).toEqual({ role: 'user', content: [{ type: 'text', text: 'added' }] });
   });
 });
+
+describe('prompt conversion for v4 (ai 7)', () => {
+  it('reads v4 file data: bytes and URLs as images, text and references carried whole', () => {
+    const prompt = [
+      {
+        role: 'user',
+        content: [
+          { type: 'file', data: { type: 'data', data: new Uint8Array([1, 2, 3]) }, mediaType: 'image/png' },
+          {
+            type: 'file',
+            data: { type: 'url', url: new URL('https://example.com/a.png') },
+            mediaType: 'image',
+          },
+          {
+            type: 'file',
+            data: { type: 'text', text: 'notes' },
+            mediaType: 'text/plain',
+            filename: 'notes.txt',
+          },
+        ],
+      },
+    ] as unknown as LanguageModelV3Prompt;
+    const [message] = toCanonicalMessages(prompt, new PromptOrigins('v4'));
+    const blocks = (message?.content ?? []) as { type: string; source?: unknown }[];
+    expect(blocks.map((block) => block.source ?? block.type)).toEqual([
+      { type: 'base64', media_type: 'image/png', data: 'AQID' },
+      { type: 'url', url: 'https://example.com/a.png' },
+      'ai-sdk-part',
+    ]);
+  });
+
+  it('writes new image parts in v4 shape', () => {
+    const messages: Message[] = [
+      {
+        role: 'user',
+        content: [
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AQID' } },
+          {
+            type: 'tool_result',
+            tool_use_id: 'c1',
+            content: [
+              { type: 'text', text: 'screenshot' },
+              { type: 'image', source: { type: 'url', url: 'https://example.com/b.png' } },
+            ],
+          },
+        ],
+      },
+    ];
+    expect(fromCanonicalMessages(messages, new PromptOrigins('v4'))).toMatchInlineSnapshot(`
+      [
+        {
+          "content": [
+            {
+              "data": {
+                "data": "AQID",
+                "type": "data",
+              },
+              "mediaType": "image/png",
+              "type": "file",
+            },
+          ],
+          "role": "user",
+        },
+        {
+          "content": [
+            {
+              "output": {
+                "type": "content",
+                "value": [
+                  {
+                    "text": "screenshot",
+                    "type": "text",
+                  },
+                  {
+                    "data": {
+                      "type": "url",
+                      "url": "https://example.com/b.png",
+                    },
+                    "mediaType": "image/*",
+                    "type": "file",
+                  },
+                ],
+              },
+              "toolCallId": "c1",
+              "toolName": "tool",
+              "type": "tool-result",
+            },
+          ],
+          "role": "tool",
+        },
+      ]
+    `);
+  });
+});

@@ -1,6 +1,7 @@
 /**
- * Conversion between the AI SDK's `LanguageModelV3Prompt` and the canonical (Anthropic-shaped)
- * model, built so a round trip loses nothing the compactor did not change:
+ * Conversion between the AI SDK's prompt (`LanguageModelV3Prompt` of ai 6, `LanguageModelV4Prompt`
+ * of ai 7) and the canonical (Anthropic-shaped) model, built so a round trip loses nothing the
+ * compactor did not change:
  *
  * - Leading `system` messages become the system prompt and are sent back as they were.
  * - Every other prompt message becomes exactly one canonical message (a `tool` message becomes a
@@ -8,7 +9,12 @@
  * - Each canonical message and block remembers the prompt message or part it came from; whatever
  *   the compactor leaves untouched goes back as the original object, `providerOptions` included.
  * - Parts with no canonical form (provider-executed tool results, approval responses, non-image
- *   files) travel as blocks of type `ai-sdk-part` that carry the original part.
+ *   files, and v4's `custom` and `reasoning-file` parts) travel as blocks of type `ai-sdk-part`
+ *   that carry the original part.
+ *
+ * The code is typed with the v3 types, which every installed `@ai-sdk/provider` has; the two ways
+ * v4 differs that matter here (file data as a tagged object, `file` items in tool-result content)
+ * are read by shape and written for the version the calling AI SDK speaks.
  */
 import type {
   LanguageModelV3DataContent,
@@ -28,6 +34,19 @@ import type {
   ToolResultContentBlock,
 } from '../core/conversation/types.js';
 
+/** The prompt specification of the calling AI SDK: `v3` for ai 6, `v4` for ai 7. */
+export type PromptVersion = 'v3' | 'v4';
+
+/** File data as v4 writes it (`SharedV4FileData`): a tagged object instead of bytes or a URL. */
+type FileDataV4 =
+  | { type: 'data'; data: Uint8Array | string }
+  | { type: 'url'; url: URL }
+  | { type: 'reference'; reference: unknown }
+  | { type: 'text'; text: string };
+
+/** File data of either version. */
+type AnyFileData = LanguageModelV3DataContent | FileDataV4;
+
 /** A prompt part kept whole inside a canonical block, for parts the canonical model cannot express. */
 // A type alias, not an interface: it must fit the index signature of an unknown block.
 export type CarriedPartBlock = {
@@ -41,6 +60,10 @@ type AssistantPart = Extract<LanguageModelV3Message, { role: 'assistant' }>['con
 type UserPart = Extract<LanguageModelV3Message, { role: 'user' }>['content'][number];
 type ToolPart = Extract<LanguageModelV3Message, { role: 'tool' }>['content'][number];
 type AnyPart = AssistantPart | UserPart | ToolPart;
+type ToolResultContentItem =
+  | Extract<LanguageModelV3ToolResultOutput, { type: 'content' }>['value'][number]
+  | { type: 'file'; data: FileDataV4; mediaType: string; filename?: string };
+type ImageSource = ImageBlock['source'];
 
 /** Remembers where canonical messages and blocks came from, across calls. */
 export class PromptOrigins {
@@ -48,6 +71,9 @@ export class PromptOrigins {
   readonly #blocks = new WeakMap<object, AnyPart>();
   /** Tool names by call id, for tool results whose call the compactor rewrote. */
   readonly toolNames = new Map<string, string>();
+
+  /** @param version the prompt specification new parts are written in */
+  constructor(readonly version: PromptVersion = 'v3') {}
 
   rememberMessage(message: Message, origin: LanguageModelV3Message): void {
     this.#messages.set(message, origin);
@@ -162,6 +188,7 @@ function convertPart(part: AnyPart, origins: PromptOrigins): ContentBlock {
         `[tool approval ${part.approved ? 'granted' : 'denied'}${part.reason ? `: ${part.reason}` : ''}]`,
       );
     default: {
+      // v4's `custom` and `reasoning-file` parts arrive here too: the v3 types do not name them.
       const unreachable: never = part;
       return carried(unreachable, safeJson(unreachable));
     }
@@ -173,14 +200,30 @@ function carried(part: unknown, text: string): CarriedPartBlock {
 }
 
 function blockFromFile(part: LanguageModelV3FilePart): ContentBlock {
-  if (!part.mediaType.startsWith('image/')) {
-    return carried(part, `[file ${part.filename ?? part.mediaType}]`);
+  const source = part.mediaType.startsWith('image') ? imageSourceOf(part.data, part.mediaType) : undefined;
+  if (!source) return carried(part, `[file ${part.filename ?? part.mediaType}]`);
+  return { type: 'image', source };
+}
+
+/** The image source of file data of either version; `undefined` for data that is no image (v4 text, references). */
+function imageSourceOf(data: AnyFileData, mediaType: string): ImageSource | undefined {
+  if (data instanceof URL) return { type: 'url', url: data.href };
+  if (typeof data === 'string' || data instanceof Uint8Array) {
+    return { type: 'base64', media_type: mediaType, data: base64Of(data) };
   }
-  const image: ImageBlock =
-    part.data instanceof URL
-      ? { type: 'image', source: { type: 'url', url: part.data.href } }
-      : { type: 'image', source: { type: 'base64', media_type: part.mediaType, data: base64Of(part.data) } };
-  return image;
+  switch (data.type) {
+    case 'url':
+      return { type: 'url', url: data.url.href };
+    case 'data':
+      return { type: 'base64', media_type: mediaType, data: base64Of(data.data) };
+    case 'reference':
+    case 'text':
+      return undefined;
+    default: {
+      const unreachable: never = data;
+      return unreachable;
+    }
+  }
 }
 
 function toolResultFromPart(part: LanguageModelV3ToolResultPart): ToolResultBlock {
@@ -210,7 +253,8 @@ function toolResultContent(output: LanguageModelV3ToolResultOutput): {
       return { content: `Tool execution denied${output.reason ? `: ${output.reason}` : ''}`, isError: true };
     case 'content':
       return {
-        content: output.value.map((item): ToolResultContentBlock => {
+        content: output.value.map((value): ToolResultContentBlock => {
+          const item = value as ToolResultContentItem;
           switch (item.type) {
             case 'text':
               return { type: 'text', text: item.text };
@@ -221,6 +265,14 @@ function toolResultContent(output: LanguageModelV3ToolResultOutput): {
               };
             case 'image-url':
               return { type: 'image', source: { type: 'url', url: item.url } };
+            case 'file': {
+              const source = item.mediaType.startsWith('image')
+                ? imageSourceOf(item.data, item.mediaType)
+                : undefined;
+              return source
+                ? { type: 'image', source }
+                : { type: 'text', text: `[file ${item.filename ?? item.mediaType}]` };
+            }
             default:
               return { type: 'text', text: safeJson(item) };
           }
@@ -310,7 +362,7 @@ function userPartsFrom(block: ContentBlock, origins: PromptOrigins): UserPart[] 
     case 'text':
       return [{ type: 'text', text: (block as TextBlock).text }];
     case 'image':
-      return [imagePartFrom(block as ImageBlock)];
+      return [imagePartFrom(block as ImageBlock, origins.version)];
     default:
       return [{ type: 'text', text: readableBlock(block) }];
   }
@@ -340,7 +392,7 @@ function assistantPartsFrom(block: ContentBlock, origins: PromptOrigins): Assist
       return [{ type: 'tool-call', toolCallId: id, toolName: name, input }];
     }
     case 'image':
-      return [imagePartFrom(block as ImageBlock)];
+      return [imagePartFrom(block as ImageBlock, origins.version)];
     default:
       return [{ type: 'text', text: readableBlock(block) }];
   }
@@ -356,41 +408,53 @@ function toolResultPartFrom(block: ToolResultBlock, origins: PromptOrigins): Lan
     const value = content.map((item) => (item as TextBlock).text).join('\n');
     output = { type: block.is_error ? 'error-text' : 'text', value };
   } else {
+    const value = content.map((item) => toolResultItemFrom(item, origins.version));
+    // v4 items are typed by v4's types, which the installed `@ai-sdk/provider` may not have.
     output = {
       type: 'content',
-      value: content.map((item) => {
-        if (item.type === 'image') {
-          const source = (item as ImageBlock).source as {
-            type: string;
-            url?: string;
-            data?: string;
-            media_type?: string;
-          };
-          if (source.type === 'url' && source.url) return { type: 'image-url' as const, url: source.url };
-          if (source.type === 'base64' && source.data) {
-            return {
-              type: 'image-data' as const,
-              data: source.data,
-              mediaType: source.media_type ?? 'image/png',
-            };
-          }
-        }
-        return {
-          type: 'text' as const,
-          text: item.type === 'text' ? (item as TextBlock).text : readableBlock(item),
-        };
-      }),
+      value: value as Extract<LanguageModelV3ToolResultOutput, { type: 'content' }>['value'],
     };
   }
   return { type: 'tool-result', toolCallId: block.tool_use_id, toolName, output };
 }
 
-function imagePartFrom(block: ImageBlock): LanguageModelV3FilePart {
-  const source = block.source as { type: string; url?: string; data?: string; media_type?: string };
-  if (source.type === 'url' && source.url) {
-    return { type: 'file', mediaType: 'image/*', data: new URL(source.url) };
+function toolResultItemFrom(item: ToolResultContentBlock, version: PromptVersion): ToolResultContentItem {
+  const image = item.type === 'image' ? imageFrom(item as ImageBlock) : undefined;
+  if (image === undefined) {
+    return { type: 'text', text: item.type === 'text' ? (item as TextBlock).text : readableBlock(item) };
   }
-  return { type: 'file', mediaType: source.media_type ?? 'image/png', data: source.data ?? '' };
+  if (version === 'v4') {
+    return { type: 'file', mediaType: image.mediaType, data: fileDataV4(image) };
+  }
+  return 'url' in image
+    ? { type: 'image-url', url: image.url.href }
+    : { type: 'image-data', data: image.data, mediaType: image.mediaType };
+}
+
+function imagePartFrom(block: ImageBlock, version: PromptVersion): LanguageModelV3FilePart {
+  const image = imageFrom(block) ?? { data: '', mediaType: 'image/png' };
+  if (version === 'v4') {
+    const part = { type: 'file', mediaType: image.mediaType, data: fileDataV4(image) };
+    // A v4 file part, typed as the v3 one the rest of this file works with.
+    return part as unknown as LanguageModelV3FilePart;
+  }
+  return { type: 'file', mediaType: image.mediaType, data: 'url' in image ? image.url : image.data };
+}
+
+/** An image block's URL or base64 data; `undefined` when it has neither. */
+function imageFrom(
+  block: ImageBlock,
+): { url: URL; mediaType: string } | { data: string; mediaType: string } | undefined {
+  const source = block.source as { type: string; url?: string; data?: string; media_type?: string };
+  if (source.type === 'url' && source.url) return { url: new URL(source.url), mediaType: 'image/*' };
+  if (source.type === 'base64' && source.data) {
+    return { data: source.data, mediaType: source.media_type ?? 'image/png' };
+  }
+  return undefined;
+}
+
+function fileDataV4(image: { url: URL } | { data: string }): FileDataV4 {
+  return 'url' in image ? { type: 'url', url: image.url } : { type: 'data', data: image.data };
 }
 
 function readableBlock(block: ContentBlock): string {

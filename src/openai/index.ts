@@ -1,5 +1,5 @@
 /**
- * The summary model and format helpers over the official OpenAI SDK (`openai` v6, an optional
+ * The summary model and format helpers over the official OpenAI SDK (`openai` 6 or 7, an optional
  * peer dependency). Works with any OpenAI-compatible server by `baseURL`: Ollama, vLLM, the
  * llama.cpp server, OpenRouter.
  *
