@@ -37,7 +37,6 @@ interface LoadedSession {
 export function createCompactor(options: CompactorOptions = {}): Compactor {
   const settings = resolveSettings(options);
   const { archive = createMemoryArchiveStore(), stateStore, onEvent = () => {} } = options;
-  const environment: TurnEnvironment = { settings, archive, emit: safeEmitter(onEvent) };
   let loading: Promise<LoadedSession> | undefined;
 
   async function session(): Promise<LoadedSession> {
@@ -49,24 +48,38 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
     return loading;
   }
 
+  /** Saves the session's state when it changed; throws `STATE_CONFLICT` when it moved meanwhile. */
+  async function persist(loaded: LoadedSession): Promise<void> {
+    if (!stateStore) return;
+    const state = runtimeToState(loaded.runtime, settings);
+    const json = JSON.stringify(state);
+    if (json === loaded.savedJson) return;
+    const saved = await stateStore.save(settings.sessionId, state, { expectedVersion: loaded.version });
+    loaded.version = saved.version;
+    loaded.savedJson = json;
+  }
+
   async function runOnce(
     input: readonly Message[],
     callOptions: MaybeCompactOptions,
   ): Promise<CompactResult> {
     const loaded = await session();
-    const result = await compactTurn(input, callOptions, loaded.runtime, environment);
-    if (stateStore) {
-      const state = runtimeToState(loaded.runtime, settings);
-      const json = JSON.stringify(state);
-      if (json !== loaded.savedJson) {
-        const saved = await stateStore.save(settings.sessionId, state, {
-          expectedVersion: loaded.version,
-        });
-        loaded.version = saved.version;
-        loaded.savedJson = json;
-      }
-    }
-    return result;
+    const environment: TurnEnvironment = {
+      settings,
+      archive,
+      emit: safeEmitter(onEvent),
+      persist: () => persist(loaded),
+    };
+    return compactTurn(input, callOptions, loaded.runtime, environment);
+  }
+
+  /** True when a call failed while another compactor had saved a newer state of the session. */
+  async function movedElsewhere(error: unknown): Promise<boolean> {
+    if (!stateStore || !CompactError.isInstance(error) || loading === undefined) return false;
+    const loaded = await loading.catch(() => undefined);
+    if (!loaded) return false;
+    const stored = await stateStore.load(settings.sessionId);
+    return (stored?.version ?? 0) !== loaded.version;
   }
 
   async function maybeCompact(
@@ -80,15 +93,15 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
       try {
         return await runOnce(input, callOptions);
       } catch (error) {
-        if (isStateConflict(error) && attempt < MAX_STATE_CONFLICT_RETRIES) {
-          // Another compactor moved the session: continue from its state and run the call again.
-          loading = undefined;
-          continue;
-        }
+        // Another compactor moved the session (the save found a newer version, or this call failed
+        // on a state that was stale): continue from the stored state and run the call again.
+        const stale = isStateConflict(error) || (await movedElsewhere(error));
+        // The runtime moved to an output that was not returned: continue from what was stored.
+        if (stale || !CompactError.isInstance(error) || error.code === 'ARCHIVE_FAILED') loading = undefined;
+        if (stale && attempt < MAX_STATE_CONFLICT_RETRIES) continue;
         if (CompactError.isInstance(error)) throw error;
         // Malformed messages (a null block, content of the wrong type) trip the layers with a raw
         // TypeError: name what is wrong instead. Validation runs only here, so a good call stays cheap.
-        (await session()).runtime.index.reset();
         throw invalidInputError(error, input, callOptions.system);
       }
     }

@@ -9,7 +9,7 @@ import { latestHumanRequest, planHard } from './layers/hard.js';
 import type { LayerPlan, RewriteContext } from './layers/mask.js';
 import { type MicroSettings, planMicro } from './layers/micro.js';
 import { planMid } from './layers/mid.js';
-import { recallLastOutput, type SessionRuntime } from './session-runtime.js';
+import { recallLastOutput, type SessionRuntime, sentRequest } from './session-runtime.js';
 import { countMessageTokens, countSystemTokens } from './tokens/message-tokens.js';
 import { countToolTokens } from './tokens/tool-tokens.js';
 
@@ -62,6 +62,8 @@ export interface TurnEnvironment {
   settings: CompactorSettings;
   archive: ArchiveStore;
   emit: (event: CompactionEvent) => void;
+  /** Saves the runtime's state (a no-op without a state store); may throw `STATE_CONFLICT`. */
+  persist: () => Promise<void>;
 }
 
 /**
@@ -106,20 +108,25 @@ export async function compactTurn(
 
   const output = steps.length === 0 ? input : steps[steps.length - 1]!.plan.messages;
   const items = steps.flatMap((step) => step.plan.items);
-  await storeItems(environment.archive, runtime, items);
-  commitIndex(runtime, steps, output);
-  const tokensAfter = emitSteps(steps, tokensBefore, runtime, environment);
   const layer = steps.length === 0 ? 'none' : steps[steps.length - 1]!.layer;
+  const sizes = measureSteps(steps, input, options, tokensBefore, runtime);
+  const tokensAfter = sizes[sizes.length - 1]?.after ?? tokensBefore;
   assertFitsWindow(layer, tokensAfter, settings);
-  runtime.lastOutput = { messages: output.slice(), system, tools };
+  // The runtime moves to the output, the state is saved, then the originals are archived: a state
+  // save that finds the session moved (or a failed write) leaves nothing archived under stale ids.
+  commitIndex(runtime, steps, output);
+  runtime.lastOutput = { messages: output, length: output.length, system, tools };
   runtime.restoredLastOutput = undefined;
   // A swapped-in background summary keeps the messages added since it started: the breaker (which
   // stops hard summarizing twice in a row to no effect) is about foreground summaries only.
   runtime.hardOnLastCall = layer === 'hard' && background.kind === 'none';
   runtime.lastCallAt = now;
+  await environment.persist();
+  await storeItems(environment.archive, runtime, items);
+  emitSteps(steps, sizes, environment);
   return {
-    // The same array as the input when nothing changed.
-    messages: steps.length === 0 ? (input as Message[]) : (output as Message[]),
+    // The same array as the input when nothing changed (the caller's own array, so not readonly).
+    messages: steps.length === 0 ? (input as Message[]) : steps[steps.length - 1]!.plan.messages,
     layer,
     tokensBefore,
     tokensAfter,
@@ -265,7 +272,7 @@ function assertBreakerClosed(
   environment: TurnEnvironment,
   tokensBefore: number,
 ): void {
-  const previous = runtime.lastOutput;
+  const previous = sentRequest(runtime.lastOutput);
   if (!runtime.hardOnLastCall || !previous) return;
   const { mid } = environment.settings.limits;
   const previousTokensAfter = runtime.tokens.count(previous.messages, previous.system, previous.tools);
@@ -336,7 +343,9 @@ function commitIndex(
   output: readonly Message[],
 ): void {
   const [only] = steps;
-  if (steps.length === 1 && only !== undefined && only.layer === 'micro') {
+  // Nothing changed: the index was brought up to date with the input at the start of the call.
+  if (only === undefined) return;
+  if (steps.length === 1 && only.layer === 'micro') {
     runtime.index.consumePending(only.consumed);
     runtime.index.adopt(output);
   } else {
@@ -344,35 +353,56 @@ function commitIndex(
   }
 }
 
+/** Tokens before and after each step (see {@link measureSteps}). */
+interface StepSizes {
+  before: number;
+  after: number;
+}
+
 /**
- * Emits one start/end pair per step (hard's start went out before its summary) and returns the
- * tokens after the last. Sizes are honest: the
- * provider-anchored count before, less what the layers freed by the local count, scaled by the
+ * The tokens before and after each step. Sizes are honest: the provider-anchored count
+ * before, less what the step freed by the local count (measured, not estimated) scaled by the
  * calibrated ratio, so before and after are counted the same way.
  */
-function emitSteps(
+function measureSteps(
   steps: readonly AppliedStep[],
+  input: readonly Message[],
+  { system, tools }: MaybeCompactOptions,
   tokensBefore: number,
   runtime: SessionRuntime,
-  { emit }: TurnEnvironment,
-): number {
+): StepSizes[] {
   const ratio = runtime.tokens.calibration().overallRatio;
+  const sizes: StepSizes[] = [];
   let tokens = tokensBefore;
-  for (const { layer, plan, durationMs } of steps) {
+  let local = steps.length === 0 ? 0 : runtime.tokens.countLocal(input, system, tools);
+  for (const step of steps) {
     const before = tokens;
-    tokens = Math.max(0, before - Math.round(ratio * plan.freedTokens));
-    // Hard announced its start before the summary.
+    const localAfter = runtime.tokens.countLocal(step.plan.messages, system, tools);
+    tokens = Math.max(0, before - Math.round(ratio * (local - localAfter)));
+    local = localAfter;
+    sizes.push({ before, after: tokens });
+  }
+  return sizes;
+}
+
+/** One start/end pair per step; hard announced its start before its summary. */
+function emitSteps(
+  steps: readonly AppliedStep[],
+  sizes: readonly StepSizes[],
+  { emit }: TurnEnvironment,
+): void {
+  for (const [index, { layer, plan, durationMs }] of steps.entries()) {
+    const { before, after } = sizes[index]!;
     if (layer !== 'hard') emit({ type: 'compaction-start', layer, tokensBefore: before });
     emit({
       type: 'compaction-end',
       layer,
       tokensBefore: before,
-      tokensAfter: tokens,
+      tokensAfter: after,
       archived: plan.items.length,
       durationMs,
     });
   }
-  return tokens;
 }
 
 function rewriteContext(runtime: SessionRuntime, settings: CompactorSettings): RewriteContext {

@@ -236,3 +236,5 @@ function withoutResponseFields(
     ...(refusal ? { refusal } : {}),
   } as OpenAIChatMessage;
 }
+
+export { compactToolOpenAI, recallToolOpenAI } from './compaction-tools.js';

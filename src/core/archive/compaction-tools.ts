@@ -1,5 +1,5 @@
 import { toolResultText } from '../_internal/text.js';
-import type { ToolResultBlock } from '../conversation/types.js';
+import type { ToolResultBlock, ToolResultContentBlock } from '../conversation/types.js';
 import { CompactError } from '../errors.js';
 import { renderMessage } from '../summary/render-message.js';
 import type { ArchiveStore } from './archive-store.js';
@@ -23,32 +23,38 @@ const compactSchema = {
   additionalProperties: false,
 } as const;
 
-/** The `recall` tool in Anthropic form. */
-export const recallToolAnthropic = {
+/**
+ * A tool definition in no provider's shape: name, description and JSON Schema of the input. The
+ * provider shapes are `recallToolAnthropic` / `compactToolAnthropic` in `agent-compact/anthropic`
+ * and `recallToolOpenAI` / `compactToolOpenAI` in `agent-compact/openai`.
+ */
+export interface CompactionToolDefinition {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: typeof recallSchema | typeof compactSchema;
+}
+
+/** The `recall` tool: brings back an archived item by id (run it with {@link handleRecall}). */
+export const recallTool = {
   name: 'recall',
   description: recallDescription,
-  input_schema: recallSchema,
-} as const;
-/** The `compact` tool in Anthropic form. */
-export const compactToolAnthropic = {
-  name: 'compact',
-  description: compactDescription,
-  input_schema: compactSchema,
-} as const;
-/** The `recall` tool in OpenAI function form. */
-export const recallToolOpenAI = {
-  type: 'function',
-  function: { name: 'recall', description: recallDescription, parameters: recallSchema },
-} as const;
-/** The `compact` tool in OpenAI function form. */
-export const compactToolOpenAI = {
-  type: 'function',
-  function: { name: 'compact', description: compactDescription, parameters: compactSchema },
-} as const;
+  inputSchema: recallSchema,
+} as const satisfies CompactionToolDefinition;
 
 /**
- * Runs the `recall` tool: the archived original as text. A tool result comes back byte-identical;
- * a replaced history comes back as a transcript.
+ * The `compact` tool: the model asks for a hard compaction, optionally with a focus (read it with
+ * {@link parseCompactInput} and pass `{ force: 'hard', focus }` to the next `maybeCompact`).
+ */
+export const compactTool = {
+  name: 'compact',
+  description: compactDescription,
+  inputSchema: compactSchema,
+} as const satisfies CompactionToolDefinition;
+
+/**
+ * Runs the `recall` tool: the archived original. A tool result comes back byte-identical — as its
+ * text, or as its blocks when it held images, so the model sees the images again; a replaced
+ * history comes back as a transcript.
  *
  * @example
  * if (toolUse.name === 'recall') output = await handleRecall({ archive, sessionId }, toolUse.input);
@@ -56,7 +62,7 @@ export const compactToolOpenAI = {
 export async function handleRecall(
   { archive, sessionId }: { archive: ArchiveStore; sessionId: string },
   input: unknown,
-): Promise<string> {
+): Promise<string | ToolResultContentBlock[]> {
   const id = typeof input === 'object' && input !== null ? (input as { id?: unknown }).id : undefined;
   if (typeof id !== 'string' || !/^r\d+$/.test(id.trim())) {
     throw new CompactError('recall needs an id like "r17"', { code: 'INVALID_OPTIONS', path: 'input.id' });
@@ -68,8 +74,11 @@ export async function handleRecall(
   const block = item.block;
   if (!block) return '';
   switch (block.type) {
-    case 'tool_result':
-      return toolResultText(block as ToolResultBlock);
+    case 'tool_result': {
+      const result = block as ToolResultBlock;
+      const hasImages = Array.isArray(result.content) && result.content.some((part) => part.type === 'image');
+      return hasImages && Array.isArray(result.content) ? result.content : toolResultText(result);
+    }
     case 'text':
       return typeof block.text === 'string' ? block.text : '';
     case 'tool_use':

@@ -313,22 +313,42 @@ function toolMessageContent(block: ToolResultBlock): string | OpenAIContentPart[
   return [{ type: 'text', text: prefix.trimEnd() }, ...parts];
 }
 
+/**
+ * A tool message's content without its images (the API accepts only text in `role: "tool"`), and
+ * the images, labelled with the call they came from, for the user message that follows.
+ */
+function splitToolImages(
+  toolUseId: string,
+  content: string | OpenAIContentPart[],
+): { content: string | OpenAIContentPart[]; images: OpenAIContentPart[] } {
+  if (typeof content === 'string' || !content.some((part) => part.type === 'image_url')) {
+    return { content, images: [] };
+  }
+  const images = content.filter((part) => part.type === 'image_url');
+  const text = content.filter((part) => part.type !== 'image_url');
+  const note = `[${images.length} image(s) of this result follow in the next user message]`;
+  return {
+    content: [...text, { type: 'text', text: note }],
+    images: [{ type: 'text', text: `Images from the result of tool call ${toolUseId}:` }, ...images],
+  };
+}
+
 function userToOpenAI(content: string | ContentBlock[]): OpenAIChatMessage[] {
   if (typeof content === 'string') return [{ role: 'user', content }];
   const result: OpenAIChatMessage[] = [];
   const parts: OpenAIContentPart[] = [];
+  const carriedImages: OpenAIContentPart[] = [];
   for (const block of content) {
     if (block.type === 'tool_result') {
       const toolResult = block as ToolResultBlock;
-      result.push({
-        role: 'tool',
-        tool_call_id: toolResult.tool_use_id,
-        content: toolMessageContent(toolResult),
-      });
+      const split = splitToolImages(toolResult.tool_use_id, toolMessageContent(toolResult));
+      result.push({ role: 'tool', tool_call_id: toolResult.tool_use_id, content: split.content });
+      carriedImages.push(...split.images);
     } else {
       parts.push(partFromBlock(block));
     }
   }
+  parts.unshift(...carriedImages);
   const [onlyPart] = parts;
   if (
     result.length > 0 &&

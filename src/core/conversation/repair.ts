@@ -146,6 +146,8 @@ const structuralRules: Record<ValidationRule, boolean> = {
   'tool-result-not-first': false,
   'invalid-tool-call': true,
   'invalid-tool-message': true,
+  // Only OpenAI-shaped input has tool messages; repair works on the canonical model.
+  'image-in-tool-message': true,
   'duplicate-tool-call-id': true,
   'unanswered-tool-call': true,
   'orphan-tool-message': true,

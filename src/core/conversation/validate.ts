@@ -52,6 +52,8 @@ export type ValidationRule =
   | 'invalid-tool-call'
   /** An OpenAI `tool` message lacks a string `tool_call_id`. */
   | 'invalid-tool-message'
+  /** An OpenAI `tool` message carries an `image_url` part; the API accepts only text there. */
+  | 'image-in-tool-message'
   /** Two OpenAI tool calls share an id. */
   | 'duplicate-tool-call-id'
   /** An OpenAI tool call has no `tool` message before the next non-tool message. */
@@ -560,6 +562,17 @@ function validateOpenAIToolMessage(
       path: `${path}.content`,
       message: `content must be a string or an array of parts, got ${describe(message.content)}`,
       rule: 'invalid-content',
+    });
+  }
+  if (Array.isArray(message.content)) {
+    message.content.forEach((part: unknown, partIndex) => {
+      if (!isRecord(part) || part.type !== 'image_url') return;
+      problems.push({
+        path: `${path}.content[${partIndex}]`,
+        message:
+          'a tool message accepts only text parts; send the image in a user message after the tool messages',
+        rule: 'image-in-tool-message',
+      });
     });
   }
   const id = message.tool_call_id;
