@@ -107,7 +107,7 @@ export async function run(): Promise<void> {
     '| strategy | billed input ÷ none | cost | cost ÷ none | input-side cost ÷ none | peak tokens | summary calls | summary cost | prefix rewrites / 100 turns | micro / mid / hard | retention (one denominator) | of compacted | blocked s | longest wait s | replay ms |',
   );
   console.log(
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   );
   const rows: Array<[string, StrategySummary]> = [
     ...result.strategies.map((name): [string, StrategySummary] => [name, total[name]]),
