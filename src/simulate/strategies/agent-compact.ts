@@ -83,8 +83,11 @@ export function createAgentCompactStrategy(options: ReplayStrategyOptions): Repl
     ...options.agentCompact,
     counter: options.counter,
     summarizer,
-    ...(options.cacheTtlSeconds === undefined ? {} : { cacheTtlSeconds: options.cacheTtlSeconds }),
   };
+  // The replay's cache lifetime, unless the settings replayed name their own.
+  if (compactorOptions.cacheTtlSeconds === undefined && options.cacheTtlSeconds !== undefined) {
+    compactorOptions.cacheTtlSeconds = options.cacheTtlSeconds;
+  }
   if (options.mid !== undefined || options.hard !== undefined) {
     compactorOptions.thresholds = {
       ...(options.mid === undefined ? {} : { mid: options.mid }),
