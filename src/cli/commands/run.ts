@@ -38,6 +38,7 @@ export const agentOptionSpec = {
   window: { type: 'string' },
   'max-steps': { type: 'string' },
   summarizer: { type: 'string' },
+  background: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -59,6 +60,7 @@ const agentOptionsHelp = `Options:
   --window N                   the model's context window (default: 200000 / 128000)
   --max-steps N                model calls per task before stopping (default: 100)
   --summarizer model|extractive  who writes hard summaries (default: model)
+  --background                 write hard summaries in the background while the agent keeps working
 
 Keys come from ANTHROPIC_API_KEY or OPENAI_API_KEY; they are never written to the session.`;
 
@@ -133,6 +135,7 @@ export async function prepareAgent(
       contextWindow,
       ...(mid !== undefined || hard !== undefined ? { thresholds: { mid, hard } } : {}),
       summarizer,
+      ...(values.background === true ? { backgroundSummaries: true } : {}),
       bashApproval: approval,
       ...(maxSteps !== undefined ? { maxSteps } : {}),
       secrets: [apiKey],
