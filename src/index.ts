@@ -62,6 +62,28 @@ export {
   repairMessages,
 } from './core/conversation/repair.js';
 export {
+  type FromResponsesOptions,
+  type FromResponsesResult,
+  fromResponsesInput,
+  RESPONSES_DATA_KEY,
+  type ResponsesBlockData,
+  responsesDataOf,
+  toResponsesInput,
+} from './core/conversation/responses-format.js';
+export type {
+  ResponsesCallOutputItem,
+  ResponsesCompactionItem,
+  ResponsesContentPart,
+  ResponsesCustomToolCallItem,
+  ResponsesFunctionCallItem,
+  ResponsesInput,
+  ResponsesInputItem,
+  ResponsesItemReference,
+  ResponsesMessageItem,
+  ResponsesOtherItem,
+  ResponsesReasoningItem,
+} from './core/conversation/responses-types.js';
+export {
   type CacheControl,
   type ContentBlock,
   type Conversation,
@@ -73,6 +95,7 @@ export {
   type KnownBlockType,
   type Message,
   type MessageFormat,
+  type ProviderData,
   type ProviderUsage,
   promptTokensFromUsage,
   type RedactedThinkingBlock,
@@ -93,6 +116,11 @@ export {
 } from './core/conversation/validate.js';
 export { CompactError, type CompactErrorCode, type CompactErrorOptions } from './core/errors.js';
 export type { CompactionEvent, CompactionEventHandler, CompactionLayer } from './core/events.js';
+export { MAX_CACHE_BREAKPOINTS } from './core/request/cache-breakpoints.js';
+export type { CompactRequestOptions, CompactRequestResult } from './core/request/compact-request.js';
+export { compactRequest } from './core/request/compact-request-once.js';
+export type { RequestBody } from './core/request/request-conversation.js';
+export { detectRequestFormat, type RequestFormat } from './core/request/request-format.js';
 export { createExtractiveSummaryModel, extractiveSummary } from './core/summary/extractive-summary.js';
 export { defaultIdentity } from './core/summary/summary-format.js';
 export type {

@@ -39,6 +39,11 @@ export {
   writeFileTool,
 } from './file-tools.js';
 export { createOpenAIChatModel, type OpenAIChatModelOptions } from './openai-chat-model.js';
+export {
+  createOpenAIResponsesChatModel,
+  type OpenAIResponsesChatModelOptions,
+  toResponsesTool,
+} from './openai-responses-chat-model.js';
 export { createArchive as createSessionArchive } from './session-archive.js';
 export {
   createSession,

@@ -34,8 +34,8 @@ export function singleFile(positionals: readonly string[]): string {
 
 /** The `--format` flag of conversation files. */
 export function formatOption(value: string | undefined): MessageFormat | undefined {
-  if (value !== undefined && value !== 'anthropic' && value !== 'openai') {
-    throw new CliError(`--format must be "anthropic" or "openai", got "${value}"`, 2);
+  if (value !== undefined && value !== 'anthropic' && value !== 'openai' && value !== 'responses') {
+    throw new CliError(`--format must be "anthropic", "openai" or "responses", got "${value}"`, 2);
   }
   return value;
 }

@@ -14,6 +14,10 @@ const commands: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 'compact a conversation once and write the result',
     load: async () => (await import('./commands/compact.js')).compactCommand,
   },
+  recall: {
+    summary: 'print the original of an archived item (recall ID --archive DIR)',
+    load: async () => (await import('./commands/recall.js')).recallCommand,
+  },
   simulate: {
     summary: 'replay agent transcripts through the strategies and compare them',
     load: async () => (await import('./commands/simulate.js')).simulateCommand,
@@ -21,6 +25,10 @@ const commands: Record<string, { summary: string; load: () => Promise<CliCommand
   run: {
     summary: 'run the reference coding agent on one task',
     load: async () => (await import('./commands/run.js')).runCommand,
+  },
+  proxy: {
+    summary: 'compact the conversations of any agent through its base URL',
+    load: async () => (await import('./commands/proxy.js')).proxyCommand,
   },
   chat: {
     summary: 'chat with the reference coding agent',

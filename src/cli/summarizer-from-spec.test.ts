@@ -36,6 +36,7 @@ describe('createSummaryModelFromSpec', () => {
   it.each([
     ['anthropic', 'ANTHROPIC_API_KEY'],
     ['openai', 'OPENAI_API_KEY'],
+    ['openai-responses', 'OPENAI_API_KEY'],
   ] as const)('%s: builds a working model with the key from the environment', async (provider, keyName) => {
     server = await startScriptedModelServer({ script: [`summary from ${provider}`] });
     const baseURL = provider === 'anthropic' ? server.anthropicBaseURL : server.openaiBaseURL;
@@ -45,6 +46,12 @@ describe('createSummaryModelFromSpec', () => {
     });
     expect(model).toMatchObject({ provider, modelId: 'small-model' });
     await expect(model?.summarize(request)).resolves.toMatchObject({ text: `summary from ${provider}` });
+    const path = {
+      anthropic: '/v1/messages',
+      openai: '/v1/chat/completions',
+      'openai-responses': '/v1/responses',
+    };
+    expect(server.requests[0]?.path).toBe(path[provider]);
   });
 
   it('keeps colons in the model id and needs no key for an OpenAI-compatible server', async () => {
@@ -62,7 +69,7 @@ describe('createSummaryModelFromSpec', () => {
     ['anthropic:claude-haiku-4-5', {}, 'set ANTHROPIC_API_KEY'],
     ['openai:gpt-5-mini', {}, 'set OPENAI_API_KEY'],
     ['anthropic:', { ANTHROPIC_API_KEY: 'k' }, 'needs a model'],
-    ['gemini:pro', {}, 'is not one of anthropic:MODEL, openai:MODEL or extractive'],
+    ['gemini:pro', {}, 'is not one of anthropic:MODEL, openai:MODEL, openai-responses:MODEL or extractive'],
   ])('%s fails as one line with exit code 2', async (spec, env, message) => {
     const error = await cliError(createSummaryModelFromSpec(spec, { env }));
     expect(error.exitCode).toBe(2);

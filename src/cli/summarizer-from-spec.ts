@@ -23,7 +23,8 @@ const sdkPackages = { anthropic: '@anthropic-ai/sdk', openai: 'openai' } as cons
 
 /**
  * Turns the CLI's `--summarizer` value into a {@link SummaryModel}: `anthropic:MODEL`,
- * `openai:MODEL` (everything after the first colon is the model, so `openai:qwen3:8b` works), or
+ * `openai:MODEL` (everything after the first colon is the model, so `openai:qwen3:8b` works),
+ * `openai-responses:MODEL` (the OpenAI adapter over the Responses API), or
  * `extractive`, which returns `undefined` — the core's offline default. Keys come from
  * `ANTHROPIC_API_KEY` / `OPENAI_API_KEY`; with `baseURL`, an OpenAI-compatible server needs no key.
  * The SDK adapters are loaded only when asked for, so the CLI runs without the SDKs installed.
@@ -42,23 +43,28 @@ export async function createSummaryModelFromSpec(
   const colon = trimmed.indexOf(':');
   const provider = colon === -1 ? trimmed : trimmed.slice(0, colon);
   const model = colon === -1 ? '' : trimmed.slice(colon + 1).trim();
-  if (provider !== 'anthropic' && provider !== 'openai') {
-    throw new CliError(`--summarizer "${spec}" is not one of anthropic:MODEL, openai:MODEL or extractive`, 2);
+  if (provider !== 'anthropic' && provider !== 'openai' && provider !== 'openai-responses') {
+    throw new CliError(
+      `--summarizer "${spec}" is not one of anthropic:MODEL, openai:MODEL, openai-responses:MODEL or extractive`,
+      2,
+    );
   }
+  // `openai-responses` is the OpenAI adapter over the Responses API.
+  const sdkProvider = provider === 'anthropic' ? 'anthropic' : 'openai';
   if (model === '') {
     throw new CliError(`--summarizer ${provider}: needs a model, e.g. ${exampleSpec(provider)}`, 2);
   }
-  const keyName = provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY';
+  const keyName = sdkProvider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY';
   const apiKey = env[keyName]?.trim() || undefined;
   // A local OpenAI-compatible server (Ollama, vLLM, llama.cpp) needs no key, but the SDK wants one.
-  const keyOptional = provider === 'openai' && baseURL !== undefined;
+  const keyOptional = sdkProvider === 'openai' && baseURL !== undefined;
   if (apiKey === undefined && !keyOptional) {
     throw new CliError(
       `--summarizer ${provider}:${model} needs an API key: set ${keyName} in the environment`,
       2,
     );
   }
-  const adapter = await loadAdapter(provider, importAdapter);
+  const adapter = await loadAdapter(sdkProvider, importAdapter);
   const options = {
     model,
     apiKey: apiKey ?? 'no-key',
@@ -71,6 +77,11 @@ export async function createSummaryModelFromSpec(
       return (adapter as typeof import('../anthropic/index.js')).createAnthropicSummaryModel(options);
     case 'openai':
       return (adapter as typeof import('../openai/index.js')).createOpenAISummaryModel(options);
+    case 'openai-responses':
+      return (adapter as typeof import('../openai/index.js')).createOpenAISummaryModel({
+        ...options,
+        api: 'responses',
+      });
     default: {
       const unreachable: never = provider;
       throw new CliError(`unknown provider ${String(unreachable)}`, 2);
@@ -78,8 +89,8 @@ export async function createSummaryModelFromSpec(
   }
 }
 
-function exampleSpec(provider: 'anthropic' | 'openai'): string {
-  return provider === 'anthropic' ? 'anthropic:claude-haiku-4-5' : 'openai:gpt-5-mini';
+function exampleSpec(provider: 'anthropic' | 'openai' | 'openai-responses'): string {
+  return provider === 'anthropic' ? 'anthropic:claude-haiku-4-5' : `${provider}:gpt-5-mini`;
 }
 
 function defaultImportAdapter(provider: 'anthropic' | 'openai'): Promise<unknown> {

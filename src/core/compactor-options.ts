@@ -2,6 +2,7 @@ import type { ArchiveStore } from './archive/archive-store.js';
 import type { SessionStateStore } from './archive/session-state-store.js';
 import type { Message, ProviderUsage, SystemPrompt } from './conversation/types.js';
 import type { CompactionEventHandler, CompactionLayer } from './events.js';
+import type { CompactRequestOptions, CompactRequestResult } from './request/compact-request.js';
 import type { SummaryModel } from './summary/summary-model.js';
 import type { TokenCounter } from './tokens/token-counter.js';
 import type { ToolDefinition } from './tokens/tool-tokens.js';
@@ -168,6 +169,15 @@ export interface CompactResult {
 export interface Compactor {
   /** Compacts when needed; pass the messages through it before every model call. */
   maybeCompact(messages: readonly Message[], options?: MaybeCompactOptions): Promise<CompactResult>;
+  /**
+   * Compacts the conversation of a whole request body (Anthropic Messages, OpenAI Chat
+   * Completions) with this compactor's state, and returns the same body with only the
+   * conversation and its cache breakpoints changed, every other field kept in order.
+   */
+  compactRequest<Body extends object>(
+    body: Body,
+    options?: CompactRequestOptions,
+  ): Promise<CompactRequestResult<Body>>;
   /** The thresholds in force. */
   readonly thresholds: { readonly mid: number; readonly hard: number };
   /** The session's id in the archive. */

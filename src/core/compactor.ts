@@ -8,6 +8,7 @@ import { validateMessages } from './conversation/validate.js';
 import { CompactError } from './errors.js';
 import type { CompactionEvent } from './events.js';
 import { compactTurn, type TurnEnvironment } from './pipeline.js';
+import { compactRequestWith } from './request/compact-request.js';
 import { createRuntime, restoreRuntime, runtimeToState, type SessionRuntime } from './session-runtime.js';
 
 export { defaultThresholds } from './compactor-settings.js';
@@ -107,7 +108,13 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
     }
   }
 
-  return { maybeCompact, thresholds: settings.limits, sessionId: settings.sessionId, archive };
+  return {
+    maybeCompact,
+    compactRequest: (body, requestOptions) => compactRequestWith({ maybeCompact }, body, requestOptions),
+    thresholds: settings.limits,
+    sessionId: settings.sessionId,
+    archive,
+  };
 }
 
 /** Reads the archive (to continue its ids) and the stored state, if any. */

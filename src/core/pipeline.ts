@@ -82,7 +82,9 @@ export async function compactTurn(
   if (usage && previous) runtime.tokens.observe(usage, previous.messages, previous.system, previous.tools);
   const tokensBefore = runtime.tokens.count(input, system, tools);
   runtime.index.sync(input);
-  if (tokensBefore > settings.limits.hard) assertFixedPartFits(input, options, runtime, settings);
+  // A forced layer is an explicit request (`force` wins); the automatic path refuses at once.
+  if (tokensBefore > settings.limits.hard && force === undefined)
+    assertFixedPartFits(input, options, runtime, settings);
 
   // When the prompt cache has expired anyway there is no prefix to keep: no batching this call.
   const cacheExpired =
@@ -100,17 +102,20 @@ export async function compactTurn(
     (await hardStep(input, options, runtime, environment, context, tokensBefore))?.plan;
   const decide = () => decideBackground(input, tokensBefore, runtime, settings, startSummary);
   const background = force ? ({ kind: 'none' } as const) : await decide();
-  const steps: AppliedStep[] =
-    (background.kind === 'none'
+  const backgroundPlanned =
+    background.kind === 'none'
       ? undefined
-      : await backgroundSteps(background, decide, input, options, runtime, environment, context)) ??
-    (await planLayers(choice, input, options, runtime, { ...environment, micro }, context, tokensBefore));
+      : await backgroundSteps(background, decide, input, options, runtime, environment, context);
+  const { steps, previousTokensAfter } = backgroundPlanned
+    ? { steps: backgroundPlanned, previousTokensAfter: undefined }
+    : await planLayers(choice, input, options, runtime, { ...environment, micro }, context, tokensBefore);
 
   const output = steps.length === 0 ? input : steps[steps.length - 1]!.plan.messages;
   const items = steps.flatMap((step) => step.plan.items);
   const layer = steps.length === 0 ? 'none' : steps[steps.length - 1]!.layer;
   const sizes = measureSteps(steps, input, options, tokensBefore, runtime);
   const tokensAfter = sizes[sizes.length - 1]?.after ?? tokensBefore;
+  if (previousTokensAfter !== undefined) assertFitsWithoutHard(tokensAfter, previousTokensAfter, settings);
   assertFitsWindow(layer, tokensAfter, settings);
   // The runtime moves to the output, the state is saved, then the originals are archived: a state
   // save that finds the session moved (or a failed write) leaves nothing archived under stale ids.
@@ -172,7 +177,13 @@ async function backgroundSteps(
   }
 }
 
-/** Runs the planners `choice` names and returns the steps that changed something, in order. */
+/** The steps that changed something, in order, and the breaker's reading when it kept hard from running. */
+interface PlannedLayers {
+  steps: AppliedStep[];
+  previousTokensAfter?: number;
+}
+
+/** Runs the planners `choice` names. */
 async function planLayers(
   choice: LayerChoice,
   input: readonly Message[],
@@ -181,7 +192,7 @@ async function planLayers(
   environment: TurnEnvironment & { micro: MicroSettings },
   context: RewriteContext,
   tokensBefore: number,
-): Promise<AppliedStep[]> {
+): Promise<PlannedLayers> {
   const { settings, micro: microSettings } = environment;
   const micro = async (): Promise<AppliedStep[]> => {
     const started = Date.now();
@@ -195,24 +206,31 @@ async function planLayers(
   };
   switch (choice) {
     case 'micro':
-      return micro();
+      return { steps: await micro() };
     case 'forced-mid':
     case 'mid-or-micro': {
       const step = await mid();
       const gated = choice === 'mid-or-micro' && microSettings.cacheAware;
       const { items, freedTokens } = step.plan;
       const passes = items.length > 0 && (!gated || freedTokens >= microSettings.clearAtLeast);
-      return passes ? [step] : micro();
+      return { steps: passes ? [step] : await micro() };
     }
     case 'mid-or-hard': {
       // Condensing is enough when it gets back under mid (so it does not fire again next call).
       const step = await mid();
       const after = runtime.tokens.count(step.plan.messages, options.system, options.tools);
-      if (step.plan.items.length > 0 && after <= settings.limits.mid) return [step];
-      return present(await hardStep(input, options, runtime, environment, context, tokensBefore));
+      if (step.plan.items.length > 0 && after <= settings.limits.mid) return { steps: [step] };
+      const previousTokensAfter = openBreaker(runtime, settings.limits);
+      if (previousTokensAfter !== undefined) {
+        const { mid: midLimit } = settings.limits;
+        environment.emit({ type: 'circuit-breaker-open', tokensBefore, previousTokensAfter, mid: midLimit });
+        return { steps: step.plan.items.length > 0 ? [step] : await micro(), previousTokensAfter };
+      }
+      return { steps: present(await hardStep(input, options, runtime, environment, context, tokensBefore)) };
     }
     case 'hard':
-      return present(await hardStep(input, options, runtime, environment, context, tokensBefore));
+      // Forced (the model called `compact`): the breaker guards only the automatic path.
+      return { steps: present(await hardStep(input, options, runtime, environment, context, tokensBefore)) };
     default: {
       const exhaustive: never = choice;
       return exhaustive;
@@ -231,7 +249,6 @@ async function hardStep(
 ): Promise<AppliedStep | undefined> {
   const { settings, emit } = environment;
   const { system, tools, focus, signal } = options;
-  assertBreakerClosed(runtime, environment, tokensBefore);
   const started = Date.now();
   // Summaries take seconds: say so before, not after.
   emit({ type: 'compaction-start', layer: 'hard', tokensBefore });
@@ -241,6 +258,8 @@ async function hardStep(
     rewrite: context,
     rule: settings.rule,
     countTokens: (messages) => runtime.tokens.countLocal(messages, system, tools),
+    // The kept turn's results are fresh (the model has not read them): masked only when the
+    // request would not fit under the hard threshold otherwise.
     maxTokens: settings.limits.hard,
     ...(system === undefined ? {} : { system }),
     ...(focus ? { focus } : {}),
@@ -264,22 +283,32 @@ async function hardStep(
 }
 
 /**
- * The circuit breaker: hard never runs on two calls in a row when the first did not bring the
- * request under the mid threshold (counted now, with the provider's report when there is one).
+ * The circuit breaker: the tokens the previous call's hard compaction left, counted now (with the
+ * provider's report when there is one), when that call ran hard and did not get under the mid
+ * threshold — summarizing again on this call would not help. Undefined when the breaker is closed.
  */
-function assertBreakerClosed(
-  runtime: SessionRuntime,
-  environment: TurnEnvironment,
-  tokensBefore: number,
-): void {
+function openBreaker(runtime: SessionRuntime, limits: { mid: number }): number | undefined {
   const previous = sentRequest(runtime.lastOutput);
-  if (!runtime.hardOnLastCall || !previous) return;
-  const { mid } = environment.settings.limits;
+  if (!runtime.hardOnLastCall || !previous) return undefined;
   const previousTokensAfter = runtime.tokens.count(previous.messages, previous.system, previous.tools);
-  if (previousTokensAfter <= mid) return;
-  environment.emit({ type: 'circuit-breaker-open', tokensBefore, previousTokensAfter, mid });
+  return previousTokensAfter > limits.mid ? previousTokensAfter : undefined;
+}
+
+/**
+ * With the breaker open, the request goes out without a hard compaction when it still fits the
+ * model's window less the reserved output; over it, `CONTEXT_OVERFLOW`, before anything is
+ * archived. Without `contextWindow` the thresholds are all the compactor knows, and being over
+ * hard does not mean the provider will refuse the request: it goes out.
+ */
+function assertFitsWithoutHard(
+  tokensAfter: number,
+  previousTokensAfter: number,
+  settings: CompactorSettings,
+): void {
+  const { contextWindow, reserveOutputTokens, limits } = settings;
+  if (contextWindow === undefined || tokensAfter <= contextWindow - reserveOutputTokens) return;
   throw new CompactError(
-    `the hard compaction of the previous call left ${previousTokensAfter} tokens, over the mid threshold of ${mid}; not summarizing again (the request now has ${tokensBefore} tokens). Shorten the system prompt, tools or latest request, or raise the thresholds`,
+    `the hard compaction of the previous call left ${previousTokensAfter} tokens, over the mid threshold of ${limits.mid}, so summarizing again would not help, and the request (${tokensAfter} tokens) does not fit the window of ${contextWindow} less ${reserveOutputTokens} reserved. Shorten the system prompt, tools or latest request`,
     { code: 'CONTEXT_OVERFLOW' },
   );
 }

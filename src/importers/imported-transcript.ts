@@ -7,7 +7,13 @@ import type { RepairChange } from '../core/conversation/repair.js';
 import type { Conversation, ProviderUsage } from '../core/conversation/types.js';
 
 /** A transcript format the importers read. */
-export type TranscriptFormat = 'claude-code' | 'swe-agent' | 'mini-swe-agent' | 'anthropic' | 'openai';
+export type TranscriptFormat =
+  | 'claude-code'
+  | 'swe-agent'
+  | 'mini-swe-agent'
+  | 'anthropic'
+  | 'openai'
+  | 'responses';
 
 /** Every {@link TranscriptFormat}, for argument parsing and help texts. */
 export const transcriptFormats: readonly TranscriptFormat[] = [
@@ -16,6 +22,7 @@ export const transcriptFormats: readonly TranscriptFormat[] = [
   'mini-swe-agent',
   'anthropic',
   'openai',
+  'responses',
 ];
 
 /** Provider usage as found in a transcript; OpenAI-style reports may say how much was cached. */

@@ -18,6 +18,7 @@ import { claudeCodeFromLines, isClaudeCodeLine } from './claude-code.js';
 import type { ImportedTranscript, TranscriptFormat } from './imported-transcript.js';
 import { isMiniSweAgentTrajectory, miniSweAgentFromValue } from './mini-swe-agent.js';
 import { importPlainConversation, plainConversationFromParsed } from './plain-conversation.js';
+import { isResponsesRequestLine, responsesRequestsFromLines } from './responses-requests.js';
 import { isSweAgentTrajectory, sweAgentFromValue } from './swe-agent.js';
 
 export { type ClaudeCodeImportOptions, importClaudeCode } from './claude-code.js';
@@ -30,6 +31,7 @@ export {
 } from './imported-transcript.js';
 export { importMiniSweAgent, type MiniSweAgentImportOptions } from './mini-swe-agent.js';
 export { importPlainConversation, plainConversationFromParsed } from './plain-conversation.js';
+export { isResponsesRequestLine, responsesRequestsFromLines } from './responses-requests.js';
 export { importSweAgent, type SweAgentImportOptions } from './swe-agent.js';
 
 /** Options of {@link importTranscript}. */
@@ -57,6 +59,8 @@ export function importTranscript(
     case 'anthropic':
     case 'openai':
       return importPlainConversation(body, { format, ...sourceOption });
+    case 'responses':
+      return importResponses(body, source);
     case 'claude-code':
       return claudeCodeFromLines(jsonLines(body, source), source);
     case 'swe-agent':
@@ -157,18 +161,48 @@ export function detectTranscriptFormat(text: string): TranscriptFormat {
 }
 
 function importDetected(body: string, source: string | undefined): ImportedTranscript {
-  const sourceOption = source === undefined ? {} : { source };
   const whole = tryParse(body);
   if (whole.ok) {
     if (isMiniSweAgentTrajectory(whole.value)) return miniSweAgentFromValue(whole.value, source);
     if (isSweAgentTrajectory(whole.value)) return sweAgentFromValue(whole.value, source);
     if (isClaudeCodeLine(whole.value))
       return claudeCodeFromLines([{ value: whole.value, lineNumber: 1 }], source);
-    return importPlainConversation(body, sourceOption);
+    return importResponses(body, source, 'detect');
   }
   if (detectTranscriptFormat(body) === 'claude-code')
     return claudeCodeFromLines(jsonLines(body, source), source);
-  return importPlainConversation(body, sourceOption);
+  return importResponses(body, source, 'detect');
+}
+
+/**
+ * A Responses transcript: a log of requests (JSONL, or a JSON array, of request bodies), else a
+ * plain Responses conversation (`{ instructions, input }`, items, or JSONL items).
+ */
+function importResponses(
+  body: string,
+  source: string | undefined,
+  format: 'detect' | 'responses' = 'responses',
+) {
+  const sourceOption = source === undefined ? {} : { source };
+  const whole = tryParse(body);
+  if (
+    whole.ok &&
+    Array.isArray(whole.value) &&
+    whole.value.length > 0 &&
+    whole.value.every(isResponsesRequestLine)
+  ) {
+    return responsesRequestsFromLines(
+      whole.value.map((value, index) => ({ value, lineNumber: index + 1 })),
+      source,
+    );
+  }
+  if (!whole.ok) {
+    const first = body.split('\n').find((line) => line.trim() !== '');
+    if (first !== undefined && isResponsesRequestLine(tryParse(first).value)) {
+      return responsesRequestsFromLines(jsonLines(body, source), source);
+    }
+  }
+  return importPlainConversation(body, format === 'detect' ? sourceOption : { format, ...sourceOption });
 }
 
 function tryParse(text: string): { ok: true; value: unknown } | { ok: false; value?: undefined } {

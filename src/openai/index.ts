@@ -27,9 +27,23 @@ import {
   type SummaryRetryOptions,
   summaryRetryPolicy,
 } from '../core/summary/summary-retry.js';
+import { createResponsesSummaryModel } from './responses-summary.js';
+
+export {
+  fromResponsesInputParams,
+  summaryUsageFromResponses,
+  toResponsesInputParams,
+} from './responses-summary.js';
 
 /** Options of {@link createOpenAISummaryModel}. */
 export interface OpenAISummaryModelOptions extends SummaryRetryOptions {
+  /**
+   * The API the summary is asked over: Chat Completions (`client.chat.completions.create`, any
+   * OpenAI-compatible server) or Responses (`client.responses.create`, `store: false`; the system
+   * prompt goes as `instructions`, `maxTokensField` and `systemRole` do not apply).
+   * @default 'chat'
+   */
+  api?: 'chat' | 'responses';
   /**
    * The model that writes summaries. It need not be the agent's model: a smaller, cheaper model
    * (e.g. a mini model, or a local one behind `baseURL`) summarizes well.
@@ -57,11 +71,12 @@ export interface OpenAISummaryModelOptions extends SummaryRetryOptions {
    * The agent's tool definitions, sent unchanged with `tool_choice: 'none'`: tools are part of the
    * prefix OpenAI caches, so sending the agent's own lets the summary request reuse its cache.
    */
-  tools?: readonly OpenAI.ChatCompletionTool[];
+  tools?: readonly OpenAI.ChatCompletionTool[] | readonly OpenAI.Responses.Tool[];
 }
 
 /**
- * Creates a {@link SummaryModel} over the OpenAI Chat Completions API or any server that speaks it.
+ * Creates a {@link SummaryModel} over the OpenAI Chat Completions API or any server that speaks it,
+ * or with `api: 'responses'` over the OpenAI Responses API.
  *
  * The conversation is converted with the core's `toOpenAIMessages`; the system prompt and history
  * go first, unchanged, so providers with automatic prompt caching reuse the agent's prefix. Each
@@ -82,6 +97,7 @@ export interface OpenAISummaryModelOptions extends SummaryRetryOptions {
  * const compactor = createCompactor({ summarizer });
  */
 export function createOpenAISummaryModel({
+  api = 'chat',
   model,
   client,
   apiKey,
@@ -107,6 +123,18 @@ export function createOpenAISummaryModel({
       maxRetries: 0,
     });
   const policy = summaryRetryPolicy(retryOptions);
+  if (api === 'responses') {
+    const responsesTools = tools as readonly OpenAI.Responses.Tool[] | undefined;
+    return createResponsesSummaryModel({
+      sdk,
+      model,
+      policy,
+      maxTokens,
+      contextWindow,
+      tools: responsesTools,
+    });
+  }
+  const chatTools = tools as readonly OpenAI.ChatCompletionTool[] | undefined;
 
   return {
     specificationVersion: 'v1',
@@ -122,7 +150,7 @@ export function createOpenAISummaryModel({
           { systemRole },
         ),
         [maxTokensField]: bound,
-        ...(tools && tools.length > 0 ? { tools: [...tools], tool_choice: 'none' as const } : {}),
+        ...(chatTools && chatTools.length > 0 ? { tools: [...chatTools], tool_choice: 'none' as const } : {}),
       };
       const completion = await callWithRetries({
         provider: 'openai',

@@ -78,9 +78,34 @@ function openAIUnits(body: Record<string, unknown>): RequestUnit[] {
   return units;
 }
 
+function responsesUnits(body: Record<string, unknown>): RequestUnit[] {
+  const units: RequestUnit[] = [];
+  for (const tool of arrayOrEmpty(body.tools)) units.push({ value: tool, breakpoint: false });
+  if (body.instructions !== undefined) units.push({ value: body.instructions, breakpoint: true });
+  // Like Chat Completions, caching is automatic: every item boundary is a potential cache hit.
+  const input = typeof body.input === 'string' ? [body.input] : arrayOrEmpty(body.input);
+  for (const item of input) units.push({ value: item, breakpoint: true });
+  return units;
+}
+
+function unitsOf(api: ScriptedApi, body: Record<string, unknown>): RequestUnit[] {
+  switch (api) {
+    case 'anthropic':
+      return anthropicUnits(body);
+    case 'openai':
+      return openAIUnits(body);
+    case 'responses':
+      return responsesUnits(body);
+    default: {
+      const unreachable: never = api;
+      throw new Error(`unknown api ${String(unreachable)}`);
+    }
+  }
+}
+
 /** Input tokens of a request by the server's estimate, as {@link estimateTokens} per unit. */
 export function estimateRequestTokens(api: ScriptedApi, body: Record<string, unknown>): number {
-  const units = api === 'anthropic' ? anthropicUnits(body) : openAIUnits(body);
+  const units = unitsOf(api, body);
   return units.reduce((sum, unit) => sum + estimateTokens(unit.value), 0);
 }
 
@@ -90,7 +115,7 @@ export class PromptCache {
 
   /** Counts a request's input tokens and reads from / writes to the cache like the provider. */
   measure(api: ScriptedApi, body: Record<string, unknown>): InputUsage {
-    const units = api === 'anthropic' ? anthropicUnits(body) : openAIUnits(body);
+    const units = unitsOf(api, body);
     const hash: Hash = createHash('sha256');
     hash.update(api);
     let runningTokens = 0;
@@ -107,7 +132,7 @@ export class PromptCache {
       lastBreakpointTokens = runningTokens;
     }
     for (const key of newPrefixes) this.#prefixes.add(key);
-    if (api === 'openai') {
+    if (api !== 'anthropic') {
       return {
         totalTokens: runningTokens,
         uncachedTokens: runningTokens - cacheReadTokens,

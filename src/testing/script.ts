@@ -44,7 +44,7 @@ export type ScriptStep =
     };
 
 /** The API a request was made to. */
-export type ScriptedApi = 'anthropic' | 'openai';
+export type ScriptedApi = 'anthropic' | 'openai' | 'responses';
 
 /** One request the server received, as recorded. */
 export interface RecordedRequest {

@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { validateMessages } from '../core/conversation/validate.js';
+import { checkResponsesRequest, responsesExtras } from './_responses-request.js';
+import { type ResponsesAnswer, responsesEvents, responsesObject } from './_responses-wire.js';
 import {
   type Answer,
   type AnswerBlock,
@@ -57,8 +59,10 @@ const hiddenHeaders = new Set(['authorization', 'x-api-key', 'api-key']);
 
 /**
  * Starts a model server on 127.0.0.1 (a free port) that speaks the Anthropic Messages API
- * (`POST /v1/messages`) and the OpenAI Chat Completions API (`POST /v1/chat/completions`), plain and
- * streamed, answering from a script. Use it to drive the real SDKs in tests without a network.
+ * (`POST /v1/messages`), the OpenAI Chat Completions API (`POST /v1/chat/completions`) and the
+ * OpenAI Responses API (`POST /v1/responses`), plain and streamed, answering from a script.
+ * Responses requests that ask for reasoning get a `reasoning` item (with `encrypted_content` when
+ * `include` asks for it); encrypted content it handed out and gets back altered is a 400. Use it to drive the real SDKs in tests without a network.
  *
  * Input tokens are estimated deterministically (see {@link estimateRequestTokens}); Anthropic
  * requests with `cache_control` get `cache_creation_input_tokens` / `cache_read_input_tokens` from
@@ -100,7 +104,11 @@ export async function startScriptedModelServer({
     const index = received;
     received += 1;
     const path = (incoming.url ?? '/').split('?')[0] ?? '/';
-    const api: ScriptedApi = path.endsWith('/chat/completions') ? 'openai' : 'anthropic';
+    const api: ScriptedApi = path.endsWith('/chat/completions')
+      ? 'openai'
+      : path.endsWith('/responses')
+        ? 'responses'
+        : 'anthropic';
     const record = (
       body: Record<string, unknown>,
       stream: boolean,
@@ -125,7 +133,8 @@ export async function startScriptedModelServer({
     const rawBody = await readBody(incoming);
     const countOnly = path === '/v1/messages/count_tokens';
     const knownPath =
-      incoming.method === 'POST' && (path === '/v1/messages' || path === '/v1/chat/completions' || countOnly);
+      incoming.method === 'POST' &&
+      (path === '/v1/messages' || path === '/v1/chat/completions' || path === '/v1/responses' || countOnly);
     if (!knownPath) {
       record({}, false, 0, 'not-found');
       writeError(response, api, {
@@ -159,7 +168,10 @@ export async function startScriptedModelServer({
       });
       return;
     }
-    const shapeError = checkRequestShape(api, body, incoming, validation, countOnly);
+    const shapeError =
+      api === 'responses'
+        ? checkResponsesRequest(body, validation)
+        : checkRequestShape(api, body, incoming, validation, countOnly);
     if (shapeError) {
       record(body, stream, 0, 'invalid-request');
       writeError(response, api, shapeError);
@@ -206,7 +218,7 @@ export async function startScriptedModelServer({
     const maxTokens = requestedMaxTokens(body);
     idCounter += 1;
     const makeAnswer = (blocks: AnswerBlock[], stop: AnswerStop): Answer => ({
-      id: api === 'anthropic' ? `msg_scripted_${idCounter}` : `chatcmpl-scripted-${idCounter}`,
+      id: answerId(api, idCounter),
       model: typeof body.model === 'string' ? body.model : 'scripted',
       blocks,
       stop,
@@ -219,6 +231,7 @@ export async function startScriptedModelServer({
       },
       reportCacheFields: usage.cacheReadTokens + usage.cacheWriteTokens > 0 || hasCacheControl(body),
       includeStreamUsage: isIncludeUsage(body),
+      ...(api === 'responses' ? responsesExtras(body, idCounter) : {}),
     });
 
     switch (step.type) {
@@ -241,6 +254,7 @@ export async function startScriptedModelServer({
         step.calls.forEach((call, callIndex) => {
           const id =
             call.id ?? `${api === 'anthropic' ? 'toolu' : 'call'}_scripted_${idCounter}_${callIndex}`;
+
           blocks.push({ type: 'tool_use', id, name: call.name, input: call.input });
         });
         writeAnswer(response, api, stream, makeAnswer(blocks, 'tool_use'));
@@ -289,12 +303,9 @@ export async function startScriptedModelServer({
         );
         if (stream) {
           response.writeHead(200, streamHeaders(api));
-          const parts = api === 'anthropic' ? anthropicEvents(answer) : openAIChunks(answer, created());
-          response.write(parts.slice(0, 3).join(''));
+          response.write(streamParts(api, answer).slice(0, 3).join(''));
         } else {
-          const json = JSON.stringify(
-            api === 'anthropic' ? anthropicMessage(answer) : openAICompletion(answer, created()),
-          );
+          const json = JSON.stringify(answerBody(api, answer));
           response.writeHead(200, {
             'content-type': 'application/json',
             'content-length': String(json.length),
@@ -371,16 +382,39 @@ function streamHeaders(api: ScriptedApi): Record<string, string> {
   };
 }
 
+function answerId(api: ScriptedApi, counter: number): string {
+  switch (api) {
+    case 'anthropic':
+      return `msg_scripted_${counter}`;
+    case 'openai':
+      return `chatcmpl-scripted-${counter}`;
+    case 'responses':
+      return `resp_scripted_${counter}`;
+    default: {
+      const unreachable: never = api;
+      throw new Error(`unknown api ${String(unreachable)}`);
+    }
+  }
+}
+
+function streamParts(api: ScriptedApi, answer: Answer): string[] {
+  if (api === 'responses') return responsesEvents(answer as ResponsesAnswer);
+  return api === 'anthropic' ? anthropicEvents(answer) : openAIChunks(answer, created());
+}
+
+function answerBody(api: ScriptedApi, answer: Answer): Record<string, unknown> {
+  if (api === 'responses') return responsesObject(answer as ResponsesAnswer);
+  return api === 'anthropic' ? anthropicMessage(answer) : openAICompletion(answer, created());
+}
+
 function writeAnswer(response: ServerResponse, api: ScriptedApi, stream: boolean, answer: Answer): void {
   if (stream) {
     response.writeHead(200, streamHeaders(api));
-    for (const part of api === 'anthropic' ? anthropicEvents(answer) : openAIChunks(answer, created())) {
-      response.write(part);
-    }
+    for (const part of streamParts(api, answer)) response.write(part);
     response.end();
     return;
   }
-  const body = api === 'anthropic' ? anthropicMessage(answer) : openAICompletion(answer, created());
+  const body = answerBody(api, answer);
   response.writeHead(200, {
     'content-type': 'application/json',
     [api === 'anthropic' ? 'request-id' : 'x-request-id']: `req_scripted_${Date.now()}`,
@@ -435,7 +469,7 @@ function promptTooLong(api: ScriptedApi, tokens: number, contextWindow: number):
 }
 
 function requestedMaxTokens(body: Record<string, unknown>): number {
-  const value = body.max_tokens ?? body.max_completion_tokens;
+  const value = body.max_tokens ?? body.max_completion_tokens ?? body.max_output_tokens;
   return typeof value === 'number' && value > 0 ? value : 4096;
 }
 

@@ -62,6 +62,33 @@ describe('agent-compact compact', () => {
     expect(output.stderr).toMatch(/^hard: \d+ → \d+ tokens/);
   });
 
+  it('without --archive keeps the archive in OUT.archive/, where recall finds every id it names', async () => {
+    const directory = await workspace({ 'session.json': JSON.stringify(session) });
+    const { output, io } = recordingIO(directory);
+    expect(
+      await main(['compact', 'session.json', '--mid', '10000', '--hard', '20000', '-o', 'out.json'], io),
+    ).toBe(0);
+    expect(output.stderr).toMatch(/item\(s\) archived in out\.json\.archive\n$/);
+    const text = await readFile(join(directory, 'out.json'), 'utf8');
+    const ids = new Set([...text.matchAll(/recall(?: |=\\")(r\d+)/g)].map((match) => match[1]!));
+    expect(ids.size).toBeGreaterThan(0);
+    for (const id of ids) {
+      const recalled = recordingIO(directory);
+      expect(await main(['recall', id, '--archive', 'out.json.archive'], recalled.io)).toBe(0);
+      expect(recalled.output.stdout.length).toBeGreaterThan(0);
+    }
+    // A hard summary's id gives back the messages it replaced, as JSON.
+    const summaryId = /<context_summary recall=\\"(r\d+)\\"/.exec(text)?.[1];
+    const recalled = recordingIO(directory);
+    expect(
+      await main(
+        ['recall', summaryId!, '--archive', 'out.json.archive', '--session', 'session'],
+        recalled.io,
+      ),
+    ).toBe(0);
+    expect(JSON.parse(recalled.output.stdout)[0]).toEqual(session.messages[0]);
+  });
+
   it('leaves a small conversation alone (layer none)', async () => {
     const directory = await workspace({ 'small.json': JSON.stringify({ messages: agentSession(2) }) });
     const { output, io } = recordingIO(directory);

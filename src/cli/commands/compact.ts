@@ -2,15 +2,26 @@
  * `agent-compact compact FILE [--mid N] [--hard N] [--window N] [--summarizer SPEC] [--base-url URL]
  * [--archive DIR] [--force mid|hard] [--tokenizer T] [--format F] [-o OUT] [--json]`
  *
- * Runs one `maybeCompact` over a conversation file and writes the result in the input's format.
+ * Runs one `maybeCompact` over a conversation file (or `compactRequest` over a whole request body)
+ * and writes the result in the input's format.
  */
 import { writeFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { createFileArchiveStore } from '../../archive/index.js';
 import { createCompactor } from '../../core/compactor.js';
-import type { CompactorOptions } from '../../core/compactor-options.js';
-import { serializeConversation } from '../../core/conversation/parse-conversation.js';
+import type {
+  Compactor,
+  CompactorOptions,
+  CompactResult,
+  MaybeCompactOptions,
+} from '../../core/compactor-options.js';
+import {
+  type ParsedConversation,
+  serializeConversation,
+} from '../../core/conversation/parse-conversation.js';
+import type { MessageFormat } from '../../core/conversation/types.js';
 import { assertValidMessages } from '../../core/conversation/validate.js';
+import { readRequestConversation } from '../../core/request/request-conversation.js';
 import { type CliCommand, CliError } from '../cli-io.js';
 import {
   type CliTokenizer,
@@ -22,23 +33,28 @@ import {
   tokenizerOption,
 } from '../command-args.js';
 import { readConversationFile } from '../read-conversation.js';
+import { assertValidRequest, type RequestFile, readRequestFile, serializeRequest } from '../read-request.js';
 import { createSummaryModelFromSpec } from '../summarizer-from-spec.js';
 
 const help = `Usage: agent-compact compact FILE [options]
 
 Compacts a conversation once, as an agent loop would before its next model call, and writes the
-result in the input's format (to OUT, or to stdout without -o and --json).
+result in the input's format (to OUT, or to stdout without -o and --json). FILE may also be a whole
+request body as an agent sends it (model, tools, system, messages or input …): then the whole
+request is written back with only its conversation changed.
 
 Options:
   --mid N              mid threshold in tokens (default 50000, or 60% of --window)
   --hard N             hard threshold in tokens (default 80000, or 85% of --window)
   --window N           the model's context window; thresholds become fractions of it
-  --summarizer SPEC    extractive (default, offline), anthropic:MODEL or openai:MODEL
+  --summarizer SPEC    extractive (default, offline), anthropic:MODEL, openai:MODEL
+                       or openai-responses:MODEL
   --base-url URL       base URL for the summarizer's API (OpenAI-compatible servers, proxies)
-  --archive DIR        keep what leaves the context in DIR/<name>.jsonl (default: not kept)
+  --archive DIR        keep what leaves the context in DIR/<name>.jsonl (default: OUT.archive/,
+                       or FILE.archive/ without -o); agent-compact recall ID --archive DIR reads it
   --force LAYER        run mid or hard even below its threshold
   --tokenizer T        o200k (default), cl100k or heuristic
-  --format F           read the file as anthropic or openai instead of detecting it
+  --format F           read the file as anthropic, openai or responses instead of detecting it
   -o, --output OUT     write the compacted conversation to OUT
   --json               print { "layer", "tokensBefore", "tokensAfter", "archived", ... }
   -h, --help           show this help
@@ -54,9 +70,14 @@ export const compactCommand: CliCommand = async (args, io) => {
     io.stdout(help);
     return 0;
   }
-  const parsed = await readConversationFile(options.file, io, { format: options.format });
-  const { conversation } = parsed;
-  assertValidMessages(conversation.messages, { system: conversation.system });
+  const request = await readRequestFile(options.file, io, { format: options.format });
+  const parsed = request
+    ? undefined
+    : await readConversationFile(options.file, io, { format: options.format });
+  if (request) assertValidRequest(request, options.file);
+  // Responses input is checked with the Responses rules, with paths into its items.
+  else if (parsed!.responsesInput) assertValidMessages(parsed!.responsesInput, { format: 'responses' });
+  else assertValidMessages(parsed!.conversation.messages, { system: parsed!.conversation.system });
   const summarizer = options.summarizer
     ? await createSummaryModelFromSpec(options.summarizer, {
         env: io.env,
@@ -65,6 +86,8 @@ export const compactCommand: CliCommand = async (args, io) => {
     : undefined;
   // A model named on the command line that fails is an error here, not a silent fallback.
   let modelFailure: string | undefined;
+  // Placeholders name archive ids: keep the archive somewhere it can be recalled from.
+  const archive = options.archive ?? `${options.output ?? options.file}.archive`;
   const compactorOptions: CompactorOptions = {
     counter: await createCliCounter(options.tokenizer),
     sessionId: sessionIdFor(options.file),
@@ -78,26 +101,20 @@ export const compactCommand: CliCommand = async (args, io) => {
       : {}),
     ...(options.window === undefined ? {} : { contextWindow: options.window }),
     ...(summarizer ? { summarizer } : {}),
-    ...(options.archive
-      ? { archive: createFileArchiveStore({ directory: resolve(io.cwd, options.archive) }) }
-      : {}),
+    archive: createFileArchiveStore({ directory: resolve(io.cwd, archive) }),
     onEvent: (event) => {
       if (event.type === 'fallback-used') modelFailure ??= event.reason;
     },
   };
   const compactor = createCompactor(compactorOptions);
-  const result = await compactor.maybeCompact(conversation.messages, {
-    ...(conversation.system === undefined ? {} : { system: conversation.system }),
-    ...(options.force ? { force: options.force } : {}),
-  });
+  const force = options.force ? { force: options.force } : {};
+  const run = request
+    ? await compactRequestFile(compactor, request, force)
+    : await compactConversation(compactor, parsed!, force);
   if (summarizer && modelFailure) throw new CliError(modelFailure, 2);
-  const text = serializeConversation({ ...conversation, messages: result.messages }, parsed.format, {
-    jsonl: parsed.layout === 'jsonl',
-    ...(parsed.systemRole ? { systemRole: parsed.systemRole } : {}),
-  });
   if (options.output) {
     try {
-      await writeFile(resolve(io.cwd, options.output), text);
+      await writeFile(resolve(io.cwd, options.output), run.text);
     } catch (error) {
       throw new CliError(
         `cannot write ${options.output}: ${error instanceof Error ? error.message : String(error)}`,
@@ -105,29 +122,86 @@ export const compactCommand: CliCommand = async (args, io) => {
       );
     }
   }
+  const { result } = run;
   const summary = {
     layer: result.layer,
     tokensBefore: result.tokensBefore,
     tokensAfter: result.tokensAfter,
     archived: result.archived,
-    messagesBefore: conversation.messages.length,
-    messagesAfter: result.messages.length,
+    messagesBefore: run.messagesBefore,
+    messagesAfter: run.messagesAfter,
     thresholds: compactor.thresholds,
-    format: parsed.format,
+    format: run.format,
     ...(options.output ? { output: options.output } : {}),
+    ...(result.archived.length > 0 ? { archive } : {}),
   };
   if (options.json) {
     io.stdout(`${JSON.stringify(summary)}\n`);
   } else {
-    if (!options.output) io.stdout(text);
+    if (!options.output) io.stdout(run.text);
     io.stderr(
-      `${result.layer}: ${result.tokensBefore} → ${result.tokensAfter} tokens, ${conversation.messages.length} → ` +
-        `${result.messages.length} messages, ${result.archived.length} item(s) archived` +
-        `${options.archive ? ` in ${options.archive}` : ''}\n`,
+      `${result.layer}: ${result.tokensBefore} → ${result.tokensAfter} tokens, ${run.messagesBefore} → ` +
+        `${run.messagesAfter} messages, ${result.archived.length} item(s) archived` +
+        `${result.archived.length > 0 || options.archive ? ` in ${archive}` : ''}\n`,
     );
   }
   return 0;
 };
+
+/** What one compaction of a file produced. */
+interface CompactRun {
+  /** The output file's text, in the input's format and layout. */
+  text: string;
+  result: Pick<CompactResult, 'layer' | 'tokensBefore' | 'tokensAfter' | 'archived'>;
+  messagesBefore: number;
+  messagesAfter: number;
+  format: string;
+}
+
+type ForceOption = Pick<MaybeCompactOptions, 'force'>;
+
+async function compactConversation(
+  compactor: Compactor,
+  parsed: ParsedConversation,
+  force: ForceOption,
+): Promise<CompactRun> {
+  const { conversation } = parsed;
+  const result = await compactor.maybeCompact(conversation.messages, {
+    ...(conversation.system === undefined ? {} : { system: conversation.system }),
+    ...force,
+  });
+  const text = serializeConversation({ ...conversation, messages: result.messages }, parsed.format, {
+    jsonl: parsed.layout === 'jsonl',
+    ...(parsed.systemRole ? { systemRole: parsed.systemRole } : {}),
+  });
+  return {
+    text,
+    result,
+    messagesBefore: conversation.messages.length,
+    messagesAfter: result.messages.length,
+    format: parsed.format,
+  };
+}
+
+/** A whole request goes back whole: every field but the conversation as it came. */
+async function compactRequestFile(
+  compactor: Compactor,
+  request: RequestFile,
+  force: ForceOption,
+): Promise<CompactRun> {
+  const result = await compactor.compactRequest(request.body, { format: request.format, ...force });
+  const after =
+    result.body === request.body
+      ? request.conversation
+      : readRequestConversation(result.body, request.format);
+  return {
+    text: serializeRequest(result.body, request.oneLine),
+    result,
+    messagesBefore: request.conversation.messages.length,
+    messagesAfter: after.messages.length,
+    format: request.format,
+  };
+}
 
 interface CompactArgs {
   help: boolean;
@@ -140,7 +214,7 @@ interface CompactArgs {
   archive?: string;
   force?: 'mid' | 'hard';
   tokenizer: CliTokenizer;
-  format?: 'anthropic' | 'openai';
+  format?: MessageFormat;
   output?: string;
   json: boolean;
 }

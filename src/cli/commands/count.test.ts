@@ -71,6 +71,7 @@ describe('agent-compact count', () => {
       tokens: expected,
       messages: 4,
       system: systemTokens,
+      tools: 0,
       tokenizer: 'heuristic',
       format: 'anthropic',
     });

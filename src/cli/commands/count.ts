@@ -1,13 +1,17 @@
 /**
- * `agent-compact count FILE [--json] [--tokenizer o200k|cl100k|heuristic] [--format anthropic|openai]`
+ * `agent-compact count FILE [--json] [--tokenizer o200k|cl100k|heuristic] [--format anthropic|openai|responses]`
  *
- * Counts the tokens of a conversation the way agent-compact does everywhere: the text and
- * arguments of each block plus a fixed per-message and per-block overhead.
+ * Counts the tokens of a conversation or a whole request the way agent-compact does everywhere:
+ * the text and arguments of each block plus a fixed per-message and per-block overhead, and a
+ * request's tool definitions.
  */
 
 import type { MessageFormat, SystemPrompt } from '../../core/conversation/types.js';
+import type { RequestFormat } from '../../core/request/request-format.js';
 import { countMessageTokens, countSystemTokens } from '../../core/tokens/message-tokens.js';
-import type { CliCommand } from '../cli-io.js';
+import type { TokenCounter } from '../../core/tokens/token-counter.js';
+import { countToolTokens } from '../../core/tokens/tool-tokens.js';
+import type { CliCommand, CliIO } from '../cli-io.js';
 import {
   type CliTokenizer,
   createCliCounter,
@@ -17,19 +21,22 @@ import {
   tokenizerOption,
 } from '../command-args.js';
 import { readConversationFile, streamConversationFile } from '../read-conversation.js';
+import { type RequestFile, readRequestFile } from '../read-request.js';
 
 /** A tokenizer the `count` command can use. */
 export type CountTokenizer = CliTokenizer;
 
-const help = `Usage: agent-compact count FILE [--json] [--tokenizer o200k|cl100k|heuristic] [--format anthropic|openai]
+const help = `Usage: agent-compact count FILE [--json] [--tokenizer o200k|cl100k|heuristic] [--format anthropic|openai|responses]
 
 Counts the tokens of a conversation (JSON object, JSON array of messages or JSONL; Anthropic or
-OpenAI shape): each block's text and arguments plus a fixed per-message and per-block overhead.
+OpenAI shape) or of a whole request body (as an agent sends it: model, tools, system, messages …):
+each block's text and arguments plus a fixed per-message and per-block overhead, and for a request
+its tool definitions too — everything the provider bills as input.
 
 Options:
-  --json                 print { "tokens", "messages", "system", "tokenizer", "format" }
+  --json                 print { "tokens", "messages", "system", "tools", "tokenizer", "format" }
   --tokenizer TOKENIZER  o200k (default), cl100k or heuristic (no tokenizer tables)
-  --format FORMAT        read the file as anthropic or openai instead of detecting it
+  --format FORMAT        read the file as anthropic, openai or responses instead of detecting it
   -h, --help             show this help
 
 Exit codes: 0 counted, 2 unreadable input or bad arguments.
@@ -43,6 +50,41 @@ export const countCommand: CliCommand = async (args, io) => {
     return 0;
   }
   const counter = await createCliCounter(options.tokenizer);
+  const request = await readRequestFile(options.file, io, { format: options.format });
+  const count = request ? countRequest(request, counter) : await countConversation(options, io, counter);
+  const { tokens, messages, system, tools, format } = count;
+  if (options.json) {
+    io.stdout(
+      `${JSON.stringify({ tokens, messages, system, tools, tokenizer: options.tokenizer, format })}\n`,
+    );
+  } else {
+    const toolsPart = request ? `, tools ${tools}` : '';
+    io.stdout(
+      `${tokens} tokens (${messages} messages, system ${system}${toolsPart}; ${options.tokenizer}, ${format})\n`,
+    );
+  }
+  return 0;
+};
+
+/** What `count` reports. */
+interface Count {
+  tokens: number;
+  messages: number;
+  system: number;
+  tools: number;
+  format: RequestFormat;
+}
+
+/** A whole request: everything the provider bills as input — system, tool definitions, messages. */
+function countRequest({ conversation, format }: RequestFile, counter: TokenCounter): Count {
+  const system = countSystemTokens(conversation.system, counter);
+  const tools = countToolTokens(conversation.tools, counter);
+  let tokens = system + tools;
+  for (const message of conversation.messages) tokens += countMessageTokens(message, counter);
+  return { tokens, messages: conversation.messages.length, system, tools, format };
+}
+
+async function countConversation(options: CountArgs, io: CliIO, counter: TokenCounter): Promise<Count> {
   let tokens = 0;
   let messages = 0;
   // Anthropic JSONL is counted as it streams, so a session larger than memory still counts.
@@ -58,16 +100,9 @@ export const countCommand: CliCommand = async (args, io) => {
     messages = conversation.messages.length;
     read = { system: conversation.system, format };
   }
-  const { format } = read;
   const system = countSystemTokens(read.system, counter);
-  tokens += system;
-  if (options.json) {
-    io.stdout(`${JSON.stringify({ tokens, messages, system, tokenizer: options.tokenizer, format })}\n`);
-  } else {
-    io.stdout(`${tokens} tokens (${messages} messages, system ${system}; ${options.tokenizer}, ${format})\n`);
-  }
-  return 0;
-};
+  return { tokens: tokens + system, messages, system, tools: 0, format: read.format };
+}
 
 interface CountArgs {
   help: boolean;

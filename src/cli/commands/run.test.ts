@@ -9,7 +9,16 @@ import { main } from '../main.js';
 import type { AgentCliIO } from './run.js';
 
 const secretKey = 'sk-e2e-test-key-0123456789abcdef';
-const keyVariables = { anthropic: 'ANTHROPIC_API_KEY', openai: 'OPENAI_API_KEY' } as const;
+const keyVariables = {
+  anthropic: 'ANTHROPIC_API_KEY',
+  openai: 'OPENAI_API_KEY',
+  'openai-responses': 'OPENAI_API_KEY',
+} as const;
+
+/** The conversation of a request: Anthropic and Chat `messages`, Responses `input` items. */
+function conversationOf(body: Record<string, unknown>): unknown[] {
+  return (body.messages ?? body.input) as unknown[];
+}
 const thresholds = { mid: 24_000, hard: 40_000, window: 100_000 };
 
 let workspace: string;
@@ -88,7 +97,18 @@ interface ToolResultSeen {
 
 /** The tool results of the last message of a request, in either API's shape. */
 function lastToolResults(api: ScriptedApi, body: Record<string, unknown>): ToolResultSeen[] {
-  const messages = body.messages as Record<string, unknown>[];
+  const messages = conversationOf(body) as Record<string, unknown>[];
+  if (api === 'responses') {
+    const results: ToolResultSeen[] = [];
+    for (let index = messages.length - 1; messages[index]?.type === 'function_call_output'; index -= 1) {
+      results.unshift({
+        id: String(messages[index]!.call_id),
+        text: String(messages[index]!.output),
+        isError: false,
+      });
+    }
+    return results;
+  }
   if (api === 'anthropic') {
     const content = messages.at(-1)?.content;
     if (!Array.isArray(content)) return [];
@@ -114,7 +134,7 @@ function lastToolResults(api: ScriptedApi, body: Record<string, unknown>): ToolR
 }
 
 function isSummaryRequest(body: Record<string, unknown>): boolean {
-  const messages = body.messages as unknown[];
+  const messages = conversationOf(body);
   return JSON.stringify(messages.at(-1)).includes('Write a dense summary of the conversation so far');
 }
 
@@ -137,7 +157,7 @@ function createScriptedTask() {
       summaries += 1;
       // Like a good model, the summary keeps the placeholders' archive ids (the instructions ask for it).
       const placeholders =
-        JSON.stringify(request.body.messages).match(/\[Previous: used [^\]]*?recall r\d+\]/g) ?? [];
+        JSON.stringify(conversationOf(request.body)).match(/\[Previous: used [^\]]*?recall r\d+\]/g) ?? [];
       const kept = placeholders.map((placeholder) => `- ${placeholder}`).join('\n');
       return `## Task and constraints\n- Read the files and write the report.\n## Done so far\n- Summary ${summaries}.\n${kept}\n## Key findings and decisions\n- (none)\n## Files touched\n- src/f0.ts\n## Errors and fixes\n- (none)\n## Current state\n- working\n## Next steps\n- continue`;
     }
@@ -180,7 +200,7 @@ function createScriptedTask() {
     if (turn === 'recall') {
       if (!recalledId) {
         // A read_file placeholder of a file other than the edited one, with its archive id.
-        const text = JSON.stringify(request.body.messages);
+        const text = JSON.stringify(conversationOf(request.body));
         const match = /read_file\((src\/f(?:[1-9]|1[01])\.ts)\)[^\]]*?recall (r\d+)/.exec(text);
         if (!match) problems.push(`request ${request.index}: no read_file placeholder to recall`);
         else recalledId = { path: match[1]!, id: match[2]! };
@@ -246,7 +266,7 @@ function sessionIdFrom(stderr: string): string {
   return id;
 }
 
-describe.each(['anthropic', 'openai'] as const)(
+describe.each(['anthropic', 'openai', 'openai-responses'] as const)(
   'agent-compact run against the scripted %s server',
   (provider) => {
     it('runs a 50+ tool-call task through micro, mid and hard, resumes, and keeps everything valid', async () => {
@@ -302,7 +322,7 @@ describe.each(['anthropic', 'openai'] as const)(
 
         // The resumed run continued: its first request carries the first run's whole saved context.
         const resumedRequest = server.requests[requestsAfterFirst]!;
-        const savedContextLength = (resumedRequest.body.messages as unknown[]).length;
+        const savedContextLength = conversationOf(resumedRequest.body).length;
         expect(savedContextLength).toBeGreaterThan(2);
         const transcript = await readTranscript(sessionId);
         expect(transcript.slice(0, transcriptAfterFirst.length)).toEqual(transcriptAfterFirst);
@@ -333,11 +353,19 @@ describe.each(['anthropic', 'openai'] as const)(
 
         // No request exceeded the hard threshold plus one turn.
         for (const request of server.requests) {
-          const messages = request.body.messages as unknown[];
+          const messages = conversationOf(request.body);
           const lastTurn = estimateTokens(messages.slice(-2));
           expect(request.inputTokens, `request ${request.index}`).toBeLessThanOrEqual(
             thresholds.hard + lastTurn,
           );
+        }
+
+        // Responses: the model's encrypted reasoning went back with its calls (the server verifies it).
+        if (provider === 'openai-responses') {
+          const sentBack = server.requests.filter((request) =>
+            conversationOf(request.body).some((item) => (item as { type?: unknown }).type === 'reasoning'),
+          );
+          expect(sentBack.length).toBeGreaterThan(server.requests.length / 2);
         }
 
         // recall brought back an archived result byte-identical, before and after a hard compaction.
@@ -439,7 +467,7 @@ describe('agent-compact run: keys, servers, approval and Ctrl-C', () => {
       { ANTHROPIC_API_KEY: secretKey },
       /^agent-compact run: OPENAI_API_KEY is not set/,
     ],
-    [['--provider', 'gemini'], {}, /--provider must be anthropic or openai/],
+    [['--provider', 'gemini'], {}, /--provider must be anthropic, openai or openai-responses/],
     [['--mid', 'lots'], { ANTHROPIC_API_KEY: secretKey }, /--mid must be a positive integer/],
     [
       ['--resume', '../../etc'],

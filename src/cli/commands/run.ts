@@ -9,6 +9,7 @@ import { createArchive } from '../../agent/session-archive.js';
 import { openSession } from '../../agent/session-store.js';
 import type { BashApproval } from '../../agent/tool-runner.js';
 import { type CliCommand, CliError, type CliIO } from '../cli-io.js';
+import { openStoreFromSpec } from '../store-from-spec.js';
 
 /** A {@link CliIO} with what the agent commands also need; tests pass their own. */
 export type AgentCliIO = CliIO & {
@@ -39,18 +40,22 @@ export const agentOptionSpec = {
   'max-steps': { type: 'string' },
   summarizer: { type: 'string' },
   background: { type: 'boolean' },
+  store: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 const defaults = {
   anthropic: { model: 'claude-sonnet-5-5', window: 200_000, keyVariable: 'ANTHROPIC_API_KEY' },
   openai: { model: 'gpt-5.4', window: 128_000, keyVariable: 'OPENAI_API_KEY' },
+  'openai-responses': { model: 'gpt-5.4', window: 128_000, keyVariable: 'OPENAI_API_KEY' },
 } as const;
 
 type Provider = keyof typeof defaults;
 
 const agentOptionsHelp = `Options:
-  --provider anthropic|openai  the model API (default: anthropic; openai works with any compatible server)
+  --provider anthropic|openai|openai-responses
+                               the model API (default: anthropic; openai works with any compatible
+                               server; openai-responses is the Responses API, stateless like Codex)
   --model M                    the model id (default: claude-sonnet-5-5 / gpt-5.4)
   --base-url URL               another server speaking the API (e.g. http://localhost:11434/v1)
   --yes, -y                    run bash commands without asking
@@ -61,6 +66,7 @@ const agentOptionsHelp = `Options:
   --max-steps N                model calls per task before stopping (default: 100)
   --summarizer model|extractive  who writes hard summaries (default: model)
   --background                 write hard summaries in the background while the agent keeps working
+  --store redis://HOST:PORT    keep the archive and compactor state in Redis (default: the session folder)
 
 Keys come from ANTHROPIC_API_KEY or OPENAI_API_KEY; they are never written to the session.`;
 
@@ -122,7 +128,14 @@ export async function prepareAgent(
   const summarizer = parseSummarizer(values.summarizer as string | undefined);
 
   const model = await createModel(provider, { model: modelId, apiKey, ...(baseURL ? { baseURL } : {}) });
-  const { approval, close } = bashApprovalFor(values.yes === true, io, prompt);
+  const store = await openStoreFromSpec(values.store as string | undefined);
+  const bash = bashApprovalFor(values.yes === true, io, prompt);
+  const { approval } = bash;
+  const close = () => {
+    bash.close();
+    // An open Redis connection would keep the process alive after the answer.
+    store.close().catch(() => {});
+  };
   const printStatus = (event: AgentStatusEvent) => {
     if (event.type === 'assistant-text' && event.final) return;
     io.stderr(`${formatAgentStatus(event)}\n`);
@@ -139,7 +152,8 @@ export async function prepareAgent(
       bashApproval: approval,
       ...(maxSteps !== undefined ? { maxSteps } : {}),
       secrets: [apiKey],
-      createArchive,
+      createArchive: store.archive ? () => store.archive! : createArchive,
+      ...(store.stateStore ? { stateStore: store.stateStore } : {}),
       onStatus: printStatus,
       onCompactionEvent: (event) => {
         switch (event.type) {
@@ -168,7 +182,7 @@ export async function prepareAgent(
     });
     const { mid: midLimit, hard: hardLimit } = prepared.compactor.thresholds;
     io.stderr(
-      `agent-compact: session ${prepared.session.id}${prepared.resumed ? ' (resumed)' : ''} · ${provider} ${modelId} · ${prepared.workspace} · compaction at ${midLimit} / ${hardLimit} of ${contextWindow} tokens\n`,
+      `agent-compact: session ${prepared.session.id}${prepared.resumed ? ' (resumed)' : ''} · ${provider} ${modelId} · ${prepared.workspace} · compaction at ${midLimit} / ${hardLimit} of ${contextWindow} tokens${store.archive ? ` · store ${store.description}` : ''}\n`,
     );
     return { ...prepared, provider, model, printStatus, close };
   } catch (error) {
@@ -187,6 +201,10 @@ async function createModel(
       return (await import('../../agent/anthropic-chat-model.js')).createAnthropicChatModel(options);
     case 'openai':
       return (await import('../../agent/openai-chat-model.js')).createOpenAIChatModel(options);
+    case 'openai-responses':
+      return (await import('../../agent/openai-responses-chat-model.js')).createOpenAIResponsesChatModel(
+        options,
+      );
     default: {
       const unreachable: never = provider;
       throw new CliError(`unknown provider ${String(unreachable)}`, 2);
@@ -259,8 +277,8 @@ async function resolveWorkspace(cwd: string, option: string | undefined): Promis
 }
 
 function parseProvider(value: string): Provider {
-  if (value === 'anthropic' || value === 'openai') return value;
-  throw new CliError(`--provider must be anthropic or openai, got "${value}"`, 2);
+  if (value === 'anthropic' || value === 'openai' || value === 'openai-responses') return value;
+  throw new CliError(`--provider must be anthropic, openai or openai-responses, got "${value}"`, 2);
 }
 
 function parseSummarizer(value: string | undefined): 'model' | 'extractive' {

@@ -38,7 +38,8 @@ Options:
   --mid N             mid threshold in tokens of every strategy; the peers clear here (default 50000)
   --hard N            hard threshold of every strategy; the peers summarize here (default 80000)
   --window N          context window for agent-compact (thresholds become fractions of it)
-  --summarizer S      extractive (default, offline), anthropic:MODEL or openai:MODEL
+  --summarizer S      extractive (default, offline), anthropic:MODEL, openai:MODEL
+                      or openai-responses:MODEL
   --base-url URL      base URL for the summarizer's API
   --price-input N     $ per million input tokens (default ${defaultPriceTable.inputPerMillion})
   --price-output N    $ per million output tokens (default ${defaultPriceTable.outputPerMillion})

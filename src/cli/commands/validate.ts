@@ -1,5 +1,5 @@
 /**
- * `agent-compact validate FILE [--json] [--format anthropic|openai] [--fix -o OUT]`
+ * `agent-compact validate FILE [--json] [--format anthropic|openai|responses] [--fix -o OUT]`
  *
  * Exit 0 and `valid` when the provider would accept the conversation; exit 1 and one line per
  * problem (`path: message`) when not; exit 2 when the file cannot be read. `--fix -o OUT` writes the
@@ -11,21 +11,27 @@ import { toOpenAIMessages } from '../../core/conversation/openai-format.js';
 import type { ParsedConversation } from '../../core/conversation/parse-conversation.js';
 import { serializeConversation } from '../../core/conversation/parse-conversation.js';
 import { type RepairChange, repairMessages } from '../../core/conversation/repair.js';
+import { toResponsesInput } from '../../core/conversation/responses-format.js';
 import type { MessageFormat } from '../../core/conversation/types.js';
 import { type ValidationProblem, validateMessages } from '../../core/conversation/validate.js';
 import { CompactError } from '../../core/errors.js';
+import { withMessages } from '../../core/request/compact-request.js';
+import { readRequestConversation } from '../../core/request/request-conversation.js';
 import { type CliCommand, CliError, type CliIO } from '../cli-io.js';
 import { formatOption, parseCommandArgs, singleFile } from '../command-args.js';
 import { describeFileError, readConversationFile } from '../read-conversation.js';
+import { type RequestFile, readRequestFile, requestProblems, serializeRequest } from '../read-request.js';
 
-const help = `Usage: agent-compact validate FILE [--json] [--format anthropic|openai] [--fix -o OUT]
+const help = `Usage: agent-compact validate FILE [--json] [--format anthropic|openai|responses] [--fix -o OUT]
 
-Checks a conversation (JSON object, JSON array of messages or JSONL; Anthropic or OpenAI shape)
-against the rules the provider enforces.
+Checks a conversation (JSON object, JSON array of messages or JSONL; Anthropic, OpenAI Chat or
+OpenAI Responses shape: { "instructions"?, "input": [items] }), or the conversation of a whole
+request body as an agent sends it, against the rules the provider enforces. --fix on a whole
+request writes the whole request back.
 
 Options:
   --json             print { "valid": bool, "problems": [{ path, message, rule }] }
-  --format FORMAT    read the file as anthropic or openai instead of detecting it
+  --format FORMAT    read the file as anthropic, openai or responses instead of detecting it
   --fix              repair the conversation (needs -o)
   -o, --output OUT   where --fix writes the repaired conversation (same format as FILE)
   -h, --help         show this help
@@ -39,6 +45,11 @@ export const validateCommand: CliCommand = async (args, io) => {
   if (options.help) {
     io.stdout(help);
     return 0;
+  }
+  const request = await readRequestFile(options.file, io, { format: options.format });
+  if (request) {
+    const problems = requestProblems(request);
+    return options.fix ? fixRequest(io, request, problems, options) : report(io, problems, options.json);
   }
   const parsed = await readConversationFile(options.file, io, { format: options.format });
   const problems = problemsOf(parsed);
@@ -78,6 +89,7 @@ function problemsOf({
   format,
   systemRole,
   openAIMessages,
+  responsesInput,
 }: ParsedConversation): ValidationProblem[] {
   switch (format) {
     case 'anthropic':
@@ -89,6 +101,13 @@ function problemsOf({
       // The messages as read keep the input's own indices in every path.
       return validateMessages(
         openAIMessages ?? toOpenAIMessages(conversation, systemRole ? { systemRole } : {}),
+        {
+          format,
+        },
+      );
+    case 'responses':
+      return validateMessages(
+        responsesInput ?? toResponsesInput(conversation.messages, conversation.system),
         {
           format,
         },
@@ -111,6 +130,38 @@ function report(io: CliIO, problems: ValidationProblem[], json: boolean): number
   return problems.length === 0 ? 0 : 1;
 }
 
+/** Repairs a whole request's conversation and writes the whole request back. */
+async function fixRequest(
+  io: CliIO,
+  request: RequestFile,
+  problems: ValidationProblem[],
+  options: ValidateArgs,
+) {
+  let repaired: ReturnType<typeof repairMessages>;
+  try {
+    repaired = repairMessages(request.conversation.messages);
+  } catch (error) {
+    if (CompactError.isInstance(error) && error.code === 'INVALID_TRANSCRIPT')
+      throw new CliError(error.message, 1);
+    throw error;
+  }
+  const { messages, changes } = repaired;
+  const body =
+    changes.length === 0 ? request.body : withMessages(request.body, request.conversation, messages);
+  const output = options.output!;
+  try {
+    await writeFile(resolve(io.cwd, output), serializeRequest(body, request.oneLine));
+  } catch (error) {
+    throw new CliError(`${output}: ${describeFileError(error)}`, 2);
+  }
+  const remaining = requestProblems({
+    ...request,
+    body,
+    conversation: readRequestConversation(body, request.format),
+  });
+  return reportFix(io, { problems, changes, output, remaining, json: options.json });
+}
+
 async function fix(
   io: CliIO,
   parsed: ParsedConversation,
@@ -127,7 +178,7 @@ async function fix(
     throw error;
   }
   // The repaired conversation is checked as it is written, not as the input was read.
-  const { openAIMessages: _asRead, ...rest } = parsed;
+  const { openAIMessages: _asRead, responsesInput: _itemsAsRead, ...rest } = parsed;
   const repaired: ParsedConversation = { ...rest, conversation: { ...parsed.conversation, messages } };
   const text = serializeConversation(repaired.conversation, parsed.format, {
     jsonl: parsed.layout === 'jsonl',
@@ -140,7 +191,27 @@ async function fix(
     throw new CliError(`${output}: ${describeFileError(error)}`, 2);
   }
   const remaining = problemsOf(repaired);
-  if (options.json) {
+  return reportFix(io, { problems, changes, output, remaining, json: options.json });
+}
+
+/** What a repair did, printed; exit 0 when the written conversation is valid. */
+function reportFix(
+  io: CliIO,
+  {
+    problems,
+    changes,
+    output,
+    remaining,
+    json,
+  }: {
+    problems: ValidationProblem[];
+    changes: RepairChange[];
+    output: string;
+    remaining: ValidationProblem[];
+    json: boolean;
+  },
+): number {
+  if (json) {
     io.stdout(
       `${JSON.stringify({ valid: problems.length === 0, problems, changes, output, fixedValid: remaining.length === 0 })}\n`,
     );

@@ -10,6 +10,8 @@
 import { CompactError } from '../errors.js';
 import { fromOpenAIMessages, type OpenAISystemRole, toOpenAIMessages } from './openai-format.js';
 import type { OpenAIChatMessage, OpenAIContentPart, OpenAIToolCall } from './openai-types.js';
+import { fromResponsesInput, RESPONSES_DATA_KEY, toResponsesInput } from './responses-format.js';
+import type { ResponsesInputItem } from './responses-types.js';
 import type {
   CacheControl,
   ContentBlock,
@@ -23,6 +25,7 @@ import type {
   ToolResultContentBlock,
   ToolUseBlock,
 } from './types.js';
+import { type ValidationRule, validateMessages } from './validate.js';
 
 /** Deepest nesting accepted anywhere in the input; deeper input is refused with a clear error. */
 export const MAX_NESTING_DEPTH = 500;
@@ -56,6 +59,8 @@ export interface ParsedConversation {
   systemRole?: OpenAISystemRole;
   /** OpenAI input only: the messages as read, in the input's order, so problems keep the input's paths. */
   openAIMessages?: OpenAIChatMessage[];
+  /** Responses input only: the items as read, so problems keep the input's paths (`input[3]`). */
+  responsesInput?: ResponsesInputItem[];
 }
 
 /** Options of {@link serializeConversation}. */
@@ -123,8 +128,9 @@ export function parseConversation(text: string, options: ParseConversationOption
 export function conversationFromValue(
   value: unknown,
   layout: ConversationLayout,
-  { format, source, lineNumbers }: ConversationFromValueOptions = {},
+  { format: forced, source, lineNumbers }: ConversationFromValueOptions = {},
 ): ParsedConversation {
+  let format = forced;
   let rawSystem: unknown;
   let rawMessages: unknown[];
   // Where each message is named in errors: its JSONL line when known, else its index.
@@ -134,7 +140,10 @@ export function conversationFromValue(
     const messageLines: Array<number | undefined> = [];
     for (const [index, line] of (value as unknown[]).entries()) {
       if (isObject(line) && !('role' in line) && 'system' in line && index === 0) rawSystem = line.system;
-      else {
+      else if (isInstructionsLine(line) && index === 0) {
+        rawSystem = line.instructions;
+        format ??= 'responses';
+      } else {
         rawMessages.push(line);
         messageLines.push(lineNumbers?.[index]);
       }
@@ -145,6 +154,16 @@ export function conversationFromValue(
     };
   } else if (Array.isArray(value)) {
     rawMessages = value;
+  } else if (isObject(value) && Object.hasOwn(value, 'input') && !Object.hasOwn(value, 'messages')) {
+    // A Responses conversation or request: `input` (a string or items) and `instructions`.
+    rawMessages =
+      typeof value.input === 'string' ? [{ role: 'user', content: value.input }] : (value.input as unknown[]);
+    if (!Array.isArray(rawMessages)) {
+      throw unreadable(`expected a string or an array, got ${typeName(value.input)}`, 'input', source);
+    }
+    rawSystem = value.instructions ?? undefined;
+    format ??= 'responses';
+    messagePath = (index) => `input[${index}]`;
   } else if (isObject(value)) {
     if (!Object.hasOwn(value, 'messages')) throw unreadable('expected a "messages" array', undefined, source);
     if (!Array.isArray(value.messages)) {
@@ -187,6 +206,8 @@ export function conversationFromValue(
       if (systemRole) result.systemRole = systemRole;
       return result;
     }
+    case 'responses':
+      return readResponses(rawMessages, rawSystem, layout, messagePath, source);
     default: {
       const unreachable: never = detected;
       throw new Error(`unknown format ${String(unreachable)}`);
@@ -202,6 +223,7 @@ export function conversationFromValue(
  * detectFormat([{ role: 'tool', tool_call_id: 'call_1', content: 'ok' }]); // 'openai'
  */
 export function detectFormat(messages: readonly unknown[]): MessageFormat {
+  if (messages.some(hasResponsesMark)) return 'responses';
   for (const message of messages) {
     if (!isObject(message)) continue;
     const { role } = message;
@@ -252,6 +274,8 @@ export function serializeConversation(
           : { system: conversation.system, messages: conversation.messages };
       return `${JSON.stringify(body, null, 2)}\n`;
     }
+    case 'responses':
+      return serializeResponses(conversation, jsonl);
     case 'openai': {
       const openAIMessages = toOpenAIMessages(conversation, systemRole ? { systemRole } : {});
       if (jsonl) return `${openAIMessages.map((message) => JSON.stringify(message)).join('\n')}\n`;
@@ -622,6 +646,102 @@ function readToolCall(value: unknown, path: string, source: string | undefined):
   else
     throw unreadable(`expected string, got ${typeName(rawArguments)}`, `${path}.function.arguments`, source);
   return { id, type: 'function', function: { name, arguments: argumentsText } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// OpenAI Responses shape
+
+/** Item types only the Responses API has; a part type `input_*`/`output_text` is a mark too. */
+const responsesItemTypes = new Set([
+  'message',
+  'function_call',
+  'function_call_output',
+  'custom_tool_call',
+  'custom_tool_call_output',
+  'reasoning',
+  'compaction',
+  'item_reference',
+]);
+const responsesPartTypes = new Set(['input_text', 'output_text', 'input_image', 'input_file']);
+
+function hasResponsesMark(item: unknown): boolean {
+  if (!isObject(item)) return false;
+  const { type, content } = item;
+  // An Anthropic API response object is also `type: "message"`: only its parts tell them apart.
+  if (
+    typeof type === 'string' &&
+    type !== 'message' &&
+    (responsesItemTypes.has(type) || type.endsWith('_call'))
+  )
+    return true;
+  return (
+    Array.isArray(content) &&
+    content.some((part) => isObject(part) && responsesPartTypes.has(String(part.type)))
+  );
+}
+
+function isInstructionsLine(line: unknown): line is JsonObject {
+  return isObject(line) && Object.hasOwn(line, 'instructions') && !('role' in line) && !('type' in line);
+}
+
+/** Rules that make a Responses input unreadable (pairing and placement are left to `validate`). */
+const structuralRules = new Set<ValidationRule>([
+  'message-not-object',
+  'invalid-role',
+  'invalid-content',
+  'invalid-block',
+  'invalid-item',
+  'invalid-tool-call',
+  'invalid-tool-message',
+]);
+
+function readResponses(
+  rawItems: unknown[],
+  rawSystem: unknown,
+  layout: ConversationLayout,
+  messagePath: (index: number) => string,
+  source: string | undefined,
+): ParsedConversation {
+  const problem = validateMessages(rawItems, { format: 'responses' }).find((found) =>
+    structuralRules.has(found.rule),
+  );
+  if (problem) {
+    // `input[3].call_id` → the reader's own name for item 3 (its JSONL line when known).
+    const path = problem.path.replace(/^input\[(\d+)\]/, (_, index: string) => messagePath(Number(index)));
+    throw unreadable(problem.message, path, source);
+  }
+  if (rawSystem !== undefined && rawSystem !== null && typeof rawSystem !== 'string') {
+    throw unreadable(`expected a string, got ${typeName(rawSystem)}`, 'instructions', source);
+  }
+  const responsesInput = rawItems as ResponsesInputItem[];
+  const { messages, system } = fromResponsesInput(responsesInput, {
+    instructions: rawSystem as string | undefined,
+  });
+  const conversation: Conversation = { messages };
+  if (system !== undefined) conversation.system = system;
+  return { conversation, format: 'responses', layout, responsesInput };
+}
+
+/** `{ "instructions"?, "input": [...] }`, or JSONL with an optional `{"instructions"}` first line. */
+function serializeResponses(conversation: Conversation, jsonl: boolean): string {
+  const { system } = conversation;
+  const input = toResponsesInput(conversation.messages, system);
+  const instructions = Array.isArray(system)
+    ? system
+        .filter(
+          (block) =>
+            (block.provider_data?.[RESPONSES_DATA_KEY] as { instructions?: true } | undefined)?.instructions,
+        )
+        .map((block) => block.text)
+        .join('\n\n')
+    : '';
+  if (jsonl) {
+    const lines = input.map((item) => JSON.stringify(item));
+    if (instructions !== '') lines.unshift(JSON.stringify({ instructions }));
+    return `${lines.join('\n')}\n`;
+  }
+  const body = instructions === '' ? { input } : { instructions, input };
+  return `${JSON.stringify(body, null, 2)}\n`;
 }
 
 // ---------------------------------------------------------------------------------------------

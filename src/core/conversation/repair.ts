@@ -153,6 +153,8 @@ const structuralRules: Record<ValidationRule, boolean> = {
   'orphan-tool-message': true,
   'duplicate-tool-message': true,
   'empty-assistant-message': true,
+  'invalid-item': true,
+  'misplaced-reasoning': true,
 };
 
 interface WorkingBlock {

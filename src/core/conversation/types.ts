@@ -3,6 +3,14 @@
  * and from it. Unknown block types are kept as {@link UnknownBlock} and pass through untouched.
  */
 
+/**
+ * Fields of a block's wire form that the canonical model has no slot for, keyed by the format that
+ * put them there (`responses`: a Responses item's `id`, `status`, part `annotations`, …). Only that
+ * format's converter reads them, to write the block back exactly; the layers ignore them, and a
+ * block the compactor rewrites (a placeholder, a shortened text) is written without them.
+ */
+export type ProviderData = { [format: string]: unknown };
+
 /** Prompt-caching marker on a block (Anthropic). */
 export interface CacheControl {
   type: 'ephemeral';
@@ -15,6 +23,8 @@ export interface TextBlock {
   text: string;
   cache_control?: CacheControl;
   citations?: unknown[];
+  /** Wire fields kept for a lossless round trip; see {@link ProviderData}. */
+  provider_data?: ProviderData;
 }
 
 /** An image, inline (base64) or by URL. */
@@ -25,6 +35,8 @@ export interface ImageBlock {
     | { type: 'url'; url: string }
     | { type: string; [key: string]: unknown };
   cache_control?: CacheControl;
+  /** Wire fields kept for a lossless round trip; see {@link ProviderData}. */
+  provider_data?: ProviderData;
 }
 
 /** Extended thinking; the signature must be sent back unchanged. */
@@ -47,6 +59,8 @@ export interface ToolUseBlock {
   name: string;
   input: unknown;
   cache_control?: CacheControl;
+  /** Wire fields kept for a lossless round trip; see {@link ProviderData}. */
+  provider_data?: ProviderData;
 }
 
 /** Blocks allowed inside a tool result. */
@@ -59,6 +73,8 @@ export interface ToolResultBlock {
   content?: string | ToolResultContentBlock[];
   is_error?: boolean;
   cache_control?: CacheControl;
+  /** Wire fields kept for a lossless round trip; see {@link ProviderData}. */
+  provider_data?: ProviderData;
 }
 
 /** A block of a type this library does not model; kept as it is. */
@@ -98,17 +114,17 @@ export interface Conversation {
 }
 
 /** A wire format this library reads and writes. */
-export type MessageFormat = 'anthropic' | 'openai';
+export type MessageFormat = 'anthropic' | 'openai' | 'responses';
 
 /** Token usage the provider reported for one request. */
 export interface ProviderUsage {
-  /** Anthropic: uncached input tokens. */
+  /** Anthropic: uncached input tokens; OpenAI Responses: the whole prompt. */
   input_tokens?: number;
   /** Anthropic: tokens written to the prompt cache. */
   cache_creation_input_tokens?: number | null;
   /** Anthropic: tokens read from the prompt cache. */
   cache_read_input_tokens?: number | null;
-  /** Anthropic and OpenAI: output tokens. */
+  /** Anthropic and OpenAI Responses: output tokens. */
   output_tokens?: number;
   /** OpenAI: the whole prompt. */
   prompt_tokens?: number;

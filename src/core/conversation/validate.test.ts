@@ -439,7 +439,7 @@ describe('validateMessages (openai)', () => {
 describe('validateMessages options', () => {
   it('throws INVALID_OPTIONS for an unknown format, a caller bug rather than a transcript problem', () => {
     expect(() => validateMessages([], { format: 'gemini' as 'openai' })).toThrow(
-      'format must be "anthropic" or "openai", got "gemini"',
+      'format must be "anthropic", "openai" or "responses", got "gemini"',
     );
   });
 });

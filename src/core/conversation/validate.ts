@@ -5,6 +5,7 @@
  */
 import { CompactError } from '../errors.js';
 import type { MessageFormat } from './types.js';
+import { validateResponsesInput } from './validate-responses.js';
 
 /** The name of the rule a {@link ValidationProblem} breaks. */
 export type ValidationRule =
@@ -63,7 +64,11 @@ export type ValidationRule =
   /** A second OpenAI `tool` message for the same tool call. */
   | 'duplicate-tool-message'
   /** An OpenAI assistant message with neither content nor tool calls. */
-  | 'empty-assistant-message';
+  | 'empty-assistant-message'
+  /** A Responses item lacks a field its type requires, or has one of the wrong type. */
+  | 'invalid-item'
+  /** A Responses `reasoning` item is not directly followed by the message or call it produced. */
+  | 'misplaced-reasoning';
 
 /** One rule a conversation breaks, and where. */
 export interface ValidationProblem {
@@ -78,7 +83,8 @@ export interface ValidationProblem {
 /** Options of {@link validateMessages}. */
 export interface ValidateOptions {
   /**
-   * The wire format of `messages`: Anthropic Messages API or OpenAI Chat Completions.
+   * The wire format of `messages`: Anthropic Messages API, OpenAI Chat Completions, or an OpenAI
+   * Responses `input` (a string or items; paths read `input[3].call_id`).
    * @default 'anthropic'
    */
   format?: MessageFormat;
@@ -113,12 +119,18 @@ export function validateMessages(messages: unknown, options: ValidateOptions = {
     case 'openai':
       validateOpenAI(messages, problems);
       break;
+    case 'responses':
+      validateResponsesInput(messages, problems);
+      break;
     default: {
       const unreachable: never = format;
       // A wrong format is the caller's bug, not a problem of the conversation.
-      throw new CompactError(`format must be "anthropic" or "openai", got ${describe(unreachable)}`, {
-        code: 'INVALID_OPTIONS',
-      });
+      throw new CompactError(
+        `format must be "anthropic", "openai" or "responses", got ${describe(unreachable)}`,
+        {
+          code: 'INVALID_OPTIONS',
+        },
+      );
     }
   }
   return problems;

@@ -1,7 +1,9 @@
+import { archiveKey } from '../_internal/archive-ids.js';
 import { escapeReservedTags } from '../_internal/text.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
 import type { ContentBlock, Message, SystemPrompt, TextBlock } from '../conversation/types.js';
 import type { CompactionEvent } from '../events.js';
+import { readableHistory } from '../summary/readable-history.js';
 import { bridgeText, summaryAcknowledgement } from '../summary/summary-format.js';
 import { type SummarySettings, writeSummary } from '../summary/write-summary.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
@@ -142,8 +144,11 @@ export async function planHard(
 ): Promise<HardPlan | undefined> {
   const split = splitForHard(messages);
   if (split.dropped.length === 0) return undefined;
-  const archiveId = context.rewrite.ids.idFor(undefined).id;
-  const summary = await writeSummary(split.dropped, {
+  const { id: archiveId, known } = context.rewrite.ids.idFor(
+    archiveKey('messages', undefined, JSON.stringify(split.dropped)),
+  );
+  // The summarizer reads only what is readable: nothing signed or encrypted leaves for another model.
+  const summary = await writeSummary(readableHistory(split.dropped), {
     settings: context.settings,
     counter: context.counter,
     ...(context.system === undefined ? {} : { system: context.system }),
@@ -176,7 +181,8 @@ export async function planHard(
   const fitted = maskTailIfTooLarge(output, context);
   return {
     messages: fitted.messages,
-    items: [item, ...fitted.items],
+    // Already archived (a retry after a crash): the stored item stands, written once.
+    items: known ? fitted.items : [item, ...fitted.items],
     freedTokens: context.countTokens(messages) - context.countTokens(fitted.messages),
     events: summary.events,
   };

@@ -1,0 +1,244 @@
+// Proxy overhead: the scripted model server answered directly and through `agent-compact proxy`
+// (a child process, as users run it) in the same run. Prints the added latency (p50, p99) for small
+// and 100k-token requests that need no compaction, the time to the first streamed byte, requests
+// per second with 50 concurrent sessions, and the proxy's memory per session (measured in-process).
+// `npm run bench -- proxy`. Targets: p50 added ≤ 2 ms on a small request, first byte within 1 ms.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { startProxy } from '../../proxy/index.js';
+import {
+  type RecordedRequest,
+  type ScriptedModelServer,
+  startScriptedModelServer,
+} from '../../testing/index.js';
+
+/** Requests per latency sample; enough for a stable p99. */
+const SAMPLES_SMALL = 400;
+const SAMPLES_LARGE = 60;
+const SAMPLES_STREAM = 200;
+/** Warm-up requests before each measurement (JIT, keep-alive sockets). */
+const WARMUP = 30;
+const CONCURRENT_SESSIONS = 50;
+const REQUESTS_PER_SESSION = 20;
+/** Sessions created for the memory figure, each with a conversation of about 5k tokens. */
+const MEMORY_SESSIONS = 500;
+const LARGE_REQUEST_TOKENS = 100_000;
+
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+const headers = {
+  'content-type': 'application/json',
+  'x-api-key': 'bench-key',
+  'anthropic-version': '2023-06-01',
+};
+
+/** One POST; resolves with the time to the first body byte and to the end, in milliseconds. */
+function post(
+  origin: string,
+  body: string,
+  extra: Record<string, string> = {},
+): Promise<{ first: number; total: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    let first = 0;
+    const outgoing = request(
+      `${origin}/v1/messages`,
+      { method: 'POST', agent, headers: { ...headers, ...extra } },
+      (answer) => {
+        answer.on('data', () => {
+          if (first === 0) first = performance.now() - started;
+        });
+        answer.on('end', () => {
+          if (answer.statusCode !== 200) reject(new Error(`status ${answer.statusCode}`));
+          else resolve({ first, total: performance.now() - started });
+        });
+        answer.on('error', reject);
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+function requestBody(messages: unknown[], stream = false): string {
+  return JSON.stringify({
+    model: 'claude-bench',
+    max_tokens: 64,
+    ...(stream ? { stream: true } : {}),
+    messages,
+  });
+}
+
+function smallConversation(session: number, turns: number): unknown[] {
+  const messages: unknown[] = [{ role: 'user', content: `Session ${session}: list the files.` }];
+  for (let turn = 0; turn < turns; turn += 1) {
+    messages.push(
+      { role: 'assistant', content: `Turn ${turn} answer.` },
+      { role: 'user', content: `Next ${turn}.` },
+    );
+  }
+  return messages;
+}
+
+/** Plain text turns (no tool results, which micro compaction would mask), below the thresholds. */
+function largeConversation(): unknown[] {
+  const line = 'const value = compute(input, options); // a line of a file the user pasted\n';
+  const perTurn = 2_000;
+  const turns = Math.ceil(LARGE_REQUEST_TOKENS / perTurn);
+  const messages: unknown[] = [];
+  for (let turn = 0; turn < turns; turn += 1) {
+    messages.push(
+      { role: 'user', content: `File ${turn}:\n${line.repeat((perTurn * 4) / line.length)}` },
+      { role: 'assistant', content: `Read file ${turn}.` },
+    );
+  }
+  messages.push({ role: 'user', content: 'Summarize.' });
+  return messages;
+}
+
+function percentile(values: number[], fraction: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
+}
+
+/** Interleaves direct and proxied requests so both see the same machine load. */
+async function compare(
+  direct: string,
+  proxied: string,
+  samples: number,
+  bodyFor: (index: number) => string,
+  field: 'first' | 'total',
+) {
+  const times = { direct: [] as number[], proxy: [] as number[] };
+  for (let index = 0; index < WARMUP + samples; index += 1) {
+    const body = bodyFor(index);
+    const a = await post(direct, body);
+    const b = await post(proxied, body);
+    if (index < WARMUP) continue;
+    times.direct.push(a[field]);
+    times.proxy.push(b[field]);
+  }
+  const row = (name: string, values: number[]) =>
+    `${name} p50 ${percentile(values, 0.5).toFixed(2)} ms, p99 ${percentile(values, 0.99).toFixed(2)} ms`;
+  const added = (fraction: number) =>
+    (percentile(times.proxy, fraction) - percentile(times.direct, fraction)).toFixed(2);
+  console.log(
+    `  ${row('direct', times.direct)}; ${row('proxy', times.proxy)}; added p50 ${added(0.5)} ms, p99 ${added(0.99)} ms`,
+  );
+}
+
+async function throughput(origin: string): Promise<number> {
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENT_SESSIONS }, async (_, session) => {
+      for (let turn = 0; turn < REQUESTS_PER_SESSION; turn += 1) {
+        await post(origin, requestBody(smallConversation(session, turn)));
+      }
+    }),
+  );
+  return (CONCURRENT_SESSIONS * REQUESTS_PER_SESSION * 1000) / (performance.now() - started);
+}
+
+async function startProxyProcess(upstream: string): Promise<{ url: string; child: ChildProcess }> {
+  const bin = fileURLToPath(new URL('../../cli/bin.js', import.meta.url));
+  const child = spawn(
+    process.execPath,
+    [bin, 'proxy', '--upstream', upstream, '--port', '0', '--mid', '150000', '--hard', '190000'],
+    {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout?.once('data', (chunk: Buffer) => {
+      const match = /^listening on (\S+)/.exec(chunk.toString('utf8'));
+      if (match?.[1]) resolve(match[1]);
+      else reject(new Error(`unexpected first line: ${chunk.toString('utf8')}`));
+    });
+    child.once('exit', (code) => reject(new Error(`proxy exited with ${code}`)));
+  });
+  return { url, child };
+}
+
+/** The scripted server keeps every request it received; drop them between phases to bound memory. */
+function forgetRequests(server: ScriptedModelServer): void {
+  (server.requests as RecordedRequest[]).length = 0;
+}
+
+async function memoryPerSession(upstream: string): Promise<number> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) return Number.NaN;
+  const proxy = await startProxy({ upstream, thresholds: { mid: 150_000, hard: 190_000 } });
+  const toolOutput = 'x'.repeat(4_000);
+  const conversation = (session: number) => [
+    ...smallConversation(session, 3),
+    {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'a' } }],
+    },
+    {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'toolu_1', content: `${session} ${toolOutput.repeat(4)}` },
+      ],
+    },
+  ];
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let session = 0; session < MEMORY_SESSIONS; session += 1) {
+    await post(proxy.url, requestBody(conversation(session)));
+  }
+  gc();
+  const after = process.memoryUsage().heapUsed;
+  await proxy.close();
+  return (after - before) / MEMORY_SESSIONS;
+}
+
+export async function run(): Promise<void> {
+  const server = await startScriptedModelServer({ script: () => 'ok', validation: 'off' });
+  const { url: proxied, child } = await startProxyProcess(server.url);
+  try {
+    console.log(
+      `Small request (~40 tokens, no compaction), ${SAMPLES_SMALL} samples, each a new turn of one session:`,
+    );
+    await compare(
+      server.url,
+      proxied,
+      SAMPLES_SMALL,
+      (index) => requestBody(smallConversation(0, index % 50)),
+      'total',
+    );
+    forgetRequests(server);
+    const large = largeConversation();
+    console.log(
+      `\n${LARGE_REQUEST_TOKENS / 1000}k-token request (${(requestBody(large).length / 1e6).toFixed(1)} MB, below the thresholds), ${SAMPLES_LARGE} samples:`,
+    );
+    await compare(server.url, proxied, SAMPLES_LARGE, () => requestBody(large), 'total');
+    forgetRequests(server);
+    console.log(`\nTime to first streamed byte (small streamed request), ${SAMPLES_STREAM} samples:`);
+    await compare(
+      server.url,
+      proxied,
+      SAMPLES_STREAM,
+      (index) => requestBody(smallConversation(1, index % 50), true),
+      'first',
+    );
+    forgetRequests(server);
+    const directRate = await throughput(server.url);
+    forgetRequests(server);
+    const proxyRate = await throughput(proxied);
+    forgetRequests(server);
+    console.log(
+      `\nRequests per second, ${CONCURRENT_SESSIONS} concurrent sessions × ${REQUESTS_PER_SESSION} turns: direct ${directRate.toFixed(0)}, proxy ${proxyRate.toFixed(0)}`,
+    );
+    const perSession = await memoryPerSession(server.url);
+    console.log(
+      Number.isNaN(perSession)
+        ? '\nMemory per session: run with node --expose-gc (npm run bench does)'
+        : `\nMemory per session (${MEMORY_SESSIONS} sessions of ~5k tokens, in-process proxy): ${(perSession / 1024).toFixed(1)} KiB`,
+    );
+  } finally {
+    child.kill('SIGTERM');
+    agent.destroy();
+    await server.close();
+  }
+}

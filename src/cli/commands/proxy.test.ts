@@ -1,0 +1,66 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type ScriptedModelServer, startScriptedModelServer } from '../../testing/index.js';
+import { recordingIO } from '../cli-io.test-utils.js';
+import { main } from '../main.js';
+
+let server: ScriptedModelServer | undefined;
+let directory: string | undefined;
+afterEach(async () => {
+  await server?.close();
+  if (directory) await rm(directory, { recursive: true, force: true });
+  server = undefined;
+  directory = undefined;
+});
+
+describe('agent-compact proxy', () => {
+  it('prints "listening on http://HOST:PORT" first, logs each request, writes the JSON log, stops on SIGTERM', async () => {
+    server = await startScriptedModelServer({ script: ['Hi there.'] });
+    directory = await mkdtemp(join(tmpdir(), 'proxy-cli-'));
+    const { output, io } = recordingIO(directory);
+    const exit = main(
+      [
+        'proxy',
+        '--upstream',
+        server.url,
+        '--port',
+        '0',
+        '--mid',
+        '1000',
+        '--hard',
+        '2000',
+        '--json-log',
+        'log.jsonl',
+      ],
+      io,
+    );
+    await vi.waitFor(() => expect(output.stdout).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\n$/), {
+      timeout: 5000,
+    });
+    const url = output.stdout.trim().replace('listening on ', '');
+    const client = new Anthropic({ apiKey: 'test-key', baseURL: url, maxRetries: 0 });
+    const message = await client.messages.create({
+      model: 'claude-test',
+      max_tokens: 50,
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
+    expect(message.content).toEqual([{ type: 'text', text: 'Hi there.' }]);
+    process.emit('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(output.stderr).toMatch(/^anthropic [0-9a-f]{8} \d+ → \d+ tokens none 200 \d+ms\n$/);
+    const record = JSON.parse(await readFile(join(directory, 'log.jsonl'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    expect(record).toMatchObject({ api: 'anthropic', layer: 'none', status: 200, path: '/v1/messages' });
+  });
+
+  it('needs an upstream', async () => {
+    const { output, io } = recordingIO(tmpdir());
+    expect(await main(['proxy'], io)).toBe(2);
+    expect(output.stderr).toContain('--upstream URL is required');
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * `agent-compact recall ID --archive DIR [--session S]`
+ *
+ * Prints the original bytes of an archived item — what a placeholder `recall r17` names — from the
+ * folder `compact` kept it in. Exit 0 printed, 2 unknown id, missing folder or bad arguments.
+ */
+import { readdir, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { createFileArchiveStore } from '../../archive/index.js';
+import type { ArchiveItem } from '../../core/archive/archive-store.js';
+import type { ToolResultBlock } from '../../core/conversation/types.js';
+import { type CliCommand, CliError } from '../cli-io.js';
+import { parseCommandArgs } from '../command-args.js';
+
+const help = `Usage: agent-compact recall ID --archive DIR [--session S]
+
+Prints the original bytes of an archived item (the id a placeholder names, e.g. r17): a tool
+result's output, an assistant text, a tool call's input as JSON, or the messages a hard compaction
+replaced as JSON.
+
+Options:
+  --archive DIR      the archive folder (compact keeps it in OUT.archive/ without --archive)
+  --session S        the session inside DIR (default: the only one that holds ID)
+  -h, --help         show this help
+
+Exit codes: 0 printed, 2 unknown id, missing archive or bad arguments.
+`;
+
+/** The `recall` command. */
+export const recallCommand: CliCommand = async (args, io) => {
+  const { values, positionals } = parseCommandArgs(args, {
+    archive: { type: 'string' },
+    session: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    io.stdout(help);
+    return 0;
+  }
+  const [id, ...extra] = positionals;
+  if (id === undefined) throw new CliError('missing ID (see --help)', 2);
+  if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}" (see --help)`, 2);
+  if (values.archive === undefined) throw new CliError('missing --archive DIR (see --help)', 2);
+  const directory = resolve(io.cwd, values.archive);
+  const sessions =
+    values.session === undefined ? await sessionsIn(directory, values.archive) : [values.session];
+  const store = createFileArchiveStore({ directory });
+  const found: ArchiveItem[] = [];
+  for (const session of sessions) {
+    const item = await store.get(session, id);
+    if (item) found.push(item);
+  }
+  if (found.length === 0) throw new CliError(`no archived item "${id}" in ${values.archive}`, 2);
+  if (found.length > 1) {
+    const names = found.map((item) => item.sessionId).join(', ');
+    throw new CliError(`"${id}" is in ${found.length} sessions (${names}): pass --session`, 2);
+  }
+  io.stdout(originalBytes(found[0]!));
+  return 0;
+};
+
+/** The session ids an archive folder holds: one `<session>.jsonl` file each. */
+async function sessionsIn(directory: string, name: string): Promise<string[]> {
+  try {
+    if (!(await stat(directory)).isDirectory()) throw new CliError(`${name}: not a folder`, 2);
+    const files = await readdir(directory);
+    return files.filter((file) => file.endsWith('.jsonl')).map((file) => file.slice(0, -'.jsonl'.length));
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError(`${name}: no such archive folder`, 2);
+  }
+}
+
+/** What the item held before it left the context, as it was. */
+function originalBytes(item: ArchiveItem): string {
+  if (item.kind === 'messages') return `${JSON.stringify(item.messages ?? [], null, 2)}\n`;
+  const { block } = item;
+  if (!block) return '';
+  switch (block.type) {
+    case 'tool_result': {
+      const { content } = block as ToolResultBlock;
+      if (content === undefined) return '';
+      return typeof content === 'string' ? content : `${JSON.stringify(content, null, 2)}\n`;
+    }
+    case 'text':
+      return typeof block.text === 'string' ? block.text : '';
+    case 'tool_use':
+      return `${JSON.stringify(block.input)}\n`;
+    default:
+      return `${JSON.stringify(block)}\n`;
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * Compaction of a whole request body (what an agent sends to the provider): only the conversation
+ * and its cache breakpoints change; every other field is kept as it came, in the same order.
+ */
+import type { Compactor, MaybeCompactOptions } from '../compactor-options.js';
+import type { Message } from '../conversation/types.js';
+import { validateMessages } from '../conversation/validate.js';
+import { CompactError } from '../errors.js';
+import type { CompactionLayer } from '../events.js';
+import { countFixedBreakpoints, keepCacheBreakpoints } from './cache-breakpoints.js';
+import { providerCompactionBoundary } from './provider-compaction.js';
+import {
+  type RequestBody,
+  type RequestConversation,
+  readRequestConversation,
+} from './request-conversation.js';
+import { detectRequestFormat, isPlainObject, type RequestFormat, typeName } from './request-format.js';
+
+/** Per-call options of `compactRequest`. */
+export interface CompactRequestOptions extends Omit<MaybeCompactOptions, 'system' | 'tools'> {
+  /** The API the body is written for. @default detected by {@link detectRequestFormat} */
+  format?: RequestFormat;
+}
+
+/** What `compactRequest` returns. */
+export interface CompactRequestResult<Body extends object = RequestBody> {
+  /** The request to send: the input body itself when nothing changed, else a copy with new messages. */
+  body: Body;
+  /** The API the body is written for. */
+  format: RequestFormat;
+  /** The strongest layer that changed something. */
+  layer: CompactionLayer;
+  /** Tokens of the request before compaction (system, tools and messages). */
+  tokensBefore: number;
+  /** Tokens of the request after compaction. */
+  tokensAfter: number;
+  /** Ids of the items archived by this call. */
+  archived: string[];
+}
+
+/**
+ * Compacts the conversation of a whole request body with `compactor`; see
+ * `Compactor.compactRequest`.
+ *
+ * @throws {CompactError} `UNREADABLE_INPUT` for a body or field of the wrong type and
+ *   `INVALID_TRANSCRIPT` for a conversation that breaks the API's rules, each with its path; and
+ *   whatever `maybeCompact` throws.
+ */
+export async function compactRequestWith<Body extends object>(
+  compactor: Pick<Compactor, 'maybeCompact'>,
+  body: Body,
+  { format, ...options }: CompactRequestOptions = {},
+): Promise<CompactRequestResult<Body>> {
+  if (!isPlainObject(body)) {
+    throw new CompactError(`expected a request body object, got ${typeName(body)}`, {
+      code: 'UNREADABLE_INPUT',
+    });
+  }
+  const used = format ?? detectRequestFormat(body);
+  try {
+    return await compactBody(compactor, body, used, options);
+  } catch (error) {
+    throw asRequestError(error, body, used);
+  }
+}
+
+async function compactBody<Body extends object>(
+  compactor: Pick<Compactor, 'maybeCompact'>,
+  body: Body,
+  used: RequestFormat,
+  options: Omit<CompactRequestOptions, 'format'>,
+): Promise<CompactRequestResult<Body>> {
+  const conversation = readRequestConversation(body as RequestBody, used);
+  const { system, messages, tools } = conversation;
+  // What an earlier provider compaction already condensed is kept as it came; only what follows compacts.
+  const boundary = providerCompactionBoundary(messages);
+  const head = messages.slice(0, boundary + 1);
+  const work = boundary === -1 ? messages : messages.slice(boundary + 1);
+  const callOptions: MaybeCompactOptions = {
+    ...options,
+    ...(system === undefined ? {} : { system }),
+    ...(tools === undefined ? {} : { tools }),
+  };
+  const result = await compactor.maybeCompact(work, callOptions);
+  const summary = {
+    format: used,
+    layer: result.layer,
+    tokensBefore: result.tokensBefore,
+    tokensAfter: result.tokensAfter,
+    archived: result.archived,
+  };
+  if (result.messages === work) return { body, ...summary };
+  const after = [...head, ...result.messages];
+  const compacted: readonly Message[] =
+    used === 'anthropic'
+      ? keepCacheBreakpoints({
+          before: messages,
+          after,
+          fixedBreakpoints: countFixedBreakpoints(system, tools) + (conversation.extraBreakpoints ?? 0),
+        })
+      : after;
+  // Micro and mid rewrite blocks in place; only hard moves messages.
+  const inPlace = result.layer !== 'hard';
+  return { body: withMessages(body, conversation, compacted, { inPlace }), ...summary };
+}
+
+/**
+ * A copy of `body` whose conversation is `messages`, written in the body's own field by
+ * `conversation.write`: the same keys in the same order, every other field the same value.
+ */
+export function withMessages<Body extends object>(
+  body: Body,
+  conversation: Pick<RequestConversation, 'write'>,
+  messages: readonly Message[],
+  options: { inPlace?: boolean } = {},
+): Body {
+  return replaceFields(body, conversation.write(messages, options));
+}
+
+/**
+ * Malformed input (a null message, a block of the wrong type) trips the conversion with a raw
+ * TypeError: name the first broken rule instead, or at least the field.
+ */
+function asRequestError(error: unknown, body: RequestBody, format: RequestFormat): unknown {
+  if (CompactError.isInstance(error)) return error;
+  const field = format === 'responses' ? 'input' : 'messages';
+  const [first] = validateMessages(body[field], { format });
+  if (first) {
+    return new CompactError(first.message, { code: 'INVALID_TRANSCRIPT', path: first.path, cause: error });
+  }
+  const reason = error instanceof Error ? error.message : String(error);
+  return new CompactError(`cannot read the conversation: ${reason}`, {
+    code: 'UNREADABLE_INPUT',
+    path: field,
+    cause: error,
+  });
+}
+
+/** A copy of `body` with the named fields replaced in place: same keys, same order. */
+function replaceFields<Body extends object>(body: Body, fields: RequestBody): Body {
+  const copy: RequestBody = {};
+  for (const [key, value] of Object.entries(body))
+    copy[key] = Object.hasOwn(fields, key) ? fields[key] : value;
+  return copy as Body;
+}

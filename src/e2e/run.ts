@@ -1,0 +1,257 @@
+// `npm run e2e`: the real Claude Code and the real Codex CLI run a multi-step task in a scratch
+// workspace through `agent-compact proxy`, in front of the scripted model server scripted to drive
+// tool calls. Passes when each agent exits 0, every request the server receives is valid,
+// compaction fired and the upstream prefix stays byte-stable between compactions. The agents are
+// installed once into ~/.cache/agent-compact-e2e (AGENT_COMPACT_E2E_DIR); kept out of npm test.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type ProxyRequestRecord, startProxy } from '../proxy/index.js';
+import { type RecordedRequest, type ScriptStep, startScriptedModelServer } from '../testing/index.js';
+import { checkTraffic, type E2ECheck, type E2ETraffic } from './e2e-checks.js';
+import { type HopRequest, startHttpHop } from './http-hop.js';
+import { installAgents } from './install-agents.js';
+
+/** Tool calls the scripted model makes before it answers "Done." */
+const STEPS = 10;
+/** Low thresholds so a short task compacts (Claude Code's system prompt and tools alone are ~19k). */
+const THRESHOLDS = { mid: 40_000, hard: 70_000 };
+const AGENT_TIMEOUT_MS = 240_000;
+
+const summaryMarker = 'Write a dense summary';
+
+function isSummary(request: { body: Record<string, unknown> }): boolean {
+  return JSON.stringify(request.body.messages ?? request.body.input ?? '').includes(summaryMarker);
+}
+
+function toolNames(body: Record<string, unknown> | undefined): string[] {
+  const tools = Array.isArray(body?.tools) ? (body.tools as { name?: unknown; type?: unknown }[]) : [];
+  return tools.map((tool) => String(tool.name ?? tool.type));
+}
+
+/** A script that answers the agent's main conversation with `STEPS` shell calls, then "Done.". */
+function agentScript(shellCall: (step: number) => ScriptStep, isMain: (request: RecordedRequest) => boolean) {
+  let step = 0;
+  return (request: Omit<RecordedRequest, 'outcome'>): ScriptStep => {
+    if (isSummary(request))
+      return '## Task and constraints\nCount numbers in files.\n## Current state\nCounting.';
+    if (!isMain(request as RecordedRequest)) return 'ok';
+    step += 1;
+    return step <= STEPS ? shellCall(step) : 'Done.';
+  };
+}
+
+async function runAgent(
+  command: string[],
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<number | null> {
+  const [executable, ...prefix] = command;
+  const child = spawn(executable!, [...prefix, ...args], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const timer = setTimeout(() => child.kill('SIGKILL'), AGENT_TIMEOUT_MS);
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  clearTimeout(timer);
+  if (code !== 0) console.log(output.slice(-3000));
+  return code;
+}
+
+/** The proxy's records of the conversation it saw most often (the agent's main one). */
+function mainRecords(records: ProxyRequestRecord[]): ProxyRequestRecord[] {
+  const counts = new Map<string, number>();
+  for (const record of records) counts.set(record.session, (counts.get(record.session) ?? 0) + 1);
+  const main = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+  return records.filter((record) => record.session === main && record.status === 200);
+}
+
+/** Claude Code: `claude -p` with ANTHROPIC_BASE_URL at the proxy. */
+async function claudeCode(command: string[]): Promise<E2ETraffic> {
+  const isMain = (request: { body?: Record<string, unknown> }) => toolNames(request.body).includes('Bash');
+  const server = await startScriptedModelServer({
+    script: agentScript(
+      (step) => ({
+        type: 'tool-calls',
+        calls: [
+          {
+            name: 'Bash',
+            input: {
+              command: `seq 1 6000 > part${step}.txt && cat part${step}.txt`,
+              description: `write part ${step}`,
+            },
+          },
+        ],
+      }),
+      (request) => isMain(request),
+    ),
+  });
+  // Claude Code sends role "system" messages under a beta the scripted server does not know; a
+  // provider without that beta answers 400 this way, and Claude Code falls back to user text.
+  const gate = await startHttpHop(server.url, ({ body }) =>
+    Array.isArray(body?.messages) &&
+    (body.messages as { role?: unknown }[]).some((message) => message.role === 'system')
+      ? {
+          status: 400,
+          body: {
+            type: 'error',
+            error: {
+              type: 'invalid_request_error',
+              message:
+                'messages: Unexpected role "system". The Messages API input message role must be "user" or "assistant".',
+            },
+          },
+        }
+      : undefined,
+  );
+  const records: ProxyRequestRecord[] = [];
+  const proxy = await startProxy({
+    upstream: gate.url,
+    thresholds: THRESHOLDS,
+    onRequest: (record) => records.push(record),
+  });
+  const client = await startHttpHop(proxy.url);
+  const workspace = await mkdtemp(join(tmpdir(), 'e2e-claude-'));
+  try {
+    const exitCode = await runAgent(
+      command,
+      [
+        '-p',
+        `Write ${STEPS} files of numbers with the shell, one per step, then say Done.`,
+        '--dangerously-skip-permissions',
+      ],
+      workspace,
+      {
+        ANTHROPIC_BASE_URL: client.url,
+        ANTHROPIC_API_KEY: 'sk-ant-e2e-dummy',
+        IS_SANDBOX: '1',
+        CLAUDE_CONFIG_DIR: join(workspace, '.claude-config'),
+        DISABLE_AUTOUPDATER: '1',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      },
+    );
+    return {
+      api: 'anthropic',
+      exitCode,
+      client: client.requests.filter(
+        (request: HopRequest) => request.path.startsWith('/v1/messages') && isMain(request),
+      ),
+      server: server.requests.filter((request) => isMain(request) && !isSummary(request)),
+      allServer: [...server.requests],
+      records: mainRecords(records.filter((record) => record.api === 'anthropic')),
+    };
+  } finally {
+    await client.close();
+    await proxy.close();
+    await gate.close();
+    await server.close();
+    await rm(workspace, { recursive: true, force: true });
+  }
+}
+
+/** Codex: `codex exec` with a model provider whose base_url is the proxy and wire_api "responses". */
+async function codex(command: string[]): Promise<E2ETraffic | string> {
+  const isMain = (request: { body?: Record<string, unknown> }) => toolNames(request.body).length > 0;
+  const server = await startScriptedModelServer({
+    script: agentScript(
+      (step) => ({
+        type: 'tool-calls',
+        calls: [
+          {
+            // Codex's shell tool (0.17x): one command line, output capped by max_output_tokens.
+            name: 'exec_command',
+            input: { cmd: `seq 1 6000 > part${step}.txt && cat part${step}.txt`, max_output_tokens: 10_000 },
+          },
+        ],
+      }),
+      (request) => isMain(request),
+    ),
+  });
+  const probe = await fetch(`${server.url}/v1/responses`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer probe', 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'probe', input: 'hi' }),
+  });
+  if (probe.status === 404) {
+    await server.close();
+    return 'the scripted model server does not speak POST /v1/responses yet (the responses branch adds it)';
+  }
+  (server.requests as RecordedRequest[]).length = 0;
+  const records: ProxyRequestRecord[] = [];
+  const proxy = await startProxy({
+    upstream: server.url,
+    thresholds: THRESHOLDS,
+    onRequest: (record) => records.push(record),
+  });
+  const client = await startHttpHop(proxy.url);
+  const workspace = await mkdtemp(join(tmpdir(), 'e2e-codex-'));
+  const codexHome = join(workspace, '.codex-home');
+  try {
+    await mkdtempDir(codexHome);
+    await writeFile(
+      join(codexHome, 'config.toml'),
+      [
+        'model = "gpt-e2e"',
+        'model_provider = "agent-compact"',
+        '',
+        '[model_providers.agent-compact]',
+        'name = "agent-compact proxy"',
+        `base_url = "${client.url}/v1"`,
+        'wire_api = "responses"',
+        'env_key = "OPENAI_API_KEY"',
+        '',
+      ].join('\n'),
+    );
+    const exitCode = await runAgent(
+      command,
+      [
+        'exec',
+        '--skip-git-repo-check',
+        '--dangerously-bypass-approvals-and-sandbox',
+        `Write ${STEPS} files of numbers with the shell, one per step, then say Done.`,
+      ],
+      workspace,
+      { CODEX_HOME: codexHome, OPENAI_API_KEY: 'sk-e2e-dummy' },
+    );
+    return {
+      api: 'responses',
+      exitCode,
+      client: client.requests.filter(
+        (request) => request.path.startsWith('/v1/responses') && isMain(request),
+      ),
+      server: server.requests.filter((request) => isMain(request) && !isSummary(request)),
+      allServer: [...server.requests],
+      records: mainRecords(records.filter((record) => record.api === 'responses')),
+    };
+  } finally {
+    await client.close();
+    await proxy.close();
+    await server.close();
+    await rm(workspace, { recursive: true, force: true });
+  }
+}
+
+async function mkdtempDir(path: string): Promise<void> {
+  const { mkdir } = await import('node:fs/promises');
+  await mkdir(path, { recursive: true });
+}
+
+function report(name: string, checks: E2ECheck[]): boolean {
+  console.log(`\n${name}`);
+  for (const check of checks)
+    console.log(`  ${check.passed ? 'ok  ' : 'FAIL'} ${check.name}: ${check.detail}`);
+  return checks.every((check) => check.passed);
+}
+
+const agents = installAgents();
+let passed = report('Claude Code', checkTraffic(await claudeCode(agents.claude)));
+const codexTraffic = await codex(agents.codex);
+if (typeof codexTraffic === 'string') console.log(`\nCodex: skipped — ${codexTraffic}`);
+else passed = report('Codex', checkTraffic(codexTraffic)) && passed;
+process.exitCode = passed ? 0 : 1;

@@ -1,0 +1,240 @@
+/**
+ * One request of a compacted API, start to end: the session's history, compaction, the check that
+ * the result is still valid, the upstream call with the answer streamed back, and the usage that
+ * anchors the session's next count. Any failure sends the client's original request instead.
+ */
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { handleRecall } from '../core/archive/compaction-tools.js';
+import { fromResponsesInput } from '../core/conversation/responses-format.js';
+import type { ResponsesInputItem } from '../core/conversation/responses-types.js';
+import type { ProviderUsage } from '../core/conversation/types.js';
+import { validateMessages } from '../core/conversation/validate.js';
+import type { CompactionLayer } from '../core/events.js';
+import { type ForwardOutcome, forwardRequest } from './forward.js';
+import type { ProxyRequestRecord } from './proxy-stats.js';
+import { RECALL_TOOL_NAME, type RecallCall, withRecallTool } from './recall/recall-calls.js';
+import { forwardWithRecall } from './recall/recall-forward.js';
+import { withoutRecallIds } from './recall-ids.js';
+import type { RequestCompaction, RequestCompactor } from './request-compactor.js';
+import { conversationOf, withConversation } from './request-conversation.js';
+import type { ProxyApi } from './routes.js';
+import type { SessionCompactors } from './session-compactors.js';
+import { nextState, sessionInput } from './session-history.js';
+import { shortHash } from './session-identity.js';
+import type { ProxySessionStore } from './session-store.js';
+import { createUsageTap, type UsageTap } from './usage-tap.js';
+
+/** One request to handle. */
+export interface Exchange {
+  api: ProxyApi;
+  sessionKey: string;
+  method: string;
+  target: URL;
+  headers: IncomingHttpHeaders;
+  raw: Buffer;
+  body: Record<string, unknown>;
+  response: ServerResponse;
+  signal: AbortSignal;
+  arrived: number;
+  /** Whether the model has the proxy's `recall` tool; without it recall ids are taken out. */
+  recall: boolean;
+}
+
+/** What the exchange needs from the proxy. */
+export interface ExchangeDependencies {
+  store: ProxySessionStore;
+  compactors: SessionCompactors;
+  /** Answers 502 in the provider's shape when the upstream cannot be reached. */
+  unreachable(response: ServerResponse, message: string): void;
+}
+
+/** What was decided before the upstream call. */
+interface Outgoing {
+  payload: Buffer;
+  /** The body `payload` holds, parsed. */
+  body: Record<string, unknown>;
+  sent: unknown[];
+  compaction?: RequestCompaction;
+  fallback?: string;
+}
+
+/** Handles one compacted-API request; resolves with its record once the answer has ended. */
+export async function runExchange(
+  clientExchange: Exchange,
+  dependencies: ExchangeDependencies,
+): Promise<ProxyRequestRecord> {
+  const exchange = clientExchange.recall ? withRecall(clientExchange) : clientExchange;
+  const { api, sessionKey, body, response } = exchange;
+  const { store, compactors } = dependencies;
+  const client = conversationOf(api, body) ?? [];
+  const state = await store.load(sessionKey);
+  const input = sessionInput(state, client);
+  const session = compactors.get(sessionKey, input.restarted);
+  const outgoing = await compactOnce(
+    exchange,
+    session,
+    input.conversation,
+    input.restarted ? undefined : state?.usage,
+  );
+  if (outgoing.fallback) compactors.drop(sessionKey);
+  const overheadMs = performance.now() - exchange.arrived;
+
+  let tap: UsageTap | undefined;
+  const outcome: ForwardOutcome =
+    exchange.recall && hasRecallTool(outgoing.body)
+      ? await forwardWithRecall({
+          api,
+          url: exchange.target,
+          headers: exchange.headers,
+          body: outgoing.body,
+          response,
+          signal: exchange.signal,
+          recall: (call) => recallText(session.compactor, call),
+        })
+      : await forwardRequest(
+          {
+            url: exchange.target,
+            method: exchange.method,
+            headers: { ...exchange.headers, 'accept-encoding': 'identity' },
+            body: outgoing.payload,
+            signal: exchange.signal,
+          },
+          response,
+          {
+            head: (status, answerHeaders) => {
+              const encoding = answerHeaders['content-encoding'];
+              if (status === 200 && (encoding === undefined || encoding === 'identity')) {
+                tap = createUsageTap(
+                  api,
+                  String(answerHeaders['content-type']).includes('text/event-stream'),
+                );
+              }
+            },
+            chunk: (chunk) => tap?.write(chunk),
+          },
+        );
+  if (outcome.type === 'unreachable') dependencies.unreachable(response, outcome.message);
+  const usage = outcome.type === 'answered' && outcome.complete ? tap?.finish() : undefined;
+  const next = nextState(input.fingerprints, client, outgoing.sent);
+  await store.save(sessionKey, usage ? { ...next, usage } : next);
+
+  const compaction = outgoing.compaction;
+  const layer: CompactionLayer = compaction?.layer ?? 'none';
+  return {
+    time: new Date(Date.now() - (performance.now() - exchange.arrived)).toISOString(),
+    session: shortHash(sessionKey).slice(0, 8),
+    api,
+    method: exchange.method,
+    path: exchange.target.pathname,
+    tokensIn: compaction?.tokensBefore ?? 0,
+    tokensOut: compaction?.tokensAfter ?? 0,
+    layer,
+    status: outcome.type === 'answered' ? outcome.status : 502,
+    ms: performance.now() - exchange.arrived,
+    overheadMs,
+    ...(input.restarted ? { restarted: true } : {}),
+    ...(outgoing.fallback ? { fallback: outgoing.fallback } : {}),
+  };
+}
+
+/** Compacts the request; the client's own bytes when nothing changed or anything went wrong. */
+async function compactOnce(
+  exchange: Exchange,
+  session: ReturnType<SessionCompactors['get']>,
+  conversation: unknown[],
+  usage: ProviderUsage | undefined,
+): Promise<Outgoing> {
+  const { api, body, raw } = exchange;
+  const client = conversationOf(api, body) ?? [];
+  const original: Outgoing = { payload: raw, body, sent: client };
+  const inputBody = conversation === client ? body : withConversation(api, body, conversation);
+  session.context = { api, url: exchange.target, headers: exchange.headers, body };
+  let compaction: RequestCompaction;
+  try {
+    compaction = await session.compactor.compactRequest(inputBody, {
+      format: api,
+      ...(usage ? { usage } : {}),
+      signal: exchange.signal,
+    });
+  } catch (error) {
+    return { ...original, fallback: `compaction failed: ${errorSummary(error)}` };
+  } finally {
+    session.context = undefined;
+  }
+  if (compaction.body === body) return { ...original, compaction };
+  const sent = conversationOf(api, compaction.body);
+  const problem =
+    sent === undefined
+      ? 'the compacted request has no conversation'
+      : firstProblem(api, compaction.body, sent);
+  if (problem !== undefined || sent === undefined) {
+    return {
+      ...original,
+      compaction: { ...compaction, tokensAfter: compaction.tokensBefore },
+      fallback: `compacted request rejected: ${problem}`,
+    };
+  }
+  const json = JSON.stringify(compaction.body);
+  return {
+    payload: Buffer.from(exchange.recall ? json : withoutRecallIds(json)),
+    body: compaction.body,
+    sent,
+    compaction,
+  };
+}
+
+/** The first provider rule the outgoing conversation breaks, if any. */
+function firstProblem(
+  api: ProxyApi,
+  body: Record<string, unknown>,
+  conversation: unknown[],
+): string | undefined {
+  // Responses input is checked in the canonical model it converts to.
+  const [problem] =
+    api === 'responses'
+      ? validateMessages(fromResponsesInput(conversation as ResponsesInputItem[]).messages)
+      : validateMessages(conversation, {
+          format: api,
+          ...(api === 'anthropic' && body.system !== undefined ? { system: body.system as never } : {}),
+        });
+  return problem ? `${problem.path}: ${problem.message}` : undefined;
+}
+
+/** An error's first line; never headers or bodies, so no key can appear in it. */
+function errorSummary(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0] ?? 'unknown error';
+}
+
+/** The exchange with the `recall` tool added to its request (when it has tools of its own). */
+function withRecall(exchange: Exchange): Exchange {
+  const body = withRecallTool(exchange.api, exchange.body);
+  return body === exchange.body ? exchange : { ...exchange, body, raw: Buffer.from(JSON.stringify(body)) };
+}
+
+function hasRecallTool(body: Record<string, unknown>): boolean {
+  return (
+    Array.isArray(body.tools) &&
+    body.tools.some(
+      (tool) =>
+        (tool as { name?: unknown; function?: { name?: unknown } })?.name === RECALL_TOOL_NAME ||
+        (tool as { function?: { name?: unknown } })?.function?.name === RECALL_TOOL_NAME,
+    )
+  );
+}
+
+/** The archived original for a recall call, or a short error the model can read. */
+async function recallText(compactor: RequestCompactor, call: RecallCall): Promise<string> {
+  try {
+    const recalled = await handleRecall(
+      { archive: compactor.archive, sessionId: compactor.sessionId },
+      call.input,
+    );
+    // Every API takes a text result; a result of blocks (an image, say) is written as text.
+    return typeof recalled === 'string'
+      ? recalled
+      : recalled.map((block) => (block.type === 'text' ? block.text : JSON.stringify(block))).join('\n');
+  } catch (error) {
+    return `recall failed: ${errorSummary(error)}`;
+  }
+}

@@ -1,0 +1,31 @@
+/** Errors the proxy itself answers with, in each provider's own error shape so clients read them. */
+import type { ServerResponse } from 'node:http';
+
+/**
+ * Writes an error the way the provider would: Anthropic `{ type: 'error', error: { type, message } }`,
+ * OpenAI `{ error: { message, type, param, code } }`.
+ */
+export function writeProviderError(
+  response: ServerResponse,
+  provider: 'anthropic' | 'openai',
+  status: number,
+  message: string,
+): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  const body =
+    provider === 'anthropic'
+      ? { type: 'error', error: { type: status === 502 ? 'api_error' : 'invalid_request_error', message } }
+      : {
+          error: {
+            message,
+            type: status === 502 ? 'server_error' : 'invalid_request_error',
+            param: null,
+            code: null,
+          },
+        };
+  response.writeHead(status, { 'content-type': 'application/json', 'x-should-retry': 'true' });
+  response.end(JSON.stringify(body));
+}

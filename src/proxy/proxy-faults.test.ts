@@ -1,0 +1,92 @@
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ArchiveStore } from '../core/archive/archive-store.js';
+import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.js';
+import { type ScriptedModelServer, startScriptedModelServer } from '../testing/index.js';
+import { anthropicLoop, toolCallingScript } from './agent-loops.test-utils.js';
+import type { RunningProxy } from './proxy-options.js';
+import { startProxy } from './proxy-server.js';
+import type { ProxyRequestRecord } from './proxy-stats.js';
+import { createMemoryProxySessionStore } from './session-store.js';
+
+let server: ScriptedModelServer | undefined;
+let proxy: RunningProxy | undefined;
+afterEach(async () => {
+  await proxy?.close();
+  await server?.close();
+  proxy = undefined;
+  server = undefined;
+});
+
+describe('usage and failures', () => {
+  it.each([false, true])(
+    'keeps the usage of each answer (stream %s) to anchor the next count',
+    async (stream) => {
+      server = await startScriptedModelServer({ script: ['One.', 'Two.'] });
+      const store = createMemoryProxySessionStore();
+      proxy = await startProxy({ upstream: server.url, store });
+      const headers = { 'x-agent-compact-session': 'usage' };
+      const anthropic = new Anthropic({
+        apiKey: 'k',
+        baseURL: proxy.url,
+        maxRetries: 0,
+        defaultHeaders: headers,
+      });
+      const request = {
+        model: 'm',
+        max_tokens: 10,
+        messages: [{ role: 'user' as const, content: 'Hello there' }],
+      };
+      const message = stream
+        ? await anthropic.messages.stream(request).finalMessage()
+        : await anthropic.messages.create(request);
+      expect((await store.load('header:usage'))?.usage).toMatchObject({
+        input_tokens: message.usage.input_tokens,
+        output_tokens: message.usage.output_tokens,
+      });
+      const openai = new OpenAI({
+        apiKey: 'k',
+        baseURL: `${proxy.url}/v1`,
+        maxRetries: 0,
+        defaultHeaders: { 'x-agent-compact-session': 'chat' },
+      });
+      const messages = [{ role: 'user' as const, content: 'Hello there' }];
+      if (stream) {
+        const chunks = await openai.chat.completions.create({
+          model: 'm',
+          messages,
+          stream: true,
+          stream_options: { include_usage: true },
+        });
+        for await (const _chunk of chunks) {
+          // drain
+        }
+      } else {
+        await openai.chat.completions.create({ model: 'm', messages });
+      }
+      expect((await store.load('header:chat'))?.usage?.prompt_tokens).toBeGreaterThan(0);
+    },
+  );
+
+  it('sends the original request when compaction fails (the archive is down) and says so', async () => {
+    server = await startScriptedModelServer({ script: toolCallingScript });
+    const memory = createMemoryArchiveStore();
+    const failing: ArchiveStore = { ...memory, put: () => Promise.reject(new Error('disk full')) };
+    const records: ProxyRequestRecord[] = [];
+    const sent: Record<string, unknown>[] = [];
+    proxy = await startProxy({
+      upstream: server.url,
+      thresholds: { mid: 1500, hard: 2500 },
+      summarizer: 'extractive',
+      archive: failing,
+      onRequest: (record) => records.push(record),
+    });
+    await anthropicLoop(proxy.url, { turns: 8, onRequest: (body) => sent.push(body) });
+    const failed = records.findIndex((record) => record.fallback !== undefined);
+    expect(failed).toBeGreaterThan(0);
+    expect(records[failed]?.fallback).toContain('compaction failed');
+    expect(server.requests[failed]?.body.messages).toEqual(sent[failed]?.messages);
+    expect(server.requests.every((request) => request.outcome === 'tool-calls')).toBe(true);
+  });
+});

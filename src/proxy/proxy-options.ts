@@ -1,0 +1,63 @@
+import type { ArchiveStore } from '../core/archive/archive-store.js';
+import type { SessionStateStore } from '../core/archive/session-state-store.js';
+import type { SummaryModel } from '../core/summary/summary-model.js';
+import type { TokenCounter } from '../core/tokens/token-counter.js';
+import type { ProxyRequestRecord, ProxyStats } from './proxy-stats.js';
+import type { ProxySessionStore } from './session-store.js';
+
+/** Options of {@link startProxy}. */
+export interface ProxyOptions {
+  /** The upstream for all three APIs, e.g. `https://api.anthropic.com` or a local server. */
+  upstream?: string;
+  /** Where Anthropic traffic goes instead of `upstream`. */
+  anthropicUpstream?: string;
+  /** Where OpenAI traffic (chat, responses, everything else) goes instead of `upstream`. */
+  openaiUpstream?: string;
+  /** The interface to listen on. @default '127.0.0.1' */
+  host?: string;
+  /** The port; 0 picks a free one. @default 0 */
+  port?: number;
+  /** Token thresholds of mid and hard compaction. @default the core's (50,000 / 80,000) */
+  thresholds?: { mid?: number; hard?: number };
+  /** The model's context window; thresholds become fractions of it. */
+  contextWindow?: number;
+  /**
+   * Who writes hard summaries: `'same'` borrows the client's own provider, model and key from the
+   * request; `'extractive'` is offline; or any {@link SummaryModel}.
+   * @default 'same'
+   */
+  summarizer?: 'same' | 'extractive' | SummaryModel;
+  /**
+   * Give the model a `recall` tool that the proxy answers itself, and name archive ids in
+   * placeholders. Without it placeholders name no recall id.
+   * @default false
+   */
+  recall?: boolean;
+  /** Where removed content is kept, one archive session per conversation. @default in memory */
+  archive?: ArchiveStore;
+  /** Counts tokens. @default the core's heuristic counter */
+  counter?: TokenCounter;
+  /** Where session state is kept between requests. @default an in-memory store of 1000 sessions */
+  store?: ProxySessionStore;
+  /**
+   * Where each session's compactor keeps its own state (ids handed out, calibrated counts), so a
+   * conversation can move between proxy processes. @default kept in memory
+   */
+  stateStore?: SessionStateStore;
+  /** Receives one line per request (no trailing newline). @default none */
+  log?: (line: string) => void;
+  /** Receives one record per request, e.g. to write JSON lines. @default none */
+  onRequest?: (record: ProxyRequestRecord) => void;
+}
+
+/** A running proxy. */
+export interface RunningProxy {
+  /** The proxy's origin, e.g. `http://127.0.0.1:41234`; clients use it as their base URL. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  /** Totals since start, as served at `GET /agent-compact/stats`. */
+  stats(): Promise<ProxyStats>;
+  /** Stops listening and drops open connections. */
+  close(): Promise<void>;
+}

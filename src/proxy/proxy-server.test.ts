@@ -1,0 +1,170 @@
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type ScriptedModelServer, type ScriptStep, startScriptedModelServer } from '../testing/index.js';
+import type { RunningProxy } from './proxy-options.js';
+import { startProxy } from './proxy-server.js';
+
+let server: ScriptedModelServer | undefined;
+let proxy: RunningProxy | undefined;
+afterEach(async () => {
+  await proxy?.close();
+  await server?.close();
+  proxy = undefined;
+  server = undefined;
+});
+
+async function start(script: ScriptStep[] | Parameters<typeof startScriptedModelServer>[0]['script']) {
+  server = await startScriptedModelServer({ script });
+  proxy = await startProxy({ upstream: server.url });
+  return { server, proxy };
+}
+
+const anthropic = (baseURL: string) =>
+  new Anthropic({ apiKey: 'test-key', baseURL, maxRetries: 0, timeout: 5000 });
+const openai = (baseURL: string) => new OpenAI({ apiKey: 'test-key', baseURL, maxRetries: 0, timeout: 5000 });
+
+describe('proxy with the official SDKs', () => {
+  it('Anthropic, plain: the answer, the path with its query, and the headers pass through', async () => {
+    const { server, proxy } = await start(['Hello through the proxy.']);
+    const message = await anthropic(proxy.url).beta.messages.create({
+      model: 'claude-test',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'Hi' }],
+      betas: ['context-management-2025-06-27'],
+    });
+    expect(message.content).toEqual([{ type: 'text', text: 'Hello through the proxy.' }]);
+    expect(server.requests[0]?.path).toBe('/v1/messages');
+    expect(server.requests[0]?.headers['anthropic-beta']).toBe('context-management-2025-06-27');
+    expect(server.requests[0]?.body).toEqual({
+      model: 'claude-test',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+  });
+
+  it('Anthropic, streamed: events arrive and the SDK assembles a tool call', async () => {
+    const { proxy } = await start([
+      {
+        type: 'tool-calls',
+        text: 'Looking.',
+        calls: [{ id: 'toolu_1', name: 'read_file', input: { path: 'a.ts' } }],
+      },
+    ]);
+    const stream = anthropic(proxy.url).messages.stream({
+      model: 'claude-test',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'Read a.ts' }],
+    });
+    const message = await stream.finalMessage();
+    expect(message.content).toEqual([
+      { type: 'text', text: 'Looking.' },
+      { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'a.ts' } },
+    ]);
+  });
+
+  it('OpenAI chat, plain and streamed', async () => {
+    const { proxy } = await start(['One.', 'Two.']);
+    const client = openai(`${proxy.url}/v1`);
+    const plain = await client.chat.completions.create({
+      model: 'gpt-test',
+      messages: [{ role: 'user', content: 'First' }],
+    });
+    expect(plain.choices[0]?.message.content).toBe('One.');
+    const stream = await client.chat.completions.create({
+      model: 'gpt-test',
+      messages: [{ role: 'user', content: 'Second' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toBe('Two.');
+  });
+
+  it('forwards other paths untouched: count_tokens answers, an unknown path keeps its 404', async () => {
+    const { server, proxy } = await start([]);
+    const counted = await anthropic(proxy.url).messages.countTokens({
+      model: 'claude-test',
+      messages: [{ role: 'user', content: 'Count me' }],
+    });
+    expect(counted.input_tokens).toBeGreaterThan(0);
+    const missing = await fetch(`${proxy.url}/v1/models`, { headers: { authorization: 'Bearer x' } });
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { error: { message: string } }).error.message).toContain('no route');
+    expect(server.requests.map((request) => request.path)).toEqual([
+      '/v1/messages/count_tokens',
+      '/v1/models',
+    ]);
+  });
+
+  it('serves its totals at GET /agent-compact/stats', async () => {
+    const { proxy } = await start(['ok']);
+    await anthropic(proxy.url).messages.create({
+      model: 'm',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'x' }],
+    });
+    const stats = (await (await fetch(`${proxy.url}/agent-compact/stats`)).json()) as Record<string, unknown>;
+    expect(stats).toMatchObject({ requests: 1, conversationRequests: 1, sessions: 1 });
+  });
+});
+
+describe('bad traffic and upstream faults', () => {
+  it('forwards a body that is not JSON unchanged, so the provider answers its own 400', async () => {
+    const { server, proxy } = await start([]);
+    const response = await fetch(`${proxy.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': 'k', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: '{not json',
+    });
+    expect(response.status).toBe(400);
+    expect(server.requests[0]?.outcome).toBe('invalid-request');
+  });
+
+  it('forwards a request that breaks the provider rules unchanged', async () => {
+    const { server, proxy } = await start([]);
+    const error = await anthropic(proxy.url)
+      .messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'assistant', content: 'first' }] })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(server.requests[0]?.body.messages).toEqual([{ role: 'assistant', content: 'first' }]);
+  });
+
+  it.each([
+    ['500', { type: 'server-error' } as ScriptStep, Anthropic.InternalServerError, 500],
+    ['429', { type: 'rate-limit', retryAfterSeconds: 7 } as ScriptStep, Anthropic.RateLimitError, 429],
+  ])('passes a %s through with its status, shape and headers', async (_name, step, errorClass, status) => {
+    const { proxy } = await start([step]);
+    const error = (await anthropic(proxy.url)
+      .messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })
+      .catch((caught: unknown) => caught)) as InstanceType<typeof Anthropic.APIError>;
+    expect(error).toBeInstanceOf(errorClass);
+    expect(error.status).toBe(status);
+    if (status === 429) expect(error.headers?.get('retry-after')).toBe('7');
+  });
+
+  it('breaks the client connection when the upstream resets mid-stream', async () => {
+    const { proxy } = await start([{ type: 'drop-connection' }]);
+    const stream = anthropic(proxy.url).messages.stream({
+      model: 'm',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'x' }],
+    });
+    await expect(stream.finalMessage()).rejects.toThrow();
+  });
+
+  it('answers 502 in each provider shape when the upstream is down', async () => {
+    proxy = await startProxy({ upstream: 'http://127.0.0.1:9' });
+    const anthropicError = (await anthropic(proxy.url)
+      .messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })
+      .catch((caught: unknown) => caught)) as InstanceType<typeof Anthropic.APIError>;
+    expect(anthropicError.status).toBe(502);
+    expect(anthropicError.error).toMatchObject({ type: 'error', error: { type: 'api_error' } });
+    const openAIError = (await openai(`${proxy.url}/v1`)
+      .chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] })
+      .catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.APIError>;
+    expect(openAIError.status).toBe(502);
+    expect(openAIError.error).toMatchObject({ type: 'server_error' });
+  });
+});

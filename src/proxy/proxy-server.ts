@@ -1,0 +1,251 @@
+/**
+ * The proxy's HTTP server (`node:http`, no framework): the three compacted APIs go through
+ * {@link runExchange} one session at a time; every other path and method is piped upstream untouched.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CompactError } from '../core/errors.js';
+import { type ExchangeDependencies, runExchange } from './conversation-exchange.js';
+import { forwardRequest } from './forward.js';
+import { writeProviderError } from './provider-errors.js';
+import type { ProxyOptions, RunningProxy } from './proxy-options.js';
+import { formatLogLine, type ProxyRequestRecord, StatsCollector } from './proxy-stats.js';
+import { compactedApi, type ProxyUpstreams, providerOf, upstreamUrl } from './routes.js';
+import { SessionCompactors } from './session-compactors.js';
+import { sessionKeyOf } from './session-identity.js';
+import { createSessionQueue } from './session-queue.js';
+import { createMemoryProxySessionStore } from './session-store.js';
+
+/** The proxy's own endpoint; everything else belongs to the provider. */
+export const STATS_PATH = '/agent-compact/stats';
+/** Live compactors kept in memory, matching the default session store. */
+const MAX_LIVE_SESSIONS = 1000;
+
+/**
+ * Starts the compaction proxy. Point an agent's base URL at `url`: requests to `POST /v1/messages`,
+ * `POST /v1/chat/completions` and `POST /v1/responses` go upstream with their conversation
+ * compacted; every other request is forwarded untouched, answers stream back as they arrive.
+ *
+ * @example
+ * const proxy = await startProxy({ upstream: 'https://api.anthropic.com', thresholds: { mid: 60_000, hard: 100_000 } });
+ * // ANTHROPIC_BASE_URL=<proxy.url> claude
+ * await proxy.close();
+ */
+export async function startProxy({
+  upstream,
+  anthropicUpstream,
+  openaiUpstream,
+  host = '127.0.0.1',
+  port = 0,
+  thresholds,
+  contextWindow,
+  summarizer = 'same',
+  recall = false,
+  archive,
+  counter,
+  store = createMemoryProxySessionStore(),
+  stateStore,
+  log,
+  onRequest,
+}: ProxyOptions): Promise<RunningProxy> {
+  const upstreams = resolveUpstreams(upstream, anthropicUpstream, openaiUpstream);
+  const compactors = new SessionCompactors({
+    ...(thresholds ? { thresholds } : {}),
+    ...(contextWindow === undefined ? {} : { contextWindow }),
+    summarizer,
+    ...(archive ? { archive } : {}),
+    ...(counter ? { counter } : {}),
+    ...(stateStore ? { stateStore } : {}),
+    recall,
+    maxSessions: MAX_LIVE_SESSIONS,
+  });
+  const queue = createSessionQueue();
+  const stats = new StatsCollector();
+  const dependencies: ExchangeDependencies = {
+    store,
+    compactors,
+    unreachable: (response, message) =>
+      writeProviderError(
+        response,
+        'anthropic',
+        502,
+        `agent-compact proxy: upstream unreachable (${message})`,
+      ),
+  };
+
+  const finish = (record: ProxyRequestRecord) => {
+    stats.add(record);
+    log?.(formatLogLine(record));
+    onRequest?.(record);
+  };
+
+  const handle = async (incoming: IncomingMessage, response: ServerResponse) => {
+    const arrived = performance.now();
+    const requestUrl = new URL(incoming.url ?? '/', 'http://proxy.invalid');
+    const method = incoming.method ?? 'GET';
+    if (method === 'GET' && requestUrl.pathname === STATS_PATH) {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(stats.snapshot(await store.size())));
+      return;
+    }
+    const provider = providerOf(requestUrl.pathname, incoming.headers);
+    const target = upstreamUrl(upstreams[provider], `${requestUrl.pathname}${requestUrl.search}`);
+    const aborter = new AbortController();
+    response.on('close', () => {
+      if (!response.writableFinished) aborter.abort();
+    });
+    const deps: ExchangeDependencies = {
+      ...dependencies,
+      unreachable: (answer, message) =>
+        writeProviderError(answer, provider, 502, `agent-compact proxy: upstream unreachable (${message})`),
+    };
+    const api = compactedApi(method, requestUrl.pathname);
+    const raw = api === undefined ? undefined : await readBody(incoming);
+    const body = raw === undefined ? undefined : parseObject(raw);
+    if (api === undefined || raw === undefined || body === undefined) {
+      const outcome = await forwardRequest(
+        {
+          url: target,
+          method,
+          headers: incoming.headers,
+          body: raw ?? (hasBody(method) ? incoming : undefined),
+          signal: aborter.signal,
+        },
+        response,
+      );
+      if (outcome.type === 'unreachable') deps.unreachable(response, outcome.message);
+      finish(passthroughRecord(method, requestUrl.pathname, outcome, arrived));
+      return;
+    }
+    const sessionKey = sessionKeyOf(api, body, incoming.headers);
+    const record = await queue.run(sessionKey, () =>
+      runExchange(
+        {
+          api,
+          sessionKey,
+          method,
+          target,
+          headers: incoming.headers,
+          raw,
+          body,
+          response,
+          signal: aborter.signal,
+          arrived,
+          recall,
+        },
+        deps,
+      ),
+    );
+    finish(record);
+  };
+
+  const server = createServer((incoming, response) => {
+    handle(incoming, response).catch((error: unknown) => {
+      const message = error instanceof Error ? (error.message.split('\n')[0] ?? error.name) : String(error);
+      log?.(`proxy error: ${message}`);
+      const provider = providerOf(
+        new URL(incoming.url ?? '/', 'http://proxy.invalid').pathname,
+        incoming.headers,
+      );
+      writeProviderError(response, provider, 502, `agent-compact proxy failed: ${message}`);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost}:${address.port}`,
+    host: address.address,
+    port: address.port,
+    stats: async () => stats.snapshot(await store.size()),
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+      return closed;
+    },
+  };
+}
+
+function resolveUpstreams(
+  upstream: string | undefined,
+  anthropicUpstream: string | undefined,
+  openaiUpstream: string | undefined,
+): ProxyUpstreams {
+  const anthropic = anthropicUpstream ?? upstream;
+  const openai = openaiUpstream ?? upstream;
+  if (anthropic === undefined || openai === undefined) {
+    throw new CompactError('startProxy needs upstream, or both anthropicUpstream and openaiUpstream', {
+      code: 'INVALID_OPTIONS',
+      path: 'upstream',
+    });
+  }
+  return {
+    anthropic: parseUpstream(anthropic, 'anthropicUpstream'),
+    openai: parseUpstream(openai, 'openaiUpstream'),
+  };
+}
+
+function parseUpstream(value: string, path: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new CompactError(`"${value}" is not a URL`, { code: 'INVALID_OPTIONS', path });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new CompactError(`"${value}" must be an http or https URL`, { code: 'INVALID_OPTIONS', path });
+  }
+  return url;
+}
+
+function passthroughRecord(
+  method: string,
+  path: string,
+  outcome: Awaited<ReturnType<typeof forwardRequest>>,
+  arrived: number,
+): ProxyRequestRecord {
+  const ms = performance.now() - arrived;
+  return {
+    time: new Date().toISOString(),
+    session: '-',
+    api: 'passthrough',
+    method,
+    path,
+    tokensIn: 0,
+    tokensOut: 0,
+    layer: 'none',
+    status: outcome.type === 'answered' ? outcome.status : 502,
+    ms,
+    overheadMs: 0,
+  };
+}
+
+function hasBody(method: string): boolean {
+  return method !== 'GET' && method !== 'HEAD';
+}
+
+function readBody(incoming: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.on('end', () => resolve(Buffer.concat(chunks)));
+    incoming.on('error', reject);
+  });
+}
+
+function parseObject(raw: Buffer): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(raw.toString('utf8'));
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

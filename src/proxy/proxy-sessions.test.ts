@@ -1,0 +1,161 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  estimateRequestTokens,
+  type ScriptedModelServer,
+  startScriptedModelServer,
+} from '../testing/index.js';
+import {
+  anthropicLoop,
+  isSummaryRequest,
+  openAIChatLoop,
+  responsesLoop,
+  toolCallingScript,
+} from './agent-loops.test-utils.js';
+import type { ProxyOptions, RunningProxy } from './proxy-options.js';
+import { startProxy } from './proxy-server.js';
+import type { ProxyRequestRecord } from './proxy-stats.js';
+import { fingerprintMessage } from './session-identity.js';
+
+let server: ScriptedModelServer | undefined;
+let proxy: RunningProxy | undefined;
+afterEach(async () => {
+  await proxy?.close();
+  await server?.close();
+  proxy = undefined;
+  server = undefined;
+});
+
+async function start(options: Partial<ProxyOptions> = {}) {
+  server = await startScriptedModelServer({ script: toolCallingScript });
+  const records: ProxyRequestRecord[] = [];
+  proxy = await startProxy({
+    upstream: server.url,
+    thresholds: { mid: 3000, hard: 6000 },
+    summarizer: 'extractive',
+    onRequest: (record) => records.push(record),
+    ...options,
+  });
+  return { server, proxy, records };
+}
+
+/** The conversation of each agent request the server saw, as fingerprints (breakpoints ignored). */
+function upstreamConversations(requests: ScriptedModelServer['requests']): string[][] {
+  return requests
+    .filter((request) => !isSummaryRequest(request))
+    .map((request) => ((request.body.messages as unknown[]) ?? []).map(fingerprintMessage));
+}
+
+function isPrefix(prefix: readonly string[], of: readonly string[]): boolean {
+  return prefix.length <= of.length && prefix.every((item, index) => item === of[index]);
+}
+
+describe('proxy sessions', () => {
+  it.each([false, true])(
+    'Anthropic tool loop (stream %s): compaction fires, every request valid, prefix stable between compactions',
+    async (stream) => {
+      const { server, records } = await start();
+      const sent: Record<string, unknown>[] = [];
+      await anthropicLoop(proxy!.url, {
+        turns: 14,
+        stream,
+        moveBreakpoint: true,
+        onRequest: (body) => sent.push(body),
+      });
+      const agentRequests = server.requests.filter((request) => !isSummaryRequest(request));
+      expect(agentRequests.map((request) => request.outcome)).toEqual(Array(14).fill('tool-calls'));
+      expect(records.some((record) => record.layer !== 'none')).toBe(true);
+      const last = agentRequests.at(-1)!;
+      expect(last.inputTokens).toBeLessThan(estimateRequestTokens('anthropic', sent.at(-1)!));
+      const conversations = upstreamConversations(server.requests);
+      for (let index = 1; index < records.length; index += 1) {
+        // A request that compacted nothing extends the previous upstream conversation byte for byte.
+        if (records[index]?.layer === 'none')
+          expect(isPrefix(conversations[index - 1]!, conversations[index]!)).toBe(true);
+      }
+    },
+  );
+
+  it('OpenAI chat tool loop, streamed: compaction fires and every request is valid', async () => {
+    const { server, records } = await start();
+    const sent: Record<string, unknown>[] = [];
+    await openAIChatLoop(`${proxy!.url}/v1`, {
+      turns: 12,
+      stream: true,
+      onRequest: (body) => sent.push(body),
+    });
+    expect(server.requests.map((request) => request.outcome)).toEqual(Array(12).fill('tool-calls'));
+    expect(records.some((record) => record.layer !== 'none')).toBe(true);
+    expect(server.requests.at(-1)!.inputTokens).toBeLessThan(estimateRequestTokens('openai', sent.at(-1)!));
+  });
+
+  it('sends no recall ids when the model has no recall tool, even after a hard summary', async () => {
+    const { server, records } = await start({ thresholds: { mid: 1500, hard: 2500 } });
+    await anthropicLoop(proxy!.url, { turns: 12 });
+    expect(records.some((record) => record.layer === 'hard')).toBe(true);
+    const upstream = JSON.stringify(server.requests.map((request) => request.body));
+    expect(upstream.includes('<context_summary>')).toBe(true);
+    expect(upstream.match(/recall r\d+|recall="r\d+"|the recall tool/)).toBeNull();
+  });
+
+  it.each([false, true])(
+    'OpenAI Responses tool loop (stream %s): compaction fires and every request is valid',
+    async (stream) => {
+      const { server, records } = await start();
+      const sent: Record<string, unknown>[] = [];
+      await responsesLoop(`${proxy!.url}/v1`, { turns: 12, stream, onRequest: (body) => sent.push(body) });
+      expect(server.requests.map((request) => request.outcome)).toEqual(Array(12).fill('tool-calls'));
+      expect(records.some((record) => record.layer !== 'none')).toBe(true);
+      const size = (body: Record<string, unknown>) => JSON.stringify(body.input).length;
+      expect(size(server.requests.at(-1)!.body)).toBeLessThan(size(sent.at(-1)!));
+    },
+  );
+
+  it('starts over without error when the client rewinds after a compaction', async () => {
+    const { server, records } = await start();
+    const history = await anthropicLoop(proxy!.url, { turns: 12 });
+    expect(records.some((record) => record.layer !== 'none')).toBe(true);
+    const client = new Anthropic({ apiKey: 'test-key', baseURL: proxy!.url, maxRetries: 0 });
+    const rewound = [...history.slice(0, 3), { role: 'user' as const, content: 'Forget that; start again.' }];
+    const rewoundMessages: Anthropic.MessageParam[] = [
+      history[0]!,
+      history[1]!,
+      {
+        role: 'user',
+        content: [
+          ...(history[2]!.content as Anthropic.ContentBlockParam[]),
+          { type: 'text', text: 'Start again.' },
+        ],
+      },
+    ];
+    await client.messages.create({ model: 'claude-test', max_tokens: 100, messages: rewoundMessages });
+    expect(records.at(-1)).toMatchObject({ restarted: true, status: 200 });
+    expect(server.requests.at(-1)!.body.messages).toEqual(rewoundMessages);
+    expect(rewound).toHaveLength(4);
+  });
+
+  it('keeps concurrent sessions apart and each in order', async () => {
+    const { server } = await start();
+    const tasks = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'];
+    await Promise.all(tasks.map((task) => anthropicLoop(proxy!.url, { turns: 10, task: `Task ${task}` })));
+    expect(server.requests.filter((request) => request.outcome !== 'tool-calls')).toEqual([]);
+    for (const task of tasks) {
+      const own = server.requests.filter((request) =>
+        JSON.stringify(request.body.messages).includes(`Task ${task}`),
+      );
+      expect(own).toHaveLength(10);
+    }
+    expect((await proxy!.stats()).sessions).toBe(5);
+  });
+
+  it('names sessions by the x-agent-compact-session header', async () => {
+    await start();
+    await anthropicLoop(proxy!.url, { turns: 2, headers: { 'x-agent-compact-session': 'one' } });
+    await anthropicLoop(proxy!.url, {
+      turns: 2,
+      task: 'Other task',
+      headers: { 'x-agent-compact-session': 'one' },
+    });
+    expect((await proxy!.stats()).sessions).toBe(1);
+  });
+});

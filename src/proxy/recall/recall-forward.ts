@@ -1,0 +1,186 @@
+/**
+ * Forwarding with `--recall`: the answer is read on its way to the client; when the model calls
+ * `recall`, the proxy answers from the archive and asks again (a follow-up upstream request), so
+ * the client never sees a tool it does not know. Streams are passed through until a recall call
+ * begins; the follow-up's events then continue the same stream, renumbered.
+ */
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { type ForwardOutcome, upstreamHeaders } from '../forward.js';
+import type { ProxyApi } from '../routes.js';
+import { followUpBody, type RecallCall, toolCallsOf, withoutRecallCalls } from './recall-calls.js';
+import { rewriteEvent, type SseEvent, sseEvents } from './sse-events.js';
+import { createStreamAssembler } from './stream-assembly.js';
+
+/** Recall rounds answered for one request before the model's answer goes to the client as it is. */
+export const MAX_RECALL_ROUNDS = 3;
+
+/** What {@link forwardWithRecall} needs. */
+export interface RecallForward {
+  api: ProxyApi;
+  url: URL;
+  headers: IncomingHttpHeaders;
+  body: Record<string, unknown>;
+  response: ServerResponse;
+  signal: AbortSignal;
+  /** Answers one recall call: the archived text, or an error text for the model. */
+  recall(call: RecallCall): Promise<string>;
+}
+
+/** Blocks and output items already sent to the client, so follow-up events continue the numbering. */
+interface Sent {
+  blocks: number;
+  outputs: number;
+}
+
+/** Forwards the request, answering recall calls; resolves like `forwardRequest`. */
+export async function forwardWithRecall(forward: RecallForward): Promise<ForwardOutcome> {
+  const streamed = forward.body.stream === true;
+  const sent: Sent = { blocks: 0, outputs: 0 };
+  let body = forward.body;
+  for (let round = 0; ; round += 1) {
+    let answer: Response;
+    try {
+      answer = await fetch(forward.url, {
+        method: 'POST',
+        headers: requestHeaders(forward.headers),
+        body: JSON.stringify(body),
+        signal: forward.signal,
+      });
+    } catch (error) {
+      if (round === 0)
+        return { type: 'unreachable', message: error instanceof Error ? error.message : String(error) };
+      forward.response.destroy();
+      return { type: 'answered', status: 502, complete: false };
+    }
+    const lastRound = round === MAX_RECALL_ROUNDS;
+    const next =
+      streamed && answer.ok
+        ? await relayStream(forward, answer, round, sent, lastRound)
+        : await relayJson(forward, answer, lastRound);
+    if (next.type === 'done') return { type: 'answered', status: answer.status, complete: next.complete };
+    const results = await Promise.all(
+      next.calls.map(async (call) => ({ id: call.id, output: await forward.recall(call) })),
+    );
+    body = followUpBody(forward.api, body, next.answer, results);
+  }
+}
+
+type RoundResult =
+  | { type: 'done'; complete: boolean }
+  | { type: 'recall'; calls: RecallCall[]; answer: Record<string, unknown> };
+
+async function relayJson(forward: RecallForward, answer: Response, lastRound: boolean): Promise<RoundResult> {
+  const text = await answer.text();
+  const parsed = answer.ok ? parseObject(text) : undefined;
+  const calls = parsed ? toolCallsOf(forward.api, parsed) : { recall: [], others: 0 };
+  if (parsed && calls.recall.length > 0 && calls.others === 0 && !lastRound) {
+    return { type: 'recall', calls: calls.recall, answer: parsed };
+  }
+  const out =
+    parsed && calls.recall.length > 0 ? JSON.stringify(withoutRecallCalls(forward.api, parsed)) : text;
+  if (!forward.response.headersSent) forward.response.writeHead(answer.status, responseHeaders(answer));
+  forward.response.end(out);
+  return { type: 'done', complete: true };
+}
+
+async function relayStream(
+  forward: RecallForward,
+  answer: Response,
+  round: number,
+  sent: Sent,
+  lastRound: boolean,
+): Promise<RoundResult> {
+  const { response, api } = forward;
+  if (!response.headersSent) response.writeHead(answer.status, responseHeaders(answer));
+  const assembler = createStreamAssembler(api);
+  const offset: Sent = { ...sent };
+  let holding = false;
+  try {
+    for await (const event of sseEvents(answer.body ?? emptyStream())) {
+      assembler.add(event);
+      if (!holding && assembler.recallStarted && !lastRound) holding = true;
+      if (holding) continue;
+      const text = round === 0 ? event.raw : continuedEvent(api, event, offset);
+      if (text === undefined) continue;
+      response.write(text);
+      if (event.data?.type === 'content_block_start') sent.blocks += 1;
+      if (event.data?.type === 'response.output_item.added') sent.outputs += 1;
+    }
+  } catch {
+    response.destroy();
+    return { type: 'done', complete: false };
+  }
+  if (!holding) {
+    response.end();
+    return { type: 'done', complete: true };
+  }
+  const full = assembler.answer();
+  return { type: 'recall', calls: toolCallsOf(api, full).recall, answer: full };
+}
+
+/**
+ * A follow-up round's event as the client should see it: without the events that open an answer
+ * (the client has had them) and with block / output indexes moved past what was already sent.
+ */
+function continuedEvent(api: ProxyApi, event: SseEvent, offset: Sent): string | undefined {
+  const data = event.data;
+  if (!data) return event.raw;
+  switch (api) {
+    case 'anthropic':
+      if (data.type === 'message_start') return undefined;
+      return typeof data.index === 'number'
+        ? rewriteEvent(event, { ...data, index: data.index + offset.blocks })
+        : event.raw;
+    case 'openai':
+      return event.raw;
+    case 'responses':
+      if (data.type === 'response.created' || data.type === 'response.in_progress') return undefined;
+      return typeof data.output_index === 'number'
+        ? rewriteEvent(event, { ...data, output_index: data.output_index + offset.outputs })
+        : event.raw;
+    default: {
+      const unreachable: never = api;
+      throw new Error(`unknown API ${String(unreachable)}`);
+    }
+  }
+}
+
+/** Headers that belong to this hop or describe a body the proxy may have changed. */
+const droppedResponseHeaders = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'content-encoding',
+]);
+
+function responseHeaders(answer: Response): Record<string, string> {
+  const headers: Record<string, string> = {};
+  answer.headers.forEach((value, name) => {
+    if (!droppedResponseHeaders.has(name)) headers[name] = value;
+  });
+  return headers;
+}
+
+function requestHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(upstreamHeaders(headers, undefined))) {
+    if (value === undefined || name === 'content-length') continue;
+    result[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  result['accept-encoding'] = 'identity';
+  return result;
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function* emptyStream(): AsyncGenerator<Uint8Array> {}

@@ -1,0 +1,107 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type OpenAI from 'openai';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type RecordedRequest,
+  type ScriptedModelServer,
+  type ScriptStep,
+  startScriptedModelServer,
+} from '../../testing/index.js';
+import {
+  anthropicLoop,
+  openAIChatLoop,
+  responsesLoop,
+  toolCallingScript,
+} from '../agent-loops.test-utils.js';
+import type { RunningProxy } from '../proxy-options.js';
+import { startProxy } from '../proxy-server.js';
+
+let server: ScriptedModelServer | undefined;
+let proxy: RunningProxy | undefined;
+afterEach(async () => {
+  await proxy?.close();
+  await server?.close();
+  proxy = undefined;
+  server = undefined;
+});
+
+/** Drives tool calls until a placeholder names a recall id, calls recall once, then answers in text. */
+function recallingScript() {
+  let recalled = false;
+  return (request: Omit<RecordedRequest, 'outcome'>): ScriptStep => {
+    if (recalled) return 'Recalled and done.';
+    const id = /recall (r\d+)\]/.exec(JSON.stringify(request.body.messages ?? request.body.input))?.[1];
+    if (id === undefined) return toolCallingScript(request);
+    recalled = true;
+    return {
+      type: 'tool-calls',
+      text: 'Let me look again.',
+      calls: [{ id: 'call_recall_1', name: 'recall', input: { id } }],
+    };
+  };
+}
+
+async function start() {
+  server = await startScriptedModelServer({ script: recallingScript() });
+  proxy = await startProxy({
+    upstream: server.url,
+    thresholds: { mid: 3000, hard: 6000 },
+    summarizer: 'extractive',
+    recall: true,
+  });
+  return { server, proxy };
+}
+
+/** The tool result the proxy sent for its recall call, from the follow-up request. */
+function recallResult(requests: readonly RecordedRequest[]): string {
+  return JSON.stringify(requests.at(-1)?.body.messages ?? requests.at(-1)?.body.input ?? []);
+}
+
+describe('--recall', () => {
+  it.each([false, true])(
+    'Anthropic (stream %s): the proxy answers recall itself and the client never sees it',
+    async (stream) => {
+      const { server, proxy } = await start();
+      const history = await anthropicLoop(proxy.url, { turns: 20, stream });
+      const last = history.at(-1) as Anthropic.MessageParam;
+      expect(last.role).toBe('assistant');
+      expect(JSON.stringify(history)).not.toContain('"name":"recall"');
+      expect(JSON.stringify(last.content)).toContain('Recalled and done.');
+      expect(server.requests.every((request) => request.outcome !== 'invalid-request')).toBe(true);
+      expect((server.requests[0]!.body.tools as { name: string }[]).map((tool) => tool.name)).toEqual([
+        'read_file',
+        'recall',
+      ]);
+      expect(recallResult(server.requests)).toMatch(
+        /"tool_use_id":"call_recall_1","content":"output of step \d+\\nconst value/,
+      );
+    },
+  );
+
+  it.each([false, true])('OpenAI chat (stream %s): the same through Chat Completions', async (stream) => {
+    const { server, proxy } = await start();
+    const history = await openAIChatLoop(`${proxy.url}/v1`, { turns: 20, stream });
+    const last = history.at(-1) as OpenAI.ChatCompletionAssistantMessageParam;
+    expect(last.role).toBe('assistant');
+    expect(last.content).toContain('Recalled and done.');
+    expect(JSON.stringify(history)).not.toContain('"name":"recall"');
+    expect(server.requests.every((request) => request.outcome !== 'invalid-request')).toBe(true);
+    expect(recallResult(server.requests)).toMatch(
+      /"tool_call_id":"call_recall_1","content":"output of step \d+\\nconst value/,
+    );
+  });
+
+  it.each([false, true])(
+    'OpenAI Responses (stream %s): the same through the Responses API',
+    async (stream) => {
+      const { server, proxy } = await start();
+      const input = await responsesLoop(`${proxy.url}/v1`, { turns: 20, stream });
+      expect(JSON.stringify(input.at(-1))).toContain('Recalled and done.');
+      expect(JSON.stringify(input)).not.toContain('"name":"recall"');
+      expect(server.requests.every((request) => request.outcome !== 'invalid-request')).toBe(true);
+      expect(recallResult(server.requests)).toMatch(
+        /"call_id":"call_recall_1","output":"output of step \d+\\nconst value/,
+      );
+    },
+  );
+});

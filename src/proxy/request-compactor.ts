@@ -1,0 +1,49 @@
+/**
+ * The one thing the proxy needs from the library: compact a whole request body of one session,
+ * with the core's `createCompactor(...).compactRequest`.
+ */
+import type { ArchiveStore } from '../core/archive/archive-store.js';
+import { createCompactor } from '../core/compactor.js';
+import type { CompactorOptions } from '../core/compactor-options.js';
+import type { ProviderUsage } from '../core/conversation/types.js';
+import type { CompactionLayer } from '../core/events.js';
+import type { ProxyApi } from './routes.js';
+
+/** What compacting one request returns; `body` is the input object itself when nothing changed. */
+export interface RequestCompaction {
+  body: Record<string, unknown>;
+  layer: CompactionLayer;
+  tokensBefore: number;
+  tokensAfter: number;
+  archived: string[];
+}
+
+/** Compacts the requests of one session. */
+export interface RequestCompactor {
+  /** Where the session's removed content is kept, for recall. */
+  readonly archive: ArchiveStore;
+  /** The session's id in the archive. */
+  readonly sessionId: string;
+  compactRequest(
+    body: Record<string, unknown>,
+    options: { format: ProxyApi; usage?: ProviderUsage; signal?: AbortSignal },
+  ): Promise<RequestCompaction>;
+}
+
+/** A compactor for one session's requests. */
+export function createRequestCompactor(options: CompactorOptions): RequestCompactor {
+  const compactor = createCompactor(options);
+  return {
+    archive: compactor.archive,
+    sessionId: compactor.sessionId,
+    async compactRequest(body, { format, usage, signal }) {
+      const result = await compactor.compactRequest(body, {
+        format,
+        ...(usage ? { usage } : {}),
+        ...(signal ? { signal } : {}),
+      });
+      const { layer, tokensBefore, tokensAfter, archived } = result;
+      return { body: result.body, layer, tokensBefore, tokensAfter, archived };
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFileArchiveStore } from '../archive/index.js';
+import { type ScriptedModelServer, startScriptedModelServer } from '../testing/index.js';
+import {
+  anthropicLoop,
+  isSummaryRequest,
+  openAIChatLoop,
+  toolCallingScript,
+} from './agent-loops.test-utils.js';
+import type { RunningProxy } from './proxy-options.js';
+import { startProxy } from './proxy-server.js';
+import type { ProxyRequestRecord } from './proxy-stats.js';
+
+const secretKey = 'sk-ant-SECRET-key-0123456789';
+
+let server: ScriptedModelServer | undefined;
+let proxy: RunningProxy | undefined;
+let directory: string | undefined;
+afterEach(async () => {
+  await proxy?.close();
+  await server?.close();
+  if (directory) await rm(directory, { recursive: true, force: true });
+  proxy = undefined;
+  server = undefined;
+  directory = undefined;
+});
+
+async function startWithSame(
+  script: Parameters<typeof startScriptedModelServer>[0]['script'] = toolCallingScript,
+) {
+  server = await startScriptedModelServer({ script });
+  directory = await mkdtemp(join(tmpdir(), 'proxy-same-'));
+  const lines: string[] = [];
+  const records: ProxyRequestRecord[] = [];
+  proxy = await startProxy({
+    upstream: server.url,
+    thresholds: { mid: 1500, hard: 2500 },
+    archive: createFileArchiveStore({ directory }),
+    log: (line) => lines.push(line),
+    onRequest: (record) => records.push(record),
+  });
+  return { server, proxy, lines, records, directory };
+}
+
+async function archiveText(folder: string): Promise<string> {
+  const files = await readdir(folder);
+  const texts = await Promise.all(files.map((file) => readFile(join(folder, file), 'utf8')));
+  return texts.join('\n');
+}
+
+describe('the same summarizer', () => {
+  it('Anthropic: summarizes with the client key, model, system and tools, so the cached prefix is reused', async () => {
+    const { server, records } = await startWithSame();
+    await anthropicLoop(proxy!.url, { turns: 12, apiKey: secretKey });
+    expect(records.some((record) => record.layer === 'hard')).toBe(true);
+    const summary = server.requests.find(isSummaryRequest);
+    const agent = server.requests.find((request) => !isSummaryRequest(request));
+    expect(summary?.outcome).toBe('text');
+    expect(summary?.body.model).toBe('claude-test');
+    expect(summary?.body.system).toEqual(agent?.body.system);
+    expect(summary?.body.tools).toEqual(agent?.body.tools);
+    expect((summary!.body.messages as unknown[])[0]).toEqual((agent!.body.messages as unknown[])[0]);
+    expect(
+      server.requests.filter((request) => request.outcome !== 'tool-calls' && request.outcome !== 'text'),
+    ).toEqual([]);
+  });
+
+  it('OpenAI chat: summarizes through the client’s own API', async () => {
+    const { server, records } = await startWithSame();
+    await openAIChatLoop(`${proxy!.url}/v1`, { turns: 12, apiKey: secretKey });
+    expect(records.some((record) => record.layer === 'hard')).toBe(true);
+    expect(server.requests.find(isSummaryRequest)).toMatchObject({
+      path: '/v1/chat/completions',
+      outcome: 'text',
+    });
+  });
+
+  it('never writes the key to logs, records, archives or errors, even when the summary call fails', async () => {
+    const failingSummaries = (request: Parameters<typeof toolCallingScript>[0]) =>
+      isSummaryRequest(request) ? { type: 'server-error' as const } : toolCallingScript(request);
+    const { lines, records, directory } = await startWithSame(failingSummaries);
+    await anthropicLoop(proxy!.url, { turns: 12, apiKey: secretKey });
+    await openAIChatLoop(`${proxy!.url}/v1`, { turns: 12, apiKey: secretKey });
+    const everything = [lines.join('\n'), JSON.stringify(records), await archiveText(directory)].join('\n');
+    expect(everything.length).toBeGreaterThan(1000);
+    expect(everything).not.toContain(secretKey);
+    expect(everything).not.toContain('SECRET');
+  });
+});

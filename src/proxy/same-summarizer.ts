@@ -1,0 +1,165 @@
+/**
+ * The `same` summarizer: the client's own provider, model and key, read from the request being
+ * compacted. The request's system, tools and history go upstream unchanged with the summary
+ * instructions appended, so the provider reads the prefix from its prompt cache. Keys stay in the
+ * headers of that one request: never in errors, logs or archives.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { toOpenAIMessages } from '../core/conversation/openai-format.js';
+import { toResponsesInput } from '../core/conversation/responses-format.js';
+import type { Message, SystemPrompt } from '../core/conversation/types.js';
+import { CompactError } from '../core/errors.js';
+import type { SummaryModel, SummaryRequest, SummaryResult } from '../core/summary/summary-model.js';
+import { upstreamHeaders } from './forward.js';
+import type { ProxyApi } from './routes.js';
+
+/** The request a summary borrows its provider, model, key and settings from. */
+export interface SummaryContext {
+  api: ProxyApi;
+  /** The upstream URL of the request (same path and query). */
+  url: URL;
+  headers: IncomingHttpHeaders;
+  body: Record<string, unknown>;
+}
+
+/**
+ * A summary model that reads the current request's context on every call; the proxy sets it before
+ * compacting each request of the session.
+ */
+export function createSameSummaryModel(currentContext: () => SummaryContext | undefined): SummaryModel {
+  return {
+    specificationVersion: 'v1',
+    provider: 'same',
+    modelId: 'same',
+    async summarize(request, options = {}) {
+      const context = currentContext();
+      if (!context) throw summaryError('no request to borrow the provider from');
+      const body = summaryBody(context, request);
+      const headers = upstreamHeaders(context.headers, undefined);
+      delete headers['content-length'];
+      headers['accept-encoding'] = 'identity';
+      headers['content-type'] = 'application/json';
+      let response: Response;
+      try {
+        response = await fetch(context.url, {
+          method: 'POST',
+          headers: headers as Record<string, string>,
+          body: JSON.stringify(body),
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
+      } catch (error) {
+        throw summaryError(`${context.url.origin} could not be reached`, error);
+      }
+      const text = await response.text();
+      if (!response.ok) {
+        throw summaryError(`${context.url.origin}${context.url.pathname} answered ${response.status}`);
+      }
+      return readSummary(context.api, text);
+    },
+  };
+}
+
+function summaryBody(context: SummaryContext, request: SummaryRequest): Record<string, unknown> {
+  const { api, body } = context;
+  const { stream: _stream, stream_options: _streamOptions, ...rest } = body;
+  switch (api) {
+    case 'anthropic': {
+      // Thinking settings stay as they are (changing them drops the cached messages); its budget
+      // comes on top of the summary's.
+      const budget = (body.thinking as { budget_tokens?: unknown } | undefined)?.budget_tokens;
+      const thinkingTokens = typeof budget === 'number' ? budget : 0;
+      return {
+        ...rest,
+        ...(request.system === undefined ? {} : { system: request.system }),
+        messages: request.messages,
+        max_tokens: thinkingTokens + request.maxOutputTokens,
+      };
+    }
+    case 'openai': {
+      const messages = toOpenAIMessages(withSystem(request.messages, request.system));
+      const limitField = body.max_tokens !== undefined ? 'max_tokens' : 'max_completion_tokens';
+      return { ...rest, messages, [limitField]: request.maxOutputTokens };
+    }
+    case 'responses': {
+      // System text read from `instructions` stays there (toResponsesInput leaves it out).
+      const input = toResponsesInput(request.messages, request.system);
+      return { ...rest, input, max_output_tokens: request.maxOutputTokens };
+    }
+    default: {
+      const unreachable: never = api;
+      throw summaryError(`unknown API ${String(unreachable)}`);
+    }
+  }
+}
+
+function withSystem(messages: Message[], system: SystemPrompt | undefined) {
+  return system === undefined ? { messages } : { messages, system };
+}
+
+function readSummary(api: ProxyApi, text: string): SummaryResult {
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(text) as Record<string, unknown>;
+  } catch (error) {
+    throw summaryError('the summary answer is not JSON', error);
+  }
+  const summary = answerText(api, parsed);
+  if (summary.trim() === '') throw summaryError('the summary answer has no text');
+  const usage = parsed.usage as Record<string, number | undefined> | undefined;
+  const inputTokens = usage?.input_tokens ?? usage?.prompt_tokens;
+  const outputTokens = usage?.output_tokens ?? usage?.completion_tokens;
+  return {
+    text: summary,
+    usage: {
+      ...(inputTokens === undefined ? {} : { inputTokens }),
+      ...(outputTokens === undefined ? {} : { outputTokens }),
+      ...(usage?.cache_read_input_tokens === undefined
+        ? {}
+        : { cacheReadTokens: usage.cache_read_input_tokens }),
+    },
+  };
+}
+
+function answerText(api: ProxyApi, parsed: Record<string, unknown>): string {
+  switch (api) {
+    case 'anthropic':
+      return textOfBlocks(parsed.content);
+    case 'openai': {
+      const choices = parsed.choices as { message?: { content?: unknown } }[] | undefined;
+      return String(choices?.[0]?.message?.content ?? '');
+    }
+    case 'responses': {
+      const output = Array.isArray(parsed.output)
+        ? (parsed.output as { type?: unknown; content?: unknown }[])
+        : [];
+      return output
+        .filter((item) => item?.type === 'message' && Array.isArray(item.content))
+        .flatMap((item) => item.content as { type?: unknown; text?: unknown }[])
+        .filter((part) => part?.type === 'output_text' && typeof part.text === 'string')
+        .map((part) => part.text as string)
+        .join('\n');
+    }
+    default: {
+      const unreachable: never = api;
+      throw summaryError(`unknown API ${String(unreachable)}`);
+    }
+  }
+}
+
+function textOfBlocks(content: unknown): string {
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter(
+      (block): block is { type: 'text'; text: string } =>
+        block?.type === 'text' && typeof block.text === 'string',
+    )
+    .map((block) => block.text)
+    .join('\n');
+}
+
+function summaryError(reason: string, cause?: unknown): CompactError {
+  return new CompactError(`same summarizer: ${reason}`, {
+    code: 'SUMMARY_FAILED',
+    ...(cause === undefined ? {} : { cause }),
+  });
+}

@@ -1,0 +1,84 @@
+/**
+ * The live compactor of each session (token counts and archive ids it keeps in memory), created on
+ * first use and dropped when the client's history restarts. Its serializable part lives in the
+ * {@link ProxySessionStore}; a compactor lost here is rebuilt from the next request.
+ */
+import type { ArchiveStore } from '../core/archive/archive-store.js';
+import type { SessionStateStore } from '../core/archive/session-state-store.js';
+import type { SummaryModel } from '../core/summary/summary-model.js';
+import type { TokenCounter } from '../core/tokens/token-counter.js';
+import { identityWithoutRecall } from './recall-ids.js';
+import { createRequestCompactor, type RequestCompactor } from './request-compactor.js';
+import { createSameSummaryModel, type SummaryContext } from './same-summarizer.js';
+import { shortHash } from './session-identity.js';
+
+/** The compactor of one session and the request its `same` summarizer borrows from. */
+export interface SessionCompactor {
+  compactor: RequestCompactor;
+  /** Set while a request of this session is being compacted. */
+  context: SummaryContext | undefined;
+}
+
+/** Settings every session's compactor shares. */
+export interface SessionCompactorSettings {
+  thresholds?: { mid?: number; hard?: number };
+  contextWindow?: number;
+  summarizer: 'same' | 'extractive' | SummaryModel;
+  archive?: ArchiveStore;
+  counter?: TokenCounter;
+  stateStore?: SessionStateStore;
+  recall: boolean;
+  maxSessions: number;
+}
+
+/** Compactors by session key, least recently used dropped past `maxSessions`. */
+export class SessionCompactors {
+  private readonly live = new Map<string, SessionCompactor>();
+
+  constructor(private readonly settings: SessionCompactorSettings) {}
+
+  /** The session's compactor; a new one when `fresh` or when there is none. */
+  get(sessionKey: string, fresh: boolean): SessionCompactor {
+    const existing = this.live.get(sessionKey);
+    this.live.delete(sessionKey);
+    const session = existing && !fresh ? existing : this.create(sessionKey);
+    this.live.set(sessionKey, session);
+    while (this.live.size > this.settings.maxSessions) {
+      const oldest = this.live.keys().next().value;
+      if (oldest === undefined) break;
+      this.live.delete(oldest);
+    }
+    return session;
+  }
+
+  /** Forgets a session's compactor (after a failure, so the next request starts clean). */
+  drop(sessionKey: string): void {
+    this.live.delete(sessionKey);
+  }
+
+  private create(sessionKey: string): SessionCompactor {
+    const { thresholds, contextWindow, summarizer, archive, counter, stateStore, recall } = this.settings;
+    const session: SessionCompactor = {
+      compactor: undefined as unknown as RequestCompactor,
+      context: undefined,
+    };
+    const summaryModel =
+      summarizer === 'same'
+        ? createSameSummaryModel(() => session.context)
+        : summarizer === 'extractive'
+          ? undefined
+          : summarizer;
+    session.compactor = createRequestCompactor({
+      // Archive file names come from the session id: a hash is safe on every file system.
+      sessionId: `proxy-${shortHash(sessionKey)}`,
+      ...(thresholds ? { thresholds } : {}),
+      ...(contextWindow === undefined ? {} : { contextWindow }),
+      ...(summaryModel ? { summarizer: summaryModel } : {}),
+      ...(archive ? { archive } : {}),
+      ...(counter ? { counter } : {}),
+      ...(stateStore ? { stateStore } : {}),
+      ...(recall ? {} : { identity: identityWithoutRecall }),
+    });
+    return session;
+  }
+}

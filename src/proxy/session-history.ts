@@ -1,0 +1,120 @@
+/**
+ * Appends what is new in the client's history to what the proxy sent last, so the upstream prefix
+ * stays byte-stable between compactions. The client resends its whole history every turn; once
+ * compaction has changed it, the proxy's own compacted version is the prefix, and only the client's
+ * new messages go after it.
+ */
+import { createHash } from 'node:crypto';
+import { fingerprintMessage } from './session-identity.js';
+import type { ProxySessionState } from './session-store.js';
+
+/** The conversation to compact for this request, and what to remember afterwards. */
+export interface SessionInput {
+  /** The conversation to hand to the compactor: the client's own, or the sent prefix plus the new tail. */
+  conversation: unknown[];
+  /** Fingerprint hashes of every client message, computed on first use (a session never compacted needs none). */
+  fingerprints: () => string[];
+  /** True when the client's history no longer extends what the proxy saw (it rewound or compacted). */
+  restarted: boolean;
+}
+
+/** Block types that may carry `cache_control` (thinking blocks may not). */
+const cacheableBlockTypes = new Set([
+  'text',
+  'image',
+  'document',
+  'tool_use',
+  'tool_result',
+  'search_result',
+]);
+
+/** The conversation to compact for `client`, given what the session sent last. */
+export function sessionInput(state: ProxySessionState | undefined, client: unknown[]): SessionInput {
+  let hashes: string[] | undefined;
+  const fingerprints = () => {
+    hashes ??= client.map(messageHash);
+    return hashes;
+  };
+  const sent = state?.sent;
+  if (state === undefined || sent === undefined)
+    return { conversation: client, fingerprints, restarted: false };
+  if (!extendsPrefix(state.covered, fingerprints()))
+    return { conversation: client, fingerprints, restarted: true };
+  const coveredCount = state.covered.length;
+  const tail = client.slice(coveredCount);
+  const prefix = hasBreakpoint(client.slice(0, coveredCount)) ? withBreakpointAtEnd(sent) : sent;
+  return { conversation: [...prefix, ...tail], fingerprints, restarted: false };
+}
+
+/** The state after sending `sentConversation` for a client history with `fingerprints`. */
+export function nextState(
+  fingerprints: () => string[],
+  clientConversation: unknown[],
+  sentConversation: unknown[],
+): ProxySessionState {
+  // While the proxy sends the client's own conversation there is no prefix of its own to check.
+  if (sentConversation === clientConversation) return { covered: [] };
+  return { covered: fingerprints(), sent: sentConversation.map(withoutCacheControl) };
+}
+
+function extendsPrefix(covered: readonly string[], fingerprints: readonly string[]): boolean {
+  if (fingerprints.length < covered.length) return false;
+  for (let index = 0; index < covered.length; index += 1) {
+    if (covered[index] !== fingerprints[index]) return false;
+  }
+  return true;
+}
+
+function messageHash(message: unknown): string {
+  return createHash('sha1').update(fingerprintMessage(message)).digest('base64');
+}
+
+function hasBreakpoint(messages: readonly unknown[]): boolean {
+  return messages.some((message) => JSON.stringify(message).includes('"cache_control"'));
+}
+
+/**
+ * The sent prefix with one breakpoint on its last cacheable block: the client had breakpoints in
+ * the part the proxy replaced, and the provider should still cache the prefix it has seen before.
+ */
+function withBreakpointAtEnd(sent: readonly unknown[]): unknown[] {
+  const result = [...sent];
+  for (let index = result.length - 1; index >= 0; index -= 1) {
+    const message = result[index] as { content?: unknown } | undefined;
+    const content = message?.content;
+    if (typeof content === 'string' && content !== '') {
+      result[index] = { ...message, content: [{ type: 'text', text: content, cache_control: ephemeral() }] };
+      return result;
+    }
+    if (!Array.isArray(content)) continue;
+    for (let blockIndex = content.length - 1; blockIndex >= 0; blockIndex -= 1) {
+      const block = content[blockIndex] as { type?: unknown; text?: unknown } | undefined;
+      if (!block || !cacheableBlockTypes.has(String(block.type))) continue;
+      if (block.type === 'text' && block.text === '') continue;
+      const blocks = [...content];
+      blocks[blockIndex] = { ...block, cache_control: ephemeral() };
+      result[index] = { ...message, content: blocks };
+      return result;
+    }
+  }
+  return result;
+}
+
+function ephemeral(): { type: 'ephemeral' } {
+  return { type: 'ephemeral' };
+}
+
+/** A message without `cache_control` on it or its blocks (a copy only when there was one). */
+function withoutCacheControl(message: unknown): unknown {
+  if (typeof message !== 'object' || message === null) return message;
+  const record = message as Record<string, unknown>;
+  if (!Array.isArray(record.content) || !JSON.stringify(record.content).includes('"cache_control"')) {
+    return message;
+  }
+  const content = record.content.map((block: unknown) => {
+    if (typeof block !== 'object' || block === null || !('cache_control' in block)) return block;
+    const { cache_control: _dropped, ...rest } = block as Record<string, unknown>;
+    return rest;
+  });
+  return { ...record, content };
+}

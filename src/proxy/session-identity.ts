@@ -1,0 +1,70 @@
+/**
+ * Which conversation a request belongs to. In order: the `x-agent-compact-session` header; the
+ * client's own session id (Claude Code's `metadata.user_id`, Codex's `prompt_cache_key`) with a hash
+ * of the conversation's first message, since Claude Code runs sub-agent conversations under one
+ * session id; else that hash alone.
+ */
+import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { conversationOf } from './request-conversation.js';
+import type { ProxyApi } from './routes.js';
+
+/** The header that names a session outright. */
+export const SESSION_HEADER = 'x-agent-compact-session';
+
+/** Claude Code 1.x writes `user_<hash>_account_<uuid>_session_<uuid>`. */
+const legacyUserIdSession = /_session_([0-9a-f-]{8,})$/i;
+
+/** The session key of a request body (already parsed). */
+export function sessionKeyOf(
+  api: ProxyApi,
+  body: Record<string, unknown>,
+  headers: IncomingHttpHeaders,
+): string {
+  const named = headers[SESSION_HEADER];
+  if (typeof named === 'string' && named.trim() !== '') return `header:${named.trim()}`;
+  const first = conversationOf(api, body)?.[0];
+  const head = shortHash(first === undefined ? '' : fingerprintMessage(first));
+  const clientId = clientSessionId(api, body);
+  return clientId === undefined ? `conversation:${head}` : `client:${clientId}:${head}`;
+}
+
+/** The client's own session id, when it sends one. */
+export function clientSessionId(api: ProxyApi, body: Record<string, unknown>): string | undefined {
+  if (api === 'anthropic') {
+    const userId = (body.metadata as { user_id?: unknown } | undefined)?.user_id;
+    return typeof userId === 'string' ? claudeCodeSessionId(userId) : undefined;
+  }
+  const cacheKey = body.prompt_cache_key;
+  return typeof cacheKey === 'string' && cacheKey !== '' ? cacheKey : undefined;
+}
+
+/**
+ * Claude Code's session id inside `metadata.user_id`: newer versions send a JSON string
+ * `{"device_id":…,"account_uuid":…,"session_id":…}`, older ones `user_…_session_<uuid>`.
+ */
+export function claudeCodeSessionId(userId: string): string | undefined {
+  if (userId.startsWith('{')) {
+    try {
+      const parsed = JSON.parse(userId) as { session_id?: unknown };
+      if (typeof parsed.session_id === 'string' && parsed.session_id !== '') return parsed.session_id;
+    } catch {
+      // Not JSON after all: fall through to the other forms.
+    }
+  }
+  const legacy = legacyUserIdSession.exec(userId)?.[1];
+  return legacy ?? (userId === '' ? undefined : userId);
+}
+
+/** Matches a `cache_control` object wherever it sits, so moving a breakpoint changes no fingerprint. */
+const cacheControlPattern = /,?"cache_control":\{[^{}]*\}/g;
+
+/** A message as text with its cache breakpoints removed: equal text means the same message. */
+export function fingerprintMessage(message: unknown): string {
+  return JSON.stringify(message).replace(cacheControlPattern, '');
+}
+
+/** A short stable hash for keys and archive file names. */
+export function shortHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}

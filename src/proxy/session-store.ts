@@ -1,0 +1,81 @@
+/**
+ * Where the proxy keeps each conversation's state between requests. A small load/save contract so
+ * a shared store (Redis) can replace the in-memory one for several proxy processes.
+ */
+import type { ProviderUsage } from '../core/conversation/types.js';
+
+/** What the proxy remembers of one conversation: plain JSON. */
+export interface ProxySessionState {
+  /**
+   * Fingerprint hashes of the client messages the last upstream conversation covered, in order;
+   * empty while `sent` is absent.
+   */
+  covered: string[];
+  /**
+   * The conversation sent upstream last, without cache breakpoints, when compaction made it differ
+   * from the client's; absent while the proxy sends the client's conversation as it is.
+   */
+  sent?: unknown[];
+  /** The usage the provider reported for that request; anchors the next count. */
+  usage?: ProviderUsage;
+}
+
+/** Loads and saves {@link ProxySessionState} per session key. */
+export interface ProxySessionStore {
+  readonly specificationVersion: 'v1';
+  /** The state of a session, or `undefined` for a new one. */
+  load(sessionKey: string): Promise<ProxySessionState | undefined>;
+  /** Replaces the state of a session. */
+  save(sessionKey: string, state: ProxySessionState): Promise<void>;
+  /** Forgets a session. */
+  delete(sessionKey: string): Promise<void>;
+  /** How many sessions are kept, for the stats. */
+  size(): Promise<number>;
+}
+
+/** Options of {@link createMemoryProxySessionStore}. */
+export interface MemoryProxySessionStoreOptions {
+  /**
+   * The most sessions kept; the least recently used goes first.
+   * @default 1000
+   */
+  maxSessions?: number;
+}
+
+/**
+ * The default store: a map in this process, least recently used sessions dropped past `maxSessions`.
+ *
+ * @example
+ * const store = createMemoryProxySessionStore({ maxSessions: 100 });
+ */
+export function createMemoryProxySessionStore({
+  maxSessions = 1000,
+}: MemoryProxySessionStoreOptions = {}): ProxySessionStore {
+  const sessions = new Map<string, ProxySessionState>();
+  return {
+    specificationVersion: 'v1',
+    async load(sessionKey) {
+      const state = sessions.get(sessionKey);
+      if (state === undefined) return undefined;
+      // Re-inserting marks it most recently used (a Map iterates in insertion order).
+      sessions.delete(sessionKey);
+      sessions.set(sessionKey, state);
+      return state;
+    },
+    async save(sessionKey, state) {
+      sessions.delete(sessionKey);
+      sessions.set(sessionKey, state);
+      while (sessions.size > maxSessions) {
+        const oldest = sessions.keys().next().value;
+        if (oldest === undefined) break;
+        sessions.delete(oldest);
+      }
+    },
+    async delete(sessionKey) {
+      sessions.delete(sessionKey);
+    },
+    async size() {
+      return sessions.size;
+    },
+  };
+}

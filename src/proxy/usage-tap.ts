@@ -1,0 +1,109 @@
+/**
+ * Reads the token usage out of a provider's answer as it streams past, without holding the answer:
+ * server-sent events are scanned line by line, a JSON body is kept only up to a cap.
+ */
+import type { ProviderUsage } from '../core/conversation/types.js';
+import type { ProxyApi } from './routes.js';
+
+/** A JSON answer larger than this is not parsed for usage (the count then falls back to estimates). */
+const MAX_JSON_BODY_BYTES = 8 * 1024 * 1024;
+
+/** Collects usage from the chunks of one answer. */
+export interface UsageTap {
+  /** Feeds one chunk of the answer body. */
+  write(chunk: Buffer): void;
+  /** The usage seen, once the answer ended; `undefined` when it reported none. */
+  finish(): ProviderUsage | undefined;
+}
+
+/** A tap for one answer of `api`; `streamed` when its content type is `text/event-stream`. */
+export function createUsageTap(api: ProxyApi, streamed: boolean): UsageTap {
+  return streamed ? sseUsageTap(api) : jsonUsageTap(api);
+}
+
+function jsonUsageTap(api: ProxyApi): UsageTap {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  return {
+    write(chunk) {
+      size += chunk.length;
+      if (size <= MAX_JSON_BODY_BYTES) chunks.push(chunk);
+    },
+    finish() {
+      if (size > MAX_JSON_BODY_BYTES) return undefined;
+      const parsed = parseJson(Buffer.concat(chunks).toString('utf8'));
+      return normalizeUsage(api, (parsed as { usage?: unknown } | undefined)?.usage);
+    },
+  };
+}
+
+function sseUsageTap(api: ProxyApi): UsageTap {
+  let pending = '';
+  let usage: ProviderUsage | undefined;
+  const readLine = (line: string) => {
+    // Only the few events that carry usage are parsed; text deltas are skipped by this cheap test.
+    if (!line.startsWith('data:') || !line.includes('"usage"')) return;
+    const event = parseJson(line.slice(5).trim()) as Record<string, unknown> | undefined;
+    if (!event) return;
+    const found = usageOfEvent(event);
+    const normalized = normalizeUsage(api, found);
+    if (normalized) usage = { ...usage, ...normalized };
+  };
+  return {
+    write(chunk) {
+      pending += chunk.toString('utf8');
+      let newline = pending.indexOf('\n');
+      while (newline !== -1) {
+        readLine(pending.slice(0, newline));
+        pending = pending.slice(newline + 1);
+        newline = pending.indexOf('\n');
+      }
+    },
+    finish() {
+      if (pending !== '') readLine(pending);
+      return usage;
+    },
+  };
+}
+
+/** Anthropic puts usage in `message_start.message.usage` and `message_delta.usage`; Responses in `response.usage`. */
+function usageOfEvent(event: Record<string, unknown>): unknown {
+  if (event.usage !== undefined && event.usage !== null) return event.usage;
+  const nested = (event.message ?? event.response) as { usage?: unknown } | undefined;
+  return nested?.usage;
+}
+
+/** Usage in the shape the core's counter reads; a Responses answer's `input_tokens` is the whole prompt. */
+export function normalizeUsage(api: ProxyApi, usage: unknown): ProviderUsage | undefined {
+  if (typeof usage !== 'object' || usage === null) return undefined;
+  const record = usage as Record<string, unknown>;
+  const result: ProviderUsage = {};
+  const copy = (from: string, to: keyof ProviderUsage) => {
+    const value = record[from];
+    if (typeof value === 'number') (result as Record<string, number>)[to] = value;
+  };
+  if (api === 'responses') {
+    copy('input_tokens', 'prompt_tokens');
+    copy('output_tokens', 'completion_tokens');
+  } else {
+    for (const key of [
+      'input_tokens',
+      'cache_creation_input_tokens',
+      'cache_read_input_tokens',
+      'output_tokens',
+      'prompt_tokens',
+      'completion_tokens',
+    ] as const) {
+      copy(key, key);
+    }
+  }
+  return Object.keys(result).length > 0 ? result : undefined;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
