@@ -23,6 +23,8 @@ const hopByHopHeaders = new Set([
   'transfer-encoding',
   'upgrade',
   'host',
+  // The proxy's own session header is for the proxy, not the provider.
+  'x-agent-compact-session',
 ]);
 
 /** Sockets are reused across requests: a new TCP (and TLS) handshake per request costs milliseconds. */
