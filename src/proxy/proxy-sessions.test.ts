@@ -157,6 +157,8 @@ describe('proxy sessions', () => {
       headers: { 'x-agent-compact-session': 'one' },
     });
     expect((await proxy!.stats()).sessions).toBe(1);
-    expect(server!.requests.every((request) => request.headers['x-agent-compact-session'] === undefined)).toBe(true);
+    expect(
+      server!.requests.every((request) => request.headers['x-agent-compact-session'] === undefined),
+    ).toBe(true);
   });
 });
