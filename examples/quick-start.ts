@@ -30,7 +30,7 @@ const compactor = createCompactor({ contextWindow: 32_000, reserveOutputTokens: 
 let messages: Message[] = [{ role: 'user', content: 'Read every module in src/ and tell me which needs work.' }];
 let usage: ProviderUsage | undefined;
 for (let step = 0; step < 50; step++) {
-  const compacted = await compactor.maybeCompact(messages, { system, usage }); // ← the one line
+  const compacted = await compactor.maybeCompact(messages, { system, tools, usage }); // ← the one line
   messages = compacted.messages;
   if (compacted.layer !== 'none') console.log(`step ${step}: ${compacted.layer} ${compacted.tokensBefore} → ${compacted.tokensAfter}`);
   const response = await client.messages.create({

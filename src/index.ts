@@ -3,12 +3,11 @@
 
 export type { ArchiveItem, ArchiveItemKind, ArchiveStore } from './core/archive/archive-store.js';
 export {
-  compactToolAnthropic,
-  compactToolOpenAI,
+  type CompactionToolDefinition,
+  compactTool,
   handleRecall,
   parseCompactInput,
-  recallToolAnthropic,
-  recallToolOpenAI,
+  recallTool,
 } from './core/archive/compaction-tools.js';
 export { createMemoryArchiveStore } from './core/archive/memory-archive-store.js';
 export { createMemorySessionStateStore } from './core/archive/memory-session-state-store.js';
@@ -35,7 +34,6 @@ export {
   type FromOpenAIResult,
   fromOpenAIMessages,
   type OpenAISystemRole,
-  TOOL_ERROR_PREFIX,
   type ToOpenAIOptions,
   toOpenAIMessages,
 } from './core/conversation/openai-format.js';
@@ -58,8 +56,6 @@ export {
   serializeConversation,
 } from './core/conversation/parse-conversation.js';
 export {
-  LEADING_USER_MESSAGE_TEXT,
-  MISSING_TOOL_RESULT_TEXT,
   type RepairChange,
   type RepairChangeKind,
   type RepairResult,
@@ -126,13 +122,7 @@ export { compactRequest } from './core/request/compact-request-once.js';
 export type { RequestBody } from './core/request/request-conversation.js';
 export { detectRequestFormat, type RequestFormat } from './core/request/request-format.js';
 export { createExtractiveSummaryModel, extractiveSummary } from './core/summary/extractive-summary.js';
-export {
-  defaultIdentity,
-  type SummarySection,
-  summaryAcknowledgement,
-  summaryInstructions,
-  summarySections,
-} from './core/summary/summary-format.js';
+export { defaultIdentity } from './core/summary/summary-format.js';
 export type {
   SummaryCallOptions,
   SummaryModel,
@@ -140,6 +130,17 @@ export type {
   SummaryResult,
   SummaryUsage,
 } from './core/summary/summary-model.js';
+// For authors of a custom SummaryModel: the retry loop the SDK adapters use.
+export {
+  type CallWithRetriesOptions,
+  callWithRetries,
+  describeSdkError,
+  retryAfterMsFromHeaders,
+  type SummaryAttemptFailure,
+  type SummaryRetryOptions,
+  type SummaryRetryPolicy,
+  summaryRetryPolicy,
+} from './core/summary/summary-retry.js';
 export {
   type AnchoredCalibration,
   type AnchoredCounter,
@@ -149,17 +150,6 @@ export {
 export { createHeuristicCounter } from './core/tokens/heuristic-counter.js';
 export { createIncrementalCounter, type IncrementalCounter } from './core/tokens/incremental-counter.js';
 export { createMemoizedCounter, type MemoizedCounterOptions } from './core/tokens/memoized-counter.js';
-export {
-  BLOCK_OVERHEAD_TOKENS,
-  countMessageTokens,
-  countSystemTokens,
-  IMAGE_TOKENS,
-  MESSAGE_OVERHEAD_TOKENS,
-} from './core/tokens/message-tokens.js';
+export { countMessageTokens, countSystemTokens } from './core/tokens/message-tokens.js';
 export type { TokenCounter } from './core/tokens/token-counter.js';
-export {
-  countToolTokens,
-  TOOL_OVERHEAD_TOKENS,
-  TOOLS_PREAMBLE_TOKENS,
-  type ToolDefinition,
-} from './core/tokens/tool-tokens.js';
+export { countToolTokens, type ToolDefinition } from './core/tokens/tool-tokens.js';

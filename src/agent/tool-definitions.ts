@@ -1,5 +1,5 @@
 /** The agent's tools in a provider-neutral form, and in Anthropic and OpenAI form. */
-import { compactToolAnthropic, recallToolAnthropic } from '../core/archive/compaction-tools.js';
+import { compactTool, recallTool } from '../core/archive/compaction-tools.js';
 
 /** A JSON Schema object describing a tool's input. */
 export interface ToolInputSchema {
@@ -92,16 +92,16 @@ export const editFileToolDefinition: AgentToolDefinition = {
 
 /** `compact {focus?}`: the model asks for its context to be summarized before the next step (the library's tool). */
 export const compactToolDefinition: AgentToolDefinition = {
-  name: compactToolAnthropic.name,
-  description: compactToolAnthropic.description,
-  inputSchema: structuredClone(compactToolAnthropic.input_schema) as unknown as ToolInputSchema,
+  name: compactTool.name,
+  description: compactTool.description,
+  inputSchema: structuredClone(compactTool.inputSchema) as unknown as ToolInputSchema,
 };
 
 /** `recall {id}`: brings back an archived result byte-identical (the library's tool). */
 export const recallToolDefinition: AgentToolDefinition = {
-  name: recallToolAnthropic.name,
-  description: recallToolAnthropic.description,
-  inputSchema: structuredClone(recallToolAnthropic.input_schema) as unknown as ToolInputSchema,
+  name: recallTool.name,
+  description: recallTool.description,
+  inputSchema: structuredClone(recallTool.inputSchema) as unknown as ToolInputSchema,
 };
 
 /** Every tool of the reference agent, in the order the model sees them. */

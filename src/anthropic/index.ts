@@ -357,3 +357,5 @@ function cleanBlock<T extends { type: string }>(block: T): T {
   }
   return copy as unknown as T;
 }
+
+export { compactToolAnthropic, recallToolAnthropic } from './compaction-tools.js';

@@ -132,11 +132,21 @@ async function startsWithMessageLine(path: string): Promise<boolean> {
 /** Every rule the request's conversation breaks, with paths into the body (`messages[3]…`, `input[7]…`). */
 export function requestProblems({ body, format, conversation }: RequestFile): ValidationProblem[] {
   switch (format) {
-    case 'anthropic':
-      return validateMessages(
-        body.messages,
-        conversation.system === undefined ? {} : { system: conversation.system },
-      );
+    case 'anthropic': {
+      // Mid-conversation system messages are not conversation: check the rest, name body paths.
+      const options = body.system === undefined || body.system === null ? {} : { system: body.system };
+      const problems = validateMessages(conversation.messages, options);
+      const { messagePath } = conversation;
+      if (!messagePath) return problems;
+      const inBody = (text: string) =>
+        text.replace(/messages\[(\d+)\]/g, (_match, index: string) => messagePath(Number(index)));
+      return problems.map((problem) => ({
+        ...problem,
+        path: inBody(problem.path),
+        message: inBody(problem.message),
+      }));
+    }
+
     case 'openai':
       return validateMessages(body.messages, { format: 'openai' });
     case 'responses':

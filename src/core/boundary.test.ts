@@ -46,4 +46,29 @@ describe('the core', () => {
       expect(specifier).not.toMatch(/_internal/);
     }
   });
+
+  it('has no function longer than 120 lines', () => {
+    const tooLong: string[] = [];
+    for (const file of files) {
+      const lines = readFileSync(file, 'utf8').split('\n');
+      lines.forEach((line, start) => {
+        if (!/^\s*(export )?(async )?function\s/.test(line)) return;
+        let depth = 0;
+        let opened = false;
+        for (let end = start; end < lines.length; end++) {
+          depth += (lines[end]!.match(/\{/g)?.length ?? 0) - (lines[end]!.match(/\}/g)?.length ?? 0);
+          opened ||= lines[end]!.includes('{');
+          if (opened && depth <= 0) {
+            if (end - start + 1 > MAX_FUNCTION_LINES)
+              tooLong.push(`${relative(coreDirectory, file)}:${start + 1}`);
+            return;
+          }
+        }
+      });
+    }
+    expect(tooLong).toEqual([]);
+  });
 });
+
+/** The house limit for one function in the core (CONVENTIONS.md). */
+const MAX_FUNCTION_LINES = 120;

@@ -120,6 +120,32 @@ describe('2. fixed overhead: tools, CONTEXT_OVERFLOW and the circuit breaker', (
   });
 });
 
+describe('2b. the circuit breaker when the request still fits', () => {
+  it('skips the second hard compaction and sends the request when it fits the window (or no window is set)', async () => {
+    for (const window of [{ contextWindow: 200_000 }, {}]) {
+      const summarizer = recordingSummarizer();
+      const events: CompactionEvent[] = [];
+      const compactor = createCompactor({
+        ...window,
+        thresholds: { mid: 3000, hard: 6000 },
+        summarizer,
+        onEvent: (event) => events.push(event),
+      });
+      // Big turns: the kept turn alone keeps every hard result over mid.
+      let messages = agentSession(4, { lines: 200 });
+      for (let turn = 5; turn <= 8; turn++) {
+        const result = await compactor.maybeCompact(messages);
+        messages = [...result.messages, ...toolTurn(turn, { lines: 200 })];
+      }
+      const hardRuns = events.filter((event) => event.type === 'compaction-end' && event.layer === 'hard');
+      expect(events.some((event) => event.type === 'circuit-breaker-open')).toBe(true);
+      // Never two calls in a row.
+      expect(hardRuns.length).toBeLessThanOrEqual(2);
+      expect(summarizer.requests.length).toBe(hardRuns.length);
+    }
+  });
+});
+
 describe('3. honest sizes', () => {
   it('rejects a hard compaction whose request grew, even when the provider count is anchored', async () => {
     const compactor = createCompactor({ thresholds: { mid: 1_000_000, hard: 2_000_000 } });

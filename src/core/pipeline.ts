@@ -8,7 +8,7 @@ import { latestHumanRequest, planHard } from './layers/hard.js';
 import type { LayerPlan, RewriteContext } from './layers/mask.js';
 import { planMicro } from './layers/micro.js';
 import { planMid } from './layers/mid.js';
-import { recallLastOutput, type SessionRuntime } from './session-runtime.js';
+import { recallLastOutput, type SessionRuntime, sentRequest } from './session-runtime.js';
 import { countMessageTokens, countSystemTokens } from './tokens/message-tokens.js';
 import { countToolTokens } from './tokens/tool-tokens.js';
 
@@ -92,26 +92,35 @@ export async function compactTurn(
       runtime.index.estimateMidFreed(settings.mid.keepToolResults) >= settings.micro.clearAtLeast);
   const choice = chooseLayer({ tokens: tokensBefore, limits: settings.limits, force, midGateOpen });
   const context = rewriteContext(runtime, settings);
-  const steps = await planLayers(choice, input, options, runtime, environment, context, tokensBefore);
+  const { steps, previousTokensAfter } = await planLayers(
+    choice,
+    input,
+    options,
+    runtime,
+    environment,
+    context,
+    tokensBefore,
+  );
 
   const output = steps.length === 0 ? input : steps[steps.length - 1]!.plan.messages;
   const items = steps.flatMap((step) => step.plan.items);
   const layer = steps.length === 0 ? 'none' : steps[steps.length - 1]!.layer;
   const sizes = measureSteps(steps, input, options, tokensBefore, runtime);
   const tokensAfter = sizes[sizes.length - 1]?.after ?? tokensBefore;
+  if (previousTokensAfter !== undefined) assertFitsWithoutHard(tokensAfter, previousTokensAfter, settings);
   assertFitsWindow(layer, tokensAfter, settings);
   // The runtime moves to the output, the state is saved, then the originals are archived: a state
   // save that finds the session moved (or a failed write) leaves nothing archived under stale ids.
   commitIndex(runtime, steps, output);
-  runtime.lastOutput = { messages: output.slice(), system, tools };
+  runtime.lastOutput = { messages: output, length: output.length, system, tools };
   runtime.restoredLastOutput = undefined;
   runtime.hardOnLastCall = layer === 'hard';
   await environment.persist();
   await storeItems(environment.archive, runtime, items);
   emitSteps(steps, sizes, environment);
   return {
-    // The same array as the input when nothing changed.
-    messages: steps.length === 0 ? (input as Message[]) : (output as Message[]),
+    // The same array as the input when nothing changed (the caller's own array, so not readonly).
+    messages: steps.length === 0 ? (input as Message[]) : steps[steps.length - 1]!.plan.messages,
     layer,
     tokensBefore,
     tokensAfter,
@@ -119,7 +128,13 @@ export async function compactTurn(
   };
 }
 
-/** Runs the planners `choice` names and returns the steps that changed something, in order. */
+/** The steps that changed something, in order, and the breaker's reading when it kept hard from running. */
+interface PlannedLayers {
+  steps: AppliedStep[];
+  previousTokensAfter?: number;
+}
+
+/** Runs the planners `choice` names. */
 async function planLayers(
   choice: LayerChoice,
   input: readonly Message[],
@@ -128,7 +143,7 @@ async function planLayers(
   environment: TurnEnvironment,
   context: RewriteContext,
   tokensBefore: number,
-): Promise<AppliedStep[]> {
+): Promise<PlannedLayers> {
   const { settings } = environment;
   const micro = async (): Promise<AppliedStep[]> => {
     const started = Date.now();
@@ -142,24 +157,31 @@ async function planLayers(
   };
   switch (choice) {
     case 'micro':
-      return micro();
+      return { steps: await micro() };
     case 'forced-mid':
     case 'mid-or-micro': {
       const step = await mid();
       const gated = choice === 'mid-or-micro' && settings.micro.cacheAware;
       const { items, freedTokens } = step.plan;
       const passes = items.length > 0 && (!gated || freedTokens >= settings.micro.clearAtLeast);
-      return passes ? [step] : micro();
+      return { steps: passes ? [step] : await micro() };
     }
     case 'mid-or-hard': {
       // Condensing is enough when it gets back under mid (so it does not fire again next call).
       const step = await mid();
       const after = runtime.tokens.count(step.plan.messages, options.system, options.tools);
-      if (step.plan.items.length > 0 && after <= settings.limits.mid) return [step];
-      return present(await hardStep(input, options, runtime, environment, context, tokensBefore));
+      if (step.plan.items.length > 0 && after <= settings.limits.mid) return { steps: [step] };
+      const previousTokensAfter = openBreaker(runtime, settings.limits);
+      if (previousTokensAfter !== undefined) {
+        const { mid: midLimit } = settings.limits;
+        environment.emit({ type: 'circuit-breaker-open', tokensBefore, previousTokensAfter, mid: midLimit });
+        return { steps: step.plan.items.length > 0 ? [step] : await micro(), previousTokensAfter };
+      }
+      return { steps: present(await hardStep(input, options, runtime, environment, context, tokensBefore)) };
     }
     case 'hard':
-      return present(await hardStep(input, options, runtime, environment, context, tokensBefore));
+      // Forced (the model called `compact`): the breaker guards only the automatic path.
+      return { steps: present(await hardStep(input, options, runtime, environment, context, tokensBefore)) };
     default: {
       const exhaustive: never = choice;
       return exhaustive;
@@ -178,7 +200,6 @@ async function hardStep(
 ): Promise<AppliedStep | undefined> {
   const { settings, emit } = environment;
   const { system, tools, focus, signal } = options;
-  assertBreakerClosed(runtime, environment, tokensBefore);
   const started = Date.now();
   // Summaries take seconds: say so before, not after.
   emit({ type: 'compaction-start', layer: 'hard', tokensBefore });
@@ -188,6 +209,8 @@ async function hardStep(
     rewrite: context,
     rule: settings.rule,
     countTokens: (messages) => runtime.tokens.countLocal(messages, system, tools),
+    // The kept turn's results are fresh (the model has not read them): masked only when the
+    // request would not fit under the hard threshold otherwise.
     maxTokens: settings.limits.hard,
     ...(system === undefined ? {} : { system }),
     ...(focus ? { focus } : {}),
@@ -211,22 +234,32 @@ async function hardStep(
 }
 
 /**
- * The circuit breaker: hard never runs on two calls in a row when the first did not bring the
- * request under the mid threshold (counted now, with the provider's report when there is one).
+ * The circuit breaker: the tokens the previous call's hard compaction left, counted now (with the
+ * provider's report when there is one), when that call ran hard and did not get under the mid
+ * threshold — summarizing again on this call would not help. Undefined when the breaker is closed.
  */
-function assertBreakerClosed(
-  runtime: SessionRuntime,
-  environment: TurnEnvironment,
-  tokensBefore: number,
-): void {
-  const previous = runtime.lastOutput;
-  if (!runtime.hardOnLastCall || !previous) return;
-  const { mid } = environment.settings.limits;
+function openBreaker(runtime: SessionRuntime, limits: { mid: number }): number | undefined {
+  const previous = sentRequest(runtime.lastOutput);
+  if (!runtime.hardOnLastCall || !previous) return undefined;
   const previousTokensAfter = runtime.tokens.count(previous.messages, previous.system, previous.tools);
-  if (previousTokensAfter <= mid) return;
-  environment.emit({ type: 'circuit-breaker-open', tokensBefore, previousTokensAfter, mid });
+  return previousTokensAfter > limits.mid ? previousTokensAfter : undefined;
+}
+
+/**
+ * With the breaker open, the request goes out without a hard compaction when it still fits the
+ * model's window less the reserved output; over it, `CONTEXT_OVERFLOW`, before anything is
+ * archived. Without `contextWindow` the thresholds are all the compactor knows, and being over
+ * hard does not mean the provider will refuse the request: it goes out.
+ */
+function assertFitsWithoutHard(
+  tokensAfter: number,
+  previousTokensAfter: number,
+  settings: CompactorSettings,
+): void {
+  const { contextWindow, reserveOutputTokens, limits } = settings;
+  if (contextWindow === undefined || tokensAfter <= contextWindow - reserveOutputTokens) return;
   throw new CompactError(
-    `the hard compaction of the previous call left ${previousTokensAfter} tokens, over the mid threshold of ${mid}; not summarizing again (the request now has ${tokensBefore} tokens). Shorten the system prompt, tools or latest request, or raise the thresholds`,
+    `the hard compaction of the previous call left ${previousTokensAfter} tokens, over the mid threshold of ${limits.mid}, so summarizing again would not help, and the request (${tokensAfter} tokens) does not fit the window of ${contextWindow} less ${reserveOutputTokens} reserved. Shorten the system prompt, tools or latest request`,
     { code: 'CONTEXT_OVERFLOW' },
   );
 }
@@ -290,7 +323,9 @@ function commitIndex(
   output: readonly Message[],
 ): void {
   const [only] = steps;
-  if (steps.length === 1 && only !== undefined && only.layer === 'micro') {
+  // Nothing changed: the index was brought up to date with the input at the start of the call.
+  if (only === undefined) return;
+  if (steps.length === 1 && only.layer === 'micro') {
     runtime.index.consumePending(only.consumed);
     runtime.index.adopt(output);
   } else {

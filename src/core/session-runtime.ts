@@ -11,10 +11,18 @@ import { countToolTokens, type ToolDefinition } from './tokens/tool-tokens.js';
 
 /** The request a call returned: what the provider's next usage report is about. */
 export interface SentRequest {
-  /** The messages returned (references copied: callers push onto the array they got). */
   messages: readonly Message[];
   system: SystemPrompt | undefined;
   tools: readonly ToolDefinition[] | undefined;
+}
+
+/**
+ * The request the last call returned, as kept: the array itself and its length then. Callers push
+ * the next turn onto the array they got; the first `length` messages are what was sent, so the
+ * array need not be copied on every call.
+ */
+export interface ReturnedRequest extends SentRequest {
+  length: number;
 }
 
 /** What a compactor knows about its session between calls. */
@@ -22,8 +30,8 @@ export interface SessionRuntime {
   ids: ArchiveIds;
   index: HistoryIndex;
   tokens: AnchoredCounter;
-  /** The request the last call returned. */
-  lastOutput: SentRequest | undefined;
+  /** The request the last call returned (see {@link sentRequest}). */
+  lastOutput: ReturnedRequest | undefined;
   /** A restored session's last output, by fingerprints, until a call's messages start with it. */
   restoredLastOutput: { messages: string[]; system: string } | undefined;
   /** Whether the last call ran a hard compaction (the circuit breaker's memory). */
@@ -64,9 +72,16 @@ export function restoreRuntime(
   return runtime;
 }
 
+/** The request the last call returned, its messages as they were sent. */
+export function sentRequest(returned: ReturnedRequest | undefined): SentRequest | undefined {
+  if (!returned) return undefined;
+  const { messages, length, system, tools } = returned;
+  return { messages: messages.length === length ? messages : messages.slice(0, length), system, tools };
+}
+
 /** The runtime as plain JSON for a `SessionStateStore`. */
 export function runtimeToState(runtime: SessionRuntime, settings: CompactorSettings): CompactorState {
-  const { lastOutput } = runtime;
+  const lastOutput = sentRequest(runtime.lastOutput);
   const last = lastOutput
     ? {
         messages: fingerprintMessages(lastOutput.messages),
@@ -92,7 +107,7 @@ export function recallLastOutput(
   request: Omit<SentRequest, 'messages'>,
   settings: CompactorSettings,
 ): SentRequest | undefined {
-  if (runtime.lastOutput || !runtime.restoredLastOutput) return runtime.lastOutput;
+  if (runtime.lastOutput || !runtime.restoredLastOutput) return sentRequest(runtime.lastOutput);
   const { messages, system } = runtime.restoredLastOutput;
   const key = requestKey(request.system, countToolTokens(request.tools, settings.counter));
   if (key !== system || !startsWithFingerprints(input, messages)) return undefined;

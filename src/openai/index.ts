@@ -264,3 +264,5 @@ function withoutResponseFields(
     ...(refusal ? { refusal } : {}),
   } as OpenAIChatMessage;
 }
+
+export { compactToolOpenAI, recallToolOpenAI } from './compaction-tools.js';

@@ -28,7 +28,6 @@ function badRequest(message: string, param: string | null, code: string | null =
 export function checkResponsesRequest(
   body: JsonRecord,
   validation: 'provider-rules' | 'off',
-  issuedReasoning: ReadonlySet<string>,
 ): WireError | undefined {
   if (typeof body.model !== 'string' || body.model === '') {
     return badRequest("Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
@@ -43,7 +42,7 @@ export function checkResponsesRequest(
   for (const item of body.input as JsonRecord[]) {
     const content = item.encrypted_content;
     if (item.type !== 'reasoning' || typeof content !== 'string') continue;
-    if (content.startsWith(SCRIPTED_ENCRYPTED_PREFIX) && !issuedReasoning.has(content)) {
+    if (content.startsWith(SCRIPTED_ENCRYPTED_PREFIX) && !isGenuine(content)) {
       return badRequest(
         `The encrypted content for item ${String(item.id)} could not be verified.`,
         null,
@@ -77,14 +76,30 @@ function itemAt(path: string, input: unknown): JsonRecord | undefined {
 }
 
 /**
+ * The encrypted content of the reasoning of answer `counter`: derived from the counter alone, so any
+ * server instance can tell a genuine one (a recorded session replayed later) from an altered one.
+ */
+function encryptedReasoning(counter: number): string {
+  return `${SCRIPTED_ENCRYPTED_PREFIX}${counter}_${btoa(reasoningSummary(counter))}`;
+}
+
+function reasoningSummary(counter: number): string {
+  return `Scripted reasoning for request ${counter}.`;
+}
+
+function isGenuine(content: string): boolean {
+  const match = /^enc_scripted_(\d+)_/.exec(content);
+  return match !== null && content === encryptedReasoning(Number(match[1]));
+}
+
+/**
  * What a Responses answer adds: the echoed request fields and, when the request asks for reasoning
  * (`reasoning` set or `include: ["reasoning.encrypted_content"]`), a reasoning item — with
- * encrypted content when included, remembered so an altered copy sent back is caught.
+ * encrypted content when included, which an altered copy sent back fails to match.
  */
 export function responsesExtras(
   body: JsonRecord,
   counter: number,
-  issuedReasoning: Set<string>,
 ): Pick<ResponsesAnswer, 'createdAt' | 'echo' | 'reasoning'> {
   const echo: JsonRecord = {};
   for (const key of ['instructions', 'max_output_tokens', 'reasoning', 'store', 'tools', 'metadata']) {
@@ -97,12 +112,7 @@ export function responsesExtras(
   const include = Array.isArray(body.include) ? body.include : [];
   const encrypted = include.includes('reasoning.encrypted_content');
   if (!encrypted && (typeof body.reasoning !== 'object' || body.reasoning === null)) return extras;
-  const summary = `Scripted reasoning for request ${counter}.`;
-  extras.reasoning = { id: `rs_scripted_${counter}`, summary };
-  if (encrypted) {
-    const encryptedContent = `${SCRIPTED_ENCRYPTED_PREFIX}${counter}_${btoa(summary)}`;
-    issuedReasoning.add(encryptedContent);
-    extras.reasoning.encryptedContent = encryptedContent;
-  }
+  extras.reasoning = { id: `rs_scripted_${counter}`, summary: reasoningSummary(counter) };
+  if (encrypted) extras.reasoning.encryptedContent = encryptedReasoning(counter);
   return extras;
 }

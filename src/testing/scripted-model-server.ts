@@ -85,8 +85,6 @@ export async function startScriptedModelServer({
 }: ScriptedModelServerOptions): Promise<ScriptedModelServer> {
   const requests: RecordedRequest[] = [];
   const cache = new PromptCache();
-  // Encrypted reasoning this server handed out: one sent back altered is rejected like the API does.
-  const issuedReasoning = new Set<string>();
   let nextStep = 0;
   let idCounter = 0;
   let received = 0;
@@ -172,7 +170,7 @@ export async function startScriptedModelServer({
     }
     const shapeError =
       api === 'responses'
-        ? checkResponsesRequest(body, validation, issuedReasoning)
+        ? checkResponsesRequest(body, validation)
         : checkRequestShape(api, body, incoming, validation, countOnly);
     if (shapeError) {
       record(body, stream, 0, 'invalid-request');
@@ -233,7 +231,7 @@ export async function startScriptedModelServer({
       },
       reportCacheFields: usage.cacheReadTokens + usage.cacheWriteTokens > 0 || hasCacheControl(body),
       includeStreamUsage: isIncludeUsage(body),
-      ...(api === 'responses' ? responsesExtras(body, idCounter, issuedReasoning) : {}),
+      ...(api === 'responses' ? responsesExtras(body, idCounter) : {}),
     });
 
     switch (step.type) {

@@ -65,6 +65,23 @@ describe('CLI on Responses files', () => {
     expect(result.stderr).toContain('function_call needs a string name, a string arguments');
   });
 
+  it('compact refuses an invalid Responses file with exit 1 and one line', async () => {
+    const result = await run(['compact', 'orphan.json', '--tokenizer', 'heuristic']);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('input[3]');
+  });
+
+  it('validate --fix writes a Responses file the API accepts', async () => {
+    const result = await run(['validate', 'orphan.json', '--fix', '-o', 'fixed.json']);
+    expect(result.code, result.stderr).toBe(0);
+    const fixed = JSON.parse(readFileSync(join(directory, 'fixed.json'), 'utf8')) as {
+      input: Array<{ type?: string }>;
+    };
+    expect(fixed.input.filter((item) => item.type === 'reasoning')).toHaveLength(2);
+    expect((await run(['validate', 'fixed.json'])).stdout).toBe('valid\n');
+  });
+
   it('--format responses reads a plain array as Responses input', async () => {
     const forced = await run([
       'count',

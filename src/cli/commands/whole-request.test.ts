@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Message, ToolResultBlock } from '../../core/conversation/types.js';
+import type { Message, TextBlock, ToolResultBlock } from '../../core/conversation/types.js';
 import { validateMessages } from '../../core/conversation/validate.js';
 import { claudeCodeRequest, codexRequest } from '../../core/request/request-fixtures.test-utils.js';
 import { createHeuristicCounter } from '../../core/tokens/heuristic-counter.js';
@@ -31,6 +31,11 @@ beforeAll(async () => {
   await writeFile(join(directory, 'wrong-type.json'), JSON.stringify({ model: 'claude', messages: {} }));
 });
 
+/** The conversation without Anthropic mid-conversation system messages (validateMessages knows user and assistant). */
+function withoutSystemMessages(messages: readonly unknown[]): Message[] {
+  return messages.filter((message) => (message as { role: string }).role !== 'system') as Message[];
+}
+
 async function run(args: string[]) {
   const { output, io } = recordingIO(directory);
   const code = await main(args, io);
@@ -44,7 +49,7 @@ describe('whole request bodies in the CLI', () => {
     const broken = await run(['validate', 'broken-request.json']);
     expect(broken.code).toBe(1);
     expect(broken.stdout).toMatch(
-      /^messages\[5\]\.content\[2\]: tool_use "toolu_010003Qx" ends the conversation/,
+      /^messages\[6\]\.content\[2\]: tool_use "toolu_010003Qx" ends the conversation/,
     );
   });
 
@@ -54,8 +59,8 @@ describe('whole request bodies in the CLI', () => {
     const report = JSON.parse(broken.stdout);
     expect(report.valid).toBe(false);
     expect(report.problems.map((problem: { path: string }) => problem.path)).toEqual([
-      'input[9]',
       'input[10]',
+      'input[11]',
     ]);
     expect(report.problems[1].message).toBe(
       'function_call_output "call_0003aBcD" answers no earlier function_call',
@@ -70,23 +75,30 @@ describe('whole request bodies in the CLI', () => {
     expect(Object.keys(fixed)).toEqual(Object.keys(original));
     expect(fixed.tools).toEqual(original.tools);
     expect(fixed.metadata).toEqual(original.metadata);
-    expect(validateMessages(fixed.messages)).toEqual([]);
+    // The mid-conversation system message stays where it was; the rest is valid.
+    expect(fixed.messages[1]).toEqual(original.messages[1]);
+    expect(validateMessages(withoutSystemMessages(fixed.messages))).toEqual([]);
   });
 
   it('count --json counts system, tools and messages: everything billed as input', async () => {
     const body = claudeCodeRequest();
     const counter = createHeuristicCounter();
-    const system = countSystemTokens(body.system as never, counter);
+    // A mid-conversation system message counts with the system prompt.
+    const systemMessage = body.messages[1] as { role: string; content: string };
+    expect(systemMessage.role).toBe('system');
+    const systemBlocks = [
+      ...(body.system as TextBlock[]),
+      { type: 'text' as const, text: systemMessage.content },
+    ];
+    const system = countSystemTokens(systemBlocks, counter);
     const tools = countToolTokens(body.tools, counter);
-    const messages = (body.messages as Message[]).reduce(
-      (sum, message) => sum + countMessageTokens(message, counter),
-      0,
-    );
+    const conversation = withoutSystemMessages(body.messages);
+    const messages = conversation.reduce((sum, message) => sum + countMessageTokens(message, counter), 0);
     const result = await run(['count', 'claude-code-request.json', '--json', '--tokenizer', 'heuristic']);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({
       tokens: system + tools + messages,
-      messages: body.messages.length,
+      messages: conversation.length,
       system,
       tools,
       tokenizer: 'heuristic',
@@ -124,7 +136,8 @@ describe('whole request bodies in the CLI', () => {
     const { messages, ...rest } = written;
     const { messages: _before, ...restBefore } = original;
     expect(rest).toEqual(restBefore);
-    expect(validateMessages(messages)).toEqual([]);
+    expect(messages[1]).toEqual(original.messages[1]);
+    expect(validateMessages(withoutSystemMessages(messages))).toEqual([]);
     expect(existsSync(join(directory, 'out.json.archive', 'claude-code-request.jsonl'))).toBe(true);
 
     // Every id a placeholder names can be recalled, byte for byte.

@@ -5,6 +5,13 @@ import { countLines, formatCount, safeJson, shortenLine, toolResultText } from '
 export const placeholderTokens = 30;
 /** Results smaller than this are never masked: a placeholder would save next to nothing. */
 export const minMaskableTokens = 2 * placeholderTokens;
+/** A placeholder's key argument is cut to this many characters: enough for a path or a command. */
+const KEY_ARGUMENT_CHARS = 60;
+/** The quoted error line of a placeholder is cut to this many characters. */
+const ERROR_LINE_CHARS = 100;
+/** How much of a result is read for its outcome: failures show near the start or in a summary. */
+const OUTCOME_SCAN_CHARS = 50_000;
+const OUTCOME_SCAN_LINES = 2000;
 
 // The argument that says what a call did comes first: what a search looked for (a grep's `path`
 // only says where), then a shell's command, then a file tool's path.
@@ -23,15 +30,15 @@ const keyArgumentNames = [
 
 /** The argument that best says what a tool call did: its pattern or query, command, or path, shortened. */
 export function keyArgument(input: unknown): string {
-  if (typeof input === 'string') return shortenLine(input, 60);
+  if (typeof input === 'string') return shortenLine(input, KEY_ARGUMENT_CHARS);
   if (typeof input !== 'object' || input === null) return '';
   const record = input as Record<string, unknown>;
   for (const name of keyArgumentNames) {
     const value = record[name];
-    if (typeof value === 'string' && value.trim() !== '') return shortenLine(value, 60);
+    if (typeof value === 'string' && value.trim() !== '') return shortenLine(value, KEY_ARGUMENT_CHARS);
   }
   for (const value of Object.values(record)) {
-    if (typeof value === 'string' && value.trim() !== '') return shortenLine(value, 60);
+    if (typeof value === 'string' && value.trim() !== '') return shortenLine(value, KEY_ARGUMENT_CHARS);
   }
   return '';
 }
@@ -70,7 +77,7 @@ export function toolOutcome(
       break;
     }
   }
-  const head = text.slice(0, 50_000);
+  const head = text.slice(0, OUTCOME_SCAN_CHARS);
   const failed =
     block.is_error === true ||
     (exitCode !== undefined ? exitCode !== 0 : hasFailureSignal(head.replace(ansiEscapes, '')));
@@ -79,7 +86,7 @@ export function toolOutcome(
   // merely mentions errors is not reported as a failure.
   if (failed || errorLinePattern.test(head.split('\n', 3).join('\n'))) {
     const line = errorLineOf(head.replace(ansiEscapes, ''), failed);
-    if (line !== undefined) errorLine = shortenLine(line, 100);
+    if (line !== undefined) errorLine = shortenLine(line, ERROR_LINE_CHARS);
   }
   return { failed, ...(exitCode === undefined ? {} : { exitCode }), ...(errorLine ? { errorLine } : {}) };
 }
@@ -100,7 +107,7 @@ const wrapperLine = /^\s*<\/?[a-z_]+>[^<]*(<\/[a-z_]+>)?\s*$/i;
  * (`ValueError: …`), otherwise the first line with an error word (pytest's `E ` prefix dropped).
  */
 function errorLineOf(text: string, failed: boolean): string | undefined {
-  const lines = text.split('\n', 2000);
+  const lines = text.split('\n', OUTCOME_SCAN_LINES);
   const traceback = lines.findIndex((line) =>
     line.trimStart().startsWith('Traceback (most recent call last)'),
   );

@@ -23,28 +23,33 @@ const compactSchema = {
   additionalProperties: false,
 } as const;
 
-/** The `recall` tool in Anthropic form. */
-export const recallToolAnthropic = {
+/**
+ * A tool definition in no provider's shape: name, description and JSON Schema of the input. The
+ * provider shapes are `recallToolAnthropic` / `compactToolAnthropic` in `agent-compact/anthropic`
+ * and `recallToolOpenAI` / `compactToolOpenAI` in `agent-compact/openai`.
+ */
+export interface CompactionToolDefinition {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: typeof recallSchema | typeof compactSchema;
+}
+
+/** The `recall` tool: brings back an archived item by id (run it with {@link handleRecall}). */
+export const recallTool = {
   name: 'recall',
   description: recallDescription,
-  input_schema: recallSchema,
-} as const;
-/** The `compact` tool in Anthropic form. */
-export const compactToolAnthropic = {
+  inputSchema: recallSchema,
+} as const satisfies CompactionToolDefinition;
+
+/**
+ * The `compact` tool: the model asks for a hard compaction, optionally with a focus (read it with
+ * {@link parseCompactInput} and pass `{ force: 'hard', focus }` to the next `maybeCompact`).
+ */
+export const compactTool = {
   name: 'compact',
   description: compactDescription,
-  input_schema: compactSchema,
-} as const;
-/** The `recall` tool in OpenAI function form. */
-export const recallToolOpenAI = {
-  type: 'function',
-  function: { name: 'recall', description: recallDescription, parameters: recallSchema },
-} as const;
-/** The `compact` tool in OpenAI function form. */
-export const compactToolOpenAI = {
-  type: 'function',
-  function: { name: 'compact', description: compactDescription, parameters: compactSchema },
-} as const;
+  inputSchema: compactSchema,
+} as const satisfies CompactionToolDefinition;
 
 /**
  * Runs the `recall` tool: the archived original. A tool result comes back byte-identical — as its

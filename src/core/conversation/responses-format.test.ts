@@ -354,3 +354,14 @@ describe('round trip', () => {
     );
   });
 });
+
+describe('unreadable input', () => {
+  it.each([
+    ['a number', 42, 'input'],
+    ['an item that is not an object', [{ role: 'user', content: 'Hi' }, null], 'input[1]'],
+  ])('throws UNREADABLE_INPUT with a path for %s', (_name, input, path) => {
+    expect(() => fromResponsesInput(input as ResponsesInputItem[])).toThrow(
+      expect.objectContaining({ code: 'UNREADABLE_INPUT', path }),
+    );
+  });
+});

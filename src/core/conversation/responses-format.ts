@@ -19,6 +19,7 @@
  *   so `toResponsesInput(fromResponsesInput(input).messages)` equals `input` byte for byte. A block
  *   the compactor rewrote carries no such data and is written in the default shape.
  */
+import { CompactError } from '../errors.js';
 import { parseToolArguments, stringifyToolInput } from './openai-format.js';
 import type { ResponsesContentPart, ResponsesInput, ResponsesInputItem } from './responses-types.js';
 import type {
@@ -74,8 +75,11 @@ type Side = Message['role'];
 type JsonRecord = Record<string, unknown>;
 
 /**
- * Converts a Responses `input` (a string or items) to the canonical model.
+ * Converts a Responses `input` (a string or items) to the canonical model. Items of any shape are
+ * kept (unknown or malformed ones whole, as blocks of their own type); only input that is not a
+ * string or an array of objects throws.
  *
+ * @throws {CompactError} `UNREADABLE_INPUT` with the path (`input`, `input[3]`).
  * @example
  * const { system, messages } = fromResponsesInput(
  *   [{ role: 'user', content: 'List the files' }],
@@ -90,8 +94,7 @@ export function fromResponsesInput(
   if (typeof instructions === 'string') {
     system.push(withData({ type: 'text', text: instructions }, { instructions: true }));
   }
-  const items: readonly ResponsesInputItem[] =
-    typeof input === 'string' ? [{ role: 'user', content: input }] : input;
+  const items = itemsOf(input);
   const messages: Message[] = [];
   const customCalls = new Set<string>();
   let leading = true;
@@ -146,6 +149,23 @@ export function responsesDataOf(block: ContentBlock): ResponsesBlockData | undef
 
 // ---------------------------------------------------------------------------------------------
 // Reading
+
+/** The input as items; anything but a string or an array of objects is `UNREADABLE_INPUT`. */
+function itemsOf(input: unknown): readonly ResponsesInputItem[] {
+  if (typeof input === 'string') return [{ role: 'user', content: input }];
+  if (!Array.isArray(input)) {
+    throw new CompactError('input must be a string or an array of items', {
+      code: 'UNREADABLE_INPUT',
+      path: 'input',
+    });
+  }
+  input.forEach((item: unknown, index) => {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+      throw new CompactError('item must be an object', { code: 'UNREADABLE_INPUT', path: `input[${index}]` });
+    }
+  });
+  return input as ResponsesInputItem[];
+}
 
 function sideOf(item: ResponsesInputItem, previous: Side | undefined): Side {
   const type = typeof item.type === 'string' ? item.type : undefined;

@@ -138,6 +138,21 @@ describe('compactRequest', () => {
       'UNREADABLE_INPUT',
       'tools[0]',
     ],
+    ['a null message', { model: 'x', system: 'x', messages: [null] }, 'INVALID_TRANSCRIPT', 'messages[0]'],
+    [
+      'an OpenAI part that is null',
+      { max_completion_tokens: 3, messages: [{ role: 'user', content: [null] }] },
+      'UNREADABLE_INPUT',
+      'messages',
+    ],
+    ['Responses input of the wrong type', { model: 'x', input: 5 }, 'UNREADABLE_INPUT', 'input'],
+    ['a Responses item that is not an object', { model: 'x', input: [3] }, 'UNREADABLE_INPUT', 'input[0]'],
+    [
+      'instructions of the wrong type',
+      { model: 'x', input: 'hi', instructions: 4 },
+      'UNREADABLE_INPUT',
+      'instructions',
+    ],
     ['a system of the wrong type', { system: 3, messages: [] }, 'UNREADABLE_INPUT', 'system'],
     [
       'an OpenAI message without a role',

@@ -4,6 +4,7 @@
  */
 import type { Compactor, MaybeCompactOptions } from '../compactor-options.js';
 import type { Message } from '../conversation/types.js';
+import { validateMessages } from '../conversation/validate.js';
 import { CompactError } from '../errors.js';
 import type { CompactionLayer } from '../events.js';
 import { countFixedBreakpoints, keepCacheBreakpoints } from './cache-breakpoints.js';
@@ -56,6 +57,19 @@ export async function compactRequestWith<Body extends object>(
     });
   }
   const used = format ?? detectRequestFormat(body);
+  try {
+    return await compactBody(compactor, body, used, options);
+  } catch (error) {
+    throw asRequestError(error, body, used);
+  }
+}
+
+async function compactBody<Body extends object>(
+  compactor: Pick<Compactor, 'maybeCompact'>,
+  body: Body,
+  used: RequestFormat,
+  options: Omit<CompactRequestOptions, 'format'>,
+): Promise<CompactRequestResult<Body>> {
   const conversation = readRequestConversation(body as RequestBody, used);
   const { system, messages, tools } = conversation;
   // What an earlier provider compaction already condensed is kept as it came; only what follows compacts.
@@ -82,13 +96,12 @@ export async function compactRequestWith<Body extends object>(
       ? keepCacheBreakpoints({
           before: messages,
           after,
-          // A top-level `cache_control` marks the last cacheable block: one breakpoint too.
-          fixedBreakpoints:
-            countFixedBreakpoints(system, tools) +
-            (isPlainObject((body as RequestBody).cache_control) ? 1 : 0),
+          fixedBreakpoints: countFixedBreakpoints(system, tools) + (conversation.extraBreakpoints ?? 0),
         })
       : after;
-  return { body: withMessages(body, conversation, compacted), ...summary };
+  // Micro and mid rewrite blocks in place; only hard moves messages.
+  const inPlace = result.layer !== 'hard';
+  return { body: withMessages(body, conversation, compacted, { inPlace }), ...summary };
 }
 
 /**
@@ -99,8 +112,28 @@ export function withMessages<Body extends object>(
   body: Body,
   conversation: Pick<RequestConversation, 'write'>,
   messages: readonly Message[],
+  options: { inPlace?: boolean } = {},
 ): Body {
-  return replaceFields(body, conversation.write(messages));
+  return replaceFields(body, conversation.write(messages, options));
+}
+
+/**
+ * Malformed input (a null message, a block of the wrong type) trips the conversion with a raw
+ * TypeError: name the first broken rule instead, or at least the field.
+ */
+function asRequestError(error: unknown, body: RequestBody, format: RequestFormat): unknown {
+  if (CompactError.isInstance(error)) return error;
+  const field = format === 'responses' ? 'input' : 'messages';
+  const [first] = validateMessages(body[field], { format });
+  if (first) {
+    return new CompactError(first.message, { code: 'INVALID_TRANSCRIPT', path: first.path, cause: error });
+  }
+  const reason = error instanceof Error ? error.message : String(error);
+  return new CompactError(`cannot read the conversation: ${reason}`, {
+    code: 'UNREADABLE_INPUT',
+    path: field,
+    cause: error,
+  });
 }
 
 /** A copy of `body` with the named fields replaced in place: same keys, same order. */

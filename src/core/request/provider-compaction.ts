@@ -14,6 +14,8 @@ export function providerCompactionBoundary(messages: readonly Message[]): number
       Array.isArray(message.content) &&
       message.content.some(
         (block) =>
+          typeof block === 'object' &&
+          block !== null &&
           block.type === 'compaction' &&
           (isPresent((block as { content?: unknown }).content) ||
             isPresent((block as { encrypted_content?: unknown }).encrypted_content)),

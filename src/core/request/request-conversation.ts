@@ -11,6 +11,12 @@ import { validateMessages } from '../conversation/validate.js';
 import { CompactError } from '../errors.js';
 import type { ToolDefinition } from '../tokens/tool-tokens.js';
 import { isPlainObject, type RequestFormat, typeName } from './request-format.js';
+import {
+  countSystemMessageBreakpoints,
+  placeSystemMessages,
+  splitSystemMessages,
+  withSystemMessageText,
+} from './system-messages.js';
 
 /** A request body as a plain JSON object. */
 export type RequestBody = Record<string, unknown>;
@@ -23,8 +29,16 @@ export interface RequestConversation {
   messages: Message[];
   /** The request's tool definitions as they came (counted, never changed). */
   tools?: readonly ToolDefinition[];
-  /** The body's fields that carry `messages` once compacted, by name (e.g. `{ messages: [...] }`). */
-  write(messages: readonly Message[]): RequestBody;
+  /**
+   * The body's fields that carry `messages` once compacted, by name (e.g. `{ messages: [...] }`).
+   * `inPlace`: every message is where it was (micro, mid), so what the canonical model left out
+   * goes back by position rather than by object.
+   */
+  write(messages: readonly Message[], options?: { inPlace?: boolean }): RequestBody;
+  /** Cache breakpoints outside the system prompt, tools and messages (top-level, system messages). */
+  extraBreakpoints?: number;
+  /** The body path of conversation message `index`, when it differs from `messages[index]`. */
+  messagePath?(index: number): string;
 }
 
 /**
@@ -54,21 +68,25 @@ export function readRequestConversation(body: RequestBody, format: RequestFormat
 }
 
 function readAnthropic(body: RequestBody): RequestConversation {
-  const messages = expectArray(body.messages, 'messages') as Message[];
+  const places = splitSystemMessages(expectArray(body.messages, 'messages'));
   const tools = readTools(body.tools);
-  const conversation: RequestConversation = {
-    messages,
-    ...(tools ? { tools } : {}),
-    write: (compacted) => ({ messages: compacted }),
-  };
   const { system } = body;
-  if (system !== undefined && system !== null) {
-    if (typeof system !== 'string' && !Array.isArray(system)) {
-      throw unreadable(`expected string or array, got ${typeName(system)}`, 'system');
-    }
-    conversation.system = system as SystemPrompt;
+  if (system !== undefined && system !== null && typeof system !== 'string' && !Array.isArray(system)) {
+    throw unreadable(`expected string or array, got ${typeName(system)}`, 'system');
   }
-  return conversation;
+  // Mid-conversation system messages are instructions: counted with the system prompt, put back as they came.
+  const counted = withSystemMessageText((system ?? undefined) as SystemPrompt | undefined, places);
+  const topLevelBreakpoint = isPlainObject(body.cache_control) ? 1 : 0;
+  return {
+    messages: places.conversation as Message[],
+    ...(counted === undefined ? {} : { system: counted }),
+    ...(tools ? { tools } : {}),
+    write: (compacted, options) => ({ messages: placeSystemMessages(compacted, places, options) }),
+    extraBreakpoints: topLevelBreakpoint + countSystemMessageBreakpoints(places),
+    ...(places.placed.length > 0
+      ? { messagePath: (index: number) => `messages[${places.bodyIndex[index] ?? index}]` }
+      : {}),
+  };
 }
 
 function readOpenAI(body: RequestBody): RequestConversation {

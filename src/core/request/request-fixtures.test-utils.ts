@@ -135,9 +135,21 @@ function turn(number: number): BetaMessageParam[] {
   ];
 }
 
+/** What Claude Code puts in a mid-conversation system message: the agents and skills it offers. */
+const agentTypesText = [
+  'Available agent types for the Agent tool:',
+  '- general-purpose: researches questions and runs multi-step tasks. (Tools: *)',
+  '- Explore: read-only search across many files. (Tools: all but Edit and Write)',
+  '',
+  'When you launch several agents for independent work, send them in one message.',
+].join('\n');
+
 /**
- * A Claude Code–like request: system blocks with `cache_control`, 12 tools, thinking, a
- * `metadata.user_id`, a long tool session with breakpoints on the last two user messages.
+ * A Claude Code–like request, in the shape Claude Code 2.1 sends (seen against the scripted
+ * server): three system blocks (a billing line, then two with `cache_control`), 12 tools, adaptive
+ * thinking, `output_config`, `context_management`, a JSON `metadata.user_id`, a mid-conversation
+ * `role: "system"` message after the first user message, and breakpoints on the last two user
+ * messages. Every value is made up.
  */
 export function claudeCodeRequest(turns = 24): ClaudeCodeRequest {
   const messages: BetaMessageParam[] = [
@@ -148,6 +160,7 @@ export function claudeCodeRequest(turns = 24): ClaudeCodeRequest {
         { type: 'text', text: 'The tests in src/ fail since the last merge. Find out why and fix them.' },
       ],
     },
+    { role: 'system', content: agentTypesText },
   ];
   for (let number = 1; number <= turns; number++) messages.push(...turn(number));
   for (const index of [messages.length - 3, messages.length - 1]) {
@@ -161,6 +174,7 @@ export function claudeCodeRequest(turns = 24): ClaudeCodeRequest {
     model: 'claude-sonnet-4-5-20250929',
     messages,
     system: [
+      { type: 'text', text: 'x-anthropic-billing-header: cc_version=0.0.0; cc_entrypoint=cli;' },
       {
         type: 'text',
         text: 'You are a coding agent that works in the user’s repository.',
@@ -170,12 +184,16 @@ export function claudeCodeRequest(turns = 24): ClaudeCodeRequest {
     ],
     tools: claudeCodeTools(),
     metadata: {
-      user_id:
-        'user_0000000000000000000000000000000000000000000000000000000000000000_account__session_00000000-0000-4000-8000-000000000000',
+      user_id: JSON.stringify({
+        device_id: '0'.repeat(64),
+        account_uuid: '',
+        session_id: '00000000-0000-4000-8000-000000000000',
+      }),
     },
-    max_tokens: 32_000,
-    thinking: { type: 'enabled', budget_tokens: 31_999 },
+    max_tokens: 64_000,
+    thinking: { type: 'adaptive' },
     context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
+    output_config: { effort: 'high' },
     stream: true,
   };
 }
@@ -183,83 +201,104 @@ export function claudeCodeRequest(turns = 24): ClaudeCodeRequest {
 /** The body Codex sends: Responses params plus the `client_metadata` it adds. */
 export type CodexRequest = ResponseCreateParamsStreaming & { client_metadata?: Record<string, string> };
 
-/** One Codex turn: encrypted reasoning, a shell call, its output. */
+/** A message item with the `id` Codex gives every item (the SDK's input message type has none). */
+function codexMessage(id: string, role: 'user' | 'developer', text: string): ResponseInputItem {
+  const item: ResponseInputItem.Message & { id: string } = {
+    type: 'message',
+    id,
+    role,
+    content: [{ type: 'input_text', text }],
+  };
+  return item;
+}
+
+/** One Codex turn: encrypted reasoning, an `exec_command` call, its output (ids as Codex sends them). */
 function codexTurn(number: number): ResponseInputItem[] {
-  const callId = `call_${String(number).padStart(4, '0')}aBcD`;
+  const suffix = String(number).padStart(4, '0');
+  const callId = `call_${suffix}aBcD`;
+  const command = `sed -n 1,200p src/module-${number}.ts`;
   return [
     {
       type: 'reasoning',
-      id: `rs_${String(number).padStart(4, '0')}`,
+      id: `rs_${suffix}`,
       summary: [{ type: 'summary_text', text: `**Checking part ${number}**` }],
       encrypted_content: `gAAAAABo${'Q'.repeat(40)}${number}ENCRYPTED==`,
     },
     {
       type: 'function_call',
-      name: 'shell',
-      arguments: JSON.stringify({
-        command: ['bash', '-lc', `sed -n 1,200p src/module-${number}.ts`],
-        workdir: '/repo',
-      }),
+      status: 'completed',
+      id: `fc_${suffix}`,
+      name: 'exec_command',
+      arguments: JSON.stringify({ cmd: command, workdir: '/repo' }),
       call_id: callId,
     },
-    { type: 'function_call_output', call_id: callId, output: fakeFile(`module-${number}`, 80) },
+    {
+      type: 'function_call_output',
+      id: `fco_${suffix}`,
+      call_id: callId,
+      output: `Chunk ID: ${suffix}\nWall time: 0.0100 seconds\nProcess exited with code 0\nOutput:\n${fakeFile(`module-${number}`, 80)}`,
+    },
   ];
 }
 
 /**
- * A Codex-like Responses request: `instructions`, a developer message, the environment context,
- * reasoning items with `encrypted_content`, `include`, `store: false`, `prompt_cache_key` and
- * `client_metadata`.
+ * A Codex-like Responses request, in the shape `codex exec` 0.171 sends (seen against the scripted
+ * server): developer messages first (permissions, then the agents' notes), the environment
+ * context and the task as user messages with item ids, reasoning items with `encrypted_content`,
+ * `exec_command` calls with `status`, a `namespace` tool and `web_search` beside the functions,
+ * `include`, `store: false`, `prompt_cache_key` and `client_metadata`. It also carries
+ * `instructions`, which earlier Codex versions send. Every value is made up.
  */
 export function codexRequest(turns = 24): CodexRequest {
   const input: ResponseInputItem[] = [
-    {
-      type: 'message',
-      role: 'developer',
-      content: [
-        {
-          type: 'input_text',
-          text: '<permissions instructions>\nThe sandbox is workspace-write; the network is off.\n</permissions instructions>',
-        },
-      ],
-    },
-    {
-      type: 'message',
-      role: 'user',
-      content: [
-        {
-          type: 'input_text',
-          text: '<environment_context>\n  <cwd>/repo</cwd>\n  <shell>bash</shell>\n</environment_context>',
-        },
-      ],
-    },
-    {
-      type: 'message',
-      role: 'user',
-      content: [{ type: 'input_text', text: 'The tests in src/ fail since the last merge. Fix them.' }],
-    },
+    codexMessage(
+      'msg_0001',
+      'developer',
+      '<permissions instructions>\nThe sandbox is read-only; the network is off.\n</permissions instructions>',
+    ),
+    codexMessage('msg_0002', 'developer', fakeFile('agents-notes', 30)),
+    codexMessage(
+      'msg_0003',
+      'user',
+      '<environment_context>\n  <cwd>/repo</cwd>\n  <shell>bash</shell>\n</environment_context>',
+    ),
+    codexMessage('msg_0004', 'user', 'The tests in src/ fail since the last merge. Fix them.'),
   ];
   for (let number = 1; number <= turns; number++) input.push(...codexTurn(number));
   return {
     model: 'gpt-5-codex',
-    instructions: `You are a coding agent running in a terminal.\n${fakeFile('codex-instructions', 80)}`,
+    instructions: `You are a coding agent running in a terminal.\n${fakeFile('codex-instructions', 40)}`,
+    stream: true,
     input,
     tools: [
       {
         type: 'function',
-        name: 'shell',
-        description: 'Runs a shell command and returns its output.',
+        name: 'exec_command',
+        description: 'Runs a command in a PTY and returns its output.',
         strict: false,
         parameters: {
           type: 'object',
           properties: {
-            command: { type: 'array', items: { type: 'string' }, description: 'The command to execute' },
+            cmd: { type: 'string', description: 'The shell command to execute' },
             workdir: { type: 'string', description: 'The working directory' },
-            timeout_ms: { type: 'number', description: 'The timeout in milliseconds' },
+            yield_time_ms: { type: 'number', description: 'How long to wait for output' },
           },
-          required: ['command'],
+          required: ['cmd'],
           additionalProperties: false,
         },
+      },
+      {
+        type: 'namespace',
+        name: 'multi_agent_v1',
+        description: 'Tools for spawning and managing sub-agents.',
+        tools: [
+          {
+            type: 'function',
+            name: 'close_agent',
+            description: 'Close an agent.',
+            parameters: { type: 'object', properties: {} },
+          },
+        ],
       },
       {
         type: 'custom',
@@ -271,14 +310,18 @@ export function codexRequest(turns = 24): CodexRequest {
           definition: 'start: begin_patch hunk+ end_patch\nbegin_patch: "*** Begin Patch" LF',
         },
       },
+      { type: 'web_search' },
     ],
     tool_choice: 'auto',
-    parallel_tool_calls: false,
+    parallel_tool_calls: true,
     reasoning: { effort: 'medium', summary: 'auto' },
     store: false,
-    stream: true,
     include: ['reasoning.encrypted_content'],
     prompt_cache_key: '00000000-0000-4000-8000-000000000001',
-    client_metadata: { originator: 'codex_cli_rs', session: '00000000-0000-4000-8000-000000000001' },
+    client_metadata: {
+      root_turn_id: '00000000-0000-4000-8000-000000000002',
+      turn_id: '00000000-0000-4000-8000-000000000002',
+      session_id: '00000000-0000-4000-8000-000000000001',
+    },
   };
 }

@@ -11,6 +11,17 @@ import {
 } from './summary-format.js';
 import type { SummaryModel } from './summary-model.js';
 
+/** The default bound of a summary, as the hard layer's `maxSummaryTokens`. */
+const DEFAULT_MAX_TOKENS = 2000;
+/** The task (the first user message) is kept longest; later user messages are cut shorter. */
+const TASK_CHARS = 2000;
+const USER_MESSAGE_CHARS = 400;
+const LAST_NOTE_CHARS = 800;
+const PATH_CHARS = 200;
+/** Lines are cut to this when the summary still does not fit after dropping lines. */
+const TIGHT_LINE_CHARS = 200;
+const LINE_CHARS = 2000;
+
 const previousSummaryPattern = /<context_summary[^>]*>\n?([\s\S]*?)\n?<\/context_summary>/;
 
 /**
@@ -33,7 +44,11 @@ export function createExtractiveSummaryModel(): SummaryModel {
 }
 
 /** The extractive summary of a history, merged with any earlier summary found at its start. */
-export function extractiveSummary(messages: readonly Message[], maxTokens = 2000, focus?: string): string {
+export function extractiveSummary(
+  messages: readonly Message[],
+  maxTokens = DEFAULT_MAX_TOKENS,
+  focus?: string,
+): string {
   const sections = new Map<SummarySection, string[]>(summarySections.map((name) => [name, []]));
   const add = (section: SummarySection, line: string) => {
     const list = sections.get(section)!;
@@ -63,7 +78,7 @@ export function extractiveSummary(messages: readonly Message[], maxTokens = 2000
         if (isInstructionOrBoilerplate(text)) continue;
         add(
           'Task and constraints',
-          `- User: ${shortenLine(text, sections.get('Task and constraints')!.length === 0 ? 2000 : 400)}`,
+          `- User: ${shortenLine(text, sections.get('Task and constraints')!.length === 0 ? TASK_CHARS : USER_MESSAGE_CHARS)}`,
         );
       } else if (block.type === 'tool_use') {
         const toolUse = block as ToolUseBlock;
@@ -84,10 +99,10 @@ export function extractiveSummary(messages: readonly Message[], maxTokens = 2000
     }
   }
   if (focus !== undefined && focus.trim() !== '')
-    add('Task and constraints', `- Focus: ${shortenLine(focus, 400)}`);
+    add('Task and constraints', `- Focus: ${shortenLine(focus, USER_MESSAGE_CHARS)}`);
   for (const path of files) add('Files touched', `- ${path}`);
   if (lastAssistantText)
-    add('Current state', `- Last assistant note: ${shortenLine(lastAssistantText, 800)}`);
+    add('Current state', `- Last assistant note: ${shortenLine(lastAssistantText, LAST_NOTE_CHARS)}`);
   add('Next steps', '- Continue the task from the current state; recall archived results by id when needed.');
   return escapeReservedTags(fitToBudget(sections, maxTokens));
 }
@@ -116,7 +131,7 @@ function fitToBudget(sections: Map<SummarySection, string[]>, maxTokens: number)
     new Map(
       [...kept].map(([section, lines]) => [
         section,
-        lines.map((entry) => shortenLine(entry.line, total > maxTokens ? 200 : 2000)),
+        lines.map((entry) => shortenLine(entry.line, total > maxTokens ? TIGHT_LINE_CHARS : LINE_CHARS)),
       ]),
     ),
   );
@@ -136,7 +151,7 @@ function pathOf(input: unknown): string | undefined {
   const record = input as Record<string, unknown>;
   for (const name of ['path', 'file_path', 'filename', 'file']) {
     const value = record[name];
-    if (typeof value === 'string' && value.trim()) return shortenLine(value, 200);
+    if (typeof value === 'string' && value.trim()) return shortenLine(value, PATH_CHARS);
   }
   return undefined;
 }

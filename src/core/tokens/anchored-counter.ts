@@ -145,41 +145,6 @@ export function createAnchoredCounter({
   const clamp = (ratio: number) => Math.min(maxRatio, Math.max(minRatio, ratio));
   const deltaRatio = () => (weights > 0 ? weightedSamples / weights : 1);
 
-  /**
-   * True when `messages`, `system` and tools are the anchored request with messages appended (or
-   * unchanged). A restored anchor is matched by fingerprints once, then by reference.
-   */
-  function extendsAnchor(
-    current: Anchor,
-    messages: readonly Message[],
-    system: SystemPrompt | undefined,
-    toolTokens: number,
-  ): boolean {
-    if (current.messages === undefined) return adoptRestoredAnchor(current, messages, system, toolTokens);
-    if (toolTokens !== current.toolTokens || !sameSystem(system, current.system)) return false;
-    if (messages.length < current.messages.length) return false;
-    for (let index = 0; index < current.messages.length; index++) {
-      if (messages[index] !== current.messages[index]) return false;
-    }
-    return true;
-  }
-
-  function adoptRestoredAnchor(
-    current: Anchor,
-    messages: readonly Message[],
-    system: SystemPrompt | undefined,
-    toolTokens: number,
-  ): boolean {
-    const fingerprints = current.fingerprints ?? [];
-    if (current.key !== requestKey(system, toolTokens) || messages.length < fingerprints.length) return false;
-    for (let index = 0; index < fingerprints.length; index++) {
-      if (fingerprintMessage(messages[index]!) !== fingerprints[index]) return false;
-    }
-    current.messages = messages.slice(0, fingerprints.length);
-    current.system = system;
-    return true;
-  }
-
   function countLocal(
     messages: readonly Message[],
     system?: SystemPrompt,
@@ -234,35 +199,12 @@ export function createAnchoredCounter({
 
   function toState(): AnchoredCounterState {
     const state: AnchoredCounterState = { overallRatio, weightedSamples, weights, reports };
-    if (!anchor) return state;
-    anchor.fingerprints ??= fingerprintMessages(anchor.messages ?? []);
-    anchor.key ??= requestKey(anchor.system, anchor.toolTokens);
-    return {
-      ...state,
-      anchor: {
-        messages: [...anchor.fingerprints],
-        system: anchor.key,
-        providerTokens: anchor.providerTokens,
-        localTokens: anchor.localTokens,
-      },
-    };
+    return anchor ? { ...state, anchor: anchorToState(anchor) } : state;
   }
 
   function restoreState(state: AnchoredCounterState): void {
     ({ overallRatio, weightedSamples, weights, reports } = state);
-    const restored = state.anchor;
-    anchor =
-      restored === undefined
-        ? undefined
-        : {
-            messages: undefined,
-            fingerprints: restored.messages,
-            system: undefined,
-            key: restored.system,
-            toolTokens: toolTokensOfKey(restored.system),
-            providerTokens: restored.providerTokens,
-            localTokens: restored.localTokens,
-          };
+    anchor = state.anchor === undefined ? undefined : anchorFromState(state.anchor);
   }
 
   function reset(): void {
@@ -291,6 +233,66 @@ export function createAnchoredCounter({
 
 function toolTokensOfKey(key: string): number {
   return Number(key.slice(key.lastIndexOf('+') + 1)) || 0;
+}
+
+/**
+ * True when `messages`, `system` and tools are the anchored request with messages appended (or
+ * unchanged). A restored anchor is matched by fingerprints once, then by reference.
+ */
+function extendsAnchor(
+  current: Anchor,
+  messages: readonly Message[],
+  system: SystemPrompt | undefined,
+  toolTokens: number,
+): boolean {
+  if (current.messages === undefined) return adoptRestoredAnchor(current, messages, system, toolTokens);
+  if (toolTokens !== current.toolTokens || !sameSystem(system, current.system)) return false;
+  if (messages.length < current.messages.length) return false;
+  for (let index = 0; index < current.messages.length; index++) {
+    if (messages[index] !== current.messages[index]) return false;
+  }
+  return true;
+}
+
+function adoptRestoredAnchor(
+  current: Anchor,
+  messages: readonly Message[],
+  system: SystemPrompt | undefined,
+  toolTokens: number,
+): boolean {
+  const fingerprints = current.fingerprints ?? [];
+  if (current.key !== requestKey(system, toolTokens) || messages.length < fingerprints.length) return false;
+  for (let index = 0; index < fingerprints.length; index++) {
+    if (fingerprintMessage(messages[index]!) !== fingerprints[index]) return false;
+  }
+  current.messages = messages.slice(0, fingerprints.length);
+  current.system = system;
+  return true;
+}
+
+/** An anchor as plain JSON: its messages by fingerprint (computed once, then kept). */
+function anchorToState(anchor: Anchor): NonNullable<AnchoredCounterState['anchor']> {
+  anchor.fingerprints ??= fingerprintMessages(anchor.messages ?? []);
+  anchor.key ??= requestKey(anchor.system, anchor.toolTokens);
+  return {
+    messages: [...anchor.fingerprints],
+    system: anchor.key,
+    providerTokens: anchor.providerTokens,
+    localTokens: anchor.localTokens,
+  };
+}
+
+/** A restored anchor: matched by fingerprints until a request starts with its messages. */
+function anchorFromState(restored: NonNullable<AnchoredCounterState['anchor']>): Anchor {
+  return {
+    messages: undefined,
+    fingerprints: restored.messages,
+    system: undefined,
+    key: restored.system,
+    toolTokens: toolTokensOfKey(restored.system),
+    providerTokens: restored.providerTokens,
+    localTokens: restored.localTokens,
+  };
 }
 
 /** True when two system prompts send the same text (block lists are compared block by block). */

@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../conversation/types.js';
+import { planMid } from './mid.js';
+import { contextFor, counter, rule, smallSession } from './planner.test-utils.js';
+
+const settings = { keepToolResults: 2, maxAssistantChars: 80, maxToolInputTokens: 40, rule };
+
+describe('planMid', () => {
+  it('keeps the last keepToolResults results, masks older ones and cuts older long text', async () => {
+    const messages = smallSession(4);
+    const plan = await planMid(messages, settings, counter, contextFor(messages));
+    expect(plan.freedTokens).toMatchInlineSnapshot(`217`);
+    expect(plan.messages.slice(1, 5)).toMatchInlineSnapshot(`
+      [
+        {
+          "content": [
+            {
+              "text": "Turn 1. I will check the build output and then fix what fails. ",
+              "type": "text",
+            },
+            {
+              "id": "t1",
+              "input": {
+                "command": "make step1",
+              },
+              "name": "bash",
+              "type": "tool_use",
+            },
+          ],
+          "role": "assistant",
+        },
+        {
+          "content": [
+            {
+              "content": "[Previous: used bash(make step1) → 12 lines, 133 tokens; recall r1]",
+              "tool_use_id": "t1",
+              "type": "tool_result",
+            },
+          ],
+          "role": "user",
+        },
+        {
+          "content": [
+            {
+              "text": "Turn 2. I will check the build output and then fix what fails. […shortened; 43 tokens in full; recall r3]",
+              "type": "text",
+            },
+            {
+              "id": "t2",
+              "input": {
+                "command": "make step2",
+              },
+              "name": "bash",
+              "type": "tool_use",
+            },
+          ],
+          "role": "assistant",
+        },
+        {
+          "content": [
+            {
+              "content": "[Previous: used bash(make step2) → 12 lines, 133 tokens; recall r2]",
+              "tool_use_id": "t2",
+              "type": "tool_result",
+            },
+          ],
+          "role": "user",
+        },
+      ]
+    `);
+    expect(plan.items.map((item) => [item.id, item.kind])).toMatchInlineSnapshot(`
+      [
+        [
+          "r1",
+          "tool-result",
+        ],
+        [
+          "r2",
+          "tool-result",
+        ],
+        [
+          "r3",
+          "assistant-text",
+        ],
+      ]
+    `);
+    expect(plan.messages.slice(5)).toEqual(messages.slice(5));
+  });
+
+  it('elides large older tool inputs', async () => {
+    const messages: Message[] = [
+      { role: 'user', content: 'Write the file.' },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool_use',
+            id: 'w1',
+            name: 'write_file',
+            input: { path: 'a.ts', content: 'export const value = 1;\n'.repeat(40) },
+          },
+        ],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'w1', content: 'ok' }] },
+      ...smallSession(2).slice(1),
+    ];
+    const plan = await planMid(messages, settings, counter, contextFor(messages));
+    expect(plan.messages[1]).toMatchInlineSnapshot(`
+      {
+        "content": [
+          {
+            "id": "w1",
+            "input": {
+              "content": "[elided: 40 lines, 290 tokens; recall r1]",
+              "path": "a.ts",
+            },
+            "name": "write_file",
+            "type": "tool_use",
+          },
+        ],
+        "role": "assistant",
+      }
+    `);
+    expect(plan.items.map((item) => [item.id, item.kind, item.toolUseId])).toMatchInlineSnapshot(`
+      [
+        [
+          "r1",
+          "tool-input",
+          "w1",
+        ],
+      ]
+    `);
+  });
+
+  it('condenses with the summarizer when one is given, and falls back to the cut when it fails', async () => {
+    const messages = smallSession(4);
+    const failing = {
+      specificationVersion: 'v1' as const,
+      provider: 'test',
+      modelId: 'failing',
+      summarize: async () => {
+        throw new Error('down');
+      },
+    };
+    const withModel = await planMid(
+      messages,
+      { ...settings, summarizer: failing },
+      counter,
+      contextFor(messages),
+    );
+    const withoutModel = await planMid(messages, settings, counter, contextFor(messages));
+    expect(withModel.messages).toEqual(withoutModel.messages);
+  });
+});

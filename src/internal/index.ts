@@ -1,0 +1,21 @@
+/**
+ * `agent-compact/internal`: the prompt texts and tuning constants the library uses, for tests,
+ * tooling and the curious. UNSTABLE: anything here may change or disappear in any release, minor
+ * and patch included. Do not build on it; the stable API is `agent-compact` and its adapters.
+ */
+
+export { TOOL_ERROR_PREFIX } from '../core/conversation/openai-format.js';
+export { LEADING_USER_MESSAGE_TEXT, MISSING_TOOL_RESULT_TEXT } from '../core/conversation/repair.js';
+export {
+  bridgeText,
+  type SummarySection,
+  summaryAcknowledgement,
+  summaryInstructions,
+  summarySections,
+} from '../core/summary/summary-format.js';
+export {
+  BLOCK_OVERHEAD_TOKENS,
+  IMAGE_TOKENS,
+  MESSAGE_OVERHEAD_TOKENS,
+} from '../core/tokens/message-tokens.js';
+export { TOOL_OVERHEAD_TOKENS, TOOLS_PREAMBLE_TOKENS } from '../core/tokens/tool-tokens.js';
