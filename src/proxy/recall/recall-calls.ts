@@ -2,7 +2,7 @@
  * The `recall` tool in each API's shape, the model's recall calls in an answer, and the follow-up
  * request that carries their results — so the proxy can answer recall calls itself.
  */
-import { recallToolAnthropic, recallToolOpenAI } from '../../core/archive/compaction-tools.js';
+import { recallTool } from '../../core/archive/compaction-tools.js';
 import { conversationOf, withConversation } from '../request-conversation.js';
 import type { ProxyApi } from '../routes.js';
 
@@ -28,16 +28,16 @@ export function withRecallTool(api: ProxyApi, body: Record<string, unknown>): Re
   return { ...body, tools: [...tools, recallToolFor(api)] };
 }
 
+/** The core's provider-neutral `recall` tool in the API's own shape. */
 function recallToolFor(api: ProxyApi): unknown {
+  const { name, description, inputSchema } = recallTool;
   switch (api) {
     case 'anthropic':
-      return recallToolAnthropic;
+      return { name, description, input_schema: inputSchema };
     case 'openai':
-      return recallToolOpenAI;
-    case 'responses': {
-      const { name, description, parameters } = recallToolOpenAI.function;
-      return { type: 'function', name, description, parameters };
-    }
+      return { type: 'function', function: { name, description, parameters: inputSchema } };
+    case 'responses':
+      return { type: 'function', name, description, parameters: inputSchema };
     default: {
       const unreachable: never = api;
       throw new Error(`unknown API ${String(unreachable)}`);
