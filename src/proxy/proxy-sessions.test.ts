@@ -111,6 +111,24 @@ describe('proxy sessions', () => {
     },
   );
 
+  it('compacts a conversation with a mid-conversation system message and keeps that message as it came', async () => {
+    server = await startScriptedModelServer({ script: toolCallingScript, validation: 'off' });
+    const records: ProxyRequestRecord[] = [];
+    proxy = await startProxy({
+      upstream: server.url,
+      thresholds: { mid: 3000, hard: 6000 },
+      summarizer: 'extractive',
+      onRequest: (record) => records.push(record),
+    });
+    const note = 'Available agent types: Explore, Plan.';
+    await anthropicLoop(proxy.url, { turns: 14, systemMessage: note });
+    expect(records.some((record) => record.layer !== 'none')).toBe(true);
+    expect(records.filter((record) => record.fallback !== undefined)).toEqual([]);
+    for (const request of server.requests) {
+      expect(request.body.messages).toContainEqual({ role: 'system', content: note });
+    }
+  });
+
   it('starts over without error when the client rewinds after a compaction', async () => {
     const { server, records } = await start();
     const history = await anthropicLoop(proxy!.url, { turns: 12 });
