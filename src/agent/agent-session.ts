@@ -1,6 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import type { ArchiveStore } from '../core/archive/archive-store.js';
 import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.js';
+import type { SessionStateStore } from '../core/archive/session-state-store.js';
 import { createCompactor } from '../core/compactor.js';
 import type { Compactor } from '../core/compactor-options.js';
 import type { CompactionEventHandler } from '../core/events.js';
@@ -38,6 +39,8 @@ export interface AgentSessionOptions {
   secrets?: readonly string[];
   /** Builds the session's archive store from its directory. @default an in-memory store */
   createArchive?: (directory: string) => ArchiveStore;
+  /** Where the compactor keeps its state between processes (e.g. Redis). @default in the process */
+  stateStore?: SessionStateStore;
   /** Status events of the loop. */
   onStatus?: AgentStatusHandler;
   /** Compaction events of the compactor. */
@@ -81,6 +84,7 @@ export async function startAgentSession({
   maxOutputTokens = 8192,
   secrets = [],
   createArchive = () => createMemoryArchiveStore(),
+  stateStore,
   onStatus,
   onCompactionEvent,
 }: AgentSessionOptions): Promise<AgentSession> {
@@ -97,6 +101,7 @@ export async function startAgentSession({
     reserveOutputTokens: maxOutputTokens,
     ...(hasThresholds ? { thresholds } : {}),
     archive,
+    ...(stateStore ? { stateStore } : {}),
     sessionId: session.id,
     identity: agentIdentity({ workspace, tools }),
     ...(summarizer === 'model'

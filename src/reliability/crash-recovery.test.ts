@@ -4,7 +4,8 @@
  * SIGKILL at a random point, 50 times; after each kill a new process resumes the session. After
  * every kill, every original message is either in the persisted context or in the archive: the
  * context plus the archive rebuilds exactly the session the worker was generating, the context is
- * a valid request, and the archive file only ever grew (earlier bytes stay a prefix).
+ * a valid request, and the archive only ever grew (earlier bytes stay a prefix). It runs twice: on
+ * the file store, and on the Redis store (a private redis-server) with the worker killed the same way.
  *
  * The folder is on tmpfs (/dev/shm) when there is one: a SIGKILL never loses what was written to
  * the page cache, so tmpfs proves the same as a disk while fsync costs nothing under load. Power
@@ -12,16 +13,19 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFileArchiveStore } from '../archive/index.js';
 import type { ArchiveItem } from '../core/archive/archive-store.js';
 import { rebuildConversation } from '../core/archive/rebuild.js';
 import type { Message } from '../core/conversation/types.js';
 import { validateMessages } from '../core/conversation/validate.js';
+import { createRedisArchiveStore, type RedisArchiveStore } from '../redis/index.js';
+import { skipRedis, startTestRedis } from '../redis/redis-server.test-utils.js';
+import type { RedisServer } from '../testing/redis-server.js';
 import { crashSession } from './__fixtures__/crash-session.mjs';
 import { hasDist, packageRoot, removeDir } from './reliability.test-utils.js';
 
@@ -55,12 +59,13 @@ function runWorker(
   distUrl: string,
   directory: string,
   maxTurns: number,
+  backend: Backend,
   kill?: { afterMs: number; early: boolean },
 ) {
   return new Promise<RunReport>((resolve, reject) => {
     const child: ChildProcess = spawn(
       process.execPath,
-      [worker, distUrl, directory, sessionId, String(maxTurns)],
+      [worker, distUrl, directory, sessionId, String(maxTurns), ...backend.workerArgs],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
       },
@@ -100,11 +105,11 @@ function runWorker(
 }
 
 /** What a resumed process would find: the persisted context and the archive. */
-async function checkNothingLost(directory: string) {
+async function checkNothingLost(directory: string, backend: Backend) {
   let state: { turns: number; messages: Message[] } = { turns: -1, messages: [] };
   const contextFile = join(directory, 'context.json');
   if (existsSync(contextFile)) state = JSON.parse(await readFile(contextFile, 'utf8'));
-  const items = await createFileArchiveStore({ directory: join(directory, 'archive') }).list(sessionId);
+  const items = await backend.list(directory);
   for (const item of items) expect(item.sessionId).toBe(sessionId);
   const expected = crashSession(state.turns).slice(0, state.turns < 0 ? 0 : undefined);
   const rebuilt = rebuildConversation(state.messages, items);
@@ -139,24 +144,64 @@ function unreferenced(messages: readonly Message[], items: readonly ArchiveItem[
   return items.length - reached.size;
 }
 
-async function archiveBytes(directory: string): Promise<string> {
-  const file = join(directory, 'archive', `${sessionId}.jsonl`);
-  return existsSync(file) ? readFile(file, 'latin1') : '';
+/** Where the worker archives: the file store (the default) or a Redis store. */
+interface Backend {
+  name: string;
+  /** Extra worker arguments. */
+  workerArgs: string[];
+  list(directory: string): Promise<ArchiveItem[]>;
+  /** What the store holds, as text that may only grow at its end (nothing rewritten). */
+  bytes(directory: string): Promise<string>;
 }
+
+const fileBackend: Backend = {
+  name: 'file store',
+  workerArgs: [],
+  list: (directory) => createFileArchiveStore({ directory: join(directory, 'archive') }).list(sessionId),
+  async bytes(directory) {
+    const file = join(directory, 'archive', `${sessionId}.jsonl`);
+    return existsSync(file) ? readFile(file, 'latin1') : '';
+  },
+};
+
+let server: RedisServer | undefined;
+let redisArchive: RedisArchiveStore | undefined;
+const redisBackend: Backend = {
+  name: 'Redis store',
+  get workerArgs() {
+    return [server!.url];
+  },
+  list: () => redisArchive!.list(sessionId),
+  bytes: async () =>
+    (await redisArchive!.list(sessionId)).map((item) => `${JSON.stringify(item)}\n`).join(''),
+};
 
 let directory: string | undefined;
 afterAll(async () => {
   if (directory) await removeDir(directory);
+  await redisArchive?.close();
+  await server?.stop();
 });
 
-describe('crash recovery', () => {
-  it.skipIf(!hasDist)(
+describe.each([
+  { backend: fileBackend, skip: false },
+  { backend: redisBackend, skip: skipRedis },
+])('crash recovery, $backend.name', ({ backend, skip }) => {
+  beforeAll(async () => {
+    if (backend !== redisBackend || skip) return;
+    server = await startTestRedis();
+    redisArchive = createRedisArchiveStore({ url: server.url, prefix: 'crash:' });
+  });
+  it.skipIf(!hasDist || skip)(
     `survives ${kills} SIGKILLs at random points while compacting and archiving, losing nothing (seed ${seed})`,
     async () => {
       const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+      if (directory) await removeDir(directory);
       directory = await mkdtemp(join(base, 'agent-compact-crash-'));
       // Every process runs the same snapshot of dist/, even if it is rebuilt meanwhile.
       await cp(join(packageRoot, 'dist'), join(directory, 'dist'), { recursive: true });
+      // The snapshot resolves its dependencies (the `redis` client) from the package's node_modules.
+      await symlink(join(packageRoot, 'node_modules'), join(directory, 'node_modules'));
       const distUrl = pathToFileURL(join(directory, 'dist/')).href;
       const sessionDir = join(directory, 'session');
       await mkdir(sessionDir);
@@ -173,7 +218,7 @@ describe('crash recovery', () => {
       for (let kill = 0; kill < kills; kill++) {
         const early = next() < 0.1;
         const afterMs = early ? Math.floor(next() * 150) : Math.floor(next() * 120);
-        const report = await runWorker(distUrl, sessionDir, 1_000_000, { afterMs, early });
+        const report = await runWorker(distUrl, sessionDir, 1_000_000, backend, { afterMs, early });
         if (report.signal !== 'SIGKILL') {
           throw new Error(
             `seed ${seed}, kill ${kill}: the worker exited with ${report.code} instead of being killed\n${report.stderr}`,
@@ -182,7 +227,7 @@ describe('crash recovery', () => {
         survived += 1;
         turnsDone += report.turns;
         for (const layer of report.layers) layers.set(layer, (layers.get(layer) ?? 0) + 1);
-        const check = await checkNothingLost(sessionDir);
+        const check = await checkNothingLost(sessionDir, backend);
         lostTotal += check.lost;
         if (check.unreferenced > previousUnreferenced) midTurnKills += 1;
         previousUnreferenced = check.unreferenced;
@@ -192,15 +237,15 @@ describe('crash recovery', () => {
         expect(check.state.turns, where).toBeGreaterThanOrEqual(previousTurns);
         if (check.state.messages.length > 0)
           expect(validateMessages(check.state.messages), where).toEqual([]);
-        const bytes = await archiveBytes(sessionDir);
+        const bytes = await backend.bytes(sessionDir);
         expect(bytes.startsWith(previousBytes), `${where}: the archive was rewritten`).toBe(true);
         previousBytes = bytes;
         previousTurns = check.state.turns;
       }
       // A last process resumes and finishes cleanly.
-      const final = await runWorker(distUrl, sessionDir, previousTurns + 20);
+      const final = await runWorker(distUrl, sessionDir, previousTurns + 20, backend);
       expect(final.code, final.stderr).toBe(0);
-      const check = await checkNothingLost(sessionDir);
+      const check = await checkNothingLost(sessionDir, backend);
       expect(check.state.turns).toBe(previousTurns + 20);
       expect(check.rebuilt).toEqual(check.expected);
       expect(check.lost).toBe(0);
@@ -208,7 +253,7 @@ describe('crash recovery', () => {
       expect(check.state.turns).toBeGreaterThan(kills);
       for (const layer of ['micro', 'mid', 'hard']) expect(layers.get(layer) ?? 0).toBeGreaterThan(0);
       console.info(
-        `crash recovery (seed ${seed}): ${survived} SIGKILLs survived, ${lostTotal} items lost, ` +
+        `crash recovery, ${backend.name} (seed ${seed}): ${survived} SIGKILLs survived, ${lostTotal} items lost, ` +
           `${midTurnKills} of them between an archive append and the context save, ${turnsDone} turns completed between kills (${[...layers].map(([layer, count]) => `${layer} ${count}`).join(', ')}), ` +
           `final session ${check.expected.length} messages, ${check.items} archive items`,
       );

@@ -13,6 +13,8 @@ import { createMemoryArchiveStore } from '../../core/archive/memory-archive-stor
 import { createCompactor } from '../../core/compactor.js';
 import type { Message } from '../../core/conversation/types.js';
 import type { CompactionLayer } from '../../core/events.js';
+import { createRedisArchiveStore } from '../../redis/index.js';
+import { percentile, startBenchRedis } from '../redis-bench-server.js';
 
 /** Options of {@link runLoad}. */
 export interface LoadOptions {
@@ -22,6 +24,11 @@ export interface LoadOptions {
   turns?: number;
   /** The folder of the shared file store (a temp folder, removed afterwards, when absent). */
   directory?: string;
+  /**
+   * The stores the sessions share, session `i` on `stores[i % stores.length]`.
+   * @default a file store in `directory` and a memory store
+   */
+  stores?: readonly ArchiveStore[];
 }
 
 /** One session after the run. */
@@ -43,6 +50,8 @@ export interface LoadReport {
   turnsPerSecond: number;
   peakHeapBytes: number;
   heapBeforeBytes: number;
+  /** Milliseconds of each compaction call (`maybeCompact`), unordered. */
+  callMilliseconds: number[];
   layers: Record<CompactionLayer, number>;
   /** The shared file store's folder (already removed when the run made it). */
   directory: string;
@@ -93,11 +102,15 @@ export async function runLoad({
   sessions = 1000,
   turns = 12,
   directory,
+  stores,
 }: LoadOptions = {}): Promise<LoadReport> {
   const folder = directory ?? (await mkdtemp(join(tmpdir(), 'agent-compact-load-')));
   // fsync is the crash suite's subject; here it would only measure the disk.
-  const fileStore = createFileArchiveStore({ directory: folder, sync: false });
-  const memoryStore = createMemoryArchiveStore();
+  const shared = stores ?? [
+    createFileArchiveStore({ directory: folder, sync: false }),
+    createMemoryArchiveStore(),
+  ];
+  const callMilliseconds: number[] = [];
   const layers: Record<CompactionLayer, number> = { none: 0, micro: 0, mid: 0, hard: 0 };
   const heapBeforeBytes = getHeapStatistics().used_heap_size;
   let peakHeapBytes = heapBeforeBytes;
@@ -107,7 +120,7 @@ export async function runLoad({
   const started = performance.now();
   const results = await Promise.all(
     Array.from({ length: sessions }, async (_, index): Promise<LoadSession> => {
-      const archive = index % 2 === 0 ? fileStore : memoryStore;
+      const archive = shared[index % shared.length]!;
       const sessionId = `load-${index}`;
       const compactor = createCompactor({
         archive,
@@ -121,7 +134,9 @@ export async function runLoad({
       for (let turn = 1; turn <= turns; turn++) {
         const added = loadTurn(index, turn);
         original.push(...added);
+        const callStarted = performance.now();
         const result = await compactor.maybeCompact([...context, ...added], { system: loadSystem });
+        callMilliseconds.push(performance.now() - callStarted);
         layers[result.layer] += 1;
         context = result.messages;
       }
@@ -139,6 +154,7 @@ export async function runLoad({
     turnsPerSecond: (sessions * turns * 1000) / milliseconds,
     peakHeapBytes,
     heapBeforeBytes,
+    callMilliseconds,
     layers,
     directory: folder,
   };
@@ -149,6 +165,12 @@ const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 export async function run(): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
+  await runMixed(gc);
+  await compareStores(gc);
+}
+
+/** The historical run: half the sessions on one file store, half on one memory store. */
+async function runMixed(gc: (() => void) | undefined): Promise<void> {
   const report = await runLoad();
   const sessions = report.sessions.length;
   console.log(`sessions (concurrent)   ${sessions} (half on one file store, half on one memory store)`);
@@ -167,4 +189,29 @@ export async function run(): Promise<void> {
   console.log(
     `heap after (sessions dropped${gc ? ', after gc' : ''})  ${megabytes(getHeapStatistics().used_heap_size)}`,
   );
+}
+
+const latency = (report: LoadReport) =>
+  `p50 ${percentile(report.callMilliseconds, 0.5).toFixed(1)} ms, p99 ${percentile(report.callMilliseconds, 0.99).toFixed(1)} ms`;
+
+/** All 1,000 sessions on one file store, then all on one Redis: throughput and call latency. */
+async function compareStores(gc: (() => void) | undefined): Promise<void> {
+  console.log('\nthe same 1,000 sessions on one store each (compaction call latency includes the store)');
+  gc?.();
+  const file = await runLoad();
+  console.log(`file store (no fsync)   ${file.turnsPerSecond.toFixed(0)} session-turns/s, ${latency(file)}`);
+  file.sessions.length = 0;
+  const server = await startBenchRedis();
+  if (!server) return;
+  const archive = createRedisArchiveStore({ url: server.url });
+  try {
+    gc?.();
+    const redis = await runLoad({ stores: [archive] });
+    console.log(
+      `redis store             ${redis.turnsPerSecond.toFixed(0)} session-turns/s, ${latency(redis)} (redis-server on 127.0.0.1)`,
+    );
+  } finally {
+    await archive.close();
+    await server.stop();
+  }
 }

@@ -9,6 +9,7 @@ import { createArchive } from '../../agent/session-archive.js';
 import { openSession } from '../../agent/session-store.js';
 import type { BashApproval } from '../../agent/tool-runner.js';
 import { type CliCommand, CliError, type CliIO } from '../cli-io.js';
+import { openStoreFromSpec } from '../store-from-spec.js';
 
 /** A {@link CliIO} with what the agent commands also need; tests pass their own. */
 export type AgentCliIO = CliIO & {
@@ -38,6 +39,7 @@ export const agentOptionSpec = {
   window: { type: 'string' },
   'max-steps': { type: 'string' },
   summarizer: { type: 'string' },
+  store: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -62,6 +64,7 @@ const agentOptionsHelp = `Options:
   --window N                   the model's context window (default: 200000 / 128000)
   --max-steps N                model calls per task before stopping (default: 100)
   --summarizer model|extractive  who writes hard summaries (default: model)
+  --store redis://HOST:PORT    keep the archive and compactor state in Redis (default: the session folder)
 
 Keys come from ANTHROPIC_API_KEY or OPENAI_API_KEY; they are never written to the session.`;
 
@@ -123,7 +126,14 @@ export async function prepareAgent(
   const summarizer = parseSummarizer(values.summarizer as string | undefined);
 
   const model = await createModel(provider, { model: modelId, apiKey, ...(baseURL ? { baseURL } : {}) });
-  const { approval, close } = bashApprovalFor(values.yes === true, io, prompt);
+  const store = await openStoreFromSpec(values.store as string | undefined);
+  const bash = bashApprovalFor(values.yes === true, io, prompt);
+  const { approval } = bash;
+  const close = () => {
+    bash.close();
+    // An open Redis connection would keep the process alive after the answer.
+    store.close().catch(() => {});
+  };
   const printStatus = (event: AgentStatusEvent) => {
     if (event.type === 'assistant-text' && event.final) return;
     io.stderr(`${formatAgentStatus(event)}\n`);
@@ -139,7 +149,8 @@ export async function prepareAgent(
       bashApproval: approval,
       ...(maxSteps !== undefined ? { maxSteps } : {}),
       secrets: [apiKey],
-      createArchive,
+      createArchive: store.archive ? () => store.archive! : createArchive,
+      ...(store.stateStore ? { stateStore: store.stateStore } : {}),
       onStatus: printStatus,
       onCompactionEvent: (event) => {
         switch (event.type) {
@@ -168,7 +179,7 @@ export async function prepareAgent(
     });
     const { mid: midLimit, hard: hardLimit } = prepared.compactor.thresholds;
     io.stderr(
-      `agent-compact: session ${prepared.session.id}${prepared.resumed ? ' (resumed)' : ''} · ${provider} ${modelId} · ${prepared.workspace} · compaction at ${midLimit} / ${hardLimit} of ${contextWindow} tokens\n`,
+      `agent-compact: session ${prepared.session.id}${prepared.resumed ? ' (resumed)' : ''} · ${provider} ${modelId} · ${prepared.workspace} · compaction at ${midLimit} / ${hardLimit} of ${contextWindow} tokens${store.archive ? ` · store ${store.description}` : ''}\n`,
     );
     return { ...prepared, provider, model, printStatus, close };
   } catch (error) {

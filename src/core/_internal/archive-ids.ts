@@ -70,7 +70,9 @@ export function archiveKey(
     case 'assistant-text':
       return `${kind}:${hashText(text)}`;
     case 'messages':
-      return undefined;
+      // The dropped history itself (as JSON): a hard compaction retried after a crash between its
+      // archive write and its state save finds its item and reuses its id instead of a new one.
+      return `${kind}:${hashText(text)}`;
     default: {
       const exhaustive: never = kind;
       return exhaustive;
@@ -79,6 +81,7 @@ export function archiveKey(
 }
 
 function keyOf(item: ArchiveItem): string | undefined {
+  if (item.kind === 'messages') return archiveKey(item.kind, undefined, JSON.stringify(item.messages ?? []));
   const text = item.block?.type === 'text' && typeof item.block.text === 'string' ? item.block.text : '';
   return archiveKey(item.kind, item.toolUseId, text);
 }

@@ -87,8 +87,22 @@ describe('compacting a Responses conversation', () => {
     expect(summarizer.requests.length).toBeGreaterThan(0);
     const sent = JSON.stringify(summarizer.requests);
     expect(sent).not.toContain(encryptedSample);
+
     // The kept turn's reasoning is still there, exactly; the dropped turns' are in the archive.
     expect(output.filter((item) => item.type === 'reasoning').length).toBeLessThan(12);
     expectReasoningWithItsCall(session as unknown as Item[], output);
+  });
+
+  it('hard never sends reasoning to the summarizer, not even a readable summary without encrypted content', async () => {
+    const session = codexSession(12).map((item) => {
+      if (item.type !== 'reasoning') return item;
+      const { encrypted_content: _opaque, ...readable } = item;
+      return readable;
+    });
+    const { summarizer } = await compactSession('hard', session);
+    const sent = JSON.stringify(summarizer.requests);
+    expect(sent).toContain('cat src/m1.ts');
+    expect(sent).not.toContain('"reasoning"');
+    expect(sent).not.toContain('read module 1.');
   });
 });

@@ -1,3 +1,4 @@
+import { archiveKey } from '../_internal/archive-ids.js';
 import { escapeReservedTags } from '../_internal/text.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
 import type { ContentBlock, Message, SystemPrompt, TextBlock } from '../conversation/types.js';
@@ -143,7 +144,9 @@ export async function planHard(
 ): Promise<HardPlan | undefined> {
   const split = splitForHard(messages);
   if (split.dropped.length === 0) return undefined;
-  const archiveId = context.rewrite.ids.idFor(undefined).id;
+  const { id: archiveId, known } = context.rewrite.ids.idFor(
+    archiveKey('messages', undefined, JSON.stringify(split.dropped)),
+  );
   // The summarizer reads only what is readable: nothing signed or encrypted leaves for another model.
   const summary = await writeSummary(readableHistory(split.dropped), {
     settings: context.settings,
@@ -178,7 +181,8 @@ export async function planHard(
   const fitted = maskTailIfTooLarge(output, context);
   return {
     messages: fitted.messages,
-    items: [item, ...fitted.items],
+    // Already archived (a retry after a crash): the stored item stands, written once.
+    items: known ? fitted.items : [item, ...fitted.items],
     freedTokens: context.countTokens(messages) - context.countTokens(fitted.messages),
     events: summary.events,
   };

@@ -5,7 +5,8 @@ export const UNREADABLE_CONTENT_TEXT = '[encrypted or signed content omitted]';
 
 /**
  * The history as a summarizer may read it: nothing opaque or signed leaves for another model.
- * `thinking` (signed) and `redacted_thinking` (encrypted) are dropped; a provider `compaction`
+ * `thinking` (signed), `redacted_thinking` (encrypted) and OpenAI `reasoning` / `item_reference`
+ * items are dropped; a provider `compaction`
  * block becomes the text of its readable summary (its `encrypted_content` stays behind); blocks of
  * other unknown types that carry `encrypted_content`, `data` or a `signature` are dropped. Pure:
  * messages with nothing to change are the same objects.
@@ -29,6 +30,10 @@ function readableBlock(block: ContentBlock): ContentBlock[] {
   switch (block.type) {
     case 'thinking':
     case 'redacted_thinking':
+    // OpenAI Responses: reasoning is the model's private thinking like `thinking` (its summary
+    // included), and an item reference points at a stored item the summarizer cannot see.
+    case 'reasoning':
+    case 'item_reference':
       return [];
     case 'compaction': {
       const summary = (block as { content?: unknown }).content;

@@ -109,7 +109,8 @@ interface Anchor {
  *   changed) the estimate is `overallRatio × L(n)`.
  * - Before any report, the estimate is the local count `L(n)`.
  *
- * Messages are compared by reference and treated as immutable, as by
+ * Messages are compared by reference, then by content fingerprint (a client that sends its history
+ * through JSON sends copies), and treated as immutable, as by
  * {@link createIncrementalCounter}, which this counter uses to count locally.
  *
  * @example
@@ -248,9 +249,18 @@ function extendsAnchor(
   if (current.messages === undefined) return adoptRestoredAnchor(current, messages, system, toolTokens);
   if (toolTokens !== current.toolTokens || !sameSystem(system, current.system)) return false;
   if (messages.length < current.messages.length) return false;
+  let copies = false;
   for (let index = 0; index < current.messages.length; index++) {
-    if (messages[index] !== current.messages[index]) return false;
+    const message = messages[index]!;
+    if (message === current.messages[index]) continue;
+    // A client that sends the history back through JSON (a proxy, another process) sends copies:
+    // equal content is the same request. Fingerprints are computed only when references differ.
+    current.fingerprints ??= fingerprintMessages(current.messages);
+    if (fingerprintMessage(message) !== current.fingerprints[index]) return false;
+    copies = true;
   }
+  // Adopt the copies, so the next counts of this request match by reference again.
+  if (copies) current.messages = messages.slice(0, current.messages.length);
   return true;
 }
 

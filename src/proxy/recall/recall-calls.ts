@@ -28,16 +28,16 @@ export function withRecallTool(api: ProxyApi, body: Record<string, unknown>): Re
   return { ...body, tools: [...tools, recallToolFor(api)] };
 }
 
-/** The core's provider-neutral `recall` tool in the API's own shape. */
+/** The core's provider-neutral `recall` tool in the shape of each API. */
 function recallToolFor(api: ProxyApi): unknown {
-  const { name, description, inputSchema } = recallTool;
+  const { name, description, inputSchema: parameters } = recallTool;
   switch (api) {
     case 'anthropic':
-      return { name, description, input_schema: inputSchema };
+      return { name, description, input_schema: parameters };
     case 'openai':
-      return { type: 'function', function: { name, description, parameters: inputSchema } };
+      return { type: 'function', function: { name, description, parameters } };
     case 'responses':
-      return { type: 'function', name, description, parameters: inputSchema };
+      return { type: 'function', name, description, parameters };
     default: {
       const unreachable: never = api;
       throw new Error(`unknown API ${String(unreachable)}`);

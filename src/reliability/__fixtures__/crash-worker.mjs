@@ -3,15 +3,20 @@
 // random point) or reaches `maxTurns`. After each turn it persists its context atomically (write a
 // temp file, fsync, rename), so a new process resumes from the last completed turn.
 //
-//   node crash-worker.mjs DIST_URL DIRECTORY SESSION_ID MAX_TURNS
+//   node crash-worker.mjs DIST_URL DIRECTORY SESSION_ID MAX_TURNS [REDIS_URL]
+//
+// With REDIS_URL the archive is the Redis store (prefix `crash:`) instead of DIRECTORY/archive.
 import { open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crashSessionTurn } from './crash-session.mjs';
 
-const [distUrl, directory, sessionId, maxTurnsArg] = process.argv.slice(2);
+const [distUrl, directory, sessionId, maxTurnsArg, redisUrl] = process.argv.slice(2);
 const maxTurns = Number(maxTurnsArg);
 const { createCompactor } = await import(new URL('index.js', distUrl).href);
 const { createFileArchiveStore } = await import(new URL('archive/index.js', distUrl).href);
+const { createRedisArchiveStore } = redisUrl
+  ? await import(new URL('redis/index.js', distUrl).href)
+  : {};
 
 const contextFile = join(directory, 'context.json');
 let state = { turns: -1, messages: [] };
@@ -22,7 +27,9 @@ try {
 }
 
 const compactor = createCompactor({
-  archive: createFileArchiveStore({ directory: join(directory, 'archive') }),
+  archive: redisUrl
+    ? createRedisArchiveStore({ url: redisUrl, prefix: 'crash:' })
+    : createFileArchiveStore({ directory: join(directory, 'archive') }),
   sessionId,
   thresholds: { mid: 4000, hard: 8000 },
   micro: { cacheAware: false, keepTurns: 2 },
@@ -50,3 +57,5 @@ for (let turn = state.turns + 1; turn <= maxTurns; turn++) {
   process.stdout.write(`turn ${turn} ${result.layer}\n`);
 }
 process.stdout.write('done\n');
+// The Redis client keeps the process alive until closed.
+process.exit(0);

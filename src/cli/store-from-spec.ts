@@ -1,0 +1,42 @@
+import type { ArchiveStore } from '../core/archive/archive-store.js';
+import type { SessionStateStore } from '../core/archive/session-state-store.js';
+import { CliError } from './cli-io.js';
+
+/** Where a CLI command keeps archives and compactor state, from its `--store` option. */
+export interface OpenedStore {
+  /** The archive store, or undefined for the command's default (the session folder). */
+  archive?: ArchiveStore;
+  /** The compactor state store, or undefined when state stays in the process. */
+  stateStore?: SessionStateStore;
+  /** For status lines: the URL with its password replaced by `***`. */
+  description: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the store a `--store` value names: `redis://…` or `rediss://…` (archive and compactor state
+ * in Redis, shared by every process that names the same URL). Undefined keeps the default.
+ * Throws a {@link CliError} for any other value, or when the `redis` package is not installed.
+ */
+export async function openStoreFromSpec(spec: string | undefined): Promise<OpenedStore> {
+  if (spec === undefined) return { description: 'local files', close: async () => {} };
+  if (!/^rediss?:\/\//i.test(spec)) {
+    throw new CliError('--store takes a Redis URL: redis://[:password@]host[:port][/db] or rediss://…', 2);
+  }
+  let redis: typeof import('../redis/index.js');
+  try {
+    redis = await import('../redis/index.js');
+  } catch {
+    throw new CliError('--store redis://… needs the redis package: npm install redis', 2);
+  }
+  const archive = redis.createRedisArchiveStore({ url: spec });
+  const stateStore = redis.createRedisSessionStateStore({ url: spec });
+  return {
+    archive,
+    stateStore,
+    description: redis.redactUrl(spec),
+    async close() {
+      await Promise.all([archive.close(), stateStore.close()]);
+    },
+  };
+}

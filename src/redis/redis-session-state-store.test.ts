@@ -1,0 +1,145 @@
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMPACTOR_STATE_SCHEMA, type CompactorState } from '../core/archive/session-state-store.js';
+import { CompactError } from '../core/errors.js';
+import type { RedisServer } from '../testing/redis-server.js';
+import { createRedisSessionStateStore, type RedisSessionStateStore } from './index.js';
+import { skipRedis, startTestRedis } from './redis-server.test-utils.js';
+
+const state = (next: number): CompactorState => ({
+  schema: COMPACTOR_STATE_SCHEMA,
+  ids: { next, keys: { [`k${next}`]: `r${next}` } },
+  counter: { overallRatio: 1, weightedSamples: 0, weights: 0, reports: 0 },
+  breaker: { hardOnLastCall: false },
+});
+
+const codeOf = (error: unknown) => (CompactError.isInstance(error) ? error.code : String(error));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let server: RedisServer;
+let prefixCount = 0;
+const stores: RedisSessionStateStore[] = [];
+function store(options: { prefix?: string; leaseMs?: number; ttlSeconds?: number } = {}) {
+  const created = createRedisSessionStateStore({
+    url: server.url,
+    prefix: `st${prefixCount++}:`,
+    ...options,
+  });
+  stores.push(created);
+  return created;
+}
+
+describe.skipIf(skipRedis)('createRedisSessionStateStore', () => {
+  beforeAll(async () => {
+    server = await startTestRedis();
+  });
+  afterAll(async () => {
+    await Promise.all(stores.map((each) => each.close()));
+    await server?.stop();
+  });
+
+  it('saves with compare-and-set on the version; another process loads what was saved', async () => {
+    const first = store({ prefix: 'cas:' });
+    expect(await first.load('s1')).toBeUndefined();
+    expect(await first.save('s1', state(1), { expectedVersion: 0 })).toEqual({ version: 1 });
+    expect(await first.save('s1', state(2), { expectedVersion: 1 })).toEqual({ version: 2 });
+    const second = store({ prefix: 'cas:' });
+    expect(await second.load('s1')).toEqual({ version: 2, state: state(2) });
+    const stale = await second.save('s1', state(9), { expectedVersion: 1 }).catch((error: unknown) => error);
+    expect(codeOf(stale)).toBe('STATE_CONFLICT');
+    expect((stale as Error).message).toMatch(/state version is 2, expected 1/);
+    expect(await second.load('s1')).toEqual({ version: 2, state: state(2) });
+    expect(await second.load('s2')).toBeUndefined();
+  });
+
+  it('lets exactly one of many concurrent saves of the same version win', async () => {
+    const writers = Array.from({ length: 4 }, () => store({ prefix: 'race:' }));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, index) =>
+        writers[index % writers.length]!.save('s1', state(index), { expectedVersion: 0 }),
+      ),
+    );
+    const won = outcomes.filter((outcome) => outcome.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    for (const outcome of outcomes)
+      if (outcome.status === 'rejected') expect(codeOf(outcome.reason)).toBe('STATE_CONFLICT');
+    expect((await writers[0]!.load('s1'))?.version).toBe(1);
+  });
+
+  it('no lost update: read-modify-write under the session lock from two stores', async () => {
+    const stores2 = [store({ prefix: 'lock:' }), store({ prefix: 'lock:' })];
+    const increments = 40;
+    await Promise.all(
+      Array.from({ length: increments }, (_, index) => {
+        const each = stores2[index % 2]!;
+        return each.withSessionLock('counter', async () => {
+          const loaded = await each.load('counter');
+          await sleep(1); // widen the window a lost update would need
+          await each.save('counter', state((loaded?.state.ids.next ?? 0) + 1), {
+            expectedVersion: loaded?.version ?? 0,
+          });
+        });
+      }),
+    );
+    expect(await stores2[0]!.load('counter')).toEqual({ version: increments, state: state(increments) });
+  });
+
+  it("a crashed holder's lease expires; a live holder renews its lease", async () => {
+    const prefix = 'lease:';
+    const client = createClient({ url: server.url });
+    await client.connect();
+    // A holder that died without releasing: its lock only has its lease left.
+    await client.set(`${prefix}{s1}:lock`, 'dead-holder', { PX: 300 });
+    const waiter = store({ prefix, leaseMs: 200 });
+    const started = Date.now();
+    await waiter.withSessionLock('s1', async () => {});
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+    // A task longer than the lease keeps the lock (renewed), so a second holder waits for it.
+    const order: string[] = [];
+    const long = waiter.withSessionLock('s1', async () => {
+      order.push('long start');
+      await sleep(700);
+      order.push('long end');
+    });
+    await sleep(50);
+    await store({ prefix, leaseMs: 200 }).withSessionLock('s1', async () => {
+      order.push('second');
+    });
+    await long;
+    expect(order).toEqual(['long start', 'long end', 'second']);
+    expect(await client.exists(`${prefix}{s1}:lock`)).toBe(0);
+    client.destroy();
+  });
+
+  it('gives up waiting with STATE_CONFLICT after waitMs, or ABORTED on a signal', async () => {
+    const holder = store({ prefix: 'wait:' });
+    const other = store({ prefix: 'wait:' });
+    let release!: () => void;
+    const held = holder.withSessionLock('s1', () => new Promise<void>((resolve) => (release = resolve)));
+    await sleep(20);
+    const waited = await other
+      .withSessionLock('s1', async () => {}, { waitMs: 100 })
+      .catch((error: unknown) => error);
+    expect(codeOf(waited)).toBe('STATE_CONFLICT');
+    const aborted = await other
+      .withSessionLock('s1', async () => {}, { signal: AbortSignal.timeout(50) })
+      .catch((error: unknown) => error);
+    expect(codeOf(aborted)).toBe('ABORTED');
+    release();
+    await held;
+    // The lock is free again; a failing task releases it too.
+    await expect(other.withSessionLock('s1', async () => Promise.reject(new Error('boom')))).rejects.toThrow(
+      'boom',
+    );
+    expect(await other.withSessionLock('s1', async () => 'ok', { waitMs: 100 })).toBe('ok');
+  });
+
+  it('sets the TTL on save when ttlSeconds is given', async () => {
+    const each = store({ prefix: 'sttl:', ttlSeconds: 60 });
+    await each.save('s1', state(1), { expectedVersion: 0 });
+    const client = createClient({ url: server.url });
+    await client.connect();
+    expect(await client.ttl('sttl:{s1}:state')).toBeGreaterThan(50);
+    client.destroy();
+  });
+});
