@@ -115,7 +115,8 @@ export async function runExchange(
           },
         );
   if (outcome.type === 'unreachable') dependencies.unreachable(response, outcome.message);
-  const usage = outcome.type === 'answered' && outcome.complete ? tap?.finish() : undefined;
+  const usage =
+    outcome.type === 'answered' && outcome.complete ? (outcome.usage ?? tap?.finish()) : undefined;
   const next = nextState(input.fingerprints, client, outgoing.sent);
   await store.save(sessionKey, usage ? { ...next, usage } : next);
 
