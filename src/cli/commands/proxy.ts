@@ -38,7 +38,8 @@ Options:
   --hard N                   hard threshold in tokens (default 80000, or 85% of --window)
   --window N                 the model's context window; thresholds become fractions of it
   --summarizer SPEC          same (default: the client's own model and key), extractive,
-                             anthropic:MODEL or openai:MODEL (keys from ANTHROPIC_API_KEY / OPENAI_API_KEY)
+                             anthropic:MODEL, openai:MODEL or openai-responses:MODEL (keys from
+                             ANTHROPIC_API_KEY / OPENAI_API_KEY), through the matching upstream
   --archive DIR              keep what leaves the context in DIR, one file per conversation
   --recall                   give the model a recall tool the proxy answers itself (placeholders
                              then name archive ids; without it they name none)
