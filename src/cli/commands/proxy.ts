@@ -39,7 +39,8 @@ Options:
   --hard N                   hard threshold in tokens (default 80000, or 85% of --window)
   --window N                 the model's context window; thresholds become fractions of it
   --summarizer SPEC          same (default: the client's own model and key), extractive,
-                             anthropic:MODEL or openai:MODEL (keys from ANTHROPIC_API_KEY / OPENAI_API_KEY)
+                             anthropic:MODEL, openai:MODEL or openai-responses:MODEL (keys from
+                             ANTHROPIC_API_KEY / OPENAI_API_KEY), through the matching upstream
   --archive DIR              keep what leaves the context in DIR, one file per conversation
   --store redis://HOST:PORT  keep conversations, archives and compactor state in Redis, shared by
                              every replica given the same URL (Redis down: requests go on uncompacted)
