@@ -27,6 +27,12 @@ export interface AgentSessionOptions {
   thresholds?: { mid?: number; hard?: number };
   /** Who writes hard summaries: the agent's own model, or the offline extractive summarizer. @default 'model' */
   summarizer?: 'model' | 'extractive';
+  /**
+   * Write hard summaries in the background while the agent keeps working (`hard: { background:
+   * true }`); the agent waits only when its context passes the background limit first.
+   * @default false
+   */
+  backgroundSummaries?: boolean;
   /** Whether `bash` runs. @default { mode: 'allow' } */
   bashApproval?: BashApproval;
   /** `bash` timeout in milliseconds. @default 120000 */
@@ -78,6 +84,7 @@ export async function startAgentSession({
   contextWindow,
   thresholds,
   summarizer = 'model',
+  backgroundSummaries = false,
   bashApproval = { mode: 'allow' },
   bashTimeoutMs,
   maxSteps,
@@ -107,6 +114,7 @@ export async function startAgentSession({
     ...(summarizer === 'model'
       ? { summarizer: createChatSummaryModel({ model, tools, contextWindow }) }
       : {}),
+    ...(backgroundSummaries ? { hard: { background: true } } : {}),
     ...(onCompactionEvent ? { onEvent: onCompactionEvent } : {}),
   });
   const runner = createToolRunner({

@@ -58,6 +58,28 @@ export interface HardOptions {
   retryDelayMs?: number;
   /** A summary call that takes longer is aborted. @default 120000 */
   timeoutMs?: number;
+  /**
+   * Summarize in the background: when the request passes `backgroundThreshold`, the summary of the
+   * history so far starts while the agent keeps working, and the first call after it is ready swaps
+   * it in — the summary covers the messages up to where it started, later messages follow it
+   * verbatim. Only a request over `backgroundLimit` before the summary is ready waits for it.
+   * Micro and mid do not run while a summary is on its way (it replaces what they would change).
+   * @default false
+   */
+  background?: boolean;
+  /**
+   * With `background`, the request size in tokens at which the summary starts (when mid could not
+   * bring the request back under it).
+   * @default the hard threshold
+   */
+  backgroundThreshold?: number;
+  /**
+   * With `background`, the request size in tokens above which a call waits for the summary on its
+   * way (after mid could not bring it back under). Between the hard threshold and this size the
+   * agent keeps working while the summary is written.
+   * @default the hard threshold plus the span from mid to hard, at most the usable window
+   */
+  backgroundLimit?: number;
 }
 
 /** Options of {@link createCompactor}. */
@@ -92,6 +114,13 @@ export interface CompactorOptions {
   summarizer?: SummaryModel;
   /** The `<identity>` reminder injected after a hard compaction: who the agent is, its tools, rules. */
   identity?: string;
+  /**
+   * The provider's prompt-cache lifetime in seconds. A call more than this long after the previous
+   * one finds the cache expired, so micro and mid change what they would change next without
+   * waiting for a `clearAtLeast` batch: there is no cached prefix left to keep.
+   * @default 300 (Anthropic's 5-minute cache)
+   */
+  cacheTtlSeconds?: number;
   micro?: MicroOptions;
   mid?: MidOptions;
   hard?: HardOptions;
@@ -116,6 +145,12 @@ export interface MaybeCompactOptions {
   force?: Exclude<CompactionLayer, 'none' | 'micro'>;
   /** With `force: 'hard'`, what the summary should keep in focus. */
   focus?: string;
+  /**
+   * When this request is made, in milliseconds since the epoch (a replay passes its own clock).
+   * Compared with the previous call's to tell whether the prompt cache expired.
+   * @default Date.now()
+   */
+  now?: number;
 }
 
 /** What `maybeCompact` returns. */

@@ -1,4 +1,5 @@
 import type { ArchiveItem, ArchiveStore } from './archive/archive-store.js';
+import { type BackgroundDecision, decideBackground } from './background-hard.js';
 import type { CompactResult, MaybeCompactOptions } from './compactor-options.js';
 import type { CompactorSettings } from './compactor-settings.js';
 import type { Message } from './conversation/types.js';
@@ -6,7 +7,7 @@ import { CompactError } from './errors.js';
 import type { CompactionEvent, CompactionLayer } from './events.js';
 import { latestHumanRequest, planHard } from './layers/hard.js';
 import type { LayerPlan, RewriteContext } from './layers/mask.js';
-import { planMicro } from './layers/micro.js';
+import { type MicroSettings, planMicro } from './layers/micro.js';
 import { planMid } from './layers/mid.js';
 import { planAfterProviderCompaction, splitAtProviderCompaction } from './layers/provider-compaction.js';
 import { recallLastOutput, type SessionRuntime, sentRequest } from './session-runtime.js';
@@ -77,7 +78,7 @@ export async function compactTurn(
   environment: TurnEnvironment,
 ): Promise<CompactResult> {
   const { settings } = environment;
-  const { system, tools, usage, force } = options;
+  const { system, tools, usage, force, now = Date.now() } = options;
   const previous = recallLastOutput(runtime, input, { system, tools }, settings);
   if (usage && previous) runtime.tokens.observe(usage, previous.messages, previous.system, previous.tools);
   const tokensBefore = runtime.tokens.count(input, system, tools);
@@ -87,24 +88,29 @@ export async function compactTurn(
   if (tokensBefore > settings.limits.hard && force === undefined)
     assertFixedPartFits(input, options, runtime, settings);
 
+  // When the prompt cache has expired anyway there is no prefix to keep: no batching this call.
+  const cacheExpired =
+    runtime.lastCallAt !== undefined && now - runtime.lastCallAt > settings.cacheTtlSeconds * 1000;
+  const micro = cacheExpired ? { ...settings.micro, cacheAware: false } : settings.micro;
   // A whole mid plan walks the history: between the thresholds, make one only when the index
   // estimates it could free a cache-aware batch.
   const betweenThresholds = tokensBefore > settings.limits.mid && tokensBefore <= settings.limits.hard;
   const midGateOpen =
     betweenThresholds &&
-    (!settings.micro.cacheAware ||
-      runtime.index.estimateMidFreed(settings.mid.keepToolResults) >= settings.micro.clearAtLeast);
+    (!micro.cacheAware || runtime.index.estimateMidFreed(settings.mid.keepToolResults) >= micro.clearAtLeast);
   const choice = chooseLayer({ tokens: tokensBefore, limits: settings.limits, force, midGateOpen });
   const context = rewriteContext(runtime, settings);
-  const { steps, previousTokensAfter } = await planLayers(
-    choice,
-    input,
-    options,
-    runtime,
-    environment,
-    context,
-    tokensBefore,
-  );
+  const startSummary = async () =>
+    (await hardStep(input, options, runtime, environment, context, tokensBefore))?.plan;
+  const decide = () => decideBackground(input, tokensBefore, runtime, settings, startSummary);
+  const background = force ? ({ kind: 'none' } as const) : await decide();
+  const backgroundPlanned =
+    background.kind === 'none'
+      ? undefined
+      : await backgroundSteps(background, decide, input, options, runtime, environment, context);
+  const { steps, previousTokensAfter } = backgroundPlanned
+    ? { steps: backgroundPlanned, previousTokensAfter: undefined }
+    : await planLayers(choice, input, options, runtime, { ...environment, micro }, context, tokensBefore);
 
   const output = steps.length === 0 ? input : steps[steps.length - 1]!.plan.messages;
   const items = steps.flatMap((step) => step.plan.items);
@@ -118,7 +124,10 @@ export async function compactTurn(
   commitIndex(runtime, steps, output);
   runtime.lastOutput = { messages: output, length: output.length, system, tools };
   runtime.restoredLastOutput = undefined;
-  runtime.hardOnLastCall = layer === 'hard';
+  // A swapped-in background summary keeps the messages added since it started: the breaker (which
+  // stops hard summarizing twice in a row to no effect) is about foreground summaries only.
+  runtime.hardOnLastCall = layer === 'hard' && background.kind === 'none';
+  runtime.lastCallAt = now;
   await environment.persist();
   await storeItems(environment.archive, runtime, items);
   emitSteps(steps, sizes, environment);
@@ -130,6 +139,46 @@ export async function compactTurn(
     tokensAfter,
     archived: items.map((item) => item.id),
   };
+}
+
+/**
+ * The steps of a call with a background summary on its way or ready: none while it is on its way,
+ * the swap when it is ready; over the hard threshold, mid when it gets the request back under it,
+ * else the swap once the summary arrives. Undefined when the summary failed: the usual layers run.
+ */
+async function backgroundSteps(
+  decision: Exclude<BackgroundDecision, { kind: 'none' }>,
+  decide: () => Promise<BackgroundDecision>,
+  input: readonly Message[],
+  options: MaybeCompactOptions,
+  runtime: SessionRuntime,
+  { settings }: TurnEnvironment,
+  context: RewriteContext,
+): Promise<AppliedStep[] | undefined> {
+  const swap = (plan: LayerPlan): AppliedStep[] => [{ layer: 'hard', plan, durationMs: 0, consumed: 0 }];
+  switch (decision.kind) {
+    case 'hold':
+      return [];
+    case 'swap':
+      return swap(decision.plan);
+    case 'over-hard': {
+      const started = Date.now();
+      const plan = await planAfterProviderCompaction(input, (rest) =>
+        planMid(rest, settings.mid, settings.counter, context, options.signal),
+      );
+      const after = runtime.tokens.count(plan.messages, options.system, options.tools);
+      if (plan.items.length > 0 && after <= (settings.background?.limit ?? settings.limits.hard)) {
+        return [{ layer: 'mid', plan, durationMs: Date.now() - started, consumed: 0 }];
+      }
+      await decision.done;
+      const next = await decide();
+      return next.kind === 'swap' ? swap(next.plan) : undefined;
+    }
+    default: {
+      const exhaustive: never = decision;
+      return exhaustive;
+    }
+  }
 }
 
 /** The steps that changed something, in order, and the breaker's reading when it kept hard from running. */
@@ -144,15 +193,15 @@ async function planLayers(
   input: readonly Message[],
   options: MaybeCompactOptions,
   runtime: SessionRuntime,
-  environment: TurnEnvironment,
+  environment: TurnEnvironment & { micro: MicroSettings },
   context: RewriteContext,
   tokensBefore: number,
 ): Promise<PlannedLayers> {
-  const { settings } = environment;
+  const { settings, micro: microSettings } = environment;
   const micro = async (): Promise<AppliedStep[]> => {
     const started = Date.now();
     const plan = await planAfterProviderCompaction(input, (rest) =>
-      planMicro(rest, runtime.index, settings.micro, context),
+      planMicro(rest, runtime.index, microSettings, context),
     );
     return plan ? [{ layer: 'micro', plan, durationMs: Date.now() - started, consumed: plan.consumed }] : [];
   };
@@ -169,9 +218,9 @@ async function planLayers(
     case 'forced-mid':
     case 'mid-or-micro': {
       const step = await mid();
-      const gated = choice === 'mid-or-micro' && settings.micro.cacheAware;
+      const gated = choice === 'mid-or-micro' && microSettings.cacheAware;
       const { items, freedTokens } = step.plan;
-      const passes = items.length > 0 && (!gated || freedTokens >= settings.micro.clearAtLeast);
+      const passes = items.length > 0 && (!gated || freedTokens >= microSettings.clearAtLeast);
       return { steps: passes ? [step] : await micro() };
     }
     case 'mid-or-hard': {

@@ -6,6 +6,7 @@ import { COMPACTOR_STATE_SCHEMA, type CompactorState } from './archive/session-s
 import type { CompactorSettings } from './compactor-settings.js';
 import type { Message, SystemPrompt } from './conversation/types.js';
 import { CompactError } from './errors.js';
+import type { LayerPlan } from './layers/mask.js';
 import { type AnchoredCounter, createAnchoredCounter } from './tokens/anchored-counter.js';
 import { countToolTokens, type ToolDefinition } from './tokens/tool-tokens.js';
 
@@ -36,6 +37,22 @@ export interface SessionRuntime {
   restoredLastOutput: { messages: string[]; system: string } | undefined;
   /** Whether the last call ran a hard compaction (the circuit breaker's memory). */
   hardOnLastCall: boolean;
+  /** When the last call was made (ms since the epoch), to tell an expired prompt cache. */
+  lastCallAt: number | undefined;
+  /** A hard summary running in the background, when `hard.background` is on. */
+  background: BackgroundJob | undefined;
+}
+
+/** A hard compaction of a snapshot of the history, running while the agent works on. */
+export interface BackgroundJob {
+  /** How many messages the snapshot had; the summary covers them. */
+  length: number;
+  /** The snapshot's first message, to check a later history continues it. */
+  first: Message | undefined;
+  /** Settles when the summary is written. */
+  done: Promise<void>;
+  /** Set when it settled. */
+  outcome?: { plan: LayerPlan | undefined } | { error: unknown };
 }
 
 /** A fresh runtime continuing the ids of the items the archive already holds. */
@@ -49,6 +66,8 @@ export function createRuntime(settings: CompactorSettings, archived: readonly Ar
     lastOutput: undefined,
     restoredLastOutput: undefined,
     hardOnLastCall: false,
+    lastCallAt: undefined,
+    background: undefined,
   };
 }
 

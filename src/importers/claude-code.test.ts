@@ -10,6 +10,7 @@ const fixtures = join(import.meta.dirname, '__fixtures__');
 const session = readFileSync(join(fixtures, 'claude-code-session.jsonl'), 'utf8');
 const subagent = readFileSync(join(fixtures, 'claude-code-subagent.jsonl'), 'utf8');
 const rewind = readFileSync(join(fixtures, 'claude-code-rewind.jsonl'), 'utf8');
+const parallelTools = readFileSync(join(fixtures, 'claude-code-parallel-tools.jsonl'), 'utf8');
 
 describe('importClaudeCode', () => {
   it('reads the main chain, merges streamed parts and skips non-message lines', () => {
@@ -136,6 +137,38 @@ describe('importClaudeCode', () => {
       output_tokens: 61,
     });
     expect(usage.map(promptTokensFromUsage)).toEqual([5123, 5305, 5424, 5486]);
+  });
+
+  it('groups by message.id: one API call is one assistant turn, its interleaved results one user message', () => {
+    const { conversation, usage, timestamps } = importClaudeCode(parallelTools);
+    const assistantIds = new Set(
+      parallelTools
+        .split('\n')
+        .filter((line) => line.includes('"type":"assistant"'))
+        .map((line) => JSON.parse(line).message.id),
+    );
+    expect(conversation.messages.filter((message) => message.role === 'assistant')).toHaveLength(
+      assistantIds.size,
+    );
+    expect(
+      conversation.messages.map((message) =>
+        typeof message.content === 'string'
+          ? `${message.role}: text`
+          : `${message.role}: ${message.content.map((block) => block.type).join(',')}`,
+      ),
+    ).toEqual([
+      'user: text',
+      'assistant: text,tool_use,tool_use',
+      'user: tool_result,tool_result',
+      'assistant: text',
+    ]);
+    expect(validateMessages(conversation.messages)).toEqual([]);
+    // The usage of the call's last part; the time of its first part.
+    expect(usage.map((entry) => entry?.output_tokens)).toEqual([80, 9]);
+    expect(timestamps).toEqual([
+      Date.parse('2026-01-06T09:00:03.000Z'),
+      Date.parse('2026-01-06T09:07:06.000Z'),
+    ]);
   });
 
   it('reads a subagent file, whose lines are all sidechain', () => {

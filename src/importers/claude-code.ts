@@ -4,8 +4,13 @@
  *
  * - Lines of `type: "user" | "assistant"` carry an Anthropic `message`; every other line (summary,
  *   system, file-history-snapshot, …) is skipped.
- * - Claude Code writes one line per content block of a streamed reply; consecutive assistant lines
- *   with the same `message.id` are merged back into one message, with the usage of the last part.
+ * - Claude Code writes one line per content block of a streamed reply, and when it runs the tool
+ *   calls of one reply one by one it logs each result between the parts. Lines are grouped by
+ *   `message.id`: one API call is one assistant message (with the usage of its last part) and the
+ *   results logged between and after its parts are one user message, so the number of assistant
+ *   turns equals the number of distinct assistant message ids.
+ * - Each assistant turn keeps the `timestamp` of its first line (`timestamps`), so a replay can tell
+ *   when the prompt cache had expired.
  * - Sidechain lines (`isSidechain: true`, a subagent's own conversation) are skipped when the file
  *   also has main-chain lines; a subagent file, which has only sidechain lines, is read whole.
  * - Assistant lines Claude Code wrote itself (`model: "<synthetic>"`, e.g. an API error notice) were
@@ -38,6 +43,8 @@ interface SessionLine {
   role: 'user' | 'assistant';
   sidechain: boolean;
   value: JsonObject;
+  /** The whole line (for its `timestamp`). */
+  raw: JsonObject;
   uuid: string | undefined;
 }
 
@@ -90,6 +97,7 @@ export function claudeCodeFromLines(
       role: value.type,
       sidechain: value.isSidechain === true,
       value: message,
+      raw: value,
       uuid,
     });
   }
@@ -99,28 +107,60 @@ export function claudeCodeFromLines(
 
   const messages: Message[] = [];
   const usage: (ImportedUsage | undefined)[] = [];
-  let previousAssistantId: string | undefined;
+  const timestamps: (number | undefined)[] = [];
+  // The assistant message the latest assistant line belongs to, and the tool results logged
+  // between its parts (one API call's results become one user message).
+  let open: { id: string | undefined; index: number } | undefined;
+  let heldResults: Message | undefined;
+  const flushHeld = () => {
+    if (heldResults) messages.push(heldResults);
+    heldResults = undefined;
+  };
   for (const line of kept) {
     const message = readMessage(line, source);
     const id = typeof line.value.id === 'string' ? line.value.id : undefined;
-    const last = messages[messages.length - 1];
-    if (
-      line.role === 'assistant' &&
-      id !== undefined &&
-      id === previousAssistantId &&
-      last?.role === 'assistant'
-    ) {
-      last.content = [...blocksOf(last), ...blocksOf(message)];
+    if (line.role === 'assistant' && id !== undefined && open?.id === id) {
+      // Another part of the same API message: Claude Code may have logged results of earlier
+      // tool_use blocks in between (it runs them one by one); they move after the whole message.
+      const between = messages.splice(open.index + 1);
+      if (between.length > 0)
+        heldResults = mergeUserMessages([...(heldResults ? [heldResults] : []), ...between]);
+      const target = messages[open.index]!;
+      target.content = [...blocksOf(target), ...blocksOf(message)];
       usage[usage.length - 1] = usageOf(line.value) ?? usage[usage.length - 1];
       continue;
     }
+    if (line.role === 'user' && heldResults) {
+      heldResults = mergeUserMessages([heldResults, message]);
+      continue;
+    }
+    flushHeld();
     messages.push(message);
-    if (line.role === 'assistant') usage.push(usageOf(line.value));
-    previousAssistantId = line.role === 'assistant' ? id : undefined;
+    if (line.role === 'assistant') {
+      usage.push(usageOf(line.value));
+      timestamps.push(timestampOf(line.raw));
+      open = { id, index: messages.length - 1 };
+    }
   }
-  return finishImport({ messages, usage, format: 'claude-code', source });
+  flushHeld();
+  const result = finishImport({ messages, usage, format: 'claude-code', source });
+  if (timestamps.some((value) => value !== undefined) && result.usage.length === timestamps.length) {
+    result.timestamps = timestamps;
+  }
+  return result;
 }
 
+/** The time of a line in milliseconds since the epoch, from its ISO `timestamp`. */
+function timestampOf(line: JsonObject): number | undefined {
+  if (typeof line.timestamp !== 'string') return undefined;
+  const time = Date.parse(line.timestamp);
+  return Number.isNaN(time) ? undefined : time;
+}
+
+/** One user message with the blocks of several, in order. */
+function mergeUserMessages(parts: readonly Message[]): Message {
+  return { role: 'user', content: parts.flatMap((part) => blocksOf(part)) };
+}
 function parentOf(line: JsonObject): string | undefined {
   if (typeof line.parentUuid === 'string') return line.parentUuid;
   // A compaction boundary starts a new chain but names the line it continues.

@@ -43,6 +43,12 @@ export interface ImportedTranscript {
    * number of assistant messages.
    */
   usage: (ImportedUsage | undefined)[];
+  /**
+   * When each assistant turn's request was made, in milliseconds since the epoch, aligned with
+   * `usage`; absent when the transcript records no times (only Claude Code sessions and
+   * mini-swe-agent runs do).
+   */
+  timestamps?: (number | undefined)[];
   /** Where the transcript came from. */
   meta: TranscriptMeta;
 }

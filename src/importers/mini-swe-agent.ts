@@ -55,6 +55,7 @@ export function miniSweAgentFromValue(value: unknown, source?: string): Imported
   const systemParts: string[] = [];
   const messages: Message[] = [];
   const usage: (ImportedUsage | undefined)[] = [];
+  const timestamps: (number | undefined)[] = [];
   let toolCalls = 0;
   for (let index = 0; index < entries.length; index += 1) {
     const path = `messages[${index}]`;
@@ -70,6 +71,7 @@ export function miniSweAgentFromValue(value: unknown, source?: string): Imported
         break;
       case 'assistant': {
         usage.push(usageOf(entry));
+        timestamps.push(createdOf(entry));
         const next = entries[index + 1];
         const commands = [...content.matchAll(bashBlockPattern)];
         const command = commands.length === 1 ? commands[0]! : undefined;
@@ -101,13 +103,25 @@ export function miniSweAgentFromValue(value: unknown, source?: string): Imported
         );
     }
   }
-  return finishImport({
+  const result = finishImport({
     system: systemParts.length === 0 ? undefined : systemParts.join('\n\n'),
     messages,
     usage,
     format: 'mini-swe-agent',
     source,
   });
+  if (timestamps.some((value) => value !== undefined) && result.usage.length === timestamps.length) {
+    result.timestamps = timestamps;
+  }
+  return result;
+}
+
+/** When the provider created the response (`extra.response.created`, seconds), in milliseconds. */
+function createdOf(entry: Record<string, unknown>): number | undefined {
+  const extra = entry.extra;
+  const response = isObject(extra) ? extra.response : undefined;
+  const created = isObject(response) ? response.created : undefined;
+  return typeof created === 'number' && Number.isFinite(created) ? created * 1000 : undefined;
 }
 
 function isErrorOutput(output: string): boolean {

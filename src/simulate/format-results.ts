@@ -29,6 +29,12 @@ export interface SimulationJson {
   settings: {
     counter: string;
     prices: SimulationResult['prices'];
+    /** Prices of summary calls (the agent's unless `--summary-model-price` said otherwise). */
+    summaryPrices: SimulationResult['prices'];
+    /** Cache lifetime and turn duration, seconds. */
+    clock: SimulationResult['clock'];
+    /** The latency model of summary calls. */
+    latency: SimulationResult['latency'];
     strategies: StrategyName[];
   };
 }
@@ -48,11 +54,23 @@ function strategyJson(summary: StrategySummary, thresholds?: { mid: number; hard
     cacheWriteTokens: summary.cacheWriteTokens,
     outputTokens: summary.outputTokens,
     cost: round(summary.cost, 6),
+    summaryCalls: summary.summaryCalls,
+    summaryInputTokens: summary.summaryInputTokens,
+    summaryCacheReadTokens: summary.summaryCacheReadTokens,
+    summaryOutputTokens: summary.summaryOutputTokens,
+    summaryCost: round(summary.summaryCost, 6),
+    blockedSeconds: round(summary.blockedSeconds, 1),
+    longestWaitSeconds: round(summary.longestWaitSeconds, 1),
+    cacheExpiries: summary.cacheExpiries,
+    contextOverflows: summary.contextOverflows,
     prefixRewrites: summary.prefixRewrites,
     compactions: { ...summary.compactions },
     retention: round(summary.retention, 4),
     facts: summary.facts,
     factsVisible: summary.factsVisible,
+    retentionOfCompacted: round(summary.retentionOfCompacted, 4),
+    compactedFacts: summary.compactedFacts,
+    compactedFactsVisible: summary.compactedFactsVisible,
     compactedCalls: summary.compactedCalls,
     ...(thresholds ? { thresholds: { ...thresholds } } : {}),
   };
@@ -76,7 +94,14 @@ export function simulationToJson(result: SimulationResult): SimulationJson {
   return {
     files,
     total,
-    settings: { counter: result.counter, prices: { ...result.prices }, strategies: [...result.strategies] },
+    settings: {
+      counter: result.counter,
+      prices: { ...result.prices },
+      summaryPrices: { ...result.summaryPrices },
+      clock: { ...result.clock },
+      latency: { ...result.latency },
+      strategies: [...result.strategies],
+    },
   };
 }
 
@@ -110,6 +135,11 @@ export function summaryTableText(
       'mid',
       'hard',
       'retention',
+      'of compacted',
+      'summaries',
+      'summary cost',
+      'blocked s',
+      'longest wait s',
     ],
   ];
   for (const name of strategies) {
@@ -127,6 +157,11 @@ export function summaryTableText(
       String(summary.compactions.mid),
       String(summary.compactions.hard),
       formatPercent(summary.retention),
+      formatPercent(summary.retentionOfCompacted),
+      formatInteger(summary.summaryCalls),
+      formatCost(summary.summaryCost),
+      summary.blockedSeconds.toFixed(1),
+      summary.longestWaitSeconds.toFixed(1),
     ]);
   }
   return pad(rows);
@@ -162,7 +197,8 @@ export function simulationToText(result: SimulationResult, { perFileLimit = 5 } 
   blocks.push(
     [
       `Tokens: ${result.counter} for every strategy. Billed input: tokens reused from the previous request at ${prices.cacheReadMultiplier}× (cache read), the rest at ${prices.cacheWriteMultiplier}× (cache write).`,
-      `Cost: ${prices.model} at $${prices.inputPerMillion}/MTok input, $${prices.outputPerMillion}/MTok output. Retention: key facts of compacted-away tool calls still visible in the last request.`,
+      `Cost: ${prices.model} at $${prices.inputPerMillion}/MTok input, $${prices.outputPerMillion}/MTok output, summary calls included (${result.summaryPrices.model} at $${result.summaryPrices.inputPerMillion}/$${result.summaryPrices.outputPerMillion}). Retention: key facts of every tool call answered before the last request that it still shows; of compacted: of the calls the strategy compacted away.`,
+      `Cache lifetime ${result.clock.cacheTtlSeconds} s (recorded times, else ${result.clock.turnSeconds} s a turn). A summary call blocks for ${result.latency.ttftSeconds} s + input ÷ ${formatInteger(result.latency.prefillTokensPerSecond)}/s + output ÷ ${formatInteger(result.latency.decodeTokensPerSecond)}/s.`,
     ].join('\n'),
   );
   return `${blocks.join('\n\n')}\n`;

@@ -14,8 +14,8 @@
  *   {@link PriceTable.cacheWriteMultiplier}, in base-input-token equivalents, times the input price;
  * - output at the output price.
  *
- * Left out: the minimum cacheable length (1,024 tokens on Sonnet), the 5-minute lifetime (a replay
- * has no clock), and the 20-block lookback limit. A request that differs from the previous one
+ * Left out: the minimum cacheable length (1,024 tokens on Sonnet) and the 20-block lookback limit.
+ * The cache lifetime is the replay's (`replay.ts`, `timing.ts`): after it nothing is read. A request that differs from the previous one
  * before the previous one's end is a prefix rewrite: the cache held for the rest of it is lost.
  */
 

@@ -1,20 +1,41 @@
 /**
  * The strategies `simulate` replays side by side: `none` (send everything), `seed` (the port of the
- * seed's sketch) and `agent-compact` (this library's compactor).
+ * seed's sketch), `agent-compact` (this library's compactor) and the peers — the policies of
+ * Claude Code, Codex, opencode, Anthropic's context editing and LangChain's middleware, each in
+ * `strategies/` with its sources cited.
  */
-import { createCompactor } from '../core/compactor.js';
 import type { CompactorOptions } from '../core/compactor-options.js';
 import type { Message, ProviderUsage, SystemPrompt } from '../core/conversation/types.js';
 import type { CompactionLayer } from '../core/events.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
 import { createSeedStrategy } from './seed-strategy.js';
+import type { PeerOptions } from './strategies/_peer-tools.js';
+import { createAgentCompactStrategy } from './strategies/agent-compact.js';
+import { createAnthropicContextEditingStrategy } from './strategies/anthropic-context-editing.js';
+import { createClaudeCodeStrategy } from './strategies/claude-code.js';
+import { createCodexStrategy } from './strategies/codex.js';
+import { createLangchainStrategy } from './strategies/langchain.js';
+import { createOpencodeStrategy } from './strategies/opencode.js';
+import type { LatencyModel } from './timing.js';
+
+/** A peer policy's name. */
+export type PeerName = 'claude-code' | 'codex' | 'opencode' | 'anthropic-context-editing' | 'langchain';
 
 /** A strategy's name. */
-export type StrategyName = 'none' | 'seed' | 'agent-compact';
+export type StrategyName = 'none' | 'seed' | 'agent-compact' | PeerName;
+
+/** The peers, in report order. */
+export const peerNames: readonly PeerName[] = [
+  'claude-code',
+  'codex',
+  'opencode',
+  'anthropic-context-editing',
+  'langchain',
+];
 
 /** Every strategy, in report order. */
-export const strategyNames: readonly StrategyName[] = ['none', 'seed', 'agent-compact'];
+export const strategyNames: readonly StrategyName[] = ['none', 'seed', 'agent-compact', ...peerNames];
 
 /** What a strategy did to the history before one request. */
 export interface StrategyStep {
@@ -22,6 +43,27 @@ export interface StrategyStep {
   messages: Message[];
   /** The strongest layer that changed something. */
   layer: CompactionLayer;
+  /**
+   * Seconds the agent waited for summary calls before this request, when the strategy keeps its own
+   * clock (agent-compact, whose summaries may run in the background). Otherwise the replay adds up
+   * the durations of the step's summary calls.
+   */
+  blockedSeconds?: number;
+  /** True when the strategy refused to compact (`CONTEXT_OVERFLOW`) and the history went as it was. */
+  overflow?: boolean;
+}
+
+/** What the replay tells a strategy about one request besides the messages. */
+export interface StepContext {
+  system?: SystemPrompt;
+  /** Provider usage of the previous request, while the history is still the recorded one. */
+  usage?: ProviderUsage;
+  /** Seconds since the first request. */
+  time: number;
+  /** Seconds since the previous request; absent on the first. */
+  secondsSincePrevious?: number;
+  /** The prompt cache's lifetime in seconds. */
+  cacheTtlSeconds: number;
 }
 
 /** One strategy as the replay drives it: a fresh instance per transcript. */
@@ -34,17 +76,14 @@ export interface ReplayStrategy {
    * previous request of the original transcript, passed only while the strategy's history is still
    * the original one (see {@link createReplayStrategy}).
    */
-  step(
-    messages: readonly Message[],
-    context: { system?: SystemPrompt; usage?: ProviderUsage },
-  ): Promise<StrategyStep>;
+  step(messages: readonly Message[], context: StepContext): Promise<StrategyStep>;
 }
 
 /** Options of {@link createReplayStrategy}. */
 export interface ReplayStrategyOptions {
-  /** Mid threshold for `seed` and `agent-compact`. Default: each strategy's own (50,000 for both). */
+  /** Mid threshold of every strategy (the peers clear here). Default: each strategy's own (50,000). */
   mid?: number;
-  /** Hard threshold for `seed` and `agent-compact`. Default: each strategy's own (80,000 for both). */
+  /** Hard threshold of every strategy (the peers summarize here). Default: each strategy's own (80,000). */
   hard?: number;
   /** Context window for `agent-compact` (its thresholds become fractions of it unless set). */
   window?: number;
@@ -52,6 +91,12 @@ export interface ReplayStrategyOptions {
   summarizer: SummaryModel;
   /** The counter `agent-compact` counts with (the replay measures every strategy with the same one). */
   counter: TokenCounter;
+  /** More options of `agent-compact`'s compactor (layer settings), to replay your own settings. */
+  agentCompact?: Omit<CompactorOptions, 'counter' | 'summarizer' | 'thresholds' | 'contextWindow'>;
+  /** The replay's prompt-cache lifetime, for `agent-compact`'s cold-cache compaction. */
+  cacheTtlSeconds?: number;
+  /** How long summary calls take, for `agent-compact`'s clock. @default {@link defaultLatencyModel} */
+  latency?: LatencyModel;
 }
 
 /**
@@ -90,33 +135,30 @@ export function createReplayStrategy(name: StrategyName, options: ReplayStrategy
         },
       };
     }
-    case 'agent-compact': {
-      const compactorOptions: CompactorOptions = { counter: options.counter, summarizer: options.summarizer };
-      if (options.mid !== undefined || options.hard !== undefined) {
-        compactorOptions.thresholds = {
-          ...(options.mid === undefined ? {} : { mid: options.mid }),
-          ...(options.hard === undefined ? {} : { hard: options.hard }),
-        };
-      }
-      if (options.window !== undefined) compactorOptions.contextWindow = options.window;
-      const compactor = createCompactor(compactorOptions);
-      let pristine = true;
-      return {
-        name,
-        thresholds: compactor.thresholds,
-        async step(messages, { system, usage }) {
-          const result = await compactor.maybeCompact(messages, {
-            ...(system === undefined ? {} : { system }),
-            ...(pristine && usage !== undefined ? { usage } : {}),
-          });
-          if (result.layer !== 'none' || result.messages !== messages) pristine = false;
-          return { messages: [...result.messages], layer: result.layer };
-        },
-      };
-    }
+    case 'agent-compact':
+      return createAgentCompactStrategy(options);
+    case 'claude-code':
+      return createClaudeCodeStrategy(peerOptions(options));
+    case 'codex':
+      return createCodexStrategy(peerOptions(options));
+    case 'opencode':
+      return createOpencodeStrategy(peerOptions(options));
+    case 'anthropic-context-editing':
+      return createAnthropicContextEditingStrategy(peerOptions(options));
+    case 'langchain':
+      return createLangchainStrategy(peerOptions(options));
     default: {
       const unreachable: never = name;
       throw new Error(`unknown strategy ${String(unreachable)}`);
     }
   }
+}
+
+function peerOptions({ mid, hard, summarizer, counter }: ReplayStrategyOptions): PeerOptions {
+  return {
+    summarizer,
+    counter,
+    ...(mid === undefined ? {} : { mid }),
+    ...(hard === undefined ? {} : { hard }),
+  };
 }

@@ -131,9 +131,13 @@ describe('replayTranscript with seed', () => {
     // In the last request the results of steps 0-2 are placeholders. Their commands stay visible in
     // the tool_use inputs, but step 1's exit code and error line are gone.
     expect(summary.compactedCalls).toBe(3);
-    expect(summary.facts).toBe(3 + 2);
-    expect(summary.factsVisible).toBe(3);
-    expect(summary.retention).toBeCloseTo(3 / 5);
+    expect(summary.compactedFacts).toBe(3 + 2);
+    expect(summary.compactedFactsVisible).toBe(3);
+    expect(summary.retentionOfCompacted).toBeCloseTo(3 / 5);
+    // One denominator: the 3 calls kept whole show their 3 facts too.
+    expect(summary.facts).toBe(3 + 2 + 3);
+    expect(summary.factsVisible).toBe(3 + 3);
+    expect(summary.retention).toBeCloseTo(6 / 8);
   });
 });
 

@@ -9,11 +9,16 @@
  * Every request is measured with one token counter for all strategies, so they compare fairly; see
  * `prompt-cache.ts` for the caching and billing model and `key-facts.ts` for retention.
  *
- * Retention: for every tool call whose result the original transcript had before the last request,
- * the call counts as compacted away when the last request sent holds no `tool_result` for it with
- * the original text. `retention` is the fraction of the key facts of those calls still visible in
- * that last request, 1 when nothing was compacted away. It is measured on the last request, where
- * the loss has accumulated; per turn it would only be higher or equal for the same history.
+ * Retention: every tool call whose result the original transcript had before the last request
+ * counts. A call is compacted away when the last request sent holds no `tool_result` for it with the
+ * original text; a call kept whole shows all its key facts. `retention` is the fraction of the key
+ * facts of all those calls visible in that last request — one denominator for every strategy — and
+ * `retentionOfCompacted` the fraction among the calls the strategy compacted away (1 when none).
+ * It is measured on the last request, where the loss has accumulated.
+ *
+ * Summary calls are billed (see `billSummaryCalls`) and, unless the strategy ran them in the
+ * background, the agent waits for them before sending its request. A request made more than the
+ * cache lifetime after the previous one reads nothing from the cache.
  */
 
 import {
@@ -33,6 +38,7 @@ import {
   requestText,
   toolResultText,
 } from './key-facts.js';
+import type { MeteredSummaryModel, SummaryCall } from './metered-summary-model.js';
 import {
   billRequest,
   commonPrefix,
@@ -41,6 +47,14 @@ import {
   type SentRequest,
 } from './prompt-cache.js';
 import type { ReplayStrategy, StrategyName } from './replay-strategies.js';
+import {
+  callSeconds,
+  defaultLatencyModel,
+  defaultReplayClock,
+  type LatencyModel,
+  type ReplayClock,
+  requestTimes,
+} from './timing.js';
 
 /** A transcript ready to replay. */
 export interface ReplayTranscript {
@@ -48,6 +62,8 @@ export interface ReplayTranscript {
   messages: readonly Message[];
   /** Provider usage recorded for each assistant turn, in order, where the transcript has it. */
   usage?: readonly (ProviderUsage | undefined)[];
+  /** When each assistant turn's request was made (ms since the epoch), where the transcript says. */
+  timestamps?: readonly (number | undefined)[];
 }
 
 /** What happened on one request. */
@@ -64,7 +80,18 @@ export interface ReplayTurn {
   cacheWriteTokens: number;
   billedInputTokens: number;
   outputTokens: number;
+  /** Dollars of the request, plus the summary calls made before it. */
   cost: number;
+  /** Seconds from the first request. */
+  time: number;
+  /** True when the previous request was more than the cache lifetime ago (nothing read from cache). */
+  cacheExpired: boolean;
+  /** Summary calls made before this request. */
+  summaryCalls: number;
+  /** Dollars of those summary calls (included in `cost`). */
+  summaryCost: number;
+  /** Seconds the agent waited for them before it could send the request. */
+  blockedSeconds: number;
 }
 
 /** Counts of compactions per layer. */
@@ -87,19 +114,47 @@ export interface StrategySummary {
   cacheReadTokens: number;
   cacheWriteTokens: number;
   outputTokens: number;
-  /** Dollars, input and output. */
+  /** Dollars, input and output, summary calls included. */
   cost: number;
+  /** Model calls made to write summaries (hard, and mid with a model). */
+  summaryCalls: number;
+  /** Input tokens sent to those calls. */
+  summaryInputTokens: number;
+  /** Input tokens of those calls read from the agent's cached prefix. */
+  summaryCacheReadTokens: number;
+  /** Output tokens they wrote (the summaries). */
+  summaryOutputTokens: number;
+  /** Dollars of those calls (part of `cost`). */
+  summaryCost: number;
+  /** Seconds the agent waited for summary calls, in total. */
+  blockedSeconds: number;
+  /** The longest single wait for summary calls before one request, seconds. */
+  longestWaitSeconds: number;
+  /** Requests made after the cache lifetime had passed (they read nothing from the cache). */
+  cacheExpiries: number;
+  /** Requests the strategy refused to compact (`CONTEXT_OVERFLOW`) and sent as they were. */
+  contextOverflows: number;
   /** Requests that changed the previous request before its end. */
   prefixRewrites: number;
   /** How often each layer changed something. */
   compactions: LayerCounts;
-  /** Fraction (0–1) of the key facts of compacted-away tool calls still visible in the last request. */
+  /**
+   * Fraction (0–1) of the key facts of every tool call answered before the last request that are
+   * visible in the last request (a call kept whole shows all its facts): one denominator for every
+   * strategy.
+   */
   retention: number;
-  /** Key facts of compacted-away tool calls. */
+  /** Key facts of every tool call answered before the last request. */
   facts: number;
-  /** How many of them were visible. */
+  /** How many of them were visible in the last request. */
   factsVisible: number;
-  /** Facts and visible facts per kind of fact. */
+  /** Fraction (0–1) of the key facts of the calls this strategy compacted away still visible. */
+  retentionOfCompacted: number;
+  /** Key facts of compacted-away tool calls. */
+  compactedFacts: number;
+  /** How many of them were visible. */
+  compactedFactsVisible: number;
+  /** Facts and visible facts of compacted-away calls per kind of fact. */
   factsByKind: Record<KeyFactKind, { facts: number; visible: number }>;
   /** Tool calls whose original result was no longer in the last request. */
   compactedCalls: number;
@@ -121,6 +176,14 @@ export interface ReplayOptions {
   /** Counts every request; share one between strategies so cached counts are reused. */
   tokens: RequestTokenCounter;
   prices: PriceTable;
+  /** Prices of summary calls. @default `prices` (the agent's model) */
+  summaryPrices?: PriceTable;
+  /** The summary model the strategy was given, metered, so its calls are billed. */
+  summaryCalls?: Pick<MeteredSummaryModel, 'drain'>;
+  /** Cache lifetime and turn duration. @default {@link defaultReplayClock} */
+  clock?: ReplayClock;
+  /** How long a summary call takes. @default {@link defaultLatencyModel} */
+  latency?: LatencyModel;
 }
 
 interface ToolCall {
@@ -154,16 +217,24 @@ export function toolCallsOf(messages: readonly Message[]): ToolCall[] {
   return calls;
 }
 
-/** Retention of the given calls in one request (see the module comment). */
-export function measureRetention(
-  calls: readonly ToolCall[],
-  request: SentRequest,
-): {
+/** What {@link measureRetention} found in one request. */
+export interface RetentionMeasure {
+  /** Calls whose original result is no longer in the request. */
   compactedCalls: number;
+  /** Key facts of every call. */
   facts: number;
+  /** Of those, visible (a call kept whole shows all its facts). */
   factsVisible: number;
+  /** Key facts of the compacted-away calls. */
+  compactedFacts: number;
+  /** Of those, visible. */
+  compactedFactsVisible: number;
+  /** Compacted-away facts per kind. */
   factsByKind: Record<KeyFactKind, { facts: number; visible: number }>;
-} {
+}
+
+/** Retention of the given calls in one request (see the module comment). */
+export function measureRetention(calls: readonly ToolCall[], request: SentRequest): RetentionMeasure {
   const present = new Map<string, string[]>();
   for (const message of request.messages) {
     for (const block of contentBlocks(message)) {
@@ -175,24 +246,33 @@ export function measureRetention(
     }
   }
   let text: string | undefined;
-  let compactedCalls = 0;
-  let facts = 0;
-  let factsVisible = 0;
-  const factsByKind = emptyFactsByKind();
+  const measure: RetentionMeasure = {
+    compactedCalls: 0,
+    facts: 0,
+    factsVisible: 0,
+    compactedFacts: 0,
+    compactedFactsVisible: 0,
+    factsByKind: emptyFactsByKind(),
+  };
   for (const call of calls) {
-    if (present.get(call.toolUseId)?.includes(call.resultText)) continue;
-    compactedCalls++;
+    measure.facts += call.facts.length;
+    if (present.get(call.toolUseId)?.includes(call.resultText)) {
+      measure.factsVisible += call.facts.length;
+      continue;
+    }
+    measure.compactedCalls++;
     text ??= requestText(request.system, request.messages);
     for (const fact of call.facts) {
-      facts++;
-      factsByKind[fact.kind].facts++;
+      measure.compactedFacts++;
+      measure.factsByKind[fact.kind].facts++;
       if (isFactVisible(fact, text)) {
-        factsVisible++;
-        factsByKind[fact.kind].visible++;
+        measure.factsVisible++;
+        measure.compactedFactsVisible++;
+        measure.factsByKind[fact.kind].visible++;
       }
     }
   }
-  return { compactedCalls, facts, factsVisible, factsByKind };
+  return measure;
 }
 
 function emptyFactsByKind(): Record<KeyFactKind, { facts: number; visible: number }> {
@@ -224,11 +304,23 @@ export function emptySummary(): StrategySummary {
     cacheWriteTokens: 0,
     outputTokens: 0,
     cost: 0,
+    summaryCalls: 0,
+    summaryInputTokens: 0,
+    summaryCacheReadTokens: 0,
+    summaryOutputTokens: 0,
+    summaryCost: 0,
+    blockedSeconds: 0,
+    longestWaitSeconds: 0,
+    cacheExpiries: 0,
+    contextOverflows: 0,
     prefixRewrites: 0,
     compactions: { micro: 0, mid: 0, hard: 0 },
     retention: 1,
     facts: 0,
     factsVisible: 0,
+    retentionOfCompacted: 1,
+    compactedFacts: 0,
+    compactedFactsVisible: 0,
     factsByKind: emptyFactsByKind(),
     compactedCalls: 0,
     durationMs: 0,
@@ -245,12 +337,23 @@ export function addSummary(total: StrategySummary, summary: StrategySummary): vo
   total.cacheWriteTokens += summary.cacheWriteTokens;
   total.outputTokens += summary.outputTokens;
   total.cost += summary.cost;
+  total.summaryCalls += summary.summaryCalls;
+  total.summaryInputTokens += summary.summaryInputTokens;
+  total.summaryCacheReadTokens += summary.summaryCacheReadTokens;
+  total.summaryOutputTokens += summary.summaryOutputTokens;
+  total.summaryCost += summary.summaryCost;
+  total.blockedSeconds += summary.blockedSeconds;
+  total.longestWaitSeconds = Math.max(total.longestWaitSeconds, summary.longestWaitSeconds);
+  total.cacheExpiries += summary.cacheExpiries;
+  total.contextOverflows += summary.contextOverflows;
   total.prefixRewrites += summary.prefixRewrites;
   total.compactions.micro += summary.compactions.micro;
   total.compactions.mid += summary.compactions.mid;
   total.compactions.hard += summary.compactions.hard;
   total.facts += summary.facts;
   total.factsVisible += summary.factsVisible;
+  total.compactedFacts += summary.compactedFacts;
+  total.compactedFactsVisible += summary.compactedFactsVisible;
   for (const kind of Object.keys(total.factsByKind) as KeyFactKind[]) {
     total.factsByKind[kind].facts += summary.factsByKind[kind].facts;
     total.factsByKind[kind].visible += summary.factsByKind[kind].visible;
@@ -258,6 +361,67 @@ export function addSummary(total: StrategySummary, summary: StrategySummary): vo
   total.compactedCalls += summary.compactedCalls;
   total.durationMs += summary.durationMs;
   total.retention = total.facts === 0 ? 1 : total.factsVisible / total.facts;
+  total.retentionOfCompacted =
+    total.compactedFacts === 0 ? 1 : total.compactedFactsVisible / total.compactedFacts;
+}
+
+/** What the summary calls before one request cost and how long the agent waited for them. */
+interface SummaryBill {
+  calls: number;
+  inputTokens: number;
+  cacheReadTokens: number;
+  outputTokens: number;
+  cost: number;
+  seconds: number;
+  /** The requests as sent, for the next request's cache reads. */
+  requests: SentRequest[];
+}
+
+/**
+ * Bills summary calls as requests of their own under the same caching model: the prefix a call
+ * shares with the agent's previous request reads from the cache (unless it expired), the rest is
+ * written; the summary is output. The agent waits for the calls one after another.
+ */
+function billSummaryCalls(
+  calls: readonly SummaryCall[],
+  {
+    previous,
+    expired,
+    tokens,
+    prices,
+    latency,
+  }: {
+    previous: SentRequest | undefined;
+    expired: boolean;
+    tokens: RequestTokenCounter;
+    prices: PriceTable;
+    latency: LatencyModel;
+  },
+): SummaryBill {
+  const bill: SummaryBill = {
+    calls: 0,
+    inputTokens: 0,
+    cacheReadTokens: 0,
+    outputTokens: 0,
+    cost: 0,
+    seconds: 0,
+    requests: [],
+  };
+  for (const call of calls) {
+    const request: SentRequest = { system: call.system, messages: call.messages };
+    const inputTokens = tokens.request(request);
+    const reusedTokens = expired ? 0 : commonPrefix(previous, request, tokens).tokens;
+    const outputTokens = call.usage?.outputTokens ?? tokens.counter.countText(call.text);
+    const turnBill = billRequest({ inputTokens, reusedTokens, outputTokens }, prices);
+    bill.calls++;
+    bill.inputTokens += inputTokens;
+    bill.cacheReadTokens += turnBill.cacheReadTokens;
+    bill.outputTokens += outputTokens;
+    bill.cost += turnBill.cost;
+    bill.seconds += callSeconds({ inputTokens, outputTokens }, latency);
+    bill.requests.push(request);
+  }
+  return bill;
 }
 
 /**
@@ -270,12 +434,25 @@ export function addSummary(total: StrategySummary, summary: StrategySummary): vo
  */
 export async function replayTranscript(
   transcript: ReplayTranscript,
-  { strategy, tokens, prices }: ReplayOptions,
+  {
+    strategy,
+    tokens,
+    prices,
+    summaryPrices = prices,
+    summaryCalls,
+    clock = defaultReplayClock,
+    latency = defaultLatencyModel,
+  }: ReplayOptions,
 ): Promise<StrategyReplay> {
   const started = performance.now();
   const { system, messages } = transcript;
   const summary = emptySummary();
   const turns: ReplayTurn[] = [];
+  const times = requestTimes(
+    messages.filter((message) => message.role === 'assistant').length,
+    transcript.timestamps,
+    clock.turnSeconds,
+  );
   let history: Message[] = [];
   let pending: Message[] = [];
   let previous: SentRequest | undefined;
@@ -287,22 +464,44 @@ export async function replayTranscript(
       continue;
     }
     const usage = assistantTurn > 0 ? transcript.usage?.[assistantTurn - 1] : undefined;
+    const time = times[assistantTurn]!;
+    const secondsSincePrevious = assistantTurn === 0 ? undefined : time - times[assistantTurn - 1]!;
+    const expired = secondsSincePrevious !== undefined && secondsSincePrevious > clock.cacheTtlSeconds;
     const step = await strategy.step([...history, ...pending], {
       ...(system === undefined ? {} : { system }),
       ...(usage === undefined ? {} : { usage }),
+      time,
+      ...(secondsSincePrevious === undefined ? {} : { secondsSincePrevious }),
+      cacheTtlSeconds: clock.cacheTtlSeconds,
     });
     pending = [];
+    const summaries = billSummaryCalls(summaryCalls?.drain() ?? [], {
+      previous,
+      expired,
+      tokens,
+      prices: summaryPrices,
+      latency,
+    });
+    const blockedSeconds = step.blockedSeconds ?? summaries.seconds;
     const request: SentRequest = { system, messages: step.messages };
     const inputTokens = tokens.request(request);
     const prefix = commonPrefix(previous, request, tokens);
+    // The summary calls just made are in the cache too; the request reads the longest prefix any shares.
+    const reusedTokens = expired
+      ? 0
+      : Math.max(
+          prefix.tokens,
+          ...summaries.requests.map((sent) => commonPrefix(sent, request, tokens).tokens),
+        );
     const bill = billRequest(
       {
         inputTokens,
-        reusedTokens: prefix.tokens,
+        reusedTokens,
         outputTokens: outputTokensOf(transcript.usage?.[assistantTurn], message, tokens),
       },
       prices,
     );
+    const cost = bill.cost + summaries.cost;
     turns.push({
       turn: assistantTurn,
       inputTokens,
@@ -312,7 +511,12 @@ export async function replayTranscript(
       cacheWriteTokens: bill.cacheWriteTokens,
       billedInputTokens: bill.billedInputTokens,
       outputTokens: bill.outputTokens,
-      cost: bill.cost,
+      cost,
+      time,
+      cacheExpired: expired,
+      summaryCalls: summaries.calls,
+      summaryCost: summaries.cost,
+      blockedSeconds,
     });
     summary.turns++;
     summary.peakTokens = Math.max(summary.peakTokens, inputTokens);
@@ -321,7 +525,16 @@ export async function replayTranscript(
     summary.cacheReadTokens += bill.cacheReadTokens;
     summary.cacheWriteTokens += bill.cacheWriteTokens;
     summary.outputTokens += bill.outputTokens;
-    summary.cost += bill.cost;
+    summary.cost += cost;
+    summary.summaryCalls += summaries.calls;
+    summary.summaryInputTokens += summaries.inputTokens;
+    summary.summaryCacheReadTokens += summaries.cacheReadTokens;
+    summary.summaryOutputTokens += summaries.outputTokens;
+    summary.summaryCost += summaries.cost;
+    summary.blockedSeconds += blockedSeconds;
+    summary.longestWaitSeconds = Math.max(summary.longestWaitSeconds, blockedSeconds);
+    if (expired) summary.cacheExpiries++;
+    if (step.overflow) summary.contextOverflows++;
     if (!prefix.coversPrevious) summary.prefixRewrites++;
     if (step.layer !== 'none') summary.compactions[step.layer]++;
     previous = request;
@@ -335,8 +548,12 @@ export async function replayTranscript(
     summary.compactedCalls = retention.compactedCalls;
     summary.facts = retention.facts;
     summary.factsVisible = retention.factsVisible;
+    summary.compactedFacts = retention.compactedFacts;
+    summary.compactedFactsVisible = retention.compactedFactsVisible;
     summary.factsByKind = retention.factsByKind;
     summary.retention = retention.facts === 0 ? 1 : retention.factsVisible / retention.facts;
+    summary.retentionOfCompacted =
+      retention.compactedFacts === 0 ? 1 : retention.compactedFactsVisible / retention.compactedFacts;
   }
   summary.durationMs = performance.now() - started;
   return { strategy: strategy.name, thresholds: strategy.thresholds, summary, turns };

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../core/conversation/types.js';
 import { createExtractiveSummaryModel } from '../core/summary/extractive-summary.js';
 import { createTiktokenCounter } from '../tokenizer/index.js';
+import { strategyNames } from './replay-strategies.js';
 import { renderReport } from './report.js';
 import { type SimulationResult, simulate } from './simulate.js';
 
@@ -64,11 +65,18 @@ describe('renderReport', () => {
     expect(html).not.toMatch(/url\(/);
   });
 
-  it('draws a line per strategy, the thresholds and a marker per compaction', () => {
-    for (const name of ['none', 'seed', 'agent-compact']) expect(html).toContain(`data-strategy="${name}"`);
+  it('draws a line per strategy, one colour each with a legend, the thresholds and a marker per compaction', () => {
+    const colours = new Set<string>();
+    for (const name of strategyNames) {
+      const line = new RegExp(`data-strategy="${name}"[^>]*stroke="(#[0-9a-f]{6})"`).exec(html);
+      expect(line, name).not.toBeNull();
+      colours.add(line![1]!);
+      expect(html).toContain(`<span class="swatch" style="background:${line![1]}"></span>${name}</span>`);
+    }
+    expect(colours.size).toBe(strategyNames.length);
     expect(html).toContain('mid 8k');
     expect(html).toContain('hard 16k');
-    const compactions = (['seed', 'agent-compact'] as const).reduce((sum, name) => {
+    const compactions = strategyNames.reduce((sum, name) => {
       const { micro, mid, hard } = result.total[name]!.compactions;
       return sum + micro + mid + hard;
     }, 0);
@@ -138,7 +146,7 @@ describe.skipIf(!chromium)('the report in headless Chromium', () => {
       },
     );
     expect(stdout).toMatch(/<svg[^>]*class="chart"/);
-    expect(stdout.match(/<polyline/g)).toHaveLength(3);
+    expect(stdout.match(/<polyline/g)).toHaveLength(strategyNames.length);
     expect(stdout).toMatch(/<table class="summary">/);
     expect(stdout).toContain('agent-compact');
   });

@@ -20,6 +20,11 @@ const colors: Record<StrategyName, string> = {
   none: '#8a8f98',
   seed: '#d9622b',
   'agent-compact': '#2f6fdf',
+  'claude-code': '#c2417a',
+  codex: '#1a9e77',
+  opencode: '#7b52c9',
+  'anthropic-context-editing': '#b8860b',
+  langchain: '#17a2b8',
 };
 
 const layerLabels: Record<Exclude<CompactionLayer, 'none'>, string> = {
@@ -221,12 +226,16 @@ function summaryTable(
       `<td>${summary.compactions.mid}</td>`,
       `<td>${summary.compactions.hard}</td>`,
       `<td>${formatPercent(summary.retention)}</td>`,
+      `<td>${formatPercent(summary.retentionOfCompacted)}</td>`,
+      `<td>${formatInteger(summary.summaryCalls)}</td>`,
+      `<td>${formatCost(summary.summaryCost)}</td>`,
+      `<td>${summary.blockedSeconds.toFixed(1)}</td>`,
       '</tr>',
     ].join('');
   });
   return [
     '<table class="summary">',
-    '<thead><tr><th>strategy</th><th>turns</th><th>peak tokens</th><th>input tokens</th><th>billed input</th><th>vs none</th><th>cost</th><th>prefix rewrites</th><th>micro</th><th>mid</th><th>hard</th><th>retention</th></tr></thead>',
+    '<thead><tr><th>strategy</th><th>turns</th><th>peak tokens</th><th>input tokens</th><th>billed input</th><th>vs none</th><th>cost</th><th>prefix rewrites</th><th>micro</th><th>mid</th><th>hard</th><th>retention</th><th>of compacted</th><th>summaries</th><th>summary cost</th><th>blocked s</th></tr></thead>',
     `<tbody>${rows.join('')}</tbody>`,
     '</table>',
   ].join('\n');
@@ -240,7 +249,7 @@ h1 { font-size: 22px; margin: 0 0 4px; }
 h2 { font-size: 16px; margin: 28px 0 8px; }
 h3 { font-size: 14px; margin: 0 0 6px; font-weight: 600; word-break: break-all; }
 .subtitle { color: #57606a; margin: 0 0 16px; }
-.card { background: #fff; border: 1px solid #d8dee4; border-radius: 8px; padding: 16px 18px; margin: 14px 0; }
+.card { background: #fff; border: 1px solid #d8dee4; border-radius: 8px; padding: 16px 18px; margin: 14px 0; overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
 th, td { padding: 6px 8px; border-bottom: 1px solid #eaeef2; text-align: right; white-space: nowrap; }
 thead th { white-space: normal; vertical-align: bottom; }
@@ -282,10 +291,11 @@ export function renderReport(
     `<div class="card">${summaryTable(result.total, strategies)}</div>`,
     '<ul class="notes">',
     `<li>Tokens counted with <b>${escapeHtml(result.counter)}</b> for every strategy. Billed input is in base-price token equivalents: tokens reused from the previous request bill as cache reads (${prices.cacheReadMultiplier}×), the rest as cache writes (${prices.cacheWriteMultiplier}×).</li>`,
-    `<li>Cost at ${escapeHtml(prices.model)} prices: $${prices.inputPerMillion}/MTok input, $${prices.outputPerMillion}/MTok output.</li>`,
+    `<li>Cost at ${escapeHtml(prices.model)} prices: $${prices.inputPerMillion}/MTok input, $${prices.outputPerMillion}/MTok output, summary calls included (billed under the same caching model at ${escapeHtml(result.summaryPrices.model)} prices). Blocked: seconds the agent waited for summary calls (${result.latency.ttftSeconds} s + input ÷ ${formatInteger(result.latency.prefillTokensPerSecond)}/s + output ÷ ${formatInteger(result.latency.decodeTokensPerSecond)}/s each).</li>`,
+    `<li>The prompt cache lives ${result.clock.cacheTtlSeconds} s: a request made later than that after the previous one reads nothing from it (recorded times where the transcript has them, else ${result.clock.turnSeconds} s a turn).</li>`,
     '<li>Each line is the size of the request sent on that turn; a marker sits on the size after its layer ran.</li>',
     '<li>A prefix rewrite is a request that differs from the previous one before its end, which throws away the prompt cache from that point on.</li>',
-    '<li>Retention: the share of key facts (path or command, non-zero exit code, first error line) of tool calls whose result was compacted away that is still visible in the last request.</li>',
+    '<li>Retention: the share of key facts (path or command, non-zero exit code, first error line) of every tool call answered before the last request that the last request still shows (a call kept whole shows all its facts) — one denominator for every strategy. Of compacted: the same share among the calls the strategy compacted away.</li>',
     '</ul>',
   );
   sections.push(

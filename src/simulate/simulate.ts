@@ -6,6 +6,7 @@
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import { createMemoizedCounter } from '../core/tokens/memoized-counter.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
+import { createMeteredSummaryModel } from './metered-summary-model.js';
 import { createRequestTokenCounter, defaultPriceTable, type PriceTable } from './prompt-cache.js';
 import {
   addSummary,
@@ -15,7 +16,13 @@ import {
   replayTranscript,
   type StrategySummary,
 } from './replay.js';
-import { createReplayStrategy, type StrategyName, strategyNames } from './replay-strategies.js';
+import {
+  createReplayStrategy,
+  type ReplayStrategyOptions,
+  type StrategyName,
+  strategyNames,
+} from './replay-strategies.js';
+import { defaultLatencyModel, defaultReplayClock, type LatencyModel, type ReplayClock } from './timing.js';
 
 /** One transcript to replay. */
 export interface SimulationInput {
@@ -44,9 +51,9 @@ export interface FileResult {
 export interface SimulateOptions {
   /** The strategies to replay, in order. @default every strategy */
   strategies?: readonly StrategyName[];
-  /** Mid threshold for `seed` and `agent-compact`. */
+  /** Mid threshold of every strategy. */
   mid?: number;
-  /** Hard threshold for `seed` and `agent-compact`. */
+  /** Hard threshold of every strategy. */
   hard?: number;
   /** Context window for `agent-compact`. */
   window?: number;
@@ -54,8 +61,16 @@ export interface SimulateOptions {
   summarizer: SummaryModel;
   /** Measures every request of every strategy (and is what `agent-compact` counts with). */
   counter: TokenCounter;
+  /** More options of `agent-compact`'s compactor. */
+  agentCompact?: ReplayStrategyOptions['agentCompact'];
   /** @default {@link defaultPriceTable} */
   prices?: PriceTable;
+  /** Prices of summary calls. @default `prices` */
+  summaryPrices?: PriceTable;
+  /** Cache lifetime and turn duration. @default {@link defaultReplayClock} */
+  clock?: ReplayClock;
+  /** How long a summary call keeps the agent waiting. @default {@link defaultLatencyModel} */
+  latency?: LatencyModel;
   /** Called after each file, e.g. for a progress bar. */
   onFile?: (done: number, total: number, file: string) => void;
 }
@@ -66,6 +81,9 @@ export interface SimulationResult {
   total: Partial<Record<StrategyName, StrategySummary>>;
   strategies: readonly StrategyName[];
   prices: PriceTable;
+  summaryPrices: PriceTable;
+  clock: ReplayClock;
+  latency: LatencyModel;
   counter: string;
 }
 
@@ -88,7 +106,11 @@ export async function simulate(
     window,
     summarizer,
     counter,
+    agentCompact,
     prices = defaultPriceTable,
+    summaryPrices = prices,
+    clock = defaultReplayClock,
+    latency = defaultLatencyModel,
     onFile,
   }: SimulateOptions,
 ): Promise<SimulationResult> {
@@ -101,14 +123,27 @@ export async function simulate(
     const tokens = createRequestTokenCounter(fileCounter);
     const result: FileResult = { file: input.file, format: input.format, strategies: {} };
     for (const name of strategies) {
+      // Each strategy's summary calls are recorded so the replay bills them and times the waits.
+      const metered = createMeteredSummaryModel(summarizer);
       const strategy = createReplayStrategy(name, {
-        summarizer,
+        summarizer: metered,
         counter: fileCounter,
         ...(mid === undefined ? {} : { mid }),
         ...(hard === undefined ? {} : { hard }),
         ...(window === undefined ? {} : { window }),
+        ...(agentCompact === undefined ? {} : { agentCompact }),
+        cacheTtlSeconds: clock.cacheTtlSeconds,
+        latency,
       });
-      const replay = await replayTranscript(input.transcript, { strategy, tokens, prices });
+      const replay = await replayTranscript(input.transcript, {
+        strategy,
+        tokens,
+        prices,
+        summaryPrices,
+        summaryCalls: metered,
+        clock,
+        latency,
+      });
       result.strategies[name] = {
         summary: replay.summary,
         thresholds: replay.thresholds,
@@ -119,5 +154,5 @@ export async function simulate(
     files.push(result);
     onFile?.(index + 1, inputs.length, input.file);
   }
-  return { files, total, strategies, prices, counter: counter.name };
+  return { files, total, strategies, prices, summaryPrices, clock, latency, counter: counter.name };
 }

@@ -393,6 +393,83 @@ describe.each(['anthropic', 'openai', 'openai-responses'] as const)(
   },
 );
 
+describe('agent-compact run --background against a slow scripted summarizer', () => {
+  it('keeps working while the summary is written, swaps it in, and every request stays valid', async () => {
+    await createWorkspaceFiles();
+    const task = createScriptedTask();
+    // A summary answers only once the agent has sent another request meanwhile (or after a long
+    // wait, when the agent is blocked on it): deterministic whatever the machine's load.
+    const patienceMs = 3_000;
+    let pendingSummaries = 0;
+    let requestsDuringSummary = 0;
+    let agentWentOn: () => void = () => {};
+    const server = await startScriptedModelServer({
+      script: async (request) => {
+        if (!isSummaryRequest(request.body)) {
+          if (pendingSummaries > 0) {
+            requestsDuringSummary += 1;
+            agentWentOn();
+          }
+          return task.script(request);
+        }
+        pendingSummaries += 1;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, patienceMs);
+          agentWentOn = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        pendingSummaries -= 1;
+        return task.script(request);
+      },
+    });
+    try {
+      const run = testIO({ ANTHROPIC_API_KEY: secretKey });
+      const code = await main(
+        [
+          'run',
+          'Read every file, then write the report.',
+          '--provider',
+          'anthropic',
+          '--model',
+          'scripted-model',
+          '--base-url',
+          server.anthropicBaseURL,
+          '--yes',
+          '--mid',
+          String(thresholds.mid),
+          '--hard',
+          String(thresholds.hard),
+          '--window',
+          String(thresholds.window),
+          '--background',
+        ],
+        run.io,
+      );
+      expect(code, run.output.stderr).toBe(0);
+      expect(
+        server.requests.filter((request) => request.outcome !== 'tool-calls' && request.outcome !== 'text'),
+      ).toEqual([]);
+      expect(task.summaries).toBeGreaterThanOrEqual(1);
+      // The agent went on while a summary was being written…
+      expect(requestsDuringSummary).toBeGreaterThan(0);
+      // …and a later request carries the summary in place of the history it covers.
+      const firstSummary = server.requests.findIndex((request) => isSummaryRequest(request.body));
+      expect(
+        server.requests
+          .slice(firstSummary + 1)
+          .some(
+            (request) =>
+              !isSummaryRequest(request.body) && JSON.stringify(request.body).includes('<context_summary'),
+          ),
+      ).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('agent-compact run: keys, servers, approval and Ctrl-C', () => {
   it.each([
     [['--provider', 'anthropic'], {}, /^agent-compact run: ANTHROPIC_API_KEY is not set/],

@@ -39,6 +39,7 @@ export const agentOptionSpec = {
   window: { type: 'string' },
   'max-steps': { type: 'string' },
   summarizer: { type: 'string' },
+  background: { type: 'boolean' },
   store: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -64,6 +65,7 @@ const agentOptionsHelp = `Options:
   --window N                   the model's context window (default: 200000 / 128000)
   --max-steps N                model calls per task before stopping (default: 100)
   --summarizer model|extractive  who writes hard summaries (default: model)
+  --background                 write hard summaries in the background while the agent keeps working
   --store redis://HOST:PORT    keep the archive and compactor state in Redis (default: the session folder)
 
 Keys come from ANTHROPIC_API_KEY or OPENAI_API_KEY; they are never written to the session.`;
@@ -146,6 +148,7 @@ export async function prepareAgent(
       contextWindow,
       ...(mid !== undefined || hard !== undefined ? { thresholds: { mid, hard } } : {}),
       summarizer,
+      ...(values.background === true ? { backgroundSummaries: true } : {}),
       bashApproval: approval,
       ...(maxSteps !== undefined ? { maxSteps } : {}),
       secrets: [apiKey],

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../core/conversation/types.js';
+import { strategyNames } from '../../simulate/replay-strategies.js';
 import type { CliIO } from '../cli-io.js';
 import { main } from '../main.js';
 
@@ -72,6 +73,13 @@ const contractFields = [
   'prefixRewrites',
   'compactions',
   'retention',
+  'retentionOfCompacted',
+  'summaryCalls',
+  'summaryInputTokens',
+  'summaryOutputTokens',
+  'summaryCost',
+  'blockedSeconds',
+  'longestWaitSeconds',
 ];
 
 let directory: string;
@@ -100,9 +108,9 @@ describe('agent-compact simulate', () => {
     };
     expect(output.files.map((file) => file.file)).toEqual(['a.jsonl', 'b.jsonl']);
     expect(output.skipped.map((file) => file.file)).toEqual(['notes.json']);
-    expect(Object.keys(output.total)).toEqual(['none', 'seed', 'agent-compact']);
+    expect(Object.keys(output.total)).toEqual([...strategyNames]);
     for (const strategies of [output.total, ...output.files]) {
-      for (const name of ['none', 'seed', 'agent-compact']) {
+      for (const name of strategyNames) {
         const strategy = strategies[name] as Record<string, unknown>;
         for (const field of contractFields) expect(strategy, `${name}.${field}`).toHaveProperty(field);
         expect(strategy.compactions).toEqual({

@@ -13,27 +13,43 @@ import { defaultPriceTable, type PriceTable } from '../../simulate/prompt-cache.
 import { type StrategyName, strategyNames } from '../../simulate/replay-strategies.js';
 import { renderReport } from '../../simulate/report.js';
 import { type SimulationInput, simulate } from '../../simulate/simulate.js';
+import {
+  defaultCacheTtlSeconds,
+  defaultLatencyModel,
+  defaultTurnSeconds,
+  type LatencyModel,
+  type ReplayClock,
+} from '../../simulate/timing.js';
 import { createTiktokenCounter } from '../../tokenizer/index.js';
 import { type CliCommand, CliError, type CliIO } from '../cli-io.js';
 import { createSummaryModelFromSpec } from '../summarizer-from-spec.js';
 
 const help = `Usage: agent-compact simulate FILE|DIR... [options]
 
-Replays agent transcripts turn by turn through each strategy (none, the seed's sketch, agent-compact)
-and prints tokens, billed cost with prompt caching, prefix rewrites, compactions and fact retention.
+Replays agent transcripts turn by turn through each strategy (none, the seed's sketch, agent-compact,
+and the policies of Claude Code, Codex, opencode, Anthropic context editing and LangChain) and prints
+tokens, billed cost with prompt caching and summary calls, prefix rewrites, compactions, fact
+retention and the time the agent waits for summaries.
 A directory is searched for .json, .jsonl and .traj files.
 
 Options:
   --format F          force the transcript format: ${transcriptFormats.join(', ')}
   --strategies LIST   comma-separated, from ${strategyNames.join(', ')} (default: all)
-  --mid N             mid threshold in tokens for seed and agent-compact (default 50000)
-  --hard N            hard threshold in tokens for seed and agent-compact (default 80000)
+  --mid N             mid threshold in tokens of every strategy; the peers clear here (default 50000)
+  --hard N            hard threshold of every strategy; the peers summarize here (default 80000)
   --window N          context window for agent-compact (thresholds become fractions of it)
   --summarizer S      extractive (default, offline), anthropic:MODEL, openai:MODEL
                       or openai-responses:MODEL
   --base-url URL      base URL for the summarizer's API
   --price-input N     $ per million input tokens (default ${defaultPriceTable.inputPerMillion})
   --price-output N    $ per million output tokens (default ${defaultPriceTable.outputPerMillion})
+  --summary-model-price IN,OUT
+                      $ per million input and output tokens of summary calls (default: the agent's)
+  --cache-ttl S       prompt-cache lifetime in seconds (default ${defaultCacheTtlSeconds})
+  --turn-seconds S    seconds between requests when the transcript has no times (default ${defaultTurnSeconds})
+  --ttft S            seconds to a summary call's first token (default ${defaultLatencyModel.ttftSeconds})
+  --prefill-speed N   input tokens a second of a summary call (default ${defaultLatencyModel.prefillTokensPerSecond})
+  --decode-speed N    output tokens a second of a summary call (default ${defaultLatencyModel.decodeTokensPerSecond})
   --json              print one JSON object { files, total } instead of tables
   --report FILE       write a self-contained HTML report with a chart per transcript
   -h, --help          show this help
@@ -57,6 +73,27 @@ function positiveNumber(
     throw new CliError(`${flag} expects a ${integer ? 'whole ' : ''}number ≥ 0, got "${value}"`, 2);
   }
   return number;
+}
+
+function speed(value: string | undefined, flag: string): number | undefined {
+  const number = positiveNumber(value, flag, { integer: false });
+  if (number === 0) throw new CliError(`${flag} expects a number > 0, got "${value}"`, 2);
+  return number;
+}
+
+/** `--summary-model-price IN,OUT`: $ per million input and output tokens of summary calls. */
+function parseSummaryPrice(value: string | undefined, prices: PriceTable): PriceTable {
+  if (value === undefined) return prices;
+  const parts = value.split(',');
+  if (parts.length !== 2) {
+    throw new CliError(`--summary-model-price expects IN,OUT in $ per million tokens, got "${value}"`, 2);
+  }
+  return {
+    ...prices,
+    model: 'summary model',
+    inputPerMillion: positiveNumber(parts[0], '--summary-model-price', { integer: false })!,
+    outputPerMillion: positiveNumber(parts[1], '--summary-model-price', { integer: false })!,
+  };
 }
 
 function parseStrategies(value: string | undefined): StrategyName[] {
@@ -137,6 +174,12 @@ export const simulateCommand: CliCommand = async (args, io) => {
           'base-url': { type: 'string' },
           'price-input': { type: 'string' },
           'price-output': { type: 'string' },
+          'summary-model-price': { type: 'string' },
+          'cache-ttl': { type: 'string' },
+          'turn-seconds': { type: 'string' },
+          ttft: { type: 'string' },
+          'prefill-speed': { type: 'string' },
+          'decode-speed': { type: 'string' },
           json: { type: 'boolean', default: false },
           report: { type: 'string' },
           help: { type: 'boolean', short: 'h', default: false },
@@ -170,6 +213,20 @@ export const simulateCommand: CliCommand = async (args, io) => {
       : { outputPerMillion: positiveNumber(values['price-output'], '--price-output', { integer: false })! }),
   };
   if (values['price-input'] !== undefined || values['price-output'] !== undefined) prices.model = 'custom';
+  const summaryPrices = parseSummaryPrice(values['summary-model-price'], prices);
+  const clock: ReplayClock = {
+    cacheTtlSeconds:
+      positiveNumber(values['cache-ttl'], '--cache-ttl', { integer: false }) ?? defaultCacheTtlSeconds,
+    turnSeconds:
+      positiveNumber(values['turn-seconds'], '--turn-seconds', { integer: false }) ?? defaultTurnSeconds,
+  };
+  const latency: LatencyModel = {
+    ttftSeconds: positiveNumber(values.ttft, '--ttft', { integer: false }) ?? defaultLatencyModel.ttftSeconds,
+    prefillTokensPerSecond:
+      speed(values['prefill-speed'], '--prefill-speed') ?? defaultLatencyModel.prefillTokensPerSecond,
+    decodeTokensPerSecond:
+      speed(values['decode-speed'], '--decode-speed') ?? defaultLatencyModel.decodeTokensPerSecond,
+  };
   const summarizer =
     (await createSummaryModelFromSpec(values.summarizer, {
       env: io.env,
@@ -192,6 +249,7 @@ export const simulateCommand: CliCommand = async (args, io) => {
             ...(imported.conversation.system === undefined ? {} : { system: imported.conversation.system }),
             messages: imported.conversation.messages,
             usage: imported.usage,
+            ...(imported.timestamps === undefined ? {} : { timestamps: imported.timestamps }),
           },
         });
       } catch (error) {
@@ -212,6 +270,9 @@ export const simulateCommand: CliCommand = async (args, io) => {
       summarizer,
       counter: createTiktokenCounter(),
       prices,
+      summaryPrices,
+      clock,
+      latency,
       onFile: progress(io),
       ...(mid === undefined ? {} : { mid }),
       ...(hard === undefined ? {} : { hard }),

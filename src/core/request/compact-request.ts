@@ -76,7 +76,9 @@ async function compactBody<Body extends object>(
     ...(system === undefined ? {} : { system }),
     ...(tools === undefined ? {} : { tools }),
   };
-  const result = await compactor.maybeCompact(messages, callOptions);
+  const result = await compactor.maybeCompact(messages, callOptions).catch((error: unknown) => {
+    throw inBodyTerms(error, { body: body as RequestBody, format: used, conversation });
+  });
   const summary = {
     format: used,
     layer: result.layer,
@@ -111,6 +113,38 @@ export function withMessages<Body extends object>(
   options: { inPlace?: boolean } = {},
 ): Body {
   return replaceFields(body, conversation.write(messages, options));
+}
+
+/**
+ * An `INVALID_TRANSCRIPT` from the compactor names a path into the messages it was given: say it
+ * in the body's terms — Anthropic indices shifted by the system messages; for
+ * OpenAI and Responses bodies, the first problem of the body's own field by the API's rules.
+ */
+function inBodyTerms(
+  error: unknown,
+  {
+    body,
+    format,
+    conversation,
+  }: { body: RequestBody; format: RequestFormat; conversation: RequestConversation },
+): unknown {
+  if (!CompactError.isInstance(error) || error.code !== 'INVALID_TRANSCRIPT' || error.path === undefined) {
+    return error;
+  }
+  if (format !== 'anthropic') return asRequestError(new Error(error.message), body, format);
+  const pathOf = (index: number) => conversation.messagePath?.(index) ?? `messages[${index}]`;
+  const inBody = (text: string) =>
+    text.replace(/messages\[(\d+)\]/g, (_match, index: string) => pathOf(Number(index)));
+  const path = inBody(error.path);
+  const message = error.message.startsWith(`${error.path}: `)
+    ? error.message.slice(error.path.length + 2)
+    : error.message;
+  return new CompactError(inBody(message), {
+    code: error.code,
+    path,
+    cause: error.cause,
+    ...(error.problems ? { problems: error.problems } : {}),
+  });
 }
 
 /**

@@ -1,0 +1,101 @@
+/**
+ * The `claude-code` peer: Claude Code's own context management, replayed.
+ *
+ * Sources (Claude Code is closed source; the rules below are as documented by people who read its
+ * bundled `src/services/compact/`):
+ * - Auto-compact fires when the context nears the window (about 167k of 200k, a 13k buffer below
+ *   the effective window) — mapped here to the run's hard threshold. The session-memory variant
+ *   (`sessionMemoryCompact.ts`) keeps the recent messages verbatim after the summary: at least
+ *   10,000 and at most 40,000 tokens of them (`minTokens` / `maxTokens`), never starting on a tool
+ *   result whose call it would cut off. (gentic.news "How Claude Code's 3-tier…"; the "Silent
+ *   Microcompact" notes on anthropics/claude-code#42542.)
+ * - Time-based microcompact (`microCompact.ts`): when the gap since the previous request exceeds the
+ *   cache lifetime (the cache is cold anyway), every tool result but the 5 newest becomes
+ *   `[Old tool result content cleared]`. (zhanghandong, "Harness engineering from CC", ch. 11.)
+ * Budgets assume a 200k window and are scaled by hard ÷ 200,000. Clearing counts as `micro`, a
+ * summary as `hard`.
+ */
+import type { Message } from '../../core/conversation/types.js';
+import type { ReplayStrategy, StrategyStep } from '../replay-strategies.js';
+import {
+  clearToolResults,
+  createPeerCounter,
+  defaultPeerThresholds,
+  idsToClearKeepingNewest,
+  isToolResultMessage,
+  OLD_TOOL_RESULT_CLEARED,
+  type PeerOptions,
+  scaledBudget,
+  splitCurrentTurn,
+  standInSummary,
+  summaryMessage,
+  toolResultPositions,
+  withSummaryFirst,
+} from './_peer-tools.js';
+
+/** Recent tokens kept verbatim after a summary, at least (`sessionMemoryCompact.ts` minTokens, 200k window). */
+export const CLAUDE_CODE_KEEP_MIN_TOKENS = 10_000;
+/** …and at most (`maxTokens`). */
+export const CLAUDE_CODE_KEEP_MAX_TOKENS = 40_000;
+/** Tool results time-based microcompact keeps whole (`keepRecent`). */
+export const CLAUDE_CODE_MICROCOMPACT_KEEP = 5;
+
+const framing =
+  'This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.';
+
+/** Claude Code's policy over the run's thresholds. */
+export function createClaudeCodeStrategy({
+  hard = defaultPeerThresholds.hard,
+  mid = defaultPeerThresholds.mid,
+  summarizer,
+  counter,
+}: PeerOptions): ReplayStrategy {
+  const tokens = createPeerCounter(counter);
+  const keepMin = scaledBudget(CLAUDE_CODE_KEEP_MIN_TOKENS, hard);
+  const keepMax = scaledBudget(CLAUDE_CODE_KEEP_MAX_TOKENS, hard);
+
+  /** Where the verbatim part starts: back from the turn in progress until keepMin, never past keepMax. */
+  function keptStart(messages: readonly Message[], turnStart: number): number {
+    let start = turnStart;
+    let kept = messages.slice(start).reduce((sum, message) => sum + tokens.message(message), 0);
+    while (start > 0 && kept < keepMin) {
+      const next = kept + tokens.message(messages[start - 1]!);
+      if (next > keepMax) break;
+      start--;
+      kept = next;
+    }
+    // Never start on tool results whose call is cut off: take the call too, or drop the results.
+    if (start > 0 && start < turnStart && isToolResultMessage(messages[start]!)) {
+      if (kept + tokens.message(messages[start - 1]!) <= keepMax) start--;
+      else start++;
+    }
+    return start;
+  }
+
+  return {
+    name: 'claude-code',
+    thresholds: { mid, hard },
+    async step(input, { system, secondsSincePrevious, cacheTtlSeconds }): Promise<StrategyStep> {
+      let messages: Message[] = [...input];
+      let layer: StrategyStep['layer'] = 'none';
+      if (secondsSincePrevious !== undefined && secondsSincePrevious > cacheTtlSeconds) {
+        const positions = toolResultPositions(messages, counter, [OLD_TOOL_RESULT_CLEARED]);
+        const ids = idsToClearKeepingNewest(positions, CLAUDE_CODE_MICROCOMPACT_KEEP);
+        if (ids.size > 0) {
+          messages = clearToolResults(messages, ids, OLD_TOOL_RESULT_CLEARED);
+          layer = 'micro';
+        }
+      }
+      if (tokens.request(system, messages) > hard) {
+        const turnStart = splitCurrentTurn(messages).before.length;
+        const start = keptStart(messages, turnStart);
+        if (start > 0) {
+          const summary = await standInSummary(summarizer, system, messages.slice(0, start));
+          messages = withSummaryFirst(summaryMessage(framing, summary), messages.slice(start));
+          layer = 'hard';
+        }
+      }
+      return { messages, layer };
+    },
+  };
+}
