@@ -165,4 +165,46 @@ describe('an earlier provider compaction is a boundary for maybeCompact', () => 
     // What the hard layer freed is the same on both: the head is counted, never compacted.
     expect(whole.tokensBefore - whole.tokensAfter).toBe(rest.tokensBefore - rest.tokensAfter);
   });
+
+  it('a background summary covers only what follows the boundary too', async () => {
+    const turn = (index: number): Message[] => [
+      { role: 'assistant', content: [{ type: 'tool_use', id: `t${index}`, name: 'bash', input: { index } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: `t${index}`, content: `case ${index} output\n`.repeat(40) },
+        ],
+      },
+    ];
+    const full: Message[] = [{ role: 'user', content: `${beforeMarker} fix the shop service` }];
+    for (let index = 0; index < 10; index++) full.push(...turn(index));
+    const boundary = full.length;
+    full.push(
+      { role: 'assistant', content: [{ ...anthropicCompaction }] },
+      { role: 'user', content: 'AFTER_BOUNDARY keep going' },
+    );
+    for (let index = 10; index < 60; index++) full.push(...turn(index));
+    const summarizer = recordingSummarizer();
+    const compactor = createCompactor({
+      thresholds: { mid: 6000, hard: 12_000 },
+      summarizer,
+      micro: { cacheAware: true, clearAtLeast: 100_000 },
+      mid: { keepToolResults: 1000 },
+      hard: { background: true, backgroundThreshold: 9000 },
+    });
+    let length = boundary + 2;
+    while (summarizer.requests.length === 0 && length < full.length) {
+      length += 2;
+      expect((await compactor.maybeCompact(full.slice(0, length))).layer).toBe('none');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const later = full.slice(0, length + 2);
+    const swapped = await compactor.maybeCompact(later);
+    expect(swapped.layer).toBe('hard');
+    for (let index = 0; index <= boundary; index++) expect(swapped.messages[index]).toBe(full[index]);
+    expect(validateMessages(swapped.messages)).toEqual([]);
+    const archive = await compactor.archive.list(compactor.sessionId);
+    expect(rebuildConversation(swapped.messages, archive)).toEqual(later);
+    expect(JSON.stringify(summarizer.requests)).not.toContain(beforeMarker);
+  });
 });
