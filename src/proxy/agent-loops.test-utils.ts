@@ -36,6 +36,8 @@ export interface LoopOptions {
   onRequest?: (body: Record<string, unknown>) => void;
   /** Claude Code moves one `cache_control` breakpoint to the newest message every turn. */
   moveBreakpoint?: boolean;
+  /** A mid-conversation `role: "system"` message after the task, as Claude Code 2.1 sends one. */
+  systemMessage?: string;
 }
 
 const readFileTool = {
@@ -58,6 +60,7 @@ export async function anthropicLoop(
   });
   const messages: Anthropic.MessageParam[] = [
     { role: 'user', content: [{ type: 'text', text: options.task ?? 'Read every file.' }] },
+    ...(options.systemMessage ? [{ role: 'system' as const, content: options.systemMessage }] : []),
   ];
   for (let turn = 0; turn < options.turns; turn += 1) {
     const body = {

@@ -10,6 +10,7 @@ import type { ResponsesInputItem } from '../core/conversation/responses-types.js
 import type { ProviderUsage } from '../core/conversation/types.js';
 import { validateMessages } from '../core/conversation/validate.js';
 import type { CompactionLayer } from '../core/events.js';
+import { isSystemMessage } from '../core/request/system-messages.js';
 import { type ForwardOutcome, forwardRequest } from './forward.js';
 import type { ProxyRequestRecord } from './proxy-stats.js';
 import { RECALL_TOOL_NAME, type RecallCall, withRecallTool } from './recall/recall-calls.js';
@@ -114,7 +115,8 @@ export async function runExchange(
           },
         );
   if (outcome.type === 'unreachable') dependencies.unreachable(response, outcome.message);
-  const usage = outcome.type === 'answered' && outcome.complete ? tap?.finish() : undefined;
+  const usage =
+    outcome.type === 'answered' && outcome.complete ? (outcome.usage ?? tap?.finish()) : undefined;
   const next = nextState(input.fingerprints, client, outgoing.sent);
   await store.save(sessionKey, usage ? { ...next, usage } : next);
 
@@ -183,7 +185,11 @@ async function compactOnce(
   };
 }
 
-/** The first provider rule the outgoing conversation breaks, if any. */
+/**
+ * The first provider rule the outgoing conversation breaks, if any. Anthropic mid-conversation
+ * `role: "system"` messages (Claude Code sends them under a beta) are instructions the compactor
+ * keeps as they are, not conversation turns, so the turn rules skip them.
+ */
 function firstProblem(
   api: ProxyApi,
   body: Record<string, unknown>,
@@ -193,10 +199,13 @@ function firstProblem(
   const [problem] =
     api === 'responses'
       ? validateMessages(fromResponsesInput(conversation as ResponsesInputItem[]).messages)
-      : validateMessages(conversation, {
-          format: api,
-          ...(api === 'anthropic' && body.system !== undefined ? { system: body.system as never } : {}),
-        });
+      : validateMessages(
+          api === 'anthropic' ? conversation.filter((message) => !isSystemMessage(message)) : conversation,
+          {
+            format: api,
+            ...(api === 'anthropic' && body.system !== undefined ? { system: body.system as never } : {}),
+          },
+        );
   return problem ? `${problem.path}: ${problem.message}` : undefined;
 }
 

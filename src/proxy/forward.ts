@@ -10,6 +10,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { ProviderUsage } from '../core/conversation/types.js';
 
 /** Headers that belong to one connection, never forwarded (RFC 9110 §7.6.1). */
 const hopByHopHeaders = new Set([
@@ -23,6 +24,8 @@ const hopByHopHeaders = new Set([
   'transfer-encoding',
   'upgrade',
   'host',
+  // The proxy's own session header is for the proxy, not the provider.
+  'x-agent-compact-session',
 ]);
 
 /** Sockets are reused across requests: a new TCP (and TLS) handshake per request costs milliseconds. */
@@ -48,7 +51,13 @@ export interface AnswerObserver {
 
 /** How a forwarded request ended. */
 export type ForwardOutcome =
-  | { type: 'answered'; status: number; complete: boolean }
+  | {
+      type: 'answered';
+      status: number;
+      complete: boolean;
+      /** The usage of the answer, when the forwarder read it itself (the recall path does). */
+      usage?: ProviderUsage;
+    }
   | { type: 'unreachable'; message: string };
 
 /** The request headers to send upstream: the client's, less hop-by-hop ones, with a new length. */

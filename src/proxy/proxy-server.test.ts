@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -107,6 +109,41 @@ describe('proxy with the official SDKs', () => {
     });
     const stats = (await (await fetch(`${proxy.url}/agent-compact/stats`)).json()) as Record<string, unknown>;
     expect(stats).toMatchObject({ requests: 1, conversationRequests: 1, sessions: 1 });
+  });
+});
+
+describe('streaming', () => {
+  it('passes each event on as it arrives, before the upstream has finished', async () => {
+    const firstEvent = 'event: message_start\ndata: {"type":"message_start"}\n\n';
+    const upstream = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(firstEvent);
+      setTimeout(() => response.end('event: message_stop\ndata: {"type":"message_stop"}\n\n'), 400);
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      proxy = await startProxy({ upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` });
+      const started = performance.now();
+      const response = await fetch(`${proxy.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({
+          model: 'm',
+          max_tokens: 10,
+          stream: true,
+          messages: [{ role: 'user', content: 'x' }],
+        }),
+      });
+      const reader = response.body!.getReader();
+      const first = await reader.read();
+      const firstAfter = performance.now() - started;
+      expect(new TextDecoder().decode(first.value)).toBe(firstEvent);
+      expect(firstAfter).toBeLessThan(300);
+      await reader.cancel();
+    } finally {
+      upstream.closeAllConnections();
+      await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    }
   });
 });
 

@@ -111,6 +111,24 @@ describe('proxy sessions', () => {
     },
   );
 
+  it('compacts a conversation with a mid-conversation system message and keeps that message as it came', async () => {
+    server = await startScriptedModelServer({ script: toolCallingScript, validation: 'off' });
+    const records: ProxyRequestRecord[] = [];
+    proxy = await startProxy({
+      upstream: server.url,
+      thresholds: { mid: 3000, hard: 6000 },
+      summarizer: 'extractive',
+      onRequest: (record) => records.push(record),
+    });
+    const note = 'Available agent types: Explore, Plan.';
+    await anthropicLoop(proxy.url, { turns: 14, systemMessage: note });
+    expect(records.some((record) => record.layer !== 'none')).toBe(true);
+    expect(records.filter((record) => record.fallback !== undefined)).toEqual([]);
+    for (const request of server.requests) {
+      expect(request.body.messages).toContainEqual({ role: 'system', content: note });
+    }
+  });
+
   it('starts over without error when the client rewinds after a compaction', async () => {
     const { server, records } = await start();
     const history = await anthropicLoop(proxy!.url, { turns: 12 });
@@ -148,6 +166,40 @@ describe('proxy sessions', () => {
     expect((await proxy!.stats()).sessions).toBe(5);
   });
 
+  it('handles the requests of one session one after another, other sessions meanwhile', async () => {
+    const arrivals: { task: string; at: number }[] = [];
+    server = await startScriptedModelServer({
+      script: async (request) => {
+        const task = JSON.stringify(request.body.messages).includes('slow') ? 'slow' : 'other';
+        arrivals.push({ task, at: performance.now() });
+        if (arrivals.length === 1) await new Promise((resolve) => setTimeout(resolve, 300));
+        return 'ok';
+      },
+    });
+    proxy = await startProxy({ upstream: server.url });
+    const client = (session: string) =>
+      new Anthropic({
+        apiKey: 'k',
+        baseURL: proxy!.url,
+        maxRetries: 0,
+        defaultHeaders: { 'x-agent-compact-session': session },
+      });
+    const ask = (session: string, text: string) =>
+      client(session).messages.create({
+        model: 'm',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: text }],
+      });
+    const first = ask('a', 'slow one');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await Promise.all([first, ask('a', 'slow two'), ask('b', 'other')]);
+    const [firstArrival, secondArrival, thirdArrival] = arrivals;
+    // Session b did not wait for session a's slow answer; a's second request did.
+    expect(secondArrival?.task).toBe('other');
+    expect(secondArrival!.at).toBeLessThan(thirdArrival!.at);
+    expect(thirdArrival!.at - firstArrival!.at).toBeGreaterThanOrEqual(290);
+  });
+
   it('names sessions by the x-agent-compact-session header', async () => {
     await start();
     await anthropicLoop(proxy!.url, { turns: 2, headers: { 'x-agent-compact-session': 'one' } });
@@ -157,5 +209,8 @@ describe('proxy sessions', () => {
       headers: { 'x-agent-compact-session': 'one' },
     });
     expect((await proxy!.stats()).sessions).toBe(1);
+    expect(
+      server!.requests.every((request) => request.headers['x-agent-compact-session'] === undefined),
+    ).toBe(true);
   });
 });

@@ -5,8 +5,10 @@
  * begins; the follow-up's events then continue the same stream, renumbered.
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { ProviderUsage } from '../../core/conversation/types.js';
 import { type ForwardOutcome, upstreamHeaders } from '../forward.js';
 import type { ProxyApi } from '../routes.js';
+import { createUsageTap, normalizeUsage } from '../usage-tap.js';
 import { followUpBody, type RecallCall, toolCallsOf, withoutRecallCalls } from './recall-calls.js';
 import { rewriteEvent, type SseEvent, sseEvents } from './sse-events.js';
 import { createStreamAssembler } from './stream-assembly.js';
@@ -57,7 +59,16 @@ export async function forwardWithRecall(forward: RecallForward): Promise<Forward
       streamed && answer.ok
         ? await relayStream(forward, answer, round, sent, lastRound)
         : await relayJson(forward, answer, lastRound);
-    if (next.type === 'done') return { type: 'answered', status: answer.status, complete: next.complete };
+    if (next.type === 'done') {
+      // Only an answer to the request the session sent anchors its count, not a follow-up's.
+      const usage = round === 0 ? next.usage : undefined;
+      return {
+        type: 'answered',
+        status: answer.status,
+        complete: next.complete,
+        ...(usage ? { usage } : {}),
+      };
+    }
     const results = await Promise.all(
       next.calls.map(async (call) => ({ id: call.id, output: await forward.recall(call) })),
     );
@@ -66,7 +77,7 @@ export async function forwardWithRecall(forward: RecallForward): Promise<Forward
 }
 
 type RoundResult =
-  | { type: 'done'; complete: boolean }
+  | { type: 'done'; complete: boolean; usage?: ProviderUsage }
   | { type: 'recall'; calls: RecallCall[]; answer: Record<string, unknown> };
 
 async function relayJson(forward: RecallForward, answer: Response, lastRound: boolean): Promise<RoundResult> {
@@ -80,7 +91,8 @@ async function relayJson(forward: RecallForward, answer: Response, lastRound: bo
     parsed && calls.recall.length > 0 ? JSON.stringify(withoutRecallCalls(forward.api, parsed)) : text;
   if (!forward.response.headersSent) forward.response.writeHead(answer.status, responseHeaders(answer));
   forward.response.end(out);
-  return { type: 'done', complete: true };
+  const usage = normalizeUsage(forward.api, parsed?.usage);
+  return { type: 'done', complete: true, ...(usage ? { usage } : {}) };
 }
 
 async function relayStream(
@@ -93,11 +105,13 @@ async function relayStream(
   const { response, api } = forward;
   if (!response.headersSent) response.writeHead(answer.status, responseHeaders(answer));
   const assembler = createStreamAssembler(api);
+  const usageTap = createUsageTap(api, true);
   const offset: Sent = { ...sent };
   let holding = false;
   try {
     for await (const event of sseEvents(answer.body ?? emptyStream())) {
       assembler.add(event);
+      usageTap.write(Buffer.from(event.raw));
       if (!holding && assembler.recallStarted && !lastRound) holding = true;
       if (holding) continue;
       const text = round === 0 ? event.raw : continuedEvent(api, event, offset);
@@ -112,7 +126,8 @@ async function relayStream(
   }
   if (!holding) {
     response.end();
-    return { type: 'done', complete: true };
+    const usage = usageTap.finish();
+    return { type: 'done', complete: true, ...(usage ? { usage } : {}) };
   }
   const full = assembler.answer();
   return { type: 'recall', calls: toolCallsOf(api, full).recall, answer: full };

@@ -1,4 +1,4 @@
-import type Anthropic from '@anthropic-ai/sdk';
+import Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -15,6 +15,7 @@ import {
 } from '../agent-loops.test-utils.js';
 import type { RunningProxy } from '../proxy-options.js';
 import { startProxy } from '../proxy-server.js';
+import { createMemoryProxySessionStore } from '../session-store.js';
 
 let server: ScriptedModelServer | undefined;
 let proxy: RunningProxy | undefined;
@@ -104,4 +105,21 @@ describe('--recall', () => {
       );
     },
   );
+
+  it('keeps the usage of an answer with no recall call, to anchor the next count', async () => {
+    server = await startScriptedModelServer({ script: ['Plain answer.'] });
+    const store = createMemoryProxySessionStore();
+    proxy = await startProxy({ upstream: server.url, recall: true, store });
+    const client = new Anthropic({
+      apiKey: 'k',
+      baseURL: proxy.url,
+      maxRetries: 0,
+      defaultHeaders: { 'x-agent-compact-session': 's' },
+    });
+    const tools = [{ name: 'read_file', input_schema: { type: 'object' as const } }];
+    const message = await client.messages
+      .stream({ model: 'm', max_tokens: 10, tools, messages: [{ role: 'user', content: 'Hi' }] })
+      .finalMessage();
+    expect((await store.load('header:s'))?.usage).toMatchObject({ input_tokens: message.usage.input_tokens });
+  });
 });
