@@ -2,6 +2,16 @@ import type { Message } from '../conversation/types.js';
 import type { LayerPlan } from './mask.js';
 
 /**
+ * What {@link providerCompactionBoundary} found in an array: callers push the next turn onto the
+ * array they got back, so the next call scans only the messages added since (a message replaced
+ * at the last scanned position, or a shorter array, means a new history: it is scanned whole).
+ */
+const scans = new WeakMap<
+  readonly Message[],
+  { length: number; last: Message | undefined; boundary: number }
+>();
+
+/**
  * Where an earlier provider-side compaction ends: the index of the last message holding a
  * `compaction` block that carries a summary (Anthropic server-side compaction; OpenAI Responses
  * `compaction` items read into the canonical model the same way), or -1. The provider drops what
@@ -10,18 +20,33 @@ import type { LayerPlan } from './mask.js';
  * is a failed compaction the provider ignores, and no boundary.
  */
 export function providerCompactionBoundary(messages: readonly Message[]): number {
-  return messages.findLastIndex(
-    (message) =>
-      Array.isArray(message.content) &&
-      message.content.some(
-        (block) =>
-          typeof block === 'object' &&
-          block !== null &&
-          block.type === 'compaction' &&
-          (isPresent((block as { content?: unknown }).content) ||
-            isPresent((block as { encrypted_content?: unknown }).encrypted_content)),
-      ),
-  );
+  const known = scans.get(messages);
+  const continues =
+    known !== undefined && known.length <= messages.length && messages[known.length - 1] === known.last;
+  const from = continues ? known.length : 0;
+  let boundary = continues ? known.boundary : -1;
+  for (let index = messages.length - 1; index >= from; index--) {
+    if (holdsCompaction(messages[index]!)) {
+      boundary = index;
+      break;
+    }
+  }
+  scans.set(messages, { length: messages.length, last: messages[messages.length - 1], boundary });
+  return boundary;
+}
+
+function holdsCompaction(message: Message): boolean {
+  const { content } = message;
+  if (!Array.isArray(content)) return false;
+  for (const block of content) {
+    if (typeof block !== 'object' || block === null || block.type !== 'compaction') continue;
+    const { content: summary, encrypted_content: encrypted } = block as {
+      content?: unknown;
+      encrypted_content?: unknown;
+    };
+    if (isPresent(summary) || isPresent(encrypted)) return true;
+  }
+  return false;
 }
 
 /** A history split at the latest provider compaction (see {@link providerCompactionBoundary}). */
