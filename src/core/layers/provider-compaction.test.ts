@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../conversation/types.js';
+import { providerCompactionBoundary, splitAtProviderCompaction } from './provider-compaction.js';
+
+const compaction: Message = {
+  role: 'assistant',
+  content: [{ type: 'compaction', content: 'Earlier work.', encrypted_content: 'ENC' }],
+};
+const user = (text: string): Message => ({ role: 'user', content: text });
+
+describe('providerCompactionBoundary', () => {
+  it.each([
+    ['no compaction', [user('a')], -1],
+    ['the latest of two', [user('a'), compaction, user('b'), compaction, user('c')], 3],
+    [
+      'an OpenAI item (encrypted only)',
+      [{ role: 'assistant', content: [{ type: 'compaction', encrypted_content: 'E' }] }],
+      0,
+    ],
+    [
+      'a failed compaction',
+      [{ role: 'assistant', content: [{ type: 'compaction', content: null }] }, user('a')],
+      -1,
+    ],
+  ] as Array<[string, Message[], number]>)('%s', (_name, messages, expected) => {
+    expect(providerCompactionBoundary(messages)).toBe(expected);
+  });
+
+  it('sees what is pushed onto an array it already scanned, and a replaced last message', () => {
+    const messages: Message[] = [user('a'), compaction, user('b')];
+    expect(providerCompactionBoundary(messages)).toBe(1);
+    messages.push({ role: 'assistant', content: 'ok' }, user('c'));
+    expect(providerCompactionBoundary(messages)).toBe(1);
+    messages.push(compaction, user('d'));
+    expect(providerCompactionBoundary(messages)).toBe(5);
+    // A history rewritten in place (its last scanned message replaced) is scanned again.
+    messages.splice(1, 6, user('e'));
+    expect(providerCompactionBoundary(messages)).toBe(-1);
+  });
+
+  it('splits into the head sent as it came and the rest', () => {
+    const messages = [user('a'), compaction, user('b')];
+    const { head, rest } = splitAtProviderCompaction(messages);
+    expect(head).toEqual([user('a'), compaction]);
+    expect(rest).toEqual([user('b')]);
+    expect(splitAtProviderCompaction([user('a')]).head).toEqual([]);
+  });
+});
