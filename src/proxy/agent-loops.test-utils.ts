@@ -1,6 +1,7 @@
 /** Agent loops over the official SDKs, for driving the proxy in tests and benchmarks. */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { MID_CONVERSATION_SYSTEM_BETA } from '../core/conversation/validate.js';
 import type { RecordedRequest, ScriptStep } from '../testing/index.js';
 
 /** A tool output of about `tokens` tokens (4 characters each). */
@@ -36,7 +37,10 @@ export interface LoopOptions {
   onRequest?: (body: Record<string, unknown>) => void;
   /** Claude Code moves one `cache_control` breakpoint to the newest message every turn. */
   moveBreakpoint?: boolean;
-  /** A mid-conversation `role: "system"` message after the task, as Claude Code 2.1 sends one. */
+  /**
+   * A mid-conversation `role: "system"` message after the task, as Claude Code 2.1 sends one (with
+   * its `anthropic-beta` header, unless `headers` overrides it).
+   */
   systemMessage?: string;
 }
 
@@ -56,7 +60,11 @@ export async function anthropicLoop(
     baseURL,
     maxRetries: 0,
     timeout: 10_000,
-    ...(options.headers ? { defaultHeaders: options.headers } : {}),
+    defaultHeaders: {
+      // Claude Code sends its system messages under this beta; the provider rejects them without it.
+      ...(options.systemMessage ? { 'anthropic-beta': MID_CONVERSATION_SYSTEM_BETA } : {}),
+      ...options.headers,
+    },
   });
   const messages: Anthropic.MessageParam[] = [
     { role: 'user', content: [{ type: 'text', text: options.task ?? 'Read every file.' }] },

@@ -112,7 +112,8 @@ describe('proxy sessions', () => {
   );
 
   it('compacts a conversation with a mid-conversation system message and keeps that message as it came', async () => {
-    server = await startScriptedModelServer({ script: toolCallingScript, validation: 'off' });
+    // Provider rules on: the server takes system messages only under their beta, which the client sends.
+    server = await startScriptedModelServer({ script: toolCallingScript });
     const records: ProxyRequestRecord[] = [];
     proxy = await startProxy({
       upstream: server.url,
@@ -124,9 +125,31 @@ describe('proxy sessions', () => {
     await anthropicLoop(proxy.url, { turns: 14, systemMessage: note });
     expect(records.some((record) => record.layer !== 'none')).toBe(true);
     expect(records.filter((record) => record.fallback !== undefined)).toEqual([]);
+    expect(server.requests.map((request) => request.outcome)).toEqual(Array(14).fill('tool-calls'));
     for (const request of server.requests) {
       expect(request.body.messages).toContainEqual({ role: 'system', content: note });
     }
+  });
+
+  it('forwards a system-message conversation without the beta unchanged, for the provider to reject', async () => {
+    server = await startScriptedModelServer({ script: toolCallingScript });
+    const records: ProxyRequestRecord[] = [];
+    proxy = await startProxy({
+      upstream: server.url,
+      thresholds: { mid: 100, hard: 200 },
+      summarizer: 'extractive',
+      onRequest: (record) => records.push(record),
+    });
+    const sent: Record<string, unknown>[] = [];
+    const failure = await anthropicLoop(proxy.url, {
+      turns: 1,
+      systemMessage: 'Available agent types: Explore.',
+      headers: { 'anthropic-beta': 'prompt-caching-scope-2026-01-05' },
+      onRequest: (body) => sent.push(body),
+    }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(server.requests[0]?.outcome).toBe('invalid-request');
+    expect(server.requests[0]?.body.messages).toEqual(sent[0]?.messages);
   });
 
   it('starts over without error when the client rewinds after a compaction', async () => {
