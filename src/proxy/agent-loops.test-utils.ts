@@ -187,3 +187,52 @@ export async function responsesLoop(
   }
   return input;
 }
+
+/** A {@link toolCallingScript} whose summaries answer late, and what happened meanwhile. */
+export interface SlowSummaryScript {
+  script: (request: Pick<RecordedRequest, 'body'>) => Promise<ScriptStep>;
+  /** Agent requests the server answered while a summary was still being written. */
+  readonly requestsDuringSummary: number;
+  /** Summary requests the server received. */
+  readonly summaries: number;
+}
+
+/**
+ * Summaries answer once `agentRequests` agent requests have arrived after them (or after
+ * `timeoutMs`, so a proxy that waits for its summary fails the test instead of hanging it).
+ */
+export function slowSummaryScript(agentRequests = 2, timeoutMs = 3000): SlowSummaryScript {
+  let pending: { seen: number; release: () => void } | undefined;
+  const state = { requestsDuringSummary: 0, summaries: 0 };
+  return {
+    get requestsDuringSummary() {
+      return state.requestsDuringSummary;
+    },
+    get summaries() {
+      return state.summaries;
+    },
+    async script(request) {
+      if (!isSummaryRequest(request)) {
+        if (pending) {
+          state.requestsDuringSummary += 1;
+          pending.seen += 1;
+          if (pending.seen >= agentRequests) pending.release();
+        }
+        return toolCallingScript(request);
+      }
+      state.summaries += 1;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, timeoutMs);
+        pending = {
+          seen: 0,
+          release: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        };
+      });
+      pending = undefined;
+      return toolCallingScript(request);
+    },
+  };
+}

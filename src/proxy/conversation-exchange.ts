@@ -159,8 +159,6 @@ async function compactOnce(
     });
   } catch (error) {
     return { ...original, fallback: `compaction failed: ${errorSummary(error)}` };
-  } finally {
-    session.context = undefined;
   }
   if (compaction.body === body) return { ...original, compaction };
   const sent = conversationOf(api, compaction.body);

@@ -10,6 +10,7 @@ import {
   isSummaryRequest,
   openAIChatLoop,
   responsesLoop,
+  slowSummaryScript,
   toolCallingScript,
 } from './agent-loops.test-utils.js';
 import type { ProxyOptions, RunningProxy } from './proxy-options.js';
@@ -150,6 +151,33 @@ describe('proxy sessions', () => {
     expect(failure).toBeInstanceOf(Anthropic.BadRequestError);
     expect(server.requests[0]?.outcome).toBe('invalid-request');
     expect(server.requests[0]?.body.messages).toEqual(sent[0]?.messages);
+  });
+
+  it('--background: a slow summary does not hold the client up, and a later request carries it', async () => {
+    const slow = slowSummaryScript();
+    server = await startScriptedModelServer({ script: slow.script });
+    const records: ProxyRequestRecord[] = [];
+    proxy = await startProxy({
+      upstream: server.url,
+      // The background limit is hard plus the mid-to-hard span: room for the requests below.
+      thresholds: { mid: 500, hard: 2500 },
+      background: true,
+      onRequest: (record) => records.push(record),
+    });
+    await anthropicLoop(proxy.url, { turns: 16 });
+    expect(server.requests.map((request) => request.outcome)).not.toContain('invalid-request');
+    expect(slow.summaries).toBeGreaterThanOrEqual(1);
+    // The client's requests went on while the summary was being written, none waiting for it…
+    expect(slow.requestsDuringSummary).toBeGreaterThanOrEqual(2);
+    expect(Math.max(...records.map((record) => record.ms))).toBeLessThan(2000);
+    // …and a later request carries the summary in place of the history it covers, the messages
+    // added while it was written after it.
+    const agentRequests = server.requests.filter((request) => !isSummaryRequest(request));
+    expect(records).toHaveLength(agentRequests.length);
+    const swap = records.findIndex((record) => record.layer === 'hard');
+    expect(swap).toBeGreaterThan(0);
+    expect(JSON.stringify(agentRequests[swap]?.body)).toContain('<context_summary');
+    expect(JSON.stringify(agentRequests[swap - 1]?.body)).not.toContain('<context_summary');
   });
 
   it('starts over without error when the client rewinds after a compaction', async () => {
