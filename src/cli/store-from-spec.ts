@@ -8,6 +8,8 @@ export interface OpenedStore {
   archive?: ArchiveStore;
   /** The compactor state store, or undefined when state stays in the process. */
   stateStore?: SessionStateStore;
+  /** The proxy's conversation store (only with `forProxy`), or undefined for its default. */
+  proxyStore?: import('../redis/index.js').RedisProxySessionStore;
   /** For status lines: the URL with its password replaced by `***`. */
   description: string;
   close(): Promise<void>;
@@ -18,7 +20,15 @@ export interface OpenedStore {
  * in Redis, shared by every process that names the same URL). Undefined keeps the default.
  * Throws a {@link CliError} for any other value, or when the `redis` package is not installed.
  */
-export async function openStoreFromSpec(spec: string | undefined): Promise<OpenedStore> {
+export async function openStoreFromSpec(
+  spec: string | undefined,
+  {
+    forProxy,
+  }: {
+    /** Also open the proxy's conversation store; Redis failures go to `warn` instead of failing the request. */
+    forProxy?: { warn: (line: string) => void };
+  } = {},
+): Promise<OpenedStore> {
   if (spec === undefined) return { description: 'local files', close: async () => {} };
   if (!/^rediss?:\/\//i.test(spec)) {
     throw new CliError('--store takes a Redis URL: redis://[:password@]host[:port][/db] or rediss://…', 2);
@@ -29,14 +39,26 @@ export async function openStoreFromSpec(spec: string | undefined): Promise<Opene
   } catch {
     throw new CliError('--store redis://… needs the redis package: npm install redis', 2);
   }
+  const description = redis.redactUrl(spec);
   const archive = redis.createRedisArchiveStore({ url: spec });
   const stateStore = redis.createRedisSessionStateStore({ url: spec });
+  const proxyStore = forProxy
+    ? redis.createRedisProxySessionStore({
+        url: spec,
+        // The message is password-free (see redactUrl); the request goes on uncompacted.
+        onError: (error, operation) =>
+          forProxy.warn(
+            `warning: Redis ${operation} failed, forwarding without compaction: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+      })
+    : undefined;
   return {
     archive,
     stateStore,
-    description: redis.redactUrl(spec),
+    ...(proxyStore ? { proxyStore } : {}),
+    description,
     async close() {
-      await Promise.all([archive.close(), stateStore.close()]);
+      await Promise.all([archive.close(), stateStore.close(), proxyStore?.close()]);
     },
   };
 }

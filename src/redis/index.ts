@@ -18,13 +18,18 @@ export {
 } from './redis-connection.js';
 export { DEFAULT_PREFIX } from './redis-keys.js';
 export {
+  createRedisProxySessionStore,
+  type RedisProxySessionState,
+  type RedisProxySessionStore,
+  type RedisProxySessionStoreOptions,
+} from './redis-proxy-session-store.js';
+export { DEFAULT_LOCK_WAIT_MS, type SessionLockOptions } from './redis-session-lock.js';
+export {
   createRedisSessionStateStore,
   DEFAULT_LEASE_MS,
-  DEFAULT_LOCK_WAIT_MS,
   type RedisSessionStateStore,
   type RedisSessionStateStoreOptions,
   type SessionCommit,
-  type SessionLockOptions,
 } from './redis-session-state-store.js';
 export {
   createSharedCompactor,

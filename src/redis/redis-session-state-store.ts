@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type {
   CompactorState,
   SessionStateStore,
@@ -8,16 +7,10 @@ import { CompactError } from '../core/errors.js';
 import { checkTtl } from './redis-archive-store.js';
 import { luaScript, openRedisConnection, type RedisConnectionOptions } from './redis-connection.js';
 import { checkPrefix, DEFAULT_PREFIX, sessionKey } from './redis-keys.js';
+import { createSessionLock, type SessionLockOptions } from './redis-session-lock.js';
 
 /** A lock's lease: a holder that crashed frees the session after this long. */
 export const DEFAULT_LEASE_MS = 30_000;
-/** How long {@link RedisSessionStateStore.withSessionLock} waits for another holder by default. */
-export const DEFAULT_LOCK_WAIT_MS = 60_000;
-/** First pause between two attempts to take a held lock; doubles up to the maximum. */
-const LOCK_RETRY_MIN_MS = 5;
-const LOCK_RETRY_MAX_MS = 200;
-/** A holder renews its lease when this fraction of it has passed. */
-const RENEW_FRACTION = 1 / 3;
 
 /** Options of {@link createRedisSessionStateStore}. */
 export interface RedisSessionStateStoreOptions extends RedisConnectionOptions {
@@ -35,14 +28,6 @@ export interface RedisSessionStateStoreOptions extends RedisConnectionOptions {
    * @default 30000
    */
   leaseMs?: number;
-}
-
-/** Options of {@link RedisSessionStateStore.withSessionLock}. */
-export interface SessionLockOptions {
-  /** Give up waiting for another holder after this long (`STATE_CONFLICT`). @default 60000 */
-  waitMs?: number;
-  /** Stop waiting when aborted (`ABORTED`). */
-  signal?: AbortSignal;
 }
 
 /** What {@link RedisSessionStateStore.commit} saves. */
@@ -128,15 +113,6 @@ if ttl > 0 and redis.call('EXISTS', KEYS[1]) == 1 then redis.call('EXPIRE', KEYS
 return version
 `);
 
-const acquireScript = luaScript(`return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) and 1 or 0`);
-
-// Renews (ARGV[2] > 0) or releases (ARGV[2] = 0) the lock only when this holder still has it.
-const holdScript = luaScript(`
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-if tonumber(ARGV[2]) > 0 then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return redis.call('DEL', KEYS[1])
-`);
-
 /**
  * A {@link SessionStateStore} in Redis (or Valkey, or Redis Cluster): a compactor's state saved
  * with compare-and-set on its version in one Lua script, so a session can continue on any process
@@ -167,35 +143,9 @@ export function createRedisSessionStateStore({
   const redis = openRedisConnection(connection);
   const stateKey = (sessionId: string) => sessionKey(prefix, sessionId, 'state');
   const lockKey = (sessionId: string) => sessionKey(prefix, sessionId, 'lock');
+  const withLock = createSessionLock(redis, leaseMs);
   // The archive store's keys under the same prefix (see createRedisArchiveStore).
   const itemsKey = (sessionId: string) => sessionKey(prefix, sessionId, 'items');
-
-  async function acquire(
-    sessionId: string,
-    token: string,
-    { waitMs = DEFAULT_LOCK_WAIT_MS, signal }: SessionLockOptions,
-  ) {
-    const deadline = Date.now() + waitMs;
-    let pause = LOCK_RETRY_MIN_MS;
-    for (;;) {
-      if (signal?.aborted) {
-        throw new CompactError(`waiting for the lock of session ${sessionId} was aborted`, {
-          code: 'ABORTED',
-        });
-      }
-      const what = `taking the lock of session ${sessionId}`;
-      if ((await redis.run(acquireScript, [lockKey(sessionId)], [token, String(leaseMs)], what)) === 1)
-        return;
-      if (Date.now() + pause > deadline) {
-        throw new CompactError(`session ${sessionId} stayed locked by another process for ${waitMs} ms`, {
-          code: 'STATE_CONFLICT',
-        });
-      }
-      // Jitter spreads waiters out so they do not all retry in the same instant.
-      await new Promise((resolve) => setTimeout(resolve, pause * (0.5 + Math.random())));
-      pause = Math.min(pause * 2, LOCK_RETRY_MAX_MS);
-    }
-  }
 
   async function commit(sessionId: string, { expectedVersion, state, call }: SessionCommit) {
     const what = `saving the state of session ${sessionId}`;
@@ -258,26 +208,7 @@ export function createRedisSessionStateStore({
     },
     commit: (sessionId, change) => commit(sessionId, change),
     save: (sessionId, state, { expectedVersion }) => commit(sessionId, { expectedVersion, state }),
-    async withSessionLock(sessionId, task, options = {}) {
-      const token = randomUUID();
-      await acquire(sessionId, token, options);
-      const what = `renewing the lock of session ${sessionId}`;
-      const renew = setInterval(
-        () => {
-          redis.run(holdScript, [lockKey(sessionId)], [token, String(leaseMs)], what).catch(() => {});
-        },
-        Math.max(1, Math.floor(leaseMs * RENEW_FRACTION)),
-      );
-      try {
-        return await task();
-      } finally {
-        clearInterval(renew);
-        // If the release fails the lease still frees the session.
-        await redis
-          .run(holdScript, [lockKey(sessionId)], [token, '0'], `releasing the lock of session ${sessionId}`)
-          .catch(() => {});
-      }
-    },
+    withSessionLock: (sessionId, task, options) => withLock(lockKey(sessionId), sessionId, task, options),
     close: () => redis.close(),
   };
 }

@@ -11,11 +11,8 @@ import type { Message } from '../core/conversation/types.js';
 import { CompactError } from '../core/errors.js';
 import { createRedisArchiveStore, type RedisArchiveStore } from './redis-archive-store.js';
 import type { RedisConnectionOptions } from './redis-connection.js';
-import {
-  createRedisSessionStateStore,
-  type RedisSessionStateStore,
-  type SessionLockOptions,
-} from './redis-session-state-store.js';
+import type { SessionLockOptions } from './redis-session-lock.js';
+import { createRedisSessionStateStore, type RedisSessionStateStore } from './redis-session-state-store.js';
 
 /** Compactors a process keeps warm (least recently used dropped first). */
 export const DEFAULT_MAX_WARM_SESSIONS = 1_000;

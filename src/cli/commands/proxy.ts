@@ -1,6 +1,6 @@
 /**
  * `agent-compact proxy --upstream URL [--host H] [--port N] [--mid N --hard N | --window N]
- * [--summarizer SPEC] [--archive DIR] [--anthropic-upstream URL] [--openai-upstream URL]
+ * [--summarizer SPEC] [--archive DIR | --store redis://…] [--anthropic-upstream URL] [--openai-upstream URL]
  * [--json-log FILE] [--recall] [--background] [--tokenizer T]`
  *
  * Runs the compaction proxy until SIGINT or SIGTERM. The first stdout line is `listening on URL`.
@@ -17,6 +17,7 @@ import {
   positiveIntegerOption,
   tokenizerOption,
 } from '../command-args.js';
+import { openStoreFromSpec } from '../store-from-spec.js';
 import { createSummaryModelFromSpec } from '../summarizer-from-spec.js';
 
 /** The port when `--port` is not given. */
@@ -41,6 +42,8 @@ Options:
                              anthropic:MODEL, openai:MODEL or openai-responses:MODEL (keys from
                              ANTHROPIC_API_KEY / OPENAI_API_KEY), through the matching upstream
   --archive DIR              keep what leaves the context in DIR, one file per conversation
+  --store redis://HOST:PORT  keep conversations, archives and compactor state in Redis, shared by
+                             every replica given the same URL (Redis down: requests go on uncompacted)
   --recall                   give the model a recall tool the proxy answers itself (placeholders
                              then name archive ids; without it they name none)
   --background               write hard summaries in the background: requests keep going
@@ -66,6 +69,7 @@ export const proxyCommand: CliCommand = async (args, io) => {
     window: { type: 'string' },
     summarizer: { type: 'string' },
     archive: { type: 'string' },
+    store: { type: 'string' },
     'json-log': { type: 'string' },
     recall: { type: 'boolean' },
     background: { type: 'boolean' },
@@ -93,6 +97,12 @@ export const proxyCommand: CliCommand = async (args, io) => {
     values['json-log'] === undefined
       ? undefined
       : createWriteStream(resolve(io.cwd, values['json-log']), { flags: 'a' });
+  if (values.store !== undefined && values.archive !== undefined) {
+    throw new CliError('--store and --archive both say where archives go: pass one of them', 2);
+  }
+  const shared = await openStoreFromSpec(values.store, {
+    forProxy: { warn: (line) => io.stderr(`${line}\n`) },
+  });
   const options: ProxyOptions = {
     ...(anthropicUpstream ? { anthropicUpstream } : {}),
     ...(openaiUpstream ? { openaiUpstream } : {}),
@@ -109,15 +119,21 @@ export const proxyCommand: CliCommand = async (args, io) => {
     ...(values.archive
       ? { archive: createFileArchiveStore({ directory: resolve(io.cwd, values.archive) }) }
       : {}),
+    ...(shared.archive ? { archive: shared.archive } : {}),
+    ...(shared.stateStore ? { stateStore: shared.stateStore } : {}),
+    ...(shared.proxyStore ? { store: shared.proxyStore } : {}),
     log: (line) => io.stderr(`${line}\n`),
     ...(jsonLog ? { onRequest: (record) => jsonLog.write(`${JSON.stringify(record)}\n`) } : {}),
   };
-  const proxy = await startProxy(options).catch((error: unknown) => {
+  const proxy = await startProxy(options).catch(async (error: unknown) => {
+    await shared.close();
     throw new CliError(`cannot start: ${error instanceof Error ? error.message : String(error)}`, 2);
   });
   io.stdout(`listening on ${proxy.url}\n`);
+  if (shared.proxyStore) io.stderr(`store ${shared.description}\n`);
   await stopSignal();
   await proxy.close();
+  await shared.close();
   if (jsonLog) await new Promise<void>((done) => jsonLog.end(() => done()));
   return 0;
 };

@@ -397,18 +397,29 @@ describe('agent-compact run --background against a slow scripted summarizer', ()
   it('keeps working while the summary is written, swaps it in, and every request stays valid', async () => {
     await createWorkspaceFiles();
     const task = createScriptedTask();
-    // The summary answers only after a delay; agent requests meanwhile are answered at once.
-    const summaryDelayMs = 400;
+    // A summary answers only once the agent has sent another request meanwhile (or after a long
+    // wait, when the agent is blocked on it): deterministic whatever the machine's load.
+    const patienceMs = 3_000;
     let pendingSummaries = 0;
     let requestsDuringSummary = 0;
+    let agentWentOn: () => void = () => {};
     const server = await startScriptedModelServer({
       script: async (request) => {
         if (!isSummaryRequest(request.body)) {
-          if (pendingSummaries > 0) requestsDuringSummary += 1;
+          if (pendingSummaries > 0) {
+            requestsDuringSummary += 1;
+            agentWentOn();
+          }
           return task.script(request);
         }
         pendingSummaries += 1;
-        await new Promise((resolve) => setTimeout(resolve, summaryDelayMs));
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, patienceMs);
+          agentWentOn = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
         pendingSummaries -= 1;
         return task.script(request);
       },

@@ -28,6 +28,10 @@ beforeAll(async () => {
   // The last call is gone: its output answers nothing.
   (brokenCodex.input as unknown[]).splice(-2, 1);
   await writeFile(join(directory, 'broken-codex.json'), JSON.stringify(brokenCodex));
+  const unanswered = codexRequest(3);
+  // The last call's output is missing.
+  (unanswered.input as unknown[]).pop();
+  await writeFile(join(directory, 'unanswered-codex.json'), JSON.stringify(unanswered));
   await writeFile(join(directory, 'wrong-type.json'), JSON.stringify({ model: 'claude', messages: {} }));
 });
 
@@ -78,6 +82,20 @@ describe('whole request bodies in the CLI', () => {
     // The mid-conversation system message stays where it was; the rest is valid.
     expect(fixed.messages[1]).toEqual(original.messages[1]);
     expect(validateMessages(withoutSystemMessages(fixed.messages))).toEqual([]);
+  });
+
+  it('validate --fix on a Responses request writes a valid Responses request back', async () => {
+    const result = await run(['validate', 'unanswered-codex.json', '--fix', '-o', 'fixed-codex.json']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/added an is_error tool_result for tool_use "call_0003aBcD"/);
+    const fixed = JSON.parse(await readFile(join(directory, 'fixed-codex.json'), 'utf8'));
+    const original = JSON.parse(await readFile(join(directory, 'unanswered-codex.json'), 'utf8'));
+    expect(Object.keys(fixed)).toEqual(Object.keys(original));
+    expect(fixed.instructions).toBe(original.instructions);
+    // Every item the client sent goes back as it came; the missing output is added after its call.
+    expect(fixed.input.slice(0, -1)).toEqual(original.input);
+    expect(fixed.input.at(-1)).toMatchObject({ type: 'function_call_output', call_id: 'call_0003aBcD' });
+    expect(validateMessages(fixed.input, { format: 'responses' })).toEqual([]);
   });
 
   it('count --json counts system, tools and messages: everything billed as input', async () => {

@@ -330,6 +330,15 @@ describe('round trip', () => {
     expect(roundTrip(input)).toBe(JSON.stringify(input));
   });
 
+  it('is exact when a function call reuses the id of an earlier custom call (found by the property)', () => {
+    const input = [
+      { type: 'custom_tool_call', call_id: 'c', name: 'apply_patch', input: 'x' },
+      { type: 'function_call', call_id: 'c', name: 'shell', arguments: '{}' },
+      { type: 'custom_tool_call_output', call_id: 'c', output: 'o' },
+    ] as ResponseInputItem[];
+    expect(roundTrip(input)).toBe(JSON.stringify(input));
+  });
+
   it('is exact for every item list (property)', () => {
     fc.assert(
       fc.property(

@@ -193,7 +193,11 @@ function blocksOfItem(item: ResponsesInputItem, side: Side, customCalls: Set<str
     const empty = Array.isArray(item.content) && item.content.length === 0;
     return empty ? [wholeBlock(item)] : blocksOfMessage(item, side);
   }
-  if (type === 'function_call' && typeof item.arguments === 'string') return [functionCallBlock(item)];
+  if (type === 'function_call' && typeof item.arguments === 'string') {
+    // The latest call of an id decides its output's default type, as in the writer.
+    customCalls.delete(String(item.call_id));
+    return [functionCallBlock(item)];
+  }
   if (type === 'custom_tool_call' && typeof item.input === 'string') {
     customCalls.add(String(item.call_id));
     return [customCallBlock(item)];

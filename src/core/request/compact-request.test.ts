@@ -167,6 +167,24 @@ describe('compactRequest', () => {
   });
 });
 
+describe('compactRequest errors', () => {
+  it('names paths into the body past a provider compaction and a system message', async () => {
+    const messages = [
+      { role: 'user', content: 'start' },
+      { role: 'system', content: 'You may use the Agent tool.' },
+      { role: 'assistant', content: [{ type: 'compaction', content: 'Earlier work.' }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 5 }] },
+    ];
+    const error = await compactRequest({ model: 'x', system: 'x', messages }, { force: 'hard' }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toMatchObject({ code: 'INVALID_TRANSCRIPT', path: 'messages[3].content[0].content' });
+    expect((error as Error).message).toMatch(
+      /^messages\[3\]\.content\[0\]\.content: tool_result content must be/,
+    );
+  });
+});
+
 describe('detectRequestFormat', () => {
   it.each([
     ['an Anthropic system', { system: 'x', messages: [] }, 'anthropic'],

@@ -81,7 +81,9 @@ async function compactBody<Body extends object>(
     ...(system === undefined ? {} : { system }),
     ...(tools === undefined ? {} : { tools }),
   };
-  const result = await compactor.maybeCompact(work, callOptions);
+  const result = await compactor.maybeCompact(work, callOptions).catch((error: unknown) => {
+    throw inBodyTerms(error, { body: body as RequestBody, format: used, conversation, offset: head.length });
+  });
   const summary = {
     format: used,
     layer: result.layer,
@@ -115,6 +117,40 @@ export function withMessages<Body extends object>(
   options: { inPlace?: boolean } = {},
 ): Body {
   return replaceFields(body, conversation.write(messages, options));
+}
+
+/**
+ * An `INVALID_TRANSCRIPT` from the compactor names a path into the messages it was given: say it
+ * in the body's terms — Anthropic indices shifted by the kept head and the system messages; for
+ * OpenAI and Responses bodies, the first problem of the body's own field by the API's rules.
+ */
+function inBodyTerms(
+  error: unknown,
+  {
+    body,
+    format,
+    conversation,
+    offset,
+  }: { body: RequestBody; format: RequestFormat; conversation: RequestConversation; offset: number },
+): unknown {
+  if (!CompactError.isInstance(error) || error.code !== 'INVALID_TRANSCRIPT' || error.path === undefined) {
+    return error;
+  }
+  if (format !== 'anthropic') return asRequestError(new Error(error.message), body, format);
+  const pathOf = (index: number) =>
+    conversation.messagePath?.(index + offset) ?? `messages[${index + offset}]`;
+  const inBody = (text: string) =>
+    text.replace(/messages\[(\d+)\]/g, (_match, index: string) => pathOf(Number(index)));
+  const path = inBody(error.path);
+  const message = error.message.startsWith(`${error.path}: `)
+    ? error.message.slice(error.path.length + 2)
+    : error.message;
+  return new CompactError(inBody(message), {
+    code: error.code,
+    path,
+    cause: error.cause,
+    ...(error.problems ? { problems: error.problems } : {}),
+  });
 }
 
 /**
