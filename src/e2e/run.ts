@@ -226,13 +226,14 @@ async function mkdtempDir(path: string): Promise<void> {
 
 /** How many requests reached the server with `role: "system"` messages, and under which beta. */
 function systemMessageRequests(traffic: E2ETraffic): string {
-  const carrying = traffic.allServer.filter(
+  const posts = traffic.allServer.filter((request) => request.method === 'POST');
+  const carrying = posts.filter(
     (request) =>
       Array.isArray(request.body.messages) &&
       (request.body.messages as { role?: unknown }[]).some((message) => message.role === 'system'),
   );
   const underBeta = carrying.filter((request) => allowsSystemMessages(request.headers['anthropic-beta']));
-  return `${carrying.length} of ${traffic.allServer.length} server requests carried them, ${underBeta.length} under ${MID_CONVERSATION_SYSTEM_BETA}`;
+  return `${carrying.length} of ${posts.length} POST requests to the server carried them, ${underBeta.length} under ${MID_CONVERSATION_SYSTEM_BETA}`;
 }
 
 function report(name: string, checks: E2ECheck[]): boolean {
