@@ -199,28 +199,14 @@ function validateSystem(system: unknown, problems: ValidationProblem[]): void {
 }
 
 function validateAnthropic(messages: unknown, problems: ValidationProblem[]): void {
-  if (!Array.isArray(messages)) {
-    problems.push({
-      path: 'messages',
-      message: `messages must be an array, got ${describe(messages)}`,
-      rule: 'messages-not-array',
-    });
-    return;
-  }
+  if (!checkMessagesArray(messages, problems)) return;
   const turns: Turn[] = [];
   const toolUsePaths = new Map<string, string>();
   let sawFirstMessage = false;
   for (let index = 0; index < messages.length; index++) {
     const message: unknown = messages[index];
     const path = `messages[${index}]`;
-    if (!isRecord(message)) {
-      problems.push({
-        path,
-        message: `message must be an object, got ${describe(message)}`,
-        rule: 'message-not-object',
-      });
-      continue;
-    }
+    if (!checkMessageObject(message, path, problems)) continue;
     const role = message.role;
     if (role !== 'user' && role !== 'assistant') {
       const hint = role === 'system' ? ' (pass the system prompt as `system`, not as a message)' : '';
@@ -492,14 +478,7 @@ interface OpenToolCalls {
 }
 
 function validateOpenAI(messages: unknown, problems: ValidationProblem[]): void {
-  if (!Array.isArray(messages)) {
-    problems.push({
-      path: 'messages',
-      message: `messages must be an array, got ${describe(messages)}`,
-      rule: 'messages-not-array',
-    });
-    return;
-  }
+  if (!checkMessagesArray(messages, problems)) return;
   const toolCallPaths = new Map<string, string>();
   let open: OpenToolCalls | undefined;
   const closeOpenCalls = (before: string): void => {
@@ -517,14 +496,7 @@ function validateOpenAI(messages: unknown, problems: ValidationProblem[]): void 
   for (let index = 0; index < messages.length; index++) {
     const message: unknown = messages[index];
     const path = `messages[${index}]`;
-    if (!isRecord(message)) {
-      problems.push({
-        path,
-        message: `message must be an object, got ${describe(message)}`,
-        rule: 'message-not-object',
-      });
-      continue;
-    }
+    if (!checkMessageObject(message, path, problems)) continue;
     const role = message.role;
     if (!isOpenAIRole(role)) {
       problems.push({
@@ -699,6 +671,32 @@ function validateOpenAIAssistant(
     if (!calls.has(call.id)) calls.set(call.id, callPath);
   });
   return { assistantPath: path, calls, answered: new Map() };
+}
+
+/** Reports `messages` when it is not an array (both formats); true when it is one. */
+function checkMessagesArray(messages: unknown, problems: ValidationProblem[]): messages is unknown[] {
+  if (Array.isArray(messages)) return true;
+  problems.push({
+    path: 'messages',
+    message: `messages must be an array, got ${describe(messages)}`,
+    rule: 'messages-not-array',
+  });
+  return false;
+}
+
+/** Reports a message that is not an object (both formats); true when it is one. */
+function checkMessageObject(
+  message: unknown,
+  path: string,
+  problems: ValidationProblem[],
+): message is Record<string, unknown> {
+  if (isRecord(message)) return true;
+  problems.push({
+    path,
+    message: `message must be an object, got ${describe(message)}`,
+    rule: 'message-not-object',
+  });
+  return false;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
