@@ -8,7 +8,12 @@ import { createExtractiveSummaryModel } from '../../core/summary/extractive-summ
 import { importTranscriptFile } from '../../importers/index.js';
 import type { StrategySummary } from '../../simulate/replay.js';
 import { peerNames, type StrategyName } from '../../simulate/replay-strategies.js';
-import { type SimulationInput, type SimulationResult, simulate } from '../../simulate/simulate.js';
+import {
+  type SimulationInput,
+  type SimulationResult,
+  simulate,
+  simulationInputOf,
+} from '../../simulate/simulate.js';
 import { createTiktokenCounter } from '../../tokenizer/index.js';
 
 const thresholds = { mid: 8000, hard: 16000 };
@@ -50,17 +55,7 @@ function verdict(pass: boolean): string {
 async function loadInputs(root: string): Promise<SimulationInput[]> {
   const inputs: SimulationInput[] = [];
   for (const file of await transcriptFiles(root)) {
-    const imported = await importTranscriptFile(file);
-    inputs.push({
-      file: relative(root, file),
-      format: imported.meta.format,
-      transcript: {
-        ...(imported.conversation.system === undefined ? {} : { system: imported.conversation.system }),
-        messages: imported.conversation.messages,
-        usage: imported.usage,
-        ...(imported.timestamps === undefined ? {} : { timestamps: imported.timestamps }),
-      },
-    });
+    inputs.push(simulationInputOf(relative(root, file), await importTranscriptFile(file)));
   }
   return inputs;
 }

@@ -17,6 +17,7 @@ import {
   type SimulationInput,
   type SimulationResult,
   simulate,
+  simulationInputOf,
 } from '../../simulate/simulate.js';
 import {
   defaultCacheTtlSeconds,
@@ -263,16 +264,7 @@ async function readTranscripts(
       const name = displayPath(io.cwd, file);
       try {
         const imported = await importTranscriptFile(file, format === undefined ? {} : { format });
-        inputs.push({
-          file: name,
-          format: imported.meta.format,
-          transcript: {
-            ...(imported.conversation.system === undefined ? {} : { system: imported.conversation.system }),
-            messages: imported.conversation.messages,
-            usage: imported.usage,
-            ...(imported.timestamps === undefined ? {} : { timestamps: imported.timestamps }),
-          },
-        });
+        inputs.push(simulationInputOf(name, imported));
       } catch (error) {
         // In a directory a file that is not a transcript is skipped; a file named alone must read.
         if (!isDirectory) throw error;
