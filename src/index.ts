@@ -109,7 +109,9 @@ export {
   type UnknownBlock,
 } from './core/conversation/types.js';
 export {
+  allowsSystemMessages,
   assertValidMessages,
+  MID_CONVERSATION_SYSTEM_BETA,
   type ValidateOptions,
   type ValidationProblem,
   type ValidationRule,

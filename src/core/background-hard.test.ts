@@ -145,4 +145,29 @@ describe('cold-cache compaction', () => {
     expect(cold.layer).toBe('micro');
     expect(cold.tokensAfter).toBeLessThan(cold.tokensBefore);
   });
+
+  it('keeps the summary on its way when each call brings equal messages as new objects (parsed JSON)', async () => {
+    const slow = slowSummarizer();
+    const compactor = createCompactor({
+      thresholds: { mid: 4000, hard: 8000 },
+      summarizer: slow.model,
+      micro: { clearAtLeast: 100_000 },
+      mid: { keepToolResults: 1000 },
+      hard: { background: true, backgroundThreshold: 6000 },
+    });
+    const full = history(40);
+    const parsed = (length: number) => JSON.parse(JSON.stringify(full.slice(0, length))) as Message[];
+    let length = 3;
+    while (slow.requests.length === 0 && length < full.length - 4) {
+      await compactor.maybeCompact(parsed(length));
+      length += 2;
+    }
+    expect(slow.requests).toHaveLength(1);
+    expect((await compactor.maybeCompact(parsed(length + 2))).layer).toBe('none');
+    // Still the one summary: the snapshot was recognised, not dropped and started again.
+    expect(slow.requests).toHaveLength(1);
+    slow.release();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect((await compactor.maybeCompact(parsed(length + 2))).layer).toBe('hard');
+  });
 });

@@ -81,7 +81,15 @@ function startJob(
  * True when the history still continues the job's snapshot: at least as long, same first message.
  * Micro and mid rewrite messages in place and keep their number, so the summary still replaces
  * exactly the snapshot's messages; a hard compaction or a history from elsewhere drops the job.
+ * "Same" is by content: a caller that parses each request anew (a proxy, `compactRequest` on
+ * JSON bodies) hands in equal messages that are new objects; a moved cache breakpoint is no change.
  */
 function continuesSnapshot(input: readonly Message[], job: BackgroundJob): boolean {
-  return input.length >= job.length && input[0] === job.first;
+  if (input.length < job.length) return false;
+  const [first] = input;
+  return first === job.first || contentKey(first) === contentKey(job.first);
+}
+
+function contentKey(message: Message | undefined): string {
+  return JSON.stringify(message, (key, value: unknown) => (key === 'cache_control' ? undefined : value));
 }

@@ -1,6 +1,7 @@
 /** Agent loops over the official SDKs, for driving the proxy in tests and benchmarks. */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { MID_CONVERSATION_SYSTEM_BETA } from '../core/conversation/validate.js';
 import type { RecordedRequest, ScriptStep } from '../testing/index.js';
 
 /** A tool output of about `tokens` tokens (4 characters each). */
@@ -36,7 +37,10 @@ export interface LoopOptions {
   onRequest?: (body: Record<string, unknown>) => void;
   /** Claude Code moves one `cache_control` breakpoint to the newest message every turn. */
   moveBreakpoint?: boolean;
-  /** A mid-conversation `role: "system"` message after the task, as Claude Code 2.1 sends one. */
+  /**
+   * A mid-conversation `role: "system"` message after the task, as Claude Code 2.1 sends one (with
+   * its `anthropic-beta` header, unless `headers` overrides it).
+   */
   systemMessage?: string;
 }
 
@@ -56,7 +60,11 @@ export async function anthropicLoop(
     baseURL,
     maxRetries: 0,
     timeout: 10_000,
-    ...(options.headers ? { defaultHeaders: options.headers } : {}),
+    defaultHeaders: {
+      // Claude Code sends its system messages under this beta; the provider rejects them without it.
+      ...(options.systemMessage ? { 'anthropic-beta': MID_CONVERSATION_SYSTEM_BETA } : {}),
+      ...options.headers,
+    },
   });
   const messages: Anthropic.MessageParam[] = [
     { role: 'user', content: [{ type: 'text', text: options.task ?? 'Read every file.' }] },
@@ -178,4 +186,53 @@ export async function responsesLoop(
       input.push({ type: 'function_call_output', call_id: call.call_id, output: toolOutput(turn) });
   }
   return input;
+}
+
+/** A {@link toolCallingScript} whose summaries answer late, and what happened meanwhile. */
+export interface SlowSummaryScript {
+  script: (request: Pick<RecordedRequest, 'body'>) => Promise<ScriptStep>;
+  /** Agent requests the server answered while a summary was still being written. */
+  readonly requestsDuringSummary: number;
+  /** Summary requests the server received. */
+  readonly summaries: number;
+}
+
+/**
+ * Summaries answer once `agentRequests` agent requests have arrived after them (or after
+ * `timeoutMs`, so a proxy that waits for its summary fails the test instead of hanging it).
+ */
+export function slowSummaryScript(agentRequests = 2, timeoutMs = 3000): SlowSummaryScript {
+  let pending: { seen: number; release: () => void } | undefined;
+  const state = { requestsDuringSummary: 0, summaries: 0 };
+  return {
+    get requestsDuringSummary() {
+      return state.requestsDuringSummary;
+    },
+    get summaries() {
+      return state.summaries;
+    },
+    async script(request) {
+      if (!isSummaryRequest(request)) {
+        if (pending) {
+          state.requestsDuringSummary += 1;
+          pending.seen += 1;
+          if (pending.seen >= agentRequests) pending.release();
+        }
+        return toolCallingScript(request);
+      }
+      state.summaries += 1;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, timeoutMs);
+        pending = {
+          seen: 0,
+          release: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        };
+      });
+      pending = undefined;
+      return toolCallingScript(request);
+    },
+  };
 }

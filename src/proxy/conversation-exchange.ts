@@ -8,9 +8,8 @@ import { handleRecall } from '../core/archive/compaction-tools.js';
 import { fromResponsesInput } from '../core/conversation/responses-format.js';
 import type { ResponsesInputItem } from '../core/conversation/responses-types.js';
 import type { ProviderUsage } from '../core/conversation/types.js';
-import { validateMessages } from '../core/conversation/validate.js';
+import { allowsSystemMessages, validateMessages } from '../core/conversation/validate.js';
 import type { CompactionLayer } from '../core/events.js';
-import { isSystemMessage } from '../core/request/system-messages.js';
 import { type ForwardOutcome, forwardRequest } from './forward.js';
 import type { ProxyRequestRecord } from './proxy-stats.js';
 import { RECALL_TOOL_NAME, type RecallCall, withRecallTool } from './recall/recall-calls.js';
@@ -160,15 +159,13 @@ async function compactOnce(
     });
   } catch (error) {
     return { ...original, fallback: `compaction failed: ${errorSummary(error)}` };
-  } finally {
-    session.context = undefined;
   }
   if (compaction.body === body) return { ...original, compaction };
   const sent = conversationOf(api, compaction.body);
   const problem =
     sent === undefined
       ? 'the compacted request has no conversation'
-      : firstProblem(api, compaction.body, sent);
+      : firstProblem(api, compaction.body, sent, exchange.headers);
   if (problem !== undefined || sent === undefined) {
     return {
       ...original,
@@ -187,25 +184,26 @@ async function compactOnce(
 
 /**
  * The first provider rule the outgoing conversation breaks, if any. Anthropic mid-conversation
- * `role: "system"` messages (Claude Code sends them under a beta) are instructions the compactor
- * keeps as they are, not conversation turns, so the turn rules skip them.
+ * `role: "system"` messages pass when the request carries their beta (Claude Code sends them under
+ * it), as the provider accepts them; without it they are the rule break the provider would report.
  */
 function firstProblem(
   api: ProxyApi,
   body: Record<string, unknown>,
   conversation: unknown[],
+  headers: IncomingHttpHeaders,
 ): string | undefined {
   // Responses input is checked in the canonical model it converts to.
   const [problem] =
     api === 'responses'
       ? validateMessages(fromResponsesInput(conversation as ResponsesInputItem[]).messages)
-      : validateMessages(
-          api === 'anthropic' ? conversation.filter((message) => !isSystemMessage(message)) : conversation,
-          {
-            format: api,
-            ...(api === 'anthropic' && body.system !== undefined ? { system: body.system as never } : {}),
-          },
-        );
+      : validateMessages(conversation, {
+          format: api,
+          ...(api === 'anthropic' && body.system !== undefined ? { system: body.system as never } : {}),
+          ...(api === 'anthropic' && allowsSystemMessages(headers['anthropic-beta'])
+            ? { systemMessages: true }
+            : {}),
+        });
   return problem ? `${problem.path}: ${problem.message}` : undefined;
 }
 

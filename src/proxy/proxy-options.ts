@@ -33,6 +33,14 @@ export interface ProxyOptions {
    * @default false
    */
   recall?: boolean;
+  /**
+   * Write hard summaries in the background (`hard: { background: true }` on every session's
+   * compactor): past the hard threshold the summary starts while the client's requests keep going
+   * upstream, and the first request after it is ready carries it. A request waits for it only past
+   * the background limit (the hard threshold plus the mid-to-hard span).
+   * @default false
+   */
+  background?: boolean;
   /** Where removed content is kept, one archive session per conversation. @default in memory */
   archive?: ArchiveStore;
   /** Counts tokens. @default the core's heuristic counter */

@@ -41,6 +41,7 @@ export async function startProxy({
   contextWindow,
   summarizer = 'same',
   recall = false,
+  background = false,
   archive,
   counter,
   store = createMemoryProxySessionStore(),
@@ -57,6 +58,7 @@ export async function startProxy({
     ...(counter ? { counter } : {}),
     ...(stateStore ? { stateStore } : {}),
     recall,
+    background,
     maxSessions: MAX_LIVE_SESSIONS,
   });
   const queue = createSessionQueue();

@@ -10,6 +10,7 @@ import {
   isSummaryRequest,
   openAIChatLoop,
   responsesLoop,
+  slowSummaryScript,
   toolCallingScript,
 } from './agent-loops.test-utils.js';
 import type { ProxyOptions, RunningProxy } from './proxy-options.js';
@@ -112,7 +113,8 @@ describe('proxy sessions', () => {
   );
 
   it('compacts a conversation with a mid-conversation system message and keeps that message as it came', async () => {
-    server = await startScriptedModelServer({ script: toolCallingScript, validation: 'off' });
+    // Provider rules on: the server takes system messages only under their beta, which the client sends.
+    server = await startScriptedModelServer({ script: toolCallingScript });
     const records: ProxyRequestRecord[] = [];
     proxy = await startProxy({
       upstream: server.url,
@@ -124,9 +126,58 @@ describe('proxy sessions', () => {
     await anthropicLoop(proxy.url, { turns: 14, systemMessage: note });
     expect(records.some((record) => record.layer !== 'none')).toBe(true);
     expect(records.filter((record) => record.fallback !== undefined)).toEqual([]);
+    expect(server.requests.map((request) => request.outcome)).toEqual(Array(14).fill('tool-calls'));
     for (const request of server.requests) {
       expect(request.body.messages).toContainEqual({ role: 'system', content: note });
     }
+  });
+
+  it('forwards a system-message conversation without the beta unchanged, for the provider to reject', async () => {
+    server = await startScriptedModelServer({ script: toolCallingScript });
+    const records: ProxyRequestRecord[] = [];
+    proxy = await startProxy({
+      upstream: server.url,
+      thresholds: { mid: 100, hard: 200 },
+      summarizer: 'extractive',
+      onRequest: (record) => records.push(record),
+    });
+    const sent: Record<string, unknown>[] = [];
+    const failure = await anthropicLoop(proxy.url, {
+      turns: 1,
+      systemMessage: 'Available agent types: Explore.',
+      headers: { 'anthropic-beta': 'prompt-caching-scope-2026-01-05' },
+      onRequest: (body) => sent.push(body),
+    }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(server.requests[0]?.outcome).toBe('invalid-request');
+    expect(server.requests[0]?.body.messages).toEqual(sent[0]?.messages);
+  });
+
+  it('--background: a slow summary does not hold the client up, and a later request carries it', async () => {
+    const slow = slowSummaryScript();
+    server = await startScriptedModelServer({ script: slow.script });
+    const records: ProxyRequestRecord[] = [];
+    proxy = await startProxy({
+      upstream: server.url,
+      // The background limit is hard plus the mid-to-hard span: room for the requests below.
+      thresholds: { mid: 500, hard: 2500 },
+      background: true,
+      onRequest: (record) => records.push(record),
+    });
+    await anthropicLoop(proxy.url, { turns: 16 });
+    expect(server.requests.map((request) => request.outcome)).not.toContain('invalid-request');
+    expect(slow.summaries).toBeGreaterThanOrEqual(1);
+    // The client's requests went on while the summary was being written, none waiting for it…
+    expect(slow.requestsDuringSummary).toBeGreaterThanOrEqual(2);
+    expect(Math.max(...records.map((record) => record.ms))).toBeLessThan(2000);
+    // …and a later request carries the summary in place of the history it covers, the messages
+    // added while it was written after it.
+    const agentRequests = server.requests.filter((request) => !isSummaryRequest(request));
+    expect(records).toHaveLength(agentRequests.length);
+    const swap = records.findIndex((record) => record.layer === 'hard');
+    expect(swap).toBeGreaterThan(0);
+    expect(JSON.stringify(agentRequests[swap]?.body)).toContain('<context_summary');
+    expect(JSON.stringify(agentRequests[swap - 1]?.body)).not.toContain('<context_summary');
   });
 
   it('starts over without error when the client rewinds after a compaction', async () => {

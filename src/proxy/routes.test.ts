@@ -18,6 +18,30 @@ describe('routes', () => {
     expect(compactedApi('GET', '/v1/messages')).toBeUndefined();
   });
 
+  it.each([
+    ['/openai/v1/chat/completions', 'openai'],
+    ['/api/v1/messages', 'anthropic'],
+    ['/api/v1/messages/', 'anthropic'],
+    ['/gateway/team-a/v1/responses', 'responses'],
+  ] as const)('compacts %s, a base URL with a path prefix', (path, api) => {
+    expect(compactedApi('POST', path)).toBe(api);
+  });
+
+  it('does not compact endpoints under a compacted path, prefixed or not', () => {
+    for (const path of [
+      '/api/v1/messages/count_tokens',
+      '/openai/v1/responses/resp_1/cancel',
+      '/v1/messagesx',
+    ])
+      expect(compactedApi('POST', path)).toBeUndefined();
+  });
+
+  it('knows the provider of a prefixed path by its path', () => {
+    expect(providerOf('/api/v1/messages/count_tokens', {})).toBe('anthropic');
+    expect(providerOf('/openai/v1/chat/completions', { 'x-api-key': 'k' })).toBe('openai');
+    expect(providerOf('/openai/v1/responses', { 'x-api-key': 'k' })).toBe('openai');
+  });
+
   it('sends paths of neither API by their headers', () => {
     expect(providerOf('/v1/models', { 'anthropic-version': '2023-06-01' })).toBe('anthropic');
     expect(providerOf('/v1/models', { authorization: 'Bearer x' })).toBe('openai');

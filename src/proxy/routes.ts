@@ -12,25 +12,33 @@ export interface ProxyUpstreams {
   openai: URL;
 }
 
-/** The API a compacted route speaks, or `undefined` for a path forwarded untouched. */
+/** The compacted endpoints, matched at the end of the path so a base URL may carry a prefix. */
+const compactedSuffixes: ReadonlyArray<readonly [string, ProxyApi]> = [
+  ['/v1/messages', 'anthropic'],
+  ['/v1/chat/completions', 'openai'],
+  ['/v1/responses', 'responses'],
+];
+
+/**
+ * The API a compacted route speaks, or `undefined` for a path forwarded untouched. The path may
+ * carry any prefix before `/v1/…` (a gateway's `/openai/v1/chat/completions`, `/api/v1/messages`);
+ * one trailing slash is ignored.
+ */
 export function compactedApi(method: string | undefined, pathname: string): ProxyApi | undefined {
   if (method !== 'POST') return undefined;
-  switch (pathname) {
-    case '/v1/messages':
-      return 'anthropic';
-    case '/v1/chat/completions':
-      return 'openai';
-    case '/v1/responses':
-      return 'responses';
-    default:
-      return undefined;
-  }
+  const path = pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+  return compactedSuffixes.find(([suffix]) => path.endsWith(suffix))?.[1];
 }
+
+/** `/v1/messages` and everything under it (`count_tokens`, `batches`), after any prefix. */
+const anthropicPath = /\/v1\/messages(\/|$)/;
+/** `/v1/chat/…` and `/v1/responses…`, after any prefix. */
+const openaiPath = /\/v1\/(chat\/|responses(\/|$))/;
 
 /** The provider family of any request: its path first, then its headers. */
 export function providerOf(pathname: string, headers: IncomingHttpHeaders): 'anthropic' | 'openai' {
-  if (pathname.startsWith('/v1/messages')) return 'anthropic';
-  if (pathname.startsWith('/v1/chat/') || pathname.startsWith('/v1/responses')) return 'openai';
+  if (anthropicPath.test(pathname)) return 'anthropic';
+  if (openaiPath.test(pathname)) return 'openai';
   return headers['anthropic-version'] !== undefined || headers['x-api-key'] !== undefined
     ? 'anthropic'
     : 'openai';

@@ -15,7 +15,10 @@ import { shortHash } from './session-identity.js';
 /** The compactor of one session and the request its `same` summarizer borrows from. */
 export interface SessionCompactor {
   compactor: RequestCompactor;
-  /** Set while a request of this session is being compacted. */
+  /**
+   * The latest request of this session, set before it is compacted and kept afterwards: a
+   * background summary runs on after the request that started it.
+   */
   context: SummaryContext | undefined;
 }
 
@@ -28,6 +31,8 @@ export interface SessionCompactorSettings {
   counter?: TokenCounter;
   stateStore?: SessionStateStore;
   recall: boolean;
+  /** Hard summaries in the background (`hard: { background: true }`). */
+  background: boolean;
   maxSessions: number;
 }
 
@@ -57,7 +62,8 @@ export class SessionCompactors {
   }
 
   private create(sessionKey: string): SessionCompactor {
-    const { thresholds, contextWindow, summarizer, archive, counter, stateStore, recall } = this.settings;
+    const { thresholds, contextWindow, summarizer, archive, counter, stateStore, recall, background } =
+      this.settings;
     const session: SessionCompactor = {
       compactor: undefined as unknown as RequestCompactor,
       context: undefined,
@@ -78,6 +84,7 @@ export class SessionCompactors {
       ...(counter ? { counter } : {}),
       ...(stateStore ? { stateStore } : {}),
       ...(recall ? {} : { identity: identityWithoutRecall }),
+      ...(background ? { hard: { background: true } } : {}),
     });
     return session;
   }

@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MID_CONVERSATION_SYSTEM_BETA } from '../core/conversation/validate.js';
 import { estimateRequestTokens } from './prompt-usage.js';
 import type { ScriptStep } from './script.js';
 import { type ScriptedModelServer, startScriptedModelServer } from './scripted-model-server.js';
@@ -162,6 +163,25 @@ describe('Anthropic Messages API', () => {
     expect(badRequest.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
     expect(badRequest.message).toContain('messages[0].content[0]');
     expect(requests[0]?.outcome).toBe('invalid-request');
+  });
+
+  it('takes mid-conversation system messages only under the mid-conversation-system beta', async () => {
+    const { anthropicBaseURL, requests } = await start(['Noted.', 'never sent']);
+    const messages = [
+      ...question,
+      { role: 'system', content: 'Answer in one word.' },
+    ] as unknown as Anthropic.MessageParam[];
+    const withBeta = await anthropicClient(anthropicBaseURL).messages.create(
+      { model: 'claude-test', max_tokens: 10, messages },
+      { headers: { 'anthropic-beta': `prompt-caching-scope-2026-01-05,${MID_CONVERSATION_SYSTEM_BETA}` } },
+    );
+    expect(withBeta.content).toEqual([{ type: 'text', text: 'Noted.' }]);
+    const error = await anthropicClient(anthropicBaseURL)
+      .messages.create({ model: 'claude-test', max_tokens: 10, messages })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((error as Error).message).toContain('messages[1].role');
+    expect(requests.map((request) => request.outcome)).toEqual(['text', 'invalid-request']);
   });
 
   it('counts tokens without using a script step', async () => {

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { validateMessages } from '../core/conversation/validate.js';
+import { allowsSystemMessages, validateMessages } from '../core/conversation/validate.js';
 import { checkResponsesRequest, responsesExtras } from './_responses-request.js';
 import { type ResponsesAnswer, responsesEvents, responsesObject } from './_responses-wire.js';
 import {
@@ -548,6 +548,10 @@ function checkRequestShape(
   const problems = validateMessages(body.messages, {
     format: api,
     ...(api === 'anthropic' && body.system !== undefined ? { system: body.system } : {}),
+    // Mid-conversation system messages are accepted only under their beta, as the API does.
+    ...(api === 'anthropic' && allowsSystemMessages(incoming.headers['anthropic-beta'])
+      ? { systemMessages: true }
+      : {}),
   });
   const [first] = problems;
   if (!first) return undefined;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { anthropicLoop, slowSummaryScript } from '../../proxy/agent-loops.test-utils.js';
 import { type ScriptedModelServer, startScriptedModelServer } from '../../testing/index.js';
 import { recordingIO } from '../cli-io.test-utils.js';
 import { main } from '../main.js';
@@ -56,6 +57,25 @@ describe('agent-compact proxy', () => {
       unknown
     >;
     expect(record).toMatchObject({ api: 'anthropic', layer: 'none', status: 200, path: '/v1/messages' });
+  });
+
+  it('--background: the client goes on while a slow summary is written, and a later request carries it', async () => {
+    const slow = slowSummaryScript();
+    server = await startScriptedModelServer({ script: slow.script });
+    directory = await mkdtemp(join(tmpdir(), 'proxy-cli-'));
+    const { output, io } = recordingIO(directory);
+    const exit = main(
+      ['proxy', '--upstream', server.url, '--port', '0', '--mid', '500', '--hard', '2500', '--background'],
+      io,
+    );
+    await vi.waitFor(() => expect(output.stdout).toMatch(/^listening on /), { timeout: 5000 });
+    await anthropicLoop(output.stdout.trim().replace('listening on ', ''), { turns: 12 });
+    process.emit('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(slow.summaries).toBeGreaterThanOrEqual(1);
+    expect(slow.requestsDuringSummary).toBeGreaterThanOrEqual(2);
+    expect(output.stderr).toMatch(/ hard 200 \d+ms\n/);
+    expect(server.requests.map((request) => request.outcome)).not.toContain('invalid-request');
   });
 
   it('needs an upstream', async () => {

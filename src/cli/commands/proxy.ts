@@ -1,7 +1,7 @@
 /**
  * `agent-compact proxy --upstream URL [--host H] [--port N] [--mid N --hard N | --window N]
  * [--summarizer SPEC] [--archive DIR | --store redis://…] [--anthropic-upstream URL] [--openai-upstream URL]
- * [--json-log FILE] [--recall] [--tokenizer T]`
+ * [--json-log FILE] [--recall] [--background] [--tokenizer T]`
  *
  * Runs the compaction proxy until SIGINT or SIGTERM. The first stdout line is `listening on URL`.
  */
@@ -46,6 +46,8 @@ Options:
                              every replica given the same URL (Redis down: requests go on uncompacted)
   --recall                   give the model a recall tool the proxy answers itself (placeholders
                              then name archive ids; without it they name none)
+  --background               write hard summaries in the background: requests keep going
+                             upstream while the summary is written, a later one carries it
   --json-log FILE            append one JSON line per request to FILE
   --tokenizer T              heuristic (default; provider usage anchors the count), o200k or cl100k
   -h, --help                 show this help
@@ -70,6 +72,7 @@ export const proxyCommand: CliCommand = async (args, io) => {
     store: { type: 'string' },
     'json-log': { type: 'string' },
     recall: { type: 'boolean' },
+    background: { type: 'boolean' },
     tokenizer: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -110,6 +113,7 @@ export const proxyCommand: CliCommand = async (args, io) => {
       : {}),
     ...(window === undefined ? {} : { contextWindow: window }),
     recall: values.recall === true,
+    background: values.background === true,
     summarizer: await summarizerOption(values.summarizer, io, { anthropicUpstream, openaiUpstream }),
     counter: await createCliCounter(tokenizerOption(values.tokenizer ?? 'heuristic')),
     ...(values.archive

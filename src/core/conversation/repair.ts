@@ -132,6 +132,8 @@ const structuralRules: Record<ValidationRule, boolean> = {
   'invalid-tool-use': true,
   'invalid-tool-result': true,
   'invalid-system': true,
+  // Repair works on the canonical model, which has no system messages inside the conversation.
+  'misplaced-system-message': true,
   'first-message-not-user': false,
   'empty-content': false,
   'empty-block-list': false,

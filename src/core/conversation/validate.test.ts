@@ -4,7 +4,13 @@ import { CompactError } from '../errors.js';
 import { arbitraryAnyConversation, arbitraryValidConversation } from './arbitrary-conversation.test-utils.js';
 import type { OpenAIChatMessage } from './openai-types.js';
 import type { ContentBlock, Message } from './types.js';
-import { assertValidMessages, type ValidationRule, validateMessages } from './validate.js';
+import {
+  allowsSystemMessages,
+  assertValidMessages,
+  MID_CONVERSATION_SYSTEM_BETA,
+  type ValidationRule,
+  validateMessages,
+} from './validate.js';
 
 const text = (value: string): ContentBlock => ({ type: 'text', text: value });
 const toolUse = (id: string): ContentBlock => ({
@@ -433,6 +439,52 @@ describe('validateMessages (openai)', () => {
     ['an assistant message with only a refusal', [{ role: 'assistant', refusal: 'no' }], []],
   ])('reports %s', (_name, messages, expected) => {
     expect(found(messages, { format: 'openai' })).toEqual(expected);
+  });
+});
+
+describe('mid-conversation system messages (anthropic)', () => {
+  const toolTurn: Message[] = [
+    { role: 'user', content: 'list' },
+    { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'ls', input: {} }] },
+  ];
+  const system = (content: unknown) => ({ role: 'system', content }) as unknown as Message;
+
+  it('rejects them by default, as the API does without the beta', () => {
+    const problems = validateMessages([toolTurn[0]!, system('be brief')]);
+    expect(problems.map((problem) => [problem.rule, problem.path])).toEqual([
+      ['invalid-role', 'messages[1].role'],
+    ]);
+  });
+
+  it('accepts them between turns with systemMessages, and tool pairing looks past them', () => {
+    const conversation = [
+      toolTurn[0]!,
+      system([{ type: 'text', text: 'Agent types: Explore.' }]),
+      toolTurn[1]!,
+      system('Tools changed.'),
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'a.ts' }] },
+    ] as Message[];
+    expect(validateMessages(conversation, { systemMessages: true })).toEqual([]);
+  });
+
+  it('still checks their place and content', () => {
+    const problems = validateMessages(
+      [system('first'), toolTurn[0]!, system(''), system([]), system([{ type: 'text', text: ' ' }])],
+      { systemMessages: true },
+    );
+    expect(problems.map((problem) => [problem.rule, problem.path])).toEqual([
+      ['misplaced-system-message', 'messages[0]'],
+      ['empty-content', 'messages[2].content'],
+      ['empty-block-list', 'messages[3].content'],
+      ['empty-text-block', 'messages[4].content[0]'],
+    ]);
+  });
+
+  it('reads the beta from an anthropic-beta header value', () => {
+    expect(allowsSystemMessages(`a-2025-01-01, ${MID_CONVERSATION_SYSTEM_BETA}`)).toBe(true);
+    expect(allowsSystemMessages(['a-2025-01-01', MID_CONVERSATION_SYSTEM_BETA])).toBe(true);
+    expect(allowsSystemMessages('mid-conversation-system-2099-01-01')).toBe(false);
+    expect(allowsSystemMessages(undefined)).toBe(false);
   });
 });
 

@@ -27,6 +27,8 @@ export type ValidationRule =
   | 'invalid-system'
   /** The first message is not a user message (Anthropic). */
   | 'first-message-not-user'
+  /** An Anthropic `role: "system"` message opens the conversation instead of following a turn. */
+  | 'misplaced-system-message'
   /** String content is empty or whitespace only (Anthropic). */
   | 'empty-content'
   /** Content is an empty block list (Anthropic). */
@@ -90,6 +92,28 @@ export interface ValidateOptions {
   format?: MessageFormat;
   /** The Anthropic system prompt (a string or text blocks), checked when given. */
   system?: unknown;
+  /**
+   * Accept Anthropic `role: "system"` messages inside `messages`, as the API does for a request
+   * that carries the `anthropic-beta: mid-conversation-system-2026-04-07` header (Claude Code
+   * sends them). They must follow a message and hold text; tool pairing skips them. Without this
+   * option they break `invalid-role`, as the API answers without the beta.
+   * @default false
+   */
+  systemMessages?: boolean;
+}
+
+/** The `anthropic-beta` value under which the Messages API takes `role: "system"` messages. */
+export const MID_CONVERSATION_SYSTEM_BETA = 'mid-conversation-system-2026-04-07';
+
+/**
+ * True when an `anthropic-beta` header value (comma-separated, or repeated) names
+ * {@link MID_CONVERSATION_SYSTEM_BETA}.
+ */
+export function allowsSystemMessages(anthropicBeta: string | readonly string[] | undefined): boolean {
+  const values = typeof anthropicBeta === 'string' ? [anthropicBeta] : (anthropicBeta ?? []);
+  return values.some((value) =>
+    value.split(',').some((beta) => beta.trim() === MID_CONVERSATION_SYSTEM_BETA),
+  );
 }
 
 /**
@@ -109,12 +133,12 @@ export interface ValidateOptions {
  * //    message: 'tool_use "toolu_1" ends the conversation without a tool_result' }]
  */
 export function validateMessages(messages: unknown, options: ValidateOptions = {}): ValidationProblem[] {
-  const { format = 'anthropic', system } = options ?? {};
+  const { format = 'anthropic', system, systemMessages = false } = options ?? {};
   const problems: ValidationProblem[] = [];
   if (system !== undefined) validateSystem(system, problems);
   switch (format) {
     case 'anthropic':
-      validateAnthropic(messages, problems);
+      validateAnthropic(messages, problems, systemMessages);
       break;
     case 'openai':
       validateOpenAI(messages, problems);
@@ -198,7 +222,7 @@ function validateSystem(system: unknown, problems: ValidationProblem[]): void {
   });
 }
 
-function validateAnthropic(messages: unknown, problems: ValidationProblem[]): void {
+function validateAnthropic(messages: unknown, problems: ValidationProblem[], systemMessages: boolean): void {
   if (!checkMessagesArray(messages, problems)) return;
   const turns: Turn[] = [];
   const toolUsePaths = new Map<string, string>();
@@ -208,6 +232,10 @@ function validateAnthropic(messages: unknown, problems: ValidationProblem[]): vo
     const path = `messages[${index}]`;
     if (!checkMessageObject(message, path, problems)) continue;
     const role = message.role;
+    if (role === 'system' && systemMessages) {
+      validateSystemMessage(message.content, path, sawFirstMessage, problems);
+      continue;
+    }
     if (role !== 'user' && role !== 'assistant') {
       const hint = role === 'system' ? ' (pass the system prompt as `system`, not as a message)' : '';
       problems.push({
@@ -243,6 +271,54 @@ function validateAnthropic(messages: unknown, problems: ValidationProblem[]): vo
     validateAnthropicContent(message.content, path, turn, toolUsePaths, problems);
   }
   checkToolPairing(turns, problems);
+}
+
+/**
+ * A mid-conversation system message: instructions between turns, never the first message, text
+ * only (other typed blocks, such as tool additions of later betas, are left to the provider).
+ */
+function validateSystemMessage(
+  content: unknown,
+  path: string,
+  afterAMessage: boolean,
+  problems: ValidationProblem[],
+): void {
+  if (!afterAMessage) {
+    problems.push({
+      path,
+      message: 'a system message cannot open the conversation (pass the system prompt as `system`)',
+      rule: 'misplaced-system-message',
+    });
+  }
+  const contentPath = `${path}.content`;
+  if (typeof content === 'string') {
+    if (isBlank(content)) {
+      problems.push({
+        path: contentPath,
+        message: 'content must not be empty or whitespace only',
+        rule: 'empty-content',
+      });
+    }
+    return;
+  }
+  if (!Array.isArray(content) || content.length === 0) {
+    problems.push({
+      path: contentPath,
+      message: `system message content must be a string or a non-empty array of blocks, got ${describe(content)}`,
+      rule: Array.isArray(content) ? 'empty-block-list' : 'invalid-content',
+    });
+    return;
+  }
+  content.forEach((block: unknown, index) => {
+    const blockPath = `${contentPath}[${index}]`;
+    if (!isRecord(block) || typeof block.type !== 'string') {
+      problems.push({
+        path: blockPath,
+        message: `block must be an object with a string type, got ${describe(block)}`,
+        rule: 'invalid-block',
+      });
+    } else if (block.type === 'text') checkTextBlock(block, blockPath, problems);
+  });
 }
 
 function validateAnthropicContent(

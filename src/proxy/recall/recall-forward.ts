@@ -2,13 +2,15 @@
  * Forwarding with `--recall`: the answer is read on its way to the client; when the model calls
  * `recall`, the proxy answers from the archive and asks again (a follow-up upstream request), so
  * the client never sees a tool it does not know. Streams are passed through until a recall call
- * begins; the follow-up's events then continue the same stream, renumbered.
+ * begins; the follow-up's events then continue the same stream, renumbered. A turn that calls the
+ * client's own tools as well goes to the client whole without its recall calls, plain or streamed.
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { ProviderUsage } from '../../core/conversation/types.js';
 import { type ForwardOutcome, upstreamHeaders } from '../forward.js';
 import type { ProxyApi } from '../routes.js';
 import { createUsageTap, normalizeUsage } from '../usage-tap.js';
+import { withoutRecallEvents } from './held-events.js';
 import { followUpBody, type RecallCall, toolCallsOf, withoutRecallCalls } from './recall-calls.js';
 import { rewriteEvent, type SseEvent, sseEvents } from './sse-events.js';
 import { createStreamAssembler } from './stream-assembly.js';
@@ -107,30 +109,34 @@ async function relayStream(
   const assembler = createStreamAssembler(api);
   const usageTap = createUsageTap(api, true);
   const offset: Sent = { ...sent };
-  let holding = false;
+  const pass = (event: SseEvent) => {
+    const text = round === 0 ? event.raw : continuedEvent(api, event, offset);
+    if (text === undefined) return;
+    response.write(text);
+    if (event.data?.type === 'content_block_start') sent.blocks += 1;
+    if (event.data?.type === 'response.output_item.added') sent.outputs += 1;
+  };
+  const held: SseEvent[] = [];
   try {
     for await (const event of sseEvents(answer.body ?? emptyStream())) {
       assembler.add(event);
       usageTap.write(Buffer.from(event.raw));
-      if (!holding && assembler.recallStarted && !lastRound) holding = true;
-      if (holding) continue;
-      const text = round === 0 ? event.raw : continuedEvent(api, event, offset);
-      if (text === undefined) continue;
-      response.write(text);
-      if (event.data?.type === 'content_block_start') sent.blocks += 1;
-      if (event.data?.type === 'response.output_item.added') sent.outputs += 1;
+      if (held.length === 0 && !(assembler.recallStarted && !lastRound)) pass(event);
+      else held.push(event);
     }
   } catch {
     response.destroy();
     return { type: 'done', complete: false };
   }
-  if (!holding) {
-    response.end();
-    const usage = usageTap.finish();
-    return { type: 'done', complete: true, ...(usage ? { usage } : {}) };
-  }
-  const full = assembler.answer();
-  return { type: 'recall', calls: toolCallsOf(api, full).recall, answer: full };
+  const full = held.length === 0 ? undefined : assembler.answer();
+  const calls = full ? toolCallsOf(api, full) : undefined;
+  if (full && calls && calls.others === 0) return { type: 'recall', calls: calls.recall, answer: full };
+  // No recall, or recall mixed with the client's own calls: the client gets every call of its own
+  // (as the plain answer does), the recall calls taken out; the model's recall goes unanswered.
+  for (const event of withoutRecallEvents(api, held)) pass(event);
+  response.end();
+  const usage = usageTap.finish();
+  return { type: 'done', complete: true, ...(usage ? { usage } : {}) };
 }
 
 /**

@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import type OpenAI from 'openai';
+import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type RecordedRequest,
@@ -121,5 +121,95 @@ describe('--recall', () => {
       .stream({ model: 'm', max_tokens: 10, tools, messages: [{ role: 'user', content: 'Hi' }] })
       .finalMessage();
     expect((await store.load('header:s'))?.usage).toMatchObject({ input_tokens: message.usage.input_tokens });
+  });
+
+  describe("a turn that mixes recall with the client's own calls", () => {
+    const mixed: ScriptStep = {
+      type: 'tool-calls',
+      text: 'Reading two files.',
+      calls: [
+        { id: 'call_a', name: 'read_file', input: { path: 'a.ts' } },
+        { id: 'call_recall', name: 'recall', input: { id: 'r1' } },
+        { id: 'call_b', name: 'read_file', input: { path: 'b.ts' } },
+      ],
+    };
+    const readFile = { name: 'read_file', description: 'Read a file', parameters: { type: 'object' } };
+
+    async function startMixed() {
+      server = await startScriptedModelServer({ script: [mixed] });
+      proxy = await startProxy({ upstream: server.url, recall: true });
+      return proxy.url;
+    }
+
+    it.each([false, true])(
+      'Anthropic (stream %s): the client gets both its calls, no recall',
+      async (stream) => {
+        const client = new Anthropic({ apiKey: 'k', baseURL: await startMixed(), maxRetries: 0 });
+        const request = {
+          model: 'm',
+          max_tokens: 100,
+          tools: [{ name: readFile.name, input_schema: { type: 'object' as const } }],
+          messages: [{ role: 'user' as const, content: 'Read a.ts and b.ts' }],
+        };
+        const message = stream
+          ? await client.messages.stream(request).finalMessage()
+          : await client.messages.create(request);
+        expect(message.content.map((block) => (block.type === 'tool_use' ? block.id : block.type))).toEqual([
+          'text',
+          'call_a',
+          'call_b',
+        ]);
+        expect(message.content[2]).toMatchObject({ input: { path: 'b.ts' } });
+        expect(message.stop_reason).toBe('tool_use');
+        expect(server!.requests).toHaveLength(1);
+      },
+    );
+
+    it.each([false, true])(
+      'OpenAI chat (stream %s): the client gets both its calls, no recall',
+      async (stream) => {
+        const client = new OpenAI({ apiKey: 'k', baseURL: `${await startMixed()}/v1`, maxRetries: 0 });
+        const request = {
+          model: 'm',
+          tools: [{ type: 'function' as const, function: readFile }],
+          messages: [{ role: 'user' as const, content: 'Read a.ts and b.ts' }],
+        };
+        const message = stream
+          ? (await client.chat.completions.stream(request).finalChatCompletion()).choices[0]!.message
+          : (await client.chat.completions.create(request)).choices[0]!.message;
+        expect(message.tool_calls?.map((call) => call.id)).toEqual(['call_a', 'call_b']);
+        expect(
+          JSON.parse(
+            (message.tool_calls?.[1] as { function: { arguments: string } } | undefined)?.function
+              .arguments ?? '',
+          ),
+        ).toEqual({
+          path: 'b.ts',
+        });
+        expect(server!.requests).toHaveLength(1);
+      },
+    );
+
+    it.each([false, true])(
+      'OpenAI Responses (stream %s): the client gets both its calls, no recall',
+      async (stream) => {
+        const client = new OpenAI({ apiKey: 'k', baseURL: `${await startMixed()}/v1`, maxRetries: 0 });
+        const request = {
+          model: 'm',
+          tools: [{ type: 'function' as const, strict: false, ...readFile }],
+          input: 'Read a.ts and b.ts',
+        };
+        const response = stream
+          ? await client.responses.stream(request).finalResponse()
+          : await client.responses.create(request);
+        const output: OpenAI.Responses.ResponseOutputItem[] = response.output;
+        const calls = output.filter(
+          (item): item is OpenAI.Responses.ResponseFunctionToolCall => item.type === 'function_call',
+        );
+        expect(calls.map((call) => call.call_id)).toEqual(['call_a', 'call_b']);
+        expect(JSON.parse(calls[1]!.arguments)).toEqual({ path: 'b.ts' });
+        expect(server!.requests).toHaveLength(1);
+      },
+    );
   });
 });
