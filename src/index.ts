@@ -2,6 +2,7 @@
 // outside src/core, so the core runs with no runtime dependencies.
 
 export type { ArchiveItem, ArchiveItemKind, ArchiveStore } from './core/archive/archive-store.js';
+export { groupItemsBySession } from './core/archive/archive-store.js';
 export {
   type CompactionToolDefinition,
   compactTool,

@@ -89,161 +89,260 @@ export function createAgentLoop({
   maxSteps = 100,
   onStatus = () => {},
 }: AgentLoopOptions): AgentLoop {
-  let context: Message[] = [...initialMessages];
-  let lastUsage: ProviderUsage | undefined;
-  let compactRequest: { focus?: string } | undefined;
-
-  const now = () => new Date().toISOString();
-
-  async function append(message: Message): Promise<void> {
-    context = [...context, message];
-    await recorder?.appendTranscript([{ type: 'message', at: now(), message }]);
-    await recorder?.saveContext(context);
-  }
-
-  async function addUserText(text: string): Promise<void> {
-    const last = context.at(-1);
-    if (last?.role === 'user') {
-      // Two user messages in a row are not allowed: the text joins the pending one (e.g. tool results).
-      const merged: Message = {
-        role: 'user',
-        content: [...blocksOf(last.content), { type: 'text', text }],
-      };
-      context = [...context.slice(0, -1), merged];
-      await recorder?.appendTranscript([
-        { type: 'message', at: now(), message: { role: 'user', content: text } },
-      ]);
-      await recorder?.saveContext(context);
-      return;
-    }
-    await append({ role: 'user', content: text });
-  }
-
-  /** Answers tool calls left without results (a crash between the answer and its results). */
-  async function closeOpenToolCalls(reason: string): Promise<void> {
-    const last = context.at(-1);
-    if (last?.role !== 'assistant') return;
-    const open = blocksOf(last.content).filter((block): block is ToolUseBlock => block.type === 'tool_use');
-    if (open.length === 0) return;
-    await append({ role: 'user', content: open.map((toolUse) => interruptedResult(toolUse, reason)) });
-  }
-
+  const loop: LoopSettings = {
+    model,
+    compactor,
+    tools,
+    system,
+    toolDefinitions,
+    recorder,
+    contextWindow,
+    maxOutputTokens,
+    maxSteps,
+    onStatus,
+  };
+  const state: LoopState = { context: [...initialMessages] };
   return {
     get messages() {
-      return context;
+      return state.context;
     },
     async send(text, { signal } = {}) {
-      await closeOpenToolCalls('not run: the session stopped before this call ran');
-      if (text !== undefined) await addUserText(text);
-      if (context.at(-1)?.role !== 'user') {
-        return { outcome: 'answered', text: lastAssistantText(context), steps: 0 };
+      await closeOpenToolCalls(loop, state, 'not run: the session stopped before this call ran');
+      if (text !== undefined) await addUserText(loop, state, text);
+      if (state.context.at(-1)?.role !== 'user') {
+        return { outcome: 'answered', text: lastAssistantText(state.context), steps: 0 };
       }
-      for (let step = 1; step <= maxSteps; step += 1) {
-        if (signal?.aborted) return await interrupted(step - 1, 'before the model call');
-
-        let compaction: Awaited<ReturnType<Compactor['maybeCompact']>>;
-        try {
-          compaction = await compactor.maybeCompact(context, {
-            system,
-            usage: lastUsage,
-            signal,
-            ...(compactRequest ? { force: 'hard' as const, focus: compactRequest.focus } : {}),
-          });
-        } catch (error) {
-          if (signal?.aborted) return await interrupted(step - 1, 'during compaction');
-          throw error;
-        }
-        compactRequest = undefined;
-        if (compaction.layer !== 'none') {
-          context = compaction.messages;
-          await recorder?.appendTranscript([
-            {
-              type: 'compaction',
-              at: now(),
-              layer: compaction.layer,
-              tokensBefore: compaction.tokensBefore,
-              tokensAfter: compaction.tokensAfter,
-              archived: compaction.archived,
-            },
-          ]);
-          await recorder?.saveContext(context);
-          onStatus({
-            type: 'compaction-end',
-            step,
-            layer: compaction.layer,
-            tokensBefore: compaction.tokensBefore,
-            tokensAfter: compaction.tokensAfter,
-            archived: compaction.archived.length,
-          });
-        }
-
-        let response: Awaited<ReturnType<ChatModel['generate']>>;
-        try {
-          response = await model.generate(
-            { system, messages: context, tools: toolDefinitions, maxOutputTokens },
-            { signal },
-          );
-        } catch (error) {
-          if (signal?.aborted || (error instanceof ModelCallError && error.failure === 'aborted')) {
-            return await interrupted(step - 1, 'during the model call');
-          }
-          throw error;
-        }
-        lastUsage = response.usage;
-        onStatus({
-          type: 'model-response',
-          step,
-          contextTokens: promptTokensFromUsage(response.usage) ?? compaction.tokensAfter,
-          contextWindow,
-          ...(response.usage?.output_tokens !== undefined || response.usage?.completion_tokens !== undefined
-            ? { outputTokens: response.usage.output_tokens ?? response.usage.completion_tokens }
-            : {}),
-        });
-
-        const assistant = nonEmptyAssistant(response.message);
-        await append(assistant);
-        const answerText = textOf(assistant);
-        const toolUses = blocksOf(assistant.content).filter(
-          (block): block is ToolUseBlock => block.type === 'tool_use',
-        );
-        if (answerText !== '')
-          onStatus({ type: 'assistant-text', step, text: answerText, final: toolUses.length === 0 });
-        if (toolUses.length === 0) return { outcome: 'answered', text: answerText, steps: step };
-
-        const results: ToolResultBlock[] = [];
-        for (const toolUse of toolUses) {
-          if (signal?.aborted) {
-            results.push(interruptedResult(toolUse, 'not run: the user interrupted the step'));
-            continue;
-          }
-          onStatus({ type: 'tool-call', step, name: toolUse.name, summary: summarizeInput(toolUse.input) });
-          const run = await tools.run(toolUse, { signal });
-          results.push(run.result);
-          if (run.compactRequest) compactRequest = run.compactRequest;
-          onStatus({
-            type: 'tool-result',
-            step,
-            name: toolUse.name,
-            isError: run.result.is_error === true,
-            summary: summarizeResult(run.result),
-          });
-        }
-        await append({ role: 'user', content: results });
-        if (signal?.aborted) return await interrupted(step, 'while running tools');
-      }
-      return { outcome: 'max-steps', text: lastAssistantText(context), steps: maxSteps };
-
-      async function interrupted(steps: number, where: string): Promise<AgentTurnResult> {
-        onStatus({ type: 'step-interrupted', step: steps + 1, reason: `stopped by the user ${where}` });
-        await recorder?.appendTranscript([{ type: 'interrupted', at: now(), reason: where }]);
-        return { outcome: 'interrupted', text: lastAssistantText(context), steps };
-      }
+      return await runSteps(loop, state, signal);
     },
   };
 }
 
+/** The loop's fixed settings: the options with their defaults applied. */
+interface LoopSettings {
+  model: ChatModel;
+  compactor: Compactor;
+  tools: ToolRunner;
+  system: SystemPrompt;
+  toolDefinitions: readonly AgentToolDefinition[];
+  recorder: AgentLoopRecorder | undefined;
+  contextWindow: number;
+  maxOutputTokens: number;
+  maxSteps: number;
+  onStatus: AgentStatusHandler;
+}
+
+/** What the loop carries from one step (and one `send`) to the next. */
+interface LoopState {
+  context: Message[];
+  /** The usage of the previous model call, the compactor's anchor. */
+  lastUsage?: ProviderUsage;
+  /** A `compact` tool call asked for a hard compaction before the next model call. */
+  compactRequest?: { focus?: string };
+}
+
+type Compaction = Awaited<ReturnType<Compactor['maybeCompact']>>;
+type ModelResponse = Awaited<ReturnType<ChatModel['generate']>>;
+
+const now = () => new Date().toISOString();
+
+async function append(loop: LoopSettings, state: LoopState, message: Message): Promise<void> {
+  state.context = [...state.context, message];
+  await loop.recorder?.appendTranscript([{ type: 'message', at: now(), message }]);
+  await loop.recorder?.saveContext(state.context);
+}
+
+async function addUserText(loop: LoopSettings, state: LoopState, text: string): Promise<void> {
+  const last = state.context.at(-1);
+  if (last?.role === 'user') {
+    // Two user messages in a row are not allowed: the text joins the pending one (e.g. tool results).
+    const merged: Message = {
+      role: 'user',
+      content: [...blocksOf(last.content), { type: 'text', text }],
+    };
+    state.context = [...state.context.slice(0, -1), merged];
+    await loop.recorder?.appendTranscript([
+      { type: 'message', at: now(), message: { role: 'user', content: text } },
+    ]);
+    await loop.recorder?.saveContext(state.context);
+    return;
+  }
+  await append(loop, state, { role: 'user', content: text });
+}
+
+/** Answers tool calls left without results (a crash between the answer and its results). */
+async function closeOpenToolCalls(loop: LoopSettings, state: LoopState, reason: string): Promise<void> {
+  const last = state.context.at(-1);
+  if (last?.role !== 'assistant') return;
+  const open = toolUsesOf(last);
+  if (open.length === 0) return;
+  await append(loop, state, {
+    role: 'user',
+    content: open.map((toolUse) => interruptedResult(toolUse, reason)),
+  });
+}
+
+/** Model calls and tool runs until the model answers, the step cap is reached or `signal` aborts. */
+async function runSteps(
+  loop: LoopSettings,
+  state: LoopState,
+  signal: AbortSignal | undefined,
+): Promise<AgentTurnResult> {
+  for (let step = 1; step <= loop.maxSteps; step += 1) {
+    if (signal?.aborted) return await interrupted(loop, state, step - 1, 'before the model call');
+
+    const compaction = await compactBeforeCall(loop, state, step, signal);
+    if (compaction === undefined) return await interrupted(loop, state, step - 1, 'during compaction');
+
+    const response = await callModel(loop, state, step, compaction, signal);
+    if (response === undefined) return await interrupted(loop, state, step - 1, 'during the model call');
+
+    const assistant = nonEmptyAssistant(response.message);
+    await append(loop, state, assistant);
+    const answerText = textOf(assistant);
+    const toolUses = toolUsesOf(assistant);
+    if (answerText !== '')
+      loop.onStatus({ type: 'assistant-text', step, text: answerText, final: toolUses.length === 0 });
+    if (toolUses.length === 0) return { outcome: 'answered', text: answerText, steps: step };
+
+    await append(loop, state, {
+      role: 'user',
+      content: await runToolCalls(loop, state, step, toolUses, signal),
+    });
+    if (signal?.aborted) return await interrupted(loop, state, step, 'while running tools');
+  }
+  return { outcome: 'max-steps', text: lastAssistantText(state.context), steps: loop.maxSteps };
+}
+
+/**
+ * Compacts the context before a model call (hard, when a `compact` tool call asked for it) and
+ * records a compaction that happened. `undefined` when `signal` aborted the compaction.
+ */
+async function compactBeforeCall(
+  loop: LoopSettings,
+  state: LoopState,
+  step: number,
+  signal: AbortSignal | undefined,
+): Promise<Compaction | undefined> {
+  let compaction: Compaction;
+  try {
+    compaction = await loop.compactor.maybeCompact(state.context, {
+      system: loop.system,
+      usage: state.lastUsage,
+      signal,
+      ...(state.compactRequest ? { force: 'hard' as const, focus: state.compactRequest.focus } : {}),
+    });
+  } catch (error) {
+    if (signal?.aborted) return undefined;
+    throw error;
+  }
+  state.compactRequest = undefined;
+  if (compaction.layer === 'none') return compaction;
+  state.context = compaction.messages;
+  await loop.recorder?.appendTranscript([
+    {
+      type: 'compaction',
+      at: now(),
+      layer: compaction.layer,
+      tokensBefore: compaction.tokensBefore,
+      tokensAfter: compaction.tokensAfter,
+      archived: compaction.archived,
+    },
+  ]);
+  await loop.recorder?.saveContext(state.context);
+  loop.onStatus({
+    type: 'compaction-end',
+    step,
+    layer: compaction.layer,
+    tokensBefore: compaction.tokensBefore,
+    tokensAfter: compaction.tokensAfter,
+    archived: compaction.archived.length,
+  });
+  return compaction;
+}
+
+/** Calls the model on the context and reports its usage. `undefined` when the call was aborted. */
+async function callModel(
+  loop: LoopSettings,
+  state: LoopState,
+  step: number,
+  compaction: Compaction,
+  signal: AbortSignal | undefined,
+): Promise<ModelResponse | undefined> {
+  let response: ModelResponse;
+  try {
+    response = await loop.model.generate(
+      {
+        system: loop.system,
+        messages: state.context,
+        tools: loop.toolDefinitions,
+        maxOutputTokens: loop.maxOutputTokens,
+      },
+      { signal },
+    );
+  } catch (error) {
+    if (signal?.aborted || (error instanceof ModelCallError && error.failure === 'aborted')) return undefined;
+    throw error;
+  }
+  state.lastUsage = response.usage;
+  loop.onStatus({
+    type: 'model-response',
+    step,
+    contextTokens: promptTokensFromUsage(response.usage) ?? compaction.tokensAfter,
+    contextWindow: loop.contextWindow,
+    ...(response.usage?.output_tokens !== undefined || response.usage?.completion_tokens !== undefined
+      ? { outputTokens: response.usage.output_tokens ?? response.usage.completion_tokens }
+      : {}),
+  });
+  return response;
+}
+
+/** Runs the answer's tool calls in order; after an abort the rest are answered as not run. */
+async function runToolCalls(
+  loop: LoopSettings,
+  state: LoopState,
+  step: number,
+  toolUses: readonly ToolUseBlock[],
+  signal: AbortSignal | undefined,
+): Promise<ToolResultBlock[]> {
+  const results: ToolResultBlock[] = [];
+  for (const toolUse of toolUses) {
+    if (signal?.aborted) {
+      results.push(interruptedResult(toolUse, 'not run: the user interrupted the step'));
+      continue;
+    }
+    loop.onStatus({ type: 'tool-call', step, name: toolUse.name, summary: summarizeInput(toolUse.input) });
+    const run = await loop.tools.run(toolUse, { signal });
+    results.push(run.result);
+    if (run.compactRequest) state.compactRequest = run.compactRequest;
+    loop.onStatus({
+      type: 'tool-result',
+      step,
+      name: toolUse.name,
+      isError: run.result.is_error === true,
+      summary: summarizeResult(run.result),
+    });
+  }
+  return results;
+}
+
+/** Reports and records an interrupted `send`; `steps` is the number of model calls made. */
+async function interrupted(
+  loop: LoopSettings,
+  state: LoopState,
+  steps: number,
+  where: string,
+): Promise<AgentTurnResult> {
+  loop.onStatus({ type: 'step-interrupted', step: steps + 1, reason: `stopped by the user ${where}` });
+  await loop.recorder?.appendTranscript([{ type: 'interrupted', at: now(), reason: where }]);
+  return { outcome: 'interrupted', text: lastAssistantText(state.context), steps };
+}
+
 function blocksOf(content: Message['content']): ContentBlock[] {
   return typeof content === 'string' ? (content === '' ? [] : [{ type: 'text', text: content }]) : content;
+}
+
+function toolUsesOf(message: Message): ToolUseBlock[] {
+  return blocksOf(message.content).filter((block): block is ToolUseBlock => block.type === 'tool_use');
 }
 
 /** Providers reject an empty assistant message in the history; an empty answer is kept as a short note. */

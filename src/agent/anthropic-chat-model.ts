@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlock, Message, ProviderUsage, TextBlock } from '../core/conversation/types.js';
+import { DEFAULT_SDK_MAX_RETRIES, DEFAULT_SDK_TIMEOUT_MS, lazyClient } from './_sdk-client.js';
 import { type ChatModel, type ChatStopReason, toModelCallError } from './chat-model.js';
 import { toAnthropicTool } from './tool-definitions.js';
 
@@ -37,26 +38,21 @@ export function createAnthropicChatModel({
   apiKey,
   baseURL,
   client,
-  maxRetries = 2,
-  timeoutMs = 600_000,
+  maxRetries = DEFAULT_SDK_MAX_RETRIES,
+  timeoutMs = DEFAULT_SDK_TIMEOUT_MS,
   promptCaching = 'auto',
 }: AnthropicChatModelOptions): ChatModel {
-  // The SDK is an optional peer: loaded on the first call, so importing this module never needs it.
-  let clientPromise: Promise<Anthropic> | undefined;
-  const getClient = () => {
-    clientPromise ??= client
-      ? Promise.resolve(client)
-      : import('@anthropic-ai/sdk').then(
-          ({ default: AnthropicClient }) =>
-            new AnthropicClient({
-              apiKey: apiKey ?? null,
-              baseURL: baseURL ?? null,
-              maxRetries,
-              timeout: timeoutMs,
-            }),
-        );
-    return clientPromise;
-  };
+  const getClient = lazyClient(client, () =>
+    import('@anthropic-ai/sdk').then(
+      ({ default: AnthropicClient }) =>
+        new AnthropicClient({
+          apiKey: apiKey ?? null,
+          baseURL: baseURL ?? null,
+          maxRetries,
+          timeout: timeoutMs,
+        }),
+    ),
+  );
   return {
     specificationVersion: 'v1',
     provider: 'anthropic',

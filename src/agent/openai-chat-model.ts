@@ -2,6 +2,12 @@ import type OpenAI from 'openai';
 import { fromOpenAIMessages, toOpenAIMessages } from '../core/conversation/openai-format.js';
 import type { OpenAIAssistantMessage, OpenAIChatMessage } from '../core/conversation/openai-types.js';
 import type { Message, ProviderUsage } from '../core/conversation/types.js';
+import {
+  DEFAULT_SDK_MAX_RETRIES,
+  DEFAULT_SDK_TIMEOUT_MS,
+  lazyOpenAIClient,
+  withChildSignal,
+} from './_sdk-client.js';
 import { type ChatModel, type ChatStopReason, toModelCallError } from './chat-model.js';
 import { toOpenAITool } from './tool-definitions.js';
 
@@ -33,20 +39,10 @@ export function createOpenAIChatModel({
   apiKey,
   baseURL,
   client,
-  maxRetries = 2,
-  timeoutMs = 600_000,
+  maxRetries = DEFAULT_SDK_MAX_RETRIES,
+  timeoutMs = DEFAULT_SDK_TIMEOUT_MS,
 }: OpenAIChatModelOptions): ChatModel {
-  // The SDK is an optional peer: loaded on the first call, so importing this module never needs it.
-  let clientPromise: Promise<OpenAI> | undefined;
-  const getClient = () => {
-    clientPromise ??= client
-      ? Promise.resolve(client)
-      : import('openai').then(
-          ({ default: OpenAIClient }) =>
-            new OpenAIClient({ apiKey, baseURL, maxRetries, timeout: timeoutMs }),
-        );
-    return clientPromise;
-  };
+  const getClient = lazyOpenAIClient({ apiKey, baseURL, client, maxRetries, timeoutMs });
   return {
     specificationVersion: 'v1',
     provider: 'openai',
@@ -61,21 +57,14 @@ export function createOpenAIChatModel({
       };
       const openai = await getClient();
       let completion: OpenAI.ChatCompletion;
-      // The SDK leaves a listener on the signal it is given; a per-call child keeps the caller's
-      // signal (one per agent run, many calls) free of them.
-      const child = new AbortController();
-      const forwardAbort = () => child.abort(signal?.reason);
-      if (signal?.aborted) child.abort(signal.reason);
-      signal?.addEventListener('abort', forwardAbort, { once: true });
       try {
-        completion = await openai.chat.completions.create(
-          body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming,
-          { signal: child.signal },
+        completion = await withChildSignal(signal, (callSignal) =>
+          openai.chat.completions.create(body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming, {
+            signal: callSignal,
+          }),
         );
       } catch (error) {
         throw toModelCallError(error, 'openai', openai.baseURL);
-      } finally {
-        signal?.removeEventListener('abort', forwardAbort);
       }
       const choice = completion.choices[0];
       const answer = (choice?.message ?? {

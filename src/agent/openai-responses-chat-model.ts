@@ -2,6 +2,12 @@ import type OpenAI from 'openai';
 import { fromResponsesInput, toResponsesInput } from '../core/conversation/responses-format.js';
 import type { ResponsesInputItem } from '../core/conversation/responses-types.js';
 import type { ContentBlock, Message, ProviderUsage, SystemPrompt } from '../core/conversation/types.js';
+import {
+  DEFAULT_SDK_MAX_RETRIES,
+  DEFAULT_SDK_TIMEOUT_MS,
+  lazyOpenAIClient,
+  withChildSignal,
+} from './_sdk-client.js';
 import { type ChatModel, type ChatStopReason, toModelCallError } from './chat-model.js';
 import type { AgentToolDefinition } from './tool-definitions.js';
 
@@ -35,20 +41,10 @@ export function createOpenAIResponsesChatModel({
   apiKey,
   baseURL,
   client,
-  maxRetries = 2,
-  timeoutMs = 600_000,
+  maxRetries = DEFAULT_SDK_MAX_RETRIES,
+  timeoutMs = DEFAULT_SDK_TIMEOUT_MS,
 }: OpenAIResponsesChatModelOptions): ChatModel {
-  // The SDK is an optional peer: loaded on the first call, so importing this module never needs it.
-  let clientPromise: Promise<OpenAI> | undefined;
-  const getClient = () => {
-    clientPromise ??= client
-      ? Promise.resolve(client)
-      : import('openai').then(
-          ({ default: OpenAIClient }) =>
-            new OpenAIClient({ apiKey, baseURL, maxRetries, timeout: timeoutMs }),
-        );
-    return clientPromise;
-  };
+  const getClient = lazyOpenAIClient({ apiKey, baseURL, client, maxRetries, timeoutMs });
   return {
     specificationVersion: 'v1',
     provider: 'openai-responses',
@@ -65,18 +61,13 @@ export function createOpenAIResponsesChatModel({
         ...(tools.length > 0 && toolChoice === 'none' ? { tool_choice: 'none' as const } : {}),
       };
       const openai = await getClient();
-      // A per-call child signal keeps the caller's (one per run) free of the SDK's listeners.
-      const child = new AbortController();
-      const forwardAbort = () => child.abort(signal?.reason);
-      if (signal?.aborted) child.abort(signal.reason);
-      signal?.addEventListener('abort', forwardAbort, { once: true });
       let response: OpenAI.Responses.Response;
       try {
-        response = await openai.responses.create(body, { signal: child.signal });
+        response = await withChildSignal(signal, (callSignal) =>
+          openai.responses.create(body, { signal: callSignal }),
+        );
       } catch (error) {
         throw toModelCallError(error, 'openai-responses', openai.baseURL);
-      } finally {
-        signal?.removeEventListener('abort', forwardAbort);
       }
       const message = assistantMessage(response.output);
       const usage: ProviderUsage | undefined = response.usage

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ArchiveItem, ArchiveStore } from '../core/archive/archive-store.js';
+import { type ArchiveItem, type ArchiveStore, groupItemsBySession } from '../core/archive/archive-store.js';
 import { CompactError } from '../core/errors.js';
 
 /** Options of {@link createFileArchiveStore}. */
@@ -113,12 +113,7 @@ export function createFileArchiveStore({
   return {
     specificationVersion: 'v1',
     async put(items) {
-      const bySession = new Map<string, ArchiveItem[]>();
-      for (const item of items) {
-        const list = bySession.get(item.sessionId) ?? [];
-        list.push(item);
-        bySession.set(item.sessionId, list);
-      }
+      const bySession = groupItemsBySession(items);
       await Promise.all(
         [...bySession].map(([sessionId, list]) => serialized(sessionId, () => append(sessionId, list))),
       );

@@ -2,7 +2,7 @@
  * The proxy's HTTP server (`node:http`, no framework): the three compacted APIs go through
  * {@link runExchange} one session at a time; every other path and method is piped upstream untouched.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CompactError } from '../core/errors.js';
 import { type ExchangeDependencies, runExchange } from './conversation-exchange.js';
@@ -14,7 +14,7 @@ import { compactedApi, type ProxyUpstreams, providerOf, upstreamUrl } from './ro
 import { SessionCompactors } from './session-compactors.js';
 import { sessionKeyOf } from './session-identity.js';
 import { createSessionQueue } from './session-queue.js';
-import { createMemoryProxySessionStore } from './session-store.js';
+import { createMemoryProxySessionStore, type ProxySessionStore } from './session-store.js';
 
 /** The proxy's own endpoint; everything else belongs to the provider. */
 export const STATS_PATH = '/agent-compact/stats';
@@ -49,7 +49,6 @@ export async function startProxy({
   log,
   onRequest,
 }: ProxyOptions): Promise<RunningProxy> {
-  const upstreams = resolveUpstreams(upstream, anthropicUpstream, openaiUpstream);
   const compactors = new SessionCompactors({
     ...(thresholds ? { thresholds } : {}),
     ...(contextWindow === undefined ? {} : { contextWindow }),
@@ -61,101 +60,33 @@ export async function startProxy({
     background,
     maxSessions: MAX_LIVE_SESSIONS,
   });
-  const queue = createSessionQueue();
   const stats = new StatsCollector();
-  const dependencies: ExchangeDependencies = {
+  const context: ProxyContext = {
+    upstreams: resolveUpstreams(upstream, anthropicUpstream, openaiUpstream),
     store,
     compactors,
-    unreachable: (response, message) =>
-      writeProviderError(
-        response,
-        'anthropic',
-        502,
-        `agent-compact proxy: upstream unreachable (${message})`,
-      ),
+    queue: createSessionQueue(),
+    stats,
+    recall,
+    finish: (record) => {
+      stats.add(record);
+      log?.(formatLogLine(record));
+      onRequest?.(record);
+    },
   };
-
-  const finish = (record: ProxyRequestRecord) => {
-    stats.add(record);
-    log?.(formatLogLine(record));
-    onRequest?.(record);
-  };
-
-  const handle = async (incoming: IncomingMessage, response: ServerResponse) => {
-    const arrived = performance.now();
-    const requestUrl = new URL(incoming.url ?? '/', 'http://proxy.invalid');
-    const method = incoming.method ?? 'GET';
-    if (method === 'GET' && requestUrl.pathname === STATS_PATH) {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(stats.snapshot(await store.size())));
-      return;
-    }
-    const provider = providerOf(requestUrl.pathname, incoming.headers);
-    const target = upstreamUrl(upstreams[provider], `${requestUrl.pathname}${requestUrl.search}`);
-    const aborter = new AbortController();
-    response.on('close', () => {
-      if (!response.writableFinished) aborter.abort();
-    });
-    const deps: ExchangeDependencies = {
-      ...dependencies,
-      unreachable: (answer, message) =>
-        writeProviderError(answer, provider, 502, `agent-compact proxy: upstream unreachable (${message})`),
-    };
-    const api = compactedApi(method, requestUrl.pathname);
-    const raw = api === undefined ? undefined : await readBody(incoming);
-    const body = raw === undefined ? undefined : parseObject(raw);
-    if (api === undefined || raw === undefined || body === undefined) {
-      const outcome = await forwardRequest(
-        {
-          url: target,
-          method,
-          headers: incoming.headers,
-          body: raw ?? (hasBody(method) ? incoming : undefined),
-          signal: aborter.signal,
-        },
-        response,
-      );
-      if (outcome.type === 'unreachable') deps.unreachable(response, outcome.message);
-      finish(passthroughRecord(method, requestUrl.pathname, outcome, arrived));
-      return;
-    }
-    const sessionKey = sessionKeyOf(api, body, incoming.headers);
-    const record = await queue.run(sessionKey, () =>
-      runExchange(
-        {
-          api,
-          sessionKey,
-          method,
-          target,
-          headers: incoming.headers,
-          raw,
-          body,
-          response,
-          signal: aborter.signal,
-          arrived,
-          recall,
-        },
-        deps,
-      ),
-    );
-    finish(record);
-  };
-
+  // Exchanges in flight: `close` waits for them, so a session's last state save is never cut off.
+  const inFlight = new Set<Promise<void>>();
   const server = createServer((incoming, response) => {
-    handle(incoming, response).catch((error: unknown) => {
+    const exchange = handleRequest(incoming, response, context).catch((error: unknown) => {
       const message = error instanceof Error ? (error.message.split('\n')[0] ?? error.name) : String(error);
       log?.(`proxy error: ${message}`);
-      const provider = providerOf(
-        new URL(incoming.url ?? '/', 'http://proxy.invalid').pathname,
-        incoming.headers,
-      );
+      const provider = providerOf(pathOf(incoming), incoming.headers);
       writeProviderError(response, provider, 502, `agent-compact proxy failed: ${message}`);
     });
+    inFlight.add(exchange);
+    exchange.finally(() => inFlight.delete(exchange));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
+  await listen(server, port, host);
   const address = server.address() as AddressInfo;
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closed: Promise<void> | undefined;
@@ -168,10 +99,91 @@ export async function startProxy({
       closed ??= new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
+      }).then(async () => {
+        await Promise.allSettled([...inFlight]);
       });
       return closed;
     },
   };
+}
+
+/** What every request of one proxy shares. */
+interface ProxyContext {
+  upstreams: ProxyUpstreams;
+  store: ProxySessionStore;
+  compactors: SessionCompactors;
+  queue: ReturnType<typeof createSessionQueue>;
+  stats: StatsCollector;
+  recall: boolean;
+  finish: (record: ProxyRequestRecord) => void;
+}
+
+/** One request: the stats endpoint, a compacted exchange (in its session's order), or a passthrough. */
+async function handleRequest(incoming: IncomingMessage, response: ServerResponse, context: ProxyContext) {
+  const arrived = performance.now();
+  const requestUrl = new URL(incoming.url ?? '/', 'http://proxy.invalid');
+  const method = incoming.method ?? 'GET';
+  if (method === 'GET' && requestUrl.pathname === STATS_PATH) {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(context.stats.snapshot(await context.store.size())));
+    return;
+  }
+  const provider = providerOf(requestUrl.pathname, incoming.headers);
+  const target = upstreamUrl(context.upstreams[provider], `${requestUrl.pathname}${requestUrl.search}`);
+  const aborter = new AbortController();
+  response.on('close', () => {
+    if (!response.writableFinished) aborter.abort();
+  });
+  const dependencies: ExchangeDependencies = {
+    store: context.store,
+    compactors: context.compactors,
+    unreachable: (answer, message) =>
+      writeProviderError(answer, provider, 502, `agent-compact proxy: upstream unreachable (${message})`),
+  };
+  const api = compactedApi(method, requestUrl.pathname);
+  const raw = api === undefined ? undefined : await readBody(incoming);
+  const body = raw === undefined ? undefined : parseObject(raw);
+  if (api === undefined || raw === undefined || body === undefined) {
+    const outcome = await forwardRequest(
+      {
+        url: target,
+        method,
+        headers: incoming.headers,
+        body: raw ?? (hasBody(method) ? incoming : undefined),
+        signal: aborter.signal,
+      },
+      response,
+    );
+    if (outcome.type === 'unreachable') dependencies.unreachable(response, outcome.message);
+    context.finish(passthroughRecord(method, requestUrl.pathname, outcome, arrived));
+    return;
+  }
+  const sessionKey = sessionKeyOf(api, body, incoming.headers);
+  const exchange = {
+    api,
+    sessionKey,
+    method,
+    target,
+    headers: incoming.headers,
+    raw,
+    body,
+    response,
+    signal: aborter.signal,
+    arrived,
+    recall: context.recall,
+  };
+  context.finish(await context.queue.run(sessionKey, () => runExchange(exchange, dependencies)));
+}
+
+function pathOf(incoming: IncomingMessage): string {
+  return new URL(incoming.url ?? '/', 'http://proxy.invalid').pathname;
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
 }
 
 function resolveUpstreams(

@@ -1,4 +1,4 @@
-import type { ArchiveItem, ArchiveStore } from '../core/archive/archive-store.js';
+import { type ArchiveItem, type ArchiveStore, groupItemsBySession } from '../core/archive/archive-store.js';
 import { CompactError } from '../core/errors.js';
 import { luaScript, openRedisConnection, type RedisConnectionOptions } from './redis-connection.js';
 import { checkPrefix, DEFAULT_PREFIX, sessionKey } from './redis-keys.js';
@@ -105,12 +105,7 @@ export function createRedisArchiveStore({
   return {
     specificationVersion: 'v1',
     async put(items) {
-      const bySession = new Map<string, ArchiveItem[]>();
-      for (const item of items) {
-        const list = bySession.get(item.sessionId) ?? [];
-        list.push(item);
-        bySession.set(item.sessionId, list);
-      }
+      const bySession = groupItemsBySession(items);
       await Promise.all([...bySession].map(([sessionId, list]) => append(sessionId, list)));
     },
     async get(sessionId, id) {

@@ -1,15 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../core/conversation/types.js';
 import { BLOCK_OVERHEAD_TOKENS, MESSAGE_OVERHEAD_TOKENS } from '../core/tokens/message-tokens.js';
-import type { TokenCounter } from '../core/tokens/token-counter.js';
 import { billRequest, commonPrefix, createRequestTokenCounter, defaultPriceTable } from './prompt-cache.js';
+import { characters } from './replay.test-utils.js';
 
-/** One token per character, so expected counts can be written down. */
-const characters: TokenCounter = {
-  specificationVersion: 'v1',
-  name: 'characters',
-  countText: (text) => text.length,
-};
 const tokens = createRequestTokenCounter(characters);
 const M = MESSAGE_OVERHEAD_TOKENS;
 const B = BLOCK_OVERHEAD_TOKENS;

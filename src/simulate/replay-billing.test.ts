@@ -2,34 +2,17 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../core/conversation/types.js';
 import { validateMessages } from '../core/conversation/validate.js';
 import { createExtractiveSummaryModel } from '../core/summary/extractive-summary.js';
-import type { TokenCounter } from '../core/tokens/token-counter.js';
 import { createMeteredSummaryModel } from './metered-summary-model.js';
 import { billRequest, commonPrefix, createRequestTokenCounter, defaultPriceTable } from './prompt-cache.js';
 import { type ReplayTranscript, replayTranscript } from './replay.js';
+import { bashTurn, characters } from './replay.test-utils.js';
 import { createReplayStrategy, type ReplayStrategy } from './replay-strategies.js';
 import { callSeconds, defaultLatencyModel, requestTimes } from './timing.js';
-
-const characters: TokenCounter = {
-  specificationVersion: 'v1',
-  name: 'characters',
-  countText: (text) => text.length,
-};
 
 function toolTurns(count: number): ReplayTranscript {
   const messages: Message[] = [{ role: 'user', content: 'Fix the build.' }];
   for (let index = 0; index < count; index++) {
-    messages.push(
-      {
-        role: 'assistant',
-        content: [
-          { type: 'tool_use', id: `t${index}`, name: 'bash', input: { command: `make step${index}` } },
-        ],
-      },
-      {
-        role: 'user',
-        content: [{ type: 'tool_result', tool_use_id: `t${index}`, content: `output ${index} `.repeat(40) }],
-      },
-    );
+    messages.push(...bashTurn(index, `output ${index} `.repeat(40)));
   }
   messages.push({ role: 'assistant', content: 'Done.' });
   return { system: 'You are an agent.', messages };

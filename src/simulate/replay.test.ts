@@ -3,31 +3,17 @@ import type { Message } from '../core/conversation/types.js';
 import { validateMessages } from '../core/conversation/validate.js';
 import { createExtractiveSummaryModel } from '../core/summary/extractive-summary.js';
 import { countMessageTokens, countSystemTokens } from '../core/tokens/message-tokens.js';
-import type { TokenCounter } from '../core/tokens/token-counter.js';
 import { createRequestTokenCounter, defaultPriceTable } from './prompt-cache.js';
 import { type ReplayTranscript, replayTranscript } from './replay.js';
+import { bashTurn, characters } from './replay.test-utils.js';
 import { createReplayStrategy, type ReplayStrategy } from './replay-strategies.js';
 
-/** One token per character, so expected counts can be computed by hand. */
-const characters: TokenCounter = {
-  specificationVersion: 'v1',
-  name: 'characters',
-  countText: (text) => text.length,
-};
 const summarizer = createExtractiveSummaryModel();
 
 function toolTurns(count: number, output = (index: number) => `output of step ${index}`): ReplayTranscript {
   const messages: Message[] = [{ role: 'user', content: 'Fix the build.' }];
   for (let index = 0; index < count; index++) {
-    messages.push(
-      {
-        role: 'assistant',
-        content: [
-          { type: 'tool_use', id: `t${index}`, name: 'bash', input: { command: `make step${index}` } },
-        ],
-      },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${index}`, content: output(index) }] },
-    );
+    messages.push(...bashTurn(index, output(index)));
   }
   messages.push({ role: 'assistant', content: 'Done.' });
   return { system: 'You are an agent.', messages };

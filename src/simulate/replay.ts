@@ -46,7 +46,7 @@ import {
   type RequestTokenCounter,
   type SentRequest,
 } from './prompt-cache.js';
-import type { ReplayStrategy, StrategyName } from './replay-strategies.js';
+import type { ReplayStrategy, StrategyName, StrategyStep } from './replay-strategies.js';
 import {
   callSeconds,
   defaultLatencyModel,
@@ -482,61 +482,20 @@ export async function replayTranscript(
       prices: summaryPrices,
       latency,
     });
-    const blockedSeconds = step.blockedSeconds ?? summaries.seconds;
     const request: SentRequest = { system, messages: step.messages };
-    const inputTokens = tokens.request(request);
-    const prefix = commonPrefix(previous, request, tokens);
-    // The summary calls just made are in the cache too; the request reads the longest prefix any shares.
-    const reusedTokens = expired
-      ? 0
-      : Math.max(
-          prefix.tokens,
-          ...summaries.requests.map((sent) => commonPrefix(sent, request, tokens).tokens),
-        );
-    const bill = billRequest(
-      {
-        inputTokens,
-        reusedTokens,
-        outputTokens: outputTokensOf(transcript.usage?.[assistantTurn], message, tokens),
-      },
-      prices,
-    );
-    const cost = bill.cost + summaries.cost;
-    turns.push({
+    const turn = measureTurn(request, {
+      previous,
+      summaries,
+      step,
       turn: assistantTurn,
-      inputTokens,
-      layer: step.layer,
-      reusedTokens: bill.cacheReadTokens,
-      prefixRewrite: !prefix.coversPrevious,
-      cacheWriteTokens: bill.cacheWriteTokens,
-      billedInputTokens: bill.billedInputTokens,
-      outputTokens: bill.outputTokens,
-      cost,
       time,
-      cacheExpired: expired,
-      summaryCalls: summaries.calls,
-      summaryCost: summaries.cost,
-      blockedSeconds,
+      expired,
+      outputTokens: outputTokensOf(transcript.usage?.[assistantTurn], message, tokens),
+      tokens,
+      prices,
     });
-    summary.turns++;
-    summary.peakTokens = Math.max(summary.peakTokens, inputTokens);
-    summary.inputTokens += inputTokens;
-    summary.billedInputTokens += bill.billedInputTokens;
-    summary.cacheReadTokens += bill.cacheReadTokens;
-    summary.cacheWriteTokens += bill.cacheWriteTokens;
-    summary.outputTokens += bill.outputTokens;
-    summary.cost += cost;
-    summary.summaryCalls += summaries.calls;
-    summary.summaryInputTokens += summaries.inputTokens;
-    summary.summaryCacheReadTokens += summaries.cacheReadTokens;
-    summary.summaryOutputTokens += summaries.outputTokens;
-    summary.summaryCost += summaries.cost;
-    summary.blockedSeconds += blockedSeconds;
-    summary.longestWaitSeconds = Math.max(summary.longestWaitSeconds, blockedSeconds);
-    if (expired) summary.cacheExpiries++;
-    if (step.overflow) summary.contextOverflows++;
-    if (!prefix.coversPrevious) summary.prefixRewrites++;
-    if (step.layer !== 'none') summary.compactions[step.layer]++;
+    turns.push(turn);
+    addTurn(summary, turn, summaries, step);
     previous = request;
     history = [...step.messages, message];
     assistantTurn++;
@@ -544,17 +503,105 @@ export async function replayTranscript(
   }
   if (previous) {
     const calls = toolCallsOf(messages).filter((call) => call.resultIndex < lastAssistantIndex);
-    const retention = measureRetention(calls, previous);
-    summary.compactedCalls = retention.compactedCalls;
-    summary.facts = retention.facts;
-    summary.factsVisible = retention.factsVisible;
-    summary.compactedFacts = retention.compactedFacts;
-    summary.compactedFactsVisible = retention.compactedFactsVisible;
-    summary.factsByKind = retention.factsByKind;
-    summary.retention = retention.facts === 0 ? 1 : retention.factsVisible / retention.facts;
-    summary.retentionOfCompacted =
-      retention.compactedFacts === 0 ? 1 : retention.compactedFactsVisible / retention.compactedFacts;
+    addRetention(summary, measureRetention(calls, previous));
   }
   summary.durationMs = performance.now() - started;
   return { strategy: strategy.name, thresholds: strategy.thresholds, summary, turns };
+}
+
+/** What a strategy's step returned, as far as the figures need it. */
+type StepOutcome = Pick<StrategyStep, 'layer' | 'overflow' | 'blockedSeconds'>;
+
+/** Measures and bills one request sent after the summary calls made before it. */
+function measureTurn(
+  request: SentRequest,
+  {
+    previous,
+    summaries,
+    step,
+    turn,
+    time,
+    expired,
+    outputTokens,
+    tokens,
+    prices,
+  }: {
+    previous: SentRequest | undefined;
+    summaries: SummaryBill;
+    step: StepOutcome;
+    turn: number;
+    time: number;
+    expired: boolean;
+    outputTokens: number;
+    tokens: RequestTokenCounter;
+    prices: PriceTable;
+  },
+): ReplayTurn {
+  const inputTokens = tokens.request(request);
+  const prefix = commonPrefix(previous, request, tokens);
+  // The summary calls just made are in the cache too; the request reads the longest prefix any shares.
+  const reusedTokens = expired
+    ? 0
+    : Math.max(
+        prefix.tokens,
+        ...summaries.requests.map((sent) => commonPrefix(sent, request, tokens).tokens),
+      );
+  const bill = billRequest({ inputTokens, reusedTokens, outputTokens }, prices);
+  return {
+    turn,
+    inputTokens,
+    layer: step.layer,
+    reusedTokens: bill.cacheReadTokens,
+    prefixRewrite: !prefix.coversPrevious,
+    cacheWriteTokens: bill.cacheWriteTokens,
+    billedInputTokens: bill.billedInputTokens,
+    outputTokens: bill.outputTokens,
+    cost: bill.cost + summaries.cost,
+    time,
+    cacheExpired: expired,
+    summaryCalls: summaries.calls,
+    summaryCost: summaries.cost,
+    blockedSeconds: step.blockedSeconds ?? summaries.seconds,
+  };
+}
+
+/** Adds one request (and the summary calls before it) to a transcript's figures. */
+function addTurn(
+  summary: StrategySummary,
+  turn: ReplayTurn,
+  summaries: SummaryBill,
+  step: StepOutcome,
+): void {
+  summary.turns++;
+  summary.peakTokens = Math.max(summary.peakTokens, turn.inputTokens);
+  summary.inputTokens += turn.inputTokens;
+  summary.billedInputTokens += turn.billedInputTokens;
+  summary.cacheReadTokens += turn.reusedTokens;
+  summary.cacheWriteTokens += turn.cacheWriteTokens;
+  summary.outputTokens += turn.outputTokens;
+  summary.cost += turn.cost;
+  summary.summaryCalls += summaries.calls;
+  summary.summaryInputTokens += summaries.inputTokens;
+  summary.summaryCacheReadTokens += summaries.cacheReadTokens;
+  summary.summaryOutputTokens += summaries.outputTokens;
+  summary.summaryCost += summaries.cost;
+  summary.blockedSeconds += turn.blockedSeconds;
+  summary.longestWaitSeconds = Math.max(summary.longestWaitSeconds, turn.blockedSeconds);
+  if (turn.cacheExpired) summary.cacheExpiries++;
+  if (step.overflow) summary.contextOverflows++;
+  if (turn.prefixRewrite) summary.prefixRewrites++;
+  if (turn.layer !== 'none') summary.compactions[turn.layer]++;
+}
+
+/** Records the retention measured on the last request (see the module comment). */
+function addRetention(summary: StrategySummary, retention: RetentionMeasure): void {
+  summary.compactedCalls = retention.compactedCalls;
+  summary.facts = retention.facts;
+  summary.factsVisible = retention.factsVisible;
+  summary.compactedFacts = retention.compactedFacts;
+  summary.compactedFactsVisible = retention.compactedFactsVisible;
+  summary.factsByKind = retention.factsByKind;
+  summary.retention = retention.facts === 0 ? 1 : retention.factsVisible / retention.facts;
+  summary.retentionOfCompacted =
+    retention.compactedFacts === 0 ? 1 : retention.compactedFactsVisible / retention.compactedFacts;
 }

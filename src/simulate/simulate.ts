@@ -6,6 +6,7 @@
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import { createMemoizedCounter } from '../core/tokens/memoized-counter.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
+import type { ImportedTranscript } from '../importers/imported-transcript.js';
 import { createMeteredSummaryModel } from './metered-summary-model.js';
 import { createRequestTokenCounter, defaultPriceTable, type PriceTable } from './prompt-cache.js';
 import {
@@ -31,6 +32,20 @@ export interface SimulationInput {
   /** The format it was read as. */
   format: string;
   transcript: ReplayTranscript;
+}
+
+/** A transcript read by `importTranscriptFile`, as the replay input named `file`. */
+export function simulationInputOf(file: string, imported: ImportedTranscript): SimulationInput {
+  return {
+    file,
+    format: imported.meta.format,
+    transcript: {
+      ...(imported.conversation.system === undefined ? {} : { system: imported.conversation.system }),
+      messages: imported.conversation.messages,
+      usage: imported.usage,
+      ...(imported.timestamps === undefined ? {} : { timestamps: imported.timestamps }),
+    },
+  };
 }
 
 /** One strategy's replay of one file: its figures and, for the report, its turns. */

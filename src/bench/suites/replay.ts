@@ -8,7 +8,12 @@ import { createExtractiveSummaryModel } from '../../core/summary/extractive-summ
 import { importTranscriptFile } from '../../importers/index.js';
 import type { StrategySummary } from '../../simulate/replay.js';
 import { peerNames, type StrategyName } from '../../simulate/replay-strategies.js';
-import { type SimulationInput, type SimulationResult, simulate } from '../../simulate/simulate.js';
+import {
+  type SimulationInput,
+  type SimulationResult,
+  simulate,
+  simulationInputOf,
+} from '../../simulate/simulate.js';
 import { createTiktokenCounter } from '../../tokenizer/index.js';
 
 const thresholds = { mid: 8000, hard: 16000 };
@@ -46,6 +51,56 @@ function verdict(pass: boolean): string {
   return pass ? 'met' : 'MISSED';
 }
 
+/** Every shared run under `root`, ready to replay. */
+async function loadInputs(root: string): Promise<SimulationInput[]> {
+  const inputs: SimulationInput[] = [];
+  for (const file of await transcriptFiles(root)) {
+    inputs.push(simulationInputOf(relative(root, file), await importTranscriptFile(file)));
+  }
+  return inputs;
+}
+
+/** A labelled row of the table. */
+interface Variant {
+  label: string;
+  summary: StrategySummary;
+}
+
+/** agent-compact again with background summaries, and with the tuned settings measured below. */
+async function simulateVariants(inputs: readonly SimulationInput[]): Promise<Variant[]> {
+  const variants: Variant[] = [];
+  for (const { label, agentCompact } of variantSettings) {
+    const variant = await simulate(inputs, {
+      strategies: ['agent-compact'],
+      summarizer: createExtractiveSummaryModel(),
+      counter: createTiktokenCounter(),
+      agentCompact,
+      ...thresholds,
+    });
+    variants.push({ label, summary: variant.total['agent-compact']! });
+  }
+  return variants;
+}
+
+/** The timings of the whole replay (ms from `performance.now()`, CPU from `process.cpuUsage`). */
+interface ReplayTimes {
+  started: number;
+  imported: number;
+  finished: number;
+  cpuSeconds: number;
+}
+
+/** Figures shared by the sections of the printout. */
+interface Figures {
+  result: SimulationResult;
+  total: Record<StrategyName, StrategySummary>;
+  none: StrategySummary;
+  agent: StrategySummary;
+  rows: Array<[string, StrategySummary]>;
+  /** The cost without the agent's own output, which every strategy pays alike. */
+  inputSideCost: (summary: StrategySummary) => number;
+}
+
 /** Prints the replay figures of all shared runs and how they compare with the targets. */
 export async function run(): Promise<void> {
   const root = resolve(process.cwd(), '../shared/data/trajectories');
@@ -60,20 +115,7 @@ export async function run(): Promise<void> {
   }
   const started = performance.now();
   const cpuStarted = process.cpuUsage();
-  const inputs: SimulationInput[] = [];
-  for (const file of await transcriptFiles(root)) {
-    const imported = await importTranscriptFile(file);
-    inputs.push({
-      file: relative(root, file),
-      format: imported.meta.format,
-      transcript: {
-        ...(imported.conversation.system === undefined ? {} : { system: imported.conversation.system }),
-        messages: imported.conversation.messages,
-        usage: imported.usage,
-        ...(imported.timestamps === undefined ? {} : { timestamps: imported.timestamps }),
-      },
-    });
-  }
+  const inputs = await loadInputs(root);
   const imported = performance.now();
   const result: SimulationResult = await simulate(inputs, {
     summarizer: createExtractiveSummaryModel(),
@@ -82,26 +124,32 @@ export async function run(): Promise<void> {
   });
   const finished = performance.now();
   const cpu = process.cpuUsage(cpuStarted);
-  // agent-compact again with background summaries, and with the tuned settings measured below.
-  const variants: Array<{ label: string; summary: StrategySummary }> = [];
-  for (const { label, agentCompact } of variantSettings) {
-    const variant = await simulate(inputs, {
-      strategies: ['agent-compact'],
-      summarizer: createExtractiveSummaryModel(),
-      counter: createTiktokenCounter(),
-      agentCompact,
-      ...thresholds,
-    });
-    variants.push({ label, summary: variant.total['agent-compact']! });
-  }
-  const inputSideCost = (summary: StrategySummary) =>
-    summary.cost - (summary.outputTokens * result.prices.outputPerMillion) / 1_000_000;
-  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+  const variants = await simulateVariants(inputs);
+  const times: ReplayTimes = { started, imported, finished, cpuSeconds: (cpu.user + cpu.system) / 1e6 };
 
   const total = result.total as Record<StrategyName, StrategySummary>;
-  const none = total.none;
+  const figures: Figures = {
+    result,
+    total,
+    none: total.none,
+    agent: total['agent-compact'],
+    rows: [
+      ...result.strategies.map((name): [string, StrategySummary] => [name, total[name]]),
+      ...variants.map(({ label, summary }): [string, StrategySummary] => [label, summary]),
+    ],
+    inputSideCost: (summary) =>
+      summary.cost - (summary.outputTokens * result.prices.outputPerMillion) / 1_000_000,
+  };
+  printTable(figures, inputs.length);
+  printTargets(figures, variants[0]!.summary, times);
+  printRetentionByKind(figures);
+  printByLayer(result);
+  printFloor(figures.none);
+}
+
+function printTable({ result, none, rows, inputSideCost }: Figures, runs: number): void {
   console.log(
-    `${inputs.length} runs (${result.files.filter((file) => file.format === 'mini-swe-agent').length} mini-swe-agent, ${result.files.filter((file) => file.format === 'swe-agent').length} SWE-agent), ${none.turns.toLocaleString('en-US')} assistant turns, --mid ${thresholds.mid} --hard ${thresholds.hard}, o200k counts, extractive stand-in summary for every policy, Sonnet prices with prompt caching (summary calls billed), cache TTL ${result.clock.cacheTtlSeconds} s on recorded times, summary latency ${result.latency.ttftSeconds} s + input/${result.latency.prefillTokensPerSecond}/s + output/${result.latency.decodeTokensPerSecond}/s.\n`,
+    `${runs} runs (${result.files.filter((file) => file.format === 'mini-swe-agent').length} mini-swe-agent, ${result.files.filter((file) => file.format === 'swe-agent').length} SWE-agent), ${none.turns.toLocaleString('en-US')} assistant turns, --mid ${thresholds.mid} --hard ${thresholds.hard}, o200k counts, extractive stand-in summary for every policy, Sonnet prices with prompt caching (summary calls billed), cache TTL ${result.clock.cacheTtlSeconds} s on recorded times, summary latency ${result.latency.ttftSeconds} s + input/${result.latency.prefillTokensPerSecond}/s + output/${result.latency.decodeTokensPerSecond}/s.\n`,
   );
   console.log(
     '| strategy | billed input ÷ none | cost | cost ÷ none | input-side cost ÷ none | peak tokens | summary calls | summary cost | prefix rewrites / 100 turns | micro / mid / hard | retention (one denominator) | of compacted | blocked s | longest wait s | replay ms |',
@@ -109,16 +157,18 @@ export async function run(): Promise<void> {
   console.log(
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   );
-  const rows: Array<[string, StrategySummary]> = [
-    ...result.strategies.map((name): [string, StrategySummary] => [name, total[name]]),
-    ...variants.map(({ label, summary }): [string, StrategySummary] => [label, summary]),
-  ];
   for (const [name, summary] of rows) {
     console.log(
       `| ${name} | ${(summary.billedInputTokens / none.billedInputTokens).toFixed(2)}× | $${summary.cost.toFixed(2)} | ${(summary.cost / none.cost).toFixed(3)}× | ${(inputSideCost(summary) / inputSideCost(none)).toFixed(3)}× | ${summary.peakTokens.toLocaleString('en-US')} | ${summary.summaryCalls} | $${summary.summaryCost.toFixed(2)} | ${perHundred(summary).toFixed(1)} | ${summary.compactions.micro} / ${summary.compactions.mid} / ${summary.compactions.hard} | ${(summary.retention * 100).toFixed(1)}% (${summary.factsVisible}/${summary.facts}) | ${(summary.retentionOfCompacted * 100).toFixed(1)}% | ${summary.blockedSeconds.toFixed(0)} | ${summary.longestWaitSeconds.toFixed(1)} | ${Math.round(summary.durationMs).toLocaleString('en-US')} |`,
     );
   }
-  const agent = total['agent-compact'];
+}
+
+function printTargets(
+  { result, total, none, agent, rows, inputSideCost }: Figures,
+  background: StrategySummary,
+  { started, imported, finished, cpuSeconds }: ReplayTimes,
+): void {
   const wallSeconds = (finished - started) / 1000;
   console.log(
     `\nWall time: ${wallSeconds.toFixed(1)} s for the whole replay of every strategy (reading ${((imported - started) / 1000).toFixed(1)} s, replay ${((finished - imported) / 1000).toFixed(1)} s); CPU time ${cpuSeconds.toFixed(1)} s.`,
@@ -140,7 +190,6 @@ export async function run(): Promise<void> {
   console.log(
     `- cost at most 0.6× none, summary calls billed: ${(agent.cost / none.cost).toFixed(3)}× (input side, without the agent's own output that every strategy pays alike: ${(inputSideCost(agent) / inputSideCost(none)).toFixed(3)}×) — ${verdict(agent.cost <= none.cost * 0.6)}`,
   );
-  const background = variants[0]!.summary;
   console.log(
     `- background: blocked time at most 10% of foreground's: ${background.blockedSeconds.toFixed(0)} s of ${agent.blockedSeconds.toFixed(0)} s = ${((background.blockedSeconds / agent.blockedSeconds) * 100).toFixed(1)}% — ${verdict(background.blockedSeconds <= agent.blockedSeconds * 0.1)}`,
   );
@@ -157,7 +206,9 @@ export async function run(): Promise<void> {
   console.log(
     `\nContext overflows (the compactor refused to summarize twice in a row; the history went as it was): ${rows.map(([name, summary]) => `${name} ${summary.contextOverflows}`).join(', ')}. Requests after the cache lifetime: ${none.cacheExpiries}.`,
   );
+}
 
+function printRetentionByKind({ result, total }: Figures): void {
   console.log('\nRetention by kind of fact (visible / facts of compacted-away calls):');
   for (const name of result.strategies.filter((strategy) => strategy !== 'none')) {
     const kinds = Object.entries(total[name].factsByKind)
@@ -168,8 +219,10 @@ export async function run(): Promise<void> {
       .join(', ');
     console.log(`- ${name}: ${kinds}`);
   }
+}
 
-  // Where agent-compact's rewrites and bill come from, by the layer that fired on the turn.
+/** Where agent-compact's rewrites and bill come from, by the layer that fired on the turn. */
+function printByLayer(result: SimulationResult): void {
   const byLayer = new Map<string, { turns: number; rewrites: number; billed: number; sent: number }>();
   for (const file of result.files) {
     for (const turn of file.strategies['agent-compact']?.turns ?? []) {
@@ -191,7 +244,10 @@ export async function run(): Promise<void> {
       `| ${layer} | ${entry.turns.toLocaleString('en-US')} | ${entry.rewrites.toLocaleString('en-US')} | ${Math.round(entry.billed).toLocaleString('en-US')} | ${Math.round(entry.sent / entry.turns).toLocaleString('en-US')} |`,
     );
   }
-  // The part of the bill no strategy can avoid: writing each turn's new messages to the cache.
+}
+
+/** The part of the bill no strategy can avoid: writing each turn's new messages to the cache. */
+function printFloor(none: StrategySummary): void {
   const newTokensFloor = none.cacheWriteTokens * 1.25;
   console.log(
     `\nFloor: none writes ${none.cacheWriteTokens.toLocaleString('en-US')} new tokens to the cache over the runs (${Math.round(newTokensFloor).toLocaleString('en-US')} billed, ${((newTokensFloor / none.billedInputTokens) * 100).toFixed(0)}% of none's bill); every strategy pays for those, plus reads of what it keeps.`,

@@ -12,7 +12,13 @@ import { simulationToJson, simulationToText } from '../../simulate/format-result
 import { defaultPriceTable, type PriceTable } from '../../simulate/prompt-cache.js';
 import { type StrategyName, strategyNames } from '../../simulate/replay-strategies.js';
 import { renderReport } from '../../simulate/report.js';
-import { type SimulationInput, simulate } from '../../simulate/simulate.js';
+import {
+  type SimulateOptions,
+  type SimulationInput,
+  type SimulationResult,
+  simulate,
+  simulationInputOf,
+} from '../../simulate/simulate.js';
 import {
   defaultCacheTtlSeconds,
   defaultLatencyModel,
@@ -157,52 +163,54 @@ function displayPath(cwd: string, path: string): string {
   return relativePath === '' || relativePath.startsWith('..') ? path : relativePath;
 }
 
-/** The `simulate` command. */
-export const simulateCommand: CliCommand = async (args, io) => {
-  const { values, positionals } = (() => {
-    try {
-      return parseArgs({
-        args,
-        allowPositionals: true,
-        options: {
-          format: { type: 'string' },
-          strategies: { type: 'string' },
-          mid: { type: 'string' },
-          hard: { type: 'string' },
-          window: { type: 'string' },
-          summarizer: { type: 'string', default: 'extractive' },
-          'base-url': { type: 'string' },
-          'price-input': { type: 'string' },
-          'price-output': { type: 'string' },
-          'summary-model-price': { type: 'string' },
-          'cache-ttl': { type: 'string' },
-          'turn-seconds': { type: 'string' },
-          ttft: { type: 'string' },
-          'prefill-speed': { type: 'string' },
-          'decode-speed': { type: 'string' },
-          json: { type: 'boolean', default: false },
-          report: { type: 'string' },
-          help: { type: 'boolean', short: 'h', default: false },
-        },
-      });
-    } catch (error) {
-      throw new CliError(`${(error as Error).message.split('\n')[0]}\n\n${help}`, 2);
-    }
-  })();
-  if (values.help) {
-    io.stdout(help);
-    return 0;
-  }
-  if (positionals.length === 0) throw new CliError(`name a transcript file or directory\n\n${help}`, 2);
+const simulateOptions = {
+  format: { type: 'string' },
+  strategies: { type: 'string' },
+  mid: { type: 'string' },
+  hard: { type: 'string' },
+  window: { type: 'string' },
+  summarizer: { type: 'string', default: 'extractive' },
+  'base-url': { type: 'string' },
+  'price-input': { type: 'string' },
+  'price-output': { type: 'string' },
+  'summary-model-price': { type: 'string' },
+  'cache-ttl': { type: 'string' },
+  'turn-seconds': { type: 'string' },
+  ttft: { type: 'string' },
+  'prefill-speed': { type: 'string' },
+  'decode-speed': { type: 'string' },
+  json: { type: 'boolean', default: false },
+  report: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
 
-  const strategies = parseStrategies(values.strategies);
-  const format = parseFormat(values.format);
+function parseSimulateArgs(args: string[]) {
+  try {
+    return parseArgs({ args, allowPositionals: true, options: simulateOptions });
+  } catch (error) {
+    throw new CliError(`${(error as Error).message.split('\n')[0]}\n\n${help}`, 2);
+  }
+}
+
+type SimulateValues = ReturnType<typeof parseSimulateArgs>['values'];
+
+/** `--mid`, `--hard` and `--window`; mid must be below hard. */
+function parseThresholds(values: SimulateValues): { mid?: number; hard?: number; window?: number } {
   const mid = positiveNumber(values.mid, '--mid', { integer: true });
   const hard = positiveNumber(values.hard, '--hard', { integer: true });
   const window = positiveNumber(values.window, '--window', { integer: true });
   if (mid !== undefined && hard !== undefined && mid >= hard) {
     throw new CliError(`--mid (${mid}) must be below --hard (${hard})`, 2);
   }
+  return {
+    ...(mid === undefined ? {} : { mid }),
+    ...(hard === undefined ? {} : { hard }),
+    ...(window === undefined ? {} : { window }),
+  };
+}
+
+/** `--price-input` and `--price-output` over the default price table. */
+function parsePrices(values: SimulateValues): PriceTable {
   const prices: PriceTable = {
     ...defaultPriceTable,
     ...(values['price-input'] === undefined
@@ -213,28 +221,42 @@ export const simulateCommand: CliCommand = async (args, io) => {
       : { outputPerMillion: positiveNumber(values['price-output'], '--price-output', { integer: false })! }),
   };
   if (values['price-input'] !== undefined || values['price-output'] !== undefined) prices.model = 'custom';
-  const summaryPrices = parseSummaryPrice(values['summary-model-price'], prices);
-  const clock: ReplayClock = {
+  return prices;
+}
+
+function parseClock(values: SimulateValues): ReplayClock {
+  return {
     cacheTtlSeconds:
       positiveNumber(values['cache-ttl'], '--cache-ttl', { integer: false }) ?? defaultCacheTtlSeconds,
     turnSeconds:
       positiveNumber(values['turn-seconds'], '--turn-seconds', { integer: false }) ?? defaultTurnSeconds,
   };
-  const latency: LatencyModel = {
+}
+
+function parseLatency(values: SimulateValues): LatencyModel {
+  return {
     ttftSeconds: positiveNumber(values.ttft, '--ttft', { integer: false }) ?? defaultLatencyModel.ttftSeconds,
     prefillTokensPerSecond:
       speed(values['prefill-speed'], '--prefill-speed') ?? defaultLatencyModel.prefillTokensPerSecond,
     decodeTokensPerSecond:
       speed(values['decode-speed'], '--decode-speed') ?? defaultLatencyModel.decodeTokensPerSecond,
   };
-  const summarizer =
-    (await createSummaryModelFromSpec(values.summarizer, {
-      env: io.env,
-      ...(values['base-url'] === undefined ? {} : { baseURL: values['base-url'] }),
-    })) ?? createExtractiveSummaryModel();
+}
 
+/** A transcript that could not be read in a directory, and why. */
+interface SkippedFile {
+  file: string;
+  error: string;
+}
+
+/** Reads every transcript the positionals name; in a directory, files that are not transcripts are skipped. */
+async function readTranscripts(
+  positionals: readonly string[],
+  format: TranscriptFormat | undefined,
+  io: CliIO,
+): Promise<{ inputs: SimulationInput[]; skipped: SkippedFile[] }> {
   const inputs: SimulationInput[] = [];
-  const skipped: Array<{ file: string; error: string }> = [];
+  const skipped: SkippedFile[] = [];
   for (const positional of positionals) {
     const path = resolve(io.cwd, positional);
     const isDirectory = (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
@@ -242,16 +264,7 @@ export const simulateCommand: CliCommand = async (args, io) => {
       const name = displayPath(io.cwd, file);
       try {
         const imported = await importTranscriptFile(file, format === undefined ? {} : { format });
-        inputs.push({
-          file: name,
-          format: imported.meta.format,
-          transcript: {
-            ...(imported.conversation.system === undefined ? {} : { system: imported.conversation.system }),
-            messages: imported.conversation.messages,
-            usage: imported.usage,
-            ...(imported.timestamps === undefined ? {} : { timestamps: imported.timestamps }),
-          },
-        });
+        inputs.push(simulationInputOf(name, imported));
       } catch (error) {
         // In a directory a file that is not a transcript is skipped; a file named alone must read.
         if (!isDirectory) throw error;
@@ -261,28 +274,59 @@ export const simulateCommand: CliCommand = async (args, io) => {
       }
     }
   }
-  if (inputs.length === 0) throw new CliError('no transcripts found to replay', 1);
+  return { inputs, skipped };
+}
 
-  let result: Awaited<ReturnType<typeof simulate>>;
+/** Runs the replay; invalid options (from the core) are a usage error. */
+async function runSimulation(
+  inputs: readonly SimulationInput[],
+  options: SimulateOptions,
+): Promise<SimulationResult> {
   try {
-    result = await simulate(inputs, {
-      strategies,
-      summarizer,
-      counter: createTiktokenCounter(),
-      prices,
-      summaryPrices,
-      clock,
-      latency,
-      onFile: progress(io),
-      ...(mid === undefined ? {} : { mid }),
-      ...(hard === undefined ? {} : { hard }),
-      ...(window === undefined ? {} : { window }),
-    });
+    return await simulate(inputs, options);
   } catch (error) {
     if (CompactError.isInstance(error) && error.code === 'INVALID_OPTIONS')
       throw new CliError(error.message, 2);
     throw error;
   }
+}
+
+/** The `simulate` command. */
+export const simulateCommand: CliCommand = async (args, io) => {
+  const { values, positionals } = parseSimulateArgs(args);
+  if (values.help) {
+    io.stdout(help);
+    return 0;
+  }
+  if (positionals.length === 0) throw new CliError(`name a transcript file or directory\n\n${help}`, 2);
+
+  const strategies = parseStrategies(values.strategies);
+  const format = parseFormat(values.format);
+  const thresholds = parseThresholds(values);
+  const prices = parsePrices(values);
+  const summaryPrices = parseSummaryPrice(values['summary-model-price'], prices);
+  const clock = parseClock(values);
+  const latency = parseLatency(values);
+  const summarizer =
+    (await createSummaryModelFromSpec(values.summarizer, {
+      env: io.env,
+      ...(values['base-url'] === undefined ? {} : { baseURL: values['base-url'] }),
+    })) ?? createExtractiveSummaryModel();
+
+  const { inputs, skipped } = await readTranscripts(positionals, format, io);
+  if (inputs.length === 0) throw new CliError('no transcripts found to replay', 1);
+
+  const result = await runSimulation(inputs, {
+    strategies,
+    summarizer,
+    counter: createTiktokenCounter(),
+    prices,
+    summaryPrices,
+    clock,
+    latency,
+    onFile: progress(io),
+    ...thresholds,
+  });
 
   if (values.report !== undefined) {
     const reportPath = resolve(io.cwd, values.report);

@@ -54,3 +54,20 @@ export interface ArchiveStore {
   /** Every item of a session, in the order stored. */
   list(sessionId: string): Promise<ArchiveItem[]>;
 }
+
+/**
+ * The items of one {@link ArchiveStore.put} grouped by session, in the order given: a store that
+ * keeps one log per session appends each group on its own.
+ *
+ * @example
+ * for (const [sessionId, items] of groupItemsBySession(batch)) await appendToLog(sessionId, items);
+ */
+export function groupItemsBySession(items: readonly ArchiveItem[]): Map<string, ArchiveItem[]> {
+  const bySession = new Map<string, ArchiveItem[]>();
+  for (const item of items) {
+    const list = bySession.get(item.sessionId) ?? [];
+    list.push(item);
+    bySession.set(item.sessionId, list);
+  }
+  return bySession;
+}

@@ -223,28 +223,14 @@ function validateSystem(system: unknown, problems: ValidationProblem[]): void {
 }
 
 function validateAnthropic(messages: unknown, problems: ValidationProblem[], systemMessages: boolean): void {
-  if (!Array.isArray(messages)) {
-    problems.push({
-      path: 'messages',
-      message: `messages must be an array, got ${describe(messages)}`,
-      rule: 'messages-not-array',
-    });
-    return;
-  }
+  if (!checkMessagesArray(messages, problems)) return;
   const turns: Turn[] = [];
   const toolUsePaths = new Map<string, string>();
   let sawFirstMessage = false;
   for (let index = 0; index < messages.length; index++) {
     const message: unknown = messages[index];
     const path = `messages[${index}]`;
-    if (!isRecord(message)) {
-      problems.push({
-        path,
-        message: `message must be an object, got ${describe(message)}`,
-        rule: 'message-not-object',
-      });
-      continue;
-    }
+    if (!checkMessageObject(message, path, problems)) continue;
     const role = message.role;
     if (role === 'system' && systemMessages) {
       validateSystemMessage(message.content, path, sawFirstMessage, problems);
@@ -568,14 +554,7 @@ interface OpenToolCalls {
 }
 
 function validateOpenAI(messages: unknown, problems: ValidationProblem[]): void {
-  if (!Array.isArray(messages)) {
-    problems.push({
-      path: 'messages',
-      message: `messages must be an array, got ${describe(messages)}`,
-      rule: 'messages-not-array',
-    });
-    return;
-  }
+  if (!checkMessagesArray(messages, problems)) return;
   const toolCallPaths = new Map<string, string>();
   let open: OpenToolCalls | undefined;
   const closeOpenCalls = (before: string): void => {
@@ -593,14 +572,7 @@ function validateOpenAI(messages: unknown, problems: ValidationProblem[]): void 
   for (let index = 0; index < messages.length; index++) {
     const message: unknown = messages[index];
     const path = `messages[${index}]`;
-    if (!isRecord(message)) {
-      problems.push({
-        path,
-        message: `message must be an object, got ${describe(message)}`,
-        rule: 'message-not-object',
-      });
-      continue;
-    }
+    if (!checkMessageObject(message, path, problems)) continue;
     const role = message.role;
     if (!isOpenAIRole(role)) {
       problems.push({
@@ -775,6 +747,32 @@ function validateOpenAIAssistant(
     if (!calls.has(call.id)) calls.set(call.id, callPath);
   });
   return { assistantPath: path, calls, answered: new Map() };
+}
+
+/** Reports `messages` when it is not an array (both formats); true when it is one. */
+function checkMessagesArray(messages: unknown, problems: ValidationProblem[]): messages is unknown[] {
+  if (Array.isArray(messages)) return true;
+  problems.push({
+    path: 'messages',
+    message: `messages must be an array, got ${describe(messages)}`,
+    rule: 'messages-not-array',
+  });
+  return false;
+}
+
+/** Reports a message that is not an object (both formats); true when it is one. */
+function checkMessageObject(
+  message: unknown,
+  path: string,
+  problems: ValidationProblem[],
+): message is Record<string, unknown> {
+  if (isRecord(message)) return true;
+  problems.push({
+    path,
+    message: `message must be an object, got ${describe(message)}`,
+    rule: 'message-not-object',
+  });
+  return false;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -49,11 +49,14 @@ export function scaledBudget(tokensAt200k: number, hard: number): number {
   return Math.round((tokensAt200k * hard) / PEER_REFERENCE_WINDOW);
 }
 
-/** Counts requests, caching per message object (the replay hands the same objects again and again). */
-export function createPeerCounter(counter: TokenCounter): {
+/** Counts messages and whole requests (system and messages) for a peer policy. */
+export interface PeerCounter {
   message(message: Message): number;
   request(system: SystemPrompt | undefined, messages: readonly Message[]): number;
-} {
+}
+
+/** Counts requests, caching per message object (the replay hands the same objects again and again). */
+export function createPeerCounter(counter: TokenCounter): PeerCounter {
   const cache = new WeakMap<Message, number>();
   const message = (value: Message) => {
     let tokens = cache.get(value);

@@ -14,21 +14,9 @@
  *   is dropped (a change to the client's history).
  * Clearing counts as `micro`, a compaction as `hard`.
  */
-import type { Message } from '../../core/conversation/types.js';
-import type { ReplayStrategy, StrategyStep } from '../replay-strategies.js';
-import {
-  clearToolResults,
-  createOriginalResults,
-  createPeerCounter,
-  defaultPeerThresholds,
-  idsToClearKeepingNewest,
-  type PeerOptions,
-  splitCurrentTurn,
-  standInSummary,
-  summaryMessage,
-  toolResultPositions,
-  withSummaryFirst,
-} from './_peer-tools.js';
+import type { ReplayStrategy } from '../replay-strategies.js';
+import { createSummarizeThenClearStrategy, currentTurnStart } from './_peer-steps.js';
+import type { PeerOptions } from './_peer-tools.js';
 
 /** Tool uses `clear_tool_uses_20250919` keeps (`keep: { type: 'tool_uses', value: 3 }`, the default). */
 export const CONTEXT_EDITING_KEEP_TOOL_USES = 3;
@@ -39,39 +27,12 @@ export const CONTEXT_EDITING_PLACEHOLDER = '[Tool result cleared by context mana
 const framing = 'Compaction summary of the conversation before this point:';
 
 /** Anthropic's context editing and compaction over the run's thresholds. */
-export function createAnthropicContextEditingStrategy({
-  hard = defaultPeerThresholds.hard,
-  mid = defaultPeerThresholds.mid,
-  summarizer,
-  counter,
-}: PeerOptions): ReplayStrategy {
-  const tokens = createPeerCounter(counter);
-  const originals = createOriginalResults(CONTEXT_EDITING_PLACEHOLDER);
-  // Edits are redone on every request; the layer fires only when a result is cleared for the first time.
-  let cleared = new Set<string>();
-  return {
-    name: 'anthropic-context-editing',
-    thresholds: { mid, hard },
-    async step(input, { system }): Promise<StrategyStep> {
-      // The client's history: what it sent last time, with the server's edits undone.
-      let messages: Message[] = originals.restore(input);
-      let layer: StrategyStep['layer'] = 'none';
-      if (tokens.request(system, messages) > hard) {
-        const { before, turn } = splitCurrentTurn(messages);
-        if (before.length > 0) {
-          const summary = await standInSummary(summarizer, system, before);
-          messages = withSummaryFirst(summaryMessage(framing, summary), turn);
-          layer = 'hard';
-        }
-      }
-      if (tokens.request(system, messages) > mid) {
-        const positions = toolResultPositions(messages, counter, [CONTEXT_EDITING_PLACEHOLDER]);
-        const ids = idsToClearKeepingNewest(positions, CONTEXT_EDITING_KEEP_TOOL_USES);
-        if ([...ids].some((id) => !cleared.has(id)) && layer === 'none') layer = 'micro';
-        messages = clearToolResults(messages, ids, CONTEXT_EDITING_PLACEHOLDER);
-        cleared = ids;
-      }
-      return { messages, layer };
-    },
-  };
+export function createAnthropicContextEditingStrategy(options: PeerOptions): ReplayStrategy {
+  // The client's history is what it sent last time, with the server's edits undone.
+  return createSummarizeThenClearStrategy('anthropic-context-editing', options, {
+    framing,
+    keepFrom: currentTurnStart,
+    keep: CONTEXT_EDITING_KEEP_TOOL_USES,
+    placeholder: CONTEXT_EDITING_PLACEHOLDER,
+  });
 }

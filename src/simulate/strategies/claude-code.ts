@@ -17,20 +17,14 @@
  */
 import type { Message } from '../../core/conversation/types.js';
 import type { ReplayStrategy, StrategyStep } from '../replay-strategies.js';
+import { clearAllButNewest, createHardSummary, currentTurnStart } from './_peer-steps.js';
 import {
-  clearToolResults,
   createPeerCounter,
   defaultPeerThresholds,
-  idsToClearKeepingNewest,
   isToolResultMessage,
   OLD_TOOL_RESULT_CLEARED,
   type PeerOptions,
   scaledBudget,
-  splitCurrentTurn,
-  standInSummary,
-  summaryMessage,
-  toolResultPositions,
-  withSummaryFirst,
 } from './_peer-tools.js';
 
 /** Recent tokens kept verbatim after a summary, at least (`sessionMemoryCompact.ts` minTokens, 200k window). */
@@ -71,6 +65,13 @@ export function createClaudeCodeStrategy({
     }
     return start;
   }
+  const summarizeOverHard = createHardSummary({
+    hard,
+    tokens,
+    summarizer,
+    framing,
+    keepFrom: (messages) => keptStart(messages, currentTurnStart(messages)),
+  });
 
   return {
     name: 'claude-code',
@@ -79,21 +80,20 @@ export function createClaudeCodeStrategy({
       let messages: Message[] = [...input];
       let layer: StrategyStep['layer'] = 'none';
       if (secondsSincePrevious !== undefined && secondsSincePrevious > cacheTtlSeconds) {
-        const positions = toolResultPositions(messages, counter, [OLD_TOOL_RESULT_CLEARED]);
-        const ids = idsToClearKeepingNewest(positions, CLAUDE_CODE_MICROCOMPACT_KEEP);
-        if (ids.size > 0) {
-          messages = clearToolResults(messages, ids, OLD_TOOL_RESULT_CLEARED);
+        const microcompacted = clearAllButNewest(messages, {
+          counter,
+          keep: CLAUDE_CODE_MICROCOMPACT_KEEP,
+          placeholder: OLD_TOOL_RESULT_CLEARED,
+        });
+        if (microcompacted.clearedIds.size > 0) {
+          messages = microcompacted.messages;
           layer = 'micro';
         }
       }
-      if (tokens.request(system, messages) > hard) {
-        const turnStart = splitCurrentTurn(messages).before.length;
-        const start = keptStart(messages, turnStart);
-        if (start > 0) {
-          const summary = await standInSummary(summarizer, system, messages.slice(0, start));
-          messages = withSummaryFirst(summaryMessage(framing, summary), messages.slice(start));
-          layer = 'hard';
-        }
+      const summarized = await summarizeOverHard(messages, system);
+      if (summarized) {
+        messages = summarized;
+        layer = 'hard';
       }
       return { messages, layer };
     },

@@ -16,20 +16,9 @@
  */
 import type { Message } from '../../core/conversation/types.js';
 import { contentBlocks } from '../../core/conversation/types.js';
-import type { ReplayStrategy, StrategyStep } from '../replay-strategies.js';
-import {
-  clearToolResults,
-  createOriginalResults,
-  createPeerCounter,
-  defaultPeerThresholds,
-  idsToClearKeepingNewest,
-  isToolResultMessage,
-  type PeerOptions,
-  standInSummary,
-  summaryMessage,
-  toolResultPositions,
-  withSummaryFirst,
-} from './_peer-tools.js';
+import type { ReplayStrategy } from '../replay-strategies.js';
+import { createSummarizeThenClearStrategy } from './_peer-steps.js';
+import { isToolResultMessage, type PeerOptions } from './_peer-tools.js';
 
 /** Messages `summarizationMiddleware` keeps after a summary (`keep: { messages: 20 }`). */
 export const LANGCHAIN_KEEP_MESSAGES = 20;
@@ -60,39 +49,12 @@ function cutoffIndex(messages: readonly Message[]): number {
 }
 
 /** LangChain's summarization and context-editing middleware over the run's thresholds. */
-export function createLangchainStrategy({
-  hard = defaultPeerThresholds.hard,
-  mid = defaultPeerThresholds.mid,
-  summarizer,
-  counter,
-}: PeerOptions): ReplayStrategy {
-  const tokens = createPeerCounter(counter);
-  const originals = createOriginalResults(LANGCHAIN_CLEARED_PLACEHOLDER);
-  // Edits are redone on every request; the layer fires only when a result is cleared for the first time.
-  let cleared = new Set<string>();
-  return {
-    name: 'langchain',
-    thresholds: { mid, hard },
-    async step(input, { system }): Promise<StrategyStep> {
-      // The agent state: the previous request with the request-only clearing undone.
-      let messages: Message[] = originals.restore(input);
-      let layer: StrategyStep['layer'] = 'none';
-      if (tokens.request(system, messages) > hard) {
-        const cutoff = cutoffIndex(messages);
-        if (cutoff > 0) {
-          const summary = await standInSummary(summarizer, system, messages.slice(0, cutoff));
-          messages = withSummaryFirst(summaryMessage(framing, summary), messages.slice(cutoff));
-          layer = 'hard';
-        }
-      }
-      if (tokens.request(system, messages) > mid) {
-        const positions = toolResultPositions(messages, counter, [LANGCHAIN_CLEARED_PLACEHOLDER]);
-        const ids = idsToClearKeepingNewest(positions, LANGCHAIN_CLEAR_KEEP);
-        if ([...ids].some((id) => !cleared.has(id)) && layer === 'none') layer = 'micro';
-        messages = clearToolResults(messages, ids, LANGCHAIN_CLEARED_PLACEHOLDER);
-        cleared = ids;
-      }
-      return { messages, layer };
-    },
-  };
+export function createLangchainStrategy(options: PeerOptions): ReplayStrategy {
+  // The agent state is the previous request with the request-only clearing undone.
+  return createSummarizeThenClearStrategy('langchain', options, {
+    framing,
+    keepFrom: cutoffIndex,
+    keep: LANGCHAIN_CLEAR_KEEP,
+    placeholder: LANGCHAIN_CLEARED_PLACEHOLDER,
+  });
 }

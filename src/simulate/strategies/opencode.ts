@@ -17,6 +17,7 @@
 import type { Message } from '../../core/conversation/types.js';
 import { contentBlocks } from '../../core/conversation/types.js';
 import type { ReplayStrategy, StrategyStep } from '../replay-strategies.js';
+import { createHardSummary, currentTurnStart } from './_peer-steps.js';
 import {
   clearToolResults,
   createPeerCounter,
@@ -25,11 +26,7 @@ import {
   OLD_TOOL_RESULT_CLEARED,
   type PeerOptions,
   scaledBudget,
-  splitCurrentTurn,
-  standInSummary,
-  summaryMessage,
   toolResultPositions,
-  withSummaryFirst,
 } from './_peer-tools.js';
 
 /** Prune only when at least this many tokens would go (`PRUNE_MINIMUM`, 200k window). */
@@ -82,6 +79,13 @@ export function createOpencodeStrategy({
     }
     return pruned > pruneMinimum ? targets : new Set();
   }
+  const summarizeOverHard = createHardSummary({
+    hard,
+    tokens,
+    summarizer,
+    framing,
+    keepFrom: currentTurnStart,
+  });
 
   return {
     name: 'opencode',
@@ -94,13 +98,10 @@ export function createOpencodeStrategy({
         messages = clearToolResults(messages, targets, OLD_TOOL_RESULT_CLEARED);
         layer = 'micro';
       }
-      if (tokens.request(system, messages) > hard) {
-        const { before, turn } = splitCurrentTurn(messages);
-        if (before.length > 0) {
-          const summary = await standInSummary(summarizer, system, before);
-          messages = withSummaryFirst(summaryMessage(framing, summary), turn);
-          layer = 'hard';
-        }
+      const summarized = await summarizeOverHard(messages, system);
+      if (summarized) {
+        messages = summarized;
+        layer = 'hard';
       }
       return { messages, layer };
     },

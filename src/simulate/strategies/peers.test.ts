@@ -2,39 +2,19 @@ import { describe, expect, it } from 'vitest';
 import type { Message, ToolResultBlock } from '../../core/conversation/types.js';
 import { validateMessages } from '../../core/conversation/validate.js';
 import { createExtractiveSummaryModel } from '../../core/summary/extractive-summary.js';
-import type { TokenCounter } from '../../core/tokens/token-counter.js';
 import { createMeteredSummaryModel } from '../metered-summary-model.js';
 import { createRequestTokenCounter, defaultPriceTable } from '../prompt-cache.js';
 import { type ReplayTranscript, replayTranscript } from '../replay.js';
+import { bashTurn, characters } from '../replay.test-utils.js';
 import { createReplayStrategy, type PeerName, peerNames, type StepContext } from '../replay-strategies.js';
 import { OLD_TOOL_RESULT_CLEARED, scaledBudget } from './_peer-tools.js';
 import { LANGCHAIN_CLEARED_PLACEHOLDER } from './langchain.js';
-
-/** One token per character, so budgets can be reasoned about by hand. */
-const characters: TokenCounter = {
-  specificationVersion: 'v1',
-  name: 'characters',
-  countText: (text) => text.length,
-};
 
 /** A user request, then `count` tool turns whose results are `size` characters; more user requests every `userEvery` turns. */
 function session(count: number, { size = 400, userEvery = 0 } = {}): ReplayTranscript {
   const messages: Message[] = [{ role: 'user', content: 'Fix the failing build of the shop service.' }];
   for (let index = 0; index < count; index++) {
-    messages.push(
-      {
-        role: 'assistant',
-        content: [
-          { type: 'tool_use', id: `t${index}`, name: 'bash', input: { command: `make step${index}` } },
-        ],
-      },
-      {
-        role: 'user',
-        content: [
-          { type: 'tool_result', tool_use_id: `t${index}`, content: `step ${index}: `.padEnd(size, 'x') },
-        ],
-      },
-    );
+    messages.push(...bashTurn(index, `step ${index}: `.padEnd(size, 'x')));
     if (userEvery > 0 && index % userEvery === userEvery - 1) {
       messages.push(
         { role: 'assistant', content: `Finished part ${index}.` },
