@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { allowsSystemMessages, validateMessages } from '../core/conversation/validate.js';
 import { unknownContentType } from './_content-types.js';
@@ -15,7 +15,7 @@ import {
   type WireError,
   writeError,
 } from './_wire.js';
-import { estimateRequestTokens, estimateTokens, PromptCache } from './prompt-usage.js';
+import { estimateRequestTokens, estimateTokens, type InputUsage, PromptCache } from './prompt-usage.js';
 import {
   normalizeStep,
   type RecordedRequest,
@@ -105,79 +105,24 @@ export async function startScriptedModelServer({
     const index = received;
     received += 1;
     const path = (incoming.url ?? '/').split('?')[0] ?? '/';
-    const api: ScriptedApi = path.endsWith('/chat/completions')
-      ? 'openai'
-      : path.endsWith('/responses')
-        ? 'responses'
-        : 'anthropic';
+    const api = apiOfPath(path);
+    const seen = { index, api, method: incoming.method ?? 'GET', path, headers: visibleHeaders(incoming) };
     const record = (
       body: Record<string, unknown>,
       stream: boolean,
       inputTokens: number,
       outcome: ResponseOutcome,
-    ) => {
-      const entry: RecordedRequest = {
-        index,
-        api,
-        method: incoming.method ?? 'GET',
-        path,
-        headers: visibleHeaders(incoming),
-        body,
-        stream,
-        inputTokens,
-        outcome,
-      };
-      requests.push(entry);
-      return entry;
-    };
+    ) => requests.push({ ...seen, body, stream, inputTokens, outcome });
 
     const rawBody = await readBody(incoming);
     const countOnly = path === '/v1/messages/count_tokens';
-    const knownPath =
-      incoming.method === 'POST' &&
-      (path === '/v1/messages' || path === '/v1/chat/completions' || path === '/v1/responses' || countOnly);
-    if (!knownPath) {
-      record({}, false, 0, 'not-found');
-      writeError(response, api, {
-        status: 404,
-        message: `scripted model server: no route for ${incoming.method ?? 'GET'} ${path}`,
-        anthropicType: 'not_found_error',
-        openAIType: 'invalid_request_error',
-      });
+    const screened = screenRequest(incoming, { path, api, rawBody, validation, countOnly });
+    if (screened.kind === 'reject') {
+      record(screened.body, screened.stream, 0, screened.outcome);
+      writeError(response, api, screened.error);
       return;
     }
-    let body: Record<string, unknown>;
-    try {
-      const parsed: unknown = JSON.parse(rawBody);
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-        throw new Error('not an object');
-      body = parsed as Record<string, unknown>;
-    } catch {
-      record({}, false, 0, 'invalid-request');
-      writeError(response, api, invalidRequest('The request body is not valid JSON.', 'body'));
-      return;
-    }
-    const stream = body.stream === true;
-    if (!hasApiKey(incoming)) {
-      record(body, stream, 0, 'unauthorized');
-      writeError(response, api, {
-        status: 401,
-        message: api === 'anthropic' ? 'invalid x-api-key' : "You didn't provide an API key.",
-        anthropicType: 'authentication_error',
-        openAIType: 'invalid_request_error',
-        code: api === 'openai' ? 'invalid_api_key' : null,
-      });
-      return;
-    }
-    const shapeError =
-      api === 'responses'
-        ? checkResponsesRequest(body, validation)
-        : checkRequestShape(api, body, incoming, validation, countOnly);
-    if (shapeError) {
-      record(body, stream, 0, 'invalid-request');
-      writeError(response, api, shapeError);
-      return;
-    }
+    const { body, stream } = screened;
     if (countOnly) {
       // Counting neither answers from the script nor touches the prompt cache.
       const inputTokens = estimateRequestTokens('anthropic', body);
@@ -193,11 +138,7 @@ export async function startScriptedModelServer({
       return;
     }
     const pending: Omit<RecordedRequest, 'outcome'> = {
-      index,
-      api,
-      method: 'POST',
-      path,
-      headers: visibleHeaders(incoming),
+      ...seen,
       body,
       stream,
       inputTokens: usage.totalTokens,
@@ -205,144 +146,31 @@ export async function startScriptedModelServer({
     const step = await chooseStep(pending);
     if (step === undefined) {
       record(body, stream, usage.totalTokens, 'script-exhausted');
-      writeError(response, api, {
-        status: 500,
-        message: `scripted model server: the script has no step for request #${pending.index}`,
-        anthropicType: 'api_error',
-        openAIType: 'server_error',
-        headers: { 'x-should-retry': 'false' },
-      });
+      writeError(
+        response,
+        api,
+        serverBug(`scripted model server: the script has no step for request #${index}`),
+      );
       return;
     }
     record(body, stream, usage.totalTokens, step.type);
 
-    const maxTokens = requestedMaxTokens(body);
     idCounter += 1;
-    const makeAnswer = (blocks: AnswerBlock[], stop: AnswerStop): Answer => ({
-      id: answerId(api, idCounter),
-      model: typeof body.model === 'string' ? body.model : 'scripted',
-      blocks,
-      stop,
-      usage: {
-        inputTokens: usage.totalTokens,
-        uncachedTokens: usage.uncachedTokens,
-        cacheReadTokens: usage.cacheReadTokens,
-        cacheWriteTokens: usage.cacheWriteTokens,
-        outputTokens: blocks.reduce((sum, block) => sum + outputTokensOf(block), 0),
-      },
-      reportCacheFields: usage.cacheReadTokens + usage.cacheWriteTokens > 0 || hasCacheControl(body),
-      includeStreamUsage: isIncludeUsage(body),
-      ...(api === 'responses' ? responsesExtras(body, idCounter) : {}),
+    const makeAnswer = answerMaker(api, body, usage, idCounter);
+    answerStep(response, {
+      api,
+      stream,
+      step,
+      makeAnswer,
+      maxTokens: requestedMaxTokens(body),
+      answerNumber: idCounter,
     });
-
-    switch (step.type) {
-      case 'text': {
-        const limit = maxTokens * 4;
-        const cut = step.text.length > limit;
-        writeAnswer(
-          response,
-          api,
-          stream,
-          makeAnswer(
-            textBlocks(cut ? step.text.slice(0, limit) : step.text),
-            cut ? 'max_tokens' : 'end_turn',
-          ),
-        );
-        return;
-      }
-      case 'tool-calls': {
-        const blocks: AnswerBlock[] = textBlocks(step.text ?? '');
-        step.calls.forEach((call, callIndex) => {
-          const id =
-            call.id ?? `${api === 'anthropic' ? 'toolu' : 'call'}_scripted_${idCounter}_${callIndex}`;
-
-          blocks.push({ type: 'tool_use', id, name: call.name, input: call.input });
-        });
-        writeAnswer(response, api, stream, makeAnswer(blocks, 'tool_use'));
-        return;
-      }
-      case 'empty':
-        writeAnswer(response, api, stream, makeAnswer([], 'end_turn'));
-        return;
-      case 'oversize': {
-        const tokens = step.tokens ?? maxTokens * 10;
-        const sentence = 'This answer goes on far longer than it was asked to. ';
-        const text = sentence.repeat(Math.ceil((tokens * 4) / sentence.length));
-        writeAnswer(response, api, stream, makeAnswer(textBlocks(text.slice(0, tokens * 4)), 'end_turn'));
-        return;
-      }
-      case 'rate-limit': {
-        const seconds = step.retryAfterSeconds ?? 1;
-        writeError(response, api, {
-          status: 429,
-          message: step.message ?? 'Number of request tokens has exceeded your per-minute rate limit.',
-          anthropicType: 'rate_limit_error',
-          openAIType: 'requests',
-          code: 'rate_limit_exceeded',
-          headers: { 'retry-after': String(seconds) },
-        });
-        return;
-      }
-      case 'server-error': {
-        const status = step.status ?? 500;
-        const overloaded = status === 529;
-        writeError(response, api, {
-          status,
-          message: step.message ?? (overloaded ? 'Overloaded' : 'Internal server error'),
-          anthropicType: overloaded ? 'overloaded_error' : 'api_error',
-          openAIType: 'server_error',
-        });
-        return;
-      }
-      case 'hang':
-        // Never answer: the socket stays open until the client gives up or close() drops it.
-        return;
-      case 'drop-connection': {
-        const answer = makeAnswer(
-          textBlocks('This answer is cut off when the connection drops.'),
-          'end_turn',
-        );
-        if (stream) {
-          response.writeHead(200, streamHeaders(api));
-          response.write(streamParts(api, answer).slice(0, 3).join(''));
-        } else {
-          const json = JSON.stringify(answerBody(api, answer));
-          response.writeHead(200, {
-            'content-type': 'application/json',
-            'content-length': String(json.length),
-          });
-          response.write(json.slice(0, Math.floor(json.length / 2)));
-        }
-        // Let the partial answer reach the client before the socket goes.
-        setTimeout(() => response.socket?.destroy(), 10);
-        return;
-      }
-      default: {
-        const unreachable: never = step;
-        throw new Error(`unknown script step ${JSON.stringify(unreachable)}`);
-      }
-    }
   };
 
   const server = createServer((incoming, response) => {
-    handle(incoming, response).catch((error: unknown) => {
-      if (!response.headersSent) {
-        writeError(response, 'anthropic', {
-          status: 500,
-          message: `scripted model server failed: ${error instanceof Error ? error.message : String(error)}`,
-          anthropicType: 'api_error',
-          openAIType: 'server_error',
-          headers: { 'x-should-retry': 'false' },
-        });
-      } else {
-        response.socket?.destroy();
-      }
-    });
+    handle(incoming, response).catch((error: unknown) => answerCrash(response, error));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
+  await listenOnLoopback(server);
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
   let closed: Promise<void> | undefined;
@@ -358,6 +186,241 @@ export async function startScriptedModelServer({
       });
       return closed;
     },
+  };
+}
+
+/** What answering one script step needs. */
+interface StepAnswer {
+  api: ScriptedApi;
+  stream: boolean;
+  step: ScriptStepObject;
+  makeAnswer: (blocks: AnswerBlock[], stop: AnswerStop) => Answer;
+  maxTokens: number;
+  /** The answer's number in this server, for ids. */
+  answerNumber: number;
+}
+
+/** Writes what the script's step says: an answer, a provider error, a hang or a dropped connection. */
+function answerStep(
+  response: ServerResponse,
+  { api, stream, step, makeAnswer, maxTokens, answerNumber }: StepAnswer,
+): void {
+  switch (step.type) {
+    case 'text': {
+      const limit = maxTokens * 4;
+      const cut = step.text.length > limit;
+      writeAnswer(
+        response,
+        api,
+        stream,
+        makeAnswer(textBlocks(cut ? step.text.slice(0, limit) : step.text), cut ? 'max_tokens' : 'end_turn'),
+      );
+      return;
+    }
+    case 'tool-calls': {
+      const blocks: AnswerBlock[] = textBlocks(step.text ?? '');
+      step.calls.forEach((call, callIndex) => {
+        const id =
+          call.id ?? `${api === 'anthropic' ? 'toolu' : 'call'}_scripted_${answerNumber}_${callIndex}`;
+
+        blocks.push({ type: 'tool_use', id, name: call.name, input: call.input });
+      });
+      writeAnswer(response, api, stream, makeAnswer(blocks, 'tool_use'));
+      return;
+    }
+    case 'empty':
+      writeAnswer(response, api, stream, makeAnswer([], 'end_turn'));
+      return;
+    case 'oversize': {
+      const tokens = step.tokens ?? maxTokens * 10;
+      const sentence = 'This answer goes on far longer than it was asked to. ';
+      const text = sentence.repeat(Math.ceil((tokens * 4) / sentence.length));
+      writeAnswer(response, api, stream, makeAnswer(textBlocks(text.slice(0, tokens * 4)), 'end_turn'));
+      return;
+    }
+    case 'rate-limit': {
+      const seconds = step.retryAfterSeconds ?? 1;
+      writeError(response, api, {
+        status: 429,
+        message: step.message ?? 'Number of request tokens has exceeded your per-minute rate limit.',
+        anthropicType: 'rate_limit_error',
+        openAIType: 'requests',
+        code: 'rate_limit_exceeded',
+        headers: { 'retry-after': String(seconds) },
+      });
+      return;
+    }
+    case 'server-error': {
+      const status = step.status ?? 500;
+      const overloaded = status === 529;
+      writeError(response, api, {
+        status,
+        message: step.message ?? (overloaded ? 'Overloaded' : 'Internal server error'),
+        anthropicType: overloaded ? 'overloaded_error' : 'api_error',
+        openAIType: 'server_error',
+      });
+      return;
+    }
+    case 'hang':
+      // Never answer: the socket stays open until the client gives up or close() drops it.
+      return;
+    case 'drop-connection': {
+      const answer = makeAnswer(textBlocks('This answer is cut off when the connection drops.'), 'end_turn');
+      if (stream) {
+        response.writeHead(200, streamHeaders(api));
+        response.write(streamParts(api, answer).slice(0, 3).join(''));
+      } else {
+        const json = JSON.stringify(answerBody(api, answer));
+        response.writeHead(200, {
+          'content-type': 'application/json',
+          'content-length': String(json.length),
+        });
+        response.write(json.slice(0, Math.floor(json.length / 2)));
+      }
+      // Let the partial answer reach the client before the socket goes.
+      setTimeout(() => response.socket?.destroy(), 10);
+      return;
+    }
+    default: {
+      const unreachable: never = step;
+      throw new Error(`unknown script step ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/** Builds answers to one request: its id, model, usage (from the prompt cache) and API extras. */
+function answerMaker(
+  api: ScriptedApi,
+  body: Record<string, unknown>,
+  usage: InputUsage,
+  answerNumber: number,
+): (blocks: AnswerBlock[], stop: AnswerStop) => Answer {
+  return (blocks, stop) => ({
+    id: answerId(api, answerNumber),
+    model: typeof body.model === 'string' ? body.model : 'scripted',
+    blocks,
+    stop,
+    usage: {
+      inputTokens: usage.totalTokens,
+      uncachedTokens: usage.uncachedTokens,
+      cacheReadTokens: usage.cacheReadTokens,
+      cacheWriteTokens: usage.cacheWriteTokens,
+      outputTokens: blocks.reduce((sum, block) => sum + outputTokensOf(block), 0),
+    },
+    reportCacheFields: usage.cacheReadTokens + usage.cacheWriteTokens > 0 || hasCacheControl(body),
+    includeStreamUsage: isIncludeUsage(body),
+    ...(api === 'responses' ? responsesExtras(body, answerNumber) : {}),
+  });
+}
+
+function listenOnLoopback(server: Server): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+}
+
+/** A bug in a script or in the server: a 500 the SDKs do not retry, or a cut connection mid-answer. */
+function answerCrash(response: ServerResponse, error: unknown): void {
+  if (response.headersSent) {
+    response.socket?.destroy();
+    return;
+  }
+  writeError(
+    response,
+    'anthropic',
+    serverBug(`scripted model server failed: ${error instanceof Error ? error.message : String(error)}`),
+  );
+}
+
+function apiOfPath(path: string): ScriptedApi {
+  if (path.endsWith('/chat/completions')) return 'openai';
+  return path.endsWith('/responses') ? 'responses' : 'anthropic';
+}
+
+/** A request that cannot get a scripted answer, or its parsed body. */
+type ScreenedRequest =
+  | {
+      kind: 'reject';
+      body: Record<string, unknown>;
+      stream: boolean;
+      outcome: ResponseOutcome;
+      error: WireError;
+    }
+  | { kind: 'accept'; body: Record<string, unknown>; stream: boolean };
+
+/** The provider's checks before an answer, in its order: route, JSON, key, request rules. */
+function screenRequest(
+  incoming: IncomingMessage,
+  {
+    path,
+    api,
+    rawBody,
+    validation,
+    countOnly,
+  }: {
+    path: string;
+    api: ScriptedApi;
+    rawBody: string;
+    validation: NonNullable<ScriptedModelServerOptions['validation']>;
+    countOnly: boolean;
+  },
+): ScreenedRequest {
+  const method = incoming.method ?? 'GET';
+  const knownPath =
+    method === 'POST' &&
+    (path === '/v1/messages' || path === '/v1/chat/completions' || path === '/v1/responses' || countOnly);
+  if (!knownPath) {
+    const error: WireError = {
+      status: 404,
+      message: `scripted model server: no route for ${method} ${path}`,
+      anthropicType: 'not_found_error',
+      openAIType: 'invalid_request_error',
+    };
+    return { kind: 'reject', body: {}, stream: false, outcome: 'not-found', error };
+  }
+  const body = parseJsonObject(rawBody);
+  if (body === undefined) {
+    const error = invalidRequest('The request body is not valid JSON.', 'body');
+    return { kind: 'reject', body: {}, stream: false, outcome: 'invalid-request', error };
+  }
+  const stream = body.stream === true;
+  if (!hasApiKey(incoming)) {
+    const error: WireError = {
+      status: 401,
+      message: api === 'anthropic' ? 'invalid x-api-key' : "You didn't provide an API key.",
+      anthropicType: 'authentication_error',
+      openAIType: 'invalid_request_error',
+      code: api === 'openai' ? 'invalid_api_key' : null,
+    };
+    return { kind: 'reject', body, stream, outcome: 'unauthorized', error };
+  }
+  const shapeError =
+    api === 'responses'
+      ? checkResponsesRequest(body, validation)
+      : checkRequestShape(api, body, incoming, validation, countOnly);
+  if (shapeError) return { kind: 'reject', body, stream, outcome: 'invalid-request', error: shapeError };
+  return { kind: 'accept', body, stream };
+}
+
+function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    const isObject = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
+    return isObject ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A 500 that the SDKs do not retry: the script or the server is wrong, not the request. */
+function serverBug(message: string): WireError {
+  return {
+    status: 500,
+    message,
+    anthropicType: 'api_error',
+    openAIType: 'server_error',
+    headers: { 'x-should-retry': 'false' },
   };
 }
 
