@@ -12,7 +12,7 @@ import { allowsSystemMessages, validateMessages } from '../core/conversation/val
 import type { CompactionLayer } from '../core/events.js';
 import { type ForwardOutcome, forwardRequest } from './forward.js';
 import type { ProxyRequestRecord } from './proxy-stats.js';
-import { RECALL_TOOL_NAME, type RecallCall, withRecallTool } from './recall/recall-calls.js';
+import { hasRecallTool, type RecallCall, withRecallTool } from './recall/recall-calls.js';
 import { forwardWithRecall } from './recall/recall-forward.js';
 import { withoutRecallIds } from './recall-ids.js';
 import type { RequestCompaction, RequestCompactor } from './request-compactor.js';
@@ -31,6 +31,7 @@ export interface Exchange {
   method: string;
   target: URL;
   headers: IncomingHttpHeaders;
+  /** The client's request bytes, sent as they came when the body is not changed. */
   raw: Buffer;
   body: Record<string, unknown>;
   response: ServerResponse;
@@ -50,8 +51,7 @@ export interface ExchangeDependencies {
 
 /** What was decided before the upstream call. */
 interface Outgoing {
-  payload: Buffer;
-  /** The body `payload` holds, parsed. */
+  /** The body to send; serialized only by the path that sends bytes (see `payloadOf`). */
   body: Record<string, unknown>;
   sent: unknown[];
   compaction?: RequestCompaction;
@@ -96,7 +96,7 @@ export async function runExchange(
             url: exchange.target,
             method: exchange.method,
             headers: { ...exchange.headers, 'accept-encoding': 'identity' },
-            body: outgoing.payload,
+            body: payloadOf(clientExchange, outgoing.body),
             signal: exchange.signal,
           },
           response,
@@ -145,9 +145,9 @@ async function compactOnce(
   conversation: unknown[],
   usage: ProviderUsage | undefined,
 ): Promise<Outgoing> {
-  const { api, body, raw } = exchange;
+  const { api, body } = exchange;
   const client = conversationOf(api, body) ?? [];
-  const original: Outgoing = { payload: raw, body, sent: client };
+  const original: Outgoing = { body, sent: client };
   const inputBody = conversation === client ? body : withConversation(api, body, conversation);
   session.context = { api, url: exchange.target, headers: exchange.headers, body };
   let compaction: RequestCompaction;
@@ -173,13 +173,18 @@ async function compactOnce(
       fallback: `compacted request rejected: ${problem}`,
     };
   }
-  const json = JSON.stringify(compaction.body);
-  return {
-    payload: Buffer.from(exchange.recall ? json : withoutRecallIds(json)),
-    body: compaction.body,
-    sent,
-    compaction,
-  };
+  return { body: compaction.body, sent, compaction };
+}
+
+/**
+ * The bytes to send for `body`: the client's own when it is the client's body, else one
+ * serialization (recall ids taken out when the model has no `recall` tool to use them with).
+ * The recall path serializes its own rounds, so it never pays for this.
+ */
+function payloadOf(client: Exchange, body: Record<string, unknown>): Buffer {
+  if (body === client.body) return client.raw;
+  const json = JSON.stringify(body);
+  return Buffer.from(client.recall ? json : withoutRecallIds(json));
 }
 
 /**
@@ -216,18 +221,7 @@ function errorSummary(error: unknown): string {
 /** The exchange with the `recall` tool added to its request (when it has tools of its own). */
 function withRecall(exchange: Exchange): Exchange {
   const body = withRecallTool(exchange.api, exchange.body);
-  return body === exchange.body ? exchange : { ...exchange, body, raw: Buffer.from(JSON.stringify(body)) };
-}
-
-function hasRecallTool(body: Record<string, unknown>): boolean {
-  return (
-    Array.isArray(body.tools) &&
-    body.tools.some(
-      (tool) =>
-        (tool as { name?: unknown; function?: { name?: unknown } })?.name === RECALL_TOOL_NAME ||
-        (tool as { function?: { name?: unknown } })?.function?.name === RECALL_TOOL_NAME,
-    )
-  );
+  return body === exchange.body ? exchange : { ...exchange, body };
 }
 
 /** The archived original for a recall call, or a short error the model can read. */

@@ -18,14 +18,13 @@ export interface RecallCall {
 /** The body with the `recall` tool added, when it has tools of its own and no `recall` yet. */
 export function withRecallTool(api: ProxyApi, body: Record<string, unknown>): Record<string, unknown> {
   const tools = body.tools;
-  if (
-    !Array.isArray(tools) ||
-    tools.length === 0 ||
-    tools.some((tool) => toolName(tool) === RECALL_TOOL_NAME)
-  ) {
-    return body;
-  }
+  if (!Array.isArray(tools) || tools.length === 0 || hasRecallTool(body)) return body;
   return { ...body, tools: [...tools, recallToolFor(api)] };
+}
+
+/** True when the request's tools include the proxy's `recall` tool (in any API's shape). */
+export function hasRecallTool(body: Record<string, unknown>): boolean {
+  return Array.isArray(body.tools) && body.tools.some((tool) => toolName(tool) === RECALL_TOOL_NAME);
 }
 
 /** The core's provider-neutral `recall` tool in the shape of each API. */
