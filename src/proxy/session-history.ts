@@ -5,7 +5,7 @@
  * new messages go after it.
  */
 import { createHash } from 'node:crypto';
-import { fingerprintMessage } from './session-identity.js';
+import { fingerprintJson } from './session-identity.js';
 import type { ProxySessionState } from './session-store.js';
 
 /** The conversation to compact for this request, and what to remember afterwards. */
@@ -31,8 +31,16 @@ const cacheableBlockTypes = new Set([
 /** The conversation to compact for `client`, given what the session sent last. */
 export function sessionInput(state: ProxySessionState | undefined, client: unknown[]): SessionInput {
   let hashes: string[] | undefined;
+  // Index of the first client message with a cache breakpoint, found in the same pass as the hashes.
+  let firstBreakpoint = Number.POSITIVE_INFINITY;
   const fingerprints = () => {
-    hashes ??= client.map(messageHash);
+    if (hashes === undefined) {
+      hashes = client.map((message, index) => {
+        const json = JSON.stringify(message);
+        if (index < firstBreakpoint && json.includes('"cache_control"')) firstBreakpoint = index;
+        return messageHash(json);
+      });
+    }
     return hashes;
   };
   const sent = state?.sent;
@@ -42,7 +50,7 @@ export function sessionInput(state: ProxySessionState | undefined, client: unkno
     return { conversation: client, fingerprints, restarted: true };
   const coveredCount = state.covered.length;
   const tail = client.slice(coveredCount);
-  const prefix = hasBreakpoint(client.slice(0, coveredCount)) ? withBreakpointAtEnd(sent) : sent;
+  const prefix = firstBreakpoint < coveredCount ? withBreakpointAtEnd(sent) : sent;
   return { conversation: [...prefix, ...tail], fingerprints, restarted: false };
 }
 
@@ -65,12 +73,8 @@ function extendsPrefix(covered: readonly string[], fingerprints: readonly string
   return true;
 }
 
-function messageHash(message: unknown): string {
-  return createHash('sha1').update(fingerprintMessage(message)).digest('base64');
-}
-
-function hasBreakpoint(messages: readonly unknown[]): boolean {
-  return messages.some((message) => JSON.stringify(message).includes('"cache_control"'));
+function messageHash(json: string): string {
+  return createHash('sha1').update(fingerprintJson(json)).digest('base64');
 }
 
 /**
@@ -108,13 +112,16 @@ function ephemeral(): { type: 'ephemeral' } {
 function withoutCacheControl(message: unknown): unknown {
   if (typeof message !== 'object' || message === null) return message;
   const record = message as Record<string, unknown>;
-  if (!Array.isArray(record.content) || !JSON.stringify(record.content).includes('"cache_control"')) {
-    return message;
-  }
+  // Only top-level blocks carry breakpoints to drop: a look at each block, not a serialization.
+  if (!Array.isArray(record.content) || !record.content.some(hasCacheControl)) return message;
   const content = record.content.map((block: unknown) => {
-    if (typeof block !== 'object' || block === null || !('cache_control' in block)) return block;
+    if (!hasCacheControl(block)) return block;
     const { cache_control: _dropped, ...rest } = block as Record<string, unknown>;
     return rest;
   });
   return { ...record, content };
+}
+
+function hasCacheControl(block: unknown): boolean {
+  return typeof block === 'object' && block !== null && 'cache_control' in block;
 }

@@ -61,7 +61,12 @@ const cacheControlPattern = /,?"cache_control":\{[^{}]*\}/g;
 
 /** A message as text with its cache breakpoints removed: equal text means the same message. */
 export function fingerprintMessage(message: unknown): string {
-  return JSON.stringify(message).replace(cacheControlPattern, '');
+  return fingerprintJson(JSON.stringify(message));
+}
+
+/** `fingerprintMessage` for a message already serialized (so a caller can read the JSON once). */
+export function fingerprintJson(json: string): string {
+  return json.replace(cacheControlPattern, '');
 }
 
 /** A short stable hash for keys and archive file names. */
