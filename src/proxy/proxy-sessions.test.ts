@@ -1,10 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  estimateRequestTokens,
-  type ScriptedModelServer,
-  startScriptedModelServer,
-} from '../testing/index.js';
+import { describe, expect, it } from 'vitest';
+import { estimateRequestTokens, type ScriptedModelServer } from '../testing/index.js';
 import {
   anthropicLoop,
   isSummaryRequest,
@@ -13,31 +9,19 @@ import {
   slowSummaryScript,
   toolCallingScript,
 } from './agent-loops.test-utils.js';
-import type { ProxyOptions, RunningProxy } from './proxy-options.js';
-import { startProxy } from './proxy-server.js';
-import type { ProxyRequestRecord } from './proxy-stats.js';
+import { useProxyHarness } from './proxy-harness.test-utils.js';
+import type { ProxyOptions } from './proxy-options.js';
 import { fingerprintMessage } from './session-identity.js';
 
-let server: ScriptedModelServer | undefined;
-let proxy: RunningProxy | undefined;
-afterEach(async () => {
-  await proxy?.close();
-  await server?.close();
-  proxy = undefined;
-  server = undefined;
-});
+const startProxyOver = useProxyHarness();
 
-async function start(options: Partial<ProxyOptions> = {}) {
-  server = await startScriptedModelServer({ script: toolCallingScript });
-  const records: ProxyRequestRecord[] = [];
-  proxy = await startProxy({
-    upstream: server.url,
+/** The tool-calling script behind a proxy that compacts early, with the extractive summarizer. */
+function start(options: Partial<ProxyOptions> = {}) {
+  return startProxyOver(toolCallingScript, {
     thresholds: { mid: 3000, hard: 6000 },
     summarizer: 'extractive',
-    onRequest: (record) => records.push(record),
     ...options,
   });
-  return { server, proxy, records };
 }
 
 /** The conversation of each agent request the server saw, as fingerprints (breakpoints ignored). */
@@ -55,9 +39,9 @@ describe('proxy sessions', () => {
   it.each([false, true])(
     'Anthropic tool loop (stream %s): compaction fires, every request valid, prefix stable between compactions',
     async (stream) => {
-      const { server, records } = await start();
+      const { server, proxy, records } = await start();
       const sent: Record<string, unknown>[] = [];
-      await anthropicLoop(proxy!.url, {
+      await anthropicLoop(proxy.url, {
         turns: 14,
         stream,
         moveBreakpoint: true,
@@ -78,9 +62,9 @@ describe('proxy sessions', () => {
   );
 
   it('OpenAI chat tool loop, streamed: compaction fires and every request is valid', async () => {
-    const { server, records } = await start();
+    const { server, proxy, records } = await start();
     const sent: Record<string, unknown>[] = [];
-    await openAIChatLoop(`${proxy!.url}/v1`, {
+    await openAIChatLoop(`${proxy.url}/v1`, {
       turns: 12,
       stream: true,
       onRequest: (body) => sent.push(body),
@@ -91,8 +75,8 @@ describe('proxy sessions', () => {
   });
 
   it('sends no recall ids when the model has no recall tool, even after a hard summary', async () => {
-    const { server, records } = await start({ thresholds: { mid: 1500, hard: 2500 } });
-    await anthropicLoop(proxy!.url, { turns: 12 });
+    const { server, proxy, records } = await start({ thresholds: { mid: 1500, hard: 2500 } });
+    await anthropicLoop(proxy.url, { turns: 12 });
     expect(records.some((record) => record.layer === 'hard')).toBe(true);
     const upstream = JSON.stringify(server.requests.map((request) => request.body));
     expect(upstream.includes('<context_summary>')).toBe(true);
@@ -102,9 +86,9 @@ describe('proxy sessions', () => {
   it.each([false, true])(
     'OpenAI Responses tool loop (stream %s): compaction fires and every request is valid',
     async (stream) => {
-      const { server, records } = await start();
+      const { server, proxy, records } = await start();
       const sent: Record<string, unknown>[] = [];
-      await responsesLoop(`${proxy!.url}/v1`, { turns: 12, stream, onRequest: (body) => sent.push(body) });
+      await responsesLoop(`${proxy.url}/v1`, { turns: 12, stream, onRequest: (body) => sent.push(body) });
       expect(server.requests.map((request) => request.outcome)).toEqual(Array(12).fill('tool-calls'));
       expect(records.some((record) => record.layer !== 'none')).toBe(true);
       const size = (body: Record<string, unknown>) => JSON.stringify(body.input).length;
@@ -114,14 +98,7 @@ describe('proxy sessions', () => {
 
   it('compacts a conversation with a mid-conversation system message and keeps that message as it came', async () => {
     // Provider rules on: the server takes system messages only under their beta, which the client sends.
-    server = await startScriptedModelServer({ script: toolCallingScript });
-    const records: ProxyRequestRecord[] = [];
-    proxy = await startProxy({
-      upstream: server.url,
-      thresholds: { mid: 3000, hard: 6000 },
-      summarizer: 'extractive',
-      onRequest: (record) => records.push(record),
-    });
+    const { server, proxy, records } = await start();
     const note = 'Available agent types: Explore, Plan.';
     await anthropicLoop(proxy.url, { turns: 14, systemMessage: note });
     expect(records.some((record) => record.layer !== 'none')).toBe(true);
@@ -133,14 +110,7 @@ describe('proxy sessions', () => {
   });
 
   it('forwards a system-message conversation without the beta unchanged, for the provider to reject', async () => {
-    server = await startScriptedModelServer({ script: toolCallingScript });
-    const records: ProxyRequestRecord[] = [];
-    proxy = await startProxy({
-      upstream: server.url,
-      thresholds: { mid: 100, hard: 200 },
-      summarizer: 'extractive',
-      onRequest: (record) => records.push(record),
-    });
+    const { server, proxy } = await start({ thresholds: { mid: 100, hard: 200 } });
     const sent: Record<string, unknown>[] = [];
     const failure = await anthropicLoop(proxy.url, {
       turns: 1,
@@ -155,14 +125,10 @@ describe('proxy sessions', () => {
 
   it('--background: a slow summary does not hold the client up, and a later request carries it', async () => {
     const slow = slowSummaryScript();
-    server = await startScriptedModelServer({ script: slow.script });
-    const records: ProxyRequestRecord[] = [];
-    proxy = await startProxy({
-      upstream: server.url,
+    const { server, proxy, records } = await startProxyOver(slow.script, {
       // The background limit is hard plus the mid-to-hard span: room for the requests below.
       thresholds: { mid: 500, hard: 2500 },
       background: true,
-      onRequest: (record) => records.push(record),
     });
     await anthropicLoop(proxy.url, { turns: 16 });
     expect(server.requests.map((request) => request.outcome)).not.toContain('invalid-request');
@@ -181,10 +147,10 @@ describe('proxy sessions', () => {
   });
 
   it('starts over without error when the client rewinds after a compaction', async () => {
-    const { server, records } = await start();
-    const history = await anthropicLoop(proxy!.url, { turns: 12 });
+    const { server, proxy, records } = await start();
+    const history = await anthropicLoop(proxy.url, { turns: 12 });
     expect(records.some((record) => record.layer !== 'none')).toBe(true);
-    const client = new Anthropic({ apiKey: 'test-key', baseURL: proxy!.url, maxRetries: 0 });
+    const client = new Anthropic({ apiKey: 'test-key', baseURL: proxy.url, maxRetries: 0 });
     const rewound = [...history.slice(0, 3), { role: 'user' as const, content: 'Forget that; start again.' }];
     const rewoundMessages: Anthropic.MessageParam[] = [
       history[0]!,
@@ -204,9 +170,9 @@ describe('proxy sessions', () => {
   });
 
   it('keeps concurrent sessions apart and each in order', async () => {
-    const { server } = await start();
+    const { server, proxy } = await start();
     const tasks = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'];
-    await Promise.all(tasks.map((task) => anthropicLoop(proxy!.url, { turns: 10, task: `Task ${task}` })));
+    await Promise.all(tasks.map((task) => anthropicLoop(proxy.url, { turns: 10, task: `Task ${task}` })));
     expect(server.requests.filter((request) => request.outcome !== 'tool-calls')).toEqual([]);
     for (const task of tasks) {
       const own = server.requests.filter((request) =>
@@ -214,24 +180,21 @@ describe('proxy sessions', () => {
       );
       expect(own).toHaveLength(10);
     }
-    expect((await proxy!.stats()).sessions).toBe(5);
+    expect((await proxy.stats()).sessions).toBe(5);
   });
 
   it('handles the requests of one session one after another, other sessions meanwhile', async () => {
     const arrivals: { task: string; at: number }[] = [];
-    server = await startScriptedModelServer({
-      script: async (request) => {
-        const task = JSON.stringify(request.body.messages).includes('slow') ? 'slow' : 'other';
-        arrivals.push({ task, at: performance.now() });
-        if (arrivals.length === 1) await new Promise((resolve) => setTimeout(resolve, 300));
-        return 'ok';
-      },
+    const { proxy } = await startProxyOver(async (request) => {
+      const task = JSON.stringify(request.body.messages).includes('slow') ? 'slow' : 'other';
+      arrivals.push({ task, at: performance.now() });
+      if (arrivals.length === 1) await new Promise((resolve) => setTimeout(resolve, 300));
+      return 'ok';
     });
-    proxy = await startProxy({ upstream: server.url });
     const client = (session: string) =>
       new Anthropic({
         apiKey: 'k',
-        baseURL: proxy!.url,
+        baseURL: proxy.url,
         maxRetries: 0,
         defaultHeaders: { 'x-agent-compact-session': session },
       });
@@ -252,16 +215,16 @@ describe('proxy sessions', () => {
   });
 
   it('names sessions by the x-agent-compact-session header', async () => {
-    await start();
-    await anthropicLoop(proxy!.url, { turns: 2, headers: { 'x-agent-compact-session': 'one' } });
-    await anthropicLoop(proxy!.url, {
+    const { server, proxy } = await start();
+    await anthropicLoop(proxy.url, { turns: 2, headers: { 'x-agent-compact-session': 'one' } });
+    await anthropicLoop(proxy.url, {
       turns: 2,
       task: 'Other task',
       headers: { 'x-agent-compact-session': 'one' },
     });
-    expect((await proxy!.stats()).sessions).toBe(1);
-    expect(
-      server!.requests.every((request) => request.headers['x-agent-compact-session'] === undefined),
-    ).toBe(true);
+    expect((await proxy.stats()).sessions).toBe(1);
+    expect(server.requests.every((request) => request.headers['x-agent-compact-session'] === undefined)).toBe(
+      true,
+    );
   });
 });

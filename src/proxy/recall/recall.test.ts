@@ -1,30 +1,17 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type RecordedRequest,
-  type ScriptedModelServer,
-  type ScriptStep,
-  startScriptedModelServer,
-} from '../../testing/index.js';
+import { describe, expect, it } from 'vitest';
+import type { RecordedRequest, ScriptStep } from '../../testing/index.js';
 import {
   anthropicLoop,
   openAIChatLoop,
   responsesLoop,
   toolCallingScript,
 } from '../agent-loops.test-utils.js';
-import type { RunningProxy } from '../proxy-options.js';
-import { startProxy } from '../proxy-server.js';
+import { useProxyHarness } from '../proxy-harness.test-utils.js';
 import { createMemoryProxySessionStore } from '../session-store.js';
 
-let server: ScriptedModelServer | undefined;
-let proxy: RunningProxy | undefined;
-afterEach(async () => {
-  await proxy?.close();
-  await server?.close();
-  proxy = undefined;
-  server = undefined;
-});
+const startProxyOver = useProxyHarness();
 
 /** Drives tool calls until a placeholder names a recall id, calls recall once, then answers in text. */
 function recallingScript() {
@@ -42,15 +29,12 @@ function recallingScript() {
   };
 }
 
-async function start() {
-  server = await startScriptedModelServer({ script: recallingScript() });
-  proxy = await startProxy({
-    upstream: server.url,
+function start() {
+  return startProxyOver(recallingScript(), {
     thresholds: { mid: 3000, hard: 6000 },
     summarizer: 'extractive',
     recall: true,
   });
-  return { server, proxy };
 }
 
 /** The tool result the proxy sent for its recall call, from the follow-up request. */
@@ -107,9 +91,8 @@ describe('--recall', () => {
   );
 
   it('keeps the usage of an answer with no recall call, to anchor the next count', async () => {
-    server = await startScriptedModelServer({ script: ['Plain answer.'] });
     const store = createMemoryProxySessionStore();
-    proxy = await startProxy({ upstream: server.url, recall: true, store });
+    const { proxy } = await startProxyOver(['Plain answer.'], { recall: true, store });
     const client = new Anthropic({
       apiKey: 'k',
       baseURL: proxy.url,
@@ -135,16 +118,15 @@ describe('--recall', () => {
     };
     const readFile = { name: 'read_file', description: 'Read a file', parameters: { type: 'object' } };
 
-    async function startMixed() {
-      server = await startScriptedModelServer({ script: [mixed] });
-      proxy = await startProxy({ upstream: server.url, recall: true });
-      return proxy.url;
+    function startMixed() {
+      return startProxyOver([mixed], { recall: true });
     }
 
     it.each([false, true])(
       'Anthropic (stream %s): the client gets both its calls, no recall',
       async (stream) => {
-        const client = new Anthropic({ apiKey: 'k', baseURL: await startMixed(), maxRetries: 0 });
+        const { server, proxy } = await startMixed();
+        const client = new Anthropic({ apiKey: 'k', baseURL: proxy.url, maxRetries: 0 });
         const request = {
           model: 'm',
           max_tokens: 100,
@@ -161,14 +143,15 @@ describe('--recall', () => {
         ]);
         expect(message.content[2]).toMatchObject({ input: { path: 'b.ts' } });
         expect(message.stop_reason).toBe('tool_use');
-        expect(server!.requests).toHaveLength(1);
+        expect(server.requests).toHaveLength(1);
       },
     );
 
     it.each([false, true])(
       'OpenAI chat (stream %s): the client gets both its calls, no recall',
       async (stream) => {
-        const client = new OpenAI({ apiKey: 'k', baseURL: `${await startMixed()}/v1`, maxRetries: 0 });
+        const { server, proxy } = await startMixed();
+        const client = new OpenAI({ apiKey: 'k', baseURL: `${proxy.url}/v1`, maxRetries: 0 });
         const request = {
           model: 'm',
           tools: [{ type: 'function' as const, function: readFile }],
@@ -186,14 +169,15 @@ describe('--recall', () => {
         ).toEqual({
           path: 'b.ts',
         });
-        expect(server!.requests).toHaveLength(1);
+        expect(server.requests).toHaveLength(1);
       },
     );
 
     it.each([false, true])(
       'OpenAI Responses (stream %s): the client gets both its calls, no recall',
       async (stream) => {
-        const client = new OpenAI({ apiKey: 'k', baseURL: `${await startMixed()}/v1`, maxRetries: 0 });
+        const { server, proxy } = await startMixed();
+        const client = new OpenAI({ apiKey: 'k', baseURL: `${proxy.url}/v1`, maxRetries: 0 });
         const request = {
           model: 'm',
           tools: [{ type: 'function' as const, strict: false, ...readFile }],
@@ -208,7 +192,7 @@ describe('--recall', () => {
         );
         expect(calls.map((call) => call.call_id)).toEqual(['call_a', 'call_b']);
         expect(JSON.parse(calls[1]!.arguments)).toEqual({ path: 'b.ts' });
-        expect(server!.requests).toHaveLength(1);
+        expect(server.requests).toHaveLength(1);
       },
     );
   });
