@@ -11,6 +11,7 @@ import type { ProviderUsage } from '../core/conversation/types.js';
 import { allowsSystemMessages, validateMessages } from '../core/conversation/validate.js';
 import type { CompactionLayer } from '../core/events.js';
 import { type ForwardOutcome, forwardRequest } from './forward.js';
+import { errorSummary } from './provider-errors.js';
 import type { ProxyRequestRecord } from './proxy-stats.js';
 import { hasRecallTool, type RecallCall, withRecallTool } from './recall/recall-calls.js';
 import { forwardWithRecall } from './recall/recall-forward.js';
@@ -210,12 +211,6 @@ function firstProblem(
             : {}),
         });
   return problem ? `${problem.path}: ${problem.message}` : undefined;
-}
-
-/** An error's first line; never headers or bodies, so no key can appear in it. */
-function errorSummary(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.split('\n')[0] ?? 'unknown error';
 }
 
 /** The exchange with the `recall` tool added to its request (when it has tools of its own). */

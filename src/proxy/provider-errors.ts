@@ -29,3 +29,12 @@ export function writeProviderError(
   response.writeHead(status, { 'content-type': 'application/json', 'x-should-retry': 'true' });
   response.end(JSON.stringify(body));
 }
+
+/**
+ * An error's first line, for logs, fallback records and error answers: never the headers or bodies
+ * an SDK or fetch error may carry on later lines, so no key can appear in it.
+ */
+export function errorSummary(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0] || (error instanceof Error ? error.name : 'unknown error');
+}

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { CompactError } from '../core/errors.js';
 import { type ExchangeDependencies, runExchange } from './conversation-exchange.js';
 import { forwardRequest } from './forward.js';
-import { writeProviderError } from './provider-errors.js';
+import { errorSummary, writeProviderError } from './provider-errors.js';
 import type { ProxyOptions, RunningProxy } from './proxy-options.js';
 import { formatLogLine, type ProxyRequestRecord, StatsCollector } from './proxy-stats.js';
 import { compactedApi, type ProxyUpstreams, providerOf, upstreamUrl } from './routes.js';
@@ -78,7 +78,7 @@ export async function startProxy({
   const inFlight = new Set<Promise<void>>();
   const server = createServer((incoming, response) => {
     const exchange = handleRequest(incoming, response, context).catch((error: unknown) => {
-      const message = error instanceof Error ? (error.message.split('\n')[0] ?? error.name) : String(error);
+      const message = errorSummary(error);
       log?.(`proxy error: ${message}`);
       const provider = providerOf(pathOf(incoming), incoming.headers);
       writeProviderError(response, provider, 502, `agent-compact proxy failed: ${message}`);
