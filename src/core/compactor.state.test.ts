@@ -104,4 +104,20 @@ describe('a session moving between compactors through a SessionStateStore', () =
     expect((await stateStore.load('moving-session'))?.version).toBe(3);
     expect(result.tokensBefore).toBeGreaterThan(0);
   });
+
+  it('saves only the calls that changed the state, also right after a restore', async () => {
+    const stateStore = createMemorySessionStateStore();
+    const archive = createMemoryArchiveStore();
+    const messages = agentSession(3);
+    const first = createCompactor({ ...options, archive, stateStore });
+    const { messages: sent } = await first.maybeCompact(messages, { system, tools });
+    await first.maybeCompact(sent, { system, tools });
+    expect((await stateStore.load('moving-session'))?.version).toBe(1);
+    // A second compactor restores the state; the same request again changes nothing to save.
+    const second = createCompactor({ ...options, archive, stateStore });
+    await second.maybeCompact(structuredClone(sent), { system, tools });
+    expect((await stateStore.load('moving-session'))?.version).toBe(1);
+    await second.maybeCompact([...sent, ...toolTurn(4)], { system, tools });
+    expect((await stateStore.load('moving-session'))?.version).toBe(2);
+  });
 });

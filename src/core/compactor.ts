@@ -1,6 +1,7 @@
+import { sameJson } from './_internal/same-json.js';
 import type { ArchiveItem } from './archive/archive-store.js';
 import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
-import type { StoredSessionState } from './archive/session-state-store.js';
+import type { CompactorState, StoredSessionState } from './archive/session-state-store.js';
 import type { Compactor, CompactorOptions, CompactResult, MaybeCompactOptions } from './compactor-options.js';
 import { type CompactorSettings, resolveSettings } from './compactor-settings.js';
 import type { Message, SystemPrompt } from './conversation/types.js';
@@ -20,8 +21,8 @@ const MAX_STATE_CONFLICT_RETRIES = 3;
 interface LoadedSession {
   runtime: SessionRuntime;
   version: number;
-  /** The JSON of the state last saved or loaded, to skip saves that change nothing. */
-  savedJson: string | undefined;
+  /** The state last saved or loaded, to skip saves that change nothing. */
+  savedState: CompactorState | undefined;
 }
 
 /**
@@ -53,11 +54,11 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
   async function persist(loaded: LoadedSession): Promise<void> {
     if (!stateStore) return;
     const state = runtimeToState(loaded.runtime, settings);
-    const json = JSON.stringify(state);
-    if (json === loaded.savedJson) return;
+    // Compared, not serialized: a state whose history grew differs at a length check.
+    if (sameJson(state, loaded.savedState)) return;
     const saved = await stateStore.save(settings.sessionId, state, { expectedVersion: loaded.version });
     loaded.version = saved.version;
-    loaded.savedJson = json;
+    loaded.savedState = state;
   }
 
   async function runOnce(
@@ -136,11 +137,11 @@ async function loadSession(
   const stored: StoredSessionState | undefined = stateStore
     ? await stateStore.load(settings.sessionId)
     : undefined;
-  if (!stored) return { runtime: createRuntime(settings, archived), version: 0, savedJson: undefined };
+  if (!stored) return { runtime: createRuntime(settings, archived), version: 0, savedState: undefined };
   return {
     runtime: restoreRuntime(settings, archived, stored.state),
     version: stored.version,
-    savedJson: JSON.stringify(stored.state),
+    savedState: stored.state,
   };
 }
 

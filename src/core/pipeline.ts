@@ -112,9 +112,10 @@ export async function compactTurn(
     ? { steps: backgroundPlanned, previousTokensAfter: undefined }
     : await planLayers(choice, input, options, runtime, { ...environment, micro }, context, tokensBefore);
 
-  const output = steps.length === 0 ? input : steps[steps.length - 1]!.plan.messages;
+  const last = steps[steps.length - 1];
+  const output = last?.plan.messages ?? input;
   const items = steps.flatMap((step) => step.plan.items);
-  const layer = steps.length === 0 ? 'none' : steps[steps.length - 1]!.layer;
+  const layer = last?.layer ?? 'none';
   const sizes = measureSteps(steps, input, options, tokensBefore, runtime);
   const tokensAfter = sizes[sizes.length - 1]?.after ?? tokensBefore;
   if (previousTokensAfter !== undefined) assertFitsWithoutHard(tokensAfter, previousTokensAfter, settings);
@@ -133,7 +134,7 @@ export async function compactTurn(
   emitSteps(steps, sizes, environment);
   return {
     // The same array as the input when nothing changed (the caller's own array, so not readonly).
-    messages: steps.length === 0 ? (input as Message[]) : steps[steps.length - 1]!.plan.messages,
+    messages: output as Message[],
     layer,
     tokensBefore,
     tokensAfter,

@@ -1,5 +1,5 @@
 import { CompactError } from '../errors.js';
-import type { CompactorState, SessionStateStore, StoredSessionState } from './session-state-store.js';
+import type { CompactorState, SessionStateStore } from './session-state-store.js';
 
 /**
  * A {@link SessionStateStore} in memory: for tests, and for several compactors of one process that
@@ -11,24 +11,25 @@ import type { CompactorState, SessionStateStore, StoredSessionState } from './se
  * const compactor = createCompactor({ sessionId: 'session-1', archive, stateStore });
  */
 export function createMemorySessionStateStore(): SessionStateStore {
-  const states = new Map<string, string>();
+  // The version is kept beside the JSON so a save reads it without parsing the whole state.
+  const states = new Map<string, { version: number; json: string }>();
   return {
     specificationVersion: 'v1',
     async load(sessionId) {
       const stored = states.get(sessionId);
-      return stored === undefined ? undefined : (JSON.parse(stored) as StoredSessionState);
+      if (stored === undefined) return undefined;
+      return { version: stored.version, state: JSON.parse(stored.json) as CompactorState };
     },
     async save(sessionId, state: CompactorState, { expectedVersion }) {
-      const stored = states.get(sessionId);
-      const version = stored === undefined ? 0 : (JSON.parse(stored) as StoredSessionState).version;
+      const version = states.get(sessionId)?.version ?? 0;
       if (version !== expectedVersion) {
         throw new CompactError(
           `session ${sessionId}: state version is ${version}, expected ${expectedVersion}; another compactor saved it first`,
           { code: 'STATE_CONFLICT' },
         );
       }
-      const next: StoredSessionState = { version: version + 1, state };
-      states.set(sessionId, JSON.stringify(next));
+      const next = { version: version + 1, json: JSON.stringify(state) };
+      states.set(sessionId, next);
       return { version: next.version };
     },
   };

@@ -1,4 +1,9 @@
-import { fingerprintMessage, fingerprintMessages, requestKey } from '../_internal/fingerprint.js';
+import {
+  fingerprintMessage,
+  fingerprintMessages,
+  requestKey,
+  startsWithFingerprints,
+} from '../_internal/fingerprint.js';
 import type { AnchoredCounterState } from '../archive/session-state-store.js';
 import {
   type Message,
@@ -271,10 +276,8 @@ function adoptRestoredAnchor(
   toolTokens: number,
 ): boolean {
   const fingerprints = current.fingerprints ?? [];
-  if (current.key !== requestKey(system, toolTokens) || messages.length < fingerprints.length) return false;
-  for (let index = 0; index < fingerprints.length; index++) {
-    if (fingerprintMessage(messages[index]!) !== fingerprints[index]) return false;
-  }
+  if (current.key !== requestKey(system, toolTokens) || !startsWithFingerprints(messages, fingerprints))
+    return false;
   current.messages = messages.slice(0, fingerprints.length);
   current.system = system;
   return true;
