@@ -13,8 +13,8 @@ import type {
 } from '../../core/conversation/types.js';
 import { contentBlocks } from '../../core/conversation/types.js';
 import type { SummaryModel } from '../../core/summary/summary-model.js';
-import { countMessageTokens, countSystemTokens } from '../../core/tokens/message-tokens.js';
 import type { TokenCounter } from '../../core/tokens/token-counter.js';
+import type { RequestTokenCounter } from '../prompt-cache.js';
 
 /** The window the peers' own budgets assume; budgets scale by the run's hard threshold ÷ this. */
 export const PEER_REFERENCE_WINDOW = 200_000;
@@ -40,40 +40,16 @@ export interface PeerOptions {
   hard?: number;
   /** The stand-in summarizer (metered by the replay). */
   summarizer: SummaryModel;
-  /** Counts what the policy measures. */
-  counter: TokenCounter;
+  /**
+   * Counts what the policy measures: the replay's request counter, so the messages it has counted
+   * are not counted again.
+   */
+  tokens: RequestTokenCounter;
 }
 
 /** A budget stated for a 200k window, scaled to the run. */
 export function scaledBudget(tokensAt200k: number, hard: number): number {
   return Math.round((tokensAt200k * hard) / PEER_REFERENCE_WINDOW);
-}
-
-/** Counts messages and whole requests (system and messages) for a peer policy. */
-export interface PeerCounter {
-  message(message: Message): number;
-  request(system: SystemPrompt | undefined, messages: readonly Message[]): number;
-}
-
-/** Counts requests, caching per message object (the replay hands the same objects again and again). */
-export function createPeerCounter(counter: TokenCounter): PeerCounter {
-  const cache = new WeakMap<Message, number>();
-  const message = (value: Message) => {
-    let tokens = cache.get(value);
-    if (tokens === undefined) {
-      tokens = countMessageTokens(value, counter);
-      cache.set(value, tokens);
-    }
-    return tokens;
-  };
-  return {
-    message,
-    request(system, messages) {
-      let total = countSystemTokens(system, counter);
-      for (const item of messages) total += message(item);
-      return total;
-    },
-  };
 }
 
 /** One tool result in a history, oldest first. */
