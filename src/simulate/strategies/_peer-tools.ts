@@ -14,6 +14,7 @@ import type {
 import { contentBlocks } from '../../core/conversation/types.js';
 import type { SummaryModel } from '../../core/summary/summary-model.js';
 import type { TokenCounter } from '../../core/tokens/token-counter.js';
+import { toolResultText } from '../key-facts.js';
 import type { RequestTokenCounter } from '../prompt-cache.js';
 
 /** The window the peers' own budgets assume; budgets scale by the run's hard threshold ÷ this. */
@@ -72,7 +73,7 @@ export function toolResultPositions(
   messages.forEach((message, messageIndex) => {
     for (const block of contentBlocks(message)) {
       if (block.type !== 'tool_result') continue;
-      const text = resultText(block as ToolResultBlock);
+      const text = toolResultText(block as ToolResultBlock);
       positions.push({
         id: (block as ToolResultBlock).tool_use_id,
         messageIndex,
@@ -82,12 +83,6 @@ export function toolResultPositions(
     }
   });
   return positions;
-}
-
-function resultText(block: ToolResultBlock): string {
-  if (typeof block.content === 'string') return block.content;
-  if (block.content === undefined) return '';
-  return block.content.map((part) => (part.type === 'text' ? String(part.text ?? '') : '')).join('\n');
 }
 
 /** The history with the results of the given tool calls replaced by `placeholder` (new objects only where changed). */
@@ -111,7 +106,7 @@ export function clearToolResults(
       content: message.content.map((block): ContentBlock => {
         if (block.type !== 'tool_result') return block;
         const result = block as ToolResultBlock;
-        if (!ids.has(result.tool_use_id) || resultText(result) === placeholder) return block;
+        if (!ids.has(result.tool_use_id) || toolResultText(result) === placeholder) return block;
         return { ...result, content: placeholder };
       }),
     };
@@ -214,7 +209,7 @@ export function createOriginalResults(placeholder: string): {
         const content = message.content.map((block): ContentBlock => {
           if (block.type !== 'tool_result') return block;
           const result = block as ToolResultBlock;
-          if (resultText(result) !== placeholder) {
+          if (toolResultText(result) !== placeholder) {
             if (!originals.has(result.tool_use_id)) originals.set(result.tool_use_id, result);
             return block;
           }
