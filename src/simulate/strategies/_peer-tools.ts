@@ -18,13 +18,13 @@ import { toolResultText } from '../key-facts.js';
 import type { RequestTokenCounter } from '../prompt-cache.js';
 
 /** The window the peers' own budgets assume; budgets scale by the run's hard threshold ÷ this. */
-export const PEER_REFERENCE_WINDOW = 200_000;
+const PEER_REFERENCE_WINDOW = 200_000;
 
 /** Output budget of every stand-in summary: agent-compact's `maxSummaryTokens` default. */
-export const STAND_IN_SUMMARY_TOKENS = 2000;
+const STAND_IN_SUMMARY_TOKENS = 2000;
 
 /** The one prompt of every stand-in summary call. */
-export const standInSummaryPrompt =
+const standInSummaryPrompt =
   'Summarize the conversation so far for a continuation: the task, what was done and found, errors, the current state and next steps.';
 
 /** The placeholder Claude Code's microcompact and opencode's prune put in a cleared tool result. */
