@@ -60,7 +60,7 @@ export function importTranscript(
     case 'openai':
       return importPlainConversation(body, { format, ...sourceOption });
     case 'responses':
-      return importResponses(body, source);
+      return importResponses(body, tryParse(body), source);
     case 'claude-code':
       return claudeCodeFromLines(jsonLines(body, source), source);
     case 'swe-agent':
@@ -167,24 +167,25 @@ function importDetected(body: string, source: string | undefined): ImportedTrans
     if (isSweAgentTrajectory(whole.value)) return sweAgentFromValue(whole.value, source);
     if (isClaudeCodeLine(whole.value))
       return claudeCodeFromLines([{ value: whole.value, lineNumber: 1 }], source);
-    return importResponses(body, source, 'detect');
+    return importResponses(body, whole, source, 'detect');
   }
   if (detectTranscriptFormat(body) === 'claude-code')
     return claudeCodeFromLines(jsonLines(body, source), source);
-  return importResponses(body, source, 'detect');
+  return importResponses(body, whole, source, 'detect');
 }
 
 /**
  * A Responses transcript: a log of requests (JSONL, or a JSON array, of request bodies), else a
- * plain Responses conversation (`{ instructions, input }`, items, or JSONL items).
+ * plain Responses conversation (`{ instructions, input }`, items, or JSONL items). `whole` is the
+ * body already parsed as one JSON value by the caller, so it is not parsed again here.
  */
 function importResponses(
   body: string,
+  whole: ParsedBody,
   source: string | undefined,
   format: 'detect' | 'responses' = 'responses',
 ) {
   const sourceOption = source === undefined ? {} : { source };
-  const whole = tryParse(body);
   if (
     whole.ok &&
     Array.isArray(whole.value) &&
@@ -205,7 +206,10 @@ function importResponses(
   return importPlainConversation(body, format === 'detect' ? sourceOption : { format, ...sourceOption });
 }
 
-function tryParse(text: string): { ok: true; value: unknown } | { ok: false; value?: undefined } {
+/** A text parsed as one JSON value, or the note that it is not one. */
+type ParsedBody = { ok: true; value: unknown } | { ok: false; value?: undefined };
+
+function tryParse(text: string): ParsedBody {
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch {

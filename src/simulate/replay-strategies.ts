@@ -9,6 +9,7 @@ import type { Message, ProviderUsage, SystemPrompt } from '../core/conversation/
 import type { CompactionLayer } from '../core/events.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
+import { createRequestTokenCounter, type RequestTokenCounter } from './prompt-cache.js';
 import { createSeedStrategy } from './seed-strategy.js';
 import type { PeerOptions } from './strategies/_peer-tools.js';
 import { createAgentCompactStrategy } from './strategies/agent-compact.js';
@@ -91,6 +92,12 @@ export interface ReplayStrategyOptions {
   summarizer: SummaryModel;
   /** The counter `agent-compact` counts with (the replay measures every strategy with the same one). */
   counter: TokenCounter;
+  /**
+   * The replay's request counter over `counter`, so the strategies count with the counts the replay
+   * caches: `agent-compact` times its summary calls with it, the peers measure the history with it.
+   * @default one over `counter`
+   */
+  tokens?: RequestTokenCounter;
   /** More options of `agent-compact`'s compactor (layer settings), to replay your own settings. */
   agentCompact?: Omit<CompactorOptions, 'counter' | 'summarizer' | 'thresholds' | 'contextWindow'>;
   /** The replay's prompt-cache lifetime, for `agent-compact`'s cold-cache compaction. */
@@ -154,10 +161,10 @@ export function createReplayStrategy(name: StrategyName, options: ReplayStrategy
   }
 }
 
-function peerOptions({ mid, hard, summarizer, counter }: ReplayStrategyOptions): PeerOptions {
+function peerOptions({ mid, hard, summarizer, counter, tokens }: ReplayStrategyOptions): PeerOptions {
   return {
     summarizer,
-    counter,
+    tokens: tokens ?? createRequestTokenCounter(counter),
     ...(mid === undefined ? {} : { mid }),
     ...(hard === undefined ? {} : { hard }),
   };

@@ -143,6 +143,7 @@ export async function simulate(
       const strategy = createReplayStrategy(name, {
         summarizer: metered,
         counter: fileCounter,
+        tokens,
         ...(mid === undefined ? {} : { mid }),
         ...(hard === undefined ? {} : { hard }),
         ...(window === undefined ? {} : { window }),

@@ -7,14 +7,13 @@
 import type { Message, SystemPrompt } from '../../core/conversation/types.js';
 import type { SummaryModel } from '../../core/summary/summary-model.js';
 import type { TokenCounter } from '../../core/tokens/token-counter.js';
+import type { RequestTokenCounter } from '../prompt-cache.js';
 import type { ReplayStrategy, StrategyName, StrategyStep } from '../replay-strategies.js';
 import {
   clearToolResults,
   createOriginalResults,
-  createPeerCounter,
   defaultPeerThresholds,
   idsToClearKeepingNewest,
-  type PeerCounter,
   type PeerOptions,
   splitCurrentTurn,
   standInSummary,
@@ -49,7 +48,7 @@ export function clearAllButNewest(
 /** How a policy summarizes when the request passes its hard threshold. */
 export interface HardSummaryRule {
   hard: number;
-  tokens: PeerCounter;
+  tokens: RequestTokenCounter;
   summarizer: SummaryModel;
   /** The words the policy puts before its summary. */
   framing: string;
@@ -73,7 +72,7 @@ export function createHardSummary({
   system: SystemPrompt | undefined,
 ) => Promise<Message[] | undefined> {
   return async (messages, system) => {
-    if (tokens.request(system, messages) <= hard) return undefined;
+    if (tokens.request({ system, messages }) <= hard) return undefined;
     const start = keepFrom(messages);
     if (start <= 0) return undefined;
     const summary = await standInSummary(summarizer, system, messages.slice(0, start));
@@ -103,10 +102,10 @@ export interface SummarizeThenClearRule {
  */
 export function createSummarizeThenClearStrategy(
   name: StrategyName,
-  { hard = defaultPeerThresholds.hard, mid = defaultPeerThresholds.mid, summarizer, counter }: PeerOptions,
+  { hard = defaultPeerThresholds.hard, mid = defaultPeerThresholds.mid, summarizer, tokens }: PeerOptions,
   { framing, keepFrom, keep, placeholder }: SummarizeThenClearRule,
 ): ReplayStrategy {
-  const tokens = createPeerCounter(counter);
+  const { counter } = tokens;
   const summarizeOverHard = createHardSummary({ hard, tokens, summarizer, framing, keepFrom });
   const originals = createOriginalResults(placeholder);
   // Edits are redone on every request; the layer fires only when a result is cleared for the first time.
@@ -122,7 +121,7 @@ export function createSummarizeThenClearStrategy(
         messages = summarized;
         layer = 'hard';
       }
-      if (tokens.request(system, messages) > mid) {
+      if (tokens.request({ system, messages }) > mid) {
         const edited = clearAllButNewest(messages, { counter, keep, placeholder });
         if ([...edited.clearedIds].some((id) => !cleared.has(id)) && layer === 'none') layer = 'micro';
         messages = edited.messages;

@@ -13,17 +13,18 @@ import type {
 } from '../../core/conversation/types.js';
 import { contentBlocks } from '../../core/conversation/types.js';
 import type { SummaryModel } from '../../core/summary/summary-model.js';
-import { countMessageTokens, countSystemTokens } from '../../core/tokens/message-tokens.js';
 import type { TokenCounter } from '../../core/tokens/token-counter.js';
+import { toolResultText } from '../key-facts.js';
+import type { RequestTokenCounter } from '../prompt-cache.js';
 
 /** The window the peers' own budgets assume; budgets scale by the run's hard threshold ÷ this. */
-export const PEER_REFERENCE_WINDOW = 200_000;
+const PEER_REFERENCE_WINDOW = 200_000;
 
 /** Output budget of every stand-in summary: agent-compact's `maxSummaryTokens` default. */
-export const STAND_IN_SUMMARY_TOKENS = 2000;
+const STAND_IN_SUMMARY_TOKENS = 2000;
 
 /** The one prompt of every stand-in summary call. */
-export const standInSummaryPrompt =
+const standInSummaryPrompt =
   'Summarize the conversation so far for a continuation: the task, what was done and found, errors, the current state and next steps.';
 
 /** The placeholder Claude Code's microcompact and opencode's prune put in a cleared tool result. */
@@ -40,40 +41,16 @@ export interface PeerOptions {
   hard?: number;
   /** The stand-in summarizer (metered by the replay). */
   summarizer: SummaryModel;
-  /** Counts what the policy measures. */
-  counter: TokenCounter;
+  /**
+   * Counts what the policy measures: the replay's request counter, so the messages it has counted
+   * are not counted again.
+   */
+  tokens: RequestTokenCounter;
 }
 
 /** A budget stated for a 200k window, scaled to the run. */
 export function scaledBudget(tokensAt200k: number, hard: number): number {
   return Math.round((tokensAt200k * hard) / PEER_REFERENCE_WINDOW);
-}
-
-/** Counts messages and whole requests (system and messages) for a peer policy. */
-export interface PeerCounter {
-  message(message: Message): number;
-  request(system: SystemPrompt | undefined, messages: readonly Message[]): number;
-}
-
-/** Counts requests, caching per message object (the replay hands the same objects again and again). */
-export function createPeerCounter(counter: TokenCounter): PeerCounter {
-  const cache = new WeakMap<Message, number>();
-  const message = (value: Message) => {
-    let tokens = cache.get(value);
-    if (tokens === undefined) {
-      tokens = countMessageTokens(value, counter);
-      cache.set(value, tokens);
-    }
-    return tokens;
-  };
-  return {
-    message,
-    request(system, messages) {
-      let total = countSystemTokens(system, counter);
-      for (const item of messages) total += message(item);
-      return total;
-    },
-  };
 }
 
 /** One tool result in a history, oldest first. */
@@ -96,7 +73,7 @@ export function toolResultPositions(
   messages.forEach((message, messageIndex) => {
     for (const block of contentBlocks(message)) {
       if (block.type !== 'tool_result') continue;
-      const text = resultText(block as ToolResultBlock);
+      const text = toolResultText(block as ToolResultBlock);
       positions.push({
         id: (block as ToolResultBlock).tool_use_id,
         messageIndex,
@@ -106,12 +83,6 @@ export function toolResultPositions(
     }
   });
   return positions;
-}
-
-function resultText(block: ToolResultBlock): string {
-  if (typeof block.content === 'string') return block.content;
-  if (block.content === undefined) return '';
-  return block.content.map((part) => (part.type === 'text' ? String(part.text ?? '') : '')).join('\n');
 }
 
 /** The history with the results of the given tool calls replaced by `placeholder` (new objects only where changed). */
@@ -135,7 +106,7 @@ export function clearToolResults(
       content: message.content.map((block): ContentBlock => {
         if (block.type !== 'tool_result') return block;
         const result = block as ToolResultBlock;
-        if (!ids.has(result.tool_use_id) || resultText(result) === placeholder) return block;
+        if (!ids.has(result.tool_use_id) || toolResultText(result) === placeholder) return block;
         return { ...result, content: placeholder };
       }),
     };
@@ -238,7 +209,7 @@ export function createOriginalResults(placeholder: string): {
         const content = message.content.map((block): ContentBlock => {
           if (block.type !== 'tool_result') return block;
           const result = block as ToolResultBlock;
-          if (resultText(result) !== placeholder) {
+          if (toolResultText(result) !== placeholder) {
             if (!originals.has(result.tool_use_id)) originals.set(result.tool_use_id, result);
             return block;
           }

@@ -16,9 +16,8 @@ import { createCompactor } from '../../core/compactor.js';
 import type { CompactorOptions } from '../../core/compactor-options.js';
 import type { Message } from '../../core/conversation/types.js';
 import { CompactError } from '../../core/errors.js';
-import type { SummaryModel, SummaryRequest } from '../../core/summary/summary-model.js';
-import { countMessageTokens, countSystemTokens } from '../../core/tokens/message-tokens.js';
-import type { TokenCounter } from '../../core/tokens/token-counter.js';
+import type { SummaryModel } from '../../core/summary/summary-model.js';
+import { createRequestTokenCounter, type RequestTokenCounter } from '../prompt-cache.js';
 import type { ReplayStrategy, ReplayStrategyOptions, StrategyStep } from '../replay-strategies.js';
 import { callSeconds, defaultLatencyModel, type LatencyModel } from '../timing.js';
 
@@ -37,13 +36,10 @@ interface VirtualTimeSummaryModel extends SummaryModel {
 
 function createVirtualTimeSummaryModel(
   inner: SummaryModel,
-  { latency, counter }: { latency: LatencyModel; counter: TokenCounter },
+  { latency, tokens }: { latency: LatencyModel; tokens: RequestTokenCounter },
 ): VirtualTimeSummaryModel {
   let now = 0;
   const due: Array<{ at: number; release: () => void }> = [];
-  const inputTokens = (request: SummaryRequest) =>
-    countSystemTokens(request.system, counter) +
-    request.messages.reduce((sum, message) => sum + countMessageTokens(message, counter), 0);
   return {
     specificationVersion: 'v1',
     provider: inner.provider,
@@ -51,8 +47,9 @@ function createVirtualTimeSummaryModel(
     async summarize(request, options) {
       const startedAt = now;
       const result = await inner.summarize(request, options);
-      const outputTokens = result.usage?.outputTokens ?? counter.countText(result.text);
-      const seconds = callSeconds({ inputTokens: inputTokens(request), outputTokens }, latency);
+      const outputTokens = result.usage?.outputTokens ?? tokens.counter.countText(result.text);
+      const inputTokens = tokens.request(request);
+      const seconds = callSeconds({ inputTokens, outputTokens }, latency);
       await new Promise<void>((release) => due.push({ at: startedAt + seconds, release }));
       return result;
     },
@@ -77,7 +74,7 @@ const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 export function createAgentCompactStrategy(options: ReplayStrategyOptions): ReplayStrategy {
   const summarizer = createVirtualTimeSummaryModel(options.summarizer, {
     latency: options.latency ?? defaultLatencyModel,
-    counter: options.counter,
+    tokens: options.tokens ?? createRequestTokenCounter(options.counter),
   });
   const compactorOptions: CompactorOptions = {
     ...options.agentCompact,

@@ -19,7 +19,6 @@ import type { Message } from '../../core/conversation/types.js';
 import type { ReplayStrategy, StrategyStep } from '../replay-strategies.js';
 import { clearAllButNewest, createHardSummary, currentTurnStart } from './_peer-steps.js';
 import {
-  createPeerCounter,
   defaultPeerThresholds,
   isToolResultMessage,
   OLD_TOOL_RESULT_CLEARED,
@@ -42,9 +41,9 @@ export function createClaudeCodeStrategy({
   hard = defaultPeerThresholds.hard,
   mid = defaultPeerThresholds.mid,
   summarizer,
-  counter,
+  tokens,
 }: PeerOptions): ReplayStrategy {
-  const tokens = createPeerCounter(counter);
+  const { counter } = tokens;
   const keepMin = scaledBudget(CLAUDE_CODE_KEEP_MIN_TOKENS, hard);
   const keepMax = scaledBudget(CLAUDE_CODE_KEEP_MAX_TOKENS, hard);
 

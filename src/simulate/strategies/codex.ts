@@ -13,7 +13,6 @@ import type { Message, TextBlock } from '../../core/conversation/types.js';
 import { contentBlocks } from '../../core/conversation/types.js';
 import type { ReplayStrategy, StrategyStep } from '../replay-strategies.js';
 import {
-  createPeerCounter,
   defaultPeerThresholds,
   type PeerOptions,
   scaledBudget,
@@ -33,9 +32,9 @@ export function createCodexStrategy({
   hard = defaultPeerThresholds.hard,
   mid = defaultPeerThresholds.mid,
   summarizer,
-  counter,
+  tokens,
 }: PeerOptions): ReplayStrategy {
-  const tokens = createPeerCounter(counter);
+  const { counter } = tokens;
   const userBudget = scaledBudget(CODEX_USER_MESSAGE_MAX_TOKENS, hard);
 
   /** The newest user texts (not tool results, not summaries) within the budget, oldest first. */
@@ -71,7 +70,7 @@ export function createCodexStrategy({
     name: 'codex',
     thresholds: { mid, hard },
     async step(input, { system }): Promise<StrategyStep> {
-      if (tokens.request(system, input) <= hard) return { messages: [...input], layer: 'none' };
+      if (tokens.request({ system, messages: input }) <= hard) return { messages: [...input], layer: 'none' };
       const { before, turn } = splitCurrentTurn(input);
       if (before.length === 0) return { messages: [...input], layer: 'none' };
       const summary = await standInSummary(summarizer, system, before);

@@ -20,7 +20,6 @@ import type { ReplayStrategy, StrategyStep } from '../replay-strategies.js';
 import { createHardSummary, currentTurnStart } from './_peer-steps.js';
 import {
   clearToolResults,
-  createPeerCounter,
   defaultPeerThresholds,
   isHumanMessage,
   OLD_TOOL_RESULT_CLEARED,
@@ -43,9 +42,9 @@ export function createOpencodeStrategy({
   hard = defaultPeerThresholds.hard,
   mid = defaultPeerThresholds.mid,
   summarizer,
-  counter,
+  tokens,
 }: PeerOptions): ReplayStrategy {
-  const tokens = createPeerCounter(counter);
+  const { counter } = tokens;
   const pruneMinimum = scaledBudget(OPENCODE_PRUNE_MINIMUM, hard);
   const pruneProtect = scaledBudget(OPENCODE_PRUNE_PROTECT, hard);
 
