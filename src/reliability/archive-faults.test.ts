@@ -213,6 +213,11 @@ describe('archive storage faults through the compactor', () => {
         join(packageRoot, 'src/reliability/__fixtures__/permission-worker.mjs'),
         join(directory, 'permission-worker.mjs'),
       );
+      // And the Node binary: one from the registry (CI's Node 24 run) sits inside the checkout,
+      // which another user may not be able to enter.
+      const asOtherUser = process.getuid?.() === 0;
+      const node = asOtherUser ? join(directory, 'node') : process.execPath;
+      if (asOtherUser) await cp(process.execPath, node);
       // A folder the worker may read but not write, holding a session file it may read but not append to.
       const readOnly = join(directory, 'read-only');
       await mkdir(readOnly, { mode: 0o755 });
@@ -232,7 +237,7 @@ describe('archive storage faults through the compactor', () => {
 
       const run = async (archiveDir: string, sessionId: string, force: string) => {
         const { stdout } = await promisify(execFile)(
-          process.execPath,
+          node,
           [
             join(directory, 'permission-worker.mjs'),
             pathToFileURL(join(directory, 'dist/')).href,
@@ -241,7 +246,7 @@ describe('archive storage faults through the compactor', () => {
             inputFile,
             force,
           ],
-          process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {},
+          asOtherUser ? { uid: 65534, gid: 65534 } : {},
         );
         return JSON.parse(stdout) as { outcome: string; code?: string; message?: string; unchanged: boolean };
       };
