@@ -13,7 +13,7 @@ export interface ProxyOptions {
   anthropicUpstream?: string;
   /** Where OpenAI traffic (chat, responses, everything else) goes instead of `upstream`. */
   openaiUpstream?: string;
-  /** The interface to listen on. @default '127.0.0.1' */
+  /** The interface to listen on; any but loopback needs `token`. @default '127.0.0.1' */
   host?: string;
   /** The port; 0 picks a free one. @default 0 */
   port?: number;
@@ -56,6 +56,11 @@ export interface ProxyOptions {
   log?: (line: string) => void;
   /** Receives one record per request, e.g. to write JSON lines. @default none */
   onRequest?: (record: ProxyRequestRecord) => void;
+  /**
+   * Guards every `/agent-compact/*` route (`Authorization: Bearer TOKEN` or `?token=`); required
+   * when `host` is not a loopback address. @default none
+   */
+  token?: string;
 }
 
 /** A running proxy. */

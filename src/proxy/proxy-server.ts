@@ -5,8 +5,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CompactError } from '../core/errors.js';
+import { assertSafeBinding } from './access.js';
 import { type ExchangeDependencies, runExchange } from './conversation-exchange.js';
 import { forwardRequest } from './forward.js';
+import { isOwnPath, type OwnRouteHandler, serveOwnRoute, writeJson } from './own-routes.js';
 import { errorSummary, writeProviderError } from './provider-errors.js';
 import type { ProxyOptions, RunningProxy } from './proxy-options.js';
 import { formatLogLine, type ProxyRequestRecord, StatsCollector } from './proxy-stats.js';
@@ -48,7 +50,9 @@ export async function startProxy({
   stateStore,
   log,
   onRequest,
+  token,
 }: ProxyOptions): Promise<RunningProxy> {
+  assertSafeBinding(host, token);
   const compactors = new SessionCompactors({
     ...(thresholds ? { thresholds } : {}),
     ...(contextWindow === undefined ? {} : { contextWindow }),
@@ -68,6 +72,8 @@ export async function startProxy({
     queue: createSessionQueue(),
     stats,
     recall,
+    token,
+    ownRoutes: [],
     finish: (record) => {
       stats.add(record);
       log?.(formatLogLine(record));
@@ -115,6 +121,10 @@ interface ProxyContext {
   queue: ReturnType<typeof createSessionQueue>;
   stats: StatsCollector;
   recall: boolean;
+  /** Guards every own route when set. */
+  token: string | undefined;
+  /** Own routes beyond the stats (the dashboard's). */
+  ownRoutes: OwnRouteHandler[];
   finish: (record: ProxyRequestRecord) => void;
 }
 
@@ -123,9 +133,16 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
   const arrived = performance.now();
   const requestUrl = new URL(incoming.url ?? '/', 'http://proxy.invalid');
   const method = incoming.method ?? 'GET';
-  if (method === 'GET' && requestUrl.pathname === STATS_PATH) {
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify(context.stats.snapshot(await context.store.size())));
+  if (isOwnPath(requestUrl.pathname)) {
+    const stats: OwnRouteHandler = async (_incoming, answer, url) => {
+      if (method !== 'GET' || url.pathname !== STATS_PATH) return false;
+      writeJson(answer, 200, context.stats.snapshot(await context.store.size()));
+      return true;
+    };
+    await serveOwnRoute(incoming, response, requestUrl, {
+      token: context.token,
+      handlers: [stats, ...context.ownRoutes],
+    });
     return;
   }
   const provider = providerOf(requestUrl.pathname, incoming.headers);

@@ -9,6 +9,7 @@ import { createWriteStream } from 'node:fs';
 import { resolve } from 'node:path';
 import { createFileArchiveStore } from '../../archive/index.js';
 import type { SummaryModel } from '../../core/summary/summary-model.js';
+import { isLoopbackHost } from '../../proxy/access.js';
 import { type ProxyOptions, startProxy } from '../../proxy/index.js';
 import { type CliCommand, CliError, type CliIO } from '../cli-io.js';
 import {
@@ -33,7 +34,10 @@ Options:
   --upstream URL             where requests go, e.g. https://api.anthropic.com
   --anthropic-upstream URL   Anthropic traffic goes here instead
   --openai-upstream URL      OpenAI traffic (chat, responses, other paths) goes here instead
-  --host H                   interface to listen on (default 127.0.0.1)
+  --host H                   interface to listen on (default 127.0.0.1); any other address
+                             needs --token
+  --token TOKEN              every /agent-compact/* route then asks for it (Authorization:
+                             Bearer TOKEN, or ?token=TOKEN); default AGENT_COMPACT_TOKEN
   --port N                   port to listen on; 0 picks a free one (default ${DEFAULT_PORT})
   --mid N                    mid threshold in tokens (default 50000, or 60% of --window)
   --hard N                   hard threshold in tokens (default 80000, or 85% of --window)
@@ -63,6 +67,7 @@ export const proxyCommand: CliCommand = async (args, io) => {
     'anthropic-upstream': { type: 'string' },
     'openai-upstream': { type: 'string' },
     host: { type: 'string' },
+    token: { type: 'string' },
     port: { type: 'string' },
     mid: { type: 'string' },
     hard: { type: 'string' },
@@ -87,6 +92,14 @@ export const proxyCommand: CliCommand = async (args, io) => {
   ) {
     throw new CliError('--upstream URL is required (or both --anthropic-upstream and --openai-upstream)', 2);
   }
+  const host = values.host ?? '127.0.0.1';
+  const token = values.token ?? io.env.AGENT_COMPACT_TOKEN;
+  if (!isLoopbackHost(host) && (token === undefined || token === '')) {
+    throw new CliError(
+      `refusing to listen on ${host} without a token: pass --token TOKEN (or set AGENT_COMPACT_TOKEN)`,
+      2,
+    );
+  }
   const mid = positiveIntegerOption('mid', values.mid);
   const hard = positiveIntegerOption('hard', values.hard);
   const window = positiveIntegerOption('window', values.window);
@@ -106,8 +119,9 @@ export const proxyCommand: CliCommand = async (args, io) => {
   const options: ProxyOptions = {
     ...(anthropicUpstream ? { anthropicUpstream } : {}),
     ...(openaiUpstream ? { openaiUpstream } : {}),
-    host: values.host ?? '127.0.0.1',
+    host,
     port,
+    ...(token ? { token } : {}),
     ...(mid !== undefined || hard !== undefined
       ? { thresholds: { ...(mid === undefined ? {} : { mid }), ...(hard === undefined ? {} : { hard }) } }
       : {}),
