@@ -11,6 +11,7 @@ import type { ProviderUsage } from '../core/conversation/types.js';
 import { allowsSystemMessages, validateMessages } from '../core/conversation/validate.js';
 import type { CompactionLayer } from '../core/events.js';
 import { type ForwardOutcome, forwardRequest } from './forward.js';
+import { noticeText, prependNoteToStream, setCompactionHeaders } from './notify/compaction-notice.js';
 import { errorSummary } from './provider-errors.js';
 import type { ProxyRequestRecord } from './proxy-stats.js';
 import { hasRecallTool, type RecallCall, withRecallTool } from './recall/recall-calls.js';
@@ -40,6 +41,8 @@ export interface Exchange {
   arrived: number;
   /** Whether the model has the proxy's `recall` tool; without it recall ids are taken out. */
   recall: boolean;
+  /** Put a one-line note in the streamed answer after a hard compaction. */
+  notify?: boolean;
 }
 
 /** What the exchange needs from the proxy. */
@@ -79,6 +82,16 @@ export async function runExchange(
   );
   if (outgoing.fallback) compactors.drop(sessionKey);
   const overheadMs = performance.now() - exchange.arrived;
+  const figures = {
+    layer: outgoing.compaction?.layer ?? 'none',
+    tokensBefore: outgoing.compaction?.tokensBefore ?? 0,
+    tokensAfter: outgoing.compaction?.tokensAfter ?? 0,
+    session: shortHash(sessionKey).slice(0, 8),
+  } as const;
+  setCompactionHeaders(response, figures);
+  if (exchange.notify && figures.layer === 'hard' && !outgoing.fallback) {
+    prependNoteToStream(response, api, noticeText(figures));
+  }
 
   let tap: UsageTap | undefined;
   const outcome: ForwardOutcome =
@@ -124,7 +137,7 @@ export async function runExchange(
   const layer: CompactionLayer = compaction?.layer ?? 'none';
   return {
     time: new Date(Date.now() - (performance.now() - exchange.arrived)).toISOString(),
-    session: shortHash(sessionKey).slice(0, 8),
+    session: figures.session,
     api,
     method: exchange.method,
     path: exchange.target.pathname,

@@ -61,6 +61,11 @@ export interface ProxyOptions {
    * when `host` is not a loopback address. @default none
    */
   token?: string;
+  /**
+   * After a hard compaction, put a one-line note (`[agent-compact: context compacted A → B tokens
+   * (hard)]`) in front of the streamed answer's first text, so the agent's user sees it. @default false
+   */
+  notify?: boolean;
 }
 
 /** A running proxy. */

@@ -51,6 +51,7 @@ export async function startProxy({
   log,
   onRequest,
   token,
+  notify = false,
 }: ProxyOptions): Promise<RunningProxy> {
   assertSafeBinding(host, token);
   const compactors = new SessionCompactors({
@@ -72,6 +73,7 @@ export async function startProxy({
     queue: createSessionQueue(),
     stats,
     recall,
+    notify,
     token,
     ownRoutes: [],
     finish: (record) => {
@@ -121,6 +123,7 @@ interface ProxyContext {
   queue: ReturnType<typeof createSessionQueue>;
   stats: StatsCollector;
   recall: boolean;
+  notify: boolean;
   /** Guards every own route when set. */
   token: string | undefined;
   /** Own routes beyond the stats (the dashboard's). */
@@ -188,6 +191,7 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
     signal: aborter.signal,
     arrived,
     recall: context.recall,
+    notify: context.notify,
   };
   context.finish(await context.queue.run(sessionKey, () => runExchange(exchange, dependencies)));
 }

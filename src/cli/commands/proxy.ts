@@ -52,7 +52,10 @@ Options:
                              then name archive ids; without it they name none)
   --background               write hard summaries in the background: requests keep going
                              upstream while the summary is written, a later one carries it
-  --json-log FILE            append one JSON line per request to FILE
+  --notify                   after a hard compaction, put a one-line note in front of the
+                             streamed answer (off by default)
+  --json-log FILE            append one JSON line per request to FILE (layer, tokensIn,
+                             tokensOut, session: the figures of the x-agent-compact-* headers)
   --tokenizer T              heuristic (default; provider usage anchors the count), o200k or cl100k
   -h, --help                 show this help
 
@@ -78,6 +81,7 @@ export const proxyCommand: CliCommand = async (args, io) => {
     'json-log': { type: 'string' },
     recall: { type: 'boolean' },
     background: { type: 'boolean' },
+    notify: { type: 'boolean' },
     tokenizer: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -128,6 +132,7 @@ export const proxyCommand: CliCommand = async (args, io) => {
     ...(window === undefined ? {} : { contextWindow: window }),
     recall: values.recall === true,
     background: values.background === true,
+    notify: values.notify === true,
     summarizer: await summarizerOption(values.summarizer, io, { anthropicUpstream, openaiUpstream }),
     counter: await createCliCounter(tokenizerOption(values.tokenizer ?? 'heuristic')),
     ...(values.archive
