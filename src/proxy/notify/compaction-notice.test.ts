@@ -53,16 +53,13 @@ describe('telling the agent user', () => {
   it.each([true, false])(
     '--notify %s: a note leads the streamed answer after a hard compaction only',
     async (notify) => {
-      const { records } = await start({ notify }).then(async (harness) => {
-        const history = await anthropicLoop(harness.proxy.url, { turns: 12, stream: true });
-        const texts = anthropicTexts(history);
-        const hard = harness.records.map((record) => record.layer === 'hard');
-        expect(hard).toContain(true);
-        texts.forEach((text, index) =>
-          expect(NOTE.test(text), `answer ${index}`).toBe(notify && hard[index]),
-        );
-        return harness;
-      });
+      const { proxy, records } = await start({ notify });
+      const texts = anthropicTexts(await anthropicLoop(proxy.url, { turns: 12, stream: true }));
+      const hard = records.map((record) => record.layer === 'hard');
+      expect(hard).toContain(true);
+      for (const [index, text] of texts.entries()) {
+        expect(NOTE.test(text), `answer ${index}`).toBe(notify && hard[index]);
+      }
       expect(records.filter((record) => record.restarted)).toEqual([]);
     },
   );
