@@ -5,21 +5,9 @@
  *
  * Runs the compaction proxy until SIGINT or SIGTERM. The first stdout line is `listening on URL`.
  */
-import { createWriteStream } from 'node:fs';
-import { resolve } from 'node:path';
-import { createFileArchiveStore } from '../../archive/index.js';
-import type { SummaryModel } from '../../core/summary/summary-model.js';
-import { isLoopbackHost } from '../../proxy/access.js';
-import { type ProxyOptions, startProxy } from '../../proxy/index.js';
-import { type CliCommand, CliError, type CliIO } from '../cli-io.js';
-import {
-  createCliCounter,
-  parseCommandArgs,
-  positiveIntegerOption,
-  tokenizerOption,
-} from '../command-args.js';
-import { openStoreFromSpec } from '../store-from-spec.js';
-import { createSummaryModelFromSpec } from '../summarizer-from-spec.js';
+import { type CliCommand, CliError } from '../cli-io.js';
+import { parseCommandArgs } from '../command-args.js';
+import { PROXY_ARG_OPTIONS, startProxyFromArgs } from './proxy-setup.js';
 
 /** The port when `--port` is not given. */
 const DEFAULT_PORT = 8787;
@@ -65,127 +53,24 @@ Totals: GET /agent-compact/stats.
 
 /** The `proxy` command. */
 export const proxyCommand: CliCommand = async (args, io) => {
-  const { values } = parseCommandArgs(args, {
-    upstream: { type: 'string' },
-    'anthropic-upstream': { type: 'string' },
-    'openai-upstream': { type: 'string' },
-    host: { type: 'string' },
-    token: { type: 'string' },
-    port: { type: 'string' },
-    mid: { type: 'string' },
-    hard: { type: 'string' },
-    window: { type: 'string' },
-    summarizer: { type: 'string' },
-    archive: { type: 'string' },
-    store: { type: 'string' },
-    'json-log': { type: 'string' },
-    recall: { type: 'boolean' },
-    background: { type: 'boolean' },
-    notify: { type: 'boolean' },
-    tokenizer: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values } = parseCommandArgs(args, { ...PROXY_ARG_OPTIONS, help: { type: 'boolean', short: 'h' } });
   if (values.help) {
     io.stdout(help);
     return 0;
   }
-  const upstream = values.upstream;
   if (
-    upstream === undefined &&
+    values.upstream === undefined &&
     (values['anthropic-upstream'] === undefined || values['openai-upstream'] === undefined)
   ) {
     throw new CliError('--upstream URL is required (or both --anthropic-upstream and --openai-upstream)', 2);
   }
-  const host = values.host ?? '127.0.0.1';
-  const token = values.token ?? io.env.AGENT_COMPACT_TOKEN;
-  if (!isLoopbackHost(host) && (token === undefined || token === '')) {
-    throw new CliError(
-      `refusing to listen on ${host} without a token: pass --token TOKEN (or set AGENT_COMPACT_TOKEN)`,
-      2,
-    );
-  }
-  const mid = positiveIntegerOption('mid', values.mid);
-  const hard = positiveIntegerOption('hard', values.hard);
-  const window = positiveIntegerOption('window', values.window);
-  const port = values.port === undefined ? DEFAULT_PORT : portOption(values.port);
-  const anthropicUpstream = values['anthropic-upstream'] ?? upstream;
-  const openaiUpstream = values['openai-upstream'] ?? upstream;
-  const jsonLog =
-    values['json-log'] === undefined
-      ? undefined
-      : createWriteStream(resolve(io.cwd, values['json-log']), { flags: 'a' });
-  if (values.store !== undefined && values.archive !== undefined) {
-    throw new CliError('--store and --archive both say where archives go: pass one of them', 2);
-  }
-  const shared = await openStoreFromSpec(values.store, {
-    forProxy: { warn: (line) => io.stderr(`${line}\n`) },
-  });
-  const options: ProxyOptions = {
-    ...(anthropicUpstream ? { anthropicUpstream } : {}),
-    ...(openaiUpstream ? { openaiUpstream } : {}),
-    host,
-    port,
-    ...(token ? { token } : {}),
-    ...(mid !== undefined || hard !== undefined
-      ? { thresholds: { ...(mid === undefined ? {} : { mid }), ...(hard === undefined ? {} : { hard }) } }
-      : {}),
-    ...(window === undefined ? {} : { contextWindow: window }),
-    recall: values.recall === true,
-    background: values.background === true,
-    notify: values.notify === true,
-    summarizer: await summarizerOption(values.summarizer, io, { anthropicUpstream, openaiUpstream }),
-    counter: await createCliCounter(tokenizerOption(values.tokenizer ?? 'heuristic')),
-    ...(values.archive
-      ? { archive: createFileArchiveStore({ directory: resolve(io.cwd, values.archive) }) }
-      : {}),
-    ...(shared.archive ? { archive: shared.archive } : {}),
-    ...(shared.stateStore ? { stateStore: shared.stateStore } : {}),
-    ...(shared.proxyStore ? { store: shared.proxyStore } : {}),
-    log: (line) => io.stderr(`${line}\n`),
-    ...(jsonLog ? { onRequest: (record) => jsonLog.write(`${JSON.stringify(record)}\n`) } : {}),
-  };
-  const proxy = await startProxy(options).catch(async (error: unknown) => {
-    await shared.close();
-    throw new CliError(`cannot start: ${error instanceof Error ? error.message : String(error)}`, 2);
-  });
-  io.stdout(`listening on ${proxy.url}\n`);
-  if (shared.proxyStore) io.stderr(`store ${shared.description}\n`);
+  const running = await startProxyFromArgs(values, io, { defaultPort: DEFAULT_PORT, log: true });
+  io.stdout(`listening on ${running.proxy.url}\n`);
+  if (running.storeDescription) io.stderr(`store ${running.storeDescription}\n`);
   await stopSignal();
-  await proxy.close();
-  await shared.close();
-  if (jsonLog) await new Promise<void>((done) => jsonLog.end(() => done()));
+  await running.stop();
   return 0;
 };
-
-function portOption(value: string): number {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new CliError(`--port must be a whole number from 0 to 65535, got "${value}"`, 2);
-  }
-  return port;
-}
-
-/** `same` and `extractive` are the proxy's own; model specs talk to the matching upstream. */
-async function summarizerOption(
-  spec: string | undefined,
-  io: CliIO,
-  upstreams: { anthropicUpstream: string | undefined; openaiUpstream: string | undefined },
-): Promise<'same' | 'extractive' | SummaryModel> {
-  const trimmed = spec?.trim() ?? 'same';
-  if (trimmed === 'same' || trimmed === 'extractive') return trimmed;
-  const baseURL = trimmed.startsWith('anthropic:')
-    ? upstreams.anthropicUpstream
-    : openAIBase(upstreams.openaiUpstream);
-  const model = await createSummaryModelFromSpec(trimmed, { env: io.env, ...(baseURL ? { baseURL } : {}) });
-  return model ?? 'extractive';
-}
-
-/** The OpenAI SDK wants the `/v1` in its base URL. */
-function openAIBase(upstream: string | undefined): string | undefined {
-  if (upstream === undefined) return undefined;
-  const trimmed = upstream.replace(/\/+$/, '');
-  return trimmed.endsWith('/v1') ? trimmed : `${trimmed}/v1`;
-}
 
 /** Resolves on the first SIGINT or SIGTERM. */
 function stopSignal(): Promise<void> {

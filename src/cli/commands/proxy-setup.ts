@@ -1,0 +1,176 @@
+/**
+ * The options `proxy` and `wrap` share, turned into a running proxy: parsing, stores, summarizer,
+ * JSON log, and the refusal to serve a non-loopback address without a token.
+ */
+import { createWriteStream } from 'node:fs';
+import { resolve } from 'node:path';
+import { createFileArchiveStore } from '../../archive/index.js';
+import type { SummaryModel } from '../../core/summary/summary-model.js';
+import { isLoopbackHost } from '../../proxy/access.js';
+import {
+  type ProxyOptions,
+  type ProxyRequestRecord,
+  type RunningProxy,
+  startProxy,
+} from '../../proxy/index.js';
+import { CliError, type CliIO } from '../cli-io.js';
+import {
+  createCliCounter,
+  type ParsedCommandArgs,
+  positiveIntegerOption,
+  tokenizerOption,
+} from '../command-args.js';
+import { openStoreFromSpec } from '../store-from-spec.js';
+import { createSummaryModelFromSpec } from '../summarizer-from-spec.js';
+
+/** The proxy's command-line options, as `util.parseArgs` declares them. */
+export const PROXY_ARG_OPTIONS = {
+  upstream: { type: 'string' },
+  'anthropic-upstream': { type: 'string' },
+  'openai-upstream': { type: 'string' },
+  host: { type: 'string' },
+  token: { type: 'string' },
+  port: { type: 'string' },
+  mid: { type: 'string' },
+  hard: { type: 'string' },
+  window: { type: 'string' },
+  summarizer: { type: 'string' },
+  archive: { type: 'string' },
+  store: { type: 'string' },
+  'json-log': { type: 'string' },
+  recall: { type: 'boolean' },
+  background: { type: 'boolean' },
+  notify: { type: 'boolean' },
+  tokenizer: { type: 'string' },
+} as const;
+
+/** The parsed values of {@link PROXY_ARG_OPTIONS}. */
+export type ProxyArgValues = ParsedCommandArgs<typeof PROXY_ARG_OPTIONS>['values'];
+
+/** A proxy started from the command line, and how to stop it with everything it opened. */
+export interface CliProxy {
+  proxy: RunningProxy;
+  /** The shared store's description when `--store` was given. */
+  storeDescription: string | undefined;
+  stop(): Promise<void>;
+}
+
+/** How the caller wants the proxy: its default port and upstreams, and whether to log each request. */
+export interface CliProxyDefaults {
+  defaultPort: number;
+  /** Used where `--upstream` and the per-provider flags say nothing. */
+  upstreams?: { anthropic: string; openai: string };
+  /** One line per request on stderr. */
+  log: boolean;
+  onRequest?: (record: ProxyRequestRecord) => void;
+}
+
+/** Starts the proxy the values describe; every mistake is a one-line CliError with exit code 2. */
+export async function startProxyFromArgs(
+  values: ProxyArgValues,
+  io: CliIO,
+  defaults: CliProxyDefaults,
+): Promise<CliProxy> {
+  const host = values.host ?? '127.0.0.1';
+  const token = values.token ?? io.env.AGENT_COMPACT_TOKEN;
+  if (!isLoopbackHost(host) && (token === undefined || token === '')) {
+    throw new CliError(
+      `refusing to listen on ${host} without a token: pass --token TOKEN (or set AGENT_COMPACT_TOKEN)`,
+      2,
+    );
+  }
+  if (values.store !== undefined && values.archive !== undefined) {
+    throw new CliError('--store and --archive both say where archives go: pass one of them', 2);
+  }
+  const anthropicUpstream = values['anthropic-upstream'] ?? values.upstream ?? defaults.upstreams?.anthropic;
+  const openaiUpstream = values['openai-upstream'] ?? values.upstream ?? defaults.upstreams?.openai;
+  // Bad numbers fail before anything is opened.
+  const limits = thresholdOptions(values);
+  const port = values.port === undefined ? defaults.defaultPort : portOption(values.port);
+  const jsonLog =
+    values['json-log'] === undefined
+      ? undefined
+      : createWriteStream(resolve(io.cwd, values['json-log']), { flags: 'a' });
+  const shared = await openStoreFromSpec(values.store, {
+    forProxy: { warn: (line) => io.stderr(`${line}\n`) },
+  });
+  const options: ProxyOptions = {
+    ...(anthropicUpstream ? { anthropicUpstream } : {}),
+    ...(openaiUpstream ? { openaiUpstream } : {}),
+    host,
+    port,
+    ...(token ? { token } : {}),
+    ...limits,
+    recall: values.recall === true,
+    background: values.background === true,
+    notify: values.notify === true,
+    summarizer: await summarizerOption(values.summarizer, io, { anthropicUpstream, openaiUpstream }),
+    counter: await createCliCounter(tokenizerOption(values.tokenizer ?? 'heuristic')),
+    ...(values.archive
+      ? { archive: createFileArchiveStore({ directory: resolve(io.cwd, values.archive) }) }
+      : {}),
+    ...(shared.archive ? { archive: shared.archive } : {}),
+    ...(shared.stateStore ? { stateStore: shared.stateStore } : {}),
+    ...(shared.proxyStore ? { store: shared.proxyStore } : {}),
+    ...(defaults.log ? { log: (line: string) => io.stderr(`${line}\n`) } : {}),
+    onRequest: (record) => {
+      jsonLog?.write(`${JSON.stringify(record)}\n`);
+      defaults.onRequest?.(record);
+    },
+  };
+  const proxy = await startProxy(options).catch(async (error: unknown) => {
+    await shared.close();
+    throw new CliError(`cannot start: ${error instanceof Error ? error.message : String(error)}`, 2);
+  });
+  return {
+    proxy,
+    storeDescription: shared.proxyStore ? shared.description : undefined,
+    async stop() {
+      await proxy.close();
+      await shared.close();
+      if (jsonLog) await new Promise<void>((done) => jsonLog.end(() => done()));
+    },
+  };
+}
+
+function thresholdOptions(values: ProxyArgValues): Pick<ProxyOptions, 'thresholds' | 'contextWindow'> {
+  const mid = positiveIntegerOption('mid', values.mid);
+  const hard = positiveIntegerOption('hard', values.hard);
+  const window = positiveIntegerOption('window', values.window);
+  return {
+    ...(mid !== undefined || hard !== undefined
+      ? { thresholds: { ...(mid === undefined ? {} : { mid }), ...(hard === undefined ? {} : { hard }) } }
+      : {}),
+    ...(window === undefined ? {} : { contextWindow: window }),
+  };
+}
+
+function portOption(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new CliError(`--port must be a whole number from 0 to 65535, got "${value}"`, 2);
+  }
+  return port;
+}
+
+/** `same` and `extractive` are the proxy's own; model specs talk to the matching upstream. */
+async function summarizerOption(
+  spec: string | undefined,
+  io: CliIO,
+  upstreams: { anthropicUpstream: string | undefined; openaiUpstream: string | undefined },
+): Promise<'same' | 'extractive' | SummaryModel> {
+  const trimmed = spec?.trim() ?? 'same';
+  if (trimmed === 'same' || trimmed === 'extractive') return trimmed;
+  const baseURL = trimmed.startsWith('anthropic:')
+    ? upstreams.anthropicUpstream
+    : openAIBase(upstreams.openaiUpstream);
+  const model = await createSummaryModelFromSpec(trimmed, { env: io.env, ...(baseURL ? { baseURL } : {}) });
+  return model ?? 'extractive';
+}
+
+/** The OpenAI SDK wants the `/v1` in its base URL. */
+function openAIBase(upstream: string | undefined): string | undefined {
+  if (upstream === undefined) return undefined;
+  const trimmed = upstream.replace(/\/+$/, '');
+  return trimmed.endsWith('/v1') ? trimmed : `${trimmed}/v1`;
+}
