@@ -30,6 +30,22 @@ const commands: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 'compact the conversations of any agent through its base URL',
     load: async () => (await import('./commands/proxy.js')).proxyCommand,
   },
+  wrap: {
+    summary: 'run an agent through the proxy (wrap [proxy options] -- AGENT [ARGS…])',
+    load: async () => (await import('./commands/wrap.js')).wrapCommand,
+  },
+  claude: {
+    summary: 'run Claude Code through the proxy (wrap -- claude …)',
+    load: async () => (await import('./commands/wrap.js')).shortForm('claude'),
+  },
+  codex: {
+    summary: 'run Codex through the proxy (wrap -- codex …)',
+    load: async () => (await import('./commands/wrap.js')).shortForm('codex'),
+  },
+  gemini: {
+    summary: 'run Gemini CLI through the proxy (wrap -- gemini …)',
+    load: async () => (await import('./commands/wrap.js')).shortForm('gemini'),
+  },
   chat: {
     summary: 'chat with the reference coding agent',
     load: async () => (await import('./commands/chat.js')).chatCommand,

@@ -1,0 +1,155 @@
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type ScriptedModelServer, startScriptedModelServer } from '../../testing/index.js';
+import { recordingIO } from '../cli-io.test-utils.js';
+import { main } from '../main.js';
+import { agentLaunch } from '../wrap/agent-launch.js';
+
+let server: ScriptedModelServer | undefined;
+let directory: string | undefined;
+afterEach(async () => {
+  await server?.close();
+  if (directory) await rm(directory, { recursive: true, force: true });
+  server = undefined;
+  directory = undefined;
+});
+
+/**
+ * A stand-in for Claude Code: sends `requests` growing conversations to ANTHROPIC_BASE_URL, writes
+ * what it saw, then exits with `code`; with `wait` it writes `ready` and waits for SIGINT.
+ */
+const fakeAgent = (dir: string) => `#!${process.execPath}
+const { writeFileSync } = require('node:fs');
+const [requests, code, mode] = process.argv.slice(2);
+process.on('SIGINT', () => { writeFileSync(${JSON.stringify(join(dir, 'sigint'))}, 'got SIGINT'); process.exit(130); });
+(async () => {
+  const messages = [];
+  const seen = { base: process.env.ANTHROPIC_BASE_URL, openai: process.env.OPENAI_BASE_URL, statuses: [] };
+  for (let turn = 0; turn < Number(requests); turn += 1) {
+    messages.push({ role: 'user', content: 'step ' + turn + ' ' + 'const value = compute(input);\\n'.repeat(40) });
+    const answer = await fetch(process.env.ANTHROPIC_BASE_URL + '/v1/messages', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'claude-test', max_tokens: 50, messages }),
+    });
+    const body = await answer.json();
+    seen.statuses.push(answer.status);
+    messages.push({ role: 'assistant', content: body.content });
+  }
+  writeFileSync(${JSON.stringify(join(dir, 'seen.json'))}, JSON.stringify(seen));
+  if (mode === 'wait') { writeFileSync(${JSON.stringify(join(dir, 'ready'))}, ''); setInterval(() => {}, 1 << 30); }
+  else process.exit(Number(code));
+})();
+`;
+
+async function setUp(): Promise<{ agent: string; dir: string }> {
+  server = await startScriptedModelServer({ script: () => 'ok' });
+  directory = await mkdtemp(join(tmpdir(), 'wrap-'));
+  const agent = join(directory, 'claude');
+  await writeFile(agent, fakeAgent(directory));
+  await chmod(agent, 0o755);
+  return { agent, dir: directory };
+}
+
+describe('agent-compact wrap', () => {
+  it.each([0, 3])(
+    'runs the agent through the proxy, passes exit code %s back, prints the savings line',
+    async (code) => {
+      const { agent, dir } = await setUp();
+      const { output, io } = recordingIO(dir);
+      const exit = await main(
+        [
+          'wrap',
+          '--upstream',
+          server!.url,
+          '--mid',
+          '500',
+          '--hard',
+          '900',
+          '--summarizer',
+          'extractive',
+          '--',
+          agent,
+          '4',
+          String(code),
+        ],
+        io,
+      );
+      expect(exit).toBe(code);
+      const seen = JSON.parse(await readFile(join(dir, 'seen.json'), 'utf8')) as Record<string, unknown>;
+      expect(seen.base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(seen.openai).toBeUndefined();
+      expect(seen.statuses).toEqual([200, 200, 200, 200]);
+      expect(server!.requests).toHaveLength(4);
+      const lines = output.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(
+        /^agent-compact: 4 requests, [\d,]+ tokens sent → [\d,]+ forwarded, [1-9]\d* compactions?, ~\$\d+\.\d\d saved, dashboard http:\/\/127\.0\.0\.1:\d+\/agent-compact\/$/,
+      );
+      // The proxy is stopped afterwards.
+      await expect(fetch(`${seen.base}/agent-compact/stats`)).rejects.toThrow();
+    },
+  );
+
+  it('Ctrl-C reaches the agent, whose exit code comes back', async () => {
+    const { agent, dir } = await setUp();
+    const { io } = recordingIO(dir);
+    const exit = main(['wrap', '--upstream', server!.url, '--', agent, '1', '0', 'wait'], io);
+    await vi.waitFor(() => readFile(join(dir, 'ready')), { timeout: 10_000, interval: 20 });
+    process.emit('SIGINT');
+    expect(await exit).toBe(130);
+    expect(await readFile(join(dir, 'sigint'), 'utf8')).toBe('got SIGINT');
+  });
+
+  it('a missing agent command exits 127 with one line, the proxy stopped', async () => {
+    const { dir } = await setUp();
+    const { output, io } = recordingIO(dir);
+    expect(await main(['wrap', '--upstream', server!.url, '--', join(dir, 'no-such-agent')], io)).toBe(127);
+    expect(output.stderr).toMatch(/cannot start .*no-such-agent/);
+  });
+
+  it('without an agent exits 2', async () => {
+    const { output, io } = recordingIO(tmpdir());
+    expect(await main(['wrap', '--upstream', 'http://127.0.0.1:1'], io)).toBe(2);
+    expect(output.stderr).toMatch(/missing the agent/);
+  });
+});
+
+describe('agentLaunch', () => {
+  const url = 'http://127.0.0.1:4000';
+  it.each([
+    ['/usr/local/bin/claude', { ANTHROPIC_BASE_URL: url }],
+    ['gemini', { GOOGLE_GEMINI_BASE_URL: url }],
+    ['opencode', { OPENAI_BASE_URL: `${url}/v1` }],
+    ['my-agent', { ANTHROPIC_BASE_URL: url, OPENAI_BASE_URL: `${url}/v1` }],
+  ])('%s gets %o', (command, env) => {
+    const launch = agentLaunch(command, ['-p', 'hi'], url, {});
+    expect(launch.env).toEqual(env);
+    expect(launch.args).toEqual(['-p', 'hi']);
+    expect(launch.note !== undefined).toBe(command === 'my-agent');
+  });
+
+  it('codex gets a model_providers override on its command line, keeping OPENAI_API_KEY or its login', () => {
+    const withKey = agentLaunch('codex', ['exec', 'hi'], url, { OPENAI_API_KEY: 'sk-x' });
+    expect(withKey.env).toEqual({});
+    expect(withKey.args).toEqual([
+      '-c',
+      'model_providers.agent_compact.name="agent-compact"',
+      '-c',
+      `model_providers.agent_compact.base_url="${url}/v1"`,
+      '-c',
+      'model_providers.agent_compact.wire_api="responses"',
+      '-c',
+      'model_providers.agent_compact.env_key="OPENAI_API_KEY"',
+      '-c',
+      'model_provider="agent_compact"',
+      'exec',
+      'hi',
+    ]);
+    expect(agentLaunch('codex', [], url, {}).args).toContain(
+      'model_providers.agent_compact.requires_openai_auth=true',
+    );
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * `agent-compact wrap [proxy options] -- AGENT [ARGS…]`, and the short forms `agent-compact claude …`,
+ * `agent-compact codex …`, `agent-compact gemini …`: the proxy on a free loopback port, the agent
+ * pointed at it with its terminal attached, its exit code passed back, and one line of savings.
+ */
+
+import { type CliCommand, CliError } from '../cli-io.js';
+import { parseCommandArgs } from '../command-args.js';
+import { agentLaunch } from '../wrap/agent-launch.js';
+import { runAgent } from '../wrap/run-agent.js';
+import { savingsLine } from '../wrap/savings-line.js';
+import { PROXY_ARG_OPTIONS, startProxyFromArgs } from './proxy-setup.js';
+
+const help = `Usage: agent-compact wrap [proxy options] -- AGENT [ARGS…]
+       agent-compact claude [ARGS…]    (also: codex, gemini)
+
+Starts the compaction proxy on a free loopback port, runs AGENT through it with the terminal
+attached, and prints one line when it exits: requests, tokens sent vs forwarded, compactions,
+estimated cost saved and the dashboard address. The agent's exit code is wrap's.
+
+How the agent is pointed at the proxy:
+  claude     ANTHROPIC_BASE_URL
+  codex      -c model_providers.agent_compact.… -c model_provider="agent_compact" (its own auth:
+             OPENAI_API_KEY when set, else its login)
+  gemini     GOOGLE_GEMINI_BASE_URL
+  opencode   OPENAI_BASE_URL (also crush, aider)
+  other      both ANTHROPIC_BASE_URL and OPENAI_BASE_URL, with a note
+
+Proxy options are those of agent-compact proxy (see agent-compact proxy --help); --upstream
+defaults to the provider's own API, --port to a free one.
+`;
+
+/** The `wrap` command. */
+export const wrapCommand: CliCommand = async (args, io) => {
+  const split = args.indexOf('--');
+  const own = split === -1 ? args : args.slice(0, split);
+  const [agent, ...agentArgs] = split === -1 ? [] : args.slice(split + 1);
+  const { values } = parseCommandArgs(own, { ...PROXY_ARG_OPTIONS, help: { type: 'boolean', short: 'h' } });
+  if (values.help) {
+    io.stdout(help);
+    return 0;
+  }
+  if (agent === undefined || agent === '') {
+    throw new CliError('missing the agent: agent-compact wrap [proxy options] -- AGENT [ARGS…]', 2);
+  }
+  // The upstreams depend on the agent, the launch on the proxy's address: decide the kind first.
+  const planned = agentLaunch(agent, agentArgs, 'http://127.0.0.1', io.env);
+  const running = await startProxyFromArgs(values, io, {
+    defaultPort: 0,
+    upstreams: planned.upstreams,
+    log: false,
+  });
+  const launch = agentLaunch(agent, agentArgs, running.proxy.url, io.env);
+  if (launch.note) io.stderr(`${launch.note}\n`);
+  let code: number;
+  try {
+    code = await runAgent(launch.command, launch.args, { ...io.env, ...launch.env }, io.cwd, (message) =>
+      io.stderr(`agent-compact wrap: ${message}\n`),
+    );
+  } finally {
+    const stats = await running.proxy.stats();
+    await running.stop();
+    io.stderr(`${savingsLine(stats, `${running.proxy.url}/agent-compact/`)}\n`);
+  }
+  return code;
+};
+
+/** `agent-compact claude ARGS…` is `agent-compact wrap -- claude ARGS…`. */
+export function shortForm(agent: string): CliCommand {
+  return (args, io) => wrapCommand(['--', agent, ...args], io);
+}

@@ -1,0 +1,100 @@
+/**
+ * How each agent is pointed at the proxy: Claude Code and Gemini CLI by a base-URL variable, Codex
+ * by a `model_providers` override on its command line (its own auth kept), OpenAI-compatible agents
+ * by `OPENAI_BASE_URL`; an agent we do not know gets both base-URL variables and a note.
+ */
+import { basename } from 'node:path';
+
+/** What the proxy forwards to when `--upstream` says nothing, per provider family. */
+export const DEFAULT_UPSTREAMS = {
+  anthropic: 'https://api.anthropic.com',
+  openai: 'https://api.openai.com',
+} as const;
+/** Gemini CLI's API; the proxy forwards its requests untouched (it compacts no Gemini API). */
+const GEMINI_UPSTREAM = 'https://generativelanguage.googleapis.com';
+/** The provider id the Codex override adds. */
+const CODEX_PROVIDER = 'agent_compact';
+
+/** The agents `wrap` knows by the name of their command. */
+export type AgentKind = 'claude' | 'codex' | 'gemini' | 'openai-compatible' | 'unknown';
+
+/** How to start the agent, and where the proxy should forward. */
+export interface AgentLaunch {
+  kind: AgentKind;
+  command: string;
+  args: string[];
+  /** Variables added to the agent's environment. */
+  env: Record<string, string>;
+  upstreams: { anthropic: string; openai: string };
+  /** A line for stderr when the setting is a guess. */
+  note?: string;
+}
+
+/** OpenAI-compatible agents that read `OPENAI_BASE_URL`. */
+const openAICompatible = new Set(['opencode', 'crush', 'aider']);
+
+/** The kind of agent a command names (`/usr/bin/claude`, `codex.js`, `gemini`). */
+export function agentKind(command: string): AgentKind {
+  const name = basename(command).replace(/\.(c?js|mjs|cmd|exe)$/, '');
+  if (name === 'claude') return 'claude';
+  if (name === 'codex') return 'codex';
+  if (name === 'gemini') return 'gemini';
+  return openAICompatible.has(name) ? 'openai-compatible' : 'unknown';
+}
+
+/**
+ * The launch of `command args` through the proxy at `proxyUrl`. `env` is the agent's environment,
+ * read to keep Codex's own auth: an `OPENAI_API_KEY` it already has, else its login.
+ */
+export function agentLaunch(
+  command: string,
+  args: readonly string[],
+  proxyUrl: string,
+  env: Record<string, string | undefined>,
+): AgentLaunch {
+  const kind = agentKind(command);
+  const base = { kind, command, args: [...args], upstreams: { ...DEFAULT_UPSTREAMS } };
+  switch (kind) {
+    case 'claude':
+      return { ...base, env: { ANTHROPIC_BASE_URL: proxyUrl } };
+    case 'codex':
+      return { ...base, args: [...codexOverride(proxyUrl, env), ...args], env: {} };
+    case 'gemini':
+      return {
+        ...base,
+        env: { GOOGLE_GEMINI_BASE_URL: proxyUrl },
+        upstreams: { ...DEFAULT_UPSTREAMS, openai: GEMINI_UPSTREAM },
+      };
+    case 'openai-compatible':
+      return { ...base, env: { OPENAI_BASE_URL: `${proxyUrl}/v1` } };
+    case 'unknown':
+      return {
+        ...base,
+        env: { ANTHROPIC_BASE_URL: proxyUrl, OPENAI_BASE_URL: `${proxyUrl}/v1` },
+        note: `agent-compact: "${basename(command)}" is not an agent wrap knows; it gets ANTHROPIC_BASE_URL and OPENAI_BASE_URL — point it at ${proxyUrl} yourself if it reads neither`,
+      };
+    default: {
+      const unreachable: never = kind;
+      return unreachable;
+    }
+  }
+}
+
+/**
+ * `codex -c key=value` flags (values are TOML) that add a provider at the proxy and select it.
+ * Auth stays Codex's: the key in `OPENAI_API_KEY` when set, else its own login.
+ */
+function codexOverride(proxyUrl: string, env: Record<string, string | undefined>): string[] {
+  const key = `model_providers.${CODEX_PROVIDER}`;
+  const auth =
+    env.OPENAI_API_KEY !== undefined && env.OPENAI_API_KEY !== ''
+      ? `${key}.env_key="OPENAI_API_KEY"`
+      : `${key}.requires_openai_auth=true`;
+  return [
+    `${key}.name="agent-compact"`,
+    `${key}.base_url="${proxyUrl}/v1"`,
+    `${key}.wire_api="responses"`,
+    auth,
+    `model_provider="${CODEX_PROVIDER}"`,
+  ].flatMap((setting) => ['-c', setting]);
+}
