@@ -13,6 +13,7 @@ import { type RecordedRequest, type ScriptStep, startScriptedModelServer } from 
 import { checkTraffic, type E2ECheck, type E2ETraffic } from './e2e-checks.js';
 import { type HopRequest, startHttpHop } from './http-hop.js';
 import { installAgents } from './install-agents.js';
+import { codexHome, wrappedRun } from './wrap-runs.js';
 
 /** Tool calls the scripted model makes before it answers "Done." */
 const STEPS = 10;
@@ -250,4 +251,43 @@ console.log(`  note mid-conversation system messages: ${systemMessageRequests(cl
 const codexTraffic = await codex(agents.codex);
 if (typeof codexTraffic === 'string') console.log(`\nCodex: skipped — ${codexTraffic}`);
 else passed = report('Codex', checkTraffic(codexTraffic)) && passed;
+
+// The same tasks under `agent-compact wrap`, which starts its own proxy and points each agent at it.
+const task = `Write ${STEPS} files of numbers with the shell, one per step, then say Done.`;
+const shellStep = (name: string, input: (step: number) => Record<string, unknown>) =>
+  agentScript(
+    (step) => ({ type: 'tool-calls', calls: [{ name, input: input(step) }] }),
+    (request) => toolNames(request.body).length > 0,
+  );
+const wrappedClaude = await wrappedRun({
+  agent: agents.claude,
+  args: ['-p', task, '--dangerously-skip-permissions'],
+  env: {
+    ANTHROPIC_API_KEY: 'sk-ant-e2e-dummy',
+    IS_SANDBOX: '1',
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  },
+  prepare: async (workspace) => ({ CLAUDE_CONFIG_DIR: join(workspace, '.claude-config') }),
+  script: shellStep('Bash', (step) => ({
+    command: `seq 1 6000 > part${step}.txt && cat part${step}.txt`,
+    description: `write part ${step}`,
+  })),
+  thresholds: THRESHOLDS,
+});
+passed = report('agent-compact wrap -- claude -p', wrappedClaude) && passed;
+if (typeof codexTraffic !== 'string') {
+  const wrappedCodex = await wrappedRun({
+    agent: agents.codex,
+    args: ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', task],
+    env: { OPENAI_API_KEY: 'sk-e2e-dummy' },
+    prepare: codexHome,
+    script: shellStep('exec_command', (step) => ({
+      cmd: `seq 1 6000 > part${step}.txt && cat part${step}.txt`,
+      max_output_tokens: 10_000,
+    })),
+    thresholds: THRESHOLDS,
+  });
+  passed = report('agent-compact wrap -- codex exec', wrappedCodex) && passed;
+}
 process.exitCode = passed ? 0 : 1;

@@ -148,6 +148,13 @@ describe('agentLaunch', () => {
       'exec',
       'hi',
     ]);
+    const viaNode = agentLaunch('node', ['/x/node_modules/@openai/codex/bin/codex.js', 'exec'], url, {});
+    expect(viaNode.kind).toBe('codex');
+    expect(viaNode.args[0]).toBe('/x/node_modules/@openai/codex/bin/codex.js');
+    expect(viaNode.args.at(-1)).toBe('exec');
+    expect(agentLaunch('node', ['/x/@anthropic-ai/claude-code/cli-wrapper.cjs'], url, {}).kind).toBe(
+      'claude',
+    );
     expect(agentLaunch('codex', [], url, {}).args).toContain(
       'model_providers.agent_compact.requires_openai_auth=true',
     );

@@ -33,13 +33,31 @@ export interface AgentLaunch {
 /** OpenAI-compatible agents that read `OPENAI_BASE_URL`. */
 const openAICompatible = new Set(['opencode', 'crush', 'aider']);
 
+/** Runtimes whose first argument is the agent's script (`node …/@openai/codex/bin/codex.js`). */
+const runtimes = new Set(['node', 'bun', 'deno']);
+/** npm packages of the agents, for a script run by a runtime. */
+const packagePaths: ReadonlyArray<readonly [string, AgentKind]> = [
+  ['/@anthropic-ai/claude-code/', 'claude'],
+  ['/@openai/codex/', 'codex'],
+  ['/@google/gemini-cli/', 'gemini'],
+];
+
 /** The kind of agent a command names (`/usr/bin/claude`, `codex.js`, `gemini`). */
 export function agentKind(command: string): AgentKind {
   const name = basename(command).replace(/\.(c?js|mjs|cmd|exe)$/, '');
   if (name === 'claude') return 'claude';
   if (name === 'codex') return 'codex';
   if (name === 'gemini') return 'gemini';
-  return openAICompatible.has(name) ? 'openai-compatible' : 'unknown';
+  if (openAICompatible.has(name)) return 'openai-compatible';
+  return packagePaths.find(([path]) => command.replaceAll('\\', '/').includes(path))?.[1] ?? 'unknown';
+}
+
+/** The agent's kind and where its own arguments start: after the script when a runtime runs it. */
+function agentOf(command: string, args: readonly string[]): { kind: AgentKind; skip: number } {
+  const name = basename(command).replace(/\.exe$/, '');
+  const script = args[0];
+  if (runtimes.has(name) && script !== undefined) return { kind: agentKind(script), skip: 1 };
+  return { kind: agentKind(command), skip: 0 };
 }
 
 /**
@@ -52,13 +70,17 @@ export function agentLaunch(
   proxyUrl: string,
   env: Record<string, string | undefined>,
 ): AgentLaunch {
-  const kind = agentKind(command);
+  const { kind, skip } = agentOf(command, args);
   const base = { kind, command, args: [...args], upstreams: { ...DEFAULT_UPSTREAMS } };
   switch (kind) {
     case 'claude':
       return { ...base, env: { ANTHROPIC_BASE_URL: proxyUrl } };
     case 'codex':
-      return { ...base, args: [...codexOverride(proxyUrl, env), ...args], env: {} };
+      return {
+        ...base,
+        args: [...args.slice(0, skip), ...codexOverride(proxyUrl, env), ...args.slice(skip)],
+        env: {},
+      };
     case 'gemini':
       return {
         ...base,
