@@ -10,6 +10,7 @@ import type { ResponsesInputItem } from '../core/conversation/responses-types.js
 import type { ProviderUsage } from '../core/conversation/types.js';
 import { allowsSystemMessages, validateMessages } from '../core/conversation/validate.js';
 import type { CompactionLayer } from '../core/events.js';
+import type { ExchangeObservation } from './dashboard/monitor.js';
 import { type ForwardOutcome, forwardRequest } from './forward.js';
 import { noticeText, prependNoteToStream, setCompactionHeaders } from './notify/compaction-notice.js';
 import { errorSummary } from './provider-errors.js';
@@ -51,6 +52,8 @@ export interface ExchangeDependencies {
   compactors: SessionCompactors;
   /** Answers 502 in the provider's shape when the upstream cannot be reached. */
   unreachable(response: ServerResponse, message: string): void;
+  /** Told of every finished exchange (the dashboard). */
+  observe?(observation: ExchangeObservation): void;
 }
 
 /** What was decided before the upstream call. */
@@ -93,49 +96,15 @@ export async function runExchange(
     prependNoteToStream(response, api, noticeText(figures));
   }
 
-  let tap: UsageTap | undefined;
-  const outcome: ForwardOutcome =
-    exchange.recall && hasRecallTool(outgoing.body)
-      ? await forwardWithRecall({
-          api,
-          url: exchange.target,
-          headers: exchange.headers,
-          body: outgoing.body,
-          response,
-          signal: exchange.signal,
-          recall: (call) => recallText(session.compactor, call),
-        })
-      : await forwardRequest(
-          {
-            url: exchange.target,
-            method: exchange.method,
-            headers: { ...exchange.headers, 'accept-encoding': 'identity' },
-            body: payloadOf(clientExchange, outgoing.body),
-            signal: exchange.signal,
-          },
-          response,
-          {
-            head: (status, answerHeaders) => {
-              const encoding = answerHeaders['content-encoding'];
-              if (status === 200 && (encoding === undefined || encoding === 'identity')) {
-                tap = createUsageTap(
-                  api,
-                  String(answerHeaders['content-type']).includes('text/event-stream'),
-                );
-              }
-            },
-            chunk: (chunk) => tap?.write(chunk),
-          },
-        );
+  const { outcome, usageOf } = await sendUpstream(clientExchange, exchange, outgoing.body, session.compactor);
   if (outcome.type === 'unreachable') dependencies.unreachable(response, outcome.message);
-  const usage =
-    outcome.type === 'answered' && outcome.complete ? (outcome.usage ?? tap?.finish()) : undefined;
+  const usage = outcome.type === 'answered' && outcome.complete ? (outcome.usage ?? usageOf()) : undefined;
   const next = nextState(input.fingerprints, client, outgoing.sent);
   await store.save(sessionKey, usage ? { ...next, usage } : next);
 
   const compaction = outgoing.compaction;
   const layer: CompactionLayer = compaction?.layer ?? 'none';
-  return {
+  const record: ProxyRequestRecord = {
     time: new Date(Date.now() - (performance.now() - exchange.arrived)).toISOString(),
     session: figures.session,
     api,
@@ -150,6 +119,60 @@ export async function runExchange(
     ...(input.restarted ? { restarted: true } : {}),
     ...(outgoing.fallback ? { fallback: outgoing.fallback } : {}),
   };
+  dependencies.observe?.({
+    record,
+    model: typeof body.model === 'string' ? body.model : undefined,
+    agent: exchange.headers['user-agent'],
+    usage,
+    compaction,
+    archive: session.compactor.archive,
+    archiveSessionId: session.compactor.sessionId,
+  });
+  return record;
+}
+
+/** Sends the outgoing body upstream (through the recall loop when the model has the tool). */
+async function sendUpstream(
+  clientExchange: Exchange,
+  exchange: Exchange,
+  body: Record<string, unknown>,
+  compactor: RequestCompactor,
+): Promise<{ outcome: ForwardOutcome; usageOf: () => ProviderUsage | undefined }> {
+  let tap: UsageTap | undefined;
+  const outcome: ForwardOutcome =
+    exchange.recall && hasRecallTool(body)
+      ? await forwardWithRecall({
+          api: exchange.api,
+          url: exchange.target,
+          headers: exchange.headers,
+          body,
+          response: exchange.response,
+          signal: exchange.signal,
+          recall: (call) => recallText(compactor, call),
+        })
+      : await forwardRequest(
+          {
+            url: exchange.target,
+            method: exchange.method,
+            headers: { ...exchange.headers, 'accept-encoding': 'identity' },
+            body: payloadOf(clientExchange, body),
+            signal: exchange.signal,
+          },
+          exchange.response,
+          {
+            head: (status, answerHeaders) => {
+              const encoding = answerHeaders['content-encoding'];
+              if (status === 200 && (encoding === undefined || encoding === 'identity')) {
+                tap = createUsageTap(
+                  exchange.api,
+                  String(answerHeaders['content-type']).includes('text/event-stream'),
+                );
+              }
+            },
+            chunk: (chunk) => tap?.write(chunk),
+          },
+        );
+  return { outcome, usageOf: () => tap?.finish() };
 }
 
 /** Compacts the request; the client's own bytes when nothing changed or anything went wrong. */

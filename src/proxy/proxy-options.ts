@@ -66,6 +66,11 @@ export interface ProxyOptions {
    * (hard)]`) in front of the streamed answer's first text, so the agent's user sees it. @default false
    */
   notify?: boolean;
+  /**
+   * Serve the dashboard at `/agent-compact/` (sessions, compactions, archived items, exports),
+   * kept in memory. @default true
+   */
+  dashboard?: boolean;
 }
 
 /** A running proxy. */

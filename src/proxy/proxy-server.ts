@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { CompactError } from '../core/errors.js';
 import { assertSafeBinding } from './access.js';
 import { type ExchangeDependencies, runExchange } from './conversation-exchange.js';
+import { dashboardRoutes } from './dashboard/dashboard-routes.js';
+import { ProxyMonitor } from './dashboard/monitor.js';
 import { forwardRequest } from './forward.js';
 import { isOwnPath, type OwnRouteHandler, serveOwnRoute, writeJson } from './own-routes.js';
 import { errorSummary, writeProviderError } from './provider-errors.js';
@@ -14,7 +16,7 @@ import type { ProxyOptions, RunningProxy } from './proxy-options.js';
 import { formatLogLine, type ProxyRequestRecord, StatsCollector } from './proxy-stats.js';
 import { compactedApi, type ProxyUpstreams, providerOf, upstreamUrl } from './routes.js';
 import { SessionCompactors } from './session-compactors.js';
-import { sessionKeyOf } from './session-identity.js';
+import { sessionKeyOf, shortHash } from './session-identity.js';
 import { createSessionQueue } from './session-queue.js';
 import { createMemoryProxySessionStore, type ProxySessionStore } from './session-store.js';
 
@@ -52,8 +54,10 @@ export async function startProxy({
   onRequest,
   token,
   notify = false,
+  dashboard = true,
 }: ProxyOptions): Promise<RunningProxy> {
   assertSafeBinding(host, token);
+  const monitor = dashboard ? new ProxyMonitor() : undefined;
   const compactors = new SessionCompactors({
     ...(thresholds ? { thresholds } : {}),
     ...(contextWindow === undefined ? {} : { contextWindow }),
@@ -64,6 +68,7 @@ export async function startProxy({
     recall,
     background,
     maxSessions: MAX_LIVE_SESSIONS,
+    ...(monitor ? { onEvent: (key, event) => monitor.event(shortHash(key).slice(0, 8), event) } : {}),
   });
   const stats = new StatsCollector();
   const context: ProxyContext = {
@@ -75,7 +80,8 @@ export async function startProxy({
     recall,
     notify,
     token,
-    ownRoutes: [],
+    ownRoutes: monitor ? [dashboardRoutes(monitor, async () => stats.snapshot(await store.size()))] : [],
+    monitor,
     finish: (record) => {
       stats.add(record);
       log?.(formatLogLine(record));
@@ -128,6 +134,7 @@ interface ProxyContext {
   token: string | undefined;
   /** Own routes beyond the stats (the dashboard's). */
   ownRoutes: OwnRouteHandler[];
+  monitor: ProxyMonitor | undefined;
   finish: (record: ProxyRequestRecord) => void;
 }
 
@@ -159,6 +166,7 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
     compactors: context.compactors,
     unreachable: (answer, message) =>
       writeProviderError(answer, provider, 502, `agent-compact proxy: upstream unreachable (${message})`),
+    ...(context.monitor ? { observe: observeWith(context.monitor) } : {}),
   };
   const api = compactedApi(method, requestUrl.pathname);
   const raw = api === undefined ? undefined : await readBody(incoming);
@@ -194,6 +202,13 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
     notify: context.notify,
   };
   context.finish(await context.queue.run(sessionKey, () => runExchange(exchange, dependencies)));
+}
+
+/** Hands an exchange to the dashboard; a failure there never reaches the agent. */
+function observeWith(monitor: ProxyMonitor): NonNullable<ExchangeDependencies['observe']> {
+  return (observation) => {
+    monitor.observe(observation).catch(() => undefined);
+  };
 }
 
 function pathOf(incoming: IncomingMessage): string {

@@ -5,6 +5,7 @@
  */
 import type { ArchiveStore } from '../core/archive/archive-store.js';
 import type { SessionStateStore } from '../core/archive/session-state-store.js';
+import type { CompactionEvent } from '../core/events.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
 import { identityWithoutRecall } from './recall-ids.js';
@@ -34,6 +35,8 @@ export interface SessionCompactorSettings {
   /** Hard summaries in the background (`hard: { background: true }`). */
   background: boolean;
   maxSessions: number;
+  /** Receives each session's compactor events (the dashboard's timeline). */
+  onEvent?: (sessionKey: string, event: CompactionEvent) => void;
 }
 
 /** Compactors by session key, least recently used dropped past `maxSessions`. */
@@ -85,6 +88,7 @@ export class SessionCompactors {
       ...(stateStore ? { stateStore } : {}),
       ...(recall ? {} : { identity: identityWithoutRecall }),
       ...(background ? { hard: { background: true } } : {}),
+      ...(this.settings.onEvent ? { onEvent: (event) => this.settings.onEvent?.(sessionKey, event) } : {}),
     });
     return session;
   }

@@ -1,0 +1,78 @@
+/**
+ * The dashboard's routes: the page at `/agent-compact/`, sessions as JSON, one session's export,
+ * an archived item in full, and `/agent-compact/events` (server-sent events) for live updates.
+ */
+import type { ServerResponse } from 'node:http';
+import { type OwnRouteHandler, writeJson } from '../own-routes.js';
+import { dashboardPage } from './dashboard-page.js';
+import type { ProxyMonitor } from './monitor.js';
+
+/** `/agent-compact/sessions/ID`, `/…/ID/export` and `/…/ID/items/ITEM`. */
+const sessionPath = /^\/agent-compact\/sessions\/([^/]+)(?:\/(export)|\/items\/([^/]+))?$/;
+/** A comment line now and then keeps idle proxies and browsers from closing the event stream. */
+const KEEPALIVE_MS = 15_000;
+
+/** The dashboard's handler over `monitor`; `stats` reads the proxy's totals. */
+export function dashboardRoutes(monitor: ProxyMonitor, stats: () => Promise<unknown>): OwnRouteHandler {
+  return async (incoming, response, url) => {
+    if (incoming.method !== 'GET') return false;
+    const path = url.pathname;
+    if (path === '/agent-compact/' || path === '/agent-compact') {
+      const state = { stats: await stats(), sessions: monitor.all() };
+      response.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        // Everything is inline; nothing may load from elsewhere.
+        'content-security-policy':
+          "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:",
+      });
+      response.end(dashboardPage(state));
+      return true;
+    }
+    if (path === '/agent-compact/sessions') {
+      writeJson(response, 200, monitor.list());
+      return true;
+    }
+    if (path === '/agent-compact/events') {
+      streamEvents(response, monitor);
+      return true;
+    }
+    const match = sessionPath.exec(path);
+    if (!match) return false;
+    const [, id = '', exportFlag, itemId] = match;
+    const session = monitor.session(decodeURIComponent(id));
+    if (!session) return false;
+    if (itemId !== undefined) {
+      const item = await monitor.item(session.id, decodeURIComponent(itemId));
+      if (item === undefined) return false;
+      writeJson(response, 200, item);
+      return true;
+    }
+    writeJson(
+      response,
+      200,
+      session,
+      exportFlag ? { 'content-disposition': `attachment; filename="agent-compact-${session.id}.json"` } : {},
+    );
+    return true;
+  };
+}
+
+/** One `session` event per changed session, until the browser goes away. */
+function streamEvents(response: ServerResponse, monitor: ProxyMonitor): void {
+  response.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-store',
+    connection: 'keep-alive',
+  });
+  response.write(': connected\n\n');
+  const stop = monitor.subscribe((sessionId) => {
+    response.write(`event: session\ndata: ${JSON.stringify(monitor.session(sessionId) ?? null)}\n\n`);
+  });
+  const keepalive = setInterval(() => response.write(': keepalive\n\n'), KEEPALIVE_MS);
+  keepalive.unref();
+  response.on('close', () => {
+    stop();
+    clearInterval(keepalive);
+  });
+}

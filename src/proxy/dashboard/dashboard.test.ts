@@ -1,0 +1,170 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { anthropicLoop, openAIChatLoop, toolCallingScript } from '../agent-loops.test-utils.js';
+import { useProxyHarness } from '../proxy-harness.test-utils.js';
+import type { ProxyStats } from '../proxy-stats.js';
+import type { MonitoredSession } from './monitor.js';
+
+const run = promisify(execFile);
+const startProxyOver = useProxyHarness();
+const TOKEN = 'dash-token';
+const auth = { headers: { authorization: `Bearer ${TOKEN}` } };
+let directory: string | undefined;
+afterEach(async () => {
+  if (directory) await rm(directory, { recursive: true, force: true });
+  directory = undefined;
+});
+
+/** A proxy with recorded traffic: an Anthropic and an OpenAI chat session, both compacted. */
+async function proxyWithTraffic() {
+  const harness = await startProxyOver(toolCallingScript, {
+    thresholds: { mid: 1500, hard: 2500 },
+    summarizer: 'extractive',
+    token: TOKEN,
+  });
+  await anthropicLoop(harness.proxy.url, { turns: 12, task: 'anthropic session' });
+  await openAIChatLoop(`${harness.proxy.url}/v1`, { turns: 8, task: 'openai session' });
+  const url = harness.proxy.url;
+  // The dashboard records after the answer; wait until it has every request.
+  await vi.waitFor(async () => {
+    const sessions = await getJson<MonitoredSession[]>(url, '/agent-compact/sessions');
+    const full = await Promise.all(
+      sessions.map((s) => getJson<MonitoredSession>(url, `/agent-compact/sessions/${s.id}`)),
+    );
+    expect(full.reduce((sum, s) => sum + s.requests.length, 0)).toBe(harness.records.length);
+  });
+  return harness;
+}
+
+async function getJson<T>(url: string, path: string): Promise<T> {
+  const answer = await fetch(`${url}${path}`, auth);
+  expect(answer.status, path).toBe(200);
+  return (await answer.json()) as T;
+}
+
+describe('the dashboard over HTTP', () => {
+  it('serves sessions with requests and compactions, each archived item in full, and an export', async () => {
+    const { proxy, records } = await proxyWithTraffic();
+    const sessions = await getJson<MonitoredSession[]>(proxy.url, '/agent-compact/sessions');
+    expect(sessions.map((session) => session.api).sort()).toEqual(['anthropic', 'openai']);
+    const anthropic = await getJson<MonitoredSession>(
+      proxy.url,
+      `/agent-compact/sessions/${sessions.find((s) => s.api === 'anthropic')!.id}`,
+    );
+    expect(anthropic.model).toBe('claude-test');
+    expect(anthropic.agent).toMatch(/Anthropic/i);
+    expect(anthropic.requests.map((r) => r.tokensIn)).toEqual(
+      records.filter((r) => r.api === 'anthropic').map((r) => r.tokensIn),
+    );
+    const hard = anthropic.compactions.find((c) => c.layer === 'hard');
+    expect(hard?.summary).toBeTruthy();
+    expect(hard!.tokensAfter).toBeLessThan(hard!.tokensBefore);
+    const itemId = anthropic.compactions.flatMap((c) => c.archived)[0]!;
+    const item = await getJson<{ id: string; sessionId: string }>(
+      proxy.url,
+      `/agent-compact/sessions/${anthropic.id}/items/${itemId}`,
+    );
+    expect(item.id).toBe(itemId);
+    const exported = await fetch(`${proxy.url}/agent-compact/sessions/${anthropic.id}/export?token=${TOKEN}`);
+    expect(exported.headers.get('content-disposition')).toContain(`agent-compact-${anthropic.id}.json`);
+    expect(await exported.json()).toEqual(anthropic);
+    // Another session's id never reaches this session's archive.
+    expect((await fetch(`${proxy.url}/agent-compact/sessions/nope/items/${itemId}`, auth)).status).toBe(404);
+  });
+
+  it('sends a session event on /agent-compact/events when a request finishes', async () => {
+    const { proxy } = await startProxyOver(['Hello.'], {});
+    const controller = new AbortController();
+    const events = await fetch(`${proxy.url}/agent-compact/events`, { signal: controller.signal });
+    expect(events.headers.get('content-type')).toBe('text/event-stream');
+    const reader = events.body!.getReader();
+    await fetch(`${proxy.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({
+        model: 'claude-live',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    }).then((answer) => answer.text());
+    let text = '';
+    while (!text.includes('event: session')) text += new TextDecoder().decode((await reader.read()).value);
+    controller.abort();
+    expect(text).toContain('"model":"claude-live"');
+  });
+});
+
+async function findChromium(): Promise<string | undefined> {
+  for (const candidate of ['/usr/bin/chromium', '/usr/bin/chromium-browser']) {
+    if (
+      await stat(candidate).then(
+        () => true,
+        () => false,
+      )
+    )
+      return candidate;
+  }
+  return undefined;
+}
+
+const chromium = await findChromium();
+if (!chromium)
+  console.warn(
+    'dashboard browser test skipped: no chromium (apt-get install -y chromium; .ci/run installs it)',
+  );
+
+describe.skipIf(!chromium)('the dashboard in headless Chromium', () => {
+  const flags = (profile: string) => [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    `--user-data-dir=${profile}`,
+    '--window-size=1280,1400',
+  ];
+
+  it('shows the figures of /agent-compact/stats and every compaction, and renders a screenshot', async () => {
+    const { proxy } = await proxyWithTraffic();
+    directory = await mkdtemp(join(tmpdir(), 'dashboard-'));
+    const stats = await getJson<ProxyStats>(proxy.url, '/agent-compact/stats');
+    const sessions = await Promise.all(
+      (await getJson<MonitoredSession[]>(proxy.url, '/agent-compact/sessions')).map((s) =>
+        getJson<MonitoredSession>(proxy.url, `/agent-compact/sessions/${s.id}`),
+      ),
+    );
+    const page = `${proxy.url}/agent-compact/?token=${TOKEN}`;
+    const { stdout: dom } = await run(chromium!, [...flags(join(directory, 'dom')), '--dump-dom', page], {
+      timeout: 60_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const figure = (name: string) =>
+      Number(new RegExp(`data-figure="${name}" data-value="(\\d+)"`).exec(dom)?.[1]);
+    expect(figure('requests')).toBe(stats.requests);
+    expect(figure('tokensIn')).toBe(stats.tokensIn);
+    expect(figure('tokensOut')).toBe(stats.tokensOut);
+    expect(figure('compactions')).toBe(stats.byLayer.micro + stats.byLayer.mid + stats.byLayer.hard);
+    expect(figure('sessions')).toBe(2);
+    const compactions = sessions.reduce((sum, s) => sum + s.compactions.length, 0);
+    expect(compactions).toBeGreaterThan(0);
+    expect(dom.match(/<tr class="compaction"/g)).toHaveLength(compactions);
+    expect(dom.match(/<polyline/g)).toHaveLength(2 * sessions.length);
+    expect(dom).toContain('export JSON');
+    const screenshot = join(directory, 'dashboard.png');
+    await run(chromium!, [...flags(join(directory, 'shot')), `--screenshot=${screenshot}`, page], {
+      timeout: 60_000,
+    });
+    const png = await readFile(screenshot);
+    expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+    // A blank page compresses to a few kilobytes; figures, a chart and tables make it far larger.
+    expect(png.length).toBeGreaterThan(20_000);
+    if (process.env.AGENT_COMPACT_SCREENSHOT)
+      await run('cp', [screenshot, process.env.AGENT_COMPACT_SCREENSHOT]);
+  });
+});

@@ -1,0 +1,200 @@
+/**
+ * What the dashboard shows, kept in memory per session: each request's figures, each compaction
+ * (layer, before → after, time, cost, summary, archived ids), and listeners for live updates.
+ * Only figures and archived content are kept; request headers (and so keys) never are.
+ */
+import type { ArchiveStore } from '../../core/archive/archive-store.js';
+import type { ProviderUsage } from '../../core/conversation/types.js';
+import type { CompactionEvent, CompactionLayer } from '../../core/events.js';
+import { defaultPriceTable } from '../../simulate/prompt-cache.js';
+import type { ProxyRequestRecord } from '../proxy-stats.js';
+import type { RequestCompaction } from '../request-compactor.js';
+
+/** Sessions the dashboard keeps; the oldest go first. */
+const MAX_SESSIONS = 200;
+/** Requests kept per session for the chart. */
+const MAX_REQUESTS = 2000;
+
+/** One request on the chart. */
+export interface MonitoredRequest {
+  time: string;
+  tokensIn: number;
+  tokensOut: number;
+  layer: CompactionLayer;
+  status: number;
+  ms: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/** One compaction on the timeline. */
+export interface MonitoredCompaction {
+  time: string;
+  layer: Exclude<CompactionLayer, 'none'>;
+  tokensBefore: number;
+  tokensAfter: number;
+  durationMs: number;
+  /** Dollars the summary call cost, at the default price table; 0 without a summary call. */
+  costUsd: number;
+  /** The summary that stood in for older messages (hard layer). */
+  summary?: string;
+  /** Archive ids of what left the context. */
+  archived: string[];
+}
+
+/** One session as the dashboard shows and exports it. */
+export interface MonitoredSession {
+  id: string;
+  agent: string;
+  model: string;
+  api: string;
+  requests: MonitoredRequest[];
+  compactions: MonitoredCompaction[];
+}
+
+/** What one finished exchange tells the monitor. */
+export interface ExchangeObservation {
+  record: ProxyRequestRecord;
+  model: string | undefined;
+  agent: string | undefined;
+  usage: ProviderUsage | undefined;
+  compaction: RequestCompaction | undefined;
+  archive: ArchiveStore;
+  archiveSessionId: string;
+}
+
+interface SessionEntry {
+  session: MonitoredSession;
+  archive: ArchiveStore;
+  archiveSessionId: string;
+}
+
+/** Sessions by short id, with listeners told the id of each session that changed. */
+export class ProxyMonitor {
+  private readonly sessions = new Map<string, SessionEntry>();
+  private readonly pendingBySession = new Map<string, CompactionEvent[]>();
+  private readonly listeners = new Set<(sessionId: string) => void>();
+
+  /** A compactor event of `sessionId`, joined to its request when the request finishes. */
+  event(sessionId: string, event: CompactionEvent): void {
+    const pending = this.pendingBySession.get(sessionId) ?? [];
+    pending.push(event);
+    this.pendingBySession.set(sessionId, pending);
+  }
+
+  /** Records a finished exchange and tells the listeners. */
+  async observe(observation: ExchangeObservation): Promise<void> {
+    const { record } = observation;
+    const entry = this.entryOf(observation);
+    const events = this.pendingBySession.get(record.session) ?? [];
+    this.pendingBySession.delete(record.session);
+    entry.session.requests.push(requestOf(record, observation.usage));
+    if (entry.session.requests.length > MAX_REQUESTS) entry.session.requests.shift();
+    const compaction = observation.compaction;
+    if (compaction && compaction.layer !== 'none' && !record.fallback) {
+      entry.session.compactions.push(await compactionOf(record, compaction, events, entry));
+    }
+    for (const listener of this.listeners) listener(record.session);
+  }
+
+  /** Every session, newest last, without their requests (for the list). */
+  list(): Omit<MonitoredSession, 'requests' | 'compactions'>[] {
+    return [...this.sessions.values()].map(({ session }) => ({
+      id: session.id,
+      agent: session.agent,
+      model: session.model,
+      api: session.api,
+    }));
+  }
+
+  /** Every session in full. */
+  all(): MonitoredSession[] {
+    return [...this.sessions.values()].map((entry) => entry.session);
+  }
+
+  session(id: string): MonitoredSession | undefined {
+    return this.sessions.get(id)?.session;
+  }
+
+  /** An archived item of a session, in full. */
+  async item(sessionId: string, itemId: string): Promise<unknown> {
+    const entry = this.sessions.get(sessionId);
+    return entry ? entry.archive.get(entry.archiveSessionId, itemId) : undefined;
+  }
+
+  /** Listens for changed sessions; returns the function that stops listening. */
+  subscribe(listener: (sessionId: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private entryOf(observation: ExchangeObservation): SessionEntry {
+    const id = observation.record.session;
+    const existing = this.sessions.get(id);
+    if (existing) {
+      if (observation.model) existing.session.model = observation.model;
+      return existing;
+    }
+    const entry: SessionEntry = {
+      session: {
+        id,
+        agent: observation.agent ?? 'unknown',
+        model: observation.model ?? 'unknown',
+        api: observation.record.api,
+        requests: [],
+        compactions: [],
+      },
+      archive: observation.archive,
+      archiveSessionId: observation.archiveSessionId,
+    };
+    this.sessions.set(id, entry);
+    if (this.sessions.size > MAX_SESSIONS) {
+      const oldest = this.sessions.keys().next().value;
+      if (oldest !== undefined) this.sessions.delete(oldest);
+    }
+    return entry;
+  }
+}
+
+function requestOf(record: ProxyRequestRecord, usage: ProviderUsage | undefined): MonitoredRequest {
+  return {
+    time: record.time,
+    tokensIn: record.tokensIn,
+    tokensOut: record.tokensOut,
+    layer: record.layer,
+    status: record.status,
+    ms: Math.round(record.ms),
+    cacheRead: usage?.cache_read_input_tokens ?? 0,
+    cacheWrite: usage?.cache_creation_input_tokens ?? 0,
+  };
+}
+
+async function compactionOf(
+  record: ProxyRequestRecord,
+  compaction: RequestCompaction,
+  events: readonly CompactionEvent[],
+  entry: SessionEntry,
+): Promise<MonitoredCompaction> {
+  const ends = events.filter((event) => event.type === 'compaction-end');
+  const durationMs = ends.reduce((sum, event) => sum + event.durationMs, 0);
+  const prices = defaultPriceTable;
+  const costUsd = events.reduce((sum, event) => {
+    if (event.type !== 'summary-usage') return sum;
+    const { inputTokens = 0, outputTokens = 0 } = event.usage;
+    return sum + (inputTokens * prices.inputPerMillion + outputTokens * prices.outputPerMillion) / 1_000_000;
+  }, 0);
+  const items = await Promise.all(
+    compaction.archived.map((id) => entry.archive.get(entry.archiveSessionId, id).catch(() => undefined)),
+  );
+  const summary = items.find((item) => item?.kind === 'messages')?.placeholder;
+  return {
+    time: record.time,
+    layer: compaction.layer as Exclude<CompactionLayer, 'none'>,
+    tokensBefore: compaction.tokensBefore,
+    tokensAfter: compaction.tokensAfter,
+    durationMs: Math.round(durationMs),
+    costUsd,
+    ...(summary ? { summary } : {}),
+    archived: [...compaction.archived],
+  };
+}
