@@ -3,6 +3,7 @@ import type { SessionStateStore } from '../core/archive/session-state-store.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
 import type { ProxyRequestRecord, ProxyStats } from './proxy-stats.js';
+import type { ProxyTracing } from './proxy-tracing.js';
 import type { ProxySessionStore } from './session-store.js';
 
 /** Options of {@link startProxy}. */
@@ -71,6 +72,8 @@ export interface ProxyOptions {
    * kept in memory. @default true
    */
   dashboard?: boolean;
+  /** Traces requests and compactions, e.g. `createOtelProxyTracing()` from `agent-compact/otel`. */
+  tracing?: ProxyTracing;
 }
 
 /** A running proxy. */

@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CompactError } from '../core/errors.js';
+import type { CompactionEvent } from '../core/events.js';
 import { assertSafeBinding } from './access.js';
 import { type ExchangeDependencies, runExchange } from './conversation-exchange.js';
 import { dashboardRoutes } from './dashboard/dashboard-routes.js';
@@ -14,6 +15,7 @@ import { isOwnPath, type OwnRouteHandler, serveOwnRoute, writeJson } from './own
 import { errorSummary, writeProviderError } from './provider-errors.js';
 import type { ProxyOptions, RunningProxy } from './proxy-options.js';
 import { formatLogLine, type ProxyRequestRecord, StatsCollector } from './proxy-stats.js';
+import type { ProxyTracing } from './proxy-tracing.js';
 import { compactedApi, type ProxyUpstreams, providerOf, upstreamUrl } from './routes.js';
 import { SessionCompactors } from './session-compactors.js';
 import { sessionKeyOf, shortHash } from './session-identity.js';
@@ -55,9 +57,11 @@ export async function startProxy({
   token,
   notify = false,
   dashboard = true,
+  tracing,
 }: ProxyOptions): Promise<RunningProxy> {
   assertSafeBinding(host, token);
   const monitor = dashboard ? new ProxyMonitor() : undefined;
+  const watchers = [...(monitor ? [monitor] : []), ...(tracing ? [tracing] : [])];
   const compactors = new SessionCompactors({
     ...(thresholds ? { thresholds } : {}),
     ...(contextWindow === undefined ? {} : { contextWindow }),
@@ -68,7 +72,14 @@ export async function startProxy({
     recall,
     background,
     maxSessions: MAX_LIVE_SESSIONS,
-    ...(monitor ? { onEvent: (key, event) => monitor.event(shortHash(key).slice(0, 8), event) } : {}),
+    ...(watchers.length > 0
+      ? {
+          onEvent: (key: string, event: CompactionEvent) => {
+            const id = shortHash(key).slice(0, 8);
+            for (const watcher of watchers) watcher.event(id, event);
+          },
+        }
+      : {}),
   });
   const stats = new StatsCollector();
   const context: ProxyContext = {
@@ -82,6 +93,7 @@ export async function startProxy({
     token,
     ownRoutes: monitor ? [dashboardRoutes(monitor, async () => stats.snapshot(await store.size()))] : [],
     monitor,
+    tracing,
     finish: (record) => {
       stats.add(record);
       log?.(formatLogLine(record));
@@ -135,6 +147,7 @@ interface ProxyContext {
   /** Own routes beyond the stats (the dashboard's). */
   ownRoutes: OwnRouteHandler[];
   monitor: ProxyMonitor | undefined;
+  tracing: ProxyTracing | undefined;
   finish: (record: ProxyRequestRecord) => void;
 }
 
@@ -166,7 +179,7 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
     compactors: context.compactors,
     unreachable: (answer, message) =>
       writeProviderError(answer, provider, 502, `agent-compact proxy: upstream unreachable (${message})`),
-    ...(context.monitor ? { observe: observeWith(context.monitor) } : {}),
+    ...(context.monitor || context.tracing ? { observe: observeWith(context.monitor, context.tracing) } : {}),
   };
   const api = compactedApi(method, requestUrl.pathname);
   const raw = api === undefined ? undefined : await readBody(incoming);
@@ -204,10 +217,18 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
   context.finish(await context.queue.run(sessionKey, () => runExchange(exchange, dependencies)));
 }
 
-/** Hands an exchange to the dashboard; a failure there never reaches the agent. */
-function observeWith(monitor: ProxyMonitor): NonNullable<ExchangeDependencies['observe']> {
+/** Hands an exchange to the dashboard and the tracing; a failure there never reaches the agent. */
+function observeWith(
+  monitor: ProxyMonitor | undefined,
+  tracing: ProxyTracing | undefined,
+): NonNullable<ExchangeDependencies['observe']> {
   return (observation) => {
-    monitor.observe(observation).catch(() => undefined);
+    monitor?.observe(observation).catch(() => undefined);
+    try {
+      tracing?.observe(observation);
+    } catch {
+      // Tracing is best effort.
+    }
   };
 }
 

@@ -41,6 +41,7 @@ export const PROXY_ARG_OPTIONS = {
   recall: { type: 'boolean' },
   background: { type: 'boolean' },
   notify: { type: 'boolean' },
+  otel: { type: 'boolean' },
   tokenizer: { type: 'string' },
 } as const;
 
@@ -104,6 +105,7 @@ export async function startProxyFromArgs(
     recall: values.recall === true,
     background: values.background === true,
     notify: values.notify === true,
+    ...(await tracingOption(values.otel === true)),
     summarizer: await summarizerOption(values.summarizer, io, { anthropicUpstream, openaiUpstream }),
     counter: await createCliCounter(tokenizerOption(values.tokenizer ?? 'heuristic')),
     ...(values.archive
@@ -131,6 +133,21 @@ export async function startProxyFromArgs(
       if (jsonLog) await new Promise<void>((done) => jsonLog.end(() => done()));
     },
   };
+}
+
+/**
+ * `--otel`, or an SDK that registered a tracer provider (e.g. `node --import` a setup file):
+ * traces through `@opentelemetry/api`, which must then be installed.
+ */
+async function tracingOption(flag: boolean): Promise<Pick<ProxyOptions, 'tracing'>> {
+  let otel: typeof import('../../otel/index.js');
+  try {
+    otel = await import('../../otel/index.js');
+  } catch (error) {
+    if (!flag) return {};
+    throw new CliError(`--otel needs @opentelemetry/api installed (${String(error)})`, 2);
+  }
+  return flag || otel.isTracerProviderRegistered() ? { tracing: otel.createOtelProxyTracing() } : {};
 }
 
 function thresholdOptions(values: ProxyArgValues): Pick<ProxyOptions, 'thresholds' | 'contextWindow'> {

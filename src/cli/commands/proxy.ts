@@ -42,6 +42,9 @@ Options:
                              upstream while the summary is written, a later one carries it
   --notify                   after a hard compaction, put a one-line note in front of the
                              streamed answer (off by default)
+  --otel                     trace requests and compactions with OpenTelemetry (GenAI conventions)
+                             through @opentelemetry/api; on by itself when an SDK registered a
+                             tracer provider
   --json-log FILE            append one JSON line per request to FILE (layer, tokensIn,
                              tokensOut, session: the figures of the x-agent-compact-* headers)
   --tokenizer T              heuristic (default; provider usage anchors the count), o200k or cl100k
