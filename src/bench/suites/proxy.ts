@@ -139,11 +139,14 @@ async function throughput(origin: string): Promise<number> {
   return (CONCURRENT_SESSIONS * REQUESTS_PER_SESSION * 1000) / (performance.now() - started);
 }
 
-async function startProxyProcess(upstream: string): Promise<{ url: string; child: ChildProcess }> {
+async function startProxyProcess(
+  upstream: string,
+  extra: string[] = [],
+): Promise<{ url: string; child: ChildProcess }> {
   const bin = fileURLToPath(new URL('../../cli/bin.js', import.meta.url));
   const child = spawn(
     process.execPath,
-    [bin, 'proxy', '--upstream', upstream, '--port', '0', '--mid', '150000', '--hard', '190000'],
+    [bin, 'proxy', '--upstream', upstream, '--port', '0', '--mid', '150000', '--hard', '190000', ...extra],
     {
       stdio: ['ignore', 'pipe', 'ignore'],
     },
@@ -157,6 +160,29 @@ async function startProxyProcess(upstream: string): Promise<{ url: string; child
     child.once('exit', (code) => reject(new Error(`proxy exited with ${code}`)));
   });
   return { url, child };
+}
+
+/** The small-request comparison again with the dashboard open (its event stream read) and `--otel`. */
+async function compareWatched(direct: string): Promise<void> {
+  const { url, child } = await startProxyProcess(direct, ['--otel']);
+  const watcher = new AbortController();
+  try {
+    await (await fetch(`${url}/agent-compact/`)).text();
+    const events = await fetch(`${url}/agent-compact/events`, { signal: watcher.signal });
+    // Read the stream as a browser would, so every request's update is written and consumed.
+    void events.body?.pipeTo(new WritableStream()).catch(() => undefined);
+    console.log(`\nSmall request with the dashboard open and --otel, ${SAMPLES_SMALL} samples:`);
+    await compare(
+      direct,
+      url,
+      SAMPLES_SMALL,
+      (index) => requestBody(smallConversation(2, index % 50)),
+      'total',
+    );
+  } finally {
+    watcher.abort();
+    child.kill('SIGTERM');
+  }
 }
 
 /** The scripted server keeps every request it received; drop them between phases to bound memory. */
@@ -207,6 +233,8 @@ export async function run(): Promise<void> {
       (index) => requestBody(smallConversation(0, index % 50)),
       'total',
     );
+    forgetRequests(server);
+    await compareWatched(server.url);
     forgetRequests(server);
     const large = largeConversation();
     console.log(
