@@ -119,10 +119,13 @@ const SCRIPT = `
   if (window.EventSource) {
     var events = new EventSource(base + 'events' + query);
     events.addEventListener('session', function (event) {
-      var session = JSON.parse(event.data);
-      if (!session) return;
-      var index = state.sessions.findIndex(function (s) { return s.id === session.id; });
-      if (index === -1) state.sessions.push(session); else state.sessions[index] = session;
+      var update = JSON.parse(event.data);
+      var session = state.sessions.find(function (s) { return s.id === update.id; });
+      if (!session) { session = { requests: [] }; state.sessions.push(session); }
+      var request = update.request;
+      delete update.request;
+      Object.assign(session, update);
+      if (request) session.requests.push(request);
       fetch(base + 'stats' + query).then(function (r) { return r.json(); }).then(function (stats) { state.stats = stats; render(); });
     });
   }

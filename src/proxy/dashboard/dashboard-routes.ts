@@ -66,8 +66,13 @@ function streamEvents(response: ServerResponse, monitor: ProxyMonitor): void {
     connection: 'keep-alive',
   });
   response.write(': connected\n\n');
+  // Only the newest request travels: a whole session grows with every request.
   const stop = monitor.subscribe((sessionId) => {
-    response.write(`event: session\ndata: ${JSON.stringify(monitor.session(sessionId) ?? null)}\n\n`);
+    const session = monitor.session(sessionId);
+    if (!session) return;
+    const { requests, ...rest } = session;
+    const update = { ...rest, request: requests.at(-1) };
+    response.write(`event: session\ndata: ${JSON.stringify(update)}\n\n`);
   });
   const keepalive = setInterval(() => response.write(': keepalive\n\n'), KEEPALIVE_MS);
   keepalive.unref();

@@ -95,6 +95,7 @@ describe('the dashboard over HTTP', () => {
     while (!text.includes('event: session')) text += new TextDecoder().decode((await reader.read()).value);
     controller.abort();
     expect(text).toContain('"model":"claude-live"');
+    expect(text).toMatch(/"request":\{"time":/);
   });
 });
 
