@@ -28,6 +28,8 @@ export interface ProxyRequestRecord {
   restarted?: boolean;
   /** Why the original request went upstream instead of a compacted one. */
   fallback?: string;
+  /** True when the client went away before the answer ended (nothing more was sent upstream). */
+  clientClosed?: boolean;
 }
 
 /** Totals since the proxy started, served at `GET /agent-compact/stats`. */
@@ -83,7 +85,7 @@ export class StatsCollector {
     }
     if (record.fallback) totals.fallbacks += 1;
     if (record.restarted) totals.restarts += 1;
-    if (record.status >= 400) totals.upstreamErrors += 1;
+    if (record.status >= 400 && !record.clientClosed) totals.upstreamErrors += 1;
   }
 
   /** A copy of the totals. */
@@ -107,7 +109,11 @@ export function formatLogLine(record: ProxyRequestRecord): string {
     record.api === 'passthrough'
       ? `${record.method} ${record.path}`
       : `${number(record.tokensIn)} → ${number(record.tokensOut)} tokens ${record.layer}`;
-  const notes = [record.restarted ? 'restarted' : '', record.fallback ? `fallback: ${record.fallback}` : '']
+  const notes = [
+    record.restarted ? 'restarted' : '',
+    record.fallback ? `fallback: ${record.fallback}` : '',
+    record.clientClosed ? 'client closed' : '',
+  ]
     .filter((note) => note !== '')
     .join('; ');
   return `${record.api} ${record.session} ${tokens} ${record.status} ${Math.round(record.ms)}ms${notes ? ` (${notes})` : ''}`;
