@@ -78,6 +78,11 @@ export async function startProxy({
   const inFlight = new Set<Promise<void>>();
   const server = createServer((incoming, response) => {
     const exchange = handleRequest(incoming, response, context).catch((error: unknown) => {
+      // A client that left mid-request is not a proxy failure, and there is no one to answer.
+      if (incoming.destroyed && response.destroyed) {
+        log?.(`${pathOf(incoming)} client closed`);
+        return;
+      }
       const message = errorSummary(error);
       log?.(`proxy error: ${message}`);
       const provider = providerOf(pathOf(incoming), incoming.headers);
@@ -234,9 +239,10 @@ function passthroughRecord(
     tokensIn: 0,
     tokensOut: 0,
     layer: 'none',
-    status: outcome.type === 'answered' ? outcome.status : 502,
+    status: outcome.type === 'answered' ? outcome.status : outcome.type === 'closed' ? 499 : 502,
     ms,
     overheadMs: 0,
+    ...(outcome.type === 'closed' ? { clientClosed: true } : {}),
   };
 }
 

@@ -28,6 +28,8 @@ export interface ProxyRequestRecord {
   restarted?: boolean;
   /** Why the original request went upstream instead of a compacted one. */
   fallback?: string;
+  /** Why the request went upstream byte for byte without compaction (a stateful request). */
+  passthrough?: string;
   /** True when the client went away before the answer ended (nothing more was sent upstream). */
   clientClosed?: boolean;
 }
@@ -108,10 +110,14 @@ export function formatLogLine(record: ProxyRequestRecord): string {
   const tokens =
     record.api === 'passthrough'
       ? `${record.method} ${record.path}`
-      : `${number(record.tokensIn)} → ${number(record.tokensOut)} tokens ${record.layer}`;
+      : record.tokensIn === 0 && record.tokensOut === 0
+        ? // Nothing was counted (compaction failed, a stateful passthrough, the client left): no `0 → 0`.
+          `uncounted ${record.layer}`
+        : `${number(record.tokensIn)} → ${number(record.tokensOut)} tokens ${record.layer}`;
   const notes = [
     record.restarted ? 'restarted' : '',
     record.fallback ? `fallback: ${record.fallback}` : '',
+    record.passthrough ? `passthrough: ${record.passthrough}` : '',
     record.clientClosed ? 'client closed' : '',
   ]
     .filter((note) => note !== '')

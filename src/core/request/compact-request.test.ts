@@ -186,7 +186,7 @@ describe('compactRequest errors', () => {
 });
 
 describe('provider compaction beside a tool call', () => {
-  it.each(['micro', 'mid', 'hard'] as const)(
+  it.each(['mid', 'hard'] as const)(
     'keeps the tool_result of a compaction turn that calls a tool (force %s)',
     async (force) => {
       const messages = [
