@@ -130,7 +130,9 @@ export function forwardRequest(
     });
     outgoing.on('error', (error) => {
       if (answered) return;
-      resolve(upstream.signal?.aborted ? { type: 'closed' } : { type: 'unreachable', message: error.message });
+      resolve(
+        upstream.signal?.aborted ? { type: 'closed' } : { type: 'unreachable', message: error.message },
+      );
     });
     const body = upstream.body;
     if (body === undefined) outgoing.end();

@@ -32,9 +32,7 @@ export function sessionKeyOf(
   const first = conversationOf(api, body)?.[0];
   const head = shortHash(first === undefined ? '' : fingerprintMessage(first));
   const clientId = clientSessionId(api, body);
-  return clientId === undefined
-    ? `${owner}:conversation:${head}`
-    : `${owner}:client:${clientId}:${head}`;
+  return clientId === undefined ? `${owner}:conversation:${head}` : `${owner}:client:${clientId}:${head}`;
 }
 
 /**

@@ -38,7 +38,11 @@ describe('session identity', () => {
       sessionKeyOf('anthropic', body, { ...named, authorization: 'Bearer b' }),
     );
     const codex = (id: string) =>
-      sessionKeyOf('responses', { input: [], client_metadata: { session_id: id } }, { authorization: 'Bearer k' });
+      sessionKeyOf(
+        'responses',
+        { input: [], client_metadata: { session_id: id } },
+        { authorization: 'Bearer k' },
+      );
     expect(codex('one')).not.toBe(codex('two'));
   });
 

@@ -87,42 +87,83 @@ export function openRedisConnection({
     return owned as unknown as RedisScriptClient;
   };
 
+  // The circuit breaker: after a failure Redis is known down, and calls fail at once instead of
+  // each waiting `timeoutMs`; one call at a time still goes to Redis as a probe, and the first that
+  // succeeds closes the breaker.
+  let down = false;
+  let probing = false;
+  const attempt = async (script: LuaScript, keys: string[], args: string[], what: string) => {
+    try {
+      const result = await callWithTimeout(
+        () => evalScript(ready, script, keys, args),
+        timeoutMs,
+        () => fail(`${what}: Redis did not answer within ${timeoutMs} ms`),
+      );
+      down = false;
+      return result;
+    } catch (error) {
+      down = true;
+      if (CompactError.isInstance(error)) throw error;
+      throw fail(`${what} failed: ${scrub(String((error as Error)?.message ?? error))}`, error);
+    }
+  };
+
   return {
     where,
     async run(script, keys, args, what) {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(fail(`${what}: Redis did not answer within ${timeoutMs} ms`)),
-          timeoutMs,
-        );
-      });
-      const call = (async () => {
-        const target = await ready();
-        try {
-          return await target.evalSha(script.sha1, { keys, arguments: args });
-        } catch (error) {
-          // First run on this server (or after a SCRIPT FLUSH): send the body once.
-          if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
-          return target.eval(script.body, { keys, arguments: args });
-        }
-      })();
-      try {
-        return await Promise.race([call, timeout]);
-      } catch (error) {
-        if (CompactError.isInstance(error)) throw error;
-        throw fail(`${what} failed: ${scrub(String((error as Error)?.message ?? error))}`, error);
-      } finally {
-        clearTimeout(timer);
-        // A call that lost the race must not surface later as an unhandled rejection.
-        call.catch(() => {});
+      if (!down) return attempt(script, keys, args, what);
+      if (!probing) {
+        probing = true;
+        void attempt(script, keys, args, what)
+          .catch(() => {})
+          .finally(() => {
+            probing = false;
+          });
       }
+      throw fail(`${what}: Redis is down (an earlier call failed); not waiting until it answers again`);
     },
     async close() {
       if (owned?.isOpen) await owned.close().catch(() => owned.destroy());
       else owned?.destroy();
     },
   };
+}
+
+/** Runs a script by SHA1, sending its body once when the server does not have it yet. */
+async function evalScript(
+  ready: () => Promise<RedisScriptClient>,
+  script: LuaScript,
+  keys: string[],
+  args: string[],
+): Promise<unknown> {
+  const target = await ready();
+  try {
+    return await target.evalSha(script.sha1, { keys, arguments: args });
+  } catch (error) {
+    // First run on this server (or after a SCRIPT FLUSH): send the body once.
+    if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
+    return target.eval(script.body, { keys, arguments: args });
+  }
+}
+
+/** `call()`, or `timedOut()` as a rejection once `timeoutMs` passed first. */
+async function callWithTimeout<T>(
+  call: () => Promise<T>,
+  timeoutMs: number,
+  timedOut: () => Error,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timedOut()), timeoutMs);
+  });
+  const running = call();
+  try {
+    return await Promise.race([running, timeout]);
+  } finally {
+    clearTimeout(timer);
+    // A call that lost the race must not surface later as an unhandled rejection.
+    running.catch(() => {});
+  }
 }
 
 type OwnedClient = ReturnType<typeof createClient>;

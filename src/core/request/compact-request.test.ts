@@ -198,7 +198,10 @@ describe('provider compaction beside a tool call', () => {
             { type: 'tool_use', id: 'toolu_c', name: 'Bash', input: { command: 'ls' } },
           ],
         },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_c', content: fakeFile('a.ts', 200) }] },
+        {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: 'toolu_c', content: fakeFile('a.ts', 200) }],
+        },
         ...agentSession(6).slice(1),
       ];
       const result = await compactRequest({ model: 'x', max_tokens: 10, messages }, { force });
