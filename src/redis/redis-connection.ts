@@ -4,6 +4,8 @@ import { CompactError } from '../core/errors.js';
 
 /** How long one store call may wait for Redis (connecting included) before it fails. */
 export const DEFAULT_TIMEOUT_MS = 5_000;
+/** How long the one call that probes a Redis known down waits for its answer. */
+const PROBE_WAIT_MS = 50;
 /** The longest pause between two reconnection attempts of a client the store made. */
 const MAX_RECONNECT_DELAY_MS = 2_000;
 /** Pause per failed attempt before the next one (grows linearly up to the maximum). */
@@ -112,15 +114,15 @@ export function openRedisConnection({
     where,
     async run(script, keys, args, what) {
       if (!down) return attempt(script, keys, args, what);
-      if (!probing) {
-        probing = true;
-        void attempt(script, keys, args, what)
-          .catch(() => {})
-          .finally(() => {
-            probing = false;
-          });
-      }
-      throw fail(`${what}: Redis is down (an earlier call failed); not waiting until it answers again`);
+      const downError = () =>
+        fail(`${what}: Redis is down (an earlier call failed); not waiting until it answers again`);
+      if (probing) throw downError();
+      probing = true;
+      const probe = attempt(script, keys, args, what).finally(() => {
+        probing = false;
+      });
+      // The probe's caller waits a moment only: a Redis that is back answers well within it.
+      return callWithTimeout(() => probe, Math.min(PROBE_WAIT_MS, timeoutMs), downError);
     },
     async close() {
       if (owned?.isOpen) await owned.close().catch(() => owned.destroy());
