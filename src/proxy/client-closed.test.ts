@@ -136,3 +136,34 @@ describe('a client that goes away', () => {
     expect(records.map((record) => record.clientClosed)).toEqual([true, true]);
   });
 });
+
+describe('--upstream-timeout', () => {
+  it('gives up on a stalled exchange with a 504 and frees its session for the next request', async () => {
+    let arrivals = 0;
+    const firstArrived = signal();
+    const { proxy, records } = await startProxyOver(
+      (): ScriptStep => {
+        arrivals += 1;
+        firstArrived.resolve();
+        return arrivals === 1 ? { type: 'hang' } : 'After the stall.';
+      },
+      { upstreamTimeoutMs: 300 },
+    );
+    const session = { 'x-agent-compact-session': 'stalled' };
+    const stalled = fetch(`${proxy.url}/v1/messages`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': 'k',
+        'anthropic-version': '2023-06-01',
+        ...session,
+      },
+      body: JSON.stringify(bodyOf([{ role: 'user', content: 'One' }])),
+    });
+    await firstArrived.promise;
+    const next = post(proxy.url, bodyOf([{ role: 'user', content: 'Two' }]), session);
+    expect((await stalled).status).toBe(504);
+    expect(JSON.stringify(await next.answer)).toContain('After the stall.');
+    expect(records[0]).toMatchObject({ status: 504, fallback: 'upstream timeout after 300 ms' });
+  });
+});

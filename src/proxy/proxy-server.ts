@@ -18,6 +18,8 @@ import { createMemoryProxySessionStore, type ProxySessionStore } from './session
 
 /** The proxy's own endpoint; everything else belongs to the provider. */
 export const STATS_PATH = '/agent-compact/stats';
+/** How long one exchange may take before the proxy gives up on the upstream (`--upstream-timeout`). */
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 600_000;
 /** Live compactors kept in memory, matching the default session store. */
 const MAX_LIVE_SESSIONS = 1000;
 
@@ -48,6 +50,7 @@ export async function startProxy({
   stateStore,
   log,
   onRequest,
+  upstreamTimeoutMs = DEFAULT_UPSTREAM_TIMEOUT_MS,
 }: ProxyOptions): Promise<RunningProxy> {
   const compactors = new SessionCompactors({
     ...(thresholds ? { thresholds } : {}),
@@ -68,6 +71,7 @@ export async function startProxy({
     queue: createSessionQueue(),
     stats,
     recall,
+    upstreamTimeoutMs,
     finish: (record) => {
       stats.add(record);
       log?.(formatLogLine(record));
@@ -120,6 +124,7 @@ interface ProxyContext {
   queue: ReturnType<typeof createSessionQueue>;
   stats: StatsCollector;
   recall: boolean;
+  upstreamTimeoutMs: number;
   finish: (record: ProxyRequestRecord) => void;
 }
 
@@ -136,7 +141,18 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
   const provider = providerOf(requestUrl.pathname, incoming.headers);
   const target = upstreamUrl(context.upstreams[provider], `${requestUrl.pathname}${requestUrl.search}`);
   const aborter = new AbortController();
+  // A stalled upstream is given up after the timeout, so it frees its session's queue.
+  // It runs from when the exchange starts, not while it waits behind its session.
+  let timedOut = false;
+  let timer: NodeJS.Timeout | undefined;
+  const armTimeout = () => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      aborter.abort();
+    }, context.upstreamTimeoutMs);
+  };
   response.on('close', () => {
+    clearTimeout(timer);
     if (!response.writableFinished) aborter.abort();
   });
   const dependencies: ExchangeDependencies = {
@@ -149,6 +165,7 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
   const raw = api === undefined ? undefined : await readBody(incoming);
   const body = raw === undefined ? undefined : parseObject(raw);
   if (api === undefined || raw === undefined || body === undefined) {
+    armTimeout();
     const outcome = await forwardRequest(
       {
         url: target,
@@ -160,7 +177,9 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
       response,
     );
     if (outcome.type === 'unreachable') dependencies.unreachable(response, outcome.message);
-    context.finish(passthroughRecord(method, requestUrl.pathname, outcome, arrived));
+    clearTimeout(timer);
+    const record = passthroughRecord(method, requestUrl.pathname, outcome, arrived);
+    context.finish(timedOut ? timedOutRecord(record, response, provider, context.upstreamTimeoutMs) : record);
     return;
   }
   const sessionKey = sessionKeyOf(api, body, incoming.headers);
@@ -177,7 +196,31 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
     arrived,
     recall: context.recall,
   };
-  context.finish(await context.queue.run(sessionKey, () => runExchange(exchange, dependencies)));
+  const record = await context.queue.run(sessionKey, () => {
+    armTimeout();
+    return runExchange(exchange, dependencies);
+  });
+  clearTimeout(timer);
+  context.finish(timedOut ? timedOutRecord(record, response, provider, context.upstreamTimeoutMs) : record);
+}
+
+/** Answers 504 in the provider's shape (or breaks an answer already started) after the timeout. */
+function timedOutRecord(
+  record: ProxyRequestRecord,
+  response: ServerResponse,
+  provider: ReturnType<typeof providerOf>,
+  timeoutMs: number,
+): ProxyRequestRecord {
+  const { clientClosed: _closed, ...rest } = record;
+  if (response.headersSent) response.destroy();
+  else
+    writeProviderError(
+      response,
+      provider,
+      504,
+      `agent-compact proxy: upstream timeout after ${timeoutMs} ms`,
+    );
+  return { ...rest, status: 504, fallback: `upstream timeout after ${timeoutMs} ms` };
 }
 
 function pathOf(incoming: IncomingMessage): string {
