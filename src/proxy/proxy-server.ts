@@ -10,6 +10,7 @@ import { forwardRequest } from './forward.js';
 import { errorSummary, writeProviderError } from './provider-errors.js';
 import type { ProxyOptions, RunningProxy } from './proxy-options.js';
 import { formatLogLine, type ProxyRequestRecord, StatsCollector } from './proxy-stats.js';
+import { decodeRequestBody } from './request-encoding.js';
 import { compactedApi, type ProxyUpstreams, providerOf, upstreamUrl } from './routes.js';
 import { SessionCompactors } from './session-compactors.js';
 import { sessionKeyOf } from './session-identity.js';
@@ -162,16 +163,18 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
       writeProviderError(answer, provider, 502, `agent-compact proxy: upstream unreachable (${message})`),
   };
   const api = compactedApi(method, requestUrl.pathname);
-  const raw = api === undefined ? undefined : await readBody(incoming);
-  const body = raw === undefined ? undefined : parseObject(raw);
-  if (api === undefined || raw === undefined || body === undefined) {
+  const received = api === undefined ? undefined : await readBody(incoming);
+  const decoded = received === undefined ? undefined : decodeRequestBody(received, incoming.headers);
+  const plain = decoded?.type === 'identity' ? decoded : undefined;
+  const body = plain === undefined ? undefined : parseObject(plain.raw);
+  if (api === undefined || plain === undefined || body === undefined) {
     armTimeout();
     const outcome = await forwardRequest(
       {
         url: target,
         method,
         headers: incoming.headers,
-        body: raw ?? (hasBody(method) ? incoming : undefined),
+        body: received ?? (hasBody(method) ? incoming : undefined),
         signal: aborter.signal,
       },
       response,
@@ -179,6 +182,7 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
     if (outcome.type === 'unreachable') dependencies.unreachable(response, outcome.message);
     clearTimeout(timer);
     const record = passthroughRecord(method, requestUrl.pathname, outcome, arrived);
+    if (decoded?.type === 'skipped') record.passthrough = decoded.reason;
     context.finish(timedOut ? timedOutRecord(record, response, provider, context.upstreamTimeoutMs) : record);
     return;
   }
@@ -188,8 +192,8 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
     sessionKey,
     method,
     target,
-    headers: incoming.headers,
-    raw,
+    headers: plain.headers,
+    raw: plain.raw,
     body,
     response,
     signal: aborter.signal,
