@@ -17,6 +17,9 @@ export const SESSION_HEADER = 'x-agent-compact-session';
 /** Claude Code 1.x writes `user_<hash>_account_<uuid>_session_<uuid>`. */
 const legacyUserIdSession = /_session_([0-9a-f-]{8,})$/i;
 
+/** How the session key of a request that sends no credential starts. */
+export const KEYLESS_PREFIX = 'key:none:';
+
 /** Headers that carry a credential, in the order they are read. */
 const credentialHeaders = ['x-api-key', 'authorization', 'api-key', 'x-goog-api-key'] as const;
 

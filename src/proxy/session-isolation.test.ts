@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFileArchiveStore } from '../archive/index.js';
+import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { RecordedRequest, ScriptStep } from '../testing/index.js';
 import { anthropicLoop, toolCallingScript } from './agent-loops.test-utils.js';
 import { useProxyHarness } from './proxy-harness.test-utils.js';
@@ -92,4 +93,42 @@ describe('session identity', () => {
     const answers = await Promise.all([ask('sk-one'), ask('sk-two')]);
     expect(answers.map((answer) => answer.content[0]?.type)).toEqual(['text', 'text']);
   });
+});
+
+describe("the operator's summarizer", () => {
+  /** A request past the hard threshold in plain text turns (nothing for micro or mid to mask). */
+  const longRequest = {
+    model: 'claude-test',
+    max_tokens: 10,
+    messages: Array.from({ length: 12 }, (_, index) => ({
+      role: index % 2 === 0 ? 'user' : 'assistant',
+      content: `Turn ${index}: ${'a long paragraph of notes about the code. '.repeat(60)}`,
+    })).concat([{ role: 'user', content: 'Go on.' }]),
+  };
+
+  it.each([
+    ['with a key', { 'x-api-key': 'sk-user' }, true],
+    ['with no key', {}, false],
+  ])(
+    'a request %s: summarized by the operator model only when it has a key',
+    async (_name, key, summarized) => {
+      let summaries = 0;
+      const summarizer: SummaryModel = {
+        specificationVersion: 'v1',
+        provider: 'operator',
+        modelId: 'operator',
+        async summarize() {
+          summaries += 1;
+          return { text: '## Summary\nEarlier turns.' };
+        },
+      };
+      const { proxy } = await startProxyOver(['Hi.'], { thresholds: { mid: 1500, hard: 2500 }, summarizer });
+      await fetch(`${proxy.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...key },
+        body: JSON.stringify(longRequest),
+      }).then((response) => response.text());
+      expect(summaries > 0).toBe(summarized);
+    },
+  );
 });
