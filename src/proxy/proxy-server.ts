@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { CompactError } from '../core/errors.js';
 import { type ExchangeDependencies, runExchange } from './conversation-exchange.js';
 import { forwardRequest } from './forward.js';
+import { createOverheadWarning } from './overhead-warning.js';
 import { errorSummary, writeProviderError } from './provider-errors.js';
 import type { ProxyOptions, RunningProxy } from './proxy-options.js';
 import { formatLogLine, type ProxyRequestRecord, StatsCollector } from './proxy-stats.js';
@@ -73,6 +74,11 @@ export async function startProxy({
     stats,
     recall,
     upstreamTimeoutMs,
+    warnOverhead: createOverheadWarning({
+      ...(thresholds ? { thresholds } : {}),
+      ...(contextWindow === undefined ? {} : { contextWindow }),
+      ...(log ? { log } : {}),
+    }),
     finish: (record) => {
       stats.add(record);
       log?.(formatLogLine(record));
@@ -126,6 +132,7 @@ interface ProxyContext {
   stats: StatsCollector;
   recall: boolean;
   upstreamTimeoutMs: number;
+  warnOverhead: ReturnType<typeof createOverheadWarning>;
   finish: (record: ProxyRequestRecord) => void;
 }
 
@@ -186,6 +193,7 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
     context.finish(timedOut ? timedOutRecord(record, response, provider, context.upstreamTimeoutMs) : record);
     return;
   }
+  context.warnOverhead(api, body);
   const sessionKey = sessionKeyOf(api, body, incoming.headers);
   const exchange = {
     api,

@@ -44,3 +44,22 @@ describe('compressed request bodies', () => {
     expect(lines[0]).toContain('skipped: content-encoding');
   });
 });
+
+describe('thresholds below the fixed overhead', () => {
+  it('warns once, on the first request, when mid sits below its system, tools and first message', async () => {
+    const lines: string[] = [];
+    const { proxy } = await startProxyOver(['Hi.', 'Again.'], {
+      thresholds: { mid: 300, hard: 400 },
+      log: (line) => lines.push(line),
+    });
+    const large = { ...body, system: 'You are a coding agent. '.repeat(200) };
+    for (let turn = 0; turn < 2; turn += 1) {
+      await (await send(proxy.url, Buffer.from(JSON.stringify(large)), 'identity')).text();
+    }
+    const warnings = lines.filter((line) => line.startsWith('warning:'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(
+      /mid threshold \(300 tokens\) sits below this client's fixed overhead of about \d+ tokens/,
+    );
+  });
+});
