@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { CompactError } from '../core/errors.js';
 import { type ExchangeDependencies, runExchange } from './conversation-exchange.js';
+import { countTokensPayload, isCountTokens } from './count-tokens.js';
 import { forwardRequest } from './forward.js';
 import { createOverheadWarning } from './overhead-warning.js';
 import { errorSummary, writeProviderError } from './provider-errors.js';
@@ -170,7 +171,8 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
       writeProviderError(answer, provider, 502, `agent-compact proxy: upstream unreachable (${message})`),
   };
   const api = compactedApi(method, requestUrl.pathname);
-  const received = api === undefined ? undefined : await readBody(incoming);
+  const counting = isCountTokens(method, requestUrl.pathname);
+  const received = api === undefined && !counting ? undefined : await readBody(incoming);
   const decoded = received === undefined ? undefined : decodeRequestBody(received, incoming.headers);
   const plain = decoded?.type === 'identity' ? decoded : undefined;
   const body = plain === undefined ? undefined : parseObject(plain.raw);
@@ -181,7 +183,10 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
         url: target,
         method,
         headers: incoming.headers,
-        body: received ?? (hasBody(method) ? incoming : undefined),
+        body:
+          counting && received
+            ? await countTokensPayload(received, incoming.headers, context.store, context.recall)
+            : (received ?? (hasBody(method) ? incoming : undefined)),
         signal: aborter.signal,
       },
       response,
