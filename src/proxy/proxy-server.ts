@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CompactError } from '../core/errors.js';
-import { type ExchangeDependencies, runExchange } from './conversation-exchange.js';
+import { type ExchangeDependencies, runExchange, statefulReason } from './conversation-exchange.js';
 import { countTokensPayload, isCountTokens } from './count-tokens.js';
 import { forwardRequest } from './forward.js';
 import { createOverheadWarning } from './overhead-warning.js';
@@ -150,18 +150,9 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
   const provider = providerOf(requestUrl.pathname, incoming.headers);
   const target = upstreamUrl(context.upstreams[provider], `${requestUrl.pathname}${requestUrl.search}`);
   const aborter = new AbortController();
-  // A stalled upstream is given up after the timeout, so it frees its session's queue.
-  // It runs from when the exchange starts, not while it waits behind its session.
-  let timedOut = false;
-  let timer: NodeJS.Timeout | undefined;
-  const armTimeout = () => {
-    timer = setTimeout(() => {
-      timedOut = true;
-      aborter.abort();
-    }, context.upstreamTimeoutMs);
-  };
+  const timeout = upstreamTimeout(aborter, context.upstreamTimeoutMs);
   response.on('close', () => {
-    clearTimeout(timer);
+    timeout.disarm();
     if (!response.writableFinished) aborter.abort();
   });
   const dependencies: ExchangeDependencies = {
@@ -177,7 +168,7 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
   const plain = decoded?.type === 'identity' ? decoded : undefined;
   const body = plain === undefined ? undefined : parseObject(plain.raw);
   if (api === undefined || plain === undefined || body === undefined) {
-    armTimeout();
+    timeout.arm();
     const outcome = await forwardRequest(
       {
         url: target,
@@ -192,13 +183,16 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
       response,
     );
     if (outcome.type === 'unreachable') dependencies.unreachable(response, outcome.message);
-    clearTimeout(timer);
+    timeout.disarm();
     const record = passthroughRecord(method, requestUrl.pathname, outcome, arrived);
     if (decoded?.type === 'skipped') record.passthrough = decoded.reason;
-    context.finish(timedOut ? timedOutRecord(record, response, provider, context.upstreamTimeoutMs) : record);
+    context.finish(
+      timeout.timedOut ? timedOutRecord(record, response, provider, context.upstreamTimeoutMs) : record,
+    );
     return;
   }
-  context.warnOverhead(api, body);
+  // A stateful request carries only new items: no fixed overhead to judge the thresholds by.
+  if (statefulReason(api, body) === undefined) context.warnOverhead(api, body);
   const sessionKey = sessionKeyOf(api, body, incoming.headers);
   const exchange = {
     api,
@@ -214,11 +208,34 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
     recall: context.recall,
   };
   const record = await context.queue.run(sessionKey, () => {
-    armTimeout();
+    timeout.arm();
     return runExchange(exchange, dependencies);
   });
-  clearTimeout(timer);
-  context.finish(timedOut ? timedOutRecord(record, response, provider, context.upstreamTimeoutMs) : record);
+  timeout.disarm();
+  context.finish(
+    timeout.timedOut ? timedOutRecord(record, response, provider, context.upstreamTimeoutMs) : record,
+  );
+}
+
+/**
+ * Gives up on a stalled upstream after `timeoutMs`, so it frees its session's queue. Armed when the
+ * exchange starts, not while it waits behind its session.
+ */
+function upstreamTimeout(aborter: AbortController, timeoutMs: number) {
+  let timer: NodeJS.Timeout | undefined;
+  const state = {
+    timedOut: false,
+    arm() {
+      timer = setTimeout(() => {
+        state.timedOut = true;
+        aborter.abort();
+      }, timeoutMs);
+    },
+    disarm() {
+      clearTimeout(timer);
+    },
+  };
+  return state;
 }
 
 /** Answers 504 in the provider's shape (or breaks an answer already started) after the timeout. */
