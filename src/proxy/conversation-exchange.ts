@@ -177,12 +177,30 @@ function closedRecord(exchange: Exchange, outgoing?: Outgoing): ProxyRequestReco
  * would drop what the stored part refers to.
  */
 export function statefulReason(api: ProxyApi, body: Record<string, unknown>): string | undefined {
+  if (coveredByProviderCompaction(conversationOf(api, body))) return 'provider compaction';
   if (api !== 'responses') return undefined;
   if (typeof body.previous_response_id === 'string') return 'stateful: previous_response_id';
   if (body.conversation !== undefined && body.conversation !== null) return 'stateful: conversation';
   const input = Array.isArray(body.input) ? (body.input as { type?: unknown }[]) : [];
   if (input.some((item) => item?.type === 'item_reference')) return 'stateful: item_reference';
   return undefined;
+}
+
+/**
+ * True when a provider compaction covers all of the conversation: the latest `compaction` block
+ * (or Responses item) sits in the last turn or the one before it, so nothing is left to compact.
+ */
+function coveredByProviderCompaction(conversation: unknown[] | undefined): boolean {
+  if (conversation === undefined || conversation.length === 0) return false;
+  const holdsCompaction = (item: unknown): boolean => {
+    const record = item as { type?: unknown; content?: unknown } | undefined;
+    if (record?.type === 'compaction') return true;
+    return (
+      Array.isArray(record?.content) &&
+      record.content.some((block: { type?: unknown } | undefined) => block?.type === 'compaction')
+    );
+  };
+  return conversation.slice(-2).some(holdsCompaction);
 }
 
 /** Forwards the client's bytes untouched (a stateful request), recorded with why. */

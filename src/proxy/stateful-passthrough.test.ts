@@ -44,3 +44,28 @@ describe('stateful requests', () => {
     expect(lines[0]).not.toContain('0 → 0');
   });
 });
+
+describe('a request a provider compaction covers', () => {
+  it('goes upstream as it came when the compaction is in its last turns', async () => {
+    const { server, proxy, records } = await startProxyOver(['Done.'], {
+      thresholds: { mid: 200, hard: 400 },
+      summarizer: 'extractive',
+    });
+    const body = {
+      model: 'claude-test',
+      max_tokens: 10,
+      messages: [
+        { role: 'user', content: `Old work: ${toolOutput(1, 2000)}` },
+        { role: 'assistant', content: [{ type: 'compaction', content: 'Summary of everything so far.' }] },
+        { role: 'user', content: 'Go on.' },
+      ],
+    };
+    await fetch(`${proxy.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify(body),
+    }).then((response) => response.text());
+    expect(server.requests[0]?.body).toEqual(body);
+    expect(records[0]?.passthrough).toBe('provider compaction');
+  });
+});
