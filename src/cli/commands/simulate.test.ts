@@ -189,6 +189,37 @@ describe('agent-compact simulate', () => {
     });
   });
 
+  it('--background runs agent-compact hard summaries in the background: billed the same, waited for less', async () => {
+    const run = async (args: string[]) => {
+      const io = fakeIO(directory);
+      const code = await main(
+        [
+          'simulate',
+          'a.jsonl',
+          '--json',
+          '--strategies',
+          'agent-compact',
+          '--mid',
+          '3000',
+          '--hard',
+          '6000',
+          ...args,
+        ],
+        io,
+      );
+      expect(io.err).not.toMatch(/Unknown option/);
+      expect(code).toBe(0);
+      return (
+        JSON.parse(io.out) as { total: Record<string, { summaryCalls: number; blockedSeconds: number }> }
+      ).total['agent-compact']!;
+    };
+    const foreground = await run([]);
+    const background = await run(['--background']);
+    expect(foreground.summaryCalls).toBeGreaterThan(0);
+    expect(background.summaryCalls).toBeGreaterThan(0);
+    expect(background.blockedSeconds).toBeLessThan(foreground.blockedSeconds);
+  });
+
   it.each([
     [['simulate'], /name a transcript file or directory/],
     [['simulate', 'a.jsonl', '--strategies', 'none,magic'], /unknown strategy "magic"/],

@@ -56,6 +56,7 @@ Options:
   --ttft S            seconds to a summary call's first token (default ${defaultLatencyModel.ttftSeconds})
   --prefill-speed N   input tokens a second of a summary call (default ${defaultLatencyModel.prefillTokensPerSecond})
   --decode-speed N    output tokens a second of a summary call (default ${defaultLatencyModel.decodeTokensPerSecond})
+  --background        agent-compact writes hard summaries in the background (hard: { background: true })
   --json              print one JSON object { files, total } instead of tables
   --report FILE       write a self-contained HTML report with a chart per transcript
   -h, --help          show this help
@@ -179,6 +180,7 @@ const simulateOptions = {
   ttft: { type: 'string' },
   'prefill-speed': { type: 'string' },
   'decode-speed': { type: 'string' },
+  background: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   report: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
@@ -326,6 +328,7 @@ export const simulateCommand: CliCommand = async (args, io) => {
     latency,
     onFile: progress(io),
     ...thresholds,
+    ...(values.background ? { agentCompact: { hard: { background: true } } } : {}),
   });
 
   if (values.report !== undefined) {
