@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../core/conversation/types.js';
+import { codexRolloutLines } from '../../importers/agent-sessions.test-utils.js';
 import { strategyNames } from '../../simulate/replay-strategies.js';
 import type { CliIO } from '../cli-io.js';
 import { main } from '../main.js';
@@ -218,6 +219,35 @@ describe('agent-compact simulate', () => {
     expect(foreground.summaryCalls).toBeGreaterThan(0);
     expect(background.summaryCalls).toBeGreaterThan(0);
     expect(background.blockedSeconds).toBeLessThan(foreground.blockedSeconds);
+  });
+
+  it('detects a Codex rollout, warns about a two-object line, and reports actual with survival', async () => {
+    await writeFile(
+      join(directory, 'rollout.jsonl'),
+      `${codexRolloutLines({ joinLine: true }).join('\n')}\n`,
+    );
+    const io = fakeIO(directory);
+    const code = await main(
+      ['simulate', 'rollout.jsonl', '--json', '--strategies', 'agent-compact,actual'],
+      io,
+    );
+    expect(code).toBe(0);
+    expect(io.err).toMatch(/simulate: warning: .*rollout\.jsonl:8: 2 JSON objects on one line/);
+    const output = JSON.parse(io.out) as {
+      files: Array<{
+        format: string;
+        actual: { compactions: { hard: number }; survivalAtCompactions?: unknown };
+      }>;
+      total: Record<string, { survival: Record<string, { visible: number; total: number }> }>;
+    };
+    expect(output.files[0]!.format).toBe('codex');
+    expect(output.files[0]!.actual.compactions.hard).toBe(1);
+    expect(output.files[0]!.actual.survivalAtCompactions).toBeDefined();
+    expect(output.total['agent-compact']!.survival.commands).toEqual({ visible: 1, total: 1 });
+    const text = fakeIO(directory);
+    await main(['simulate', 'rollout.jsonl', '--strategies', 'agent-compact,actual'], text);
+    expect(text.out).toContain("Survival at the agents' own compaction points");
+    await rm(join(directory, 'rollout.jsonl'));
   });
 
   it.each([

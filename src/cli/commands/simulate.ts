@@ -33,7 +33,7 @@ import { createSummaryModelFromSpec } from '../summarizer-from-spec.js';
 const help = `Usage: agent-compact simulate FILE|DIR... [options]
 
 Replays agent transcripts turn by turn through each strategy (none, the seed's sketch, agent-compact,
-and the policies of Claude Code, Codex, opencode, Anthropic context editing and LangChain) and prints
+actual — what the recording agent sent, its own compactions included — and the policies of Claude Code, Codex, opencode, Anthropic context editing and LangChain) and prints
 tokens, billed cost with prompt caching and summary calls, prefix rewrites, compactions, fact
 retention and the time the agent waits for summaries.
 A directory is searched for .json, .jsonl and .traj files.
@@ -266,6 +266,7 @@ async function readTranscripts(
       const name = displayPath(io.cwd, file);
       try {
         const imported = await importTranscriptFile(file, format === undefined ? {} : { format });
+        for (const warning of imported.meta.warnings ?? []) io.stderr(`simulate: warning: ${warning}\n`);
         inputs.push(simulationInputOf(name, imported));
       } catch (error) {
         // In a directory a file that is not a transcript is skipped; a file named alone must read.
