@@ -99,11 +99,13 @@ export function importClaudeCode(text: string, { source }: ClaudeCodeImportOptio
   return claudeCodeFromLines(values, source);
 }
 
-/** Reads Claude Code session lines that are already parsed (with their 1-based line numbers). */
-export function claudeCodeFromLines(
-  lines: Iterable<{ value: unknown; lineNumber: number }>,
-  source?: string,
-): ImportedTranscript {
+/** The lines of a session that matter: messages, uuid links, compaction markers, unknown line types. */
+function collectLines(lines: Iterable<{ value: unknown; lineNumber: number }>): {
+  sessionLines: SessionLine[];
+  links: Map<string, string | undefined>;
+  markers: CompactionMarker[];
+  unknownTypes: Map<string, { line: number; count: number }>;
+} {
   const sessionLines: SessionLine[] = [];
   const links = new Map<string, string | undefined>();
   const markers: CompactionMarker[] = [];
@@ -134,6 +136,15 @@ export function claudeCodeFromLines(
       uuid,
     });
   }
+  return { sessionLines, links, markers, unknownTypes };
+}
+
+/** Reads Claude Code session lines that are already parsed (with their 1-based line numbers). */
+export function claudeCodeFromLines(
+  lines: Iterable<{ value: unknown; lineNumber: number }>,
+  source?: string,
+): ImportedTranscript {
+  const { sessionLines, links, markers, unknownTypes } = collectLines(lines);
   const hasMainChain = sessionLines.some((line) => !line.sidechain);
   const chain = hasMainChain ? sessionLines.filter((line) => !line.sidechain) : sessionLines;
   const kept = activeBranch(chain, links);

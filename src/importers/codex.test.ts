@@ -50,7 +50,10 @@ describe('Codex rollout importer', () => {
     const lines = codexRolloutLines();
     lines[5] = lines[5]!.slice(0, 40);
     await writeFile(path, `${lines.join('\n')}\n`);
-    const error = await importTranscriptFile(path).catch((caught: unknown) => caught as Error);
+    const error = (await importTranscriptFile(path).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    )) as Error;
     expect(error).toBeInstanceOf(Error);
     expect(error.message.split('\n')).toHaveLength(1);
     expect(error.message).toContain(`${path}:6:`);
