@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../core/conversation/types.js';
-import { codexRolloutLines } from '../../importers/agent-sessions.test-utils.js';
+import { codexRolloutLines, compactedClaudeCodeSession } from '../../importers/agent-sessions.test-utils.js';
 import { strategyNames } from '../../simulate/replay-strategies.js';
 import type { CliIO } from '../cli-io.js';
 import { main } from '../main.js';
@@ -248,6 +248,25 @@ describe('agent-compact simulate', () => {
     await main(['simulate', 'rollout.jsonl', '--strategies', 'agent-compact,actual'], text);
     expect(text.out).toContain("Survival at the agents' own compaction points");
     await rm(join(directory, 'rollout.jsonl'));
+  });
+
+  it('bad sessions: a boundary with no summary is a warning, a truncated session one error line', async () => {
+    await writeFile(join(directory, 'nosummary.jsonl'), compactedClaudeCodeSession({ withSummary: false }));
+    const warned = fakeIO(directory);
+    expect(await main(['simulate', 'nosummary.jsonl', '--json', '--strategies', 'actual'], warned)).toBe(0);
+    expect(warned.err).toMatch(
+      /simulate: warning: .*nosummary\.jsonl:10: compact_boundary has no isCompactSummary line/,
+    );
+    const text = compactedClaudeCodeSession().trimEnd();
+    await writeFile(join(directory, 'truncated.jsonl'), text.slice(0, text.length - 30));
+    const failed = fakeIO(directory);
+    expect(await main(['simulate', 'truncated.jsonl', '--strategies', 'actual'], failed)).not.toBe(0);
+    const lines = failed.err.split('\n').filter((line) => line !== '');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/truncated\.jsonl:15:\d+: broken JSON/);
+    expect(failed.err).not.toMatch(/\n\s+at /);
+    await rm(join(directory, 'nosummary.jsonl'));
+    await rm(join(directory, 'truncated.jsonl'));
   });
 
   it.each([
