@@ -40,7 +40,8 @@ A directory is searched for .json, .jsonl and .traj files.
 
 Options:
   --format F          force the transcript format: ${transcriptFormats.join(', ')}
-  --strategies LIST   comma-separated, from ${strategyNames.join(', ')} (default: all)
+  --strategies LIST   comma-separated, from ${strategyNames.join(', ')} (default: all;
+                      actual only where a transcript records the agent's own compactions)
   --mid N             mid threshold in tokens of every strategy; the peers clear here (default 50000)
   --hard N            hard threshold of every strategy; the peers summarize here (default 80000)
   --window N          context window for agent-compact (thresholds become fractions of it)
@@ -303,7 +304,7 @@ export const simulateCommand: CliCommand = async (args, io) => {
   }
   if (positionals.length === 0) throw new CliError(`name a transcript file or directory\n\n${help}`, 2);
 
-  const strategies = parseStrategies(values.strategies);
+  let strategies = parseStrategies(values.strategies);
   const format = parseFormat(values.format);
   const thresholds = parseThresholds(values);
   const prices = parsePrices(values);
@@ -318,6 +319,10 @@ export const simulateCommand: CliCommand = async (args, io) => {
 
   const { inputs, skipped } = await readTranscripts(positionals, format, io);
   if (inputs.length === 0) throw new CliError('no transcripts found to replay', 1);
+  // By default `actual` is replayed only where an agent compacted by itself; elsewhere it is `none`.
+  if (values.strategies === undefined && inputs.every((input) => (input.compactions ?? []).length === 0)) {
+    strategies = strategies.filter((name) => name !== 'actual');
+  }
 
   const result = await runSimulation(inputs, {
     strategies,
