@@ -8,6 +8,7 @@ import { simulationToJson } from './format-results.js';
 import { createRequestTokenCounter, defaultPriceTable } from './prompt-cache.js';
 import { replayTranscript } from './replay.js';
 import { characters } from './replay.test-utils.js';
+import { renderReport } from './report.js';
 import { simulate, simulationInputOf } from './simulate.js';
 import { createActualStrategy } from './strategies/actual.js';
 
@@ -65,5 +66,9 @@ describe('strategy actual', () => {
     // `none` sends everything, so everything survives.
     expect(json.files[0]!.none!.survival?.commands).toEqual({ visible: 1, total: 1 });
     expect(json.total.actual?.survival?.todo.total).toBe(2);
+    const html = renderReport(result);
+    expect(html).toContain('<h2>Survival</h2>');
+    expect(html.match(/<svg class="survival"/g)).toHaveLength(2);
+    expect(html).toContain('<title>actual todo: 0 of 2</title>');
   });
 });
