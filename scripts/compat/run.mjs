@@ -42,6 +42,7 @@ const SETUPS = [
       'openai@^7',
       '@anthropic-ai/sdk@latest',
       '@modelcontextprotocol/sdk@^1',
+      '@openai/agents@latest',
       'zod@^4',
       // What a TypeScript user has beside them (json-schema's types: @ai-sdk/provider's imports need them).
       '@types/node@^24',
