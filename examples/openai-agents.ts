@@ -1,7 +1,6 @@
-import { Agent, OpenAIResponsesModel, run, setTracingDisabled, tool } from '@openai/agents';
+import { Agent, OpenAIProvider, Runner, setTracingDisabled, tool } from '@openai/agents';
 import { agentCompactFilter } from 'agent-compact/openai-agents';
 import { startScriptedModelServer } from 'agent-compact/testing';
-import OpenAI from 'openai';
 
 // A scripted model on 127.0.0.1 with a 16k window: 20 file reads, then an answer.
 const server = await startScriptedModelServer({
@@ -17,14 +16,11 @@ const readFile = tool({
   strict: true,
   execute: async () => 'export const line = 1;\n'.repeat(200),
 });
-const client = new OpenAI({ baseURL: server.openaiBaseURL, apiKey: 'test-key' });
-const agent = new Agent({
-  name: 'reader',
-  instructions: 'You read files.',
-  model: new OpenAIResponsesModel(client, 'gpt-test'),
-  tools: [readFile],
+const runner = new Runner({
+  modelProvider: new OpenAIProvider({ baseURL: server.openaiBaseURL, apiKey: 'test-key', useResponses: true }),
 });
-const result = await run(agent, 'Read src/f0.ts to src/f19.ts.', {
+const agent = new Agent({ name: 'reader', instructions: 'You read files.', model: 'gpt-test', tools: [readFile] });
+const result = await runner.run(agent, 'Read src/f0.ts to src/f19.ts.', {
   maxTurns: 30,
   callModelInputFilter: agentCompactFilter({ contextWindow: 16_000 }),
 });
