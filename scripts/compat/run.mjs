@@ -43,6 +43,9 @@ const SETUPS = [
       '@anthropic-ai/sdk@latest',
       '@modelcontextprotocol/sdk@^1',
       '@openai/agents@latest',
+      'langchain@^1',
+      '@langchain/core@^1',
+      '@langchain/openai@^1',
       'zod@^4',
       // What a TypeScript user has beside them (json-schema's types: @ai-sdk/provider's imports need them).
       '@types/node@^24',

@@ -33,7 +33,7 @@ export function agentCompactFilter(options: AgentCompactFilterOptions = {}): Age
   const filter = async (args: CallModelInputFilterArgs): Promise<ModelInputData> => {
     const { input, instructions } = args.modelData;
     const id = conversationId?.(args);
-    const compacted = await conversations.compact(input as unknown as AgentItem[], {
+    const compacted = await conversations.compactItems(input as unknown as AgentItem[], {
       ...(instructions === undefined ? {} : { instructions }),
       ...(id === undefined ? {} : { conversationId: id }),
     });

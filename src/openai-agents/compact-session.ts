@@ -36,7 +36,7 @@ export class AgentCompactSession implements Session {
   /** The history as the model should see it: compacted, the latest `limit` items when given. */
   async getItems(limit?: number): Promise<AgentInputItem[]> {
     const items = await this.#inner.getItems();
-    const compacted = await this.#conversations.compact(items as unknown as AgentItem[], {
+    const compacted = await this.#conversations.compactItems(items as unknown as AgentItem[], {
       conversationId: await this.#inner.getSessionId(),
       ...(this.#instructions === undefined ? {} : { instructions: this.#instructions }),
     });

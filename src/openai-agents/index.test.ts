@@ -106,7 +106,7 @@ describe('agentCompactFilter', () => {
     });
     expect(out.input[1]).toBe(odd);
     expect(warnings).toEqual([
-      'agent-compact: item type "hosted_tool_call" is not converted; it passes through whole',
+      'agent-compact: item type "hosted_tool_call" is not converted; it is kept whole',
     ]);
   });
 });
