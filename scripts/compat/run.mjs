@@ -46,6 +46,7 @@ const SETUPS = [
       'langchain@^1',
       '@langchain/core@^1',
       '@langchain/openai@^1',
+      '@mastra/core@^1',
       'zod@^4',
       // What a TypeScript user has beside them (json-schema's types: @ai-sdk/provider's imports need them).
       '@types/node@^24',
