@@ -46,6 +46,10 @@ const commands: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 'run Gemini CLI through the proxy (wrap -- gemini …)',
     load: async () => (await import('./commands/wrap.js')).shortForm('gemini'),
   },
+  mcp: {
+    summary: 'serve an archive to MCP clients: recall, search, sessions (stdio)',
+    load: async () => (await import('./commands/mcp.js')).mcpCommand,
+  },
   chat: {
     summary: 'chat with the reference coding agent',
     load: async () => (await import('./commands/chat.js')).chatCommand,

@@ -56,6 +56,9 @@ export interface ExchangeDependencies {
   observe?(observation: ExchangeObservation): void;
 }
 
+/** The status recorded when the client went away first (nginx's "client closed request"). */
+const CLIENT_CLOSED_STATUS = 499;
+
 /** What was decided before the upstream call. */
 interface Outgoing {
   /** The body to send; serialized only by the path that sends bytes (see `payloadOf`). */
@@ -70,8 +73,12 @@ export async function runExchange(
   clientExchange: Exchange,
   dependencies: ExchangeDependencies,
 ): Promise<ProxyRequestRecord> {
+  // Queued behind its session while the client went away: nothing is sent for it.
+  if (clientExchange.signal.aborted) return closedRecord(clientExchange);
+  const stateful = statefulReason(clientExchange.api, clientExchange.body);
+  if (stateful !== undefined) return passThrough(clientExchange, dependencies, stateful);
   const exchange = clientExchange.recall ? withRecall(clientExchange) : clientExchange;
-  const { api, sessionKey, body, response } = exchange;
+  const { api, sessionKey, body } = exchange;
   const { store, compactors } = dependencies;
   const client = conversationOf(api, body) ?? [];
   const state = await store.load(sessionKey);
@@ -84,95 +91,168 @@ export async function runExchange(
     input.restarted ? undefined : state?.usage,
   );
   if (outgoing.fallback) compactors.drop(sessionKey);
+  // The client left while the proxy compacted (a summary call, say): the request is not sent.
+  if (exchange.signal.aborted) return closedRecord(exchange, outgoing);
   const overheadMs = performance.now() - exchange.arrived;
-  const figures = {
-    layer: outgoing.compaction?.layer ?? 'none',
-    tokensBefore: outgoing.compaction?.tokensBefore ?? 0,
-    tokensAfter: outgoing.compaction?.tokensAfter ?? 0,
-    session: shortHash(sessionKey).slice(0, 8),
-  } as const;
-  setCompactionHeaders(response, figures);
-  if (exchange.notify && figures.layer === 'hard' && !outgoing.fallback) {
-    prependNoteToStream(response, api, noticeText(figures));
+  announceCompaction(exchange, outgoing);
+  const { outcome, usage } = await sendUpstream(exchange, clientExchange, outgoing, session);
+  if (outcome.type === 'unreachable') dependencies.unreachable(exchange.response, outcome.message);
+  if (outcome.type !== 'closed') {
+    const next = nextState(input.fingerprints, client, outgoing.sent);
+    await store.save(sessionKey, usage ? { ...next, usage } : next);
   }
-
-  const { outcome, usageOf } = await sendUpstream(clientExchange, exchange, outgoing.body, session.compactor);
-  if (outcome.type === 'unreachable') dependencies.unreachable(response, outcome.message);
-  const usage = outcome.type === 'answered' && outcome.complete ? (outcome.usage ?? usageOf()) : undefined;
-  const next = nextState(input.fingerprints, client, outgoing.sent);
-  await store.save(sessionKey, usage ? { ...next, usage } : next);
-
-  const compaction = outgoing.compaction;
-  const layer: CompactionLayer = compaction?.layer ?? 'none';
   const record: ProxyRequestRecord = {
-    time: new Date(Date.now() - (performance.now() - exchange.arrived)).toISOString(),
-    session: figures.session,
-    api,
-    method: exchange.method,
-    path: exchange.target.pathname,
-    tokensIn: compaction?.tokensBefore ?? 0,
-    tokensOut: compaction?.tokensAfter ?? 0,
-    layer,
-    status: outcome.type === 'answered' ? outcome.status : 502,
-    ms: performance.now() - exchange.arrived,
+    ...recordOf(exchange, outgoing, outcome),
     overheadMs,
     ...(input.restarted ? { restarted: true } : {}),
-    ...(outgoing.fallback ? { fallback: outgoing.fallback } : {}),
   };
   dependencies.observe?.({
     record,
     model: typeof body.model === 'string' ? body.model : undefined,
     agent: exchange.headers['user-agent'],
     usage,
-    compaction,
+    compaction: outgoing.compaction,
     archive: session.compactor.archive,
     archiveSessionId: session.compactor.sessionId,
   });
   return record;
 }
 
-/** Sends the outgoing body upstream (through the recall loop when the model has the tool). */
+/** Tells the agent's user what the proxy did: the x-agent-compact-* headers, and `--notify`'s note. */
+function announceCompaction(exchange: Exchange, outgoing: Outgoing) {
+  const figures = {
+    layer: outgoing.compaction?.layer ?? 'none',
+    tokensBefore: outgoing.compaction?.tokensBefore ?? 0,
+    tokensAfter: outgoing.compaction?.tokensAfter ?? 0,
+    session: shortHash(exchange.sessionKey).slice(0, 8),
+  } as const;
+  setCompactionHeaders(exchange.response, figures);
+  if (exchange.notify && figures.layer === 'hard' && !outgoing.fallback) {
+    prependNoteToStream(exchange.response, exchange.api, noticeText(figures));
+  }
+}
+
+/** Sends the outgoing body (through the recall loop when the model has the tool) and reads its usage. */
 async function sendUpstream(
-  clientExchange: Exchange,
   exchange: Exchange,
-  body: Record<string, unknown>,
-  compactor: RequestCompactor,
-): Promise<{ outcome: ForwardOutcome; usageOf: () => ProviderUsage | undefined }> {
+  clientExchange: Exchange,
+  outgoing: Outgoing,
+  session: ReturnType<SessionCompactors['get']>,
+): Promise<{ outcome: ForwardOutcome; usage: ProviderUsage | undefined }> {
+  const { api, response } = exchange;
+  if (exchange.recall && hasRecallTool(outgoing.body)) {
+    const outcome = await forwardWithRecall({
+      api,
+      url: exchange.target,
+      headers: exchange.headers,
+      body: outgoing.body,
+      response,
+      signal: exchange.signal,
+      recall: (call) => recallText(session.compactor, call),
+    });
+    return { outcome, usage: outcome.type === 'answered' && outcome.complete ? outcome.usage : undefined };
+  }
   let tap: UsageTap | undefined;
-  const outcome: ForwardOutcome =
-    exchange.recall && hasRecallTool(body)
-      ? await forwardWithRecall({
-          api: exchange.api,
-          url: exchange.target,
-          headers: exchange.headers,
-          body,
-          response: exchange.response,
-          signal: exchange.signal,
-          recall: (call) => recallText(compactor, call),
-        })
-      : await forwardRequest(
-          {
-            url: exchange.target,
-            method: exchange.method,
-            headers: { ...exchange.headers, 'accept-encoding': 'identity' },
-            body: payloadOf(clientExchange, body),
-            signal: exchange.signal,
-          },
-          exchange.response,
-          {
-            head: (status, answerHeaders) => {
-              const encoding = answerHeaders['content-encoding'];
-              if (status === 200 && (encoding === undefined || encoding === 'identity')) {
-                tap = createUsageTap(
-                  exchange.api,
-                  String(answerHeaders['content-type']).includes('text/event-stream'),
-                );
-              }
-            },
-            chunk: (chunk) => tap?.write(chunk),
-          },
-        );
-  return { outcome, usageOf: () => tap?.finish() };
+  const outcome = await forwardRequest(
+    {
+      url: exchange.target,
+      method: exchange.method,
+      headers: { ...exchange.headers, 'accept-encoding': 'identity' },
+      body: payloadOf(clientExchange, outgoing.body),
+      signal: exchange.signal,
+    },
+    response,
+    {
+      head: (status, answerHeaders) => {
+        const encoding = answerHeaders['content-encoding'];
+        if (status === 200 && (encoding === undefined || encoding === 'identity')) {
+          tap = createUsageTap(api, String(answerHeaders['content-type']).includes('text/event-stream'));
+        }
+      },
+      chunk: (chunk) => tap?.write(chunk),
+    },
+  );
+  return { outcome, usage: outcome.type === 'answered' && outcome.complete ? tap?.finish() : undefined };
+}
+
+/** The record of an exchange that went upstream (or could not). */
+function recordOf(exchange: Exchange, outgoing: Outgoing, outcome: ForwardOutcome): ProxyRequestRecord {
+  const compaction = outgoing.compaction;
+  const layer: CompactionLayer = compaction?.layer ?? 'none';
+  const closed = outcome.type === 'closed' || exchange.signal.aborted;
+  return {
+    time: new Date(Date.now() - (performance.now() - exchange.arrived)).toISOString(),
+    session: shortHash(exchange.sessionKey).slice(0, 8),
+    api: exchange.api,
+    method: exchange.method,
+    path: exchange.target.pathname,
+    tokensIn: compaction?.tokensBefore ?? 0,
+    tokensOut: compaction?.tokensAfter ?? 0,
+    layer,
+    status: outcome.type === 'answered' ? outcome.status : closed ? CLIENT_CLOSED_STATUS : 502,
+    ms: performance.now() - exchange.arrived,
+    overheadMs: 0,
+    ...(outgoing.fallback ? { fallback: outgoing.fallback } : {}),
+    ...(closed ? { clientClosed: true } : {}),
+  };
+}
+
+/** The record of an exchange whose client left before anything (more) went upstream. */
+function closedRecord(exchange: Exchange, outgoing?: Outgoing): ProxyRequestRecord {
+  return recordOf(exchange, outgoing ?? { body: exchange.body, sent: [] }, { type: 'closed' });
+}
+
+/**
+ * Why a request must go upstream as it came, if it must: its history lives on the provider
+ * (`previous_response_id`, `conversation`, item references), so compacting the part it carries
+ * would drop what the stored part refers to.
+ */
+export function statefulReason(api: ProxyApi, body: Record<string, unknown>): string | undefined {
+  if (coveredByProviderCompaction(conversationOf(api, body))) return 'provider compaction';
+  if (api !== 'responses') return undefined;
+  if (typeof body.previous_response_id === 'string') return 'stateful: previous_response_id';
+  if (body.conversation !== undefined && body.conversation !== null) return 'stateful: conversation';
+  const input = Array.isArray(body.input) ? (body.input as { type?: unknown }[]) : [];
+  if (input.some((item) => item?.type === 'item_reference')) return 'stateful: item_reference';
+  return undefined;
+}
+
+/**
+ * True when a provider compaction covers all of the conversation: the latest `compaction` block
+ * (or Responses item) sits in the last turn or the one before it, so nothing is left to compact.
+ */
+function coveredByProviderCompaction(conversation: unknown[] | undefined): boolean {
+  if (conversation === undefined || conversation.length === 0) return false;
+  const holdsCompaction = (item: unknown): boolean => {
+    const record = item as { type?: unknown; content?: unknown } | undefined;
+    if (record?.type === 'compaction') return true;
+    return (
+      Array.isArray(record?.content) &&
+      record.content.some((block: { type?: unknown } | undefined) => block?.type === 'compaction')
+    );
+  };
+  return conversation.slice(-2).some(holdsCompaction);
+}
+
+/** Forwards the client's bytes untouched (a stateful request), recorded with why. */
+async function passThrough(
+  exchange: Exchange,
+  dependencies: ExchangeDependencies,
+  reason: string,
+): Promise<ProxyRequestRecord> {
+  const outcome = await forwardRequest(
+    {
+      url: exchange.target,
+      method: exchange.method,
+      headers: exchange.headers,
+      body: exchange.raw,
+      signal: exchange.signal,
+    },
+    exchange.response,
+  );
+  if (outcome.type === 'unreachable') dependencies.unreachable(exchange.response, outcome.message);
+  const record = recordOf(exchange, { body: exchange.body, sent: [] }, outcome);
+  return { ...record, overheadMs: 0, passthrough: reason };
 }
 
 /** Compacts the request; the client's own bytes when nothing changed or anything went wrong. */
@@ -206,8 +286,9 @@ async function compactOnce(
   if (problem !== undefined || sent === undefined) {
     return {
       ...original,
-      compaction: { ...compaction, tokensAfter: compaction.tokensBefore },
-      fallback: `compacted request rejected: ${problem}`,
+      // What went upstream is the client's request: no layer ran on it.
+      compaction: { ...compaction, layer: 'none', tokensAfter: compaction.tokensBefore },
+      fallback: `compacted request rejected (${compaction.layer}): ${problem}`,
     };
   }
   return { body: compaction.body, sent, compaction };

@@ -74,6 +74,12 @@ export interface ProxyOptions {
   dashboard?: boolean;
   /** Traces requests and compactions, e.g. `createOtelProxyTracing()` from `agent-compact/otel`. */
   tracing?: ProxyTracing;
+  /**
+   * The longest one exchange may take, from arrival to the end of the answer: past it the upstream
+   * call is cancelled, the client gets a 504 and the session's next request goes ahead.
+   * @default 600000 (10 minutes)
+   */
+  upstreamTimeoutMs?: number;
 }
 
 /** A running proxy. */

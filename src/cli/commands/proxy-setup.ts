@@ -43,6 +43,7 @@ export const PROXY_ARG_OPTIONS = {
   notify: { type: 'boolean' },
   otel: { type: 'boolean' },
   tokenizer: { type: 'string' },
+  'upstream-timeout': { type: 'string' },
 } as const;
 
 /** The parsed values of {@link PROXY_ARG_OPTIONS}. */
@@ -150,11 +151,15 @@ async function tracingOption(flag: boolean): Promise<Pick<ProxyOptions, 'tracing
   return flag || otel.isTracerProviderRegistered() ? { tracing: otel.createOtelProxyTracing() } : {};
 }
 
-function thresholdOptions(values: ProxyArgValues): Pick<ProxyOptions, 'thresholds' | 'contextWindow'> {
+function thresholdOptions(
+  values: ProxyArgValues,
+): Pick<ProxyOptions, 'thresholds' | 'contextWindow' | 'upstreamTimeoutMs'> {
   const mid = positiveIntegerOption('mid', values.mid);
   const hard = positiveIntegerOption('hard', values.hard);
   const window = positiveIntegerOption('window', values.window);
+  const upstreamTimeout = positiveIntegerOption('upstream-timeout', values['upstream-timeout']);
   return {
+    ...(upstreamTimeout === undefined ? {} : { upstreamTimeoutMs: upstreamTimeout * 1000 }),
     ...(mid !== undefined || hard !== undefined
       ? { thresholds: { ...(mid === undefined ? {} : { mid }), ...(hard === undefined ? {} : { hard }) } }
       : {}),

@@ -1,7 +1,7 @@
 /**
  * `agent-compact proxy --upstream URL [--host H] [--port N] [--mid N --hard N | --window N]
  * [--summarizer SPEC] [--archive DIR | --store redis://…] [--anthropic-upstream URL] [--openai-upstream URL]
- * [--json-log FILE] [--recall] [--background] [--tokenizer T]`
+ * [--json-log FILE] [--recall] [--background] [--tokenizer T] [--upstream-timeout SECONDS]`
  *
  * Runs the compaction proxy until SIGINT or SIGTERM. The first stdout line is `listening on URL`.
  */
@@ -47,6 +47,8 @@ Options:
                              tracer provider
   --json-log FILE            append one JSON line per request to FILE (layer, tokensIn,
                              tokensOut, session: the figures of the x-agent-compact-* headers)
+  --upstream-timeout S       give up on an exchange after S seconds (default 600): the client gets
+                             a 504 and the conversation's next request goes ahead
   --tokenizer T              heuristic (default; provider usage anchors the count), o200k or cl100k
   -h, --help                 show this help
 
