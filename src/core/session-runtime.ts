@@ -1,6 +1,6 @@
 import { ArchiveIds } from './_internal/archive-ids.js';
 import { fingerprintMessages, requestKey, startsWithFingerprints } from './_internal/fingerprint.js';
-import { HistoryIndex } from './_internal/history-index.js';
+import { HistoryIndex } from './layers/history-index.js';
 import type { ArchiveItem } from './archive/archive-store.js';
 import { COMPACTOR_STATE_SCHEMA, type CompactorState } from './archive/session-state-store.js';
 import type { CompactorSettings } from './compactor-settings.js';
