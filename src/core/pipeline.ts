@@ -10,7 +10,7 @@ import { latestHumanRequest, planHard } from './layers/hard.js';
 import type { LayerPlan, RewriteContext } from './layers/mask.js';
 import { planMicro } from './layers/micro.js';
 import { planMid } from './layers/mid.js';
-import { planAfterProviderCompaction, splitAtProviderCompaction } from './layers/provider-compaction.js';
+import { type ProviderCompactionSplit, splitAtProviderCompaction } from './layers/provider-compaction.js';
 import {
   type BackgroundJob,
   type IndexUpdate,
@@ -56,6 +56,8 @@ interface Turn {
   environment: TurnEnvironment;
   context: RewriteContext;
   tokensBefore: number;
+  /** The input split at the latest provider compaction: the layers plan only on `rest`. */
+  split: ProviderCompactionSplit;
   /** The background job this call continues (undefined when none, or dropped as stale). */
   job: BackgroundJob | undefined;
 }
@@ -88,14 +90,15 @@ export async function compactTurn(
     usage && previous ? learnedOverhead(usage, previous, runtime) : runtime.breaker.overheadTokens;
   const tokensBefore = runtime.tokens.count(input, system, tools);
   // The whole prompt is counted; the layers plan only on what follows a provider compaction.
-  runtime.index.sync(splitAtProviderCompaction(input).rest);
+  const split = splitAtProviderCompaction(input);
+  runtime.index.sync(split.rest);
   // A forced layer is an explicit request (`force` wins); the automatic path refuses at once.
   if (tokensBefore > settings.limits.hard && force === undefined)
     assertFixedPartFits(input, options, runtime, settings);
   const job =
     runtime.background && continuesSnapshot(input, runtime.background) ? runtime.background : undefined;
   const context = rewriteContext(runtime, settings, now);
-  const turn: Turn = { input, options, runtime, environment, context, tokensBefore, job };
+  const turn: Turn = { input, options, runtime, environment, context, tokensBefore, split, job };
   const run = await runStep(decideTurn(turnFacts(turn, now, overheadTokens)), turn, overheadTokens, now);
 
   const last = run.steps[run.steps.length - 1];
@@ -212,19 +215,17 @@ async function runStep(step: TurnStep, turn: Turn, overheadTokens: number, now: 
 }
 
 async function microStep(turn: Turn, cacheAware: boolean): Promise<AppliedStep[]> {
-  const { input, runtime, environment, context } = turn;
+  const { split, runtime, environment, context } = turn;
   const settings = { ...environment.settings.micro, cacheAware };
   const started = Date.now();
-  const plan = await planAfterProviderCompaction(input, (rest) =>
-    planMicro(rest, runtime.index, settings, context),
-  );
+  const plan = await planAfterSplit(split, (rest) => planMicro(rest, runtime.index, settings, context));
   return plan ? [{ layer: 'micro', plan, durationMs: Date.now() - started, consumed: plan.consumed }] : [];
 }
 
-async function midStep({ input, options, environment, context }: Turn): Promise<AppliedStep> {
+async function midStep({ split, options, environment, context }: Turn): Promise<AppliedStep> {
   const { settings } = environment;
   const started = Date.now();
-  const plan = await planAfterProviderCompaction(input, (rest) =>
+  const plan = await planAfterSplit(split, (rest) =>
     planMid(rest, settings.mid, settings.counter, context, options.signal),
   );
   return { layer: 'mid', plan, durationMs: Date.now() - started, consumed: 0 };
@@ -246,7 +247,7 @@ function swapIn({ job, input }: Turn): AppliedStep[] {
 
 /** The hard step; undefined when hard would free nothing. */
 async function hardStep({
-  input,
+  split,
   options,
   runtime,
   environment,
@@ -258,7 +259,7 @@ async function hardStep({
   const started = Date.now();
   // Summaries take seconds: say so before, not after.
   emit({ type: 'compaction-start', layer: 'hard', tokensBefore });
-  const plan = await planAfterProviderCompaction(input, (rest, whole) =>
+  const plan = await planAfterSplit(split, (rest, whole) =>
     planHard(rest, {
       settings: settings.hard,
       counter: settings.counter,
@@ -288,6 +289,23 @@ async function hardStep({
     return undefined;
   }
   return { layer: 'hard', plan, durationMs: Date.now() - started, consumed: 0 };
+}
+
+/**
+ * Runs a layer's planner on what follows the latest provider compaction and puts the untouched
+ * head back in front of the plan's messages. `plan` gets the rest and a function that prefixes
+ * the head, for counting a whole request.
+ */
+async function planAfterSplit<Plan extends LayerPlan | undefined>(
+  { head, rest }: ProviderCompactionSplit,
+  plan: (
+    rest: readonly Message[],
+    whole: (part: readonly Message[]) => readonly Message[],
+  ) => Plan | Promise<Plan>,
+): Promise<Plan> {
+  if (head.length === 0) return plan(rest, (part) => part);
+  const planned = await plan(rest, (part) => [...head, ...part]);
+  return planned && { ...planned, messages: [...head, ...planned.messages] };
 }
 
 /**
