@@ -8,7 +8,7 @@ import type { Message, SystemPrompt } from './conversation/types.js';
 import { validateMessages } from './conversation/validate.js';
 import { CompactError } from './errors.js';
 import type { CompactionEvent } from './events.js';
-import { archiveAndReport, compactTurn, type TurnEnvironment } from './pipeline.js';
+import { compactTurn, type TurnEnvironment } from './pipeline.js';
 import { compactRequestWith } from './request/compact-request.js';
 import {
   applyUpdate,
@@ -17,6 +17,7 @@ import {
   runtimeToState,
   type SessionRuntime,
 } from './session-runtime.js';
+import { archiveAndReport } from './turn-report.js';
 
 export { defaultThresholds } from './compactor-settings.js';
 
@@ -62,12 +63,12 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
     callOptions: MaybeCompactOptions,
   ): Promise<CompactResult> {
     const loaded = await session();
-    const environment: TurnEnvironment = { settings, archive, emit };
+    const environment: TurnEnvironment = { settings, emit };
     const outcome = await compactTurn(input, callOptions, loaded.runtime, environment);
     // The runtime moves to the output and the state is saved before anything is archived.
     applyUpdate(loaded.runtime, outcome.update);
     await persist(stateStore, settings, loaded);
-    await archiveAndReport(outcome, loaded.runtime, environment);
+    await archiveAndReport(outcome, loaded.runtime, archive, emit);
     return outcome.result;
   }
 

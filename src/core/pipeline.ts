@@ -1,4 +1,3 @@
-import type { ArchiveItem, ArchiveStore } from './archive/archive-store.js';
 import { continuesSnapshot, jobState, startJob } from './background-hard.js';
 import type { CompactResult, MaybeCompactOptions } from './compactor-options.js';
 import type { CompactorSettings } from './compactor-settings.js';
@@ -22,30 +21,18 @@ import {
 } from './session-runtime.js';
 import { countMessageTokens, countSystemTokens } from './tokens/message-tokens.js';
 import { countToolTokens } from './tokens/tool-tokens.js';
+import { type AppliedStep, measureSteps, type StepsToReport } from './turn-report.js';
 
-/** One layer that changed the history. */
-interface AppliedStep {
-  layer: Exclude<CompactionLayer, 'none'>;
-  plan: LayerPlan;
-  durationMs: number;
-  /** Pending results of the index the step masked (micro only). */
-  consumed: number;
-}
-
-/** What a turn needs besides the runtime: the fixed settings, the archive and the event sink. */
+/** What a turn needs besides the runtime: the fixed settings and the event sink. */
 export interface TurnEnvironment {
   settings: CompactorSettings;
-  archive: ArchiveStore;
   emit: (event: CompactionEvent) => void;
 }
 
 /** A call's outcome: what to return, how the runtime moves, and what to archive and report once it has. */
-export interface TurnOutcome {
+export interface TurnOutcome extends StepsToReport {
   result: CompactResult;
   update: RuntimeUpdate;
-  items: ArchiveItem[];
-  steps: readonly AppliedStep[];
-  sizes: readonly StepSizes[];
 }
 
 /** One call's inputs, shared by the steps. */
@@ -74,7 +61,7 @@ interface StepRun {
 /**
  * One call of `maybeCompact`: count → decide ({@link decideTurn}) → run the step → the outcome.
  * The runtime is only read here (its index, ids and counter are caches that advance as they are
- * read); the compactor applies `update`, saves the state, then calls {@link archiveAndReport}.
+ * read); the compactor applies `update`, saves the state, then calls `archiveAndReport` (`turn-report.ts`).
  */
 export async function compactTurn(
   input: readonly Message[],
@@ -124,19 +111,6 @@ export async function compactTurn(
   return { result, update, items, steps: run.steps, sizes };
 }
 
-/**
- * After the runtime moved and its state was saved: archives the originals (a state save that found
- * the session moved leaves nothing archived under stale ids), then one start/end pair per step.
- */
-export async function archiveAndReport(
-  outcome: TurnOutcome,
-  runtime: SessionRuntime,
-  environment: TurnEnvironment,
-): Promise<void> {
-  await storeItems(environment.archive, runtime, outcome.items);
-  emitSteps(outcome.steps, outcome.sizes, environment);
-}
-
 /** The facts {@link decideTurn} reads; the breaker's are counted only over the hard threshold. */
 function turnFacts(turn: Turn, now: number, overheadTokens: number): TurnFacts {
   const { runtime, environment, options, input, tokensBefore, job } = turn;
@@ -150,7 +124,11 @@ function turnFacts(turn: Turn, now: number, overheadTokens: number): TurnFacts {
     micro: { cacheAware: micro.cacheAware, clearAtLeast: micro.clearAtLeast },
     cacheExpired:
       runtime.lastCallAt !== undefined && now - runtime.lastCallAt > settings.cacheTtlSeconds * 1000,
-    midEstimate: tokensBefore > limits.mid ? runtime.index.estimateMidFreed(settings.mid.keepToolResults) : 0,
+    // Only read over a threshold where a row uses it (the estimate walks the pending results).
+    midEstimate:
+      tokensBefore > Math.min(limits.mid, background?.threshold ?? limits.mid)
+        ? runtime.index.estimateMidFreed(settings.mid.keepToolResults)
+        : 0,
     breaker: {
       previousTokensAfter: overHard ? previousHardTokens(runtime) : undefined,
       floorTokens: overHard
@@ -402,23 +380,6 @@ function assertFitsWindow(layer: CompactionLayer, tokensAfter: number, settings:
   );
 }
 
-async function storeItems(
-  archive: ArchiveStore,
-  runtime: SessionRuntime,
-  items: ArchiveItem[],
-): Promise<void> {
-  if (items.length === 0) return;
-  try {
-    await archive.put(items);
-  } catch (error) {
-    throw new CompactError(`archiving ${items.length} item(s) failed; the context was left unchanged`, {
-      code: 'ARCHIVE_FAILED',
-      cause: error,
-    });
-  }
-  runtime.ids.markStored(items);
-}
-
 /** How the index follows the output: micro alone rewrote in place; other layers moved messages. */
 function indexUpdate(steps: readonly AppliedStep[], output: readonly Message[]): IndexUpdate | undefined {
   const [only] = steps;
@@ -427,58 +388,6 @@ function indexUpdate(steps: readonly AppliedStep[], output: readonly Message[]):
   const { rest } = splitAtProviderCompaction(output);
   const inPlace = steps.length === 1 && only.layer === 'micro';
   return inPlace ? { kind: 'adopt', rest, consumed: only.consumed } : { kind: 'sync', rest };
-}
-
-/** Tokens before and after each step (see {@link measureSteps}). */
-interface StepSizes {
-  before: number;
-  after: number;
-}
-
-/**
- * The tokens before and after each step. Sizes are honest: the provider-anchored count
- * before, less what the step freed by the local count (measured, not estimated) scaled by the
- * calibrated ratio, so before and after are counted the same way.
- */
-function measureSteps(
-  steps: readonly AppliedStep[],
-  input: readonly Message[],
-  { system, tools }: MaybeCompactOptions,
-  tokensBefore: number,
-  runtime: SessionRuntime,
-): StepSizes[] {
-  const ratio = runtime.tokens.calibration().overallRatio;
-  const sizes: StepSizes[] = [];
-  let tokens = tokensBefore;
-  let local = steps.length === 0 ? 0 : runtime.tokens.countLocal(input, system, tools);
-  for (const step of steps) {
-    const before = tokens;
-    const localAfter = runtime.tokens.countLocal(step.plan.messages, system, tools);
-    tokens = Math.max(0, before - Math.round(ratio * (local - localAfter)));
-    local = localAfter;
-    sizes.push({ before, after: tokens });
-  }
-  return sizes;
-}
-
-/** One start/end pair per step; hard announced its start before its summary. */
-function emitSteps(
-  steps: readonly AppliedStep[],
-  sizes: readonly StepSizes[],
-  { emit }: TurnEnvironment,
-): void {
-  for (const [index, { layer, plan, durationMs }] of steps.entries()) {
-    const { before, after } = sizes[index]!;
-    if (layer !== 'hard') emit({ type: 'compaction-start', layer, tokensBefore: before });
-    emit({
-      type: 'compaction-end',
-      layer,
-      tokensBefore: before,
-      tokensAfter: after,
-      archived: plan.items.length,
-      durationMs,
-    });
-  }
 }
 
 function rewriteContext(runtime: SessionRuntime, settings: CompactorSettings, now: number): RewriteContext {
