@@ -121,3 +121,15 @@ describe('a session moving between compactors through a SessionStateStore', () =
     expect((await stateStore.load('moving-session'))?.version).toBe(2);
   });
 });
+
+describe('the now option', () => {
+  it.each(['mid', 'hard'] as const)('dates the items a %s compaction archives', async (force) => {
+    const archive = createMemoryArchiveStore();
+    const compactor = createCompactor({ archive, sessionId: 'clock' });
+    const now = Date.UTC(2030, 0, 2, 3, 4, 5);
+    const result = await compactor.maybeCompact(agentSession(8, { lines: 40 }), { force, now });
+    expect(result.archived.length).toBeGreaterThan(0);
+    const items = await archive.list('clock');
+    expect(items.map((item) => item.createdAt)).toEqual(items.map(() => now));
+  });
+});

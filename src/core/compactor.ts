@@ -10,7 +10,14 @@ import { CompactError } from './errors.js';
 import type { CompactionEvent } from './events.js';
 import { compactTurn, type TurnEnvironment } from './pipeline.js';
 import { compactRequestWith } from './request/compact-request.js';
-import { createRuntime, restoreRuntime, runtimeToState, type SessionRuntime } from './session-runtime.js';
+import {
+  applyUpdate,
+  createRuntime,
+  restoreRuntime,
+  runtimeToState,
+  type SessionRuntime,
+} from './session-runtime.js';
+import { archiveAndReport } from './turn-report.js';
 
 export { defaultThresholds } from './compactor-settings.js';
 
@@ -39,6 +46,7 @@ interface LoadedSession {
 export function createCompactor(options: CompactorOptions = {}): Compactor {
   const settings = resolveSettings(options);
   const { archive = createMemoryArchiveStore(), stateStore, onEvent = () => {} } = options;
+  const emit = safeEmitter(onEvent);
   let loading: Promise<LoadedSession> | undefined;
 
   async function session(): Promise<LoadedSession> {
@@ -50,29 +58,18 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
     return loading;
   }
 
-  /** Saves the session's state when it changed; throws `STATE_CONFLICT` when it moved meanwhile. */
-  async function persist(loaded: LoadedSession): Promise<void> {
-    if (!stateStore) return;
-    const state = runtimeToState(loaded.runtime, settings);
-    // Compared, not serialized: a state whose history grew differs at a length check.
-    if (sameJson(state, loaded.savedState)) return;
-    const saved = await stateStore.save(settings.sessionId, state, { expectedVersion: loaded.version });
-    loaded.version = saved.version;
-    loaded.savedState = state;
-  }
-
   async function runOnce(
     input: readonly Message[],
     callOptions: MaybeCompactOptions,
   ): Promise<CompactResult> {
     const loaded = await session();
-    const environment: TurnEnvironment = {
-      settings,
-      archive,
-      emit: safeEmitter(onEvent),
-      persist: () => persist(loaded),
-    };
-    return compactTurn(input, callOptions, loaded.runtime, environment);
+    const environment: TurnEnvironment = { settings, emit };
+    const outcome = await compactTurn(input, callOptions, loaded.runtime, environment);
+    // The runtime moves to the output and the state is saved before anything is archived.
+    applyUpdate(loaded.runtime, outcome.update);
+    await persist(stateStore, settings, loaded);
+    await archiveAndReport(outcome, loaded.runtime, archive, emit);
+    return outcome.result;
   }
 
   /** True when a call failed while another compactor had saved a newer state of the session. */
@@ -116,6 +113,21 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
     sessionId: settings.sessionId,
     archive,
   };
+}
+
+/** Saves the session's state when it changed; throws `STATE_CONFLICT` when it moved meanwhile. */
+async function persist(
+  stateStore: CompactorOptions['stateStore'],
+  settings: CompactorSettings,
+  loaded: LoadedSession,
+): Promise<void> {
+  if (!stateStore) return;
+  const state = runtimeToState(loaded.runtime, settings);
+  // Compared, not serialized: a state whose history grew differs at a length check.
+  if (sameJson(state, loaded.savedState)) return;
+  const saved = await stateStore.save(settings.sessionId, state, { expectedVersion: loaded.version });
+  loaded.version = saved.version;
+  loaded.savedState = state;
 }
 
 /** Reads the archive (to continue its ids) and the stored state, if any. */

@@ -1,267 +1,243 @@
-import type { ArchiveItem, ArchiveStore } from './archive/archive-store.js';
-import { type BackgroundDecision, decideBackground } from './background-hard.js';
+import { continuesSnapshot, jobState, startJob } from './background-hard.js';
 import type { CompactResult, MaybeCompactOptions } from './compactor-options.js';
 import type { CompactorSettings } from './compactor-settings.js';
-import type { Message } from './conversation/types.js';
+import { type Message, type ProviderUsage, promptTokensFromUsage } from './conversation/types.js';
 import { CompactError } from './errors.js';
 import type { CompactionEvent, CompactionLayer } from './events.js';
+import { type BreakerOpen, decideTurn, type TurnFacts, type TurnStep } from './layers/decide-turn.js';
 import { latestHumanRequest, planHard } from './layers/hard.js';
 import type { LayerPlan, RewriteContext } from './layers/mask.js';
-import { type MicroSettings, planMicro } from './layers/micro.js';
+import { planMicro } from './layers/micro.js';
 import { planMid } from './layers/mid.js';
-import { planAfterProviderCompaction, splitAtProviderCompaction } from './layers/provider-compaction.js';
-import { recallLastOutput, type SessionRuntime, sentRequest } from './session-runtime.js';
+import { type ProviderCompactionSplit, splitAtProviderCompaction } from './layers/provider-compaction.js';
+import {
+  type BackgroundJob,
+  type IndexUpdate,
+  type RuntimeUpdate,
+  recallLastOutput,
+  type SentRequest,
+  type SessionRuntime,
+  sentRequest,
+} from './session-runtime.js';
 import { countMessageTokens, countSystemTokens } from './tokens/message-tokens.js';
 import { countToolTokens } from './tokens/tool-tokens.js';
+import { type AppliedStep, measureSteps, type StepsToReport } from './turn-report.js';
 
-/** Which layers a call tries, in order; see {@link chooseLayer}. */
-export type LayerChoice =
-  /** Micro only (under the mid threshold, or over it with the mid gate closed). */
-  | 'micro'
-  /** Mid when its plan frees enough, otherwise micro. */
-  | 'mid-or-micro'
-  /** Over the hard threshold: mid when it gets the request under the mid threshold, otherwise hard. */
-  | 'mid-or-hard'
-  /** Forced mid (even over the hard threshold), micro when mid has nothing to do. */
-  | 'forced-mid'
-  /** Forced or needed hard. */
-  | 'hard';
-
-/**
- * The layers to try, as a pure function of the request's tokens, the thresholds, `force` and the
- * mid gate (whether the index estimates mid could free a cache-aware batch). `force` wins.
- */
-export function chooseLayer({
-  tokens,
-  limits,
-  force,
-  midGateOpen,
-}: {
-  tokens: number;
-  limits: { mid: number; hard: number };
-  force: MaybeCompactOptions['force'];
-  midGateOpen: boolean;
-}): LayerChoice {
-  if (force === 'hard') return 'hard';
-  if (force === 'mid') return 'forced-mid';
-  if (tokens > limits.hard) return 'mid-or-hard';
-  if (tokens > limits.mid && midGateOpen) return 'mid-or-micro';
-  return 'micro';
-}
-
-/** One layer that changed the history. */
-interface AppliedStep {
-  layer: Exclude<CompactionLayer, 'none'>;
-  plan: LayerPlan;
-  durationMs: number;
-  /** Pending results of the index the step masked (micro only). */
-  consumed: number;
-}
-
-/** What a turn needs besides the runtime: the fixed settings, the archive and the event sink. */
+/** What a turn needs besides the runtime: the fixed settings and the event sink. */
 export interface TurnEnvironment {
   settings: CompactorSettings;
-  archive: ArchiveStore;
   emit: (event: CompactionEvent) => void;
-  /** Saves the runtime's state (a no-op without a state store); may throw `STATE_CONFLICT`. */
-  persist: () => Promise<void>;
+}
+
+/** A call's outcome: what to return, how the runtime moves, and what to archive and report once it has. */
+export interface TurnOutcome extends StepsToReport {
+  result: CompactResult;
+  update: RuntimeUpdate;
+}
+
+/** One call's inputs, shared by the steps. */
+interface Turn {
+  input: readonly Message[];
+  options: MaybeCompactOptions;
+  runtime: SessionRuntime;
+  environment: TurnEnvironment;
+  context: RewriteContext;
+  tokensBefore: number;
+  /** The input split at the latest provider compaction: the layers plan only on `rest`. */
+  split: ProviderCompactionSplit;
+  /** The background job this call continues (undefined when none, or dropped as stale). */
+  job: BackgroundJob | undefined;
+}
+
+/** What running a step did: the steps that changed something, the job to keep, the breaker's verdict. */
+interface StepRun {
+  steps: AppliedStep[];
+  job: BackgroundJob | undefined;
+  /** The background summary was swapped in (not a foreground hard for the breaker). */
+  swapped: boolean;
+  breaker?: BreakerOpen;
 }
 
 /**
- * One call of `maybeCompact`: count → choose the layers → plan → archive once → one
- * `compaction-start`/`compaction-end` pair per layer that changed something → remember the output.
+ * One call of `maybeCompact`: count → decide ({@link decideTurn}) → run the step → the outcome.
+ * The runtime is only read here (its index, ids and counter are caches that advance as they are
+ * read); the compactor applies `update`, saves the state, then calls `archiveAndReport` (`turn-report.ts`).
  */
 export async function compactTurn(
   input: readonly Message[],
   options: MaybeCompactOptions,
   runtime: SessionRuntime,
   environment: TurnEnvironment,
-): Promise<CompactResult> {
+): Promise<TurnOutcome> {
   const { settings } = environment;
   const { system, tools, usage, force, now = Date.now() } = options;
   const previous = recallLastOutput(runtime, input, { system, tools }, settings);
   if (usage && previous) runtime.tokens.observe(usage, previous.messages, previous.system, previous.tools);
+  const overheadTokens =
+    usage && previous ? learnedOverhead(usage, previous, runtime) : runtime.breaker.overheadTokens;
   const tokensBefore = runtime.tokens.count(input, system, tools);
   // The whole prompt is counted; the layers plan only on what follows a provider compaction.
-  runtime.index.sync(splitAtProviderCompaction(input).rest);
+  const split = splitAtProviderCompaction(input);
+  runtime.index.sync(split.rest);
   // A forced layer is an explicit request (`force` wins); the automatic path refuses at once.
   if (tokensBefore > settings.limits.hard && force === undefined)
     assertFixedPartFits(input, options, runtime, settings);
+  const job =
+    runtime.background && continuesSnapshot(input, runtime.background) ? runtime.background : undefined;
+  const context = rewriteContext(runtime, settings, now);
+  const turn: Turn = { input, options, runtime, environment, context, tokensBefore, split, job };
+  const run = await runStep(decideTurn(turnFacts(turn, now, overheadTokens)), turn, overheadTokens, now);
 
-  // When the prompt cache has expired anyway there is no prefix to keep: no batching this call.
-  const cacheExpired =
-    runtime.lastCallAt !== undefined && now - runtime.lastCallAt > settings.cacheTtlSeconds * 1000;
-  const micro = cacheExpired ? { ...settings.micro, cacheAware: false } : settings.micro;
-  // A whole mid plan walks the history: between the thresholds, make one only when the index
-  // estimates it could free a cache-aware batch.
-  const betweenThresholds = tokensBefore > settings.limits.mid && tokensBefore <= settings.limits.hard;
-  const midGateOpen =
-    betweenThresholds &&
-    (!micro.cacheAware || runtime.index.estimateMidFreed(settings.mid.keepToolResults) >= micro.clearAtLeast);
-  const choice = chooseLayer({ tokens: tokensBefore, limits: settings.limits, force, midGateOpen });
-  const context = rewriteContext(runtime, settings);
-  const startSummary = async () =>
-    (await hardStep(input, options, runtime, environment, context, tokensBefore))?.plan;
-  const decide = () => decideBackground(input, tokensBefore, runtime, settings, startSummary);
-  const background = force ? ({ kind: 'none' } as const) : await decide();
-  const backgroundPlanned =
-    background.kind === 'none'
-      ? undefined
-      : await backgroundSteps(background, decide, input, options, runtime, environment, context);
-  const { steps, previousTokensAfter } = backgroundPlanned
-    ? { steps: backgroundPlanned, previousTokensAfter: undefined }
-    : await planLayers(choice, input, options, runtime, { ...environment, micro }, context, tokensBefore);
-
-  const last = steps[steps.length - 1];
+  const last = run.steps[run.steps.length - 1];
   const output = last?.plan.messages ?? input;
-  const items = steps.flatMap((step) => step.plan.items);
   const layer = last?.layer ?? 'none';
-  const sizes = measureSteps(steps, input, options, tokensBefore, runtime);
+  const sizes = measureSteps(run.steps, input, options, tokensBefore, runtime);
   const tokensAfter = sizes[sizes.length - 1]?.after ?? tokensBefore;
-  if (previousTokensAfter !== undefined) assertFitsWithoutHard(tokensAfter, previousTokensAfter, settings);
+  if (run.breaker) assertFitsWithoutHard(tokensAfter, run.breaker, settings);
   assertFitsWindow(layer, tokensAfter, settings);
-  // The runtime moves to the output, the state is saved, then the originals are archived: a state
-  // save that finds the session moved (or a failed write) leaves nothing archived under stale ids.
-  commitIndex(runtime, steps, output);
-  runtime.lastOutput = { messages: output, length: output.length, system, tools };
-  runtime.restoredLastOutput = undefined;
-  // A swapped-in background summary keeps the messages added since it started: the breaker (which
-  // stops hard summarizing twice in a row to no effect) is about foreground summaries only.
-  runtime.hardOnLastCall = layer === 'hard' && background.kind === 'none';
-  runtime.lastCallAt = now;
-  await environment.persist();
-  await storeItems(environment.archive, runtime, items);
-  emitSteps(steps, sizes, environment);
+  const items = run.steps.flatMap((step) => step.plan.items);
+  const update: RuntimeUpdate = {
+    lastOutput: { messages: output, length: output.length, system, tools },
+    lastCallAt: now,
+    // The breaker (which stops hard summarizing to no effect) is about foreground summaries only.
+    breaker: { hardOnLastCall: layer === 'hard' && !run.swapped, overheadTokens },
+    background: run.job,
+    index: indexUpdate(run.steps, output),
+  };
+  // The same array as the input when nothing changed (the caller's own array, so not readonly).
+  const messages = output as Message[];
+  const archived = items.map((item) => item.id);
+  const result: CompactResult = { messages, layer, tokensBefore, tokensAfter, archived };
+  return { result, update, items, steps: run.steps, sizes };
+}
+
+/** The facts {@link decideTurn} reads; the breaker's are counted only over the hard threshold. */
+function turnFacts(turn: Turn, now: number, overheadTokens: number): TurnFacts {
+  const { runtime, environment, options, input, tokensBefore, job } = turn;
+  const { settings } = environment;
+  const { limits, micro, background } = settings;
+  const overHard = tokensBefore > limits.hard;
   return {
-    // The same array as the input when nothing changed (the caller's own array, so not readonly).
-    messages: output as Message[],
-    layer,
-    tokensBefore,
-    tokensAfter,
-    archived: items.map((item) => item.id),
+    tokens: tokensBefore,
+    limits,
+    force: options.force,
+    micro: { cacheAware: micro.cacheAware, clearAtLeast: micro.clearAtLeast },
+    cacheExpired:
+      runtime.lastCallAt !== undefined && now - runtime.lastCallAt > settings.cacheTtlSeconds * 1000,
+    // Only read over a threshold where a row uses it (the estimate walks the pending results).
+    midEstimate:
+      tokensBefore > Math.min(limits.mid, background?.threshold ?? limits.mid)
+        ? runtime.index.estimateMidFreed(settings.mid.keepToolResults)
+        : 0,
+    breaker: {
+      previousTokensAfter: overHard ? previousHardTokens(runtime) : undefined,
+      floorTokens: overHard
+        ? overheadTokens + fixedPart(input, options, runtime, settings, 'delta').fixed
+        : 0,
+    },
+    background: background && { ...background, job: jobState(job) },
   };
 }
 
-/**
- * The steps of a call with a background summary on its way or ready: none while it is on its way,
- * the swap when it is ready; over the hard threshold, mid when it gets the request back under it,
- * else the swap once the summary arrives. Undefined when the summary failed: the usual layers run.
- */
-async function backgroundSteps(
-  decision: Exclude<BackgroundDecision, { kind: 'none' }>,
-  decide: () => Promise<BackgroundDecision>,
-  input: readonly Message[],
-  options: MaybeCompactOptions,
-  runtime: SessionRuntime,
-  { settings }: TurnEnvironment,
-  context: RewriteContext,
-): Promise<AppliedStep[] | undefined> {
-  const swap = (plan: LayerPlan): AppliedStep[] => [{ layer: 'hard', plan, durationMs: 0, consumed: 0 }];
-  switch (decision.kind) {
-    case 'hold':
-      return [];
-    case 'swap':
-      return swap(decision.plan);
-    case 'over-hard': {
-      const started = Date.now();
-      const plan = await planAfterProviderCompaction(input, (rest) =>
-        planMid(rest, settings.mid, settings.counter, context, options.signal),
-      );
-      const after = runtime.tokens.count(plan.messages, options.system, options.tools);
-      if (plan.items.length > 0 && after <= (settings.background?.limit ?? settings.limits.hard)) {
-        return [{ layer: 'mid', plan, durationMs: Date.now() - started, consumed: 0 }];
-      }
-      await decision.done;
-      const next = await decide();
-      return next.kind === 'swap' ? swap(next.plan) : undefined;
-    }
-    default: {
-      const exhaustive: never = decision;
-      return exhaustive;
-    }
-  }
-}
-
-/** The steps that changed something, in order, and the breaker's reading when it kept hard from running. */
-interface PlannedLayers {
-  steps: AppliedStep[];
-  previousTokensAfter?: number;
-}
-
-/** Runs the planners `choice` names. */
-async function planLayers(
-  choice: LayerChoice,
-  input: readonly Message[],
-  options: MaybeCompactOptions,
-  runtime: SessionRuntime,
-  environment: TurnEnvironment & { micro: MicroSettings },
-  context: RewriteContext,
-  tokensBefore: number,
-): Promise<PlannedLayers> {
-  const { settings, micro: microSettings } = environment;
-  const micro = async (): Promise<AppliedStep[]> => {
-    const started = Date.now();
-    const plan = await planAfterProviderCompaction(input, (rest) =>
-      planMicro(rest, runtime.index, microSettings, context),
-    );
-    return plan ? [{ layer: 'micro', plan, durationMs: Date.now() - started, consumed: plan.consumed }] : [];
-  };
-  const mid = async (): Promise<AppliedStep> => {
-    const started = Date.now();
-    const plan = await planAfterProviderCompaction(input, (rest) =>
-      planMid(rest, settings.mid, settings.counter, context, options.signal),
-    );
-    return { layer: 'mid', plan, durationMs: Date.now() - started, consumed: 0 };
-  };
-  switch (choice) {
+/** Runs the step {@link decideTurn} chose. */
+async function runStep(step: TurnStep, turn: Turn, overheadTokens: number, now: number): Promise<StepRun> {
+  // A settled job is swapped in or dropped this call; only one still running is kept.
+  const job = jobState(turn.job) === 'running' ? turn.job : undefined;
+  const done = (steps: AppliedStep[]): StepRun => ({ steps, job, swapped: false });
+  switch (step.kind) {
     case 'micro':
-      return { steps: await micro() };
-    case 'forced-mid':
-    case 'mid-or-micro': {
-      const step = await mid();
-      const gated = choice === 'mid-or-micro' && microSettings.cacheAware;
-      const { items, freedTokens } = step.plan;
-      const passes = items.length > 0 && (!gated || freedTokens >= microSettings.clearAtLeast);
-      return { steps: passes ? [step] : await micro() };
+      return done(await microStep(turn, step.cacheAware));
+    case 'mid-else-micro': {
+      const mid = await midStep(turn);
+      const { items, freedTokens } = mid.plan;
+      return done(
+        items.length > 0 && freedTokens >= step.minFreed ? [mid] : await microStep(turn, step.cacheAware),
+      );
     }
-    case 'mid-or-hard': {
+    case 'mid-else-hard': {
       // Condensing is enough when it gets back under mid (so it does not fire again next call).
-      const step = await mid();
-      const after = runtime.tokens.count(step.plan.messages, options.system, options.tools);
-      if (step.plan.items.length > 0 && after <= settings.limits.mid) return { steps: [step] };
-      const previousTokensAfter = openBreaker(runtime, settings.limits);
-      if (previousTokensAfter !== undefined) {
-        const { mid: midLimit } = settings.limits;
-        environment.emit({ type: 'circuit-breaker-open', tokensBefore, previousTokensAfter, mid: midLimit });
-        return { steps: step.plan.items.length > 0 ? [step] : await micro(), previousTokensAfter };
-      }
-      return { steps: present(await hardStep(input, options, runtime, environment, context, tokensBefore)) };
+      const mid = await midStep(turn);
+      if (fitsUnder(turn, mid, step.under)) return done([mid]);
+      if (!step.breaker) return done(present(await hardStep(turn)));
+      const { tokensBefore, environment } = turn;
+      const { mid: midLimit } = environment.settings.limits;
+      environment.emit({ type: 'circuit-breaker-open', tokensBefore, mid: midLimit, ...step.breaker });
+      const steps = mid.plan.items.length > 0 ? [mid] : await microStep(turn, step.cacheAware);
+      return { ...done(steps), breaker: step.breaker };
     }
     case 'hard':
       // Forced (the model called `compact`): the breaker guards only the automatic path.
-      return { steps: present(await hardStep(input, options, runtime, environment, context, tokensBefore)) };
+      return done(present(await hardStep(turn)));
+    case 'hold':
+      return {
+        steps: [],
+        job: step.start ? startJob(turn.input, async () => (await hardStep(turn))?.plan) : job,
+        swapped: false,
+      };
+    case 'swap-in':
+      return { steps: swapIn(turn), job: undefined, swapped: true };
+    case 'await': {
+      // Mid keeps the message count, so the summary on its way still fits after it.
+      const mid = await midStep(turn);
+      if (fitsUnder(turn, mid, step.under)) return done([mid]);
+      await job?.done;
+      // The job settled: it is ready (swap it in) or failed (the usual layers decide).
+      const next = decideTurn(turnFacts(turn, now, overheadTokens));
+      return next.kind === 'await' ? done([]) : runStep(next, turn, overheadTokens, now);
+    }
     default: {
-      const exhaustive: never = choice;
+      const exhaustive: never = step;
       return exhaustive;
     }
   }
 }
 
-/** The hard step, unless the circuit breaker is open; undefined when hard would free nothing. */
-async function hardStep(
-  input: readonly Message[],
-  options: MaybeCompactOptions,
-  runtime: SessionRuntime,
-  environment: TurnEnvironment,
-  context: RewriteContext,
-  tokensBefore: number,
-): Promise<AppliedStep | undefined> {
+async function microStep(turn: Turn, cacheAware: boolean): Promise<AppliedStep[]> {
+  const { split, runtime, environment, context } = turn;
+  const settings = { ...environment.settings.micro, cacheAware };
+  const started = Date.now();
+  const plan = await planAfterSplit(split, (rest) => planMicro(rest, runtime.index, settings, context));
+  return plan ? [{ layer: 'micro', plan, durationMs: Date.now() - started, consumed: plan.consumed }] : [];
+}
+
+async function midStep({ split, options, environment, context }: Turn): Promise<AppliedStep> {
+  const { settings } = environment;
+  const started = Date.now();
+  const plan = await planAfterSplit(split, (rest) =>
+    planMid(rest, settings.mid, settings.counter, context, options.signal),
+  );
+  return { layer: 'mid', plan, durationMs: Date.now() - started, consumed: 0 };
+}
+
+/** True when the mid step changed something and the request is then at most `limit` tokens. */
+function fitsUnder({ runtime, options }: Turn, mid: AppliedStep, limit: number): boolean {
+  const after = runtime.tokens.count(mid.plan.messages, options.system, options.tools);
+  return mid.plan.items.length > 0 && after <= limit;
+}
+
+/** The ready background summary, followed by the messages added since it started. */
+function swapIn({ job, input }: Turn): AppliedStep[] {
+  const plan = job?.outcome && 'plan' in job.outcome ? job.outcome.plan : undefined;
+  if (!job || !plan) return [];
+  const messages = [...plan.messages, ...input.slice(job.length)];
+  return [{ layer: 'hard', plan: { ...plan, messages }, durationMs: 0, consumed: 0 }];
+}
+
+/** The hard step; undefined when hard would free nothing. */
+async function hardStep({
+  split,
+  options,
+  runtime,
+  environment,
+  context,
+  tokensBefore,
+}: Turn): Promise<AppliedStep | undefined> {
   const { settings, emit } = environment;
   const { system, tools, focus, signal } = options;
   const started = Date.now();
   // Summaries take seconds: say so before, not after.
   emit({ type: 'compaction-start', layer: 'hard', tokensBefore });
-  const plan = await planAfterProviderCompaction(input, (rest, whole) =>
+  const plan = await planAfterSplit(split, (rest, whole) =>
     planHard(rest, {
       settings: settings.hard,
       counter: settings.counter,
@@ -294,15 +270,42 @@ async function hardStep(
 }
 
 /**
- * The circuit breaker: the tokens the previous call's hard compaction left, counted now (with the
- * provider's report when there is one), when that call ran hard and did not get under the mid
- * threshold — summarizing again on this call would not help. Undefined when the breaker is closed.
+ * Runs a layer's planner on what follows the latest provider compaction and puts the untouched
+ * head back in front of the plan's messages. `plan` gets the rest and a function that prefixes
+ * the head, for counting a whole request.
  */
-function openBreaker(runtime: SessionRuntime, limits: { mid: number }): number | undefined {
+async function planAfterSplit<Plan extends LayerPlan | undefined>(
+  { head, rest }: ProviderCompactionSplit,
+  plan: (
+    rest: readonly Message[],
+    whole: (part: readonly Message[]) => readonly Message[],
+  ) => Plan | Promise<Plan>,
+): Promise<Plan> {
+  if (head.length === 0) return plan(rest, (part) => part);
+  const planned = await plan(rest, (part) => [...head, ...part]);
+  return planned && { ...planned, messages: [...head, ...planned.messages] };
+}
+
+/**
+ * The tokens the previous call's hard compaction left, counted now (with the provider's report
+ * when there is one); undefined when the last call did not run hard.
+ */
+function previousHardTokens(runtime: SessionRuntime): number | undefined {
   const previous = sentRequest(runtime.lastOutput);
-  if (!runtime.hardOnLastCall || !previous) return undefined;
-  const previousTokensAfter = runtime.tokens.count(previous.messages, previous.system, previous.tools);
-  return previousTokensAfter > limits.mid ? previousTokensAfter : undefined;
+  if (!runtime.breaker.hardOnLastCall || !previous) return undefined;
+  return runtime.tokens.count(previous.messages, previous.system, previous.tools);
+}
+
+/**
+ * What the provider counted beyond the messages, system prompt and tools of the request it
+ * reported on: its prompt tokens less the local count at the learned ratio. A report without
+ * prompt tokens keeps what was learned before.
+ */
+function learnedOverhead(usage: ProviderUsage, previous: SentRequest, runtime: SessionRuntime): number {
+  const providerTokens = promptTokensFromUsage(usage);
+  if (providerTokens === undefined || !(providerTokens > 0)) return runtime.breaker.overheadTokens;
+  const local = runtime.tokens.countLocal(previous.messages, previous.system, previous.tools);
+  return Math.max(0, Math.round(providerTokens - runtime.tokens.calibration().deltaRatio * local));
 }
 
 /**
@@ -311,40 +314,58 @@ function openBreaker(runtime: SessionRuntime, limits: { mid: number }): number |
  * archived. Without `contextWindow` the thresholds are all the compactor knows, and being over
  * hard does not mean the provider will refuse the request: it goes out.
  */
-function assertFitsWithoutHard(
-  tokensAfter: number,
-  previousTokensAfter: number,
-  settings: CompactorSettings,
-): void {
+function assertFitsWithoutHard(tokensAfter: number, breaker: BreakerOpen, settings: CompactorSettings): void {
   const { contextWindow, reserveOutputTokens, limits } = settings;
   if (contextWindow === undefined || tokensAfter <= contextWindow - reserveOutputTokens) return;
+  const why =
+    breaker.reason === 'previous-hard'
+      ? `the hard compaction of the previous call left ${breaker.previousTokensAfter} tokens`
+      : `even a perfect summary would leave ${breaker.floorTokens} tokens (what the provider counts beyond the messages, the system prompt, tools and latest request)`;
   throw new CompactError(
-    `the hard compaction of the previous call left ${previousTokensAfter} tokens, over the mid threshold of ${limits.mid}, so summarizing again would not help, and the request (${tokensAfter} tokens) does not fit the window of ${contextWindow} less ${reserveOutputTokens} reserved. Shorten the system prompt, tools or latest request`,
+    `${why}, over the mid threshold of ${limits.mid}, so summarizing would not help, and the request (${tokensAfter} tokens) does not fit the window of ${contextWindow} less ${reserveOutputTokens} reserved. Shorten the system prompt, tools or latest request`,
     { code: 'CONTEXT_OVERFLOW' },
   );
 }
 
 /**
- * Throws `CONTEXT_OVERFLOW` at once when what compaction cannot touch — the system prompt, the
- * tool definitions and the latest human request — is alone over the hard threshold.
+ * What compaction cannot touch: the system prompt, the tool definitions and the latest human
+ * request, counted locally and scaled by the overall ratio (`overall`) or the learned ratio of new
+ * content (`delta`, which leaves the provider's own overhead out).
  */
-function assertFixedPartFits(
+function fixedPart(
   input: readonly Message[],
   { system, tools }: MaybeCompactOptions,
   runtime: SessionRuntime,
+  { counter }: CompactorSettings,
+  scale: 'overall' | 'delta',
+) {
+  const { overallRatio, deltaRatio } = runtime.tokens.calibration();
+  const ratio = scale === 'overall' ? overallRatio : deltaRatio;
+  const scaled = (tokens: number) => Math.round(ratio * tokens);
+  const request = latestHumanRequest(input);
+  const systemTokens = scaled(countSystemTokens(system, counter));
+  const toolTokens = scaled(countToolTokens(tools, counter));
+  const requestTokens = request ? scaled(countMessageTokens({ role: 'user', content: request }, counter)) : 0;
+  return { systemTokens, toolTokens, requestTokens, fixed: systemTokens + toolTokens + requestTokens };
+}
+
+/** Throws `CONTEXT_OVERFLOW` at once when the fixed part alone is over the hard threshold. */
+function assertFixedPartFits(
+  input: readonly Message[],
+  options: MaybeCompactOptions,
+  runtime: SessionRuntime,
   settings: CompactorSettings,
 ): void {
-  const { counter, limits } = settings;
-  const request = latestHumanRequest(input);
-  const ratio = runtime.tokens.calibration().overallRatio;
-  const scale = (tokens: number) => Math.round(ratio * tokens);
-  const systemTokens = scale(countSystemTokens(system, counter));
-  const toolTokens = scale(countToolTokens(tools, counter));
-  const requestTokens = request ? scale(countMessageTokens({ role: 'user', content: request }, counter)) : 0;
-  const fixed = systemTokens + toolTokens + requestTokens;
-  if (fixed <= limits.hard) return;
+  const { systemTokens, toolTokens, requestTokens, fixed } = fixedPart(
+    input,
+    options,
+    runtime,
+    settings,
+    'overall',
+  );
+  if (fixed <= settings.limits.hard) return;
   throw new CompactError(
-    `the system prompt (${systemTokens} tokens), tool definitions (${toolTokens}) and latest request (${requestTokens}) add up to ${fixed} tokens, over the hard threshold of ${limits.hard}; compaction cannot remove any of them`,
+    `the system prompt (${systemTokens} tokens), tool definitions (${toolTokens}) and latest request (${requestTokens}) add up to ${fixed} tokens, over the hard threshold of ${settings.limits.hard}; compaction cannot remove any of them`,
     { code: 'CONTEXT_OVERFLOW' },
   );
 }
@@ -359,98 +380,21 @@ function assertFitsWindow(layer: CompactionLayer, tokensAfter: number, settings:
   );
 }
 
-async function storeItems(
-  archive: ArchiveStore,
-  runtime: SessionRuntime,
-  items: ArchiveItem[],
-): Promise<void> {
-  if (items.length === 0) return;
-  try {
-    await archive.put(items);
-  } catch (error) {
-    throw new CompactError(`archiving ${items.length} item(s) failed; the context was left unchanged`, {
-      code: 'ARCHIVE_FAILED',
-      cause: error,
-    });
-  }
-  runtime.ids.markStored(items);
-}
-
-/** Brings the index to the output: micro alone rewrote in place; other layers moved messages. */
-function commitIndex(
-  runtime: SessionRuntime,
-  steps: readonly AppliedStep[],
-  output: readonly Message[],
-): void {
+/** How the index follows the output: micro alone rewrote in place; other layers moved messages. */
+function indexUpdate(steps: readonly AppliedStep[], output: readonly Message[]): IndexUpdate | undefined {
   const [only] = steps;
   // Nothing changed: the index was brought up to date with the input at the start of the call.
-  if (only === undefined) return;
+  if (only === undefined) return undefined;
   const { rest } = splitAtProviderCompaction(output);
-  if (steps.length === 1 && only.layer === 'micro') {
-    runtime.index.consumePending(only.consumed);
-    runtime.index.adopt(rest);
-  } else {
-    runtime.index.sync(rest);
-  }
+  const inPlace = steps.length === 1 && only.layer === 'micro';
+  return inPlace ? { kind: 'adopt', rest, consumed: only.consumed } : { kind: 'sync', rest };
 }
 
-/** Tokens before and after each step (see {@link measureSteps}). */
-interface StepSizes {
-  before: number;
-  after: number;
-}
-
-/**
- * The tokens before and after each step. Sizes are honest: the provider-anchored count
- * before, less what the step freed by the local count (measured, not estimated) scaled by the
- * calibrated ratio, so before and after are counted the same way.
- */
-function measureSteps(
-  steps: readonly AppliedStep[],
-  input: readonly Message[],
-  { system, tools }: MaybeCompactOptions,
-  tokensBefore: number,
-  runtime: SessionRuntime,
-): StepSizes[] {
-  const ratio = runtime.tokens.calibration().overallRatio;
-  const sizes: StepSizes[] = [];
-  let tokens = tokensBefore;
-  let local = steps.length === 0 ? 0 : runtime.tokens.countLocal(input, system, tools);
-  for (const step of steps) {
-    const before = tokens;
-    const localAfter = runtime.tokens.countLocal(step.plan.messages, system, tools);
-    tokens = Math.max(0, before - Math.round(ratio * (local - localAfter)));
-    local = localAfter;
-    sizes.push({ before, after: tokens });
-  }
-  return sizes;
-}
-
-/** One start/end pair per step; hard announced its start before its summary. */
-function emitSteps(
-  steps: readonly AppliedStep[],
-  sizes: readonly StepSizes[],
-  { emit }: TurnEnvironment,
-): void {
-  for (const [index, { layer, plan, durationMs }] of steps.entries()) {
-    const { before, after } = sizes[index]!;
-    if (layer !== 'hard') emit({ type: 'compaction-start', layer, tokensBefore: before });
-    emit({
-      type: 'compaction-end',
-      layer,
-      tokensBefore: before,
-      tokensAfter: after,
-      archived: plan.items.length,
-      durationMs,
-    });
-  }
-}
-
-function rewriteContext(runtime: SessionRuntime, settings: CompactorSettings): RewriteContext {
+function rewriteContext(runtime: SessionRuntime, settings: CompactorSettings, now: number): RewriteContext {
   return {
     ids: runtime.ids,
     sessionId: settings.sessionId,
-    now: Date.now(),
+    now,
     toolUse: (id) => runtime.index.toolUse(id),
   };
 }

@@ -1,11 +1,12 @@
 import { ArchiveIds } from './_internal/archive-ids.js';
 import { fingerprintMessages, requestKey, startsWithFingerprints } from './_internal/fingerprint.js';
-import { HistoryIndex } from './_internal/history-index.js';
 import type { ArchiveItem } from './archive/archive-store.js';
 import { COMPACTOR_STATE_SCHEMA, type CompactorState } from './archive/session-state-store.js';
 import type { CompactorSettings } from './compactor-settings.js';
 import type { Message, SystemPrompt } from './conversation/types.js';
 import { CompactError } from './errors.js';
+import type { BreakerMemory } from './layers/decide-turn.js';
+import { HistoryIndex } from './layers/history-index.js';
 import type { LayerPlan } from './layers/mask.js';
 import { type AnchoredCounter, createAnchoredCounter } from './tokens/anchored-counter.js';
 import { countToolTokens, type ToolDefinition } from './tokens/tool-tokens.js';
@@ -35,8 +36,8 @@ export interface SessionRuntime {
   lastOutput: ReturnedRequest | undefined;
   /** A restored session's last output, by fingerprints, until a call's messages start with it. */
   restoredLastOutput: { messages: string[]; system: string } | undefined;
-  /** Whether the last call ran a hard compaction (the circuit breaker's memory). */
-  hardOnLastCall: boolean;
+  /** The circuit breaker's memory: whether the last call ran hard, and the overhead it learned. */
+  breaker: BreakerMemory;
   /** When the last call was made (ms since the epoch), to tell an expired prompt cache. */
   lastCallAt: number | undefined;
   /** A hard summary running in the background, when `hard.background` is on. */
@@ -55,6 +56,37 @@ export interface BackgroundJob {
   outcome?: { plan: LayerPlan | undefined } | { error: unknown };
 }
 
+/** How the history index follows a call's output (`adopt`: micro rewrote it in place). */
+export type IndexUpdate =
+  | { kind: 'adopt'; rest: readonly Message[]; consumed: number }
+  | { kind: 'sync'; rest: readonly Message[] };
+
+/** How a call moves the runtime; applied by the compactor beside saving the state. */
+export interface RuntimeUpdate {
+  lastOutput: ReturnedRequest;
+  lastCallAt: number;
+  breaker: BreakerMemory;
+  background: BackgroundJob | undefined;
+  /** Undefined when nothing changed (the index already follows the input). */
+  index: IndexUpdate | undefined;
+}
+
+/** Moves the runtime to a call's output: the one place its fields are written after a call. */
+export function applyUpdate(runtime: SessionRuntime, update: RuntimeUpdate): void {
+  const { index } = update;
+  if (index?.kind === 'adopt') {
+    runtime.index.consumePending(index.consumed);
+    runtime.index.adopt(index.rest);
+  } else if (index?.kind === 'sync') {
+    runtime.index.sync(index.rest);
+  }
+  runtime.lastOutput = update.lastOutput;
+  runtime.restoredLastOutput = undefined;
+  runtime.breaker = update.breaker;
+  runtime.lastCallAt = update.lastCallAt;
+  runtime.background = update.background;
+}
+
 /** A fresh runtime continuing the ids of the items the archive already holds. */
 export function createRuntime(settings: CompactorSettings, archived: readonly ArchiveItem[]): SessionRuntime {
   const ids = new ArchiveIds();
@@ -65,7 +97,7 @@ export function createRuntime(settings: CompactorSettings, archived: readonly Ar
     tokens: createAnchoredCounter({ counter: settings.counter }),
     lastOutput: undefined,
     restoredLastOutput: undefined,
-    hardOnLastCall: false,
+    breaker: { hardOnLastCall: false, overheadTokens: 0 },
     lastCallAt: undefined,
     background: undefined,
   };
@@ -87,7 +119,11 @@ export function restoreRuntime(
   runtime.ids.restoreState(state.ids);
   runtime.tokens.restoreState(state.counter);
   runtime.restoredLastOutput = state.lastOutput;
-  runtime.hardOnLastCall = state.breaker.hardOnLastCall;
+  // States written before the breaker learned the overhead have none: it is learned again.
+  runtime.breaker = {
+    hardOnLastCall: state.breaker.hardOnLastCall,
+    overheadTokens: state.breaker.overheadTokens ?? 0,
+  };
   return runtime;
 }
 
@@ -112,7 +148,7 @@ export function runtimeToState(runtime: SessionRuntime, settings: CompactorSetti
     ids: runtime.ids.toState(),
     ...(last ? { lastOutput: last } : {}),
     counter: runtime.tokens.toState(),
-    breaker: { hardOnLastCall: runtime.hardOnLastCall },
+    breaker: { ...runtime.breaker },
   };
 }
 

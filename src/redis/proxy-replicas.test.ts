@@ -55,7 +55,26 @@ async function replica(upstream: ScriptedModelServer, prefix: string, warnings: 
     () => stateStore.close(),
     () => store.close(),
   );
-  return { proxy, records };
+  // Each store answers once its client has reconnected: what the test waits on after a restart.
+  const reachable = async () => {
+    await archive.list(`${prefix}probe`);
+    await stateStore.load(`${prefix}probe`);
+    await store.size();
+  };
+  return { proxy, records, reachable };
+}
+
+/** Waits for `probe` to succeed: the clients reconnect on their own backoff schedule. */
+async function until(probe: () => Promise<unknown>, attempts = 100): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await probe();
+      return;
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
 }
 
 /** An Anthropic tool loop whose turn `t` goes to `baseURLs[pick(t)]`. */
@@ -131,7 +150,7 @@ describe.skipIf(skipRedis)('proxy replicas sharing Redis', () => {
     const upstream = await startScriptedModelServer({ script: toolCallingScript });
     closers.push(() => upstream.close());
     const warnings: string[] = [];
-    const { proxy, records } = await replica(upstream, 'down:', warnings);
+    const { proxy, records, reachable } = await replica(upstream, 'down:', warnings);
     let stopped: RedisServer | undefined;
     const downTurns = [8, 9];
     const client = await loop([proxy.url], TURNS, async (turn) => {
@@ -141,8 +160,8 @@ describe.skipIf(skipRedis)('proxy replicas sharing Redis', () => {
       }
       if (turn === downTurns.at(-1)! + 1) {
         redis = await startTestRedis({ port: stopped!.port, directory: stopped!.directory });
-        // The clients reconnect within their backoff.
-        await new Promise((resolve) => setTimeout(resolve, 2500));
+        // The turn after the restart goes out once every store's client has reconnected.
+        await until(reachable);
       }
     });
     const agentRequests = upstream.requests.filter((request) => !isSummaryRequest(request));

@@ -184,10 +184,8 @@ describe.skipIf(skipRedis)('Redis down, slow, and coming back', () => {
     await down.stop({ keepData: true });
     const input = messages();
     const snapshot = structuredClone(input);
-    const started = Date.now();
     const error = await compactor.maybeCompact(input, { force: 'hard' }).catch((caught: unknown) => caught);
     expect(codeOf(error)).toBe('ARCHIVE_FAILED');
-    expect(Date.now() - started).toBeLessThan(1500);
     expect(input).toEqual(snapshot);
     down = await startTestRedis({ port: down.port, directory: down.directory });
     // The client reconnects on its own; the next call goes through.

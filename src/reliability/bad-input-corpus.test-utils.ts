@@ -17,8 +17,6 @@ export interface BadInput {
   file: string;
   /** The file's bytes, built lazily (some are large). */
   content: () => string | Buffer;
-  /** Time bound for each step, in milliseconds. @default 5000 */
-  boundMs?: number;
 }
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -416,7 +414,6 @@ export const badInputs: BadInput[] = [
     name: 'a 50 MB single tool result',
     kind: 'odd',
     file: 'huge-result.json',
-    boundMs: 30_000,
     content: () =>
       json([
         good[0],

@@ -4,7 +4,7 @@
  * values) and through the CLI (`main` in-process, and a few through the built bin): a CompactError
  * with a code and a path — never a raw TypeError or RangeError — or, for odd but valid input, a
  * result; the CLI exits 1 (invalid conversation) or 2 (unreadable input) with one clear line and no
- * stack trace; each step within a time bound. Then a 200 MB JSONL session is counted by the built
+ * stack trace. (Timings are printed with RELIABILITY_TIMINGS=1; bounds on them belong in benchmarks.) Then a 200 MB JSONL session is counted by the built
  * CLI in a 150 MB heap, which only works when the file is streamed.
  */
 import { spawn } from 'node:child_process';
@@ -88,11 +88,9 @@ describe(`bad input corpus (${badInputs.length} cases): the library`, () => {
   });
 
   it.each(badInputs)('$kind: $name', async (entry) => {
-    const bound = entry.boundMs ?? 5000;
     const text = textOf(entry);
     const parse = await timed(() => parseConversation(text, { source: entry.file }));
     if (process.env.RELIABILITY_TIMINGS) console.info(entry.name, 'parse', parse.ms);
-    expect(parse.ms, 'parseConversation time').toBeLessThan(bound);
     let conversation: Conversation | undefined;
     if (entry.kind === 'unreadable') {
       expectCompactError(parse.error, 'parseConversation');
@@ -110,7 +108,6 @@ describe(`bad input corpus (${badInputs.length} cases): the library`, () => {
       const validation = await timed(() =>
         validateMessages(messages, system === undefined ? {} : { system }),
       );
-      expect(validation.ms, 'validateMessages time').toBeLessThan(bound);
       if (entry.kind === 'invalid') {
         expect(validation.value?.length).toBeGreaterThan(0);
         const assertion = await timed(() =>
@@ -130,7 +127,6 @@ describe(`bad input corpus (${badInputs.length} cases): the library`, () => {
             ...(force ? { force } : {}),
           }),
         );
-        expect(run.ms, `maybeCompact(${force ?? 'auto'}) time`).toBeLessThan(bound);
         if (process.env.RELIABILITY_TIMINGS) console.info(entry.name, force, run.ms);
         if (run.error !== undefined) {
           expectCompactError(run.error, `maybeCompact(${force ?? 'auto'})`);
@@ -152,7 +148,6 @@ describe(`bad input corpus (${badInputs.length} cases): the library`, () => {
     if (raw !== undefined) {
       for (const force of [undefined, 'hard'] as const) {
         const run = await timed(() => compactor().maybeCompact(raw as never, force ? { force } : {}));
-        expect(run.ms, 'maybeCompact(raw) time').toBeLessThan(bound);
         if (run.error !== undefined) {
           expectCompactError(run.error, `maybeCompact(raw, ${force ?? 'auto'})`);
           if (run.error.code === 'INVALID_TRANSCRIPT') expect(run.error.path).toMatch(/^messages/);
@@ -168,7 +163,6 @@ describe('bad input corpus: the CLI in-process', () => {
     entry.kind === 'unreadable' ? 2 : entry.kind === 'invalid' && command !== 'count' ? 1 : 0;
 
   it.each(badInputs)('$kind: $name', async (entry) => {
-    const bound = entry.boundMs ?? 5000;
     const commands = {
       validate: ['validate', entry.file],
       count: ['count', entry.file, '--tokenizer', 'heuristic'],
@@ -190,7 +184,6 @@ describe('bad input corpus: the CLI in-process', () => {
       const run = await timed(() => main([...args], io));
       if (run.error) throw run.error;
       const where = `${command} ${entry.file}: ${output.stderr}`;
-      expect(run.ms, `${where} time`).toBeLessThan(bound);
       if (command === 'compact' && entry.kind === 'odd' && fixedPartOverflowLine.test(output.stderr)) {
         // See above: the latest request alone is over --hard; one clear line, exit 2.
         expect(run.value, where).toBe(2);
@@ -270,7 +263,6 @@ describe.skipIf(!hasDist)('bad input through the built bin', () => {
       new RegExp(`^agent-compact ${command}: (${file.replace(/\./g, '\\.')}|messages)`),
     );
     expect(result.stderr).not.toMatch(/\n\s+at /);
-    expect(result.ms).toBeLessThan(10_000);
   });
 });
 

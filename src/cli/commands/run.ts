@@ -166,7 +166,9 @@ export async function prepareAgent(
             break;
           case 'circuit-breaker-open':
             io.stderr(
-              `[compaction] circuit breaker: the last hard compaction left ${event.previousTokensAfter} tokens, over mid ${event.mid}\n`,
+              event.reason === 'previous-hard'
+                ? `[compaction] circuit breaker: the last hard compaction left ${event.previousTokensAfter} tokens, over mid ${event.mid}\n`
+                : `[compaction] circuit breaker: even a perfect summary would leave ${event.floorTokens} tokens, over mid ${event.mid}\n`,
             );
             break;
           case 'summary-error':

@@ -43,8 +43,11 @@ export interface CompactorState {
   lastOutput?: { messages: string[]; system: string };
   /** The token counter's calibration against the provider's usage reports. */
   counter: AnchoredCounterState;
-  /** Circuit breaker: whether the last call ran a hard compaction. */
-  breaker: { hardOnLastCall: boolean };
+  /**
+   * Circuit breaker: whether the last call ran a hard compaction, and what the provider counts
+   * beyond the messages, system prompt and tools (learned from usage; absent in older states).
+   */
+  breaker: { hardOnLastCall: boolean; overheadTokens?: number };
 }
 
 /** A stored state and its version (1 for the first save, then one more per save). */

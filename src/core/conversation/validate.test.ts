@@ -313,16 +313,26 @@ describe('validateMessages (anthropic)', () => {
   });
 
   it('gives every problem of a generated conversation a path that exists in it', () => {
+    let problems = 0;
     fc.assert(
       fc.property(arbitraryAnyConversation(), (messages) => {
         for (const problem of validateMessages(messages)) {
-          const [, index] = /^messages\[(\d+)\]/.exec(problem.path) ?? [];
-          expect(index).toBeDefined();
-          expect(messages[Number(index)]).toBeDefined();
+          problems++;
+          // Every segment but the last names something present; the last may name a missing field.
+          const segments = pathSegments(problem.path);
+          expect(segments[0]).toBe('messages');
+          let value: unknown = { messages };
+          for (const segment of segments.slice(0, -1)) {
+            expect(value, `${problem.path}: ${segment}`).toBeTypeOf('object');
+            value = (value as Record<string, unknown>)[segment];
+          }
+          expect(value, problem.path).not.toBeUndefined();
         }
       }),
       { seed: 11, numRuns: 2000 },
     );
+    // The generator must produce broken conversations, or the loop above proves nothing.
+    expect(problems).toBeGreaterThan(100);
   });
 });
 
@@ -526,3 +536,8 @@ describe('assertValidMessages', () => {
     ).toThrow('messages[0]: tool message "x" answers no tool_call directly before it');
   });
 });
+
+/** `messages[2].content[0].role` → ['messages', '2', 'content', '0', 'role']. */
+function pathSegments(path: string): string[] {
+  return path.split(/\.|\[|\]/).filter((segment) => segment !== '');
+}

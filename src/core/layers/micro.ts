@@ -1,6 +1,6 @@
-import type { HistoryIndex } from '../_internal/history-index.js';
 import { placeholderTokens } from '../_internal/placeholder.js';
 import type { Message } from '../conversation/types.js';
+import type { HistoryIndex } from './history-index.js';
 import { type LayerPlan, maskToolResults, type RewriteContext } from './mask.js';
 
 /** Resolved options of the micro layer. */

@@ -1,7 +1,7 @@
 import { ArchiveIds } from '../_internal/archive-ids.js';
-import { HistoryIndex } from '../_internal/history-index.js';
 import type { Message, ToolUseBlock } from '../conversation/types.js';
 import { createHeuristicCounter } from '../tokens/heuristic-counter.js';
+import { HistoryIndex } from './history-index.js';
 import type { MaskRule, RewriteContext } from './mask.js';
 
 export const counter = createHeuristicCounter();

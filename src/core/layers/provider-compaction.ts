@@ -1,5 +1,4 @@
 import type { Message } from '../conversation/types.js';
-import type { LayerPlan } from './mask.js';
 
 /**
  * What {@link providerCompactionBoundary} found in an array: callers push the next turn onto the
@@ -65,24 +64,6 @@ export function splitAtProviderCompaction(messages: readonly Message[]): Provide
   // them away would leave a `tool_use` with no `tool_result`.
   const end = callsTools(messages[boundary]!) && boundary + 1 < messages.length ? boundary + 2 : boundary + 1;
   return { head: messages.slice(0, end), rest: messages.slice(end) };
-}
-
-/**
- * Runs a layer's planner on what follows the latest provider compaction and puts the untouched
- * head back in front of the plan's messages. `plan` gets the rest and a function that prefixes
- * the head, for counting a whole request.
- */
-export async function planAfterProviderCompaction<Plan extends LayerPlan | undefined>(
-  messages: readonly Message[],
-  plan: (
-    rest: readonly Message[],
-    whole: (part: readonly Message[]) => readonly Message[],
-  ) => Plan | Promise<Plan>,
-): Promise<Plan> {
-  const { head, rest } = splitAtProviderCompaction(messages);
-  if (head.length === 0) return plan(messages, (part) => part);
-  const planned = await plan(rest, (part) => [...head, ...part]);
-  return planned && { ...planned, messages: [...head, ...planned.messages] };
 }
 
 function callsTools(message: Message): boolean {

@@ -133,23 +133,14 @@ export function createAnchoredCounter({
   decay = 0.8,
   ratioRange = [0.5, 2],
 }: AnchoredCounterOptions): AnchoredCounter {
+  checkOptions(decay, ratioRange);
   const [minRatio, maxRatio] = ratioRange;
-  if (!(decay >= 0 && decay <= 1)) {
-    throw new CompactError(`decay must be between 0 and 1, got ${decay}`, { code: 'INVALID_OPTIONS' });
-  }
-  if (!(minRatio > 0 && minRatio <= maxRatio)) {
-    const message = `ratioRange must be [min, max] with 0 < min <= max, got [${minRatio}, ${maxRatio}]`;
-    throw new CompactError(message, { code: 'INVALID_OPTIONS' });
-  }
   const local = createIncrementalCounter(counter);
   let anchor: Anchor | undefined;
-  let overallRatio = 1;
-  let weightedSamples = 0;
-  let weights = 0;
-  let reports = 0;
+  let learned = nothingLearned();
 
   const clamp = (ratio: number) => Math.min(maxRatio, Math.max(minRatio, ratio));
-  const deltaRatio = () => (weights > 0 ? weightedSamples / weights : 1);
+  const deltaRatio = () => (learned.weights > 0 ? learned.weightedSamples / learned.weights : 1);
 
   function countLocal(
     messages: readonly Message[],
@@ -167,7 +158,8 @@ export function createAnchoredCounter({
     const toolTokens = countToolTokens(tools, counter);
     const localTokens = local.count(messages, system) + toolTokens;
     if (!anchor) return localTokens;
-    if (!extendsAnchor(anchor, messages, system, toolTokens)) return Math.round(overallRatio * localTokens);
+    if (!extendsAnchor(anchor, messages, system, toolTokens))
+      return Math.round(learned.overallRatio * localTokens);
     return Math.round(anchor.providerTokens + deltaRatio() * (localTokens - anchor.localTokens));
   }
 
@@ -184,45 +176,13 @@ export function createAnchoredCounter({
     if (anchor && extendsAnchor(anchor, messages, system, toolTokens)) {
       const localDelta = localTokens - anchor.localTokens;
       const providerDelta = providerTokens - anchor.providerTokens;
-      if (localDelta > 0 && providerDelta > 0) {
-        weightedSamples = decay * weightedSamples + clamp(providerDelta / localDelta) * localDelta;
-        weights = decay * weights + localDelta;
-      }
+      if (localDelta > 0 && providerDelta > 0)
+        addSample(learned, decay, clamp(providerDelta / localDelta), localDelta);
     }
-    if (localTokens > 0) overallRatio = clamp(providerTokens / localTokens);
+    if (localTokens > 0) learned.overallRatio = clamp(providerTokens / localTokens);
     // The messages are copied (references only) because callers keep pushing onto their array.
-    anchor = {
-      messages: [...messages],
-      fingerprints: undefined,
-      system,
-      key: undefined,
-      toolTokens,
-      providerTokens,
-      localTokens,
-    };
-    reports++;
-  }
-
-  function toState(): AnchoredCounterState {
-    const state: AnchoredCounterState = { overallRatio, weightedSamples, weights, reports };
-    return anchor ? { ...state, anchor: anchorToState(anchor) } : state;
-  }
-
-  function restoreState(state: AnchoredCounterState): void {
-    ({ overallRatio, weightedSamples, weights, reports } = state);
-    anchor = state.anchor === undefined ? undefined : anchorFromState(state.anchor);
-  }
-
-  function reset(): void {
-    anchor = undefined;
-    overallRatio = 1;
-    weightedSamples = 0;
-    weights = 0;
-    reports = 0;
-  }
-
-  function calibration(): AnchoredCalibration {
-    return { deltaRatio: deltaRatio(), overallRatio, anchorTokens: anchor?.providerTokens, reports };
+    anchor = { ...unkeyedAnchor([...messages], system), toolTokens, providerTokens, localTokens };
+    learned.reports++;
   }
 
   return {
@@ -230,11 +190,51 @@ export function createAnchoredCounter({
     count,
     countLocal,
     observe,
-    calibration,
-    toState,
-    restoreState,
-    reset,
+    calibration: () => ({
+      deltaRatio: deltaRatio(),
+      overallRatio: learned.overallRatio,
+      anchorTokens: anchor?.providerTokens,
+      reports: learned.reports,
+    }),
+    toState: () => (anchor ? { ...learned, anchor: anchorToState(anchor) } : { ...learned }),
+    restoreState(state) {
+      const { overallRatio, weightedSamples, weights, reports } = state;
+      learned = { overallRatio, weightedSamples, weights, reports };
+      anchor = state.anchor === undefined ? undefined : anchorFromState(state.anchor);
+    },
+    reset() {
+      anchor = undefined;
+      learned = nothingLearned();
+    },
   };
+}
+
+/** What the counter learned from reports, besides the anchor (its state without `anchor`). */
+type Learned = Omit<AnchoredCounterState, 'anchor'>;
+
+/** A new anchor's request; its fingerprints and key are computed when first needed. */
+function unkeyedAnchor(messages: readonly Message[], system: SystemPrompt | undefined) {
+  return { messages, fingerprints: undefined, system, key: undefined };
+}
+
+/** One delta-ratio sample, weighted by its local delta; older ones decay. */
+function addSample(learned: Learned, decay: number, sample: number, localDelta: number): void {
+  learned.weightedSamples = decay * learned.weightedSamples + sample * localDelta;
+  learned.weights = decay * learned.weights + localDelta;
+}
+
+function nothingLearned(): Learned {
+  return { overallRatio: 1, weightedSamples: 0, weights: 0, reports: 0 };
+}
+
+function checkOptions(decay: number, [minRatio, maxRatio]: readonly [number, number]): void {
+  if (!(decay >= 0 && decay <= 1)) {
+    throw new CompactError(`decay must be between 0 and 1, got ${decay}`, { code: 'INVALID_OPTIONS' });
+  }
+  if (!(minRatio > 0 && minRatio <= maxRatio)) {
+    const message = `ratioRange must be [min, max] with 0 < min <= max, got [${minRatio}, ${maxRatio}]`;
+    throw new CompactError(message, { code: 'INVALID_OPTIONS' });
+  }
 }
 
 function toolTokensOfKey(key: string): number {

@@ -1,10 +1,10 @@
+import type { ArchiveIds } from '../_internal/archive-ids.js';
+import { archiveIdInPlaceholder, placeholderTokens } from '../_internal/placeholder.js';
+import { safeJson } from '../_internal/text.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../conversation/types.js';
-import { type MaskRule, maskableTokens } from '../layers/mask.js';
-import { CUT_TEXT_CHARS_PER_TOKEN, ELIDED_INPUT_TOKENS } from '../layers/mid.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
-import type { ArchiveIds } from './archive-ids.js';
-import { archiveIdInPlaceholder, placeholderTokens } from './placeholder.js';
-import { safeJson } from './text.js';
+import { type MaskRule, maskableTokens } from './mask.js';
+import { CUT_TEXT_CHARS_PER_TOKEN, ELIDED_INPUT_TOKENS } from './mid.js';
 
 /** A tool result that is still whole and could be masked later. */
 export interface PendingResult {
@@ -54,10 +54,11 @@ export class HistoryIndex {
       if (entry.messageIndex >= resultBoundary) break;
       freed += entry.tokens - placeholderTokens;
     }
-    const assistantBoundary =
-      resultBoundary >= 0
-        ? resultBoundary
-        : (this.assistantPositions[this.assistantPositions.length - 1] ?? 0);
+    // As planMid: older means before the assistant message whose call the oldest kept result
+    // answers (or before the last assistant message when every result is kept).
+    const assistantBefore = resultBoundary >= 0 ? resultBoundary : Number.POSITIVE_INFINITY;
+    const assistantCount = lowerBound(this.assistantPositions, assistantBefore);
+    const assistantBoundary = assistantCount > 0 ? this.assistantPositions[assistantCount - 1]! : 0;
     const count = lowerBound(this.condensablePositions, assistantBoundary);
     return freed + (count > 0 ? this.condensableTotals[count - 1]! : 0);
   }

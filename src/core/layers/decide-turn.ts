@@ -1,0 +1,132 @@
+import type { MaybeCompactOptions } from '../compactor-options.js';
+
+/** What the breaker remembers between calls (kept in the session's saved state). */
+export interface BreakerMemory {
+  /** Whether the last call ran a foreground hard compaction. */
+  hardOnLastCall: boolean;
+  /**
+   * What the provider counts beyond the messages, system prompt and tools the compactor sees
+   * (hidden tool definitions, formatting), learned from usage reports and kept across compactions.
+   */
+  overheadTokens: number;
+}
+
+/** Where a background summary stands at the start of a call (see `hard.background`). */
+export type BackgroundJobState = 'none' | 'running' | 'ready' | 'failed';
+
+/** Everything {@link decideTurn} needs, as plain numbers and flags. */
+export interface TurnFacts {
+  /** The request's tokens (provider-anchored when usage was reported). */
+  tokens: number;
+  limits: { mid: number; hard: number };
+  force: MaybeCompactOptions['force'];
+  /** Micro's settings: batching for the prompt cache, and the smallest batch worth a cache write. */
+  micro: { cacheAware: boolean; clearAtLeast: number };
+  /** Whether the prompt cache expired since the last call (no prefix to keep: no batching). */
+  cacheExpired: boolean;
+  /** The history index's cheap estimate of what a mid plan would free. */
+  midEstimate: number;
+  /** The breaker's reading of this call. */
+  breaker: {
+    /** The previous hard compaction's output, counted now, when the last call ran hard. */
+    previousTokensAfter: number | undefined;
+    /**
+     * The smallest request a perfect (empty) summary could leave: the learned overhead, the
+     * system prompt, the tools and the latest request.
+     */
+    floorTokens: number;
+  };
+  /** Background summaries, when `hard.background` is on. */
+  background: { threshold: number; limit: number; job: BackgroundJobState } | undefined;
+}
+
+/** Why the breaker keeps hard from running, with the sizes (the `circuit-breaker-open` event). */
+export type BreakerOpen =
+  /** The last call's hard compaction left the request over mid: another would not help. */
+  | { reason: 'previous-hard'; previousTokensAfter: number }
+  /** Even a perfect summary would leave the request over mid (the fixed part is that large). */
+  | { reason: 'fixed-overhead'; floorTokens: number };
+
+/** What a call does: one step, run by the pipeline. */
+export type TurnStep =
+  /** Micro only. */
+  | { kind: 'micro'; cacheAware: boolean }
+  /** Mid when its plan frees at least `minFreed` (and anything at all), otherwise micro. */
+  | { kind: 'mid-else-micro'; minFreed: number; cacheAware: boolean }
+  /**
+   * Over hard: mid when it gets the request under `under`; otherwise hard, unless `breaker` is
+   * set: then mid when it freed anything, else micro, and the request goes out as it is.
+   */
+  | { kind: 'mid-else-hard'; under: number; breaker: BreakerOpen | undefined; cacheAware: boolean }
+  /** Forced hard. */
+  | { kind: 'hard' }
+  /** Nothing changes this call; `start` starts a background summary of the history. */
+  | { kind: 'hold'; start: boolean }
+  /** The background summary is ready: swap it in. */
+  | { kind: 'swap-in' }
+  /** Over the background limit with the summary on its way: mid when it gets under `under`, else wait for it. */
+  | { kind: 'await'; under: number };
+
+/**
+ * The whole choice of a call, as a pure function of its facts. `force` wins; then a background
+ * summary on its way or ready; then the thresholds: over hard, mid when enough, else hard (unless
+ * the breaker is open); between the thresholds, mid when the index estimates it frees a batch
+ * worth a cache write; micro otherwise.
+ */
+export function decideTurn(facts: TurnFacts): TurnStep {
+  const { tokens, limits, force, micro } = facts;
+  const cacheAware = micro.cacheAware && !facts.cacheExpired;
+  if (force === 'hard') return { kind: 'hard' };
+  if (force === 'mid') return { kind: 'mid-else-micro', minFreed: 0, cacheAware };
+  const background = backgroundStep(facts);
+  if (background) return background;
+  if (tokens > limits.hard) {
+    return { kind: 'mid-else-hard', under: limits.mid, breaker: breakerOpen(facts), cacheAware };
+  }
+  // A whole mid plan walks the history: make one only when the index estimates a worthy batch.
+  const minFreed = cacheAware ? micro.clearAtLeast : 0;
+  if (tokens > limits.mid && facts.midEstimate >= minFreed) {
+    return { kind: 'mid-else-micro', minFreed, cacheAware };
+  }
+  return { kind: 'micro', cacheAware };
+}
+
+/**
+ * The background rows: hold while the summary is on its way (or wait for it over the limit), swap
+ * it in when ready, start one when mid could not do the job. Undefined: the usual layers decide.
+ */
+function backgroundStep({ background, tokens, limits, midEstimate }: TurnFacts): TurnStep | undefined {
+  if (!background) return undefined;
+  switch (background.job) {
+    case 'running':
+      return tokens > background.limit
+        ? { kind: 'await', under: background.limit }
+        : { kind: 'hold', start: false };
+    case 'ready':
+      return { kind: 'swap-in' };
+    case 'failed':
+      // A failed or useless summary: the usual layers decide (hard in the foreground when needed).
+      return undefined;
+    case 'none': {
+      // Under the hard threshold, mid must get back under the background threshold; over it, under mid.
+      const enough = tokens > limits.hard ? limits.mid : background.threshold;
+      return tokens <= background.limit && tokens - midEstimate > enough
+        ? { kind: 'hold', start: true }
+        : undefined;
+    }
+    default: {
+      const exhaustive: never = background.job;
+      return exhaustive;
+    }
+  }
+}
+
+/** Why hard must not run on this call, or undefined when it may. */
+function breakerOpen({ breaker, limits }: TurnFacts): BreakerOpen | undefined {
+  if (breaker.floorTokens > limits.mid) return { reason: 'fixed-overhead', floorTokens: breaker.floorTokens };
+  const { previousTokensAfter } = breaker;
+  if (previousTokensAfter !== undefined && previousTokensAfter > limits.mid) {
+    return { reason: 'previous-hard', previousTokensAfter };
+  }
+  return undefined;
+}

@@ -1,0 +1,106 @@
+import type { ArchiveItem, ArchiveStore } from './archive/archive-store.js';
+import type { MaybeCompactOptions } from './compactor-options.js';
+import type { Message } from './conversation/types.js';
+import { CompactError } from './errors.js';
+import type { CompactionEvent, CompactionLayer } from './events.js';
+import type { LayerPlan } from './layers/mask.js';
+import type { SessionRuntime } from './session-runtime.js';
+
+/** One layer that changed the history. */
+export interface AppliedStep {
+  layer: Exclude<CompactionLayer, 'none'>;
+  plan: LayerPlan;
+  durationMs: number;
+  /** Pending results of the index the step masked (micro only). */
+  consumed: number;
+}
+
+/** What a call archives and reports once its state is saved. */
+export interface StepsToReport {
+  items: ArchiveItem[];
+  steps: readonly AppliedStep[];
+  sizes: readonly StepSizes[];
+}
+
+/**
+ * After the runtime moved and its state was saved: archives the originals (a state save that found
+ * the session moved leaves nothing archived under stale ids), then one start/end pair per step.
+ */
+export async function archiveAndReport(
+  { items, steps, sizes }: StepsToReport,
+  runtime: SessionRuntime,
+  archive: ArchiveStore,
+  emit: (event: CompactionEvent) => void,
+): Promise<void> {
+  await storeItems(archive, runtime, items);
+  emitSteps(steps, sizes, emit);
+}
+
+async function storeItems(
+  archive: ArchiveStore,
+  runtime: SessionRuntime,
+  items: ArchiveItem[],
+): Promise<void> {
+  if (items.length === 0) return;
+  try {
+    await archive.put(items);
+  } catch (error) {
+    throw new CompactError(`archiving ${items.length} item(s) failed; the context was left unchanged`, {
+      code: 'ARCHIVE_FAILED',
+      cause: error,
+    });
+  }
+  runtime.ids.markStored(items);
+}
+
+/** Tokens before and after each step (see {@link measureSteps}). */
+export interface StepSizes {
+  before: number;
+  after: number;
+}
+
+/**
+ * The tokens before and after each step. Sizes are honest: the provider-anchored count
+ * before, less what the step freed by the local count (measured, not estimated) scaled by the
+ * calibrated ratio, so before and after are counted the same way.
+ */
+export function measureSteps(
+  steps: readonly AppliedStep[],
+  input: readonly Message[],
+  { system, tools }: MaybeCompactOptions,
+  tokensBefore: number,
+  runtime: SessionRuntime,
+): StepSizes[] {
+  const ratio = runtime.tokens.calibration().overallRatio;
+  const sizes: StepSizes[] = [];
+  let tokens = tokensBefore;
+  let local = steps.length === 0 ? 0 : runtime.tokens.countLocal(input, system, tools);
+  for (const step of steps) {
+    const before = tokens;
+    const localAfter = runtime.tokens.countLocal(step.plan.messages, system, tools);
+    tokens = Math.max(0, before - Math.round(ratio * (local - localAfter)));
+    local = localAfter;
+    sizes.push({ before, after: tokens });
+  }
+  return sizes;
+}
+
+/** One start/end pair per step; hard announced its start before its summary. */
+function emitSteps(
+  steps: readonly AppliedStep[],
+  sizes: readonly StepSizes[],
+  emit: (event: CompactionEvent) => void,
+): void {
+  for (const [index, { layer, plan, durationMs }] of steps.entries()) {
+    const { before, after } = sizes[index]!;
+    if (layer !== 'hard') emit({ type: 'compaction-start', layer, tokensBefore: before });
+    emit({
+      type: 'compaction-end',
+      layer,
+      tokensBefore: before,
+      tokensAfter: after,
+      archived: plan.items.length,
+      durationMs,
+    });
+  }
+}
