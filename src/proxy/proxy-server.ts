@@ -175,18 +175,7 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
   const arrived = performance.now();
   const requestUrl = new URL(incoming.url ?? '/', 'http://proxy.invalid');
   const method = incoming.method ?? 'GET';
-  if (isOwnPath(requestUrl.pathname)) {
-    const stats: OwnRouteHandler = async (_incoming, answer, url) => {
-      if (method !== 'GET' || url.pathname !== STATS_PATH) return false;
-      writeJson(answer, 200, context.stats.snapshot(await context.store.size()));
-      return true;
-    };
-    await serveOwnRoute(incoming, response, requestUrl, {
-      token: context.token,
-      handlers: [stats, ...context.ownRoutes],
-    });
-    return;
-  }
+  if (isOwnPath(requestUrl.pathname)) return serveOwn(incoming, response, requestUrl, context);
   const provider = providerOf(requestUrl.pathname, incoming.headers);
   const target = upstreamUrl(context.upstreams[provider], `${requestUrl.pathname}${requestUrl.search}`);
   const aborter = new AbortController();
@@ -257,6 +246,24 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
   context.finish(
     timeout.timedOut ? timedOutRecord(record, response, provider, context.upstreamTimeoutMs) : record,
   );
+}
+
+/** The proxy's own routes: the stats, then the dashboard's; all behind the token when one is set. */
+async function serveOwn(
+  incoming: IncomingMessage,
+  response: ServerResponse,
+  url: URL,
+  context: ProxyContext,
+) {
+  const stats: OwnRouteHandler = async (_incoming, answer, routeUrl) => {
+    if (incoming.method !== 'GET' || routeUrl.pathname !== STATS_PATH) return false;
+    writeJson(answer, 200, context.stats.snapshot(await context.store.size()));
+    return true;
+  };
+  await serveOwnRoute(incoming, response, url, {
+    token: context.token,
+    handlers: [stats, ...context.ownRoutes],
+  });
 }
 
 /**
