@@ -13,7 +13,8 @@ export type TranscriptFormat =
   | 'mini-swe-agent'
   | 'anthropic'
   | 'openai'
-  | 'responses';
+  | 'responses'
+  | 'gemini';
 
 /** Every {@link TranscriptFormat}, for argument parsing and help texts. */
 export const transcriptFormats: readonly TranscriptFormat[] = [
@@ -23,6 +24,7 @@ export const transcriptFormats: readonly TranscriptFormat[] = [
   'anthropic',
   'openai',
   'responses',
+  'gemini',
 ];
 
 /** Provider usage as found in a transcript; OpenAI-style reports may say how much was cached. */

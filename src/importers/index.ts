@@ -58,6 +58,7 @@ export function importTranscript(
   switch (format) {
     case 'anthropic':
     case 'openai':
+    case 'gemini':
       return importPlainConversation(body, { format, ...sourceOption });
     case 'responses':
       return importResponses(body, tryParse(body), source);

@@ -114,7 +114,7 @@ export interface Conversation {
 }
 
 /** A wire format this library reads and writes. */
-export type MessageFormat = 'anthropic' | 'openai' | 'responses';
+export type MessageFormat = 'anthropic' | 'openai' | 'responses' | 'gemini';
 
 /** Token usage the provider reported for one request. */
 export interface ProviderUsage {
