@@ -78,7 +78,7 @@ export function fromGeminiContents(contents: unknown, options: FromGeminiOptions
     const blocks = content.parts.map((part, partIndex) =>
       blockOfPart(part, { contentIndex, partIndex, open }),
     );
-    if (content.role === undefined && blocks[0]) dataOf(blocks[0])!.roleAbsent = true;
+    if (content.role === undefined && blocks[0]) markRoleAbsent(blocks[0]);
     messages.push({ role, content: blocks });
   });
   const system = systemOf(options.systemInstruction);
@@ -91,7 +91,17 @@ export function geminiDataOf(block: ContentBlock): GeminiBlockData | undefined {
   return typeof data === 'object' && data !== null ? (data as GeminiBlockData) : undefined;
 }
 
-const dataOf = geminiDataOf;
+/** Notes on the first block that its content had no `role` (an unknown part keeps it on itself). */
+function markRoleAbsent(block: ContentBlock): void {
+  const data = geminiDataOf(block);
+  if (data) data.roleAbsent = true;
+  else (block as { roleAbsent?: true }).roleAbsent = true;
+}
+
+/** True when the block is the first of a content that had no `role`. */
+export function roleWasAbsent(block: ContentBlock): boolean {
+  return geminiDataOf(block)?.roleAbsent === true || (block as { roleAbsent?: unknown }).roleAbsent === true;
+}
 
 /** The synthetic tool_use id of the call at `contents[contentIndex].parts[partIndex]`. */
 export function syntheticCallId(contentIndex: number, partIndex: number): string {

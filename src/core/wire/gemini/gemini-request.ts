@@ -9,6 +9,7 @@ import { CompactError } from '../../errors.js';
 import type { RequestBody, RequestConversation } from '../../request/request-conversation.js';
 import type { ToolDefinition } from '../../tokens/tool-tokens.js';
 import { fromGeminiContents, isRecord } from './gemini-format.js';
+import type { GeminiContent } from './gemini-types.js';
 import { toGeminiContents } from './gemini-write.js';
 
 /** Top-level fields of a `generateContent` body that no other API has. */
@@ -43,8 +44,22 @@ export function readGeminiRequest(body: RequestBody): RequestConversation {
     messages,
     ...(system === undefined ? {} : { system }),
     ...(tools.length > 0 ? { tools } : {}),
-    write: (compacted: readonly Message[]) => ({ contents: toGeminiContents(compacted) }),
+    write: (compacted: readonly Message[]) => ({
+      contents: withOriginals(compacted, messages, body.contents as GeminiContent[]),
+    }),
   };
+}
+
+/** The client's own content objects for messages the compactor left as they were (same objects). */
+function withOriginals(
+  compacted: readonly Message[],
+  read: readonly Message[],
+  contents: readonly GeminiContent[],
+): GeminiContent[] {
+  const originals = new Map<Message, GeminiContent>();
+  for (const [index, message] of read.entries()) originals.set(message, contents[index]!);
+  const written = toGeminiContents(compacted);
+  return compacted.map((message, index) => originals.get(message) ?? written[index]!);
 }
 
 /**

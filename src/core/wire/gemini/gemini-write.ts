@@ -17,6 +17,7 @@ import {
   GEMINI_DATA_KEY,
   geminiDataOf,
   isRecord,
+  roleWasAbsent,
   UNKNOWN_PART_BLOCK,
 } from './gemini-format.js';
 import type { GeminiContent, GeminiPart } from './gemini-types.js';
@@ -38,7 +39,8 @@ export function toGeminiContents(messages: readonly Message[]): GeminiContent[] 
       typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
     const parts = blocks.map((block) => partOfBlock(block, calls));
     const first = blocks[0];
-    const roleAbsent = first !== undefined && geminiDataOf(first)?.roleAbsent && unchanged(first);
+    const roleAbsent =
+      first !== undefined && roleWasAbsent(first) && (first.type === UNKNOWN_PART_BLOCK || unchanged(first));
     if (roleAbsent && message.role === 'user') return { parts };
     return { role: message.role === 'assistant' ? 'model' : 'user', parts };
   });
