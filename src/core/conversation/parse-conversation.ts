@@ -170,7 +170,9 @@ export function conversationFromValue(
   } else if (isObject(value) && Object.hasOwn(value, 'contents') && !Object.hasOwn(value, 'messages')) {
     // A Gemini conversation or generateContent request: `contents` and `systemInstruction`.
     if (!Array.isArray(value.contents)) {
-      throw unreadable(`expected an array, got ${typeName(value.contents)}`, 'contents', source);
+      const where = source === undefined ? 'contents' : `${source}: contents`;
+      const message = `contents must be an array, got ${typeName(value.contents)}`;
+      throw new CompactError(message, { code: 'INVALID_TRANSCRIPT', path: where });
     }
     rawMessages = value.contents;
     rawSystem = value.systemInstruction ?? undefined;
@@ -225,8 +227,9 @@ export function conversationFromValue(
         const conversation = geminiConversation(rawMessages, rawSystem);
         return { conversation, format: 'gemini', layout, geminiContents: rawMessages };
       } catch (error) {
-        if (!CompactError.isInstance(error)) throw error;
-        throw unreadable(error.message, error.path, source, error);
+        if (!CompactError.isInstance(error) || source === undefined) throw error;
+        const message = error.message.replace(`${error.path}: `, '');
+        throw new CompactError(message, { code: error.code, path: `${source}: ${error.path}`, cause: error });
       }
     default: {
       const unreachable: never = detected;

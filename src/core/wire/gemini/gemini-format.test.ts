@@ -194,9 +194,9 @@ describe('fromGeminiContents / toGeminiContents', () => {
     ['not an array', { contents: 'x' }, 'contents'],
     ['a content that is not an object', [1], 'contents[0]'],
     ['parts that is not an array', [{ role: 'user', parts: 'x' }], 'contents[0].parts'],
-  ])('throws UNREADABLE_INPUT with the path for %s', (_name, contents, path) => {
+  ])('throws INVALID_TRANSCRIPT with the path for %s', (_name, contents, path) => {
     expect(() => fromGeminiContents(contents)).toThrow(
-      expect.objectContaining({ code: 'UNREADABLE_INPUT', path }),
+      expect.objectContaining({ code: 'INVALID_TRANSCRIPT', path }),
     );
   });
 });

@@ -64,7 +64,7 @@ type JsonRecord = Record<string, unknown>;
 /**
  * Converts Gemini `contents` to the canonical model.
  *
- * @throws {CompactError} `UNREADABLE_INPUT` with the path (`contents`, `contents[3].parts`) when
+ * @throws {CompactError} `INVALID_TRANSCRIPT` (the API's rule) with the path (`contents`, `contents[3].parts`) when
  *   `contents` is not an array of objects with a `parts` array of objects.
  * @example
  * const { messages, system } = fromGeminiContents(body.contents, { systemInstruction: body.systemInstruction });
@@ -226,18 +226,18 @@ function systemOf(instruction: unknown): TextBlock[] | undefined {
 
 function contentsOf(contents: unknown): GeminiContent[] {
   if (!Array.isArray(contents)) {
-    throw new CompactError('contents must be an array', { code: 'UNREADABLE_INPUT', path: 'contents' });
+    throw new CompactError('contents must be an array', { code: 'INVALID_TRANSCRIPT', path: 'contents' });
   }
   contents.forEach((content: unknown, index) => {
     if (!isRecord(content)) {
       throw new CompactError('content must be an object', {
-        code: 'UNREADABLE_INPUT',
+        code: 'INVALID_TRANSCRIPT',
         path: `contents[${index}]`,
       });
     }
     if (!Array.isArray(content.parts) || !content.parts.every(isRecord)) {
       throw new CompactError('parts must be an array of objects', {
-        code: 'UNREADABLE_INPUT',
+        code: 'INVALID_TRANSCRIPT',
         path: `contents[${index}].parts`,
       });
     }

@@ -57,7 +57,7 @@ describe('compactRequest on a Gemini generateContent body', () => {
   it('names the path of a broken rule in the body', async () => {
     const body = { ...geminiBody(2), contents: [{ role: 'user', parts: 'hi' }] };
     const error = await compactRequest(body, { force: 'hard' }).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ code: 'UNREADABLE_INPUT', path: 'contents[0].parts' });
+    expect(error).toMatchObject({ code: 'INVALID_TRANSCRIPT', path: 'contents[0].parts' });
     expect((error as Error).message).toBe('contents[0].parts: parts must be an array, got string');
   });
 });

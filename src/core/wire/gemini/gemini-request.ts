@@ -23,8 +23,8 @@ export function isGeminiRequest(body: Record<string, unknown>): boolean {
 /**
  * Reads the conversation of a `generateContent` body.
  *
- * @throws {CompactError} `UNREADABLE_INPUT` when `contents`, a content or its `parts` has the wrong
- *   type, `INVALID_TRANSCRIPT` for the first rule the contents break; both with the body path.
+ * @throws {CompactError} `INVALID_TRANSCRIPT` with the body path when `contents`, a content or its
+ *   `parts` has the wrong type (the API's first rules).
  */
 export function readGeminiRequest(body: RequestBody): RequestConversation {
   const [first] = validateMessages(body.contents, { format: 'gemini' });
@@ -34,7 +34,7 @@ export function readGeminiRequest(body: RequestBody): RequestConversation {
       first.rule === 'message-not-object' ||
       first.rule === 'invalid-content')
   ) {
-    throw new CompactError(first.message, { code: 'UNREADABLE_INPUT', path: first.path });
+    throw new CompactError(first.message, { code: 'INVALID_TRANSCRIPT', path: first.path });
   }
   const { messages, system } = fromGeminiContents(body.contents, {
     systemInstruction: body.systemInstruction,
