@@ -23,13 +23,17 @@ function post(path: string, body: unknown, headers: Record<string, string> = { '
   });
 }
 
+/** A Gemini answer or error, read loosely: the tests check its fields. */
+// biome-ignore lint/suspicious/noExplicitAny: JSON from the wire, checked field by field below.
+const json = (response: Response): Promise<any> => response.json();
+
 const hello = { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] };
 
 describe('the scripted model server speaks the Gemini API', () => {
   it('answers generateContent with a candidate and usageMetadata, the key hidden from the record', async () => {
     await start(['Hello!']);
     const response = await post('/v1beta/models/gemini-test:generateContent', hello);
-    const body = await response.json();
+    const body = await json(response);
     expect(body.candidates[0].content).toEqual({ role: 'model', parts: [{ text: 'Hello!' }] });
     expect(body.candidates[0].finishReason).toBe('STOP');
     expect(body.usageMetadata.promptTokenCount).toBe(server!.requests[0]!.inputTokens);
@@ -73,7 +77,7 @@ describe('the scripted model server speaks the Gemini API', () => {
     await start(['unused']);
     const response = await post('/v1beta/models/m:generateContent', body, headers);
     expect(response.status).toBe(code);
-    expect((await response.json()).error).toMatchObject({ code, status });
+    expect((await json(response)).error).toMatchObject({ code, status });
   });
 
   it('rejects a request whose current-turn call lost its thought signature', async () => {
@@ -83,16 +87,16 @@ describe('the scripted model server speaks the Gemini API', () => {
     delete body.contents[3]!.parts[1]!.thoughtSignature;
     const response = await post('/v1beta/models/m:generateContent', body);
     expect(response.status).toBe(400);
-    expect((await response.json()).error.message).toMatch(/thought_signature.*contents\[3\]\.parts\[1\]/);
+    expect((await json(response)).error.message).toMatch(/thought_signature.*contents\[3\]\.parts\[1\]/);
   });
 
   it('answers a rate limit and a prompt over the context window in the API shape', async () => {
     await start([{ type: 'rate-limit', retryAfterSeconds: 2 }], 10_000);
     const limited = await post('/v1beta/models/m:generateContent', hello);
     expect(limited.status).toBe(429);
-    expect((await limited.json()).error.status).toBe('RESOURCE_EXHAUSTED');
+    expect((await json(limited)).error.status).toBe('RESOURCE_EXHAUSTED');
     const big = await post('/v1beta/models/m:generateContent', geminiBody(40));
     expect(big.status).toBe(400);
-    expect((await big.json()).error.message).toMatch(/exceeds the maximum number of tokens/);
+    expect((await json(big)).error.message).toMatch(/exceeds the maximum number of tokens/);
   });
 });
