@@ -64,7 +64,9 @@ export async function runExchange(
   clientExchange: Exchange,
   dependencies: ExchangeDependencies,
 ): Promise<ProxyRequestRecord> {
-  const exchange = clientExchange.recall ? withRecall(clientExchange) : clientExchange;
+  // The recall tool is not offered on the Gemini API (yet): its ids stay out of what is sent.
+  const exchange =
+    clientExchange.recall && clientExchange.api !== 'gemini' ? withRecall(clientExchange) : clientExchange;
   const { api, sessionKey, body, response } = exchange;
   const { store, compactors } = dependencies;
   const client = conversationOf(api, body) ?? [];
@@ -82,7 +84,7 @@ export async function runExchange(
 
   let tap: UsageTap | undefined;
   const outcome: ForwardOutcome =
-    exchange.recall && hasRecallTool(outgoing.body)
+    exchange.recall && exchange.api !== 'gemini' && hasRecallTool(outgoing.body)
       ? await forwardWithRecall({
           api,
           url: exchange.target,
@@ -185,7 +187,7 @@ async function compactOnce(
 function payloadOf(client: Exchange, body: Record<string, unknown>): Buffer {
   if (body === client.body) return client.raw;
   const json = JSON.stringify(body);
-  return Buffer.from(client.recall ? json : withoutRecallIds(json));
+  return Buffer.from(client.recall && client.api !== 'gemini' ? json : withoutRecallIds(json));
 }
 
 /**
@@ -203,13 +205,15 @@ function firstProblem(
   const [problem] =
     api === 'responses'
       ? validateMessages(fromResponsesInput(conversation as ResponsesInputItem[]).messages)
-      : validateMessages(conversation, {
-          format: api,
-          ...(api === 'anthropic' && body.system !== undefined ? { system: body.system as never } : {}),
-          ...(api === 'anthropic' && allowsSystemMessages(headers['anthropic-beta'])
-            ? { systemMessages: true }
-            : {}),
-        });
+      : api === 'gemini'
+        ? validateMessages(conversation, { format: 'gemini' })
+        : validateMessages(conversation, {
+            format: api,
+            ...(api === 'anthropic' && body.system !== undefined ? { system: body.system as never } : {}),
+            ...(api === 'anthropic' && allowsSystemMessages(headers['anthropic-beta'])
+              ? { systemMessages: true }
+              : {}),
+          });
   return problem ? `${problem.path}: ${problem.message}` : undefined;
 }
 

@@ -35,6 +35,7 @@ export async function startProxy({
   upstream,
   anthropicUpstream,
   openaiUpstream,
+  geminiUpstream,
   host = '127.0.0.1',
   port = 0,
   thresholds,
@@ -62,7 +63,7 @@ export async function startProxy({
   });
   const stats = new StatsCollector();
   const context: ProxyContext = {
-    upstreams: resolveUpstreams(upstream, anthropicUpstream, openaiUpstream),
+    upstreams: resolveUpstreams(upstream, anthropicUpstream, openaiUpstream, geminiUpstream),
     store,
     compactors,
     queue: createSessionQueue(),
@@ -190,6 +191,7 @@ function resolveUpstreams(
   upstream: string | undefined,
   anthropicUpstream: string | undefined,
   openaiUpstream: string | undefined,
+  geminiUpstream: string | undefined,
 ): ProxyUpstreams {
   const anthropic = anthropicUpstream ?? upstream;
   const openai = openaiUpstream ?? upstream;
@@ -202,6 +204,8 @@ function resolveUpstreams(
   return {
     anthropic: parseUpstream(anthropic, 'anthropicUpstream'),
     openai: parseUpstream(openai, 'openaiUpstream'),
+    // Gemini goes to its own upstream, else where `upstream` (or the OpenAI upstream) points.
+    gemini: parseUpstream(geminiUpstream ?? upstream ?? openai, 'geminiUpstream'),
   };
 }
 

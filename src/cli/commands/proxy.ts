@@ -1,6 +1,6 @@
 /**
  * `agent-compact proxy --upstream URL [--host H] [--port N] [--mid N --hard N | --window N]
- * [--summarizer SPEC] [--archive DIR | --store redis://…] [--anthropic-upstream URL] [--openai-upstream URL]
+ * [--summarizer SPEC] [--archive DIR | --store redis://…] [--anthropic-upstream URL] [--openai-upstream URL] [--gemini-upstream URL]
  * [--json-log FILE] [--recall] [--background] [--tokenizer T]`
  *
  * Runs the compaction proxy until SIGINT or SIGTERM. The first stdout line is `listening on URL`.
@@ -33,6 +33,8 @@ Options:
   --upstream URL             where requests go, e.g. https://api.anthropic.com
   --anthropic-upstream URL   Anthropic traffic goes here instead
   --openai-upstream URL      OpenAI traffic (chat, responses, other paths) goes here instead
+  --gemini-upstream URL      Gemini traffic (/v1beta/models/…) goes here instead,
+                             e.g. https://generativelanguage.googleapis.com
   --host H                   interface to listen on (default 127.0.0.1)
   --port N                   port to listen on; 0 picks a free one (default ${DEFAULT_PORT})
   --mid N                    mid threshold in tokens (default 50000, or 60% of --window)
@@ -62,6 +64,7 @@ export const proxyCommand: CliCommand = async (args, io) => {
     upstream: { type: 'string' },
     'anthropic-upstream': { type: 'string' },
     'openai-upstream': { type: 'string' },
+    'gemini-upstream': { type: 'string' },
     host: { type: 'string' },
     port: { type: 'string' },
     mid: { type: 'string' },
@@ -106,6 +109,7 @@ export const proxyCommand: CliCommand = async (args, io) => {
   const options: ProxyOptions = {
     ...(anthropicUpstream ? { anthropicUpstream } : {}),
     ...(openaiUpstream ? { openaiUpstream } : {}),
+    ...(values['gemini-upstream'] ? { geminiUpstream: values['gemini-upstream'] } : {}),
     host: values.host ?? '127.0.0.1',
     port,
     ...(mid !== undefined || hard !== undefined
