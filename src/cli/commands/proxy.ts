@@ -41,8 +41,9 @@ Options:
   --hard N                   hard threshold in tokens (default 80000, or 85% of --window)
   --window N                 the model's context window; thresholds become fractions of it
   --summarizer SPEC          same (default: the client's own model and key), extractive,
-                             anthropic:MODEL, openai:MODEL or openai-responses:MODEL (keys from
-                             ANTHROPIC_API_KEY / OPENAI_API_KEY), through the matching upstream
+                             anthropic:MODEL, openai:MODEL, openai-responses:MODEL or gemini:MODEL
+                             (keys from ANTHROPIC_API_KEY / OPENAI_API_KEY / GEMINI_API_KEY),
+                             through the matching upstream
   --archive DIR              keep what leaves the context in DIR, one file per conversation
   --store redis://HOST:PORT  keep conversations, archives and compactor state in Redis, shared by
                              every replica given the same URL (Redis down: requests go on uncompacted)
@@ -118,7 +119,11 @@ export const proxyCommand: CliCommand = async (args, io) => {
     ...(window === undefined ? {} : { contextWindow: window }),
     recall: values.recall === true,
     background: values.background === true,
-    summarizer: await summarizerOption(values.summarizer, io, { anthropicUpstream, openaiUpstream }),
+    summarizer: await summarizerOption(values.summarizer, io, {
+      anthropicUpstream,
+      openaiUpstream,
+      geminiUpstream: values['gemini-upstream'] ?? upstream,
+    }),
     counter: await createCliCounter(tokenizerOption(values.tokenizer ?? 'heuristic')),
     ...(values.archive
       ? { archive: createFileArchiveStore({ directory: resolve(io.cwd, values.archive) }) }
@@ -154,13 +159,18 @@ function portOption(value: string): number {
 async function summarizerOption(
   spec: string | undefined,
   io: CliIO,
-  upstreams: { anthropicUpstream: string | undefined; openaiUpstream: string | undefined },
+  upstreams: {
+    anthropicUpstream: string | undefined;
+    openaiUpstream: string | undefined;
+    geminiUpstream?: string | undefined;
+  },
 ): Promise<'same' | 'extractive' | SummaryModel> {
   const trimmed = spec?.trim() ?? 'same';
   if (trimmed === 'same' || trimmed === 'extractive') return trimmed;
-  const baseURL = trimmed.startsWith('anthropic:')
+  let baseURL = trimmed.startsWith('anthropic:')
     ? upstreams.anthropicUpstream
     : openAIBase(upstreams.openaiUpstream);
+  if (trimmed.startsWith('gemini:')) baseURL = upstreams.geminiUpstream ?? upstreams.openaiUpstream;
   const model = await createSummaryModelFromSpec(trimmed, { env: io.env, ...(baseURL ? { baseURL } : {}) });
   return model ?? 'extractive';
 }
