@@ -40,6 +40,22 @@ describe('compactRequest on a Gemini generateContent body', () => {
     expect(compacted.contents.at(-1)).toBe(body.contents.at(-1));
   });
 
+  it('anchors the count on usageMetadata.promptTokenCount', async () => {
+    const compactor = createCompactor({ thresholds: { mid: 50_000, hard: 100_000 } });
+    const body = geminiBody(2, { lines: 5 });
+    await compactor.compactRequest(body);
+    const next = {
+      ...body,
+      contents: [
+        ...body.contents,
+        { role: 'model', parts: [{ text: 'ok' }] },
+        { role: 'user', parts: [{ text: 'go on' }] },
+      ],
+    };
+    const anchored = await compactor.compactRequest(next, { usage: { promptTokenCount: 60_000 } });
+    expect(anchored.tokensBefore).toBeGreaterThan(60_000);
+  });
+
   it('returns the body itself when nothing needs compacting', async () => {
     const body = geminiBody(1, { lines: 5 });
     const result = await compactRequest(body);
