@@ -14,7 +14,8 @@ export type TranscriptFormat =
   | 'anthropic'
   | 'openai'
   | 'responses'
-  | 'gemini';
+  | 'gemini'
+  | 'gemini-cli';
 
 /** Every {@link TranscriptFormat}, for argument parsing and help texts. */
 export const transcriptFormats: readonly TranscriptFormat[] = [
@@ -25,6 +26,7 @@ export const transcriptFormats: readonly TranscriptFormat[] = [
   'openai',
   'responses',
   'gemini',
+  'gemini-cli',
 ];
 
 /** Provider usage as found in a transcript; OpenAI-style reports may say how much was cached. */

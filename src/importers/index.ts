@@ -3,6 +3,7 @@
  * mini-swe-agent trajectories, plain Anthropic or OpenAI conversations) into the canonical model,
  * with the provider usage they recorded.
  */
+
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
@@ -15,6 +16,7 @@ import { CompactError } from '../core/errors.js';
 import { isObject } from './_json.js';
 import { jsonFileLines } from './_json-lines.js';
 import { claudeCodeFromLines, isClaudeCodeLine } from './claude-code.js';
+import { geminiCliFromRecords, isGeminiCliChat, isGeminiCliRecord } from './gemini-cli.js';
 import type { ImportedTranscript, TranscriptFormat } from './imported-transcript.js';
 import { isMiniSweAgentTrajectory, miniSweAgentFromValue } from './mini-swe-agent.js';
 import { importPlainConversation, plainConversationFromParsed } from './plain-conversation.js';
@@ -64,6 +66,8 @@ export function importTranscript(
       return importResponses(body, tryParse(body), source);
     case 'claude-code':
       return claudeCodeFromLines(jsonLines(body, source), source);
+    case 'gemini-cli':
+      return geminiCliFromRecords(geminiCliValues(body, source), source);
     case 'swe-agent':
       return sweAgentFromValue(parseWhole(body, source), source);
     case 'mini-swe-agent':
@@ -151,12 +155,14 @@ export function detectTranscriptFormat(text: string): TranscriptFormat {
     if (isMiniSweAgentTrajectory(whole.value)) return 'mini-swe-agent';
     if (isSweAgentTrajectory(whole.value)) return 'swe-agent';
     if (isClaudeCodeLine(whole.value)) return 'claude-code';
+    if (isGeminiCliChat(whole.value) || isGeminiCliRecord(whole.value)) return 'gemini-cli';
     return 'anthropic';
   }
   for (const line of text.split('\n', 20)) {
     if (line.trim() === '') continue;
     const parsed = tryParse(line);
     if (parsed.ok && isClaudeCodeLine(parsed.value)) return 'claude-code';
+    if (parsed.ok && isGeminiCliRecord(parsed.value)) return 'gemini-cli';
   }
   return 'anthropic';
 }
@@ -168,10 +174,14 @@ function importDetected(body: string, source: string | undefined): ImportedTrans
     if (isSweAgentTrajectory(whole.value)) return sweAgentFromValue(whole.value, source);
     if (isClaudeCodeLine(whole.value))
       return claudeCodeFromLines([{ value: whole.value, lineNumber: 1 }], source);
+    if (isGeminiCliChat(whole.value) || isGeminiCliRecord(whole.value)) {
+      return geminiCliFromRecords([whole.value], source);
+    }
     return importResponses(body, whole, source, 'detect');
   }
-  if (detectTranscriptFormat(body) === 'claude-code')
-    return claudeCodeFromLines(jsonLines(body, source), source);
+  const detected = detectTranscriptFormat(body);
+  if (detected === 'claude-code') return claudeCodeFromLines(jsonLines(body, source), source);
+  if (detected === 'gemini-cli') return geminiCliFromRecords(geminiCliValues(body, source), source);
   return importResponses(body, whole, source, 'detect');
 }
 
@@ -216,6 +226,12 @@ function tryParse(text: string): ParsedBody {
   } catch {
     return { ok: false };
   }
+}
+
+/** A saved chat as its records: one JSON document, or one record per line. */
+function geminiCliValues(body: string, source: string | undefined): unknown[] {
+  const whole = tryParse(body);
+  return whole.ok ? [whole.value] : jsonLines(body, source).map((line) => line.value);
 }
 
 function parseWhole(body: string, source: string | undefined): unknown {
