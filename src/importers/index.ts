@@ -14,8 +14,9 @@ import {
 } from '../core/conversation/parse-conversation.js';
 import { CompactError } from '../core/errors.js';
 import { isObject } from './_json.js';
-import { jsonFileLines } from './_json-lines.js';
+import { jsonFileLines, jsonTextLines } from './_json-lines.js';
 import { claudeCodeFromLines, isClaudeCodeLine } from './claude-code.js';
+import { codexFromLines, isCodexRolloutLine } from './codex.js';
 import { geminiCliFromRecords, isGeminiCliChat, isGeminiCliRecord } from './gemini-cli.js';
 import type { ImportedTranscript, TranscriptFormat } from './imported-transcript.js';
 import { isMiniSweAgentTrajectory, miniSweAgentFromValue } from './mini-swe-agent.js';
@@ -24,7 +25,9 @@ import { isResponsesRequestLine, responsesRequestsFromLines } from './responses-
 import { isSweAgentTrajectory, sweAgentFromValue } from './swe-agent.js';
 
 export { type ClaudeCodeImportOptions, importClaudeCode } from './claude-code.js';
+export { codexFromLines, isCodexRolloutLine } from './codex.js';
 export {
+  type AgentCompaction,
   type ImportedTranscript,
   type ImportedUsage,
   type TranscriptFormat,
@@ -65,7 +68,11 @@ export function importTranscript(
     case 'responses':
       return importResponses(body, tryParse(body), source);
     case 'claude-code':
-      return claudeCodeFromLines(jsonLines(body, source), source);
+      return withLineWarnings((warnings) =>
+        claudeCodeFromLines(jsonTextLines(body, source, warnings), source),
+      );
+    case 'codex':
+      return withLineWarnings((warnings) => codexFromLines(jsonTextLines(body, source, warnings), source));
     case 'gemini-cli':
       return geminiCliFromRecords(geminiCliValues(body, source), source);
     case 'swe-agent':
@@ -95,13 +102,17 @@ export async function importTranscriptFile(
   try {
     // JSONL (Claude Code sessions, plain message-per-line files) is read line by line, so a large
     // session is never held as one string next to its parsed lines.
-    const firstLine =
-      format === undefined || format === 'claude-code' ? await firstJsonLine(path) : undefined;
+    const firstLine = format === undefined ? await firstJsonLine(path) : undefined;
     if (format === 'claude-code' || (format === undefined && isClaudeCodeLine(firstLine))) {
-      return claudeCodeFromLines(await readJsonLines(path), path);
+      return withLineWarnings(async (warnings) =>
+        claudeCodeFromLines(await readJsonLines(path, warnings), path),
+      );
+    }
+    if (format === 'codex' || (format === undefined && isCodexRolloutLine(firstLine))) {
+      return withLineWarnings(async (warnings) => codexFromLines(await readJsonLines(path, warnings), path));
     }
     if (format === undefined && isObject(firstLine) && Object.hasOwn(firstLine, 'role')) {
-      const lines = await readJsonLines(path);
+      const lines = await readJsonLines(path, []);
       const parsed = conversationFromValue(
         lines.map((line) => line.value),
         'jsonl',
@@ -138,10 +149,30 @@ async function firstJsonLine(path: string): Promise<unknown> {
   }
 }
 
-async function readJsonLines(path: string): Promise<Array<{ value: unknown; lineNumber: number }>> {
+async function readJsonLines(
+  path: string,
+  warnings: string[],
+): Promise<Array<{ value: unknown; lineNumber: number }>> {
   const values: Array<{ value: unknown; lineNumber: number }> = [];
-  for await (const entry of jsonFileLines(path, path)) values.push(entry);
+  for await (const entry of jsonFileLines(path, path, warnings)) values.push(entry);
   return values;
+}
+
+/** Runs an import that reads lines, and puts the warnings about the lines first in `meta.warnings`. */
+function withLineWarnings(read: (warnings: string[]) => ImportedTranscript): ImportedTranscript;
+function withLineWarnings(
+  read: (warnings: string[]) => Promise<ImportedTranscript>,
+): Promise<ImportedTranscript>;
+function withLineWarnings(
+  read: (warnings: string[]) => ImportedTranscript | Promise<ImportedTranscript>,
+): ImportedTranscript | Promise<ImportedTranscript> {
+  const warnings: string[] = [];
+  const attach = (result: ImportedTranscript) => {
+    if (warnings.length > 0) result.meta.warnings = [...warnings, ...(result.meta.warnings ?? [])];
+    return result;
+  };
+  const result = read(warnings);
+  return result instanceof Promise ? result.then(attach) : attach(result);
 }
 
 /**
@@ -155,6 +186,7 @@ export function detectTranscriptFormat(text: string): TranscriptFormat {
     if (isMiniSweAgentTrajectory(whole.value)) return 'mini-swe-agent';
     if (isSweAgentTrajectory(whole.value)) return 'swe-agent';
     if (isClaudeCodeLine(whole.value)) return 'claude-code';
+    if (isCodexRolloutLine(whole.value)) return 'codex';
     if (isGeminiCliChat(whole.value) || isGeminiCliRecord(whole.value)) return 'gemini-cli';
     return 'anthropic';
   }
@@ -162,6 +194,7 @@ export function detectTranscriptFormat(text: string): TranscriptFormat {
     if (line.trim() === '') continue;
     const parsed = tryParse(line);
     if (parsed.ok && isClaudeCodeLine(parsed.value)) return 'claude-code';
+    if (parsed.ok && isCodexRolloutLine(parsed.value)) return 'codex';
     if (parsed.ok && isGeminiCliRecord(parsed.value)) return 'gemini-cli';
   }
   return 'anthropic';
@@ -180,7 +213,10 @@ function importDetected(body: string, source: string | undefined): ImportedTrans
     return importResponses(body, whole, source, 'detect');
   }
   const detected = detectTranscriptFormat(body);
-  if (detected === 'claude-code') return claudeCodeFromLines(jsonLines(body, source), source);
+  if (detected === 'claude-code')
+    return withLineWarnings((warnings) => claudeCodeFromLines(jsonTextLines(body, source, warnings), source));
+  if (detected === 'codex')
+    return withLineWarnings((warnings) => codexFromLines(jsonTextLines(body, source, warnings), source));
   if (detected === 'gemini-cli') return geminiCliFromRecords(geminiCliValues(body, source), source);
   return importResponses(body, whole, source, 'detect');
 }
