@@ -71,6 +71,16 @@ export {
   responsesDataOf,
   toResponsesInput,
 } from './core/conversation/responses-format.js';
+export {
+  type FromGeminiOptions,
+  type FromGeminiResult,
+  fromGeminiContents,
+  GEMINI_DATA_KEY,
+  type GeminiBlockData,
+  geminiDataOf,
+} from './core/wire/gemini/gemini-format.js';
+export type { GeminiContent, GeminiPart, GeminiUsageMetadata } from './core/wire/gemini/gemini-types.js';
+export { toGeminiContents } from './core/wire/gemini/gemini-write.js';
 export type {
   ResponsesCallOutputItem,
   ResponsesCompactionItem,

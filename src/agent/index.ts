@@ -38,6 +38,7 @@ export {
   readFileTool,
   writeFileTool,
 } from './file-tools.js';
+export { createGeminiChatModel, type GeminiChatModelOptions } from './gemini-chat-model.js';
 export { createOpenAIChatModel, type OpenAIChatModelOptions } from './openai-chat-model.js';
 export {
   createOpenAIResponsesChatModel,

@@ -34,10 +34,11 @@ export function singleFile(positionals: readonly string[]): string {
 
 /** The `--format` flag of conversation files. */
 export function formatOption(value: string | undefined): MessageFormat | undefined {
-  if (value !== undefined && value !== 'anthropic' && value !== 'openai' && value !== 'responses') {
-    throw new CliError(`--format must be "anthropic", "openai" or "responses", got "${value}"`, 2);
+  const formats = ['anthropic', 'openai', 'responses', 'gemini'];
+  if (value !== undefined && !formats.includes(value)) {
+    throw new CliError(`--format must be "anthropic", "openai", "responses" or "gemini", got "${value}"`, 2);
   }
-  return value;
+  return value as MessageFormat | undefined;
 }
 
 /** A tokenizer a command can count with. */

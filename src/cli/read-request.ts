@@ -96,6 +96,8 @@ export function inFile(file: string, error: unknown): unknown {
 function isWholeRequest(value: RequestBody): boolean {
   const keys = Object.keys(value);
   if (Object.hasOwn(value, 'messages')) return keys.some((key) => !conversationFields.has(key));
+  if (Object.hasOwn(value, 'contents'))
+    return keys.some((key) => key !== 'contents' && key !== 'systemInstruction');
   return Object.hasOwn(value, 'input') && keys.some((key) => !responsesConversationFields.has(key));
 }
 
@@ -151,6 +153,8 @@ export function requestProblems({ body, format, conversation }: RequestFile): Va
       return validateMessages(body.messages, { format: 'openai' });
     case 'responses':
       return validateMessages(typeof body.input === 'string' ? [] : body.input, { format: 'responses' });
+    case 'gemini':
+      return validateMessages(body.contents, { format: 'gemini' });
     default: {
       const unreachable: never = format;
       throw new Error(`unknown format ${String(unreachable)}`);

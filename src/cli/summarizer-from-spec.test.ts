@@ -37,9 +37,15 @@ describe('createSummaryModelFromSpec', () => {
     ['anthropic', 'ANTHROPIC_API_KEY'],
     ['openai', 'OPENAI_API_KEY'],
     ['openai-responses', 'OPENAI_API_KEY'],
+    ['gemini', 'GEMINI_API_KEY'],
   ] as const)('%s: builds a working model with the key from the environment', async (provider, keyName) => {
     server = await startScriptedModelServer({ script: [`summary from ${provider}`] });
-    const baseURL = provider === 'anthropic' ? server.anthropicBaseURL : server.openaiBaseURL;
+    const baseURL = {
+      anthropic: server.anthropicBaseURL,
+      openai: server.openaiBaseURL,
+      'openai-responses': server.openaiBaseURL,
+      gemini: server.geminiBaseURL,
+    }[provider];
     const model = await createSummaryModelFromSpec(`${provider}:small-model`, {
       baseURL,
       env: { [keyName]: 'k' },
@@ -50,6 +56,7 @@ describe('createSummaryModelFromSpec', () => {
       anthropic: '/v1/messages',
       openai: '/v1/chat/completions',
       'openai-responses': '/v1/responses',
+      gemini: '/v1beta/models/small-model:generateContent',
     };
     expect(server.requests[0]?.path).toBe(path[provider]);
   });
@@ -69,7 +76,12 @@ describe('createSummaryModelFromSpec', () => {
     ['anthropic:claude-haiku-4-5', {}, 'set ANTHROPIC_API_KEY'],
     ['openai:gpt-5-mini', {}, 'set OPENAI_API_KEY'],
     ['anthropic:', { ANTHROPIC_API_KEY: 'k' }, 'needs a model'],
-    ['gemini:pro', {}, 'is not one of anthropic:MODEL, openai:MODEL, openai-responses:MODEL or extractive'],
+    ['gemini:gemini-2.5-flash', {}, 'set GEMINI_API_KEY'],
+    [
+      'vertex:pro',
+      {},
+      'is not one of anthropic:MODEL, openai:MODEL, openai-responses:MODEL, gemini:MODEL or extractive',
+    ],
   ])('%s fails as one line with exit code 2', async (spec, env, message) => {
     const error = await cliError(createSummaryModelFromSpec(spec, { env }));
     expect(error.exitCode).toBe(2);

@@ -15,11 +15,14 @@ export interface SummarizerSpecOptions {
    * Loads an adapter subpath; tests replace it to simulate an SDK that is not installed.
    * @default dynamic `import()`
    */
-  importAdapter?: (provider: 'anthropic' | 'openai') => Promise<unknown>;
+  importAdapter?: (provider: 'anthropic' | 'openai' | 'gemini') => Promise<unknown>;
 }
 
 /** The SDK package each provider needs. */
-const sdkPackages = { anthropic: '@anthropic-ai/sdk', openai: 'openai' } as const;
+const sdkPackages = { anthropic: '@anthropic-ai/sdk', openai: 'openai', gemini: '@google/genai' } as const;
+
+/** An SDK adapter the CLI can load. */
+type SdkProvider = keyof typeof sdkPackages;
 
 /**
  * Turns the CLI's `--summarizer` value into a {@link SummaryModel}: `anthropic:MODEL`,
@@ -43,18 +46,23 @@ export async function createSummaryModelFromSpec(
   const colon = trimmed.indexOf(':');
   const provider = colon === -1 ? trimmed : trimmed.slice(0, colon);
   const model = colon === -1 ? '' : trimmed.slice(colon + 1).trim();
-  if (provider !== 'anthropic' && provider !== 'openai' && provider !== 'openai-responses') {
+  if (
+    provider !== 'anthropic' &&
+    provider !== 'openai' &&
+    provider !== 'openai-responses' &&
+    provider !== 'gemini'
+  ) {
     throw new CliError(
-      `--summarizer "${spec}" is not one of anthropic:MODEL, openai:MODEL, openai-responses:MODEL or extractive`,
+      `--summarizer "${spec}" is not one of anthropic:MODEL, openai:MODEL, openai-responses:MODEL, gemini:MODEL or extractive`,
       2,
     );
   }
   // `openai-responses` is the OpenAI adapter over the Responses API.
-  const sdkProvider = provider === 'anthropic' ? 'anthropic' : 'openai';
+  const sdkProvider: SdkProvider = provider === 'openai-responses' ? 'openai' : provider;
   if (model === '') {
     throw new CliError(`--summarizer ${provider}: needs a model, e.g. ${exampleSpec(provider)}`, 2);
   }
-  const keyName = sdkProvider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY';
+  const keyName = keyNames[sdkProvider];
   const apiKey = env[keyName]?.trim() || undefined;
   // A local OpenAI-compatible server (Ollama, vLLM, llama.cpp) needs no key, but the SDK wants one.
   const keyOptional = sdkProvider === 'openai' && baseURL !== undefined;
@@ -82,6 +90,8 @@ export async function createSummaryModelFromSpec(
         ...options,
         api: 'responses',
       });
+    case 'gemini':
+      return (adapter as typeof import('../gemini/index.js')).createGeminiSummaryModel(options);
     default: {
       const unreachable: never = provider;
       throw new CliError(`unknown provider ${String(unreachable)}`, 2);
@@ -89,16 +99,26 @@ export async function createSummaryModelFromSpec(
   }
 }
 
-function exampleSpec(provider: 'anthropic' | 'openai' | 'openai-responses'): string {
+/** The environment variable each SDK reads its key from. */
+const keyNames = {
+  anthropic: 'ANTHROPIC_API_KEY',
+  openai: 'OPENAI_API_KEY',
+  gemini: 'GEMINI_API_KEY',
+} as const;
+
+function exampleSpec(provider: 'anthropic' | 'openai' | 'openai-responses' | 'gemini'): string {
+  if (provider === 'gemini') return 'gemini:gemini-2.5-flash';
   return provider === 'anthropic' ? 'anthropic:claude-haiku-4-5' : `${provider}:gpt-5-mini`;
 }
 
-function defaultImportAdapter(provider: 'anthropic' | 'openai'): Promise<unknown> {
+function defaultImportAdapter(provider: SdkProvider): Promise<unknown> {
   switch (provider) {
     case 'anthropic':
       return import('../anthropic/index.js');
     case 'openai':
       return import('../openai/index.js');
+    case 'gemini':
+      return import('../gemini/index.js');
     default: {
       const unreachable: never = provider;
       return Promise.reject(new Error(`unknown provider ${String(unreachable)}`));
@@ -107,8 +127,8 @@ function defaultImportAdapter(provider: 'anthropic' | 'openai'): Promise<unknown
 }
 
 async function loadAdapter(
-  provider: 'anthropic' | 'openai',
-  importAdapter: (provider: 'anthropic' | 'openai') => Promise<unknown>,
+  provider: SdkProvider,
+  importAdapter: (provider: SdkProvider) => Promise<unknown>,
 ): Promise<unknown> {
   try {
     return await importAdapter(provider);

@@ -14,7 +14,9 @@ export type TranscriptFormat =
   | 'mini-swe-agent'
   | 'anthropic'
   | 'openai'
-  | 'responses';
+  | 'responses'
+  | 'gemini'
+  | 'gemini-cli';
 
 /** Every {@link TranscriptFormat}, for argument parsing and help texts. */
 export const transcriptFormats: readonly TranscriptFormat[] = [
@@ -25,6 +27,8 @@ export const transcriptFormats: readonly TranscriptFormat[] = [
   'anthropic',
   'openai',
   'responses',
+  'gemini',
+  'gemini-cli',
 ];
 
 /** Provider usage as found in a transcript; OpenAI-style reports may say how much was cached. */

@@ -3,6 +3,7 @@
  * mini-swe-agent trajectories, plain Anthropic or OpenAI conversations) into the canonical model,
  * with the provider usage they recorded.
  */
+
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
@@ -16,6 +17,7 @@ import { isObject } from './_json.js';
 import { jsonFileLines, jsonTextLines } from './_json-lines.js';
 import { claudeCodeFromLines, isClaudeCodeLine } from './claude-code.js';
 import { codexFromLines, isCodexRolloutLine } from './codex.js';
+import { geminiCliFromRecords, isGeminiCliChat, isGeminiCliRecord } from './gemini-cli.js';
 import type { ImportedTranscript, TranscriptFormat } from './imported-transcript.js';
 import { isMiniSweAgentTrajectory, miniSweAgentFromValue } from './mini-swe-agent.js';
 import { importPlainConversation, plainConversationFromParsed } from './plain-conversation.js';
@@ -61,6 +63,7 @@ export function importTranscript(
   switch (format) {
     case 'anthropic':
     case 'openai':
+    case 'gemini':
       return importPlainConversation(body, { format, ...sourceOption });
     case 'responses':
       return importResponses(body, tryParse(body), source);
@@ -70,6 +73,8 @@ export function importTranscript(
       );
     case 'codex':
       return withLineWarnings((warnings) => codexFromLines(jsonTextLines(body, source, warnings), source));
+    case 'gemini-cli':
+      return geminiCliFromRecords(geminiCliValues(body, source), source);
     case 'swe-agent':
       return sweAgentFromValue(parseWhole(body, source), source);
     case 'mini-swe-agent':
@@ -182,6 +187,7 @@ export function detectTranscriptFormat(text: string): TranscriptFormat {
     if (isSweAgentTrajectory(whole.value)) return 'swe-agent';
     if (isClaudeCodeLine(whole.value)) return 'claude-code';
     if (isCodexRolloutLine(whole.value)) return 'codex';
+    if (isGeminiCliChat(whole.value) || isGeminiCliRecord(whole.value)) return 'gemini-cli';
     return 'anthropic';
   }
   for (const line of text.split('\n', 20)) {
@@ -189,6 +195,7 @@ export function detectTranscriptFormat(text: string): TranscriptFormat {
     const parsed = tryParse(line);
     if (parsed.ok && isClaudeCodeLine(parsed.value)) return 'claude-code';
     if (parsed.ok && isCodexRolloutLine(parsed.value)) return 'codex';
+    if (parsed.ok && isGeminiCliRecord(parsed.value)) return 'gemini-cli';
   }
   return 'anthropic';
 }
@@ -200,6 +207,9 @@ function importDetected(body: string, source: string | undefined): ImportedTrans
     if (isSweAgentTrajectory(whole.value)) return sweAgentFromValue(whole.value, source);
     if (isClaudeCodeLine(whole.value))
       return claudeCodeFromLines([{ value: whole.value, lineNumber: 1 }], source);
+    if (isGeminiCliChat(whole.value) || isGeminiCliRecord(whole.value)) {
+      return geminiCliFromRecords([whole.value], source);
+    }
     return importResponses(body, whole, source, 'detect');
   }
   const detected = detectTranscriptFormat(body);
@@ -207,6 +217,7 @@ function importDetected(body: string, source: string | undefined): ImportedTrans
     return withLineWarnings((warnings) => claudeCodeFromLines(jsonTextLines(body, source, warnings), source));
   if (detected === 'codex')
     return withLineWarnings((warnings) => codexFromLines(jsonTextLines(body, source, warnings), source));
+  if (detected === 'gemini-cli') return geminiCliFromRecords(geminiCliValues(body, source), source);
   return importResponses(body, whole, source, 'detect');
 }
 
@@ -251,6 +262,12 @@ function tryParse(text: string): ParsedBody {
   } catch {
     return { ok: false };
   }
+}
+
+/** A saved chat as its records: one JSON document, or one record per line. */
+function geminiCliValues(body: string, source: string | undefined): unknown[] {
+  const whole = tryParse(body);
+  return whole.ok ? [whole.value] : jsonLines(body, source).map((line) => line.value);
 }
 
 function parseWhole(body: string, source: string | undefined): unknown {

@@ -1,5 +1,7 @@
 /** Errors the proxy itself answers with, in each provider's own error shape so clients read them. */
+
 import type { ServerResponse } from 'node:http';
+import { writeGeminiProxyError } from './gemini/gemini-proxy.js';
 
 /**
  * Writes an error the way the provider would: Anthropic `{ type: 'error', error: { type, message } }`,
@@ -7,12 +9,16 @@ import type { ServerResponse } from 'node:http';
  */
 export function writeProviderError(
   response: ServerResponse,
-  provider: 'anthropic' | 'openai',
+  provider: 'anthropic' | 'openai' | 'gemini',
   status: number,
   message: string,
 ): void {
   if (response.headersSent) {
     response.destroy();
+    return;
+  }
+  if (provider === 'gemini') {
+    writeGeminiProxyError(response, status, message);
     return;
   }
   const body =

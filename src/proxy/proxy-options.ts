@@ -14,6 +14,8 @@ export interface ProxyOptions {
   anthropicUpstream?: string;
   /** Where OpenAI traffic (chat, responses, everything else) goes instead of `upstream`. */
   openaiUpstream?: string;
+  /** Where Gemini traffic (`/v1beta/models/…`) goes. @default `upstream`, else `openaiUpstream` */
+  geminiUpstream?: string;
   /** The interface to listen on; any but loopback needs `token`. @default '127.0.0.1' */
   host?: string;
   /** The port; 0 picks a free one. @default 0 */

@@ -46,6 +46,7 @@ export async function startProxy({
   upstream,
   anthropicUpstream,
   openaiUpstream,
+  geminiUpstream,
   host = '127.0.0.1',
   port = 0,
   thresholds,
@@ -89,7 +90,7 @@ export async function startProxy({
   });
   const stats = new StatsCollector();
   const context: ProxyContext = {
-    upstreams: resolveUpstreams(upstream, anthropicUpstream, openaiUpstream),
+    upstreams: resolveUpstreams(upstream, anthropicUpstream, openaiUpstream, geminiUpstream),
     store,
     compactors,
     queue: createSessionQueue(),
@@ -336,6 +337,7 @@ function resolveUpstreams(
   upstream: string | undefined,
   anthropicUpstream: string | undefined,
   openaiUpstream: string | undefined,
+  geminiUpstream: string | undefined,
 ): ProxyUpstreams {
   const anthropic = anthropicUpstream ?? upstream;
   const openai = openaiUpstream ?? upstream;
@@ -348,6 +350,8 @@ function resolveUpstreams(
   return {
     anthropic: parseUpstream(anthropic, 'anthropicUpstream'),
     openai: parseUpstream(openai, 'openaiUpstream'),
+    // Gemini goes to its own upstream, else where `upstream` (or the OpenAI upstream) points.
+    gemini: parseUpstream(geminiUpstream ?? upstream ?? openai, 'geminiUpstream'),
   };
 }
 

@@ -65,7 +65,7 @@ export class StatsCollector {
     conversationRequests: 0,
     compactedRequests: 0,
     byLayer: { none: 0, micro: 0, mid: 0, hard: 0 },
-    byApi: { anthropic: 0, openai: 0, responses: 0, passthrough: 0 },
+    byApi: { anthropic: 0, openai: 0, responses: 0, gemini: 0, passthrough: 0 },
     tokensIn: 0,
     tokensOut: 0,
     fallbacks: 0,

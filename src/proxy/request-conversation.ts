@@ -2,7 +2,8 @@
 import type { ProxyApi } from './routes.js';
 
 /** The field holding the conversation. */
-export function conversationField(api: ProxyApi): 'messages' | 'input' {
+export function conversationField(api: ProxyApi): 'messages' | 'input' | 'contents' {
+  if (api === 'gemini') return 'contents';
   return api === 'responses' ? 'input' : 'messages';
 }
 

@@ -1,8 +1,10 @@
 /** Which provider API a request path belongs to, and where it goes upstream. */
+
 import type { IncomingHttpHeaders } from 'node:http';
+import { isGeminiCompactedPath, isGeminiPath } from './gemini/gemini-proxy.js';
 
 /** The three APIs whose conversations the proxy compacts. */
-export type ProxyApi = 'anthropic' | 'openai' | 'responses';
+export type ProxyApi = 'anthropic' | 'openai' | 'responses' | 'gemini';
 
 /** The upstream base URLs, one per provider family. */
 export interface ProxyUpstreams {
@@ -10,7 +12,12 @@ export interface ProxyUpstreams {
   anthropic: URL;
   /** Where OpenAI traffic goes (`/v1/chat/completions`, `/v1/responses`, everything else). */
   openai: URL;
+  /** Where Gemini traffic goes (`/v1beta/models/…`). */
+  gemini: URL;
 }
+
+/** A provider family: where its traffic goes and the shape of its errors. */
+export type ProxyProvider = keyof ProxyUpstreams;
 
 /** The compacted endpoints, matched at the end of the path so a base URL may carry a prefix. */
 const compactedSuffixes: ReadonlyArray<readonly [string, ProxyApi]> = [
@@ -27,6 +34,7 @@ const compactedSuffixes: ReadonlyArray<readonly [string, ProxyApi]> = [
 export function compactedApi(method: string | undefined, pathname: string): ProxyApi | undefined {
   if (method !== 'POST') return undefined;
   const path = pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+  if (isGeminiCompactedPath(path)) return 'gemini';
   return compactedSuffixes.find(([suffix]) => path.endsWith(suffix))?.[1];
 }
 
@@ -36,7 +44,8 @@ const anthropicPath = /\/v1\/messages(\/|$)/;
 const openaiPath = /\/v1\/(chat\/|responses(\/|$))/;
 
 /** The provider family of any request: its path first, then its headers. */
-export function providerOf(pathname: string, headers: IncomingHttpHeaders): 'anthropic' | 'openai' {
+export function providerOf(pathname: string, headers: IncomingHttpHeaders): ProxyProvider {
+  if (isGeminiPath(pathname) || headers['x-goog-api-key'] !== undefined) return 'gemini';
   if (anthropicPath.test(pathname)) return 'anthropic';
   if (openaiPath.test(pathname)) return 'openai';
   return headers['anthropic-version'] !== undefined || headers['x-api-key'] !== undefined

@@ -4,6 +4,7 @@
  * instructions appended, so the provider reads the prefix from its prompt cache. Keys stay in the
  * headers of that one request: never in errors, logs or archives.
  */
+
 import type { IncomingHttpHeaders } from 'node:http';
 import { toOpenAIMessages } from '../core/conversation/openai-format.js';
 import { toResponsesInput } from '../core/conversation/responses-format.js';
@@ -11,6 +12,7 @@ import type { Message, SystemPrompt } from '../core/conversation/types.js';
 import { CompactError } from '../core/errors.js';
 import type { SummaryModel, SummaryRequest, SummaryResult } from '../core/summary/summary-model.js';
 import { upstreamHeaders } from './forward.js';
+import { geminiSummaryCall, geminiSummaryResult } from './gemini/gemini-proxy.js';
 import type { ProxyApi } from './routes.js';
 
 /** The request a summary borrows its provider, model, key and settings from. */
@@ -34,14 +36,18 @@ export function createSameSummaryModel(currentContext: () => SummaryContext | un
     async summarize(request, options = {}) {
       const context = currentContext();
       if (!context) throw summaryError('no request to borrow the provider from');
-      const body = summaryBody(context, request);
+      const call =
+        context.api === 'gemini'
+          ? geminiSummaryCall(context.url, context.body, request)
+          : { url: context.url, body: summaryBody(context, request) };
+      const { body } = call;
       const headers = upstreamHeaders(context.headers, undefined);
       delete headers['content-length'];
       headers['accept-encoding'] = 'identity';
       headers['content-type'] = 'application/json';
       let response: Response;
       try {
-        response = await fetch(context.url, {
+        response = await fetch(call.url, {
           method: 'POST',
           headers: headers as Record<string, string>,
           body: JSON.stringify(body),
@@ -54,7 +60,7 @@ export function createSameSummaryModel(currentContext: () => SummaryContext | un
       if (!response.ok) {
         throw summaryError(`${context.url.origin}${context.url.pathname} answered ${response.status}`);
       }
-      return readSummary(context.api, text);
+      return context.api === 'gemini' ? readGeminiSummary(text) : readSummary(context.api, text);
     },
   };
 }
@@ -86,6 +92,8 @@ function summaryBody(context: SummaryContext, request: SummaryRequest): Record<s
       const input = toResponsesInput(request.messages, request.system);
       return { ...rest, input, max_output_tokens: request.maxOutputTokens };
     }
+    case 'gemini':
+      throw summaryError('the Gemini API has its own summary call');
     default: {
       const unreachable: never = api;
       throw summaryError(`unknown API ${String(unreachable)}`);
@@ -151,6 +159,8 @@ function answerText(api: ProxyApi, parsed: Record<string, unknown>): string {
         .map((part) => part.text as string)
         .join('\n');
     }
+    case 'gemini':
+      throw summaryError('the Gemini API has its own summary call');
     default: {
       const unreachable: never = api;
       throw summaryError(`unknown API ${String(unreachable)}`);
@@ -167,6 +177,18 @@ function textOfBlocks(content: unknown): string {
     )
     .map((block) => block.text)
     .join('\n');
+}
+
+function readGeminiSummary(text: string): SummaryResult {
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(text) as Record<string, unknown>;
+  } catch (error) {
+    throw summaryError('the summary answer is not JSON', error);
+  }
+  const result = geminiSummaryResult(parsed);
+  if (result.text.trim() === '') throw summaryError('the summary answer has no text');
+  return result;
 }
 
 function summaryError(reason: string, cause?: unknown): CompactError {

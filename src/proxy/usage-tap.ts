@@ -2,7 +2,9 @@
  * Reads the token usage out of a provider's answer as it streams past, without holding the answer:
  * server-sent events are scanned line by line, a JSON body is kept only up to a cap.
  */
+
 import type { ProviderUsage } from '../core/conversation/types.js';
+import { geminiUsage } from './gemini/gemini-proxy.js';
 import type { ProxyApi } from './routes.js';
 
 /** A JSON answer larger than this is not parsed for usage (the count then falls back to estimates). */
@@ -32,6 +34,7 @@ function jsonUsageTap(api: ProxyApi): UsageTap {
     finish() {
       if (size > MAX_JSON_BODY_BYTES) return undefined;
       const parsed = parseJson(Buffer.concat(chunks).toString('utf8'));
+      if (api === 'gemini') return geminiUsage(parsed);
       return normalizeUsage(api, (parsed as { usage?: unknown } | undefined)?.usage);
     },
   };
@@ -42,9 +45,14 @@ function sseUsageTap(api: ProxyApi): UsageTap {
   let usage: ProviderUsage | undefined;
   const readLine = (line: string) => {
     // Only the few events that carry usage are parsed; text deltas are skipped by this cheap test.
-    if (!line.startsWith('data:') || !line.includes('"usage"')) return;
+    if (!line.startsWith('data:') || !line.includes(api === 'gemini' ? '"usageMetadata"' : '"usage"')) return;
     const event = parseJson(line.slice(5).trim()) as Record<string, unknown> | undefined;
     if (!event) return;
+    if (api === 'gemini') {
+      // Every Gemini chunk repeats the usage so far; the last one holds the answer's.
+      usage = geminiUsage(event) ?? usage;
+      return;
+    }
     const found = usageOfEvent(event);
     const normalized = normalizeUsage(api, found);
     if (normalized) usage = { ...usage, ...normalized };

@@ -88,6 +88,15 @@ function responsesUnits(body: Record<string, unknown>): RequestUnit[] {
   return units;
 }
 
+/** Gemini: tools, system instruction, then each content (implicit caching: every content boundary). */
+function geminiUnits(body: Record<string, unknown>): RequestUnit[] {
+  const units: RequestUnit[] = [];
+  for (const tool of arrayOrEmpty(body.tools)) units.push({ value: tool, breakpoint: false });
+  if (body.systemInstruction !== undefined) units.push({ value: body.systemInstruction, breakpoint: true });
+  for (const content of arrayOrEmpty(body.contents)) units.push({ value: content, breakpoint: true });
+  return units;
+}
+
 function unitsOf(api: ScriptedApi, body: Record<string, unknown>): RequestUnit[] {
   switch (api) {
     case 'anthropic':
@@ -96,6 +105,8 @@ function unitsOf(api: ScriptedApi, body: Record<string, unknown>): RequestUnit[]
       return openAIUnits(body);
     case 'responses':
       return responsesUnits(body);
+    case 'gemini':
+      return geminiUnits(body);
     default: {
       const unreachable: never = api;
       throw new Error(`unknown api ${String(unreachable)}`);

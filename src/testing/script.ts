@@ -44,7 +44,7 @@ export type ScriptStep =
     };
 
 /** The API a request was made to. */
-export type ScriptedApi = 'anthropic' | 'openai' | 'responses';
+export type ScriptedApi = 'anthropic' | 'openai' | 'responses' | 'gemini';
 
 /** One request the server received, as recorded. */
 export interface RecordedRequest {
@@ -55,7 +55,7 @@ export interface RecordedRequest {
   method: string;
   /** The request path, e.g. `/v1/messages`. */
   path: string;
-  /** Request headers in lower case, without `authorization`, `x-api-key` and `api-key`. */
+  /** Request headers in lower case, without `authorization`, `x-api-key`, `api-key` and `x-goog-api-key` (a `?key=` is not in `path`). */
   headers: Record<string, string>;
   /** The parsed JSON body. */
   body: Record<string, unknown>;

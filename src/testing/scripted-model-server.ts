@@ -15,6 +15,7 @@ import {
   type WireError,
   writeError,
 } from './_wire.js';
+import { GEMINI_PATH_PREFIX, handleGemini } from './gemini/gemini-server.js';
 import { estimateRequestTokens, estimateTokens, type InputUsage, PromptCache } from './prompt-usage.js';
 import {
   normalizeStep,
@@ -50,18 +51,21 @@ export interface ScriptedModelServer {
   readonly anthropicBaseURL: string;
   /** The `baseURL` for `openai` and OpenAI-compatible clients (the origin plus `/v1`). */
   readonly openaiBaseURL: string;
+  /** The base URL for `@google/genai` (`httpOptions.baseUrl`) and Gemini CLI (`GOOGLE_GEMINI_BASE_URL`). */
+  readonly geminiBaseURL: string;
   /** Every request received so far, in order. */
   readonly requests: readonly RecordedRequest[];
   /** Stops the server and drops every open connection, hanging ones included. */
   close(): Promise<void>;
 }
 
-const hiddenHeaders = new Set(['authorization', 'x-api-key', 'api-key']);
+const hiddenHeaders = new Set(['authorization', 'x-api-key', 'api-key', 'x-goog-api-key']);
 
 /**
  * Starts a model server on 127.0.0.1 (a free port) that speaks the Anthropic Messages API
  * (`POST /v1/messages`), the OpenAI Chat Completions API (`POST /v1/chat/completions`) and the
- * OpenAI Responses API (`POST /v1/responses`), plain and streamed, answering from a script.
+ * OpenAI Responses API (`POST /v1/responses`) and the Gemini API
+ * (`POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent`, `:countTokens`), plain and streamed, answering from a script.
  * Responses requests that ask for reasoning get a `reasoning` item (with `encrypted_content` when
  * `include` asks for it); encrypted content it handed out and gets back altered is a 400. Use it to drive the real SDKs in tests without a network.
  *
@@ -115,6 +119,23 @@ export async function startScriptedModelServer({
     ) => requests.push({ ...seen, body, stream, inputTokens, outcome });
 
     const rawBody = await readBody(incoming);
+    if (api === 'gemini') {
+      await handleGemini({
+        incoming,
+        response,
+        rawBody,
+        seen,
+        validation,
+        contextWindow,
+        chooseStep,
+        record: (request) => requests.push(request),
+        answerNumber: () => {
+          idCounter += 1;
+          return idCounter;
+        },
+      });
+      return;
+    }
     const countOnly = path === '/v1/messages/count_tokens';
     const screened = screenRequest(incoming, { path, api, rawBody, validation, countOnly });
     if (screened.kind === 'reject') {
@@ -178,6 +199,7 @@ export async function startScriptedModelServer({
     url,
     anthropicBaseURL: url,
     openaiBaseURL: `${url}/v1`,
+    geminiBaseURL: url,
     requests,
     close() {
       closed ??= new Promise<void>((resolve) => {
@@ -334,6 +356,7 @@ function answerCrash(response: ServerResponse, error: unknown): void {
 }
 
 function apiOfPath(path: string): ScriptedApi {
+  if (path.startsWith(GEMINI_PATH_PREFIX)) return 'gemini';
   if (path.endsWith('/chat/completions')) return 'openai';
   return path.endsWith('/responses') ? 'responses' : 'anthropic';
 }
@@ -454,6 +477,8 @@ function answerId(api: ScriptedApi, counter: number): string {
       return `chatcmpl-scripted-${counter}`;
     case 'responses':
       return `resp_scripted_${counter}`;
+    case 'gemini':
+      return `scripted-${counter}`;
     default: {
       const unreachable: never = api;
       throw new Error(`unknown api ${String(unreachable)}`);

@@ -48,7 +48,7 @@ Options:
   --hard N             hard threshold in tokens (default 80000, or 85% of --window)
   --window N           the model's context window; thresholds become fractions of it
   --summarizer SPEC    extractive (default, offline), anthropic:MODEL, openai:MODEL
-                       or openai-responses:MODEL
+                       openai-responses:MODEL or gemini:MODEL
   --base-url URL       base URL for the summarizer's API (OpenAI-compatible servers, proxies)
   --archive DIR        keep what leaves the context in DIR/<name>.jsonl (default: OUT.archive/,
                        or FILE.archive/ without -o); agent-compact recall ID --archive DIR reads it

@@ -28,6 +28,7 @@ export const PROXY_ARG_OPTIONS = {
   upstream: { type: 'string' },
   'anthropic-upstream': { type: 'string' },
   'openai-upstream': { type: 'string' },
+  'gemini-upstream': { type: 'string' },
   host: { type: 'string' },
   token: { type: 'string' },
   port: { type: 'string' },
@@ -61,7 +62,7 @@ export interface CliProxy {
 export interface CliProxyDefaults {
   defaultPort: number;
   /** Used where `--upstream` and the per-provider flags say nothing. */
-  upstreams?: { anthropic: string; openai: string };
+  upstreams?: { anthropic: string; openai: string; gemini?: string };
   /** One line per request on stderr. */
   log: boolean;
   onRequest?: (record: ProxyRequestRecord) => void;
@@ -86,6 +87,7 @@ export async function startProxyFromArgs(
   }
   const anthropicUpstream = values['anthropic-upstream'] ?? values.upstream ?? defaults.upstreams?.anthropic;
   const openaiUpstream = values['openai-upstream'] ?? values.upstream ?? defaults.upstreams?.openai;
+  const geminiUpstream = values['gemini-upstream'] ?? values.upstream ?? defaults.upstreams?.gemini;
   // Bad numbers fail before anything is opened.
   const limits = thresholdOptions(values);
   const port = values.port === undefined ? defaults.defaultPort : portOption(values.port);
@@ -99,6 +101,7 @@ export async function startProxyFromArgs(
   const options: ProxyOptions = {
     ...(anthropicUpstream ? { anthropicUpstream } : {}),
     ...(openaiUpstream ? { openaiUpstream } : {}),
+    ...(geminiUpstream ? { geminiUpstream } : {}),
     host,
     port,
     ...(token ? { token } : {}),
@@ -107,7 +110,11 @@ export async function startProxyFromArgs(
     background: values.background === true,
     notify: values.notify === true,
     ...(await tracingOption(values.otel === true)),
-    summarizer: await summarizerOption(values.summarizer, io, { anthropicUpstream, openaiUpstream }),
+    summarizer: await summarizerOption(values.summarizer, io, {
+      anthropicUpstream,
+      openaiUpstream,
+      geminiUpstream,
+    }),
     counter: await createCliCounter(tokenizerOption(values.tokenizer ?? 'heuristic')),
     ...(values.archive
       ? { archive: createFileArchiveStore({ directory: resolve(io.cwd, values.archive) }) }
@@ -179,13 +186,19 @@ function portOption(value: string): number {
 async function summarizerOption(
   spec: string | undefined,
   io: CliIO,
-  upstreams: { anthropicUpstream: string | undefined; openaiUpstream: string | undefined },
+  upstreams: {
+    anthropicUpstream: string | undefined;
+    openaiUpstream: string | undefined;
+    geminiUpstream: string | undefined;
+  },
 ): Promise<'same' | 'extractive' | SummaryModel> {
   const trimmed = spec?.trim() ?? 'same';
   if (trimmed === 'same' || trimmed === 'extractive') return trimmed;
   const baseURL = trimmed.startsWith('anthropic:')
     ? upstreams.anthropicUpstream
-    : openAIBase(upstreams.openaiUpstream);
+    : trimmed.startsWith('gemini:')
+      ? (upstreams.geminiUpstream ?? upstreams.openaiUpstream)
+      : openAIBase(upstreams.openaiUpstream);
   const model = await createSummaryModelFromSpec(trimmed, { env: io.env, ...(baseURL ? { baseURL } : {}) });
   return model ?? 'extractive';
 }

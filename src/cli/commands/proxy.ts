@@ -1,6 +1,6 @@
 /**
  * `agent-compact proxy --upstream URL [--host H] [--port N] [--mid N --hard N | --window N]
- * [--summarizer SPEC] [--archive DIR | --store redis://…] [--anthropic-upstream URL] [--openai-upstream URL]
+ * [--summarizer SPEC] [--archive DIR | --store redis://…] [--anthropic-upstream URL] [--openai-upstream URL] [--gemini-upstream URL]
  * [--json-log FILE] [--recall] [--background] [--tokenizer T] [--upstream-timeout SECONDS]`
  *
  * Runs the compaction proxy until SIGINT or SIGTERM. The first stdout line is `listening on URL`.
@@ -26,13 +26,16 @@ Options:
                              needs --token
   --token TOKEN              every /agent-compact/* route then asks for it (Authorization:
                              Bearer TOKEN, or ?token=TOKEN); default AGENT_COMPACT_TOKEN
+  --gemini-upstream URL      Gemini traffic (/v1beta/models/…) goes here instead,
+                             e.g. https://generativelanguage.googleapis.com
   --port N                   port to listen on; 0 picks a free one (default ${DEFAULT_PORT})
   --mid N                    mid threshold in tokens (default 50000, or 60% of --window)
   --hard N                   hard threshold in tokens (default 80000, or 85% of --window)
   --window N                 the model's context window; thresholds become fractions of it
   --summarizer SPEC          same (default: the client's own model and key), extractive,
-                             anthropic:MODEL, openai:MODEL or openai-responses:MODEL (keys from
-                             ANTHROPIC_API_KEY / OPENAI_API_KEY), through the matching upstream
+                             anthropic:MODEL, openai:MODEL, openai-responses:MODEL or gemini:MODEL
+                             (keys from ANTHROPIC_API_KEY / OPENAI_API_KEY / GEMINI_API_KEY),
+                             through the matching upstream
   --archive DIR              keep what leaves the context in DIR, one file per conversation
   --store redis://HOST:PORT  keep conversations, archives and compactor state in Redis, shared by
                              every replica given the same URL (Redis down: requests go on uncompacted)

@@ -112,10 +112,10 @@ describe('CLI on Responses files', () => {
       'heuristic',
     ]);
     expect(forced.code).toBe(0);
-    const wrong = await run(['count', 'plain.json', '--format', 'gemini']);
+    const wrong = await run(['count', 'plain.json', '--format', 'vertex']);
     expect(wrong).toMatchObject({
       code: 2,
-      stderr: expect.stringContaining('"anthropic", "openai" or "responses"'),
+      stderr: expect.stringContaining('"anthropic", "openai", "responses" or "gemini"'),
     });
   });
 

@@ -478,7 +478,7 @@ describe('agent-compact run: keys, servers, approval and Ctrl-C', () => {
       { ANTHROPIC_API_KEY: secretKey },
       /^agent-compact run: OPENAI_API_KEY is not set/,
     ],
-    [['--provider', 'gemini'], {}, /--provider must be anthropic, openai or openai-responses/],
+    [['--provider', 'vertex'], {}, /--provider must be anthropic, openai, openai-responses or gemini/],
     [['--mid', 'lots'], { ANTHROPIC_API_KEY: secretKey }, /--mid must be a positive integer/],
     [
       ['--resume', '../../etc'],

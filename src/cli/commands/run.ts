@@ -48,12 +48,13 @@ const defaults = {
   anthropic: { model: 'claude-sonnet-5-5', window: 200_000, keyVariable: 'ANTHROPIC_API_KEY' },
   openai: { model: 'gpt-5.4', window: 128_000, keyVariable: 'OPENAI_API_KEY' },
   'openai-responses': { model: 'gpt-5.4', window: 128_000, keyVariable: 'OPENAI_API_KEY' },
+  gemini: { model: 'gemini-2.5-pro', window: 1_000_000, keyVariable: 'GEMINI_API_KEY' },
 } as const;
 
 type Provider = keyof typeof defaults;
 
 const agentOptionsHelp = `Options:
-  --provider anthropic|openai|openai-responses
+  --provider anthropic|openai|openai-responses|gemini
                                the model API (default: anthropic; openai works with any compatible
                                server; openai-responses is the Responses API, stateless like Codex)
   --model M                    the model id (default: claude-sonnet-5-5 / gpt-5.4)
@@ -207,6 +208,8 @@ async function createModel(
       return (await import('../../agent/openai-responses-chat-model.js')).createOpenAIResponsesChatModel(
         options,
       );
+    case 'gemini':
+      return (await import('../../agent/gemini-chat-model.js')).createGeminiChatModel(options);
     default: {
       const unreachable: never = provider;
       throw new CliError(`unknown provider ${String(unreachable)}`, 2);
@@ -279,8 +282,9 @@ async function resolveWorkspace(cwd: string, option: string | undefined): Promis
 }
 
 function parseProvider(value: string): Provider {
-  if (value === 'anthropic' || value === 'openai' || value === 'openai-responses') return value;
-  throw new CliError(`--provider must be anthropic, openai or openai-responses, got "${value}"`, 2);
+  if (value === 'anthropic' || value === 'openai' || value === 'openai-responses' || value === 'gemini')
+    return value;
+  throw new CliError(`--provider must be anthropic, openai, openai-responses or gemini, got "${value}"`, 2);
 }
 
 function parseSummarizer(value: string | undefined): 'model' | 'extractive' {

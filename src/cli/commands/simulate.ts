@@ -46,7 +46,7 @@ Options:
   --hard N            hard threshold of every strategy; the peers summarize here (default 80000)
   --window N          context window for agent-compact (thresholds become fractions of it)
   --summarizer S      extractive (default, offline), anthropic:MODEL, openai:MODEL
-                      or openai-responses:MODEL
+                      openai-responses:MODEL or gemini:MODEL
   --base-url URL      base URL for the summarizer's API
   --price-input N     $ per million input tokens (default ${defaultPriceTable.inputPerMillion})
   --price-output N    $ per million output tokens (default ${defaultPriceTable.outputPerMillion})

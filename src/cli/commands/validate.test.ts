@@ -148,7 +148,7 @@ describe('agent-compact validate', () => {
     [['validate', 'valid.json', '--bogus'], /Unknown option '--bogus'/],
     [['validate'], /missing FILE/],
     [['validate', 'valid.json', '--fix'], /--fix needs -o OUT/],
-    [['validate', 'valid.json', '--format', 'gemini'], /--format must be/],
+    [['validate', 'valid.json', '--format', 'vertex'], /--format must be/],
     [['validate', '.'], /\.: is a directory/],
   ])('%j fails with exit 2 and one line', async (args, expected) => {
     const result = await run(args);

@@ -5,6 +5,7 @@
  * problem (`path: message`) when not; exit 2 when the file cannot be read. `--fix -o OUT` writes the
  * repaired conversation in the input's format and layout, lists each change, and exits 0.
  */
+
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { toOpenAIMessages } from '../../core/conversation/openai-format.js';
@@ -17,6 +18,7 @@ import { type ValidationProblem, validateMessages } from '../../core/conversatio
 import { CompactError } from '../../core/errors.js';
 import { withMessages } from '../../core/request/compact-request.js';
 import { readRequestConversation } from '../../core/request/request-conversation.js';
+import { toGeminiContents } from '../../core/wire/gemini/gemini-write.js';
 import { type CliCommand, CliError, type CliIO } from '../cli-io.js';
 import { formatOption, parseCommandArgs, singleFile } from '../command-args.js';
 import { describeFileError, readConversationFile } from '../read-conversation.js';
@@ -90,6 +92,7 @@ function problemsOf({
   systemRole,
   openAIMessages,
   responsesInput,
+  geminiContents,
 }: ParsedConversation): ValidationProblem[] {
   switch (format) {
     case 'anthropic':
@@ -112,6 +115,8 @@ function problemsOf({
           format,
         },
       );
+    case 'gemini':
+      return validateMessages(geminiContents ?? toGeminiContents(conversation.messages), { format });
     default: {
       const unreachable: never = format;
       throw new Error(`unknown format ${String(unreachable)}`);

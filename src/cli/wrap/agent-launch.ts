@@ -25,7 +25,7 @@ export interface AgentLaunch {
   args: string[];
   /** Variables added to the agent's environment. */
   env: Record<string, string>;
-  upstreams: { anthropic: string; openai: string };
+  upstreams: { anthropic: string; openai: string; gemini?: string };
   /** A line for stderr when the setting is a guess. */
   note?: string;
 }
@@ -85,7 +85,7 @@ export function agentLaunch(
       return {
         ...base,
         env: { GOOGLE_GEMINI_BASE_URL: proxyUrl },
-        upstreams: { ...DEFAULT_UPSTREAMS, openai: GEMINI_UPSTREAM },
+        upstreams: { ...DEFAULT_UPSTREAMS, gemini: GEMINI_UPSTREAM },
       };
     case 'openai-compatible':
       return { ...base, env: { OPENAI_BASE_URL: `${proxyUrl}/v1` } };

@@ -8,6 +8,7 @@
  * blocks are dropped; unknown block types are kept as they are.
  */
 import { CompactError } from '../errors.js';
+import { geminiConversation, isGeminiContent, serializeGemini } from '../wire/gemini/gemini-conversation.js';
 import { fromOpenAIMessages, type OpenAISystemRole, toOpenAIMessages } from './openai-format.js';
 import type { OpenAIChatMessage, OpenAIContentPart, OpenAIToolCall } from './openai-types.js';
 import { fromResponsesInput, RESPONSES_DATA_KEY, toResponsesInput } from './responses-format.js';
@@ -61,6 +62,8 @@ export interface ParsedConversation {
   openAIMessages?: OpenAIChatMessage[];
   /** Responses input only: the items as read, so problems keep the input's paths (`input[3]`). */
   responsesInput?: ResponsesInputItem[];
+  /** Gemini input only: the contents as read, so problems keep the input's paths (`contents[3]`). */
+  geminiContents?: unknown[];
 }
 
 /** Options of {@link serializeConversation}. */
@@ -164,6 +167,17 @@ export function conversationFromValue(
     rawSystem = value.instructions ?? undefined;
     format ??= 'responses';
     messagePath = (index) => `input[${index}]`;
+  } else if (isObject(value) && Object.hasOwn(value, 'contents') && !Object.hasOwn(value, 'messages')) {
+    // A Gemini conversation or generateContent request: `contents` and `systemInstruction`.
+    if (!Array.isArray(value.contents)) {
+      const where = source === undefined ? 'contents' : `${source}: contents`;
+      const message = `contents must be an array, got ${typeName(value.contents)}`;
+      throw new CompactError(message, { code: 'INVALID_TRANSCRIPT', path: where });
+    }
+    rawMessages = value.contents;
+    rawSystem = value.systemInstruction ?? undefined;
+    format ??= 'gemini';
+    messagePath = (index) => `contents[${index}]`;
   } else if (isObject(value)) {
     if (!Object.hasOwn(value, 'messages')) throw unreadable('expected a "messages" array', undefined, source);
     if (!Array.isArray(value.messages)) {
@@ -208,6 +222,15 @@ export function conversationFromValue(
     }
     case 'responses':
       return readResponses(rawMessages, rawSystem, layout, messagePath, source);
+    case 'gemini':
+      try {
+        const conversation = geminiConversation(rawMessages, rawSystem);
+        return { conversation, format: 'gemini', layout, geminiContents: rawMessages };
+      } catch (error) {
+        if (!CompactError.isInstance(error) || source === undefined) throw error;
+        const message = error.message.replace(`${error.path}: `, '');
+        throw new CompactError(message, { code: error.code, path: `${source}: ${error.path}`, cause: error });
+      }
     default: {
       const unreachable: never = detected;
       throw new Error(`unknown format ${String(unreachable)}`);
@@ -224,6 +247,7 @@ export function conversationFromValue(
  */
 export function detectFormat(messages: readonly unknown[]): MessageFormat {
   if (messages.some(hasResponsesMark)) return 'responses';
+  if (messages.some(isGeminiContent)) return 'gemini';
   for (const message of messages) {
     if (!isObject(message)) continue;
     const { role } = message;
@@ -276,6 +300,8 @@ export function serializeConversation(
     }
     case 'responses':
       return serializeResponses(conversation, jsonl);
+    case 'gemini':
+      return serializeGemini(conversation, jsonl);
     case 'openai': {
       const openAIMessages = toOpenAIMessages(conversation, systemRole ? { systemRole } : {});
       if (jsonl) return `${openAIMessages.map((message) => JSON.stringify(message)).join('\n')}\n`;

@@ -132,6 +132,9 @@ export function repairMessages(messages: readonly Message[]): RepairResult {
  * A `Record` over the union so a new rule must be classified here.
  */
 const structuralRules: Record<ValidationRule, boolean> = {
+  'unknown-part-type': true,
+  // A signature cannot be made up.
+  'missing-thought-signature': true,
   'messages-not-array': true,
   'message-not-object': true,
   'invalid-role': true,

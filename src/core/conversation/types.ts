@@ -114,7 +114,7 @@ export interface Conversation {
 }
 
 /** A wire format this library reads and writes. */
-export type MessageFormat = 'anthropic' | 'openai' | 'responses';
+export type MessageFormat = 'anthropic' | 'openai' | 'responses' | 'gemini';
 
 /** Token usage the provider reported for one request. */
 export interface ProviderUsage {
@@ -130,6 +130,8 @@ export interface ProviderUsage {
   prompt_tokens?: number;
   /** OpenAI: output tokens. */
   completion_tokens?: number;
+  /** Gemini (`usageMetadata`): the whole prompt, `cachedContentTokenCount` included. */
+  promptTokenCount?: number;
 }
 
 const knownTypes = new Set<string>([
@@ -168,6 +170,7 @@ export function contentBlocks(message: Message): readonly ContentBlock[] {
 export function promptTokensFromUsage(usage: ProviderUsage | undefined): number | undefined {
   if (!usage) return undefined;
   if (typeof usage.prompt_tokens === 'number') return usage.prompt_tokens;
+  if (typeof usage.promptTokenCount === 'number') return usage.promptTokenCount;
   if (typeof usage.input_tokens === 'number') {
     return (
       usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0)

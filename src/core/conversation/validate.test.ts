@@ -500,8 +500,8 @@ describe('mid-conversation system messages (anthropic)', () => {
 
 describe('validateMessages options', () => {
   it('throws INVALID_OPTIONS for an unknown format, a caller bug rather than a transcript problem', () => {
-    expect(() => validateMessages([], { format: 'gemini' as 'openai' })).toThrow(
-      'format must be "anthropic", "openai" or "responses", got "gemini"',
+    expect(() => validateMessages([], { format: 'vertex' as 'openai' })).toThrow(
+      'format must be "anthropic", "openai", "responses" or "gemini", got "vertex"',
     );
   });
 });

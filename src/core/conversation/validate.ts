@@ -4,6 +4,7 @@
  * it cannot read becomes a problem.
  */
 import { CompactError } from '../errors.js';
+import { validateGeminiContents } from '../wire/gemini/validate-gemini.js';
 import type { MessageFormat } from './types.js';
 import { validateResponsesInput } from './validate-responses.js';
 
@@ -70,7 +71,11 @@ export type ValidationRule =
   /** A Responses item lacks a field its type requires, or has one of the wrong type. */
   | 'invalid-item'
   /** A Responses `reasoning` item is not directly followed by the message or call it produced. */
-  | 'misplaced-reasoning';
+  | 'misplaced-reasoning'
+  /** A Gemini part holds no known data field, or more than one. */
+  | 'unknown-part-type'
+  /** A Gemini model step of the current turn lost the `thoughtSignature` of its first call. */
+  | 'missing-thought-signature';
 
 /** One rule a conversation breaks, and where. */
 export interface ValidationProblem {
@@ -146,11 +151,14 @@ export function validateMessages(messages: unknown, options: ValidateOptions = {
     case 'responses':
       validateResponsesInput(messages, problems);
       break;
+    case 'gemini':
+      validateGeminiContents(messages, problems);
+      break;
     default: {
       const unreachable: never = format;
       // A wrong format is the caller's bug, not a problem of the conversation.
       throw new CompactError(
-        `format must be "anthropic", "openai" or "responses", got ${describe(unreachable)}`,
+        `format must be "anthropic", "openai", "responses" or "gemini", got ${describe(unreachable)}`,
         {
           code: 'INVALID_OPTIONS',
         },

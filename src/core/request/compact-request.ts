@@ -153,7 +153,7 @@ function inBodyTerms(
  */
 function asRequestError(error: unknown, body: RequestBody, format: RequestFormat): unknown {
   if (CompactError.isInstance(error)) return error;
-  const field = format === 'responses' ? 'input' : 'messages';
+  const field = format === 'responses' ? 'input' : format === 'gemini' ? 'contents' : 'messages';
   const [first] = validateMessages(body[field], { format });
   if (first) {
     return new CompactError(first.message, { code: 'INVALID_TRANSCRIPT', path: first.path, cause: error });

@@ -10,6 +10,7 @@ import type { Message, SystemPrompt } from '../conversation/types.js';
 import { validateMessages } from '../conversation/validate.js';
 import { CompactError } from '../errors.js';
 import type { ToolDefinition } from '../tokens/tool-tokens.js';
+import { readGeminiRequest } from '../wire/gemini/gemini-request.js';
 import { isPlainObject, type RequestFormat, typeName } from './request-format.js';
 import {
   countSystemMessageBreakpoints,
@@ -55,10 +56,12 @@ export function readRequestConversation(body: RequestBody, format: RequestFormat
       return readOpenAI(body);
     case 'responses':
       return readResponses(body);
+    case 'gemini':
+      return readGeminiRequest(body);
     default: {
       const unreachable: never = format;
       throw new CompactError(
-        `format must be "anthropic", "openai" or "responses", got ${String(unreachable)}`,
+        `format must be "anthropic", "openai", "responses" or "gemini", got ${String(unreachable)}`,
         {
           code: 'INVALID_OPTIONS',
         },

@@ -4,6 +4,7 @@
 import { detectFormat } from '../conversation/parse-conversation.js';
 import type { MessageFormat } from '../conversation/types.js';
 import { CompactError } from '../errors.js';
+import { isGeminiRequest } from '../wire/gemini/gemini-request.js';
 
 /** The API a whole request body is written for. */
 export type RequestFormat = MessageFormat | 'responses';
@@ -26,7 +27,7 @@ const openAIOnlyFields = [
 
 /**
  * Tells which API a whole request body is written for: a body with `input` and no `messages` is
- * OpenAI Responses; a body with `messages` is Anthropic Messages or OpenAI Chat Completions, told
+ * OpenAI Responses; a body with `contents` is Gemini `generateContent`; a body with `messages` is Anthropic Messages or OpenAI Chat Completions, told
  * apart by the fields only one of them has, then by the tool definitions' shape, then by the
  * messages themselves (as {@link detectFormat}).
  *
@@ -42,9 +43,10 @@ export function detectRequestFormat(body: unknown): RequestFormat {
       code: 'UNREADABLE_INPUT',
     });
   }
+  if (isGeminiRequest(body)) return 'gemini';
   if (!Object.hasOwn(body, 'messages')) {
     if (Object.hasOwn(body, 'input')) return 'responses';
-    throw new CompactError('expected a request body with "messages" or "input"', {
+    throw new CompactError('expected a request body with "messages", "input" or "contents"', {
       code: 'UNREADABLE_INPUT',
     });
   }

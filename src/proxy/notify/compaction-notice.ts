@@ -109,6 +109,17 @@ function addNote(api: ProxyApi, data: Record<string, unknown>, note: string): bo
       data.delta = `${note}${data.delta}`;
       return true;
     }
+    case 'gemini': {
+      const candidates = data.candidates as
+        | { content?: { parts?: { text?: unknown; thought?: unknown }[] } }[]
+        | undefined;
+      const part = candidates?.[0]?.content?.parts?.find(
+        (each) => typeof each.text === 'string' && !each.thought,
+      );
+      if (part === undefined) return false;
+      part.text = `${note}${String(part.text)}`;
+      return true;
+    }
     default: {
       const unreachable: never = api;
       return unreachable;

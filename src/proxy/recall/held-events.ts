@@ -19,6 +19,8 @@ export function withoutRecallEvents(api: ProxyApi, events: readonly SseEvent[]):
       return renumbered(events, recallIndexes(events, responsesRecallIndex), 'output_index').map(
         withoutRecallOutput,
       );
+    case 'gemini':
+      throw new Error('recall is not offered on the Gemini API');
     default: {
       const unreachable: never = api;
       throw new Error(`unknown API ${String(unreachable)}`);

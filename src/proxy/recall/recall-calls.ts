@@ -37,6 +37,8 @@ function recallToolFor(api: ProxyApi): unknown {
       return { type: 'function', function: { name, description, parameters } };
     case 'responses':
       return { type: 'function', name, description, parameters };
+    case 'gemini':
+      throw new Error('recall is not offered on the Gemini API');
     default: {
       const unreachable: never = api;
       throw new Error(`unknown API ${String(unreachable)}`);
@@ -85,6 +87,8 @@ function rawCalls(
           name: item.name,
           input: parseArguments(item.arguments),
         }));
+    case 'gemini':
+      throw new Error('recall is not offered on the Gemini API');
     default: {
       const unreachable: never = api;
       throw new Error(`unknown API ${String(unreachable)}`);
@@ -121,6 +125,8 @@ export function withoutRecallCalls(api: ProxyApi, answer: Record<string, unknown
           (item) => !(item.type === 'function_call' && isRecall(item.name)),
         ),
       };
+    case 'gemini':
+      throw new Error('recall is not offered on the Gemini API');
     default: {
       const unreachable: never = api;
       throw new Error(`unknown API ${String(unreachable)}`);
@@ -180,6 +186,8 @@ export function followUpBody(
       }));
       return withConversation(api, body, [...conversation, ...output, ...outputs]);
     }
+    case 'gemini':
+      throw new Error('recall is not offered on the Gemini API');
     default: {
       const unreachable: never = api;
       throw new Error(`unknown API ${String(unreachable)}`);

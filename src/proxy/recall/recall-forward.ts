@@ -165,6 +165,8 @@ function continuedEvent(api: ProxyApi, event: SseEvent, offset: Sent): string | 
       return typeof data.output_index === 'number'
         ? rewriteEvent(event, { ...data, output_index: data.output_index + offset.outputs })
         : event.raw;
+    case 'gemini':
+      throw new Error('recall is not offered on the Gemini API');
     default: {
       const unreachable: never = api;
       throw new Error(`unknown API ${String(unreachable)}`);

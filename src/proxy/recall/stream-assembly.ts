@@ -24,6 +24,8 @@ export function createStreamAssembler(api: ProxyApi): StreamAssembler {
       return chatAssembler();
     case 'responses':
       return responsesAssembler();
+    case 'gemini':
+      throw new Error('recall is not offered on the Gemini API');
     default: {
       const unreachable: never = api;
       throw new Error(`unknown API ${String(unreachable)}`);

@@ -1,0 +1,76 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { geminiBody, geminiSession } from '../../core/wire/gemini/gemini-session.test-utils.js';
+import { recordingIO } from '../cli-io.test-utils.js';
+import { main } from '../main.js';
+
+let directory: string;
+
+async function run(args: string[]) {
+  const { output, io } = recordingIO(directory);
+  const code = await main(args, io);
+  return { code, ...output };
+}
+
+function write(name: string, value: unknown) {
+  writeFileSync(join(directory, name), JSON.stringify(value));
+}
+
+beforeAll(() => {
+  directory = mkdtempSync(join(tmpdir(), 'agent-compact-gemini-'));
+  write('request.json', geminiBody(8));
+  const stripped = geminiBody(3);
+  delete stripped.contents[5]!.parts[1]!.thoughtSignature;
+  write('stripped.json', stripped);
+  write('orphan.json', { contents: [...geminiSession(1).slice(0, 1), ...geminiSession(1).slice(2)] });
+  write('unknown-part.json', { contents: [{ role: 'user', parts: [{ text: 'a' }, { audio: 'x' }] }] });
+  write('not-array.json', { contents: { role: 'user' } });
+});
+
+describe('the CLI on Gemini files', () => {
+  it('validates a Gemini request (detected and with --format gemini)', async () => {
+    expect(await run(['validate', 'request.json'])).toMatchObject({ code: 0, stdout: 'valid\n' });
+    expect(await run(['validate', '--format', 'gemini', 'request.json'])).toMatchObject({ code: 0 });
+  });
+
+  it.each([
+    ['stripped.json', 'contents[5].parts[1]: functionCall of the current turn lost its thoughtSignature\n'],
+    [
+      'orphan.json',
+      'contents[1].parts[0]: functionResponse "read_file" (id "call_0") has no matching functionCall in the model turn before it\n',
+    ],
+    ['unknown-part.json', 'contents[0].parts[1]: unknown part type: fields "audio"\n'],
+  ])('reports %s in one line with its path, exit 1', async (file, line) => {
+    expect(await run(['validate', file])).toMatchObject({ code: 1, stdout: line });
+  });
+
+  it('refuses contents that is not an array in one line, exit 1, no stack', async () => {
+    const result = await run(['validate', 'not-array.json']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'agent-compact validate: not-array.json: contents: contents must be an array, got object\n',
+    );
+  });
+
+  it('counts a Gemini request with its tools and compacts it, keeping the other fields', async () => {
+    const counted = await run(['count', '--json', 'request.json']);
+    expect(JSON.parse(counted.stdout)).toMatchObject({ format: 'gemini', messages: 17 });
+    expect(JSON.parse(counted.stdout).tools).toBeGreaterThan(0);
+    const compacted = await run([
+      'compact',
+      'request.json',
+      '--mid',
+      '2000',
+      '--hard',
+      '100000',
+      '-o',
+      'out.json',
+    ]);
+    expect(compacted.code).toBe(0);
+    const body = JSON.parse(readFileSync(join(directory, 'out.json'), 'utf8'));
+    expect(Object.keys(body)).toEqual(Object.keys(geminiBody(8)));
+    expect(body.cachedContent).toBe('cachedContents/abc123');
+  });
+});

@@ -1,0 +1,34 @@
+/**
+ * A Gemini conversation file (`{ systemInstruction, contents }`, a `contents` array or one content
+ * per line) read into and written from the canonical model, for the conversation reader.
+ */
+import type { Conversation } from '../../conversation/types.js';
+import { fromGeminiContents, isRecord } from './gemini-format.js';
+import { toGeminiContents } from './gemini-write.js';
+
+/**
+ * The canonical conversation of raw Gemini contents.
+ *
+ * @throws {CompactError} `UNREADABLE_INPUT` with the path when a content or its `parts` has the
+ *   wrong type.
+ */
+export function geminiConversation(contents: unknown[], systemInstruction: unknown): Conversation {
+  const { messages, system } = fromGeminiContents(contents, { systemInstruction });
+  return system === undefined ? { messages } : { system, messages };
+}
+
+/** Gemini output: `{ contents }` (the system prompt as `systemInstruction`), or one content per line. */
+export function serializeGemini(conversation: Conversation, jsonl: boolean): string {
+  const contents = toGeminiContents(conversation.messages);
+  if (jsonl) return `${contents.map((content) => JSON.stringify(content)).join('\n')}\n`;
+  const { system } = conversation;
+  const parts =
+    typeof system === 'string' ? [{ text: system }] : (system ?? []).map((block) => ({ text: block.text }));
+  const body = parts.length > 0 ? { systemInstruction: { parts }, contents } : { contents };
+  return `${JSON.stringify(body, null, 2)}\n`;
+}
+
+/** A Gemini `Content`: a `parts` array and no `content`. */
+export function isGeminiContent(message: unknown): boolean {
+  return isRecord(message) && Array.isArray(message.parts) && !Object.hasOwn(message, 'content');
+}

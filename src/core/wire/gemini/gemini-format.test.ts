@@ -1,0 +1,202 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ContentBlock } from '../../conversation/types.js';
+import { fromGeminiContents } from './gemini-format.js';
+import { geminiSession } from './gemini-session.test-utils.js';
+import type { GeminiPart } from './gemini-types.js';
+import { toGeminiContents } from './gemini-write.js';
+
+const roundTrip = (contents: unknown) => toGeminiContents(fromGeminiContents(contents).messages);
+
+const text = fc.string({ maxLength: 12 });
+const record = fc.dictionary(fc.string({ minLength: 1, maxLength: 5 }), fc.jsonValue({ maxDepth: 2 }), {
+  maxKeys: 3,
+});
+const signature = fc.option(fc.base64String({ minLength: 4, maxLength: 12 }), { nil: undefined });
+const signed = (part: GeminiPart, sig: string | undefined): GeminiPart =>
+  sig === undefined ? part : { ...part, thoughtSignature: sig };
+
+const anyPart: fc.Arbitrary<GeminiPart> = fc.oneof(
+  fc.tuple(text, signature).map(([value, sig]) => signed({ text: value }, sig)),
+  fc.tuple(text, signature).map(([value, sig]) => signed({ text: value, thought: true }, sig)),
+  fc
+    .tuple(fc.option(text, { nil: undefined }), text, record, signature)
+    .map(([id, name, args, sig]) =>
+      signed({ functionCall: { ...(id === undefined ? {} : { id }), name, args } }, sig),
+    ),
+  fc
+    .tuple(
+      fc.option(text, { nil: undefined }),
+      text,
+      fc.oneof(
+        record,
+        text.map((output) => ({ output })),
+      ),
+    )
+    .map(([id, name, response]) => ({
+      functionResponse: { ...(id === undefined ? {} : { id }), name, response },
+    })),
+  fc
+    .tuple(text, fc.base64String({ maxLength: 16 }))
+    .map(([mimeType, data]) => ({ inlineData: { mimeType, data } })),
+  fc.tuple(fc.option(text, { nil: undefined }), text).map(([mimeType, fileUri]) => ({
+    fileData: { ...(mimeType === undefined ? {} : { mimeType }), fileUri },
+  })),
+  fc.tuple(text, text).map(([language, code]) => ({ executableCode: { language, code } })),
+  fc.tuple(text, text).map(([outcome, output]) => ({ codeExecutionResult: { outcome, output } })),
+  record,
+);
+
+// `role` may be absent only on a content with parts: the reader keeps that on its first block.
+const anyContents = fc.array(
+  fc.oneof(
+    fc.record({ role: fc.constantFrom('user', 'model'), parts: fc.array(anyPart, { maxLength: 4 }) }),
+    fc.record({ parts: fc.array(anyPart, { minLength: 1, maxLength: 4 }) }),
+  ),
+  { maxLength: 6 },
+);
+
+describe('fromGeminiContents / toGeminiContents', () => {
+  it('round-trips any contents byte for byte', () => {
+    fc.assert(
+      fc.property(anyContents, (contents) => {
+        expect(JSON.stringify(roundTrip(contents))).toBe(JSON.stringify(contents));
+      }),
+    );
+  });
+
+  it('reads each part kind into the canonical model', () => {
+    const { messages, system } = fromGeminiContents(
+      [
+        { role: 'user', parts: [{ text: 'Look' }, { inlineData: { mimeType: 'image/png', data: 'iVBO' } }] },
+        {
+          role: 'model',
+          parts: [
+            { text: 'plan', thought: true, thoughtSignature: 'sig1' },
+            { functionCall: { name: 'ls', args: { dir: '.' } } },
+            { executableCode: { language: 'PYTHON', code: 'print(1)' } },
+          ],
+        },
+        { role: 'user', parts: [{ functionResponse: { name: 'ls', response: { output: 'a\nb' } } }] },
+      ],
+      { systemInstruction: { parts: [{ text: 'Be brief.' }] } },
+    );
+    const bare = messages.map((message) => ({
+      role: message.role,
+      content: (message.content as Record<string, unknown>[]).map(
+        ({ provider_data: _data, ...block }: Record<string, unknown>) => block,
+      ),
+    }));
+    expect(system).toEqual([{ type: 'text', text: 'Be brief.' }]);
+    expect(bare).toMatchInlineSnapshot(`
+      [
+        {
+          "content": [
+            {
+              "text": "Look",
+              "type": "text",
+            },
+            {
+              "source": {
+                "data": "iVBO",
+                "media_type": "image/png",
+                "type": "base64",
+              },
+              "type": "image",
+            },
+          ],
+          "role": "user",
+        },
+        {
+          "content": [
+            {
+              "signature": "sig1",
+              "thinking": "plan",
+              "type": "thinking",
+            },
+            {
+              "id": "gemini_call_1_1",
+              "input": {
+                "dir": ".",
+              },
+              "name": "ls",
+              "type": "tool_use",
+            },
+            {
+              "type": "gemini_executable_code",
+              "value": {
+                "code": "print(1)",
+                "language": "PYTHON",
+              },
+            },
+          ],
+          "role": "assistant",
+        },
+        {
+          "content": [
+            {
+              "content": "a
+      b",
+              "tool_use_id": "gemini_call_1_1",
+              "type": "tool_result",
+            },
+          ],
+          "role": "user",
+        },
+      ]
+    `);
+  });
+
+  it('pairs responses without ids by name, then by order', () => {
+    const { messages } = fromGeminiContents([
+      {
+        role: 'model',
+        parts: [{ functionCall: { name: 'a', args: {} } }, { functionCall: { name: 'b', args: {} } }],
+      },
+      {
+        role: 'user',
+        parts: [
+          { functionResponse: { name: 'b', response: {} } },
+          { functionResponse: { name: 'x', response: {} } },
+        ],
+      },
+    ]);
+    const ids = (messages[1]!.content as { tool_use_id: string }[]).map((block) => block.tool_use_id);
+    expect(ids).toEqual(['gemini_call_0_1', 'gemini_call_0_0']);
+  });
+
+  it('writes a rewritten tool result as a functionResponse with the call name, and keeps the call signature', () => {
+    const contents = geminiSession(1, { ids: false });
+    const { messages } = fromGeminiContents(contents);
+    const use = (messages[1]!.content as ContentBlock[])[1]!;
+    messages[1] = {
+      role: 'assistant',
+      content: [(messages[1]!.content as never[])[0]!, { ...use, input: { absolute_path: '[elided]' } }],
+    };
+    messages[2] = {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: String((use as { id: string }).id), content: '[masked]' },
+      ],
+    };
+    const written = toGeminiContents(messages);
+    expect(written[1]!.parts[1]).toEqual({
+      functionCall: { name: 'read_file', args: { absolute_path: '[elided]' } },
+      thoughtSignature: 'c2lnbmF0dXJl0',
+    });
+    expect(written[2]!.parts).toEqual([
+      { functionResponse: { name: 'read_file', response: { output: '[masked]' } } },
+    ]);
+    expect(written[1]!.parts[0]).toBe(contents[1]!.parts[0]);
+  });
+
+  it.each([
+    ['not an array', { contents: 'x' }, 'contents'],
+    ['a content that is not an object', [1], 'contents[0]'],
+    ['parts that is not an array', [{ role: 'user', parts: 'x' }], 'contents[0].parts'],
+  ])('throws INVALID_TRANSCRIPT with the path for %s', (_name, contents, path) => {
+    expect(() => fromGeminiContents(contents)).toThrow(
+      expect.objectContaining({ code: 'INVALID_TRANSCRIPT', path }),
+    );
+  });
+});

@@ -1,0 +1,251 @@
+/**
+ * Reading a Gemini `contents` array into the canonical (Anthropic-shaped) model.
+ *
+ * - Each `Content` becomes one message (`model` → `assistant`, `user` or no role → `user`), each
+ *   part one block: `text` → text, `text` with `thought: true` → thinking (its `thoughtSignature`
+ *   as the signature), `functionCall` → tool_use, `functionResponse` → tool_result,
+ *   `inlineData` → a base64 image, `fileData` → a URL image (so both are counted, masked and
+ *   recallable like images), `executableCode` / `codeExecutionResult` and parts of unknown shape →
+ *   blocks of their own type, kept whole.
+ * - Calls without an `id` get a synthetic one (`gemini_call_<content>_<part>`, never written
+ *   back); a response without an `id` answers the first open call of its name in the model turn
+ *   before it, else the first open call.
+ * - LOSSLESS: every block read from a part keeps that part under `provider_data.gemini.part`; the
+ *   writer ({@link toGeminiContents}) sends the part back as it came whenever the block still says
+ *   what the part says, so an unchanged conversation round-trips byte for byte, and a part's
+ *   `thoughtSignature` is never altered or dropped.
+ */
+
+import type {
+  ContentBlock,
+  Message,
+  SystemPrompt,
+  TextBlock,
+  ToolResultBlock,
+} from '../../conversation/types.js';
+import { CompactError } from '../../errors.js';
+import { dataFieldOf, type GeminiContent, type GeminiPart } from './gemini-types.js';
+
+/** The key under `provider_data` that holds {@link GeminiBlockData}. */
+export const GEMINI_DATA_KEY = 'gemini';
+
+/** Block type of an `executableCode` part. */
+export const EXECUTABLE_CODE_BLOCK = 'gemini_executable_code';
+/** Block type of a `codeExecutionResult` part. */
+export const CODE_RESULT_BLOCK = 'gemini_code_execution_result';
+/** Block type of a part of a shape this module does not model (kept whole under `part`). */
+export const UNKNOWN_PART_BLOCK = 'gemini_part';
+
+/** What a canonical block keeps of the Gemini part it was read from. */
+export interface GeminiBlockData {
+  /** The part as it came. */
+  part: GeminiPart;
+  /** The call had no `id`; the tool_use id was made up and is not written back. */
+  syntheticId?: true;
+  /** First block of a content that had no `role`. */
+  roleAbsent?: true;
+}
+
+/** Options of {@link fromGeminiContents}. */
+export interface FromGeminiOptions {
+  /** The request's `systemInstruction`; its text parts become the system prompt. */
+  systemInstruction?: unknown;
+}
+
+/** A conversation converted from Gemini `contents`. */
+export interface FromGeminiResult {
+  messages: Message[];
+  /** The text of `systemInstruction`; absent when there is none. */
+  system?: SystemPrompt;
+}
+
+type JsonRecord = Record<string, unknown>;
+
+/**
+ * Converts Gemini `contents` to the canonical model.
+ *
+ * @throws {CompactError} `INVALID_TRANSCRIPT` (the API's rule) with the path (`contents`, `contents[3].parts`) when
+ *   `contents` is not an array of objects with a `parts` array of objects.
+ * @example
+ * const { messages, system } = fromGeminiContents(body.contents, { systemInstruction: body.systemInstruction });
+ */
+export function fromGeminiContents(contents: unknown, options: FromGeminiOptions = {}): FromGeminiResult {
+  const checked = contentsOf(contents);
+  const messages: Message[] = [];
+  checked.forEach((content, contentIndex) => {
+    const role = content.role === 'model' ? 'assistant' : 'user';
+    const open = role === 'user' ? openCalls(messages.at(-1)) : [];
+    const blocks = content.parts.map((part, partIndex) =>
+      blockOfPart(part, { contentIndex, partIndex, open }),
+    );
+    if (content.role === undefined && blocks[0]) markRoleAbsent(blocks[0]);
+    messages.push({ role, content: blocks });
+  });
+  const system = systemOf(options.systemInstruction);
+  return system ? { messages, system } : { messages };
+}
+
+/** The {@link GeminiBlockData} a block carries, if it was read from a Gemini part. */
+export function geminiDataOf(block: ContentBlock): GeminiBlockData | undefined {
+  const data = (block as { provider_data?: Record<string, unknown> }).provider_data?.[GEMINI_DATA_KEY];
+  return typeof data === 'object' && data !== null ? (data as GeminiBlockData) : undefined;
+}
+
+/** Notes on the first block that its content had no `role` (an unknown part keeps it on itself). */
+function markRoleAbsent(block: ContentBlock): void {
+  const data = geminiDataOf(block);
+  if (data) data.roleAbsent = true;
+  else (block as { roleAbsent?: true }).roleAbsent = true;
+}
+
+/** True when the block is the first of a content that had no `role`. */
+export function roleWasAbsent(block: ContentBlock): boolean {
+  return geminiDataOf(block)?.roleAbsent === true || (block as { roleAbsent?: unknown }).roleAbsent === true;
+}
+
+/** The synthetic tool_use id of the call at `contents[contentIndex].parts[partIndex]`. */
+export function syntheticCallId(contentIndex: number, partIndex: number): string {
+  return `gemini_call_${contentIndex}_${partIndex}`;
+}
+
+interface PartContext {
+  contentIndex: number;
+  partIndex: number;
+  /** Calls of the previous model turn not answered yet (responses take them in order). */
+  open: { id: string; name: string }[];
+}
+
+/**
+ * The canonical block of one part. Exported for the writer, which compares a block with the block
+ * its part would give to decide whether the part can go back as it came.
+ */
+export function blockOfPart(part: GeminiPart, context: PartContext): ContentBlock {
+  const data: GeminiBlockData = { part };
+  const block = bareBlockOfPart(part, context, data);
+  if (block.type === UNKNOWN_PART_BLOCK) return block;
+  return { ...block, provider_data: { [GEMINI_DATA_KEY]: data } };
+}
+
+function bareBlockOfPart(part: GeminiPart, context: PartContext, data: GeminiBlockData): ContentBlock {
+  switch (dataFieldOf(part)) {
+    case 'text':
+      if (part.thought === true && typeof part.text === 'string') {
+        return { type: 'thinking', thinking: part.text, signature: part.thoughtSignature ?? '' };
+      }
+      return typeof part.text === 'string' ? { type: 'text', text: part.text } : unknownPart(part);
+    case 'functionCall':
+      return callBlock(part, context, data);
+    case 'functionResponse':
+      return responseBlock(part, context);
+    case 'inlineData': {
+      const { mimeType, data: base64 } = part.inlineData ?? {};
+      if (typeof mimeType !== 'string' || typeof base64 !== 'string') return unknownPart(part);
+      return { type: 'image', source: { type: 'base64', media_type: mimeType, data: base64 } };
+    }
+    case 'fileData': {
+      const uri = part.fileData?.fileUri;
+      return typeof uri === 'string'
+        ? { type: 'image', source: { type: 'url', url: uri } }
+        : unknownPart(part);
+    }
+    case 'executableCode':
+      return { type: EXECUTABLE_CODE_BLOCK, value: part.executableCode };
+    case 'codeExecutionResult':
+      return { type: CODE_RESULT_BLOCK, value: part.codeExecutionResult };
+    default:
+      return unknownPart(part);
+  }
+}
+
+function callBlock(part: GeminiPart, context: PartContext, data: GeminiBlockData): ContentBlock {
+  const call = part.functionCall;
+  if (!isRecord(call) || typeof call.name !== 'string') return unknownPart(part);
+  let id = call.id;
+  if (typeof id !== 'string') {
+    id = syntheticCallId(context.contentIndex, context.partIndex);
+    data.syntheticId = true;
+  }
+  return { type: 'tool_use', id, name: call.name, input: call.args ?? {} };
+}
+
+function responseBlock(part: GeminiPart, context: PartContext): ContentBlock {
+  const response = part.functionResponse;
+  if (!isRecord(response) || typeof response.name !== 'string') return unknownPart(part);
+  const { open } = context;
+  let index = typeof response.id === 'string' ? open.findIndex((call) => call.id === response.id) : -1;
+  if (typeof response.id !== 'string') {
+    index = open.findIndex((call) => call.name === response.name);
+    if (index === -1 && open.length > 0) index = 0;
+  }
+  const [call] = index === -1 ? [] : open.splice(index, 1);
+  const toolUseId =
+    typeof response.id === 'string'
+      ? response.id
+      : (call?.id ?? `gemini_response_${context.contentIndex}_${context.partIndex}`);
+  return { type: 'tool_result', tool_use_id: toolUseId, ...resultContent(response.response) };
+}
+
+/**
+ * A tool result's content from a `response` object: `{ output: "…" }` (what Gemini CLI sends)
+ * is its text, `{ error: "…" }` an error; any other object its JSON.
+ */
+function resultContent(response: unknown): Pick<ToolResultBlock, 'content' | 'is_error'> {
+  if (isRecord(response)) {
+    const keys = Object.keys(response);
+    if (keys.length === 1 && typeof response.output === 'string') return { content: response.output };
+    if (keys.length === 1 && typeof response.error === 'string') {
+      return { content: response.error, is_error: true };
+    }
+  }
+  return { content: JSON.stringify(response ?? null) };
+}
+
+function unknownPart(part: GeminiPart): ContentBlock {
+  return { type: UNKNOWN_PART_BLOCK, part };
+}
+
+/** The calls of a model message, in order, that later responses may answer. */
+function openCalls(previous: Message | undefined): { id: string; name: string }[] {
+  if (previous?.role !== 'assistant' || typeof previous.content === 'string') return [];
+  return previous.content.flatMap((block) =>
+    block.type === 'tool_use' ? [{ id: String(block.id), name: String(block.name) }] : [],
+  );
+}
+
+function systemOf(instruction: unknown): TextBlock[] | undefined {
+  if (typeof instruction === 'string')
+    return instruction === '' ? undefined : [{ type: 'text', text: instruction }];
+  if (!isRecord(instruction) || !Array.isArray(instruction.parts)) return undefined;
+  const blocks = instruction.parts.flatMap((part: unknown): TextBlock[] =>
+    isRecord(part) && typeof part.text === 'string' && part.text !== ''
+      ? [{ type: 'text', text: part.text }]
+      : [],
+  );
+  return blocks.length > 0 ? blocks : undefined;
+}
+
+function contentsOf(contents: unknown): GeminiContent[] {
+  if (!Array.isArray(contents)) {
+    throw new CompactError('contents must be an array', { code: 'INVALID_TRANSCRIPT', path: 'contents' });
+  }
+  contents.forEach((content: unknown, index) => {
+    if (!isRecord(content)) {
+      throw new CompactError('content must be an object', {
+        code: 'INVALID_TRANSCRIPT',
+        path: `contents[${index}]`,
+      });
+    }
+    if (!Array.isArray(content.parts) || !content.parts.every(isRecord)) {
+      throw new CompactError('parts must be an array of objects', {
+        code: 'INVALID_TRANSCRIPT',
+        path: `contents[${index}].parts`,
+      });
+    }
+  });
+  return contents as GeminiContent[];
+}
+
+/** True for a JSON object (not an array, not null). */
+export function isRecord(value: unknown): value is JsonRecord {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { createCompactor } from '../../compactor.js';
+import { validateMessages } from '../../conversation/validate.js';
+import { compactRequest } from '../../request/compact-request-once.js';
+import { detectRequestFormat } from '../../request/request-format.js';
+import { geminiBody } from './gemini-session.test-utils.js';
+
+const forceMicro = { micro: { cacheAware: false } } as const;
+
+describe('compactRequest on a Gemini generateContent body', () => {
+  it('detects the format from `contents`', () => {
+    expect(detectRequestFormat(geminiBody(1))).toBe('gemini');
+  });
+
+  it('changes only `contents`: same keys in the same order, other fields the same objects', async () => {
+    const body = geminiBody(8);
+    const snapshot = structuredClone(body);
+    const result = await compactRequest(body, forceMicro);
+    expect(result.format).toBe('gemini');
+    expect(result.layer).toBe('micro');
+    expect(body).toEqual(snapshot);
+    expect(Object.keys(result.body)).toEqual(Object.keys(body));
+    for (const key of ['systemInstruction', 'tools', 'generationConfig', 'cachedContent'] as const) {
+      expect(result.body[key]).toBe(body[key]);
+    }
+    expect(result.tokensAfter).toBeLessThan(result.tokensBefore);
+    expect(validateMessages(result.body.contents, { format: 'gemini' })).toEqual([]);
+  });
+
+  it('masks older function responses and keeps every signature and the current step as it came', async () => {
+    const body = geminiBody(8, { ids: false });
+    const { body: compacted } = await compactRequest(body, forceMicro);
+    const masked = compacted.contents[2]!.parts[0]!.functionResponse!;
+    expect(masked.name).toBe('read_file');
+    expect(masked.id).toBeUndefined();
+    expect(String(masked.response.output)).toMatch(/archiv|recall/i);
+    compacted.contents.forEach((content, index) => {
+      if (content.role === 'model') expect(content.parts).toEqual(body.contents[index]!.parts);
+    });
+    expect(compacted.contents.at(-1)).toBe(body.contents.at(-1));
+  });
+
+  it('anchors the count on usageMetadata.promptTokenCount', async () => {
+    const compactor = createCompactor({ thresholds: { mid: 50_000, hard: 100_000 } });
+    const body = geminiBody(2, { lines: 5 });
+    await compactor.compactRequest(body);
+    const next = {
+      ...body,
+      contents: [
+        ...body.contents,
+        { role: 'model', parts: [{ text: 'ok' }] },
+        { role: 'user', parts: [{ text: 'go on' }] },
+      ],
+    };
+    const anchored = await compactor.compactRequest(next, { usage: { promptTokenCount: 60_000 } });
+    expect(anchored.tokensBefore).toBeGreaterThan(60_000);
+  });
+
+  it('returns the body itself when nothing needs compacting', async () => {
+    const body = geminiBody(1, { lines: 5 });
+    const result = await compactRequest(body);
+    expect(result.body).toBe(body);
+  });
+
+  it('counts tools declared as functionDeclarations', async () => {
+    const compactor = createCompactor();
+    const withTools = await compactor.compactRequest(geminiBody(1, { lines: 5 }));
+    const { tools: _tools, ...bare } = geminiBody(1, { lines: 5 });
+    const without = await createCompactor().compactRequest(bare);
+    expect(withTools.tokensBefore).toBeGreaterThan(without.tokensBefore);
+  });
+
+  it('names the path of a broken rule in the body', async () => {
+    const body = { ...geminiBody(2), contents: [{ role: 'user', parts: 'hi' }] };
+    const error = await compactRequest(body, { force: 'hard' }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'INVALID_TRANSCRIPT', path: 'contents[0].parts' });
+    expect((error as Error).message).toBe('contents[0].parts: parts must be an array, got string');
+  });
+});

@@ -1,0 +1,58 @@
+import { fakeFile } from '../../conversation/session-builder.test-utils.js';
+import type { GeminiContent } from './gemini-types.js';
+
+/**
+ * A Gemini CLI-like conversation: one user prompt, then `steps` model steps each calling
+ * `read_file` (the first call signed, as Gemini 3 does) and the user answering with a large output.
+ */
+export function geminiSession(steps: number, { lines = 200, ids = true } = {}): GeminiContent[] {
+  const contents: GeminiContent[] = [{ role: 'user', parts: [{ text: 'Fix the failing tests in /repo.' }] }];
+  for (let step = 0; step < steps; step++) {
+    const id = `call_${step}`;
+    const path = `src/file${step}.ts`;
+    contents.push({
+      role: 'model',
+      parts: [
+        { text: `Reading ${path}.`, thought: true },
+        {
+          functionCall: { ...(ids ? { id } : {}), name: 'read_file', args: { absolute_path: path } },
+          thoughtSignature: `c2lnbmF0dXJl${step}`,
+        },
+      ],
+    });
+    contents.push({
+      role: 'user',
+      parts: [
+        {
+          functionResponse: {
+            ...(ids ? { id } : {}),
+            name: 'read_file',
+            response: { output: fakeFile(path, lines) },
+          },
+        },
+      ],
+    });
+  }
+  return contents;
+}
+
+/** A whole `generateContent` body around {@link geminiSession}, with the fields Gemini CLI sends. */
+export function geminiBody(steps: number, options: { lines?: number; ids?: boolean } = {}) {
+  return {
+    contents: geminiSession(steps, options),
+    systemInstruction: { role: 'user', parts: [{ text: 'You are an interactive CLI agent.' }] },
+    tools: [
+      {
+        functionDeclarations: [
+          {
+            name: 'read_file',
+            description: 'Reads a file.',
+            parametersJsonSchema: { type: 'object', properties: { absolute_path: { type: 'string' } } },
+          },
+        ],
+      },
+    ],
+    generationConfig: { temperature: 0, thinkingConfig: { includeThoughts: true } },
+    cachedContent: 'cachedContents/abc123',
+  };
+}

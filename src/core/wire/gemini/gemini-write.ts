@@ -1,0 +1,168 @@
+/**
+ * Writing the canonical model back as Gemini `contents`: a block still saying what the part it
+ * was read from says goes back as that part (byte for byte); a block the compactor wrote or
+ * changed is written in the default shape, keeping its part's `thoughtSignature`.
+ */
+import type {
+  ContentBlock,
+  ImageBlock,
+  Message,
+  ToolResultBlock,
+  ToolUseBlock,
+} from '../../conversation/types.js';
+import {
+  blockOfPart,
+  CODE_RESULT_BLOCK,
+  EXECUTABLE_CODE_BLOCK,
+  GEMINI_DATA_KEY,
+  geminiDataOf,
+  isRecord,
+  roleWasAbsent,
+  UNKNOWN_PART_BLOCK,
+} from './gemini-format.js';
+import type { GeminiContent, GeminiPart } from './gemini-types.js';
+
+/** What the writer knows of each call: its name and whether its id was made up. */
+type CallIndex = Map<string, { name: string; syntheticId: boolean }>;
+
+/**
+ * Converts canonical messages to Gemini `contents` (`assistant` → `model`). The system prompt is
+ * not written: it stays in the request's `systemInstruction`.
+ *
+ * @example
+ * const contents = toGeminiContents(fromGeminiContents(body.contents).messages); // equal to body.contents
+ */
+export function toGeminiContents(messages: readonly Message[]): GeminiContent[] {
+  const calls = indexCalls(messages);
+  return messages.map((message) => {
+    const blocks: readonly ContentBlock[] =
+      typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+    const parts = blocks.map((block) => partOfBlock(block, calls));
+    const first = blocks[0];
+    const roleAbsent =
+      first !== undefined && roleWasAbsent(first) && (first.type === UNKNOWN_PART_BLOCK || unchanged(first));
+    if (roleAbsent && message.role === 'user') return { parts };
+    return { role: message.role === 'assistant' ? 'model' : 'user', parts };
+  });
+}
+
+function indexCalls(messages: readonly Message[]): CallIndex {
+  const calls: CallIndex = new Map();
+  for (const message of messages) {
+    if (typeof message.content === 'string') continue;
+    for (const block of message.content) {
+      if (block.type !== 'tool_use') continue;
+      const use = block as ToolUseBlock;
+      calls.set(use.id, { name: use.name, syntheticId: geminiDataOf(use)?.syntheticId === true });
+    }
+  }
+  return calls;
+}
+
+/** True when the block still says exactly what the part it was read from says. */
+function unchanged(block: ContentBlock): boolean {
+  const data = geminiDataOf(block);
+  if (!data) return false;
+  const derived = blockOfPart(data.part, { contentIndex: 0, partIndex: 0, open: [] }) as Record<
+    string,
+    unknown
+  >;
+  // Ids the part did not carry were made up by the reader: take the block's.
+  if (derived.type === 'tool_use' && typeof data.part.functionCall?.id !== 'string') {
+    derived.id = (block as ToolUseBlock).id;
+  }
+  if (derived.type === 'tool_result' && typeof data.part.functionResponse?.id !== 'string') {
+    derived.tool_use_id = (block as ToolResultBlock).tool_use_id;
+  }
+  return sameJson(withoutData(derived), withoutData(block as Record<string, unknown>));
+}
+
+function partOfBlock(block: ContentBlock, calls: CallIndex): GeminiPart {
+  const data = geminiDataOf(block);
+  if (data && unchanged(block)) return data.part;
+  const part = defaultPart(block, calls);
+  // A changed block of the same kind keeps its signature: the API checks it, the compactor never alters it.
+  const signature = data?.part.thoughtSignature;
+  if (typeof signature === 'string' && part.thoughtSignature === undefined && sameKind(data!.part, part)) {
+    return { ...part, thoughtSignature: signature };
+  }
+  return part;
+}
+
+function sameKind(original: GeminiPart, written: GeminiPart): boolean {
+  return Object.keys(written).some((key) => key !== 'thoughtSignature' && Object.hasOwn(original, key));
+}
+
+function defaultPart(block: ContentBlock, calls: CallIndex): GeminiPart {
+  switch (block.type) {
+    case 'text':
+      return { text: String(block.text) };
+    case 'thinking': {
+      const signature = String(block.signature ?? '');
+      return {
+        text: String(block.thinking),
+        thought: true,
+        ...(signature ? { thoughtSignature: signature } : {}),
+      };
+    }
+    case 'tool_use': {
+      const use = block as ToolUseBlock;
+      const synthetic = calls.get(use.id)?.syntheticId === true;
+      const args = isRecord(use.input) ? use.input : {};
+      return { functionCall: { ...(synthetic ? {} : { id: use.id }), name: use.name, args } };
+    }
+    case 'tool_result':
+      return responsePart(block as ToolResultBlock, calls);
+    case 'image':
+      return imagePart(block as ImageBlock);
+    case EXECUTABLE_CODE_BLOCK:
+      return { executableCode: block.value as GeminiPart['executableCode'] };
+    case CODE_RESULT_BLOCK:
+      return { codeExecutionResult: block.value as GeminiPart['codeExecutionResult'] };
+    case UNKNOWN_PART_BLOCK:
+      return block.part as GeminiPart;
+    default:
+      // A block of another format (redacted thinking, a provider item): its JSON, as text.
+      return { text: JSON.stringify(withoutData(block as Record<string, unknown>)) };
+  }
+}
+
+function responsePart(result: ToolResultBlock, calls: CallIndex): GeminiPart {
+  const call = calls.get(result.tool_use_id);
+  const original = geminiDataOf(result)?.part.functionResponse;
+  const name = call?.name ?? original?.name ?? 'unknown';
+  const withId = call ? !call.syntheticId : typeof original?.id === 'string';
+  const { content } = result;
+  const text =
+    typeof content === 'string'
+      ? content
+      : (content ?? [])
+          .map((part) => (part.type === 'text' ? String(part.text) : `[${part.type}]`))
+          .join('\n');
+  const response = result.is_error ? { error: text } : { output: text };
+  return { functionResponse: { ...(withId ? { id: result.tool_use_id } : {}), name, response } };
+}
+
+function imagePart(image: ImageBlock): GeminiPart {
+  const { source } = image;
+  if (source.type === 'base64' && typeof source.media_type === 'string' && typeof source.data === 'string') {
+    return { inlineData: { mimeType: source.media_type, data: source.data } };
+  }
+  if (source.type === 'url' && typeof source.url === 'string') {
+    const mimeType = geminiDataOf(image)?.part.fileData?.mimeType;
+    return { fileData: { ...(typeof mimeType === 'string' ? { mimeType } : {}), fileUri: source.url } };
+  }
+  return { text: '[image]' };
+}
+
+function withoutData(block: Record<string, unknown>): Record<string, unknown> {
+  if (!Object.hasOwn(block, 'provider_data')) return block;
+  const { provider_data: providerData, ...rest } = block;
+  const others = { ...(providerData as Record<string, unknown>) };
+  delete others[GEMINI_DATA_KEY];
+  return Object.keys(others).length > 0 ? { ...rest, provider_data: others } : rest;
+}
+
+function sameJson(left: unknown, right: unknown): boolean {
+  return JSON.stringify(left) === JSON.stringify(right);
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { validateMessages } from '../../conversation/validate.js';
+import { geminiSession } from './gemini-session.test-utils.js';
+
+const problemsOf = (contents: unknown) =>
+  validateMessages(contents, { format: 'gemini' }).map(({ path, rule }) => `${path} ${rule}`);
+
+describe('validateMessages with format gemini', () => {
+  it('accepts a signed Gemini CLI session, with and without call ids', () => {
+    expect(problemsOf(geminiSession(3))).toEqual([]);
+    expect(problemsOf(geminiSession(3, { ids: false }))).toEqual([]);
+  });
+
+  it.each([
+    ['contents that is not an array', { role: 'user' }, ['contents messages-not-array']],
+    ['a content that is not an object', ['hi'], ['contents[0] message-not-object']],
+    ['a bad role', [{ role: 'assistant', parts: [{ text: 'x' }] }], ['contents[0].role invalid-role']],
+    [
+      'an unknown part type',
+      [{ role: 'user', parts: [{ text: 'x' }, { audio: 'x' }] }],
+      ['contents[0].parts[1] unknown-part-type'],
+    ],
+    [
+      'two data fields in a part',
+      [{ role: 'user', parts: [{ text: 'x', inlineData: {} }] }],
+      ['contents[0].parts[0] unknown-part-type'],
+    ],
+    [
+      'a functionResponse with no call',
+      [
+        { role: 'user', parts: [{ text: 'go' }] },
+        { role: 'model', parts: [{ text: 'ok' }] },
+        { role: 'user', parts: [{ functionResponse: { name: 'ls', response: {} } }] },
+      ],
+      ['contents[2].parts[0] orphan-tool-result'],
+    ],
+    [
+      'a call left unanswered',
+      [
+        { role: 'model', parts: [{ functionCall: { id: 'a', name: 'ls', args: {} } }] },
+        { role: 'user', parts: [{ text: 'never mind' }] },
+      ],
+      ['contents[0].parts[0] unanswered-tool-use'],
+    ],
+  ])('reports %s', (_name, contents, expected) => {
+    expect(problemsOf(contents)).toEqual(expected);
+  });
+
+  it('reports a current-turn model step whose signature was stripped, with a one-line message', () => {
+    const contents = geminiSession(3);
+    delete contents[5]!.parts[1]!.thoughtSignature;
+    const problems = validateMessages(contents, { format: 'gemini' });
+    expect(problems).toEqual([
+      {
+        path: 'contents[5].parts[1]',
+        rule: 'missing-thought-signature',
+        message: 'functionCall of the current turn lost its thoughtSignature',
+      },
+    ]);
+  });
+
+  it('does not ask for signatures before the current turn, nor from an unsigned conversation', () => {
+    const earlier = [...geminiSession(2), { role: 'user', parts: [{ text: 'next task' }] }];
+    delete earlier[1]!.parts[1]!.thoughtSignature;
+    expect(problemsOf(earlier)).toEqual([]);
+    const unsigned = geminiSession(2);
+    for (const content of unsigned) for (const part of content.parts) delete part.thoughtSignature;
+    expect(problemsOf(unsigned)).toEqual([]);
+  });
+});
