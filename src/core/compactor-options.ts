@@ -59,6 +59,22 @@ export interface HardOptions {
   /** A summary call that takes longer is aborted. @default 120000 */
   timeoutMs?: number;
   /**
+   * Budget in tokens of the session ledger: the facts the compactor records from the tool calls
+   * and the user's messages (files read and changed, commands with exit status and first error
+   * line, the plan or todo list verbatim, every message the user typed), sent after the summary
+   * in a `<session_ledger>` block and given to a model summarizer as ground truth. Over budget,
+   * the oldest successful commands and files read go first. `0` turns the ledger off.
+   * @default 1500
+   */
+  ledgerTokens?: number;
+  /**
+   * After the summary, the latest content of the most recently touched files (their last Read
+   * result or Write content in the history) goes back in `<file>` blocks, up to `maxFiles` files
+   * and `maxTokens` tokens in all, so the agent need not read them again. `maxFiles: 0` turns it off.
+   * @default { maxFiles: 5, maxTokens: 2000 }
+   */
+  filesBack?: { maxFiles?: number; maxTokens?: number };
+  /**
    * Summarize in the background: when the request passes `backgroundThreshold`, the summary of the
    * history so far starts while the agent keeps working, and the first call after it is ready swaps
    * it in — the summary covers the messages up to where it started, later messages follow it

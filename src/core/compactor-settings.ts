@@ -36,6 +36,14 @@ const DEFAULT_KEEP_TOOL_RESULTS = 5;
 const DEFAULT_MAX_ASSISTANT_CHARS = 600;
 const DEFAULT_MAX_TOOL_INPUT_TOKENS = 500;
 const DEFAULT_MAX_SUMMARY_TOKENS = 2000;
+/**
+ * The session ledger's budget. Measured on the 30 shared Claude Code sessions at their own
+ * compaction points (`npm run survival:dev`, BENCHMARKS.md): see the hard options' docs.
+ */
+const DEFAULT_LEDGER_TOKENS = 1500;
+/** Claude Code puts back up to five files after its compaction. */
+const DEFAULT_FILES_BACK = 5;
+const DEFAULT_FILES_BACK_TOKENS = 2000;
 const DEFAULT_MAX_ATTEMPTS = 3;
 const DEFAULT_RETRY_DELAY_MS = 500;
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -109,6 +117,11 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
       maxAttempts: Math.max(1, hard.maxAttempts ?? DEFAULT_MAX_ATTEMPTS),
       retryDelayMs: hard.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
       timeoutMs: hard.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      ledgerTokens: hard.ledgerTokens ?? DEFAULT_LEDGER_TOKENS,
+      filesBack: {
+        maxFiles: hard.filesBack?.maxFiles ?? DEFAULT_FILES_BACK,
+        maxTokens: hard.filesBack?.maxTokens ?? DEFAULT_FILES_BACK_TOKENS,
+      },
     },
     background: hard.background
       ? resolveBackground(

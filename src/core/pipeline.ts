@@ -5,7 +5,9 @@ import type { CompactorSettings } from './compactor-settings.js';
 import type { Message } from './conversation/types.js';
 import { CompactError } from './errors.js';
 import type { CompactionEvent, CompactionLayer } from './events.js';
-import { latestHumanRequest, planHard } from './layers/hard.js';
+import { archiveKey } from './_internal/archive-ids.js';
+import { type HardLedger, latestHumanRequest, planHard } from './layers/hard.js';
+import { renderLedger } from './ledger/render-ledger.js';
 import type { LayerPlan, RewriteContext } from './layers/mask.js';
 import { type MicroSettings, planMicro } from './layers/micro.js';
 import { planMid } from './layers/mid.js';
@@ -83,7 +85,9 @@ export async function compactTurn(
   if (usage && previous) runtime.tokens.observe(usage, previous.messages, previous.system, previous.tools);
   const tokensBefore = runtime.tokens.count(input, system, tools);
   // The whole prompt is counted; the layers plan only on what follows a provider compaction.
-  runtime.index.sync(splitAtProviderCompaction(input).rest);
+  const { rest } = splitAtProviderCompaction(input);
+  runtime.index.sync(rest);
+  runtime.ledger.sync(rest);
   // A forced layer is an explicit request (`force` wins); the automatic path refuses at once.
   if (tokensBefore > settings.limits.hard && force === undefined)
     assertFixedPartFits(input, options, runtime, settings);
@@ -123,6 +127,7 @@ export async function compactTurn(
   // The runtime moves to the output, the state is saved, then the originals are archived: a state
   // save that finds the session moved (or a failed write) leaves nothing archived under stale ids.
   commitIndex(runtime, steps, output);
+  if (steps.length > 0) runtime.ledger.adopt(splitAtProviderCompaction(output).rest);
   runtime.lastOutput = { messages: output, length: output.length, system, tools };
   runtime.restoredLastOutput = undefined;
   // A swapped-in background summary keeps the messages added since it started: the breaker (which
@@ -271,6 +276,7 @@ async function hardStep(
       // The kept turn's results are fresh (the model has not read them): masked only when the
       // request would not fit under the hard threshold otherwise.
       maxTokens: settings.limits.hard,
+      ...ledgerFor(runtime, settings),
       ...(system === undefined ? {} : { system }),
       ...(focus ? { focus } : {}),
       ...(signal ? { signal } : {}),
@@ -452,6 +458,21 @@ function rewriteContext(runtime: SessionRuntime, settings: CompactorSettings): R
     sessionId: settings.sessionId,
     now: Date.now(),
     toolUse: (id) => runtime.index.toolUse(id),
+  };
+}
+
+/** The ledger as the hard layer reads it (none when its budget is 0). */
+function ledgerFor(runtime: SessionRuntime, settings: CompactorSettings): { ledger?: HardLedger } {
+  const { ledgerTokens } = settings.hard;
+  if (ledgerTokens <= 0) return {};
+  const state = runtime.ledger.state;
+  const recallOf = (toolUseId: string) => runtime.ids.storedId(archiveKey('tool-result', toolUseId));
+  return {
+    ledger: {
+      render: (historyId) =>
+        renderLedger(state, { maxTokens: ledgerTokens, counter: settings.counter, recallOf, historyId }),
+      files: state.files,
+    },
   };
 }
 

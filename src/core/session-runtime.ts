@@ -7,6 +7,8 @@ import type { CompactorSettings } from './compactor-settings.js';
 import type { Message, SystemPrompt } from './conversation/types.js';
 import { CompactError } from './errors.js';
 import type { LayerPlan } from './layers/mask.js';
+import { isLedgerState } from './ledger/ledger-state.js';
+import { LedgerRecorder } from './ledger/record-messages.js';
 import { type AnchoredCounter, createAnchoredCounter } from './tokens/anchored-counter.js';
 import { countToolTokens, type ToolDefinition } from './tokens/tool-tokens.js';
 
@@ -31,6 +33,8 @@ export interface SessionRuntime {
   ids: ArchiveIds;
   index: HistoryIndex;
   tokens: AnchoredCounter;
+  /** The session ledger, kept up to date with every call's messages; it outlives hard compactions. */
+  ledger: LedgerRecorder;
   /** The request the last call returned (see {@link sentRequest}). */
   lastOutput: ReturnedRequest | undefined;
   /** A restored session's last output, by fingerprints, until a call's messages start with it. */
@@ -63,6 +67,7 @@ export function createRuntime(settings: CompactorSettings, archived: readonly Ar
     ids,
     index: new HistoryIndex(settings.counter, settings.rule, ids, settings.mid),
     tokens: createAnchoredCounter({ counter: settings.counter }),
+    ledger: new LedgerRecorder(),
     lastOutput: undefined,
     restoredLastOutput: undefined,
     hardOnLastCall: false,
@@ -88,6 +93,8 @@ export function restoreRuntime(
   runtime.tokens.restoreState(state.counter);
   runtime.restoredLastOutput = state.lastOutput;
   runtime.hardOnLastCall = state.breaker.hardOnLastCall;
+  // A state written before the ledger existed has none: it starts from the messages it sees.
+  if (isLedgerState(state.ledger)) runtime.ledger = new LedgerRecorder(structuredClone(state.ledger));
   return runtime;
 }
 
@@ -113,6 +120,7 @@ export function runtimeToState(runtime: SessionRuntime, settings: CompactorSetti
     ...(last ? { lastOutput: last } : {}),
     counter: runtime.tokens.toState(),
     breaker: { hardOnLastCall: runtime.hardOnLastCall },
+    ledger: runtime.ledger.state,
   };
 }
 

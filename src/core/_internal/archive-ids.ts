@@ -32,6 +32,12 @@ export class ArchiveIds {
     return { id, known: false };
   }
 
+  /** The id of a stored original, without handing one out (undefined when none is stored). */
+  storedId(key: string | undefined): string | undefined {
+    const id = key === undefined ? undefined : this.byKey.get(key);
+    return id !== undefined && this.stored.has(id) ? id : undefined;
+  }
+
   /** Records items the store has accepted. */
   markStored(items: readonly ArchiveItem[]): void {
     for (const item of items) this.stored.add(item.id);

@@ -1,3 +1,4 @@
+import type { LedgerState } from '../ledger/ledger-state.js';
 /**
  * The contract of where a compactor keeps its own state between calls, so a session can move to
  * another process (or survive a restart) and compact exactly as if it had stayed. The archive holds
@@ -45,6 +46,8 @@ export interface CompactorState {
   counter: AnchoredCounterState;
   /** Circuit breaker: whether the last call ran a hard compaction. */
   breaker: { hardOnLastCall: boolean };
+  /** The session ledger (absent in a state written before it existed). */
+  ledger?: LedgerState;
 }
 
 /** A stored state and its version (1 for the first save, then one more per save). */

@@ -38,16 +38,23 @@ export function createExtractiveSummaryModel(): SummaryModel {
     provider: 'extractive',
     modelId: 'extractive',
     async summarize(request) {
-      return { text: extractiveSummary(request.messages, request.maxOutputTokens, request.focus) };
+      const factsInLedger = request.ledger !== undefined;
+      const text = extractiveSummary(request.messages, request.maxOutputTokens, request.focus, { factsInLedger });
+      return { text };
     },
   };
 }
 
-/** The extractive summary of a history, merged with any earlier summary found at its start. */
+/**
+ * The extractive summary of a history, merged with any earlier summary found at its start. With
+ * `factsInLedger` the session ledger goes out beside it: only the narrative is written (the task,
+ * the last assistant note), not the files, commands, errors and later user messages it holds.
+ */
 export function extractiveSummary(
   messages: readonly Message[],
   maxTokens = DEFAULT_MAX_TOKENS,
   focus?: string,
+  { factsInLedger = false }: { factsInLedger?: boolean } = {},
 ): string {
   const sections = new Map<SummarySection, string[]>(summarySections.map((name) => [name, []]));
   const add = (section: SummarySection, line: string) => {
@@ -76,16 +83,17 @@ export function extractiveSummary(
           continue;
         }
         if (isInstructionOrBoilerplate(text)) continue;
-        add(
-          'Task and constraints',
-          `- User: ${shortenLine(text, sections.get('Task and constraints')!.length === 0 ? TASK_CHARS : USER_MESSAGE_CHARS)}`,
-        );
+        const isTask = sections.get('Task and constraints')!.length === 0;
+        if (factsInLedger && !isTask) continue;
+        const chars = factsInLedger ? USER_MESSAGE_CHARS : isTask ? TASK_CHARS : USER_MESSAGE_CHARS;
+        add('Task and constraints', `- User: ${shortenLine(text, chars)}`);
       } else if (block.type === 'tool_use') {
         const toolUse = block as ToolUseBlock;
         toolUses.set(toolUse.id, toolUse);
+        if (factsInLedger) continue;
         const path = pathOf(toolUse.input);
         if (path) files.add(path);
-      } else if (block.type === 'tool_result') {
+      } else if (block.type === 'tool_result' && !factsInLedger) {
         const result = block as ToolResultBlock;
         const toolUse = toolUses.get(result.tool_use_id);
         const text = toolResultText(result);

@@ -40,6 +40,8 @@ export interface WriteSummaryOptions {
   system?: SystemPrompt;
   focus?: string;
   signal?: AbortSignal;
+  /** The rendered session ledger, given to the model as ground truth. */
+  ledger?: string;
 }
 
 /** A summary and the events its calls produced (for the pipeline to emit). */
@@ -64,6 +66,7 @@ export async function writeSummary(
   const instructions = summaryInstructions({
     mergesPrevious,
     ...(options.focus ? { focus: options.focus } : {}),
+    ...(options.ledger ? { ledger: options.ledger } : {}),
   });
   const historyTokens = dropped.reduce((sum, message) => sum + countMessageTokens(message, counter), 0);
   const budget = requestBudget(options, instructions);
@@ -91,7 +94,10 @@ export async function writeSummary(
     type: 'fallback-used',
     reason: `summary model ${settings.summarizer.provider}:${settings.summarizer.modelId} failed after ${attempts} attempt(s): ${describe(lastError)}`,
   });
-  return { text: extractiveSummary(dropped, settings.maxSummaryTokens, options.focus), events };
+  const text = extractiveSummary(dropped, settings.maxSummaryTokens, options.focus, {
+    factsInLedger: options.ledger !== undefined,
+  });
+  return { text, events };
 }
 
 /**
@@ -159,6 +165,7 @@ async function callModel(
       messages,
       maxOutputTokens: settings.maxSummaryTokens,
       ...(options.focus ? { focus: options.focus } : {}),
+      ...(options.ledger ? { ledger: options.ledger } : {}),
     },
     { signal },
   );
