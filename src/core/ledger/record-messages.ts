@@ -7,7 +7,7 @@ import { toolCallFact } from './tool-call-facts.js';
 
 /** Commands and error lines are kept to this many characters: enough to tell them apart. */
 const COMMAND_CHARS = 200;
-const ERROR_LINE_CHARS = 160;
+const ERROR_LINE_CHARS = 240;
 /** Codex and some harnesses report the exit code as JSON metadata. */
 const jsonExitCode = /"exit_code"\s*:\s*(-?\d+)/;
 /** Claude Code's failed Bash result opens with `Exit code N`: the line after it says what failed. */
@@ -55,7 +55,8 @@ function recordMessage(
   seenCalls: Set<string>,
   seenUserTexts: Set<string>,
 ): void {
-  const blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+  const blocks =
+    typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
   if (message.role === 'assistant') {
     const uses = blocks.filter((block) => block.type === 'tool_use') as ToolUseBlock[];
     // A history read again (after the caller changed an earlier message) adds no turn.
@@ -99,7 +100,7 @@ function recordToolUse(state: LedgerState, use: ToolUseBlock, seenCalls: Set<str
       break;
     default: {
       const exhaustive: never = fact;
-      return exhaustive;
+      throw new Error(`unknown tool call fact ${JSON.stringify(exhaustive)}`);
     }
   }
   state.open[id] = open;
@@ -133,7 +134,11 @@ function recordToolResult(state: LedgerState, result: ToolResultBlock): void {
     return;
   }
   if (failed) {
-    state.errors.push({ call: call.call, turn: call.turn, line: errorLine ?? 'failed' });
+    const line = errorLine ?? 'failed';
+    // The same error again (a refused edit, a file too large) is one entry naming its latest call.
+    const same = state.errors.findIndex((entry) => entry.line === line);
+    if (same !== -1) state.errors.splice(same, 1);
+    state.errors.push({ call: call.call, turn: call.turn, line });
     return;
   }
   for (const path of call.paths ?? []) touchFile(state, path, call, id);
@@ -148,7 +153,11 @@ function touchFile(state: LedgerState, path: string, call: LedgerOpenCall, toolU
 
 /** The first line of a failed result, with the line naming the error when the first is only `Exit code N`. */
 function describeError(text: string, namedLine: string | undefined): string {
-  const first = text.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
+  const first =
+    text
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? '';
   const detail = bareExitLine.test(first) && namedLine && namedLine !== first ? ` — ${namedLine}` : '';
   return shortenLine(`${first}${detail}`, ERROR_LINE_CHARS + detail.length) || 'failed';
 }

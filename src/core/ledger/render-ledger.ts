@@ -3,9 +3,9 @@ import type { TokenCounter } from '../tokens/token-counter.js';
 import type { LedgerCommand, LedgerFile, LedgerState } from './ledger-state.js';
 
 /** A long user message is cut to this many characters (the whole one is in the archive). */
-const USER_MESSAGE_CHARS = 1500;
+const USER_MESSAGE_CHARS = 700;
 /** Commands are shown to this many characters: the probe of a command is its first 60. */
-const COMMAND_CHARS = 100;
+const COMMAND_CHARS = 80;
 /** Plan items are verbatim up to this many characters each. */
 const PLAN_ITEM_CHARS = 300;
 
@@ -74,13 +74,20 @@ function ledgerSections(
     const archived = options.recallOf?.(id);
     return archived ? ` ${archived}` : '';
   };
+  // Short lines: a successful run without an exit code in its output says nothing more.
   const commandLine = (entry: LedgerCommand) => {
-    const status = entry.exitCode !== undefined ? `exit ${entry.exitCode}` : entry.failed ? 'failed' : 'ok';
+    const status =
+      entry.exitCode !== undefined ? ` → exit ${entry.exitCode}` : entry.failed ? ' → failed' : '';
     const error = entry.errorLine ? `: ${entry.errorLine}` : '';
     const runs = entry.runs > 1 ? ` ×${entry.runs}` : '';
-    return `- t${entry.turn} \`${shortenLine(entry.command, COMMAND_CHARS)}\`${runs} → ${status}${error}${recall(entry.toolUseId)}`;
+    return `- t${entry.turn} ${shortenLine(entry.command, COMMAND_CHARS)}${runs}${status}${error}${recall(entry.toolUseId)}`;
   };
-  const fileLine = (file: LedgerFile) => `- ${file.path} (${file.action} t${file.turn}${recall(file.toolUseId)})`;
+  const root = commonDirectory(state.files.map((file) => file.path));
+  const fileLine = (file: LedgerFile) => {
+    const action = file.changed && file.action === 'read' ? 'changed, read' : file.action;
+    const shown = file.changed ? `${action} ` : '';
+    return `- ${file.path.slice(root.length)} ${shown}t${file.turn}${recall(file.toolUseId)}`;
+  };
   const plan = state.plan;
   const section = (title: string, lines: string[]): Section => ({ title, lines, dropped: 0 });
   const sections = [
@@ -90,14 +97,32 @@ function ledgerSections(
     ),
     section(
       'Messages the user typed (verbatim)',
-      state.userMessages.map((message) => `- t${message.turn}: ${shortenLine(message.text, USER_MESSAGE_CHARS)}`),
+      state.userMessages.map(
+        (message) => `- t${message.turn}: ${shortenLine(message.text, USER_MESSAGE_CHARS)}`,
+      ),
     ),
-    section('Files changed', state.files.filter((file) => file.changed).map(fileLine)),
-    section('Files read', state.files.filter((file) => !file.changed).map(fileLine)),
+    section(
+      `Files changed${root ? ` (under ${root})` : ''}`,
+      state.files.filter((file) => file.changed).map(fileLine),
+    ),
+    section(
+      `Files read${root ? ` (under ${root})` : ''}`,
+      state.files.filter((file) => !file.changed).map(fileLine),
+    ),
     section('Commands (exit status: first error line)', state.commands.map(commandLine)),
-    section('Errors of other tools', state.errors.map((error) => `- t${error.turn} ${error.call}: ${error.line}`)),
+    section(
+      'Errors of other tools',
+      state.errors.map((error) => `- t${error.turn} ${error.call}: ${error.line}`),
+    ),
   ];
-  const [, users, changed, read, , errors] = sections as [Section, Section, Section, Section, Section, Section];
+  const [, users, changed, read, , errors] = sections as [
+    Section,
+    Section,
+    Section,
+    Section,
+    Section,
+    Section,
+  ];
   const indices = (target: Section, from = 0) =>
     target.lines.slice(from).map((_, index) => [sections.indexOf(target), index + from] as Droppable);
   const commandIndices = (failed: boolean) =>
@@ -111,4 +136,14 @@ function ledgerSections(
     ...indices(changed),
   ];
   return { sections, dropOrder };
+}
+
+/** The directory every path starts with (ending in `/`), so long absolute paths are written once. */
+function commonDirectory(paths: readonly string[]): string {
+  if (paths.length < 2) return '';
+  let prefix = paths[0]!;
+  for (const path of paths) {
+    while (!path.startsWith(prefix)) prefix = prefix.slice(0, -1);
+  }
+  return prefix.slice(0, prefix.lastIndexOf('/') + 1);
 }

@@ -8,7 +8,16 @@ export type ToolCallFact =
   | { kind: 'plan'; items: string[] }
   | { kind: 'other' };
 
-const readTools = new Set(['read', 'read_file', 'readfile', 'view', 'view_file', 'cat', 'open_file', 'notebookread']);
+const readTools = new Set([
+  'read',
+  'read_file',
+  'readfile',
+  'view',
+  'view_file',
+  'cat',
+  'open_file',
+  'notebookread',
+]);
 const changeTools = new Map([
   ['edit', 'edit'],
   ['multiedit', 'edit'],
@@ -44,7 +53,8 @@ export function toolCallFact(toolUse: ToolUseBlock): ToolCallFact {
     string,
     unknown
   >;
-  if (planTools.has(name)) return { kind: 'plan', items: planItems(input.todos ?? input.plan ?? input.items) };
+  if (planTools.has(name))
+    return { kind: 'plan', items: planItems(input.todos ?? input.plan ?? input.items) };
   if (name === 'apply_patch') return patchFact(input, toolUse.input);
   const path = firstPath(input);
   if (editorTools.has(name) && path) {
@@ -82,7 +92,9 @@ function commandText(value: unknown): string | undefined {
 
 /** The files an `apply_patch` touches (its patch text in `input`, `patch` or the raw input). */
 function patchFact(input: Record<string, unknown>, raw: unknown): ToolCallFact {
-  const text = [input.input, input.patch, raw].find((value) => typeof value === 'string') as string | undefined;
+  const text = [input.input, input.patch, raw].find((value) => typeof value === 'string') as
+    | string
+    | undefined;
   const paths: string[] = [];
   for (const match of (text ?? '').matchAll(patchFileLine)) paths.push(match[2]!.trim());
   return paths.length > 0 ? { kind: 'change', paths, action: 'patch' } : { kind: 'other' };

@@ -39,7 +39,9 @@ export function createExtractiveSummaryModel(): SummaryModel {
     modelId: 'extractive',
     async summarize(request) {
       const factsInLedger = request.ledger !== undefined;
-      const text = extractiveSummary(request.messages, request.maxOutputTokens, request.focus, { factsInLedger });
+      const text = extractiveSummary(request.messages, request.maxOutputTokens, request.focus, {
+        factsInLedger,
+      });
       return { text };
     },
   };
@@ -111,6 +113,11 @@ export function extractiveSummary(
   for (const path of files) add('Files touched', `- ${path}`);
   if (lastAssistantText)
     add('Current state', `- Last assistant note: ${shortenLine(lastAssistantText, LAST_NOTE_CHARS)}`);
+  if (factsInLedger) {
+    // The ledger beside it holds the facts: only the narrative sections that have something.
+    for (const [section, lines] of sections) if (lines.length === 0) sections.delete(section);
+    return escapeReservedTags(fitToBudget(sections, maxTokens, { onlyPresent: true }));
+  }
   add('Next steps', '- Continue the task from the current state; recall archived results by id when needed.');
   return escapeReservedTags(fitToBudget(sections, maxTokens));
 }
@@ -121,7 +128,11 @@ const counter = createHeuristicCounter();
  * Drops lines until the summary fits `maxTokens`: always from the section with the most lines,
  * its oldest line after the first (the task, the first fact), so recent facts survive longest.
  */
-function fitToBudget(sections: Map<SummarySection, string[]>, maxTokens: number): string {
+function fitToBudget(
+  sections: Map<SummarySection, string[]>,
+  maxTokens: number,
+  { onlyPresent = false } = {},
+): string {
   const kept = new Map(
     [...sections].map(([section, lines]) => [
       section,
@@ -142,6 +153,7 @@ function fitToBudget(sections: Map<SummarySection, string[]>, maxTokens: number)
         lines.map((entry) => shortenLine(entry.line, total > maxTokens ? TIGHT_LINE_CHARS : LINE_CHARS)),
       ]),
     ),
+    { onlyPresent },
   );
 }
 

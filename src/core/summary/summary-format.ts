@@ -37,7 +37,7 @@ export function summaryInstructions(options: {
   const focus = options.focus ? `Keep this in focus: ${options.focus}\n` : '';
   const ledger = options.ledger
     ? 'The session ledger below is ground truth recorded by the compactor (files, commands and exit codes, ' +
-      'errors, the plan, the user\'s messages). It is attached to your summary as is: do not contradict it and ' +
+      "errors, the plan, the user's messages). It is attached to your summary as is: do not contradict it and " +
       'do not copy it; write the narrative it cannot hold (why, what was learned, what is half done).\n' +
       `${options.ledger}\n`
     : '';
@@ -70,9 +70,13 @@ export function parseSummarySections(text: string): Map<SummarySection, string[]
   return sections;
 }
 
-/** Writes sections back as Markdown; empty sections say so. */
-export function formatSummarySections(sections: Map<SummarySection, string[]>): string {
+/** Writes sections back as Markdown; empty sections say so (or, with `onlyPresent`, are left out). */
+export function formatSummarySections(
+  sections: Map<SummarySection, string[]>,
+  { onlyPresent = false } = {},
+): string {
   return summarySections
+    .filter((name) => !onlyPresent || (sections.get(name)?.length ?? 0) > 0)
     .map((name) => {
       const lines = sections.get(name) ?? [];
       return `## ${name}\n${lines.length > 0 ? lines.join('\n') : '- (none)'}`;
