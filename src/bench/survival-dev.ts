@@ -24,7 +24,8 @@ function textOf(message: Message): string {
       if (block.type === 'tool_use') return JSON.stringify((block as ToolUseBlock).input);
       if (block.type === 'tool_result') {
         const content = (block as ToolResultBlock).content;
-        return typeof content === 'string' ? content : JSON.stringify(content ?? '');
+        if (typeof content === 'string') return content;
+        return (content ?? []).map((part) => (part.type === 'text' ? String(part.text) : '')).join('\n');
       }
       return '';
     })

@@ -87,6 +87,7 @@ export async function compactTurn(
   // The whole prompt is counted; the layers plan only on what follows a provider compaction.
   const { rest } = splitAtProviderCompaction(input);
   runtime.index.sync(rest);
+  if (previous) runtime.ledger.resume(splitAtProviderCompaction(previous.messages).rest);
   runtime.ledger.sync(rest);
   // A forced layer is an explicit request (`force` wins); the automatic path refuses at once.
   if (tokensBefore > settings.limits.hard && force === undefined)

@@ -120,7 +120,8 @@ export function runtimeToState(runtime: SessionRuntime, settings: CompactorSetti
     ...(last ? { lastOutput: last } : {}),
     counter: runtime.tokens.toState(),
     breaker: { hardOnLastCall: runtime.hardOnLastCall },
-    ledger: runtime.ledger.state,
+    // A copy: the saved state is compared with the next one to skip saves that change nothing.
+    ledger: structuredClone(runtime.ledger.state),
   };
 }
 

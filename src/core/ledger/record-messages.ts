@@ -25,13 +25,28 @@ export class LedgerRecorder {
   private readonly seenCalls = new Set<string>();
   private readonly seenUserTexts = new Set<string>();
 
+  /** True for a ledger restored from a stored state that has not read a history yet. */
+  private restored: boolean;
+
   constructor(public state: LedgerState = createLedgerState()) {
+    this.restored = state !== undefined && state.turn > 0;
     for (const id of Object.keys(state.open)) this.seenCalls.add(id);
     for (const message of state.userMessages) this.seenUserTexts.add(message.text);
   }
 
+  /**
+   * A restored ledger recorded everything up to the last output its session returned: when a call
+   * starts with that output (`recorded`), only what follows it is new.
+   */
+  resume(recorded: readonly Message[]): void {
+    if (!this.restored) return;
+    this.restored = false;
+    if (this.snapshot.length === 0) this.snapshot = recorded.slice();
+  }
+
   /** Records what `messages` add to what was recorded last time. */
   sync(messages: readonly Message[]): void {
+    this.restored = false;
     let common = 0;
     const limit = Math.min(this.snapshot.length, messages.length);
     while (common < limit && this.snapshot[common] === messages[common]) common++;
@@ -153,13 +168,14 @@ function touchFile(state: LedgerState, path: string, call: LedgerOpenCall, toolU
 
 /** The first line of a failed result, with the line naming the error when the first is only `Exit code N`. */
 function describeError(text: string, namedLine: string | undefined): string {
-  const first =
-    text
-      .split('\n')
-      .find((line) => line.trim() !== '')
-      ?.trim() ?? '';
-  const detail = bareExitLine.test(first) && namedLine && namedLine !== first ? ` — ${namedLine}` : '';
-  return shortenLine(`${first}${detail}`, ERROR_LINE_CHARS + detail.length) || 'failed';
+  const lines = text.split('\n').filter((line) => line.trim() !== '');
+  const first = lines[0]?.trim() ?? '';
+  let detail = '';
+  if (bareExitLine.test(first)) {
+    const named = namedLine && namedLine !== first ? namedLine : lines[1]?.trim();
+    if (named) detail = ` — ${shortenLine(named, ERROR_LINE_CHARS)}`;
+  }
+  return `${shortenLine(first, ERROR_LINE_CHARS)}${detail}` || 'failed';
 }
 
 function numberOf(value: string | undefined): number | undefined {

@@ -46,14 +46,31 @@ export function renderLedger(state: LedgerState, options: RenderLedgerOptions): 
   if (sections.every((section) => section.lines.length === 0)) return undefined;
   const { counter, maxTokens } = options;
   const cost = sections.map((section) => section.lines.map((line) => counter.countText(line) + 1));
-  let total = counter.countText(header) + 20 + cost.flat().reduce((sum, tokens) => sum + tokens, 0);
-  for (const [sectionIndex, lineIndex] of dropOrder) {
-    if (total <= maxTokens) break;
+  const fixed =
+    counter.countText(header) +
+    sections.reduce((sum, section) => sum + counter.countText(section.title) + 2, 0);
+  let total = fixed + NOTE_TOKENS + cost.flat().reduce((sum, tokens) => sum + tokens, 0);
+  const drop = ([sectionIndex, lineIndex]: Droppable) => {
     total -= cost[sectionIndex]![lineIndex]!;
     sections[sectionIndex]!.lines[lineIndex] = '';
     sections[sectionIndex]!.dropped++;
+  };
+  let next = 0;
+  while (next < dropOrder.length && total > maxTokens) drop(dropOrder[next++]!);
+  // The estimate misses how lines join: check the text itself and drop more while it is over.
+  let text = formatLedger(sections, options.historyId);
+  while (next < dropOrder.length && counter.countText(text) > maxTokens) {
+    drop(dropOrder[next++]!);
+    text = formatLedger(sections, options.historyId);
   }
-  const recall = options.historyId ? `; recall ${options.historyId}` : '';
+  return text;
+}
+
+/** About what the "(N earlier not shown)" notes cost. */
+const NOTE_TOKENS = 30;
+
+function formatLedger(sections: readonly Section[], historyId: string | undefined): string {
+  const recall = historyId ? `; recall ${historyId}` : '';
   const body = sections
     .filter((section) => section.lines.length > 0)
     .map((section) => {

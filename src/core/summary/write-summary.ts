@@ -63,13 +63,21 @@ export async function writeSummary(
   const { settings, counter, signal } = options;
   const events: CompactionEvent[] = [];
   const mergesPrevious = dropped.some((message) => firstText(message).startsWith(summaryOpen));
-  const instructions = summaryInstructions({
-    mergesPrevious,
-    ...(options.focus ? { focus: options.focus } : {}),
-    ...(options.ledger ? { ledger: options.ledger } : {}),
-  });
   const historyTokens = dropped.reduce((sum, message) => sum + countMessageTokens(message, counter), 0);
-  const budget = requestBudget(options, instructions);
+  const write = (ledger: string | undefined) =>
+    summaryInstructions({
+      mergesPrevious,
+      ...(options.focus ? { focus: options.focus } : {}),
+      ...(ledger ? { ledger } : {}),
+    });
+  let instructions = write(options.ledger);
+  let budget = requestBudget(options, instructions);
+  // The ledger goes out beside the summary anyway: in a small window it leaves room for the history.
+  const chunkRoom = budget - settings.maxSummaryTokens - counter.countText(CHUNK_HEADER);
+  if (options.ledger && historyTokens > budget && chunkRoom < MIN_CHUNK_TOKENS) {
+    instructions = write(undefined);
+    budget = requestBudget(options, instructions);
+  }
 
   let lastError: unknown;
   let attempts = 0;
