@@ -22,6 +22,14 @@ export interface MicroOptions {
   /** Tools whose results are never masked. @default [] */
   excludeTools?: readonly string[];
   /**
+   * Supersede before masking: a tool result a later one made stale — a file read again, a file
+   * read and then rewritten whole, the same command with byte-identical output — becomes a
+   * placeholder pointing at the newer copy, whatever its age (with `cacheAware`, in the same
+   * batches). The newest copy is never replaced for this reason.
+   * @default true
+   */
+  supersede?: boolean;
+  /**
    * Advance the masking frontier in batches so the prompt prefix stays byte-identical between
    * batches and the provider's prompt cache survives. `false` masks every turn, as the seed does.
    * @default true

@@ -99,6 +99,7 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
     micro: {
       keepTurns: micro.keepTurns ?? DEFAULT_KEEP_TURNS,
       cacheAware: micro.cacheAware ?? true,
+      supersede: micro.supersede ?? true,
       clearAtLeast:
         micro.clearAtLeast ??
         Math.min(MAX_CLEAR_AT_LEAST, Math.floor(limits.mid * CLEAR_AT_LEAST_MID_FRACTION)),

@@ -58,6 +58,8 @@ interface AppliedStep {
   durationMs: number;
   /** Pending results of the index the step masked (micro only). */
   consumed: number;
+  /** Results the step replaced with a pointer to a newer copy (micro only). */
+  superseded?: string[];
 }
 
 /** What a turn needs besides the runtime: the fixed settings, the archive and the event sink. */
@@ -210,7 +212,9 @@ async function planLayers(
     const plan = await planAfterProviderCompaction(input, (rest) =>
       planMicro(rest, runtime.index, microSettings, context),
     );
-    return plan ? [{ layer: 'micro', plan, durationMs: Date.now() - started, consumed: plan.consumed }] : [];
+    if (!plan) return [];
+    const { consumed, superseded } = plan;
+    return [{ layer: 'micro', plan, durationMs: Date.now() - started, consumed, superseded }];
   };
   const mid = async (): Promise<AppliedStep> => {
     const started = Date.now();
@@ -395,6 +399,7 @@ function commitIndex(
   const { rest } = splitAtProviderCompaction(output);
   if (steps.length === 1 && only.layer === 'micro') {
     runtime.index.consumePending(only.consumed);
+    runtime.index.markSuperseded(only.superseded ?? []);
     runtime.index.adopt(rest);
   } else {
     runtime.index.sync(rest);

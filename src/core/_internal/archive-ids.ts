@@ -93,7 +93,7 @@ function keyOf(item: ArchiveItem): string | undefined {
 }
 
 /** FNV-1a over the text plus its length: enough to tell originals apart inside one session. */
-function hashText(text: string): string {
+export function hashText(text: string): string {
   let hash = 0x811c9dc5;
   for (let index = 0; index < text.length; index++) {
     hash ^= text.charCodeAt(index);
