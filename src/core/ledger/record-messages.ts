@@ -1,7 +1,8 @@
+import { hashText } from '../_internal/archive-ids.js';
 import { keyArgument, toolOutcome } from '../_internal/placeholder.js';
 import { shortenLine, toolResultText } from '../_internal/text.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../conversation/types.js';
-import { bridgeText } from '../summary/summary-format.js';
+import { bridgeText, summaryAcknowledgement } from '../summary/summary-format.js';
 import { createLedgerState, type LedgerOpenCall, type LedgerState } from './ledger-state.js';
 import { toolCallFact } from './tool-call-facts.js';
 
@@ -74,8 +75,16 @@ function recordMessage(
     typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
   if (message.role === 'assistant') {
     const uses = blocks.filter((block) => block.type === 'tool_use') as ToolUseBlock[];
-    // A history read again (after the caller changed an earlier message) adds no turn.
-    if (uses.length === 0 || uses.some((use) => !seenCalls.has(String(use.id)))) state.turn++;
+    // A history read again (a caller that sends copies, not the array it got) adds no turn: a
+    // turn is new when it has a new call, or text not seen before (the compactor's own excepted).
+    const text = blocks.map((block) => (block.type === 'text' ? String(block.text) : '')).join('\n');
+    const textKey = `text\u0000${hashText(text)}`;
+    const isNew =
+      uses.length > 0
+        ? uses.some((use) => !seenCalls.has(String(use.id)))
+        : text !== summaryAcknowledgement && !seenCalls.has(textKey);
+    if (uses.length === 0) seenCalls.add(textKey);
+    if (isNew) state.turn++;
     for (const use of uses) recordToolUse(state, use, seenCalls);
     return;
   }
