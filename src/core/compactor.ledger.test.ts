@@ -69,7 +69,10 @@ describe('the session ledger through maybeCompact', () => {
   });
 
   it('puts the latest content of recently read files back after the summary', async () => {
-    const result = await createCompactor().maybeCompact(claudeCodeSession(), { force: 'hard' });
+    const result = await createCompactor({ hard: { filesBack: { maxFiles: 5 } } }).maybeCompact(
+      claudeCodeSession(),
+      { force: 'hard' },
+    );
     const blocks = result.messages[0]!.content as { text: string }[];
     expect(blocks[1]?.text).toMatch(
       /^<file path="\/repo\/src\/lexer.ts" as-of="t5">\nexport const lexer = 1;/,
