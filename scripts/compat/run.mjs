@@ -41,6 +41,12 @@ const SETUPS = [
       '@ai-sdk/anthropic@^4',
       'openai@^7',
       '@anthropic-ai/sdk@latest',
+      '@modelcontextprotocol/sdk@^1',
+      '@openai/agents@latest',
+      'langchain@^1',
+      '@langchain/core@^1',
+      '@langchain/openai@^1',
+      '@mastra/core@^1',
       'zod@^4',
       // What a TypeScript user has beside them (json-schema's types: @ai-sdk/provider's imports need them).
       '@types/node@^24',

@@ -1,8 +1,10 @@
 import { constants } from 'node:fs';
-import { mkdir, open, readFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ArchiveItem, type ArchiveStore, groupItemsBySession } from '../core/archive/archive-store.js';
 import { CompactError } from '../core/errors.js';
+
+export { originalText } from './original-text.js';
 
 /** Options of {@link createFileArchiveStore}. */
 export interface FileArchiveStoreOptions {
@@ -124,6 +126,13 @@ export function createFileArchiveStore({
     },
     async list(sessionId) {
       return [...(await load(sessionId)).items.values()].map((item) => structuredClone(item));
+    },
+    async sessions() {
+      const files = await readdir(directory).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return [] as string[];
+        throw archiveError(`cannot list the archive ${directory}`, error);
+      });
+      return files.filter((file) => file.endsWith('.jsonl')).map((file) => file.slice(0, -'.jsonl'.length));
     },
     async inspect(sessionId) {
       const state = await load(sessionId);

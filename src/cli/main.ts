@@ -30,6 +30,10 @@ const commands: Record<string, { summary: string; load: () => Promise<CliCommand
     summary: 'compact the conversations of any agent through its base URL',
     load: async () => (await import('./commands/proxy.js')).proxyCommand,
   },
+  mcp: {
+    summary: 'serve an archive to MCP clients: recall, search, sessions (stdio)',
+    load: async () => (await import('./commands/mcp.js')).mcpCommand,
+  },
   chat: {
     summary: 'chat with the reference coding agent',
     load: async () => (await import('./commands/chat.js')).chatCommand,

@@ -5,7 +5,12 @@
 import { repairMessages } from '../core/conversation/repair.js';
 import type { Message, SystemPrompt } from '../core/conversation/types.js';
 import { validateMessages } from '../core/conversation/validate.js';
-import type { ImportedTranscript, ImportedUsage, TranscriptFormat } from './imported-transcript.js';
+import type {
+  AgentCompaction,
+  ImportedTranscript,
+  ImportedUsage,
+  TranscriptFormat,
+} from './imported-transcript.js';
 
 /** The pieces an importer collected. `usage` is per assistant message, in order. */
 export interface RawImport {
@@ -14,9 +19,18 @@ export interface RawImport {
   usage: (ImportedUsage | undefined)[];
   format: TranscriptFormat;
   source?: string | undefined;
+  /** The agent's own compactions, with indexes into `messages` as collected. */
+  compactions?: AgentCompaction[] | undefined;
 }
 
-export function finishImport({ system, messages, usage, format, source }: RawImport): ImportedTranscript {
+export function finishImport({
+  system,
+  messages,
+  usage,
+  format,
+  source,
+  compactions,
+}: RawImport): ImportedTranscript {
   const meta: ImportedTranscript['meta'] = { format };
   if (source !== undefined) meta.source = source;
   let finalMessages = messages;
@@ -29,7 +43,37 @@ export function finishImport({ system, messages, usage, format, source }: RawImp
   }
   const conversation: ImportedTranscript['conversation'] = { messages: finalMessages };
   if (system !== undefined) conversation.system = system;
-  return { conversation, usage: finalUsage, meta };
+  const result: ImportedTranscript = { conversation, usage: finalUsage, meta };
+  if (compactions !== undefined && compactions.length > 0) {
+    result.compactions =
+      finalMessages === messages
+        ? compactions
+        : compactions.map((compaction) => ({
+            ...compaction,
+            index: realignIndex(messages, finalMessages, compaction.index),
+          }));
+  }
+  return result;
+}
+
+/**
+ * Where a cut between messages lands after repair merged or dropped some: after the same number of
+ * assistant messages, and after the user message that followed the last of them when there was one.
+ */
+function realignIndex(before: readonly Message[], after: readonly Message[], index: number): number {
+  const head = before.slice(0, index);
+  const assistants = head.filter((message) => message.role === 'assistant').length;
+  const trailingUser = head.length > 0 && head.at(-1)!.role !== 'assistant' ? 1 : 0;
+  let seen = 0;
+  for (const [position, message] of after.entries()) {
+    if (message.role !== 'assistant') continue;
+    seen++;
+    if (seen === assistants) {
+      const next = after[position + 1];
+      return position + 1 + (trailingUser && next !== undefined && next.role !== 'assistant' ? 1 : 0);
+    }
+  }
+  return assistants === 0 ? Math.min(trailingUser, after.length) : after.length;
 }
 
 /**

@@ -20,8 +20,12 @@
  * - Only the branch that ends at the last message is read: `parentUuid` links (and
  *   `logicalParentUuid` across a compaction boundary) are followed back from it, so turns abandoned
  *   by a rewind are left out. Without usable links every line is read in file order.
- * - Claude Code's own compaction summary (`isCompactSummary`) is skipped: the replay compacts by
- *   itself, and the summary would only repeat the history before it.
+ * - Claude Code's own compactions (a `system` line with `subtype: "compact_boundary"`, then the
+ *   `isCompactSummary` user line with its summary) are recorded in `compactions`: where the history
+ *   was cut, the summary text and the user lines it attached before its next request. The summary
+ *   line is left out of the messages (a replay compacts by itself; the `actual` strategy puts it
+ *   back where Claude Code sent it). A boundary with no summary line is a warning.
+ * - Line types this importer does not know are skipped with one warning per type.
  */
 
 import { conversationFromValue, parseJsonLine } from '../core/conversation/parse-conversation.js';
@@ -29,7 +33,28 @@ import type { Message } from '../core/conversation/types.js';
 import { CompactError } from '../core/errors.js';
 import { finishImport } from './_finish.js';
 import { isObject, type JsonObject } from './_json.js';
-import type { ImportedTranscript, ImportedUsage } from './imported-transcript.js';
+import type { AgentCompaction, ImportedTranscript, ImportedUsage } from './imported-transcript.js';
+
+/** Line types Claude Code writes that carry no conversation; skipped without a warning. */
+const knownLineTypes = new Set([
+  'user',
+  'assistant',
+  'system',
+  'summary',
+  'progress',
+  'file-history-snapshot',
+  'queue-operation',
+  'pr-link',
+  'custom-title',
+]);
+
+/** A compaction found in the file, before its place in the messages is known. */
+interface CompactionMarker {
+  compaction: AgentCompaction;
+  /** Line of the summary, once seen. */
+  summaryLine?: number;
+  resolved: boolean;
+}
 
 /** Options of {@link importClaudeCode}. */
 export interface ClaudeCodeImportOptions {
@@ -74,24 +99,34 @@ export function importClaudeCode(text: string, { source }: ClaudeCodeImportOptio
   return claudeCodeFromLines(values, source);
 }
 
-/** Reads Claude Code session lines that are already parsed (with their 1-based line numbers). */
-export function claudeCodeFromLines(
-  lines: Iterable<{ value: unknown; lineNumber: number }>,
-  source?: string,
-): ImportedTranscript {
+/** The lines of a session that matter: messages, uuid links, compaction markers, unknown line types. */
+function collectLines(lines: Iterable<{ value: unknown; lineNumber: number }>): {
+  sessionLines: SessionLine[];
+  links: Map<string, string | undefined>;
+  markers: CompactionMarker[];
+  unknownTypes: Map<string, { line: number; count: number }>;
+} {
   const sessionLines: SessionLine[] = [];
   const links = new Map<string, string | undefined>();
+  const markers: CompactionMarker[] = [];
+  const unknownTypes = new Map<string, { line: number; count: number }>();
   for (const { value, lineNumber } of lines) {
     if (!isObject(value)) continue;
     const uuid = typeof value.uuid === 'string' ? value.uuid : undefined;
     if (uuid !== undefined) links.set(uuid, parentOf(value));
+    noteUnknownType(value, lineNumber, unknownTypes);
+    if (value.isSidechain !== true && isCompactBoundary(value)) {
+      markers.push({ compaction: boundaryOf(value, lineNumber), resolved: false });
+      continue;
+    }
     if (value.type !== 'user' && value.type !== 'assistant') continue;
     const message = value.message;
     if (!isObject(message)) continue;
     if (value.type === 'assistant' && message.model === '<synthetic>') continue;
-    // Claude Code's own summary after /compact: the replay compacts by itself, so the summary
-    // would only repeat the history that precedes it.
-    if (value.isCompactSummary === true) continue;
+    if (value.isCompactSummary === true) {
+      if (value.isSidechain !== true) recordSummary(markers, message, lineNumber);
+      continue;
+    }
     sessionLines.push({
       lineNumber,
       role: value.type,
@@ -101,6 +136,15 @@ export function claudeCodeFromLines(
       uuid,
     });
   }
+  return { sessionLines, links, markers, unknownTypes };
+}
+
+/** Reads Claude Code session lines that are already parsed (with their 1-based line numbers). */
+export function claudeCodeFromLines(
+  lines: Iterable<{ value: unknown; lineNumber: number }>,
+  source?: string,
+): ImportedTranscript {
+  const { sessionLines, links, markers, unknownTypes } = collectLines(lines);
   const hasMainChain = sessionLines.some((line) => !line.sidechain);
   const chain = hasMainChain ? sessionLines.filter((line) => !line.sidechain) : sessionLines;
   const kept = activeBranch(chain, links);
@@ -116,8 +160,22 @@ export function claudeCodeFromLines(
     if (heldResults) messages.push(heldResults);
     heldResults = undefined;
   };
+  let markerAt = 0;
   for (const line of kept) {
     const message = readMessage(line, source);
+    // A compaction before this line starts here: the messages so far are what the agent compacted.
+    while (markerAt < markers.length && markers[markerAt]!.compaction.lineNumber < line.lineNumber) {
+      flushHeld();
+      open = undefined;
+      markers[markerAt]!.compaction.index = messages.length;
+      markers[markerAt]!.resolved = true;
+      markerAt++;
+    }
+    const latest = markers[markerAt - 1];
+    if (latest?.resolved && line.role === 'user' && line.lineNumber > (latest.summaryLine ?? Infinity)) {
+      if (messages.slice(latest.compaction.index).every((sent) => sent.role !== 'assistant'))
+        latest.compaction.attached.push(message);
+    }
     const id = typeof line.value.id === 'string' ? line.value.id : undefined;
     if (line.role === 'assistant' && id !== undefined && open?.id === id) {
       // Another part of the same API message: Claude Code may have logged results of earlier
@@ -143,11 +201,74 @@ export function claudeCodeFromLines(
     }
   }
   flushHeld();
-  const result = finishImport({ messages, usage, format: 'claude-code', source });
+  const compactions = markers.filter((marker) => marker.resolved).map((marker) => marker.compaction);
+  const result = finishImport({ messages, usage, format: 'claude-code', source, compactions });
+  const warnings = compactionWarnings(markers, source);
+  for (const [type, { line, count }] of unknownTypes) {
+    warnings.push(
+      `${source ?? 'input'}:${line}: unknown line type "${type}" skipped (${count} line${count === 1 ? '' : 's'})`,
+    );
+  }
+  if (warnings.length > 0) result.meta.warnings = [...(result.meta.warnings ?? []), ...warnings];
+
   if (timestamps.some((value) => value !== undefined) && result.usage.length === timestamps.length) {
     result.timestamps = timestamps;
   }
   return result;
+}
+
+function isCompactBoundary(line: JsonObject): boolean {
+  return line.type === 'system' && line.subtype === 'compact_boundary';
+}
+
+function boundaryOf(line: JsonObject, lineNumber: number): AgentCompaction {
+  const compaction: AgentCompaction = { index: 0, lineNumber, attached: [] };
+  const metadata = isObject(line.compactMetadata) ? line.compactMetadata : {};
+  if (typeof metadata.trigger === 'string') compaction.trigger = metadata.trigger;
+  if (typeof metadata.preTokens === 'number') compaction.preTokens = metadata.preTokens;
+  return compaction;
+}
+
+/** The summary belongs to the latest boundary; a summary with no boundary before it is one of its own. */
+function recordSummary(markers: CompactionMarker[], message: JsonObject, lineNumber: number): void {
+  let marker = markers.at(-1);
+  if (marker === undefined || marker.summaryLine !== undefined) {
+    marker = { compaction: { index: 0, lineNumber, attached: [] }, resolved: false };
+    markers.push(marker);
+  }
+  marker.summaryLine = lineNumber;
+  marker.compaction.summary = summaryText(message.content);
+}
+
+function summaryText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((block) => (isObject(block) && typeof block.text === 'string' ? block.text : ''))
+    .filter((text) => text !== '')
+    .join('\n');
+}
+
+function noteUnknownType(
+  line: JsonObject,
+  lineNumber: number,
+  unknownTypes: Map<string, { line: number; count: number }>,
+): void {
+  if (typeof line.type !== 'string' || knownLineTypes.has(line.type)) return;
+  const seen = unknownTypes.get(line.type);
+  if (seen) seen.count++;
+  else unknownTypes.set(line.type, { line: lineNumber, count: 1 });
+}
+
+function compactionWarnings(markers: readonly CompactionMarker[], source: string | undefined): string[] {
+  const warnings: string[] = [];
+  for (const { compaction, summaryLine, resolved } of markers) {
+    const where = `${source ?? 'input'}:${compaction.lineNumber}`;
+    if (summaryLine === undefined)
+      warnings.push(`${where}: compact_boundary has no isCompactSummary line after it`);
+    if (!resolved) warnings.push(`${where}: compaction after the last message (the session ends there)`);
+  }
+  return warnings;
 }
 
 /** The time of a line in milliseconds since the epoch, from its ISO `timestamp`. */

@@ -4,11 +4,12 @@
  */
 
 import type { RepairChange } from '../core/conversation/repair.js';
-import type { Conversation, ProviderUsage } from '../core/conversation/types.js';
+import type { Conversation, Message, ProviderUsage } from '../core/conversation/types.js';
 
 /** A transcript format the importers read. */
 export type TranscriptFormat =
   | 'claude-code'
+  | 'codex'
   | 'swe-agent'
   | 'mini-swe-agent'
   | 'anthropic'
@@ -18,6 +19,7 @@ export type TranscriptFormat =
 /** Every {@link TranscriptFormat}, for argument parsing and help texts. */
 export const transcriptFormats: readonly TranscriptFormat[] = [
   'claude-code',
+  'codex',
   'swe-agent',
   'mini-swe-agent',
   'anthropic',
@@ -49,8 +51,34 @@ export interface ImportedTranscript {
    * mini-swe-agent runs do).
    */
   timestamps?: (number | undefined)[];
+  /**
+   * The compactions the recording agent made itself (Claude Code's `compact_boundary` with its
+   * `isCompactSummary` line, Codex's `compacted`), in order; absent when it made none.
+   */
+  compactions?: AgentCompaction[];
   /** Where the transcript came from. */
   meta: TranscriptMeta;
+}
+
+/** One compaction the recording agent made itself. */
+export interface AgentCompaction {
+  /**
+   * Index in `conversation.messages` of the first message after the boundary: the agent compacted
+   * `messages.slice(0, index)`, and its next request started from what it kept instead.
+   */
+  index: number;
+  /** The 1-based line of the boundary in the file. */
+  lineNumber: number;
+  /** The agent's own summary (Claude Code); absent when the file has none or it is encrypted (Codex). */
+  summary?: string;
+  /** What the agent attached after the summary before its next request (Claude Code). */
+  attached: Message[];
+  /** The history the agent continued with instead of the compacted part (Codex `replacement_history`). */
+  replacementHistory?: Message[];
+  /** `auto` or `manual`, when recorded. */
+  trigger?: string;
+  /** The context size the agent compacted at, when recorded (Claude Code `preTokens`). */
+  preTokens?: number;
 }
 
 /** Where an imported transcript came from and what was done to it. */
@@ -64,4 +92,6 @@ export interface TranscriptMeta {
    * the source was valid as imported.
    */
   repairs?: RepairChange[];
+  /** Things in the file that were read with a guess or skipped, one line each, naming the line. */
+  warnings?: string[];
 }

@@ -13,8 +13,9 @@ import {
 } from '../core/conversation/parse-conversation.js';
 import { CompactError } from '../core/errors.js';
 import { isObject } from './_json.js';
-import { jsonFileLines } from './_json-lines.js';
+import { jsonFileLines, jsonTextLines } from './_json-lines.js';
 import { claudeCodeFromLines, isClaudeCodeLine } from './claude-code.js';
+import { codexFromLines, isCodexRolloutLine } from './codex.js';
 import type { ImportedTranscript, TranscriptFormat } from './imported-transcript.js';
 import { isMiniSweAgentTrajectory, miniSweAgentFromValue } from './mini-swe-agent.js';
 import { importPlainConversation, plainConversationFromParsed } from './plain-conversation.js';
@@ -22,7 +23,9 @@ import { isResponsesRequestLine, responsesRequestsFromLines } from './responses-
 import { isSweAgentTrajectory, sweAgentFromValue } from './swe-agent.js';
 
 export { type ClaudeCodeImportOptions, importClaudeCode } from './claude-code.js';
+export { codexFromLines, isCodexRolloutLine } from './codex.js';
 export {
+  type AgentCompaction,
   type ImportedTranscript,
   type ImportedUsage,
   type TranscriptFormat,
@@ -62,7 +65,11 @@ export function importTranscript(
     case 'responses':
       return importResponses(body, tryParse(body), source);
     case 'claude-code':
-      return claudeCodeFromLines(jsonLines(body, source), source);
+      return withLineWarnings((warnings) =>
+        claudeCodeFromLines(jsonTextLines(body, source, warnings), source),
+      );
+    case 'codex':
+      return withLineWarnings((warnings) => codexFromLines(jsonTextLines(body, source, warnings), source));
     case 'swe-agent':
       return sweAgentFromValue(parseWhole(body, source), source);
     case 'mini-swe-agent':
@@ -90,13 +97,17 @@ export async function importTranscriptFile(
   try {
     // JSONL (Claude Code sessions, plain message-per-line files) is read line by line, so a large
     // session is never held as one string next to its parsed lines.
-    const firstLine =
-      format === undefined || format === 'claude-code' ? await firstJsonLine(path) : undefined;
+    const firstLine = format === undefined ? await firstJsonLine(path) : undefined;
     if (format === 'claude-code' || (format === undefined && isClaudeCodeLine(firstLine))) {
-      return claudeCodeFromLines(await readJsonLines(path), path);
+      return withLineWarnings(async (warnings) =>
+        claudeCodeFromLines(await readJsonLines(path, warnings), path),
+      );
+    }
+    if (format === 'codex' || (format === undefined && isCodexRolloutLine(firstLine))) {
+      return withLineWarnings(async (warnings) => codexFromLines(await readJsonLines(path, warnings), path));
     }
     if (format === undefined && isObject(firstLine) && Object.hasOwn(firstLine, 'role')) {
-      const lines = await readJsonLines(path);
+      const lines = await readJsonLines(path, []);
       const parsed = conversationFromValue(
         lines.map((line) => line.value),
         'jsonl',
@@ -133,10 +144,30 @@ async function firstJsonLine(path: string): Promise<unknown> {
   }
 }
 
-async function readJsonLines(path: string): Promise<Array<{ value: unknown; lineNumber: number }>> {
+async function readJsonLines(
+  path: string,
+  warnings: string[],
+): Promise<Array<{ value: unknown; lineNumber: number }>> {
   const values: Array<{ value: unknown; lineNumber: number }> = [];
-  for await (const entry of jsonFileLines(path, path)) values.push(entry);
+  for await (const entry of jsonFileLines(path, path, warnings)) values.push(entry);
   return values;
+}
+
+/** Runs an import that reads lines, and puts the warnings about the lines first in `meta.warnings`. */
+function withLineWarnings(read: (warnings: string[]) => ImportedTranscript): ImportedTranscript;
+function withLineWarnings(
+  read: (warnings: string[]) => Promise<ImportedTranscript>,
+): Promise<ImportedTranscript>;
+function withLineWarnings(
+  read: (warnings: string[]) => ImportedTranscript | Promise<ImportedTranscript>,
+): ImportedTranscript | Promise<ImportedTranscript> {
+  const warnings: string[] = [];
+  const attach = (result: ImportedTranscript) => {
+    if (warnings.length > 0) result.meta.warnings = [...warnings, ...(result.meta.warnings ?? [])];
+    return result;
+  };
+  const result = read(warnings);
+  return result instanceof Promise ? result.then(attach) : attach(result);
 }
 
 /**
@@ -150,12 +181,14 @@ export function detectTranscriptFormat(text: string): TranscriptFormat {
     if (isMiniSweAgentTrajectory(whole.value)) return 'mini-swe-agent';
     if (isSweAgentTrajectory(whole.value)) return 'swe-agent';
     if (isClaudeCodeLine(whole.value)) return 'claude-code';
+    if (isCodexRolloutLine(whole.value)) return 'codex';
     return 'anthropic';
   }
   for (const line of text.split('\n', 20)) {
     if (line.trim() === '') continue;
     const parsed = tryParse(line);
     if (parsed.ok && isClaudeCodeLine(parsed.value)) return 'claude-code';
+    if (parsed.ok && isCodexRolloutLine(parsed.value)) return 'codex';
   }
   return 'anthropic';
 }
@@ -169,8 +202,11 @@ function importDetected(body: string, source: string | undefined): ImportedTrans
       return claudeCodeFromLines([{ value: whole.value, lineNumber: 1 }], source);
     return importResponses(body, whole, source, 'detect');
   }
-  if (detectTranscriptFormat(body) === 'claude-code')
-    return claudeCodeFromLines(jsonLines(body, source), source);
+  const detected = detectTranscriptFormat(body);
+  if (detected === 'claude-code')
+    return withLineWarnings((warnings) => claudeCodeFromLines(jsonTextLines(body, source, warnings), source));
+  if (detected === 'codex')
+    return withLineWarnings((warnings) => codexFromLines(jsonTextLines(body, source, warnings), source));
   return importResponses(body, whole, source, 'detect');
 }
 

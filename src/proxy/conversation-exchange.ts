@@ -50,6 +50,9 @@ export interface ExchangeDependencies {
   unreachable(response: ServerResponse, message: string): void;
 }
 
+/** The status recorded when the client went away first (nginx's "client closed request"). */
+const CLIENT_CLOSED_STATUS = 499;
+
 /** What was decided before the upstream call. */
 interface Outgoing {
   /** The body to send; serialized only by the path that sends bytes (see `payloadOf`). */
@@ -64,8 +67,12 @@ export async function runExchange(
   clientExchange: Exchange,
   dependencies: ExchangeDependencies,
 ): Promise<ProxyRequestRecord> {
+  // Queued behind its session while the client went away: nothing is sent for it.
+  if (clientExchange.signal.aborted) return closedRecord(clientExchange);
+  const stateful = statefulReason(clientExchange.api, clientExchange.body);
+  if (stateful !== undefined) return passThrough(clientExchange, dependencies, stateful);
   const exchange = clientExchange.recall ? withRecall(clientExchange) : clientExchange;
-  const { api, sessionKey, body, response } = exchange;
+  const { api, sessionKey, body } = exchange;
   const { store, compactors } = dependencies;
   const client = conversationOf(api, body) ?? [];
   const state = await store.load(sessionKey);
@@ -78,65 +85,143 @@ export async function runExchange(
     input.restarted ? undefined : state?.usage,
   );
   if (outgoing.fallback) compactors.drop(sessionKey);
+  // The client left while the proxy compacted (a summary call, say): the request is not sent.
+  if (exchange.signal.aborted) return closedRecord(exchange, outgoing);
   const overheadMs = performance.now() - exchange.arrived;
+  const { outcome, usage } = await sendUpstream(exchange, clientExchange, outgoing, session);
+  if (outcome.type === 'unreachable') dependencies.unreachable(exchange.response, outcome.message);
+  if (outcome.type !== 'closed') {
+    const next = nextState(input.fingerprints, client, outgoing.sent);
+    await store.save(sessionKey, usage ? { ...next, usage } : next);
+  }
+  return {
+    ...recordOf(exchange, outgoing, outcome),
+    overheadMs,
+    ...(input.restarted ? { restarted: true } : {}),
+  };
+}
 
+/** Sends the outgoing body (through the recall loop when the model has the tool) and reads its usage. */
+async function sendUpstream(
+  exchange: Exchange,
+  clientExchange: Exchange,
+  outgoing: Outgoing,
+  session: ReturnType<SessionCompactors['get']>,
+): Promise<{ outcome: ForwardOutcome; usage: ProviderUsage | undefined }> {
+  const { api, response } = exchange;
+  if (exchange.recall && hasRecallTool(outgoing.body)) {
+    const outcome = await forwardWithRecall({
+      api,
+      url: exchange.target,
+      headers: exchange.headers,
+      body: outgoing.body,
+      response,
+      signal: exchange.signal,
+      recall: (call) => recallText(session.compactor, call),
+    });
+    return { outcome, usage: outcome.type === 'answered' && outcome.complete ? outcome.usage : undefined };
+  }
   let tap: UsageTap | undefined;
-  const outcome: ForwardOutcome =
-    exchange.recall && hasRecallTool(outgoing.body)
-      ? await forwardWithRecall({
-          api,
-          url: exchange.target,
-          headers: exchange.headers,
-          body: outgoing.body,
-          response,
-          signal: exchange.signal,
-          recall: (call) => recallText(session.compactor, call),
-        })
-      : await forwardRequest(
-          {
-            url: exchange.target,
-            method: exchange.method,
-            headers: { ...exchange.headers, 'accept-encoding': 'identity' },
-            body: payloadOf(clientExchange, outgoing.body),
-            signal: exchange.signal,
-          },
-          response,
-          {
-            head: (status, answerHeaders) => {
-              const encoding = answerHeaders['content-encoding'];
-              if (status === 200 && (encoding === undefined || encoding === 'identity')) {
-                tap = createUsageTap(
-                  api,
-                  String(answerHeaders['content-type']).includes('text/event-stream'),
-                );
-              }
-            },
-            chunk: (chunk) => tap?.write(chunk),
-          },
-        );
-  if (outcome.type === 'unreachable') dependencies.unreachable(response, outcome.message);
-  const usage =
-    outcome.type === 'answered' && outcome.complete ? (outcome.usage ?? tap?.finish()) : undefined;
-  const next = nextState(input.fingerprints, client, outgoing.sent);
-  await store.save(sessionKey, usage ? { ...next, usage } : next);
+  const outcome = await forwardRequest(
+    {
+      url: exchange.target,
+      method: exchange.method,
+      headers: { ...exchange.headers, 'accept-encoding': 'identity' },
+      body: payloadOf(clientExchange, outgoing.body),
+      signal: exchange.signal,
+    },
+    response,
+    {
+      head: (status, answerHeaders) => {
+        const encoding = answerHeaders['content-encoding'];
+        if (status === 200 && (encoding === undefined || encoding === 'identity')) {
+          tap = createUsageTap(api, String(answerHeaders['content-type']).includes('text/event-stream'));
+        }
+      },
+      chunk: (chunk) => tap?.write(chunk),
+    },
+  );
+  return { outcome, usage: outcome.type === 'answered' && outcome.complete ? tap?.finish() : undefined };
+}
 
+/** The record of an exchange that went upstream (or could not). */
+function recordOf(exchange: Exchange, outgoing: Outgoing, outcome: ForwardOutcome): ProxyRequestRecord {
   const compaction = outgoing.compaction;
   const layer: CompactionLayer = compaction?.layer ?? 'none';
+  const closed = outcome.type === 'closed' || exchange.signal.aborted;
   return {
     time: new Date(Date.now() - (performance.now() - exchange.arrived)).toISOString(),
-    session: shortHash(sessionKey).slice(0, 8),
-    api,
+    session: shortHash(exchange.sessionKey).slice(0, 8),
+    api: exchange.api,
     method: exchange.method,
     path: exchange.target.pathname,
     tokensIn: compaction?.tokensBefore ?? 0,
     tokensOut: compaction?.tokensAfter ?? 0,
     layer,
-    status: outcome.type === 'answered' ? outcome.status : 502,
+    status: outcome.type === 'answered' ? outcome.status : closed ? CLIENT_CLOSED_STATUS : 502,
     ms: performance.now() - exchange.arrived,
-    overheadMs,
-    ...(input.restarted ? { restarted: true } : {}),
+    overheadMs: 0,
     ...(outgoing.fallback ? { fallback: outgoing.fallback } : {}),
+    ...(closed ? { clientClosed: true } : {}),
   };
+}
+
+/** The record of an exchange whose client left before anything (more) went upstream. */
+function closedRecord(exchange: Exchange, outgoing?: Outgoing): ProxyRequestRecord {
+  return recordOf(exchange, outgoing ?? { body: exchange.body, sent: [] }, { type: 'closed' });
+}
+
+/**
+ * Why a request must go upstream as it came, if it must: its history lives on the provider
+ * (`previous_response_id`, `conversation`, item references), so compacting the part it carries
+ * would drop what the stored part refers to.
+ */
+export function statefulReason(api: ProxyApi, body: Record<string, unknown>): string | undefined {
+  if (coveredByProviderCompaction(conversationOf(api, body))) return 'provider compaction';
+  if (api !== 'responses') return undefined;
+  if (typeof body.previous_response_id === 'string') return 'stateful: previous_response_id';
+  if (body.conversation !== undefined && body.conversation !== null) return 'stateful: conversation';
+  const input = Array.isArray(body.input) ? (body.input as { type?: unknown }[]) : [];
+  if (input.some((item) => item?.type === 'item_reference')) return 'stateful: item_reference';
+  return undefined;
+}
+
+/**
+ * True when a provider compaction covers all of the conversation: the latest `compaction` block
+ * (or Responses item) sits in the last turn or the one before it, so nothing is left to compact.
+ */
+function coveredByProviderCompaction(conversation: unknown[] | undefined): boolean {
+  if (conversation === undefined || conversation.length === 0) return false;
+  const holdsCompaction = (item: unknown): boolean => {
+    const record = item as { type?: unknown; content?: unknown } | undefined;
+    if (record?.type === 'compaction') return true;
+    return (
+      Array.isArray(record?.content) &&
+      record.content.some((block: { type?: unknown } | undefined) => block?.type === 'compaction')
+    );
+  };
+  return conversation.slice(-2).some(holdsCompaction);
+}
+
+/** Forwards the client's bytes untouched (a stateful request), recorded with why. */
+async function passThrough(
+  exchange: Exchange,
+  dependencies: ExchangeDependencies,
+  reason: string,
+): Promise<ProxyRequestRecord> {
+  const outcome = await forwardRequest(
+    {
+      url: exchange.target,
+      method: exchange.method,
+      headers: exchange.headers,
+      body: exchange.raw,
+      signal: exchange.signal,
+    },
+    exchange.response,
+  );
+  if (outcome.type === 'unreachable') dependencies.unreachable(exchange.response, outcome.message);
+  const record = recordOf(exchange, { body: exchange.body, sent: [] }, outcome);
+  return { ...record, overheadMs: 0, passthrough: reason };
 }
 
 /** Compacts the request; the client's own bytes when nothing changed or anything went wrong. */
@@ -170,8 +255,9 @@ async function compactOnce(
   if (problem !== undefined || sent === undefined) {
     return {
       ...original,
-      compaction: { ...compaction, tokensAfter: compaction.tokensBefore },
-      fallback: `compacted request rejected: ${problem}`,
+      // What went upstream is the client's request: no layer ran on it.
+      compaction: { ...compaction, layer: 'none', tokensAfter: compaction.tokensBefore },
+      fallback: `compacted request rejected (${compaction.layer}): ${problem}`,
     };
   }
   return { body: compaction.body, sent, compaction };

@@ -58,7 +58,9 @@ export type ForwardOutcome =
       /** The usage of the answer, when the forwarder read it itself (the recall path does). */
       usage?: ProviderUsage;
     }
-  | { type: 'unreachable'; message: string };
+  | { type: 'unreachable'; message: string }
+  /** The client went away first: nothing more was sent upstream. */
+  | { type: 'closed' };
 
 /** The request headers to send upstream: the client's, less hop-by-hop ones, with a new length. */
 export function upstreamHeaders(headers: IncomingHttpHeaders, body: Buffer | undefined): IncomingHttpHeaders {
@@ -86,6 +88,11 @@ export function forwardRequest(
   observer: AnswerObserver = {},
 ): Promise<ForwardOutcome> {
   return new Promise((resolve) => {
+    // An abort listener on a signal that already fired never runs: check before sending anything.
+    if (upstream.signal?.aborted) {
+      resolve({ type: 'closed' });
+      return;
+    }
     const secure = upstream.url.protocol === 'https:';
     const send = secure ? httpsRequest : httpRequest;
     const outgoing = send(upstream.url, {
@@ -123,7 +130,9 @@ export function forwardRequest(
     });
     outgoing.on('error', (error) => {
       if (answered) return;
-      resolve({ type: 'unreachable', message: error.message });
+      resolve(
+        upstream.signal?.aborted ? { type: 'closed' } : { type: 'unreachable', message: error.message },
+      );
     });
     const body = upstream.body;
     if (body === undefined) outgoing.end();

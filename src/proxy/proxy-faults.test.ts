@@ -8,6 +8,7 @@ import { anthropicLoop, toolCallingScript } from './agent-loops.test-utils.js';
 import type { RunningProxy } from './proxy-options.js';
 import { startProxy } from './proxy-server.js';
 import type { ProxyRequestRecord } from './proxy-stats.js';
+import { credentialHash } from './session-identity.js';
 import { createMemoryProxySessionStore } from './session-store.js';
 
 let server: ScriptedModelServer | undefined;
@@ -41,7 +42,9 @@ describe('usage and failures', () => {
       const message = stream
         ? await anthropic.messages.stream(request).finalMessage()
         : await anthropic.messages.create(request);
-      expect((await store.load('header:usage'))?.usage).toMatchObject({
+      expect(
+        (await store.load(`key:${credentialHash({ 'x-api-key': 'k' })}:header:usage`))?.usage,
+      ).toMatchObject({
         input_tokens: message.usage.input_tokens,
         output_tokens: message.usage.output_tokens,
       });
@@ -65,7 +68,10 @@ describe('usage and failures', () => {
       } else {
         await openai.chat.completions.create({ model: 'm', messages });
       }
-      expect((await store.load('header:chat'))?.usage?.prompt_tokens).toBeGreaterThan(0);
+      expect(
+        (await store.load(`key:${credentialHash({ authorization: 'Bearer k' })}:header:chat`))?.usage
+          ?.prompt_tokens,
+      ).toBeGreaterThan(0);
     },
   );
 

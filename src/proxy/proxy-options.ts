@@ -56,6 +56,12 @@ export interface ProxyOptions {
   log?: (line: string) => void;
   /** Receives one record per request, e.g. to write JSON lines. @default none */
   onRequest?: (record: ProxyRequestRecord) => void;
+  /**
+   * The longest one exchange may take, from arrival to the end of the answer: past it the upstream
+   * call is cancelled, the client gets a 504 and the session's next request goes ahead.
+   * @default 600000 (10 minutes)
+   */
+  upstreamTimeoutMs?: number;
 }
 
 /** A running proxy. */

@@ -5,11 +5,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CompactError } from '../core/errors.js';
-import { type ExchangeDependencies, runExchange } from './conversation-exchange.js';
+import { type ExchangeDependencies, runExchange, statefulReason } from './conversation-exchange.js';
+import { countTokensPayload, isCountTokens } from './count-tokens.js';
 import { forwardRequest } from './forward.js';
+import { createOverheadWarning } from './overhead-warning.js';
 import { errorSummary, writeProviderError } from './provider-errors.js';
 import type { ProxyOptions, RunningProxy } from './proxy-options.js';
 import { formatLogLine, type ProxyRequestRecord, StatsCollector } from './proxy-stats.js';
+import { decodeRequestBody } from './request-encoding.js';
 import { compactedApi, type ProxyUpstreams, providerOf, upstreamUrl } from './routes.js';
 import { SessionCompactors } from './session-compactors.js';
 import { sessionKeyOf } from './session-identity.js';
@@ -18,6 +21,8 @@ import { createMemoryProxySessionStore, type ProxySessionStore } from './session
 
 /** The proxy's own endpoint; everything else belongs to the provider. */
 export const STATS_PATH = '/agent-compact/stats';
+/** How long one exchange may take before the proxy gives up on the upstream (`--upstream-timeout`). */
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 600_000;
 /** Live compactors kept in memory, matching the default session store. */
 const MAX_LIVE_SESSIONS = 1000;
 
@@ -48,6 +53,7 @@ export async function startProxy({
   stateStore,
   log,
   onRequest,
+  upstreamTimeoutMs = DEFAULT_UPSTREAM_TIMEOUT_MS,
 }: ProxyOptions): Promise<RunningProxy> {
   const compactors = new SessionCompactors({
     ...(thresholds ? { thresholds } : {}),
@@ -68,6 +74,12 @@ export async function startProxy({
     queue: createSessionQueue(),
     stats,
     recall,
+    upstreamTimeoutMs,
+    warnOverhead: createOverheadWarning({
+      ...(thresholds ? { thresholds } : {}),
+      ...(contextWindow === undefined ? {} : { contextWindow }),
+      ...(log ? { log } : {}),
+    }),
     finish: (record) => {
       stats.add(record);
       log?.(formatLogLine(record));
@@ -78,6 +90,11 @@ export async function startProxy({
   const inFlight = new Set<Promise<void>>();
   const server = createServer((incoming, response) => {
     const exchange = handleRequest(incoming, response, context).catch((error: unknown) => {
+      // A client that left mid-request is not a proxy failure, and there is no one to answer.
+      if (incoming.destroyed && response.destroyed) {
+        log?.(`${pathOf(incoming)} client closed`);
+        return;
+      }
       const message = errorSummary(error);
       log?.(`proxy error: ${message}`);
       const provider = providerOf(pathOf(incoming), incoming.headers);
@@ -115,6 +132,8 @@ interface ProxyContext {
   queue: ReturnType<typeof createSessionQueue>;
   stats: StatsCollector;
   recall: boolean;
+  upstreamTimeoutMs: number;
+  warnOverhead: ReturnType<typeof createOverheadWarning>;
   finish: (record: ProxyRequestRecord) => void;
 }
 
@@ -131,7 +150,9 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
   const provider = providerOf(requestUrl.pathname, incoming.headers);
   const target = upstreamUrl(context.upstreams[provider], `${requestUrl.pathname}${requestUrl.search}`);
   const aborter = new AbortController();
+  const timeout = upstreamTimeout(aborter, context.upstreamTimeoutMs);
   response.on('close', () => {
+    timeout.disarm();
     if (!response.writableFinished) aborter.abort();
   });
   const dependencies: ExchangeDependencies = {
@@ -141,38 +162,99 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
       writeProviderError(answer, provider, 502, `agent-compact proxy: upstream unreachable (${message})`),
   };
   const api = compactedApi(method, requestUrl.pathname);
-  const raw = api === undefined ? undefined : await readBody(incoming);
-  const body = raw === undefined ? undefined : parseObject(raw);
-  if (api === undefined || raw === undefined || body === undefined) {
+  const counting = isCountTokens(method, requestUrl.pathname);
+  const received = api === undefined && !counting ? undefined : await readBody(incoming);
+  const decoded = received === undefined ? undefined : decodeRequestBody(received, incoming.headers);
+  const plain = decoded?.type === 'identity' ? decoded : undefined;
+  const body = plain === undefined ? undefined : parseObject(plain.raw);
+  if (api === undefined || plain === undefined || body === undefined) {
+    timeout.arm();
     const outcome = await forwardRequest(
       {
         url: target,
         method,
         headers: incoming.headers,
-        body: raw ?? (hasBody(method) ? incoming : undefined),
+        body:
+          counting && received
+            ? await countTokensPayload(received, incoming.headers, context.store, context.recall)
+            : (received ?? (hasBody(method) ? incoming : undefined)),
         signal: aborter.signal,
       },
       response,
     );
     if (outcome.type === 'unreachable') dependencies.unreachable(response, outcome.message);
-    context.finish(passthroughRecord(method, requestUrl.pathname, outcome, arrived));
+    timeout.disarm();
+    const record = passthroughRecord(method, requestUrl.pathname, outcome, arrived);
+    if (decoded?.type === 'skipped') record.passthrough = decoded.reason;
+    context.finish(
+      timeout.timedOut ? timedOutRecord(record, response, provider, context.upstreamTimeoutMs) : record,
+    );
     return;
   }
+  // A stateful request carries only new items: no fixed overhead to judge the thresholds by.
+  if (statefulReason(api, body) === undefined) context.warnOverhead(api, body);
   const sessionKey = sessionKeyOf(api, body, incoming.headers);
   const exchange = {
     api,
     sessionKey,
     method,
     target,
-    headers: incoming.headers,
-    raw,
+    headers: plain.headers,
+    raw: plain.raw,
     body,
     response,
     signal: aborter.signal,
     arrived,
     recall: context.recall,
   };
-  context.finish(await context.queue.run(sessionKey, () => runExchange(exchange, dependencies)));
+  const record = await context.queue.run(sessionKey, () => {
+    timeout.arm();
+    return runExchange(exchange, dependencies);
+  });
+  timeout.disarm();
+  context.finish(
+    timeout.timedOut ? timedOutRecord(record, response, provider, context.upstreamTimeoutMs) : record,
+  );
+}
+
+/**
+ * Gives up on a stalled upstream after `timeoutMs`, so it frees its session's queue. Armed when the
+ * exchange starts, not while it waits behind its session.
+ */
+function upstreamTimeout(aborter: AbortController, timeoutMs: number) {
+  let timer: NodeJS.Timeout | undefined;
+  const state = {
+    timedOut: false,
+    arm() {
+      timer = setTimeout(() => {
+        state.timedOut = true;
+        aborter.abort();
+      }, timeoutMs);
+    },
+    disarm() {
+      clearTimeout(timer);
+    },
+  };
+  return state;
+}
+
+/** Answers 504 in the provider's shape (or breaks an answer already started) after the timeout. */
+function timedOutRecord(
+  record: ProxyRequestRecord,
+  response: ServerResponse,
+  provider: ReturnType<typeof providerOf>,
+  timeoutMs: number,
+): ProxyRequestRecord {
+  const { clientClosed: _closed, ...rest } = record;
+  if (response.headersSent) response.destroy();
+  else
+    writeProviderError(
+      response,
+      provider,
+      504,
+      `agent-compact proxy: upstream timeout after ${timeoutMs} ms`,
+    );
+  return { ...rest, status: 504, fallback: `upstream timeout after ${timeoutMs} ms` };
 }
 
 function pathOf(incoming: IncomingMessage): string {
@@ -234,9 +316,10 @@ function passthroughRecord(
     tokensIn: 0,
     tokensOut: 0,
     layer: 'none',
-    status: outcome.type === 'answered' ? outcome.status : 502,
+    status: outcome.type === 'answered' ? outcome.status : outcome.type === 'closed' ? 499 : 502,
     ms,
     overheadMs: 0,
+    ...(outcome.type === 'closed' ? { clientClosed: true } : {}),
   };
 }
 

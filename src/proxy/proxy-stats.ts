@@ -28,6 +28,10 @@ export interface ProxyRequestRecord {
   restarted?: boolean;
   /** Why the original request went upstream instead of a compacted one. */
   fallback?: string;
+  /** Why the request went upstream byte for byte without compaction (a stateful request). */
+  passthrough?: string;
+  /** True when the client went away before the answer ended (nothing more was sent upstream). */
+  clientClosed?: boolean;
 }
 
 /** Totals since the proxy started, served at `GET /agent-compact/stats`. */
@@ -83,7 +87,7 @@ export class StatsCollector {
     }
     if (record.fallback) totals.fallbacks += 1;
     if (record.restarted) totals.restarts += 1;
-    if (record.status >= 400) totals.upstreamErrors += 1;
+    if (record.status >= 400 && !record.clientClosed) totals.upstreamErrors += 1;
   }
 
   /** A copy of the totals. */
@@ -106,8 +110,16 @@ export function formatLogLine(record: ProxyRequestRecord): string {
   const tokens =
     record.api === 'passthrough'
       ? `${record.method} ${record.path}`
-      : `${number(record.tokensIn)} → ${number(record.tokensOut)} tokens ${record.layer}`;
-  const notes = [record.restarted ? 'restarted' : '', record.fallback ? `fallback: ${record.fallback}` : '']
+      : record.tokensIn === 0 && record.tokensOut === 0
+        ? // Nothing was counted (compaction failed, a stateful passthrough, the client left): no `0 → 0`.
+          `uncounted ${record.layer}`
+        : `${number(record.tokensIn)} → ${number(record.tokensOut)} tokens ${record.layer}`;
+  const notes = [
+    record.restarted ? 'restarted' : '',
+    record.fallback ? `fallback: ${record.fallback}` : '',
+    record.passthrough ? `passthrough: ${record.passthrough}` : '',
+    record.clientClosed ? 'client closed' : '',
+  ]
     .filter((note) => note !== '')
     .join('; ');
   return `${record.api} ${record.session} ${tokens} ${record.status} ${Math.round(record.ms)}ms${notes ? ` (${notes})` : ''}`;

@@ -13,6 +13,7 @@ import {
 import type { RunningProxy } from './proxy-options.js';
 import { startProxy } from './proxy-server.js';
 import type { ProxyRequestRecord } from './proxy-stats.js';
+import { createSameSummaryModel } from './same-summarizer.js';
 
 const secretKey = 'sk-ant-SECRET-key-0123456789';
 
@@ -88,5 +89,32 @@ describe('the same summarizer', () => {
     expect(everything.length).toBeGreaterThan(1000);
     expect(everything).not.toContain(secretKey);
     expect(everything).not.toContain('SECRET');
+  });
+});
+
+describe('the same summarizer with extended thinking', () => {
+  it('Anthropic: turns thinking off for the summary request, so a tool turn without its thinking is valid', async () => {
+    server = await startScriptedModelServer({ script: ['## Summary\nDone.'] });
+    const model = createSameSummaryModel(() => ({
+      api: 'anthropic',
+      url: new URL(`${server!.url}/v1/messages`),
+      headers: { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+      body: {
+        model: 'claude-test',
+        max_tokens: 32_000,
+        thinking: { type: 'enabled', budget_tokens: 4096 },
+        context_management: { edits: [{ type: 'clear_thinking_20251015' }] },
+        messages: [],
+      },
+    }));
+    const result = await model.summarize({
+      messages: [{ role: 'user', content: 'Write a dense summary of the work so far.' }],
+      maxOutputTokens: 1000,
+    });
+    expect(result.text).toContain('Done.');
+    const sent = server.requests[0]!.body;
+    expect(sent.thinking).toBeUndefined();
+    expect(sent.context_management).toBeUndefined();
+    expect(sent.max_tokens).toBe(1000);
   });
 });

@@ -64,15 +64,16 @@ function summaryBody(context: SummaryContext, request: SummaryRequest): Record<s
   const { stream: _stream, stream_options: _streamOptions, ...rest } = body;
   switch (api) {
     case 'anthropic': {
-      // Thinking settings stay as they are (changing them drops the cached messages); its budget
-      // comes on top of the summary's.
-      const budget = (body.thinking as { budget_tokens?: unknown } | undefined)?.budget_tokens;
-      const thinkingTokens = typeof budget === 'number' ? budget : 0;
+      // Thinking is turned off for the summary: its messages lose their thinking blocks, and the
+      // API rejects thinking on a history whose last assistant turn used tools without them.
+      const { thinking: _thinking, context_management: management, ...settings } = rest;
+      const kept = withoutThinkingEdits(management);
       return {
-        ...rest,
+        ...settings,
+        ...(kept === undefined ? {} : { context_management: kept }),
         ...(request.system === undefined ? {} : { system: request.system }),
         messages: request.messages,
-        max_tokens: thinkingTokens + request.maxOutputTokens,
+        max_tokens: request.maxOutputTokens,
       };
     }
     case 'openai': {
@@ -90,6 +91,17 @@ function summaryBody(context: SummaryContext, request: SummaryRequest): Record<s
       throw summaryError(`unknown API ${String(unreachable)}`);
     }
   }
+}
+
+/** Context management without its thinking edits (they need thinking on); `undefined` when none are left. */
+function withoutThinkingEdits(management: unknown): unknown {
+  if (typeof management !== 'object' || management === null) return management;
+  const edits = (management as { edits?: unknown }).edits;
+  if (!Array.isArray(edits)) return management;
+  const kept = edits.filter(
+    (edit: { type?: unknown }) => !String(edit?.type ?? '').startsWith('clear_thinking'),
+  );
+  return kept.length === 0 ? undefined : { ...management, edits: kept };
 }
 
 function withSystem(messages: Message[], system: SystemPrompt | undefined) {

@@ -10,7 +10,7 @@ import type { TokenCounter } from '../core/tokens/token-counter.js';
 import { identityWithoutRecall } from './recall-ids.js';
 import { createRequestCompactor, type RequestCompactor } from './request-compactor.js';
 import { createSameSummaryModel, type SummaryContext } from './same-summarizer.js';
-import { shortHash } from './session-identity.js';
+import { KEYLESS_PREFIX, shortHash } from './session-identity.js';
 
 /** The compactor of one session and the request its `same` summarizer borrows from. */
 export interface SessionCompactor {
@@ -68,10 +68,12 @@ export class SessionCompactors {
       compactor: undefined as unknown as RequestCompactor,
       context: undefined,
     };
+    // A request with no key of its own never gets a summary paid with the operator's key.
+    const keyless = sessionKey.startsWith(KEYLESS_PREFIX);
     const summaryModel =
       summarizer === 'same'
         ? createSameSummaryModel(() => session.context)
-        : summarizer === 'extractive'
+        : summarizer === 'extractive' || keyless
           ? undefined
           : summarizer;
     session.compactor = createRequestCompactor({

@@ -1,8 +1,10 @@
 /**
- * Which conversation a request belongs to. In order: the `x-agent-compact-session` header; the
- * client's own session id (Claude Code's `metadata.user_id`, Codex's `prompt_cache_key`) with a hash
- * of the conversation's first message, since Claude Code runs sub-agent conversations under one
- * session id; else that hash alone.
+ * Which conversation a request belongs to. Every key starts with a hash of the request's credential
+ * (API key or bearer token, never kept in clear), so two users never share a session, its archive or
+ * its recall ids. Then, in order: the `x-agent-compact-session` header; the client's own session id
+ * (Claude Code's `metadata.user_id`, Codex's `prompt_cache_key` or `client_metadata.session_id`) with
+ * a hash of the conversation's first message, since Claude Code runs sub-agent conversations under
+ * one session id; else that hash alone.
  */
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -15,18 +17,38 @@ export const SESSION_HEADER = 'x-agent-compact-session';
 /** Claude Code 1.x writes `user_<hash>_account_<uuid>_session_<uuid>`. */
 const legacyUserIdSession = /_session_([0-9a-f-]{8,})$/i;
 
+/** How the session key of a request that sends no credential starts. */
+export const KEYLESS_PREFIX = 'key:none:';
+
+/** Headers that carry a credential, in the order they are read. */
+const credentialHeaders = ['x-api-key', 'authorization', 'api-key', 'x-goog-api-key'] as const;
+
 /** The session key of a request body (already parsed). */
 export function sessionKeyOf(
   api: ProxyApi,
   body: Record<string, unknown>,
   headers: IncomingHttpHeaders,
 ): string {
+  const owner = `key:${credentialHash(headers)}`;
   const named = headers[SESSION_HEADER];
-  if (typeof named === 'string' && named.trim() !== '') return `header:${named.trim()}`;
+  if (typeof named === 'string' && named.trim() !== '') return `${owner}:header:${named.trim()}`;
   const first = conversationOf(api, body)?.[0];
   const head = shortHash(first === undefined ? '' : fingerprintMessage(first));
   const clientId = clientSessionId(api, body);
-  return clientId === undefined ? `conversation:${head}` : `client:${clientId}:${head}`;
+  return clientId === undefined ? `${owner}:conversation:${head}` : `${owner}:client:${clientId}:${head}`;
+}
+
+/**
+ * A hash of the request's credential, `none` when it sends none; the credential itself is never
+ * kept. A bearer token hashes like the same key sent as `x-api-key` (SDKs send either).
+ */
+export function credentialHash(headers: IncomingHttpHeaders): string {
+  for (const name of credentialHeaders) {
+    const value = headers[name];
+    const token = typeof value === 'string' ? value.replace(/^bearer\s+/i, '').trim() : '';
+    if (token !== '') return shortHash(`credential\n${token}`);
+  }
+  return 'none';
 }
 
 /** The client's own session id, when it sends one. */
@@ -36,7 +58,9 @@ export function clientSessionId(api: ProxyApi, body: Record<string, unknown>): s
     return typeof userId === 'string' ? claudeCodeSessionId(userId) : undefined;
   }
   const cacheKey = body.prompt_cache_key;
-  return typeof cacheKey === 'string' && cacheKey !== '' ? cacheKey : undefined;
+  if (typeof cacheKey === 'string' && cacheKey !== '') return cacheKey;
+  const metadataId = (body.client_metadata as { session_id?: unknown } | undefined)?.session_id;
+  return typeof metadataId === 'string' && metadataId !== '' ? metadataId : undefined;
 }
 
 /**

@@ -54,6 +54,15 @@ describe.skipIf(skipRedis)('createRedisArchiveStore', () => {
     expect(await reader.list('never-written')).toEqual([]);
   });
 
+  it('lists the sessions under its own prefix only, decoding odd session ids', async () => {
+    const mine = store();
+    const other = store();
+    await mine.put([item('r1', 'task-1'), item('r2', 'a{b}:c d'), item('r3', 'task-1')]);
+    await other.put([item('r1', 'elsewhere')]);
+    expect(await mine.sessions!()).toEqual(['a{b}:c d', 'task-1']);
+    expect(await other.sessions!()).toEqual(['elsewhere']);
+  });
+
   it('is idempotent: the same id with the same bytes is a no-op', async () => {
     const archive = store();
     await archive.put([item('r1'), item('r2')]);

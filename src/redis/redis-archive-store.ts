@@ -62,6 +62,9 @@ return redis.call('LINDEX', KEYS[2], position)
 
 const listScript = luaScript(`return redis.call('LRANGE', KEYS[1], 0, -1)`);
 
+// ARGV[1] the cursor, ARGV[2] the pattern of the items keys. One SCAN step: { next cursor, keys }.
+const scanScript = luaScript(`return redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', 1000)`);
+
 /**
  * An {@link ArchiveStore} in Redis (or Valkey, or Redis Cluster), so every process of a fleet can
  * recall and rebuild what any other archived. Appends are atomic and idempotent (one Lua script per
@@ -117,6 +120,22 @@ export function createRedisArchiveStore({
       const what = `listing the archive of session ${sessionId}`;
       const reply = await redis.run(listScript, [keys(sessionId)[1]!], [], what);
       return (reply as string[]).map((json, position) => parseItem(json, sessionId, String(position)));
+    },
+    async sessions() {
+      // SCAN runs on the node the script lands on: with a Cluster client, that node's sessions only.
+      const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}{*}:items`;
+      const found = new Set<string>();
+      let cursor = '0';
+      do {
+        const reply = (await redis.run(scanScript, [], [cursor, pattern], 'listing sessions')) as [
+          string,
+          string[],
+        ];
+        cursor = String(reply[0]);
+        for (const key of reply[1])
+          found.add(decodeURIComponent(key.slice(prefix.length + 1, -'}:items'.length)));
+      } while (cursor !== '0');
+      return [...found].sort();
     },
     close: () => redis.close(),
   };

@@ -4,6 +4,8 @@ import { CompactError } from '../core/errors.js';
 
 /** How long one store call may wait for Redis (connecting included) before it fails. */
 export const DEFAULT_TIMEOUT_MS = 5_000;
+/** How long the one call that probes a Redis known down waits for its answer. */
+const PROBE_WAIT_MS = 50;
 /** The longest pause between two reconnection attempts of a client the store made. */
 const MAX_RECONNECT_DELAY_MS = 2_000;
 /** Pause per failed attempt before the next one (grows linearly up to the maximum). */
@@ -87,42 +89,83 @@ export function openRedisConnection({
     return owned as unknown as RedisScriptClient;
   };
 
+  // The circuit breaker: after a failure Redis is known down, and calls fail at once instead of
+  // each waiting `timeoutMs`; one call at a time still goes to Redis as a probe, and the first that
+  // succeeds closes the breaker.
+  let down = false;
+  let probing = false;
+  const attempt = async (script: LuaScript, keys: string[], args: string[], what: string) => {
+    try {
+      const result = await callWithTimeout(
+        () => evalScript(ready, script, keys, args),
+        timeoutMs,
+        () => fail(`${what}: Redis did not answer within ${timeoutMs} ms`),
+      );
+      down = false;
+      return result;
+    } catch (error) {
+      down = true;
+      if (CompactError.isInstance(error)) throw error;
+      throw fail(`${what} failed: ${scrub(String((error as Error)?.message ?? error))}`, error);
+    }
+  };
+
   return {
     where,
     async run(script, keys, args, what) {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(fail(`${what}: Redis did not answer within ${timeoutMs} ms`)),
-          timeoutMs,
-        );
+      if (!down) return attempt(script, keys, args, what);
+      const downError = () =>
+        fail(`${what}: Redis is down (an earlier call failed); not waiting until it answers again`);
+      if (probing) throw downError();
+      probing = true;
+      const probe = attempt(script, keys, args, what).finally(() => {
+        probing = false;
       });
-      const call = (async () => {
-        const target = await ready();
-        try {
-          return await target.evalSha(script.sha1, { keys, arguments: args });
-        } catch (error) {
-          // First run on this server (or after a SCRIPT FLUSH): send the body once.
-          if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
-          return target.eval(script.body, { keys, arguments: args });
-        }
-      })();
-      try {
-        return await Promise.race([call, timeout]);
-      } catch (error) {
-        if (CompactError.isInstance(error)) throw error;
-        throw fail(`${what} failed: ${scrub(String((error as Error)?.message ?? error))}`, error);
-      } finally {
-        clearTimeout(timer);
-        // A call that lost the race must not surface later as an unhandled rejection.
-        call.catch(() => {});
-      }
+      // The probe's caller waits a moment only: a Redis that is back answers well within it.
+      return callWithTimeout(() => probe, Math.min(PROBE_WAIT_MS, timeoutMs), downError);
     },
     async close() {
       if (owned?.isOpen) await owned.close().catch(() => owned.destroy());
       else owned?.destroy();
     },
   };
+}
+
+/** Runs a script by SHA1, sending its body once when the server does not have it yet. */
+async function evalScript(
+  ready: () => Promise<RedisScriptClient>,
+  script: LuaScript,
+  keys: string[],
+  args: string[],
+): Promise<unknown> {
+  const target = await ready();
+  try {
+    return await target.evalSha(script.sha1, { keys, arguments: args });
+  } catch (error) {
+    // First run on this server (or after a SCRIPT FLUSH): send the body once.
+    if (!String((error as Error)?.message).startsWith('NOSCRIPT')) throw error;
+    return target.eval(script.body, { keys, arguments: args });
+  }
+}
+
+/** `call()`, or `timedOut()` as a rejection once `timeoutMs` passed first. */
+async function callWithTimeout<T>(
+  call: () => Promise<T>,
+  timeoutMs: number,
+  timedOut: () => Error,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timedOut()), timeoutMs);
+  });
+  const running = call();
+  try {
+    return await Promise.race([running, timeout]);
+  } finally {
+    clearTimeout(timer);
+    // A call that lost the race must not surface later as an unhandled rejection.
+    running.catch(() => {});
+  }
 }
 
 type OwnedClient = ReturnType<typeof createClient>;

@@ -7,6 +7,7 @@ import type { StrategySummary } from './replay.js';
 import type { StrategyName } from './replay-strategies.js';
 import { formatCost, formatInteger, formatPercent } from './report.js';
 import type { SimulationResult } from './simulate.js';
+import { type Survival, survivalKinds } from './survival.js';
 
 /**
  * One strategy's figures in the `--json` output. The field names are a contract: `turns`,
@@ -16,6 +17,10 @@ import type { SimulationResult } from './simulate.js';
 export interface StrategyJson extends Omit<StrategySummary, 'factsByKind' | 'durationMs'> {
   /** The thresholds in force, where the strategy has them. */
   thresholds?: { mid: number; hard: number };
+  /** Facts of the history still visible at the last request, per kind (see docs/simulate.md). */
+  survival?: Survival;
+  /** The same at the recording agent's own compaction points, pooled; only where it made some. */
+  survivalAtCompactions?: Survival;
 }
 
 /** One file in the `--json` output: its name, format, and one object per strategy. */
@@ -82,14 +87,27 @@ export function simulationToJson(result: SimulationResult): SimulationJson {
     const entry: FileJson = { file: file.file, format: file.format };
     for (const name of result.strategies) {
       const strategy = file.strategies[name];
-      if (strategy) entry[name] = strategyJson(strategy.summary, strategy.thresholds);
+      if (strategy)
+        entry[name] = {
+          ...strategyJson(strategy.summary, strategy.thresholds),
+          survival: strategy.survival,
+          ...(strategy.survivalAtCompactions
+            ? { survivalAtCompactions: strategy.survivalAtCompactions }
+            : {}),
+        };
     }
     return entry;
   });
   const total: Partial<Record<StrategyName, StrategyJson>> = {};
   for (const name of result.strategies) {
     const summary = result.total[name];
-    if (summary) total[name] = strategyJson(summary);
+    const survival = result.survival[name];
+    if (summary)
+      total[name] = {
+        ...strategyJson(summary),
+        ...(survival ? { survival: survival.last } : {}),
+        ...(survival?.atCompactions ? { survivalAtCompactions: survival.atCompactions } : {}),
+      };
   }
   return {
     files,
@@ -167,6 +185,23 @@ export function summaryTableText(
   return pad(rows);
 }
 
+function survivalPercent(count: { visible: number; total: number }): string {
+  return count.total === 0 ? '—' : `${((count.visible / count.total) * 100).toFixed(0)}%`;
+}
+
+/** A row per strategy, a column per kind of fact: the share still visible (see docs/simulate.md). */
+export function survivalTableText(
+  result: Pick<SimulationResult, 'strategies'>,
+  survivalOf: (name: StrategyName) => Survival | undefined,
+): string {
+  const rows = [['strategy', ...survivalKinds]];
+  for (const name of result.strategies) {
+    const survival = survivalOf(name);
+    if (survival) rows.push([name, ...survivalKinds.map((kind) => survivalPercent(survival[kind]))]);
+  }
+  return pad(rows);
+}
+
 /** The plain-text output of `simulate`: per file when there are few, then the totals and how they were measured. */
 export function simulationToText(result: SimulationResult, { perFileLimit = 5 } = {}): string {
   const blocks: string[] = [];
@@ -192,6 +227,13 @@ export function simulationToText(result: SimulationResult, { perFileLimit = 5 } 
     blocks.push(
       `Total over ${result.files.length} files\n${summaryTableText(result.total, result.strategies)}`,
     );
+  }
+  const survivalAt = (name: StrategyName) => result.survival[name]?.atCompactions;
+  blocks.push(
+    `Survival at the last request\n${survivalTableText(result, (name) => result.survival[name]?.last)}`,
+  );
+  if (result.strategies.some((name) => survivalAt(name) !== undefined)) {
+    blocks.push(`Survival at the agents' own compaction points\n${survivalTableText(result, survivalAt)}`);
   }
   const { prices } = result;
   blocks.push(

@@ -9,9 +9,11 @@ import type { Message, ProviderUsage, SystemPrompt } from '../core/conversation/
 import type { CompactionLayer } from '../core/events.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
+import type { AgentCompaction } from '../importers/imported-transcript.js';
 import { createRequestTokenCounter, type RequestTokenCounter } from './prompt-cache.js';
 import { createSeedStrategy } from './seed-strategy.js';
 import type { PeerOptions } from './strategies/_peer-tools.js';
+import { createActualStrategy } from './strategies/actual.js';
 import { createAgentCompactStrategy } from './strategies/agent-compact.js';
 import { createAnthropicContextEditingStrategy } from './strategies/anthropic-context-editing.js';
 import { createClaudeCodeStrategy } from './strategies/claude-code.js';
@@ -24,7 +26,7 @@ import type { LatencyModel } from './timing.js';
 export type PeerName = 'claude-code' | 'codex' | 'opencode' | 'anthropic-context-editing' | 'langchain';
 
 /** A strategy's name. */
-export type StrategyName = 'none' | 'seed' | 'agent-compact' | PeerName;
+export type StrategyName = 'none' | 'seed' | 'agent-compact' | 'actual' | PeerName;
 
 /** The peers, in report order. */
 export const peerNames: readonly PeerName[] = [
@@ -36,7 +38,13 @@ export const peerNames: readonly PeerName[] = [
 ];
 
 /** Every strategy, in report order. */
-export const strategyNames: readonly StrategyName[] = ['none', 'seed', 'agent-compact', ...peerNames];
+export const strategyNames: readonly StrategyName[] = [
+  'none',
+  'seed',
+  'agent-compact',
+  'actual',
+  ...peerNames,
+];
 
 /** What a strategy did to the history before one request. */
 export interface StrategyStep {
@@ -104,6 +112,8 @@ export interface ReplayStrategyOptions {
   cacheTtlSeconds?: number;
   /** How long summary calls take, for `agent-compact`'s clock. @default {@link defaultLatencyModel} */
   latency?: LatencyModel;
+  /** The recording agent's own compactions, which `actual` replays. @default none */
+  compactions?: readonly AgentCompaction[];
 }
 
 /**
@@ -144,6 +154,8 @@ export function createReplayStrategy(name: StrategyName, options: ReplayStrategy
     }
     case 'agent-compact':
       return createAgentCompactStrategy(options);
+    case 'actual':
+      return createActualStrategy(options.compactions);
     case 'claude-code':
       return createClaudeCodeStrategy(peerOptions(options));
     case 'codex':

@@ -184,6 +184,8 @@ export interface ReplayOptions {
   clock?: ReplayClock;
   /** How long a summary call takes. @default {@link defaultLatencyModel} */
   latency?: LatencyModel;
+  /** Told each request as sent, e.g. to measure survival at chosen turns. */
+  onRequest?: (turn: number, request: SentRequest) => void;
 }
 
 interface ToolCall {
@@ -442,6 +444,7 @@ export async function replayTranscript(
     summaryCalls,
     clock = defaultReplayClock,
     latency = defaultLatencyModel,
+    onRequest,
   }: ReplayOptions,
 ): Promise<StrategyReplay> {
   const started = performance.now();
@@ -483,6 +486,7 @@ export async function replayTranscript(
       latency,
     });
     const request: SentRequest = { system, messages: step.messages };
+    onRequest?.(assistantTurn, request);
     const turn = measureTurn(request, {
       previous,
       summaries,

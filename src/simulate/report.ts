@@ -16,10 +16,14 @@ export interface ReportOptions {
   subtitle?: string;
 }
 
+import type { Survival } from './survival.js';
+import { renderSurvivalChart } from './survival-chart.js';
+
 const colors: Record<StrategyName, string> = {
   none: '#8a8f98',
   seed: '#d9622b',
   'agent-compact': '#2f6fdf',
+  actual: '#4d4d4d',
   'claude-code': '#c2417a',
   codex: '#1a9e77',
   opencode: '#7b52c9',
@@ -298,6 +302,23 @@ export function renderReport(
     '<li>Retention: the share of key facts (path or command, non-zero exit code, first error line) of every tool call answered before the last request that the last request still shows (a call kept whole shows all its facts) — one denominator for every strategy. Of compacted: the same share among the calls the strategy compacted away.</li>',
     '</ul>',
   );
+  const lastSurvival: Partial<Record<StrategyName, Survival>> = {};
+  const pointSurvival: Partial<Record<StrategyName, Survival>> = {};
+  for (const name of strategies) {
+    const entry = result.survival?.[name];
+    if (entry) lastSurvival[name] = entry.last;
+    if (entry?.atCompactions) pointSurvival[name] = entry.atCompactions;
+  }
+  if (Object.keys(lastSurvival).length > 0) {
+    sections.push(
+      '<h2>Survival</h2>',
+      `<div class="card"><h3>At the last request</h3>${renderSurvivalChart(lastSurvival, strategies, colors)}`,
+      Object.keys(pointSurvival).length > 0
+        ? `<h3>At the agents' own compaction points</h3>${renderSurvivalChart(pointSurvival, strategies, colors)}`
+        : '',
+      '<p class="notes">Facts of the history (files edited and read, commands, exit codes, error lines, the latest todo list, what the user typed, the task) still visible as text; counting rules in docs/simulate.md.</p></div>',
+    );
+  }
   sections.push(
     `<h2>Context size per turn${result.files.length > charted.length ? ` (the ${charted.length} largest of ${result.files.length} files)` : ''}</h2>`,
   );

@@ -6,9 +6,14 @@
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import { createMemoizedCounter } from '../core/tokens/memoized-counter.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
-import type { ImportedTranscript } from '../importers/imported-transcript.js';
+import type { AgentCompaction, ImportedTranscript } from '../importers/imported-transcript.js';
 import { createMeteredSummaryModel } from './metered-summary-model.js';
-import { createRequestTokenCounter, defaultPriceTable, type PriceTable } from './prompt-cache.js';
+import {
+  createRequestTokenCounter,
+  defaultPriceTable,
+  type PriceTable,
+  type SentRequest,
+} from './prompt-cache.js';
 import {
   addSummary,
   emptySummary,
@@ -23,6 +28,7 @@ import {
   type StrategyName,
   strategyNames,
 } from './replay-strategies.js';
+import { addSurvival, emptySurvival, measureSurvival, type Survival } from './survival.js';
 import { defaultLatencyModel, defaultReplayClock, type LatencyModel, type ReplayClock } from './timing.js';
 
 /** One transcript to replay. */
@@ -32,6 +38,8 @@ export interface SimulationInput {
   /** The format it was read as. */
   format: string;
   transcript: ReplayTranscript;
+  /** The recording agent's own compactions: `actual` replays them, survival is measured at them. */
+  compactions?: readonly AgentCompaction[];
 }
 
 /** A transcript read by `importTranscriptFile`, as the replay input named `file`. */
@@ -45,6 +53,7 @@ export function simulationInputOf(file: string, imported: ImportedTranscript): S
       usage: imported.usage,
       ...(imported.timestamps === undefined ? {} : { timestamps: imported.timestamps }),
     },
+    ...(imported.compactions === undefined ? {} : { compactions: imported.compactions }),
   };
 }
 
@@ -53,6 +62,10 @@ export interface FileStrategyResult {
   summary: StrategySummary;
   thresholds: { mid: number; hard: number } | undefined;
   turns: ReplayTurn[];
+  /** Facts of the history before the last request still visible in it, per kind. */
+  survival: Survival;
+  /** The same at each of the recording agent's own compaction points, pooled; absent when it made none. */
+  survivalAtCompactions?: Survival;
 }
 
 /** Every strategy's replay of one file. */
@@ -94,6 +107,8 @@ export interface SimulateOptions {
 export interface SimulationResult {
   files: FileResult[];
   total: Partial<Record<StrategyName, StrategySummary>>;
+  /** Survival per strategy over every file, at the last request and at the agents' compaction points. */
+  survival: Partial<Record<StrategyName, { last: Survival; atCompactions?: Survival }>>;
   strategies: readonly StrategyName[];
   prices: PriceTable;
   summaryPrices: PriceTable;
@@ -130,6 +145,7 @@ export async function simulate(
   }: SimulateOptions,
 ): Promise<SimulationResult> {
   const total: Partial<Record<StrategyName, StrategySummary>> = {};
+  const survival: SimulationResult['survival'] = {};
   for (const name of strategies) total[name] = emptySummary();
   const files: FileResult[] = [];
   for (const [index, input] of inputs.entries()) {
@@ -148,10 +164,13 @@ export async function simulate(
         ...(hard === undefined ? {} : { hard }),
         ...(window === undefined ? {} : { window }),
         ...(agentCompact === undefined ? {} : { agentCompact }),
+        ...(input.compactions === undefined ? {} : { compactions: input.compactions }),
         cacheTtlSeconds: clock.cacheTtlSeconds,
         latency,
       });
+      const probe = createSurvivalProbe(input);
       const replay = await replayTranscript(input.transcript, {
+        onRequest: probe.onRequest,
         strategy,
         tokens,
         prices,
@@ -160,15 +179,72 @@ export async function simulate(
         clock,
         latency,
       });
+      const measured = probe.result();
       result.strategies[name] = {
         summary: replay.summary,
         thresholds: replay.thresholds,
         turns: replay.turns,
+        ...measured,
       };
       addSummary(total[name]!, replay.summary);
+      addStrategySurvival(survival, name, measured);
     }
     files.push(result);
     onFile?.(index + 1, inputs.length, input.file);
   }
-  return { files, total, strategies, prices, summaryPrices, clock, latency, counter: counter.name };
+  return { files, total, survival, strategies, prices, summaryPrices, clock, latency, counter: counter.name };
+}
+
+function addStrategySurvival(
+  survival: SimulationResult['survival'],
+  name: StrategyName,
+  measured: { survival: Survival; survivalAtCompactions?: Survival },
+): void {
+  survival[name] ??= { last: emptySurvival() };
+  const entry = survival[name];
+  addSurvival(entry.last, measured.survival);
+  if (measured.survivalAtCompactions) {
+    entry.atCompactions ??= emptySurvival();
+    addSurvival(entry.atCompactions, measured.survivalAtCompactions);
+  }
+}
+
+/**
+ * Watches a replay's requests and measures survival: at the last request, of the history before
+ * it; at each agent compaction point, in the first request after the boundary, of the history the
+ * agent compacted.
+ */
+function createSurvivalProbe(input: SimulationInput): {
+  onRequest: (turn: number, request: SentRequest) => void;
+  result: () => { survival: Survival; survivalAtCompactions?: Survival };
+} {
+  const { messages } = input.transcript;
+  const assistantIndexes: number[] = [];
+  messages.forEach((message, index) => {
+    if (message.role === 'assistant') assistantIndexes.push(index);
+  });
+  // The first request after a boundary is the assistant turn after every assistant message before it.
+  const pointTurns = new Map<number, number[]>();
+  for (const compaction of input.compactions ?? []) {
+    const turn = assistantIndexes.filter((index) => index < compaction.index).length;
+    if (turn >= assistantIndexes.length) continue;
+    pointTurns.set(turn, [...(pointTurns.get(turn) ?? []), compaction.index]);
+  }
+  let last: { turn: number; request: SentRequest } | undefined;
+  let atCompactions: Survival | undefined;
+  return {
+    onRequest(turn, request) {
+      last = { turn, request };
+      for (const index of pointTurns.get(turn) ?? []) {
+        atCompactions ??= emptySurvival();
+        addSurvival(atCompactions, measureSurvival(messages.slice(0, index), request));
+      }
+    },
+    result() {
+      const survival = last
+        ? measureSurvival(messages.slice(0, assistantIndexes[last.turn]), last.request)
+        : emptySurvival();
+      return atCompactions ? { survival, survivalAtCompactions: atCompactions } : { survival };
+    },
+  };
 }

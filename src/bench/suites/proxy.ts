@@ -1,7 +1,8 @@
 // Proxy overhead: the scripted model server answered directly and through `agent-compact proxy`
 // (a child process, as users run it) in the same run. Prints the added latency (p50, p99) for small
 // and 100k-token requests that need no compaction, the time to the first streamed byte, requests
-// per second with 50 concurrent sessions, and the proxy's memory per session (measured in-process).
+// per second with 50 concurrent sessions, the proxy's memory per session (measured in-process), and
+// five parallel conversations with the same first message against five distinct ones (ratio ≤ 1.5).
 // `npm run bench -- proxy`. Targets: p50 added ≤ 2 ms on a small request, first byte within 1 ms.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
@@ -24,6 +25,11 @@ const REQUESTS_PER_SESSION = 20;
 /** Sessions created for the memory figure, each with a conversation of about 5k tokens. */
 const MEMORY_SESSIONS = 500;
 const LARGE_REQUEST_TOKENS = 100_000;
+/** Parallel conversations for the session-isolation figure, each of a few turns. */
+const PARALLEL_CONVERSATIONS = 5;
+const PARALLEL_TURNS = 3;
+/** How long the scripted model takes per answer there: long enough that queueing shows. */
+const ANSWER_DELAY_MS = 150;
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 const headers = {
@@ -193,6 +199,39 @@ async function memoryPerSession(upstream: string): Promise<number> {
   return (after - before) / MEMORY_SESSIONS;
 }
 
+/**
+ * Five conversations at once through the in-process proxy, each from its own user (API key): with
+ * the same first message and with distinct ones. Keys that collided would queue the first case.
+ */
+async function parallelConversations(): Promise<{ same: number; distinct: number }> {
+  const slow = await startScriptedModelServer({
+    script: () => new Promise((resolve) => setTimeout(() => resolve('ok'), ANSWER_DELAY_MS)),
+    validation: 'off',
+  });
+  const proxy = await startProxy({ upstream: slow.url, thresholds: { mid: 150_000, hard: 190_000 } });
+  const timeAll = async (firstMessage: (conversation: number) => string) => {
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: PARALLEL_CONVERSATIONS }, async (_, conversation) => {
+        const messages: unknown[] = [{ role: 'user', content: firstMessage(conversation) }];
+        for (let turn = 0; turn < PARALLEL_TURNS; turn += 1) {
+          await post(proxy.url, requestBody(messages), { 'x-api-key': `bench-user-${conversation}` });
+          messages.push({ role: 'assistant', content: 'ok' }, { role: 'user', content: `Next ${turn}.` });
+        }
+      }),
+    );
+    return performance.now() - started;
+  };
+  try {
+    const distinct = await timeAll((conversation) => `Conversation ${conversation}: list the files.`);
+    const same = await timeAll(() => 'List the files.');
+    return { same, distinct };
+  } finally {
+    await proxy.close();
+    await slow.close();
+  }
+}
+
 export async function run(): Promise<void> {
   const server = await startScriptedModelServer({ script: () => 'ok', validation: 'off' });
   const { url: proxied, child } = await startProxyProcess(server.url);
@@ -229,6 +268,10 @@ export async function run(): Promise<void> {
     forgetRequests(server);
     console.log(
       `\nRequests per second, ${CONCURRENT_SESSIONS} concurrent sessions × ${REQUESTS_PER_SESSION} turns: direct ${directRate.toFixed(0)}, proxy ${proxyRate.toFixed(0)}`,
+    );
+    const parallel = await parallelConversations();
+    console.log(
+      `\n${PARALLEL_CONVERSATIONS} parallel conversations × ${PARALLEL_TURNS} turns (answers take ${ANSWER_DELAY_MS} ms), one user each: same first message ${parallel.same.toFixed(0)} ms, distinct ${parallel.distinct.toFixed(0)} ms, ratio ${(parallel.same / parallel.distinct).toFixed(2)} (target ≤ 1.5)`,
     );
     const perSession = await memoryPerSession(server.url);
     console.log(

@@ -7,7 +7,7 @@ import { join, relative, resolve } from 'node:path';
 import { createExtractiveSummaryModel } from '../../core/summary/extractive-summary.js';
 import { importTranscriptFile } from '../../importers/index.js';
 import type { StrategySummary } from '../../simulate/replay.js';
-import { peerNames, type StrategyName } from '../../simulate/replay-strategies.js';
+import { peerNames, type StrategyName, strategyNames } from '../../simulate/replay-strategies.js';
 import {
   type SimulationInput,
   type SimulationResult,
@@ -118,6 +118,8 @@ export async function run(): Promise<void> {
   const inputs = await loadInputs(root);
   const imported = performance.now();
   const result: SimulationResult = await simulate(inputs, {
+    // The trajectories record no compactions of the agent's own, so `actual` would only repeat `none`.
+    strategies: strategyNames.filter((name) => name !== 'actual'),
     summarizer: createExtractiveSummaryModel(),
     counter: createTiktokenCounter(),
     ...thresholds,

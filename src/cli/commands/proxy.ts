@@ -1,7 +1,7 @@
 /**
  * `agent-compact proxy --upstream URL [--host H] [--port N] [--mid N --hard N | --window N]
  * [--summarizer SPEC] [--archive DIR | --store redis://…] [--anthropic-upstream URL] [--openai-upstream URL]
- * [--json-log FILE] [--recall] [--background] [--tokenizer T]`
+ * [--json-log FILE] [--recall] [--background] [--tokenizer T] [--upstream-timeout SECONDS]`
  *
  * Runs the compaction proxy until SIGINT or SIGTERM. The first stdout line is `listening on URL`.
  */
@@ -49,6 +49,8 @@ Options:
   --background               write hard summaries in the background: requests keep going
                              upstream while the summary is written, a later one carries it
   --json-log FILE            append one JSON line per request to FILE
+  --upstream-timeout S       give up on an exchange after S seconds (default 600): the client gets
+                             a 504 and the conversation's next request goes ahead
   --tokenizer T              heuristic (default; provider usage anchors the count), o200k or cl100k
   -h, --help                 show this help
 
@@ -74,6 +76,7 @@ export const proxyCommand: CliCommand = async (args, io) => {
     recall: { type: 'boolean' },
     background: { type: 'boolean' },
     tokenizer: { type: 'string' },
+    'upstream-timeout': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -90,6 +93,7 @@ export const proxyCommand: CliCommand = async (args, io) => {
   const mid = positiveIntegerOption('mid', values.mid);
   const hard = positiveIntegerOption('hard', values.hard);
   const window = positiveIntegerOption('window', values.window);
+  const upstreamTimeout = positiveIntegerOption('upstream-timeout', values['upstream-timeout']);
   const port = values.port === undefined ? DEFAULT_PORT : portOption(values.port);
   const anthropicUpstream = values['anthropic-upstream'] ?? upstream;
   const openaiUpstream = values['openai-upstream'] ?? upstream;
@@ -112,6 +116,7 @@ export const proxyCommand: CliCommand = async (args, io) => {
       ? { thresholds: { ...(mid === undefined ? {} : { mid }), ...(hard === undefined ? {} : { hard }) } }
       : {}),
     ...(window === undefined ? {} : { contextWindow: window }),
+    ...(upstreamTimeout === undefined ? {} : { upstreamTimeoutMs: upstreamTimeout * 1000 }),
     recall: values.recall === true,
     background: values.background === true,
     summarizer: await summarizerOption(values.summarizer, io, { anthropicUpstream, openaiUpstream }),

@@ -6,9 +6,8 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { createFileArchiveStore } from '../../archive/index.js';
+import { createFileArchiveStore, originalText } from '../../archive/index.js';
 import type { ArchiveItem } from '../../core/archive/archive-store.js';
-import type { ToolResultBlock } from '../../core/conversation/types.js';
 import { type CliCommand, CliError } from '../cli-io.js';
 import { parseCommandArgs } from '../command-args.js';
 
@@ -55,7 +54,7 @@ export const recallCommand: CliCommand = async (args, io) => {
     const names = found.map((item) => item.sessionId).join(', ');
     throw new CliError(`"${id}" is in ${found.length} sessions (${names}): pass --session`, 2);
   }
-  io.stdout(originalBytes(found[0]!));
+  io.stdout(originalText(found[0]!));
   return 0;
 };
 
@@ -68,25 +67,5 @@ async function sessionsIn(directory: string, name: string): Promise<string[]> {
   } catch (error) {
     if (error instanceof CliError) throw error;
     throw new CliError(`${name}: no such archive folder`, 2);
-  }
-}
-
-/** What the item held before it left the context, as it was. */
-function originalBytes(item: ArchiveItem): string {
-  if (item.kind === 'messages') return `${JSON.stringify(item.messages ?? [], null, 2)}\n`;
-  const { block } = item;
-  if (!block) return '';
-  switch (block.type) {
-    case 'tool_result': {
-      const { content } = block as ToolResultBlock;
-      if (content === undefined) return '';
-      return typeof content === 'string' ? content : `${JSON.stringify(content, null, 2)}\n`;
-    }
-    case 'text':
-      return typeof block.text === 'string' ? block.text : '';
-    case 'tool_use':
-      return `${JSON.stringify(block.input)}\n`;
-    default:
-      return `${JSON.stringify(block)}\n`;
   }
 }

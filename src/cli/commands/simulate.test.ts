@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../core/conversation/types.js';
+import { codexRolloutLines, compactedClaudeCodeSession } from '../../importers/agent-sessions.test-utils.js';
 import { strategyNames } from '../../simulate/replay-strategies.js';
 import type { CliIO } from '../cli-io.js';
 import { main } from '../main.js';
@@ -108,9 +109,11 @@ describe('agent-compact simulate', () => {
     };
     expect(output.files.map((file) => file.file)).toEqual(['a.jsonl', 'b.jsonl']);
     expect(output.skipped.map((file) => file.file)).toEqual(['notes.json']);
-    expect(Object.keys(output.total)).toEqual([...strategyNames]);
+    // No transcript here records an agent's own compaction, so `actual` is left out by default.
+    const replayed = strategyNames.filter((name) => name !== 'actual');
+    expect(Object.keys(output.total)).toEqual(replayed);
     for (const strategies of [output.total, ...output.files]) {
-      for (const name of strategyNames) {
+      for (const name of replayed) {
         const strategy = strategies[name] as Record<string, unknown>;
         for (const field of contractFields) expect(strategy, `${name}.${field}`).toHaveProperty(field);
         expect(strategy.compactions).toEqual({
@@ -187,6 +190,85 @@ describe('agent-compact simulate', () => {
       seed: { mid: 1000, hard: 2000 },
       agent: { mid: 1000, hard: 2000 },
     });
+  });
+
+  it('--background runs agent-compact hard summaries in the background: billed the same, waited for less', async () => {
+    const run = async (args: string[]) => {
+      const io = fakeIO(directory);
+      const code = await main(
+        [
+          'simulate',
+          'a.jsonl',
+          '--json',
+          '--strategies',
+          'agent-compact',
+          '--mid',
+          '3000',
+          '--hard',
+          '6000',
+          ...args,
+        ],
+        io,
+      );
+      expect(io.err).not.toMatch(/Unknown option/);
+      expect(code).toBe(0);
+      return (
+        JSON.parse(io.out) as { total: Record<string, { summaryCalls: number; blockedSeconds: number }> }
+      ).total['agent-compact']!;
+    };
+    const foreground = await run([]);
+    const background = await run(['--background']);
+    expect(foreground.summaryCalls).toBeGreaterThan(0);
+    expect(background.summaryCalls).toBeGreaterThan(0);
+    expect(background.blockedSeconds).toBeLessThan(foreground.blockedSeconds);
+  });
+
+  it('detects a Codex rollout, warns about a two-object line, and reports actual with survival', async () => {
+    await writeFile(
+      join(directory, 'rollout.jsonl'),
+      `${codexRolloutLines({ joinLine: true }).join('\n')}\n`,
+    );
+    const io = fakeIO(directory);
+    const code = await main(
+      ['simulate', 'rollout.jsonl', '--json', '--strategies', 'agent-compact,actual'],
+      io,
+    );
+    expect(code).toBe(0);
+    expect(io.err).toMatch(/simulate: warning: .*rollout\.jsonl:8: 2 JSON objects on one line/);
+    const output = JSON.parse(io.out) as {
+      files: Array<{
+        format: string;
+        actual: { compactions: { hard: number }; survivalAtCompactions?: unknown };
+      }>;
+      total: Record<string, { survival: Record<string, { visible: number; total: number }> }>;
+    };
+    expect(output.files[0]!.format).toBe('codex');
+    expect(output.files[0]!.actual.compactions.hard).toBe(1);
+    expect(output.files[0]!.actual.survivalAtCompactions).toBeDefined();
+    expect(output.total['agent-compact']!.survival.commands).toEqual({ visible: 1, total: 1 });
+    const text = fakeIO(directory);
+    await main(['simulate', 'rollout.jsonl', '--strategies', 'agent-compact,actual'], text);
+    expect(text.out).toContain("Survival at the agents' own compaction points");
+    await rm(join(directory, 'rollout.jsonl'));
+  });
+
+  it('bad sessions: a boundary with no summary is a warning, a truncated session one error line', async () => {
+    await writeFile(join(directory, 'nosummary.jsonl'), compactedClaudeCodeSession({ withSummary: false }));
+    const warned = fakeIO(directory);
+    expect(await main(['simulate', 'nosummary.jsonl', '--json', '--strategies', 'actual'], warned)).toBe(0);
+    expect(warned.err).toMatch(
+      /simulate: warning: .*nosummary\.jsonl:10: compact_boundary has no isCompactSummary line/,
+    );
+    const text = compactedClaudeCodeSession().trimEnd();
+    await writeFile(join(directory, 'truncated.jsonl'), text.slice(0, text.length - 30));
+    const failed = fakeIO(directory);
+    expect(await main(['simulate', 'truncated.jsonl', '--strategies', 'actual'], failed)).not.toBe(0);
+    const lines = failed.err.split('\n').filter((line) => line !== '');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/truncated\.jsonl:15:\d+: broken JSON/);
+    expect(failed.err).not.toMatch(/\n\s+at /);
+    await rm(join(directory, 'nosummary.jsonl'));
+    await rm(join(directory, 'truncated.jsonl'));
   });
 
   it.each([

@@ -33,14 +33,15 @@ import { createSummaryModelFromSpec } from '../summarizer-from-spec.js';
 const help = `Usage: agent-compact simulate FILE|DIR... [options]
 
 Replays agent transcripts turn by turn through each strategy (none, the seed's sketch, agent-compact,
-and the policies of Claude Code, Codex, opencode, Anthropic context editing and LangChain) and prints
+actual — what the recording agent sent, its own compactions included — and the policies of Claude Code, Codex, opencode, Anthropic context editing and LangChain) and prints
 tokens, billed cost with prompt caching and summary calls, prefix rewrites, compactions, fact
 retention and the time the agent waits for summaries.
 A directory is searched for .json, .jsonl and .traj files.
 
 Options:
   --format F          force the transcript format: ${transcriptFormats.join(', ')}
-  --strategies LIST   comma-separated, from ${strategyNames.join(', ')} (default: all)
+  --strategies LIST   comma-separated, from ${strategyNames.join(', ')} (default: all;
+                      actual only where a transcript records the agent's own compactions)
   --mid N             mid threshold in tokens of every strategy; the peers clear here (default 50000)
   --hard N            hard threshold of every strategy; the peers summarize here (default 80000)
   --window N          context window for agent-compact (thresholds become fractions of it)
@@ -56,6 +57,7 @@ Options:
   --ttft S            seconds to a summary call's first token (default ${defaultLatencyModel.ttftSeconds})
   --prefill-speed N   input tokens a second of a summary call (default ${defaultLatencyModel.prefillTokensPerSecond})
   --decode-speed N    output tokens a second of a summary call (default ${defaultLatencyModel.decodeTokensPerSecond})
+  --background        agent-compact writes hard summaries in the background (hard: { background: true })
   --json              print one JSON object { files, total } instead of tables
   --report FILE       write a self-contained HTML report with a chart per transcript
   -h, --help          show this help
@@ -179,6 +181,7 @@ const simulateOptions = {
   ttft: { type: 'string' },
   'prefill-speed': { type: 'string' },
   'decode-speed': { type: 'string' },
+  background: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   report: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
@@ -264,6 +267,7 @@ async function readTranscripts(
       const name = displayPath(io.cwd, file);
       try {
         const imported = await importTranscriptFile(file, format === undefined ? {} : { format });
+        for (const warning of imported.meta.warnings ?? []) io.stderr(`simulate: warning: ${warning}\n`);
         inputs.push(simulationInputOf(name, imported));
       } catch (error) {
         // In a directory a file that is not a transcript is skipped; a file named alone must read.
@@ -300,7 +304,7 @@ export const simulateCommand: CliCommand = async (args, io) => {
   }
   if (positionals.length === 0) throw new CliError(`name a transcript file or directory\n\n${help}`, 2);
 
-  const strategies = parseStrategies(values.strategies);
+  let strategies = parseStrategies(values.strategies);
   const format = parseFormat(values.format);
   const thresholds = parseThresholds(values);
   const prices = parsePrices(values);
@@ -315,6 +319,10 @@ export const simulateCommand: CliCommand = async (args, io) => {
 
   const { inputs, skipped } = await readTranscripts(positionals, format, io);
   if (inputs.length === 0) throw new CliError('no transcripts found to replay', 1);
+  // By default `actual` is replayed only where an agent compacted by itself; elsewhere it is `none`.
+  if (values.strategies === undefined && inputs.every((input) => (input.compactions ?? []).length === 0)) {
+    strategies = strategies.filter((name) => name !== 'actual');
+  }
 
   const result = await runSimulation(inputs, {
     strategies,
@@ -326,6 +334,7 @@ export const simulateCommand: CliCommand = async (args, io) => {
     latency,
     onFile: progress(io),
     ...thresholds,
+    ...(values.background ? { agentCompact: { hard: { background: true } } } : {}),
   });
 
   if (values.report !== undefined) {

@@ -53,6 +53,8 @@ export interface ArchiveStore {
   get(sessionId: string, id: string): Promise<ArchiveItem | undefined>;
   /** Every item of a session, in the order stored. */
   list(sessionId: string): Promise<ArchiveItem[]>;
+  /** The ids of the sessions that hold items, where the store can list them (the MCP server's `sessions`). */
+  sessions?(): Promise<string[]>;
 }
 
 /**

@@ -29,5 +29,8 @@ export function createMemoryArchiveStore(): ArchiveStore {
     async list(sessionId) {
       return [...(sessions.get(sessionId)?.values() ?? [])].map((item) => structuredClone(item));
     },
+    async sessions() {
+      return [...sessions.keys()];
+    },
   };
 }

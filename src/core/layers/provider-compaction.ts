@@ -61,7 +61,10 @@ export interface ProviderCompactionSplit {
 export function splitAtProviderCompaction(messages: readonly Message[]): ProviderCompactionSplit {
   const boundary = providerCompactionBoundary(messages);
   if (boundary === -1) return { head: [], rest: messages };
-  return { head: messages.slice(0, boundary + 1), rest: messages.slice(boundary + 1) };
+  // A compaction turn that also calls tools keeps its results with it: a layer that summarized
+  // them away would leave a `tool_use` with no `tool_result`.
+  const end = callsTools(messages[boundary]!) && boundary + 1 < messages.length ? boundary + 2 : boundary + 1;
+  return { head: messages.slice(0, end), rest: messages.slice(end) };
 }
 
 /**
@@ -80,6 +83,10 @@ export async function planAfterProviderCompaction<Plan extends LayerPlan | undef
   if (head.length === 0) return plan(messages, (part) => part);
   const planned = await plan(rest, (part) => [...head, ...part]);
   return planned && { ...planned, messages: [...head, ...planned.messages] };
+}
+
+function callsTools(message: Message): boolean {
+  return Array.isArray(message.content) && message.content.some((block) => block.type === 'tool_use');
 }
 
 function isPresent(value: unknown): boolean {

@@ -185,6 +185,32 @@ describe('compactRequest errors', () => {
   });
 });
 
+describe('provider compaction beside a tool call', () => {
+  it.each(['mid', 'hard'] as const)(
+    'keeps the tool_result of a compaction turn that calls a tool (force %s)',
+    async (force) => {
+      const messages = [
+        { role: 'user', content: 'start' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'compaction', content: 'Earlier work.' },
+            { type: 'tool_use', id: 'toolu_c', name: 'Bash', input: { command: 'ls' } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: 'toolu_c', content: fakeFile('a.ts', 200) }],
+        },
+        ...agentSession(6).slice(1),
+      ];
+      const result = await compactRequest({ model: 'x', max_tokens: 10, messages }, { force });
+      expect(validateMessages(result.body.messages)).toEqual([]);
+      expect(JSON.stringify(result.body.messages)).toContain('"tool_use_id":"toolu_c"');
+    },
+  );
+});
+
 describe('detectRequestFormat', () => {
   it.each([
     ['an Anthropic system', { system: 'x', messages: [] }, 'anthropic'],

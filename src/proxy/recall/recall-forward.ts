@@ -42,6 +42,11 @@ export async function forwardWithRecall(forward: RecallForward): Promise<Forward
   const sent: Sent = { blocks: 0, outputs: 0 };
   let body = forward.body;
   for (let round = 0; ; round += 1) {
+    // Each round is a billed call: none once the client has gone.
+    if (forward.signal.aborted) {
+      if (round > 0) forward.response.destroy();
+      return { type: 'closed' };
+    }
     let answer: Response;
     try {
       answer = await fetch(forward.url, {
@@ -51,6 +56,7 @@ export async function forwardWithRecall(forward: RecallForward): Promise<Forward
         signal: forward.signal,
       });
     } catch (error) {
+      if (forward.signal.aborted) return { type: 'closed' };
       if (round === 0)
         return { type: 'unreachable', message: error instanceof Error ? error.message : String(error) };
       forward.response.destroy();

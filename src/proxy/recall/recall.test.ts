@@ -9,6 +9,7 @@ import {
   toolCallingScript,
 } from '../agent-loops.test-utils.js';
 import { useProxyHarness } from '../proxy-harness.test-utils.js';
+import { credentialHash } from '../session-identity.js';
 import { createMemoryProxySessionStore } from '../session-store.js';
 
 const startProxyOver = useProxyHarness();
@@ -103,7 +104,9 @@ describe('--recall', () => {
     const message = await client.messages
       .stream({ model: 'm', max_tokens: 10, tools, messages: [{ role: 'user', content: 'Hi' }] })
       .finalMessage();
-    expect((await store.load('header:s'))?.usage).toMatchObject({ input_tokens: message.usage.input_tokens });
+    expect((await store.load(`key:${credentialHash({ 'x-api-key': 'k' })}:header:s`))?.usage).toMatchObject({
+      input_tokens: message.usage.input_tokens,
+    });
   });
 
   describe("a turn that mixes recall with the client's own calls", () => {

@@ -1,0 +1,100 @@
+import { createHash } from 'node:crypto';
+import { createCompactor } from '../core/compactor.js';
+import type { Compactor, CompactorOptions } from '../core/compactor-options.js';
+import type { Message, ProviderUsage, SystemPrompt } from '../core/conversation/types.js';
+
+/** Options every framework integration takes: the compactor's, plus a warning hook. */
+export interface IntegrationOptions extends CompactorOptions {
+  /** Told once per message or item type the conversion does not know (such input is kept whole). */
+  onWarning?: (message: string) => void;
+}
+
+/** One framework call to compact: its items as JSON keys, and a way to read the new ones. */
+export interface ThreadCall {
+  /** The conversation; by default a hash of `opening`. */
+  conversationId?: string | undefined;
+  /** What identifies the conversation when no id is given (system prompt and first item). */
+  opening: unknown;
+  /** Each item of the call, as JSON: a call that extends the previous call's keys continues it. */
+  keys: readonly string[];
+  /** The canonical messages of the items from `from` on. */
+  read(from: number): Message[];
+  system?: SystemPrompt | undefined;
+  usage?: ProviderUsage | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+interface ThreadState {
+  compactor: Compactor;
+  consumedKeys: readonly string[];
+  carried: Message[];
+}
+
+/**
+ * One compactor per conversation for frameworks that send the whole history on every call: a call
+ * that repeats the previous call's items plus new ones continues from the previous compacted
+ * result, so a hard compaction holds across turns instead of running again each call.
+ */
+export class ConversationThreads {
+  readonly #options: IntegrationOptions;
+  readonly #threads = new Map<string, ThreadState>();
+  readonly #warned = new Set<string>();
+
+  constructor(options: IntegrationOptions) {
+    this.#options = options;
+  }
+
+  compactorFor(id: string): Compactor | undefined {
+    return this.#threads.get(id)?.compactor;
+  }
+
+  /** The compacted canonical conversation of a call. */
+  async compact(call: ThreadCall): Promise<Message[]> {
+    const id = call.conversationId ?? `conv-${hash(call.opening)}`;
+    const state = this.#stateOf(id);
+    const { keys } = call;
+    const continues =
+      state.consumedKeys.length > 0 &&
+      keys.length >= state.consumedKeys.length &&
+      state.consumedKeys.every((key, index) => keys[index] === key);
+    const working = continues ? [...state.carried, ...call.read(state.consumedKeys.length)] : call.read(0);
+    const result = await state.compactor.maybeCompact(working, {
+      ...(call.system === undefined ? {} : { system: call.system }),
+      ...(call.usage === undefined ? {} : { usage: call.usage }),
+      ...(call.signal === undefined ? {} : { signal: call.signal }),
+    });
+    state.consumedKeys = keys;
+    state.carried = result.messages;
+    return result.messages;
+  }
+
+  /** Warns once per unknown type. */
+  warnAbout(types: readonly string[], what: string) {
+    for (const type of types) {
+      if (this.#warned.has(type)) continue;
+      this.#warned.add(type);
+      this.#options.onWarning?.(`agent-compact: ${what} type "${type}" is not converted; it is kept whole`);
+    }
+  }
+
+  #stateOf(id: string): ThreadState {
+    let state = this.#threads.get(id);
+    if (!state) {
+      const { onWarning: _, ...compactorOptions } = this.#options;
+      state = {
+        compactor: createCompactor({ ...compactorOptions, sessionId: id }),
+        consumedKeys: [],
+        carried: [],
+      };
+      this.#threads.set(id, state);
+    }
+    return state;
+  }
+}
+
+function hash(value: unknown): string {
+  return createHash('sha256')
+    .update(JSON.stringify(value ?? null))
+    .digest('hex')
+    .slice(0, 16);
+}

@@ -1,0 +1,81 @@
+import { type AIMessage, type BaseMessage, RemoveMessage } from '@langchain/core/messages';
+import { createMiddleware } from 'langchain';
+import { fromOpenAIMessages, toOpenAIMessages } from '../core/conversation/openai-format.js';
+import type { ProviderUsage } from '../core/conversation/types.js';
+import { ConversationThreads, type IntegrationOptions } from '../integrations/conversation-threads.js';
+import { fromChatView, toChatView } from './message-conversion.js';
+
+/** LangGraph's "remove every message" id, understood by the messages reducer. */
+const REMOVE_ALL_MESSAGES = '__remove_all__';
+
+/** Options of {@link agentCompactMiddleware}. */
+export interface AgentCompactMiddlewareOptions extends IntegrationOptions {
+  /**
+   * `false` (default): compact in `wrapModelCall`, per model call; the graph's state keeps every
+   * message. `true`: compact in `beforeModel` and write the result into the state (older messages
+   * are replaced through the messages reducer), so checkpoints hold the compacted conversation.
+   */
+  persist?: boolean;
+  /** Tells conversations apart; by default a hash of the system prompt and the first message. */
+  conversationId?: (messages: readonly BaseMessage[]) => string | undefined;
+}
+
+/**
+ * A LangChain `createAgent` middleware that keeps the conversation inside the model's window with
+ * agent-compact's three layers, anchored on the last `AIMessage`'s `usage_metadata`.
+ *
+ * @example
+ * import { createAgent } from 'langchain';
+ * const agent = createAgent({ model: 'openai:gpt-5', tools, middleware: [agentCompactMiddleware({ contextWindow: 128_000 })] });
+ */
+export function agentCompactMiddleware(options: AgentCompactMiddlewareOptions = {}) {
+  const { persist = false, conversationId, ...integration } = options;
+  const threads = new ConversationThreads(integration);
+  const compactMessages = async (messages: BaseMessage[], systemPrompt: string | undefined) => {
+    const view = toChatView(messages);
+    threads.warnAbout(view.unknownTypes, 'message');
+    const system = systemPrompt ? systemPrompt : undefined;
+    const compacted = await threads.compact({
+      conversationId: conversationId?.(messages),
+      opening: [system ?? null, view.chat[0] ?? null],
+      keys: view.chat.map((message) => JSON.stringify(message)),
+      read: (from) => fromOpenAIMessages(view.chat.slice(from)).messages,
+      system,
+      usage: lastUsage(messages),
+    });
+    return fromChatView(toOpenAIMessages({ messages: compacted }), view);
+  };
+  const middleware = persist
+    ? createMiddleware({
+        name: 'AgentCompactMiddleware',
+        beforeModel: async (state) => {
+          const messages = state.messages as BaseMessage[];
+          const compacted = await compactMessages(messages, undefined);
+          if (
+            compacted.length === messages.length &&
+            compacted.every((message, index) => message === messages[index])
+          ) {
+            return undefined;
+          }
+          return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...compacted] };
+        },
+      })
+    : createMiddleware({
+        name: 'AgentCompactMiddleware',
+        wrapModelCall: async (request, handler) =>
+          handler({ ...request, messages: await compactMessages(request.messages, request.systemPrompt) }),
+      });
+  return Object.assign(middleware, { compactorFor: (id: string) => threads.compactorFor(id) });
+}
+
+/** The prompt size the provider reported for the last model call, from its `usage_metadata`. */
+function lastUsage(messages: readonly BaseMessage[]): ProviderUsage | undefined {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index]!;
+    if (message.type !== 'ai') continue;
+    const usage = (message as AIMessage).usage_metadata;
+    if (!usage) return undefined;
+    return { prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens };
+  }
+  return undefined;
+}

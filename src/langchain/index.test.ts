@@ -1,0 +1,130 @@
+import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
+import { tool } from '@langchain/core/tools';
+import { ChatOpenAI } from '@langchain/openai';
+import { createAgent } from 'langchain';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CompactionEvent } from '../core/events.js';
+import { type ScriptedModelServer, startScriptedModelServer } from '../testing/index.js';
+import { agentCompactMiddleware } from './index.js';
+
+const steps = 40;
+const window = 32_000;
+const answer = 'All 40 modules read.';
+const fileText = (index: number) =>
+  `// src/module-${index}.ts\n${`export const value${index} = compute(input, options, ${index});\n`.repeat(90)}`;
+
+const readFile = tool(async (input: { path: string }) => fileText(Number(/(\d+)/.exec(input.path)![1])), {
+  name: 'read_file',
+  description: 'Read a file of the workspace',
+  schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+});
+
+let server: ScriptedModelServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function start() {
+  server = await startScriptedModelServer({
+    contextWindow: window,
+    script: ({ index }) =>
+      index < steps
+        ? { type: 'tool-calls', calls: [{ name: 'read_file', input: { path: `src/module-${index}.ts` } }] }
+        : answer,
+  });
+  return server;
+}
+
+function agentWith(scripted: ScriptedModelServer, middleware: ReturnType<typeof agentCompactMiddleware>[]) {
+  const model = new ChatOpenAI({
+    model: 'gpt-test',
+    apiKey: 'test-key',
+    maxRetries: 0,
+    configuration: { baseURL: scripted.openaiBaseURL },
+  });
+  return createAgent({
+    model,
+    tools: [readFile],
+    systemPrompt: 'You read files and report on them.',
+    middleware,
+  });
+}
+
+const task = 'Read src/module-0.ts to src/module-39.ts.';
+const accepted = (scripted: ScriptedModelServer) =>
+  scripted.requests.filter((request) => request.outcome !== 'tool-calls' && request.outcome !== 'text');
+
+describe('agentCompactMiddleware', () => {
+  it('per model call: a 40-step agent on a 32k window finishes, the graph state keeps every message', async () => {
+    const scripted = await start();
+    const events: CompactionEvent[] = [];
+    const agent = agentWith(scripted, [
+      agentCompactMiddleware({ contextWindow: window, onEvent: (event) => events.push(event) }),
+    ]);
+    const state = await agent.invoke({ messages: [new HumanMessage(task)] }, { recursionLimit: 200 });
+    const messages = state.messages as BaseMessage[];
+    expect(messages.at(-1)?.content).toBe(answer);
+    expect(scripted.requests).toHaveLength(steps + 1);
+    expect(accepted(scripted)).toEqual([]);
+    expect(events.some((event) => event.type === 'compaction-end' && event.layer === 'micro')).toBe(true);
+    // State untouched: all 40 tool results are there in full.
+    const results = messages.filter((message) => message.type === 'tool');
+    expect(results).toHaveLength(steps);
+    expect(String(results[0]!.content)).toContain('value0 = compute');
+    // What the model saw was compacted: the first result became a placeholder.
+    const lastRequest = JSON.stringify(scripted.requests.at(-1)!.body);
+    expect(lastRequest).toContain('recall r1');
+  });
+
+  it('without it, the same agent overflows the window', async () => {
+    const scripted = await start();
+    await expect(
+      agentWith(scripted, []).invoke({ messages: [new HumanMessage(task)] }, { recursionLimit: 200 }),
+    ).rejects.toThrow();
+    expect(scripted.requests.some((request) => request.outcome === 'prompt-too-long')).toBe(true);
+  });
+
+  it('persist: true writes the compacted conversation into the graph state through the reducer', async () => {
+    const scripted = await start();
+    const agent = agentWith(scripted, [agentCompactMiddleware({ contextWindow: window, persist: true })]);
+    const state = await agent.invoke({ messages: [new HumanMessage(task)] }, { recursionLimit: 200 });
+    const messages = state.messages as BaseMessage[];
+    expect(messages.at(-1)?.content).toBe(answer);
+    expect(accepted(scripted)).toEqual([]);
+    const results = messages.filter((message) => message.type === 'tool');
+    expect(results).toHaveLength(steps);
+    expect(String(results[0]!.content)).toMatch(/^\[Previous: .*recall r1\]$/);
+    // Every tool call in the state still has its result: the state is a valid conversation.
+    const callIds = messages
+      .flatMap((message) => (message as { tool_calls?: { id: string }[] }).tool_calls ?? [])
+      .map((call) => call.id);
+    expect(new Set(results.map((message) => (message as { tool_call_id?: string }).tool_call_id))).toEqual(
+      new Set(callIds),
+    );
+  });
+
+  it('keeps a message type it does not know, with one warning', async () => {
+    const warnings: string[] = [];
+    const middleware = agentCompactMiddleware({
+      contextWindow: window,
+      onWarning: (line) => warnings.push(line),
+    });
+    const odd = Object.assign(new HumanMessage('note from a plugin'), { type: 'generic' });
+    let seen: BaseMessage[] = [];
+    const hook = (
+      middleware as unknown as {
+        wrapModelCall: (
+          request: unknown,
+          handler: (request: { messages: BaseMessage[] }) => unknown,
+        ) => Promise<unknown>;
+      }
+    ).wrapModelCall;
+    await hook({ messages: [new HumanMessage('hi'), odd], systemPrompt: '' }, (request) => {
+      seen = request.messages;
+      return {};
+    });
+    expect(seen[1]).toBe(odd);
+    expect(warnings).toEqual(['agent-compact: message type "generic" is not converted; it is kept whole']);
+  });
+});

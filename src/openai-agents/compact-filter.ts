@@ -1,0 +1,43 @@
+import type { CallModelInputFilter, CallModelInputFilterArgs, ModelInputData } from '@openai/agents';
+import type { Compactor } from '../core/compactor-options.js';
+import { type AgentsCompactionOptions, AgentsConversations } from './conversation-compaction.js';
+import type { AgentItem } from './item-conversion.js';
+
+/** Options of {@link agentCompactFilter}. */
+export interface AgentCompactFilterOptions extends AgentsCompactionOptions {
+  /**
+   * Tells conversations apart. By default a hash of the instructions and the first item, so the
+   * same conversation keeps its compactor across `run` calls.
+   */
+  conversationId?: (args: CallModelInputFilterArgs) => string | undefined;
+}
+
+/** A `callModelInputFilter` with access to each conversation's compactor. */
+export type AgentCompactFilter = CallModelInputFilter & {
+  compactorFor(conversationId: string): Compactor | undefined;
+};
+
+/**
+ * A `callModelInputFilter` that compacts what each model call sees; the run's items and any
+ * session keep the whole history. Unknown item types (hosted tools, computer calls) pass through.
+ *
+ * @example
+ * import { Agent, run } from '@openai/agents';
+ * const result = await run(agent, 'Fix the failing test', {
+ *   callModelInputFilter: agentCompactFilter({ contextWindow: 128_000 }),
+ * });
+ */
+export function agentCompactFilter(options: AgentCompactFilterOptions = {}): AgentCompactFilter {
+  const { conversationId, ...compaction } = options;
+  const conversations = new AgentsConversations(compaction);
+  const filter = async (args: CallModelInputFilterArgs): Promise<ModelInputData> => {
+    const { input, instructions } = args.modelData;
+    const id = conversationId?.(args);
+    const compacted = await conversations.compactItems(input as unknown as AgentItem[], {
+      ...(instructions === undefined ? {} : { instructions }),
+      ...(id === undefined ? {} : { conversationId: id }),
+    });
+    return { ...args.modelData, input: compacted as unknown as ModelInputData['input'] };
+  };
+  return Object.assign(filter, { compactorFor: (id: string) => conversations.compactorFor(id) });
+}

@@ -1,0 +1,149 @@
+import { Agent, MemorySession, OpenAIResponsesModel, run, setTracingDisabled, tool } from '@openai/agents';
+import OpenAI from 'openai-v7';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CompactionEvent } from '../core/events.js';
+import { type ScriptedModelServer, startScriptedModelServer } from '../testing/index.js';
+import { AgentCompactSession, agentCompactFilter } from './index.js';
+
+setTracingDisabled(true);
+
+const steps = 40;
+const window = 32_000;
+/** A file of about 1,200 tokens: 40 of them overflow a 32k window several times. */
+/** Lines per file read; the session test reads bigger files. */
+let linesPerFile = 90;
+const fileText = (index: number, lines = linesPerFile) =>
+  `// src/module-${index}.ts\n${`export const value${index} = compute(input, options, ${index});\n`.repeat(lines)}`;
+
+/** Reads a file 40 times, then answers; every request must pass the server's provider rules and window. */
+async function scriptedServer() {
+  return startScriptedModelServer({
+    contextWindow: window,
+    script: ({ index }) =>
+      index < steps
+        ? { type: 'tool-calls', calls: [{ name: 'read_file', input: { path: `src/module-${index}.ts` } }] }
+        : 'All 40 modules read; value39 is computed from input.',
+  });
+}
+
+const readFile = tool({
+  name: 'read_file',
+  description: 'Read a file of the workspace',
+  parameters: {
+    type: 'object',
+    properties: { path: { type: 'string' } },
+    required: ['path'],
+    additionalProperties: false,
+  },
+  strict: true,
+  execute: async (input) => {
+    const index = Number(/(\d+)/.exec(JSON.stringify(input))![1]);
+    return fileText(index);
+  },
+});
+
+function agentOn(server: ScriptedModelServer) {
+  const client = new OpenAI({ baseURL: server.openaiBaseURL, apiKey: 'test-key', maxRetries: 0 });
+  return new Agent({
+    name: 'reader',
+    instructions: 'You read files and report on them.',
+    model: new OpenAIResponsesModel(client as never, 'gpt-test'),
+    tools: [readFile],
+  });
+}
+
+function expectEveryRequestAccepted(server: ScriptedModelServer) {
+  expect(server.requests.length).toBe(steps + 1);
+  expect(
+    server.requests.filter((request) => request.outcome !== 'tool-calls' && request.outcome !== 'text'),
+  ).toEqual([]);
+  expect(Math.max(...server.requests.map((request) => request.inputTokens))).toBeLessThan(window);
+}
+
+let server: ScriptedModelServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  linesPerFile = 90;
+});
+
+describe('agentCompactFilter', () => {
+  it('runs a 40-step agent on a 32k window with every request accepted, compacting at micro', async () => {
+    server = await scriptedServer();
+    const events: CompactionEvent[] = [];
+    const filter = agentCompactFilter({ contextWindow: window, onEvent: (event) => events.push(event) });
+    const result = await run(agentOn(server), 'Read src/module-0.ts to src/module-39.ts.', {
+      maxTurns: steps + 5,
+      callModelInputFilter: filter,
+    });
+    expect(result.finalOutput).toBe('All 40 modules read; value39 is computed from input.');
+    expectEveryRequestAccepted(server);
+    const layers = new Set(events.flatMap((event) => (event.type === 'compaction-end' ? [event.layer] : [])));
+    expect(layers.has('micro')).toBe(true);
+    // The run's own items stay whole: every tool output is there in full.
+    const outputs = result.history.filter((item) => item.type === 'function_call_result');
+    expect(outputs).toHaveLength(steps);
+    expect(JSON.stringify(outputs.at(0))).toContain('value0 = compute');
+  });
+
+  it('without it, the same agent overflows the window', async () => {
+    server = await scriptedServer();
+    await expect(
+      run(agentOn(server), 'Read src/module-0.ts to src/module-39.ts.', { maxTurns: steps + 5 }),
+    ).rejects.toThrow();
+    expect(server.requests.some((request) => request.outcome === 'prompt-too-long')).toBe(true);
+  });
+
+  it('passes an item type it does not know through whole, with a warning', async () => {
+    const warnings: string[] = [];
+    const filter = agentCompactFilter({ contextWindow: window, onWarning: (line) => warnings.push(line) });
+    const odd = { type: 'hosted_tool_call', name: 'web_search', status: 'completed', providerData: { x: 1 } };
+    const input = [{ role: 'user' as const, content: 'Search the web.' }, odd];
+    const out = await filter({
+      modelData: { input: input as never, instructions: 'Be brief.' },
+      agent: {} as never,
+      context: undefined,
+    });
+    expect(out.input[1]).toBe(odd);
+    expect(warnings).toEqual([
+      'agent-compact: item type "hosted_tool_call" is not converted; it is kept whole',
+    ]);
+  });
+});
+
+describe('AgentCompactSession', () => {
+  it('keeps the whole history in the wrapped session while each run sees it compacted', async () => {
+    const runs = 20;
+    linesPerFile = 180;
+    // Each run: one read of a ~2,400-token file, then an answer. 20 runs overflow 32k without compaction.
+    server = await startScriptedModelServer({
+      contextWindow: window,
+      script: ({ index }) =>
+        index % 2 === 0
+          ? {
+              type: 'tool-calls',
+              calls: [{ name: 'read_file', input: { path: `src/module-${index / 2}.ts` } }],
+            }
+          : `Read module ${(index - 1) / 2}.`,
+    });
+    const inner = new MemorySession();
+    const session = new AgentCompactSession(inner, {
+      contextWindow: window,
+      instructions: 'You read files and report on them.',
+    });
+    const agent = agentOn(server);
+    for (let turn = 0; turn < runs; turn++) {
+      const result = await run(agent, `Read src/module-${turn}.ts.`, { session });
+      expect(result.finalOutput).toBe(`Read module ${turn}.`);
+    }
+    expect(
+      server.requests.filter((request) => request.outcome !== 'tool-calls' && request.outcome !== 'text'),
+    ).toEqual([]);
+    const whole = await inner.getItems();
+    expect(whole.filter((item) => item.type === 'function_call_result')).toHaveLength(runs);
+    expect(whole.filter((item) => 'role' in item && item.role === 'user')).toHaveLength(runs);
+    const seen = await session.getItems();
+    expect(JSON.stringify(seen).length).toBeLessThan(JSON.stringify(whole).length / 2);
+    expect((await session.compactor())?.sessionId).toBe(await inner.getSessionId());
+  });
+});

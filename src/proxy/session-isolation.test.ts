@@ -1,0 +1,134 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFileArchiveStore } from '../archive/index.js';
+import type { SummaryModel } from '../core/summary/summary-model.js';
+import type { RecordedRequest, ScriptStep } from '../testing/index.js';
+import { anthropicLoop, toolCallingScript } from './agent-loops.test-utils.js';
+import { useProxyHarness } from './proxy-harness.test-utils.js';
+import { credentialHash, sessionKeyOf } from './session-identity.js';
+
+const startProxyOver = useProxyHarness();
+let directory: string | undefined;
+afterEach(async () => {
+  if (directory) await rm(directory, { recursive: true, force: true });
+  directory = undefined;
+});
+
+/** The same system prompt and first message for everyone, as two users of one agent would send. */
+const firstRequest = {
+  model: 'claude-test',
+  max_tokens: 200,
+  system: [{ type: 'text' as const, text: 'You are a coding agent.' }],
+  tools: [{ name: 'read_file', input_schema: { type: 'object' as const } }],
+  messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'Read every file.' }] }],
+};
+
+describe('session identity', () => {
+  it('keys differ by credential and by client session id, and never hold the credential', () => {
+    const body = { messages: [{ role: 'user', content: 'Hi' }] };
+    const alice = sessionKeyOf('anthropic', body, { 'x-api-key': 'sk-alice-secret' });
+    const bob = sessionKeyOf('anthropic', body, { 'x-api-key': 'sk-bob' });
+    expect(alice).not.toBe(bob);
+    expect(alice).not.toContain('sk-alice-secret');
+    expect(alice.startsWith(`key:${credentialHash({ 'x-api-key': 'sk-alice-secret' })}:`)).toBe(true);
+    const named = { 'x-agent-compact-session': 's' };
+    expect(sessionKeyOf('anthropic', body, { ...named, authorization: 'Bearer a' })).not.toBe(
+      sessionKeyOf('anthropic', body, { ...named, authorization: 'Bearer b' }),
+    );
+    const codex = (id: string) =>
+      sessionKeyOf(
+        'responses',
+        { input: [], client_metadata: { session_id: id } },
+        { authorization: 'Bearer k' },
+      );
+    expect(codex('one')).not.toBe(codex('two'));
+  });
+
+  it('--recall --archive: a second user with the same first message cannot recall the first one', async () => {
+    directory = await mkdtemp(join(tmpdir(), 'agent-compact-iso-'));
+    let phase: 'alice' | 'bob' = 'alice';
+    let bobCalled = false;
+    const script = (request: Omit<RecordedRequest, 'outcome'>): ScriptStep => {
+      if (phase === 'alice') return toolCallingScript(request);
+      if (bobCalled) return 'Done.';
+      bobCalled = true;
+      return { type: 'tool-calls', calls: [{ id: 'call_recall_1', name: 'recall', input: { id: 'r1' } }] };
+    };
+    const { server, proxy, records } = await startProxyOver(script, {
+      thresholds: { mid: 3000, hard: 6000 },
+      summarizer: 'extractive',
+      recall: true,
+      archive: createFileArchiveStore({ directory }),
+    });
+    await anthropicLoop(proxy.url, { turns: 10, apiKey: 'sk-alice', task: 'Read every file.' });
+    expect(records.some((record) => record.layer !== 'none')).toBe(true);
+    phase = 'bob';
+    const bob = new Anthropic({ apiKey: 'sk-bob', baseURL: proxy.url, maxRetries: 0 });
+    const answer = await bob.messages.create(firstRequest);
+    expect(JSON.stringify(answer.content)).toContain('Done.');
+    const followUp = JSON.stringify(server.requests.at(-1)?.body.messages);
+    expect(followUp).toContain('call_recall_1');
+    expect(followUp).not.toContain('output of step');
+    expect(followUp).toContain('no archived item');
+  });
+
+  it('runs two users with the same first message in parallel', async () => {
+    let arrived = 0;
+    let bothArrived: () => void = () => {};
+    const both = new Promise<void>((resolve) => {
+      bothArrived = resolve;
+    });
+    const { proxy } = await startProxyOver(async () => {
+      arrived += 1;
+      if (arrived === 2) bothArrived();
+      // The first answers only once the second is upstream too: a shared queue would never get there.
+      await both;
+      return 'Hello.';
+    });
+    const ask = (apiKey: string) =>
+      new Anthropic({ apiKey, baseURL: proxy.url, maxRetries: 0 }).messages.create(firstRequest);
+    const answers = await Promise.all([ask('sk-one'), ask('sk-two')]);
+    expect(answers.map((answer) => answer.content[0]?.type)).toEqual(['text', 'text']);
+  });
+});
+
+describe("the operator's summarizer", () => {
+  /** A request past the hard threshold in plain text turns (nothing for micro or mid to mask). */
+  const longRequest = {
+    model: 'claude-test',
+    max_tokens: 10,
+    messages: Array.from({ length: 12 }, (_, index) => ({
+      role: index % 2 === 0 ? 'user' : 'assistant',
+      content: `Turn ${index}: ${'a long paragraph of notes about the code. '.repeat(60)}`,
+    })).concat([{ role: 'user', content: 'Go on.' }]),
+  };
+
+  it.each([
+    ['with a key', { 'x-api-key': 'sk-user' }, true],
+    ['with no key', {}, false],
+  ])(
+    'a request %s: summarized by the operator model only when it has a key',
+    async (_name, key, summarized) => {
+      let summaries = 0;
+      const summarizer: SummaryModel = {
+        specificationVersion: 'v1',
+        provider: 'operator',
+        modelId: 'operator',
+        async summarize() {
+          summaries += 1;
+          return { text: '## Summary\nEarlier turns.' };
+        },
+      };
+      const { proxy } = await startProxyOver(['Hi.'], { thresholds: { mid: 1500, hard: 2500 }, summarizer });
+      await fetch(`${proxy.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...key },
+        body: JSON.stringify(longRequest),
+      }).then((response) => response.text());
+      expect(summaries > 0).toBe(summarized);
+    },
+  );
+});

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../core/conversation/types.js';
+import { measureSurvival, survivalKinds } from './survival.js';
+
+const toolUse = (id: string, name: string, input: unknown) => ({
+  type: 'tool_use' as const,
+  id,
+  name,
+  input,
+});
+const toolResult = (id: string, content: string, isError = false) => ({
+  type: 'tool_result' as const,
+  tool_use_id: id,
+  content,
+  ...(isError ? { is_error: true } : {}),
+});
+
+/** A history with two of every kind of fact, and a todo list that was replaced. */
+const history: Message[] = [
+  { role: 'user', content: 'Please fix the flaky checkout test in the cart package' },
+  {
+    role: 'assistant',
+    content: [
+      toolUse('t1', 'Read', { file_path: '/repo/cart/cart.go' }),
+      toolUse('t2', 'Read', { file_path: '/repo/cart/total.go' }),
+      toolUse('t3', 'Edit', { file_path: '/repo/cart/total.go', old_string: 'a', new_string: 'b' }),
+      toolUse('t4', 'Bash', {
+        command:
+          'go test ./cart/... -run TestCheckout -count=1 -race -v -timeout 60s -coverprofile=c.out\necho done',
+      }),
+      toolUse('t5', 'TodoWrite', { todos: [{ content: 'Old plan item', status: 'pending' }] }),
+    ],
+  },
+  {
+    role: 'user',
+    content: [
+      toolResult('t1', 'package cart'),
+      toolResult('t2', 'package cart'),
+      toolResult('t3', 'updated'),
+      toolResult('t4', 'Exit code 1\n--- FAIL: TestCheckout (0.01s)', true),
+      toolResult('t5', 'ok'),
+    ],
+  },
+  {
+    role: 'assistant',
+    content: [
+      toolUse('t6', 'TodoWrite', {
+        todos: [
+          { content: 'Fix rounding in total', status: 'in_progress' },
+          { content: 'Run the race detector', status: 'pending' },
+        ],
+      }),
+    ],
+  },
+  {
+    role: 'user',
+    content: [toolResult('t6', 'ok'), { type: 'text', text: 'also keep the API stable please' }],
+  },
+];
+
+describe('measureSurvival', () => {
+  it('counts every kind in the whole history as fully visible', () => {
+    const survival = measureSurvival(history, { messages: history });
+    expect(survival).toEqual({
+      'files-edited': { visible: 1, total: 1 },
+      'files-read': { visible: 2, total: 2 },
+      commands: { visible: 1, total: 1 },
+      'exit-codes': { visible: 1, total: 1 },
+      errors: { visible: 1, total: 1 },
+      todo: { visible: 2, total: 2 },
+      'user-messages': { visible: 2, total: 2 },
+      task: { visible: 1, total: 1 },
+    });
+  });
+
+  it('counts nothing visible in an unrelated summary, and only the latest todo list', () => {
+    const survival = measureSurvival(history, {
+      messages: [{ role: 'user', content: 'Summary: work went on.' }],
+    });
+    for (const kind of survivalKinds) expect(survival[kind].visible, kind).toBe(0);
+    expect(survival.todo.total).toBe(2);
+  });
+
+  it('reads a fact as visible by its rule: basename, command head, most of the words', () => {
+    const summary: Message = {
+      role: 'user',
+      content: [
+        'Edited total.go; read cart.go.',
+        'Ran go test ./cart/... -run TestCheckout -count=1 -race -v -timeout 60s (exit code 1): Exit code 1',
+        'Todo: Fix rounding in total; Run the race detector.',
+        'The user asked: please fix the flaky checkout test in cart package.',
+      ].join('\n'),
+    };
+    const survival = measureSurvival(history, { messages: [summary] });
+    expect(survival['files-edited'].visible).toBe(1);
+    expect(survival['files-read'].visible).toBe(2);
+    expect(survival.commands.visible).toBe(1);
+    expect(survival['exit-codes'].visible).toBe(1);
+    expect(survival.errors.visible).toBe(1);
+    expect(survival.todo.visible).toBe(2);
+    // The task keeps 8 of its 9 words; "also keep the API stable" is gone.
+    expect(survival.task.visible).toBe(1);
+    expect(survival['user-messages']).toEqual({ visible: 1, total: 2 });
+  });
+
+  it('a summary without a todo list keeps none of it, and a history without one has none to keep', () => {
+    const noTodo = history.slice(0, 1);
+    expect(measureSurvival(noTodo, { messages: [] }).todo).toEqual({ visible: 0, total: 0 });
+    expect(
+      measureSurvival(history, { messages: [{ role: 'user', content: 'Edited total.go' }] }).todo,
+    ).toEqual({
+      visible: 0,
+      total: 2,
+    });
+  });
+
+  it('reads Codex calls: exec_command commands, apply_patch files, update_plan items', () => {
+    const codex: Message[] = [
+      { role: 'user', content: 'add a flag' },
+      {
+        role: 'assistant',
+        content: [
+          toolUse('c1', 'exec_command', { cmd: 'go build ./...' }),
+          toolUse('c2', 'apply_patch', '*** Begin Patch\n*** Update File: /repo/main.go\n@@\n*** End Patch'),
+          toolUse('c3', 'update_plan', { plan: [{ step: 'Add the flag', status: 'in_progress' }] }),
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          toolResult('c1', 'Process exited with code 2\nmain.go:3: undefined: dryRun'),
+          toolResult('c2', 'ok'),
+          toolResult('c3', 'ok'),
+        ],
+      },
+    ];
+    const survival = measureSurvival(codex, { messages: codex });
+    expect(survival.commands).toEqual({ visible: 1, total: 1 });
+    expect(survival['files-edited']).toEqual({ visible: 1, total: 1 });
+    expect(survival.todo).toEqual({ visible: 1, total: 1 });
+    expect(survival['exit-codes']).toEqual({ visible: 1, total: 1 });
+    expect(survival.errors).toEqual({ visible: 1, total: 1 });
+  });
+});

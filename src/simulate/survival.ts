@@ -1,0 +1,269 @@
+/**
+ * Survival probes: of the facts a history holds, how many a request made after compacting it still
+ * shows as text. The same rules for every strategy and for the agents' own compactions (written
+ * down in docs/simulate.md):
+ *
+ * - `files-edited`: basenames of the paths of `Edit`, `Write`, `MultiEdit` (and `NotebookEdit`,
+ *   `write_file`, `edit_file`) calls, and of the files a Codex `apply_patch` adds, updates or deletes;
+ * - `files-read`: basenames of the paths of `Read` (and `read_file`, `view`) calls;
+ * - `commands`: the command of `Bash`, `exec_command` and `shell` calls: first line, whitespace
+ *   collapsed, first {@link commandFactLength} characters;
+ * - `exit-codes`: each non-zero exit code a tool result states (see `key-facts.ts` for the notations);
+ * - `errors`: the first line of each `is_error` result, else of each result with a non-zero exit
+ *   code, first {@link errorFactLength} characters;
+ * - `todo`: the items of the latest todo or plan list (Claude Code `TodoWrite` `todos[].content`,
+ *   Codex `update_plan` `plan[].step`, `write_todos` `todos[]`), first {@link todoFactLength} characters;
+ * - `user-messages`: each message the user typed (user text that is not a tool result, a
+ *   `<system-reminder>` or other harness markup): visible when {@link MOST_WORDS} of its distinct
+ *   words of three letters or more appear in the request;
+ * - `task`: the first of those messages, by the same rule.
+ *
+ * Each fact is counted once per kind (the same command run twice is one fact). Text facts are
+ * visible when they are a substring of the request's text (escape codes removed, whitespace
+ * collapsed; see `requestText`).
+ */
+import {
+  contentBlocks,
+  type Message,
+  type SystemPrompt,
+  type ToolResultBlock,
+  type ToolUseBlock,
+} from '../core/conversation/types.js';
+import {
+  collapseWhitespace,
+  errorFactLength,
+  exitCodeOf,
+  firstErrorLine,
+  isFactVisible,
+  requestText,
+  toolResultText,
+} from './key-facts.js';
+
+/** Commands are cut to this many characters (issue #18: "first line, first 60 characters"). */
+export const commandFactLength = 60;
+/** Todo items are cut to this many characters: the head names the item. */
+export const todoFactLength = 60;
+/** A user message is visible when this share of its distinct words is in the request. */
+export const MOST_WORDS = 0.8;
+
+/** The kinds of fact, in report order. */
+export const survivalKinds = [
+  'files-edited',
+  'files-read',
+  'commands',
+  'exit-codes',
+  'errors',
+  'todo',
+  'user-messages',
+  'task',
+] as const;
+
+/** A kind of fact. */
+export type SurvivalKind = (typeof survivalKinds)[number];
+
+/** How many facts of one kind the history held and the request still shows. */
+export interface SurvivalCount {
+  visible: number;
+  total: number;
+}
+
+/** Survival per kind. */
+export type Survival = Record<SurvivalKind, SurvivalCount>;
+
+/** A request as far as survival needs it. */
+export interface SurvivalRequest {
+  system?: SystemPrompt | undefined;
+  messages: readonly Message[];
+}
+
+const editTools = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'write_file', 'edit_file']);
+const readTools = new Set(['Read', 'read_file', 'view']);
+const commandTools = new Set(['Bash', 'bash', 'exec_command', 'shell', 'local_shell']);
+const patchFilePattern = /^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm;
+const wordPattern = /[\p{L}\p{N}_]{3,}/gu;
+
+/** No facts yet: the start of a sum. */
+export function emptySurvival(): Survival {
+  const survival = {} as Survival;
+  for (const kind of survivalKinds) survival[kind] = { visible: 0, total: 0 };
+  return survival;
+}
+
+/** Adds one survival count into a running total. */
+export function addSurvival(total: Survival, survival: Survival): void {
+  for (const kind of survivalKinds) {
+    total[kind].visible += survival[kind].visible;
+    total[kind].total += survival[kind].total;
+  }
+}
+
+/** The facts of a history, per kind (see the module comment). */
+export interface HistoryFacts {
+  text: Record<Exclude<SurvivalKind, 'exit-codes' | 'user-messages' | 'task'>, Set<string>>;
+  exitCodes: Set<string>;
+  userMessages: string[];
+}
+
+/**
+ * Measures what of `history` the `request` still shows, per kind.
+ *
+ * @example
+ * const survival = measureSurvival(historyBefore, { system, messages: compacted });
+ * console.log(survival.commands.visible / survival.commands.total);
+ */
+export function measureSurvival(history: readonly Message[], request: SurvivalRequest): Survival {
+  const facts = historyFacts(history);
+  const text = requestText(request.system, request.messages);
+  const words = new Set((text.toLowerCase().match(wordPattern) ?? []) as string[]);
+  const survival = emptySurvival();
+  for (const kind of ['files-edited', 'files-read', 'commands', 'errors', 'todo'] as const) {
+    for (const fact of facts.text[kind]) {
+      survival[kind].total++;
+      if (text.includes(fact)) survival[kind].visible++;
+    }
+  }
+  for (const code of facts.exitCodes) {
+    survival['exit-codes'].total++;
+    if (isFactVisible({ kind: 'exit-code', text: code }, text)) survival['exit-codes'].visible++;
+  }
+  facts.userMessages.forEach((message, index) => {
+    const visible = mostWordsVisible(message, words) ? 1 : 0;
+    survival['user-messages'].total++;
+    survival['user-messages'].visible += visible;
+    if (index === 0) survival.task = { visible, total: 1 };
+  });
+  return survival;
+}
+
+/** The facts of a history (see the module comment). */
+export function historyFacts(history: readonly Message[]): HistoryFacts {
+  const facts: HistoryFacts = {
+    text: {
+      'files-edited': new Set(),
+      'files-read': new Set(),
+      commands: new Set(),
+      errors: new Set(),
+      todo: new Set(),
+    },
+    exitCodes: new Set(),
+    userMessages: [],
+  };
+  let latestTodos: string[] | undefined;
+  for (const message of history) {
+    if (message.role === 'user') {
+      const typed = typedText(message);
+      if (typed !== undefined) facts.userMessages.push(typed);
+    }
+    for (const block of contentBlocks(message)) {
+      if (block.type === 'tool_use') latestTodos = toolUseFacts(block as ToolUseBlock, facts) ?? latestTodos;
+      else if (block.type === 'tool_result') toolResultFacts(block as ToolResultBlock, facts);
+    }
+  }
+  for (const item of latestTodos ?? []) facts.text.todo.add(item);
+  return facts;
+}
+
+/** Records a call's files and command; returns its todo list when it writes one. */
+function toolUseFacts(block: ToolUseBlock, facts: HistoryFacts): string[] | undefined {
+  const name = String(block.name ?? '');
+  const input = inputObject(block.input);
+  const path = firstString(input, ['file_path', 'path', 'notebook_path', 'filePath']);
+  if (editTools.has(name) && path !== undefined) facts.text['files-edited'].add(basename(path));
+  if (readTools.has(name) && path !== undefined) facts.text['files-read'].add(basename(path));
+  if (name === 'apply_patch') {
+    const patch =
+      typeof block.input === 'string' ? block.input : (firstString(input, ['input', 'patch']) ?? '');
+    for (const match of patch.matchAll(patchFilePattern)) facts.text['files-edited'].add(basename(match[1]!));
+  }
+  if (commandTools.has(name)) {
+    const command = commandOf(input);
+    if (command !== undefined) facts.text.commands.add(cutLine(command, commandFactLength));
+  }
+  return todoItems(name, input);
+}
+
+function toolResultFacts(block: ToolResultBlock, facts: HistoryFacts): void {
+  const text = toolResultText(block);
+  const exitCode = exitCodeOf(text);
+  if (exitCode !== undefined) facts.exitCodes.add(String(exitCode));
+  let errorLine: string | undefined;
+  if (block.is_error === true)
+    errorLine = cutLine(text.split('\n').find((line) => line.trim() !== '') ?? '', errorFactLength);
+  else if (exitCode !== undefined) errorLine = firstErrorLine(text);
+  if (errorLine !== undefined && errorLine !== '') facts.text.errors.add(errorLine);
+}
+
+function todoItems(name: string, input: Record<string, unknown>): string[] | undefined {
+  const list =
+    name === 'update_plan'
+      ? input.plan
+      : name === 'TodoWrite' || name === 'write_todos'
+        ? input.todos
+        : undefined;
+  if (!Array.isArray(list)) return undefined;
+  const items: string[] = [];
+  for (const item of list) {
+    const text =
+      typeof item === 'string'
+        ? item
+        : firstString(inputObject(item), ['content', 'step', 'description', 'title']);
+    if (text !== undefined && collapseWhitespace(text) !== '') items.push(cutLine(text, todoFactLength));
+  }
+  return items;
+}
+
+/** The text the user typed in a message, or undefined when it holds none (tool results, markup). */
+function typedText(message: Message): string | undefined {
+  const parts: string[] = [];
+  for (const block of contentBlocks(message)) {
+    if (block.type === 'text') parts.push(String(block.text ?? ''));
+  }
+  const text = parts
+    .join('\n')
+    .replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '')
+    .trim();
+  if (text === '' || text.startsWith('<') || text.startsWith('Caveat:')) return undefined;
+  return text;
+}
+
+function mostWordsVisible(message: string, words: ReadonlySet<string>): boolean {
+  const own = new Set((message.toLowerCase().match(wordPattern) ?? []) as string[]);
+  if (own.size === 0) return true;
+  let present = 0;
+  for (const word of own) if (words.has(word)) present++;
+  return present / own.size >= MOST_WORDS;
+}
+
+function commandOf(input: Record<string, unknown>): string | undefined {
+  const command = input.command ?? input.cmd;
+  if (typeof command === 'string') return command;
+  if (Array.isArray(command) && command.every((part) => typeof part === 'string')) {
+    // Codex `shell` calls wrap the command as ["bash", "-lc", "…"]: the script is the command.
+    return command.length === 3 && command[1] === '-lc' ? command[2] : command.join(' ');
+  }
+  return undefined;
+}
+
+function inputObject(input: unknown): Record<string, unknown> {
+  return typeof input === 'object' && input !== null && !Array.isArray(input)
+    ? (input as Record<string, unknown>)
+    : {};
+}
+
+function firstString(input: Record<string, unknown>, keys: readonly string[]): string | undefined {
+  for (const key of keys) {
+    const value = input[key];
+    if (typeof value === 'string' && value.trim() !== '') return value;
+  }
+  return undefined;
+}
+
+function basename(path: string): string {
+  const trimmed = path.trim().replace(/[/\\]+$/, '');
+  return trimmed.slice(Math.max(trimmed.lastIndexOf('/'), trimmed.lastIndexOf('\\')) + 1);
+}
+
+function cutLine(text: string, length: number): string {
+  const line = collapseWhitespace(text.split('\n').find((candidate) => candidate.trim() !== '') ?? '');
+  return line.length > length ? line.slice(0, length) : line;
+}
