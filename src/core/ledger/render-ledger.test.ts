@@ -22,7 +22,7 @@ describe('renderLedger', () => {
     });
     expect(text).toMatchInlineSnapshot(`
       "<session_ledger>
-      Facts the compactor recorded from the tool calls and the messages (not written by the summarizer; tN = assistant turn N, rN = recall id).
+      Recorded by the compactor, not the summarizer (tN = assistant turn N, rN = recall id).
       ## Plan in force (TodoWrite, t6, verbatim)
       - [completed] Reproduce the parser failure
       - [completed] Fix parseHeader off-by-one

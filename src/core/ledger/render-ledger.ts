@@ -10,9 +10,7 @@ const COMMAND_CHARS = 80;
 const PLAN_ITEM_CHARS = 300;
 
 export const ledgerOpen = '<session_ledger';
-const header =
-  'Facts the compactor recorded from the tool calls and the messages (not written by the summarizer; ' +
-  'tN = assistant turn N, rN = recall id).';
+const header = 'Recorded by the compactor, not the summarizer (tN = assistant turn N, rN = recall id).';
 
 /** How a ledger is rendered: its budget and where the originals of dropped lines can be recalled. */
 export interface RenderLedgerOptions {

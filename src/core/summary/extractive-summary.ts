@@ -17,6 +17,8 @@ const DEFAULT_MAX_TOKENS = 2000;
 const TASK_CHARS = 2000;
 const USER_MESSAGE_CHARS = 400;
 const LAST_NOTE_CHARS = 800;
+/** Beside the ledger the note is the narrative's only fact: shorter keeps the context small. */
+const LEDGER_NOTE_CHARS = 400;
 const PATH_CHARS = 200;
 /** Lines are cut to this when the summary still does not fit after dropping lines. */
 const TIGHT_LINE_CHARS = 200;
@@ -112,7 +114,10 @@ export function extractiveSummary(
     add('Task and constraints', `- Focus: ${shortenLine(focus, USER_MESSAGE_CHARS)}`);
   for (const path of files) add('Files touched', `- ${path}`);
   if (lastAssistantText)
-    add('Current state', `- Last assistant note: ${shortenLine(lastAssistantText, LAST_NOTE_CHARS)}`);
+    add(
+      'Current state',
+      `- Last assistant note: ${shortenLine(lastAssistantText, factsInLedger ? LEDGER_NOTE_CHARS : LAST_NOTE_CHARS)}`,
+    );
   if (factsInLedger) {
     // The ledger beside it holds the facts: only the narrative sections that have something.
     for (const [section, lines] of sections) if (lines.length === 0) sections.delete(section);
