@@ -1,4 +1,5 @@
 import { hashText } from '../_internal/archive-ids.js';
+import { fingerprintMessage } from '../_internal/fingerprint.js';
 import { keyArgument, toolOutcome } from '../_internal/placeholder.js';
 import { shortenLine, toolResultText } from '../_internal/text.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../conversation/types.js';
@@ -51,6 +52,14 @@ export class LedgerRecorder {
     let common = 0;
     const limit = Math.min(this.snapshot.length, messages.length);
     while (common < limit && this.snapshot[common] === messages[common]) common++;
+    // A caller that sends copies (a proxy, a fleet worker) repeats what was recorded: the same
+    // content, not the same objects. Compared by content, so every process records the same.
+    while (
+      common < limit &&
+      fingerprintMessage(this.snapshot[common]!) === fingerprintMessage(messages[common]!)
+    ) {
+      common++;
+    }
     if (common < this.snapshot.length) this.snapshot = this.snapshot.slice(0, common);
     for (let index = common; index < messages.length; index++) {
       const message = messages[index]!;
