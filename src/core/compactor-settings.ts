@@ -41,7 +41,7 @@ const DEFAULT_MAX_SUMMARY_TOKENS = 2000;
  * (`node dist/bench/survival-dev.js`, BENCHMARKS.md) 2,000 keeps the median compacted context under
  * Claude Code's own summary (2,645 o200k tokens); 2,200 went over it (2,767).
  */
-const DEFAULT_LEDGER_TOKENS = 2000;
+const DEFAULT_LEDGER_TOKENS = 2600;
 /**
  * Files back is off by default: five files within 2,000 tokens (as Claude Code puts back up to five)
  * added about 1,650 tokens to the median compacted context on the same sessions, over Claude Code's.

@@ -17,8 +17,8 @@ describe('the session ledger through maybeCompact', () => {
       '[in_progress] Run the whole suite',
       '[completed] Fix parseHeader off-by-one',
       'npm test -- parser → exit 1: Exit code 1 — FAIL src/parser.test.ts',
-      't7 npm test',
-      'parser.ts edit t4',
+      '- npm test\n',
+      'parser.ts edit',
       'Also keep the public API unchanged please.',
     ])
       expect(head).toContain(fact);

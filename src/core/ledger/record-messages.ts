@@ -103,10 +103,18 @@ function recordMessage(
       const text = block.text;
       if (text.trim() === '' || text === bridgeText || seenUserTexts.has(text)) continue;
       if (ownTextPrefixes.some((prefix) => text.startsWith(prefix))) continue;
+      // Harness markup (Claude Code's `<command-name>`, `<bash-stdout>`, `Caveat:` lines) and
+      // injected reminders are not words the user typed.
+      if (isHarnessText(text)) continue;
       seenUserTexts.add(text);
       state.userMessages.push({ turn: state.turn + 1, text });
     }
   }
+}
+
+function isHarnessText(text: string): boolean {
+  const typed = text.replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '').trim();
+  return typed === '' || typed.startsWith('<') || typed.startsWith('Caveat:');
 }
 
 function recordToolUse(state: LedgerState, use: ToolUseBlock, seenCalls: Set<string>): void {

@@ -32,12 +32,12 @@ describe('renderLedger', () => {
       - t6: Also keep the public API unchanged please.
       - t9: Great, now write a changelog entry.
       ## Files changed (under /repo/src/)
-      - parser.ts edit t4
-      ## Files read (under /repo/src/)
-      - lexer.ts t5 r7
+      - parser.ts edit
+      ## Files read (same root)
+      - lexer.ts r7
       ## Commands (exit status: first error line)
-      - t3 npm test -- parser → exit 1: Exit code 1 — FAIL src/parser.test.ts
-      - t7 npm test
+      - npm test -- parser → exit 1: Exit code 1 — FAIL src/parser.test.ts
+      - npm test
       </session_ledger>"
     `);
   });
@@ -57,12 +57,23 @@ describe('renderLedger', () => {
     expect(counter.countText(text)).toBeLessThanOrEqual(300);
     expect(text).toContain('[in_progress] Run the whole suite');
     expect(text).toContain('npm test -- parser → exit 1');
-    expect(text).toContain('t7 npm test');
+    expect(text).toContain('- npm test\n');
     expect(text).toMatch(/\(\d+ earlier not shown; recall r1\)/);
     expect(text).not.toMatch(/ls dir49\b/);
   });
 
   it('is undefined for an empty ledger', () => {
     expect(renderLedger(createLedgerState(), { maxTokens: 100, counter })).toBeUndefined();
+  });
+
+  it('keeps a typed message whole and a loaded skill by its first line', () => {
+    const state = createLedgerState();
+    const typed = `Please refactor the parser. ${'Keep every public name as it is. '.repeat(30)}`;
+    const skill = `Base directory for this skill: /skills/writing-plans # Writing Plans ${'Write the plan. '.repeat(100)}`;
+    state.userMessages.push({ turn: 1, text: typed }, { turn: 2, text: skill });
+    const text = renderLedger(state, { maxTokens: 5000, counter })!;
+    expect(text).toContain(typed.trim());
+    expect(text).toContain('- t2: Base directory for this skill: /skills/writing-plans');
+    expect(text).not.toContain('Write the plan. '.repeat(10));
   });
 });

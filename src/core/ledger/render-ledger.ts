@@ -2,10 +2,15 @@ import { escapeReservedTags, shortenLine } from '../_internal/text.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { LedgerCommand, LedgerFile, LedgerState } from './ledger-state.js';
 
-/** A long user message is cut to this many characters (the whole one is in the archive). */
-const USER_MESSAGE_CHARS = 700;
-/** Commands are shown to this many characters: the probe of a command is its first 60. */
-const COMMAND_CHARS = 80;
+/**
+ * A user message is kept whole up to this many characters (instructions are what users complain
+ * compaction loses); a longer one is a paste, cut with the whole of it in the archive.
+ */
+const USER_MESSAGE_CHARS = 2400;
+/** What is kept of a loaded skill or a long paste: the line that says what it is. */
+const PASTE_CHARS = 160;
+/** Commands are shown to this many characters: enough to tell one from another. */
+const COMMAND_CHARS = 64;
 /** Plan items are verbatim up to this many characters each. */
 const PLAN_ITEM_CHARS = 300;
 
@@ -95,13 +100,15 @@ function ledgerSections(
       entry.exitCode !== undefined ? ` → exit ${entry.exitCode}` : entry.failed ? ' → failed' : '';
     const error = entry.errorLine ? `: ${entry.errorLine}` : '';
     const runs = entry.runs > 1 ? ` ×${entry.runs}` : '';
-    return `- t${entry.turn} ${shortenLine(entry.command, COMMAND_CHARS)}${runs}${status}${error}${recall(entry.toolUseId)}`;
+    // A run that went well says all there is in its line; a failed one names where its output is.
+    const where = entry.failed ? recall(entry.toolUseId) : '';
+    return `- ${shortenLine(entry.command, COMMAND_CHARS)}${runs}${status}${error}${where}`;
   };
   const root = commonDirectory(state.files.map((file) => file.path));
   const fileLine = (file: LedgerFile) => {
     const action = file.changed && file.action === 'read' ? 'changed, read' : file.action;
     const shown = file.changed ? `${action} ` : '';
-    return `- ${file.path.slice(root.length)} ${shown}t${file.turn}${recall(file.toolUseId)}`;
+    return `- ${file.path.slice(root.length)}${shown ? ` ${shown.trim()}` : ''}${recall(file.toolUseId)}`;
   };
   const plan = state.plan;
   const section = (title: string, lines: string[]): Section => ({ title, lines, dropped: 0 });
@@ -112,16 +119,14 @@ function ledgerSections(
     ),
     section(
       'Messages the user typed (verbatim)',
-      state.userMessages.map(
-        (message) => `- t${message.turn}: ${shortenLine(message.text, USER_MESSAGE_CHARS)}`,
-      ),
+      state.userMessages.map((message) => `- t${message.turn}: ${userLine(message.text)}`),
     ),
     section(
       `Files changed${root ? ` (under ${root})` : ''}`,
       state.files.filter((file) => file.changed).map(fileLine),
     ),
     section(
-      `Files read${root ? ` (under ${root})` : ''}`,
+      `Files read${root ? ' (same root)' : ''}`,
       state.files.filter((file) => !file.changed).map(fileLine),
     ),
     section('Commands (exit status: first error line)', state.commands.map(commandLine)),
@@ -151,6 +156,12 @@ function ledgerSections(
     ...indices(changed),
   ];
   return { sections, dropOrder };
+}
+
+/** A typed message whole; a loaded skill or an over-long paste by its first line. */
+function userLine(text: string): string {
+  const pasted = text.startsWith('Base directory for this skill:') || text.length > USER_MESSAGE_CHARS;
+  return shortenLine(text, pasted ? PASTE_CHARS : USER_MESSAGE_CHARS);
 }
 
 /** The directory every path starts with (ending in `/`), so long absolute paths are written once. */
