@@ -72,7 +72,7 @@ export interface HardOptions {
    * line, the plan or todo list verbatim, every message the user typed), sent after the summary
    * in a `<session_ledger>` block and given to a model summarizer as ground truth. Over budget,
    * the oldest successful commands and files read go first. `0` turns the ledger off.
-   * @default 2600 (measured: the median compacted context stays under Claude Code's own summary)
+   * @default 2600 (measured on real Claude Code sessions: see BENCHMARKS.md, section 9)
    */
   ledgerTokens?: number;
   /**
