@@ -71,7 +71,7 @@ export function valueForSchema(schema: unknown): unknown {
 }
 
 /** The script: JSON answers to JSON-mode calls, `steps` shell calls on the main turn, then "Done.". */
-function geminiScript(steps: number) {
+export function geminiScript(steps: number) {
   let step = 0;
   return (request: Omit<RecordedRequest, 'outcome'>): ScriptStep => {
     if (isSummary(request))
@@ -92,7 +92,7 @@ function geminiScript(steps: number) {
 }
 
 /** A scratch HOME whose settings pick API-key auth, so the CLI neither prompts nor opens a browser. */
-async function geminiHome(workspace: string): Promise<string> {
+export async function geminiHome(workspace: string): Promise<string> {
   const home = join(workspace, '.gemini-home');
   await mkdir(join(home, '.gemini'), { recursive: true });
   const settings = { security: { auth: { selectedType: 'gemini-api-key' } } };

@@ -11,7 +11,7 @@ import { allowsSystemMessages, MID_CONVERSATION_SYSTEM_BETA } from '../core/conv
 import { type ProxyRequestRecord, startProxy } from '../proxy/index.js';
 import { type RecordedRequest, type ScriptStep, startScriptedModelServer } from '../testing/index.js';
 import { checkAgainstBaseline, checkTraffic, type E2ECheck, type E2ETraffic } from './e2e-checks.js';
-import { geminiCli } from './gemini-run.js';
+import { geminiCli, geminiHome, geminiScript } from './gemini-run.js';
 import { type HopRequest, startHttpHop } from './http-hop.js';
 import { installAgents } from './install-agents.js';
 import { codexHome, wrappedRun } from './wrap-runs.js';
@@ -300,4 +300,13 @@ if (typeof codexTraffic !== 'string') {
   });
   passed = report('agent-compact wrap -- codex exec', wrappedCodex) && passed;
 }
+const wrappedGemini = await wrappedRun({
+  agent: agents.gemini,
+  args: ['-p', task, '--yolo'],
+  env: { GEMINI_API_KEY: 'gemini-e2e-dummy', GEMINI_CLI_TRUST_WORKSPACE: 'true' },
+  prepare: async (workspace) => ({ HOME: await geminiHome(workspace) }),
+  script: geminiScript(STEPS),
+  thresholds: THRESHOLDS,
+});
+passed = report('agent-compact wrap -- gemini -p', wrappedGemini) && passed;
 process.exitCode = passed ? 0 : 1;
