@@ -71,16 +71,6 @@ export {
   responsesDataOf,
   toResponsesInput,
 } from './core/conversation/responses-format.js';
-export {
-  type FromGeminiOptions,
-  type FromGeminiResult,
-  fromGeminiContents,
-  GEMINI_DATA_KEY,
-  type GeminiBlockData,
-  geminiDataOf,
-} from './core/wire/gemini/gemini-format.js';
-export type { GeminiContent, GeminiPart, GeminiUsageMetadata } from './core/wire/gemini/gemini-types.js';
-export { toGeminiContents } from './core/wire/gemini/gemini-write.js';
 export type {
   ResponsesCallOutputItem,
   ResponsesCompactionItem,
@@ -166,3 +156,13 @@ export { createMemoizedCounter, type MemoizedCounterOptions } from './core/token
 export { countMessageTokens, countSystemTokens } from './core/tokens/message-tokens.js';
 export type { TokenCounter } from './core/tokens/token-counter.js';
 export { countToolTokens, type ToolDefinition } from './core/tokens/tool-tokens.js';
+export {
+  type FromGeminiOptions,
+  type FromGeminiResult,
+  fromGeminiContents,
+  GEMINI_DATA_KEY,
+  type GeminiBlockData,
+  geminiDataOf,
+} from './core/wire/gemini/gemini-format.js';
+export type { GeminiContent, GeminiPart, GeminiUsageMetadata } from './core/wire/gemini/gemini-types.js';
+export { toGeminiContents } from './core/wire/gemini/gemini-write.js';
