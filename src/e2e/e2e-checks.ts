@@ -14,7 +14,7 @@ export interface E2ECheck {
 
 /** The request bodies of one agent conversation, from the client side and the server side. */
 export interface E2ETraffic {
-  api: 'anthropic' | 'responses';
+  api: 'anthropic' | 'responses' | 'gemini';
   exitCode: number | null;
   /** What the agent sent to the proxy (its main conversation only). */
   client: HopRequest[];
@@ -36,12 +36,8 @@ const invalidOutcomes = new Set([
 
 /** The checks of the issue: exit 0, every request valid, compaction fired, prefix stable. */
 export function checkTraffic(traffic: E2ETraffic): E2ECheck[] {
-  const conversationOf = (body: Record<string, unknown> | undefined) =>
-    ((traffic.api === 'anthropic' ? body?.messages : body?.input) as unknown[] | undefined) ?? [];
-  // Only model API calls count; a client's HEAD / connectivity probe is not a request to validate.
-  const apiRequests = traffic.allServer.filter(
-    (request) => request.method === 'POST' && request.path.startsWith('/v1/'),
-  );
+  const conversationOf = (body: Record<string, unknown> | undefined) => conversation(traffic.api, body);
+  const apiRequests = modelCalls(traffic);
   const invalid = apiRequests.filter((request) => invalidOutcomes.has(request.outcome));
   const tokens = (body: Record<string, unknown> | undefined) => bodyTokens(traffic.api, body ?? {});
   const clientMax = Math.max(0, ...traffic.client.map((request) => tokens(request.body)));
@@ -78,9 +74,59 @@ export function checkTraffic(traffic: E2ETraffic): E2ECheck[] {
   ];
 }
 
+/** Most prefix rewrites a run may make (the issue's bound for the Gemini CLI run). */
+const MAX_PREFIX_REWRITES = 4;
+/** The largest request through the proxy, as a share of the largest in the same run without it. */
+const MAX_PEAK_RATIO = 0.85;
+
+/**
+ * The checks against the same run without the proxy: the largest request the server saw is at
+ * most 85% of the baseline's, and at most 4 requests rewrote the prefix the one before sent
+ * (each throws away the prompt cache from that point).
+ */
+export function checkAgainstBaseline(traffic: E2ETraffic, baseline: E2ETraffic): E2ECheck[] {
+  const peak = (run: E2ETraffic) =>
+    Math.max(0, ...run.server.map((request) => bodyTokens(run.api, request.body)));
+  const proxied = peak(traffic);
+  const direct = peak(baseline);
+  const rewrites: number[] = [];
+  for (let index = 1; index < traffic.server.length; index += 1) {
+    const before = conversation(traffic.api, traffic.server[index - 1]?.body).map(fingerprintMessage);
+    const after = conversation(traffic.api, traffic.server[index]?.body).map(fingerprintMessage);
+    if (before.length > after.length || before.some((item, position) => item !== after[position]))
+      rewrites.push(index);
+  }
+  return [
+    {
+      name: `the largest request is at most ${MAX_PEAK_RATIO * 100}% of the run without the proxy`,
+      passed: baseline.exitCode === 0 && direct > 0 && proxied <= direct * MAX_PEAK_RATIO,
+      detail: `${proxied} tokens through the proxy, ${direct} without (${direct > 0 ? ((100 * proxied) / direct).toFixed(1) : '?'}%; baseline exit ${baseline.exitCode})`,
+    },
+    {
+      name: `at most ${MAX_PREFIX_REWRITES} prefix rewrites`,
+      passed: rewrites.length <= MAX_PREFIX_REWRITES && traffic.server.length > 1,
+      detail: `${rewrites.length} of ${traffic.server.length - 1} requests${rewrites.length ? ` (at ${rewrites.join(', ')})` : ''}`,
+    },
+  ];
+}
+
+/** The model API calls the server received (a client's HEAD / connectivity probe is not one). */
+function modelCalls(traffic: E2ETraffic): RecordedRequest[] {
+  return traffic.allServer.filter(
+    (request) =>
+      request.method === 'POST' && (request.path.startsWith('/v1/') || request.path.startsWith('/v1beta/')),
+  );
+}
+
+/** The conversation array of a request body in the run's API. */
+function conversation(api: E2ETraffic['api'], body: Record<string, unknown> | undefined): unknown[] {
+  const field = api === 'anthropic' ? body?.messages : api === 'gemini' ? body?.contents : body?.input;
+  return Array.isArray(field) ? field : [];
+}
+
 /** Tokens of a request body by the scripted server's deterministic estimate. */
-function bodyTokens(api: 'anthropic' | 'responses', body: Record<string, unknown>): number {
-  return api === 'anthropic'
-    ? estimateRequestTokens('anthropic', body)
-    : estimateTokens([body.instructions ?? '', body.input ?? [], body.tools ?? []]);
+function bodyTokens(api: E2ETraffic['api'], body: Record<string, unknown>): number {
+  return api === 'responses'
+    ? estimateTokens([body.instructions ?? '', body.input ?? [], body.tools ?? []])
+    : estimateRequestTokens(api, body);
 }

@@ -1,4 +1,4 @@
-// `npm run e2e`: the real Claude Code and the real Codex CLI run a multi-step task in a scratch
+// `npm run e2e`: the real Claude Code, Codex CLI and Gemini CLI run a multi-step task in a scratch
 // workspace through `agent-compact proxy`, in front of the scripted model server scripted to drive
 // tool calls. Passes when each agent exits 0, every request the server receives is valid,
 // compaction fired and the upstream prefix stays byte-stable between compactions. The agents are
@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { allowsSystemMessages, MID_CONVERSATION_SYSTEM_BETA } from '../core/conversation/validate.js';
 import { type ProxyRequestRecord, startProxy } from '../proxy/index.js';
 import { type RecordedRequest, type ScriptStep, startScriptedModelServer } from '../testing/index.js';
-import { checkTraffic, type E2ECheck, type E2ETraffic } from './e2e-checks.js';
+import { checkAgainstBaseline, checkTraffic, type E2ECheck, type E2ETraffic } from './e2e-checks.js';
+import { geminiCli, geminiHome, geminiScript } from './gemini-run.js';
 import { type HopRequest, startHttpHop } from './http-hop.js';
 import { installAgents } from './install-agents.js';
 import { codexHome, wrappedRun } from './wrap-runs.js';
@@ -251,6 +252,15 @@ console.log(`  note mid-conversation system messages: ${systemMessageRequests(cl
 const codexTraffic = await codex(agents.codex);
 if (typeof codexTraffic === 'string') console.log(`\nCodex: skipped — ${codexTraffic}`);
 else passed = report('Codex', checkTraffic(codexTraffic)) && passed;
+// Gemini CLI twice: without the proxy (the baseline its peak request is held against), then through it.
+const geminiOptions = { command: agents.gemini, steps: STEPS, thresholds: THRESHOLDS, runAgent };
+const geminiDirect = await geminiCli(geminiOptions, false);
+const geminiTraffic = await geminiCli(geminiOptions, true);
+passed =
+  report('Gemini CLI', [
+    ...checkTraffic(geminiTraffic),
+    ...checkAgainstBaseline(geminiTraffic, geminiDirect),
+  ]) && passed;
 
 // The same tasks under `agent-compact wrap`, which starts its own proxy and points each agent at it.
 const task = `Write ${STEPS} files of numbers with the shell, one per step, then say Done.`;
@@ -290,4 +300,13 @@ if (typeof codexTraffic !== 'string') {
   });
   passed = report('agent-compact wrap -- codex exec', wrappedCodex) && passed;
 }
+const wrappedGemini = await wrappedRun({
+  agent: agents.gemini,
+  args: ['-p', task, '--yolo'],
+  env: { GEMINI_API_KEY: 'gemini-e2e-dummy', GEMINI_CLI_TRUST_WORKSPACE: 'true' },
+  prepare: async (workspace) => ({ HOME: await geminiHome(workspace) }),
+  script: geminiScript(STEPS),
+  thresholds: THRESHOLDS,
+});
+passed = report('agent-compact wrap -- gemini -p', wrappedGemini) && passed;
 process.exitCode = passed ? 0 : 1;

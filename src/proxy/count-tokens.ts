@@ -1,7 +1,8 @@
 /**
- * `POST /v1/messages/count_tokens` counts what the proxy would send for that conversation: the
- * session's own compacted history plus the client's new messages, not the client's full history
- * (which the usage of the real requests would then contradict).
+ * `POST /v1/messages/count_tokens` and Gemini's `POST …/models/{model}:countTokens` count what the
+ * proxy would send for that conversation: the session's own compacted history plus the client's
+ * new messages, not the client's full history (which the usage of the real requests would then
+ * contradict).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { withoutRecallIds } from './recall-ids.js';
@@ -13,9 +14,19 @@ import type { ProxySessionStore } from './session-store.js';
 /** The path suffix of Anthropic's token counting endpoint (after any base-URL prefix). */
 const COUNT_TOKENS_SUFFIX = '/v1/messages/count_tokens';
 
+/** Gemini's token counting method, after any prefix. */
+const geminiCountTokens = /\/models\/[^/:]+:countTokens$/;
+
+/** The API of a token counting request, or undefined for any other request. */
+function countingApi(method: string, pathname: string): 'anthropic' | 'gemini' | undefined {
+  if (method !== 'POST') return undefined;
+  if (pathname.replace(/\/+$/, '').endsWith(COUNT_TOKENS_SUFFIX)) return 'anthropic';
+  return geminiCountTokens.test(pathname) ? 'gemini' : undefined;
+}
+
 /** True for a token counting request. */
 export function isCountTokens(method: string, pathname: string): boolean {
-  return method === 'POST' && pathname.replace(/\/+$/, '').endsWith(COUNT_TOKENS_SUFFIX);
+  return countingApi(method, pathname) !== undefined;
 }
 
 /** The bytes to send for a count request: the client's own when the session sent nothing of its own. */
@@ -24,7 +35,9 @@ export async function countTokensPayload(
   headers: IncomingHttpHeaders,
   store: ProxySessionStore,
   recall: boolean,
+  pathname = COUNT_TOKENS_SUFFIX,
 ): Promise<Buffer> {
+  const api = countingApi('POST', pathname) ?? 'anthropic';
   let body: unknown;
   try {
     body = JSON.parse(raw.toString('utf8'));
@@ -32,12 +45,20 @@ export async function countTokensPayload(
     return raw;
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return raw;
-  const record = body as Record<string, unknown>;
-  const client = conversationOf('anthropic', record);
+  const outer = body as Record<string, unknown>;
+  // Gemini counts either `{ contents }` or a whole request under `generateContentRequest`.
+  const wrapped = api === 'gemini' && isRecord(outer.generateContentRequest);
+  const record = wrapped ? (outer.generateContentRequest as Record<string, unknown>) : outer;
+  const client = conversationOf(api, record);
   if (client === undefined) return raw;
-  const state = await store.load(sessionKeyOf('anthropic', record, headers));
+  const state = await store.load(sessionKeyOf(api, record, headers));
   const input = sessionInput(state, client);
   if (input.restarted || input.conversation === client) return raw;
-  const json = JSON.stringify(withConversation('anthropic', record, input.conversation));
+  const counted = withConversation(api, record, input.conversation);
+  const json = JSON.stringify(wrapped ? { ...outer, generateContentRequest: counted } : counted);
   return Buffer.from(recall ? json : withoutRecallIds(json));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -207,7 +207,13 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
         headers: incoming.headers,
         body:
           counting && received
-            ? await countTokensPayload(received, incoming.headers, context.store, context.recall)
+            ? await countTokensPayload(
+                received,
+                incoming.headers,
+                context.store,
+                context.recall,
+                requestUrl.pathname,
+              )
             : (received ?? (hasBody(method) ? incoming : undefined)),
         signal: aborter.signal,
       },

@@ -2,7 +2,9 @@
 // (a child process, as users run it) in the same run. Prints the added latency (p50, p99) for small
 // and 100k-token requests that need no compaction, the time to the first streamed byte, requests
 // per second with 50 concurrent sessions, the proxy's memory per session (measured in-process), and
-// five parallel conversations with the same first message against five distinct ones (ratio ≤ 1.5).
+// five parallel conversations with the same first message against five distinct ones (ratio ≤ 1.5),
+// and the small-request and first-byte rows again on the Gemini API (`:generateContent`,
+// `:streamGenerateContent?alt=sse`).
 // `npm run bench -- proxy`. Targets: p50 added ≤ 2 ms on a small request, first byte within 1 ms.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
@@ -32,10 +34,26 @@ const PARALLEL_TURNS = 3;
 const ANSWER_DELAY_MS = 150;
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-const headers = {
-  'content-type': 'application/json',
-  'x-api-key': 'bench-key',
-  'anthropic-version': '2023-06-01',
+
+/** Where a request goes and with which headers (the API's key header). */
+interface Route {
+  path: string;
+  headers: Record<string, string>;
+}
+
+const anthropicRoute: Route = {
+  path: '/v1/messages',
+  headers: {
+    'content-type': 'application/json',
+    'x-api-key': 'bench-key',
+    'anthropic-version': '2023-06-01',
+  },
+};
+const geminiHeaders = { 'content-type': 'application/json', 'x-goog-api-key': 'bench-key' };
+const geminiRoute: Route = { path: '/v1beta/models/gemini-bench:generateContent', headers: geminiHeaders };
+const geminiStreamRoute: Route = {
+  path: '/v1beta/models/gemini-bench:streamGenerateContent?alt=sse',
+  headers: geminiHeaders,
 };
 
 /** One POST; resolves with the time to the first body byte and to the end, in milliseconds. */
@@ -43,13 +61,14 @@ function post(
   origin: string,
   body: string,
   extra: Record<string, string> = {},
+  route: Route = anthropicRoute,
 ): Promise<{ first: number; total: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     let first = 0;
     const outgoing = request(
-      `${origin}/v1/messages`,
-      { method: 'POST', agent, headers: { ...headers, ...extra } },
+      `${origin}${route.path}`,
+      { method: 'POST', agent, headers: { ...route.headers, ...extra } },
       (answer) => {
         answer.on('data', () => {
           if (first === 0) first = performance.now() - started;
@@ -86,6 +105,15 @@ function smallConversation(session: number, turns: number): unknown[] {
   return messages;
 }
 
+/** The small conversation as a Gemini `generateContent` body. */
+function geminiRequestBody(session: number, turns: number): string {
+  const contents = smallConversation(session, turns).map((message) => {
+    const { role, content } = message as { role: string; content: string };
+    return { role: role === 'assistant' ? 'model' : 'user', parts: [{ text: content }] };
+  });
+  return JSON.stringify({ contents, generationConfig: { maxOutputTokens: 64 } });
+}
+
 /** Plain text turns (no tool results, which micro compaction would mask), below the thresholds. */
 function largeConversation(): unknown[] {
   const line = 'const value = compute(input, options); // a line of a file the user pasted\n';
@@ -114,12 +142,13 @@ async function compare(
   samples: number,
   bodyFor: (index: number) => string,
   field: 'first' | 'total',
+  route: Route = anthropicRoute,
 ) {
   const times = { direct: [] as number[], proxy: [] as number[] };
   for (let index = 0; index < WARMUP + samples; index += 1) {
     const body = bodyFor(index);
-    const a = await post(direct, body);
-    const b = await post(proxied, body);
+    const a = await post(direct, body, {}, route);
+    const b = await post(proxied, body, {}, route);
     if (index < WARMUP) continue;
     times.direct.push(a[field]);
     times.proxy.push(b[field]);
@@ -189,6 +218,30 @@ async function compareWatched(direct: string): Promise<void> {
     watcher.abort();
     child.kill('SIGTERM');
   }
+}
+
+/** The small-request and first-byte rows on the Gemini API. */
+async function compareGemini(direct: string, proxied: string): Promise<void> {
+  console.log(`\nGemini small request (:generateContent, no compaction), ${SAMPLES_SMALL} samples:`);
+  await compare(
+    direct,
+    proxied,
+    SAMPLES_SMALL,
+    (index) => geminiRequestBody(4, index % 50),
+    'total',
+    geminiRoute,
+  );
+  console.log(
+    `\nGemini time to first streamed byte (:streamGenerateContent?alt=sse), ${SAMPLES_STREAM} samples:`,
+  );
+  await compare(
+    direct,
+    proxied,
+    SAMPLES_STREAM,
+    (index) => geminiRequestBody(5, index % 50),
+    'first',
+    geminiStreamRoute,
+  );
 }
 
 /** The scripted server keeps every request it received; drop them between phases to bound memory. */
@@ -289,6 +342,8 @@ export async function run(): Promise<void> {
       (index) => requestBody(smallConversation(1, index % 50), true),
       'first',
     );
+    forgetRequests(server);
+    await compareGemini(server.url, proxied);
     forgetRequests(server);
     const directRate = await throughput(server.url);
     forgetRequests(server);

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import type { RecordedRequest } from '../testing/index.js';
+import { checkAgainstBaseline, type E2ETraffic } from './e2e-checks.js';
+import { valueForSchema } from './gemini-run.js';
+
+const turn = (text: string) => ({ role: 'user', parts: [{ text }] });
+
+function traffic(conversations: unknown[][]): E2ETraffic {
+  const server = conversations.map(
+    (contents, index) =>
+      ({
+        index,
+        api: 'gemini',
+        method: 'POST',
+        path: '/v1beta/models/m:generateContent',
+        body: { contents },
+      }) as unknown as RecordedRequest,
+  );
+  return { api: 'gemini', exitCode: 0, client: [], server, allServer: server, records: [] };
+}
+
+describe('checkAgainstBaseline', () => {
+  const long = 'x'.repeat(4000);
+  const baseline = traffic([[turn('a')], [turn('a'), turn(long)], [turn('a'), turn(long), turn(long)]]);
+
+  it('passes a run that stays small and extends its prefix', () => {
+    const run = traffic([[turn('a')], [turn('a'), turn('b')], [turn('a'), turn('b'), turn('c')]]);
+    expect(checkAgainstBaseline(run, baseline).map((check) => check.passed)).toEqual([true, true]);
+  });
+
+  it('fails a peak above 85% of the baseline and more than 4 rewrites', () => {
+    const rewritten = Array.from({ length: 6 }, (_, index) => [turn(index % 2 ? long : 'z'), turn(long)]);
+    const checks = checkAgainstBaseline(traffic(rewritten), baseline);
+    expect(checks.map((check) => check.passed)).toEqual([false, false]);
+    expect(checks[1]?.detail).toBe('5 of 5 requests (at 1, 2, 3, 4, 5)');
+  });
+});
+
+describe('valueForSchema', () => {
+  it('fills Gemini CLI router schemas, OpenAPI and JSON Schema spellings alike', () => {
+    const router = {
+      type: 'OBJECT',
+      properties: { complexity_reasoning: { type: 'STRING' }, complexity_score: { type: 'INTEGER' } },
+    };
+    expect(valueForSchema(router)).toEqual({ complexity_reasoning: 'scripted', complexity_score: 50 });
+    expect(valueForSchema({ type: 'object', properties: { next: { enum: ['user', 'model'] } } })).toEqual({
+      next: 'user',
+    });
+  });
+});
