@@ -10,7 +10,7 @@ export const DEFAULT_UPSTREAMS = {
   anthropic: 'https://api.anthropic.com',
   openai: 'https://api.openai.com',
 } as const;
-/** Gemini CLI's API; the proxy forwards its requests untouched (it compacts no Gemini API). */
+/** Where Gemini CLI traffic goes: the proxy serves its generateContent routes and compacts them. */
 const GEMINI_UPSTREAM = 'https://generativelanguage.googleapis.com';
 /** The provider id the Codex override adds. */
 const CODEX_PROVIDER = 'agent_compact';
