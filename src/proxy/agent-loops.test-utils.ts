@@ -18,11 +18,20 @@ export function isSummaryRequest(request: Pick<RecordedRequest, 'body'>): boolea
 export function toolCallingScript(request: Pick<RecordedRequest, 'body'>): ScriptStep {
   if (isSummaryRequest(request))
     return '## Task and constraints\nRead the files.\n## Current state\nReading.';
+  // A new file each turn, as an agent reading through a codebase does: a file read again would be
+  // superseded by micro, and the history would not grow toward the thresholds.
+  const turn = requestLength(request.body);
   return {
     type: 'tool-calls',
     text: 'Reading the next file.',
-    calls: [{ name: 'read_file', input: { path: 'src/a.ts' } }],
+    calls: [{ name: 'read_file', input: { path: `src/file-${turn}.ts` } }],
   };
+}
+
+/** How many messages or items the request carries (Anthropic and Chat `messages`, Responses `input`). */
+function requestLength(body: Record<string, unknown>): number {
+  const list = body.messages ?? body.input;
+  return Array.isArray(list) ? list.length : 0;
 }
 
 /** Options of the loops. */
