@@ -417,8 +417,13 @@ function ledgerFor(runtime: SessionRuntime, settings: CompactorSettings): { ledg
   const recallOf = (toolUseId: string) => runtime.ids.storedId(archiveKey('tool-result', toolUseId));
   return {
     ledger: {
-      render: (historyId) =>
-        renderLedger(state, { maxTokens: ledgerTokens, counter: settings.counter, recallOf, historyId }),
+      render: (historyId, maxTokens = ledgerTokens) =>
+        renderLedger(state, {
+          maxTokens: Math.min(ledgerTokens, maxTokens),
+          counter: settings.counter,
+          recallOf,
+          historyId,
+        }),
       files: state.files,
     },
   };

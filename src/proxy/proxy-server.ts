@@ -205,16 +205,7 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
         url: target,
         method,
         headers: incoming.headers,
-        body:
-          counting && received
-            ? await countTokensPayload(
-                received,
-                incoming.headers,
-                context.store,
-                context.recall,
-                requestUrl.pathname,
-              )
-            : (received ?? (hasBody(method) ? incoming : undefined)),
+        body: await uncompactedBody(incoming, received, counting, requestUrl.pathname, context),
         signal: aborter.signal,
       },
       response,
@@ -253,6 +244,20 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
   context.finish(
     timeout.timedOut ? timedOutRecord(record, response, provider, context.upstreamTimeoutMs) : record,
   );
+}
+
+/** What an uncompacted request forwards: a count of what would be sent, the bytes read, or the stream. */
+async function uncompactedBody(
+  incoming: IncomingMessage,
+  received: Buffer | undefined,
+  counting: boolean,
+  path: string,
+  context: ProxyContext,
+) {
+  if (counting && received) {
+    return countTokensPayload(received, incoming.headers, context.store, context.recall, path);
+  }
+  return received ?? (hasBody(incoming.method ?? 'GET') ? incoming : undefined);
 }
 
 /** The proxy's own routes: the stats, then the dashboard's; all behind the token when one is set. */

@@ -8,6 +8,7 @@ import type { LedgerFile } from '../ledger/ledger-state.js';
 import { readableHistory } from '../summary/readable-history.js';
 import { bridgeText, summaryAcknowledgement } from '../summary/summary-format.js';
 import { type SummarySettings, writeSummary } from '../summary/write-summary.js';
+import { countMessageTokens } from '../tokens/message-tokens.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import {
   collectMaskTargets,
@@ -29,8 +30,11 @@ export interface HardSettings extends SummarySettings {
 
 /** The session ledger as the hard layer sees it. */
 export interface HardLedger {
-  /** The ledger as text within the budget; `historyId` is where the summarized history is archived. */
-  render(historyId: string): string | undefined;
+  /**
+   * The ledger as text within the budget, and within `maxTokens` when given; `historyId` is where
+   * the summarized history is archived.
+   */
+  render(historyId: string, maxTokens?: number): string | undefined;
   /** Files read or changed, least recently touched first. */
   files: readonly LedgerFile[];
 }
@@ -173,9 +177,37 @@ export async function planHard(
     ...(context.signal ? { signal: context.signal } : {}),
     ...(ledger ? { ledger } : {}),
   });
+  const head = { archiveId, known, summaryText: summary.text };
+  let plan = assembleHard(messages, split, head, ledger, context);
+  // A history made mostly of the user's own long messages would not shrink with all of them in the
+  // record: then the record gets at most a quarter of what it replaces.
+  if (plan.freedTokens <= 0 && ledger && context.ledger) {
+    const replaced = split.dropped.reduce(
+      (sum, message) => sum + countMessageTokens(message, context.counter),
+      0,
+    );
+    plan = assembleHard(
+      messages,
+      split,
+      head,
+      context.ledger.render(archiveId, Math.floor(replaced / 4)),
+      context,
+    );
+  }
+  return { ...plan, events: summary.events };
+}
+
+/** The hard output around a written summary: head (summary, ledger, identity), bridge, kept turn. */
+function assembleHard(
+  messages: readonly Message[],
+  split: ReturnType<typeof splitForHard>,
+  { archiveId, known, summaryText }: { archiveId: string; known: boolean; summaryText: string },
+  ledger: string | undefined,
+  context: HardContext,
+): Omit<HardPlan, 'events'> {
   // The ledger is the compactor's record, outside the summarizer's narrative.
   const headText =
-    `<context_summary recall="${archiveId}">\n${summary.text}\n</context_summary>\n\n` +
+    `<context_summary recall="${archiveId}">\n${summaryText}\n</context_summary>\n\n` +
     (ledger ? `${ledger}\n\n` : '') +
     `<identity>\n${escapeReservedTags(context.settings.identity)}\n</identity>`;
   const files = context.ledger
@@ -207,7 +239,6 @@ export async function planHard(
     // Already archived (a retry after a crash): the stored item stands, written once.
     items: known ? fitted.items : [item, ...fitted.items],
     freedTokens: context.countTokens(messages) - context.countTokens(fitted.messages),
-    events: summary.events,
   };
 }
 
