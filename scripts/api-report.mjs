@@ -116,7 +116,7 @@ function describeExport(checker, exported, location) {
   } else if (kind === 'function') {
     const type = checker.getTypeOfSymbolAtLocation(symbol, symbol.valueDeclaration ?? location);
     for (const signature of type.getCallSignatures()) {
-      lines.push(`function ${name}${checker.signatureToString(signature, location, FORMAT)};`);
+      lines.push(`function ${name}${checker.signatureToString(signature, location, FORMAT & ~ts.TypeFormatFlags.WriteArrowStyleSignature)};`);
     }
   } else {
     const declaration = symbol.valueDeclaration ?? symbol.declarations?.[0] ?? location;

@@ -19,3 +19,8 @@ export {
   MESSAGE_OVERHEAD_TOKENS,
 } from '../core/tokens/message-tokens.js';
 export { TOOL_OVERHEAD_TOKENS, TOOLS_PREAMBLE_TOKENS } from '../core/tokens/tool-tokens.js';
+export { COMPACTOR_STATE_SCHEMA } from '../core/archive/session-state-store.js';
+export { defaultThresholds } from '../core/compactor.js';
+export { MAX_CACHE_BREAKPOINTS } from '../core/request/cache-breakpoints.js';
+export { extractiveSummary } from '../core/summary/extractive-summary.js';
+export { defaultIdentity } from '../core/summary/summary-format.js';
