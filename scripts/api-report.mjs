@@ -90,23 +90,41 @@ function describeExport(checker, exported, location) {
     const staticType = checker.getTypeOfSymbolAtLocation(symbol, declaration);
     const constructors = staticType
       .getConstructSignatures()
-      .map((signature) => `  constructor${checker.signatureToString(signature, location).replace(/:[^:]*$/, '')};`);
+      .map(
+        (signature) =>
+          `  constructor${checker.signatureToString(signature, location).replace(/:[^:]*$/, '')};`,
+      );
     // Only the class's own statics (not those it inherits from Error, which differ by @types/node).
     const ownStatics = new Set(
-      [...(symbol.exports?.values() ?? [])].filter((item) => item.flags & (ts.SymbolFlags.Property | ts.SymbolFlags.Method) && item.name !== 'prototype')
+      [...(symbol.exports?.values() ?? [])]
+        .filter(
+          (item) =>
+            item.flags & (ts.SymbolFlags.Property | ts.SymbolFlags.Method) && item.name !== 'prototype',
+        )
         .map((item) => item.name),
     );
     const statics = members(checker, staticType, location)
       .filter((line) => ownStatics.has(line.trim().split(/[?:]/)[0]))
       .map((line) => `  static ${line.trimStart()}`);
     const instance = members(checker, checker.getDeclaredTypeOfSymbol(symbol), location);
-    lines.push(`class ${name}${typeParameters(declaration)} {`, ...constructors, ...statics, ...instance, '}');
+    lines.push(
+      `class ${name}${typeParameters(declaration)} {`,
+      ...constructors,
+      ...statics,
+      ...instance,
+      '}',
+    );
   } else if (kind === 'interface') {
     const type = checker.getDeclaredTypeOfSymbol(symbol);
     const callable = type
       .getCallSignatures()
       .map((signature) => `  ${checker.signatureToString(signature, location)};`);
-    lines.push(`interface ${name}${typeParameters(symbol.declarations[0])} {`, ...callable, ...members(checker, type, location), '}');
+    lines.push(
+      `interface ${name}${typeParameters(symbol.declarations[0])} {`,
+      ...callable,
+      ...members(checker, type, location),
+      '}',
+    );
   } else if (kind === 'type') {
     const declaration = symbol.declarations[0];
     const text = declaration.type
@@ -116,14 +134,18 @@ function describeExport(checker, exported, location) {
   } else if (kind === 'function') {
     const type = checker.getTypeOfSymbolAtLocation(symbol, symbol.valueDeclaration ?? location);
     for (const signature of type.getCallSignatures()) {
-      lines.push(`function ${name}${checker.signatureToString(signature, location, FORMAT & ~ts.TypeFormatFlags.WriteArrowStyleSignature)};`);
+      lines.push(
+        `function ${name}${checker.signatureToString(signature, location, FORMAT & ~ts.TypeFormatFlags.WriteArrowStyleSignature)};`,
+      );
     }
   } else {
     const declaration = symbol.valueDeclaration ?? symbol.declarations?.[0] ?? location;
     const type = checker.getTypeOfSymbolAtLocation(symbol, declaration);
     lines.push(`${kind} ${name}: ${checker.typeToString(type, location, FORMAT)};`);
     if (symbol.flags & (ts.SymbolFlags.TypeAlias | ts.SymbolFlags.Interface)) {
-      lines.push(`type ${name} = ${checker.typeToString(checker.getDeclaredTypeOfSymbol(symbol), location, FORMAT)};`);
+      lines.push(
+        `type ${name} = ${checker.typeToString(checker.getDeclaredTypeOfSymbol(symbol), location, FORMAT)};`,
+      );
     }
   }
   const isValue = Boolean(symbol.flags & ts.SymbolFlags.Value);
@@ -134,8 +156,15 @@ function describeExport(checker, exported, location) {
 export function collectExports() {
   const entries = subpaths();
   const configPath = path.join(repositoryRoot, 'tsconfig.json');
-  const config = ts.getParsedCommandLineOfConfigFile(configPath, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic() {} });
-  const program = ts.createProgram({ rootNames: entries.map((entry) => entry.entry), options: config.options });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    configPath,
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic() {} },
+  );
+  const program = ts.createProgram({
+    rootNames: entries.map((entry) => entry.entry),
+    options: config.options,
+  });
   const checker = program.getTypeChecker();
   return entries.map((entry) => {
     const source = program.getSourceFile(entry.entry);
@@ -165,7 +194,11 @@ function render({ specifier, exports }) {
 
 /** Each report file's name and its content as generated now. */
 export function buildApiReports() {
-  return collectExports().map((entry) => ({ file: entry.file, specifier: entry.specifier, content: render(entry) }));
+  return collectExports().map((entry) => ({
+    file: entry.file,
+    specifier: entry.specifier,
+    content: render(entry),
+  }));
 }
 
 function main() {
@@ -173,7 +206,8 @@ function main() {
   if (process.argv.includes('--check')) {
     const stale = reports.filter(
       ({ file, content }) =>
-        !existsSync(path.join(API_FOLDER, file)) || readFileSync(path.join(API_FOLDER, file), 'utf8') !== content,
+        !existsSync(path.join(API_FOLDER, file)) ||
+        readFileSync(path.join(API_FOLDER, file), 'utf8') !== content,
     );
     for (const { file } of stale) console.error(`api/${file} is out of date; run npm run api:report`);
     process.exit(stale.length ? 1 : 0);

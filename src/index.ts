@@ -45,7 +45,11 @@ export type {
   ToolResultContentBlock,
   ToolUseBlock,
 } from './core/conversation/types.js';
-export { assertValidMessages, type ValidationProblem, validateMessages } from './core/conversation/validate.js';
+export {
+  assertValidMessages,
+  type ValidationProblem,
+  validateMessages,
+} from './core/conversation/validate.js';
 export { CompactError, type CompactErrorCode, type CompactErrorOptions } from './core/errors.js';
 export type { CompactionEvent, CompactionEventHandler, CompactionLayer } from './core/events.js';
 export type { CompactRequestOptions, CompactRequestResult } from './core/request/compact-request.js';

@@ -66,7 +66,9 @@ describe('the public API', () => {
     for (const [subpath, names] of Object.entries(moved)) {
       for (const name of names) {
         expect(Object.keys(api), `${name} left the root`).not.toContain(name);
-        expect(Object.keys(subpaths[subpath as keyof typeof subpaths]), `${name} in ${subpath}`).toContain(name);
+        expect(Object.keys(subpaths[subpath as keyof typeof subpaths]), `${name} in ${subpath}`).toContain(
+          name,
+        );
       }
     }
     expect(rootExportNames()).not.toEqual(expect.arrayContaining(['OpenAIChatMessage']));

@@ -87,7 +87,9 @@ export async function createCliCounter(
     }
     case 'o200k':
     case 'cl100k': {
-      const { isTokenizerInstalled, TOKENIZER_INSTALL_COMMAND } = await import('../tokenizer/load-tokenizer.js');
+      const { isTokenizerInstalled, TOKENIZER_INSTALL_COMMAND } = await import(
+        '../tokenizer/load-tokenizer.js'
+      );
       if (!isTokenizerInstalled()) {
         if (asked) {
           stderr?.(

@@ -50,16 +50,17 @@ export const countCommand: CliCommand = async (args, io) => {
     io.stdout(help);
     return 0;
   }
-  const counter = await createCliCounter(options.tokenizer, { stderr: io.stderr, asked: options.tokenizerAsked });
+  const counter = await createCliCounter(options.tokenizer, {
+    stderr: io.stderr,
+    asked: options.tokenizerAsked,
+  });
   // Without gpt-tokenizer the CLI counts with the heuristic, and says so in what it prints.
   const tokenizer = counter.name === 'heuristic' ? 'heuristic' : options.tokenizer;
   const request = await readRequestFile(options.file, io, { format: options.format });
   const count = request ? countRequest(request, counter) : await countConversation(options, io, counter);
   const { tokens, messages, system, tools, format } = count;
   if (options.json) {
-    io.stdout(
-      `${JSON.stringify({ tokens, messages, system, tools, tokenizer, format })}\n`,
-    );
+    io.stdout(`${JSON.stringify({ tokens, messages, system, tools, tokenizer, format })}\n`);
   } else {
     const toolsPart = request ? `, tools ${tools}` : '';
     io.stdout(
@@ -124,7 +125,8 @@ function parseCountArgs(args: string[]): CountArgs {
     format: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
-  if (values.help) return {
+  if (values.help)
+    return {
       help: true,
       file: '',
       json: false,
