@@ -48,6 +48,8 @@ const SETUPS = [
       '@langchain/openai@^1',
       '@mastra/core@^1',
       'zod@^4',
+      // The optional peer for BPE counting; the previous set goes without it (tests/tokenizer.test.mjs).
+      'gpt-tokenizer@^3',
       // What a TypeScript user has beside them (json-schema's types: @ai-sdk/provider's imports need them).
       '@types/node@^24',
       '@types/json-schema',
