@@ -22,6 +22,14 @@ export interface MicroOptions {
   /** Tools whose results are never masked. @default [] */
   excludeTools?: readonly string[];
   /**
+   * Supersede before masking: a tool result a later one made stale — a file read again, a file
+   * read and then rewritten whole, the same command with byte-identical output — becomes a
+   * placeholder pointing at the newer copy, whatever its age (with `cacheAware`, in the same
+   * batches). The newest copy is never replaced for this reason.
+   * @default true
+   */
+  supersede?: boolean;
+  /**
    * Advance the masking frontier in batches so the prompt prefix stays byte-identical between
    * batches and the provider's prompt cache survives. `false` masks every turn, as the seed does.
    * @default true
@@ -58,6 +66,23 @@ export interface HardOptions {
   retryDelayMs?: number;
   /** A summary call that takes longer is aborted. @default 120000 */
   timeoutMs?: number;
+  /**
+   * Budget in tokens of the session ledger: the facts the compactor records from the tool calls
+   * and the user's messages (files read and changed, commands with exit status and first error
+   * line, the plan or todo list verbatim, every message the user typed), sent after the summary
+   * in a `<session_ledger>` block and given to a model summarizer as ground truth. Over budget,
+   * the oldest successful commands and files read go first. `0` turns the ledger off.
+   * @default 2600 (measured on real Claude Code sessions: see BENCHMARKS.md, section 9)
+   */
+  ledgerTokens?: number;
+  /**
+   * After the summary, the latest content of the most recently touched files (their last Read
+   * result or Write content in the history) goes back in `<file>` blocks, up to `maxFiles` files
+   * and `maxTokens` tokens in all, so the agent need not read them again. Off by default: five
+   * files (Claude Code puts back up to five) added about 1,650 tokens to the median compacted context.
+   * @default { maxFiles: 0, maxTokens: 2000 }
+   */
+  filesBack?: { maxFiles?: number; maxTokens?: number };
   /**
    * Summarize in the background: when the request passes `backgroundThreshold`, the summary of the
    * history so far starts while the agent keeps working, and the first call after it is ready swaps

@@ -36,6 +36,18 @@ const DEFAULT_KEEP_TOOL_RESULTS = 5;
 const DEFAULT_MAX_ASSISTANT_CHARS = 600;
 const DEFAULT_MAX_TOOL_INPUT_TOKENS = 500;
 const DEFAULT_MAX_SUMMARY_TOKENS = 2000;
+/**
+ * The session ledger's budget. On the 30 shared Claude Code sessions at their own compaction points
+ * (`node dist/bench/survival-dev.js`, BENCHMARKS.md) 2,000 keeps the median compacted context under
+ * Claude Code's own summary (2,645 o200k tokens); 2,200 went over it (2,767).
+ */
+const DEFAULT_LEDGER_TOKENS = 2600;
+/**
+ * Files back is off by default: five files within 2,000 tokens (as Claude Code puts back up to five)
+ * added about 1,650 tokens to the median compacted context on the same sessions, over Claude Code's.
+ */
+const DEFAULT_FILES_BACK = 0;
+const DEFAULT_FILES_BACK_TOKENS = 2000;
 const DEFAULT_MAX_ATTEMPTS = 3;
 const DEFAULT_RETRY_DELAY_MS = 500;
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -91,6 +103,7 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
     micro: {
       keepTurns: micro.keepTurns ?? DEFAULT_KEEP_TURNS,
       cacheAware: micro.cacheAware ?? true,
+      supersede: micro.supersede ?? true,
       clearAtLeast:
         micro.clearAtLeast ??
         Math.min(MAX_CLEAR_AT_LEAST, Math.floor(limits.mid * CLEAR_AT_LEAST_MID_FRACTION)),
@@ -109,6 +122,11 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
       maxAttempts: Math.max(1, hard.maxAttempts ?? DEFAULT_MAX_ATTEMPTS),
       retryDelayMs: hard.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
       timeoutMs: hard.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      ledgerTokens: hard.ledgerTokens ?? DEFAULT_LEDGER_TOKENS,
+      filesBack: {
+        maxFiles: hard.filesBack?.maxFiles ?? DEFAULT_FILES_BACK,
+        maxTokens: hard.filesBack?.maxTokens ?? DEFAULT_FILES_BACK_TOKENS,
+      },
     },
     background: hard.background
       ? resolveBackground(

@@ -1,3 +1,4 @@
+import { archiveKey } from './_internal/archive-ids.js';
 import { continuesSnapshot, jobState, startJob } from './background-hard.js';
 import type { CompactResult, MaybeCompactOptions } from './compactor-options.js';
 import type { CompactorSettings } from './compactor-settings.js';
@@ -5,11 +6,12 @@ import { type Message, type ProviderUsage, promptTokensFromUsage } from './conve
 import { CompactError } from './errors.js';
 import type { CompactionEvent, CompactionLayer } from './events.js';
 import { type BreakerOpen, decideTurn, type TurnFacts, type TurnStep } from './layers/decide-turn.js';
-import { latestHumanRequest, planHard } from './layers/hard.js';
+import { type HardLedger, latestHumanRequest, planHard } from './layers/hard.js';
 import type { LayerPlan, RewriteContext } from './layers/mask.js';
 import { planMicro } from './layers/micro.js';
 import { planMid } from './layers/mid.js';
 import { type ProviderCompactionSplit, splitAtProviderCompaction } from './layers/provider-compaction.js';
+import { renderLedger } from './ledger/render-ledger.js';
 import {
   type BackgroundJob,
   type IndexUpdate,
@@ -79,6 +81,9 @@ export async function compactTurn(
   // The whole prompt is counted; the layers plan only on what follows a provider compaction.
   const split = splitAtProviderCompaction(input);
   runtime.index.sync(split.rest);
+  // The ledger, like the index, is a cache that advances as it reads: it records what is new.
+  if (previous) runtime.ledger.resume(splitAtProviderCompaction(previous.messages).rest);
+  runtime.ledger.sync(split.rest);
   // A forced layer is an explicit request (`force` wins); the automatic path refuses at once.
   if (tokensBefore > settings.limits.hard && force === undefined)
     assertFixedPartFits(input, options, runtime, settings);
@@ -197,7 +202,9 @@ async function microStep(turn: Turn, cacheAware: boolean): Promise<AppliedStep[]
   const settings = { ...environment.settings.micro, cacheAware };
   const started = Date.now();
   const plan = await planAfterSplit(split, (rest) => planMicro(rest, runtime.index, settings, context));
-  return plan ? [{ layer: 'micro', plan, durationMs: Date.now() - started, consumed: plan.consumed }] : [];
+  if (!plan) return [];
+  const { consumed, superseded } = plan;
+  return [{ layer: 'micro', plan, durationMs: Date.now() - started, consumed, superseded }];
 }
 
 async function midStep({ split, options, environment, context }: Turn): Promise<AppliedStep> {
@@ -247,6 +254,7 @@ async function hardStep({
       // The kept turn's results are fresh (the model has not read them): masked only when the
       // request would not fit under the hard threshold otherwise.
       maxTokens: settings.limits.hard,
+      ...ledgerFor(runtime, settings),
       ...(system === undefined ? {} : { system }),
       ...(focus ? { focus } : {}),
       ...(signal ? { signal } : {}),
@@ -387,7 +395,9 @@ function indexUpdate(steps: readonly AppliedStep[], output: readonly Message[]):
   if (only === undefined) return undefined;
   const { rest } = splitAtProviderCompaction(output);
   const inPlace = steps.length === 1 && only.layer === 'micro';
-  return inPlace ? { kind: 'adopt', rest, consumed: only.consumed } : { kind: 'sync', rest };
+  return inPlace
+    ? { kind: 'adopt', rest, consumed: only.consumed, superseded: only.superseded ?? [] }
+    : { kind: 'sync', rest };
 }
 
 function rewriteContext(runtime: SessionRuntime, settings: CompactorSettings, now: number): RewriteContext {
@@ -396,6 +406,21 @@ function rewriteContext(runtime: SessionRuntime, settings: CompactorSettings, no
     sessionId: settings.sessionId,
     now,
     toolUse: (id) => runtime.index.toolUse(id),
+  };
+}
+
+/** The ledger as the hard layer reads it (none when its budget is 0). */
+function ledgerFor(runtime: SessionRuntime, settings: CompactorSettings): { ledger?: HardLedger } {
+  const { ledgerTokens } = settings.hard;
+  if (ledgerTokens <= 0) return {};
+  const state = runtime.ledger.state;
+  const recallOf = (toolUseId: string) => runtime.ids.storedId(archiveKey('tool-result', toolUseId));
+  return {
+    ledger: {
+      render: (historyId) =>
+        renderLedger(state, { maxTokens: ledgerTokens, counter: settings.counter, recallOf, historyId }),
+      files: state.files,
+    },
   };
 }
 

@@ -8,6 +8,8 @@ import { CompactError } from './errors.js';
 import type { BreakerMemory } from './layers/decide-turn.js';
 import { HistoryIndex } from './layers/history-index.js';
 import type { LayerPlan } from './layers/mask.js';
+import { isLedgerState } from './ledger/ledger-state.js';
+import { LedgerRecorder } from './ledger/record-messages.js';
 import { type AnchoredCounter, createAnchoredCounter } from './tokens/anchored-counter.js';
 import { countToolTokens, type ToolDefinition } from './tokens/tool-tokens.js';
 
@@ -32,6 +34,8 @@ export interface SessionRuntime {
   ids: ArchiveIds;
   index: HistoryIndex;
   tokens: AnchoredCounter;
+  /** The session ledger, kept up to date with every call's messages; it outlives hard compactions. */
+  ledger: LedgerRecorder;
   /** The request the last call returned (see {@link sentRequest}). */
   lastOutput: ReturnedRequest | undefined;
   /** A restored session's last output, by fingerprints, until a call's messages start with it. */
@@ -58,7 +62,7 @@ export interface BackgroundJob {
 
 /** How the history index follows a call's output (`adopt`: micro rewrote it in place). */
 export type IndexUpdate =
-  | { kind: 'adopt'; rest: readonly Message[]; consumed: number }
+  | { kind: 'adopt'; rest: readonly Message[]; consumed: number; superseded: readonly string[] }
   | { kind: 'sync'; rest: readonly Message[] };
 
 /** How a call moves the runtime; applied by the compactor beside saving the state. */
@@ -76,10 +80,13 @@ export function applyUpdate(runtime: SessionRuntime, update: RuntimeUpdate): voi
   const { index } = update;
   if (index?.kind === 'adopt') {
     runtime.index.consumePending(index.consumed);
+    runtime.index.markSuperseded(index.superseded);
     runtime.index.adopt(index.rest);
   } else if (index?.kind === 'sync') {
     runtime.index.sync(index.rest);
   }
+  // The ledger follows the output's ids (placeholders, the summary) once something changed.
+  if (index) runtime.ledger.adopt(index.rest);
   runtime.lastOutput = update.lastOutput;
   runtime.restoredLastOutput = undefined;
   runtime.breaker = update.breaker;
@@ -95,6 +102,7 @@ export function createRuntime(settings: CompactorSettings, archived: readonly Ar
     ids,
     index: new HistoryIndex(settings.counter, settings.rule, ids, settings.mid),
     tokens: createAnchoredCounter({ counter: settings.counter }),
+    ledger: new LedgerRecorder(),
     lastOutput: undefined,
     restoredLastOutput: undefined,
     breaker: { hardOnLastCall: false, overheadTokens: 0 },
@@ -124,6 +132,8 @@ export function restoreRuntime(
     hardOnLastCall: state.breaker.hardOnLastCall,
     overheadTokens: state.breaker.overheadTokens ?? 0,
   };
+  // A state written before the ledger existed has none: it starts from the messages it sees.
+  if (isLedgerState(state.ledger)) runtime.ledger = new LedgerRecorder(structuredClone(state.ledger));
   return runtime;
 }
 
@@ -149,6 +159,8 @@ export function runtimeToState(runtime: SessionRuntime, settings: CompactorSetti
     ...(last ? { lastOutput: last } : {}),
     counter: runtime.tokens.toState(),
     breaker: { ...runtime.breaker },
+    // A copy: the saved state is compared with the next one to skip saves that change nothing.
+    ledger: structuredClone(runtime.ledger.state),
   };
 }
 

@@ -13,6 +13,8 @@ export interface AppliedStep {
   durationMs: number;
   /** Pending results of the index the step masked (micro only). */
   consumed: number;
+  /** Results the step replaced with a pointer to a newer copy (micro only). */
+  superseded?: string[];
 }
 
 /** What a call archives and reports once its state is saved. */

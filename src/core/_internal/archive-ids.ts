@@ -32,6 +32,12 @@ export class ArchiveIds {
     return { id, known: false };
   }
 
+  /** The id of a stored original, without handing one out (undefined when none is stored). */
+  storedId(key: string | undefined): string | undefined {
+    const id = key === undefined ? undefined : this.byKey.get(key);
+    return id !== undefined && this.stored.has(id) ? id : undefined;
+  }
+
   /** Records items the store has accepted. */
   markStored(items: readonly ArchiveItem[]): void {
     for (const item of items) this.stored.add(item.id);
@@ -87,7 +93,7 @@ function keyOf(item: ArchiveItem): string | undefined {
 }
 
 /** FNV-1a over the text plus its length: enough to tell originals apart inside one session. */
-function hashText(text: string): string {
+export function hashText(text: string): string {
   let hash = 0x811c9dc5;
   for (let index = 0; index < text.length; index++) {
     hash ^= text.charCodeAt(index);

@@ -167,6 +167,20 @@ export function toolResultPlaceholder(options: {
   return `[Previous: used ${name}(${argument}) → ${facts.join(', ')}${error}; ${recallMarker(archiveId)}]`;
 }
 
+/**
+ * The placeholder of a result a later copy made stale, pointing at that copy, e.g.
+ * `[Previous: used Read(src/app.ts) → superseded by the newer copy in toolu_9; recall r17]`.
+ */
+export function supersededPlaceholder(options: {
+  toolUse: ToolUseBlock | undefined;
+  newerToolUseId: string;
+  archiveId: string;
+}): string {
+  const { toolUse, newerToolUseId, archiveId } = options;
+  const call = toolUse ? `${String(toolUse.name)}(${keyArgument(toolUse.input)})` : 'tool()';
+  return `[Previous: used ${call} → superseded by the newer copy in ${newerToolUseId}; ${recallMarker(archiveId)}]`;
+}
+
 /** What a shortened block's trailing note says. */
 export function shortenedNote(archiveId: string, tokens: number): string {
   return ` […shortened; ${formatCount(tokens)} tokens in full; ${recallMarker(archiveId)}]`;

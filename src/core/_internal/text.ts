@@ -60,6 +60,7 @@ export function countLines(text: string): number {
 
 const reservedTags = [
   'context_summary',
+  'session_ledger',
   'identity',
   'latest_request',
   'function_calls',

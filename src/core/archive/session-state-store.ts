@@ -1,3 +1,4 @@
+import type { LedgerState } from '../ledger/ledger-state.js';
 /**
  * The contract of where a compactor keeps its own state between calls, so a session can move to
  * another process (or survive a restart) and compact exactly as if it had stayed. The archive holds
@@ -51,6 +52,8 @@ export interface CompactorState {
    * beyond the messages, system prompt and tools (learned from usage; absent in older states).
    */
   breaker: { hardOnLastCall: boolean; overheadTokens?: number };
+  /** The session ledger (absent in a state written before it existed). */
+  ledger?: LedgerState;
 }
 
 /** A stored state and its version (1 for the first save, then one more per save). */

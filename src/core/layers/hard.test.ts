@@ -8,6 +8,8 @@ const settings = {
   summarizer: createExtractiveSummaryModel(),
   identity: 'You are the build agent.',
   maxSummaryTokens: 400,
+  ledgerTokens: 1500,
+  filesBack: { maxFiles: 5, maxTokens: 2000 },
   maxAttempts: 1,
   retryDelayMs: 0,
   timeoutMs: 1000,

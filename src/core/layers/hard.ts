@@ -3,6 +3,8 @@ import { escapeReservedTags } from '../_internal/text.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
 import type { ContentBlock, Message, SystemPrompt, TextBlock } from '../conversation/types.js';
 import type { CompactionEvent } from '../events.js';
+import { type FilesBackSettings, filesBack } from '../ledger/files-back.js';
+import type { LedgerFile } from '../ledger/ledger-state.js';
 import { readableHistory } from '../summary/readable-history.js';
 import { bridgeText, summaryAcknowledgement } from '../summary/summary-format.js';
 import { type SummarySettings, writeSummary } from '../summary/write-summary.js';
@@ -19,6 +21,18 @@ import {
 export interface HardSettings extends SummarySettings {
   /** The `<identity>` reminder placed after the summary. */
   identity: string;
+  /** The session ledger's budget in tokens. */
+  ledgerTokens: number;
+  /** What goes back after the summary: the latest content of the most recently touched files. */
+  filesBack: FilesBackSettings;
+}
+
+/** The session ledger as the hard layer sees it. */
+export interface HardLedger {
+  /** The ledger as text within the budget; `historyId` is where the summarized history is archived. */
+  render(historyId: string): string | undefined;
+  /** Files read or changed, least recently touched first. */
+  files: readonly LedgerFile[];
 }
 
 /** Everything the hard layer needs besides the messages. */
@@ -35,6 +49,8 @@ export interface HardContext {
   countTokens(messages: readonly Message[]): number;
   /** When the result is still larger than this, the kept turn's tool results are masked too. */
   maxTokens: number;
+  /** The session ledger; without it the summary goes out alone. */
+  ledger?: HardLedger;
 }
 
 /** What the hard layer would change, with the events its summary calls produced. */
@@ -147,6 +163,7 @@ export async function planHard(
   const { id: archiveId, known } = context.rewrite.ids.idFor(
     archiveKey('messages', undefined, JSON.stringify(split.dropped)),
   );
+  const ledger = context.ledger?.render(archiveId);
   // The summarizer reads only what is readable: nothing signed or encrypted leaves for another model.
   const summary = await writeSummary(readableHistory(split.dropped), {
     settings: context.settings,
@@ -154,14 +171,20 @@ export async function planHard(
     ...(context.system === undefined ? {} : { system: context.system }),
     ...(context.focus ? { focus: context.focus } : {}),
     ...(context.signal ? { signal: context.signal } : {}),
+    ...(ledger ? { ledger } : {}),
   });
+  // The ledger is the compactor's record, outside the summarizer's narrative.
   const headText =
     `<context_summary recall="${archiveId}">\n${summary.text}\n</context_summary>\n\n` +
+    (ledger ? `${ledger}\n\n` : '') +
     `<identity>\n${escapeReservedTags(context.settings.identity)}\n</identity>`;
+  const files = context.ledger
+    ? filesBack(context.ledger.files, messages, split.tail, context.settings.filesBack, context.counter)
+    : [];
   const tailIsHumanRequest = split.tail.length === 1 && split.tail[0]!.role === 'user';
   const needsBridge = !tailIsHumanRequest && split.tail[0]?.role !== 'user';
   const output: Message[] = [
-    { role: 'user', content: [{ type: 'text', text: headText }] },
+    { role: 'user', content: [{ type: 'text', text: headText }, ...files.map(fileBlock)] },
     { role: 'assistant', content: [{ type: 'text', text: summaryAcknowledgement }] },
   ];
   if (needsBridge) {
@@ -186,6 +209,10 @@ export async function planHard(
     freedTokens: context.countTokens(messages) - context.countTokens(fitted.messages),
     events: summary.events,
   };
+}
+
+function fileBlock(text: string): TextBlock {
+  return { type: 'text', text };
 }
 
 /** When even the kept turn is too large, its tool results become placeholders too (archived). */

@@ -5,6 +5,7 @@ import type { Message, ToolResultBlock, ToolUseBlock } from '../conversation/typ
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { type MaskRule, maskableTokens } from './mask.js';
 import { CUT_TEXT_CHARS_PER_TOKEN, ELIDED_INPUT_TOKENS } from './mid.js';
+import { supersedeKey } from './supersede-key.js';
 
 /** A tool result that is still whole and could be masked later. */
 export interface PendingResult {
@@ -12,6 +13,11 @@ export interface PendingResult {
   blockIndex: number;
   toolUseId: string;
   tokens: number;
+}
+
+/** A whole tool result a later copy made stale, and the call holding that newer copy. */
+export interface StaleResult extends PendingResult {
+  newerToolUseId: string;
 }
 
 /**
@@ -32,6 +38,11 @@ export class HistoryIndex {
   /** Long assistant text and large tool inputs the mid layer would shorten, with running totals. */
   private condensablePositions: number[] = [];
   private condensableTotals: number[] = [];
+  /** The newest copy of each file or command output seen (see `supersedeKey`). */
+  private latestCopy = new Map<string, { toolUseId: string; entry: PendingResult | undefined }>();
+  /** Results a later copy made stale, oldest first, and those no longer whole (replaced or masked). */
+  private stale: StaleResult[] = [];
+  private readonly superseded = new Set<string>();
 
   constructor(
     private readonly counter: TokenCounter,
@@ -79,7 +90,7 @@ export class HistoryIndex {
     return this.toolUses.get(id);
   }
 
-  /** Whole tool results in messages before `beforeIndex`, oldest first. */
+  /** Whole tool results in messages before `beforeIndex`, oldest first (superseded ones included). */
   pendingBefore(beforeIndex: number): PendingResult[] {
     const eligible: PendingResult[] = [];
     for (let index = this.pendingStart; index < this.pending.length; index++) {
@@ -90,9 +101,30 @@ export class HistoryIndex {
     return eligible;
   }
 
+  /** Whole results a later copy made stale and that are not replaced yet, oldest first. */
+  staleResults(): StaleResult[] {
+    return this.stale.filter((entry) => !this.superseded.has(entry.toolUseId));
+  }
+
+  /** True when the result was already replaced by a pointer to its newer copy. */
+  isSuperseded(toolUseId: string): boolean {
+    return this.superseded.has(toolUseId);
+  }
+
+  /** Marks stale results as replaced. */
+  markSuperseded(toolUseIds: readonly string[]): void {
+    for (const id of toolUseIds) this.superseded.add(id);
+    this.stale = this.stale.filter((entry) => !this.superseded.has(entry.toolUseId));
+  }
+
   /** Marks the first `count` pending results as masked. */
   consumePending(count: number): void {
+    for (let index = this.pendingStart; index < this.pendingStart + count; index++) {
+      const entry = this.pending[index];
+      if (entry) this.superseded.add(entry.toolUseId);
+    }
     this.pendingStart += count;
+    if (count > 0) this.markSuperseded([]);
   }
 
   /** Replaces the snapshot after the compactor rewrote messages in place (same length, same order). */
@@ -120,12 +152,23 @@ export class HistoryIndex {
     this.toolResultPositions = [];
     this.condensablePositions = [];
     this.condensableTotals = [];
+    this.latestCopy = new Map();
+    this.stale = [];
+    this.superseded.clear();
   }
 
   private addCondensable(index: number, freed: number): void {
     if (freed <= 0) return;
     this.condensablePositions.push(index);
     this.condensableTotals.push((this.condensableTotals[this.condensableTotals.length - 1] ?? 0) + freed);
+  }
+
+  /** A newer copy of a file or output makes the previous one stale (when that one is worth replacing). */
+  private recordCopy(key: string | undefined, toolUseId: string, entry: PendingResult | undefined): void {
+    if (key === undefined) return;
+    const previous = this.latestCopy.get(key);
+    if (previous?.entry) this.stale.push({ ...previous.entry, newerToolUseId: toolUseId });
+    this.latestCopy.set(key, { toolUseId, entry });
   }
 
   private add(message: Message, index: number): void {
@@ -151,10 +194,14 @@ export class HistoryIndex {
       } else if (block.type === 'tool_result') {
         this.toolResultPositions.push(index);
         const result = block as ToolResultBlock;
-        const name = this.toolUses.get(result.tool_use_id)?.name;
-        const tokens = maskableTokens(result, name, this.counter, this.rule, this.ids);
-        if (tokens === undefined) return;
-        this.pending.push({ messageIndex: index, blockIndex, toolUseId: result.tool_use_id, tokens });
+        const toolUse = this.toolUses.get(result.tool_use_id);
+        const tokens = maskableTokens(result, toolUse?.name, this.counter, this.rule, this.ids);
+        const entry =
+          tokens === undefined
+            ? undefined
+            : { messageIndex: index, blockIndex, toolUseId: result.tool_use_id, tokens };
+        this.recordCopy(supersedeKey(toolUse, result), result.tool_use_id, entry);
+        if (entry) this.pending.push(entry);
       }
     });
   }

@@ -3,6 +3,7 @@ import { archiveKey } from '../_internal/archive-ids.js';
 import {
   archiveIdInPlaceholder,
   minMaskableTokens,
+  supersededPlaceholder,
   toolResultPlaceholder,
 } from '../_internal/placeholder.js';
 import { toolResultText } from '../_internal/text.js';
@@ -25,6 +26,8 @@ export interface MaskTarget {
   blockIndex: number;
   toolUseId: string;
   tokens: number;
+  /** Set when a later copy made the result stale: the call holding that copy. */
+  newerToolUseId?: string;
 }
 
 /** Context every layer's rewrite needs: ids, the session, and how to find a tool call. */
@@ -148,7 +151,10 @@ export function maskToolResults(
       const placeholder: ToolResultBlock = {
         type: 'tool_result',
         tool_use_id: result.tool_use_id,
-        content: toolResultPlaceholder({ toolUse, result, tokens: target.tokens, archiveId: id }),
+        content:
+          target.newerToolUseId === undefined
+            ? toolResultPlaceholder({ toolUse, result, tokens: target.tokens, archiveId: id })
+            : supersededPlaceholder({ toolUse, newerToolUseId: target.newerToolUseId, archiveId: id }),
         ...(result.is_error === undefined ? {} : { is_error: result.is_error }),
       };
       content[target.blockIndex] = placeholder;

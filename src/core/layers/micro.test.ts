@@ -10,7 +10,7 @@ describe('planMicro', () => {
     const plan = planMicro(
       messages,
       context.index,
-      { keepTurns: 3, cacheAware: false, clearAtLeast: 0 },
+      { keepTurns: 3, cacheAware: false, clearAtLeast: 0, supersede: true },
       context,
     );
     expect(plan?.consumed).toBe(2);
@@ -94,14 +94,19 @@ describe('planMicro', () => {
 
   it('waits for a batch of clearAtLeast tokens when cache-aware', () => {
     const context = contextFor(messages);
-    const settings = { keepTurns: 3, cacheAware: true, clearAtLeast: 10_000 };
+    const settings = { keepTurns: 3, cacheAware: true, clearAtLeast: 10_000, supersede: true };
     expect(planMicro(messages, context.index, settings, context)).toBeUndefined();
   });
 
   it('has nothing to do within keepTurns', () => {
     const context = contextFor(messages);
     expect(
-      planMicro(messages, context.index, { keepTurns: 5, cacheAware: false, clearAtLeast: 0 }, context),
+      planMicro(
+        messages,
+        context.index,
+        { keepTurns: 5, cacheAware: false, clearAtLeast: 0, supersede: true },
+        context,
+      ),
     ).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 import { placeholderTokens } from '../_internal/placeholder.js';
 import type { Message } from '../conversation/types.js';
 import type { HistoryIndex } from './history-index.js';
-import { type LayerPlan, maskToolResults, type RewriteContext } from './mask.js';
+import { type LayerPlan, type MaskTarget, maskToolResults, type RewriteContext } from './mask.js';
 
 /** Resolved options of the micro layer. */
 export interface MicroSettings {
@@ -11,12 +11,16 @@ export interface MicroSettings {
   cacheAware: boolean;
   /** With `cacheAware`, the least a batch must free. */
   clearAtLeast: number;
+  /** Replace results a later copy made stale (at any age) with a pointer to the newer copy. */
+  supersede: boolean;
 }
 
 /** What micro would change, and how many of the index's pending results it masks. */
 export interface MicroPlan extends LayerPlan {
   /** Pending results of the index the plan masks (the oldest ones). */
   consumed: number;
+  /** Tool results the plan replaced because a later copy made them stale. */
+  superseded: string[];
 }
 
 /**
@@ -31,9 +35,16 @@ export function planMicro(
   context: RewriteContext,
 ): MicroPlan | undefined {
   const pending = index.pendingBefore(index.keepBoundary(settings.keepTurns));
-  if (pending.length === 0) return undefined;
-  const freedTokens = pending.reduce((sum, entry) => sum + entry.tokens - placeholderTokens, 0);
+  // Supersede before masking by age: a stale copy points at the newer one, whatever its age.
+  const stale = settings.supersede ? index.staleResults() : [];
+  const staleIds = new Set(stale.map((entry) => entry.toolUseId));
+  const aged = pending.filter(
+    (entry) => !staleIds.has(entry.toolUseId) && !index.isSuperseded(entry.toolUseId),
+  );
+  const targets: MaskTarget[] = [...stale, ...aged];
+  if (targets.length === 0) return undefined;
+  const freedTokens = targets.reduce((sum, entry) => sum + entry.tokens - placeholderTokens, 0);
   if (settings.cacheAware && freedTokens < settings.clearAtLeast) return undefined;
-  const masked = maskToolResults(messages, pending, context);
-  return { ...masked, freedTokens, consumed: pending.length };
+  const masked = maskToolResults(messages, targets, context);
+  return { ...masked, freedTokens, consumed: pending.length, superseded: [...staleIds] };
 }

@@ -17,6 +17,8 @@ const DEFAULT_MAX_TOKENS = 2000;
 const TASK_CHARS = 2000;
 const USER_MESSAGE_CHARS = 400;
 const LAST_NOTE_CHARS = 800;
+/** Beside the ledger the note is the narrative's only fact: shorter keeps the context small. */
+const LEDGER_NOTE_CHARS = 400;
 const PATH_CHARS = 200;
 /** Lines are cut to this when the summary still does not fit after dropping lines. */
 const TIGHT_LINE_CHARS = 200;
@@ -38,16 +40,25 @@ export function createExtractiveSummaryModel(): SummaryModel {
     provider: 'extractive',
     modelId: 'extractive',
     async summarize(request) {
-      return { text: extractiveSummary(request.messages, request.maxOutputTokens, request.focus) };
+      const factsInLedger = request.ledger !== undefined;
+      const text = extractiveSummary(request.messages, request.maxOutputTokens, request.focus, {
+        factsInLedger,
+      });
+      return { text };
     },
   };
 }
 
-/** The extractive summary of a history, merged with any earlier summary found at its start. */
+/**
+ * The extractive summary of a history, merged with any earlier summary found at its start. With
+ * `factsInLedger` the session ledger goes out beside it: only the narrative is written (the task,
+ * the last assistant note), not the files, commands, errors and later user messages it holds.
+ */
 export function extractiveSummary(
   messages: readonly Message[],
   maxTokens = DEFAULT_MAX_TOKENS,
   focus?: string,
+  { factsInLedger = false }: { factsInLedger?: boolean } = {},
 ): string {
   const sections = new Map<SummarySection, string[]>(summarySections.map((name) => [name, []]));
   const add = (section: SummarySection, line: string) => {
@@ -76,16 +87,17 @@ export function extractiveSummary(
           continue;
         }
         if (isInstructionOrBoilerplate(text)) continue;
-        add(
-          'Task and constraints',
-          `- User: ${shortenLine(text, sections.get('Task and constraints')!.length === 0 ? TASK_CHARS : USER_MESSAGE_CHARS)}`,
-        );
+        const isTask = sections.get('Task and constraints')!.length === 0;
+        if (factsInLedger && !isTask) continue;
+        const chars = factsInLedger ? USER_MESSAGE_CHARS : isTask ? TASK_CHARS : USER_MESSAGE_CHARS;
+        add('Task and constraints', `- User: ${shortenLine(text, chars)}`);
       } else if (block.type === 'tool_use') {
         const toolUse = block as ToolUseBlock;
         toolUses.set(toolUse.id, toolUse);
+        if (factsInLedger) continue;
         const path = pathOf(toolUse.input);
         if (path) files.add(path);
-      } else if (block.type === 'tool_result') {
+      } else if (block.type === 'tool_result' && !factsInLedger) {
         const result = block as ToolResultBlock;
         const toolUse = toolUses.get(result.tool_use_id);
         const text = toolResultText(result);
@@ -102,7 +114,15 @@ export function extractiveSummary(
     add('Task and constraints', `- Focus: ${shortenLine(focus, USER_MESSAGE_CHARS)}`);
   for (const path of files) add('Files touched', `- ${path}`);
   if (lastAssistantText)
-    add('Current state', `- Last assistant note: ${shortenLine(lastAssistantText, LAST_NOTE_CHARS)}`);
+    add(
+      'Current state',
+      `- Last assistant note: ${shortenLine(lastAssistantText, factsInLedger ? LEDGER_NOTE_CHARS : LAST_NOTE_CHARS)}`,
+    );
+  if (factsInLedger) {
+    // The ledger beside it holds the facts: only the narrative sections that have something.
+    for (const [section, lines] of sections) if (lines.length === 0) sections.delete(section);
+    return escapeReservedTags(fitToBudget(sections, maxTokens, { onlyPresent: true }));
+  }
   add('Next steps', '- Continue the task from the current state; recall archived results by id when needed.');
   return escapeReservedTags(fitToBudget(sections, maxTokens));
 }
@@ -113,7 +133,11 @@ const counter = createHeuristicCounter();
  * Drops lines until the summary fits `maxTokens`: always from the section with the most lines,
  * its oldest line after the first (the task, the first fact), so recent facts survive longest.
  */
-function fitToBudget(sections: Map<SummarySection, string[]>, maxTokens: number): string {
+function fitToBudget(
+  sections: Map<SummarySection, string[]>,
+  maxTokens: number,
+  { onlyPresent = false } = {},
+): string {
   const kept = new Map(
     [...sections].map(([section, lines]) => [
       section,
@@ -134,6 +158,7 @@ function fitToBudget(sections: Map<SummarySection, string[]>, maxTokens: number)
         lines.map((entry) => shortenLine(entry.line, total > maxTokens ? TIGHT_LINE_CHARS : LINE_CHARS)),
       ]),
     ),
+    { onlyPresent },
   );
 }
 

@@ -24,13 +24,23 @@ export const defaultIdentity =
   'replaces the earlier conversation; archived tool results can be brought back with the recall tool by id.';
 
 /** The instructions a summary model receives after the history it summarizes. */
-export function summaryInstructions(options: { focus?: string; mergesPrevious: boolean }): string {
+export function summaryInstructions(options: {
+  focus?: string;
+  mergesPrevious: boolean;
+  ledger?: string;
+}): string {
   const sections = summarySections.map((name) => `## ${name}`).join('\n');
   const merge = options.mergesPrevious
     ? 'The conversation starts with an earlier <context_summary>. Merge it into your summary: one summary, ' +
       'the same sections, nothing stacked, nothing of it lost that still matters.\n'
     : '';
   const focus = options.focus ? `Keep this in focus: ${options.focus}\n` : '';
+  const ledger = options.ledger
+    ? 'The session ledger below is ground truth recorded by the compactor (files, commands and exit codes, ' +
+      "errors, the plan, the user's messages). It is attached to your summary as is: do not contradict it and " +
+      'do not copy it; write the narrative it cannot hold (why, what was learned, what is half done).\n' +
+      `${options.ledger}\n`
+    : '';
   return (
     'Stop working on the task for a moment. Write a dense summary of the conversation so far that lets you ' +
     'continue the task without it. Use exactly these Markdown sections, in this order:\n' +
@@ -39,7 +49,8 @@ export function summaryInstructions(options: { focus?: string; mergesPrevious: b
     'commands, identifiers, error messages and decisions. Archived results appear as placeholders ending in ' +
     '"recall rN": keep those ids. Do not call tools. Answer with the summary only.\n' +
     merge +
-    focus
+    focus +
+    ledger
   );
 }
 
@@ -59,9 +70,13 @@ export function parseSummarySections(text: string): Map<SummarySection, string[]
   return sections;
 }
 
-/** Writes sections back as Markdown; empty sections say so. */
-export function formatSummarySections(sections: Map<SummarySection, string[]>): string {
+/** Writes sections back as Markdown; empty sections say so (or, with `onlyPresent`, are left out). */
+export function formatSummarySections(
+  sections: Map<SummarySection, string[]>,
+  { onlyPresent = false } = {},
+): string {
   return summarySections
+    .filter((name) => !onlyPresent || (sections.get(name)?.length ?? 0) > 0)
     .map((name) => {
       const lines = sections.get(name) ?? [];
       return `## ${name}\n${lines.length > 0 ? lines.join('\n') : '- (none)'}`;

@@ -24,6 +24,12 @@ export interface SummaryRequest {
    * instructions; given separately for models that do not read instructions.
    */
   focus?: string;
+  /**
+   * The session ledger (facts the compactor recorded: files, commands, errors, the plan, the
+   * user's messages), also written into the instructions as ground truth. It is attached to the
+   * summary as is, so the summary need not repeat it.
+   */
+  ledger?: string;
 }
 
 /** What a {@link SummaryModel} answers. */

@@ -40,6 +40,8 @@ export interface WriteSummaryOptions {
   system?: SystemPrompt;
   focus?: string;
   signal?: AbortSignal;
+  /** The rendered session ledger, given to the model as ground truth. */
+  ledger?: string;
 }
 
 /** A summary and the events its calls produced (for the pipeline to emit). */
@@ -61,12 +63,21 @@ export async function writeSummary(
   const { settings, counter, signal } = options;
   const events: CompactionEvent[] = [];
   const mergesPrevious = dropped.some((message) => firstText(message).startsWith(summaryOpen));
-  const instructions = summaryInstructions({
-    mergesPrevious,
-    ...(options.focus ? { focus: options.focus } : {}),
-  });
   const historyTokens = dropped.reduce((sum, message) => sum + countMessageTokens(message, counter), 0);
-  const budget = requestBudget(options, instructions);
+  const write = (ledger: string | undefined) =>
+    summaryInstructions({
+      mergesPrevious,
+      ...(options.focus ? { focus: options.focus } : {}),
+      ...(ledger ? { ledger } : {}),
+    });
+  let instructions = write(options.ledger);
+  let budget = requestBudget(options, instructions);
+  // The ledger goes out beside the summary anyway: in a small window it leaves room for the history.
+  const chunkRoom = budget - settings.maxSummaryTokens - counter.countText(CHUNK_HEADER);
+  if (options.ledger && historyTokens > budget && chunkRoom < MIN_CHUNK_TOKENS) {
+    instructions = write(undefined);
+    budget = requestBudget(options, instructions);
+  }
 
   let lastError: unknown;
   let attempts = 0;
@@ -91,7 +102,10 @@ export async function writeSummary(
     type: 'fallback-used',
     reason: `summary model ${settings.summarizer.provider}:${settings.summarizer.modelId} failed after ${attempts} attempt(s): ${describe(lastError)}`,
   });
-  return { text: extractiveSummary(dropped, settings.maxSummaryTokens, options.focus), events };
+  const text = extractiveSummary(dropped, settings.maxSummaryTokens, options.focus, {
+    factsInLedger: options.ledger !== undefined,
+  });
+  return { text, events };
 }
 
 /**
@@ -159,6 +173,7 @@ async function callModel(
       messages,
       maxOutputTokens: settings.maxSummaryTokens,
       ...(options.focus ? { focus: options.focus } : {}),
+      ...(options.ledger ? { ledger: options.ledger } : {}),
     },
     { signal },
   );

@@ -1,0 +1,209 @@
+import { hashText } from '../_internal/archive-ids.js';
+import { fingerprintMessage } from '../_internal/fingerprint.js';
+import { keyArgument, toolOutcome } from '../_internal/placeholder.js';
+import { shortenLine, toolResultText } from '../_internal/text.js';
+import type { Message, ToolResultBlock, ToolUseBlock } from '../conversation/types.js';
+import { bridgeText, summaryAcknowledgement } from '../summary/summary-format.js';
+import { createLedgerState, type LedgerOpenCall, type LedgerState } from './ledger-state.js';
+import { toolCallFact } from './tool-call-facts.js';
+
+/** Commands and error lines are kept to this many characters: enough to tell them apart. */
+const COMMAND_CHARS = 200;
+const ERROR_LINE_CHARS = 240;
+/** Codex and some harnesses report the exit code as JSON metadata. */
+const jsonExitCode = /"exit_code"\s*:\s*(-?\d+)/;
+/** Claude Code's failed Bash result opens with `Exit code N`: the line after it says what failed. */
+const bareExitLine = /^exit code:? -?\d+$/i;
+/** Texts the compactor itself put in the history: not the user's words. */
+const ownTextPrefixes = ['<context_summary', '<identity>', '<session_ledger', '<file path='];
+
+/**
+ * Keeps a {@link LedgerState} up to date with the history, reading each message once: a call that
+ * only appended messages costs only the new ones (like the history index).
+ */
+export class LedgerRecorder {
+  private snapshot: Message[] = [];
+  /** Tool calls and user texts already recorded, so a history read again is not counted twice. */
+  private readonly seenCalls = new Set<string>();
+  private readonly seenUserTexts = new Set<string>();
+
+  /** True for a ledger restored from a stored state that has not read a history yet. */
+  private restored: boolean;
+
+  constructor(public state: LedgerState = createLedgerState()) {
+    this.restored = state !== undefined && state.turn > 0;
+    for (const id of Object.keys(state.open)) this.seenCalls.add(id);
+    for (const message of state.userMessages) this.seenUserTexts.add(message.text);
+  }
+
+  /**
+   * A restored ledger recorded everything up to the last output its session returned: when a call
+   * starts with that output (`recorded`), only what follows it is new.
+   */
+  resume(recorded: readonly Message[]): void {
+    if (!this.restored) return;
+    this.restored = false;
+    if (this.snapshot.length === 0) this.snapshot = recorded.slice();
+  }
+
+  /** Records what `messages` add to what was recorded last time. */
+  sync(messages: readonly Message[]): void {
+    this.restored = false;
+    let common = 0;
+    const limit = Math.min(this.snapshot.length, messages.length);
+    while (common < limit && this.snapshot[common] === messages[common]) common++;
+    // A caller that sends copies (a proxy, a fleet worker) repeats what was recorded: the same
+    // content, not the same objects. Compared by content, so every process records the same.
+    while (
+      common < limit &&
+      fingerprintMessage(this.snapshot[common]!) === fingerprintMessage(messages[common]!)
+    ) {
+      common++;
+    }
+    if (common < this.snapshot.length) this.snapshot = this.snapshot.slice(0, common);
+    for (let index = common; index < messages.length; index++) {
+      const message = messages[index]!;
+      recordMessage(this.state, message, this.seenCalls, this.seenUserTexts);
+      this.snapshot.push(message);
+    }
+  }
+
+  /** The compactor rewrote the history: its output holds nothing new to record. */
+  adopt(messages: readonly Message[]): void {
+    this.snapshot = messages.slice();
+  }
+}
+
+function recordMessage(
+  state: LedgerState,
+  message: Message,
+  seenCalls: Set<string>,
+  seenUserTexts: Set<string>,
+): void {
+  const blocks =
+    typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+  if (message.role === 'assistant') {
+    const uses = blocks.filter((block) => block.type === 'tool_use') as ToolUseBlock[];
+    // A history read again (a caller that sends copies, not the array it got) adds no turn: a
+    // turn is new when it has a new call, or text not seen before (the compactor's own excepted).
+    const text = blocks.map((block) => (block.type === 'text' ? String(block.text) : '')).join('\n');
+    const textKey = `text\u0000${hashText(text)}`;
+    const isNew =
+      uses.length > 0
+        ? uses.some((use) => !seenCalls.has(String(use.id)))
+        : text !== summaryAcknowledgement && !seenCalls.has(textKey);
+    if (uses.length === 0) seenCalls.add(textKey);
+    if (isNew) state.turn++;
+    for (const use of uses) recordToolUse(state, use, seenCalls);
+    return;
+  }
+  for (const block of blocks) {
+    if (block.type === 'tool_result') recordToolResult(state, block as ToolResultBlock);
+    else if (block.type === 'text' && typeof block.text === 'string') {
+      const text = block.text;
+      if (text.trim() === '' || text === bridgeText || seenUserTexts.has(text)) continue;
+      if (ownTextPrefixes.some((prefix) => text.startsWith(prefix))) continue;
+      // Harness markup (Claude Code's `<command-name>`, `<bash-stdout>`, `Caveat:` lines) and
+      // injected reminders are not words the user typed.
+      if (isHarnessText(text)) continue;
+      seenUserTexts.add(text);
+      state.userMessages.push({ turn: state.turn + 1, text });
+    }
+  }
+}
+
+function isHarnessText(text: string): boolean {
+  const typed = text.replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '').trim();
+  return typed === '' || typed.startsWith('<') || typed.startsWith('Caveat:');
+}
+
+function recordToolUse(state: LedgerState, use: ToolUseBlock, seenCalls: Set<string>): void {
+  const id = String(use.id);
+  if (seenCalls.has(id)) return;
+  seenCalls.add(id);
+  const fact = toolCallFact(use);
+  const call = `${String(use.name)}(${keyArgument(use.input)})`;
+  const open: LedgerOpenCall = { kind: 'other', call, turn: state.turn };
+  switch (fact.kind) {
+    case 'plan':
+      state.plan = { tool: String(use.name), turn: state.turn, items: fact.items };
+      break;
+    case 'read':
+      state.open[id] = { ...open, kind: 'read', paths: fact.paths };
+      return;
+    case 'change':
+      state.open[id] = { ...open, kind: 'change', paths: fact.paths, action: fact.action };
+      return;
+    case 'command':
+      state.open[id] = { ...open, kind: 'command', command: fact.command };
+      return;
+    case 'other':
+      break;
+    default: {
+      const exhaustive: never = fact;
+      throw new Error(`unknown tool call fact ${JSON.stringify(exhaustive)}`);
+    }
+  }
+  state.open[id] = open;
+}
+
+function recordToolResult(state: LedgerState, result: ToolResultBlock): void {
+  const id = String(result.tool_use_id);
+  const call = state.open[id];
+  if (!call) return;
+  delete state.open[id];
+  const text = toolResultText(result);
+  const outcome = toolOutcome(result, text);
+  const exitCode = outcome.exitCode ?? numberOf(jsonExitCode.exec(text)?.[1]);
+  const failed = outcome.failed || (exitCode !== undefined && exitCode !== 0);
+  const errorLine = failed ? describeError(text, outcome.errorLine) : undefined;
+  if (call.kind === 'command' && call.command !== undefined) {
+    const command = shortenLine(call.command.split('\n', 1)[0]!, COMMAND_CHARS);
+    // A command run again replaces its entry, unless that run failed: its error line stays.
+    const previous = state.commands.findIndex((entry) => entry.command === command && !entry.failed);
+    const runs = previous === -1 ? 1 : state.commands[previous]!.runs + 1;
+    if (previous !== -1) state.commands.splice(previous, 1);
+    state.commands.push({
+      command,
+      turn: call.turn,
+      toolUseId: id,
+      failed,
+      runs,
+      ...(exitCode === undefined ? {} : { exitCode }),
+      ...(errorLine ? { errorLine } : {}),
+    });
+    return;
+  }
+  if (failed) {
+    const line = errorLine ?? 'failed';
+    // The same error again (a refused edit, a file too large) is one entry naming its latest call.
+    const same = state.errors.findIndex((entry) => entry.line === line);
+    if (same !== -1) state.errors.splice(same, 1);
+    state.errors.push({ call: call.call, turn: call.turn, line });
+    return;
+  }
+  for (const path of call.paths ?? []) touchFile(state, path, call, id);
+}
+
+function touchFile(state: LedgerState, path: string, call: LedgerOpenCall, toolUseId: string): void {
+  const index = state.files.findIndex((file) => file.path === path);
+  const previous = index === -1 ? undefined : state.files.splice(index, 1)[0];
+  const changed = call.kind === 'change' || previous?.changed === true;
+  state.files.push({ path, action: call.action ?? 'read', changed, turn: call.turn, toolUseId });
+}
+
+/** The first line of a failed result, with the line naming the error when the first is only `Exit code N`. */
+function describeError(text: string, namedLine: string | undefined): string {
+  const lines = text.split('\n').filter((line) => line.trim() !== '');
+  const first = lines[0]?.trim() ?? '';
+  let detail = '';
+  if (bareExitLine.test(first)) {
+    const named = namedLine && namedLine !== first ? namedLine : lines[1]?.trim();
+    if (named) detail = ` — ${shortenLine(named, ERROR_LINE_CHARS)}`;
+  }
+  return `${shortenLine(first, ERROR_LINE_CHARS)}${detail}` || 'failed';
+}
+
+function numberOf(value: string | undefined): number | undefined {
+  return value === undefined ? undefined : Number(value);
+}

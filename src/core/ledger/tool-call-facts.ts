@@ -1,0 +1,116 @@
+import type { ToolUseBlock } from '../conversation/types.js';
+
+/** What a tool call did, as far as the ledger cares; recognised from common tool names and shapes. */
+export type ToolCallFact =
+  | { kind: 'read'; paths: string[] }
+  | { kind: 'change'; paths: string[]; action: string }
+  | { kind: 'command'; command: string }
+  | { kind: 'plan'; items: string[] }
+  | { kind: 'other' };
+
+const readTools = new Set([
+  'read',
+  'read_file',
+  'readfile',
+  'view',
+  'view_file',
+  'cat',
+  'open_file',
+  'notebookread',
+]);
+const changeTools = new Map([
+  ['edit', 'edit'],
+  ['multiedit', 'edit'],
+  ['edit_file', 'edit'],
+  ['replace', 'edit'],
+  ['notebookedit', 'edit'],
+  ['write', 'write'],
+  ['write_file', 'write'],
+  ['create_file', 'write'],
+  ['delete_file', 'delete'],
+]);
+const commandTools = new Set([
+  'bash',
+  'shell',
+  'exec_command',
+  'run_shell_command',
+  'execute_command',
+  'run_command',
+  'terminal',
+  'local_shell',
+  'container.exec',
+]);
+// Claude Code and Anthropic's text editor tool use `command` to say what a call did.
+const editorTools = new Set(['str_replace_editor', 'str_replace_based_edit_tool', 'text_editor']);
+const planTools = new Set(['todowrite', 'update_plan', 'write_todos', 'todo_write']);
+const pathArguments = ['file_path', 'path', 'filename', 'file', 'target_file', 'notebook_path'];
+const patchFileLine = /^\*\*\* (Add|Update|Delete) File: (.+)$/gm;
+
+/** What `toolUse` did: a read, a change, a shell command, a new plan, or something else. */
+export function toolCallFact(toolUse: ToolUseBlock): ToolCallFact {
+  const name = String(toolUse.name).toLowerCase();
+  const input = (typeof toolUse.input === 'object' && toolUse.input !== null ? toolUse.input : {}) as Record<
+    string,
+    unknown
+  >;
+  if (planTools.has(name))
+    return { kind: 'plan', items: planItems(input.todos ?? input.plan ?? input.items) };
+  if (name === 'apply_patch') return patchFact(input, toolUse.input);
+  const path = firstPath(input);
+  if (editorTools.has(name) && path) {
+    return input.command === 'view' ? { kind: 'read', paths: [path] } : changeOf(String(input.command), path);
+  }
+  if (readTools.has(name) && path) return { kind: 'read', paths: [path] };
+  const action = changeTools.get(name);
+  if (action && path) return { kind: 'change', paths: [path], action };
+  if (commandTools.has(name)) {
+    const command = commandText(input.command ?? input.cmd ?? input.commands);
+    if (command) return { kind: 'command', command };
+  }
+  return { kind: 'other' };
+}
+
+function changeOf(command: string, path: string): ToolCallFact {
+  return { kind: 'change', paths: [path], action: command === 'create' ? 'write' : 'edit' };
+}
+
+function firstPath(input: Record<string, unknown>): string | undefined {
+  for (const name of pathArguments) {
+    const value = input[name];
+    if (typeof value === 'string' && value.trim() !== '') return value.trim();
+  }
+  return undefined;
+}
+
+/** A shell command as one string: a `["bash", "-lc", "…"]` array is its script. */
+function commandText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim() || undefined;
+  if (!Array.isArray(value) || !value.every((part) => typeof part === 'string')) return undefined;
+  const shellScript = value.length >= 3 && /^(ba|z)?sh$/.test(String(value[0]).split('/').pop() ?? '');
+  return (shellScript ? String(value[value.length - 1]) : value.join(' ')).trim() || undefined;
+}
+
+/** The files an `apply_patch` touches (its patch text in `input`, `patch` or the raw input). */
+function patchFact(input: Record<string, unknown>, raw: unknown): ToolCallFact {
+  const text = [input.input, input.patch, raw].find((value) => typeof value === 'string') as
+    | string
+    | undefined;
+  const paths: string[] = [];
+  for (const match of (text ?? '').matchAll(patchFileLine)) paths.push(match[2]!.trim());
+  return paths.length > 0 ? { kind: 'change', paths, action: 'patch' } : { kind: 'other' };
+}
+
+/** The plan's items verbatim: `[status] text` (Claude Code `content`, Codex `step`). */
+function planItems(value: unknown): string[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((item) => {
+    if (typeof item === 'string') return [item];
+    if (typeof item !== 'object' || item === null) return [];
+    const record = item as Record<string, unknown>;
+    const text = [record.content, record.step, record.description, record.title, record.text].find(
+      (field) => typeof field === 'string',
+    );
+    if (typeof text !== 'string') return [];
+    return [typeof record.status === 'string' ? `[${record.status}] ${text}` : text];
+  });
+}
