@@ -47,7 +47,11 @@ const SETUPS = [
       '@langchain/core@^1',
       '@langchain/openai@^1',
       '@mastra/core@^1',
+      // The Gemini adapter's types (agent-compact/gemini and the reference agent's Gemini model) import it.
+      '@google/genai@^3',
       'zod@^4',
+      // The optional peer for BPE counting; the previous set goes without it (tests/tokenizer.test.mjs).
+      'gpt-tokenizer@^3',
       // What a TypeScript user has beside them (json-schema's types: @ai-sdk/provider's imports need them).
       '@types/node@^24',
       '@types/json-schema',

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { type ArchiveItem, type ArchiveStore, groupItemsBySession } from '../core/archive/archive-store.js';
 import { CompactError } from '../core/errors.js';
 
+// For a store of your own: split a `put` by session.
+export { groupItemsBySession } from '../core/archive/archive-store.js';
 export { originalText } from './original-text.js';
 
 /** Options of {@link createFileArchiveStore}. */

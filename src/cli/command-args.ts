@@ -63,8 +63,23 @@ export function positiveIntegerOption(name: string, value: string | undefined): 
   return number;
 }
 
-/** The counter for a tokenizer; the BPE tables load only when asked for, as they are large. */
-export async function createCliCounter(tokenizer: CliTokenizer): Promise<TokenCounter> {
+/** How {@link createCliCounter} reports falling back to the heuristic. */
+export interface CliCounterOptions {
+  /** Where the one-line note goes when the BPE tokenizer is missing. */
+  stderr?: (text: string) => void;
+  /** Whether the user asked for this tokenizer (a flag), so a fallback deserves a note. */
+  asked?: boolean;
+}
+
+/**
+ * The counter for a tokenizer; the BPE tables load only when asked for, as they are large. Without
+ * the optional peer `gpt-tokenizer` it counts with the heuristic (which the compactor anchors to
+ * provider usage), with a note on stderr when the user asked for a BPE tokenizer.
+ */
+export async function createCliCounter(
+  tokenizer: CliTokenizer,
+  { stderr, asked = false }: CliCounterOptions = {},
+): Promise<TokenCounter> {
   switch (tokenizer) {
     case 'heuristic': {
       const { createHeuristicCounter } = await import('../core/tokens/heuristic-counter.js');
@@ -72,6 +87,17 @@ export async function createCliCounter(tokenizer: CliTokenizer): Promise<TokenCo
     }
     case 'o200k':
     case 'cl100k': {
+      const { isTokenizerInstalled, TOKENIZER_INSTALL_COMMAND } = await import(
+        '../tokenizer/load-tokenizer.js'
+      );
+      if (!isTokenizerInstalled()) {
+        if (asked) {
+          stderr?.(
+            `note: --tokenizer ${tokenizer} needs gpt-tokenizer (${TOKENIZER_INSTALL_COMMAND}); counting with the anchored heuristic\n`,
+          );
+        }
+        return createCliCounter('heuristic');
+      }
       const { createTiktokenCounter } = await import('../tokenizer/index.js');
       return createTiktokenCounter({ encoding: tokenizer });
     }

@@ -110,8 +110,8 @@ export interface HardOptions {
 /** Options of {@link createCompactor}. */
 export interface CompactorOptions {
   /**
-   * Token thresholds. Default: the seed's 50,000 / 80,000, or fractions of `contextWindow` when
-   * that is set.
+   * Token thresholds: the seed's 50,000 / 80,000, or fractions of `contextWindow` when that is set.
+   * @default { mid: 50_000, hard: 80_000 }
    */
   thresholds?: { mid?: number; hard?: number };
   /** The model's context window; thresholds become fractions of it less `reserveOutputTokens`. */
@@ -137,7 +137,12 @@ export interface CompactorOptions {
   stateStore?: SessionStateStore;
   /** The model that writes hard summaries. @default the extractive (offline) summarizer */
   summarizer?: SummaryModel;
-  /** The `<identity>` reminder injected after a hard compaction: who the agent is, its tools, rules. */
+  /**
+   * The `<identity>` reminder injected after a hard compaction: who the agent is, its tools, rules.
+   * @default 'You are the same agent as before this summary, with the same tools and instructions. The
+   * summary above replaces the earlier conversation; archived tool results can be brought back with
+   * the recall tool by id.'
+   */
   identity?: string;
   /**
    * The provider's prompt-cache lifetime in seconds. A call more than this long after the previous
@@ -197,7 +202,8 @@ export interface Compactor {
   /**
    * Compacts the conversation of a whole request body (Anthropic Messages, OpenAI Chat
    * Completions) with this compactor's state, and returns the same body with only the
-   * conversation and its cache breakpoints changed, every other field kept in order.
+   * conversation and its cache breakpoints changed (at most 4, the Anthropic API's limit), every other
+   * field kept in order.
    */
   compactRequest<Body extends object>(
     body: Body,

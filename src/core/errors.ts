@@ -19,7 +19,9 @@ export type CompactErrorCode =
   /** The operation was aborted through an AbortSignal. */
   | 'ABORTED'
   /** A session state was saved by someone else since it was loaded (see `SessionStateStore`). */
-  | 'STATE_CONFLICT';
+  | 'STATE_CONFLICT'
+  /** An optional peer dependency a feature needs is not installed (the message names the install command). */
+  | 'MISSING_DEPENDENCY';
 
 const marker = Symbol.for('agent-compact.error');
 

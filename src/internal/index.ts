@@ -4,10 +4,15 @@
  * and patch included. Do not build on it; the stable API is `agent-compact` and its adapters.
  */
 
+export { COMPACTOR_STATE_SCHEMA } from '../core/archive/session-state-store.js';
+export { defaultThresholds } from '../core/compactor.js';
 export { TOOL_ERROR_PREFIX } from '../core/conversation/openai-format.js';
 export { LEADING_USER_MESSAGE_TEXT, MISSING_TOOL_RESULT_TEXT } from '../core/conversation/repair.js';
+export { MAX_CACHE_BREAKPOINTS } from '../core/request/cache-breakpoints.js';
+export { extractiveSummary } from '../core/summary/extractive-summary.js';
 export {
   bridgeText,
+  defaultIdentity,
   type SummarySection,
   summaryAcknowledgement,
   summaryInstructions,

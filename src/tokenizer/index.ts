@@ -1,14 +1,14 @@
 /**
  * `agent-compact/tokenizer`: a real BPE {@link TokenCounter} over `gpt-tokenizer`. This is the only
  * module of the package that imports `gpt-tokenizer`; the core stays dependency-free.
+ * `gpt-tokenizer` is an optional peer dependency: `npm install gpt-tokenizer` (without it the factory
+ * throws a `CompactError` with code `MISSING_DEPENDENCY` that says so).
  */
-import { createRequire } from 'node:module';
-import type { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { CompactError } from '../core/errors.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
+import { loadCountTokens, type TiktokenEncoding } from './load-tokenizer.js';
 
-/** A BPE encoding {@link createTiktokenCounter} can use. */
-export type TiktokenEncoding = 'o200k' | 'cl100k';
+export type { TiktokenEncoding } from './load-tokenizer.js';
 
 /** Options of {@link createTiktokenCounter}. */
 export interface TiktokenCounterOptions {
@@ -21,27 +21,6 @@ export interface TiktokenCounterOptions {
   encoding?: TiktokenEncoding;
 }
 
-type CountTokens = typeof countTokens;
-
-const require = createRequire(import.meta.url);
-const loaded = new Map<TiktokenEncoding, CountTokens>();
-
-// Each table costs ~130-250 ms and tens of MB to load, so only the encoding asked for is loaded, when
-// its first counter is created, from its encoding-specific entry point (never the package root, which
-// loads them all). `require` keeps the factory synchronous; this subpath is for Node.
-function loadCountTokens(encoding: TiktokenEncoding): CountTokens {
-  let count = loaded.get(encoding);
-  if (!count) {
-    const encodingModule =
-      encoding === 'o200k'
-        ? require('gpt-tokenizer/encoding/o200k_base')
-        : require('gpt-tokenizer/encoding/cl100k_base');
-    count = (encodingModule as { countTokens: CountTokens }).countTokens;
-    loaded.set(encoding, count);
-  }
-  return count;
-}
-
 // Text from tool output may contain strings such as `<|endoftext|>`; they are counted as the plain
 // text they are in a prompt, instead of throwing as gpt-tokenizer does by default.
 const specialTokensAsText = { disallowedSpecial: new Set<string>() };
@@ -49,6 +28,8 @@ const specialTokensAsText = { disallowedSpecial: new Set<string>() };
 /**
  * A {@link TokenCounter} that counts with OpenAI's BPE tables (exact for OpenAI models, a close
  * estimate for others). Only the chosen table is loaded, when the factory is called.
+ * Needs the optional peer `gpt-tokenizer` (`npm install gpt-tokenizer`).
+ * @throws {CompactError} `MISSING_DEPENDENCY` when `gpt-tokenizer` is not installed.
  *
  * @example
  * import { createTiktokenCounter } from 'agent-compact/tokenizer';

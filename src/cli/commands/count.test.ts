@@ -1,10 +1,11 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../core/conversation/types.js';
 import { createHeuristicCounter } from '../../core/tokens/heuristic-counter.js';
 import { countMessageTokens, countSystemTokens } from '../../core/tokens/message-tokens.js';
+import { setTokenizerPackage } from '../../tokenizer/load-tokenizer.js';
 import { recordingIO } from '../cli-io.test-utils.js';
 import { main } from '../main.js';
 
@@ -126,5 +127,23 @@ describe('agent-compact count', () => {
     const result = await run(['count', '--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('--tokenizer TOKENIZER');
+  });
+});
+
+describe('agent-compact count without gpt-tokenizer', () => {
+  afterEach(() => setTokenizerPackage('gpt-tokenizer'));
+
+  it('counts with the heuristic and, when a tokenizer was asked for, says how to install it', async () => {
+    setTokenizerPackage('agent-compact-no-such-tokenizer');
+    const asked = await run(['count', 'chat.json', '--json', '--tokenizer', 'o200k']);
+    const heuristic = await run(['count', 'chat.json', '--json', '--tokenizer', 'heuristic']);
+    expect(asked.code).toBe(0);
+    expect(JSON.parse(asked.stdout)).toEqual(JSON.parse(heuristic.stdout));
+    expect(asked.stderr).toBe(
+      'note: --tokenizer o200k needs gpt-tokenizer (npm install gpt-tokenizer); counting with the anchored heuristic\n',
+    );
+    const unasked = await run(['count', 'chat.json', '--json']);
+    expect(JSON.parse(unasked.stdout).tokenizer).toBe('heuristic');
+    expect(unasked.stderr).toBe('');
   });
 });

@@ -35,7 +35,8 @@ its tool definitions too — everything the provider bills as input.
 
 Options:
   --json                 print { "tokens", "messages", "system", "tools", "tokenizer", "format" }
-  --tokenizer TOKENIZER  o200k (default), cl100k or heuristic (no tokenizer tables)
+  --tokenizer TOKENIZER  o200k (default), cl100k or heuristic (no tokenizer tables); o200k and
+                         cl100k need gpt-tokenizer (npm install gpt-tokenizer), else heuristic
   --format FORMAT        read the file as anthropic, openai or responses instead of detecting it
   -h, --help             show this help
 
@@ -49,18 +50,21 @@ export const countCommand: CliCommand = async (args, io) => {
     io.stdout(help);
     return 0;
   }
-  const counter = await createCliCounter(options.tokenizer);
+  const counter = await createCliCounter(options.tokenizer, {
+    stderr: io.stderr,
+    asked: options.tokenizerAsked,
+  });
+  // Without gpt-tokenizer the CLI counts with the heuristic, and says so in what it prints.
+  const tokenizer = counter.name === 'heuristic' ? 'heuristic' : options.tokenizer;
   const request = await readRequestFile(options.file, io, { format: options.format });
   const count = request ? countRequest(request, counter) : await countConversation(options, io, counter);
   const { tokens, messages, system, tools, format } = count;
   if (options.json) {
-    io.stdout(
-      `${JSON.stringify({ tokens, messages, system, tools, tokenizer: options.tokenizer, format })}\n`,
-    );
+    io.stdout(`${JSON.stringify({ tokens, messages, system, tools, tokenizer, format })}\n`);
   } else {
     const toolsPart = request ? `, tools ${tools}` : '';
     io.stdout(
-      `${tokens} tokens (${messages} messages, system ${system}${toolsPart}; ${options.tokenizer}, ${format})\n`,
+      `${tokens} tokens (${messages} messages, system ${system}${toolsPart}; ${tokenizer}, ${format})\n`,
     );
   }
   return 0;
@@ -109,6 +113,8 @@ interface CountArgs {
   file: string;
   json: boolean;
   tokenizer: CountTokenizer;
+  /** `--tokenizer` was given (not the default), so a fallback to the heuristic gets a note. */
+  tokenizerAsked: boolean;
   format: MessageFormat | undefined;
 }
 
@@ -119,12 +125,21 @@ function parseCountArgs(args: string[]): CountArgs {
     format: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
-  if (values.help) return { help: true, file: '', json: false, tokenizer: 'o200k', format: undefined };
+  if (values.help)
+    return {
+      help: true,
+      file: '',
+      json: false,
+      tokenizer: 'o200k',
+      tokenizerAsked: false,
+      format: undefined,
+    };
   return {
     help: false,
     file: singleFile(positionals),
     json: values.json === true,
     tokenizer: tokenizerOption(values.tokenizer),
+    tokenizerAsked: values.tokenizer !== undefined,
     format: formatOption(values.format),
   };
 }

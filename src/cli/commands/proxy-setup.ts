@@ -115,7 +115,10 @@ export async function startProxyFromArgs(
       openaiUpstream,
       geminiUpstream,
     }),
-    counter: await createCliCounter(tokenizerOption(values.tokenizer ?? 'heuristic')),
+    counter: await createCliCounter(tokenizerOption(values.tokenizer ?? 'heuristic'), {
+      stderr: io.stderr,
+      asked: values.tokenizer !== undefined,
+    }),
     ...(values.archive
       ? { archive: createFileArchiveStore({ directory: resolve(io.cwd, values.archive) }) }
       : {}),

@@ -26,8 +26,8 @@ import {
   type LatencyModel,
   type ReplayClock,
 } from '../../simulate/timing.js';
-import { createTiktokenCounter } from '../../tokenizer/index.js';
 import { type CliCommand, CliError, type CliIO } from '../cli-io.js';
+import { createCliCounter } from '../command-args.js';
 import { createSummaryModelFromSpec } from '../summarizer-from-spec.js';
 
 const help = `Usage: agent-compact simulate FILE|DIR... [options]
@@ -327,7 +327,7 @@ export const simulateCommand: CliCommand = async (args, io) => {
   const result = await runSimulation(inputs, {
     strategies,
     summarizer,
-    counter: createTiktokenCounter(),
+    counter: await createCliCounter('o200k', { stderr: io.stderr }),
     prices,
     summaryPrices,
     clock,

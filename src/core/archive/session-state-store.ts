@@ -36,7 +36,10 @@ export interface AnchoredCounterState {
  * Treat it as opaque: store and return it unchanged.
  */
 export interface CompactorState {
-  /** {@link COMPACTOR_STATE_SCHEMA} of the compactor that wrote it. */
+  /**
+   * The state format of the compactor that wrote it; a compactor ignores a state of another schema.
+   * @default 1 (`COMPACTOR_STATE_SCHEMA` in `agent-compact/internal`)
+   */
   schema: number;
   /** Archive ids handed out: the next number and the id each original got (stored or not). */
   ids: { next: number; keys: Record<string, string> };

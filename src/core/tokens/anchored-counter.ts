@@ -119,7 +119,8 @@ interface Anchor {
  * {@link createIncrementalCounter}, which this counter uses to count locally.
  *
  * @example
- * import { createAnchoredCounter, createHeuristicCounter, type Message } from 'agent-compact';
+ * import type { Message } from 'agent-compact';
+ * import { createAnchoredCounter, createHeuristicCounter } from 'agent-compact/counters';
  *
  * const tokens = createAnchoredCounter({ counter: createHeuristicCounter() });
  * const messages: Message[] = [{ role: 'user', content: 'Fix the failing test.' }];

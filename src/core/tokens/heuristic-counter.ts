@@ -251,7 +251,7 @@ export function estimateTokensByPattern(text: string): number {
  * with `createAnchoredCounter`.
  *
  * @example
- * import { createHeuristicCounter } from 'agent-compact';
+ * import { createHeuristicCounter } from 'agent-compact/counters';
  *
  * const counter = createHeuristicCounter();
  * counter.countText('const answer = { value: 42 };'); // 9 (o200k_base: 9)

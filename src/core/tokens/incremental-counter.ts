@@ -24,7 +24,8 @@ export interface IncrementalCounter {
  * count in the cache.
  *
  * @example
- * import { createHeuristicCounter, createIncrementalCounter, type Message } from 'agent-compact';
+ * import type { Message } from 'agent-compact';
+ * import { createHeuristicCounter, createIncrementalCounter } from 'agent-compact/counters';
  *
  * const counter = createIncrementalCounter(createHeuristicCounter());
  * const messages: Message[] = [{ role: 'user', content: 'List the files.' }];

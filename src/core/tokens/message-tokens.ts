@@ -66,7 +66,7 @@ function blockContentTokens(block: ContentBlock, counter: TokenCounter): number 
  * itself is never serialized, so ids, signatures and field names are not counted as text.
  *
  * @example
- * import { countMessageTokens, createHeuristicCounter } from 'agent-compact';
+ * import { countMessageTokens, createHeuristicCounter } from 'agent-compact/counters';
  *
  * const tokens = countMessageTokens(
  *   { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'bash', input: { command: 'ls' } }] },
@@ -87,7 +87,7 @@ export function countMessageTokens(message: Message, counter: TokenCounter): num
  * costs nothing.
  *
  * @example
- * import { countSystemTokens, createHeuristicCounter } from 'agent-compact';
+ * import { countSystemTokens, createHeuristicCounter } from 'agent-compact/counters';
  *
  * countSystemTokens('You are a careful coding agent.', createHeuristicCounter());
  */

@@ -29,7 +29,7 @@ const cacheByCounter = new WeakMap<TokenCounter, WeakMap<object, number>>();
  * for a non-empty list. Counts are cached per definition object.
  *
  * @example
- * import { countToolTokens, createHeuristicCounter } from 'agent-compact';
+ * import { countToolTokens, createHeuristicCounter } from 'agent-compact/counters';
  *
  * countToolTokens(
  *   [{ name: 'read_file', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }],

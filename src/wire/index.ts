@@ -1,0 +1,78 @@
+/**
+ * `agent-compact/wire`: each provider's wire format beside the core's message model: the OpenAI
+ * Chat, Responses and Gemini message types, conversions to and from them, the per-format data a
+ * block keeps for a lossless round trip, block guards and format detection.
+ */
+
+export {
+  type FromOpenAIResult,
+  fromOpenAIMessages,
+  type OpenAISystemRole,
+  type ToOpenAIOptions,
+  toOpenAIMessages,
+} from '../core/conversation/openai-format.js';
+export type {
+  OpenAIAssistantMessage,
+  OpenAIChatMessage,
+  OpenAIContentPart,
+  OpenAISystemMessage,
+  OpenAIToolCall,
+  OpenAIToolMessage,
+  OpenAIUserMessage,
+} from '../core/conversation/openai-types.js';
+export {
+  type ConversationLayout,
+  detectFormat,
+  type ParseConversationOptions,
+  type SerializeConversationOptions,
+} from '../core/conversation/parse-conversation.js';
+export type { RepairChangeKind } from '../core/conversation/repair.js';
+export {
+  type FromResponsesOptions,
+  type FromResponsesResult,
+  fromResponsesInput,
+  RESPONSES_DATA_KEY,
+  type ResponsesBlockData,
+  responsesDataOf,
+  toResponsesInput,
+} from '../core/conversation/responses-format.js';
+export type {
+  ResponsesCallOutputItem,
+  ResponsesCompactionItem,
+  ResponsesContentPart,
+  ResponsesCustomToolCallItem,
+  ResponsesFunctionCallItem,
+  ResponsesInput,
+  ResponsesInputItem,
+  ResponsesItemReference,
+  ResponsesMessageItem,
+  ResponsesOtherItem,
+  ResponsesReasoningItem,
+} from '../core/conversation/responses-types.js';
+export {
+  contentBlocks,
+  isBlock,
+  isKnownBlock,
+  type KnownBlock,
+  type KnownBlockType,
+  type ProviderData,
+  type UnknownBlock,
+} from '../core/conversation/types.js';
+export {
+  allowsSystemMessages,
+  MID_CONVERSATION_SYSTEM_BETA,
+  type ValidateOptions,
+  type ValidationRule,
+} from '../core/conversation/validate.js';
+export type { RequestBody } from '../core/request/request-conversation.js';
+export { detectRequestFormat } from '../core/request/request-format.js';
+export {
+  type FromGeminiOptions,
+  type FromGeminiResult,
+  fromGeminiContents,
+  GEMINI_DATA_KEY,
+  type GeminiBlockData,
+  geminiDataOf,
+} from '../core/wire/gemini/gemini-format.js';
+export type { GeminiContent, GeminiPart, GeminiUsageMetadata } from '../core/wire/gemini/gemini-types.js';
+export { toGeminiContents } from '../core/wire/gemini/gemini-write.js';
