@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createCompactor } from '../core/compactor.js';
 import type { Compactor, CompactorOptions } from '../core/compactor-options.js';
+import { repairMessages } from '../core/conversation/repair.js';
 import type { Message, ProviderUsage, SystemPrompt } from '../core/conversation/types.js';
 
 /** Options every framework integration takes: the compactor's, plus a warning hook. */
@@ -57,7 +58,8 @@ export class ConversationThreads {
       state.consumedKeys.length > 0 &&
       keys.length >= state.consumedKeys.length &&
       state.consumedKeys.every((key, index) => keys[index] === key);
-    const working = continues ? [...state.carried, ...call.read(state.consumedKeys.length)] : call.read(0);
+    const read = continues ? [...state.carried, ...call.read(state.consumedKeys.length)] : call.read(0);
+    const working = this.#repaired(read);
     const result = await state.compactor.maybeCompact(working, {
       ...(call.system === undefined ? {} : { system: call.system }),
       ...(call.usage === undefined ? {} : { usage: call.usage }),
@@ -66,6 +68,23 @@ export class ConversationThreads {
     state.consumedKeys = keys;
     state.carried = result.messages;
     return result.messages;
+  }
+
+  /**
+   * The conversation the provider would accept, as the core repairs it (a tool call without its
+   * result gets a result saying so), each change told through `onWarning`.
+   */
+  #repaired(messages: Message[]): Message[] {
+    let repair: ReturnType<typeof repairMessages>;
+    try {
+      repair = repairMessages(messages);
+    } catch {
+      // Not well-typed enough to repair without guessing: the compactor reports it as it is.
+      return messages;
+    }
+    for (const change of repair.changes)
+      this.#options.onWarning?.(`agent-compact: repaired: ${change.message}`);
+    return repair.messages;
   }
 
   /** Warns once per unknown type. */

@@ -1,4 +1,4 @@
-import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
+import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
 import { createAgent } from 'langchain';
@@ -126,5 +126,36 @@ describe('agentCompactMiddleware', () => {
     });
     expect(seen[1]).toBe(odd);
     expect(warnings).toEqual(['agent-compact: message type "generic" is not converted; it is kept whole']);
+  });
+
+  it('repairs a tool call left without its result, as the core does, with a warning', async () => {
+    const warnings: string[] = [];
+    const middleware = agentCompactMiddleware({
+      contextWindow: window,
+      onWarning: (line) => warnings.push(line),
+    });
+    const orphan = new AIMessage({
+      content: '',
+      tool_calls: [{ id: 'call_1', name: 'read_file', args: { path: 'a.ts' } }],
+    });
+    let seen: BaseMessage[] = [];
+    const hook = (
+      middleware as unknown as {
+        wrapModelCall: (
+          request: unknown,
+          handler: (request: { messages: BaseMessage[] }) => unknown,
+        ) => Promise<unknown>;
+      }
+    ).wrapModelCall;
+    await hook(
+      { messages: [new HumanMessage('read a.ts'), orphan, new HumanMessage('never mind')], systemPrompt: '' },
+      (request) => {
+        seen = request.messages;
+        return {};
+      },
+    );
+    const answer = seen.find((message) => message.type === 'tool') as { tool_call_id?: string } | undefined;
+    expect(answer?.tool_call_id).toBe('call_1');
+    expect(warnings.some((line) => line.startsWith('agent-compact: repaired: '))).toBe(true);
   });
 });
