@@ -46,10 +46,23 @@ function summaryIdOf(message: Message, byId: Map<string, ArchiveItem>): string |
   return id;
 }
 
-/** Items written before `placeholder` existed match by id and kind alone. */
+/**
+ * Items written before `placeholder` existed match by id and kind alone. A summary head matches on
+ * its `<context_summary>` block: the session ledger after it is the compactor's running record, which
+ * a call retried after a crash may render with more in it than the attempt that archived the item.
+ */
 function matchesPlaceholder(item: ArchiveItem, text: string): boolean {
-  return item.placeholder === undefined || item.placeholder === text;
+  if (item.placeholder === undefined || item.placeholder === text) return true;
+  const summary = summaryBlock(item.placeholder);
+  return summary !== undefined && summary === summaryBlock(text);
 }
+
+function summaryBlock(text: string): string | undefined {
+  const end = text.indexOf(summaryClose);
+  return end < 0 ? undefined : text.slice(0, end + summaryClose.length);
+}
+
+const summaryClose = '</context_summary>';
 
 function restoreMessage(message: Message, byId: Map<string, ArchiveItem>): Message {
   if (typeof message.content === 'string') return message;
