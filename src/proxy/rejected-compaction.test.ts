@@ -9,11 +9,20 @@ function conversationWithSystemMessage() {
   return [
     { role: 'user', content: 'Read every file.' },
     { role: 'system', content: 'Available agent types: Explore.' },
-    { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'read_file', input: { path: 'a.ts' } }] },
+    {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 't1', name: 'read_file', input: { path: 'a.ts' } }],
+    },
     { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: output(1) }] },
-    { role: 'assistant', content: [{ type: 'tool_use', id: 't2', name: 'read_file', input: { path: 'b.ts' } }] },
+    {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 't2', name: 'read_file', input: { path: 'b.ts' } }],
+    },
     { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't2', content: output(2) }] },
-    { role: 'assistant', content: [{ type: 'tool_use', id: 't3', name: 'read_file', input: { path: 'c.ts' } }] },
+    {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 't3', name: 'read_file', input: { path: 'c.ts' } }],
+    },
     { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't3', content: output(3) }] },
   ];
 }
