@@ -6,6 +6,14 @@ import { toGeminiContents } from '../core/wire/gemini/gemini-write.js';
 import { DEFAULT_SDK_TIMEOUT_MS, withChildSignal } from './_sdk-client.js';
 import { type ChatModel, type ChatStopReason, toModelCallError } from './chat-model.js';
 
+/**
+ * What this model needs of a `GoogleGenAI` client from `@google/genai`, written out so that code
+ * compiling against `agent-compact/agent` needs the Gemini SDK's types only when it uses Gemini.
+ */
+export interface GeminiClient {
+  models: { generateContent(request: never): Promise<unknown> };
+}
+
 /** Options of {@link createGeminiChatModel}. */
 export interface GeminiChatModelOptions {
   /** The model id, e.g. `gemini-2.5-pro`. */
@@ -14,8 +22,8 @@ export interface GeminiChatModelOptions {
   apiKey?: string;
   /** Another server speaking the Gemini API. @default https://generativelanguage.googleapis.com */
   baseURL?: string;
-  /** A ready client; `apiKey` and `baseURL` are then ignored. */
-  client?: GoogleGenAI;
+  /** A ready `GoogleGenAI` client; `apiKey` and `baseURL` are then ignored. */
+  client?: GeminiClient;
   /** Per-request timeout in milliseconds. @default 600000 */
   timeoutMs?: number;
 }
@@ -38,7 +46,7 @@ export function createGeminiChatModel({
   let ready: Promise<GoogleGenAI> | undefined;
   const getClient = () => {
     ready ??= client
-      ? Promise.resolve(client)
+      ? Promise.resolve(client as unknown as GoogleGenAI)
       : import('@google/genai').then(
           ({ GoogleGenAI }) =>
             new GoogleGenAI({

@@ -38,7 +38,11 @@ export {
   readFileTool,
   writeFileTool,
 } from './file-tools.js';
-export { createGeminiChatModel, type GeminiChatModelOptions } from './gemini-chat-model.js';
+export {
+  createGeminiChatModel,
+  type GeminiChatModelOptions,
+  type GeminiClient,
+} from './gemini-chat-model.js';
 export { createOpenAIChatModel, type OpenAIChatModelOptions } from './openai-chat-model.js';
 export {
   createOpenAIResponsesChatModel,
