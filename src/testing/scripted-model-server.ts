@@ -136,55 +136,17 @@ export async function startScriptedModelServer({
       });
       return;
     }
-    const countOnly = path === '/v1/messages/count_tokens';
-    const screened = screenRequest(incoming, { path, api, rawBody, validation, countOnly });
-    if (screened.kind === 'reject') {
-      record(screened.body, screened.stream, 0, screened.outcome);
-      writeError(response, api, screened.error);
-      return;
-    }
-    const { body, stream } = screened;
-    if (countOnly) {
-      // Counting neither answers from the script nor touches the prompt cache.
-      const inputTokens = estimateRequestTokens('anthropic', body);
-      record(body, false, inputTokens, 'count-tokens');
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ input_tokens: inputTokens }));
-      return;
-    }
-    const usage = cache.measure(api, body);
-    if (contextWindow !== undefined && usage.totalTokens > contextWindow) {
-      record(body, stream, usage.totalTokens, 'prompt-too-long');
-      writeError(response, api, promptTooLong(api, usage.totalTokens, contextWindow));
-      return;
-    }
-    const pending: Omit<RecordedRequest, 'outcome'> = {
-      ...seen,
-      body,
-      stream,
-      inputTokens: usage.totalTokens,
-    };
-    const step = await chooseStep(pending);
-    if (step === undefined) {
-      record(body, stream, usage.totalTokens, 'script-exhausted');
-      writeError(
-        response,
-        api,
-        serverBug(`scripted model server: the script has no step for request #${index}`),
-      );
-      return;
-    }
-    record(body, stream, usage.totalTokens, step.type);
-
-    idCounter += 1;
-    const makeAnswer = answerMaker(api, body, usage, idCounter);
-    answerStep(response, {
-      api,
-      stream,
-      step,
-      makeAnswer,
-      maxTokens: requestedMaxTokens(body),
-      answerNumber: idCounter,
+    await answerProviderRequest(incoming, response, rawBody, {
+      seen,
+      record,
+      cache,
+      contextWindow,
+      validation,
+      chooseStep,
+      answerNumber: () => {
+        idCounter += 1;
+        return idCounter;
+      },
     });
   };
 
@@ -209,6 +171,83 @@ export async function startScriptedModelServer({
       return closed;
     },
   };
+}
+
+/** What answering an Anthropic or OpenAI request needs from the server around it. */
+interface ProviderRequestContext {
+  seen: Omit<RecordedRequest, 'body' | 'stream' | 'inputTokens' | 'outcome'>;
+  record: (
+    body: Record<string, unknown>,
+    stream: boolean,
+    inputTokens: number,
+    outcome: ResponseOutcome,
+  ) => void;
+  cache: PromptCache;
+  contextWindow: number | undefined;
+  validation: NonNullable<ScriptedModelServerOptions['validation']>;
+  chooseStep: (request: Omit<RecordedRequest, 'outcome'>) => Promise<ScriptStepObject | undefined>;
+  answerNumber: () => number;
+}
+
+/** Screens, counts, checks the window, then answers from the script (Anthropic and OpenAI APIs). */
+async function answerProviderRequest(
+  incoming: IncomingMessage,
+  response: ServerResponse,
+  rawBody: string,
+  context: ProviderRequestContext,
+): Promise<void> {
+  const { seen, record, cache, contextWindow, validation, chooseStep } = context;
+  const { path, api, index } = seen;
+  const countOnly = path === '/v1/messages/count_tokens';
+  const screened = screenRequest(incoming, { path, api, rawBody, validation, countOnly });
+  if (screened.kind === 'reject') {
+    record(screened.body, screened.stream, 0, screened.outcome);
+    writeError(response, api, screened.error);
+    return;
+  }
+  const { body, stream } = screened;
+  if (countOnly) {
+    // Counting neither answers from the script nor touches the prompt cache.
+    const inputTokens = estimateRequestTokens('anthropic', body);
+    record(body, false, inputTokens, 'count-tokens');
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ input_tokens: inputTokens }));
+    return;
+  }
+  const usage = cache.measure(api, body);
+  if (contextWindow !== undefined && usage.totalTokens > contextWindow) {
+    record(body, stream, usage.totalTokens, 'prompt-too-long');
+    writeError(response, api, promptTooLong(api, usage.totalTokens, contextWindow));
+    return;
+  }
+  const pending: Omit<RecordedRequest, 'outcome'> = {
+    ...seen,
+    body,
+    stream,
+    inputTokens: usage.totalTokens,
+  };
+  const step = await chooseStep(pending);
+  if (step === undefined) {
+    record(body, stream, usage.totalTokens, 'script-exhausted');
+    writeError(
+      response,
+      api,
+      serverBug(`scripted model server: the script has no step for request #${index}`),
+    );
+    return;
+  }
+  record(body, stream, usage.totalTokens, step.type);
+
+  const answerNumber = context.answerNumber();
+  const makeAnswer = answerMaker(api, body, usage, answerNumber);
+  answerStep(response, {
+    api,
+    stream,
+    step,
+    makeAnswer,
+    maxTokens: requestedMaxTokens(body),
+    answerNumber,
+  });
 }
 
 /** What answering one script step needs. */
