@@ -4,9 +4,12 @@
  * (`usageMetadata`), its error shape, and the `same` summarizer's request and answer.
  */
 import type { ServerResponse } from 'node:http';
-import type { ProviderUsage } from '../../core/conversation/types.js';
 import type { SummaryRequest, SummaryResult } from '../../core/summary/summary-model.js';
+import { geminiUsage } from '../../core/wire/gemini/gemini-usage.js';
 import { toGeminiContents } from '../../core/wire/gemini/gemini-write.js';
+
+// Its home is the Gemini dialect now; re-exported for the proxy modules that read it here.
+export { geminiUsage };
 
 /** `…/models/{model}:generateContent` or `:streamGenerateContent`, after any prefix. */
 const compactedPath = /\/models\/[^/:]+:(generateContent|streamGenerateContent)$/;
@@ -21,17 +24,6 @@ export function isGeminiCompactedPath(pathname: string): boolean {
 /** True for any Gemini model method path. */
 export function isGeminiPath(pathname: string): boolean {
   return geminiPath.test(pathname);
-}
-
-/** The prompt usage of a Gemini answer (`usageMetadata`), in the core's shape. */
-export function geminiUsage(answer: unknown): ProviderUsage | undefined {
-  const metadata = (answer as { usageMetadata?: Record<string, unknown> } | undefined)?.usageMetadata;
-  if (typeof metadata?.promptTokenCount !== 'number') return undefined;
-  // `promptTokenCount` is the whole prompt, cached part included; thoughts are output.
-  const usage: ProviderUsage = { prompt_tokens: metadata.promptTokenCount };
-  const output = Number(metadata.candidatesTokenCount ?? 0) + Number(metadata.thoughtsTokenCount ?? 0);
-  if (output > 0) usage.completion_tokens = output;
-  return usage;
 }
 
 /** Writes an error in the Gemini API's shape `{ error: { code, message, status } }`. */

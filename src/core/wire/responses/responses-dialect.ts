@@ -1,0 +1,24 @@
+/** OpenAI Responses as a {@link WireDialect}. */
+import { validateResponsesInput } from '../../conversation/validate-responses.js';
+import { copyUsage, usageField } from '../_internal/usage.js';
+import type { WireDialect } from '../dialect.js';
+import { openAIErrorAnswer } from '../openai-chat/openai-chat-dialect.js';
+import { readResponsesConversation, serializeResponses } from './read-responses.js';
+import { readResponsesRequest } from './request-responses.js';
+
+/** A Responses answer's `input_tokens` is the whole prompt, as Chat's `prompt_tokens`. */
+const RESPONSES_USAGE = [
+  ['input_tokens', 'prompt_tokens'],
+  ['output_tokens', 'completion_tokens'],
+] as const;
+
+export const responsesDialect: WireDialect = {
+  format: 'responses',
+  conversationField: 'input',
+  readConversation: readResponsesConversation,
+  serializeConversation: serializeResponses,
+  validate: (messages, problems) => validateResponsesInput(messages, problems),
+  readRequest: readResponsesRequest,
+  usageOf: (answer) => copyUsage(usageField(answer), RESPONSES_USAGE),
+  errorAnswer: openAIErrorAnswer,
+};
