@@ -319,18 +319,16 @@ function firstProblem(
   headers: IncomingHttpHeaders,
 ): string | undefined {
   // Responses input is checked in the canonical model it converts to.
-  const [problem] =
-    api === 'responses'
-      ? validateMessages(fromResponsesInput(conversation as ResponsesInputItem[]).messages)
-      : api === 'gemini'
-        ? validateMessages(conversation, { format: 'gemini' })
-        : validateMessages(conversation, {
-            format: api,
-            ...(api === 'anthropic' && body.system !== undefined ? { system: body.system as never } : {}),
-            ...(api === 'anthropic' && allowsSystemMessages(headers['anthropic-beta'])
-              ? { systemMessages: true }
-              : {}),
-          });
+  if (api === 'responses') {
+    const [problem] = validateMessages(fromResponsesInput(conversation as ResponsesInputItem[]).messages);
+    return problem ? `${problem.path}: ${problem.message}` : undefined;
+  }
+  const anthropic = api === 'anthropic';
+  const [problem] = validateMessages(conversation, {
+    format: api,
+    ...(anthropic && body.system !== undefined ? { system: body.system as never } : {}),
+    ...(anthropic && allowsSystemMessages(headers['anthropic-beta']) ? { systemMessages: true } : {}),
+  });
   return problem ? `${problem.path}: ${problem.message}` : undefined;
 }
 

@@ -1,9 +1,8 @@
 /**
  * What the proxy does differently for the Gemini API: its routes
  * (`/v1beta/models/{model}:generateContent` and `:streamGenerateContent`), its usage
- * (`usageMetadata`), its error shape, and the `same` summarizer's request and answer.
+ * (`usageMetadata`, read by its dialect) and the `same` summarizer's request and answer.
  */
-import type { ServerResponse } from 'node:http';
 import type { SummaryRequest, SummaryResult } from '../../core/summary/summary-model.js';
 import { geminiUsage } from '../../core/wire/gemini/gemini-usage.js';
 import { toGeminiContents } from '../../core/wire/gemini/gemini-write.js';
@@ -24,13 +23,6 @@ export function isGeminiCompactedPath(pathname: string): boolean {
 /** True for any Gemini model method path. */
 export function isGeminiPath(pathname: string): boolean {
   return geminiPath.test(pathname);
-}
-
-/** Writes an error in the Gemini API's shape `{ error: { code, message, status } }`. */
-export function writeGeminiProxyError(response: ServerResponse, status: number, message: string): void {
-  const name = status === 502 ? 'UNAVAILABLE' : 'INVALID_ARGUMENT';
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify({ error: { code: status, message, status: name } }));
 }
 
 /**
