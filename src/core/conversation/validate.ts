@@ -4,7 +4,8 @@
  * it cannot read becomes a problem.
  */
 import { CompactError } from '../errors.js';
-import { describe, isBlank, isRecord } from '../wire/_internal/validate-helpers.js';
+import { describe } from '../wire/_internal/validate-helpers.js';
+import { validateSystem } from '../wire/anthropic/validate-anthropic.js';
 import { dialectOf } from '../wire/dialects.js';
 import type { WireFormat } from '../wire/wire-format.js';
 
@@ -165,30 +166,5 @@ export function assertValidMessages(messages: unknown, options: ValidateOptions 
     code: 'INVALID_TRANSCRIPT',
     path: first.path,
     problems,
-  });
-}
-
-/** The Anthropic-style `system` option: a string or non-empty text blocks. */
-function validateSystem(system: unknown, problems: ValidationProblem[]): void {
-  if (typeof system === 'string') return;
-  if (!Array.isArray(system)) {
-    problems.push({
-      path: 'system',
-      message: `system must be a string or an array of text blocks, got ${describe(system)}`,
-      rule: 'invalid-system',
-    });
-    return;
-  }
-  system.forEach((block: unknown, index) => {
-    const path = `system[${index}]`;
-    if (!isRecord(block) || block.type !== 'text' || typeof block.text !== 'string') {
-      problems.push({
-        path,
-        message: 'system blocks must be text blocks with a string `text`',
-        rule: 'invalid-system',
-      });
-    } else if (isBlank(block.text)) {
-      problems.push({ path, message: 'system text block must not be empty', rule: 'invalid-system' });
-    }
   });
 }

@@ -50,6 +50,10 @@ export interface WireDialect {
   serializeConversation(conversation: Conversation, options: SerializeConversationOptions): string;
   /** Pushes every rule of this format that `messages` breaks; never throws. */
   validate(messages: unknown, problems: ValidationProblem[], options: { systemMessages: boolean }): void;
+  /** Every rule a conversation read from a file breaks, with the file's own paths (`input[3]`). */
+  fileProblems(parsed: ParsedConversation): ValidationProblem[];
+  /** Every rule a request's conversation breaks, with paths into the body (`messages[3]…`). */
+  requestProblems(body: RequestBody, conversation: RequestConversation): ValidationProblem[];
   /**
    * Reads the conversation out of a whole request body, and how to write it back.
    * @throws {CompactError} `UNREADABLE_INPUT` or `INVALID_TRANSCRIPT` with the field's path.

@@ -1,6 +1,13 @@
 /** Checks every format's validation shares: the messages array, message objects, text blocks. */
 import type { ValidationProblem } from '../../conversation/validate.js';
 
+/** The problems one check pushes, as a list. */
+export function collectProblems(check: (problems: ValidationProblem[]) => void): ValidationProblem[] {
+  const problems: ValidationProblem[] = [];
+  check(problems);
+  return problems;
+}
+
 /** Reports `messages` when it is not an array; true when it is one. */
 export function checkMessagesArray(messages: unknown, problems: ValidationProblem[]): messages is unknown[] {
   if (Array.isArray(messages)) return true;

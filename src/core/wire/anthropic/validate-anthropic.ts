@@ -353,3 +353,28 @@ function turnRange(turn: Turn): string {
     ? `messages[${turn.firstIndex}]`
     : `messages[${turn.firstIndex}..${turn.lastIndex}]`;
 }
+
+/** The Anthropic-style `system` option: a string or non-empty text blocks. */
+export function validateSystem(system: unknown, problems: ValidationProblem[]): void {
+  if (typeof system === 'string') return;
+  if (!Array.isArray(system)) {
+    problems.push({
+      path: 'system',
+      message: `system must be a string or an array of text blocks, got ${describe(system)}`,
+      rule: 'invalid-system',
+    });
+    return;
+  }
+  system.forEach((block: unknown, index) => {
+    const path = `system[${index}]`;
+    if (!isRecord(block) || block.type !== 'text' || typeof block.text !== 'string') {
+      problems.push({
+        path,
+        message: 'system blocks must be text blocks with a string `text`',
+        rule: 'invalid-system',
+      });
+    } else if (isBlank(block.text)) {
+      problems.push({ path, message: 'system text block must not be empty', rule: 'invalid-system' });
+    }
+  });
+}

@@ -2,10 +2,12 @@
 
 import type { ParsedConversation } from '../../conversation/parse-conversation.js';
 import { CompactError } from '../../errors.js';
+import { collectProblems } from '../_internal/validate-helpers.js';
 import type { RawConversation, WireDialect } from '../dialect.js';
 import { geminiConversation, serializeGemini } from './gemini-conversation.js';
 import { readGeminiRequest } from './gemini-request.js';
 import { geminiUsage } from './gemini-usage.js';
+import { toGeminiContents } from './gemini-write.js';
 import { validateGeminiContents } from './validate-gemini.js';
 
 /** Reads Gemini contents; the error path gets the file name in front, as the other readers do. */
@@ -26,6 +28,11 @@ export const geminiDialect: WireDialect = {
   readConversation: readGeminiConversation,
   serializeConversation: (conversation, { jsonl = false }) => serializeGemini(conversation, jsonl),
   validate: (messages, problems) => validateGeminiContents(messages, problems),
+  fileProblems: ({ conversation, geminiContents }) =>
+    collectProblems((problems) =>
+      validateGeminiContents(geminiContents ?? toGeminiContents(conversation.messages), problems),
+    ),
+  requestProblems: (body) => collectProblems((problems) => validateGeminiContents(body.contents, problems)),
   readRequest: readGeminiRequest,
   usageOf: geminiUsage,
   // `{ error: { code, message, status } }`; the Gemini SDK has no retry header to honour.

@@ -1,5 +1,7 @@
 /** OpenAI Chat Completions as a {@link WireDialect}. */
+import { toOpenAIMessages } from '../../conversation/openai-format.js';
 import { copyUsage, RETRY_HEADERS, SAME_NAMED_USAGE, usageField } from '../_internal/usage.js';
+import { collectProblems } from '../_internal/validate-helpers.js';
 import type { DialectErrorAnswer, WireDialect } from '../dialect.js';
 import { readOpenAIConversation, serializeOpenAI } from './read-openai-chat.js';
 import { readOpenAIRequest } from './request-openai-chat.js';
@@ -17,6 +19,15 @@ export const openAIChatDialect: WireDialect = {
   readConversation: readOpenAIConversation,
   serializeConversation: serializeOpenAI,
   validate: (messages, problems) => validateOpenAI(messages, problems),
+  // The messages as read keep the input's own indices in every path.
+  fileProblems: ({ conversation, openAIMessages, systemRole }) =>
+    collectProblems((problems) =>
+      validateOpenAI(
+        openAIMessages ?? toOpenAIMessages(conversation, systemRole ? { systemRole } : {}),
+        problems,
+      ),
+    ),
+  requestProblems: (body) => collectProblems((problems) => validateOpenAI(body.messages, problems)),
   readRequest: readOpenAIRequest,
   usageOf: (answer) => copyUsage(usageField(answer), SAME_NAMED_USAGE),
   errorAnswer: openAIErrorAnswer,

@@ -1,6 +1,8 @@
 /** OpenAI Responses as a {@link WireDialect}. */
+import { toResponsesInput } from '../../conversation/responses-format.js';
 import { validateResponsesInput } from '../../conversation/validate-responses.js';
 import { copyUsage, usageField } from '../_internal/usage.js';
+import { collectProblems } from '../_internal/validate-helpers.js';
 import type { WireDialect } from '../dialect.js';
 import { openAIErrorAnswer } from '../openai-chat/openai-chat-dialect.js';
 import { readResponsesConversation, serializeResponses } from './read-responses.js';
@@ -18,6 +20,17 @@ export const responsesDialect: WireDialect = {
   readConversation: readResponsesConversation,
   serializeConversation: serializeResponses,
   validate: (messages, problems) => validateResponsesInput(messages, problems),
+  fileProblems: ({ conversation, responsesInput }) =>
+    collectProblems((problems) =>
+      validateResponsesInput(
+        responsesInput ?? toResponsesInput(conversation.messages, conversation.system),
+        problems,
+      ),
+    ),
+  requestProblems: (body) =>
+    collectProblems((problems) =>
+      validateResponsesInput(typeof body.input === 'string' ? [] : body.input, problems),
+    ),
   readRequest: readResponsesRequest,
   usageOf: (answer) => copyUsage(usageField(answer), RESPONSES_USAGE),
   errorAnswer: openAIErrorAnswer,
