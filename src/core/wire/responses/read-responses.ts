@@ -8,9 +8,9 @@ import {
 import type { ResponsesInputItem } from '../../conversation/responses-types.js';
 import type { Conversation } from '../../conversation/types.js';
 import type { ValidationProblem, ValidationRule } from '../../conversation/validate.js';
-import { validateResponsesInput } from '../../conversation/validate-responses.js';
 import { isObject, type JsonObject, typeName, unreadable } from '../_internal/read-helpers.js';
 import type { RawConversation } from '../dialect.js';
+import { validateResponsesInput } from './validate-responses.js';
 
 /** Item types only the Responses API has; a part type `input_*`/`output_text` is a mark too. */
 const responsesItemTypes = new Set([

@@ -1,12 +1,12 @@
 /** OpenAI Responses as a {@link WireDialect}. */
 import { toResponsesInput } from '../../conversation/responses-format.js';
-import { validateResponsesInput } from '../../conversation/validate-responses.js';
 import { copyUsage, usageField } from '../_internal/usage.js';
 import { collectProblems } from '../_internal/validate-helpers.js';
 import type { WireDialect } from '../dialect.js';
 import { openAIErrorAnswer } from '../openai-chat/openai-chat-dialect.js';
 import { readResponsesConversation, serializeResponses } from './read-responses.js';
 import { readResponsesRequest } from './request-responses.js';
+import { validateResponsesInput } from './validate-responses.js';
 
 /** A Responses answer's `input_tokens` is the whole prompt, as Chat's `prompt_tokens`. */
 const RESPONSES_USAGE = [
