@@ -33,6 +33,3 @@ export const SAME_NAMED_USAGE = [
   ['prompt_tokens', 'prompt_tokens'],
   ['completion_tokens', 'completion_tokens'],
 ] as const;
-
-/** The error body Anthropic's and OpenAI's SDKs read, with the header that lets them retry. */
-export const RETRY_HEADERS: Readonly<Record<string, string>> = { 'x-should-retry': 'true' };

@@ -1,7 +1,8 @@
 /** The Anthropic Messages API as a {@link WireDialect}. */
 import type { ValidationProblem } from '../../conversation/validate.js';
 import type { RequestBody, RequestConversation } from '../../request/request-conversation.js';
-import { copyUsage, RETRY_HEADERS, SAME_NAMED_USAGE, usageField } from '../_internal/usage.js';
+import { RETRY_HEADERS } from '../_internal/error-headers.js';
+import { copyUsage, SAME_NAMED_USAGE, usageField } from '../_internal/usage.js';
 import { collectProblems } from '../_internal/validate-helpers.js';
 import type { WireDialect } from '../dialect.js';
 import { readAnthropicConversation, serializeAnthropic } from './read-anthropic.js';

@@ -1,6 +1,7 @@
 /** OpenAI Chat Completions as a {@link WireDialect}. */
 import { toOpenAIMessages } from '../../conversation/openai-format.js';
-import { copyUsage, RETRY_HEADERS, SAME_NAMED_USAGE, usageField } from '../_internal/usage.js';
+import { RETRY_HEADERS } from '../_internal/error-headers.js';
+import { copyUsage, SAME_NAMED_USAGE, usageField } from '../_internal/usage.js';
 import { collectProblems } from '../_internal/validate-helpers.js';
 import type { DialectErrorAnswer, WireDialect } from '../dialect.js';
 import { readOpenAIConversation, serializeOpenAI } from './read-openai-chat.js';
