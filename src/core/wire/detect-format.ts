@@ -5,8 +5,9 @@ import { hasResponsesMark } from './responses/read-responses.js';
 import type { WireFormat } from './wire-format.js';
 
 /**
- * Guesses whether raw messages are in Anthropic or OpenAI shape. Messages that only carry string
- * content are the same in both; they count as Anthropic.
+ * Guesses the wire format of raw messages: a Responses item or a Gemini content says so; otherwise
+ * Anthropic or OpenAI Chat by their roles and block types. Messages that only carry string content
+ * are the same in both; they count as Anthropic.
  *
  * @example
  * detectFormat([{ role: 'tool', tool_call_id: 'call_1', content: 'ok' }]); // 'openai'
