@@ -17,6 +17,14 @@ export const READING_TASK = 'Read src/module-0.ts to src/module-39.ts.';
 export const moduleText = (index: number): string =>
   `// src/module-${index}.ts\n${`export const value${index} = compute(input, options, ${index});\n`.repeat(90)}`;
 
+/** The `read_file` tool's input schema (JSON Schema, strict: the Agents SDK's strict tools need it closed). */
+export const READ_FILE_PARAMETERS = {
+  type: 'object' as const,
+  properties: { path: { type: 'string' as const } },
+  required: ['path'],
+  additionalProperties: false as const,
+};
+
 /** The module number a path or tool input names. */
 export const moduleIndex = (pathOrInput: string): number => Number(/(\d+)/.exec(pathOrInput)?.[1] ?? 0);
 
