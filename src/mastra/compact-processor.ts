@@ -50,8 +50,9 @@ export class AgentCompactProcessor implements Processor<'agent-compact'> {
   readonly #onWarning: ((message: string) => void) | undefined;
   readonly #warned = new Set<string>();
 
-  constructor({ onWarning, ...options }: AgentCompactProcessorOptions = {}) {
-    this.#middleware = createCompactionMiddleware(options);
+  constructor(options: AgentCompactProcessorOptions = {}) {
+    const { onWarning, ...middlewareOptions } = options;
+    this.#middleware = createCompactionMiddleware(middlewareOptions);
     this.#onWarning = onWarning;
   }
 

@@ -6,10 +6,12 @@
  */
 import { recallTool } from '../../core/archive/compaction-tools.js';
 import type { GeminiPart } from '../../core/wire/gemini/gemini-types.js';
-import { RECALL_TOOL_NAME } from './recall-calls.js';
 import { rewriteEvent, type SseEvent } from './sse-events.js';
 
 type JsonRecord = Record<string, unknown>;
+
+/** `RECALL_TOOL_NAME` of recall-calls.ts, which imports this file. */
+const RECALL_TOOL_NAME = recallTool.name;
 
 /** Prefix of the id given to a recall call that came without one (never sent back). */
 const SYNTHETIC_ID_PREFIX = 'agent-compact-recall-';
