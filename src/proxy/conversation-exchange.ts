@@ -25,6 +25,7 @@ import type { SessionCompactors } from './session-compactors.js';
 import { nextState, sessionInput } from './session-history.js';
 import { shortHash } from './session-identity.js';
 import type { ProxySessionStore } from './session-store.js';
+import type { UpstreamClient } from './upstream/upstream-client.js';
 import { createUsageTap, type UsageTap } from './usage-tap.js';
 
 /** One request to handle. */
@@ -44,6 +45,8 @@ export interface Exchange {
   recall: boolean;
   /** Put a one-line note in the streamed answer after a hard compaction. */
   notify?: boolean;
+  /** The proxy's one HTTP client. */
+  client: UpstreamClient;
 }
 
 /** What the exchange needs from the proxy. */
@@ -144,6 +147,7 @@ async function sendUpstream(
   const { api, response } = exchange;
   if (exchange.recall && api !== 'gemini' && hasRecallTool(outgoing.body)) {
     const outcome = await forwardWithRecall({
+      client: exchange.client,
       api,
       url: exchange.target,
       headers: exchange.headers,
@@ -157,6 +161,7 @@ async function sendUpstream(
   let tap: UsageTap | undefined;
   const outcome = await forwardRequest(
     {
+      client: exchange.client,
       url: exchange.target,
       method: exchange.method,
       headers: { ...exchange.headers, 'accept-encoding': 'identity' },
@@ -244,6 +249,7 @@ async function passThrough(
 ): Promise<ProxyRequestRecord> {
   const outcome = await forwardRequest(
     {
+      client: exchange.client,
       url: exchange.target,
       method: exchange.method,
       headers: exchange.headers,
@@ -268,11 +274,12 @@ async function compactOnce(
   const client = conversationOf(api, body) ?? [];
   const original: Outgoing = { body, sent: client };
   const inputBody = conversation === client ? body : withConversation(api, body, conversation);
-  session.context = { api, url: exchange.target, headers: exchange.headers, body };
+  const summarizer = session.summarizerFor({ api, url: exchange.target, headers: exchange.headers, body });
   let compaction: RequestCompaction;
   try {
     compaction = await session.compactor.compactRequest(inputBody, {
       format: api,
+      ...(summarizer ? { summarizer } : {}),
       ...(usage ? { usage } : {}),
       signal: exchange.signal,
     });

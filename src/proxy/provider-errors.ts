@@ -23,7 +23,7 @@ export function writeProviderError(
   }
   const body =
     provider === 'anthropic'
-      ? { type: 'error', error: { type: status === 502 ? 'api_error' : 'invalid_request_error', message } }
+      ? { type: 'error', error: { type: anthropicErrorType(status), message } }
       : {
           error: {
             message,
@@ -32,8 +32,18 @@ export function writeProviderError(
             code: null,
           },
         };
-  response.writeHead(status, { 'content-type': 'application/json', 'x-should-retry': 'true' });
+  // The same request again cannot fit under the cap: only server-side failures are worth a retry.
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'x-should-retry': status === 413 ? 'false' : 'true',
+  });
   response.end(JSON.stringify(body));
+}
+
+/** Anthropic's error type for a status the proxy answers with itself. */
+function anthropicErrorType(status: number): string {
+  if (status === 413) return 'request_too_large';
+  return status === 502 ? 'api_error' : 'invalid_request_error';
 }
 
 /**
