@@ -1,7 +1,8 @@
 /**
  * The client's request body under the `--max-body` cap: a declared length past it is refused before
  * a byte is read, and a streamed body is counted as it passes, so a body past the cap is answered
- * 413 without ever being held whole.
+ * 413 without ever being held whole. What the client still sends after the 413 is discarded as it
+ * arrives (Node's server does that for a body nobody read), never kept.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Transform } from 'node:stream';
@@ -55,7 +56,7 @@ export function readBody(incoming: IncomingMessage, maxBytes: number): Promise<B
         chunks.push(chunk);
         return;
       }
-      // The rest is never read: the 413 closes the connection.
+      // The rest is not kept: Node discards it once the 413 is sent.
       incoming.off('data', onData);
       incoming.pause();
       chunks.length = 0;
@@ -90,15 +91,14 @@ export function limitedBody(incoming: IncomingMessage, maxBytes: number) {
 }
 
 /**
- * Answers 413 in the provider's error shape and closes the connection after it, so the rest of an
- * oversized body is never read.
+ * Answers 413 in the provider's error shape. The connection stays open: closing it with the body
+ * still arriving would reset it, and the client could lose the 413 it is about to read.
  */
 export function writeTooLarge(
   response: ServerResponse,
   provider: ReturnType<typeof providerOf>,
   maxBytes: number,
 ): void {
-  if (!response.headersSent) response.setHeader('connection', 'close');
   writeProviderError(
     response,
     provider,
