@@ -17,7 +17,7 @@ import { errorSummary } from './provider-errors.js';
 import type { ProxyRequestRecord } from './proxy-stats.js';
 import { hasRecallTool, type RecallCall, withRecallTool } from './recall/recall-calls.js';
 import { forwardWithRecall } from './recall/recall-forward.js';
-import { withoutRecallIds } from './recall-ids.js';
+import { bodyWithoutRecallIds } from './recall-ids.js';
 import type { RequestCompaction, RequestCompactor } from './request-compactor.js';
 import { conversationOf, withConversation } from './request-conversation.js';
 import type { ProxyApi } from './routes.js';
@@ -310,8 +310,8 @@ async function compactOnce(
  */
 function payloadOf(client: Exchange, body: Record<string, unknown>): Buffer {
   if (body === client.body) return client.raw;
-  const json = JSON.stringify(body);
-  return Buffer.from(client.recall && client.api !== 'gemini' ? json : withoutRecallIds(json));
+  const sent = client.recall && client.api !== 'gemini' ? body : bodyWithoutRecallIds(body);
+  return Buffer.from(JSON.stringify(sent));
 }
 
 /**
