@@ -3,6 +3,7 @@
  * first use and dropped when the client's history restarts. Its serializable part lives in the
  * {@link ProxySessionStore}; a compactor lost here is rebuilt from the next request.
  */
+import { LRUCache } from 'lru-cache';
 import type { ArchiveStore } from '../core/archive/archive-store.js';
 import type { SessionStateStore } from '../core/archive/session-state-store.js';
 import type { CompactionEvent } from '../core/events.js';
@@ -44,21 +45,17 @@ export interface SessionCompactorSettings {
 
 /** Compactors by session key, least recently used dropped past `maxSessions`. */
 export class SessionCompactors {
-  private readonly live = new Map<string, SessionCompactor>();
+  private readonly live: LRUCache<string, SessionCompactor>;
 
-  constructor(private readonly settings: SessionCompactorSettings) {}
+  constructor(private readonly settings: SessionCompactorSettings) {
+    this.live = new LRUCache({ max: settings.maxSessions });
+  }
 
   /** The session's compactor; a new one when `fresh` or when there is none. */
   get(sessionKey: string, fresh: boolean): SessionCompactor {
     const existing = this.live.get(sessionKey);
-    this.live.delete(sessionKey);
     const session = existing && !fresh ? existing : this.create(sessionKey);
     this.live.set(sessionKey, session);
-    while (this.live.size > this.settings.maxSessions) {
-      const oldest = this.live.keys().next().value;
-      if (oldest === undefined) break;
-      this.live.delete(oldest);
-    }
     return session;
   }
 
