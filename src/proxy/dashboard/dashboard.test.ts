@@ -3,48 +3,21 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { anthropicLoop, openAIChatLoop, toolCallingScript } from '../agent-loops.test-utils.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { useProxyHarness } from '../proxy-harness.test-utils.js';
 import type { ProxyStats } from '../proxy-stats.js';
+import { getJson, TOKEN, proxyWithTraffic as withTraffic } from './dashboard.test-utils.js';
 import type { MonitoredSession } from './monitor.js';
 
 const run = promisify(execFile);
 const startProxyOver = useProxyHarness();
-const TOKEN = 'dash-token';
+const proxyWithTraffic = () => withTraffic(startProxyOver);
 const auth = { headers: { authorization: `Bearer ${TOKEN}` } };
 let directory: string | undefined;
 afterEach(async () => {
   if (directory) await rm(directory, { recursive: true, force: true });
   directory = undefined;
 });
-
-/** A proxy with recorded traffic: an Anthropic and an OpenAI chat session, both compacted. */
-async function proxyWithTraffic() {
-  const harness = await startProxyOver(toolCallingScript, {
-    thresholds: { mid: 1500, hard: 2500 },
-    summarizer: 'extractive',
-    token: TOKEN,
-  });
-  await anthropicLoop(harness.proxy.url, { turns: 12, task: 'anthropic session' });
-  await openAIChatLoop(`${harness.proxy.url}/v1`, { turns: 8, task: 'openai session' });
-  const url = harness.proxy.url;
-  // The dashboard records after the answer; wait until it has every request.
-  await vi.waitFor(async () => {
-    const sessions = await getJson<MonitoredSession[]>(url, '/agent-compact/sessions');
-    const full = await Promise.all(
-      sessions.map((s) => getJson<MonitoredSession>(url, `/agent-compact/sessions/${s.id}`)),
-    );
-    expect(full.reduce((sum, s) => sum + s.requests.length, 0)).toBe(harness.records.length);
-  });
-  return harness;
-}
-
-async function getJson<T>(url: string, path: string): Promise<T> {
-  const answer = await fetch(`${url}${path}`, auth);
-  expect(answer.status, path).toBe(200);
-  return (await answer.json()) as T;
-}
 
 describe('the dashboard over HTTP', () => {
   it('serves sessions with requests and compactions, each archived item in full, and an export', async () => {
