@@ -129,7 +129,8 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
   const received =
     api === undefined && !counting ? undefined : await readBody(incoming, context.maxBodyBytes);
   if (received === 'too-large') return refuseTooLarge(request, context);
-  const decoded = received === undefined ? undefined : decodeRequestBody(received, incoming.headers);
+  const decoded =
+    received === undefined ? undefined : decodeRequestBody(received, incoming.headers, context.maxBodyBytes);
   const plain = decoded?.type === 'identity' ? decoded : undefined;
   const body = plain === undefined ? undefined : parseObject(plain.raw);
   if (api === undefined || plain === undefined || body === undefined) {

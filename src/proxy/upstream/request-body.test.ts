@@ -1,4 +1,5 @@
 import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { useProxyHarness } from '../proxy-harness.test-utils.js';
 import { parseByteSize } from './request-body.js';
@@ -94,6 +95,17 @@ describe('--max-body', () => {
     expect(server.requests.filter((request) => request.path === path && request.outcome === 'text')).toEqual(
       [],
     );
+  });
+});
+
+describe('a compressed body', () => {
+  it('that would decode past --max-body is never decoded whole: it goes upstream as it came', async () => {
+    const { proxy, records } = await startProxyOver(['Hi.'], { maxBodyBytes: MiB });
+    const padded = { model: 'claude-test', messages: [{ role: 'user', content: ' '.repeat(4 * MiB) }] };
+    const { outgoing, answer } = open(proxy.url, '/v1/messages', { 'content-encoding': 'gzip' });
+    outgoing.end(gzipSync(JSON.stringify(padded)));
+    await answer.catch(() => undefined);
+    expect(records[0]?.passthrough).toBe(`skipped: content-encoding gzip decodes past ${MiB} bytes`);
   });
 });
 
