@@ -36,7 +36,10 @@ export interface UpstreamAnswer {
 export interface UpstreamClient {
   /** Sends one call; rejects when the upstream cannot be reached or the call is aborted. */
   send(call: UpstreamCall): Promise<UpstreamAnswer>;
-  /** Closes the pooled sockets. */
+  /**
+   * Closes the pooled sockets. A call still running (a background summary outlives its exchange)
+   * is cut off instead of holding the proxy's `close` open.
+   */
   close(): Promise<void>;
 }
 
@@ -61,6 +64,6 @@ export function createUpstreamClient({ timeoutMs }: { timeoutMs: number }): Upst
         body: answer.body as unknown as UpstreamAnswer['body'],
       };
     },
-    close: () => dispatcher.close(),
+    close: () => dispatcher.destroy(),
   };
 }
