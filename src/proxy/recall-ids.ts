@@ -6,7 +6,7 @@
  * who types `recall r12` sends exactly that. The proxy keeps the core's own output for its session
  * state and scrubs only what it sends, so the scrubbed prefix is the same bytes every time.
  */
-import { archiveIdInPlaceholder } from '../core/_internal/placeholder.js';
+import { placeholderWithoutRecall } from '../core/_internal/placeholder.js';
 
 /** The identity reminder after a hard summary when the model has no recall tool. */
 export const identityWithoutRecall =
@@ -24,9 +24,6 @@ const summaryPatterns: readonly [RegExp, string][] = [
   [/ \(recall r\d+\)/g, ''],
   [/\brecall r\d+\b/g, 'archived'],
 ];
-
-/** The trailing marker of a placeholder (`…; recall r17]`). */
-const placeholderMarker = /; recall r\d+\]\s*$/;
 
 /** The request body with the core's recall ids taken out; the same object when it has none. */
 export function bodyWithoutRecallIds<T>(body: T): T {
@@ -65,6 +62,5 @@ function scrubText(text: string): string {
       text,
     );
   }
-  if (archiveIdInPlaceholder(text) !== undefined) return text.replace(placeholderMarker, ']');
-  return text;
+  return placeholderWithoutRecall(text) ?? text;
 }
