@@ -80,9 +80,7 @@ export async function runExchange(
   if (clientExchange.signal.aborted) return closedRecord(clientExchange);
   const stateful = statefulReason(clientExchange.api, clientExchange.body);
   if (stateful !== undefined) return passThrough(clientExchange, dependencies, stateful);
-  // The recall tool is not offered on the Gemini API (yet): its ids stay out of what is sent.
-  const exchange =
-    clientExchange.recall && clientExchange.api !== 'gemini' ? withRecall(clientExchange) : clientExchange;
+  const exchange = clientExchange.recall ? withRecall(clientExchange) : clientExchange;
   const { api, sessionKey, body } = exchange;
   const { store, compactors } = dependencies;
   const client = conversationOf(api, body) ?? [];
@@ -145,7 +143,7 @@ async function sendUpstream(
   session: ReturnType<SessionCompactors['get']>,
 ): Promise<{ outcome: ForwardOutcome; usage: ProviderUsage | undefined }> {
   const { api, response } = exchange;
-  if (exchange.recall && api !== 'gemini' && hasRecallTool(outgoing.body)) {
+  if (exchange.recall && hasRecallTool(outgoing.body)) {
     const outcome = await forwardWithRecall({
       client: exchange.client,
       api,
@@ -310,7 +308,7 @@ async function compactOnce(
  */
 function payloadOf(client: Exchange, body: Record<string, unknown>): Buffer {
   if (body === client.body) return client.raw;
-  const sent = client.recall && client.api !== 'gemini' ? body : bodyWithoutRecallIds(body);
+  const sent = client.recall ? body : bodyWithoutRecallIds(body);
   return Buffer.from(JSON.stringify(sent));
 }
 

@@ -2,16 +2,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { findBrowser, required, skipWithout } from '../../testing/browsers.test-utils.js';
 import { useProxyHarness } from '../proxy-harness.test-utils.js';
 import type { ProxyStats } from '../proxy-stats.js';
 import { getJson, monitoredSessions, proxyWithTraffic, TOKEN } from './dashboard.test-utils.js';
-import { findFirefox, HeadlessFirefox } from './firefox-bidi.test-utils.js';
+import { HeadlessFirefox } from './firefox-bidi.test-utils.js';
 
 const startProxyOver = useProxyHarness();
-const firefoxBinary = await findFirefox();
-const missing = 'no firefox (apt-get install -y firefox-esr; .ci/run installs it)';
-// In CI the browser is installed by .ci/run, so a missing one is a failure there, not a skip.
-if (!firefoxBinary && !process.env.CI) console.warn(`dashboard Firefox test skipped: ${missing}`);
+const firefoxBinary = await findBrowser('firefox');
+const skipFirefox = skipWithout('firefox', firefoxBinary, 'dashboard Firefox test');
 
 let firefox: HeadlessFirefox | undefined;
 let profile: string | undefined;
@@ -43,16 +42,15 @@ interface Rendered {
   text: string;
 }
 
-describe.skipIf(!firefoxBinary && !process.env.CI)('the dashboard in headless Firefox', () => {
+describe.skipIf(skipFirefox)('the dashboard in headless Firefox', () => {
   it('shows the figures of /agent-compact/stats and every compaction, and renders a screenshot', async () => {
-    if (!firefoxBinary) throw new Error(missing);
     const { proxy } = await proxyWithTraffic(startProxyOver);
     const stats = await getJson<ProxyStats>(proxy.url, '/agent-compact/stats');
     const sessions = await monitoredSessions(proxy.url);
     const compactions = sessions.reduce((sum, s) => sum + s.compactions.length, 0);
     expect(compactions).toBeGreaterThan(0);
     profile = await mkdtemp(join(tmpdir(), 'dashboard-firefox-'));
-    firefox = await HeadlessFirefox.launch(firefoxBinary, profile);
+    firefox = await HeadlessFirefox.launch(required('firefox', firefoxBinary), profile);
     await firefox.navigate(`${proxy.url}/agent-compact/?token=${TOKEN}`);
     const page = await firefox.evaluate<Rendered>(renderedFigures(compactions));
     expect(page.figures.requests).toBe(stats.requests);

@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { findBrowser, required, skipWithout } from '../../testing/browsers.test-utils.js';
 import { useProxyHarness } from '../proxy-harness.test-utils.js';
 import type { ProxyStats } from '../proxy-stats.js';
 import { getJson, TOKEN, proxyWithTraffic as withTraffic } from './dashboard.test-utils.js';
@@ -72,26 +73,10 @@ describe('the dashboard over HTTP', () => {
   });
 });
 
-async function findChromium(): Promise<string | undefined> {
-  for (const candidate of ['/usr/bin/chromium', '/usr/bin/chromium-browser']) {
-    if (
-      await stat(candidate).then(
-        () => true,
-        () => false,
-      )
-    )
-      return candidate;
-  }
-  return undefined;
-}
+const chromium = await findBrowser('chromium');
+const skipBrowser = skipWithout('chromium', chromium, 'dashboard browser test');
 
-const chromium = await findChromium();
-if (!chromium)
-  console.warn(
-    'dashboard browser test skipped: no chromium (apt-get install -y chromium; .ci/run installs it)',
-  );
-
-describe.skipIf(!chromium)('the dashboard in headless Chromium', () => {
+describe.skipIf(skipBrowser)('the dashboard in headless Chromium', () => {
   const flags = (profile: string) => [
     '--headless',
     '--no-sandbox',
@@ -114,10 +99,14 @@ describe.skipIf(!chromium)('the dashboard in headless Chromium', () => {
       ),
     );
     const page = `${proxy.url}/agent-compact/?token=${TOKEN}`;
-    const { stdout: dom } = await run(chromium!, [...flags(join(directory, 'dom')), '--dump-dom', page], {
-      timeout: 60_000,
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    const { stdout: dom } = await run(
+      required('chromium', chromium),
+      [...flags(join(directory, 'dom')), '--dump-dom', page],
+      {
+        timeout: 60_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
     const figure = (name: string) =>
       Number(new RegExp(`data-figure="${name}" data-value="(\\d+)"`).exec(dom)?.[1]);
     expect(figure('requests')).toBe(stats.requests);
@@ -131,9 +120,13 @@ describe.skipIf(!chromium)('the dashboard in headless Chromium', () => {
     expect(dom.match(/<polyline/g)).toHaveLength(2 * sessions.length);
     expect(dom).toContain('export JSON');
     const screenshot = join(directory, 'dashboard.png');
-    await run(chromium!, [...flags(join(directory, 'shot')), `--screenshot=${screenshot}`, page], {
-      timeout: 60_000,
-    });
+    await run(
+      required('chromium', chromium),
+      [...flags(join(directory, 'shot')), `--screenshot=${screenshot}`, page],
+      {
+        timeout: 60_000,
+      },
+    );
     const png = await readFile(screenshot);
     expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
     // A blank page compresses to a few kilobytes; figures, a chart and tables make it far larger.

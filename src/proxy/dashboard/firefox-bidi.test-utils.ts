@@ -1,21 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { stat } from 'node:fs/promises';
 import WebSocket from 'ws';
-
-/** Debian's Firefox ESR, or undefined when it is not installed. */
-export async function findFirefox(): Promise<string | undefined> {
-  for (const candidate of ['/usr/bin/firefox-esr', '/usr/bin/firefox']) {
-    if (
-      await stat(candidate).then(
-        () => true,
-        () => false,
-      )
-    )
-      return candidate;
-  }
-  return undefined;
-}
 
 interface BiDiAnswer {
   id?: number;
