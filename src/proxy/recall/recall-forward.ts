@@ -7,7 +7,7 @@
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { ProviderUsage } from '../../core/conversation/types.js';
-import { type ForwardOutcome, upstreamHeaders } from '../forward.js';
+import { drained, type ForwardOutcome, upstreamHeaders } from '../forward.js';
 import { geminiUsage } from '../gemini/gemini-proxy.js';
 import type { ProxyApi } from '../routes.js';
 import type { UpstreamAnswer, UpstreamClient } from '../upstream/upstream-client.js';
@@ -142,6 +142,8 @@ async function relayStream(
       usageTap.write(Buffer.from(event.raw));
       if (held.length === 0 && !(assembler.recallStarted && !lastRound)) pass(event);
       else held.push(event);
+      // A slow client holds the upstream back here too.
+      if (response.writableNeedDrain) await drained(response);
     }
   } catch {
     response.destroy();

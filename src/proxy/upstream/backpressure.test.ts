@@ -67,12 +67,16 @@ function waitForDrain(stream: NodeJS.EventEmitter): Promise<void> {
   });
 }
 
+/** A tool of the client's own: with `--recall` the proxy adds `recall` beside it and reads the stream. */
+const clientTool = { name: 'bash', description: 'Runs a command.', input_schema: { type: 'object' } };
+
 /** Posts a streamed Anthropic request; resolves with the paused answer. */
 function postStreamed(url: string): Promise<IncomingMessage> {
   const body = JSON.stringify({
     model: 'claude-test',
     max_tokens: 100,
     stream: true,
+    tools: [clientTool],
     messages: [{ role: 'user', content: 'stream a long answer' }],
   });
   return new Promise((resolve, reject) => {
@@ -114,13 +118,20 @@ async function readSlowly(answer: IncomingMessage, progress: { written: number }
 }
 
 describe('a slow client', () => {
-  it('holds the upstream back: the proxy never reads far ahead of what the client took', async () => {
-    const { url, progress } = await startStreamingUpstream();
-    proxy = await startProxy({ upstream: url, dashboard: false });
-    const answer = await postStreamed(proxy.url);
-    expect(answer.statusCode).toBe(200);
-    const { read, mostInFlight } = await readSlowly(answer, progress);
-    expect(read).toBeGreaterThanOrEqual(ANSWER_BYTES);
-    expect(mostInFlight).toBeLessThan(IN_FLIGHT_BOUND);
-  }, 120_000);
+  it.each([
+    ['forwarded', false],
+    ['read by the recall loop (--recall)', true],
+  ])(
+    'holds the upstream back, the answer %s: the proxy never reads far ahead of what the client took',
+    async (_name, recall) => {
+      const { url, progress } = await startStreamingUpstream();
+      proxy = await startProxy({ upstream: url, dashboard: false, recall });
+      const answer = await postStreamed(proxy.url);
+      expect(answer.statusCode).toBe(200);
+      const { read, mostInFlight } = await readSlowly(answer, progress);
+      expect(read).toBeGreaterThanOrEqual(ANSWER_BYTES);
+      expect(mostInFlight).toBeLessThan(IN_FLIGHT_BOUND);
+    },
+    120_000,
+  );
 });
