@@ -1,0 +1,226 @@
+/**
+ * Answers one script step in the Anthropic, OpenAI Chat Completions or OpenAI Responses wire
+ * format: the answer's id, usage and blocks, plain or streamed, or the step's error, hang or drop.
+ */
+import type { ServerResponse } from 'node:http';
+import { responsesExtras } from './_responses-request.js';
+import { type ResponsesAnswer, responsesEvents, responsesObject } from './_responses-wire.js';
+import { countCacheControl } from './_screen-request.js';
+import {
+  type Answer,
+  type AnswerBlock,
+  type AnswerStop,
+  anthropicEvents,
+  anthropicMessage,
+  openAIChunks,
+  openAICompletion,
+  writeError,
+} from './_wire.js';
+import { estimateTokens, type InputUsage } from './prompt-usage.js';
+import type { ScriptedApi, ScriptStepObject } from './script.js';
+
+/** What answering one script step needs. */
+interface StepAnswer {
+  api: ScriptedApi;
+  stream: boolean;
+  step: ScriptStepObject;
+  makeAnswer: (blocks: AnswerBlock[], stop: AnswerStop) => Answer;
+  maxTokens: number;
+  /** The answer's number in this server, for ids. */
+  answerNumber: number;
+}
+
+/** Writes what the script's step says: an answer, a provider error, a hang or a dropped connection. */
+export function answerStep(
+  response: ServerResponse,
+  { api, stream, step, makeAnswer, maxTokens, answerNumber }: StepAnswer,
+): void {
+  switch (step.type) {
+    case 'text': {
+      const limit = maxTokens * 4;
+      const cut = step.text.length > limit;
+      writeAnswer(
+        response,
+        api,
+        stream,
+        makeAnswer(textBlocks(cut ? step.text.slice(0, limit) : step.text), cut ? 'max_tokens' : 'end_turn'),
+      );
+      return;
+    }
+    case 'tool-calls': {
+      const blocks: AnswerBlock[] = textBlocks(step.text ?? '');
+      step.calls.forEach((call, callIndex) => {
+        const id =
+          call.id ?? `${api === 'anthropic' ? 'toolu' : 'call'}_scripted_${answerNumber}_${callIndex}`;
+
+        blocks.push({ type: 'tool_use', id, name: call.name, input: call.input });
+      });
+      writeAnswer(response, api, stream, makeAnswer(blocks, 'tool_use'));
+      return;
+    }
+    case 'empty':
+      writeAnswer(response, api, stream, makeAnswer([], 'end_turn'));
+      return;
+    case 'oversize': {
+      const tokens = step.tokens ?? maxTokens * 10;
+      const sentence = 'This answer goes on far longer than it was asked to. ';
+      const text = sentence.repeat(Math.ceil((tokens * 4) / sentence.length));
+      writeAnswer(response, api, stream, makeAnswer(textBlocks(text.slice(0, tokens * 4)), 'end_turn'));
+      return;
+    }
+    case 'rate-limit': {
+      const seconds = step.retryAfterSeconds ?? 1;
+      writeError(response, api, {
+        status: 429,
+        message: step.message ?? 'Number of request tokens has exceeded your per-minute rate limit.',
+        anthropicType: 'rate_limit_error',
+        openAIType: 'requests',
+        code: 'rate_limit_exceeded',
+        headers: { 'retry-after': String(seconds) },
+      });
+      return;
+    }
+    case 'server-error': {
+      const status = step.status ?? 500;
+      const overloaded = status === 529;
+      writeError(response, api, {
+        status,
+        message: step.message ?? (overloaded ? 'Overloaded' : 'Internal server error'),
+        anthropicType: overloaded ? 'overloaded_error' : 'api_error',
+        openAIType: 'server_error',
+      });
+      return;
+    }
+    case 'hang':
+      // Never answer: the socket stays open until the client gives up or close() drops it.
+      return;
+    case 'drop-connection': {
+      const answer = makeAnswer(textBlocks('This answer is cut off when the connection drops.'), 'end_turn');
+      if (stream) {
+        response.writeHead(200, streamHeaders(api));
+        response.write(streamParts(api, answer).slice(0, 3).join(''));
+      } else {
+        const json = JSON.stringify(answerBody(api, answer));
+        response.writeHead(200, {
+          'content-type': 'application/json',
+          'content-length': String(json.length),
+        });
+        response.write(json.slice(0, Math.floor(json.length / 2)));
+      }
+      // Let the partial answer reach the client before the socket goes.
+      setTimeout(() => response.socket?.destroy(), 10);
+      return;
+    }
+    default: {
+      const unreachable: never = step;
+      throw new Error(`unknown script step ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/** Builds answers to one request: its id, model, usage (from the prompt cache) and API extras. */
+export function answerMaker(
+  api: ScriptedApi,
+  body: Record<string, unknown>,
+  usage: InputUsage,
+  answerNumber: number,
+): (blocks: AnswerBlock[], stop: AnswerStop) => Answer {
+  return (blocks, stop) => ({
+    id: answerId(api, answerNumber),
+    model: typeof body.model === 'string' ? body.model : 'scripted',
+    blocks,
+    stop,
+    usage: {
+      inputTokens: usage.totalTokens,
+      uncachedTokens: usage.uncachedTokens,
+      cacheReadTokens: usage.cacheReadTokens,
+      cacheWriteTokens: usage.cacheWriteTokens,
+      outputTokens: blocks.reduce((sum, block) => sum + outputTokensOf(block), 0),
+    },
+    reportCacheFields: usage.cacheReadTokens + usage.cacheWriteTokens > 0 || hasCacheControl(body),
+    includeStreamUsage: isIncludeUsage(body),
+    ...(api === 'responses' ? responsesExtras(body, answerNumber) : {}),
+  });
+}
+
+function created(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+function textBlocks(text: string): AnswerBlock[] {
+  return text === '' ? [] : [{ type: 'text', text }];
+}
+
+function outputTokensOf(block: AnswerBlock): number {
+  return block.type === 'text'
+    ? Math.ceil(block.text.length / 4)
+    : estimateTokens(block.input) + Math.ceil(block.name.length / 4);
+}
+
+function streamHeaders(api: ScriptedApi): Record<string, string> {
+  return {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    [api === 'anthropic' ? 'request-id' : 'x-request-id']: `req_scripted_${Date.now()}`,
+  };
+}
+
+function answerId(api: ScriptedApi, counter: number): string {
+  switch (api) {
+    case 'anthropic':
+      return `msg_scripted_${counter}`;
+    case 'openai':
+      return `chatcmpl-scripted-${counter}`;
+    case 'responses':
+      return `resp_scripted_${counter}`;
+    case 'gemini':
+      return `scripted-${counter}`;
+    default: {
+      const unreachable: never = api;
+      throw new Error(`unknown api ${String(unreachable)}`);
+    }
+  }
+}
+
+function streamParts(api: ScriptedApi, answer: Answer): string[] {
+  if (api === 'responses') return responsesEvents(answer as ResponsesAnswer);
+  return api === 'anthropic' ? anthropicEvents(answer) : openAIChunks(answer, created());
+}
+
+function answerBody(api: ScriptedApi, answer: Answer): Record<string, unknown> {
+  if (api === 'responses') return responsesObject(answer as ResponsesAnswer);
+  return api === 'anthropic' ? anthropicMessage(answer) : openAICompletion(answer, created());
+}
+
+function writeAnswer(response: ServerResponse, api: ScriptedApi, stream: boolean, answer: Answer): void {
+  if (stream) {
+    response.writeHead(200, streamHeaders(api));
+    for (const part of streamParts(api, answer)) response.write(part);
+    response.end();
+    return;
+  }
+  const body = answerBody(api, answer);
+  response.writeHead(200, {
+    'content-type': 'application/json',
+    [api === 'anthropic' ? 'request-id' : 'x-request-id']: `req_scripted_${Date.now()}`,
+  });
+  response.end(JSON.stringify(body));
+}
+
+export function requestedMaxTokens(body: Record<string, unknown>): number {
+  const value = body.max_tokens ?? body.max_completion_tokens ?? body.max_output_tokens;
+  return typeof value === 'number' && value > 0 ? value : 4096;
+}
+
+function isIncludeUsage(body: Record<string, unknown>): boolean {
+  const options = body.stream_options;
+  return (
+    typeof options === 'object' &&
+    options !== null &&
+    (options as { include_usage?: unknown }).include_usage === true
+  );
+}
+
+function hasCacheControl(value: unknown): boolean {
+  return countCacheControl(value) > 0;
+}
