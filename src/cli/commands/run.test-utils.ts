@@ -1,5 +1,6 @@
 /** What the tests of `agent-compact run` and `chat` share: keys, a test IO, reading tool results back. */
 import type { ScriptedApi } from '../../testing/index.js';
+import { recordingIO } from '../cli-io.test-utils.js';
 import type { AgentCliIO } from './run.js';
 
 export const secretKey = 'sk-e2e-test-key-0123456789abcdef';
@@ -58,21 +59,12 @@ export function lastToolResults(api: ScriptedApi, body: Record<string, unknown>)
   return results;
 }
 
-/** An IO that collects stdout and stderr, with no terminal, working in `cwd`. */
-export function testIO(env: Record<string, string | undefined>, cwd: string) {
-  const output = { stdout: '', stderr: '' };
-  const io: AgentCliIO = {
-    stdout: (text) => {
-      output.stdout += text;
-    },
-    stderr: (text) => {
-      output.stderr += text;
-    },
-    env,
-    cwd,
-    isTTY: false,
-  };
-  return { io, output };
+/** An IO that collects stdout and stderr, with no terminal, working in `cwd`; tests add stdin or Ctrl-C. */
+export function testIO(
+  env: Record<string, string | undefined>,
+  cwd: string,
+): { io: AgentCliIO; output: { stdout: string; stderr: string } } {
+  return recordingIO(cwd, env);
 }
 
 export function sessionIdFrom(stderr: string): string {
