@@ -6,23 +6,12 @@
 import type { ValidationProblem } from '../core/conversation/validate.js';
 import { validateMessages } from '../core/conversation/validate.js';
 import type { ResponsesAnswer } from './_responses-wire.js';
-import type { WireError } from './_wire.js';
+import { invalidRequest, type WireError } from './_wire.js';
 
 /** Encrypted reasoning this server hands out starts with this; others' pass unverified. */
 export const SCRIPTED_ENCRYPTED_PREFIX = 'enc_scripted_';
 
 type JsonRecord = Record<string, unknown>;
-
-function badRequest(message: string, param: string | null, code: string | null = null): WireError {
-  return {
-    status: 400,
-    message,
-    anthropicType: 'invalid_request_error',
-    openAIType: 'invalid_request_error',
-    param,
-    code,
-  };
-}
 
 /** The 400 the API sends for a Responses request, or undefined when it would be accepted. */
 export function checkResponsesRequest(
@@ -30,20 +19,20 @@ export function checkResponsesRequest(
   validation: 'provider-rules' | 'off',
 ): WireError | undefined {
   if (typeof body.model !== 'string' || body.model === '') {
-    return badRequest("Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
+    return invalidRequest("Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
   }
   if (body.input === undefined) {
-    return badRequest("Missing required parameter: 'input'.", 'input', 'missing_required_parameter');
+    return invalidRequest("Missing required parameter: 'input'.", 'input', 'missing_required_parameter');
   }
   if (validation === 'off') return undefined;
   const [first] = validateMessages(body.input, { format: 'responses' });
-  if (first) return badRequest(apiMessage(first, body.input), first.path);
+  if (first) return invalidRequest(apiMessage(first, body.input), first.path);
   if (!Array.isArray(body.input)) return undefined;
   for (const item of body.input as JsonRecord[]) {
     const content = item.encrypted_content;
     if (item.type !== 'reasoning' || typeof content !== 'string') continue;
     if (content.startsWith(SCRIPTED_ENCRYPTED_PREFIX) && !isGenuine(content)) {
-      return badRequest(
+      return invalidRequest(
         `The encrypted content for item ${String(item.id)} could not be verified.`,
         null,
         'invalid_encrypted_content',

@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { allowsSystemMessages, validateMessages } from '../core/conversation/validate.js';
 import { unknownContentType } from './_content-types.js';
 import { checkResponsesRequest } from './_responses-request.js';
-import type { WireError } from './_wire.js';
+import { invalidRequest, type WireError } from './_wire.js';
 import type { ResponseOutcome, ScriptedApi } from './script.js';
 
 /** A request that cannot get a scripted answer, or its parsed body. */
@@ -87,17 +87,6 @@ function parseJsonObject(text: string): Record<string, unknown> | undefined {
 function hasApiKey(incoming: IncomingMessage): boolean {
   const key = incoming.headers['x-api-key'] ?? incoming.headers['api-key'] ?? incoming.headers.authorization;
   return typeof key === 'string' && key.trim() !== '' && key.trim() !== 'Bearer';
-}
-
-function invalidRequest(message: string, param: string | null): WireError {
-  return {
-    status: 400,
-    message,
-    anthropicType: 'invalid_request_error',
-    openAIType: 'invalid_request_error',
-    param,
-    code: null,
-  };
 }
 
 export function promptTooLong(api: ScriptedApi, tokens: number, contextWindow: number): WireError {

@@ -221,6 +221,18 @@ export interface WireError {
   headers?: Record<string, string>;
 }
 
+/** A 400 for a request the provider refuses, in the shape both providers share. */
+export function invalidRequest(message: string, param: string | null, code: string | null = null): WireError {
+  return {
+    status: 400,
+    message,
+    anthropicType: 'invalid_request_error',
+    openAIType: 'invalid_request_error',
+    param,
+    code,
+  };
+}
+
 /** Writes an error in the provider's real JSON shape. */
 export function writeError(response: ServerResponse, api: ScriptedApi, error: WireError): void {
   const body =
