@@ -1,7 +1,13 @@
 import { archiveKey } from '../_internal/archive-ids.js';
 import { escapeReservedTags } from '../_internal/text.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
-import type { ContentBlock, Message, SystemPrompt, TextBlock } from '../conversation/types.js';
+import {
+  type ContentBlock,
+  contentBlocks,
+  type Message,
+  type SystemPrompt,
+  type TextBlock,
+} from '../conversation/types.js';
 import type { CompactionEvent } from '../events.js';
 import { type FilesBackSettings, filesBack } from '../ledger/files-back.js';
 import type { LedgerFile } from '../ledger/ledger-state.js';
@@ -32,9 +38,9 @@ export interface HardSettings extends SummarySettings {
 export interface HardLedger {
   /**
    * The ledger as text within the budget, and within `maxTokens` when given; `historyId` is where
-   * the summarized history is archived.
+   * the summarized history is archived; user texts in `shownAfter` are repeated verbatim after it.
    */
-  render(historyId: string, maxTokens?: number): string | undefined;
+  render(historyId: string, maxTokens?: number, shownAfter?: ReadonlySet<string>): string | undefined;
   /** Files read or changed, least recently touched first. */
   files: readonly LedgerFile[];
 }
@@ -75,6 +81,12 @@ export interface HardSplit {
 }
 
 const summaryOpen = '<context_summary';
+/**
+ * A tool result of the kept turn larger than this many tokens becomes a placeholder (archived,
+ * key facts shown) even when the whole fits: a summary is for a smaller context, and one long
+ * output (a test run, a large file) would otherwise outweigh the summary and the ledger together.
+ */
+const KEPT_RESULT_TOKENS = Number(process.env.KEPT ?? 1500);
 
 /** Splits a history into what the summary replaces and the most recent turn kept verbatim. */
 export function splitForHard(messages: readonly Message[]): HardSplit {
@@ -167,7 +179,8 @@ export async function planHard(
   const { id: archiveId, known } = context.rewrite.ids.idFor(
     archiveKey('messages', undefined, JSON.stringify(split.dropped)),
   );
-  const ledger = context.ledger?.render(archiveId);
+  const shownAfter = textsShownAfter(split);
+  const ledger = context.ledger?.render(archiveId, undefined, shownAfter);
   // The summarizer reads only what is readable: nothing signed or encrypted leaves for another model.
   const summary = await writeSummary(readableHistory(split.dropped), {
     settings: context.settings,
@@ -190,11 +203,30 @@ export async function planHard(
       messages,
       split,
       head,
-      context.ledger.render(archiveId, Math.floor(replaced / 4)),
+      context.ledger.render(archiveId, Math.floor(replaced / 4), shownAfter),
       context,
     );
   }
   return { ...plan, events: summary.events };
+}
+
+/** True when the kept turn does not start with a user message: the latest request (or a bridge) goes first. */
+function needsBridge(split: HardSplit): boolean {
+  const tailIsHumanRequest = split.tail.length === 1 && split.tail[0]!.role === 'user';
+  return !tailIsHumanRequest && split.tail[0]?.role !== 'user';
+}
+
+/** The user texts the hard output repeats verbatim after its head: the latest request and the kept turn's. */
+function textsShownAfter(split: HardSplit): Set<string> {
+  const bridged =
+    needsBridge(split) && split.latestRequest && !split.requestInTail ? split.latestRequest : [];
+  const blocks = [
+    ...bridged,
+    ...split.tail.flatMap((message) => (message.role === 'user' ? contentBlocks(message) : [])),
+  ];
+  return new Set(
+    blocks.flatMap((block) => (block.type === 'text' ? [String((block as TextBlock).text)] : [])),
+  );
 }
 
 /** The hard output around a written summary: head (summary, ledger, identity), bridge, kept turn. */
@@ -213,13 +245,12 @@ function assembleHard(
   const files = context.ledger
     ? filesBack(context.ledger.files, messages, split.tail, context.settings.filesBack, context.counter)
     : [];
-  const tailIsHumanRequest = split.tail.length === 1 && split.tail[0]!.role === 'user';
-  const needsBridge = !tailIsHumanRequest && split.tail[0]?.role !== 'user';
+  const bridge = needsBridge(split);
   const output: Message[] = [
     { role: 'user', content: [{ type: 'text', text: headText }, ...files.map(fileBlock)] },
     { role: 'assistant', content: [{ type: 'text', text: summaryAcknowledgement }] },
   ];
-  if (needsBridge) {
+  if (bridge) {
     const request = split.latestRequest && !split.requestInTail ? split.latestRequest : undefined;
     output.push({ role: 'user', content: request ?? [{ type: 'text', text: bridgeText }] });
   }
@@ -230,7 +261,7 @@ function assembleHard(
     kind: 'messages',
     createdAt: context.rewrite.now,
     messages: split.dropped,
-    headLength: needsBridge ? 3 : 2,
+    headLength: bridge ? 3 : 2,
     placeholder: headText,
   };
   const fitted = maskTailIfTooLarge(output, context);
@@ -246,12 +277,18 @@ function fileBlock(text: string): TextBlock {
   return { type: 'text', text };
 }
 
-/** When even the kept turn is too large, its tool results become placeholders too (archived). */
+/**
+ * When even the kept turn is too large, its tool results become placeholders too (archived); else
+ * only a result over {@link KEPT_RESULT_TOKENS} does.
+ */
 function maskTailIfTooLarge(
   output: Message[],
   context: HardContext,
 ): { messages: Message[]; items: ArchiveItem[] } {
-  if (context.countTokens(output) <= context.maxTokens) return { messages: output, items: [] };
-  const targets = collectMaskTargets(output, context.counter, context.rule, context.rewrite);
+  const { rule } = context;
+  const fits = context.countTokens(output) <= context.maxTokens;
+  const large = fits ? { ...rule, minTokens: Math.max(rule.minTokens, KEPT_RESULT_TOKENS) } : rule;
+  const targets = collectMaskTargets(output, context.counter, large, context.rewrite);
+  if (targets.length === 0) return { messages: output, items: [] };
   return maskToolResults(output, targets, context.rewrite);
 }

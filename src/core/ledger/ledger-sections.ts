@@ -11,6 +11,11 @@ const USER_MESSAGE_CHARS = 2400;
 const PASTE_CHARS = 160;
 /** Commands are shown to this many characters: enough to tell one from another (and what `survival` reads). */
 const COMMAND_CHARS = 60;
+/**
+ * Error lines are shown to this many characters: the first line says what failed (and is what
+ * `survival` reads, to 60), the rest of the output is in the archive.
+ */
+const ERROR_CHARS = 120;
 /** Plan items are verbatim up to this many characters each. */
 const PLAN_ITEM_CHARS = 300;
 /**
@@ -24,6 +29,9 @@ const planPrefix = 'Implement the following plan:';
  * again).
  */
 const skillPrefix = 'Base directory for this skill:';
+
+/** Stands for a user message the compacted context repeats whole after the ledger. */
+const repeatedNote = '(the latest request, repeated verbatim below)';
 
 /** One fact of a section: a line of its own, or a name joined with others of its `group`. */
 export interface LedgerItem {
@@ -49,6 +57,8 @@ export interface SectionOptions {
   recallOf?: ((toolUseId: string) => string | undefined) | undefined;
   /** Tokens the newest instructions may take whole, on top of the ledger's budget. */
   instructionBudget: number;
+  /** User texts the compacted context repeats verbatim after the ledger: named, not repeated. */
+  shownAfter?: ReadonlySet<string> | undefined;
 }
 
 const item = (text: string, group?: string): LedgerItem =>
@@ -71,14 +81,23 @@ export function ledgerSections(
   const root = commonDirectory(state.files.map((file) => file.path));
   const fileItem = (file: LedgerFile) => {
     // Edits are the rule: only another kind of change is named.
-    const action = file.changed && file.action !== 'edit' && file.action !== 'read' ? ` (${file.action})` : '';
+    const action =
+      file.changed && file.action !== 'edit' && file.action !== 'read' ? ` (${file.action})` : '';
     const path = file.path.slice(root.length);
     const slash = path.lastIndexOf('/');
     return item(`${path.slice(slash + 1)}${action}${recall(file.toolUseId)}`, path.slice(0, slash + 1));
   };
   const whole = wholeInstructions(state, options);
   const users = state.userMessages.map((message, index) =>
-    item(`t${message.turn}: ${whole.has(index) ? message.text.trim() : userLine(message.text)}`),
+    item(
+      `t${message.turn}: ${
+        options.shownAfter?.has(message.text)
+          ? repeatedNote
+          : whole.has(index)
+            ? message.text.trim()
+            : userLine(message.text)
+      }`,
+    ),
   );
   const commands = commandItems(state.commands, recall);
   const sections: LedgerSection[] = [
@@ -101,7 +120,11 @@ export function ledgerSections(
     { title: 'Commands (exit status: first error line)', items: commands.items, dropped: 0 },
     {
       title: 'Errors of other tools',
-      items: state.errors.map((error) => item(`t${error.turn} ${[...(error.others ?? []), error.call].join(', ')}: ${error.line}`)),
+      items: state.errors.map((error) =>
+        item(
+          `t${error.turn} ${[...(error.others ?? []), error.call].join(', ')}: ${shortenLine(error.line, ERROR_CHARS)}`,
+        ),
+      ),
       dropped: 0,
     },
   ];
@@ -131,9 +154,7 @@ function commandItems(
   const merged = new Map<string, { entry: LedgerCommand; runs: number }>();
   for (let index = commands.length - 1; index >= 0; index--) {
     const entry = commands[index]!;
-    const status =
-      entry.exitCode !== undefined ? ` → exit ${entry.exitCode}` : entry.failed ? ' → failed' : '';
-    const key = `${shortenLine(entry.command, COMMAND_CHARS + 1)}\u0000${status}\u0000${entry.errorLine ?? ''}`;
+    const key = `${shortenLine(entry.command, COMMAND_CHARS + 1)}\u0000${commandStatus(entry)}`;
     const seen = merged.get(key);
     if (seen) seen.runs += entry.runs;
     else merged.set(key, { entry, runs: entry.runs });
@@ -147,26 +168,34 @@ function commandItems(
 
 /** A command with its runs and how it ended; a failed one names where its output is. */
 function commandLine(entry: LedgerCommand, runs: number, recall: (id: string) => string): string {
-  const status =
-    entry.exitCode !== undefined ? ` → exit ${entry.exitCode}` : entry.failed ? ' → failed' : '';
-  const error = entry.errorLine ? `: ${entry.errorLine}` : '';
   const times = runs > 1 ? ` ×${runs}` : '';
   const where = entry.failed ? recall(entry.toolUseId) : '';
-  return `${shortenLine(entry.command, COMMAND_CHARS + 1)}${times}${status}${error}${where}`;
+  return `${shortenLine(entry.command, COMMAND_CHARS + 1)}${times}${commandStatus(entry)}${where}`;
+}
+
+/**
+ * How a command ended, shortest first: nothing for a clean run, the error line alone when it
+ * already states the exit code (Claude Code's `Exit code N`), else the code and the line.
+ */
+function commandStatus(entry: LedgerCommand): string {
+  const error = entry.errorLine ? shortenLine(entry.errorLine, ERROR_CHARS) : undefined;
+  if (entry.exitCode === 0 && !entry.failed) return '';
+  if (error && entry.exitCode !== undefined && error.toLowerCase().startsWith(`exit code ${entry.exitCode}`))
+    return ` → ${error}`;
+  const status = entry.exitCode !== undefined ? ` → exit ${entry.exitCode}` : entry.failed ? ' → failed' : '';
+  return `${status}${error ? `: ${error}` : ''}`;
 }
 
 /**
  * The user messages that are instructions kept whole: plans and the newest skill, newest first,
  * while they fit in `instructionBudget` tokens (one that does not fit is shown by its first line).
  */
-function wholeInstructions(
-  state: LedgerState,
-  options: SectionOptions,
-): Set<number> & { left: number } {
+function wholeInstructions(state: LedgerState, options: SectionOptions): Set<number> & { left: number } {
   const whole = Object.assign(new Set<number>(), { left: options.instructionBudget });
   let skillSeen = false;
   for (let index = state.userMessages.length - 1; index >= 0; index--) {
     const text = state.userMessages[index]!.text.trim();
+    if (options.shownAfter?.has(state.userMessages[index]!.text)) continue;
     const skill = text.startsWith(skillPrefix);
     if (!(skill && !skillSeen) && !text.startsWith(planPrefix)) continue;
     skillSeen ||= skill;

@@ -186,7 +186,9 @@ function recordToolResult(state: LedgerState, result: ToolResultBlock): void {
     const same = state.errors.findIndex((entry) => entry.line === line);
     const earlier = same === -1 ? undefined : state.errors.splice(same, 1)[0];
     const others = earlier
-      ? [...(earlier.others ?? []), earlier.call].filter((other) => other !== call.call).slice(1 - SAME_ERROR_CALLS)
+      ? [...(earlier.others ?? []), earlier.call]
+          .filter((other) => other !== call.call)
+          .slice(1 - SAME_ERROR_CALLS)
       : [];
     state.errors.push({ call: call.call, turn: call.turn, line, ...(others.length > 0 ? { others } : {}) });
     return;

@@ -16,6 +16,8 @@ export interface RenderLedgerOptions {
   recallOf?: (toolUseId: string) => string | undefined;
   /** The archive id of the history the summary replaces (where every dropped line can be found). */
   historyId?: string;
+  /** User texts the compacted context repeats verbatim after the ledger (the latest request). */
+  shownAfter?: ReadonlySet<string>;
 }
 
 /**
@@ -33,6 +35,7 @@ export function renderLedger(state: LedgerState, options: RenderLedgerOptions): 
     counter,
     recallOf: options.recallOf,
     instructionBudget: maxTokens,
+    shownAfter: options.shownAfter,
   });
   if (sections.every((section) => section.items.length === 0)) return undefined;
   const cost = sections.map((section) => section.items.map((entry) => counter.countText(entry.text) + 1));
