@@ -16,9 +16,9 @@ describe('the session ledger through maybeCompact', () => {
     for (const fact of [
       '[in_progress] Run the whole suite',
       '[completed] Fix parseHeader off-by-one',
-      'npm test -- parser → exit 1: Exit code 1 — FAIL src/parser.test.ts',
+      'npm test -- parser → Exit code 1 — FAIL src/parser.test.ts',
       '- npm test\n',
-      'parser.ts edit',
+      '## Files changed (under /repo/src/)\n- parser.ts\n',
       'Also keep the public API unchanged please.',
     ])
       expect(head).toContain(fact);
@@ -51,10 +51,13 @@ describe('the session ledger through maybeCompact', () => {
     const second = await compactor.maybeCompact(next, { force: 'hard' });
     const head = text(second.messages.slice(0, 1));
     // Facts from before the first compaction are still there, beside the new ones.
-    expect(head).toContain('npm test -- parser → exit 1');
+    expect(head).toContain('npm test -- parser → Exit code 1');
     expect(head).toContain('[in_progress] Run the whole suite');
     expect(head).toContain('git diff');
     expect(head).toContain('- narrative');
+    // The latest request follows the summary verbatim: the ledger names it instead of repeating it.
+    expect(head).toContain('(the latest request, repeated verbatim below)');
+    expect(text(second.messages).split('Thanks, commit it.').length).toBe(2);
     const last = requests[requests.length - 1]!;
     expect(last.ledger).toContain('git diff');
     expect(text(last.messages.slice(-1))).toContain('ground truth');

@@ -86,7 +86,7 @@ const summaryOpen = '<context_summary';
  * key facts shown) even when the whole fits: a summary is for a smaller context, and one long
  * output (a test run, a large file) would otherwise outweigh the summary and the ledger together.
  */
-const KEPT_RESULT_TOKENS = Number(process.env.KEPT ?? 1500);
+const KEPT_RESULT_TOKENS = 1000;
 
 /** Splits a history into what the summary replaces and the most recent turn kept verbatim. */
 export function splitForHard(messages: readonly Message[]): HardSplit {

@@ -19,16 +19,11 @@ const ERROR_CHARS = 120;
 /** Plan items are verbatim up to this many characters each. */
 const PLAN_ITEM_CHARS = 300;
 /**
- * What Claude Code puts in the user's turn when the user approves a plan to implement: the task
- * itself, so every one is kept whole while the instruction budget lasts.
+ * What Claude Code puts in the user's turn when it loads instructions: a skill, or the plan the user
+ * approved to implement. They say how to go on (Claude Code attaches its invoked skills again after
+ * its own compaction), so the newest are kept whole while `instructionBudget` lasts.
  */
-const planPrefix = 'Implement the following plan:';
-/**
- * A skill Claude Code loaded into the user's turn: how to work from there on. Only the newest is
- * kept whole (it is the one in force; the others are named by their first line and can be loaded
- * again).
- */
-const skillPrefix = 'Base directory for this skill:';
+const instructionPrefixes = ['Base directory for this skill:', 'Implement the following plan:'];
 
 /** Stands for a user message the compacted context repeats whole after the ledger. */
 const repeatedNote = '(the latest request, repeated verbatim below)';
@@ -187,29 +182,32 @@ function commandStatus(entry: LedgerCommand): string {
 }
 
 /**
- * The user messages that are instructions kept whole: plans and the newest skill, newest first,
- * while they fit in `instructionBudget` tokens (one that does not fit is shown by its first line).
+ * The user messages that are instructions kept whole: newest first, each text once, while they fit
+ * in `instructionBudget` tokens (one that does not fit is shown by its first line).
  */
 function wholeInstructions(state: LedgerState, options: SectionOptions): Set<number> & { left: number } {
   const whole = Object.assign(new Set<number>(), { left: options.instructionBudget });
-  let skillSeen = false;
+  const kept = new Set<string>();
   for (let index = state.userMessages.length - 1; index >= 0; index--) {
-    const text = state.userMessages[index]!.text.trim();
-    if (options.shownAfter?.has(state.userMessages[index]!.text)) continue;
-    const skill = text.startsWith(skillPrefix);
-    if (!(skill && !skillSeen) && !text.startsWith(planPrefix)) continue;
-    skillSeen ||= skill;
+    const { text } = state.userMessages[index]!;
+    if (!isInstruction(text) || kept.has(text) || options.shownAfter?.has(text)) continue;
     const tokens = options.counter.countText(text);
     if (tokens > whole.left) continue;
     whole.add(index);
+    kept.add(text);
     whole.left -= tokens;
   }
   return whole;
 }
 
+function isInstruction(text: string): boolean {
+  const trimmed = text.trimStart();
+  return instructionPrefixes.some((prefix) => trimmed.startsWith(prefix));
+}
+
 /** A typed message whole; an instruction not kept whole or an over-long paste by its first line. */
 function userLine(text: string): string {
-  const cut = text.startsWith(skillPrefix) || text.startsWith(planPrefix) || text.length > USER_MESSAGE_CHARS;
+  const cut = isInstruction(text) || text.length > USER_MESSAGE_CHARS;
   return shortenLine(text, cut ? PASTE_CHARS : USER_MESSAGE_CHARS);
 }
 
