@@ -7,7 +7,11 @@ import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createExtractiveSummaryModel } from '../../core/summary/extractive-summary.js';
 import { importTranscriptFile } from '../../importers/index.js';
-import { type CompactionPoint, measureAgentCompactionPoints } from '../../simulate/agent-compactions.js';
+import {
+  type CompactionPoint,
+  type CompactionPointOptions,
+  measureAgentCompactionPoints,
+} from '../../simulate/agent-compactions.js';
 import {
   addSurvival,
   emptySurvival,
@@ -43,6 +47,20 @@ interface FolderFigures {
   skipped: string[];
 }
 
+/**
+ * More compactor options for agent-compact, as JSON in `SURVIVAL_COMPACTOR` (issue #18 asks the
+ * targets to hold with `{"hard":{"background":true}}` too).
+ */
+function compactorOptions(): CompactionPointOptions['compactor'] {
+  const json = process.env.SURVIVAL_COMPACTOR;
+  if (!json) return {};
+  try {
+    return JSON.parse(json) as CompactionPointOptions['compactor'];
+  } catch (error) {
+    throw new Error(`SURVIVAL_COMPACTOR: not JSON: ${json}`, { cause: error });
+  }
+}
+
 /** Survival at every compaction point of every session in a folder. */
 async function measureFolder(directory: string): Promise<FolderFigures> {
   const figures: FolderFigures = {
@@ -61,6 +79,7 @@ async function measureFolder(directory: string): Promise<FolderFigures> {
       const points = await measureAgentCompactionPoints(transcript, {
         counter,
         summarizer: createExtractiveSummaryModel(),
+        compactor: compactorOptions(),
         onSkip: (line, reason) => figures.skipped.push(`${file}:${line}: skipped: ${reason}`),
       });
       for (const point of points) {
@@ -137,6 +156,7 @@ export async function run(): Promise<void> {
     return;
   }
   const started = performance.now();
+  if (process.env.SURVIVAL_COMPACTOR) console.log(`agent-compact with ${process.env.SURVIVAL_COMPACTOR}`);
   for (const { folder, agent } of folders) {
     const directory = join(root, folder);
     if (
