@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
+import { rebuildConversation } from './archive/rebuild.js';
 import { createCompactor } from './compactor.js';
+import { agentSession } from './conversation/session-builder.test-utils.js';
 import type { Message } from './conversation/types.js';
 import { validateMessages } from './conversation/validate.js';
 import { claudeCodeSession } from './ledger/__fixtures__/claude-code-session.js';
@@ -87,5 +90,21 @@ describe('the session ledger through maybeCompact', () => {
       },
     );
     expect((off.messages[0]!.content as unknown[]).length).toBe(1);
+  });
+
+  it('keptResultTokens archives a large result of the kept turn behind a placeholder; off by default', async () => {
+    const messages = agentSession(30, { lines: 400 });
+    const store = createMemoryArchiveStore();
+    const compactor = createCompactor({ archive: store, hard: { keptResultTokens: 1000 } });
+    const result = await compactor.maybeCompact(messages, { force: 'hard' });
+    expect(result.messages.at(-2)).toEqual(messages.at(-2));
+    const [kept, original] = [result.messages.at(-1), messages.at(-1)].map((message) =>
+      JSON.stringify(message),
+    );
+    expect(kept).toMatch(/\br\d+\b/);
+    expect(kept!.length).toBeLessThan(original!.length / 10);
+    expect(rebuildConversation(result.messages, await store.list(compactor.sessionId))).toEqual(messages);
+    const byDefault = await createCompactor().maybeCompact(messages, { force: 'hard' });
+    expect(byDefault.messages.at(-1)).toEqual(messages.at(-1));
   });
 });

@@ -30,6 +30,8 @@ export interface HardSettings extends SummarySettings {
   identity: string;
   /** The session ledger's budget in tokens. */
   ledgerTokens: number;
+  /** A kept-turn tool result over this many tokens becomes a placeholder (Infinity: never). */
+  keptResultTokens: number;
   /** What goes back after the summary: the latest content of the most recently touched files. */
   filesBack: FilesBackSettings;
 }
@@ -81,12 +83,6 @@ export interface HardSplit {
 }
 
 const summaryOpen = '<context_summary';
-/**
- * A tool result of the kept turn larger than this many tokens becomes a placeholder (archived,
- * key facts shown) even when the whole fits: a summary is for a smaller context, and one long
- * output (a test run, a large file) would otherwise outweigh the summary and the ledger together.
- */
-const KEPT_RESULT_TOKENS = 1000;
 
 /** Splits a history into what the summary replaces and the most recent turn kept verbatim. */
 export function splitForHard(messages: readonly Message[]): HardSplit {
@@ -279,7 +275,8 @@ function fileBlock(text: string): TextBlock {
 
 /**
  * When even the kept turn is too large, its tool results become placeholders too (archived); else
- * only a result over {@link KEPT_RESULT_TOKENS} does.
+ * only a result over `keptResultTokens` does (a summary is for a smaller context: one long output
+ * would otherwise outweigh the summary and the ledger together).
  */
 function maskTailIfTooLarge(
   output: Message[],
@@ -287,7 +284,9 @@ function maskTailIfTooLarge(
 ): { messages: Message[]; items: ArchiveItem[] } {
   const { rule } = context;
   const fits = context.countTokens(output) <= context.maxTokens;
-  const large = fits ? { ...rule, minTokens: Math.max(rule.minTokens, KEPT_RESULT_TOKENS) } : rule;
+  const { keptResultTokens } = context.settings;
+  if (fits && !Number.isFinite(keptResultTokens)) return { messages: output, items: [] };
+  const large = fits ? { ...rule, minTokens: Math.max(rule.minTokens, keptResultTokens) } : rule;
   const targets = collectMaskTargets(output, context.counter, large, context.rewrite);
   if (targets.length === 0) return { messages: output, items: [] };
   return maskToolResults(output, targets, context.rewrite);
