@@ -13,6 +13,7 @@ export default defineConfig({
   },
   test: {
     include: ['src/**/*.test.ts'],
+    globalSetup: ['./src/testing/debian-packages.test-utils.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

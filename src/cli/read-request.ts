@@ -8,15 +8,16 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { MessageFormat } from '../core/conversation/types.js';
-import { type ValidationProblem, validateMessages } from '../core/conversation/validate.js';
+import type { ValidationProblem } from '../core/conversation/validate.js';
 import { CompactError } from '../core/errors.js';
 import {
   type RequestBody,
   type RequestConversation,
   readRequestConversation,
 } from '../core/request/request-conversation.js';
-import { detectRequestFormat, isPlainObject, type RequestFormat } from '../core/request/request-format.js';
+import { detectRequestFormat, isPlainObject } from '../core/request/request-format.js';
+import { dialects } from '../core/wire/dialects.js';
+import type { WireFormat } from '../core/wire/wire-format.js';
 import type { CliIO } from './cli-io.js';
 
 /** The only top-level fields of a conversation file; any other field makes the object a request. */
@@ -30,7 +31,7 @@ export interface RequestFile {
   /** The body as it was in the file. */
   body: RequestBody;
   /** The API it is written for (detected or forced). */
-  format: RequestFormat;
+  format: WireFormat;
   /** Its conversation in the canonical model. */
   conversation: RequestConversation;
   /** True when the file held the body on one line (as a proxy log does); output keeps that. */
@@ -47,7 +48,7 @@ export interface RequestFile {
 export async function readRequestFile(
   file: string,
   io: Pick<CliIO, 'cwd'>,
-  { format }: { format?: MessageFormat | RequestFormat | undefined } = {},
+  { format }: { format?: WireFormat | undefined } = {},
 ): Promise<RequestFile | undefined> {
   const path = resolve(io.cwd, file);
   if (await startsWithMessageLine(path)) return undefined;
@@ -133,33 +134,7 @@ async function startsWithMessageLine(path: string): Promise<boolean> {
 
 /** Every rule the request's conversation breaks, with paths into the body (`messages[3]…`, `input[7]…`). */
 export function requestProblems({ body, format, conversation }: RequestFile): ValidationProblem[] {
-  switch (format) {
-    case 'anthropic': {
-      // Mid-conversation system messages are not conversation: check the rest, name body paths.
-      const options = body.system === undefined || body.system === null ? {} : { system: body.system };
-      const problems = validateMessages(conversation.messages, options);
-      const { messagePath } = conversation;
-      if (!messagePath) return problems;
-      const inBody = (text: string) =>
-        text.replace(/messages\[(\d+)\]/g, (_match, index: string) => messagePath(Number(index)));
-      return problems.map((problem) => ({
-        ...problem,
-        path: inBody(problem.path),
-        message: inBody(problem.message),
-      }));
-    }
-
-    case 'openai':
-      return validateMessages(body.messages, { format: 'openai' });
-    case 'responses':
-      return validateMessages(typeof body.input === 'string' ? [] : body.input, { format: 'responses' });
-    case 'gemini':
-      return validateMessages(body.contents, { format: 'gemini' });
-    default: {
-      const unreachable: never = format;
-      throw new Error(`unknown format ${String(unreachable)}`);
-    }
-  }
+  return dialects[format].requestProblems(body, conversation);
 }
 
 /** Throws `INVALID_TRANSCRIPT` (exit 1) at the first rule the request's conversation breaks. */

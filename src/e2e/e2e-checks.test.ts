@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { ProxyRequestRecord } from '../proxy/index.js';
 import type { RecordedRequest } from '../testing/index.js';
-import { checkAgainstBaseline, type E2ETraffic } from './e2e-checks.js';
+import { checkAgainstBaseline, checkSurvivesHard, type E2ETraffic } from './e2e-checks.js';
 import { valueForSchema } from './gemini-run.js';
 
 const turn = (text: string) => ({ role: 'user', parts: [{ text }] });
@@ -33,6 +34,27 @@ describe('checkAgainstBaseline', () => {
     const checks = checkAgainstBaseline(traffic(rewritten), baseline);
     expect(checks.map((check) => check.passed)).toEqual([false, false]);
     expect(checks[1]?.detail).toBe('5 of 5 requests (at 1, 2, 3, 4, 5)');
+  });
+});
+
+describe('checkSurvivesHard', () => {
+  const withLayers = (run: E2ETraffic, layers: string[]): E2ETraffic => ({
+    ...run,
+    records: layers.map((layer) => ({ layer }) as unknown as ProxyRequestRecord),
+  });
+  const run = traffic([
+    [turn('task: count')],
+    [turn('summary'), turn('#1 [pending] plan')],
+    [turn('summary')],
+  ]);
+
+  it('passes only when a hard compaction happened and every later request shows every fact', () => {
+    expect(checkSurvivesHard(withLayers(run, ['none', 'hard', 'none']), ['summary']).passed).toBe(true);
+    const lost = checkSurvivesHard(withLayers(run, ['none', 'hard', 'none']), ['#1 [pending] plan']);
+    expect(lost.passed).toBe(false);
+    expect(lost.detail).toBe('2 requests from the first hard compaction on; missing: #1 [pending] plan');
+    const noHard = checkSurvivesHard(withLayers(run, ['none', 'micro', 'none']), ['summary']);
+    expect([noHard.passed, noHard.detail]).toEqual([false, 'no hard compaction happened']);
   });
 });
 

@@ -130,3 +130,26 @@ function bodyTokens(api: E2ETraffic['api'], body: Record<string, unknown>): numb
     ? estimateTokens([body.instructions ?? '', body.input ?? [], body.tools ?? []])
     : estimateRequestTokens(api, body);
 }
+
+/**
+ * What must survive a hard compaction, checked where it counts: at least one hard compaction
+ * replaced the history, and every request the server received from the first one on still shows
+ * each fact (the agent's plan, the user's task) somewhere in its text.
+ */
+export function checkSurvivesHard(traffic: E2ETraffic, facts: string[]): E2ECheck {
+  const firstHard = traffic.records.findIndex((record) => record.layer === 'hard');
+  const after = firstHard === -1 ? [] : traffic.server.slice(firstHard);
+  const missing = new Set<string>();
+  for (const request of after) {
+    const text = JSON.stringify(request.body);
+    for (const fact of facts) if (!text.includes(JSON.stringify(fact).slice(1, -1))) missing.add(fact);
+  }
+  return {
+    name: 'the plan and the user task survive the hard compaction',
+    passed: after.length > 0 && missing.size === 0,
+    detail:
+      firstHard === -1
+        ? 'no hard compaction happened'
+        : `${after.length} requests from the first hard compaction on${missing.size ? `; missing: ${[...missing].join(' | ')}` : ', each showing all of them'}`,
+  };
+}

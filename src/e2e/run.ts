@@ -10,7 +10,13 @@ import { join } from 'node:path';
 import { allowsSystemMessages, MID_CONVERSATION_SYSTEM_BETA } from '../core/conversation/validate.js';
 import { type ProxyRequestRecord, startProxy } from '../proxy/index.js';
 import { type RecordedRequest, type ScriptStep, startScriptedModelServer } from '../testing/index.js';
-import { checkAgainstBaseline, checkTraffic, type E2ECheck, type E2ETraffic } from './e2e-checks.js';
+import {
+  checkAgainstBaseline,
+  checkSurvivesHard,
+  checkTraffic,
+  type E2ECheck,
+  type E2ETraffic,
+} from './e2e-checks.js';
 import { geminiCli, geminiHome, geminiScript } from './gemini-run.js';
 import { type HopRequest, startHttpHop } from './http-hop.js';
 import { installAgents } from './install-agents.js';
@@ -18,6 +24,8 @@ import { codexHome, wrappedRun } from './wrap-runs.js';
 
 /** Tool calls the scripted model makes before it answers "Done." */
 const STEPS = 10;
+/** The task every agent is given. */
+const TASK = `Write ${STEPS} files of numbers with the shell, one per step, then say Done.`;
 /** Low thresholds so a short task compacts (Claude Code's system prompt and tools alone are ~19k). */
 const THRESHOLDS = { mid: 40_000, hard: 70_000 };
 const AGENT_TIMEOUT_MS = 240_000;
@@ -75,22 +83,39 @@ function mainRecords(records: ProxyRequestRecord[]): ProxyRequestRecord[] {
   return records.filter((record) => record.session === main && record.status === 200);
 }
 
+/** Claude Code's own plan for the task, made with its task tools (TaskCreate since 2.1). */
+const CLAUDE_TASKS = ['Write the part files', 'Say Done'];
+/** The plan as the task list prints it once the first task is under way. */
+const claudePlan = [`#1 [in_progress] ${CLAUDE_TASKS[0]}`, `#2 [pending] ${CLAUDE_TASKS[1]}`];
+/**
+ * Thresholds for the Claude Code run: low enough that a hard compaction replaces the history,
+ * so the run shows what survives it (the plan, the user's task) with the real client.
+ */
+const CLAUDE_THRESHOLDS = { mid: 30_000, hard: 50_000 };
+
 /** Claude Code: `claude -p` with ANTHROPIC_BASE_URL at the proxy. */
 async function claudeCode(command: string[]): Promise<E2ETraffic> {
   const isMain = (request: { body?: Record<string, unknown> }) => toolNames(request.body).includes('Bash');
+  const bash = (step: number) => ({
+    name: 'Bash',
+    input: {
+      command: `seq 1 6000 > part${step}.txt && cat part${step}.txt`,
+      description: `write part ${step}`,
+    },
+  });
+  const plan = [
+    ...CLAUDE_TASKS.map((subject) => ({ name: 'TaskCreate', input: { subject, description: subject } })),
+  ];
   const server = await startScriptedModelServer({
     script: agentScript(
       (step) => ({
         type: 'tool-calls',
-        calls: [
-          {
-            name: 'Bash',
-            input: {
-              command: `seq 1 6000 > part${step}.txt && cat part${step}.txt`,
-              description: `write part ${step}`,
-            },
-          },
-        ],
+        calls:
+          step === 1
+            ? plan
+            : step === 2
+              ? [{ name: 'TaskUpdate', input: { taskId: '1', status: 'in_progress' } }, bash(step)]
+              : [bash(step)],
       }),
       (request) => isMain(request),
     ),
@@ -98,29 +123,20 @@ async function claudeCode(command: string[]): Promise<E2ETraffic> {
   const records: ProxyRequestRecord[] = [];
   const proxy = await startProxy({
     upstream: server.url,
-    thresholds: THRESHOLDS,
+    thresholds: CLAUDE_THRESHOLDS,
     onRequest: (record) => records.push(record),
   });
   const client = await startHttpHop(proxy.url);
   const workspace = await mkdtemp(join(tmpdir(), 'e2e-claude-'));
   try {
-    const exitCode = await runAgent(
-      command,
-      [
-        '-p',
-        `Write ${STEPS} files of numbers with the shell, one per step, then say Done.`,
-        '--dangerously-skip-permissions',
-      ],
-      workspace,
-      {
-        ANTHROPIC_BASE_URL: client.url,
-        ANTHROPIC_API_KEY: 'sk-ant-e2e-dummy',
-        IS_SANDBOX: '1',
-        CLAUDE_CONFIG_DIR: join(workspace, '.claude-config'),
-        DISABLE_AUTOUPDATER: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      },
-    );
+    const exitCode = await runAgent(command, ['-p', TASK, '--dangerously-skip-permissions'], workspace, {
+      ANTHROPIC_BASE_URL: client.url,
+      ANTHROPIC_API_KEY: 'sk-ant-e2e-dummy',
+      IS_SANDBOX: '1',
+      CLAUDE_CONFIG_DIR: join(workspace, '.claude-config'),
+      DISABLE_AUTOUPDATER: '1',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    });
     return {
       api: 'anthropic',
       exitCode,
@@ -194,12 +210,7 @@ async function codex(command: string[]): Promise<E2ETraffic | string> {
     );
     const exitCode = await runAgent(
       command,
-      [
-        'exec',
-        '--skip-git-repo-check',
-        '--dangerously-bypass-approvals-and-sandbox',
-        `Write ${STEPS} files of numbers with the shell, one per step, then say Done.`,
-      ],
+      ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', TASK],
       workspace,
       { CODEX_HOME: codexHome, OPENAI_API_KEY: 'sk-e2e-dummy' },
     );
@@ -247,7 +258,10 @@ function report(name: string, checks: E2ECheck[]): boolean {
 
 const agents = installAgents();
 const claudeTraffic = await claudeCode(agents.claude);
-let passed = report('Claude Code', checkTraffic(claudeTraffic));
+let passed = report('Claude Code', [
+  ...checkTraffic(claudeTraffic),
+  checkSurvivesHard(claudeTraffic, [...claudePlan, TASK]),
+]);
 console.log(`  note mid-conversation system messages: ${systemMessageRequests(claudeTraffic)}`);
 const codexTraffic = await codex(agents.codex);
 if (typeof codexTraffic === 'string') console.log(`\nCodex: skipped — ${codexTraffic}`);
@@ -263,7 +277,6 @@ passed =
   ]) && passed;
 
 // The same tasks under `agent-compact wrap`, which starts its own proxy and points each agent at it.
-const task = `Write ${STEPS} files of numbers with the shell, one per step, then say Done.`;
 const shellStep = (name: string, input: (step: number) => Record<string, unknown>) =>
   agentScript(
     (step) => ({ type: 'tool-calls', calls: [{ name, input: input(step) }] }),
@@ -271,7 +284,7 @@ const shellStep = (name: string, input: (step: number) => Record<string, unknown
   );
 const wrappedClaude = await wrappedRun({
   agent: agents.claude,
-  args: ['-p', task, '--dangerously-skip-permissions'],
+  args: ['-p', TASK, '--dangerously-skip-permissions'],
   env: {
     ANTHROPIC_API_KEY: 'sk-ant-e2e-dummy',
     IS_SANDBOX: '1',
@@ -289,7 +302,7 @@ passed = report('agent-compact wrap -- claude -p', wrappedClaude) && passed;
 if (typeof codexTraffic !== 'string') {
   const wrappedCodex = await wrappedRun({
     agent: agents.codex,
-    args: ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', task],
+    args: ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', TASK],
     env: { OPENAI_API_KEY: 'sk-e2e-dummy' },
     prepare: codexHome,
     script: shellStep('exec_command', (step) => ({
@@ -302,7 +315,7 @@ if (typeof codexTraffic !== 'string') {
 }
 const wrappedGemini = await wrappedRun({
   agent: agents.gemini,
-  args: ['-p', task, '--yolo'],
+  args: ['-p', TASK, '--yolo'],
   env: { GEMINI_API_KEY: 'gemini-e2e-dummy', GEMINI_CLI_TRUST_WORKSPACE: 'true' },
   prepare: async (workspace) => ({ HOME: await geminiHome(workspace) }),
   script: geminiScript(STEPS),

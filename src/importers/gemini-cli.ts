@@ -3,6 +3,11 @@
  * the older `session-*.json` with a `messages` array): `user` records become user messages,
  * `gemini` records assistant messages with their `toolCalls` as tool_use blocks, each call's
  * `result` the tool_result of the next user message; `tokens.input` is the turn's prompt usage.
+ *
+ * The records are folded as the CLI's own loader (`loadConversationRecord`, 0.61) folds them: the
+ * CLI appends a message again each time it changes (its tool results, its token counts arrive
+ * later), so a record replaces the earlier one with its `id` in place; `{ "$rewindTo": id }` drops
+ * that message and every later one; `{ "$set": { "messages": [...] } }` replaces them all.
  */
 import type { ContentBlock, Message } from '../core/conversation/types.js';
 import { finishImport } from './_finish.js';
@@ -31,15 +36,14 @@ export function geminiCliFromRecords(
   values: readonly unknown[],
   source: string | undefined,
 ): ImportedTranscript {
-  const records = values.flatMap((value) =>
-    isGeminiCliChat(value) ? ((value as JsonObject).messages as unknown[]) : [value],
-  );
   const messages: Message[] = [];
   const usage: (ImportedUsage | undefined)[] = [];
-  for (const record of records) {
-    if (!isGeminiCliRecord(record)) continue;
-    const { type, content } = record as JsonObject;
+  for (const record of foldRecords(values)) {
+    const { type, content } = record;
     if (type === 'user') {
+      // A turn of function responses only (written back from the model's history) repeats the
+      // results the calls' records already hold.
+      if (onlyFunctionResponses(content)) continue;
       messages.push({ role: 'user', content: textOf(content) || '(empty)' });
       continue;
     }
@@ -50,6 +54,51 @@ export function geminiCliFromRecords(
     if (results.length > 0) messages.push({ role: 'user', content: results });
   }
   return finishImport({ messages, usage, format: 'gemini-cli', source });
+}
+
+/** The chat's message records, in order, as the CLI loads them (see the module comment). */
+function foldRecords(values: readonly unknown[]): JsonObject[] {
+  const byId = new Map<string, JsonObject>();
+  const add = (record: unknown) => {
+    if (!isGeminiCliRecord(record)) return;
+    const value = record as JsonObject;
+    byId.set(typeof value.id === 'string' ? value.id : `#${byId.size}`, value);
+  };
+  for (const value of values) {
+    if (!isObject(value)) continue;
+    if (typeof value.$rewindTo === 'string') {
+      rewind(byId, value.$rewindTo);
+    } else if (isObject(value.$set) && Array.isArray(value.$set.messages)) {
+      byId.clear();
+      value.$set.messages.forEach(add);
+    } else if (isGeminiCliChat(value)) {
+      (value.messages as unknown[]).forEach(add);
+    } else {
+      add(value);
+    }
+  }
+  return [...byId.values()];
+}
+
+/** Drops the message `id` and every later one; an unknown id drops them all, as the CLI does. */
+function rewind(byId: Map<string, JsonObject>, id: string): void {
+  if (!byId.has(id)) {
+    byId.clear();
+    return;
+  }
+  let found = false;
+  for (const key of [...byId.keys()]) {
+    found ||= key === id;
+    if (found) byId.delete(key);
+  }
+}
+
+function onlyFunctionResponses(content: unknown): boolean {
+  return (
+    Array.isArray(content) &&
+    content.length > 0 &&
+    content.every((part) => isObject(part) && isObject(part.functionResponse))
+  );
 }
 
 function modelTurn(record: JsonObject): { blocks: ContentBlock[]; results: ContentBlock[] } {

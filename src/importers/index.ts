@@ -18,6 +18,7 @@ import { jsonFileLines, jsonTextLines } from './_json-lines.js';
 import { claudeCodeFromLines, isClaudeCodeLine } from './claude-code.js';
 import { codexFromLines, isCodexRolloutLine } from './codex.js';
 import { geminiCliFromRecords, isGeminiCliChat, isGeminiCliRecord } from './gemini-cli.js';
+import { geminiRequestsFromLines, isGeminiRequestLine } from './gemini-requests.js';
 import type { ImportedTranscript, TranscriptFormat } from './imported-transcript.js';
 import { isMiniSweAgentTrajectory, miniSweAgentFromValue } from './mini-swe-agent.js';
 import { importPlainConversation, plainConversationFromParsed } from './plain-conversation.js';
@@ -26,6 +27,7 @@ import { isSweAgentTrajectory, sweAgentFromValue } from './swe-agent.js';
 
 export { type ClaudeCodeImportOptions, importClaudeCode } from './claude-code.js';
 export { codexFromLines, isCodexRolloutLine } from './codex.js';
+export { geminiRequestsFromLines, isGeminiRequestLine } from './gemini-requests.js';
 export {
   type AgentCompaction,
   type ImportedTranscript,
@@ -61,9 +63,13 @@ export function importTranscript(
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const sourceOption = source === undefined ? {} : { source };
   switch (format) {
+    case 'gemini':
+      return (
+        geminiRequestLog(body, tryParse(body), source) ??
+        importPlainConversation(body, { format, ...sourceOption })
+      );
     case 'anthropic':
     case 'openai':
-    case 'gemini':
       return importPlainConversation(body, { format, ...sourceOption });
     case 'responses':
       return importResponses(body, tryParse(body), source);
@@ -233,6 +239,8 @@ function importResponses(
   format: 'detect' | 'responses' = 'responses',
 ) {
   const sourceOption = source === undefined ? {} : { source };
+  const geminiLog = geminiRequestLog(body, whole, source);
+  if (geminiLog) return geminiLog;
   if (
     whole.ok &&
     Array.isArray(whole.value) &&
@@ -251,6 +259,23 @@ function importResponses(
     }
   }
   return importPlainConversation(body, format === 'detect' ? sourceOption : { format, ...sourceOption });
+}
+
+/** A log of Gemini `generateContent` requests (JSONL, or a JSON array), if the body is one. */
+function geminiRequestLog(body: string, whole: ParsedBody, source: string | undefined) {
+  if (whole.ok) {
+    // One `{ request, response }` pair is a log of one line; one bare body is a plain conversation.
+    const { value } = whole;
+    const log = Array.isArray(value) ? value : isObject(value) && isObject(value.request) ? [value] : [];
+    if (log.length === 0 || !log.every(isGeminiRequestLine)) return undefined;
+    return geminiRequestsFromLines(
+      log.map((line, index) => ({ value: line, lineNumber: index + 1 })),
+      source,
+    );
+  }
+  const first = body.split('\n').find((line) => line.trim() !== '');
+  if (first === undefined || !isGeminiRequestLine(tryParse(first).value)) return undefined;
+  return geminiRequestsFromLines(jsonLines(body, source), source);
 }
 
 /** A text parsed as one JSON value, or the note that it is not one. */

@@ -70,21 +70,8 @@ export class ConversationThreads {
     return result.messages;
   }
 
-  /**
-   * The conversation the provider would accept, as the core repairs it (a tool call without its
-   * result gets a result saying so), each change told through `onWarning`.
-   */
   #repaired(messages: Message[]): Message[] {
-    let repair: ReturnType<typeof repairMessages>;
-    try {
-      repair = repairMessages(messages);
-    } catch {
-      // Not well-typed enough to repair without guessing: the compactor reports it as it is.
-      return messages;
-    }
-    for (const change of repair.changes)
-      this.#options.onWarning?.(`agent-compact: repaired: ${change.message}`);
-    return repair.messages;
+    return repairWithWarnings(messages, this.#options.onWarning);
   }
 
   /** Warns once per unknown type. */
@@ -109,6 +96,24 @@ export class ConversationThreads {
     }
     return state;
   }
+}
+
+/**
+ * The conversation the provider would accept, as the core repairs it (a tool call without its
+ * result gets a result saying so), each change told through `onWarning`; the same array when
+ * nothing needed repair.
+ */
+export function repairWithWarnings(messages: Message[], onWarning?: (message: string) => void): Message[] {
+  let repair: ReturnType<typeof repairMessages>;
+  try {
+    repair = repairMessages(messages);
+  } catch {
+    // Not well-typed enough to repair without guessing: the compactor reports it as it is.
+    return messages;
+  }
+  if (repair.changes.length === 0) return messages;
+  for (const change of repair.changes) onWarning?.(`agent-compact: repaired: ${change.message}`);
+  return repair.messages;
 }
 
 function hash(value: unknown): string {

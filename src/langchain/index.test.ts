@@ -4,16 +4,24 @@ import { ChatOpenAI } from '@langchain/openai';
 import { createAgent } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CompactionEvent } from '../core/events.js';
-import { type ScriptedModelServer, startScriptedModelServer } from '../testing/index.js';
+import {
+  moduleIndex,
+  moduleText,
+  READING_ANSWER,
+  READING_STEPS,
+  READING_TASK,
+  READING_WINDOW,
+  rejectedRequests,
+  startReadingServer,
+} from '../testing/_reading-task.js';
+import type { ScriptedModelServer } from '../testing/index.js';
 import { agentCompactMiddleware } from './index.js';
 
-const steps = 40;
-const window = 32_000;
-const answer = 'All 40 modules read.';
-const fileText = (index: number) =>
-  `// src/module-${index}.ts\n${`export const value${index} = compute(input, options, ${index});\n`.repeat(90)}`;
+const steps = READING_STEPS;
+const window = READING_WINDOW;
+const answer = READING_ANSWER;
 
-const readFile = tool(async (input: { path: string }) => fileText(Number(/(\d+)/.exec(input.path)![1])), {
+const readFile = tool(async (input: { path: string }) => moduleText(moduleIndex(input.path)), {
   name: 'read_file',
   description: 'Read a file of the workspace',
   schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
@@ -26,13 +34,7 @@ afterEach(async () => {
 });
 
 async function start() {
-  server = await startScriptedModelServer({
-    contextWindow: window,
-    script: ({ index }) =>
-      index < steps
-        ? { type: 'tool-calls', calls: [{ name: 'read_file', input: { path: `src/module-${index}.ts` } }] }
-        : answer,
-  });
+  server = await startReadingServer();
   return server;
 }
 
@@ -51,9 +53,8 @@ function agentWith(scripted: ScriptedModelServer, middleware: ReturnType<typeof 
   });
 }
 
-const task = 'Read src/module-0.ts to src/module-39.ts.';
-const accepted = (scripted: ScriptedModelServer) =>
-  scripted.requests.filter((request) => request.outcome !== 'tool-calls' && request.outcome !== 'text');
+const task = READING_TASK;
+const accepted = rejectedRequests;
 
 describe('agentCompactMiddleware', () => {
   it('per model call: a 40-step agent on a 32k window finishes, the graph state keeps every message', async () => {

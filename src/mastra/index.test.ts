@@ -1,18 +1,25 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CompactionEvent } from '../core/events.js';
+import {
+  moduleIndex,
+  moduleText,
+  nodeRunsMastra,
+  READING_ANSWER,
+  READING_STEPS,
+  READING_TASK,
+  READING_WINDOW,
+  rejectedRequests,
+  startReadingServer,
+} from '../testing/_reading-task.js';
 import { type ScriptedModelServer, startScriptedModelServer } from '../testing/index.js';
 
-// Mastra 1.x needs Node 22.13 or later; CI runs the whole suite on Node 24 as well.
-const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
-const supported = major > 22 || (major === 22 && minor >= 13);
+const supported = nodeRunsMastra();
 if (!supported)
   console.warn(`agent-compact/mastra tests skipped: Mastra needs Node 22.13+, this is ${process.version}`);
 
-const steps = 40;
-const window = 32_000;
-const answer = 'All 40 modules read.';
-const fileText = (index: number) =>
-  `// src/module-${index}.ts\n${`export const value${index} = compute(input, options, ${index});\n`.repeat(90)}`;
+const steps = READING_STEPS;
+const window = READING_WINDOW;
+const answer = READING_ANSWER;
 
 let server: ScriptedModelServer | undefined;
 afterEach(async () => {
@@ -20,7 +27,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function agentOn(scripted: ScriptedModelServer, inputProcessors: unknown[]) {
+async function agentOn(scripted: ScriptedModelServer, inputProcessors: unknown[], memory?: unknown) {
   const { Agent } = await import('@mastra/core/agent');
   const { createTool } = await import('@mastra/core/tools');
   const { z } = await import('zod');
@@ -28,7 +35,7 @@ async function agentOn(scripted: ScriptedModelServer, inputProcessors: unknown[]
     id: 'read_file',
     description: 'Read a file of the workspace',
     inputSchema: z.object({ path: z.string() }),
-    execute: async ({ path }) => fileText(Number(/(\d+)/.exec(path)![1])),
+    execute: async ({ path }) => moduleText(moduleIndex(path)),
   });
   return new Agent({
     id: 'reader',
@@ -37,21 +44,14 @@ async function agentOn(scripted: ScriptedModelServer, inputProcessors: unknown[]
     model: { providerId: 'openai', modelId: 'gpt-test', url: scripted.openaiBaseURL, apiKey: 'test-key' },
     tools: { read_file: readFile },
     inputProcessors: inputProcessors as never,
+    ...(memory === undefined ? {} : { memory: memory as never }),
   });
 }
 
 async function start() {
-  server = await startScriptedModelServer({
-    contextWindow: window,
-    script: ({ index }) =>
-      index < steps
-        ? { type: 'tool-calls', calls: [{ name: 'read_file', input: { path: `src/module-${index}.ts` } }] }
-        : answer,
-  });
+  server = await startReadingServer();
   return server;
 }
-
-const task = 'Read src/module-0.ts to src/module-39.ts.';
 
 describe.skipIf(!supported)('AgentCompactProcessor', () => {
   it('keeps a 40-step Mastra agent on a 32k window valid and under the window', async () => {
@@ -63,12 +63,10 @@ describe.skipIf(!supported)('AgentCompactProcessor', () => {
       onEvent: (event) => events.push(event),
     });
     const agent = await agentOn(scripted, [processor]);
-    const result = await agent.generate(task, { maxSteps: steps + 5 });
+    const result = await agent.generate(READING_TASK, { maxSteps: steps + 5 });
     expect(result.text).toBe(answer);
     expect(scripted.requests).toHaveLength(steps + 1);
-    expect(
-      scripted.requests.filter((request) => request.outcome !== 'tool-calls' && request.outcome !== 'text'),
-    ).toEqual([]);
+    expect(rejectedRequests(scripted)).toEqual([]);
     expect(events.some((event) => event.type === 'compaction-end' && event.layer === 'micro')).toBe(true);
     // The agent's own record keeps every tool result whole.
     expect(result.steps).toHaveLength(steps + 1);
@@ -78,7 +76,107 @@ describe.skipIf(!supported)('AgentCompactProcessor', () => {
   it('without it, the same agent overflows the window', async () => {
     const scripted = await start();
     const agent = await agentOn(scripted, []);
-    await agent.generate(task, { maxSteps: steps + 5 }).catch(() => undefined);
+    await agent.generate(READING_TASK, { maxSteps: steps + 5 }).catch(() => undefined);
     expect(scripted.requests.some((request) => request.outcome === 'prompt-too-long')).toBe(true);
   });
+
+  it('leaves Mastra memory holding the whole history while the model sees it compacted', async () => {
+    const { AgentCompactProcessor } = await import('./index.js');
+    const memory = await inMemory();
+    const scripted = await start();
+    const events: CompactionEvent[] = [];
+    const processor = new AgentCompactProcessor({
+      contextWindow: window,
+      onEvent: (event) => events.push(event),
+    });
+    const agent = await agentOn(scripted, [processor], memory);
+    const thread = { thread: 'reading', resource: 'tester' };
+    expect((await agent.generate(READING_TASK, { maxSteps: steps + 5, memory: thread })).text).toBe(answer);
+    // A second turn reads the history back from memory, all 40 files whole, and still fits.
+    const followUp = 'Which module did you read first?';
+    expect((await agent.generate(followUp, { maxSteps: 5, memory: thread })).text).toBe(answer);
+    expect(scripted.requests).toHaveLength(steps + 2);
+    expect(rejectedRequests(scripted)).toEqual([]);
+    expect(events.some((event) => event.type === 'compaction-end')).toBe(true);
+    const lastBody = JSON.stringify(scripted.requests.at(-1)!.body);
+    expect(lastBody).toContain(followUp);
+    const wholeFilesSeen = Array.from({ length: steps }, (_, index) => index).filter((index) =>
+      lastBody.includes(JSON.stringify(moduleText(index)).slice(1, -1)),
+    );
+    expect(wholeFilesSeen.length).toBeLessThan(steps);
+
+    const stored = await storedMessages(memory, 'reading', 'tester');
+    const invocations = stored.flatMap((message) => message.content.parts).flatMap(invocationOf);
+    expect(invocations.map((invocation) => invocation.state)).toEqual(Array(steps).fill('result'));
+    expect(invocations.map((invocation) => invocation.result)).toEqual(
+      Array.from({ length: steps }, (_, index) => moduleText(index)),
+    );
+    const userTexts = stored
+      .filter((message) => message.role === 'user')
+      .map((message) => message.content.parts.map((part) => (part as { text?: string }).text).join(''));
+    expect(userTexts).toEqual([READING_TASK, followUp]);
+  });
+
+  it('a stored tool call without its result and an unknown part: the request is valid, memory keeps both', async () => {
+    const { AgentCompactProcessor } = await import('./index.js');
+    const memory = await inMemory();
+    await memory.createThread({ threadId: 'broken', resourceId: 'tester' });
+    const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second));
+    const dangling = {
+      type: 'tool-invocation',
+      toolInvocation: { state: 'call', toolCallId: 'call_1', toolName: 'read_file', args: { path: 'a.ts' } },
+    };
+    const progress = { type: 'data-progress', data: { percent: 50 } };
+    await memory.saveMessages({
+      messages: [
+        {
+          id: 'm1',
+          role: 'user',
+          createdAt: at(1),
+          content: { format: 2, parts: [{ type: 'text', text: 'Read a.ts' }] },
+        },
+        {
+          id: 'm2',
+          role: 'assistant',
+          createdAt: at(2),
+          content: { format: 2, parts: [dangling, progress] },
+        },
+      ].map((message) => ({ ...message, threadId: 'broken', resourceId: 'tester' })) as never,
+    });
+    const scripted = await startScriptedModelServer({ contextWindow: window, script: ['Never mind then.'] });
+    server = scripted;
+    const agent = await agentOn(scripted, [new AgentCompactProcessor({ contextWindow: window })], memory);
+    const result = await agent.generate('Go on.', { memory: { thread: 'broken', resource: 'tester' } });
+    expect(result.text).toBe('Never mind then.');
+    expect(rejectedRequests(scripted)).toEqual([]);
+    const stored = await storedMessages(memory, 'broken', 'tester');
+    expect(stored.find((message) => message.id === 'm2')?.content.parts).toEqual([dangling, progress]);
+  });
 });
+
+type StoredPart = { type: string; text?: string; toolInvocation?: { state: string; result?: unknown } };
+type StoredMessage = { id: string; role: string; content: { parts: StoredPart[] } };
+
+async function inMemory() {
+  const { InMemoryStore } = await import('@mastra/core/storage');
+  const { Memory } = await import('@mastra/memory');
+  return new Memory({ storage: new InMemoryStore() });
+}
+
+/** Every message the memory stored for a thread, however many (recall's default is the last 10). */
+async function storedMessages(
+  memory: Awaited<ReturnType<typeof inMemory>>,
+  threadId: string,
+  resourceId: string,
+): Promise<StoredMessage[]> {
+  await memory.settled();
+  const { messages } = await memory.recall({
+    threadId,
+    resourceId,
+    perPage: false,
+    threadConfig: { lastMessages: 10_000 },
+  });
+  return messages as unknown as StoredMessage[];
+}
+
+const invocationOf = (part: StoredPart) => (part.toolInvocation ? [part.toolInvocation] : []);

@@ -2,6 +2,7 @@ import { Agent, MemorySession, OpenAIResponsesModel, run, setTracingDisabled, to
 import OpenAI from 'openai-v7';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CompactionEvent } from '../core/events.js';
+import { READ_FILE_PARAMETERS } from '../testing/_reading-task.js';
 import { type ScriptedModelServer, startScriptedModelServer } from '../testing/index.js';
 import { AgentCompactSession, agentCompactFilter } from './index.js';
 
@@ -29,12 +30,7 @@ async function scriptedServer() {
 const readFile = tool({
   name: 'read_file',
   description: 'Read a file of the workspace',
-  parameters: {
-    type: 'object',
-    properties: { path: { type: 'string' } },
-    required: ['path'],
-    additionalProperties: false,
-  },
+  parameters: READ_FILE_PARAMETERS,
   strict: true,
   execute: async (input) => {
     const index = Number(/(\d+)/.exec(JSON.stringify(input))![1]);

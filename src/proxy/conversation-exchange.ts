@@ -77,9 +77,7 @@ export async function runExchange(
   if (clientExchange.signal.aborted) return closedRecord(clientExchange);
   const stateful = statefulReason(clientExchange.api, clientExchange.body);
   if (stateful !== undefined) return passThrough(clientExchange, dependencies, stateful);
-  // The recall tool is not offered on the Gemini API (yet): its ids stay out of what is sent.
-  const exchange =
-    clientExchange.recall && clientExchange.api !== 'gemini' ? withRecall(clientExchange) : clientExchange;
+  const exchange = clientExchange.recall ? withRecall(clientExchange) : clientExchange;
   const { api, sessionKey, body } = exchange;
   const { store, compactors } = dependencies;
   const client = conversationOf(api, body) ?? [];
@@ -142,7 +140,7 @@ async function sendUpstream(
   session: ReturnType<SessionCompactors['get']>,
 ): Promise<{ outcome: ForwardOutcome; usage: ProviderUsage | undefined }> {
   const { api, response } = exchange;
-  if (exchange.recall && api !== 'gemini' && hasRecallTool(outgoing.body)) {
+  if (exchange.recall && hasRecallTool(outgoing.body)) {
     const outcome = await forwardWithRecall({
       api,
       url: exchange.target,
@@ -304,7 +302,7 @@ async function compactOnce(
 function payloadOf(client: Exchange, body: Record<string, unknown>): Buffer {
   if (body === client.body) return client.raw;
   const json = JSON.stringify(body);
-  return Buffer.from(client.recall && client.api !== 'gemini' ? json : withoutRecallIds(json));
+  return Buffer.from(client.recall ? json : withoutRecallIds(json));
 }
 
 /**
@@ -319,18 +317,16 @@ function firstProblem(
   headers: IncomingHttpHeaders,
 ): string | undefined {
   // Responses input is checked in the canonical model it converts to.
-  const [problem] =
-    api === 'responses'
-      ? validateMessages(fromResponsesInput(conversation as ResponsesInputItem[]).messages)
-      : api === 'gemini'
-        ? validateMessages(conversation, { format: 'gemini' })
-        : validateMessages(conversation, {
-            format: api,
-            ...(api === 'anthropic' && body.system !== undefined ? { system: body.system as never } : {}),
-            ...(api === 'anthropic' && allowsSystemMessages(headers['anthropic-beta'])
-              ? { systemMessages: true }
-              : {}),
-          });
+  if (api === 'responses') {
+    const [problem] = validateMessages(fromResponsesInput(conversation as ResponsesInputItem[]).messages);
+    return problem ? `${problem.path}: ${problem.message}` : undefined;
+  }
+  const anthropic = api === 'anthropic';
+  const [problem] = validateMessages(conversation, {
+    format: api,
+    ...(anthropic && body.system !== undefined ? { system: body.system as never } : {}),
+    ...(anthropic && allowsSystemMessages(headers['anthropic-beta']) ? { systemMessages: true } : {}),
+  });
   return problem ? `${problem.path}: ${problem.message}` : undefined;
 }
 

@@ -4,6 +4,7 @@
  * remove that part, so every request would fall back with nothing to show why.
  */
 import { defaultThresholds } from '../core/compactor-settings.js';
+import { dialects } from '../core/wire/dialects.js';
 import type { ProxyApi } from './routes.js';
 
 /** Characters per token of the estimate (the core heuristic's ratio for prose and code). */
@@ -43,7 +44,7 @@ export function createOverheadWarning({
 
 /** About how many tokens the system prompt, tools and first message of a request take. */
 function fixedOverheadTokens(api: ProxyApi, body: Record<string, unknown>): number {
-  const conversation = api === 'responses' ? body.input : body.messages;
+  const conversation = body[dialects[api].conversationField];
   const first = Array.isArray(conversation) ? conversation[0] : conversation;
   const parts = [body.system, body.instructions, body.tools, first].filter((part) => part !== undefined);
   const characters = parts.reduce<number>((total, part) => total + JSON.stringify(part).length, 0);

@@ -1,11 +1,12 @@
 /** Errors the proxy itself answers with, in each provider's own error shape so clients read them. */
 
 import type { ServerResponse } from 'node:http';
-import { writeGeminiProxyError } from './gemini/gemini-proxy.js';
+import { dialects } from '../core/wire/dialects.js';
 
 /**
- * Writes an error the way the provider would: Anthropic `{ type: 'error', error: { type, message } }`,
- * OpenAI `{ error: { message, type, param, code } }`.
+ * Writes an error the way the provider would (its dialect's `errorAnswer`): Anthropic
+ * `{ type: 'error', error: { type, message } }`, OpenAI `{ error: { message, type, param, code } }`,
+ * Gemini `{ error: { code, message, status } }`.
  */
 export function writeProviderError(
   response: ServerResponse,
@@ -17,22 +18,8 @@ export function writeProviderError(
     response.destroy();
     return;
   }
-  if (provider === 'gemini') {
-    writeGeminiProxyError(response, status, message);
-    return;
-  }
-  const body =
-    provider === 'anthropic'
-      ? { type: 'error', error: { type: status === 502 ? 'api_error' : 'invalid_request_error', message } }
-      : {
-          error: {
-            message,
-            type: status === 502 ? 'server_error' : 'invalid_request_error',
-            param: null,
-            code: null,
-          },
-        };
-  response.writeHead(status, { 'content-type': 'application/json', 'x-should-retry': 'true' });
+  const { body, headers } = dialects[provider].errorAnswer(status, message);
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify(body));
 }
 

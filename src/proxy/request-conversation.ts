@@ -1,21 +1,21 @@
-/** Where each API keeps the conversation in a request body: `messages`, or `input` for Responses. */
-import type { ProxyApi } from './routes.js';
+/** Where each API keeps the conversation in a request body: its dialect's `conversationField`. */
+import { dialects } from '../core/wire/dialects.js';
+import type { WireFormat } from '../core/wire/wire-format.js';
 
 /** The field holding the conversation. */
-export function conversationField(api: ProxyApi): 'messages' | 'input' | 'contents' {
-  if (api === 'gemini') return 'contents';
-  return api === 'responses' ? 'input' : 'messages';
+export function conversationField(api: WireFormat): 'messages' | 'input' | 'contents' {
+  return dialects[api].conversationField;
 }
 
 /** The conversation of a request, or `undefined` when the field is not an array. */
-export function conversationOf(api: ProxyApi, body: Record<string, unknown>): unknown[] | undefined {
+export function conversationOf(api: WireFormat, body: Record<string, unknown>): unknown[] | undefined {
   const value = body[conversationField(api)];
   return Array.isArray(value) ? value : undefined;
 }
 
 /** The same body with another conversation; every other field keeps its place and value. */
 export function withConversation(
-  api: ProxyApi,
+  api: WireFormat,
   body: Record<string, unknown>,
   conversation: unknown[],
 ): Record<string, unknown> {

@@ -1,10 +1,14 @@
 /** Which provider API a request path belongs to, and where it goes upstream. */
 
 import type { IncomingHttpHeaders } from 'node:http';
+import type { WireFormat } from '../core/wire/wire-format.js';
 import { isGeminiCompactedPath, isGeminiPath } from './gemini/gemini-proxy.js';
 
-/** The three APIs whose conversations the proxy compacts. */
-export type ProxyApi = 'anthropic' | 'openai' | 'responses' | 'gemini';
+/**
+ * The APIs whose conversations the proxy compacts.
+ * @deprecated Use `WireFormat` (from `agent-compact/wire`): the same union under its one name.
+ */
+export type ProxyApi = WireFormat;
 
 /** The upstream base URLs, one per provider family. */
 export interface ProxyUpstreams {

@@ -4,6 +4,7 @@
  */
 
 import type { ProviderUsage } from '../core/conversation/types.js';
+import { dialects } from '../core/wire/dialects.js';
 import { geminiUsage } from './gemini/gemini-proxy.js';
 import type { ProxyApi } from './routes.js';
 
@@ -34,8 +35,7 @@ function jsonUsageTap(api: ProxyApi): UsageTap {
     finish() {
       if (size > MAX_JSON_BODY_BYTES) return undefined;
       const parsed = parseJson(Buffer.concat(chunks).toString('utf8'));
-      if (api === 'gemini') return geminiUsage(parsed);
-      return normalizeUsage(api, (parsed as { usage?: unknown } | undefined)?.usage);
+      return dialects[api].usageOf(parsed);
     },
   };
 }
@@ -81,31 +81,10 @@ function usageOfEvent(event: Record<string, unknown>): unknown {
   return nested?.usage;
 }
 
-/** Usage in the shape the core's counter reads; a Responses answer's `input_tokens` is the whole prompt. */
+/** Usage in the shape the core's counter reads (the dialect's); a Responses answer's `input_tokens` is the whole prompt. */
 export function normalizeUsage(api: ProxyApi, usage: unknown): ProviderUsage | undefined {
-  if (typeof usage !== 'object' || usage === null) return undefined;
-  const record = usage as Record<string, unknown>;
-  const result: ProviderUsage = {};
-  const copy = (from: string, to: keyof ProviderUsage) => {
-    const value = record[from];
-    if (typeof value === 'number') (result as Record<string, number>)[to] = value;
-  };
-  if (api === 'responses') {
-    copy('input_tokens', 'prompt_tokens');
-    copy('output_tokens', 'completion_tokens');
-  } else {
-    for (const key of [
-      'input_tokens',
-      'cache_creation_input_tokens',
-      'cache_read_input_tokens',
-      'output_tokens',
-      'prompt_tokens',
-      'completion_tokens',
-    ] as const) {
-      copy(key, key);
-    }
-  }
-  return Object.keys(result).length > 0 ? result : undefined;
+  // Gemini reports `usageMetadata` beside the answer, never a `usage` object: nothing to read here.
+  return api === 'gemini' ? undefined : dialects[api].usageOf({ usage });
 }
 
 function parseJson(text: string): unknown {

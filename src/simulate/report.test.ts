@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../core/conversation/types.js';
 import { createExtractiveSummaryModel } from '../core/summary/extractive-summary.js';
+import { findBrowser, required, skipWithout } from '../testing/browsers.test-utils.js';
 import { createTiktokenCounter } from '../tokenizer/index.js';
 import { strategyNames } from './replay-strategies.js';
 import { renderReport } from './report.js';
@@ -90,27 +91,10 @@ describe('renderReport', () => {
   });
 });
 
-async function findChromium(): Promise<string | undefined> {
-  for (const candidate of ['/usr/bin/chromium', '/usr/bin/chromium-browser']) {
-    if (
-      await stat(candidate).then(
-        () => true,
-        () => false,
-      )
-    )
-      return candidate;
-  }
-  return undefined;
-}
+const chromium = await findBrowser('chromium');
+const skipRender = skipWithout('chromium', chromium, 'report render test');
 
-const chromium = await findChromium();
-if (!chromium) {
-  console.warn(
-    'report render test skipped: no chromium found (apt-get install -y chromium; .ci/run installs it)',
-  );
-}
-
-describe.skipIf(!chromium)('the report in headless Chromium', () => {
+describe.skipIf(skipRender)('the report in headless Chromium', () => {
   let directory: string;
   let page: string;
   const flags = (profile: string) => [
@@ -138,7 +122,7 @@ describe.skipIf(!chromium)('the report in headless Chromium', () => {
 
   it('parses to a DOM with the chart and the table', async () => {
     const { stdout } = await run(
-      chromium!,
+      required('chromium', chromium),
       [...flags(join(directory, 'dom')), '--dump-dom', pathToFileURL(page).href],
       {
         timeout: 60_000,
@@ -154,7 +138,7 @@ describe.skipIf(!chromium)('the report in headless Chromium', () => {
   it('renders a screenshot', async () => {
     const screenshot = join(directory, 'report.png');
     await run(
-      chromium!,
+      required('chromium', chromium),
       [...flags(join(directory, 'shot')), `--screenshot=${screenshot}`, pathToFileURL(page).href],
       {
         timeout: 60_000,

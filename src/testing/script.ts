@@ -1,4 +1,5 @@
 /** What the scripted model server answers, one step per request. */
+import type { WireFormat } from '../core/wire/wire-format.js';
 
 /** One tool call the scripted model makes. */
 export interface ScriptedToolCall {
@@ -43,8 +44,11 @@ export type ScriptStep =
       tokens?: number;
     };
 
-/** The API a request was made to. */
-export type ScriptedApi = 'anthropic' | 'openai' | 'responses' | 'gemini';
+/**
+ * The API a request was made to.
+ * @deprecated Use `WireFormat` (from `agent-compact/wire`): the same union under its one name.
+ */
+export type ScriptedApi = WireFormat;
 
 /** One request the server received, as recorded. */
 export interface RecordedRequest {

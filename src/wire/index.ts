@@ -1,7 +1,8 @@
 /**
  * `agent-compact/wire`: each provider's wire format beside the core's message model: the OpenAI
  * Chat, Responses and Gemini message types, conversions to and from them, the per-format data a
- * block keeps for a lossless round trip, block guards and format detection.
+ * block keeps for a lossless round trip, block guards and format detection, and `WireFormat`, the
+ * one name of the formats.
  */
 
 export {
@@ -76,3 +77,4 @@ export {
 } from '../core/wire/gemini/gemini-format.js';
 export type { GeminiContent, GeminiPart, GeminiUsageMetadata } from '../core/wire/gemini/gemini-types.js';
 export { toGeminiContents } from '../core/wire/gemini/gemini-write.js';
+export type { WireFormat } from '../core/wire/wire-format.js';

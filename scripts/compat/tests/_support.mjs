@@ -1,5 +1,51 @@
-// Shared by the compatibility tests: a scripted server per test, and a long agent conversation.
+// Shared by the compatibility tests: a scripted server per test, a long agent conversation, the
+// framework tests' 20-read task, and what the setup has installed.
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { startScriptedModelServer } from 'agent-compact/testing';
+
+/** Whether the setup has `specifier` installed (resolved from the setup's project). */
+export function has(specifier) {
+  try {
+    createRequire(path.resolve('package.json')).resolve(specifier);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Mastra 1.x needs Node 22.13 or later. */
+export function nodeRunsMastra() {
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  return major > 22 || (major === 22 && minor >= 13);
+}
+
+/** The framework tests' task: 20 `read_file` calls (f0 … f19), then `done`, on a 16k window. */
+export const readingTask = {
+  prompt: 'Read f0 to f19.',
+  window: 16_000,
+  answer: 'done',
+  /** What each read returns: 20 of them do not fit the window whole. */
+  fileText: 'const line = 1;\n'.repeat(300),
+  /** The `read_file` tool's input schema, as JSON Schema. */
+  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+};
+
+/** A scripted server (closed when the test ends) that plays the model of {@link readingTask}. */
+export function readingServer(test) {
+  return scriptedServer(test, {
+    contextWindow: readingTask.window,
+    script: ({ index }) =>
+      index < 20
+        ? { type: 'tool-calls', calls: [{ name: 'read_file', input: { path: `f${index}` } }] }
+        : readingTask.answer,
+  });
+}
+
+/** The requests the server answered with anything but text or tool calls: none in a passing run. */
+export function unansweredRequests(server) {
+  return server.requests.filter((request) => !['tool-calls', 'text'].includes(request.outcome));
+}
 
 /** Starts a scripted model server on 127.0.0.1 and closes it when the test ends. */
 export async function scriptedServer(test, options) {

@@ -2,20 +2,13 @@
 // client over stdio, where the setup has the SDK installed.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { createFileArchiveStore } from 'agent-compact/archive';
+import { has } from './_support.mjs';
 
-const hasSdk = (() => {
-  try {
-    createRequire(path.resolve('package.json')).resolve('@modelcontextprotocol/sdk/client');
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasSdk = has('@modelcontextprotocol/sdk/client');
 
 test('agent-compact mcp answers recall and search over stdio', {
   skip: !hasSdk && 'no MCP SDK in this setup',

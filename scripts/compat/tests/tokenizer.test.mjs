@@ -4,21 +4,14 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { createTiktokenCounter } from 'agent-compact/tokenizer';
+import { has } from './_support.mjs';
 
-const installed = (() => {
-  try {
-    createRequire(path.resolve('package.json')).resolve('gpt-tokenizer/encoding/o200k_base');
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const installed = has('gpt-tokenizer/encoding/o200k_base');
 
 test(`agent-compact/tokenizer ${installed ? 'counts with gpt-tokenizer' : 'says how to install gpt-tokenizer'}`, () => {
   if (installed) {

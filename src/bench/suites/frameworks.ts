@@ -3,16 +3,18 @@
 // accepted, peak and billed input tokens (summary calls included), cost at $3 per million input
 // tokens, and how many of the 40 file paths and contents the last request still shows.
 // `npm run bench -- frameworks`. Mastra runs where Node is 22.13 or later.
+import {
+  moduleText as fileText,
+  moduleIndex as indexOf,
+  READ_FILE_PARAMETERS,
+  readingStep,
+  READING_STEPS as STEPS,
+  READING_TASK as TASK,
+  READING_WINDOW as WINDOW,
+} from '../../testing/_reading-task.js';
 import { type ScriptedModelServer, startScriptedModelServer } from '../../testing/index.js';
 
-const STEPS = 40;
-const WINDOW = 32_000;
 const PRICE_PER_INPUT_TOKEN = 3 / 1_000_000;
-const ANSWER = 'All 40 modules read.';
-
-const fileText = (index: number) =>
-  `// src/module-${index}.ts\n${`export const value${index} = compute(input, options, ${index});\n`.repeat(90)}`;
-const indexOf = (path: string) => Number(/(\d+)/.exec(path)?.[1] ?? 0);
 
 interface Row {
   framework: string;
@@ -34,10 +36,7 @@ async function taskServer(): Promise<ScriptedModelServer> {
       if (!Array.isArray(request.body.tools) || request.body.tools.length === 0) {
         return 'Summary: the agent is reading src/module-N.ts files one by one and reporting on them.';
       }
-      const step = agentStep++;
-      return step < STEPS
-        ? { type: 'tool-calls', calls: [{ name: 'read_file', input: { path: `src/module-${step}.ts` } }] }
-        : ANSWER;
+      return readingStep(agentStep++);
     },
   });
 }
@@ -129,10 +128,7 @@ async function langchainRows(): Promise<Row[]> {
         });
         // The middleware list is typed loosely above, so the agent's input type is too.
         const invoke = agent.invoke.bind(agent) as (input: unknown, config: unknown) => Promise<unknown>;
-        return invoke(
-          { messages: [{ role: 'user', content: 'Read src/module-0.ts to src/module-39.ts.' }] },
-          { recursionLimit: 200 },
-        );
+        return invoke({ messages: [{ role: 'user', content: TASK }] }, { recursionLimit: 200 });
       }),
     );
   }
@@ -146,12 +142,7 @@ async function agentsRows(): Promise<Row[]> {
   const readFile = tool({
     name: 'read_file',
     description: 'Read a file',
-    parameters: {
-      type: 'object',
-      properties: { path: { type: 'string' } },
-      required: ['path'],
-      additionalProperties: false,
-    },
+    parameters: READ_FILE_PARAMETERS,
     strict: true,
     execute: async (input) => fileText(indexOf(JSON.stringify(input))),
   });
@@ -170,16 +161,12 @@ async function agentsRows(): Promise<Row[]> {
           model: 'gpt-test',
           tools: [readFile],
         });
-        return new Runner({ modelProvider: provider }).run(
-          agent,
-          'Read src/module-0.ts to src/module-39.ts.',
-          {
-            maxTurns: STEPS + 5,
-            ...(strategy === 'agent-compact'
-              ? { callModelInputFilter: agentCompactFilter({ contextWindow: WINDOW }) }
-              : {}),
-          },
-        );
+        return new Runner({ modelProvider: provider }).run(agent, TASK, {
+          maxTurns: STEPS + 5,
+          ...(strategy === 'agent-compact'
+            ? { callModelInputFilter: agentCompactFilter({ contextWindow: WINDOW }) }
+            : {}),
+        });
       }),
     );
   }
@@ -215,7 +202,7 @@ async function mastraRows(): Promise<Row[]> {
           model: { providerId: 'openai', modelId: 'gpt-test', url: server.openaiBaseURL, apiKey: 'k' },
           tools: { read_file: readFile },
           inputProcessors: processors() as never,
-        }).generate('Read src/module-0.ts to src/module-39.ts.', { maxSteps: STEPS + 5 }),
+        }).generate(TASK, { maxSteps: STEPS + 5 }),
       ),
     );
   }

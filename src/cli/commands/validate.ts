@@ -8,17 +8,15 @@
 
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { toOpenAIMessages } from '../../core/conversation/openai-format.js';
 import type { ParsedConversation } from '../../core/conversation/parse-conversation.js';
 import { serializeConversation } from '../../core/conversation/parse-conversation.js';
 import { type RepairChange, repairMessages } from '../../core/conversation/repair.js';
-import { toResponsesInput } from '../../core/conversation/responses-format.js';
-import type { MessageFormat } from '../../core/conversation/types.js';
-import { type ValidationProblem, validateMessages } from '../../core/conversation/validate.js';
+import type { ValidationProblem } from '../../core/conversation/validate.js';
 import { CompactError } from '../../core/errors.js';
 import { withMessages } from '../../core/request/compact-request.js';
 import { readRequestConversation } from '../../core/request/request-conversation.js';
-import { toGeminiContents } from '../../core/wire/gemini/gemini-write.js';
+import { dialects } from '../../core/wire/dialects.js';
+import type { WireFormat } from '../../core/wire/wire-format.js';
 import { type CliCommand, CliError, type CliIO } from '../cli-io.js';
 import { formatOption, parseCommandArgs, singleFile } from '../command-args.js';
 import { describeFileError, readConversationFile } from '../read-conversation.js';
@@ -63,7 +61,7 @@ interface ValidateArgs {
   help: boolean;
   file: string;
   json: boolean;
-  format: MessageFormat | undefined;
+  format: WireFormat | undefined;
   fix: boolean;
   output: string | undefined;
 }
@@ -86,42 +84,8 @@ function parseValidateArgs(args: string[]): ValidateArgs {
 }
 
 /** Problems in the input's own terms: OpenAI input is checked with the OpenAI rules. */
-function problemsOf({
-  conversation,
-  format,
-  systemRole,
-  openAIMessages,
-  responsesInput,
-  geminiContents,
-}: ParsedConversation): ValidationProblem[] {
-  switch (format) {
-    case 'anthropic':
-      return validateMessages(
-        conversation.messages,
-        conversation.system === undefined ? { format } : { format, system: conversation.system },
-      );
-    case 'openai':
-      // The messages as read keep the input's own indices in every path.
-      return validateMessages(
-        openAIMessages ?? toOpenAIMessages(conversation, systemRole ? { systemRole } : {}),
-        {
-          format,
-        },
-      );
-    case 'responses':
-      return validateMessages(
-        responsesInput ?? toResponsesInput(conversation.messages, conversation.system),
-        {
-          format,
-        },
-      );
-    case 'gemini':
-      return validateMessages(geminiContents ?? toGeminiContents(conversation.messages), { format });
-    default: {
-      const unreachable: never = format;
-      throw new Error(`unknown format ${String(unreachable)}`);
-    }
-  }
+function problemsOf(parsed: ParsedConversation): ValidationProblem[] {
+  return dialects[parsed.format].fileProblems(parsed);
 }
 
 function report(io: CliIO, problems: ValidationProblem[], json: boolean): number {

@@ -1,6 +1,7 @@
 /**
  * Reading and writing conversation files: a JSON object `{ "system"?, "messages": [...] }`, a bare
- * JSON array of messages, or JSONL (one message per line), in Anthropic or OpenAI shape.
+ * JSON array of messages, or JSONL (one message per line), in any wire format: the layout is read
+ * here, the messages by the format's dialect (`core/wire/<format>/`).
  *
  * Every failure is a {@link CompactError} with code `UNREADABLE_INPUT` that says where:
  * `3:15` (line:column) for broken JSON, `line 4` for a broken JSONL line, a path such as
@@ -8,25 +9,17 @@
  * blocks are dropped; unknown block types are kept as they are.
  */
 import { CompactError } from '../errors.js';
-import { geminiConversation, isGeminiContent, serializeGemini } from '../wire/gemini/gemini-conversation.js';
-import { fromOpenAIMessages, type OpenAISystemRole, toOpenAIMessages } from './openai-format.js';
-import type { OpenAIChatMessage, OpenAIContentPart, OpenAIToolCall } from './openai-types.js';
-import { fromResponsesInput, RESPONSES_DATA_KEY, toResponsesInput } from './responses-format.js';
+import { isObject, typeName, unreadable } from '../wire/_internal/read-helpers.js';
+import { detectFormat } from '../wire/detect-format.js';
+import { dialects } from '../wire/dialects.js';
+import { isInstructionsLine } from '../wire/responses/read-responses.js';
+import type { WireFormat } from '../wire/wire-format.js';
+import type { OpenAISystemRole } from './openai-format.js';
+import type { OpenAIChatMessage } from './openai-types.js';
 import type { ResponsesInputItem } from './responses-types.js';
-import type {
-  CacheControl,
-  ContentBlock,
-  Conversation,
-  ImageBlock,
-  Message,
-  MessageFormat,
-  SystemPrompt,
-  TextBlock,
-  ToolResultBlock,
-  ToolResultContentBlock,
-  ToolUseBlock,
-} from './types.js';
-import { type ValidationRule, validateMessages } from './validate.js';
+import type { Conversation } from './types.js';
+
+export { detectFormat };
 
 /** Deepest nesting accepted anywhere in the input; deeper input is refused with a clear error. */
 export const MAX_NESTING_DEPTH = 500;
@@ -37,7 +30,7 @@ export type ConversationLayout = 'object' | 'array' | 'jsonl';
 /** Options of {@link parseConversation}. */
 export interface ParseConversationOptions {
   /** Force a format instead of detecting it. */
-  format?: MessageFormat;
+  format?: WireFormat;
   /** Name of the input (usually a file path), put in front of error paths. */
   source?: string;
 }
@@ -53,7 +46,7 @@ export interface ParsedConversation {
   /** The conversation in the canonical model. */
   conversation: Conversation;
   /** The format the input was in (detected or forced). */
-  format: MessageFormat;
+  format: WireFormat;
   /** How the input was laid out, so output can be written the same way. */
   layout: ConversationLayout;
   /** OpenAI input only: the role of its first system message. */
@@ -79,8 +72,6 @@ export interface SerializeConversationOptions {
    */
   systemRole?: OpenAISystemRole;
 }
-
-type JsonObject = Record<string, unknown>;
 
 /**
  * Parses a conversation from JSON or JSONL text, detecting Anthropic or OpenAI shape.
@@ -133,145 +124,84 @@ export function conversationFromValue(
   layout: ConversationLayout,
   { format: forced, source, lineNumbers }: ConversationFromValueOptions = {},
 ): ParsedConversation {
-  let format = forced;
-  let rawSystem: unknown;
-  let rawMessages: unknown[];
+  const found =
+    layout === 'jsonl' ? rawFromLines(value as unknown[], lineNumbers) : rawFromValue(value, source);
+  const { messages, system, messagePath } = found;
+  checkDepthAndStrings(messages, messagePath, source);
+  if (system !== undefined) checkDepthAndStrings([system], () => 'system', source);
+  const format = forced ?? found.format ?? detectFormat(messages);
+  const dialect = Object.hasOwn(dialects, format) ? dialects[format] : undefined;
+  if (!dialect) throw new Error(`unknown format ${String(format)}`);
+  return dialect.readConversation({ messages, system, layout, messagePath, source });
+}
+
+/** A file's messages and system prompt before a dialect reads them, and the format its shape names. */
+interface FoundConversation {
+  messages: unknown[];
+  system: unknown;
+  messagePath: (index: number) => string;
+  /** Set when the layout itself names the format (`input`, `contents`, an `instructions` line). */
+  format?: WireFormat;
+}
+
+/** JSONL values: an optional `{"system"}` or `{"instructions"}` first line, then one message a line. */
+function rawFromLines(
+  values: readonly unknown[],
+  lineNumbers: readonly number[] | undefined,
+): FoundConversation {
+  const found: FoundConversation = { messages: [], system: undefined, messagePath: () => '' };
+  const messageLines: Array<number | undefined> = [];
+  for (const [index, line] of values.entries()) {
+    if (isObject(line) && !('role' in line) && 'system' in line && index === 0) found.system = line.system;
+    else if (isInstructionsLine(line) && index === 0) {
+      found.system = line.instructions;
+      found.format = 'responses';
+    } else {
+      found.messages.push(line);
+      messageLines.push(lineNumbers?.[index]);
+    }
+  }
   // Where each message is named in errors: its JSONL line when known, else its index.
-  let messagePath = (index: number): string => `messages[${index}]`;
-  if (layout === 'jsonl') {
-    rawMessages = [];
-    const messageLines: Array<number | undefined> = [];
-    for (const [index, line] of (value as unknown[]).entries()) {
-      if (isObject(line) && !('role' in line) && 'system' in line && index === 0) rawSystem = line.system;
-      else if (isInstructionsLine(line) && index === 0) {
-        rawSystem = line.instructions;
-        format ??= 'responses';
-      } else {
-        rawMessages.push(line);
-        messageLines.push(lineNumbers?.[index]);
-      }
-    }
-    messagePath = (index) => {
-      const lineNumber = messageLines[index];
-      return lineNumber === undefined ? `messages[${index}]` : `${lineNumber}: messages[${index}]`;
-    };
-  } else if (Array.isArray(value)) {
-    rawMessages = value;
-  } else if (isObject(value) && Object.hasOwn(value, 'input') && !Object.hasOwn(value, 'messages')) {
+  found.messagePath = (index) => {
+    const lineNumber = messageLines[index];
+    return lineNumber === undefined ? `messages[${index}]` : `${lineNumber}: messages[${index}]`;
+  };
+  return found;
+}
+
+/** A bare array of messages, or an object with `messages`, `input` (Responses) or `contents` (Gemini). */
+function rawFromValue(value: unknown, source: string | undefined): FoundConversation {
+  const byIndex = (field: string) => (index: number) => `${field}[${index}]`;
+  if (Array.isArray(value)) return { messages: value, system: undefined, messagePath: byIndex('messages') };
+  if (!isObject(value))
+    throw unreadable(`expected a conversation, got ${typeName(value)}`, undefined, source);
+  const hasMessages = Object.hasOwn(value, 'messages');
+  if (Object.hasOwn(value, 'input') && !hasMessages) {
     // A Responses conversation or request: `input` (a string or items) and `instructions`.
-    rawMessages =
-      typeof value.input === 'string' ? [{ role: 'user', content: value.input }] : (value.input as unknown[]);
-    if (!Array.isArray(rawMessages)) {
-      throw unreadable(`expected a string or an array, got ${typeName(value.input)}`, 'input', source);
+    const { input } = value;
+    const messages = typeof input === 'string' ? [{ role: 'user', content: input }] : input;
+    if (!Array.isArray(messages)) {
+      throw unreadable(`expected a string or an array, got ${typeName(input)}`, 'input', source);
     }
-    rawSystem = value.instructions ?? undefined;
-    format ??= 'responses';
-    messagePath = (index) => `input[${index}]`;
-  } else if (isObject(value) && Object.hasOwn(value, 'contents') && !Object.hasOwn(value, 'messages')) {
+    const system = value.instructions ?? undefined;
+    return { messages, system, messagePath: byIndex('input'), format: 'responses' };
+  }
+  if (Object.hasOwn(value, 'contents') && !hasMessages) {
     // A Gemini conversation or generateContent request: `contents` and `systemInstruction`.
     if (!Array.isArray(value.contents)) {
       const where = source === undefined ? 'contents' : `${source}: contents`;
       const message = `contents must be an array, got ${typeName(value.contents)}`;
       throw new CompactError(message, { code: 'INVALID_TRANSCRIPT', path: where });
     }
-    rawMessages = value.contents;
-    rawSystem = value.systemInstruction ?? undefined;
-    format ??= 'gemini';
-    messagePath = (index) => `contents[${index}]`;
-  } else if (isObject(value)) {
-    if (!Object.hasOwn(value, 'messages')) throw unreadable('expected a "messages" array', undefined, source);
-    if (!Array.isArray(value.messages)) {
-      throw unreadable(`expected an array, got ${typeName(value.messages)}`, 'messages', source);
-    }
-    rawMessages = value.messages;
-    rawSystem = Object.hasOwn(value, 'system') ? value.system : undefined;
-  } else {
-    throw unreadable(`expected a conversation, got ${typeName(value)}`, undefined, source);
+    const system = value.systemInstruction ?? undefined;
+    return { messages: value.contents, system, messagePath: byIndex('contents'), format: 'gemini' };
   }
-  checkDepthAndStrings(rawMessages, messagePath, source);
-  if (rawSystem !== undefined) checkDepthAndStrings([rawSystem], () => 'system', source);
-
-  const detected = format ?? detectFormat(rawMessages);
-  switch (detected) {
-    case 'anthropic': {
-      const conversation: Conversation = {
-        messages: rawMessages.map((message, index) =>
-          readAnthropicMessage(message, messagePath(index), source),
-        ),
-      };
-      if (rawSystem !== undefined && rawSystem !== null) conversation.system = readSystem(rawSystem, source);
-      return { conversation, format: 'anthropic', layout };
-    }
-    case 'openai': {
-      const openAIMessages = rawMessages.map((message, index) =>
-        readOpenAIMessage(message, messagePath(index), source),
-      );
-      const withSystem: OpenAIChatMessage[] =
-        rawSystem !== undefined && rawSystem !== null
-          ? [
-              { role: 'system', content: readSystem(rawSystem, source) as string | TextBlock[] },
-              ...openAIMessages,
-            ]
-          : openAIMessages;
-      const { system, messages, systemRole } = fromOpenAIMessages(withSystem);
-      const conversation: Conversation = { messages };
-      if (system !== undefined) conversation.system = system;
-      const result: ParsedConversation = { conversation, format: 'openai', layout, openAIMessages };
-      if (systemRole) result.systemRole = systemRole;
-      return result;
-    }
-    case 'responses':
-      return readResponses(rawMessages, rawSystem, layout, messagePath, source);
-    case 'gemini':
-      try {
-        const conversation = geminiConversation(rawMessages, rawSystem);
-        return { conversation, format: 'gemini', layout, geminiContents: rawMessages };
-      } catch (error) {
-        if (!CompactError.isInstance(error) || source === undefined) throw error;
-        const message = error.message.replace(`${error.path}: `, '');
-        throw new CompactError(message, { code: error.code, path: `${source}: ${error.path}`, cause: error });
-      }
-    default: {
-      const unreachable: never = detected;
-      throw new Error(`unknown format ${String(unreachable)}`);
-    }
+  if (!hasMessages) throw unreadable('expected a "messages" array', undefined, source);
+  if (!Array.isArray(value.messages)) {
+    throw unreadable(`expected an array, got ${typeName(value.messages)}`, 'messages', source);
   }
-}
-
-/**
- * Guesses whether raw messages are in Anthropic or OpenAI shape. Messages that only carry string
- * content are the same in both; they count as Anthropic.
- *
- * @example
- * detectFormat([{ role: 'tool', tool_call_id: 'call_1', content: 'ok' }]); // 'openai'
- */
-export function detectFormat(messages: readonly unknown[]): MessageFormat {
-  if (messages.some(hasResponsesMark)) return 'responses';
-  if (messages.some(isGeminiContent)) return 'gemini';
-  for (const message of messages) {
-    if (!isObject(message)) continue;
-    const { role } = message;
-    if (role === 'system' || role === 'developer' || role === 'tool') return 'openai';
-    if (Object.hasOwn(message, 'tool_calls') || Object.hasOwn(message, 'tool_call_id')) return 'openai';
-    if (message.content === null) return 'openai';
-    if (!Array.isArray(message.content)) continue;
-    for (const part of message.content) {
-      if (!isObject(part)) continue;
-      const { type } = part;
-      if (type === 'image_url' || type === 'input_audio' || type === 'file' || type === 'refusal')
-        return 'openai';
-      if (
-        type === 'tool_use' ||
-        type === 'tool_result' ||
-        type === 'thinking' ||
-        type === 'redacted_thinking'
-      ) {
-        return 'anthropic';
-      }
-      if (type === 'image' || type === 'document') return 'anthropic';
-    }
-  }
-  return 'anthropic';
+  const system = Object.hasOwn(value, 'system') ? value.system : undefined;
+  return { messages: value.messages, system, messagePath: byIndex('messages') };
 }
 
 /**
@@ -282,36 +212,12 @@ export function detectFormat(messages: readonly unknown[]): MessageFormat {
  */
 export function serializeConversation(
   conversation: Conversation,
-  format: MessageFormat,
+  format: WireFormat,
   { jsonl = false, systemRole }: SerializeConversationOptions = {},
 ): string {
-  switch (format) {
-    case 'anthropic': {
-      if (jsonl) {
-        const lines = conversation.messages.map((message) => JSON.stringify(message));
-        if (conversation.system !== undefined) lines.unshift(JSON.stringify({ system: conversation.system }));
-        return `${lines.join('\n')}\n`;
-      }
-      const body: Conversation =
-        conversation.system === undefined
-          ? { messages: conversation.messages }
-          : { system: conversation.system, messages: conversation.messages };
-      return `${JSON.stringify(body, null, 2)}\n`;
-    }
-    case 'responses':
-      return serializeResponses(conversation, jsonl);
-    case 'gemini':
-      return serializeGemini(conversation, jsonl);
-    case 'openai': {
-      const openAIMessages = toOpenAIMessages(conversation, systemRole ? { systemRole } : {});
-      if (jsonl) return `${openAIMessages.map((message) => JSON.stringify(message)).join('\n')}\n`;
-      return `${JSON.stringify({ messages: openAIMessages }, null, 2)}\n`;
-    }
-    default: {
-      const unreachable: never = format;
-      throw new Error(`unknown format ${String(unreachable)}`);
-    }
-  }
+  const dialect = Object.hasOwn(dialects, format) ? dialects[format] : undefined;
+  if (!dialect) throw new Error(`unknown format ${String(format)}`);
+  return dialect.serializeConversation(conversation, { jsonl, ...(systemRole ? { systemRole } : {}) });
 }
 
 /** Line and column (both 1-based) of a character offset in a text. */
@@ -481,333 +387,3 @@ function wellFormed(text: string): string {
 
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const loneSurrogates = new RegExp(loneSurrogate.source, 'g');
-
-// ---------------------------------------------------------------------------------------------
-// Anthropic shape
-
-function readSystem(value: unknown, source: string | undefined): SystemPrompt {
-  if (typeof value === 'string') return value;
-  if (!Array.isArray(value))
-    throw unreadable(`expected string or array, got ${typeName(value)}`, 'system', source);
-  return value.map((block, index) => {
-    const path = `system[${index}]`;
-    const object = expectObject(block, path, source);
-    if (object.type !== 'text') {
-      throw unreadable(`expected a text block, got ${describeType(object.type)}`, `${path}.type`, source);
-    }
-    return readTextBlock(object, path, source);
-  });
-}
-
-function readAnthropicMessage(value: unknown, path: string, source: string | undefined): Message {
-  const object = expectObject(value, path, source);
-  const { role } = object;
-  if (role !== 'user' && role !== 'assistant') {
-    throw unreadable(`expected "user" or "assistant", got ${describeValue(role)}`, `${path}.role`, source);
-  }
-  const { content } = object;
-  if (typeof content === 'string') return { role, content };
-  if (!Array.isArray(content)) {
-    throw unreadable(`expected string or array, got ${typeName(content)}`, `${path}.content`, source);
-  }
-  return {
-    role,
-    content: content.map((block, index) => readBlock(block, `${path}.content[${index}]`, source)),
-  };
-}
-
-function readBlock(value: unknown, path: string, source: string | undefined): ContentBlock {
-  const object = expectObject(value, path, source);
-  const type = expectString(object.type, `${path}.type`, source);
-  switch (type) {
-    case 'text':
-      return readTextBlock(object, path, source);
-    case 'image': {
-      const sourceValue = expectObject(object.source, `${path}.source`, source);
-      expectString(sourceValue.type, `${path}.source.type`, source);
-      const image: ImageBlock = { type: 'image', source: { ...sourceValue } as { type: string } };
-      return withCacheControl(image, object);
-    }
-    case 'thinking': {
-      const thinking = expectString(object.thinking, `${path}.thinking`, source);
-      const signature =
-        object.signature === undefined ? '' : expectString(object.signature, `${path}.signature`, source);
-      return { type: 'thinking', thinking, signature };
-    }
-    case 'redacted_thinking':
-      return { type: 'redacted_thinking', data: expectString(object.data, `${path}.data`, source) };
-    case 'tool_use': {
-      const id = expectString(object.id, `${path}.id`, source);
-      const name = expectString(object.name, `${path}.name`, source);
-      const input = object.input === undefined ? {} : object.input;
-      const toolUse: ToolUseBlock = { type: 'tool_use', id, name, input };
-      return withCacheControl(toolUse, object);
-    }
-    case 'tool_result': {
-      const toolUseId = expectString(object.tool_use_id, `${path}.tool_use_id`, source);
-      const block: ToolResultBlock = { type: 'tool_result', tool_use_id: toolUseId };
-      const { content } = object;
-      if (typeof content === 'string') block.content = content;
-      else if (Array.isArray(content)) {
-        block.content = content.map(
-          (inner, index) => readBlock(inner, `${path}.content[${index}]`, source) as ToolResultContentBlock,
-        );
-      } else if (content !== undefined && content !== null) {
-        throw unreadable(`expected string or array, got ${typeName(content)}`, `${path}.content`, source);
-      }
-      if (object.is_error !== undefined) {
-        if (typeof object.is_error !== 'boolean') {
-          throw unreadable(`expected boolean, got ${typeName(object.is_error)}`, `${path}.is_error`, source);
-        }
-        block.is_error = object.is_error;
-      }
-      return withCacheControl(block, object);
-    }
-    default:
-      // Unknown block types pass through untouched (own keys only; `__proto__` stays a plain key).
-      return { ...object, type } as ContentBlock;
-  }
-}
-
-function readTextBlock(object: JsonObject, path: string, source: string | undefined): TextBlock {
-  const block: TextBlock = { type: 'text', text: expectString(object.text, `${path}.text`, source) };
-  if (Array.isArray(object.citations)) block.citations = object.citations;
-  return withCacheControl(block, object);
-}
-
-function withCacheControl<T extends { cache_control?: CacheControl }>(block: T, object: JsonObject): T {
-  const cacheControl = object.cache_control;
-  if (isObject(cacheControl) && cacheControl.type === 'ephemeral') {
-    const copy: CacheControl = { type: 'ephemeral' };
-    if (cacheControl.ttl === '5m' || cacheControl.ttl === '1h') copy.ttl = cacheControl.ttl;
-    block.cache_control = copy;
-  }
-  return block;
-}
-
-// ---------------------------------------------------------------------------------------------
-// OpenAI shape
-
-function readOpenAIMessage(value: unknown, path: string, source: string | undefined): OpenAIChatMessage {
-  const object = expectObject(value, path, source);
-  const { role } = object;
-  switch (role) {
-    case 'system':
-    case 'developer':
-    case 'user':
-      return { role, content: readOpenAIContent(object.content, `${path}.content`, source) };
-    case 'tool':
-      return {
-        role,
-        tool_call_id: expectString(object.tool_call_id, `${path}.tool_call_id`, source),
-        content: readOpenAIContent(object.content, `${path}.content`, source),
-      };
-    case 'assistant': {
-      const message: OpenAIChatMessage & { role: 'assistant' } = { role: 'assistant' };
-      const { content } = object;
-      message.content =
-        content === undefined || content === null
-          ? null
-          : readOpenAIContent(content, `${path}.content`, source);
-      if (object.tool_calls !== undefined && object.tool_calls !== null) {
-        if (!Array.isArray(object.tool_calls)) {
-          throw unreadable(
-            `expected array, got ${typeName(object.tool_calls)}`,
-            `${path}.tool_calls`,
-            source,
-          );
-        }
-        message.tool_calls = object.tool_calls.map((call, index) =>
-          readToolCall(call, `${path}.tool_calls[${index}]`, source),
-        );
-      }
-      if (typeof object.refusal === 'string') message.refusal = object.refusal;
-      if (typeof object.reasoning_content === 'string') message.reasoning_content = object.reasoning_content;
-      return message;
-    }
-    default:
-      throw unreadable(
-        `expected "system", "developer", "user", "assistant" or "tool", got ${describeValue(role)}`,
-        `${path}.role`,
-        source,
-      );
-  }
-}
-
-function readOpenAIContent(
-  value: unknown,
-  path: string,
-  source: string | undefined,
-): string | OpenAIContentPart[] {
-  if (typeof value === 'string') return value;
-  if (!Array.isArray(value))
-    throw unreadable(`expected string or array, got ${typeName(value)}`, path, source);
-  return value.map((part, index) => {
-    const partPath = `${path}[${index}]`;
-    const object = expectObject(part, partPath, source);
-    const type = expectString(object.type, `${partPath}.type`, source);
-    if (type === 'text') return { type: 'text', text: expectString(object.text, `${partPath}.text`, source) };
-    if (type === 'image_url') {
-      const imageUrl = expectObject(object.image_url, `${partPath}.image_url`, source);
-      const url = expectString(imageUrl.url, `${partPath}.image_url.url`, source);
-      const detail = imageUrl.detail;
-      if (detail === 'auto' || detail === 'low' || detail === 'high')
-        return { type, image_url: { url, detail } };
-      return { type, image_url: { url } };
-    }
-    return { ...object, type };
-  });
-}
-
-function readToolCall(value: unknown, path: string, source: string | undefined): OpenAIToolCall {
-  const object = expectObject(value, path, source);
-  const id = expectString(object.id, `${path}.id`, source);
-  const fn = expectObject(object.function, `${path}.function`, source);
-  const name = expectString(fn.name, `${path}.function.name`, source);
-  const rawArguments = fn.arguments;
-  let argumentsText: string;
-  if (typeof rawArguments === 'string') argumentsText = rawArguments;
-  else if (rawArguments === undefined || rawArguments === null) argumentsText = '';
-  else if (isObject(rawArguments)) argumentsText = JSON.stringify(rawArguments);
-  else
-    throw unreadable(`expected string, got ${typeName(rawArguments)}`, `${path}.function.arguments`, source);
-  return { id, type: 'function', function: { name, arguments: argumentsText } };
-}
-
-// ---------------------------------------------------------------------------------------------
-// OpenAI Responses shape
-
-/** Item types only the Responses API has; a part type `input_*`/`output_text` is a mark too. */
-const responsesItemTypes = new Set([
-  'message',
-  'function_call',
-  'function_call_output',
-  'custom_tool_call',
-  'custom_tool_call_output',
-  'reasoning',
-  'compaction',
-  'item_reference',
-]);
-const responsesPartTypes = new Set(['input_text', 'output_text', 'input_image', 'input_file']);
-
-function hasResponsesMark(item: unknown): boolean {
-  if (!isObject(item)) return false;
-  const { type, content } = item;
-  // An Anthropic API response object is also `type: "message"`: only its parts tell them apart.
-  if (
-    typeof type === 'string' &&
-    type !== 'message' &&
-    (responsesItemTypes.has(type) || type.endsWith('_call'))
-  )
-    return true;
-  return (
-    Array.isArray(content) &&
-    content.some((part) => isObject(part) && responsesPartTypes.has(String(part.type)))
-  );
-}
-
-function isInstructionsLine(line: unknown): line is JsonObject {
-  return isObject(line) && Object.hasOwn(line, 'instructions') && !('role' in line) && !('type' in line);
-}
-
-/** Rules that make a Responses input unreadable (pairing and placement are left to `validate`). */
-const structuralRules = new Set<ValidationRule>([
-  'message-not-object',
-  'invalid-role',
-  'invalid-content',
-  'invalid-block',
-  'invalid-item',
-  'invalid-tool-call',
-  'invalid-tool-message',
-]);
-
-function readResponses(
-  rawItems: unknown[],
-  rawSystem: unknown,
-  layout: ConversationLayout,
-  messagePath: (index: number) => string,
-  source: string | undefined,
-): ParsedConversation {
-  const problem = validateMessages(rawItems, { format: 'responses' }).find((found) =>
-    structuralRules.has(found.rule),
-  );
-  if (problem) {
-    // `input[3].call_id` → the reader's own name for item 3 (its JSONL line when known).
-    const path = problem.path.replace(/^input\[(\d+)\]/, (_, index: string) => messagePath(Number(index)));
-    throw unreadable(problem.message, path, source);
-  }
-  if (rawSystem !== undefined && rawSystem !== null && typeof rawSystem !== 'string') {
-    throw unreadable(`expected a string, got ${typeName(rawSystem)}`, 'instructions', source);
-  }
-  const responsesInput = rawItems as ResponsesInputItem[];
-  const { messages, system } = fromResponsesInput(responsesInput, {
-    instructions: rawSystem as string | undefined,
-  });
-  const conversation: Conversation = { messages };
-  if (system !== undefined) conversation.system = system;
-  return { conversation, format: 'responses', layout, responsesInput };
-}
-
-/** `{ "instructions"?, "input": [...] }`, or JSONL with an optional `{"instructions"}` first line. */
-function serializeResponses(conversation: Conversation, jsonl: boolean): string {
-  const { system } = conversation;
-  const input = toResponsesInput(conversation.messages, system);
-  const instructions = Array.isArray(system)
-    ? system
-        .filter(
-          (block) =>
-            (block.provider_data?.[RESPONSES_DATA_KEY] as { instructions?: true } | undefined)?.instructions,
-        )
-        .map((block) => block.text)
-        .join('\n\n')
-    : '';
-  if (jsonl) {
-    const lines = input.map((item) => JSON.stringify(item));
-    if (instructions !== '') lines.unshift(JSON.stringify({ instructions }));
-    return `${lines.join('\n')}\n`;
-  }
-  const body = instructions === '' ? { input } : { instructions, input };
-  return `${JSON.stringify(body, null, 2)}\n`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Helpers
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function typeName(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
-}
-
-function describeValue(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : typeName(value);
-}
-
-function describeType(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : typeName(value);
-}
-
-function expectObject(value: unknown, path: string, source: string | undefined): JsonObject {
-  if (!isObject(value)) throw unreadable(`expected object, got ${typeName(value)}`, path, source);
-  return value;
-}
-
-function expectString(value: unknown, path: string, source: string | undefined): string {
-  if (typeof value !== 'string') throw unreadable(`expected string, got ${typeName(value)}`, path, source);
-  return value;
-}
-
-function unreadable(message: string, path: string | undefined, source: string | undefined, cause?: unknown) {
-  // `file.json:3:15` and `file.jsonl:4: messages[3].content` for positions; `line 4: …` without a
-  // file name; `file.json: messages[3].content` for paths.
-  const startsWithLine = path !== undefined && /^\d+(:\d+)?(: |$)/.test(path);
-  let where: string | undefined;
-  if (source !== undefined && path !== undefined) where = `${source}${startsWithLine ? ':' : ': '}${path}`;
-  else if (path !== undefined) where = startsWithLine ? `line ${path}` : path;
-  else where = source;
-  return new CompactError(message, { code: 'UNREADABLE_INPUT', ...(where ? { path: where } : {}), cause });
-}

@@ -2,6 +2,7 @@
  * The canonical message model: the Anthropic Messages API shape. Every other format converts to
  * and from it. Unknown block types are kept as {@link UnknownBlock} and pass through untouched.
  */
+import type { WireFormat } from '../wire/wire-format.js';
 
 /**
  * Fields of a block's wire form that the canonical model has no slot for, keyed by the format that
@@ -113,8 +114,11 @@ export interface Conversation {
   messages: Message[];
 }
 
-/** A wire format this library reads and writes. */
-export type MessageFormat = 'anthropic' | 'openai' | 'responses' | 'gemini';
+/**
+ * A wire format this library reads and writes.
+ * @deprecated Use `WireFormat` (from `agent-compact/wire`): the same union under its one name.
+ */
+export type MessageFormat = WireFormat;
 
 /** Token usage the provider reported for one request. */
 export interface ProviderUsage {

@@ -18,6 +18,9 @@ export function supersedeKey(toolUse: ToolUseBlock | undefined, result: ToolResu
       return fact.action === 'write' && fact.paths.length === 1 ? `file\u0000${fact.paths[0]}` : undefined;
     case 'command':
       return `command\u0000${fact.command}\u0000${hashText(toolResultText(result))}`;
+    case 'task':
+      // A later task list shows every task the earlier one did, in its newer state.
+      return fact.operation.op === 'list' ? 'task-list' : undefined;
     case 'plan':
     case 'other':
       return undefined;

@@ -56,6 +56,15 @@ describe('supersede before masking', () => {
       ]),
       /^\[Previous: used Bash\(git status\) → superseded by the newer copy in c3; recall r\d+\]$/,
     ],
+    [
+      'a task list listed again (Claude Code TaskList)',
+      session([
+        ['TaskList', {}, `#1 [pending] Write part files\n${body('tasks')}`],
+        ['Read', { file_path: 'src/b.ts' }, body('b')],
+        ['TaskList', {}, `#1 [completed] Write part files\n${body('tasks')}`],
+      ]),
+      /^\[Previous: used TaskList\(\) → superseded by the newer copy in c3; recall r\d+\]$/,
+    ],
   ])('%s: the older copy points at the newer one, the newest stays whole', (_name, messages, placeholder) => {
     const context = contextFor(messages);
     const plan = planMicro(messages, context.index, settings, context);

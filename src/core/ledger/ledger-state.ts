@@ -60,13 +60,21 @@ export interface LedgerUserMessage {
 
 /** A tool call waiting for its result. */
 export interface LedgerOpenCall {
-  kind: 'read' | 'change' | 'command' | 'other';
+  kind: 'read' | 'change' | 'command' | 'task' | 'other';
   call: string;
   turn: number;
   paths?: string[];
   action?: string;
   command?: string;
+  /** A task tool's operation, applied when its result says how it went. */
+  task?: TaskOperation;
 }
+
+/** What one of Claude Code's task tools (TaskCreate, TaskUpdate, TaskList) asks for. */
+export type TaskOperation =
+  | { op: 'create'; subject: string }
+  | { op: 'update'; id: string; status?: string; subject?: string }
+  | { op: 'list' };
 
 /** An empty ledger. */
 export function createLedgerState(): LedgerState {

@@ -5,6 +5,7 @@ import { shortenLine, toolResultText } from '../_internal/text.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../conversation/types.js';
 import { bridgeText, summaryAcknowledgement } from '../summary/summary-format.js';
 import { createLedgerState, type LedgerOpenCall, type LedgerState } from './ledger-state.js';
+import { applyTaskOperation } from './task-list.js';
 import { toolCallFact } from './tool-call-facts.js';
 
 /** Commands and error lines are kept to this many characters: enough to tell them apart. */
@@ -142,6 +143,9 @@ function recordToolUse(state: LedgerState, use: ToolUseBlock, seenCalls: Set<str
     case 'command':
       state.open[id] = { ...open, kind: 'command', command: fact.command };
       return;
+    case 'task':
+      state.open[id] = { ...open, kind: 'task', task: fact.operation };
+      return;
     case 'other':
       break;
     default: {
@@ -162,6 +166,10 @@ function recordToolResult(state: LedgerState, result: ToolResultBlock): void {
   const exitCode = outcome.exitCode ?? numberOf(jsonExitCode.exec(text)?.[1]);
   const failed = outcome.failed || (exitCode !== undefined && exitCode !== 0);
   const errorLine = failed ? describeError(text, outcome.errorLine) : undefined;
+  if (call.kind === 'task' && call.task && !failed) {
+    applyTaskOperation(state, call.task, call.turn, text);
+    return;
+  }
   if (call.kind === 'command' && call.command !== undefined) {
     const command = shortenLine(call.command.split('\n', 1)[0]!, COMMAND_CHARS);
     // A command run again replaces its entry, unless that run failed: its error line stays.

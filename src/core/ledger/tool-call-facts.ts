@@ -1,4 +1,6 @@
 import type { ToolUseBlock } from '../conversation/types.js';
+import type { TaskOperation } from './ledger-state.js';
+import { taskOperation } from './task-list.js';
 
 /** What a tool call did, as far as the ledger cares; recognised from common tool names and shapes. */
 export type ToolCallFact =
@@ -6,6 +8,7 @@ export type ToolCallFact =
   | { kind: 'change'; paths: string[]; action: string }
   | { kind: 'command'; command: string }
   | { kind: 'plan'; items: string[] }
+  | { kind: 'task'; operation: TaskOperation }
   | { kind: 'other' };
 
 const readTools = new Set([
@@ -55,6 +58,8 @@ export function toolCallFact(toolUse: ToolUseBlock): ToolCallFact {
   >;
   if (planTools.has(name))
     return { kind: 'plan', items: planItems(input.todos ?? input.plan ?? input.items) };
+  const task = taskOperation(name, input);
+  if (task) return { kind: 'task', operation: task };
   if (name === 'apply_patch') return patchFact(input, toolUse.input);
   const path = firstPath(input);
   if (editorTools.has(name) && path) {

@@ -7,6 +7,7 @@ import type { Message } from '../conversation/types.js';
 import { validateMessages } from '../conversation/validate.js';
 import { CompactError } from '../errors.js';
 import type { CompactionLayer } from '../events.js';
+import { dialectOf } from '../wire/dialects.js';
 import { countFixedBreakpoints, keepCacheBreakpoints } from './cache-breakpoints.js';
 import {
   type RequestBody,
@@ -153,7 +154,7 @@ function inBodyTerms(
  */
 function asRequestError(error: unknown, body: RequestBody, format: RequestFormat): unknown {
   if (CompactError.isInstance(error)) return error;
-  const field = format === 'responses' ? 'input' : format === 'gemini' ? 'contents' : 'messages';
+  const field = dialectOf(format).conversationField;
   const [first] = validateMessages(body[field], { format });
   if (first) {
     return new CompactError(first.message, { code: 'INVALID_TRANSCRIPT', path: first.path, cause: error });

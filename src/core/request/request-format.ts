@@ -1,13 +1,16 @@
 /**
  * Which provider API a whole request body is written for, read from the body's own fields.
  */
-import { detectFormat } from '../conversation/parse-conversation.js';
-import type { MessageFormat } from '../conversation/types.js';
 import { CompactError } from '../errors.js';
+import { detectFormat } from '../wire/detect-format.js';
 import { isGeminiRequest } from '../wire/gemini/gemini-request.js';
+import type { WireFormat } from '../wire/wire-format.js';
 
-/** The API a whole request body is written for. */
-export type RequestFormat = MessageFormat | 'responses';
+/**
+ * The API a whole request body is written for.
+ * @deprecated Use `WireFormat` (from `agent-compact/wire`): the same union under its one name.
+ */
+export type RequestFormat = WireFormat;
 
 /** Top-level fields only the Anthropic Messages API has. */
 const anthropicOnlyFields = ['system', 'thinking', 'context_management', 'anthropic_version', 'top_k'];
@@ -37,7 +40,7 @@ const openAIOnlyFields = [
  * detectRequestFormat({ model: 'claude-sonnet-4-5', max_tokens: 1024, system: 'Be brief.', messages: [] }); // 'anthropic'
  * detectRequestFormat({ model: 'gpt-5', input: 'Hi' }); // 'responses'
  */
-export function detectRequestFormat(body: unknown): RequestFormat {
+export function detectRequestFormat(body: unknown): WireFormat {
   if (!isPlainObject(body)) {
     throw new CompactError(`expected a request body object, got ${typeName(body)}`, {
       code: 'UNREADABLE_INPUT',
@@ -63,7 +66,7 @@ export function detectRequestFormat(body: unknown): RequestFormat {
 }
 
 /** The format the tool definitions are written in, when they say. */
-function formatOfTools(tools: unknown): MessageFormat | undefined {
+function formatOfTools(tools: unknown): WireFormat | undefined {
   if (!Array.isArray(tools)) return undefined;
   for (const tool of tools) {
     if (!isPlainObject(tool)) continue;

@@ -1,50 +1,24 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { anthropicLoop, openAIChatLoop, toolCallingScript } from '../agent-loops.test-utils.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { findBrowser, required, skipWithout } from '../../testing/browsers.test-utils.js';
 import { useProxyHarness } from '../proxy-harness.test-utils.js';
 import type { ProxyStats } from '../proxy-stats.js';
+import { getJson, TOKEN, proxyWithTraffic as withTraffic } from './dashboard.test-utils.js';
 import type { MonitoredSession } from './monitor.js';
 
 const run = promisify(execFile);
 const startProxyOver = useProxyHarness();
-const TOKEN = 'dash-token';
+const proxyWithTraffic = () => withTraffic(startProxyOver);
 const auth = { headers: { authorization: `Bearer ${TOKEN}` } };
 let directory: string | undefined;
 afterEach(async () => {
   if (directory) await rm(directory, { recursive: true, force: true });
   directory = undefined;
 });
-
-/** A proxy with recorded traffic: an Anthropic and an OpenAI chat session, both compacted. */
-async function proxyWithTraffic() {
-  const harness = await startProxyOver(toolCallingScript, {
-    thresholds: { mid: 1500, hard: 2500 },
-    summarizer: 'extractive',
-    token: TOKEN,
-  });
-  await anthropicLoop(harness.proxy.url, { turns: 12, task: 'anthropic session' });
-  await openAIChatLoop(`${harness.proxy.url}/v1`, { turns: 8, task: 'openai session' });
-  const url = harness.proxy.url;
-  // The dashboard records after the answer; wait until it has every request.
-  await vi.waitFor(async () => {
-    const sessions = await getJson<MonitoredSession[]>(url, '/agent-compact/sessions');
-    const full = await Promise.all(
-      sessions.map((s) => getJson<MonitoredSession>(url, `/agent-compact/sessions/${s.id}`)),
-    );
-    expect(full.reduce((sum, s) => sum + s.requests.length, 0)).toBe(harness.records.length);
-  });
-  return harness;
-}
-
-async function getJson<T>(url: string, path: string): Promise<T> {
-  const answer = await fetch(`${url}${path}`, auth);
-  expect(answer.status, path).toBe(200);
-  return (await answer.json()) as T;
-}
 
 describe('the dashboard over HTTP', () => {
   it('serves sessions with requests and compactions, each archived item in full, and an export', async () => {
@@ -99,26 +73,10 @@ describe('the dashboard over HTTP', () => {
   });
 });
 
-async function findChromium(): Promise<string | undefined> {
-  for (const candidate of ['/usr/bin/chromium', '/usr/bin/chromium-browser']) {
-    if (
-      await stat(candidate).then(
-        () => true,
-        () => false,
-      )
-    )
-      return candidate;
-  }
-  return undefined;
-}
+const chromium = await findBrowser('chromium');
+const skipBrowser = skipWithout('chromium', chromium, 'dashboard browser test');
 
-const chromium = await findChromium();
-if (!chromium)
-  console.warn(
-    'dashboard browser test skipped: no chromium (apt-get install -y chromium; .ci/run installs it)',
-  );
-
-describe.skipIf(!chromium)('the dashboard in headless Chromium', () => {
+describe.skipIf(skipBrowser)('the dashboard in headless Chromium', () => {
   const flags = (profile: string) => [
     '--headless',
     '--no-sandbox',
@@ -141,10 +99,14 @@ describe.skipIf(!chromium)('the dashboard in headless Chromium', () => {
       ),
     );
     const page = `${proxy.url}/agent-compact/?token=${TOKEN}`;
-    const { stdout: dom } = await run(chromium!, [...flags(join(directory, 'dom')), '--dump-dom', page], {
-      timeout: 60_000,
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    const { stdout: dom } = await run(
+      required('chromium', chromium),
+      [...flags(join(directory, 'dom')), '--dump-dom', page],
+      {
+        timeout: 60_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
     const figure = (name: string) =>
       Number(new RegExp(`data-figure="${name}" data-value="(\\d+)"`).exec(dom)?.[1]);
     expect(figure('requests')).toBe(stats.requests);
@@ -158,9 +120,13 @@ describe.skipIf(!chromium)('the dashboard in headless Chromium', () => {
     expect(dom.match(/<polyline/g)).toHaveLength(2 * sessions.length);
     expect(dom).toContain('export JSON');
     const screenshot = join(directory, 'dashboard.png');
-    await run(chromium!, [...flags(join(directory, 'shot')), `--screenshot=${screenshot}`, page], {
-      timeout: 60_000,
-    });
+    await run(
+      required('chromium', chromium),
+      [...flags(join(directory, 'shot')), `--screenshot=${screenshot}`, page],
+      {
+        timeout: 60_000,
+      },
+    );
     const png = await readFile(screenshot);
     expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
     // A blank page compresses to a few kilobytes; figures, a chart and tables make it far larger.

@@ -1,12 +1,14 @@
 /**
  * What the proxy does differently for the Gemini API: its routes
  * (`/v1beta/models/{model}:generateContent` and `:streamGenerateContent`), its usage
- * (`usageMetadata`), its error shape, and the `same` summarizer's request and answer.
+ * (`usageMetadata`, read by its dialect) and the `same` summarizer's request and answer.
  */
-import type { ServerResponse } from 'node:http';
-import type { ProviderUsage } from '../../core/conversation/types.js';
 import type { SummaryRequest, SummaryResult } from '../../core/summary/summary-model.js';
+import { geminiUsage } from '../../core/wire/gemini/gemini-usage.js';
 import { toGeminiContents } from '../../core/wire/gemini/gemini-write.js';
+
+// Its home is the Gemini dialect now; re-exported for the proxy modules that read it here.
+export { geminiUsage };
 
 /** `…/models/{model}:generateContent` or `:streamGenerateContent`, after any prefix. */
 const compactedPath = /\/models\/[^/:]+:(generateContent|streamGenerateContent)$/;
@@ -21,24 +23,6 @@ export function isGeminiCompactedPath(pathname: string): boolean {
 /** True for any Gemini model method path. */
 export function isGeminiPath(pathname: string): boolean {
   return geminiPath.test(pathname);
-}
-
-/** The prompt usage of a Gemini answer (`usageMetadata`), in the core's shape. */
-export function geminiUsage(answer: unknown): ProviderUsage | undefined {
-  const metadata = (answer as { usageMetadata?: Record<string, unknown> } | undefined)?.usageMetadata;
-  if (typeof metadata?.promptTokenCount !== 'number') return undefined;
-  // `promptTokenCount` is the whole prompt, cached part included; thoughts are output.
-  const usage: ProviderUsage = { prompt_tokens: metadata.promptTokenCount };
-  const output = Number(metadata.candidatesTokenCount ?? 0) + Number(metadata.thoughtsTokenCount ?? 0);
-  if (output > 0) usage.completion_tokens = output;
-  return usage;
-}
-
-/** Writes an error in the Gemini API's shape `{ error: { code, message, status } }`. */
-export function writeGeminiProxyError(response: ServerResponse, status: number, message: string): void {
-  const name = status === 502 ? 'UNAVAILABLE' : 'INVALID_ARGUMENT';
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify({ error: { code: status, message, status: name } }));
 }
 
 /**

@@ -5,6 +5,7 @@
  * taken out, block / call / output indexes closed up so the client sees a well-formed stream.
  */
 import type { ProxyApi } from '../routes.js';
+import { geminiEventsWithoutRecall } from './gemini-recall.js';
 import { RECALL_TOOL_NAME } from './recall-calls.js';
 import { rewriteEvent, type SseEvent } from './sse-events.js';
 
@@ -20,7 +21,7 @@ export function withoutRecallEvents(api: ProxyApi, events: readonly SseEvent[]):
         withoutRecallOutput,
       );
     case 'gemini':
-      throw new Error('recall is not offered on the Gemini API');
+      return geminiEventsWithoutRecall(events);
     default: {
       const unreachable: never = api;
       throw new Error(`unknown API ${String(unreachable)}`);

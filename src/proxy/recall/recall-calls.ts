@@ -5,6 +5,13 @@
 import { recallTool } from '../../core/archive/compaction-tools.js';
 import { conversationOf, withConversation } from '../request-conversation.js';
 import type { ProxyApi } from '../routes.js';
+import {
+  geminiCalls,
+  geminiDeclaredNames,
+  geminiFollowUp,
+  geminiToolsWithRecall,
+  geminiWithoutRecall,
+} from './gemini-recall.js';
 
 /** The tool's name; a client tool of the same name keeps it (the proxy then adds nothing). */
 export const RECALL_TOOL_NAME = 'recall';
@@ -19,12 +26,18 @@ export interface RecallCall {
 export function withRecallTool(api: ProxyApi, body: Record<string, unknown>): Record<string, unknown> {
   const tools = body.tools;
   if (!Array.isArray(tools) || tools.length === 0 || hasRecallTool(body)) return body;
+  if (api === 'gemini') return { ...body, tools: geminiToolsWithRecall(tools) };
   return { ...body, tools: [...tools, recallToolFor(api)] };
 }
 
 /** True when the request's tools include the proxy's `recall` tool (in any API's shape). */
 export function hasRecallTool(body: Record<string, unknown>): boolean {
-  return Array.isArray(body.tools) && body.tools.some((tool) => toolName(tool) === RECALL_TOOL_NAME);
+  return (
+    Array.isArray(body.tools) &&
+    body.tools.some(
+      (tool) => toolName(tool) === RECALL_TOOL_NAME || geminiDeclaredNames(tool).includes(RECALL_TOOL_NAME),
+    )
+  );
 }
 
 /** The core's provider-neutral `recall` tool in the shape of each API. */
@@ -38,7 +51,7 @@ function recallToolFor(api: ProxyApi): unknown {
     case 'responses':
       return { type: 'function', name, description, parameters };
     case 'gemini':
-      throw new Error('recall is not offered on the Gemini API');
+      return { functionDeclarations: [{ name, description, parameters }] };
     default: {
       const unreachable: never = api;
       throw new Error(`unknown API ${String(unreachable)}`);
@@ -88,7 +101,7 @@ function rawCalls(
           input: parseArguments(item.arguments),
         }));
     case 'gemini':
-      throw new Error('recall is not offered on the Gemini API');
+      return geminiCalls(answer);
     default: {
       const unreachable: never = api;
       throw new Error(`unknown API ${String(unreachable)}`);
@@ -126,7 +139,7 @@ export function withoutRecallCalls(api: ProxyApi, answer: Record<string, unknown
         ),
       };
     case 'gemini':
-      throw new Error('recall is not offered on the Gemini API');
+      return geminiWithoutRecall(answer);
     default: {
       const unreachable: never = api;
       throw new Error(`unknown API ${String(unreachable)}`);
@@ -187,7 +200,7 @@ export function followUpBody(
       return withConversation(api, body, [...conversation, ...output, ...outputs]);
     }
     case 'gemini':
-      throw new Error('recall is not offered on the Gemini API');
+      return withConversation(api, body, geminiFollowUp(conversation, answer, results));
     default: {
       const unreachable: never = api;
       throw new Error(`unknown API ${String(unreachable)}`);

@@ -8,6 +8,7 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { ProviderUsage } from '../../core/conversation/types.js';
 import { type ForwardOutcome, upstreamHeaders } from '../forward.js';
+import { geminiUsage } from '../gemini/gemini-proxy.js';
 import type { ProxyApi } from '../routes.js';
 import { createUsageTap, normalizeUsage } from '../usage-tap.js';
 import { withoutRecallEvents } from './held-events.js';
@@ -38,7 +39,11 @@ interface Sent {
 
 /** Forwards the request, answering recall calls; resolves like `forwardRequest`. */
 export async function forwardWithRecall(forward: RecallForward): Promise<ForwardOutcome> {
-  const streamed = forward.body.stream === true;
+  // Gemini says it in the method (`:streamGenerateContent`), the others in the body.
+  const streamed =
+    forward.api === 'gemini'
+      ? forward.url.pathname.endsWith(':streamGenerateContent')
+      : forward.body.stream === true;
   const sent: Sent = { blocks: 0, outputs: 0 };
   let body = forward.body;
   for (let round = 0; ; round += 1) {
@@ -99,7 +104,7 @@ async function relayJson(forward: RecallForward, answer: Response, lastRound: bo
     parsed && calls.recall.length > 0 ? JSON.stringify(withoutRecallCalls(forward.api, parsed)) : text;
   if (!forward.response.headersSent) forward.response.writeHead(answer.status, responseHeaders(answer));
   forward.response.end(out);
-  const usage = normalizeUsage(forward.api, parsed?.usage);
+  const usage = forward.api === 'gemini' ? geminiUsage(parsed) : normalizeUsage(forward.api, parsed?.usage);
   return { type: 'done', complete: true, ...(usage ? { usage } : {}) };
 }
 
@@ -166,7 +171,8 @@ function continuedEvent(api: ProxyApi, event: SseEvent, offset: Sent): string | 
         ? rewriteEvent(event, { ...data, output_index: data.output_index + offset.outputs })
         : event.raw;
     case 'gemini':
-      throw new Error('recall is not offered on the Gemini API');
+      // Chunks carry no indexes: a follow-up's continue the stream as they are.
+      return event.raw;
     default: {
       const unreachable: never = api;
       throw new Error(`unknown API ${String(unreachable)}`);

@@ -3,6 +3,7 @@
  * when the model starts a `recall` call — the point from which the proxy holds the stream back.
  */
 import type { ProxyApi } from '../routes.js';
+import { geminiAssembler } from './gemini-recall.js';
 import { RECALL_TOOL_NAME } from './recall-calls.js';
 import type { SseEvent } from './sse-events.js';
 
@@ -25,7 +26,7 @@ export function createStreamAssembler(api: ProxyApi): StreamAssembler {
     case 'responses':
       return responsesAssembler();
     case 'gemini':
-      throw new Error('recall is not offered on the Gemini API');
+      return geminiAssembler();
     default: {
       const unreachable: never = api;
       throw new Error(`unknown API ${String(unreachable)}`);

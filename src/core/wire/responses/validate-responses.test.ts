@@ -1,7 +1,7 @@
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { describe, expect, it } from 'vitest';
-import { codexLikeInput, compactedInput } from './responses-input.test-utils.js';
-import { assertValidMessages, validateMessages } from './validate.js';
+import { codexLikeInput, compactedInput } from '../../conversation/responses-input.test-utils.js';
+import { assertValidMessages, validateMessages } from '../../conversation/validate.js';
 
 const call = (callId: string): ResponseInputItem => ({
   type: 'function_call',

@@ -1,0 +1,35 @@
+/** Copying a provider's usage numbers into the core's one `ProviderUsage` shape. */
+import type { ProviderUsage } from '../../conversation/types.js';
+
+/** The `usage` object of an answer body (or of a streamed event carrying it at the top). */
+export function usageField(answer: unknown): unknown {
+  return (answer as { usage?: unknown } | undefined)?.usage;
+}
+
+/**
+ * Copies the numeric fields of `usage` named in `fields` (`[from, to]`) into a `ProviderUsage`;
+ * `undefined` when `usage` is not an object or carries none of them.
+ */
+export function copyUsage(
+  usage: unknown,
+  fields: readonly (readonly [string, keyof ProviderUsage])[],
+): ProviderUsage | undefined {
+  if (typeof usage !== 'object' || usage === null) return undefined;
+  const record = usage as Record<string, unknown>;
+  const result: ProviderUsage = {};
+  for (const [from, to] of fields) {
+    const value = record[from];
+    if (typeof value === 'number') (result as Record<string, number>)[to] = value;
+  }
+  return Object.keys(result).length > 0 ? result : undefined;
+}
+
+/** Anthropic and OpenAI Chat name their usage fields as the core does. */
+export const SAME_NAMED_USAGE = [
+  ['input_tokens', 'input_tokens'],
+  ['cache_creation_input_tokens', 'cache_creation_input_tokens'],
+  ['cache_read_input_tokens', 'cache_read_input_tokens'],
+  ['output_tokens', 'output_tokens'],
+  ['prompt_tokens', 'prompt_tokens'],
+  ['completion_tokens', 'completion_tokens'],
+] as const;

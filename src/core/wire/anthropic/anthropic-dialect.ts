@@ -1,0 +1,49 @@
+/** The Anthropic Messages API as a {@link WireDialect}. */
+import type { ValidationProblem } from '../../conversation/validate.js';
+import type { RequestBody, RequestConversation } from '../../request/request-conversation.js';
+import { RETRY_HEADERS } from '../_internal/error-headers.js';
+import { copyUsage, SAME_NAMED_USAGE, usageField } from '../_internal/usage.js';
+import { collectProblems } from '../_internal/validate-helpers.js';
+import type { WireDialect } from '../dialect.js';
+import { readAnthropicConversation, serializeAnthropic } from './read-anthropic.js';
+import { readAnthropicRequest } from './request-anthropic.js';
+import { validateAnthropic, validateSystem } from './validate-anthropic.js';
+
+/** Anthropic rules with the `system` prompt checked first, as `validateMessages` does. */
+function anthropicProblems(messages: unknown, system: unknown): ValidationProblem[] {
+  return collectProblems((problems) => {
+    if (system !== undefined) validateSystem(system, problems);
+    validateAnthropic(messages, problems, false);
+  });
+}
+
+/** Mid-conversation system messages are not conversation: the rest is checked, named by body path. */
+function anthropicRequestProblems(body: RequestBody, conversation: RequestConversation): ValidationProblem[] {
+  const system = body.system === null ? undefined : body.system;
+  const problems = anthropicProblems(conversation.messages, system);
+  const { messagePath } = conversation;
+  if (!messagePath) return problems;
+  const inBody = (text: string) =>
+    text.replace(/messages\[(\d+)\]/g, (_match, index: string) => messagePath(Number(index)));
+  return problems.map((problem) => ({
+    ...problem,
+    path: inBody(problem.path),
+    message: inBody(problem.message),
+  }));
+}
+
+export const anthropicDialect: WireDialect = {
+  format: 'anthropic',
+  conversationField: 'messages',
+  readConversation: readAnthropicConversation,
+  serializeConversation: serializeAnthropic,
+  validate: (messages, problems, { systemMessages }) => validateAnthropic(messages, problems, systemMessages),
+  fileProblems: ({ conversation }) => anthropicProblems(conversation.messages, conversation.system),
+  requestProblems: anthropicRequestProblems,
+  readRequest: readAnthropicRequest,
+  usageOf: (answer) => copyUsage(usageField(answer), SAME_NAMED_USAGE),
+  errorAnswer: (status, message) => ({
+    body: { type: 'error', error: { type: status === 502 ? 'api_error' : 'invalid_request_error', message } },
+    headers: { ...RETRY_HEADERS },
+  }),
+};

@@ -1,0 +1,34 @@
+/** The conversation of an Anthropic Messages request body. */
+import type { Message, SystemPrompt } from '../../conversation/types.js';
+import type { RequestBody, RequestConversation } from '../../request/request-conversation.js';
+import { expectArray, readTools, unreadable } from '../../request/request-fields.js';
+import { isPlainObject, typeName } from '../../request/request-format.js';
+import {
+  countSystemMessageBreakpoints,
+  placeSystemMessages,
+  splitSystemMessages,
+  withSystemMessageText,
+} from '../../request/system-messages.js';
+
+/** An Anthropic request: `system`, `messages` (with any mid-conversation system messages) and `tools`. */
+export function readAnthropicRequest(body: RequestBody): RequestConversation {
+  const places = splitSystemMessages(expectArray(body.messages, 'messages'));
+  const tools = readTools(body.tools);
+  const { system } = body;
+  if (system !== undefined && system !== null && typeof system !== 'string' && !Array.isArray(system)) {
+    throw unreadable(`expected string or array, got ${typeName(system)}`, 'system');
+  }
+  // Mid-conversation system messages are instructions: counted with the system prompt, put back as they came.
+  const counted = withSystemMessageText((system ?? undefined) as SystemPrompt | undefined, places);
+  const topLevelBreakpoint = isPlainObject(body.cache_control) ? 1 : 0;
+  return {
+    messages: places.conversation as Message[],
+    ...(counted === undefined ? {} : { system: counted }),
+    ...(tools ? { tools } : {}),
+    write: (compacted, options) => ({ messages: placeSystemMessages(compacted, places, options) }),
+    extraBreakpoints: topLevelBreakpoint + countSystemMessageBreakpoints(places),
+    ...(places.placed.length > 0
+      ? { messagePath: (index: number) => `messages[${places.bodyIndex[index] ?? index}]` }
+      : {}),
+  };
+}

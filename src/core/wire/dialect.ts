@@ -1,0 +1,66 @@
+/**
+ * A wire dialect: everything one provider format does differently, behind one interface. Callers
+ * look the dialect up (`dialects[format]`, ./dialects.ts) instead of switching on the format's
+ * name, so a new format is one folder under `core/wire/` and one registration.
+ */
+import type {
+  ConversationLayout,
+  ParsedConversation,
+  SerializeConversationOptions,
+} from '../conversation/parse-conversation.js';
+import type { Conversation, ProviderUsage } from '../conversation/types.js';
+import type { ValidationProblem } from '../conversation/validate.js';
+import type { RequestBody, RequestConversation } from '../request/request-conversation.js';
+import type { WireFormat } from './wire-format.js';
+
+/** A conversation file's parts as found, before a dialect reads them (see `conversationFromValue`). */
+export interface RawConversation {
+  /** The format's messages (or items, or contents), already checked for depth and bad strings. */
+  messages: unknown[];
+  /** The system prompt field as found (`system`, `instructions`, `systemInstruction`). */
+  system: unknown;
+  /** How the file laid the messages out. */
+  layout: ConversationLayout;
+  /** Where message `index` is named in errors (its JSONL line when known). */
+  messagePath: (index: number) => string;
+  /** The file name put in front of error paths. */
+  source: string | undefined;
+}
+
+/** An error answer in the provider's own shape, as the proxy and the scripted server send it. */
+export interface DialectErrorAnswer {
+  /** The JSON body the provider's SDK reads the error from. */
+  body: Record<string, unknown>;
+  /** Headers beyond `content-type` (the SDKs retry an Anthropic/OpenAI error on `x-should-retry`). */
+  headers: Record<string, string>;
+}
+
+/** One provider wire format: reader, rules, request body, usage and error shape. */
+export interface WireDialect {
+  /** The format this dialect speaks; its key in `dialects`. */
+  readonly format: WireFormat;
+  /** The request-body field that holds the conversation. */
+  readonly conversationField: 'messages' | 'input' | 'contents';
+  /**
+   * Reads a conversation file's messages into the canonical model.
+   * @throws {CompactError} `UNREADABLE_INPUT` (or `INVALID_TRANSCRIPT`) naming the path.
+   */
+  readConversation(raw: RawConversation): ParsedConversation;
+  /** Writes a conversation as a file of this format: one JSON object, or JSONL. */
+  serializeConversation(conversation: Conversation, options: SerializeConversationOptions): string;
+  /** Pushes every rule of this format that `messages` breaks; never throws. */
+  validate(messages: unknown, problems: ValidationProblem[], options: { systemMessages: boolean }): void;
+  /** Every rule a conversation read from a file breaks, with the file's own paths (`input[3]`). */
+  fileProblems(parsed: ParsedConversation): ValidationProblem[];
+  /** Every rule a request's conversation breaks, with paths into the body (`messages[3]…`). */
+  requestProblems(body: RequestBody, conversation: RequestConversation): ValidationProblem[];
+  /**
+   * Reads the conversation out of a whole request body, and how to write it back.
+   * @throws {CompactError} `UNREADABLE_INPUT` or `INVALID_TRANSCRIPT` with the field's path.
+   */
+  readRequest(body: RequestBody): RequestConversation;
+  /** The usage an answer body reports, in the core's one {@link ProviderUsage} shape. */
+  usageOf(answer: unknown): ProviderUsage | undefined;
+  /** An error answer with `status` and `message`, in the provider's own shape. */
+  errorAnswer(status: number, message: string): DialectErrorAnswer;
+}

@@ -1,0 +1,43 @@
+/** Gemini `generateContent` as a {@link WireDialect}. */
+
+import type { ParsedConversation } from '../../conversation/parse-conversation.js';
+import { CompactError } from '../../errors.js';
+import { collectProblems } from '../_internal/validate-helpers.js';
+import type { RawConversation, WireDialect } from '../dialect.js';
+import { geminiConversation, serializeGemini } from './gemini-conversation.js';
+import { readGeminiRequest } from './gemini-request.js';
+import { geminiUsage } from './gemini-usage.js';
+import { toGeminiContents } from './gemini-write.js';
+import { validateGeminiContents } from './validate-gemini.js';
+
+/** Reads Gemini contents; the error path gets the file name in front, as the other readers do. */
+function readGeminiConversation({ messages, system, layout, source }: RawConversation): ParsedConversation {
+  try {
+    const conversation = geminiConversation(messages, system);
+    return { conversation, format: 'gemini', layout, geminiContents: messages };
+  } catch (error) {
+    if (!CompactError.isInstance(error) || source === undefined) throw error;
+    const message = error.message.replace(`${error.path}: `, '');
+    throw new CompactError(message, { code: error.code, path: `${source}: ${error.path}`, cause: error });
+  }
+}
+
+export const geminiDialect: WireDialect = {
+  format: 'gemini',
+  conversationField: 'contents',
+  readConversation: readGeminiConversation,
+  serializeConversation: (conversation, { jsonl = false }) => serializeGemini(conversation, jsonl),
+  validate: (messages, problems) => validateGeminiContents(messages, problems),
+  fileProblems: ({ conversation, geminiContents }) =>
+    collectProblems((problems) =>
+      validateGeminiContents(geminiContents ?? toGeminiContents(conversation.messages), problems),
+    ),
+  requestProblems: (body) => collectProblems((problems) => validateGeminiContents(body.contents, problems)),
+  readRequest: readGeminiRequest,
+  usageOf: geminiUsage,
+  // `{ error: { code, message, status } }`; the Gemini SDK has no retry header to honour.
+  errorAnswer: (status, message) => ({
+    body: { error: { code: status, message, status: status === 502 ? 'UNAVAILABLE' : 'INVALID_ARGUMENT' } },
+    headers: {},
+  }),
+};

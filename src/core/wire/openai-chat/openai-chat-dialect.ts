@@ -1,0 +1,35 @@
+/** OpenAI Chat Completions as a {@link WireDialect}. */
+import { toOpenAIMessages } from '../../conversation/openai-format.js';
+import { RETRY_HEADERS } from '../_internal/error-headers.js';
+import { copyUsage, SAME_NAMED_USAGE, usageField } from '../_internal/usage.js';
+import { collectProblems } from '../_internal/validate-helpers.js';
+import type { DialectErrorAnswer, WireDialect } from '../dialect.js';
+import { readOpenAIConversation, serializeOpenAI } from './read-openai-chat.js';
+import { readOpenAIRequest } from './request-openai-chat.js';
+import { validateOpenAI } from './validate-openai-chat.js';
+
+/** OpenAI's error shape `{ error: { message, type, param, code } }` (Responses answers the same). */
+export function openAIErrorAnswer(status: number, message: string): DialectErrorAnswer {
+  const type = status === 502 ? 'server_error' : 'invalid_request_error';
+  return { body: { error: { message, type, param: null, code: null } }, headers: { ...RETRY_HEADERS } };
+}
+
+export const openAIChatDialect: WireDialect = {
+  format: 'openai',
+  conversationField: 'messages',
+  readConversation: readOpenAIConversation,
+  serializeConversation: serializeOpenAI,
+  validate: (messages, problems) => validateOpenAI(messages, problems),
+  // The messages as read keep the input's own indices in every path.
+  fileProblems: ({ conversation, openAIMessages, systemRole }) =>
+    collectProblems((problems) =>
+      validateOpenAI(
+        openAIMessages ?? toOpenAIMessages(conversation, systemRole ? { systemRole } : {}),
+        problems,
+      ),
+    ),
+  requestProblems: (body) => collectProblems((problems) => validateOpenAI(body.messages, problems)),
+  readRequest: readOpenAIRequest,
+  usageOf: (answer) => copyUsage(usageField(answer), SAME_NAMED_USAGE),
+  errorAnswer: openAIErrorAnswer,
+};

@@ -1,0 +1,37 @@
+/** OpenAI Responses as a {@link WireDialect}. */
+import { toResponsesInput } from '../../conversation/responses-format.js';
+import { copyUsage, usageField } from '../_internal/usage.js';
+import { collectProblems } from '../_internal/validate-helpers.js';
+import type { WireDialect } from '../dialect.js';
+import { openAIErrorAnswer } from '../openai-chat/openai-chat-dialect.js';
+import { readResponsesConversation, serializeResponses } from './read-responses.js';
+import { readResponsesRequest } from './request-responses.js';
+import { validateResponsesInput } from './validate-responses.js';
+
+/** A Responses answer's `input_tokens` is the whole prompt, as Chat's `prompt_tokens`. */
+const RESPONSES_USAGE = [
+  ['input_tokens', 'prompt_tokens'],
+  ['output_tokens', 'completion_tokens'],
+] as const;
+
+export const responsesDialect: WireDialect = {
+  format: 'responses',
+  conversationField: 'input',
+  readConversation: readResponsesConversation,
+  serializeConversation: serializeResponses,
+  validate: (messages, problems) => validateResponsesInput(messages, problems),
+  fileProblems: ({ conversation, responsesInput }) =>
+    collectProblems((problems) =>
+      validateResponsesInput(
+        responsesInput ?? toResponsesInput(conversation.messages, conversation.system),
+        problems,
+      ),
+    ),
+  requestProblems: (body) =>
+    collectProblems((problems) =>
+      validateResponsesInput(typeof body.input === 'string' ? [] : body.input, problems),
+    ),
+  readRequest: readResponsesRequest,
+  usageOf: (answer) => copyUsage(usageField(answer), RESPONSES_USAGE),
+  errorAnswer: openAIErrorAnswer,
+};

@@ -1,0 +1,18 @@
+/**
+ * The one name for a provider wire format. Every per-format choice looks the format up in
+ * `dialects` (./dialects.ts) instead of switching on it.
+ */
+
+/**
+ * A provider wire format: Anthropic Messages, OpenAI Chat Completions, OpenAI Responses, or Gemini
+ * `generateContent`.
+ */
+export type WireFormat = 'anthropic' | 'openai' | 'responses' | 'gemini';
+
+/** Every {@link WireFormat}, in the order error messages list them. */
+export const WIRE_FORMATS = [
+  'anthropic',
+  'openai',
+  'responses',
+  'gemini',
+] as const satisfies readonly WireFormat[];

@@ -1,0 +1,111 @@
+/**
+ * Importer for Gemini traffic: a JSONL (or JSON array) of `generateContent` request bodies as an
+ * agent sent them (`{ contents, systemInstruction, tools, … }`, e.g. captured by a proxy), each line
+ * optionally `{ "request": {…}, "response": {…} }` with the API's answer (one response, or the
+ * chunks of a `streamGenerateContent` answer as an array). Each request's `contents` repeats the
+ * conversation so far, so the conversation is the last request's contents (plus its answer); each
+ * answer's `usageMetadata` is the usage of the assistant turn it produced.
+ */
+import { CompactError } from '../core/errors.js';
+import { fromGeminiContents } from '../core/wire/gemini/gemini-format.js';
+import type { GeminiContent, GeminiPart } from '../core/wire/gemini/gemini-types.js';
+import { finishImport } from './_finish.js';
+import { isObject } from './_json.js';
+import type { ImportedTranscript, ImportedUsage } from './imported-transcript.js';
+
+type JsonRecord = Record<string, unknown>;
+
+/** One exchange of the log: the request and, when recorded, the response (or its stream chunks). */
+interface Exchange {
+  request: JsonRecord;
+  responses: JsonRecord[];
+}
+
+/** True when a parsed line is a `generateContent` request (or a request/response pair). */
+export function isGeminiRequestLine(value: unknown): boolean {
+  if (!isObject(value)) return false;
+  const request = isObject(value.request) ? value.request : value;
+  return (
+    Array.isArray(request.contents) &&
+    !Object.hasOwn(request, 'role') &&
+    !Object.hasOwn(request, 'messages') &&
+    !Object.hasOwn(request, 'input')
+  );
+}
+
+/**
+ * Reads a log of Gemini `generateContent` requests into the canonical model, with usage per
+ * assistant turn.
+ *
+ * @throws {CompactError} `UNREADABLE_INPUT` naming the line that is not a request.
+ * @example
+ * const transcript = geminiRequestsFromLines(lines, 'gemini-traffic.jsonl');
+ */
+export function geminiRequestsFromLines(
+  lines: ReadonlyArray<{ value: unknown; lineNumber: number }>,
+  source?: string,
+): ImportedTranscript {
+  const exchanges = lines.map(({ value, lineNumber }) => exchangeOf(value, lineNumber, source));
+  const last = exchanges.at(-1);
+  if (!last)
+    throw new CompactError('no Gemini requests in the file', { code: 'UNREADABLE_INPUT', path: source });
+  const answer = answerOf(last.responses);
+  const contents = [...(last.request.contents as GeminiContent[]), ...(answer ? [answer] : [])];
+  const { messages, system } = fromGeminiContents(contents, {
+    systemInstruction: last.request.systemInstruction,
+  });
+  const turns = messages.filter((message) => message.role === 'assistant').length;
+  const usage: (ImportedUsage | undefined)[] = new Array(turns).fill(undefined);
+  for (const exchange of exchanges) {
+    const reported = usageOf(exchange.responses);
+    if (!reported) continue;
+    // The answer to a request is the assistant turn after the ones its contents already hold.
+    const turn = (exchange.request.contents as GeminiContent[]).filter(
+      (content) => content.role === 'model',
+    ).length;
+    if (turn < turns) usage[turn] = reported;
+  }
+  return finishImport({ system, messages, usage, format: 'gemini', source });
+}
+
+function exchangeOf(value: unknown, lineNumber: number, source: string | undefined): Exchange {
+  if (!isGeminiRequestLine(value)) {
+    const where = source === undefined ? `line ${lineNumber}` : `${source}:${lineNumber}`;
+    throw new CompactError('expected a Gemini request ({ "contents": [...] }) or { "request", "response" }', {
+      code: 'UNREADABLE_INPUT',
+      path: where,
+    });
+  }
+  const record = value as JsonRecord;
+  if (!isObject(record.request)) return { request: record, responses: [] };
+  const { response } = record;
+  const responses = (Array.isArray(response) ? response : [response]).filter(isObject);
+  return { request: record.request, responses };
+}
+
+/** The model's content of an answer: the first candidate's parts, across stream chunks. */
+function answerOf(responses: readonly JsonRecord[]): GeminiContent | undefined {
+  const parts: GeminiPart[] = [];
+  for (const response of responses) {
+    const [candidate] = Array.isArray(response.candidates) ? response.candidates : [];
+    const content = isObject(candidate) ? candidate.content : undefined;
+    if (isObject(content) && Array.isArray(content.parts)) parts.push(...(content.parts as GeminiPart[]));
+  }
+  return parts.length > 0 ? { role: 'model', parts } : undefined;
+}
+
+/** `usageMetadata` (a stream's last report) as transcript usage: the whole prompt, cached tokens in details. */
+function usageOf(responses: readonly JsonRecord[]): ImportedUsage | undefined {
+  const metadata = responses
+    .map((response) => response.usageMetadata)
+    .filter(isObject)
+    .at(-1);
+  if (!metadata || typeof metadata.promptTokenCount !== 'number') return undefined;
+  const result: ImportedUsage = { prompt_tokens: metadata.promptTokenCount };
+  if (typeof metadata.candidatesTokenCount === 'number')
+    result.completion_tokens = metadata.candidatesTokenCount;
+  if (typeof metadata.cachedContentTokenCount === 'number') {
+    result.prompt_tokens_details = { cached_tokens: metadata.cachedContentTokenCount };
+  }
+  return result;
+}

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { AgentCompactProcessor } from './compact-processor.js';
+
+// The processor imports only types from @mastra/core, so these run on every Node the package supports.
+const window = 32_000;
+const progress = { type: 'data-progress', data: { percent: 50 } };
+const call = { type: 'tool-call', toolCallId: 'call_1', toolName: 'read_file', input: { path: 'a.ts' } };
+const prompt = () => [
+  { role: 'system', content: 'You read files.' },
+  { role: 'user', content: [{ type: 'text', text: 'Read a.ts' }] },
+  { role: 'assistant', content: [{ type: 'text', text: 'Reading.' }, call, progress] },
+  { role: 'user', content: [{ type: 'text', text: 'Go on.' }] },
+];
+
+async function process(processor: AgentCompactProcessor, messages: unknown[]) {
+  const result = (await processor.processLLMRequest({ prompt: messages } as never)) as { prompt: unknown };
+  return result.prompt as { role: string; content: unknown }[];
+}
+
+describe('AgentCompactProcessor prompt repair', () => {
+  it('answers a tool call left without its result, as the core does, and keeps an unknown part whole', async () => {
+    const warnings: string[] = [];
+    const processor = new AgentCompactProcessor({
+      contextWindow: window,
+      onWarning: (line) => warnings.push(line),
+    });
+    const result = await process(processor, prompt());
+    expect(result.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool', 'user']);
+    expect(result[3]!.content).toEqual([
+      {
+        type: 'tool-result',
+        toolCallId: 'call_1',
+        toolName: 'read_file',
+        output: { type: 'error-text', value: expect.stringContaining('missing') },
+      },
+    ]);
+    expect((result[2]!.content as unknown[])[2]).toEqual(progress);
+    expect(warnings).toEqual([
+      'agent-compact: prompt part type "data-progress" is not converted; it is kept whole',
+      expect.stringMatching(/^agent-compact: repaired: .*"call_1"/),
+    ]);
+    // The unknown type is told once per processor.
+    await process(processor, prompt());
+    expect(warnings.filter((line) => line.includes('data-progress'))).toHaveLength(1);
+  });
+
+  it('leaves a valid prompt as it is, without warnings', async () => {
+    const warnings: string[] = [];
+    const processor = new AgentCompactProcessor({
+      contextWindow: window,
+      onWarning: (line) => warnings.push(line),
+    });
+    const valid = [
+      { role: 'user', content: [{ type: 'text', text: 'Read a.ts' }] },
+      { role: 'assistant', content: [call] },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'call_1',
+            toolName: 'read_file',
+            output: { type: 'text', value: 'x' },
+          },
+        ],
+      },
+    ];
+    expect(await process(processor, valid)).toEqual(valid);
+    expect(warnings).toEqual([]);
+  });
+});

@@ -1,0 +1,69 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { findBrowser, required, skipWithout } from '../../testing/browsers.test-utils.js';
+import { useProxyHarness } from '../proxy-harness.test-utils.js';
+import type { ProxyStats } from '../proxy-stats.js';
+import { getJson, monitoredSessions, proxyWithTraffic, TOKEN } from './dashboard.test-utils.js';
+import { HeadlessFirefox } from './firefox-bidi.test-utils.js';
+
+const startProxyOver = useProxyHarness();
+const firefoxBinary = await findBrowser('firefox');
+const skipFirefox = skipWithout('firefox', firefoxBinary, 'dashboard Firefox test');
+
+let firefox: HeadlessFirefox | undefined;
+let profile: string | undefined;
+afterEach(async () => {
+  await firefox?.close();
+  if (profile) await rm(profile, { recursive: true, force: true });
+  firefox = undefined;
+  profile = undefined;
+});
+
+/** The page's figures once it has drawn every compaction the proxy recorded. */
+const renderedFigures = (compactions: number) => `new Promise((resolve) => {
+  const read = () => {
+    const rows = document.querySelectorAll('tr.compaction').length;
+    if (rows < ${compactions}) return setTimeout(read, 50);
+    const figures = {};
+    for (const node of document.querySelectorAll('[data-figure]'))
+      figures[node.dataset.figure] = Number(node.dataset.value);
+    resolve({ figures, rows, polylines: document.querySelectorAll('polyline').length,
+      text: document.body.innerText });
+  };
+  read();
+})`;
+
+interface Rendered {
+  figures: Record<string, number>;
+  rows: number;
+  polylines: number;
+  text: string;
+}
+
+describe.skipIf(skipFirefox)('the dashboard in headless Firefox', () => {
+  it('shows the figures of /agent-compact/stats and every compaction, and renders a screenshot', async () => {
+    const { proxy } = await proxyWithTraffic(startProxyOver);
+    const stats = await getJson<ProxyStats>(proxy.url, '/agent-compact/stats');
+    const sessions = await monitoredSessions(proxy.url);
+    const compactions = sessions.reduce((sum, s) => sum + s.compactions.length, 0);
+    expect(compactions).toBeGreaterThan(0);
+    profile = await mkdtemp(join(tmpdir(), 'dashboard-firefox-'));
+    firefox = await HeadlessFirefox.launch(required('firefox', firefoxBinary), profile);
+    await firefox.navigate(`${proxy.url}/agent-compact/?token=${TOKEN}`);
+    const page = await firefox.evaluate<Rendered>(renderedFigures(compactions));
+    expect(page.figures.requests).toBe(stats.requests);
+    expect(page.figures.tokensIn).toBe(stats.tokensIn);
+    expect(page.figures.tokensOut).toBe(stats.tokensOut);
+    expect(page.figures.compactions).toBe(stats.byLayer.micro + stats.byLayer.mid + stats.byLayer.hard);
+    expect(page.figures.sessions).toBe(2);
+    expect(page.rows).toBe(compactions);
+    expect(page.polylines).toBe(2 * sessions.length);
+    expect(page.text).toContain('export JSON');
+    const png = await firefox.screenshot();
+    expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+    // A blank page compresses to a few kilobytes; figures, a chart and tables make it far larger.
+    expect(png.length).toBeGreaterThan(20_000);
+  });
+});

@@ -1,0 +1,130 @@
+/**
+ * `--recall` on the Gemini API: the `recall` function declaration, the model's `functionCall`
+ * parts in an answer (plain, or the chunks of `:streamGenerateContent?alt=sse`), and the follow-up
+ * request whose `functionResponse` parts carry the recalled text. Gemini answers carry no block
+ * indexes, so a follow-up's chunks continue the client's stream as they come.
+ */
+import { recallTool } from '../../core/archive/compaction-tools.js';
+import type { GeminiPart } from '../../core/wire/gemini/gemini-types.js';
+import { rewriteEvent, type SseEvent } from './sse-events.js';
+
+type JsonRecord = Record<string, unknown>;
+
+/** `RECALL_TOOL_NAME` of recall-calls.ts, which imports this file. */
+const RECALL_TOOL_NAME = recallTool.name;
+
+/** Prefix of the id given to a recall call that came without one (never sent back). */
+const SYNTHETIC_ID_PREFIX = 'agent-compact-recall-';
+
+/** The tools with `recall` declared: beside the client's first function declarations, else on its own. */
+export function geminiToolsWithRecall(tools: readonly unknown[]): unknown[] {
+  const { name, description, inputSchema: parameters } = recallTool;
+  const declaration = { name, description, parameters };
+  const at = tools.findIndex((tool) => Array.isArray((tool as JsonRecord | null)?.functionDeclarations));
+  if (at === -1) return [...tools, { functionDeclarations: [declaration] }];
+  return tools.map((tool, index) => {
+    if (index !== at) return tool;
+    const record = tool as JsonRecord;
+    return { ...record, functionDeclarations: [...(record.functionDeclarations as unknown[]), declaration] };
+  });
+}
+
+/** The function names a Gemini tools entry declares. */
+export function geminiDeclaredNames(tool: unknown): unknown[] {
+  const declarations = (tool as JsonRecord | null)?.functionDeclarations;
+  return Array.isArray(declarations) ? declarations.map((declaration) => declaration?.name) : [];
+}
+
+/** The answer's function calls, each with an id (a made-up one when the call has none). */
+export function geminiCalls(answer: JsonRecord): { id: string; name: unknown; input: unknown }[] {
+  return partsOf(answer).flatMap((part, index) => {
+    const call = part.functionCall;
+    if (!call) return [];
+    return [{ id: call.id ?? `${SYNTHETIC_ID_PREFIX}${index}`, name: call.name, input: call.args ?? {} }];
+  });
+}
+
+/** The answer without its recall calls. */
+export function geminiWithoutRecall(answer: JsonRecord): JsonRecord {
+  return withParts(
+    answer,
+    partsOf(answer).filter((part) => !isRecallPart(part)),
+  );
+}
+
+/**
+ * The follow-up contents: the model's turn with its recall calls (thought signatures and all, as
+ * the API wants them back), then one `functionResponse` per call.
+ */
+export function geminiFollowUp(
+  contents: readonly unknown[],
+  answer: JsonRecord,
+  results: readonly { id: string; output: string }[],
+): unknown[] {
+  const parts = partsOf(answer).filter((part) => !part.functionCall || isRecallPart(part));
+  const responses = results.map((result) => ({
+    functionResponse: {
+      ...(result.id.startsWith(SYNTHETIC_ID_PREFIX) ? {} : { id: result.id }),
+      name: RECALL_TOOL_NAME,
+      response: { output: result.output },
+    },
+  }));
+  return [...contents, { role: 'model', parts }, { role: 'user', parts: responses }];
+}
+
+/** Collects a streamed Gemini answer as the plain answer it adds up to. */
+export function geminiAssembler() {
+  const parts: GeminiPart[] = [];
+  let last: JsonRecord = {};
+  let recallStarted = false;
+  return {
+    add({ data }: SseEvent) {
+      if (!data) return;
+      last = data;
+      for (const part of partsOf(data)) {
+        parts.push(part);
+        if (isRecallPart(part)) recallStarted = true;
+      }
+    },
+    get recallStarted() {
+      return recallStarted;
+    },
+    answer(): JsonRecord {
+      return withParts(last, parts);
+    },
+  };
+}
+
+/** Held chunks with their recall calls taken out; a chunk left with nothing to say is dropped. */
+export function geminiEventsWithoutRecall(events: readonly SseEvent[]): SseEvent[] {
+  return events.flatMap((event) => {
+    const { data } = event;
+    if (!data || !partsOf(data).some(isRecallPart)) return [event];
+    const kept = geminiWithoutRecall(data);
+    const candidate = firstCandidate(kept);
+    if (partsOf(kept).length === 0 && !candidate?.finishReason && !kept.usageMetadata) return [];
+    return [{ ...event, raw: rewriteEvent(event, kept), data: kept }];
+  });
+}
+
+function isRecallPart(part: GeminiPart): boolean {
+  return part.functionCall?.name === RECALL_TOOL_NAME;
+}
+
+function firstCandidate(answer: JsonRecord): JsonRecord | undefined {
+  const [candidate] = Array.isArray(answer.candidates) ? answer.candidates : [];
+  return typeof candidate === 'object' && candidate !== null ? (candidate as JsonRecord) : undefined;
+}
+
+function partsOf(answer: JsonRecord): GeminiPart[] {
+  const parts = (firstCandidate(answer)?.content as { parts?: unknown } | undefined)?.parts;
+  return Array.isArray(parts) ? parts.filter((part) => typeof part === 'object' && part !== null) : [];
+}
+
+/** The answer with other parts in its first candidate. */
+function withParts(answer: JsonRecord, parts: GeminiPart[]): JsonRecord {
+  const candidates = Array.isArray(answer.candidates) ? answer.candidates : [{}];
+  const [first, ...rest] = candidates as JsonRecord[];
+  const content = { role: 'model', ...((first?.content as JsonRecord | undefined) ?? {}), parts };
+  return { ...answer, candidates: [{ ...first, content }, ...rest] };
+}
