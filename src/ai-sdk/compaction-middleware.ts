@@ -1,4 +1,5 @@
 import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
+import { LRUCache } from 'lru-cache';
 import { createCompactor } from '../core/compactor.js';
 import type { Compactor, CompactorOptions } from '../core/compactor-options.js';
 import type { Message, ProviderUsage } from '../core/conversation/types.js';
@@ -142,15 +143,13 @@ export function createCompactionMiddleware<Version extends AISDKSpecificationVer
   maxConversations = 1000,
   ...compactorOptions
 }: CompactionMiddlewareOptions<Version> = {}): CompactionMiddleware<Version> {
-  const conversations = new Map<string, ConversationState>();
+  // `get` marks a conversation most recently used; `set` past `max` drops the least recently used.
+  const conversations = new LRUCache<string, ConversationState>({ max: Math.max(1, maxConversations) });
   const idsByParams = new WeakMap<object, string>();
 
   const stateFor = (id: string, version: PromptVersion): ConversationState => {
     let state = conversations.get(id);
-    if (state) {
-      // Re-insert so the map's order is least recently used first.
-      conversations.delete(id);
-    } else {
+    if (!state) {
       state = {
         compactor: createCompactor({ ...compactorOptions, sessionId: id }),
         origins: new PromptOrigins(version),
@@ -161,17 +160,12 @@ export function createCompactionMiddleware<Version extends AISDKSpecificationVer
       };
     }
     conversations.set(id, state);
-    while (conversations.size > Math.max(1, maxConversations)) {
-      const oldest = conversations.keys().next().value;
-      if (oldest === undefined) break;
-      conversations.delete(oldest);
-    }
     return state;
   };
 
   const rememberUsage = (params: object, usage: CompactionUsage | undefined): void => {
     const id = idsByParams.get(params);
-    const state = id === undefined ? undefined : conversations.get(id);
+    const state = id === undefined ? undefined : conversations.peek(id);
     const providerUsage = providerUsageOf(usage);
     if (state && providerUsage) state.usage = providerUsage;
   };
@@ -206,7 +200,7 @@ export function createCompactionMiddleware<Version extends AISDKSpecificationVer
       return { ...result, stream: result.stream.pipeThrough(watch) };
     },
     compactorFor(id) {
-      return conversations.get(id)?.compactor;
+      return conversations.peek(id)?.compactor;
     },
   };
 }

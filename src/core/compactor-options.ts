@@ -180,6 +180,13 @@ export interface MaybeCompactOptions {
   usage?: ProviderUsage;
   /** Aborts model calls made by the hard layer. */
   signal?: AbortSignal;
+  /**
+   * The model that writes this call's hard summary instead of the compactor's `summarizer`, e.g. one
+   * bound to the request being compacted (the proxy's `same` summarizer borrows each request's
+   * provider, model and key). A background summary started by this call keeps it.
+   * @default the compactor's `summarizer`
+   */
+  summarizer?: SummaryModel;
   /** Force a layer, e.g. when the model called the `compact` tool. */
   force?: Exclude<CompactionLayer, 'none' | 'micro'>;
   /** With `force: 'hard'`, what the summary should keep in focus. */

@@ -63,7 +63,7 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
     callOptions: MaybeCompactOptions,
   ): Promise<CompactResult> {
     const loaded = await session();
-    const environment: TurnEnvironment = { settings, emit };
+    const environment: TurnEnvironment = { settings: withCallSummarizer(settings, callOptions), emit };
     const outcome = await compactTurn(input, callOptions, loaded.runtime, environment);
     // The runtime moves to the output and the state is saved before anything is archived.
     applyUpdate(loaded.runtime, outcome.update);
@@ -113,6 +113,15 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
     sessionId: settings.sessionId,
     archive,
   };
+}
+
+/** The settings with this call's own summary model, when it brought one. */
+function withCallSummarizer(
+  settings: CompactorSettings,
+  callOptions: MaybeCompactOptions,
+): CompactorSettings {
+  const { summarizer } = callOptions;
+  return summarizer ? { ...settings, hard: { ...settings.hard, summarizer } } : settings;
 }
 
 /** Saves the session's state when it changed; throws `STATE_CONFLICT` when it moved meanwhile. */

@@ -17,7 +17,7 @@ import { errorSummary } from './provider-errors.js';
 import type { ProxyRequestRecord } from './proxy-stats.js';
 import { hasRecallTool, type RecallCall, withRecallTool } from './recall/recall-calls.js';
 import { forwardWithRecall } from './recall/recall-forward.js';
-import { withoutRecallIds } from './recall-ids.js';
+import { bodyWithoutRecallIds } from './recall-ids.js';
 import type { RequestCompaction, RequestCompactor } from './request-compactor.js';
 import { conversationOf, withConversation } from './request-conversation.js';
 import type { ProxyApi } from './routes.js';
@@ -25,6 +25,7 @@ import type { SessionCompactors } from './session-compactors.js';
 import { nextState, sessionInput } from './session-history.js';
 import { shortHash } from './session-identity.js';
 import type { ProxySessionStore } from './session-store.js';
+import type { UpstreamClient } from './upstream/upstream-client.js';
 import { createUsageTap, type UsageTap } from './usage-tap.js';
 
 /** One request to handle. */
@@ -44,6 +45,8 @@ export interface Exchange {
   recall: boolean;
   /** Put a one-line note in the streamed answer after a hard compaction. */
   notify?: boolean;
+  /** The proxy's one HTTP client. */
+  client: UpstreamClient;
 }
 
 /** What the exchange needs from the proxy. */
@@ -142,6 +145,7 @@ async function sendUpstream(
   const { api, response } = exchange;
   if (exchange.recall && hasRecallTool(outgoing.body)) {
     const outcome = await forwardWithRecall({
+      client: exchange.client,
       api,
       url: exchange.target,
       headers: exchange.headers,
@@ -155,6 +159,7 @@ async function sendUpstream(
   let tap: UsageTap | undefined;
   const outcome = await forwardRequest(
     {
+      client: exchange.client,
       url: exchange.target,
       method: exchange.method,
       headers: { ...exchange.headers, 'accept-encoding': 'identity' },
@@ -242,6 +247,7 @@ async function passThrough(
 ): Promise<ProxyRequestRecord> {
   const outcome = await forwardRequest(
     {
+      client: exchange.client,
       url: exchange.target,
       method: exchange.method,
       headers: exchange.headers,
@@ -266,11 +272,12 @@ async function compactOnce(
   const client = conversationOf(api, body) ?? [];
   const original: Outgoing = { body, sent: client };
   const inputBody = conversation === client ? body : withConversation(api, body, conversation);
-  session.context = { api, url: exchange.target, headers: exchange.headers, body };
+  const summarizer = session.summarizerFor({ api, url: exchange.target, headers: exchange.headers, body });
   let compaction: RequestCompaction;
   try {
     compaction = await session.compactor.compactRequest(inputBody, {
       format: api,
+      ...(summarizer ? { summarizer } : {}),
       ...(usage ? { usage } : {}),
       signal: exchange.signal,
     });
@@ -301,8 +308,8 @@ async function compactOnce(
  */
 function payloadOf(client: Exchange, body: Record<string, unknown>): Buffer {
   if (body === client.body) return client.raw;
-  const json = JSON.stringify(body);
-  return Buffer.from(client.recall ? json : withoutRecallIds(json));
+  const sent = client.recall ? body : bodyWithoutRecallIds(body);
+  return Buffer.from(JSON.stringify(sent));
 }
 
 /**

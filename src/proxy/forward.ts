@@ -1,16 +1,11 @@
 /**
- * Sends one request upstream with `node:http`/`node:https` and streams the answer back as it
- * arrives: status, headers and every chunk pass through unchanged, with no buffering.
+ * Sends one request upstream through the proxy's {@link UpstreamClient} and streams the answer back
+ * as it arrives: status, headers and every chunk pass through unchanged, with no buffering.
  */
-import {
-  Agent as HttpAgent,
-  request as httpRequest,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type ServerResponse,
-} from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { ProviderUsage } from '../core/conversation/types.js';
+import type { UpstreamAnswer, UpstreamClient } from './upstream/upstream-client.js';
 
 /** Headers that belong to one connection, never forwarded (RFC 9110 §7.6.1). */
 const hopByHopHeaders = new Set([
@@ -24,21 +19,21 @@ const hopByHopHeaders = new Set([
   'transfer-encoding',
   'upgrade',
   'host',
+  // Node's server already answered `100-continue`; the upstream gets the whole body at once.
+  'expect',
   // The proxy's own session header is for the proxy, not the provider.
   'x-agent-compact-session',
 ]);
 
-/** Sockets are reused across requests: a new TCP (and TLS) handshake per request costs milliseconds. */
-const httpAgent = new HttpAgent({ keepAlive: true });
-const httpsAgent = new HttpsAgent({ keepAlive: true });
-
 /** What {@link forwardRequest} sends. */
 export interface UpstreamRequest {
+  /** The proxy's one HTTP client (pooled keep-alive sockets, its timeouts). */
+  client: UpstreamClient;
   url: URL;
   method: string;
   headers: IncomingHttpHeaders;
-  /** The body to send, or the client's request stream to pipe as it is. */
-  body: Buffer | IncomingMessage | undefined;
+  /** The body to send, or the client's request stream to send as it is read. */
+  body: Buffer | Readable | undefined;
   /** Aborts the upstream request (the client went away). */
   signal?: AbortSignal;
 }
@@ -77,74 +72,81 @@ export function upstreamHeaders(headers: IncomingHttpHeaders, body: Buffer | und
 }
 
 /**
- * Forwards the request and pipes the answer into `response`. Resolves when the answer ended (or
- * broke); an upstream that cannot be reached resolves as `unreachable` with nothing written, so the
- * caller answers 502 in the provider's shape. A connection that breaks mid-answer is broken for the
- * client too, as it would be without the proxy.
+ * Forwards the request and streams the answer into `response`, reading the upstream only as fast
+ * as the client takes it. Resolves when the answer ended (or broke); an upstream that cannot be
+ * reached resolves as `unreachable` with nothing written, so the caller answers 502 in the
+ * provider's shape. A connection that breaks mid-answer is broken for the client too, as it would
+ * be without the proxy.
  */
-export function forwardRequest(
+export async function forwardRequest(
   upstream: UpstreamRequest,
   response: ServerResponse,
   observer: AnswerObserver = {},
 ): Promise<ForwardOutcome> {
-  return new Promise((resolve) => {
-    // An abort listener on a signal that already fired never runs: check before sending anything.
-    if (upstream.signal?.aborted) {
-      resolve({ type: 'closed' });
-      return;
-    }
-    const secure = upstream.url.protocol === 'https:';
-    const send = secure ? httpsRequest : httpRequest;
-    const outgoing = send(upstream.url, {
+  const { client, signal } = upstream;
+  // Nothing is sent for a client that already left.
+  if (signal?.aborted) return { type: 'closed' };
+  let answer: UpstreamAnswer;
+  try {
+    answer = await client.send({
+      url: upstream.url,
       method: upstream.method,
       headers: upstreamHeaders(upstream.headers, Buffer.isBuffer(upstream.body) ? upstream.body : undefined),
-      agent: secure ? httpsAgent : httpAgent,
+      body: upstream.body,
+      signal,
     });
-    // Small writes (an SSE event, a short answer) go out at once instead of waiting on Nagle.
-    outgoing.setNoDelay(true);
-    // The client went away: stop the upstream request too (cheaper than an AbortSignal per request).
-    upstream.signal?.addEventListener('abort', () => outgoing.destroy(), { once: true });
-    let answered = false;
-    outgoing.on('response', (answer) => {
-      answered = true;
-      const status = answer.statusCode ?? 502;
-      observer.head?.(status, answer.headers);
-      response.writeHead(status, answer.statusMessage, responseHeaders(answer));
-      answer.on('data', (chunk: Buffer) => {
-        observer.chunk?.(chunk);
-        response.write(chunk);
-      });
-      answer.on('end', () => {
-        response.end();
-        resolve({ type: 'answered', status, complete: true });
-      });
-      answer.on('error', () => {
-        // The upstream broke mid-answer: break the client's connection the same way.
-        response.destroy();
-        resolve({ type: 'answered', status, complete: false });
-      });
-      answer.on('aborted', () => {
-        response.destroy();
-        resolve({ type: 'answered', status, complete: false });
-      });
-    });
-    outgoing.on('error', (error) => {
-      if (answered) return;
-      resolve(
-        upstream.signal?.aborted ? { type: 'closed' } : { type: 'unreachable', message: error.message },
-      );
-    });
-    const body = upstream.body;
-    if (body === undefined) outgoing.end();
-    else if (Buffer.isBuffer(body)) outgoing.end(body);
-    else body.pipe(outgoing);
+  } catch (error) {
+    if (signal?.aborted) return { type: 'closed' };
+    return { type: 'unreachable', message: error instanceof Error ? error.message : String(error) };
+  }
+  observer.head?.(answer.status, answer.headers);
+  response.writeHead(answer.status, responseHeaders(answer.headers));
+  const complete = await relayBody(answer.body, response, observer.chunk);
+  return { type: 'answered', status: answer.status, complete };
+}
+
+/**
+ * Copies the answer's chunks to the client, waiting for the client's socket to drain whenever its
+ * buffer is full, so a slow client holds the upstream back instead of filling the proxy's memory.
+ * False when either side broke first (the client's connection is then broken too).
+ */
+export async function relayBody(
+  body: AsyncIterable<Buffer>,
+  response: ServerResponse,
+  onChunk?: (chunk: Buffer) => void,
+): Promise<boolean> {
+  try {
+    for await (const chunk of body) {
+      onChunk?.(chunk);
+      if (!response.write(chunk)) await drained(response);
+    }
+  } catch {
+    response.destroy();
+    return false;
+  }
+  if (response.destroyed) return false;
+  response.end();
+  return true;
+}
+
+/** Resolves once the client's socket takes writes again, or the client is gone. */
+export function drained(response: ServerResponse): Promise<void> {
+  if (response.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.on('drain', done);
+    response.on('close', done);
   });
 }
 
 /** The answer's headers for the client, less hop-by-hop ones (node sets its own framing). */
-function responseHeaders(answer: IncomingMessage): Record<string, string | string[]> {
+function responseHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
   const result: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(answer.headers)) {
+  for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || hopByHopHeaders.has(name)) continue;
     result[name] = value;
   }

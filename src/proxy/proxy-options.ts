@@ -82,6 +82,13 @@ export interface ProxyOptions {
    * @default 600000 (10 minutes)
    */
   upstreamTimeoutMs?: number;
+  /**
+   * The largest request body the proxy takes, in bytes (`--max-body`): past it the client gets a 413
+   * in the provider's error shape as soon as the declared length or the bytes read pass it, and the
+   * rest of the body is never read.
+   * @default 33554432 (32 MiB)
+   */
+  maxBodyBytes?: number;
 }
 
 /** A running proxy. */

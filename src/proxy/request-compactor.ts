@@ -7,6 +7,7 @@ import { createCompactor } from '../core/compactor.js';
 import type { CompactorOptions } from '../core/compactor-options.js';
 import type { ProviderUsage } from '../core/conversation/types.js';
 import type { CompactionLayer } from '../core/events.js';
+import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { ProxyApi } from './routes.js';
 
 /** What compacting one request returns; `body` is the input object itself when nothing changed. */
@@ -26,7 +27,7 @@ export interface RequestCompactor {
   readonly sessionId: string;
   compactRequest(
     body: Record<string, unknown>,
-    options: { format: ProxyApi; usage?: ProviderUsage; signal?: AbortSignal },
+    options: { format: ProxyApi; usage?: ProviderUsage; signal?: AbortSignal; summarizer?: SummaryModel },
   ): Promise<RequestCompaction>;
 }
 
@@ -36,11 +37,12 @@ export function createRequestCompactor(options: CompactorOptions): RequestCompac
   return {
     archive: compactor.archive,
     sessionId: compactor.sessionId,
-    async compactRequest(body, { format, usage, signal }) {
+    async compactRequest(body, { format, usage, signal, summarizer }) {
       const result = await compactor.compactRequest(body, {
         format,
         ...(usage ? { usage } : {}),
         ...(signal ? { signal } : {}),
+        ...(summarizer ? { summarizer } : {}),
       });
       const { layer, tokensBefore, tokensAfter, archived } = result;
       return { body: result.body, layer, tokensBefore, tokensAfter, archived };

@@ -14,6 +14,7 @@ import type { RunningProxy } from './proxy-options.js';
 import { startProxy } from './proxy-server.js';
 import type { ProxyRequestRecord } from './proxy-stats.js';
 import { createSameSummaryModel } from './same-summarizer.js';
+import { createUpstreamClient } from './upstream/upstream-client.js';
 
 const secretKey = 'sk-ant-SECRET-key-0123456789';
 
@@ -95,7 +96,7 @@ describe('the same summarizer', () => {
 describe('the same summarizer with extended thinking', () => {
   it('Anthropic: turns thinking off for the summary request, so a tool turn without its thinking is valid', async () => {
     server = await startScriptedModelServer({ script: ['## Summary\nDone.'] });
-    const model = createSameSummaryModel(() => ({
+    const model = createSameSummaryModel(createUpstreamClient({ timeoutMs: 10_000 }), {
       api: 'anthropic',
       url: new URL(`${server!.url}/v1/messages`),
       headers: { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
@@ -106,7 +107,7 @@ describe('the same summarizer with extended thinking', () => {
         context_management: { edits: [{ type: 'clear_thinking_20251015' }] },
         messages: [],
       },
-    }));
+    });
     const result = await model.summarize({
       messages: [{ role: 'user', content: 'Write a dense summary of the work so far.' }],
       maxOutputTokens: 1000,

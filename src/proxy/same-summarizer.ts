@@ -14,6 +14,7 @@ import type { SummaryModel, SummaryRequest, SummaryResult } from '../core/summar
 import { upstreamHeaders } from './forward.js';
 import { geminiSummaryCall, geminiSummaryResult } from './gemini/gemini-proxy.js';
 import type { ProxyApi } from './routes.js';
+import type { UpstreamClient } from './upstream/upstream-client.js';
 
 /** The request a summary borrows its provider, model, key and settings from. */
 export interface SummaryContext {
@@ -25,17 +26,16 @@ export interface SummaryContext {
 }
 
 /**
- * A summary model that reads the current request's context on every call; the proxy sets it before
- * compacting each request of the session.
+ * A summary model bound to one request: it summarizes with that request's provider, model, key and
+ * settings. The proxy passes it with the compaction call of that request (a background summary it
+ * starts keeps it).
  */
-export function createSameSummaryModel(currentContext: () => SummaryContext | undefined): SummaryModel {
+export function createSameSummaryModel(client: UpstreamClient, context: SummaryContext): SummaryModel {
   return {
     specificationVersion: 'v1',
     provider: 'same',
     modelId: 'same',
     async summarize(request, options = {}) {
-      const context = currentContext();
-      if (!context) throw summaryError('no request to borrow the provider from');
       const call =
         context.api === 'gemini'
           ? geminiSummaryCall(context.url, context.body, request)
@@ -45,20 +45,23 @@ export function createSameSummaryModel(currentContext: () => SummaryContext | un
       delete headers['content-length'];
       headers['accept-encoding'] = 'identity';
       headers['content-type'] = 'application/json';
-      let response: Response;
+      let status: number;
+      let text: string;
       try {
-        response = await fetch(call.url, {
+        const answer = await client.send({
+          url: call.url,
           method: 'POST',
-          headers: headers as Record<string, string>,
+          headers,
           body: JSON.stringify(body),
-          ...(options.signal ? { signal: options.signal } : {}),
+          signal: options.signal,
         });
+        status = answer.status;
+        text = await answer.body.text();
       } catch (error) {
         throw summaryError(`${context.url.origin} could not be reached`, error);
       }
-      const text = await response.text();
-      if (!response.ok) {
-        throw summaryError(`${context.url.origin}${context.url.pathname} answered ${response.status}`);
+      if (status < 200 || status >= 300) {
+        throw summaryError(`${context.url.origin}${context.url.pathname} answered ${status}`);
       }
       return context.api === 'gemini' ? readGeminiSummary(text) : readSummary(context.api, text);
     },

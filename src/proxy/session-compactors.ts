@@ -3,6 +3,7 @@
  * first use and dropped when the client's history restarts. Its serializable part lives in the
  * {@link ProxySessionStore}; a compactor lost here is rebuilt from the next request.
  */
+import { LRUCache } from 'lru-cache';
 import type { ArchiveStore } from '../core/archive/archive-store.js';
 import type { SessionStateStore } from '../core/archive/session-state-store.js';
 import type { CompactionEvent } from '../core/events.js';
@@ -12,15 +13,16 @@ import { identityWithoutRecall } from './recall-ids.js';
 import { createRequestCompactor, type RequestCompactor } from './request-compactor.js';
 import { createSameSummaryModel, type SummaryContext } from './same-summarizer.js';
 import { KEYLESS_PREFIX, shortHash } from './session-identity.js';
+import type { UpstreamClient } from './upstream/upstream-client.js';
 
-/** The compactor of one session and the request its `same` summarizer borrows from. */
+/** The compactor of one session, and the summary model a request of it brings. */
 export interface SessionCompactor {
   compactor: RequestCompactor;
   /**
-   * The latest request of this session, set before it is compacted and kept afterwards: a
-   * background summary runs on after the request that started it.
+   * The `same` summarizer bound to this request (its provider, model and key), passed with the
+   * call that may summarize; `undefined` when the compactor's own summarizer writes summaries.
    */
-  context: SummaryContext | undefined;
+  summarizerFor(context: SummaryContext): SummaryModel | undefined;
 }
 
 /** Settings every session's compactor shares. */
@@ -28,6 +30,8 @@ export interface SessionCompactorSettings {
   thresholds?: { mid?: number; hard?: number };
   contextWindow?: number;
   summarizer: 'same' | 'extractive' | SummaryModel;
+  /** The proxy's one HTTP client, for the `same` summarizer's calls. */
+  client: UpstreamClient;
   archive?: ArchiveStore;
   counter?: TokenCounter;
   stateStore?: SessionStateStore;
@@ -41,21 +45,17 @@ export interface SessionCompactorSettings {
 
 /** Compactors by session key, least recently used dropped past `maxSessions`. */
 export class SessionCompactors {
-  private readonly live = new Map<string, SessionCompactor>();
+  private readonly live: LRUCache<string, SessionCompactor>;
 
-  constructor(private readonly settings: SessionCompactorSettings) {}
+  constructor(private readonly settings: SessionCompactorSettings) {
+    this.live = new LRUCache({ max: settings.maxSessions });
+  }
 
   /** The session's compactor; a new one when `fresh` or when there is none. */
   get(sessionKey: string, fresh: boolean): SessionCompactor {
     const existing = this.live.get(sessionKey);
-    this.live.delete(sessionKey);
     const session = existing && !fresh ? existing : this.create(sessionKey);
     this.live.set(sessionKey, session);
-    while (this.live.size > this.settings.maxSessions) {
-      const oldest = this.live.keys().next().value;
-      if (oldest === undefined) break;
-      this.live.delete(oldest);
-    }
     return session;
   }
 
@@ -67,19 +67,12 @@ export class SessionCompactors {
   private create(sessionKey: string): SessionCompactor {
     const { thresholds, contextWindow, summarizer, archive, counter, stateStore, recall, background } =
       this.settings;
-    const session: SessionCompactor = {
-      compactor: undefined as unknown as RequestCompactor,
-      context: undefined,
-    };
+    const { client } = this.settings;
     // A request with no key of its own never gets a summary paid with the operator's key.
     const keyless = sessionKey.startsWith(KEYLESS_PREFIX);
     const summaryModel =
-      summarizer === 'same'
-        ? createSameSummaryModel(() => session.context)
-        : summarizer === 'extractive' || keyless
-          ? undefined
-          : summarizer;
-    session.compactor = createRequestCompactor({
+      summarizer === 'same' || summarizer === 'extractive' || keyless ? undefined : summarizer;
+    const compactor = createRequestCompactor({
       // Archive file names come from the session id: a hash is safe on every file system.
       sessionId: `proxy-${shortHash(sessionKey)}`,
       ...(thresholds ? { thresholds } : {}),
@@ -92,6 +85,10 @@ export class SessionCompactors {
       ...(background ? { hard: { background: true } } : {}),
       ...(this.settings.onEvent ? { onEvent: (event) => this.settings.onEvent?.(sessionKey, event) } : {}),
     });
-    return session;
+    return {
+      compactor,
+      summarizerFor: (context) =>
+        summarizer === 'same' ? createSameSummaryModel(client, context) : undefined,
+    };
   }
 }

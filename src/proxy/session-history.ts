@@ -5,7 +5,7 @@
  * new messages go after it.
  */
 import { createHash } from 'node:crypto';
-import { fingerprintJson } from './session-identity.js';
+import { fingerprintJson, shortHash } from './session-identity.js';
 import type { ProxySessionState } from './session-store.js';
 
 /** The conversation to compact for this request, and what to remember afterwards. */
@@ -46,8 +46,10 @@ export function sessionInput(state: ProxySessionState | undefined, client: unkno
   const sent = state?.sent;
   if (state === undefined || sent === undefined)
     return { conversation: client, fingerprints, restarted: false };
-  if (!extendsPrefix(state.covered, fingerprints()))
-    return { conversation: client, fingerprints, restarted: true };
+  // The hashes are taken first in any case: the same pass finds the first cache breakpoint.
+  const own = fingerprints();
+  const current = isLegacy(state.covered) ? legacyFingerprints(client, state.covered.length) : own;
+  if (!extendsPrefix(state.covered, current)) return { conversation: client, fingerprints, restarted: true };
   const coveredCount = state.covered.length;
   const tail = client.slice(coveredCount);
   const prefix = firstBreakpoint < coveredCount ? withBreakpointAtEnd(sent) : sent;
@@ -73,8 +75,29 @@ function extendsPrefix(covered: readonly string[], fingerprints: readonly string
   return true;
 }
 
+/** A message's fingerprint: the proxy's one hash, {@link shortHash}. */
 function messageHash(json: string): string {
-  return createHash('sha1').update(fingerprintJson(json)).digest('base64');
+  return shortHash(fingerprintJson(json));
+}
+
+/**
+ * Fingerprints a store kept from before the proxy used {@link shortHash} are SHA-1 in base64 (28
+ * characters): still read, so a stored session goes on instead of restarting; the next save writes
+ * the new ones.
+ */
+const LEGACY_FINGERPRINT_LENGTH = 28;
+
+function isLegacy(covered: readonly string[]): boolean {
+  return covered.length > 0 && covered[0]!.length === LEGACY_FINGERPRINT_LENGTH;
+}
+
+/** The old fingerprints of the client's first `count` messages (all a prefix check needs). */
+function legacyFingerprints(client: readonly unknown[], count: number): string[] {
+  return client.slice(0, count).map((message) =>
+    createHash('sha1')
+      .update(fingerprintJson(JSON.stringify(message)))
+      .digest('base64'),
+  );
 }
 
 /**

@@ -2,6 +2,7 @@
  * Where the proxy keeps each conversation's state between requests. A small load/save contract so
  * a shared store (Redis) can replace the in-memory one for several proxy processes.
  */
+import { LRUCache } from 'lru-cache';
 import type { ProviderUsage } from '../core/conversation/types.js';
 
 /** What the proxy remembers of one conversation: plain JSON. */
@@ -51,25 +52,15 @@ export interface MemoryProxySessionStoreOptions {
 export function createMemoryProxySessionStore({
   maxSessions = 1000,
 }: MemoryProxySessionStoreOptions = {}): ProxySessionStore {
-  const sessions = new Map<string, ProxySessionState>();
+  // `get` marks a session most recently used; `set` past `max` drops the least recently used.
+  const sessions = new LRUCache<string, ProxySessionState>({ max: maxSessions });
   return {
     specificationVersion: 'v1',
     async load(sessionKey) {
-      const state = sessions.get(sessionKey);
-      if (state === undefined) return undefined;
-      // Re-inserting marks it most recently used (a Map iterates in insertion order).
-      sessions.delete(sessionKey);
-      sessions.set(sessionKey, state);
-      return state;
+      return sessions.get(sessionKey);
     },
     async save(sessionKey, state) {
-      sessions.delete(sessionKey);
       sessions.set(sessionKey, state);
-      while (sessions.size > maxSessions) {
-        const oldest = sessions.keys().next().value;
-        if (oldest === undefined) break;
-        sessions.delete(oldest);
-      }
     },
     async delete(sessionKey) {
       sessions.delete(sessionKey);

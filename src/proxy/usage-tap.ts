@@ -1,12 +1,13 @@
 /**
  * Reads the token usage out of a provider's answer as it streams past, without holding the answer:
- * server-sent events are scanned line by line, a JSON body is kept only up to a cap.
+ * server-sent events are read whole by the proxy's SSE reader, a JSON body is kept only up to a cap.
  */
 
 import type { ProviderUsage } from '../core/conversation/types.js';
 import { dialects } from '../core/wire/dialects.js';
 import { geminiUsage } from './gemini/gemini-proxy.js';
 import type { ProxyApi } from './routes.js';
+import { createSseReader, type SseMessage } from './upstream/sse-reader.js';
 
 /** A JSON answer larger than this is not parsed for usage (the count then falls back to estimates). */
 const MAX_JSON_BODY_BYTES = 8 * 1024 * 1024;
@@ -19,9 +20,16 @@ export interface UsageTap {
   finish(): ProviderUsage | undefined;
 }
 
-/** A tap for one answer of `api`; `streamed` when its content type is `text/event-stream`. */
-export function createUsageTap(api: ProxyApi, streamed: boolean): UsageTap {
-  return streamed ? sseUsageTap(api) : jsonUsageTap(api);
+/**
+ * A tap for one answer of `api`; `streamed` when its content type is `text/event-stream`.
+ * `onEvent` sees each whole server-sent event the tap read.
+ */
+export function createUsageTap(
+  api: ProxyApi,
+  streamed: boolean,
+  onEvent?: (event: SseMessage) => void,
+): UsageTap {
+  return streamed ? sseUsageTap(api, onEvent) : jsonUsageTap(api);
 }
 
 function jsonUsageTap(api: ProxyApi): UsageTap {
@@ -40,35 +48,27 @@ function jsonUsageTap(api: ProxyApi): UsageTap {
   };
 }
 
-function sseUsageTap(api: ProxyApi): UsageTap {
-  let pending = '';
+function sseUsageTap(api: ProxyApi, onEvent?: (event: SseMessage) => void): UsageTap {
   let usage: ProviderUsage | undefined;
-  const readLine = (line: string) => {
+  const marker = api === 'gemini' ? '"usageMetadata"' : '"usage"';
+  const reader = createSseReader((message) => {
+    onEvent?.(message);
     // Only the few events that carry usage are parsed; text deltas are skipped by this cheap test.
-    if (!line.startsWith('data:') || !line.includes(api === 'gemini' ? '"usageMetadata"' : '"usage"')) return;
-    const event = parseJson(line.slice(5).trim()) as Record<string, unknown> | undefined;
+    if (!message.data.includes(marker)) return;
+    const event = parseJson(message.data) as Record<string, unknown> | undefined;
     if (!event) return;
     if (api === 'gemini') {
       // Every Gemini chunk repeats the usage so far; the last one holds the answer's.
       usage = geminiUsage(event) ?? usage;
       return;
     }
-    const found = usageOfEvent(event);
-    const normalized = normalizeUsage(api, found);
+    const normalized = normalizeUsage(api, usageOfEvent(event));
     if (normalized) usage = { ...usage, ...normalized };
-  };
+  });
   return {
-    write(chunk) {
-      pending += chunk.toString('utf8');
-      let newline = pending.indexOf('\n');
-      while (newline !== -1) {
-        readLine(pending.slice(0, newline));
-        pending = pending.slice(newline + 1);
-        newline = pending.indexOf('\n');
-      }
-    },
+    write: (chunk) => reader.feed(chunk),
     finish() {
-      if (pending !== '') readLine(pending);
+      reader.end();
       return usage;
     },
   };

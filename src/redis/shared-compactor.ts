@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { CompactorState, SessionStateStore } from '../core/archive/session-state-store.js';
 import { createCompactor } from '../core/compactor.js';
 import type {
@@ -142,12 +143,10 @@ export function createSharedCompactor({
     ...common,
     ...(leaseMs === undefined ? {} : { leaseMs }),
   });
-  const warm = new Map<string, WarmSession>();
+  const warm = new LRUCache<string, WarmSession>({ max: Math.max(1, maxWarmSessions) });
 
   function remember(sessionId: string, session: WarmSession) {
-    warm.delete(sessionId);
     warm.set(sessionId, session);
-    if (warm.size > maxWarmSessions) warm.delete(warm.keys().next().value as string);
   }
 
   function warmSession(sessionId: string, version: number, interrupted: boolean): WarmSession {

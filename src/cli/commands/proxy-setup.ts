@@ -13,6 +13,7 @@ import {
   type RunningProxy,
   startProxy,
 } from '../../proxy/index.js';
+import { parseByteSize } from '../../proxy/upstream/request-body.js';
 import { CliError, type CliIO } from '../cli-io.js';
 import {
   createCliCounter,
@@ -45,6 +46,7 @@ export const PROXY_ARG_OPTIONS = {
   otel: { type: 'boolean' },
   tokenizer: { type: 'string' },
   'upstream-timeout': { type: 'string' },
+  'max-body': { type: 'string' },
 } as const;
 
 /** The parsed values of {@link PROXY_ARG_OPTIONS}. */
@@ -163,18 +165,29 @@ async function tracingOption(flag: boolean): Promise<Pick<ProxyOptions, 'tracing
 
 function thresholdOptions(
   values: ProxyArgValues,
-): Pick<ProxyOptions, 'thresholds' | 'contextWindow' | 'upstreamTimeoutMs'> {
+): Pick<ProxyOptions, 'thresholds' | 'contextWindow' | 'upstreamTimeoutMs' | 'maxBodyBytes'> {
   const mid = positiveIntegerOption('mid', values.mid);
   const hard = positiveIntegerOption('hard', values.hard);
   const window = positiveIntegerOption('window', values.window);
   const upstreamTimeout = positiveIntegerOption('upstream-timeout', values['upstream-timeout']);
+  const maxBody = values['max-body'];
   return {
     ...(upstreamTimeout === undefined ? {} : { upstreamTimeoutMs: upstreamTimeout * 1000 }),
+    ...(maxBody === undefined ? {} : { maxBodyBytes: maxBodyOption(maxBody) }),
     ...(mid !== undefined || hard !== undefined
       ? { thresholds: { ...(mid === undefined ? {} : { mid }), ...(hard === undefined ? {} : { hard }) } }
       : {}),
     ...(window === undefined ? {} : { contextWindow: window }),
   };
+}
+
+/** `--max-body` in bytes: `33554432`, `32MiB`, `500KB`. */
+function maxBodyOption(value: string): number {
+  try {
+    return parseByteSize(value, '--max-body');
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error), 2);
+  }
 }
 
 function portOption(value: string): number {

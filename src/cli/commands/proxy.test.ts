@@ -78,6 +78,12 @@ describe('agent-compact proxy', () => {
     expect(server.requests.map((request) => request.outcome)).not.toContain('invalid-request');
   });
 
+  it('refuses a --max-body that is not a size, naming the flag', async () => {
+    const { output, io } = recordingIO(tmpdir());
+    expect(await main(['proxy', '--upstream', 'http://127.0.0.1:1', '--max-body', '12 parsecs'], io)).toBe(2);
+    expect(output.stderr).toContain('--max-body: "12 parsecs" is not a size in bytes');
+  });
+
   it('needs an upstream', async () => {
     const { output, io } = recordingIO(tmpdir());
     expect(await main(['proxy'], io)).toBe(2);

@@ -1,7 +1,7 @@
 /**
  * `agent-compact proxy --upstream URL [--host H] [--port N] [--mid N --hard N | --window N]
  * [--summarizer SPEC] [--archive DIR | --store redis://…] [--anthropic-upstream URL] [--openai-upstream URL] [--gemini-upstream URL]
- * [--json-log FILE] [--recall] [--background] [--tokenizer T] [--upstream-timeout SECONDS]`
+ * [--json-log FILE] [--recall] [--background] [--tokenizer T] [--upstream-timeout SECONDS] [--max-body SIZE]`
  *
  * Runs the compaction proxy until SIGINT or SIGTERM. The first stdout line is `listening on URL`.
  */
@@ -52,6 +52,9 @@ Options:
                              tokensOut, session: the figures of the x-agent-compact-* headers)
   --upstream-timeout S       give up on an exchange after S seconds (default 600): the client gets
                              a 504 and the conversation's next request goes ahead
+  --max-body SIZE            refuse request bodies over SIZE bytes with a 413 in the provider's
+                             error shape, without reading the rest (default 32MiB; takes bytes or
+                             KB, MB, GB, KiB, MiB, GiB)
   --tokenizer T              heuristic (default; provider usage anchors the count), o200k or cl100k
   -h, --help                 show this help
 

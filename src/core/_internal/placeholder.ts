@@ -145,6 +145,15 @@ export function archiveIdInPlaceholder(text: string): string | undefined {
 }
 
 /**
+ * A placeholder's text without its recall marker (`…; recall r17]` → `…]`), for a model that has
+ * no recall tool; `undefined` when the text is not a placeholder.
+ */
+export function placeholderWithoutRecall(text: string): string | undefined {
+  if (archiveIdInPlaceholder(text) === undefined) return undefined;
+  return text.replace(/; recall r\d+\]\s*$/, ']');
+}
+
+/**
  * The one-line placeholder that replaces a tool result, e.g.
  * `[Previous: used read_file(src/app.ts) → 412 lines, 3.1k tokens; recall r17]`.
  */

@@ -7,9 +7,10 @@
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { ProviderUsage } from '../../core/conversation/types.js';
-import { type ForwardOutcome, upstreamHeaders } from '../forward.js';
+import { drained, type ForwardOutcome, upstreamHeaders } from '../forward.js';
 import { geminiUsage } from '../gemini/gemini-proxy.js';
 import type { ProxyApi } from '../routes.js';
+import type { UpstreamAnswer, UpstreamClient } from '../upstream/upstream-client.js';
 import { createUsageTap, normalizeUsage } from '../usage-tap.js';
 import { withoutRecallEvents } from './held-events.js';
 import { followUpBody, type RecallCall, toolCallsOf, withoutRecallCalls } from './recall-calls.js';
@@ -21,6 +22,8 @@ export const MAX_RECALL_ROUNDS = 3;
 
 /** What {@link forwardWithRecall} needs. */
 export interface RecallForward {
+  /** The proxy's one HTTP client. */
+  client: UpstreamClient;
   api: ProxyApi;
   url: URL;
   headers: IncomingHttpHeaders;
@@ -52,9 +55,10 @@ export async function forwardWithRecall(forward: RecallForward): Promise<Forward
       if (round > 0) forward.response.destroy();
       return { type: 'closed' };
     }
-    let answer: Response;
+    let answer: UpstreamAnswer;
     try {
-      answer = await fetch(forward.url, {
+      answer = await forward.client.send({
+        url: forward.url,
         method: 'POST',
         headers: requestHeaders(forward.headers),
         body: JSON.stringify(body),
@@ -69,7 +73,7 @@ export async function forwardWithRecall(forward: RecallForward): Promise<Forward
     }
     const lastRound = round === MAX_RECALL_ROUNDS;
     const next =
-      streamed && answer.ok
+      streamed && isOk(answer)
         ? await relayStream(forward, answer, round, sent, lastRound)
         : await relayJson(forward, answer, lastRound);
     if (next.type === 'done') {
@@ -93,9 +97,13 @@ type RoundResult =
   | { type: 'done'; complete: boolean; usage?: ProviderUsage }
   | { type: 'recall'; calls: RecallCall[]; answer: Record<string, unknown> };
 
-async function relayJson(forward: RecallForward, answer: Response, lastRound: boolean): Promise<RoundResult> {
-  const text = await answer.text();
-  const parsed = answer.ok ? parseObject(text) : undefined;
+async function relayJson(
+  forward: RecallForward,
+  answer: UpstreamAnswer,
+  lastRound: boolean,
+): Promise<RoundResult> {
+  const text = await answer.body.text();
+  const parsed = isOk(answer) ? parseObject(text) : undefined;
   const calls = parsed ? toolCallsOf(forward.api, parsed) : { recall: [], others: 0 };
   if (parsed && calls.recall.length > 0 && calls.others === 0 && !lastRound) {
     return { type: 'recall', calls: calls.recall, answer: parsed };
@@ -110,7 +118,7 @@ async function relayJson(forward: RecallForward, answer: Response, lastRound: bo
 
 async function relayStream(
   forward: RecallForward,
-  answer: Response,
+  answer: UpstreamAnswer,
   round: number,
   sent: Sent,
   lastRound: boolean,
@@ -129,11 +137,13 @@ async function relayStream(
   };
   const held: SseEvent[] = [];
   try {
-    for await (const event of sseEvents(answer.body ?? emptyStream())) {
+    for await (const event of sseEvents(answer.body)) {
       assembler.add(event);
       usageTap.write(Buffer.from(event.raw));
       if (held.length === 0 && !(assembler.recallStarted && !lastRound)) pass(event);
       else held.push(event);
+      // A slow client holds the upstream back here too.
+      if (response.writableNeedDrain) await drained(response);
     }
   } catch {
     response.destroy();
@@ -189,12 +199,16 @@ const droppedResponseHeaders = new Set([
   'content-encoding',
 ]);
 
-function responseHeaders(answer: Response): Record<string, string> {
-  const headers: Record<string, string> = {};
-  answer.headers.forEach((value, name) => {
-    if (!droppedResponseHeaders.has(name)) headers[name] = value;
-  });
+function responseHeaders(answer: UpstreamAnswer): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(answer.headers)) {
+    if (value !== undefined && !droppedResponseHeaders.has(name)) headers[name] = value;
+  }
   return headers;
+}
+
+function isOk(answer: UpstreamAnswer): boolean {
+  return answer.status >= 200 && answer.status < 300;
 }
 
 function requestHeaders(headers: IncomingHttpHeaders): Record<string, string> {
@@ -217,5 +231,3 @@ function parseObject(text: string): Record<string, unknown> | undefined {
     return undefined;
   }
 }
-
-async function* emptyStream(): AsyncGenerator<Uint8Array> {}

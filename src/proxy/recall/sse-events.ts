@@ -1,8 +1,9 @@
 /** Splits a server-sent event stream into whole events (`event:` and `data:` lines, blank-line separated). */
+import { createSseReader, type SseMessage } from '../upstream/sse-reader.js';
 
 /** One server-sent event as it came, plus its parsed JSON data when there is any. */
 export interface SseEvent {
-  /** The event's text including its trailing blank line, to forward unchanged. */
+  /** The event's `event:` and `data:` lines and its trailing blank line, to forward. */
   raw: string;
   /** The `event:` name, if any. */
   name: string | undefined;
@@ -10,36 +11,29 @@ export interface SseEvent {
   data: Record<string, unknown> | undefined;
 }
 
-/** Reads whole events from a byte stream as they complete. */
+/** Reads whole events from a byte stream as they complete (the proxy's one SSE reader). */
 export async function* sseEvents(stream: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent> {
-  const decoder = new TextDecoder();
-  let pending = '';
+  const ready: SseEvent[] = [];
+  const reader = createSseReader((message) => ready.push(toEvent(message)));
   for await (const chunk of stream) {
-    pending += decoder.decode(chunk, { stream: true }).replace(/\r\n/g, '\n');
-    let end = pending.indexOf('\n\n');
-    while (end !== -1) {
-      const raw = pending.slice(0, end + 2);
-      pending = pending.slice(end + 2);
-      yield parseEvent(raw);
-      end = pending.indexOf('\n\n');
-    }
+    reader.feed(chunk);
+    yield* ready.splice(0);
   }
-  if (pending.trim() !== '') yield parseEvent(`${pending}\n\n`);
+  reader.end();
+  yield* ready.splice(0);
 }
 
-function parseEvent(raw: string): SseEvent {
-  let name: string | undefined;
-  const data: string[] = [];
-  for (const line of raw.split('\n')) {
-    if (line.startsWith('event:')) name = line.slice(6).trim();
-    else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
-  }
+/** The event as the client gets it (written out again: comments and `id:` lines dropped). */
+function toEvent(message: SseMessage): SseEvent {
+  const name = message.event;
+  const lines = message.data.split('\n').map((line) => `data: ${line}\n`);
+  const raw = `${name ? `event: ${name}\n` : ''}${lines.join('')}\n`;
   let parsed: Record<string, unknown> | undefined;
   try {
-    const value: unknown = JSON.parse(data.join('\n'));
+    const value: unknown = JSON.parse(message.data);
     if (typeof value === 'object' && value !== null) parsed = value as Record<string, unknown>;
   } catch {
-    // `[DONE]` and comments carry no JSON.
+    // `[DONE]` carries no JSON.
   }
   return { raw, name, data: parsed };
 }

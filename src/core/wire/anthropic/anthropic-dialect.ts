@@ -1,7 +1,7 @@
 /** The Anthropic Messages API as a {@link WireDialect}. */
 import type { ValidationProblem } from '../../conversation/validate.js';
 import type { RequestBody, RequestConversation } from '../../request/request-conversation.js';
-import { RETRY_HEADERS } from '../_internal/error-headers.js';
+import { retryHeaders } from '../_internal/error-headers.js';
 import { copyUsage, SAME_NAMED_USAGE, usageField } from '../_internal/usage.js';
 import { collectProblems } from '../_internal/validate-helpers.js';
 import type { WireDialect } from '../dialect.js';
@@ -43,7 +43,13 @@ export const anthropicDialect: WireDialect = {
   readRequest: readAnthropicRequest,
   usageOf: (answer) => copyUsage(usageField(answer), SAME_NAMED_USAGE),
   errorAnswer: (status, message) => ({
-    body: { type: 'error', error: { type: status === 502 ? 'api_error' : 'invalid_request_error', message } },
-    headers: { ...RETRY_HEADERS },
+    body: { type: 'error', error: { type: anthropicErrorType(status), message } },
+    headers: retryHeaders(status),
   }),
 };
+
+/** Anthropic's error type for a status the proxy answers with itself. */
+function anthropicErrorType(status: number): string {
+  if (status === 413) return 'request_too_large';
+  return status === 502 ? 'api_error' : 'invalid_request_error';
+}

@@ -1,6 +1,6 @@
 /** OpenAI Chat Completions as a {@link WireDialect}. */
 import { toOpenAIMessages } from '../../conversation/openai-format.js';
-import { RETRY_HEADERS } from '../_internal/error-headers.js';
+import { retryHeaders } from '../_internal/error-headers.js';
 import { copyUsage, SAME_NAMED_USAGE, usageField } from '../_internal/usage.js';
 import { collectProblems } from '../_internal/validate-helpers.js';
 import type { DialectErrorAnswer, WireDialect } from '../dialect.js';
@@ -11,7 +11,7 @@ import { validateOpenAI } from './validate-openai-chat.js';
 /** OpenAI's error shape `{ error: { message, type, param, code } }` (Responses answers the same). */
 export function openAIErrorAnswer(status: number, message: string): DialectErrorAnswer {
   const type = status === 502 ? 'server_error' : 'invalid_request_error';
-  return { body: { error: { message, type, param: null, code: null } }, headers: { ...RETRY_HEADERS } };
+  return { body: { error: { message, type, param: null, code: null } }, headers: retryHeaders(status) };
 }
 
 export const openAIChatDialect: WireDialect = {

@@ -1,0 +1,200 @@
+/**
+ * What every request of one proxy shares, built once from {@link ProxyOptions}: the upstreams, the
+ * one HTTP client, the session compactors and queue, the stats and the watchers.
+ */
+import { CompactError } from '../core/errors.js';
+import type { CompactionEvent } from '../core/events.js';
+import type { ExchangeDependencies } from './conversation-exchange.js';
+import { dashboardRoutes } from './dashboard/dashboard-routes.js';
+import { ProxyMonitor } from './dashboard/monitor.js';
+import { createOverheadWarning } from './overhead-warning.js';
+import type { OwnRouteHandler } from './own-routes.js';
+import type { ProxyOptions } from './proxy-options.js';
+import { formatLogLine, type ProxyRequestRecord, StatsCollector } from './proxy-stats.js';
+import type { ProxyTracing } from './proxy-tracing.js';
+import type { ProxyUpstreams } from './routes.js';
+import { SessionCompactors } from './session-compactors.js';
+import { shortHash } from './session-identity.js';
+import { createSessionQueue } from './session-queue.js';
+import { createMemoryProxySessionStore, type ProxySessionStore } from './session-store.js';
+import { DEFAULT_MAX_BODY_BYTES } from './upstream/request-body.js';
+import { createUpstreamClient, type UpstreamClient } from './upstream/upstream-client.js';
+
+/** How long one exchange may take before the proxy gives up on the upstream (`--upstream-timeout`). */
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 600_000;
+/** Live compactors kept in memory, matching the default session store. */
+const MAX_LIVE_SESSIONS = 1000;
+
+/** What every request of one proxy shares. */
+export interface ProxyContext {
+  upstreams: ProxyUpstreams;
+  /** The one HTTP client: forwarding, recall follow-ups and `same` summaries. */
+  client: UpstreamClient;
+  store: ProxySessionStore;
+  compactors: SessionCompactors;
+  queue: ReturnType<typeof createSessionQueue>;
+  stats: StatsCollector;
+  recall: boolean;
+  notify: boolean;
+  /** Guards every own route when set. */
+  token: string | undefined;
+  /** Own routes beyond the stats (the dashboard's). */
+  ownRoutes: OwnRouteHandler[];
+  monitor: ProxyMonitor | undefined;
+  tracing: ProxyTracing | undefined;
+  upstreamTimeoutMs: number;
+  /** Request bodies past this many bytes are answered 413 (`--max-body`). */
+  maxBodyBytes: number;
+  log: ((line: string) => void) | undefined;
+  warnOverhead: ReturnType<typeof createOverheadWarning>;
+  finish: (record: ProxyRequestRecord) => void;
+}
+
+/** The shared parts of a proxy started with `options`. */
+export function createProxyContext({
+  upstream,
+  anthropicUpstream,
+  openaiUpstream,
+  geminiUpstream,
+  thresholds,
+  contextWindow,
+  store = createMemoryProxySessionStore(),
+  recall = false,
+  notify = false,
+  dashboard = true,
+  tracing,
+  token,
+  log,
+  onRequest,
+  upstreamTimeoutMs = DEFAULT_UPSTREAM_TIMEOUT_MS,
+  maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
+  ...options
+}: ProxyOptions): ProxyContext {
+  const upstreams = resolveUpstreams(upstream, anthropicUpstream, openaiUpstream, geminiUpstream);
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {
+    throw new CompactError(`maxBodyBytes must be a positive whole number of bytes, got ${maxBodyBytes}`, {
+      code: 'INVALID_OPTIONS',
+      path: 'maxBodyBytes',
+    });
+  }
+  const monitor = dashboard ? new ProxyMonitor() : undefined;
+  const client = createUpstreamClient({ timeoutMs: upstreamTimeoutMs });
+  const stats = new StatsCollector();
+  const settings = {
+    ...(thresholds ? { thresholds } : {}),
+    ...(contextWindow === undefined ? {} : { contextWindow }),
+  };
+  return {
+    upstreams,
+    client,
+    store,
+    compactors: createCompactors({ ...options, ...settings, recall }, client, [
+      ...(monitor ? [monitor] : []),
+      ...(tracing ? [tracing] : []),
+    ]),
+    queue: createSessionQueue(),
+    stats,
+    recall,
+    notify,
+    token,
+    ownRoutes: monitor ? [dashboardRoutes(monitor, async () => stats.snapshot(await store.size()))] : [],
+    monitor,
+    tracing,
+    upstreamTimeoutMs,
+    maxBodyBytes,
+    log,
+    warnOverhead: createOverheadWarning({ ...settings, ...(log ? { log } : {}) }),
+    finish: (record) => {
+      stats.add(record);
+      log?.(formatLogLine(record));
+      onRequest?.(record);
+    },
+  };
+}
+
+/** Every session's compactor, its events handed to the dashboard and the tracing. */
+function createCompactors(
+  {
+    thresholds,
+    contextWindow,
+    summarizer = 'same',
+    archive,
+    counter,
+    stateStore,
+    recall = false,
+    background = false,
+  }: ProxyOptions,
+  client: UpstreamClient,
+  watchers: { event(id: string, event: CompactionEvent): void }[],
+): SessionCompactors {
+  return new SessionCompactors({
+    ...(thresholds ? { thresholds } : {}),
+    ...(contextWindow === undefined ? {} : { contextWindow }),
+    summarizer,
+    client,
+    ...(archive ? { archive } : {}),
+    ...(counter ? { counter } : {}),
+    ...(stateStore ? { stateStore } : {}),
+    recall,
+    background,
+    maxSessions: MAX_LIVE_SESSIONS,
+    ...(watchers.length > 0
+      ? {
+          onEvent: (key: string, event: CompactionEvent) => {
+            const id = shortHash(key).slice(0, 8);
+            for (const watcher of watchers) watcher.event(id, event);
+          },
+        }
+      : {}),
+  });
+}
+
+/** Hands an exchange to the dashboard and the tracing; a failure there never reaches the agent. */
+export function observeWith(
+  monitor: ProxyMonitor | undefined,
+  tracing: ProxyTracing | undefined,
+): NonNullable<ExchangeDependencies['observe']> {
+  return (observation) => {
+    monitor?.observe(observation).catch(() => undefined);
+    try {
+      tracing?.observe(observation);
+    } catch {
+      // Tracing is best effort.
+    }
+  };
+}
+
+function resolveUpstreams(
+  upstream: string | undefined,
+  anthropicUpstream: string | undefined,
+  openaiUpstream: string | undefined,
+  geminiUpstream: string | undefined,
+): ProxyUpstreams {
+  const anthropic = anthropicUpstream ?? upstream;
+  const openai = openaiUpstream ?? upstream;
+  if (anthropic === undefined || openai === undefined) {
+    throw new CompactError('startProxy needs upstream, or both anthropicUpstream and openaiUpstream', {
+      code: 'INVALID_OPTIONS',
+      path: 'upstream',
+    });
+  }
+  return {
+    anthropic: parseUpstream(anthropic, 'anthropicUpstream'),
+    openai: parseUpstream(openai, 'openaiUpstream'),
+    // Gemini goes to its own upstream, else where `upstream` (or the OpenAI upstream) points.
+    gemini: parseUpstream(geminiUpstream ?? upstream ?? openai, 'geminiUpstream'),
+  };
+}
+
+function parseUpstream(value: string, path: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new CompactError(`"${value}" is not a URL`, { code: 'INVALID_OPTIONS', path });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new CompactError(`"${value}" must be an http or https URL`, { code: 'INVALID_OPTIONS', path });
+  }
+  return url;
+}

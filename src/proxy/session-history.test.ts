@@ -1,0 +1,43 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { nextState, sessionInput } from './session-history.js';
+import { fingerprintJson } from './session-identity.js';
+
+const client = [
+  { role: 'user', content: 'Fix the tests.' },
+  { role: 'assistant', content: 'Reading them.' },
+];
+const compacted = [{ role: 'user', content: '[compacted]' }];
+
+describe('the session history', () => {
+  it('continues a session whose fingerprints are the proxy’s one hash', () => {
+    const first = sessionInput(undefined, client);
+    const state = nextState(first.fingerprints, client, compacted);
+    expect(state.covered.every((hash) => /^[0-9a-f]{16}$/.test(hash))).toBe(true);
+    const next = sessionInput(state, [...client, { role: 'user', content: 'Go on.' }]);
+    expect(next).toMatchObject({
+      restarted: false,
+      conversation: [...compacted, { role: 'user', content: 'Go on.' }],
+    });
+  });
+
+  it('still reads the SHA-1 fingerprints a store kept from before, so the session goes on', () => {
+    const legacy = client.map((message) =>
+      createHash('sha1')
+        .update(fingerprintJson(JSON.stringify(message)))
+        .digest('base64'),
+    );
+    const next = sessionInput({ covered: legacy, sent: compacted }, [
+      ...client,
+      { role: 'user', content: 'Go on.' },
+    ]);
+    expect(next.restarted).toBe(false);
+    expect(next.conversation).toEqual([...compacted, { role: 'user', content: 'Go on.' }]);
+  });
+
+  it('restarts when the client rewrote a covered message', () => {
+    const first = sessionInput(undefined, client);
+    const state = nextState(first.fingerprints, client, compacted);
+    expect(sessionInput(state, [client[0], { role: 'assistant', content: 'Other.' }]).restarted).toBe(true);
+  });
+});
