@@ -88,7 +88,7 @@ export interface HardOptions {
    * archived behind a placeholder (the call, its exit code and first error line, the recall id),
    * as older results are, even when the whole fits. Off by default: the kept turn goes out
    * verbatim. At `1000`, the median compacted context at Claude Code's own compaction points falls
-   * from 3,074 to 2,499 o200k tokens, under Claude Code's 2,649 (BENCHMARKS.md, section 9).
+   * from 3,086 to 2,601 o200k tokens, under Claude Code's 2,649 (BENCHMARKS.md, section 9).
    * @default Infinity
    */
   keptResultTokens?: number;
