@@ -21,7 +21,6 @@ const LONG_FILES_ALLOWED = new Set<string>([
   'cli/commands/run.test.ts',
   'core/conversation/repair.ts',
   'core/conversation/validate.test.ts',
-  'simulate/replay.ts',
   'testing/scripted-model-server.test.ts',
   'testing/scripted-model-server.ts',
 ]);
