@@ -84,6 +84,15 @@ export interface HardOptions {
    */
   filesBack?: { maxFiles?: number; maxTokens?: number };
   /**
+   * A tool result of the turn a hard compaction keeps that is larger than this many tokens is
+   * archived behind a placeholder (the call, its exit code and first error line, the recall id),
+   * as older results are, even when the whole fits. Off by default: the kept turn goes out
+   * verbatim. At `1000`, the median compacted context at Claude Code's own compaction points falls
+   * from 3,086 to 2,601 o200k tokens, under Claude Code's 2,649 (BENCHMARKS.md, section 9).
+   * @default Infinity
+   */
+  keptResultTokens?: number;
+  /**
    * Summarize in the background: when the request passes `backgroundThreshold`, the summary of the
    * history so far starts while the agent keeps working, and the first call after it is ready swaps
    * it in — the summary covers the messages up to where it started, later messages follow it

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
+import { rebuildConversation } from './archive/rebuild.js';
 import { createCompactor } from './compactor.js';
+import { agentSession } from './conversation/session-builder.test-utils.js';
 import type { Message } from './conversation/types.js';
 import { validateMessages } from './conversation/validate.js';
 import { claudeCodeSession } from './ledger/__fixtures__/claude-code-session.js';
@@ -16,9 +19,9 @@ describe('the session ledger through maybeCompact', () => {
     for (const fact of [
       '[in_progress] Run the whole suite',
       '[completed] Fix parseHeader off-by-one',
-      'npm test -- parser → exit 1: Exit code 1 — FAIL src/parser.test.ts',
+      'npm test -- parser → Exit code 1 — FAIL src/parser.test.ts',
       '- npm test\n',
-      'parser.ts edit',
+      '## Files changed (under /repo/src/)\n- parser.ts\n',
       'Also keep the public API unchanged please.',
     ])
       expect(head).toContain(fact);
@@ -51,10 +54,13 @@ describe('the session ledger through maybeCompact', () => {
     const second = await compactor.maybeCompact(next, { force: 'hard' });
     const head = text(second.messages.slice(0, 1));
     // Facts from before the first compaction are still there, beside the new ones.
-    expect(head).toContain('npm test -- parser → exit 1');
+    expect(head).toContain('npm test -- parser → Exit code 1');
     expect(head).toContain('[in_progress] Run the whole suite');
     expect(head).toContain('git diff');
     expect(head).toContain('- narrative');
+    // The latest request follows the summary verbatim: the ledger names it instead of repeating it.
+    expect(head).toContain('(the latest request, repeated verbatim below)');
+    expect(text(second.messages).split('Thanks, commit it.').length).toBe(2);
     const last = requests[requests.length - 1]!;
     expect(last.ledger).toContain('git diff');
     expect(text(last.messages.slice(-1))).toContain('ground truth');
@@ -84,5 +90,21 @@ describe('the session ledger through maybeCompact', () => {
       },
     );
     expect((off.messages[0]!.content as unknown[]).length).toBe(1);
+  });
+
+  it('keptResultTokens archives a large result of the kept turn behind a placeholder; off by default', async () => {
+    const messages = agentSession(30, { lines: 400 });
+    const store = createMemoryArchiveStore();
+    const compactor = createCompactor({ archive: store, hard: { keptResultTokens: 1000 } });
+    const result = await compactor.maybeCompact(messages, { force: 'hard' });
+    expect(result.messages.at(-2)).toEqual(messages.at(-2));
+    const [kept, original] = [result.messages.at(-1), messages.at(-1)].map((message) =>
+      JSON.stringify(message),
+    );
+    expect(kept).toMatch(/\br\d+\b/);
+    expect(kept!.length).toBeLessThan(original!.length / 10);
+    expect(rebuildConversation(result.messages, await store.list(compactor.sessionId))).toEqual(messages);
+    const byDefault = await createCompactor().maybeCompact(messages, { force: 'hard' });
+    expect(byDefault.messages.at(-1)).toEqual(messages.at(-1));
   });
 });

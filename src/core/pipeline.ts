@@ -417,12 +417,13 @@ function ledgerFor(runtime: SessionRuntime, settings: CompactorSettings): { ledg
   const recallOf = (toolUseId: string) => runtime.ids.storedId(archiveKey('tool-result', toolUseId));
   return {
     ledger: {
-      render: (historyId, maxTokens = ledgerTokens) =>
+      render: (historyId, maxTokens = ledgerTokens, shownAfter) =>
         renderLedger(state, {
           maxTokens: Math.min(ledgerTokens, maxTokens),
           counter: settings.counter,
           recallOf,
           historyId,
+          ...(shownAfter ? { shownAfter } : {}),
         }),
       files: state.files,
     },

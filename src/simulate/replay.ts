@@ -21,23 +21,8 @@
  * cache lifetime after the previous one reads nothing from the cache.
  */
 
-import {
-  contentBlocks,
-  type Message,
-  type ProviderUsage,
-  type SystemPrompt,
-  type ToolResultBlock,
-  type ToolUseBlock,
-} from '../core/conversation/types.js';
+import type { Message, ProviderUsage, SystemPrompt } from '../core/conversation/types.js';
 import type { CompactionLayer } from '../core/events.js';
-import {
-  extractKeyFacts,
-  isFactVisible,
-  type KeyFact,
-  type KeyFactKind,
-  requestText,
-  toolResultText,
-} from './key-facts.js';
 import type { MeteredSummaryModel, SummaryCall } from './metered-summary-model.js';
 import {
   billRequest,
@@ -47,6 +32,8 @@ import {
   type SentRequest,
 } from './prompt-cache.js';
 import type { ReplayStrategy, StrategyName, StrategyStep } from './replay-strategies.js';
+import { measureRetention, toolCallsOf } from './retention.js';
+import { addRetention, emptySummary, type StrategySummary } from './strategy-summary.js';
 import {
   callSeconds,
   defaultLatencyModel,
@@ -55,6 +42,9 @@ import {
   type ReplayClock,
   requestTimes,
 } from './timing.js';
+
+export { measureRetention, type RetentionMeasure, toolCallsOf } from './retention.js';
+export { addSummary, emptySummary, type LayerCounts, type StrategySummary } from './strategy-summary.js';
 
 /** A transcript ready to replay. */
 export interface ReplayTranscript {
@@ -94,74 +84,6 @@ export interface ReplayTurn {
   blockedSeconds: number;
 }
 
-/** Counts of compactions per layer. */
-export interface LayerCounts {
-  micro: number;
-  mid: number;
-  hard: number;
-}
-
-/** One strategy's figures for one transcript (or a total over many). */
-export interface StrategySummary {
-  /** Requests replayed. */
-  turns: number;
-  /** The largest request, in input tokens. */
-  peakTokens: number;
-  /** Input tokens sent over all requests. */
-  inputTokens: number;
-  /** Input billed in base-price token equivalents (cache reads × 0.1 + writes × 1.25 by default). */
-  billedInputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  outputTokens: number;
-  /** Dollars, input and output, summary calls included. */
-  cost: number;
-  /** Model calls made to write summaries (hard, and mid with a model). */
-  summaryCalls: number;
-  /** Input tokens sent to those calls. */
-  summaryInputTokens: number;
-  /** Input tokens of those calls read from the agent's cached prefix. */
-  summaryCacheReadTokens: number;
-  /** Output tokens they wrote (the summaries). */
-  summaryOutputTokens: number;
-  /** Dollars of those calls (part of `cost`). */
-  summaryCost: number;
-  /** Seconds the agent waited for summary calls, in total. */
-  blockedSeconds: number;
-  /** The longest single wait for summary calls before one request, seconds. */
-  longestWaitSeconds: number;
-  /** Requests made after the cache lifetime had passed (they read nothing from the cache). */
-  cacheExpiries: number;
-  /** Requests the strategy refused to compact (`CONTEXT_OVERFLOW`) and sent as they were. */
-  contextOverflows: number;
-  /** Requests that changed the previous request before its end. */
-  prefixRewrites: number;
-  /** How often each layer changed something. */
-  compactions: LayerCounts;
-  /**
-   * Fraction (0–1) of the key facts of every tool call answered before the last request that are
-   * visible in the last request (a call kept whole shows all its facts): one denominator for every
-   * strategy.
-   */
-  retention: number;
-  /** Key facts of every tool call answered before the last request. */
-  facts: number;
-  /** How many of them were visible in the last request. */
-  factsVisible: number;
-  /** Fraction (0–1) of the key facts of the calls this strategy compacted away still visible. */
-  retentionOfCompacted: number;
-  /** Key facts of compacted-away tool calls. */
-  compactedFacts: number;
-  /** How many of them were visible. */
-  compactedFactsVisible: number;
-  /** Facts and visible facts of compacted-away calls per kind of fact. */
-  factsByKind: Record<KeyFactKind, { facts: number; visible: number }>;
-  /** Tool calls whose original result was no longer in the last request. */
-  compactedCalls: number;
-  /** Wall time of the replay in milliseconds. */
-  durationMs: number;
-}
-
 /** One strategy's replay of one transcript. */
 export interface StrategyReplay {
   strategy: StrategyName;
@@ -188,103 +110,6 @@ export interface ReplayOptions {
   onRequest?: (turn: number, request: SentRequest) => void;
 }
 
-interface ToolCall {
-  toolUseId: string;
-  /** Index of the message holding the result. */
-  resultIndex: number;
-  resultText: string;
-  facts: KeyFact[];
-}
-
-/** Every answered tool call of the transcript with its key facts. */
-export function toolCallsOf(messages: readonly Message[]): ToolCall[] {
-  const uses = new Map<string, ToolUseBlock>();
-  const calls: ToolCall[] = [];
-  messages.forEach((message, index) => {
-    for (const block of contentBlocks(message)) {
-      if (block.type === 'tool_use') uses.set(String(block.id), block as ToolUseBlock);
-      else if (block.type === 'tool_result') {
-        const result = block as ToolResultBlock;
-        const use = uses.get(result.tool_use_id);
-        if (!use) continue;
-        calls.push({
-          toolUseId: result.tool_use_id,
-          resultIndex: index,
-          resultText: toolResultText(result),
-          facts: extractKeyFacts(use, result),
-        });
-      }
-    }
-  });
-  return calls;
-}
-
-/** What {@link measureRetention} found in one request. */
-export interface RetentionMeasure {
-  /** Calls whose original result is no longer in the request. */
-  compactedCalls: number;
-  /** Key facts of every call. */
-  facts: number;
-  /** Of those, visible (a call kept whole shows all its facts). */
-  factsVisible: number;
-  /** Key facts of the compacted-away calls. */
-  compactedFacts: number;
-  /** Of those, visible. */
-  compactedFactsVisible: number;
-  /** Compacted-away facts per kind. */
-  factsByKind: Record<KeyFactKind, { facts: number; visible: number }>;
-}
-
-/** Retention of the given calls in one request (see the module comment). */
-export function measureRetention(calls: readonly ToolCall[], request: SentRequest): RetentionMeasure {
-  const present = new Map<string, string[]>();
-  for (const message of request.messages) {
-    for (const block of contentBlocks(message)) {
-      if (block.type !== 'tool_result') continue;
-      const result = block as ToolResultBlock;
-      const texts = present.get(result.tool_use_id) ?? [];
-      texts.push(toolResultText(result));
-      present.set(result.tool_use_id, texts);
-    }
-  }
-  let text: string | undefined;
-  const measure: RetentionMeasure = {
-    compactedCalls: 0,
-    facts: 0,
-    factsVisible: 0,
-    compactedFacts: 0,
-    compactedFactsVisible: 0,
-    factsByKind: emptyFactsByKind(),
-  };
-  for (const call of calls) {
-    measure.facts += call.facts.length;
-    if (present.get(call.toolUseId)?.includes(call.resultText)) {
-      measure.factsVisible += call.facts.length;
-      continue;
-    }
-    measure.compactedCalls++;
-    text ??= requestText(request.system, request.messages);
-    for (const fact of call.facts) {
-      measure.compactedFacts++;
-      measure.factsByKind[fact.kind].facts++;
-      if (isFactVisible(fact, text)) {
-        measure.factsVisible++;
-        measure.compactedFactsVisible++;
-        measure.factsByKind[fact.kind].visible++;
-      }
-    }
-  }
-  return measure;
-}
-
-function emptyFactsByKind(): Record<KeyFactKind, { facts: number; visible: number }> {
-  return {
-    argument: { facts: 0, visible: 0 },
-    'exit-code': { facts: 0, visible: 0 },
-    'error-line': { facts: 0, visible: 0 },
-  };
-}
-
 function outputTokensOf(
   usage: ProviderUsage | undefined,
   reply: Message,
@@ -293,78 +118,6 @@ function outputTokensOf(
   if (typeof usage?.output_tokens === 'number') return usage.output_tokens;
   if (typeof usage?.completion_tokens === 'number') return usage.completion_tokens;
   return tokens.message(reply);
-}
-
-/** An empty summary, the start of a sum. */
-export function emptySummary(): StrategySummary {
-  return {
-    turns: 0,
-    peakTokens: 0,
-    inputTokens: 0,
-    billedInputTokens: 0,
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-    outputTokens: 0,
-    cost: 0,
-    summaryCalls: 0,
-    summaryInputTokens: 0,
-    summaryCacheReadTokens: 0,
-    summaryOutputTokens: 0,
-    summaryCost: 0,
-    blockedSeconds: 0,
-    longestWaitSeconds: 0,
-    cacheExpiries: 0,
-    contextOverflows: 0,
-    prefixRewrites: 0,
-    compactions: { micro: 0, mid: 0, hard: 0 },
-    retention: 1,
-    facts: 0,
-    factsVisible: 0,
-    retentionOfCompacted: 1,
-    compactedFacts: 0,
-    compactedFactsVisible: 0,
-    factsByKind: emptyFactsByKind(),
-    compactedCalls: 0,
-    durationMs: 0,
-  };
-}
-
-/** Adds one summary into a running total (peak is the maximum; retention is pooled over facts). */
-export function addSummary(total: StrategySummary, summary: StrategySummary): void {
-  total.turns += summary.turns;
-  total.peakTokens = Math.max(total.peakTokens, summary.peakTokens);
-  total.inputTokens += summary.inputTokens;
-  total.billedInputTokens += summary.billedInputTokens;
-  total.cacheReadTokens += summary.cacheReadTokens;
-  total.cacheWriteTokens += summary.cacheWriteTokens;
-  total.outputTokens += summary.outputTokens;
-  total.cost += summary.cost;
-  total.summaryCalls += summary.summaryCalls;
-  total.summaryInputTokens += summary.summaryInputTokens;
-  total.summaryCacheReadTokens += summary.summaryCacheReadTokens;
-  total.summaryOutputTokens += summary.summaryOutputTokens;
-  total.summaryCost += summary.summaryCost;
-  total.blockedSeconds += summary.blockedSeconds;
-  total.longestWaitSeconds = Math.max(total.longestWaitSeconds, summary.longestWaitSeconds);
-  total.cacheExpiries += summary.cacheExpiries;
-  total.contextOverflows += summary.contextOverflows;
-  total.prefixRewrites += summary.prefixRewrites;
-  total.compactions.micro += summary.compactions.micro;
-  total.compactions.mid += summary.compactions.mid;
-  total.compactions.hard += summary.compactions.hard;
-  total.facts += summary.facts;
-  total.factsVisible += summary.factsVisible;
-  total.compactedFacts += summary.compactedFacts;
-  total.compactedFactsVisible += summary.compactedFactsVisible;
-  for (const kind of Object.keys(total.factsByKind) as KeyFactKind[]) {
-    total.factsByKind[kind].facts += summary.factsByKind[kind].facts;
-    total.factsByKind[kind].visible += summary.factsByKind[kind].visible;
-  }
-  total.compactedCalls += summary.compactedCalls;
-  total.durationMs += summary.durationMs;
-  total.retention = total.facts === 0 ? 1 : total.factsVisible / total.facts;
-  total.retentionOfCompacted =
-    total.compactedFacts === 0 ? 1 : total.compactedFactsVisible / total.compactedFacts;
 }
 
 /** What the summary calls before one request cost and how long the agent waited for them. */
@@ -595,17 +348,4 @@ function addTurn(
   if (step.overflow) summary.contextOverflows++;
   if (turn.prefixRewrite) summary.prefixRewrites++;
   if (turn.layer !== 'none') summary.compactions[turn.layer]++;
-}
-
-/** Records the retention measured on the last request (see the module comment). */
-function addRetention(summary: StrategySummary, retention: RetentionMeasure): void {
-  summary.compactedCalls = retention.compactedCalls;
-  summary.facts = retention.facts;
-  summary.factsVisible = retention.factsVisible;
-  summary.compactedFacts = retention.compactedFacts;
-  summary.compactedFactsVisible = retention.compactedFactsVisible;
-  summary.factsByKind = retention.factsByKind;
-  summary.retention = retention.facts === 0 ? 1 : retention.factsVisible / retention.facts;
-  summary.retentionOfCompacted =
-    retention.compactedFacts === 0 ? 1 : retention.compactedFactsVisible / retention.compactedFacts;
 }

@@ -15,6 +15,7 @@ import {
   simulationInputOf,
 } from '../../simulate/simulate.js';
 import { createTiktokenCounter } from '../../tokenizer/index.js';
+import { printSurvivalTargets } from './replay-survival.js';
 
 const thresholds = { mid: 8000, hard: 16000 };
 
@@ -64,6 +65,7 @@ async function loadInputs(root: string): Promise<SimulationInput[]> {
 interface Variant {
   label: string;
   summary: StrategySummary;
+  result: SimulationResult;
 }
 
 /** agent-compact again with background summaries, and with the tuned settings measured below. */
@@ -77,7 +79,7 @@ async function simulateVariants(inputs: readonly SimulationInput[]): Promise<Var
       agentCompact,
       ...thresholds,
     });
-    variants.push({ label, summary: variant.total['agent-compact']! });
+    variants.push({ label, summary: variant.total['agent-compact']!, result: variant });
   }
   return variants;
 }
@@ -145,6 +147,10 @@ export async function run(): Promise<void> {
   printTable(figures, inputs.length);
   printTargets(figures, variants[0]!.summary, times);
   printRetentionByKind(figures);
+  printSurvivalTargets(result, [
+    { label: 'agent-compact', result },
+    { label: variants[0]!.label, result: variants[0]!.result },
+  ]);
   printByLayer(result);
   printFloor(figures.none);
 }

@@ -1,7 +1,13 @@
 import { archiveKey } from '../_internal/archive-ids.js';
 import { escapeReservedTags } from '../_internal/text.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
-import type { ContentBlock, Message, SystemPrompt, TextBlock } from '../conversation/types.js';
+import {
+  type ContentBlock,
+  contentBlocks,
+  type Message,
+  type SystemPrompt,
+  type TextBlock,
+} from '../conversation/types.js';
 import type { CompactionEvent } from '../events.js';
 import { type FilesBackSettings, filesBack } from '../ledger/files-back.js';
 import type { LedgerFile } from '../ledger/ledger-state.js';
@@ -24,6 +30,8 @@ export interface HardSettings extends SummarySettings {
   identity: string;
   /** The session ledger's budget in tokens. */
   ledgerTokens: number;
+  /** A kept-turn tool result over this many tokens becomes a placeholder (Infinity: never). */
+  keptResultTokens: number;
   /** What goes back after the summary: the latest content of the most recently touched files. */
   filesBack: FilesBackSettings;
 }
@@ -32,9 +40,9 @@ export interface HardSettings extends SummarySettings {
 export interface HardLedger {
   /**
    * The ledger as text within the budget, and within `maxTokens` when given; `historyId` is where
-   * the summarized history is archived.
+   * the summarized history is archived; user texts in `shownAfter` are repeated verbatim after it.
    */
-  render(historyId: string, maxTokens?: number): string | undefined;
+  render(historyId: string, maxTokens?: number, shownAfter?: ReadonlySet<string>): string | undefined;
   /** Files read or changed, least recently touched first. */
   files: readonly LedgerFile[];
 }
@@ -167,7 +175,8 @@ export async function planHard(
   const { id: archiveId, known } = context.rewrite.ids.idFor(
     archiveKey('messages', undefined, JSON.stringify(split.dropped)),
   );
-  const ledger = context.ledger?.render(archiveId);
+  const shownAfter = textsShownAfter(split);
+  const ledger = context.ledger?.render(archiveId, undefined, shownAfter);
   // The summarizer reads only what is readable: nothing signed or encrypted leaves for another model.
   const summary = await writeSummary(readableHistory(split.dropped), {
     settings: context.settings,
@@ -190,11 +199,30 @@ export async function planHard(
       messages,
       split,
       head,
-      context.ledger.render(archiveId, Math.floor(replaced / 4)),
+      context.ledger.render(archiveId, Math.floor(replaced / 4), shownAfter),
       context,
     );
   }
   return { ...plan, events: summary.events };
+}
+
+/** True when the kept turn does not start with a user message: the latest request (or a bridge) goes first. */
+function needsBridge(split: HardSplit): boolean {
+  const tailIsHumanRequest = split.tail.length === 1 && split.tail[0]!.role === 'user';
+  return !tailIsHumanRequest && split.tail[0]?.role !== 'user';
+}
+
+/** The user texts the hard output repeats verbatim after its head: the latest request and the kept turn's. */
+function textsShownAfter(split: HardSplit): Set<string> {
+  const bridged =
+    needsBridge(split) && split.latestRequest && !split.requestInTail ? split.latestRequest : [];
+  const blocks = [
+    ...bridged,
+    ...split.tail.flatMap((message) => (message.role === 'user' ? contentBlocks(message) : [])),
+  ];
+  return new Set(
+    blocks.flatMap((block) => (block.type === 'text' ? [String((block as TextBlock).text)] : [])),
+  );
 }
 
 /** The hard output around a written summary: head (summary, ledger, identity), bridge, kept turn. */
@@ -213,13 +241,12 @@ function assembleHard(
   const files = context.ledger
     ? filesBack(context.ledger.files, messages, split.tail, context.settings.filesBack, context.counter)
     : [];
-  const tailIsHumanRequest = split.tail.length === 1 && split.tail[0]!.role === 'user';
-  const needsBridge = !tailIsHumanRequest && split.tail[0]?.role !== 'user';
+  const bridge = needsBridge(split);
   const output: Message[] = [
     { role: 'user', content: [{ type: 'text', text: headText }, ...files.map(fileBlock)] },
     { role: 'assistant', content: [{ type: 'text', text: summaryAcknowledgement }] },
   ];
-  if (needsBridge) {
+  if (bridge) {
     const request = split.latestRequest && !split.requestInTail ? split.latestRequest : undefined;
     output.push({ role: 'user', content: request ?? [{ type: 'text', text: bridgeText }] });
   }
@@ -230,7 +257,7 @@ function assembleHard(
     kind: 'messages',
     createdAt: context.rewrite.now,
     messages: split.dropped,
-    headLength: needsBridge ? 3 : 2,
+    headLength: bridge ? 3 : 2,
     placeholder: headText,
   };
   const fitted = maskTailIfTooLarge(output, context);
@@ -246,12 +273,21 @@ function fileBlock(text: string): TextBlock {
   return { type: 'text', text };
 }
 
-/** When even the kept turn is too large, its tool results become placeholders too (archived). */
+/**
+ * When even the kept turn is too large, its tool results become placeholders too (archived); else
+ * only a result over `keptResultTokens` does (a summary is for a smaller context: one long output
+ * would otherwise outweigh the summary and the ledger together).
+ */
 function maskTailIfTooLarge(
   output: Message[],
   context: HardContext,
 ): { messages: Message[]; items: ArchiveItem[] } {
-  if (context.countTokens(output) <= context.maxTokens) return { messages: output, items: [] };
-  const targets = collectMaskTargets(output, context.counter, context.rule, context.rewrite);
+  const { rule } = context;
+  const fits = context.countTokens(output) <= context.maxTokens;
+  const { keptResultTokens } = context.settings;
+  if (fits && !Number.isFinite(keptResultTokens)) return { messages: output, items: [] };
+  const large = fits ? { ...rule, minTokens: Math.max(rule.minTokens, keptResultTokens) } : rule;
+  const targets = collectMaskTargets(output, context.counter, large, context.rewrite);
+  if (targets.length === 0) return { messages: output, items: [] };
   return maskToolResults(output, targets, context.rewrite);
 }

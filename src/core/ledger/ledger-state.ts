@@ -47,6 +47,8 @@ export interface LedgerCommand {
 export interface LedgerError {
   /** `Tool(key argument)`. */
   call: string;
+  /** Earlier calls that failed with the same line, oldest first. */
+  others?: string[];
   turn: number;
   line: string;
 }

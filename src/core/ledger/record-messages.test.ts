@@ -102,4 +102,32 @@ describe('LedgerRecorder', () => {
     ] satisfies Message[]);
     expect(recorder.state.userMessages.map((message) => message.text)).toEqual(['Now run the linter.']);
   });
+
+  it('names a failed read by the end of its path, and lists every call that failed the same way', () => {
+    const read = (id: string, path: string): Message[] => [
+      { role: 'assistant', content: [{ type: 'tool_use', id, name: 'Read', input: { file_path: path } }] },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: id,
+            is_error: true,
+            content: 'The result of this tool call is missing from the conversation.',
+          },
+        ],
+      },
+    ];
+    const deep = '/Users/someone/Work/project/devenv/cli/cmd/entire/cli/strategy';
+    const recorder = new LedgerRecorder();
+    recorder.sync([...read('a', `${deep}/cleanup.go`), ...read('b', `${deep}/session.go`)]);
+    expect(recorder.state.errors).toEqual([
+      {
+        call: 'Read(…t/devenv/cli/cmd/entire/cli/strategy/session.go)',
+        others: ['Read(…t/devenv/cli/cmd/entire/cli/strategy/cleanup.go)'],
+        turn: 2,
+        line: 'The result of this tool call is missing from the conversation.',
+      },
+    ]);
+  });
 });

@@ -11,6 +11,10 @@ import { toolCallFact } from './tool-call-facts.js';
 /** Commands and error lines are kept to this many characters: enough to tell them apart. */
 const COMMAND_CHARS = 200;
 const ERROR_LINE_CHARS = 240;
+/** A path in a failed call is cut from its start to this many characters: the file's name stays. */
+const CALL_PATH_CHARS = 48;
+/** Calls that failed with the same error are listed on its entry, up to this many (the newest). */
+const SAME_ERROR_CALLS = 6;
 /** Codex and some harnesses report the exit code as JSON metadata. */
 const jsonExitCode = /"exit_code"\s*:\s*(-?\d+)/;
 /** Claude Code's failed Bash result opens with `Exit code N`: the line after it says what failed. */
@@ -123,7 +127,8 @@ function recordToolUse(state: LedgerState, use: ToolUseBlock, seenCalls: Set<str
   if (seenCalls.has(id)) return;
   seenCalls.add(id);
   const fact = toolCallFact(use);
-  const call = `${String(use.name)}(${keyArgument(use.input)})`;
+  const path = fact.kind === 'read' || fact.kind === 'change' ? fact.paths[0] : undefined;
+  const call = `${String(use.name)}(${path === undefined ? keyArgument(use.input) : pathTail(path)})`;
   const open: LedgerOpenCall = { kind: 'other', call, turn: state.turn };
   switch (fact.kind) {
     case 'plan':
@@ -184,10 +189,16 @@ function recordToolResult(state: LedgerState, result: ToolResultBlock): void {
   }
   if (failed) {
     const line = errorLine ?? 'failed';
-    // The same error again (a refused edit, a file too large) is one entry naming its latest call.
+    // The same error again (a refused edit, results lost from the transcript) is one entry naming
+    // its latest calls: each may be the only mention of a file.
     const same = state.errors.findIndex((entry) => entry.line === line);
-    if (same !== -1) state.errors.splice(same, 1);
-    state.errors.push({ call: call.call, turn: call.turn, line });
+    const earlier = same === -1 ? undefined : state.errors.splice(same, 1)[0];
+    const others = earlier
+      ? [...(earlier.others ?? []), earlier.call]
+          .filter((other) => other !== call.call)
+          .slice(1 - SAME_ERROR_CALLS)
+      : [];
+    state.errors.push({ call: call.call, turn: call.turn, line, ...(others.length > 0 ? { others } : {}) });
     return;
   }
   for (const path of call.paths ?? []) touchFile(state, path, call, id);
@@ -210,6 +221,12 @@ function describeError(text: string, namedLine: string | undefined): string {
     if (named) detail = ` — ${shortenLine(named, ERROR_LINE_CHARS)}`;
   }
   return `${shortenLine(first, ERROR_LINE_CHARS)}${detail}` || 'failed';
+}
+
+/** A path cut from its start, so its file name stays: `…/strategy/cleanup.go`. */
+function pathTail(path: string): string {
+  const line = path.replace(/\s+/g, ' ').trim();
+  return line.length <= CALL_PATH_CHARS ? line : `…${line.slice(-(CALL_PATH_CHARS - 1))}`;
 }
 
 function numberOf(value: string | undefined): number | undefined {

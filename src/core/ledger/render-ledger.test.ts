@@ -32,11 +32,11 @@ describe('renderLedger', () => {
       - t6: Also keep the public API unchanged please.
       - t9: Great, now write a changelog entry.
       ## Files changed (under /repo/src/)
-      - parser.ts edit
+      - parser.ts
       ## Files read (same root)
       - lexer.ts r7
       ## Commands (exit status: first error line)
-      - npm test -- parser → exit 1: Exit code 1 — FAIL src/parser.test.ts
+      - npm test -- parser → Exit code 1 — FAIL src/parser.test.ts
       - npm test
       </session_ledger>"
     `);
@@ -56,7 +56,7 @@ describe('renderLedger', () => {
     const text = renderLedger(state, { maxTokens: 300, counter, historyId: 'r1' })!;
     expect(counter.countText(text)).toBeLessThanOrEqual(300);
     expect(text).toContain('[in_progress] Run the whole suite');
-    expect(text).toContain('npm test -- parser → exit 1');
+    expect(text).toContain('npm test -- parser → Exit code 1');
     expect(text).toContain('- npm test\n');
     expect(text).toMatch(/\(\d+ earlier not shown; recall r1\)/);
     expect(text).not.toMatch(/ls dir49\b/);
@@ -66,14 +66,65 @@ describe('renderLedger', () => {
     expect(renderLedger(createLedgerState(), { maxTokens: 100, counter })).toBeUndefined();
   });
 
-  it('keeps a typed message whole and a loaded skill by its first line', () => {
+  it('keeps a typed message whole, and plans and skills whole on their own budget, newest first', async () => {
     const state = createLedgerState();
     const typed = `Please refactor the parser. ${'Keep every public name as it is. '.repeat(30)}`;
-    const skill = `Base directory for this skill: /skills/writing-plans # Writing Plans ${'Write the plan. '.repeat(100)}`;
-    state.userMessages.push({ turn: 1, text: typed }, { turn: 2, text: skill });
-    const text = renderLedger(state, { maxTokens: 5000, counter })!;
+    const skill = (name: string, repeat: number) =>
+      `Base directory for this skill: /skills/${name}\n# ${name}\n${`Follow ${name}. `.repeat(repeat)}`;
+    const plan = `Implement the following plan:\n# Plan: rename\n${'Rename the field. '.repeat(40)}`;
+    state.userMessages.push(
+      { turn: 1, text: typed },
+      { turn: 2, text: skill('huge', 2000) },
+      { turn: 3, text: skill('brainstorming', 60) },
+      { turn: 4, text: plan },
+      { turn: 5, text: skill('brainstorming', 60) },
+    );
+    const text = renderLedger(state, { maxTokens: 600, counter })!;
     expect(text).toContain(typed.trim());
-    expect(text).toContain('- t2: Base directory for this skill: /skills/writing-plans');
-    expect(text).not.toContain('Write the plan. '.repeat(10));
+    expect(text).toContain(plan.trim());
+    // The newest load of a skill whole, an earlier load of the same text and one over the budget by
+    // their first line.
+    expect(text.split('Follow brainstorming. '.repeat(60).trim()).length).toBe(2);
+    expect(text).toContain('- t3: Base directory for this skill: /skills/brainstorming # brainstorming');
+    expect(text).toContain('- t2: Base directory for this skill: /skills/huge # huge Follow huge.');
+    expect(text).not.toContain('Follow huge. '.repeat(40));
+  });
+
+  it('lists files one line per directory and merges commands that read the same', () => {
+    const state = createLedgerState();
+    const file = (path: string, changed: boolean, action = changed ? 'edit' : 'read') => ({
+      path,
+      action,
+      changed,
+      turn: 1,
+      toolUseId: path,
+    });
+    state.files.push(
+      file('/repo/src/a/one.ts', true),
+      file('/repo/src/a/two.ts', true, 'write'),
+      file('/repo/src/b/three.ts', false),
+      file('/repo/src/a/four.ts', false),
+      file('/repo/src/top.ts', false),
+    );
+    const long = 'grep -rn "somethingQuiteLong" /repo/src/a/very/deep/directory/with/files';
+    state.commands.push(
+      { command: `${long}/one.ts`, turn: 1, toolUseId: 'c1', failed: false, runs: 1 },
+      { command: 'npm test', turn: 2, toolUseId: 'c2', failed: false, runs: 1, exitCode: 0 },
+      { command: `${long}/two.ts`, turn: 3, toolUseId: 'c3', failed: false, runs: 2 },
+    );
+    const text = renderLedger(state, { maxTokens: 2000, counter })!;
+    expect(text).toContain('## Files changed (under /repo/src/)\n- a/ one.ts, two.ts (write)\n');
+    expect(text).toContain('## Files read (same root)\n- b/ three.ts\n- a/ four.ts\n- top.ts\n');
+    expect(text).toContain(`- npm test\n- ${long.slice(0, 60)}… ×3\n`);
+  });
+
+  it('names the latest request instead of repeating it when the context shows it after the ledger', () => {
+    const state = createLedgerState();
+    const latest = 'Now fix the lexer too, and keep the tests green.';
+    state.userMessages.push({ turn: 1, text: 'Fix the parser.' }, { turn: 4, text: latest });
+    const text = renderLedger(state, { maxTokens: 500, counter, shownAfter: new Set([latest]) })!;
+    expect(text).toContain('- t1: Fix the parser.');
+    expect(text).toContain('- t4: (the latest request, repeated verbatim below)');
+    expect(text).not.toContain(latest);
   });
 });

@@ -11,6 +11,7 @@ import type {
 import type { Conversation, ProviderUsage } from '../conversation/types.js';
 import type { ValidationProblem } from '../conversation/validate.js';
 import type { RequestBody, RequestConversation } from '../request/request-conversation.js';
+import type { SummaryRequest } from '../summary/summary-model.js';
 import type { WireFormat } from './wire-format.js';
 
 /** A conversation file's parts as found, before a dialect reads them (see `conversationFromValue`). */
@@ -35,7 +36,13 @@ export interface DialectErrorAnswer {
   headers: Record<string, string>;
 }
 
-/** One provider wire format: reader, rules, request body, usage and error shape. */
+/** Where a summary call goes and what it sends. */
+export interface SummaryCall {
+  url: URL;
+  body: Record<string, unknown>;
+}
+
+/** One provider wire format: reader, rules, request body, usage, summary call and error shape. */
 export interface WireDialect {
   /** The format this dialect speaks; its key in `dialects`. */
   readonly format: WireFormat;
@@ -61,6 +68,14 @@ export interface WireDialect {
   readRequest(body: RequestBody): RequestConversation;
   /** The usage an answer body reports, in the core's one {@link ProviderUsage} shape. */
   usageOf(answer: unknown): ProviderUsage | undefined;
+  /**
+   * The summary call that borrows a request (`url`, `body`): its model, settings and tools kept,
+   * never streamed, the conversation replaced by `request`'s so the provider reads the prefix from
+   * its prompt cache.
+   */
+  summaryCall(url: URL, body: Record<string, unknown>, request: SummaryRequest): SummaryCall;
+  /** The text of a (non-streamed) answer; empty when it has none. */
+  answerText(answer: Record<string, unknown>): string;
   /** An error answer with `status` and `message`, in the provider's own shape. */
   errorAnswer(status: number, message: string): DialectErrorAnswer;
 }

@@ -174,6 +174,52 @@ describe('the dialect registry', () => {
       body: { error: { code: 502, message: 'down', status: 'UNAVAILABLE' } },
       headers: {},
     });
+    // A body over the size cap will not fit next time: no retry.
+    expect(dialects.anthropic.errorAnswer(413, 'too big')).toEqual({
+      body: { type: 'error', error: { type: 'request_too_large', message: 'too big' } },
+      headers: { 'x-should-retry': 'false' },
+    });
+  });
+
+  it('builds the summary call from the request it borrows, and reads the answer text', () => {
+    const request = {
+      messages: [{ role: 'user' as const, content: 'Summarize.' }],
+      system: 'Be brief.',
+      maxOutputTokens: 500,
+    };
+    const url = new URL('http://upstream/v1beta/models/g:streamGenerateContent?alt=sse&key=k');
+    const bodies = {
+      anthropic: { model: 'm', stream: true, thinking: { type: 'enabled' }, messages: [] },
+      openai: { model: 'm', stream: true, stream_options: {}, max_completion_tokens: 9, messages: [] },
+      responses: { model: 'm', stream: true, input: [] },
+      gemini: { contents: [], generationConfig: { responseMimeType: 'application/json', temperature: 0 } },
+    };
+    const calls = Object.fromEntries(
+      WIRE_FORMATS.map((format) => [format, dialects[format].summaryCall(url, bodies[format], request)]),
+    );
+    for (const format of WIRE_FORMATS) {
+      expect(calls[format]!.body.stream, format).toBeUndefined();
+      expect(calls[format]!.body[dialects[format].conversationField], format).not.toEqual([]);
+    }
+    expect(calls.anthropic!.body).toMatchObject({ model: 'm', system: 'Be brief.', max_tokens: 500 });
+    expect(calls.anthropic!.body.thinking).toBeUndefined();
+    expect(calls.openai!.body).toMatchObject({ max_completion_tokens: 500 });
+    expect(calls.openai!.body.stream_options).toBeUndefined();
+    expect(calls.responses!.body).toMatchObject({ max_output_tokens: 500 });
+    expect(String(calls.gemini!.url)).toBe('http://upstream/v1beta/models/g:generateContent?key=k');
+    expect(calls.gemini!.body.generationConfig).toEqual({ temperature: 0, maxOutputTokens: 500 });
+    const answers = {
+      anthropic: {
+        content: [
+          { type: 'thinking', thinking: 'x' },
+          { type: 'text', text: 'S' },
+        ],
+      },
+      openai: { choices: [{ message: { content: 'S' } }] },
+      responses: { output: [{ type: 'message', content: [{ type: 'output_text', text: 'S' }] }] },
+      gemini: { candidates: [{ content: { parts: [{ text: 'x', thought: true }, { text: 'S' }] } }] },
+    };
+    for (const format of WIRE_FORMATS) expect(dialects[format].answerText(answers[format]), format).toBe('S');
   });
 });
 

@@ -7,6 +7,7 @@ import { collectProblems } from '../_internal/validate-helpers.js';
 import type { WireDialect } from '../dialect.js';
 import { readAnthropicConversation, serializeAnthropic } from './read-anthropic.js';
 import { readAnthropicRequest } from './request-anthropic.js';
+import { anthropicAnswerText, anthropicSummaryCall } from './summary-anthropic.js';
 import { validateAnthropic, validateSystem } from './validate-anthropic.js';
 
 /** Anthropic rules with the `system` prompt checked first, as `validateMessages` does. */
@@ -42,6 +43,8 @@ export const anthropicDialect: WireDialect = {
   requestProblems: anthropicRequestProblems,
   readRequest: readAnthropicRequest,
   usageOf: (answer) => copyUsage(usageField(answer), SAME_NAMED_USAGE),
+  summaryCall: anthropicSummaryCall,
+  answerText: anthropicAnswerText,
   errorAnswer: (status, message) => ({
     body: { type: 'error', error: { type: anthropicErrorType(status), message } },
     headers: retryHeaders(status),

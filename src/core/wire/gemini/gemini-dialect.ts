@@ -8,6 +8,7 @@ import { geminiConversation, serializeGemini } from './gemini-conversation.js';
 import { readGeminiRequest } from './gemini-request.js';
 import { geminiUsage } from './gemini-usage.js';
 import { toGeminiContents } from './gemini-write.js';
+import { geminiAnswerText, geminiSummaryCall } from './summary-gemini.js';
 import { validateGeminiContents } from './validate-gemini.js';
 
 /** Reads Gemini contents; the error path gets the file name in front, as the other readers do. */
@@ -36,6 +37,8 @@ export const geminiDialect: WireDialect = {
   readRequest: readGeminiRequest,
   usageOf: geminiUsage,
   // `{ error: { code, message, status } }`; the Gemini SDK has no retry header to honour.
+  summaryCall: geminiSummaryCall,
+  answerText: geminiAnswerText,
   errorAnswer: (status, message) => ({
     body: { error: { code: status, message, status: status === 502 ? 'UNAVAILABLE' : 'INVALID_ARGUMENT' } },
     headers: {},

@@ -6,6 +6,7 @@ import { collectProblems } from '../_internal/validate-helpers.js';
 import type { DialectErrorAnswer, WireDialect } from '../dialect.js';
 import { readOpenAIConversation, serializeOpenAI } from './read-openai-chat.js';
 import { readOpenAIRequest } from './request-openai-chat.js';
+import { openAIChatAnswerText, openAIChatSummaryCall } from './summary-openai-chat.js';
 import { validateOpenAI } from './validate-openai-chat.js';
 
 /** OpenAI's error shape `{ error: { message, type, param, code } }` (Responses answers the same). */
@@ -31,5 +32,7 @@ export const openAIChatDialect: WireDialect = {
   requestProblems: (body) => collectProblems((problems) => validateOpenAI(body.messages, problems)),
   readRequest: readOpenAIRequest,
   usageOf: (answer) => copyUsage(usageField(answer), SAME_NAMED_USAGE),
+  summaryCall: openAIChatSummaryCall,
+  answerText: openAIChatAnswerText,
   errorAnswer: openAIErrorAnswer,
 };

@@ -6,6 +6,7 @@ import type { WireDialect } from '../dialect.js';
 import { openAIErrorAnswer } from '../openai-chat/openai-chat-dialect.js';
 import { readResponsesConversation, serializeResponses } from './read-responses.js';
 import { readResponsesRequest } from './request-responses.js';
+import { responsesAnswerText, responsesSummaryCall } from './summary-responses.js';
 import { validateResponsesInput } from './validate-responses.js';
 
 /** A Responses answer's `input_tokens` is the whole prompt, as Chat's `prompt_tokens`. */
@@ -33,5 +34,7 @@ export const responsesDialect: WireDialect = {
     ),
   readRequest: readResponsesRequest,
   usageOf: (answer) => copyUsage(usageField(answer), RESPONSES_USAGE),
+  summaryCall: responsesSummaryCall,
+  answerText: responsesAnswerText,
   errorAnswer: openAIErrorAnswer,
 };

@@ -1,0 +1,27 @@
+/** The summary call on the OpenAI Responses API, borrowing the request being compacted. */
+import { toResponsesInput } from '../../conversation/responses-format.js';
+import type { SummaryRequest } from '../../summary/summary-model.js';
+import { withoutStreaming } from '../_internal/summary-call.js';
+import type { SummaryCall } from '../dialect.js';
+
+export function responsesSummaryCall(
+  url: URL,
+  body: Record<string, unknown>,
+  request: SummaryRequest,
+): SummaryCall {
+  // System text read from `instructions` stays there (toResponsesInput leaves it out).
+  const input = toResponsesInput(request.messages, request.system);
+  return { url, body: { ...withoutStreaming(body), input, max_output_tokens: request.maxOutputTokens } };
+}
+
+export function responsesAnswerText(answer: Record<string, unknown>): string {
+  const output = Array.isArray(answer.output)
+    ? (answer.output as { type?: unknown; content?: unknown }[])
+    : [];
+  return output
+    .filter((item) => item?.type === 'message' && Array.isArray(item.content))
+    .flatMap((item) => item.content as { type?: unknown; text?: unknown }[])
+    .filter((part) => part?.type === 'output_text' && typeof part.text === 'string')
+    .map((part) => part.text as string)
+    .join('\n');
+}
