@@ -4,8 +4,8 @@
 // per second with 50 concurrent sessions, the proxy's memory per session (measured in-process), and
 // five parallel conversations with the same first message against five distinct ones (ratio ≤ 1.5),
 // and the small-request and first-byte rows again on the Gemini API (`:generateContent`,
-// `:streamGenerateContent?alt=sse`).
-// `npm run bench -- proxy`. Targets: p50 added ≤ 2 ms on a small request, first byte within 1 ms.
+// `:streamGenerateContent?alt=sse`), and the first-byte row against a bare Node pass-through hop
+// (the floor any proxy process pays on the machine). `npm run bench -- proxy`. Targets: p50 added ≤ 2 ms on a small request, first byte within 1 ms.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -143,6 +143,7 @@ async function compare(
   bodyFor: (index: number) => string,
   field: 'first' | 'total',
   route: Route = anthropicRoute,
+  names: [string, string] = ['direct', 'proxy'],
 ) {
   const times = { direct: [] as number[], proxy: [] as number[] };
   for (let index = 0; index < WARMUP + samples; index += 1) {
@@ -158,7 +159,7 @@ async function compare(
   const added = (fraction: number) =>
     (percentile(times.proxy, fraction) - percentile(times.direct, fraction)).toFixed(2);
   console.log(
-    `  ${row('direct', times.direct)}; ${row('proxy', times.proxy)}; added p50 ${added(0.5)} ms, p99 ${added(0.99)} ms`,
+    `  ${row(names[0], times.direct)}; ${row(names[1], times.proxy)}; added p50 ${added(0.5)} ms, p99 ${added(0.99)} ms`,
   );
 }
 
@@ -179,13 +180,24 @@ async function startProxyProcess(
   extra: string[] = [],
 ): Promise<{ url: string; child: ChildProcess }> {
   const bin = fileURLToPath(new URL('../../cli/bin.js', import.meta.url));
-  const child = spawn(
-    process.execPath,
-    [bin, 'proxy', '--upstream', upstream, '--port', '0', '--mid', '150000', '--hard', '190000', ...extra],
-    {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  );
+  return startListening([
+    bin,
+    'proxy',
+    '--upstream',
+    upstream,
+    '--port',
+    '0',
+    '--mid',
+    '150000',
+    '--hard',
+    '190000',
+    ...extra,
+  ]);
+}
+
+/** A child process that prints `listening on URL` first. */
+async function startListening(args: string[]): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] });
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout?.once('data', (chunk: Buffer) => {
       const match = /^listening on (\S+)/.exec(chunk.toString('utf8'));
@@ -311,6 +323,39 @@ async function parallelConversations(): Promise<{ same: number; distinct: number
   }
 }
 
+/**
+ * The first-byte row against a bare Node pass-through hop instead of the direct call: the floor any
+ * proxy process on this machine pays, and what agent-compact adds beyond it.
+ */
+async function compareWithBareHop(direct: string, proxied: string): Promise<void> {
+  const bare = await startListening([fileURLToPath(new URL('../bare-hop.js', import.meta.url)), direct]);
+  try {
+    console.log(
+      `\nThe same against a bare Node pass-through hop (reads the body, forwards it, pipes the answer), ${SAMPLES_STREAM} samples:`,
+    );
+    await compare(
+      direct,
+      bare.url,
+      SAMPLES_STREAM,
+      (index) => requestBody(smallConversation(3, index % 50), true),
+      'first',
+      anthropicRoute,
+      ['direct', 'bare hop'],
+    );
+    await compare(
+      bare.url,
+      proxied,
+      SAMPLES_STREAM,
+      (index) => requestBody(smallConversation(4, index % 50), true),
+      'first',
+      anthropicRoute,
+      ['bare hop', 'proxy'],
+    );
+  } finally {
+    bare.child.kill('SIGTERM');
+  }
+}
+
 export async function run(): Promise<void> {
   const server = await startScriptedModelServer({ script: () => 'ok', validation: 'off' });
   const { url: proxied, child } = await startProxyProcess(server.url);
@@ -342,6 +387,8 @@ export async function run(): Promise<void> {
       (index) => requestBody(smallConversation(1, index % 50), true),
       'first',
     );
+    forgetRequests(server);
+    await compareWithBareHop(server.url, proxied);
     forgetRequests(server);
     await compareGemini(server.url, proxied);
     forgetRequests(server);
