@@ -5,7 +5,8 @@
 // five parallel conversations with the same first message against five distinct ones (ratio ≤ 1.5),
 // and the small-request and first-byte rows again on the Gemini API (`:generateContent`,
 // `:streamGenerateContent?alt=sse`), and the first-byte row against a bare Node pass-through hop
-// (the floor any proxy process pays on the machine). `npm run bench -- proxy`. Targets: p50 added ≤ 2 ms on a small request, first byte within 1 ms.
+// (the floor any proxy process pays on the machine).
+// `npm run bench -- proxy`. Targets: p50 added ≤ 2 ms on a small request, first byte within 1 ms.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
