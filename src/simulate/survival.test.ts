@@ -114,6 +114,38 @@ describe('measureSurvival', () => {
     });
   });
 
+  it("counts Claude Code 2.1's task list: TaskCreate subjects, renamed or deleted by TaskUpdate", () => {
+    const tasks: Message[] = [
+      { role: 'user', content: 'plan it' },
+      {
+        role: 'assistant',
+        content: [
+          toolUse('k1', 'TaskCreate', { subject: 'Write the parser', description: 'd' }),
+          toolUse('k2', 'TaskCreate', { subject: 'Scratch idea', description: 'd' }),
+          toolUse('k3', 'TaskCreate', { subject: 'Check totals', description: 'd' }),
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          toolUse('k4', 'TaskUpdate', { taskId: '2', status: 'deleted' }),
+          toolUse('k5', 'TaskUpdate', { taskId: '3', subject: 'Check the totals', status: 'in_progress' }),
+          toolUse('k6', 'TaskUpdate', { taskId: '9', status: 'completed' }),
+        ],
+      },
+    ];
+    const kept = measureSurvival(tasks, {
+      messages: [
+        { role: 'user', content: '#1 [pending] Write the parser\n#3 [in_progress] Check the totals' },
+      ],
+    });
+    expect(kept.todo).toEqual({ visible: 2, total: 2 });
+    const lost = measureSurvival(tasks, {
+      messages: [{ role: 'user', content: 'Write the parser. Scratch idea.' }],
+    });
+    expect(lost.todo).toEqual({ visible: 1, total: 2 });
+  });
+
   it('reads Codex calls: exec_command commands, apply_patch files, update_plan items', () => {
     const codex: Message[] = [
       { role: 'user', content: 'add a flag' },

@@ -12,7 +12,8 @@
  * - `errors`: the first line of each `is_error` result, else of each result with a non-zero exit
  *   code, first {@link errorFactLength} characters;
  * - `todo`: the items of the latest todo or plan list (Claude Code `TodoWrite` `todos[].content`,
- *   Codex `update_plan` `plan[].step`, `write_todos` `todos[]`), first {@link todoFactLength} characters;
+ *   or the subjects of the tasks its `TaskCreate` calls made and `TaskUpdate` did not delete; Codex
+ *   `update_plan` `plan[].step`, `write_todos` `todos[]`), first {@link todoFactLength} characters;
  * - `user-messages`: each message the user typed (user text that is not a tool result, a
  *   `<system-reminder>` or other harness markup): visible when {@link MOST_WORDS} of its distinct
  *   words of three letters or more appear in the request;
@@ -149,13 +150,15 @@ export function historyFacts(history: readonly Message[]): HistoryFacts {
     userMessages: [],
   };
   let latestTodos: string[] | undefined;
+  const tasks: TaskList = { next: 1, subjects: new Map() };
   for (const message of history) {
     if (message.role === 'user') {
       const typed = typedText(message);
       if (typed !== undefined) facts.userMessages.push(typed);
     }
     for (const block of contentBlocks(message)) {
-      if (block.type === 'tool_use') latestTodos = toolUseFacts(block as ToolUseBlock, facts) ?? latestTodos;
+      if (block.type === 'tool_use')
+        latestTodos = toolUseFacts(block as ToolUseBlock, facts, tasks) ?? latestTodos;
       else if (block.type === 'tool_result') toolResultFacts(block as ToolResultBlock, facts);
     }
   }
@@ -164,7 +167,7 @@ export function historyFacts(history: readonly Message[]): HistoryFacts {
 }
 
 /** Records a call's files and command; returns its todo list when it writes one. */
-function toolUseFacts(block: ToolUseBlock, facts: HistoryFacts): string[] | undefined {
+function toolUseFacts(block: ToolUseBlock, facts: HistoryFacts, tasks: TaskList): string[] | undefined {
   const name = String(block.name ?? '');
   const input = inputObject(block.input);
   const path = firstString(input, ['file_path', 'path', 'notebook_path', 'filePath']);
@@ -179,7 +182,28 @@ function toolUseFacts(block: ToolUseBlock, facts: HistoryFacts): string[] | unde
     const command = commandOf(input);
     if (command !== undefined) facts.text.commands.add(cutLine(command, commandFactLength));
   }
-  return todoItems(name, input);
+  return todoItems(name, input) ?? taskItems(name, input, tasks);
+}
+
+/** Claude Code's task list (TaskCreate numbers its tasks 1, 2, … in the order they are made). */
+interface TaskList {
+  next: number;
+  subjects: Map<string, string>;
+}
+
+/** The task list after a TaskCreate or TaskUpdate call, or undefined for other tools. */
+function taskItems(name: string, input: Record<string, unknown>, tasks: TaskList): string[] | undefined {
+  if (name === 'TaskCreate' && typeof input.subject === 'string') {
+    tasks.subjects.set(String(tasks.next++), input.subject);
+  } else if (name === 'TaskUpdate' && input.taskId !== undefined) {
+    const id = String(input.taskId);
+    if (!tasks.subjects.has(id)) return undefined;
+    if (input.status === 'deleted') tasks.subjects.delete(id);
+    else if (typeof input.subject === 'string') tasks.subjects.set(id, input.subject);
+  } else return undefined;
+  return [...tasks.subjects.values()]
+    .filter((subject) => collapseWhitespace(subject) !== '')
+    .map((subject) => cutLine(subject, todoFactLength));
 }
 
 function toolResultFacts(block: ToolResultBlock, facts: HistoryFacts): void {
