@@ -24,6 +24,49 @@ import {
 import { openStoreFromSpec } from '../store-from-spec.js';
 import { createSummaryModelFromSpec } from '../summarizer-from-spec.js';
 
+/** The port when `--port` is not given. */
+export const DEFAULT_PORT = 8787;
+
+/** The proxy's options as `--help` lists them: `proxy` and `wrap` take the same ones. */
+export const PROXY_OPTIONS_HELP = `  --upstream URL             where requests go, e.g. https://api.anthropic.com
+  --anthropic-upstream URL   Anthropic traffic goes here instead
+  --openai-upstream URL      OpenAI traffic (chat, responses, other paths) goes here instead
+  --host H                   interface to listen on (default 127.0.0.1); any other address
+                             needs --token
+  --token TOKEN              every /agent-compact/* route then asks for it (Authorization:
+                             Bearer TOKEN, or ?token=TOKEN); default AGENT_COMPACT_TOKEN
+  --gemini-upstream URL      Gemini traffic (/v1beta/models/…) goes here instead,
+                             e.g. https://generativelanguage.googleapis.com
+  --port N                   port to listen on; 0 picks a free one (default ${DEFAULT_PORT})
+  --mid N                    mid threshold in tokens (default 50000, or 60% of --window)
+  --hard N                   hard threshold in tokens (default 80000, or 85% of --window)
+  --window N                 the model's context window; thresholds become fractions of it
+  --summarizer SPEC          same (default: the client's own model and key), extractive,
+                             anthropic:MODEL, openai:MODEL, openai-responses:MODEL or gemini:MODEL
+                             (keys from ANTHROPIC_API_KEY / OPENAI_API_KEY / GEMINI_API_KEY),
+                             through the matching upstream
+  --archive DIR              keep what leaves the context in DIR, one file per conversation
+  --store redis://HOST:PORT  keep conversations, archives and compactor state in Redis, shared by
+                             every replica given the same URL (Redis down: requests go on uncompacted)
+  --recall                   give the model a recall tool the proxy answers itself (placeholders
+                             then name archive ids; without it they name none)
+  --background               write hard summaries in the background: requests keep going
+                             upstream while the summary is written, a later one carries it
+  --notify                   after a hard compaction, put a one-line note in front of the
+                             streamed answer (off by default)
+  --otel                     trace requests and compactions with OpenTelemetry (GenAI conventions)
+                             through @opentelemetry/api; on by itself when an SDK registered a
+                             tracer provider
+  --json-log FILE            append one JSON line per request to FILE (layer, tokensIn,
+                             tokensOut, session: the figures of the x-agent-compact-* headers)
+  --upstream-timeout S       give up on an exchange after S seconds (default 600): the client gets
+                             a 504 and the conversation's next request goes ahead
+  --max-body SIZE            refuse request bodies over SIZE bytes with a 413 in the provider's
+                             error shape, without reading the rest (default 32MiB; takes bytes or
+                             KB, MB, GB, KiB, MiB, GiB)
+  --tokenizer T              heuristic (default; provider usage anchors the count), o200k or cl100k
+`;
+
 /** The proxy's command-line options, as `util.parseArgs` declares them. */
 export const PROXY_ARG_OPTIONS = {
   upstream: { type: 'string' },

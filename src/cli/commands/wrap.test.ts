@@ -6,6 +6,7 @@ import { type ScriptedModelServer, startScriptedModelServer } from '../../testin
 import { recordingIO } from '../cli-io.test-utils.js';
 import { main } from '../main.js';
 import { agentLaunch } from '../wrap/agent-launch.js';
+import { PROXY_ARG_OPTIONS } from './proxy-setup.js';
 
 let server: ScriptedModelServer | undefined;
 let directory: string | undefined;
@@ -114,6 +115,14 @@ describe('agent-compact wrap', () => {
     const { output, io } = recordingIO(tmpdir());
     expect(await main(['wrap', '--upstream', 'http://127.0.0.1:1'], io)).toBe(2);
     expect(output.stderr).toMatch(/missing the agent/);
+  });
+});
+
+describe('agent-compact wrap --help', () => {
+  it('lists every proxy option wrap takes', async () => {
+    const { io, output } = recordingIO(tmpdir());
+    expect(await main(['wrap', '--help'], io)).toBe(0);
+    for (const name of Object.keys(PROXY_ARG_OPTIONS)) expect(output.stdout).toContain(`  --${name}`);
   });
 });
 

@@ -9,7 +9,7 @@ import { parseCommandArgs } from '../command-args.js';
 import { agentLaunch } from '../wrap/agent-launch.js';
 import { runAgent } from '../wrap/run-agent.js';
 import { savingsLine } from '../wrap/savings-line.js';
-import { PROXY_ARG_OPTIONS, startProxyFromArgs } from './proxy-setup.js';
+import { PROXY_ARG_OPTIONS, PROXY_OPTIONS_HELP, startProxyFromArgs } from './proxy-setup.js';
 
 const help = `Usage: agent-compact wrap [proxy options] -- AGENT [ARGS…]
        agent-compact claude [ARGS…]    (also: codex, gemini)
@@ -26,8 +26,9 @@ How the agent is pointed at the proxy:
   opencode   OPENAI_BASE_URL (also crush, aider)
   other      both ANTHROPIC_BASE_URL and OPENAI_BASE_URL, with a note
 
-Proxy options are those of agent-compact proxy (see agent-compact proxy --help); --upstream
-defaults to the provider's own API, --port to a free one.
+Proxy options, the same as agent-compact proxy's; --upstream defaults to the provider's own
+API, --port to a free one:
+${PROXY_OPTIONS_HELP}  -h, --help                 show this help
 `;
 
 /** The `wrap` command. */
