@@ -171,6 +171,40 @@ describe('importClaudeCode', () => {
     ]);
   });
 
+  it('keeps every result of parallel calls that Claude Code 2.1 logs as children of their calls', () => {
+    // Each call is its own line, chained; each result names its call's line as parent, and only
+    // the last result is on the chain the next turn continues.
+    const line = (uuid: string, parentUuid: string | null, type: string, message: object) =>
+      JSON.stringify({ type, uuid, parentUuid, isSidechain: false, message });
+    const call = (id: string) => ({
+      id: 'msg_A',
+      role: 'assistant',
+      content: [{ type: 'tool_use', id, name: 'Read', input: { file_path: `/src/${id}.ts` } }],
+    });
+    const result = (id: string) => ({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: id, content: `${id} contents` }],
+    });
+    const file = [
+      line('u1', null, 'user', { role: 'user', content: 'Read a, b and c.' }),
+      line('a1', 'u1', 'assistant', call('a')),
+      line('a2', 'a1', 'assistant', call('b')),
+      line('a3', 'a2', 'assistant', call('c')),
+      line('r1', 'a1', 'user', result('a')),
+      line('r2', 'a2', 'user', result('b')),
+      line('r3', 'a3', 'user', result('c')),
+      line('a4', 'r3', 'assistant', { id: 'msg_B', role: 'assistant', content: [{ type: 'text', text: 'Done.' }] }),
+    ].join('\n');
+    const { conversation } = importClaudeCode(file);
+    const results = conversation.messages[2]!.content;
+    expect(Array.isArray(results) && results.map((block) => JSON.stringify(block))).toEqual([
+      expect.stringContaining('a contents'),
+      expect.stringContaining('b contents'),
+      expect.stringContaining('c contents'),
+    ]);
+    expect(validateMessages(conversation.messages)).toEqual([]);
+  });
+
   it('reads a subagent file, whose lines are all sidechain', () => {
     const { conversation, usage } = importClaudeCode(subagent);
     expect(conversation.messages.map((message) => message.role)).toEqual([

@@ -19,7 +19,8 @@
  *
  * - Only the branch that ends at the last message is read: `parentUuid` links (and
  *   `logicalParentUuid` across a compaction boundary) are followed back from it, so turns abandoned
- *   by a rewind are left out. Without usable links every line is read in file order.
+ *   by a rewind are left out; results of parallel tool calls, each logged as a child of its call's
+ *   line, are kept. Without usable links every line is read in file order.
  * - Claude Code's own compactions (a `system` line with `subtype: "compact_boundary"`, then the
  *   `isCompactSummary` user line with its summary) are recorded in `compactions`: where the history
  *   was cut, the summary text and the user lines it attached before its next request. The summary
@@ -193,6 +194,12 @@ export function claudeCodeFromLines(
       continue;
     }
     flushHeld();
+    const previous = messages.at(-1);
+    if (previous && onlyToolResults(previous) && onlyToolResults(message)) {
+      // Results of one call's parallel tools, each on its own line: one user message.
+      messages[messages.length - 1] = mergeUserMessages([previous, message]);
+      continue;
+    }
     messages.push(message);
     if (line.role === 'assistant') {
       usage.push(usageOf(line.value));
@@ -303,7 +310,23 @@ function activeBranch(lines: SessionLine[], links: ReadonlyMap<string, string | 
     onBranch.add(current);
     current = links.get(current);
   }
-  return lines.filter((line) => onBranch.has(line.uuid!));
+  return lines.filter((line) => onBranch.has(line.uuid!) || isResultOffBranch(line, links, onBranch));
+}
+
+/**
+ * Claude Code logs each result of parallel tool calls as a child of the assistant line holding its
+ * call, so only the last result lies on the walked chain; the others hang off it and are kept.
+ */
+function isResultOffBranch(
+  line: SessionLine,
+  links: ReadonlyMap<string, string | undefined>,
+  onBranch: ReadonlySet<string>,
+): boolean {
+  if (line.role !== 'user' || !Array.isArray(line.value.content)) return false;
+  const parent = links.get(line.uuid!);
+  if (parent === undefined || !onBranch.has(parent)) return false;
+  const blocks = line.value.content as unknown[];
+  return blocks.length > 0 && blocks.every((block) => isObject(block) && block.type === 'tool_result');
 }
 
 function readMessage(line: SessionLine, source: string | undefined): Message {
@@ -320,6 +343,11 @@ function readMessage(line: SessionLine, source: string | undefined): Message {
     }
     throw error;
   }
+}
+
+function onlyToolResults(message: Message): boolean {
+  const blocks = blocksOf(message);
+  return message.role === 'user' && blocks.length > 0 && blocks.every((block) => block.type === 'tool_result');
 }
 
 function blocksOf(message: Message): Exclude<Message['content'], string> {
