@@ -23,7 +23,7 @@ import { conversationOf, withConversation } from './request-conversation.js';
 import type { ProxyApi } from './routes.js';
 import type { SessionCompactors } from './session-compactors.js';
 import { nextState, sessionInput } from './session-history.js';
-import { shortHash } from './session-identity.js';
+import { shortSessionId } from './session-identity.js';
 import type { ProxySessionStore } from './session-store.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 import { createUsageTap, type UsageTap } from './usage-tap.js';
@@ -127,7 +127,7 @@ function announceCompaction(exchange: Exchange, outgoing: Outgoing) {
     layer: outgoing.compaction?.layer ?? 'none',
     tokensBefore: outgoing.compaction?.tokensBefore ?? 0,
     tokensAfter: outgoing.compaction?.tokensAfter ?? 0,
-    session: shortHash(exchange.sessionKey).slice(0, 8),
+    session: shortSessionId(exchange.sessionKey),
   } as const;
   setCompactionHeaders(exchange.response, figures);
   if (exchange.notify && figures.layer === 'hard' && !outgoing.fallback) {
@@ -187,7 +187,7 @@ function recordOf(exchange: Exchange, outgoing: Outgoing, outcome: ForwardOutcom
   const closed = outcome.type === 'closed' || exchange.signal.aborted;
   return {
     time: new Date(Date.now() - (performance.now() - exchange.arrived)).toISOString(),
-    session: shortHash(exchange.sessionKey).slice(0, 8),
+    session: shortSessionId(exchange.sessionKey),
     api: exchange.api,
     method: exchange.method,
     path: exchange.target.pathname,

@@ -106,27 +106,66 @@ export async function forwardRequest(
 }
 
 /**
- * Copies the answer's chunks to the client, waiting for the client's socket to drain whenever its
+ * Copies the answer's chunks to the client, pausing the upstream whenever the client's socket
  * buffer is full, so a slow client holds the upstream back instead of filling the proxy's memory.
- * False when either side broke first (the client's connection is then broken too).
+ * Each chunk is written before `onChunk` reads it (the usage tap), so reading never delays the
+ * client's bytes. Listens for `data` rather than iterating: no promise per chunk on the way to the
+ * client. False when either side broke first (the client's connection is then broken too).
  */
-export async function relayBody(
-  body: AsyncIterable<Buffer>,
+export function relayBody(
+  body: Readable,
   response: ServerResponse,
   onChunk?: (chunk: Buffer) => void,
 ): Promise<boolean> {
-  try {
-    for await (const chunk of body) {
-      onChunk?.(chunk);
-      if (!response.write(chunk)) await drained(response);
-    }
-  } catch {
-    response.destroy();
-    return false;
-  }
-  if (response.destroyed) return false;
-  response.end();
-  return true;
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (complete: boolean) => {
+      if (settled) return;
+      settled = true;
+      body.off('data', onData);
+      response.off('drain', resume);
+      response.off('close', resume);
+      resolve(complete);
+    };
+    const broken = () => {
+      if (settled) return;
+      body.destroy();
+      response.destroy();
+      settle(false);
+    };
+    let first = true;
+    const onData = (chunk: Buffer) => {
+      if (!response.write(chunk) && !response.destroyed) body.pause();
+      // Node holds a write until the next tick to batch it; the first one (the headers with the
+      // first bytes) goes out now, before anything reads it.
+      if (first) {
+        first = false;
+        response.socket?.uncork();
+      }
+      try {
+        onChunk?.(chunk);
+      } catch {
+        broken();
+      }
+    };
+    // A client that left takes no writes: read on to the end (or the abort) without waiting.
+    const resume = () => body.resume();
+    body.on('data', onData);
+    body.once('end', () => {
+      if (settled) return;
+      if (response.destroyed) return settle(false);
+      response.end();
+      settle(true);
+    });
+    // Kept after settling: an error the body emits later must not go unhandled.
+    body.on('error', broken);
+    // Closed without its end (destroyed without an error): the answer broke.
+    body.once('close', () => {
+      if (!body.readableEnded) broken();
+    });
+    response.on('drain', resume);
+    response.on('close', resume);
+  });
 }
 
 /** Resolves once the client's socket takes writes again, or the client is gone. */

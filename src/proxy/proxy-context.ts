@@ -14,7 +14,7 @@ import { formatLogLine, type ProxyRequestRecord, StatsCollector } from './proxy-
 import type { ProxyTracing } from './proxy-tracing.js';
 import type { ProxyUpstreams } from './routes.js';
 import { SessionCompactors } from './session-compactors.js';
-import { shortHash } from './session-identity.js';
+import { shortSessionId } from './session-identity.js';
 import { createSessionQueue } from './session-queue.js';
 import { createMemoryProxySessionStore, type ProxySessionStore } from './session-store.js';
 import { DEFAULT_MAX_BODY_BYTES } from './upstream/request-body.js';
@@ -141,7 +141,7 @@ function createCompactors(
     ...(watchers.length > 0
       ? {
           onEvent: (key: string, event: CompactionEvent) => {
-            const id = shortHash(key).slice(0, 8);
+            const id = shortSessionId(key);
             for (const watcher of watchers) watcher.event(id, event);
           },
         }

@@ -93,6 +93,25 @@ export function fingerprintJson(json: string): string {
   return json.replace(cacheControlPattern, '');
 }
 
+/** Short ids already computed, by session key: every request of a session needs its id twice. */
+const shortIds = new Map<string, string>();
+/** Enough for the live sessions of one proxy (its compactors are capped at 1,000 too). */
+const MAX_SHORT_IDS = 1024;
+
+/**
+ * The eight-character session id of the log line, the headers and the dashboard: the start of the
+ * key's {@link shortHash}. Remembered per key (keys hold hashes, never a credential).
+ */
+export function shortSessionId(sessionKey: string): string {
+  let id = shortIds.get(sessionKey);
+  if (id === undefined) {
+    id = shortHash(sessionKey).slice(0, 8);
+    if (shortIds.size >= MAX_SHORT_IDS) shortIds.clear();
+    shortIds.set(sessionKey, id);
+  }
+  return id;
+}
+
 /** A short stable hash for keys and archive file names. */
 export function shortHash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 16);
