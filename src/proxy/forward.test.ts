@@ -27,7 +27,11 @@ async function relayServer(body: PassThrough, onChunk: (chunk: Buffer, response:
   });
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
-  return { url, started, relayed: async () => (await started, relayed!) };
+  const result = async () => {
+    await started;
+    return relayed!;
+  };
+  return { url, started, relayed: result };
 }
 
 /** Reads the whole answer; resolves with its text, or with `broken` when the connection broke. */
