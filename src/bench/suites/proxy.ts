@@ -5,9 +5,10 @@
 // five parallel conversations with the same first message against five distinct ones (ratio ≤ 1.5),
 // and the small-request and first-byte rows again on the Gemini API (`:generateContent`,
 // `:streamGenerateContent?alt=sse`), and the first-byte row against a bare Node pass-through hop
-// (the floor any proxy process pays on the machine).
+// (the floor any proxy process pays on the machine), with the CPU each of the two used per request.
 // `npm run bench -- proxy`. Targets: p50 added ≤ 2 ms on a small request, first byte within 1 ms.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { startProxy } from '../../proxy/index.js';
@@ -257,6 +258,18 @@ async function compareGemini(direct: string, proxied: string): Promise<void> {
   );
 }
 
+/** Milliseconds of CPU (user + system) a process used so far, from Linux's /proc; undefined elsewhere. */
+function cpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // Fields 14 and 15 of /proc/PID/stat (after the command in parentheses): clock ticks of 10 ms.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The scripted server keeps every request it received; drop them between phases to bound memory. */
 function forgetRequests(server: ScriptedModelServer): void {
   (server.requests as RecordedRequest[]).length = 0;
@@ -328,7 +341,7 @@ async function parallelConversations(): Promise<{ same: number; distinct: number
  * The first-byte row against a bare Node pass-through hop instead of the direct call: the floor any
  * proxy process on this machine pays, and what agent-compact adds beyond it.
  */
-async function compareWithBareHop(direct: string, proxied: string): Promise<void> {
+async function compareWithBareHop(direct: string, proxied: string, proxyPid?: number): Promise<void> {
   const bare = await startListening([fileURLToPath(new URL('../bare-hop.js', import.meta.url)), direct]);
   try {
     console.log(
@@ -343,6 +356,7 @@ async function compareWithBareHop(direct: string, proxied: string): Promise<void
       anthropicRoute,
       ['direct', 'bare hop'],
     );
+    const before = [cpuMs(bare.child.pid), cpuMs(proxyPid)];
     await compare(
       bare.url,
       proxied,
@@ -352,6 +366,18 @@ async function compareWithBareHop(direct: string, proxied: string): Promise<void
       anthropicRoute,
       ['bare hop', 'proxy'],
     );
+    const perRequest = (index: number, after: number | undefined) => {
+      const start = before[index];
+      return start === undefined || after === undefined
+        ? Number.NaN
+        : (after - start) / (WARMUP + SAMPLES_STREAM);
+    };
+    const [bareCpu, proxyCpu] = [perRequest(0, cpuMs(bare.child.pid)), perRequest(1, cpuMs(proxyPid))];
+    if (!Number.isNaN(bareCpu) && !Number.isNaN(proxyCpu)) {
+      console.log(
+        `  CPU per request (user + system, from /proc): bare hop ${bareCpu.toFixed(2)} ms, proxy ${proxyCpu.toFixed(2)} ms`,
+      );
+    }
   } finally {
     bare.child.kill('SIGTERM');
   }
@@ -389,7 +415,7 @@ export async function run(): Promise<void> {
       'first',
     );
     forgetRequests(server);
-    await compareWithBareHop(server.url, proxied);
+    await compareWithBareHop(server.url, proxied, child.pid);
     forgetRequests(server);
     await compareGemini(server.url, proxied);
     forgetRequests(server);
