@@ -217,7 +217,11 @@ function listedTasks(block: ToolResultBlock, tasks: TaskList): string[] | undefi
 }
 
 /** The task list after a TaskCreate or TaskUpdate call, or undefined for other tools. */
-function taskItems(block: ToolUseBlock, input: Record<string, unknown>, tasks: TaskList): string[] | undefined {
+function taskItems(
+  block: ToolUseBlock,
+  input: Record<string, unknown>,
+  tasks: TaskList,
+): string[] | undefined {
   const name = String(block.name ?? '');
   if (name === 'TaskCreate' && typeof input.subject === 'string') {
     tasks.subjects.set(String(tasks.next++), input.subject);
