@@ -42,6 +42,8 @@ const DEFAULT_MAX_SUMMARY_TOKENS = 2000;
  * Claude Code's own summary (2,645 o200k tokens); 2,200 went over it (2,767).
  */
 const DEFAULT_LEDGER_TOKENS = 2600;
+/** Kept-turn results and call inputs over this are cut (median at Claude Code's compaction points: BENCHMARKS.md §9). */
+const DEFAULT_KEPT_TURN_TOKENS = 1000;
 /**
  * Files back is off by default: five files within 2,000 tokens (as Claude Code puts back up to five)
  * added about 1,650 tokens to the median compacted context on the same sessions, over Claude Code's.
@@ -123,7 +125,7 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
       retryDelayMs: hard.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
       timeoutMs: hard.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       ledgerTokens: hard.ledgerTokens ?? DEFAULT_LEDGER_TOKENS,
-      keptResultTokens: hard.keptResultTokens ?? Number.POSITIVE_INFINITY,
+      keptTurnTokens: hard.keptTurnTokens ?? DEFAULT_KEPT_TURN_TOKENS,
       filesBack: {
         maxFiles: hard.filesBack?.maxFiles ?? DEFAULT_FILES_BACK,
         maxTokens: hard.filesBack?.maxTokens ?? DEFAULT_FILES_BACK_TOKENS,

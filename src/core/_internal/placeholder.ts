@@ -138,7 +138,7 @@ export function recallMarker(archiveId: string): string {
 
 /** Finds the archive id a placeholder names, or undefined for ordinary text. */
 export function archiveIdInPlaceholder(text: string): string | undefined {
-  if (!text.startsWith('[Previous: used ') && !text.includes('…shortened;') && !text.startsWith('[elided:')) {
+  if (!text.startsWith('[Previous: used ') && !text.includes(shortenedMark) && !text.startsWith('[elided:')) {
     return undefined;
   }
   return /recall (r\d+)\]\s*$/.exec(text)?.[1];
@@ -190,9 +190,12 @@ export function supersededPlaceholder(options: {
   return `[Previous: used ${call} → superseded by the newer copy in ${newerToolUseId}; ${recallMarker(archiveId)}]`;
 }
 
+/** What marks a block cut short, its whole in the archive. */
+export const shortenedMark = '…shortened;';
+
 /** What a shortened block's trailing note says. */
 export function shortenedNote(archiveId: string, tokens: number): string {
-  return ` […shortened; ${formatCount(tokens)} tokens in full; ${recallMarker(archiveId)}]`;
+  return ` [${shortenedMark} ${formatCount(tokens)} tokens in full; ${recallMarker(archiveId)}]`;
 }
 
 /** The text that stands in for a large elided tool input field. */

@@ -3,6 +3,7 @@ import { archiveKey } from '../_internal/archive-ids.js';
 import {
   archiveIdInPlaceholder,
   minMaskableTokens,
+  shortenedMark,
   supersededPlaceholder,
   toolResultPlaceholder,
 } from '../_internal/placeholder.js';
@@ -57,9 +58,14 @@ export function toolResultTokens(result: ToolResultBlock, counter: TokenCounter)
   return counter.countText(toolResultText(result)) + images * IMAGE_TOKENS;
 }
 
-/** True when a tool result is a placeholder this session wrote (not text that looks like one). */
+/**
+ * True when a tool result is a placeholder this session wrote (not text that looks like one). A
+ * result cut to its head and tail is not: it still holds enough to be worth masking later.
+ */
 export function isOwnPlaceholder(result: ToolResultBlock, ids: ArchiveIds): boolean {
-  const id = archiveIdInPlaceholder(toolResultText(result));
+  const text = toolResultText(result);
+  if (text.includes(shortenedMark)) return false;
+  const id = archiveIdInPlaceholder(text);
   return id !== undefined && ids.issued(archiveKey('tool-result', result.tool_use_id), id);
 }
 

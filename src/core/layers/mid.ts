@@ -134,10 +134,10 @@ async function shortenOlderTexts(
 }
 
 /** Large `tool_use` inputs before `assistantEnd`, their large fields elided. */
-function elideOlderInputs(
+export function elideOlderInputs(
   messages: readonly Message[],
   assistantEnd: number,
-  settings: MidSettings,
+  settings: Pick<MidSettings, 'maxToolInputTokens'>,
   counter: TokenCounter,
   context: RewriteContext,
 ): { rewrites: BlockRewrite[]; items: ArchiveItem[]; freedTokens: number } {
@@ -181,7 +181,7 @@ function forEachOlderAssistantBlock(
 }
 
 /** A new history with the rewritten blocks in place; other messages stay the same objects. */
-function applyRewrites(messages: Message[], rewrites: readonly BlockRewrite[]): Message[] {
+export function applyRewrites(messages: Message[], rewrites: readonly BlockRewrite[]): Message[] {
   const output = messages.slice();
   for (const { messageIndex, blockIndex, block } of rewrites) {
     const message = output[messageIndex]!;
