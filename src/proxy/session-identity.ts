@@ -75,7 +75,7 @@ const clientSessionIds: Record<WireFormat, SessionIdReader> = {
   },
   openai: openAIClientSessionId,
   responses: openAIClientSessionId,
-  // Read for the same two fields (a Gemini body rarely has either).
+  // Read for the same two fields.
   gemini: openAIClientSessionId,
 };
 
