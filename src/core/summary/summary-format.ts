@@ -23,10 +23,10 @@ const identityOpening =
   'replaces the earlier conversation';
 
 /** The default identity reminder when none is configured. */
-export const defaultIdentity = `${identityOpening}; archived tool results can be brought back with the recall tool by id.`;
+export const defaultIdentity: string = `${identityOpening}; archived tool results can be brought back with the recall tool by id.`;
 
 /** The default identity reminder when the model has no recall tool (the compactor's `recall: false`). */
-export const defaultIdentityWithoutRecall = `${identityOpening}.`;
+export const defaultIdentityWithoutRecall: string = `${identityOpening}.`;
 
 /** The instructions a summary model receives after the history it summarizes. */
 export function summaryInstructions(options: {
