@@ -149,10 +149,19 @@ export interface CompactorOptions {
   /** The model that writes hard summaries. @default the extractive (offline) summarizer */
   summarizer?: SummaryModel;
   /**
+   * Whether the model can bring archived content back with the `recall` tool. `false` keeps every
+   * archive id out of what the compactor writes for the model — placeholders, the summary head,
+   * the session ledger and the default `identity` — while everything is still archived under its
+   * id (for `rebuildConversation`, `handleRecall` and the CLI's `recall`). The proxy sets it when
+   * it runs without `--recall`.
+   * @default true
+   */
+  recall?: boolean;
+  /**
    * The `<identity>` reminder injected after a hard compaction: who the agent is, its tools, rules.
    * @default 'You are the same agent as before this summary, with the same tools and instructions. The
    * summary above replaces the earlier conversation; archived tool results can be brought back with
-   * the recall tool by id.'
+   * the recall tool by id.' (without `recall`, the same up to "conversation.")
    */
   identity?: string;
   /**

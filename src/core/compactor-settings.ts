@@ -5,7 +5,7 @@ import type { MaskRule } from './layers/mask.js';
 import type { MicroSettings } from './layers/micro.js';
 import type { MidSettings } from './layers/mid.js';
 import { createExtractiveSummaryModel } from './summary/extractive-summary.js';
-import { defaultIdentity } from './summary/summary-format.js';
+import { defaultIdentity, defaultIdentityWithoutRecall } from './summary/summary-format.js';
 import { createHeuristicCounter } from './tokens/heuristic-counter.js';
 import { createMemoizedCounter } from './tokens/memoized-counter.js';
 import type { TokenCounter } from './tokens/token-counter.js';
@@ -66,6 +66,8 @@ export interface CompactorSettings {
   /** After this many seconds without a call the provider's prompt cache is gone. */
   cacheTtlSeconds: number;
   sessionId: string;
+  /** Whether what the layers write names archive ids (the model has a recall tool). */
+  recall: boolean;
   counter: TokenCounter;
   rule: MaskRule;
   micro: MicroSettings;
@@ -83,12 +85,19 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
     counter = createHeuristicCounter(),
     sessionId = globalThis.crypto.randomUUID(),
     summarizer = createExtractiveSummaryModel(),
-    identity = defaultIdentity,
+    recall = true,
     micro = {},
     mid = {},
     hard = {},
     cacheTtlSeconds = DEFAULT_CACHE_TTL_SECONDS,
   } = options;
+  if (typeof recall !== 'boolean') {
+    throw new CompactError(`must be true or false, got ${JSON.stringify(recall)}`, {
+      code: 'INVALID_OPTIONS',
+      path: 'recall',
+    });
+  }
+  const identity = options.identity ?? (recall ? defaultIdentity : defaultIdentityWithoutRecall);
   const limits = resolveThresholds(options);
   const rule: MaskRule = {
     minTokens: micro.minTokens ?? DEFAULT_MIN_TOKENS,
@@ -100,6 +109,7 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
     reserveOutputTokens,
     cacheTtlSeconds,
     sessionId,
+    recall,
     counter: createMemoizedCounter(counter, { maxEntries: COUNTER_CACHE_ENTRIES }),
     rule,
     micro: {

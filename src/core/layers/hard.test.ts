@@ -55,7 +55,7 @@ describe('planHard', () => {
       - Last assistant note: Turn 3. I will check the build output and then fix what fails.
 
       ## Next steps
-      - Continue the task from the current state; recall archived results by id when needed.
+      - Continue the task from the current state.
       </context_summary>
 
       <identity>

@@ -187,6 +187,7 @@ export async function planHard(
     ...(context.focus ? { focus: context.focus } : {}),
     ...(context.signal ? { signal: context.signal } : {}),
     ...(ledger ? { ledger } : {}),
+    recall: context.rewrite.recall,
   });
   const head = { archiveId, known, summaryText: summary.text };
   let plan = assembleHard(messages, split, head, ledger, context);
@@ -235,9 +236,11 @@ function assembleHard(
   ledger: string | undefined,
   context: HardContext,
 ): Omit<HardPlan, 'events'> {
-  // The ledger is the compactor's record, outside the summarizer's narrative.
+  // The ledger is the compactor's record, outside the summarizer's narrative. The summary names
+  // its archive id only for a model that can recall it.
+  const open = context.rewrite.recall ? `<context_summary recall="${archiveId}">` : '<context_summary>';
   const headText =
-    `<context_summary recall="${archiveId}">\n${summaryText}\n</context_summary>\n\n` +
+    `${open}\n${summaryText}\n</context_summary>\n\n` +
     (ledger ? `${ledger}\n\n` : '') +
     `<identity>\n${escapeReservedTags(context.settings.identity)}\n</identity>`;
   const files = context.ledger
