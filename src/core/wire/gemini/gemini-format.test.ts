@@ -200,3 +200,24 @@ describe('fromGeminiContents / toGeminiContents', () => {
     );
   });
 });
+
+describe('blocks read from parts', () => {
+  it('are new objects on every read, with provider_data last: the same JSON, so the same fingerprint', () => {
+    const contents = [
+      { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'ls', args: {} } }] },
+      {
+        role: 'user',
+        parts: [{ text: 'hi' }, { functionResponse: { id: 'c1', name: 'ls', response: { output: 'a' } } }],
+      },
+    ];
+    const first = fromGeminiContents(contents).messages;
+    const second = fromGeminiContents(contents).messages;
+    expect(JSON.stringify(first[1])).toBe(
+      '{"role":"user","content":[' +
+        '{"type":"text","text":"hi","provider_data":{"gemini":{"part":{"text":"hi"}}}},' +
+        '{"type":"tool_result","tool_use_id":"c1","content":"a","provider_data":{"gemini":{"part":{"functionResponse":{"id":"c1","name":"ls","response":{"output":"a"}}}}}}]}',
+    );
+    expect(JSON.stringify(second)).toBe(JSON.stringify(first));
+    expect((second[1]!.content as ContentBlock[])[0]).not.toBe((first[1]!.content as ContentBlock[])[0]);
+  });
+});

