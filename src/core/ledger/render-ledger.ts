@@ -1,5 +1,6 @@
 import { escapeReservedTags } from '../_internal/text.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
+import { commandAllowance } from './command-allowance.js';
 import { type Droppable, type LedgerSection, ledgerSections, sectionLines } from './ledger-sections.js';
 import type { LedgerState } from './ledger-state.js';
 
@@ -7,6 +8,8 @@ export const ledgerOpen = '<session_ledger';
 const header = 'Recorded by the compactor, not the summarizer (tN = assistant turn N, rN = recall id).';
 /** About what the "(N earlier not shown)" notes cost. */
 const NOTE_TOKENS = 30;
+/** The index of the commands section in what `ledgerSections` returns. */
+const COMMANDS = 4;
 
 /** How a ledger is rendered: its budget and where the originals of dropped lines can be recalled. */
 export interface RenderLedgerOptions {
@@ -39,14 +42,18 @@ export function renderLedger(state: LedgerState, options: RenderLedgerOptions): 
   });
   if (sections.every((section) => section.items.length === 0)) return undefined;
   const cost = sections.map((section) => section.items.map((entry) => counter.countText(entry.text) + 1));
-  // Instructions kept whole are paid for apart from the budget.
-  const budget = maxTokens + instructionTokens;
   const groups = new Set(sections.flatMap((section) => section.items.map((entry) => entry.group ?? '')));
   const fixed =
     counter.countText(header) +
     sections.reduce((sum, section) => sum + counter.countText(section.title) + 2, 0) +
     [...groups].reduce((sum, group) => sum + counter.countText(group) + 1, 0);
   let total = fixed + NOTE_TOKENS + cost.flat().reduce((sum, tokens) => sum + tokens, 0);
+  // Instructions kept whole, and commands up to an allowance, are paid for apart from the budget.
+  const commandCost = cost[COMMANDS]!.reduce((sum, tokens) => sum + tokens, 0);
+  const budget =
+    maxTokens +
+    instructionTokens +
+    commandAllowance({ total, budget: maxTokens + instructionTokens, commandCost, maxTokens });
   const drop = ([sectionIndex, itemIndex]: Droppable) => {
     total -= cost[sectionIndex]![itemIndex]!;
     sections[sectionIndex]!.items[itemIndex]!.kept = false;
