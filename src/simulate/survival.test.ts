@@ -195,6 +195,9 @@ describe('measureSurvival', () => {
           },
         ],
       },
+      { role: 'assistant', content: 'Stopped.' },
+      // Codex's developer notice, a user message once imported: not typed either.
+      { role: 'user', content: 'Approved command prefix saved:\n- ["go", "run", "./cmd/git-sync"]' },
     ];
     const survival = measureSurvival(marked, {
       messages: [{ role: 'user', content: `why does the sync hang\n${typed}` }],

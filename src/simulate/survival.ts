@@ -81,6 +81,8 @@ const editTools = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'write_
 const readTools = new Set(['Read', 'read_file', 'view']);
 const commandTools = new Set(['Bash', 'bash', 'exec_command', 'shell', 'local_shell']);
 const patchFilePattern = /^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm;
+/** Plain-text harness notes in the user's turn (Claude Code, Codex): not typed. */
+const harnessPrefixes = ['Caveat:', '# AGENTS.md instructions for', 'Approved command prefix saved:'];
 const wordPattern = /[\p{L}\p{N}_]{3,}/gu;
 
 /** No facts yet: the start of a sum. */
@@ -248,7 +250,8 @@ function typedText(message: Message): string | undefined {
     const text = String(block.text ?? '')
       .replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '')
       .trim();
-    if (text !== '' && !text.startsWith('<') && !text.startsWith('Caveat:')) parts.push(text);
+    if (text !== '' && !text.startsWith('<') && !harnessPrefixes.some((prefix) => text.startsWith(prefix)))
+      parts.push(text);
   }
   return parts.length === 0 ? undefined : parts.join('\n');
 }

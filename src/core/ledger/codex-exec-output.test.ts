@@ -89,6 +89,20 @@ describe('LedgerRecorder with Codex shell calls', () => {
     expect(ledger).not.toContain('Command: /bin/zsh');
   });
 
+  it("leaves out Codex's notes in the user's turn: AGENTS.md instructions, an approved command prefix", () => {
+    const recorder = new LedgerRecorder();
+    recorder.sync([
+      {
+        role: 'user',
+        content: '# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\nUse pnpm.\n</INSTRUCTIONS>',
+      },
+      { role: 'user', content: 'add a --dry-run flag' },
+      { role: 'assistant', content: 'Done.' },
+      { role: 'user', content: 'Approved command prefix saved:\n- ["git", "commit"]' },
+    ]);
+    expect(recorder.state.userMessages.map((message) => message.text)).toEqual(['add a --dry-run flag']);
+  });
+
   it('ends a command still running when write_stdin polls its session, instead of a failed write_stdin', () => {
     const recorder = new LedgerRecorder();
     recorder.sync([

@@ -22,6 +22,11 @@ const jsonExitCode = /"exit_code"\s*:\s*(-?\d+)/;
 const bareExitLine = /^exit code:? -?\d+$/i;
 /** Texts the compactor itself put in the history: not the user's words. */
 const ownTextPrefixes = ['<context_summary', '<identity>', '<session_ledger', '<file path='];
+/**
+ * What harnesses write in the user's turn in plain text: Claude Code's `Caveat:` line, Codex's
+ * AGENTS.md instructions and its notice of an approved command prefix (a developer message).
+ */
+const harnessPrefixes = ['Caveat:', '# AGENTS.md instructions for', 'Approved command prefix saved:'];
 /** Where a command still running in a Codex unified exec session waits, in `state.open`. */
 const sessionKey = (session: string) => `exec-session:${session}`;
 
@@ -122,7 +127,7 @@ function recordMessage(
 
 function isHarnessText(text: string): boolean {
   const typed = text.replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '').trim();
-  return typed === '' || typed.startsWith('<') || typed.startsWith('Caveat:');
+  return typed === '' || typed.startsWith('<') || harnessPrefixes.some((prefix) => typed.startsWith(prefix));
 }
 
 function recordToolUse(state: LedgerState, use: ToolUseBlock, seenCalls: Set<string>): void {
