@@ -53,7 +53,13 @@ export function renderLedger(state: LedgerState, options: RenderLedgerOptions): 
   const budget =
     maxTokens +
     instructionTokens +
-    commandAllowance({ total, budget: maxTokens + instructionTokens, commandCost, maxTokens });
+    commandAllowance({
+      // The estimate misses how lines join: the allowance is what the text itself is over.
+      total: Math.max(total, counter.countText(formatLedger(sections, options.historyId))),
+      budget: maxTokens + instructionTokens,
+      commandCost,
+      maxTokens,
+    });
   const drop = ([sectionIndex, itemIndex]: Droppable) => {
     total -= cost[sectionIndex]![itemIndex]!;
     sections[sectionIndex]!.items[itemIndex]!.kept = false;
