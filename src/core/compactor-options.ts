@@ -86,14 +86,16 @@ export interface HardOptions {
    */
   filesBack?: { maxFiles?: number; maxTokens?: number };
   /**
-   * A tool result of the turn a hard compaction keeps that is larger than this many tokens is
-   * archived behind a placeholder (the call, its exit code and first error line, the recall id),
-   * as older results are, even when the whole fits. Off by default: the kept turn goes out
-   * verbatim. At `1000`, the median compacted context at Claude Code's own compaction points falls
-   * from 3,086 to 2,601 o200k tokens, under Claude Code's 2,649 (BENCHMARKS.md, section 9).
-   * @default Infinity
+   * The turn a hard compaction keeps (the last call and the results answering it) goes out whole
+   * up to this many tokens per part: a larger tool result is cut to its head and tail, with a note
+   * naming the archive item that holds all of it (the model has not read it yet, and usually needs
+   * how it starts and how it ends), and the large fields of a larger call input are elided (the
+   * model wrote them; the file is on disk). `Infinity` keeps the turn verbatim. At `1000` the
+   * median compacted context at Claude Code's own compaction points is under Claude Code's own
+   * (BENCHMARKS.md, section 9).
+   * @default 1000
    */
-  keptResultTokens?: number;
+  keptTurnTokens?: number;
   /**
    * Summarize in the background: when the request passes `backgroundThreshold`, the summary of the
    * history so far starts while the agent keeps working, and the first call after it is ready swaps
@@ -149,10 +151,19 @@ export interface CompactorOptions {
   /** The model that writes hard summaries. @default the extractive (offline) summarizer */
   summarizer?: SummaryModel;
   /**
+   * Whether the model can bring archived content back with the `recall` tool. `false` keeps every
+   * archive id out of what the compactor writes for the model — placeholders, the summary head,
+   * the session ledger and the default `identity` — while everything is still archived under its
+   * id (for `rebuildConversation`, `handleRecall` and the CLI's `recall`). The proxy sets it when
+   * it runs without `--recall`.
+   * @default true
+   */
+  recall?: boolean;
+  /**
    * The `<identity>` reminder injected after a hard compaction: who the agent is, its tools, rules.
    * @default 'You are the same agent as before this summary, with the same tools and instructions. The
    * summary above replaces the earlier conversation; archived tool results can be brought back with
-   * the recall tool by id.'
+   * the recall tool by id.' (without `recall`, the same up to "conversation.")
    */
   identity?: string;
   /**

@@ -5,7 +5,7 @@ import type { MaskRule } from './layers/mask.js';
 import type { MicroSettings } from './layers/micro.js';
 import type { MidSettings } from './layers/mid.js';
 import { createExtractiveSummaryModel } from './summary/extractive-summary.js';
-import { defaultIdentity } from './summary/summary-format.js';
+import { defaultIdentity, defaultIdentityWithoutRecall } from './summary/summary-format.js';
 import { createHeuristicCounter } from './tokens/heuristic-counter.js';
 import { createMemoizedCounter } from './tokens/memoized-counter.js';
 import type { TokenCounter } from './tokens/token-counter.js';
@@ -42,6 +42,8 @@ const DEFAULT_MAX_SUMMARY_TOKENS = 2000;
  * Claude Code's own summary (2,645 o200k tokens); 2,200 went over it (2,767).
  */
 const DEFAULT_LEDGER_TOKENS = 2600;
+/** Kept-turn results and call inputs over this are cut (median at Claude Code's compaction points: BENCHMARKS.md §9). */
+const DEFAULT_KEPT_TURN_TOKENS = 1000;
 /**
  * Files back is off by default: five files within 2,000 tokens (as Claude Code puts back up to five)
  * added about 1,650 tokens to the median compacted context on the same sessions, over Claude Code's.
@@ -64,6 +66,8 @@ export interface CompactorSettings {
   /** After this many seconds without a call the provider's prompt cache is gone. */
   cacheTtlSeconds: number;
   sessionId: string;
+  /** Whether what the layers write names archive ids (the model has a recall tool). */
+  recall: boolean;
   counter: TokenCounter;
   rule: MaskRule;
   micro: MicroSettings;
@@ -81,12 +85,19 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
     counter = createHeuristicCounter(),
     sessionId = globalThis.crypto.randomUUID(),
     summarizer = createExtractiveSummaryModel(),
-    identity = defaultIdentity,
+    recall = true,
     micro = {},
     mid = {},
     hard = {},
     cacheTtlSeconds = DEFAULT_CACHE_TTL_SECONDS,
   } = options;
+  if (typeof recall !== 'boolean') {
+    throw new CompactError(`must be true or false, got ${JSON.stringify(recall)}`, {
+      code: 'INVALID_OPTIONS',
+      path: 'recall',
+    });
+  }
+  const identity = options.identity ?? (recall ? defaultIdentity : defaultIdentityWithoutRecall);
   const limits = resolveThresholds(options);
   const rule: MaskRule = {
     minTokens: micro.minTokens ?? DEFAULT_MIN_TOKENS,
@@ -98,6 +109,7 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
     reserveOutputTokens,
     cacheTtlSeconds,
     sessionId,
+    recall,
     counter: createMemoizedCounter(counter, { maxEntries: COUNTER_CACHE_ENTRIES }),
     rule,
     micro: {
@@ -123,7 +135,7 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
       retryDelayMs: hard.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
       timeoutMs: hard.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       ledgerTokens: hard.ledgerTokens ?? DEFAULT_LEDGER_TOKENS,
-      keptResultTokens: hard.keptResultTokens ?? Number.POSITIVE_INFINITY,
+      keptTurnTokens: hard.keptTurnTokens ?? DEFAULT_KEPT_TURN_TOKENS,
       filesBack: {
         maxFiles: hard.filesBack?.maxFiles ?? DEFAULT_FILES_BACK,
         maxTokens: hard.filesBack?.maxTokens ?? DEFAULT_FILES_BACK_TOKENS,

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { toolResultText } from './_internal/text.js';
 import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
 import { rebuildConversation } from './archive/rebuild.js';
 import { createCompactor } from './compactor.js';
 import { agentSession } from './conversation/session-builder.test-utils.js';
-import type { Message } from './conversation/types.js';
+import type { ContentBlock, Message, ToolResultBlock } from './conversation/types.js';
 import { validateMessages } from './conversation/validate.js';
 import { claudeCodeSession } from './ledger/__fixtures__/claude-code-session.js';
 import type { SummaryModel, SummaryRequest } from './summary/summary-model.js';
+import { createHeuristicCounter } from './tokens/heuristic-counter.js';
 
 const text = (messages: readonly Message[]) => JSON.stringify(messages);
 
@@ -92,19 +94,51 @@ describe('the session ledger through maybeCompact', () => {
     expect((off.messages[0]!.content as unknown[]).length).toBe(1);
   });
 
-  it('keptResultTokens archives a large result of the kept turn behind a placeholder; off by default', async () => {
+  it('cuts a large result of the kept turn to its head and tail and elides a large call input, all recallable', async () => {
     const messages = agentSession(30, { lines: 400 });
+    const written = 'x = 1\n'.repeat(1500);
+    const last = messages.at(-2)!;
+    const call = {
+      type: 'tool_use',
+      id: 'toolu_write',
+      name: 'Write',
+      input: { file_path: 'a.py', content: written },
+    };
+    const withWrite: Message[] = [
+      ...messages.slice(0, -1),
+      { ...last, content: [...(last.content as ContentBlock[]), call as ContentBlock] },
+      {
+        role: 'user',
+        content: [
+          ...(messages.at(-1)!.content as ContentBlock[]),
+          { type: 'tool_result', tool_use_id: 'toolu_write', content: 'File created successfully at: a.py' },
+        ],
+      },
+    ];
     const store = createMemoryArchiveStore();
-    const compactor = createCompactor({ archive: store, hard: { keptResultTokens: 1000 } });
-    const result = await compactor.maybeCompact(messages, { force: 'hard' });
-    expect(result.messages.at(-2)).toEqual(messages.at(-2));
-    const [kept, original] = [result.messages.at(-1), messages.at(-1)].map((message) =>
-      JSON.stringify(message),
+    const compactor = createCompactor({ archive: store });
+    const result = await compactor.maybeCompact(withWrite, { force: 'hard' });
+    const lines = toolResultText((withWrite.at(-1)!.content as ToolResultBlock[])[0]!).split('\n');
+    const cut = toolResultText((result.messages.at(-1)!.content as ToolResultBlock[])[0]!);
+    // The model reads how the output starts and ends, and where the whole of it is.
+    expect(cut.startsWith(`${lines[0]}\n${lines[1]}`)).toBe(true);
+    expect(cut).toContain(lines.at(-1));
+    expect(cut).toMatch(/lines \(.* tokens\) cut here/);
+    expect(cut).toMatch(/…shortened; .* tokens in full; recall r\d+\]$/);
+    expect(createHeuristicCounter().countText(cut)).toBeLessThan(1100);
+    // The file it wrote is elided from its call; the small result stays.
+    const keptCall = (result.messages.at(-2)!.content as ContentBlock[]).find(
+      (block) => block.type === 'tool_use' && block.id === 'toolu_write',
     );
-    expect(kept).toMatch(/\br\d+\b/);
-    expect(kept!.length).toBeLessThan(original!.length / 10);
-    expect(rebuildConversation(result.messages, await store.list(compactor.sessionId))).toEqual(messages);
-    const byDefault = await createCompactor().maybeCompact(messages, { force: 'hard' });
-    expect(byDefault.messages.at(-1)).toEqual(messages.at(-1));
+    expect(JSON.stringify(keptCall)).toMatch(/\[elided: .*recall r\d+\]/);
+    expect((result.messages.at(-1)!.content as ToolResultBlock[])[1]!.content).toBe(
+      'File created successfully at: a.py',
+    );
+    expect(rebuildConversation(result.messages, await store.list(compactor.sessionId))).toEqual(withWrite);
+    const whole = await createCompactor({ hard: { keptTurnTokens: Number.POSITIVE_INFINITY } }).maybeCompact(
+      withWrite,
+      { force: 'hard' },
+    );
+    expect(whole.messages.slice(-2)).toEqual(withWrite.slice(-2));
   });
 });

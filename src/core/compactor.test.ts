@@ -194,6 +194,8 @@ describe('hard layer', () => {
       thresholds: { mid: 10_000, hard: 20_000 },
       archive: store,
       identity: 'You are Coder, working in /repo with bash and read_file.',
+      // The kept turn whole, to compare it with the input.
+      hard: { keptTurnTokens: Number.POSITIVE_INFINITY },
       onEvent: (event) => events.push(event),
     });
     const result = await compactor.maybeCompact(messages, { system: 'You are Coder.' });

@@ -129,9 +129,10 @@ describe('2b. the circuit breaker when the request still fits', () => {
         ...window,
         thresholds: { mid: 3000, hard: 6000 },
         summarizer,
+        // Big turns, whole: the kept turn alone keeps every hard result over mid.
+        hard: { keptTurnTokens: Number.POSITIVE_INFINITY },
         onEvent: (event) => events.push(event),
       });
-      // Big turns: the kept turn alone keeps every hard result over mid.
       let messages = agentSession(4, { lines: 200 });
       for (let turn = 5; turn <= 8; turn++) {
         const result = await compactor.maybeCompact(messages);
@@ -148,8 +149,11 @@ describe('2b. the circuit breaker when the request still fits', () => {
 
 describe('3. honest sizes', () => {
   it('rejects a hard compaction whose request grew, even when the provider count is anchored', async () => {
-    const compactor = createCompactor({ thresholds: { mid: 1_000_000, hard: 2_000_000 } });
-    // A tiny history before one big last turn: the summary head is larger than what it replaces.
+    const compactor = createCompactor({
+      thresholds: { mid: 1_000_000, hard: 2_000_000 },
+      hard: { keptTurnTokens: Number.POSITIVE_INFINITY },
+    });
+    // A tiny history before one big last turn, kept whole: the summary head is larger than what it replaces.
     const messages: Message[] = [{ role: 'user', content: 'Go.' }, ...toolTurn(1, { lines: 400 })];
     const first = await compactor.maybeCompact(messages);
     const local = first.messages.reduce((sum, message) => sum + countMessageTokens(message, counter), 0);

@@ -406,6 +406,7 @@ function rewriteContext(runtime: SessionRuntime, settings: CompactorSettings, no
     sessionId: settings.sessionId,
     now,
     toolUse: (id) => runtime.index.toolUse(id),
+    recall: settings.recall,
   };
 }
 
@@ -423,6 +424,7 @@ function ledgerFor(runtime: SessionRuntime, settings: CompactorSettings): { ledg
           counter: settings.counter,
           recallOf,
           historyId,
+          recall: settings.recall,
           ...(shownAfter ? { shownAfter } : {}),
         }),
       files: state.files,

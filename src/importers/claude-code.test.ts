@@ -193,7 +193,11 @@ describe('importClaudeCode', () => {
       line('r1', 'a1', 'user', result('a')),
       line('r2', 'a2', 'user', result('b')),
       line('r3', 'a3', 'user', result('c')),
-      line('a4', 'r3', 'assistant', { id: 'msg_B', role: 'assistant', content: [{ type: 'text', text: 'Done.' }] }),
+      line('a4', 'r3', 'assistant', {
+        id: 'msg_B',
+        role: 'assistant',
+        content: [{ type: 'text', text: 'Done.' }],
+      }),
     ].join('\n');
     const { conversation } = importClaudeCode(file);
     const results = conversation.messages[2]!.content;

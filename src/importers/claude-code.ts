@@ -347,7 +347,9 @@ function readMessage(line: SessionLine, source: string | undefined): Message {
 
 function onlyToolResults(message: Message): boolean {
   const blocks = blocksOf(message);
-  return message.role === 'user' && blocks.length > 0 && blocks.every((block) => block.type === 'tool_result');
+  return (
+    message.role === 'user' && blocks.length > 0 && blocks.every((block) => block.type === 'tool_result')
+  );
 }
 
 function blocksOf(message: Message): Exclude<Message['content'], string> {

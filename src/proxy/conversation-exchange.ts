@@ -17,7 +17,6 @@ import { errorSummary } from './provider-errors.js';
 import type { ProxyRequestRecord } from './proxy-stats.js';
 import { hasRecallTool, type RecallCall, withRecallTool } from './recall/recall-calls.js';
 import { forwardWithRecall } from './recall/recall-forward.js';
-import { bodyWithoutRecallIds } from './recall-ids.js';
 import type { RequestCompaction, RequestCompactor } from './request-compactor.js';
 import { conversationOf, withConversation } from './request-conversation.js';
 import type { ProxyApi } from './routes.js';
@@ -41,7 +40,7 @@ export interface Exchange {
   response: ServerResponse;
   signal: AbortSignal;
   arrived: number;
-  /** Whether the model has the proxy's `recall` tool; without it recall ids are taken out. */
+  /** Whether the model has the proxy's `recall` tool (the session compactors name ids only then). */
   recall: boolean;
   /** Put a one-line note in the streamed answer after a hard compaction. */
   notify?: boolean;
@@ -303,13 +302,12 @@ async function compactOnce(
 
 /**
  * The bytes to send for `body`: the client's own when it is the client's body, else one
- * serialization (recall ids taken out when the model has no `recall` tool to use them with).
- * The recall path serializes its own rounds, so it never pays for this.
+ * serialization of the core's output as it is (the compactor writes recall ids only for a model
+ * with the `recall` tool). The recall path serializes its own rounds, so it never pays for this.
  */
 function payloadOf(client: Exchange, body: Record<string, unknown>): Buffer {
   if (body === client.body) return client.raw;
-  const sent = client.recall ? body : bodyWithoutRecallIds(body);
-  return Buffer.from(JSON.stringify(sent));
+  return Buffer.from(JSON.stringify(body));
 }
 
 /**

@@ -5,7 +5,6 @@
  * contradict).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { withoutRecallIds } from './recall-ids.js';
 import { conversationOf, withConversation } from './request-conversation.js';
 import { sessionInput } from './session-history.js';
 import { sessionKeyOf } from './session-identity.js';
@@ -34,7 +33,6 @@ export async function countTokensPayload(
   raw: Buffer,
   headers: IncomingHttpHeaders,
   store: ProxySessionStore,
-  recall: boolean,
   pathname = COUNT_TOKENS_SUFFIX,
 ): Promise<Buffer> {
   const api = countingApi('POST', pathname) ?? 'anthropic';
@@ -55,8 +53,7 @@ export async function countTokensPayload(
   const input = sessionInput(state, client);
   if (input.restarted || input.conversation === client) return raw;
   const counted = withConversation(api, record, input.conversation);
-  const json = JSON.stringify(wrapped ? { ...outer, generateContentRequest: counted } : counted);
-  return Buffer.from(recall ? json : withoutRecallIds(json));
+  return Buffer.from(JSON.stringify(wrapped ? { ...outer, generateContentRequest: counted } : counted));
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

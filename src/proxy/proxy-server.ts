@@ -234,7 +234,7 @@ async function uncompactedBody(
 ) {
   if (counting && received) {
     const { incoming, url } = request;
-    return countTokensPayload(received, incoming.headers, context.store, context.recall, url.pathname);
+    return countTokensPayload(received, incoming.headers, context.store, url.pathname);
   }
   return received;
 }

@@ -1,61 +1,85 @@
+/**
+ * Recall ids reach the model only when it has the proxy's `recall` tool: without `--recall` the
+ * session compactors run with the core's `recall: false` and the proxy forwards their output as it
+ * is, so a user who types `recall r12` sends exactly that.
+ */
 import { describe, expect, it } from 'vitest';
-import { bodyWithoutRecallIds, withoutRecallIds } from './recall-ids.js';
+import type { RecordedRequest } from '../testing/index.js';
+import { anthropicLoop, isSummaryRequest, toolCallingScript } from './agent-loops.test-utils.js';
+import { useProxyHarness } from './proxy-harness.test-utils.js';
 
-describe('withoutRecallIds', () => {
-  it.each([
-    [
-      '[Previous: used read_file(a.ts) → 412 lines, 3.1k tokens; recall r17]',
-      '[Previous: used read_file(a.ts) → 412 lines, 3.1k tokens]',
-    ],
-    ['text […shortened; 2k tokens in full; recall r3]', 'text […shortened; 2k tokens in full]'],
-    ['[elided: 1.2k tokens; recall r4]', '[elided: 1.2k tokens]'],
-    ['<context_summary recall="r5">\nsummary', '<context_summary>\nsummary'],
-    [
-      '<context_summary recall="r5">\n- Continue the task from the current state; recall archived results by id when needed.',
-      '<context_summary>\n- Continue the task from the current state.',
-    ],
-    [
-      '<context_summary recall="r5">\nthe lint run (recall r9) failed',
-      '<context_summary>\nthe lint run failed',
-    ],
-  ])('the core wrote %s', (text, expected) => {
-    expect(JSON.parse(withoutRecallIds(JSON.stringify({ text })))).toEqual({ text: expected });
+const startProxyOver = useProxyHarness();
+
+/** The user's own words, naming an id as a placeholder would. */
+const task = 'Read every file; recall r12 (recall r9) from the last run is outdated.';
+/** What the core writes when it names an archive id: a placeholder's marker, the summary head, the identity. */
+const coreIds = /recall r\d+\]|recall="r\d+"|the recall tool| r\d+\)?$|rN = recall id/m;
+
+/** The agent requests the scripted server saw, as JSON with the user's own text taken out. */
+function forwardedWithoutTask(requests: readonly RecordedRequest[]): string[] {
+  const quoted = JSON.stringify(task).slice(1, -1);
+  return requests
+    .filter((request) => !isSummaryRequest(request) && request.outcome !== 'count-tokens')
+    .map((request) => JSON.stringify(request.body.messages).split(quoted).join(''));
+}
+
+/** True when a user message of the request has the task as one text block, byte for byte. */
+function hasTaskVerbatim(request: RecordedRequest): boolean {
+  const messages = request.body.messages as { role: string; content: unknown }[];
+  return messages.some(
+    (message) =>
+      message.role === 'user' &&
+      Array.isArray(message.content) &&
+      message.content.some((block: { type?: string; text?: string }) => block.text === task),
+  );
+}
+
+/** Thresholds at which the extractive loop below masks results (micro) or summarizes (hard). */
+const runs = [
+  ['micro', { mid: 3000, hard: 6000 }],
+  ['hard', { mid: 1500, hard: 2500 }],
+] as const;
+
+/** What each layer writes, without an id and with one (as JSON inside the request). */
+const written = {
+  micro: [
+    '[Previous: used read_file(src/file-1.ts) → 65 lines, 617 tokens]',
+    /read_file\([^\]]*; recall r\d+\]/,
+  ],
+  hard: ['<context_summary>', /<context_summary recall=\\"r\d+\\">/],
+} as const;
+
+async function forwardedRun(
+  layer: 'micro' | 'hard',
+  thresholds: { mid: number; hard: number },
+  recall: boolean,
+) {
+  const { server, proxy, records } = await startProxyOver(toolCallingScript, {
+    thresholds,
+    summarizer: 'extractive',
+    recall,
   });
+  await anthropicLoop(proxy.url, { turns: 14, task });
+  expect(records.some((record) => record.layer === layer)).toBe(true);
+  return { server, forwarded: forwardedWithoutTask(server.requests) };
+}
 
-  it.each([
-    'please recall r12 and compare it with the new output',
-    'the lint run (recall r9) failed',
-    '[see the earlier notes; recall r3]',
-  ])('leaves what the user wrote as it is: %s', (text) => {
-    const body = { messages: [{ role: 'user', content: [{ type: 'text', text }] }] };
-    expect(bodyWithoutRecallIds(body)).toBe(body);
-    expect(withoutRecallIds(JSON.stringify(body))).toBe(JSON.stringify(body));
-  });
+describe('recall ids in forwarded requests', () => {
+  it.each(runs)(
+    'without --recall, after %s no request names an archive id and the user text goes as typed',
+    async (layer, thresholds) => {
+      const { server, forwarded } = await forwardedRun(layer, thresholds, false);
+      expect(forwarded.join('\n')).toContain(written[layer][0]);
+      // Line by line, so a ledger line ending in an id is caught too.
+      for (const body of forwarded) expect(body.replaceAll('\\n', '\n')).not.toMatch(coreIds);
+      const agentRequests = server.requests.filter((request) => !isSummaryRequest(request));
+      expect(agentRequests.every(hasTaskVerbatim)).toBe(true);
+    },
+  );
 
-  it('takes the ids out of a placeholder and keeps the user text beside it', () => {
-    const body = {
-      messages: [
-        {
-          role: 'user',
-          content: [
-            {
-              type: 'tool_result',
-              tool_use_id: 't1',
-              content: '[Previous: used ls(.) → 3 lines, 40 tokens; recall r2]',
-            },
-            { type: 'text', text: 'now recall r2 please' },
-          ],
-        },
-      ],
-    };
-    expect(bodyWithoutRecallIds(body).messages[0]!.content).toEqual([
-      { type: 'tool_result', tool_use_id: 't1', content: '[Previous: used ls(.) → 3 lines, 40 tokens]' },
-      { type: 'text', text: 'now recall r2 please' },
-    ]);
-  });
-
-  it('leaves text without recall ids as the same string', () => {
-    const json = JSON.stringify({ text: 'nothing to recall here' });
-    expect(withoutRecallIds(json)).toBe(json);
+  it.each(runs)('with --recall, what %s writes names its archive id', async (layer, thresholds) => {
+    const { forwarded } = await forwardedRun(layer, thresholds, true);
+    expect(forwarded.join('\n')).toMatch(written[layer][1]);
+    if (layer === 'hard') expect(forwarded.join('\n')).toContain('the recall tool');
   });
 });

@@ -9,7 +9,6 @@ import type { SessionStateStore } from '../core/archive/session-state-store.js';
 import type { CompactionEvent } from '../core/events.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
-import { identityWithoutRecall } from './recall-ids.js';
 import { createRequestCompactor, type RequestCompactor } from './request-compactor.js';
 import { createSameSummaryModel, type SummaryContext } from './same-summarizer.js';
 import { KEYLESS_PREFIX, shortHash } from './session-identity.js';
@@ -35,6 +34,7 @@ export interface SessionCompactorSettings {
   archive?: ArchiveStore;
   counter?: TokenCounter;
   stateStore?: SessionStateStore;
+  /** Whether the model gets the proxy's `recall` tool (the compactors' `recall` option). */
   recall: boolean;
   /** Hard summaries in the background (`hard: { background: true }`). */
   background: boolean;
@@ -81,7 +81,8 @@ export class SessionCompactors {
       ...(archive ? { archive } : {}),
       ...(counter ? { counter } : {}),
       ...(stateStore ? { stateStore } : {}),
-      ...(recall ? {} : { identity: identityWithoutRecall }),
+      // Without the proxy's `recall` tool the core writes no archive ids for the model to call it with.
+      recall,
       ...(background ? { hard: { background: true } } : {}),
       ...(this.settings.onEvent ? { onEvent: (event) => this.settings.onEvent?.(sessionKey, event) } : {}),
     });

@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { WireFormat } from '../core/wire/wire-format.js';
 import { conversationOf } from './request-conversation.js';
 import type { ProxyApi } from './routes.js';
 
@@ -53,15 +54,30 @@ export function credentialHash(headers: IncomingHttpHeaders): string {
 
 /** The client's own session id, when it sends one. */
 export function clientSessionId(api: ProxyApi, body: Record<string, unknown>): string | undefined {
-  if (api === 'anthropic') {
-    const userId = (body.metadata as { user_id?: unknown } | undefined)?.user_id;
-    return typeof userId === 'string' ? claudeCodeSessionId(userId) : undefined;
-  }
+  return clientSessionIds[api](body);
+}
+
+type SessionIdReader = (body: Record<string, unknown>) => string | undefined;
+
+/** Codex (and other OpenAI clients): `prompt_cache_key`, else `client_metadata.session_id`. */
+const openAIClientSessionId: SessionIdReader = (body) => {
   const cacheKey = body.prompt_cache_key;
   if (typeof cacheKey === 'string' && cacheKey !== '') return cacheKey;
   const metadataId = (body.client_metadata as { session_id?: unknown } | undefined)?.session_id;
   return typeof metadataId === 'string' && metadataId !== '' ? metadataId : undefined;
-}
+};
+
+/** Where each API's clients name their session: one reader per format, looked up instead of switched on. */
+const clientSessionIds: Record<WireFormat, SessionIdReader> = {
+  anthropic: (body) => {
+    const userId = (body.metadata as { user_id?: unknown } | undefined)?.user_id;
+    return typeof userId === 'string' ? claudeCodeSessionId(userId) : undefined;
+  },
+  openai: openAIClientSessionId,
+  responses: openAIClientSessionId,
+  // Read for the same two fields.
+  gemini: openAIClientSessionId,
+};
 
 /**
  * Claude Code's session id inside `metadata.user_id`: newer versions send a JSON string

@@ -5,7 +5,6 @@
 
 import type { ProviderUsage } from '../core/conversation/types.js';
 import { dialects } from '../core/wire/dialects.js';
-import { geminiUsage } from './gemini/gemini-proxy.js';
 import type { ProxyApi } from './routes.js';
 import { createSseReader, type SseMessage } from './upstream/sse-reader.js';
 
@@ -49,21 +48,15 @@ function jsonUsageTap(api: ProxyApi): UsageTap {
 }
 
 function sseUsageTap(api: ProxyApi, onEvent?: (event: SseMessage) => void): UsageTap {
+  const dialect = dialects[api];
   let usage: ProviderUsage | undefined;
-  const marker = api === 'gemini' ? '"usageMetadata"' : '"usage"';
   const reader = createSseReader((message) => {
     onEvent?.(message);
-    // Only the few events that carry usage are parsed; text deltas are skipped by this cheap test.
-    if (!message.data.includes(marker)) return;
+    // Only the few events that carry usage are parsed; text deltas are skipped by this cheap test
+    // (`"usage` starts both `"usage"` and Gemini's `"usageMetadata"`).
+    if (!message.data.includes('"usage')) return;
     const event = parseJson(message.data) as Record<string, unknown> | undefined;
-    if (!event) return;
-    if (api === 'gemini') {
-      // Every Gemini chunk repeats the usage so far; the last one holds the answer's.
-      usage = geminiUsage(event) ?? usage;
-      return;
-    }
-    const normalized = normalizeUsage(api, usageOfEvent(event));
-    if (normalized) usage = { ...usage, ...normalized };
+    if (event) usage = dialect.eventUsage(event, usage);
   });
   return {
     write: (chunk) => reader.feed(chunk),
@@ -72,19 +65,6 @@ function sseUsageTap(api: ProxyApi, onEvent?: (event: SseMessage) => void): Usag
       return usage;
     },
   };
-}
-
-/** Anthropic puts usage in `message_start.message.usage` and `message_delta.usage`; Responses in `response.usage`. */
-function usageOfEvent(event: Record<string, unknown>): unknown {
-  if (event.usage !== undefined && event.usage !== null) return event.usage;
-  const nested = (event.message ?? event.response) as { usage?: unknown } | undefined;
-  return nested?.usage;
-}
-
-/** Usage in the shape the core's counter reads (the dialect's); a Responses answer's `input_tokens` is the whole prompt. */
-export function normalizeUsage(api: ProxyApi, usage: unknown): ProviderUsage | undefined {
-  // Gemini reports `usageMetadata` beside the answer, never a `usage` object: nothing to read here.
-  return api === 'gemini' ? undefined : dialects[api].usageOf({ usage });
 }
 
 function parseJson(text: string): unknown {

@@ -146,6 +146,35 @@ describe('measureSurvival', () => {
     expect(lost.todo).toEqual({ visible: 1, total: 2 });
   });
 
+  it('takes a TaskList result as the task list in force: the tasks it shows, none once all are done', () => {
+    const created: Message[] = [
+      { role: 'user', content: 'plan it' },
+      {
+        role: 'assistant',
+        content: [
+          toolUse('k1', 'TaskCreate', { subject: 'Write the parser', description: 'd' }),
+          toolUse('k2', 'TaskCreate', { subject: 'Check totals', description: 'd' }),
+        ],
+      },
+      { role: 'assistant', content: [toolUse('k3', 'TaskList', {})] },
+    ];
+    const listed = (text: string): Message[] => [
+      ...created,
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'k3', content: text }] },
+    ];
+    const nothing = { messages: [{ role: 'user' as const, content: 'ok' }] };
+    expect(measureSurvival(listed('No tasks found'), nothing).todo).toEqual({ visible: 0, total: 0 });
+    expect(measureSurvival(listed('#2 [in_progress] Check totals'), nothing).todo).toEqual({
+      visible: 0,
+      total: 1,
+    });
+    // A result that is not a list (an error) leaves the list as the calls built it.
+    expect(measureSurvival(listed('Error: store unavailable'), nothing).todo).toEqual({
+      visible: 0,
+      total: 2,
+    });
+  });
+
   it('reads Codex calls: exec_command commands, apply_patch files, update_plan items', () => {
     const codex: Message[] = [
       { role: 'user', content: 'add a flag' },

@@ -12,7 +12,8 @@
  * - `errors`: the first line of each `is_error` result, else the first error line of each result
  *   with a non-zero exit code (`firstErrorLine`), first {@link errorFactLength} characters;
  * - `todo`: the items of the latest todo or plan list (Claude Code `TodoWrite` `todos[].content`,
- *   or the subjects of the tasks its `TaskCreate` calls made and `TaskUpdate` did not delete; Codex
+ *   or the subjects of the tasks its `TaskCreate` calls made and `TaskUpdate` did not delete, until a
+ *   `TaskList` result shows the list as it stands, `No tasks found` when every task is done; Codex
  *   `update_plan` `plan[].step`, `write_todos` `todos[]`), first {@link todoFactLength} characters;
  * - `user-messages`: each message the user typed (user text that is not a tool result, a
  *   `<system-reminder>` or other harness markup, judged per text block): visible when {@link MOST_WORDS} of its distinct
@@ -152,7 +153,7 @@ export function historyFacts(history: readonly Message[]): HistoryFacts {
     userMessages: [],
   };
   let latestTodos: string[] | undefined;
-  const tasks: TaskList = { next: 1, subjects: new Map() };
+  const tasks: TaskList = { next: 1, subjects: new Map(), listCalls: new Set() };
   for (const message of history) {
     if (message.role === 'user') {
       const typed = typedText(message);
@@ -161,7 +162,10 @@ export function historyFacts(history: readonly Message[]): HistoryFacts {
     for (const block of contentBlocks(message)) {
       if (block.type === 'tool_use')
         latestTodos = toolUseFacts(block as ToolUseBlock, facts, tasks) ?? latestTodos;
-      else if (block.type === 'tool_result') toolResultFacts(block as ToolResultBlock, facts);
+      else if (block.type === 'tool_result') {
+        toolResultFacts(block as ToolResultBlock, facts);
+        latestTodos = listedTasks(block as ToolResultBlock, tasks) ?? latestTodos;
+      }
     }
   }
   for (const item of latestTodos ?? []) facts.text.todo.add(item);
@@ -184,17 +188,43 @@ function toolUseFacts(block: ToolUseBlock, facts: HistoryFacts, tasks: TaskList)
     const command = commandOf(input);
     if (command !== undefined) facts.text.commands.add(cutLine(command, commandFactLength));
   }
-  return todoItems(name, input) ?? taskItems(name, input, tasks);
+  return todoItems(name, input) ?? taskItems(block, input, tasks);
 }
 
 /** Claude Code's task list (TaskCreate numbers its tasks 1, 2, … in the order they are made). */
 interface TaskList {
   next: number;
   subjects: Map<string, string>;
+  /** Ids of TaskList calls whose result is still to come. */
+  listCalls: Set<string>;
+}
+
+/** A TaskList result's line: `#3 [in_progress] Write the parser`. */
+const listedTask = /^#(\S+) \[[^\]]+\] (.*)$/;
+
+/**
+ * The task list a TaskList result shows, which is the list in force (Claude Code clears it once
+ * every task is done: `No tasks found`); undefined for other results.
+ */
+function listedTasks(block: ToolResultBlock, tasks: TaskList): string[] | undefined {
+  if (!tasks.listCalls.delete(String(block.tool_use_id))) return undefined;
+  const text = toolResultText(block);
+  const listed = text.split('\n').flatMap((line) => {
+    const match = listedTask.exec(line.trim());
+    return match ? [[match[1]!, match[2]!] as const] : [];
+  });
+  if (listed.length === 0 && text.trim() !== 'No tasks found') return undefined;
+  tasks.subjects = new Map(listed);
+  return currentTasks(tasks);
 }
 
 /** The task list after a TaskCreate or TaskUpdate call, or undefined for other tools. */
-function taskItems(name: string, input: Record<string, unknown>, tasks: TaskList): string[] | undefined {
+function taskItems(
+  block: ToolUseBlock,
+  input: Record<string, unknown>,
+  tasks: TaskList,
+): string[] | undefined {
+  const name = String(block.name ?? '');
   if (name === 'TaskCreate' && typeof input.subject === 'string') {
     tasks.subjects.set(String(tasks.next++), input.subject);
   } else if (name === 'TaskUpdate' && input.taskId !== undefined) {
@@ -202,7 +232,14 @@ function taskItems(name: string, input: Record<string, unknown>, tasks: TaskList
     if (!tasks.subjects.has(id)) return undefined;
     if (input.status === 'deleted') tasks.subjects.delete(id);
     else if (typeof input.subject === 'string') tasks.subjects.set(id, input.subject);
-  } else return undefined;
+  } else {
+    if (name === 'TaskList') tasks.listCalls.add(String(block.id));
+    return undefined;
+  }
+  return currentTasks(tasks);
+}
+
+function currentTasks(tasks: TaskList): string[] {
   return [...tasks.subjects.values()]
     .filter((subject) => collapseWhitespace(subject) !== '')
     .map((subject) => cutLine(subject, todoFactLength));

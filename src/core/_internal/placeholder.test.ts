@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { toolOutcome, toolResultPlaceholder } from './placeholder.js';
+import {
+  archiveIdInPlaceholder,
+  isPlaceholderText,
+  toolOutcome,
+  toolResultPlaceholder,
+} from './placeholder.js';
 
 const result = (content: string, isError?: boolean) => ({
   type: 'tool_result' as const,
@@ -77,5 +82,38 @@ describe('toolResultPlaceholder', () => {
     ).toBe(
       '[Previous: used bash(python t.py) → error, 3 lines, 3.1k tokens; "KeyError: \'id\'"; recall r17]',
     );
+  });
+});
+
+describe('isPlaceholderText and archiveIdInPlaceholder', () => {
+  it.each([
+    ['[Previous: used ls(.) → 3 lines, 40 tokens; recall r2]', 'r2'],
+    ['[Previous: used ls(.) → 3 lines, 40 tokens]', undefined],
+    ['[Previous: used Read(a.ts) → superseded by the newer copy in toolu_9]', undefined],
+    ['The parser fails. […shortened; 2k tokens in full; recall r3]', 'r3'],
+    ['The parser fails. […shortened; 2k tokens in full]', undefined],
+    ['[elided: 1.2k tokens; recall r4]', 'r4'],
+    ['[elided: 2k lines, 9k tokens]', undefined],
+  ])('reads %s as a placeholder naming %s', (text, id) => {
+    expect(isPlaceholderText(text)).toBe(true);
+    expect(archiveIdInPlaceholder(text)).toBe(id);
+  });
+
+  it.each(['please recall r12 now', '[see the earlier notes; recall r3]', 'the lint run (recall r9) failed'])(
+    'does not read %s as one',
+    (text) => {
+      expect(isPlaceholderText(text)).toBe(false);
+      expect(archiveIdInPlaceholder(text)).toBeUndefined();
+    },
+  );
+
+  it('writes a placeholder without its marker when no id is given', () => {
+    const text = toolResultPlaceholder({
+      toolUse: { type: 'tool_use', id: 't1', name: 'ls', input: { path: '.' } },
+      result: { type: 'tool_result', tool_use_id: 't1', content: 'a\nb\nc' },
+      tokens: 40,
+      archiveId: undefined,
+    });
+    expect(text).toBe('[Previous: used ls(.) → 3 lines, 40 tokens]');
   });
 });

@@ -131,26 +131,30 @@ function errorLineOf(text: string, failed: boolean): string | undefined {
   );
 }
 
-/** Marker text every placeholder ends with; it names the archive item that holds the original. */
-export function recallMarker(archiveId: string): string {
-  return `recall ${archiveId}`;
+/**
+ * What a placeholder ends with: `; recall r17` when the model can recall the original by that id,
+ * nothing when it cannot (the compactor's `recall: false`; the original is archived all the same).
+ */
+function recallMarker(archiveId: string | undefined): string {
+  return archiveId === undefined ? '' : `; recall ${archiveId}`;
 }
 
-/** Finds the archive id a placeholder names, or undefined for ordinary text. */
-export function archiveIdInPlaceholder(text: string): string | undefined {
-  if (!text.startsWith('[Previous: used ') && !text.includes('…shortened;') && !text.startsWith('[elided:')) {
-    return undefined;
-  }
-  return /recall (r\d+)\]\s*$/.exec(text)?.[1];
-}
+/** A placeholder's end: its recall marker, if any, and the closing bracket. */
+const placeholderEnd = /(?:; recall (r\d+))?\]\s*$/;
+const shortenedEnd = /…shortened; [^\]\n]*\]\s*$/;
 
 /**
- * A placeholder's text without its recall marker (`…; recall r17]` → `…]`), for a model that has
- * no recall tool; `undefined` when the text is not a placeholder.
+ * True when `text` has the shape of a placeholder the core writes, with or without a recall id
+ * (whether this session wrote it is for the caller to check against its archive ids).
  */
-export function placeholderWithoutRecall(text: string): string | undefined {
-  if (archiveIdInPlaceholder(text) === undefined) return undefined;
-  return text.replace(/; recall r\d+\]\s*$/, ']');
+export function isPlaceholderText(text: string): boolean {
+  if (text.startsWith('[Previous: used ') || text.startsWith('[elided:')) return placeholderEnd.test(text);
+  return shortenedEnd.test(text);
+}
+
+/** Finds the archive id a placeholder names, or undefined for ordinary text or a placeholder without one. */
+export function archiveIdInPlaceholder(text: string): string | undefined {
+  return isPlaceholderText(text) ? placeholderEnd.exec(text)?.[1] : undefined;
 }
 
 /**
@@ -161,7 +165,8 @@ export function toolResultPlaceholder(options: {
   toolUse: ToolUseBlock | undefined;
   result: ToolResultBlock;
   tokens: number;
-  archiveId: string;
+  /** The archive id to name; undefined when the model has no recall tool. */
+  archiveId: string | undefined;
 }): string {
   const { toolUse, result, tokens, archiveId } = options;
   const text = toolResultText(result);
@@ -173,7 +178,7 @@ export function toolResultPlaceholder(options: {
   else if (outcome.failed) facts.push('error');
   facts.push(`${formatCount(countLines(text))} lines`, `${formatCount(tokens)} tokens`);
   const error = outcome.errorLine ? `; ${JSON.stringify(outcome.errorLine)}` : '';
-  return `[Previous: used ${name}(${argument}) → ${facts.join(', ')}${error}; ${recallMarker(archiveId)}]`;
+  return `[Previous: used ${name}(${argument}) → ${facts.join(', ')}${error}${recallMarker(archiveId)}]`;
 }
 
 /**
@@ -183,22 +188,26 @@ export function toolResultPlaceholder(options: {
 export function supersededPlaceholder(options: {
   toolUse: ToolUseBlock | undefined;
   newerToolUseId: string;
-  archiveId: string;
+  /** The archive id to name; undefined when the model has no recall tool. */
+  archiveId: string | undefined;
 }): string {
   const { toolUse, newerToolUseId, archiveId } = options;
   const call = toolUse ? `${String(toolUse.name)}(${keyArgument(toolUse.input)})` : 'tool()';
-  return `[Previous: used ${call} → superseded by the newer copy in ${newerToolUseId}; ${recallMarker(archiveId)}]`;
+  return `[Previous: used ${call} → superseded by the newer copy in ${newerToolUseId}${recallMarker(archiveId)}]`;
 }
 
-/** What a shortened block's trailing note says. */
-export function shortenedNote(archiveId: string, tokens: number): string {
-  return ` […shortened; ${formatCount(tokens)} tokens in full; ${recallMarker(archiveId)}]`;
+/** What marks a block cut short, its whole in the archive. */
+export const shortenedMark = '…shortened;';
+
+/** What a shortened block's trailing note says (`archiveId` undefined: no recall id named). */
+export function shortenedNote(archiveId: string | undefined, tokens: number): string {
+  return ` [${shortenedMark} ${formatCount(tokens)} tokens in full${recallMarker(archiveId)}]`;
 }
 
-/** The text that stands in for a large elided tool input field. */
-export function elidedInputText(value: unknown, tokens: number, archiveId: string): string {
+/** The text that stands in for a large elided tool input field (`archiveId` undefined: none named). */
+export function elidedInputText(value: unknown, tokens: number, archiveId: string | undefined): string {
   const size = typeof value === 'string' ? `${formatCount(countLines(value))} lines, ` : '';
-  return `[elided: ${size}${formatCount(tokens)} tokens; ${recallMarker(archiveId)}]`;
+  return `[elided: ${size}${formatCount(tokens)} tokens${recallMarker(archiveId)}]`;
 }
 
 export { safeJson };

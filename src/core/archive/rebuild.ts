@@ -1,9 +1,44 @@
-import { archiveIdInPlaceholder } from '../_internal/placeholder.js';
+import { archiveIdInPlaceholder, isPlaceholderText } from '../_internal/placeholder.js';
 import { toolResultText } from '../_internal/text.js';
 import type { ContentBlock, Message, ToolResultBlock } from '../conversation/types.js';
 import type { ArchiveItem } from './archive-store.js';
 
 const summaryHeadPattern = /^<context_summary recall="(r\d+)">/;
+const summaryHeadWithoutId = '<context_summary>';
+
+/**
+ * The archive items by id, and by what names them when the text does not (a compactor with
+ * `recall: false` writes no ids): a tool result or input by its call, a summary head or shortened
+ * text by the placeholder recorded with it.
+ */
+interface ItemIndex {
+  byId: Map<string, ArchiveItem>;
+  byCall: Map<string, ArchiveItem>;
+  bySummary: Map<string, ArchiveItem>;
+  byPlaceholder: Map<string, ArchiveItem>;
+}
+
+function indexItems(items: readonly ArchiveItem[]): ItemIndex {
+  const index: ItemIndex = {
+    byId: new Map(),
+    byCall: new Map(),
+    bySummary: new Map(),
+    byPlaceholder: new Map(),
+  };
+  for (const item of items) {
+    index.byId.set(item.id, item);
+    if ((item.kind === 'tool-result' || item.kind === 'tool-input') && item.toolUseId !== undefined) {
+      const key = `${item.kind}:${item.toolUseId}`;
+      if (!index.byCall.has(key)) index.byCall.set(key, item);
+    }
+    const summary = item.placeholder === undefined ? undefined : summaryBlock(item.placeholder);
+    if (item.kind === 'messages' && summary?.startsWith(summaryHeadWithoutId))
+      index.bySummary.set(summary, item);
+    if (item.kind === 'assistant-text' && item.placeholder !== undefined)
+      index.byPlaceholder.set(item.placeholder, item);
+  }
+  return index;
+}
 
 /**
  * Rebuilds the original conversation from a compacted one and its archive: placeholders become the
@@ -14,36 +49,38 @@ const summaryHeadPattern = /^<context_summary recall="(r\d+)">/;
  * const original = rebuildConversation(result.messages, await compactor.archive.list(compactor.sessionId));
  */
 export function rebuildConversation(messages: readonly Message[], items: readonly ArchiveItem[]): Message[] {
-  const byId = new Map(items.map((item) => [item.id, item]));
-  return rebuildWith(messages, byId, 0);
+  return rebuildWith(messages, indexItems(items), 0);
 }
 
-function rebuildWith(messages: readonly Message[], byId: Map<string, ArchiveItem>, depth: number): Message[] {
+function rebuildWith(messages: readonly Message[], items: ItemIndex, depth: number): Message[] {
   if (depth > 1000) throw new Error('archive items refer to each other in a cycle');
   const output: Message[] = [];
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index]!;
-    const summaryId = summaryIdOf(message, byId);
-    const summarized = summaryId === undefined ? undefined : byId.get(summaryId);
-    if (summarized?.kind === 'messages' && summarized.messages) {
-      output.push(...rebuildWith(summarized.messages, byId, depth + 1));
+    const summarized = summarizedBy(message, items);
+    if (summarized?.messages) {
+      output.push(...rebuildWith(summarized.messages, items, depth + 1));
       index += (summarized.headLength ?? 2) - 1;
       continue;
     }
-    output.push(restoreMessage(message, byId));
+    output.push(restoreMessage(message, items));
   }
   return output;
 }
 
-/** The id of the summary item this message is the head of, when it is one (not text that looks like one). */
-function summaryIdOf(message: Message, byId: Map<string, ArchiveItem>): string | undefined {
+/**
+ * The summary item this message is the head of, when it is one (not text that looks like one): by
+ * the id its head names, or, for a head without one, by the summary recorded with the item.
+ */
+function summarizedBy(message: Message, items: ItemIndex): ArchiveItem | undefined {
   if (message.role !== 'user' || typeof message.content === 'string') return undefined;
   const first = message.content[0];
   if (first?.type !== 'text' || typeof first.text !== 'string') return undefined;
   const id = summaryHeadPattern.exec(first.text)?.[1];
-  const item = id === undefined ? undefined : byId.get(id);
-  if (item?.kind !== 'messages' || !matchesPlaceholder(item, first.text)) return undefined;
-  return id;
+  const summary = id === undefined ? summaryBlock(first.text) : undefined;
+  const item =
+    id !== undefined ? items.byId.get(id) : summary === undefined ? undefined : items.bySummary.get(summary);
+  return item?.kind === 'messages' && matchesPlaceholder(item, first.text) ? item : undefined;
 }
 
 /**
@@ -64,11 +101,11 @@ function summaryBlock(text: string): string | undefined {
 
 const summaryClose = '</context_summary>';
 
-function restoreMessage(message: Message, byId: Map<string, ArchiveItem>): Message {
+function restoreMessage(message: Message, items: ItemIndex): Message {
   if (typeof message.content === 'string') return message;
   let changed = false;
   const content = message.content.map((block) => {
-    const original = archivedOriginal(block, byId);
+    const original = archivedOriginal(block, items);
     if (original === undefined) return block;
     changed = true;
     return original;
@@ -82,27 +119,29 @@ function restoreMessage(message: Message, byId: Map<string, ArchiveItem>): Messa
  * `tool_use` id, or a text equal to the placeholder recorded with the item. A tool output that
  * merely reads like a placeholder stays as it is.
  */
-function archivedOriginal(block: ContentBlock, byId: Map<string, ArchiveItem>): ContentBlock | undefined {
+function archivedOriginal(block: ContentBlock, items: ItemIndex): ContentBlock | undefined {
   if (block.type === 'tool_result') {
     const result = block as ToolResultBlock;
-    const item = itemNamedBy(toolResultText(result), byId);
+    const item = itemNamedBy(toolResultText(result), items, `tool-result:${result.tool_use_id}`);
     return item?.kind === 'tool-result' && item.toolUseId === result.tool_use_id ? item.block : undefined;
   }
   if (block.type === 'text' && typeof block.text === 'string') {
-    const item = itemNamedBy(block.text, byId);
+    const item = itemNamedBy(block.text, items) ?? items.byPlaceholder.get(block.text);
     return item?.kind === 'assistant-text' && matchesPlaceholder(item, block.text) ? item.block : undefined;
   }
   if (block.type === 'tool_use' && typeof block.input === 'object' && block.input !== null) {
     for (const value of Object.values(block.input as Record<string, unknown>)) {
       if (typeof value !== 'string' || !value.startsWith('[elided:')) continue;
-      const item = itemNamedBy(value, byId);
+      const item = itemNamedBy(value, items, `tool-input:${String(block.id)}`);
       if (item?.kind === 'tool-input' && item.toolUseId === block.id) return item.block;
     }
   }
   return undefined;
 }
 
-function itemNamedBy(text: string, byId: Map<string, ArchiveItem>): ArchiveItem | undefined {
+/** The item a placeholder names by id, or, for one without an id, the item archived for `call`. */
+function itemNamedBy(text: string, items: ItemIndex, call?: string): ArchiveItem | undefined {
   const id = archiveIdInPlaceholder(text);
-  return id === undefined ? undefined : byId.get(id);
+  if (id !== undefined) return items.byId.get(id);
+  return call !== undefined && isPlaceholderText(text) ? items.byCall.get(call) : undefined;
 }

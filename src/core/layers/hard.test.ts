@@ -9,7 +9,7 @@ const settings = {
   identity: 'You are the build agent.',
   maxSummaryTokens: 400,
   ledgerTokens: 1500,
-  keptResultTokens: Number.POSITIVE_INFINITY,
+  keptTurnTokens: Number.POSITIVE_INFINITY,
   filesBack: { maxFiles: 5, maxTokens: 2000 },
   maxAttempts: 1,
   retryDelayMs: 0,
@@ -55,7 +55,7 @@ describe('planHard', () => {
       - Last assistant note: Turn 3. I will check the build output and then fix what fails.
 
       ## Next steps
-      - Continue the task from the current state; recall archived results by id when needed.
+      - Continue the task from the current state.
       </context_summary>
 
       <identity>

@@ -23,6 +23,8 @@ import {
   maskToolResults,
   type RewriteContext,
 } from './mask.js';
+import { applyRewrites, elideOlderInputs } from './mid.js';
+import { shortenToolResults } from './shorten-result.js';
 
 /** Resolved options of the hard layer. */
 export interface HardSettings extends SummarySettings {
@@ -31,7 +33,7 @@ export interface HardSettings extends SummarySettings {
   /** The session ledger's budget in tokens. */
   ledgerTokens: number;
   /** A kept-turn tool result over this many tokens becomes a placeholder (Infinity: never). */
-  keptResultTokens: number;
+  keptTurnTokens: number;
   /** What goes back after the summary: the latest content of the most recently touched files. */
   filesBack: FilesBackSettings;
 }
@@ -185,6 +187,7 @@ export async function planHard(
     ...(context.focus ? { focus: context.focus } : {}),
     ...(context.signal ? { signal: context.signal } : {}),
     ...(ledger ? { ledger } : {}),
+    recall: context.rewrite.recall,
   });
   const head = { archiveId, known, summaryText: summary.text };
   let plan = assembleHard(messages, split, head, ledger, context);
@@ -233,9 +236,11 @@ function assembleHard(
   ledger: string | undefined,
   context: HardContext,
 ): Omit<HardPlan, 'events'> {
-  // The ledger is the compactor's record, outside the summarizer's narrative.
+  // The ledger is the compactor's record, outside the summarizer's narrative. The summary names
+  // its archive id only for a model that can recall it.
+  const open = context.rewrite.recall ? `<context_summary recall="${archiveId}">` : '<context_summary>';
   const headText =
-    `<context_summary recall="${archiveId}">\n${summaryText}\n</context_summary>\n\n` +
+    `${open}\n${summaryText}\n</context_summary>\n\n` +
     (ledger ? `${ledger}\n\n` : '') +
     `<identity>\n${escapeReservedTags(context.settings.identity)}\n</identity>`;
   const files = context.ledger
@@ -260,7 +265,7 @@ function assembleHard(
     headLength: bridge ? 3 : 2,
     placeholder: headText,
   };
-  const fitted = maskTailIfTooLarge(output, context);
+  const fitted = fitKeptTurn(output, context);
   return {
     messages: fitted.messages,
     // Already archived (a retry after a crash): the stored item stands, written once.
@@ -274,20 +279,29 @@ function fileBlock(text: string): TextBlock {
 }
 
 /**
- * When even the kept turn is too large, its tool results become placeholders too (archived); else
- * only a result over `keptResultTokens` does (a summary is for a smaller context: one long output
- * would otherwise outweigh the summary and the ledger together).
+ * When even the kept turn is too large, its tool results become placeholders (archived). Else the
+ * parts of it over `keptTurnTokens` are cut, the whole of each in the archive: a result the model
+ * has not read yet to its head and tail, the large fields of a call it made itself elided (one long
+ * output would otherwise outweigh the summary and the ledger together).
  */
-function maskTailIfTooLarge(
-  output: Message[],
-  context: HardContext,
-): { messages: Message[]; items: ArchiveItem[] } {
-  const { rule } = context;
-  const fits = context.countTokens(output) <= context.maxTokens;
-  const { keptResultTokens } = context.settings;
-  if (fits && !Number.isFinite(keptResultTokens)) return { messages: output, items: [] };
-  const large = fits ? { ...rule, minTokens: Math.max(rule.minTokens, keptResultTokens) } : rule;
-  const targets = collectMaskTargets(output, context.counter, large, context.rewrite);
-  if (targets.length === 0) return { messages: output, items: [] };
-  return maskToolResults(output, targets, context.rewrite);
+function fitKeptTurn(output: Message[], context: HardContext): { messages: Message[]; items: ArchiveItem[] } {
+  const { rule, counter, rewrite } = context;
+  const { keptTurnTokens } = context.settings;
+  if (context.countTokens(output) > context.maxTokens) {
+    const targets = collectMaskTargets(output, counter, rule, rewrite);
+    return targets.length === 0 ? { messages: output, items: [] } : maskToolResults(output, targets, rewrite);
+  }
+  if (!Number.isFinite(keptTurnTokens)) return { messages: output, items: [] };
+  const inputs = elideOlderInputs(
+    output,
+    output.length,
+    { maxToolInputTokens: keptTurnTokens },
+    counter,
+    rewrite,
+  );
+  const elided = applyRewrites(output, inputs.rewrites);
+  const large = { ...rule, minTokens: Math.max(rule.minTokens, keptTurnTokens) };
+  const targets = collectMaskTargets(elided, counter, large, rewrite);
+  const shortened = shortenToolResults(elided, targets, keptTurnTokens, counter, rewrite);
+  return { messages: shortened.messages, items: [...inputs.items, ...shortened.items] };
 }

@@ -1,5 +1,5 @@
 import type { ArchiveIds } from '../_internal/archive-ids.js';
-import { archiveIdInPlaceholder, placeholderTokens } from '../_internal/placeholder.js';
+import { isPlaceholderText, placeholderTokens } from '../_internal/placeholder.js';
 import { safeJson } from '../_internal/text.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../conversation/types.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
@@ -187,7 +187,7 @@ export class HistoryIndex {
         }
       } else if (block.type === 'text' && message.role === 'assistant') {
         const text = typeof block.text === 'string' ? block.text : '';
-        if (text.length > this.condensable.maxAssistantChars && archiveIdInPlaceholder(text) === undefined) {
+        if (text.length > this.condensable.maxAssistantChars && !isPlaceholderText(text)) {
           const kept = this.condensable.maxAssistantChars / CUT_TEXT_CHARS_PER_TOKEN;
           this.addCondensable(index, this.counter.countText(text) - kept);
         }

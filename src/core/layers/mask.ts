@@ -2,7 +2,9 @@ import type { ArchiveIds } from '../_internal/archive-ids.js';
 import { archiveKey } from '../_internal/archive-ids.js';
 import {
   archiveIdInPlaceholder,
+  isPlaceholderText,
   minMaskableTokens,
+  shortenedMark,
   supersededPlaceholder,
   toolResultPlaceholder,
 } from '../_internal/placeholder.js';
@@ -36,6 +38,13 @@ export interface RewriteContext {
   sessionId: string;
   now: number;
   toolUse(id: string): ToolUseBlock | undefined;
+  /** Whether the text the layers write names archive ids (the model has a recall tool). */
+  recall: boolean;
+}
+
+/** The archive id to write into a placeholder: none when the model cannot recall it. */
+export function namedId(context: Pick<RewriteContext, 'recall'>, id: string): string | undefined {
+  return context.recall ? id : undefined;
 }
 
 /** What decides whether a tool result may be masked; one rule for the index and every layer. */
@@ -57,10 +66,18 @@ export function toolResultTokens(result: ToolResultBlock, counter: TokenCounter)
   return counter.countText(toolResultText(result)) + images * IMAGE_TOKENS;
 }
 
-/** True when a tool result is a placeholder this session wrote (not text that looks like one). */
+/**
+ * True when a tool result is a placeholder this session wrote (not text that looks like one): it
+ * names the id issued for its call, or, written without an id, its call's result is archived. A
+ * result cut to its head and tail is not: it still holds enough to be worth masking later.
+ */
 export function isOwnPlaceholder(result: ToolResultBlock, ids: ArchiveIds): boolean {
-  const id = archiveIdInPlaceholder(toolResultText(result));
-  return id !== undefined && ids.issued(archiveKey('tool-result', result.tool_use_id), id);
+  const text = toolResultText(result);
+  if (text.includes(shortenedMark)) return false;
+  const key = archiveKey('tool-result', result.tool_use_id);
+  const id = archiveIdInPlaceholder(text);
+  if (id !== undefined) return ids.issued(key, id);
+  return isPlaceholderText(text) && ids.storedId(key) !== undefined;
 }
 
 /**
@@ -148,13 +165,14 @@ export function maskToolResults(
           block: result,
         });
       }
+      const named = namedId(context, id);
       const placeholder: ToolResultBlock = {
         type: 'tool_result',
         tool_use_id: result.tool_use_id,
         content:
           target.newerToolUseId === undefined
-            ? toolResultPlaceholder({ toolUse, result, tokens: target.tokens, archiveId: id })
-            : supersededPlaceholder({ toolUse, newerToolUseId: target.newerToolUseId, archiveId: id }),
+            ? toolResultPlaceholder({ toolUse, result, tokens: target.tokens, archiveId: named })
+            : supersededPlaceholder({ toolUse, newerToolUseId: target.newerToolUseId, archiveId: named }),
         ...(result.is_error === undefined ? {} : { is_error: result.is_error }),
       };
       content[target.blockIndex] = placeholder;

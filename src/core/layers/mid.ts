@@ -1,7 +1,7 @@
 import { archiveKey } from '../_internal/archive-ids.js';
 import {
-  archiveIdInPlaceholder,
   elidedInputText,
+  isPlaceholderText,
   placeholderTokens,
   shortenedNote,
 } from '../_internal/placeholder.js';
@@ -15,6 +15,7 @@ import {
   type LayerPlan,
   type MaskRule,
   maskToolResults,
+  namedId,
   type RewriteContext,
 } from './mask.js';
 
@@ -97,7 +98,7 @@ async function shortenOlderTexts(
   const longTexts: { messageIndex: number; blockIndex: number; block: TextBlock }[] = [];
   forEachOlderAssistantBlock(messages, assistantEnd, (block, messageIndex, blockIndex) => {
     if (block.type !== 'text' || typeof block.text !== 'string') return;
-    if (block.text.length > settings.maxAssistantChars && archiveIdInPlaceholder(block.text) === undefined)
+    if (block.text.length > settings.maxAssistantChars && !isPlaceholderText(block.text))
       longTexts.push({ messageIndex, blockIndex, block: block as TextBlock });
   });
   const condensed = settings.summarizer
@@ -114,7 +115,7 @@ async function shortenOlderTexts(
     const { id, known } = context.ids.idFor(archiveKey('assistant-text', undefined, block.text));
     const tokens = counter.countText(block.text);
     const short = condensed[position] ?? firstSentences(block.text, settings.maxAssistantChars);
-    const text = `${short}${shortenedNote(id, tokens)}`;
+    const text = `${short}${shortenedNote(namedId(context, id), tokens)}`;
     const saved = tokens - counter.countText(text);
     // A text just over maxAssistantChars can cost less than its cut plus the note: keep it whole.
     if (saved <= 0) return;
@@ -134,10 +135,10 @@ async function shortenOlderTexts(
 }
 
 /** Large `tool_use` inputs before `assistantEnd`, their large fields elided. */
-function elideOlderInputs(
+export function elideOlderInputs(
   messages: readonly Message[],
   assistantEnd: number,
-  settings: MidSettings,
+  settings: Pick<MidSettings, 'maxToolInputTokens'>,
   counter: TokenCounter,
   context: RewriteContext,
 ): { rewrites: BlockRewrite[]; items: ArchiveItem[]; freedTokens: number } {
@@ -181,7 +182,7 @@ function forEachOlderAssistantBlock(
 }
 
 /** A new history with the rewritten blocks in place; other messages stay the same objects. */
-function applyRewrites(messages: Message[], rewrites: readonly BlockRewrite[]): Message[] {
+export function applyRewrites(messages: Message[], rewrites: readonly BlockRewrite[]): Message[] {
   const output = messages.slice();
   for (const { messageIndex, blockIndex, block } of rewrites) {
     const message = output[messageIndex]!;
@@ -258,7 +259,7 @@ function elideLargeInput(
   const elided: Record<string, unknown> = { ...record };
   for (const [name, value] of large) {
     const text = typeof value === 'string' ? value : safeJson(value);
-    elided[name] = elidedInputText(value, counter.countText(text), id);
+    elided[name] = elidedInputText(value, counter.countText(text), namedId(context, id));
   }
   const freedTokens = total - counter.countText(safeJson(elided));
   // Small fields (a low maxToolInputTokens) can cost less than their placeholders: keep them.

@@ -7,8 +7,11 @@ import type { MaskRule, RewriteContext } from './mask.js';
 export const counter = createHeuristicCounter();
 export const rule: MaskRule = { minTokens: 20, excludeTools: new Set(['todo']) };
 
-/** A rewrite context over `messages` with fresh ids, session `s`, time 0. */
-export function contextFor(messages: readonly Message[]): RewriteContext & { index: HistoryIndex } {
+/** A rewrite context over `messages` with fresh ids, session `s`, time 0 (recall ids named unless `recall: false`). */
+export function contextFor(
+  messages: readonly Message[],
+  { recall = true }: { recall?: boolean } = {},
+): RewriteContext & { index: HistoryIndex } {
   const ids = new ArchiveIds();
   const index = new HistoryIndex(counter, rule, ids, { maxAssistantChars: 80, maxToolInputTokens: 40 });
   index.sync(messages);
@@ -21,7 +24,7 @@ export function contextFor(messages: readonly Message[]): RewriteContext & { ind
       toolUses.set(toolUse.id, toolUse);
     }
   }
-  return { ids, sessionId: 's', now: 0, toolUse: (id) => toolUses.get(id), index };
+  return { ids, sessionId: 's', now: 0, toolUse: (id) => toolUses.get(id), index, recall };
 }
 
 /** A small session: the task, then `turns` turns of a command whose output has `lines` lines. */

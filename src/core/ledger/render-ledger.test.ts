@@ -92,6 +92,30 @@ describe('renderLedger', () => {
     expect(renderLedger(state, { maxTokens: 300, counter })).toContain('earlier not shown');
   });
 
+  it('with recall: false names no archive id: not on a line, not in a note, not in the header', () => {
+    const state = recorded();
+    for (let index = 0; index < 50; index++) {
+      state.commands.unshift({
+        command: `ls dir${index}`,
+        turn: 1,
+        toolUseId: `x${index}`,
+        failed: false,
+        runs: 1,
+      });
+    }
+    const text = renderLedger(state, {
+      maxTokens: 300,
+      counter,
+      recallOf: () => 'r7',
+      historyId: 'r1',
+      recall: false,
+    })!;
+    expect(text).toContain('Recorded by the compactor, not the summarizer (tN = assistant turn N).\n');
+    expect(text).toMatch(/\(\d+ earlier not shown\)/);
+    expect(text).toContain('- lexer.ts\n');
+    expect(text).not.toMatch(/\br\d+\b|recall/);
+  });
+
   it('is undefined for an empty ledger', () => {
     expect(renderLedger(createLedgerState(), { maxTokens: 100, counter })).toBeUndefined();
   });

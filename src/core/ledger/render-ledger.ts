@@ -6,6 +6,8 @@ import type { LedgerState } from './ledger-state.js';
 
 export const ledgerOpen = '<session_ledger';
 const header = 'Recorded by the compactor, not the summarizer (tN = assistant turn N, rN = recall id).';
+/** The header when the ledger names no archive ids. */
+const headerWithoutIds = 'Recorded by the compactor, not the summarizer (tN = assistant turn N).';
 /** About what the "(N earlier not shown)" notes cost. */
 const NOTE_TOKENS = 30;
 /** The index of the commands section in what `ledgerSections` returns. */
@@ -21,6 +23,12 @@ export interface RenderLedgerOptions {
   historyId?: string;
   /** User texts the compacted context repeats verbatim after the ledger (the latest request). */
   shownAfter?: ReadonlySet<string>;
+  /**
+   * Whether the ledger names archive ids (`recallOf`, `historyId`): `false` when the model has no
+   * recall tool to use them with.
+   * @default true
+   */
+  recall?: boolean;
 }
 
 /**
@@ -33,10 +41,12 @@ export interface RenderLedgerOptions {
  * Undefined when the ledger is empty.
  */
 export function renderLedger(state: LedgerState, options: RenderLedgerOptions): string | undefined {
-  const { counter, maxTokens } = options;
+  const { counter, maxTokens, recall = true } = options;
+  const historyId = recall ? options.historyId : undefined;
+  const head = recall ? header : headerWithoutIds;
   const { sections, dropOrder, instructionTokens } = ledgerSections(state, {
     counter,
-    recallOf: options.recallOf,
+    recallOf: recall ? options.recallOf : undefined,
     instructionBudget: maxTokens,
     shownAfter: options.shownAfter,
   });
@@ -44,7 +54,7 @@ export function renderLedger(state: LedgerState, options: RenderLedgerOptions): 
   const cost = sections.map((section) => section.items.map((entry) => counter.countText(entry.text) + 1));
   const groups = new Set(sections.flatMap((section) => section.items.map((entry) => entry.group ?? '')));
   const fixed =
-    counter.countText(header) +
+    counter.countText(head) +
     sections.reduce((sum, section) => sum + counter.countText(section.title) + 2, 0) +
     [...groups].reduce((sum, group) => sum + counter.countText(group) + 1, 0);
   let total = fixed + NOTE_TOKENS + cost.flat().reduce((sum, tokens) => sum + tokens, 0);
@@ -68,15 +78,19 @@ export function renderLedger(state: LedgerState, options: RenderLedgerOptions): 
   let next = 0;
   while (next < dropOrder.length && total > budget) drop(dropOrder[next++]!);
   // The estimate misses how lines join: check the text itself and drop more while it is over.
-  let text = formatLedger(sections, options.historyId);
+  let text = formatLedger(sections, head, historyId);
   while (next < dropOrder.length && counter.countText(text) > budget) {
     drop(dropOrder[next++]!);
-    text = formatLedger(sections, options.historyId);
+    text = formatLedger(sections, head, historyId);
   }
   return text;
 }
 
-function formatLedger(sections: readonly LedgerSection[], historyId: string | undefined): string {
+function formatLedger(
+  sections: readonly LedgerSection[],
+  head: string,
+  historyId: string | undefined,
+): string {
   const recall = historyId ? `; recall ${historyId}` : '';
   const body = sections
     .filter((section) => section.items.length > 0)
@@ -85,5 +99,5 @@ function formatLedger(sections: readonly LedgerSection[], historyId: string | un
       return [`## ${section.title}`, ...note, ...sectionLines(section)].join('\n');
     })
     .join('\n');
-  return `${ledgerOpen}>\n${header}\n${escapeReservedTags(body)}\n</session_ledger>`;
+  return `${ledgerOpen}>\n${head}\n${escapeReservedTags(body)}\n</session_ledger>`;
 }

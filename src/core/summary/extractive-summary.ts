@@ -123,7 +123,8 @@ export function extractiveSummary(
     for (const [section, lines] of sections) if (lines.length === 0) sections.delete(section);
     return escapeReservedTags(fitToBudget(sections, maxTokens, { onlyPresent: true }));
   }
-  add('Next steps', '- Continue the task from the current state; recall archived results by id when needed.');
+  // Recall ids are the identity reminder's to mention: a model without the recall tool gets neither.
+  add('Next steps', '- Continue the task from the current state.');
   return escapeReservedTags(fitToBudget(sections, maxTokens));
 }
 

@@ -18,16 +18,23 @@ export const summaryAcknowledgement = 'Understood. Continuing from the summary.'
 /** The user turn that joins the acknowledgement to the kept turn when no human request can stand there. */
 export const bridgeText = 'Continue with the most recent turn below.';
 
-/** The default identity reminder when none is configured. */
-export const defaultIdentity =
+const identityOpening =
   'You are the same agent as before this summary, with the same tools and instructions. The summary above ' +
-  'replaces the earlier conversation; archived tool results can be brought back with the recall tool by id.';
+  'replaces the earlier conversation';
+
+/** The default identity reminder when none is configured. */
+export const defaultIdentity: string = `${identityOpening}; archived tool results can be brought back with the recall tool by id.`;
+
+/** The default identity reminder when the model has no recall tool (the compactor's `recall: false`). */
+export const defaultIdentityWithoutRecall: string = `${identityOpening}.`;
 
 /** The instructions a summary model receives after the history it summarizes. */
 export function summaryInstructions(options: {
   focus?: string;
   mergesPrevious: boolean;
   ledger?: string;
+  /** Whether the placeholders name recall ids for the summary to keep. @default true */
+  recall?: boolean;
 }): string {
   const sections = summarySections.map((name) => `## ${name}`).join('\n');
   const merge = options.mergesPrevious
@@ -35,6 +42,10 @@ export function summaryInstructions(options: {
       'the same sections, nothing stacked, nothing of it lost that still matters.\n'
     : '';
   const focus = options.focus ? `Keep this in focus: ${options.focus}\n` : '';
+  const ids =
+    options.recall === false
+      ? ''
+      : 'Archived results appear as placeholders ending in "recall rN": keep those ids. ';
   const ledger = options.ledger
     ? 'The session ledger below is ground truth recorded by the compactor (files, commands and exit codes, ' +
       "errors, the plan, the user's messages). It is attached to your summary as is: do not contradict it and " +
@@ -46,8 +57,9 @@ export function summaryInstructions(options: {
     'continue the task without it. Use exactly these Markdown sections, in this order:\n' +
     `${sections}\n` +
     'Under "Task and constraints" quote the user\'s own words where they are short. Keep exact file paths, ' +
-    'commands, identifiers, error messages and decisions. Archived results appear as placeholders ending in ' +
-    '"recall rN": keep those ids. Do not call tools. Answer with the summary only.\n' +
+    'commands, identifiers, error messages and decisions. ' +
+    ids +
+    'Do not call tools. Answer with the summary only.\n' +
     merge +
     focus +
     ledger

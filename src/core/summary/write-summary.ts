@@ -42,6 +42,8 @@ export interface WriteSummaryOptions {
   signal?: AbortSignal;
   /** The rendered session ledger, given to the model as ground truth. */
   ledger?: string;
+  /** Whether the history's placeholders name recall ids (the instructions ask to keep them). @default true */
+  recall?: boolean;
 }
 
 /** A summary and the events its calls produced (for the pipeline to emit). */
@@ -67,6 +69,7 @@ export async function writeSummary(
   const write = (ledger: string | undefined) =>
     summaryInstructions({
       mergesPrevious,
+      ...(options.recall === false ? { recall: false } : {}),
       ...(options.focus ? { focus: options.focus } : {}),
       ...(ledger ? { ledger } : {}),
     });

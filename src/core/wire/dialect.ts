@@ -69,6 +69,11 @@ export interface WireDialect {
   /** The usage an answer body reports, in the core's one {@link ProviderUsage} shape. */
   usageOf(answer: unknown): ProviderUsage | undefined;
   /**
+   * The usage of a streamed answer once one more of its events (the parsed `data:` JSON) is read:
+   * what the event reports over `sofar`, or `sofar` when it reports none.
+   */
+  eventUsage(event: Record<string, unknown>, sofar: ProviderUsage | undefined): ProviderUsage | undefined;
+  /**
    * The summary call that borrows a request (`url`, `body`): its model, settings and tools kept,
    * never streamed, the conversation replaced by `request`'s so the provider reads the prefix from
    * its prompt cache.

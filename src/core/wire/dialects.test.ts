@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { ProviderUsage } from '../conversation/types.js';
 import { CompactError } from '../errors.js';
 import type { RequestBody } from '../request/request-conversation.js';
 import { dialectOf, dialects, isWireFormat } from './dialects.js';
@@ -160,6 +161,45 @@ describe('the dialect registry', () => {
       }),
     ).toEqual({ prompt_tokens: 100, completion_tokens: 5 });
     for (const format of WIRE_FORMATS) expect(dialects[format].usageOf({})).toBeUndefined();
+  });
+
+  it("adds up a streamed answer's usage event by event", () => {
+    const read = (format: WireFormat, events: Record<string, unknown>[]) =>
+      events.reduce<ProviderUsage | undefined>(
+        (sofar, event) => dialects[format].eventUsage(event, sofar),
+        undefined,
+      );
+    // Anthropic: the prompt in `message_start.message.usage`, the output in `message_delta.usage`.
+    expect(
+      read('anthropic', [
+        {
+          type: 'message_start',
+          message: { usage: { input_tokens: 10, cache_read_input_tokens: 90, output_tokens: 1 } },
+        },
+        { type: 'content_block_delta', delta: { text: 'x' } },
+        { type: 'message_delta', usage: { output_tokens: 7 } },
+      ]),
+    ).toEqual({ input_tokens: 10, cache_read_input_tokens: 90, output_tokens: 7 });
+    expect(
+      read('openai', [{ choices: [] }, { usage: { prompt_tokens: 100, completion_tokens: 5 } }]),
+    ).toEqual({
+      prompt_tokens: 100,
+      completion_tokens: 5,
+    });
+    expect(
+      read('responses', [
+        { type: 'response.completed', response: { usage: { input_tokens: 100, output_tokens: 5 } } },
+      ]),
+    ).toEqual({ prompt_tokens: 100, completion_tokens: 5 });
+    // Gemini: every chunk repeats the usage so far; the last one's is the answer's.
+    expect(
+      read('gemini', [
+        { usageMetadata: { promptTokenCount: 100, candidatesTokenCount: 2 } },
+        { candidates: [] },
+        { usageMetadata: { promptTokenCount: 100 } },
+      ]),
+    ).toEqual({ prompt_tokens: 100 });
+    for (const format of WIRE_FORMATS) expect(read(format, [{}, { type: 'ping' }]), format).toBeUndefined();
   });
 
   it("writes errors in each provider's shape", () => {

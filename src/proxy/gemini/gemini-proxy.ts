@@ -1,12 +1,8 @@
 /**
  * What the proxy does differently for the Gemini API: its routes
- * (`/v1beta/models/{model}:generateContent` and `:streamGenerateContent`), its usage
- * (`usageMetadata`, read by its dialect); its summary call is its dialect's too.
+ * (`/v1beta/models/{model}:generateContent` and `:streamGenerateContent`). Its usage
+ * (`usageMetadata`) and summary call are its dialect's (`core/wire/gemini/`).
  */
-import { geminiUsage } from '../../core/wire/gemini/gemini-usage.js';
-
-// Its home is the Gemini dialect now; re-exported for the proxy modules that read it here.
-export { geminiUsage };
 
 /** `…/models/{model}:generateContent` or `:streamGenerateContent`, after any prefix. */
 const compactedPath = /\/models\/[^/:]+:(generateContent|streamGenerateContent)$/;

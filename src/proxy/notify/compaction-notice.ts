@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 import type { CompactionLayer } from '../../core/events.js';
 import type { WireFormat } from '../../core/wire/wire-format.js';
 import type { ProxyApi } from '../routes.js';
+import { createSseReader, type SseMessage, sseText } from '../upstream/sse-reader.js';
 
 /** The figures of one request, as the headers and the JSON log carry them. */
 export interface CompactionFigures {
@@ -33,61 +34,69 @@ export function noticeText(figures: CompactionFigures): string {
 }
 
 /**
- * Puts `note` in front of the first text delta of the streamed answer written to `response`. The
- * stream is cut at event boundaries until the note is placed; after that chunks pass unchanged.
- * A JSON (not streamed) answer is left as it is, since its length is already sent.
+ * Puts `note` in front of the first text delta of the streamed answer written to `response`. Until
+ * the note is placed the stream is read by the proxy's SSE reader and written again event by event
+ * (a part event waits for its end); from the first chunk that ends on an event boundary after it,
+ * chunks pass unchanged. A JSON (not streamed) answer is left as it is, since its length is already
+ * sent.
  */
 export function prependNoteToStream(response: ServerResponse, api: ProxyApi, note: string): void {
   const write = response.write.bind(response) as (chunk: unknown, ...rest: unknown[]) => boolean;
-  const decoder = new TextDecoder();
-  let pending = '';
-  let done = false;
   const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse;
+  let noted = false;
+  let out = '';
+  const reader = createSseReader((message) => {
+    const text = noted ? undefined : withNote(api, message, note);
+    noted ||= text !== undefined;
+    out += text ?? sseText(message);
+  });
+  // `undefined` until the first write, then whether the stream is still read event by event.
+  let reading: boolean | undefined;
+  const feed = (chunk: unknown): string => {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Uint8Array);
+    reader.feed(bytes);
+    // A chunk ending in a blank line leaves nothing half-read: after the note, pass the rest as it is.
+    if (noted && endsOnBoundary(bytes)) reading = false;
+    const text = out;
+    out = '';
+    return text;
+  };
   response.write = ((chunk: unknown, ...rest: unknown[]) => {
-    if (done) return write(chunk, ...rest);
-    if (!String(response.getHeader('content-type') ?? '').includes('text/event-stream')) {
-      done = true;
-      return write(chunk, ...rest);
-    }
-    pending += typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true });
-    let end = pending.indexOf('\n\n');
-    let out = '';
-    while (end !== -1 && !done) {
-      const event = pending.slice(0, end + 2);
-      pending = pending.slice(end + 2);
-      const noted = withNote(api, event, note);
-      done = noted !== undefined;
-      out += noted ?? event;
-      end = pending.indexOf('\n\n');
-    }
-    if (done) {
-      out += pending;
-      pending = '';
-    }
-    return out === '' ? true : write(out);
+    reading ??= String(response.getHeader('content-type') ?? '').includes('text/event-stream');
+    if (!reading) return write(chunk, ...rest);
+    const text = feed(chunk);
+    return text === '' ? true : write(text);
   }) as ServerResponse['write'];
-  // An answer that ends inside an event keeps its last bytes.
+  // An answer that ends inside an event still has that event delivered.
   response.end = ((...args: unknown[]) => {
-    if (pending !== '') write(pending);
-    pending = '';
+    if (!reading) return end(...args);
+    reading = false;
+    const last = typeof args[0] === 'string' || args[0] instanceof Uint8Array ? feed(args.shift()) : '';
+    if (typeof args[0] === 'string') args.shift(); // the last chunk's encoding
+    reader.end();
+    const text = last + out;
+    out = '';
+    if (text !== '') write(text);
     return end(...args);
   }) as ServerResponse['end'];
 }
 
+/** True when the bytes end in a blank line (`\n\n` or `\r\n\r\n`), so no event is left open. */
+function endsOnBoundary(bytes: Uint8Array): boolean {
+  const tail = Buffer.from(bytes.subarray(Math.max(0, bytes.length - 4))).toString('latin1');
+  return tail.endsWith('\n\n') || tail.endsWith('\r\n\r\n');
+}
+
 /** The event with the note in its text, or `undefined` when it carries no text to put it in front of. */
-function withNote(api: ProxyApi, event: string, note: string): string | undefined {
-  const lines = event.split('\n');
-  const index = lines.findIndex((line) => line.startsWith('data:'));
-  if (index === -1) return undefined;
+function withNote(api: ProxyApi, message: SseMessage, note: string): string | undefined {
   let data: Record<string, unknown>;
   try {
-    data = JSON.parse(lines[index]!.slice(5).trimStart()) as Record<string, unknown>;
+    data = JSON.parse(message.data) as Record<string, unknown>;
   } catch {
     return undefined;
   }
-  if (!addNote(api, data, note)) return undefined;
-  lines[index] = `data: ${JSON.stringify(data)}`;
-  return lines.join('\n');
+  if (typeof data !== 'object' || data === null || !addNote(api, data, note)) return undefined;
+  return sseText({ ...message, data: JSON.stringify(data) });
 }
 
 /** Prepends a note to one streamed event's text in place; false when the event has no text delta. */

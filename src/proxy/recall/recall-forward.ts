@@ -7,15 +7,14 @@
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { ProviderUsage } from '../../core/conversation/types.js';
+import { dialects } from '../../core/wire/dialects.js';
 import { drained, type ForwardOutcome, upstreamHeaders } from '../forward.js';
-import { geminiUsage } from '../gemini/gemini-proxy.js';
 import type { ProxyApi } from '../routes.js';
 import type { UpstreamAnswer, UpstreamClient } from '../upstream/upstream-client.js';
-import { createUsageTap, normalizeUsage } from '../usage-tap.js';
-import { withoutRecallEvents } from './held-events.js';
+import { createUsageTap } from '../usage-tap.js';
 import { followUpBody, type RecallCall, toolCallsOf, withoutRecallCalls } from './recall-calls.js';
-import { rewriteEvent, type SseEvent, sseEvents } from './sse-events.js';
-import { createStreamAssembler } from './stream-assembly.js';
+import { recallWires } from './recall-wires.js';
+import { type SseEvent, sseEvents } from './sse-events.js';
 
 /** Recall rounds answered for one request before the model's answer goes to the client as it is. */
 export const MAX_RECALL_ROUNDS = 3;
@@ -34,20 +33,15 @@ export interface RecallForward {
   recall(call: RecallCall): Promise<string>;
 }
 
-/** Blocks and output items already sent to the client, so follow-up events continue the numbering. */
+/** Blocks (or output items) already sent to the client, so follow-up events continue the numbering. */
 interface Sent {
-  blocks: number;
-  outputs: number;
+  opened: number;
 }
 
 /** Forwards the request, answering recall calls; resolves like `forwardRequest`. */
 export async function forwardWithRecall(forward: RecallForward): Promise<ForwardOutcome> {
-  // Gemini says it in the method (`:streamGenerateContent`), the others in the body.
-  const streamed =
-    forward.api === 'gemini'
-      ? forward.url.pathname.endsWith(':streamGenerateContent')
-      : forward.body.stream === true;
-  const sent: Sent = { blocks: 0, outputs: 0 };
+  const streamed = recallWires[forward.api].isStreamed(forward.url, forward.body);
+  const sent: Sent = { opened: 0 };
   let body = forward.body;
   for (let round = 0; ; round += 1) {
     // Each round is a billed call: none once the client has gone.
@@ -112,7 +106,7 @@ async function relayJson(
     parsed && calls.recall.length > 0 ? JSON.stringify(withoutRecallCalls(forward.api, parsed)) : text;
   if (!forward.response.headersSent) forward.response.writeHead(answer.status, responseHeaders(answer));
   forward.response.end(out);
-  const usage = forward.api === 'gemini' ? geminiUsage(parsed) : normalizeUsage(forward.api, parsed?.usage);
+  const usage = dialects[forward.api].usageOf(parsed);
   return { type: 'done', complete: true, ...(usage ? { usage } : {}) };
 }
 
@@ -124,16 +118,18 @@ async function relayStream(
   lastRound: boolean,
 ): Promise<RoundResult> {
   const { response, api } = forward;
+  const wire = recallWires[api];
   if (!response.headersSent) response.writeHead(answer.status, responseHeaders(answer));
-  const assembler = createStreamAssembler(api);
+  const assembler = wire.createAssembler();
   const usageTap = createUsageTap(api, true);
-  const offset: Sent = { ...sent };
+  const offset = sent.opened;
   const pass = (event: SseEvent) => {
-    const text = round === 0 ? event.raw : continuedEvent(api, event, offset);
+    // A follow-up round's event: without what opens an answer, indexes past what was sent.
+    const { data } = event;
+    const text = round === 0 || !data ? event.raw : wire.continuedEvent({ ...event, data }, offset);
     if (text === undefined) return;
     response.write(text);
-    if (event.data?.type === 'content_block_start') sent.blocks += 1;
-    if (event.data?.type === 'response.output_item.added') sent.outputs += 1;
+    if (wire.opensIndex(event)) sent.opened += 1;
   };
   const held: SseEvent[] = [];
   try {
@@ -154,40 +150,10 @@ async function relayStream(
   if (full && calls && calls.others === 0) return { type: 'recall', calls: calls.recall, answer: full };
   // No recall, or recall mixed with the client's own calls: the client gets every call of its own
   // (as the plain answer does), the recall calls taken out; the model's recall goes unanswered.
-  for (const event of withoutRecallEvents(api, held)) pass(event);
+  for (const event of wire.withoutRecallEvents(held)) pass(event);
   response.end();
   const usage = usageTap.finish();
   return { type: 'done', complete: true, ...(usage ? { usage } : {}) };
-}
-
-/**
- * A follow-up round's event as the client should see it: without the events that open an answer
- * (the client has had them) and with block / output indexes moved past what was already sent.
- */
-function continuedEvent(api: ProxyApi, event: SseEvent, offset: Sent): string | undefined {
-  const data = event.data;
-  if (!data) return event.raw;
-  switch (api) {
-    case 'anthropic':
-      if (data.type === 'message_start') return undefined;
-      return typeof data.index === 'number'
-        ? rewriteEvent(event, { ...data, index: data.index + offset.blocks })
-        : event.raw;
-    case 'openai':
-      return event.raw;
-    case 'responses':
-      if (data.type === 'response.created' || data.type === 'response.in_progress') return undefined;
-      return typeof data.output_index === 'number'
-        ? rewriteEvent(event, { ...data, output_index: data.output_index + offset.outputs })
-        : event.raw;
-    case 'gemini':
-      // Chunks carry no indexes: a follow-up's continue the stream as they are.
-      return event.raw;
-    default: {
-      const unreachable: never = api;
-      throw new Error(`unknown API ${String(unreachable)}`);
-    }
-  }
 }
 
 /** Headers that belong to this hop or describe a body the proxy may have changed. */

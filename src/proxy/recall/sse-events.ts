@@ -1,5 +1,5 @@
 /** Splits a server-sent event stream into whole events (`event:` and `data:` lines, blank-line separated). */
-import { createSseReader, type SseMessage } from '../upstream/sse-reader.js';
+import { createSseReader, type SseMessage, sseText } from '../upstream/sse-reader.js';
 
 /** One server-sent event as it came, plus its parsed JSON data when there is any. */
 export interface SseEvent {
@@ -26,8 +26,7 @@ export async function* sseEvents(stream: AsyncIterable<Uint8Array>): AsyncGenera
 /** The event as the client gets it (written out again: comments and `id:` lines dropped). */
 function toEvent(message: SseMessage): SseEvent {
   const name = message.event;
-  const lines = message.data.split('\n').map((line) => `data: ${line}\n`);
-  const raw = `${name ? `event: ${name}\n` : ''}${lines.join('')}\n`;
+  const raw = sseText(message);
   let parsed: Record<string, unknown> | undefined;
   try {
     const value: unknown = JSON.parse(message.data);

@@ -7,6 +7,12 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 /** One event: its `event:` name, if any, and its `data:` lines joined by newlines. */
 export type SseMessage = EventSourceMessage;
 
+/** The event written out again: its `event:` and `data:` lines (comments and `id:` lines dropped). */
+export function sseText(message: SseMessage): string {
+  const lines = message.data.split('\n').map((line) => `data: ${line}\n`);
+  return `${message.event ? `event: ${message.event}\n` : ''}${lines.join('')}\n`;
+}
+
 /** Feeds chunks of an event stream; calls back once per whole event. */
 export interface SseReader {
   feed(chunk: Uint8Array): void;

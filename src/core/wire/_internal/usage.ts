@@ -33,3 +33,20 @@ export const SAME_NAMED_USAGE = [
   ['prompt_tokens', 'prompt_tokens'],
   ['completion_tokens', 'completion_tokens'],
 ] as const;
+
+/** Anthropic puts usage in `message_start.message.usage` and `message_delta.usage`; Responses in `response.usage`. */
+function eventUsageField(event: Record<string, unknown>): unknown {
+  if (event.usage !== undefined && event.usage !== null) return event.usage;
+  const nested = (event.message ?? event.response) as { usage?: unknown } | undefined;
+  return nested?.usage;
+}
+
+/** A dialect's `eventUsage` for a format whose events carry a `usage` object: each field the latest reported. */
+export function eventUsageOf(
+  fields: readonly (readonly [string, keyof ProviderUsage])[],
+): (event: Record<string, unknown>, sofar: ProviderUsage | undefined) => ProviderUsage | undefined {
+  return (event, sofar) => {
+    const usage = copyUsage(eventUsageField(event), fields);
+    return usage ? { ...sofar, ...usage } : sofar;
+  };
+}

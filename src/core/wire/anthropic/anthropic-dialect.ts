@@ -2,7 +2,7 @@
 import type { ValidationProblem } from '../../conversation/validate.js';
 import type { RequestBody, RequestConversation } from '../../request/request-conversation.js';
 import { retryHeaders } from '../_internal/error-headers.js';
-import { copyUsage, SAME_NAMED_USAGE, usageField } from '../_internal/usage.js';
+import { copyUsage, eventUsageOf, SAME_NAMED_USAGE, usageField } from '../_internal/usage.js';
 import { collectProblems } from '../_internal/validate-helpers.js';
 import type { WireDialect } from '../dialect.js';
 import { readAnthropicConversation, serializeAnthropic } from './read-anthropic.js';
@@ -43,6 +43,7 @@ export const anthropicDialect: WireDialect = {
   requestProblems: anthropicRequestProblems,
   readRequest: readAnthropicRequest,
   usageOf: (answer) => copyUsage(usageField(answer), SAME_NAMED_USAGE),
+  eventUsage: eventUsageOf(SAME_NAMED_USAGE),
   summaryCall: anthropicSummaryCall,
   answerText: anthropicAnswerText,
   errorAnswer: (status, message) => ({

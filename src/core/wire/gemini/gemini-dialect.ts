@@ -36,6 +36,8 @@ export const geminiDialect: WireDialect = {
   requestProblems: (body) => collectProblems((problems) => validateGeminiContents(body.contents, problems)),
   readRequest: readGeminiRequest,
   usageOf: geminiUsage,
+  // Every chunk repeats the usage so far; the last one holds the answer's.
+  eventUsage: (event, sofar) => geminiUsage(event) ?? sofar,
   // `{ error: { code, message, status } }`; the Gemini SDK has no retry header to honour.
   summaryCall: geminiSummaryCall,
   answerText: geminiAnswerText,

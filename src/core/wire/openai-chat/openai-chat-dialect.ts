@@ -1,7 +1,7 @@
 /** OpenAI Chat Completions as a {@link WireDialect}. */
 import { toOpenAIMessages } from '../../conversation/openai-format.js';
 import { retryHeaders } from '../_internal/error-headers.js';
-import { copyUsage, SAME_NAMED_USAGE, usageField } from '../_internal/usage.js';
+import { copyUsage, eventUsageOf, SAME_NAMED_USAGE, usageField } from '../_internal/usage.js';
 import { collectProblems } from '../_internal/validate-helpers.js';
 import type { DialectErrorAnswer, WireDialect } from '../dialect.js';
 import { readOpenAIConversation, serializeOpenAI } from './read-openai-chat.js';
@@ -32,6 +32,7 @@ export const openAIChatDialect: WireDialect = {
   requestProblems: (body) => collectProblems((problems) => validateOpenAI(body.messages, problems)),
   readRequest: readOpenAIRequest,
   usageOf: (answer) => copyUsage(usageField(answer), SAME_NAMED_USAGE),
+  eventUsage: eventUsageOf(SAME_NAMED_USAGE),
   summaryCall: openAIChatSummaryCall,
   answerText: openAIChatAnswerText,
   errorAnswer: openAIErrorAnswer,

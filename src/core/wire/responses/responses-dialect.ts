@@ -1,6 +1,6 @@
 /** OpenAI Responses as a {@link WireDialect}. */
 import { toResponsesInput } from '../../conversation/responses-format.js';
-import { copyUsage, usageField } from '../_internal/usage.js';
+import { copyUsage, eventUsageOf, usageField } from '../_internal/usage.js';
 import { collectProblems } from '../_internal/validate-helpers.js';
 import type { WireDialect } from '../dialect.js';
 import { openAIErrorAnswer } from '../openai-chat/openai-chat-dialect.js';
@@ -34,6 +34,7 @@ export const responsesDialect: WireDialect = {
     ),
   readRequest: readResponsesRequest,
   usageOf: (answer) => copyUsage(usageField(answer), RESPONSES_USAGE),
+  eventUsage: eventUsageOf(RESPONSES_USAGE),
   summaryCall: responsesSummaryCall,
   answerText: responsesAnswerText,
   errorAnswer: openAIErrorAnswer,

@@ -6,18 +6,37 @@
  */
 import { recallTool } from '../../core/archive/compaction-tools.js';
 import type { GeminiPart } from '../../core/wire/gemini/gemini-types.js';
+import { unchangedEvent } from './recall-json.js';
+import {
+  type JsonRecord,
+  RECALL_TOOL_NAME,
+  type RecallWire,
+  type StreamAssembler,
+  type ToolCall,
+} from './recall-wire.js';
 import { rewriteEvent, type SseEvent } from './sse-events.js';
-
-type JsonRecord = Record<string, unknown>;
-
-/** `RECALL_TOOL_NAME` of recall-calls.ts, which imports this file. */
-const RECALL_TOOL_NAME = recallTool.name;
 
 /** Prefix of the id given to a recall call that came without one (never sent back). */
 const SYNTHETIC_ID_PREFIX = 'agent-compact-recall-';
 
+export const geminiRecall: RecallWire = {
+  format: 'gemini',
+  // Gemini says it in the method (`:streamGenerateContent`), not in the body.
+  isStreamed: (url) => url.pathname.endsWith(':streamGenerateContent'),
+  withRecallTool: geminiToolsWithRecall,
+  declaredNames: geminiDeclaredNames,
+  toolCalls: geminiCalls,
+  withoutRecallCalls: geminiWithoutRecall,
+  followUp: geminiFollowUp,
+  createAssembler: geminiAssembler,
+  withoutRecallEvents: geminiEventsWithoutRecall,
+  opensIndex: () => false,
+  // Chunks carry no indexes: a follow-up's continue the stream as they are.
+  continuedEvent: unchangedEvent,
+};
+
 /** The tools with `recall` declared: beside the client's first function declarations, else on its own. */
-export function geminiToolsWithRecall(tools: readonly unknown[]): unknown[] {
+function geminiToolsWithRecall(tools: readonly unknown[]): unknown[] {
   const { name, description, inputSchema: parameters } = recallTool;
   const declaration = { name, description, parameters };
   const at = tools.findIndex((tool) => Array.isArray((tool as JsonRecord | null)?.functionDeclarations));
@@ -30,13 +49,13 @@ export function geminiToolsWithRecall(tools: readonly unknown[]): unknown[] {
 }
 
 /** The function names a Gemini tools entry declares. */
-export function geminiDeclaredNames(tool: unknown): unknown[] {
+function geminiDeclaredNames(tool: unknown): unknown[] {
   const declarations = (tool as JsonRecord | null)?.functionDeclarations;
   return Array.isArray(declarations) ? declarations.map((declaration) => declaration?.name) : [];
 }
 
 /** The answer's function calls, each with an id (a made-up one when the call has none). */
-export function geminiCalls(answer: JsonRecord): { id: string; name: unknown; input: unknown }[] {
+function geminiCalls(answer: JsonRecord): ToolCall[] {
   return partsOf(answer).flatMap((part, index) => {
     const call = part.functionCall;
     if (!call) return [];
@@ -45,7 +64,7 @@ export function geminiCalls(answer: JsonRecord): { id: string; name: unknown; in
 }
 
 /** The answer without its recall calls. */
-export function geminiWithoutRecall(answer: JsonRecord): JsonRecord {
+function geminiWithoutRecall(answer: JsonRecord): JsonRecord {
   return withParts(
     answer,
     partsOf(answer).filter((part) => !isRecallPart(part)),
@@ -56,7 +75,7 @@ export function geminiWithoutRecall(answer: JsonRecord): JsonRecord {
  * The follow-up contents: the model's turn with its recall calls (thought signatures and all, as
  * the API wants them back), then one `functionResponse` per call.
  */
-export function geminiFollowUp(
+function geminiFollowUp(
   contents: readonly unknown[],
   answer: JsonRecord,
   results: readonly { id: string; output: string }[],
@@ -73,12 +92,12 @@ export function geminiFollowUp(
 }
 
 /** Collects a streamed Gemini answer as the plain answer it adds up to. */
-export function geminiAssembler() {
+function geminiAssembler(): StreamAssembler {
   const parts: GeminiPart[] = [];
   let last: JsonRecord = {};
   let recallStarted = false;
   return {
-    add({ data }: SseEvent) {
+    add({ data }) {
       if (!data) return;
       last = data;
       for (const part of partsOf(data)) {
@@ -89,14 +108,14 @@ export function geminiAssembler() {
     get recallStarted() {
       return recallStarted;
     },
-    answer(): JsonRecord {
+    answer() {
       return withParts(last, parts);
     },
   };
 }
 
 /** Held chunks with their recall calls taken out; a chunk left with nothing to say is dropped. */
-export function geminiEventsWithoutRecall(events: readonly SseEvent[]): SseEvent[] {
+function geminiEventsWithoutRecall(events: readonly SseEvent[]): SseEvent[] {
   return events.flatMap((event) => {
     const { data } = event;
     if (!data || !partsOf(data).some(isRecallPart)) return [event];

@@ -1,0 +1,86 @@
+/**
+ * `--recall` on OpenAI Responses: `function_call` output items, `function_call_output` follow-ups,
+ * and streams of numbered output items closed by `response.completed` with the whole output.
+ */
+import { recallTool } from '../../core/archive/compaction-tools.js';
+import { recallIndexes, renumbered, shiftedEvent, withData } from './held-events.js';
+import { arrayOf, parseArguments, streamedInBody } from './recall-json.js';
+import { type JsonRecord, RECALL_TOOL_NAME, type RecallWire, type StreamAssembler } from './recall-wire.js';
+import type { SseEvent } from './sse-events.js';
+
+const isRecallItem = (item: { type?: unknown; name?: unknown } | undefined) =>
+  item?.type === 'function_call' && item.name === RECALL_TOOL_NAME;
+
+export const responsesRecall: RecallWire = {
+  format: 'responses',
+  isStreamed: streamedInBody,
+  withRecallTool(tools) {
+    const { name, description, inputSchema: parameters } = recallTool;
+    return [...tools, { type: 'function', name, description, parameters }];
+  },
+  declaredNames: (tool) => [(tool as { name?: unknown } | null)?.name],
+  toolCalls: (answer) =>
+    arrayOf(answer.output)
+      .filter((item) => item.type === 'function_call')
+      .map((item) => ({ id: String(item.call_id), name: item.name, input: parseArguments(item.arguments) })),
+  withoutRecallCalls: (answer) => ({
+    ...answer,
+    output: arrayOf(answer.output).filter((item) => !isRecallItem(item)),
+  }),
+  followUp(conversation, answer, results) {
+    // Output items are valid input items; client calls are left out as they get no output here.
+    const output = arrayOf(answer.output).filter(
+      (item) => item.type !== 'function_call' || item.name === RECALL_TOOL_NAME,
+    );
+    const outputs = results.map((result) => ({
+      type: 'function_call_output',
+      call_id: result.id,
+      output: result.output,
+    }));
+    return [...conversation, ...output, ...outputs];
+  },
+  createAssembler: responsesAssembler,
+  withoutRecallEvents: (events) =>
+    renumbered(events, recallIndexes(events, recallItemIndex), 'output_index').map(withoutRecallOutput),
+  opensIndex: (event) => event.data?.type === 'response.output_item.added',
+  continuedEvent: (event, opened) =>
+    event.data.type === 'response.created' || event.data.type === 'response.in_progress'
+      ? undefined
+      : shiftedEvent(event, 'output_index', opened),
+};
+
+function recallItemIndex(data: JsonRecord): number | undefined {
+  return data.type === 'response.output_item.added' &&
+    isRecallItem(data.item as JsonRecord | undefined) &&
+    typeof data.output_index === 'number'
+    ? data.output_index
+    : undefined;
+}
+
+/** The closing `response.completed` (or `.incomplete`) carries the whole output: recall items leave it. */
+function withoutRecallOutput(event: SseEvent): SseEvent {
+  const response = event.data?.response as { output?: unknown } | undefined;
+  if (!response || !Array.isArray(response.output)) return event;
+  const output = response.output.filter((item: { type?: unknown; name?: unknown }) => !isRecallItem(item));
+  return withData(event, { ...event.data, response: { ...response, output } });
+}
+
+function responsesAssembler(): StreamAssembler {
+  let completed: JsonRecord | undefined;
+  let recallStarted = false;
+  return {
+    add({ data }) {
+      if (!data) return;
+      if (data.type === 'response.output_item.added' && isRecallItem(data.item as JsonRecord | undefined)) {
+        recallStarted = true;
+      }
+      if (data.type === 'response.completed') completed = data.response as JsonRecord;
+    },
+    get recallStarted() {
+      return recallStarted;
+    },
+    answer() {
+      return completed ?? { output: [] };
+    },
+  };
+}
