@@ -94,7 +94,8 @@ describe('renderLedger', () => {
 
   it('with recall: false names no archive id: not on a line, not in a note, not in the header', () => {
     const state = recorded();
-    for (let index = 0; index < 50; index++) {
+    // More commands than even the command allowance holds, so some are dropped.
+    for (let index = 0; index < 200; index++) {
       state.commands.unshift({
         command: `ls dir${index}`,
         turn: 1,

@@ -65,7 +65,7 @@ export function renderLedger(state: LedgerState, options: RenderLedgerOptions): 
     instructionTokens +
     commandAllowance({
       // The estimate misses how lines join: the allowance is what the text itself is over.
-      total: Math.max(total, counter.countText(formatLedger(sections, options.historyId))),
+      total: Math.max(total, counter.countText(formatLedger(sections, head, historyId))),
       budget: maxTokens + instructionTokens,
       commandCost,
       maxTokens,
