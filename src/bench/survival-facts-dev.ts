@@ -10,7 +10,7 @@ import { createCompactor } from '../core/compactor.js';
 import { createExtractiveSummaryModel } from '../core/summary/extractive-summary.js';
 import { importTranscriptFile } from '../importers/index.js';
 import { requestText } from '../simulate/key-facts.js';
-import { historyFacts } from '../simulate/survival.js';
+import { historyFacts, MOST_WORDS } from '../simulate/survival.js';
 import { createTiktokenCounter } from '../tokenizer/index.js';
 
 const directory = process.argv[2] ?? '../shared/data/sessions/codex-entireio-git-sync';
@@ -44,15 +44,18 @@ async function main(): Promise<void> {
         for (const fact of all) console.log(`${text.includes(fact) ? '+' : '-'} ${JSON.stringify(fact)}`);
       }
       if (kinds.has('user-messages')) {
-        console.log(`-- user-messages: ${facts.userMessages.length}`);
-        for (const message of facts.userMessages) {
+        const shares = facts.userMessages.map((message) => {
           const own = new Set((message.toLowerCase().match(wordPattern) ?? []) as string[]);
           const present = [...own].filter((word) => words.has(word)).length;
-          const share = own.size === 0 ? 1 : present / own.size;
-          console.log(
-            `${share >= 0.8 ? '+' : '-'} ${share.toFixed(2)} ${JSON.stringify(message.slice(0, 160))}`,
-          );
-        }
+          return own.size === 0 ? 1 : present / own.size;
+        });
+        const kept = shares.filter((share) => share >= MOST_WORDS).length;
+        console.log(`-- user-messages: ${kept}/${shares.length}`);
+        facts.userMessages.forEach((message, index) => {
+          const share = shares[index]!;
+          const mark = share >= MOST_WORDS ? '+' : '-';
+          console.log(`${mark} ${share.toFixed(2)} ${JSON.stringify(message.slice(0, 160))}`);
+        });
       }
       if (showLedger) {
         const ledger = /<session_ledger[\s\S]*?<\/session_ledger>/.exec(text)?.[0];
