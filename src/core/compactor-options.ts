@@ -71,9 +71,7 @@ export interface HardOptions {
    * and the user's messages (files read and changed, commands with exit status and first error
    * line, the plan or todo list verbatim, every message the user typed), sent after the summary
    * in a `<session_ledger>` block and given to a model summarizer as ground truth. Over budget,
-   * the oldest successful commands and files read go first; commands it would drop are kept in up
-   * to this many tokens more (an agent that reads through its shell runs hundreds). `0` turns the
-   * ledger off.
+   * the oldest successful commands and files read go first. `0` turns the ledger off.
    * @default 2600 (measured on real Claude Code sessions: see BENCHMARKS.md, section 9)
    */
   ledgerTokens?: number;

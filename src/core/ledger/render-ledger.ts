@@ -1,6 +1,5 @@
 import { escapeReservedTags } from '../_internal/text.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
-import { commandAllowance } from './command-allowance.js';
 import { type Droppable, type LedgerSection, ledgerSections, sectionLines } from './ledger-sections.js';
 import type { LedgerState } from './ledger-state.js';
 
@@ -10,8 +9,6 @@ const header = 'Recorded by the compactor, not the summarizer (tN = assistant tu
 const headerWithoutIds = 'Recorded by the compactor, not the summarizer (tN = assistant turn N).';
 /** About what the "(N earlier not shown)" notes cost. */
 const NOTE_TOKENS = 30;
-/** The index of the commands section in what `ledgerSections` returns. */
-const COMMANDS = 4;
 
 /** How a ledger is rendered: its budget and where the originals of dropped lines can be recalled. */
 export interface RenderLedgerOptions {
@@ -58,18 +55,8 @@ export function renderLedger(state: LedgerState, options: RenderLedgerOptions): 
     sections.reduce((sum, section) => sum + counter.countText(section.title) + 2, 0) +
     [...groups].reduce((sum, group) => sum + counter.countText(group) + 1, 0);
   let total = fixed + NOTE_TOKENS + cost.flat().reduce((sum, tokens) => sum + tokens, 0);
-  // Instructions kept whole, and commands up to an allowance, are paid for apart from the budget.
-  const commandCost = cost[COMMANDS]!.reduce((sum, tokens) => sum + tokens, 0);
-  const budget =
-    maxTokens +
-    instructionTokens +
-    commandAllowance({
-      // The estimate misses how lines join: the allowance is what the text itself is over.
-      total: Math.max(total, counter.countText(formatLedger(sections, head, historyId))),
-      budget: maxTokens + instructionTokens,
-      commandCost,
-      maxTokens,
-    });
+  // Instructions kept whole are paid for apart from the budget.
+  const budget = maxTokens + instructionTokens;
   const drop = ([sectionIndex, itemIndex]: Droppable) => {
     total -= cost[sectionIndex]![itemIndex]!;
     sections[sectionIndex]!.items[itemIndex]!.kept = false;
