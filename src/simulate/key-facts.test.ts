@@ -65,6 +65,16 @@ describe('extractKeyFacts', () => {
     ['', undefined],
     ['<returncode>1</returncode>\n<output>\nboom\n</output>', 'boom'],
     ['\u001b[31mFAILED\u001b[0m tests/a.py', 'FAILED tests/a.py'],
+    // Codex's wrapping repeats the command: it is not what the command printed.
+    [
+      "Command: /bin/zsh -lc 'rg -n foo'\nChunk ID: f4\nWall time: 0.0 seconds\nProcess exited with code 1\nOriginal token count: 0\nOutput:\n",
+      undefined,
+    ],
+    [
+      "Command: /bin/zsh -lc 'go test ./...'\nChunk ID: b1\nWall time: 1 seconds\nProcess exited with code 1\nOriginal token count: 9\nOutput:\nok  \tpkg/a\n--- FAIL: TestB (0.00s)",
+      '--- FAIL: TestB (0.00s)',
+    ],
+    ['Exit code: 2\nWall time: 0.1 seconds\nOutput:\nmake: *** [all] Error 2', 'make: *** [all] Error 2'],
   ])('first error line of %j is %j', (text, expected) => {
     expect(firstErrorLine(text)).toBe(expected);
   });

@@ -11,7 +11,8 @@
  * - for a call that failed (`is_error`, or a non-zero exit code), its first error line: the first
  *   result line that reads like an error (the exception line that ends a Python traceback, else
  *   `KeyError: …`, `error: …`, `FAILED …`, `No such file or directory`, …; lines of harness
- *   markup such as `<returncode>1</returncode>` are skipped), else its
+ *   markup such as `<returncode>1</returncode>` are skipped, and so is Codex's wrapping before
+ *   `Output:`, which repeats the command), else its
  *   first line; terminal escape codes and pytest's `E` gutter removed, whitespace collapsed, cut to
  *   {@link errorFactLength} characters. Calls that worked have no error line: a file that contains
  *   the word "Error" is not a failure.
@@ -72,6 +73,10 @@ const ansiEscapePattern = /\u001b\[[0-9;?]*[A-Za-z]/g;
 
 // Lines that are only harness markup, e.g. mini-swe-agent's `<returncode>1</returncode>` or `<output>`.
 const markupLinePattern = /^<\/?[A-Za-z_]+>(?:[^<]*<\/[A-Za-z_]+>)?$/;
+// Codex's wrapping of a shell output, before what the command printed: `Command: …`, `Chunk ID`,
+// `Wall time`, `Process exited with code N`, … `Output:` (or `Exit code: N`, `Wall time`, `Output:`).
+const codexOutputHeader =
+  /^(?:Command: [^\n]*\n(?:(?!Output:\n)[^\n]*\n){0,8}?|Exit code: -?\d+\n(?:Wall time: [^\n]*\n)?)Output:\n(?:Total output lines: \d+\n)?/;
 
 /** Removes terminal escape codes, collapses whitespace runs to one space and trims. */
 export function collapseWhitespace(text: string): string {
@@ -129,7 +134,8 @@ function tracebackExceptionLine(resultText: string): string | undefined {
 }
 
 /** The first error line of a failed call's result (see the module comment), or undefined. */
-export function firstErrorLine(resultText: string): string | undefined {
+export function firstErrorLine(wrappedText: string): string | undefined {
+  const resultText = wrappedText.replace(codexOutputHeader, '');
   const exceptionLine = tracebackExceptionLine(resultText);
   if (exceptionLine !== undefined) return cut(exceptionLine, errorFactLength);
   const lines = resultText

@@ -202,4 +202,36 @@ describe('measureSurvival', () => {
     expect(survival['exit-codes']).toEqual({ visible: 1, total: 1 });
     expect(survival.errors).toEqual({ visible: 1, total: 1 });
   });
+
+  it('judges each text block of a user message: harness markup beside typed text is not typed', () => {
+    const typed = 'go run ./cmd/git-sync sync --protocol v2 https://example.com/repo.git';
+    const marked: Message[] = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: '<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>' },
+          { type: 'text', text: 'why does the sync hang' },
+        ],
+      },
+      { role: 'assistant', content: 'Looking.' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: typed },
+          {
+            type: 'text',
+            text: '<turn_aborted>\nThe user interrupted the previous turn on purpose.\n</turn_aborted>',
+          },
+        ],
+      },
+      { role: 'assistant', content: 'Stopped.' },
+      // Codex's developer notice, a user message once imported: not typed either.
+      { role: 'user', content: 'Approved command prefix saved:\n- ["go", "run", "./cmd/git-sync"]' },
+    ];
+    const survival = measureSurvival(marked, {
+      messages: [{ role: 'user', content: `why does the sync hang\n${typed}` }],
+    });
+    expect(survival['user-messages']).toEqual({ visible: 2, total: 2 });
+    expect(survival.task).toEqual({ visible: 1, total: 1 });
+  });
 });

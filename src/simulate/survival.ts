@@ -9,14 +9,14 @@
  * - `commands`: the command of `Bash`, `exec_command` and `shell` calls: first line, whitespace
  *   collapsed, first {@link commandFactLength} characters;
  * - `exit-codes`: each non-zero exit code a tool result states (see `key-facts.ts` for the notations);
- * - `errors`: the first line of each `is_error` result, else of each result with a non-zero exit
- *   code, first {@link errorFactLength} characters;
+ * - `errors`: the first line of each `is_error` result, else the first error line of each result
+ *   with a non-zero exit code (`firstErrorLine`), first {@link errorFactLength} characters;
  * - `todo`: the items of the latest todo or plan list (Claude Code `TodoWrite` `todos[].content`,
  *   or the subjects of the tasks its `TaskCreate` calls made and `TaskUpdate` did not delete, until a
  *   `TaskList` result shows the list as it stands, `No tasks found` when every task is done; Codex
  *   `update_plan` `plan[].step`, `write_todos` `todos[]`), first {@link todoFactLength} characters;
  * - `user-messages`: each message the user typed (user text that is not a tool result, a
- *   `<system-reminder>` or other harness markup): visible when {@link MOST_WORDS} of its distinct
+ *   `<system-reminder>` or other harness markup, judged per text block): visible when {@link MOST_WORDS} of its distinct
  *   words of three letters or more appear in the request;
  * - `task`: the first of those messages, by the same rule.
  *
@@ -82,6 +82,8 @@ const editTools = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'write_
 const readTools = new Set(['Read', 'read_file', 'view']);
 const commandTools = new Set(['Bash', 'bash', 'exec_command', 'shell', 'local_shell']);
 const patchFilePattern = /^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm;
+/** Plain-text harness notes in the user's turn (Claude Code, Codex): not typed. */
+const harnessPrefixes = ['Caveat:', '# AGENTS.md instructions for', 'Approved command prefix saved:'];
 const wordPattern = /[\p{L}\p{N}_]{3,}/gu;
 
 /** No facts yet: the start of a sum. */
@@ -273,18 +275,22 @@ function todoItems(name: string, input: Record<string, unknown>): string[] | und
   return items;
 }
 
-/** The text the user typed in a message, or undefined when it holds none (tool results, markup). */
+/**
+ * The text the user typed in a message, or undefined when it holds none (tool results, markup).
+ * Each text block is judged on its own: a harness block beside typed text (Codex's
+ * `<turn_aborted>`, Claude Code's `<ide_opened_file>`) is not typed.
+ */
 function typedText(message: Message): string | undefined {
   const parts: string[] = [];
   for (const block of contentBlocks(message)) {
-    if (block.type === 'text') parts.push(String(block.text ?? ''));
+    if (block.type !== 'text') continue;
+    const text = String(block.text ?? '')
+      .replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '')
+      .trim();
+    if (text !== '' && !text.startsWith('<') && !harnessPrefixes.some((prefix) => text.startsWith(prefix)))
+      parts.push(text);
   }
-  const text = parts
-    .join('\n')
-    .replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '')
-    .trim();
-  if (text === '' || text.startsWith('<') || text.startsWith('Caveat:')) return undefined;
-  return text;
+  return parts.length === 0 ? undefined : parts.join('\n');
 }
 
 function mostWordsVisible(message: string, words: ReadonlySet<string>): boolean {

@@ -16,6 +16,7 @@ import { bridgeText, summaryAcknowledgement } from '../summary/summary-format.js
 import { type SummarySettings, writeSummary } from '../summary/write-summary.js';
 import { countMessageTokens } from '../tokens/message-tokens.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
+import { applyRewrites, elideOlderInputs } from './elide-inputs.js';
 import {
   collectMaskTargets,
   type LayerPlan,
@@ -23,7 +24,6 @@ import {
   maskToolResults,
   type RewriteContext,
 } from './mask.js';
-import { applyRewrites, elideOlderInputs } from './mid.js';
 import { shortenToolResults } from './shorten-result.js';
 
 /** Resolved options of the hard layer. */

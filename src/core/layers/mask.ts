@@ -154,17 +154,7 @@ export function maskToolResults(
       const { id, known } = context.ids.idFor(
         repeated ? undefined : archiveKey('tool-result', result.tool_use_id),
       );
-      if (!known) {
-        items.push({
-          id,
-          sessionId: context.sessionId,
-          kind: 'tool-result',
-          createdAt: context.now,
-          toolUseId: result.tool_use_id,
-          ...(toolUse ? { toolName: toolUse.name } : {}),
-          block: result,
-        });
-      }
+      if (!known) items.push(toolResultItem(result, id, context));
       const named = namedId(context, id);
       const placeholder: ToolResultBlock = {
         type: 'tool_result',
@@ -180,6 +170,20 @@ export function maskToolResults(
     output[messageIndex] = { ...message, content };
   }
   return { messages: output, items };
+}
+
+/** The archive item holding a tool result whole, under `id`. */
+export function toolResultItem(result: ToolResultBlock, id: string, context: RewriteContext): ArchiveItem {
+  const toolUse = context.toolUse(result.tool_use_id);
+  return {
+    id,
+    sessionId: context.sessionId,
+    kind: 'tool-result',
+    createdAt: context.now,
+    toolUseId: result.tool_use_id,
+    ...(toolUse ? { toolName: toolUse.name } : {}),
+    block: result,
+  };
 }
 
 function groupByMessage(targets: readonly MaskTarget[]): Map<number, MaskTarget[]> {

@@ -10,7 +10,7 @@ import { formatCount, toolResultText } from '../_internal/text.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
 import type { ContentBlock, Message, ToolResultBlock } from '../conversation/types.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
-import { type MaskTarget, namedId, type RewriteContext } from './mask.js';
+import { type MaskTarget, namedId, type RewriteContext, toolResultItem } from './mask.js';
 
 /** The share of the kept size that goes to the head; the tail gets the rest. */
 const HEAD_SHARE = 0.6;
@@ -39,18 +39,7 @@ export function shortenToolResults(
     const short = headAndTail(text, keepTokens, counter);
     if (short === undefined) continue;
     const shortened = `${short}${shortenedNote(namedId(context, id), target.tokens)}`;
-    if (!known) {
-      const toolUse = context.toolUse(result.tool_use_id);
-      items.push({
-        id,
-        sessionId: context.sessionId,
-        kind: 'tool-result',
-        createdAt: context.now,
-        toolUseId: result.tool_use_id,
-        ...(toolUse ? { toolName: toolUse.name } : {}),
-        block: result,
-      });
-    }
+    if (!known) items.push(toolResultItem(result, id, context));
     const content: ContentBlock[] = message.content.slice();
     content[target.blockIndex] = { ...result, content: shortened };
     output[target.messageIndex] = { ...message, content };

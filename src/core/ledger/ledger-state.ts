@@ -68,6 +68,8 @@ export interface LedgerOpenCall {
   command?: string;
   /** A task tool's operation, applied when its result says how it went. */
   task?: TaskOperation;
+  /** The Codex unified exec session the command still runs in (polled by `write_stdin`). */
+  session?: string;
 }
 
 /** What one of Claude Code's task tools (TaskCreate, TaskUpdate, TaskList) asks for. */

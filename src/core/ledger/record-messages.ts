@@ -4,6 +4,7 @@ import { keyArgument, toolOutcome } from '../_internal/placeholder.js';
 import { shortenLine, toolResultText } from '../_internal/text.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../conversation/types.js';
 import { bridgeText, summaryAcknowledgement } from '../summary/summary-format.js';
+import { type CodexExecOutput, failedOutputLine, readCodexExecOutput } from './codex-exec-output.js';
 import { createLedgerState, type LedgerOpenCall, type LedgerState } from './ledger-state.js';
 import { applyTaskOperation } from './task-list.js';
 import { toolCallFact } from './tool-call-facts.js';
@@ -21,6 +22,13 @@ const jsonExitCode = /"exit_code"\s*:\s*(-?\d+)/;
 const bareExitLine = /^exit code:? -?\d+$/i;
 /** Texts the compactor itself put in the history: not the user's words. */
 const ownTextPrefixes = ['<context_summary', '<identity>', '<session_ledger', '<file path='];
+/**
+ * What harnesses write in the user's turn in plain text: Claude Code's `Caveat:` line, Codex's
+ * AGENTS.md instructions and its notice of an approved command prefix (a developer message).
+ */
+const harnessPrefixes = ['Caveat:', '# AGENTS.md instructions for', 'Approved command prefix saved:'];
+/** Where a command still running in a Codex unified exec session waits, in `state.open`. */
+const sessionKey = (session: string) => `exec-session:${session}`;
 
 /**
  * Keeps a {@link LedgerState} up to date with the history, reading each message once: a call that
@@ -119,7 +127,7 @@ function recordMessage(
 
 function isHarnessText(text: string): boolean {
   const typed = text.replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '').trim();
-  return typed === '' || typed.startsWith('<') || typed.startsWith('Caveat:');
+  return typed === '' || typed.startsWith('<') || harnessPrefixes.some((prefix) => typed.startsWith(prefix));
 }
 
 function recordToolUse(state: LedgerState, use: ToolUseBlock, seenCalls: Set<string>): void {
@@ -127,6 +135,11 @@ function recordToolUse(state: LedgerState, use: ToolUseBlock, seenCalls: Set<str
   if (seenCalls.has(id)) return;
   seenCalls.add(id);
   const fact = toolCallFact(use);
+  const polled = pollsSession(state, use);
+  if (polled) {
+    state.open[id] = polled;
+    return;
+  }
   const path = fact.kind === 'read' || fact.kind === 'change' ? fact.paths[0] : undefined;
   const call = `${String(use.name)}(${path === undefined ? keyArgument(use.input) : pathTail(path)})`;
   const open: LedgerOpenCall = { kind: 'other', call, turn: state.turn };
@@ -162,16 +175,24 @@ function recordToolResult(state: LedgerState, result: ToolResultBlock): void {
   if (!call) return;
   delete state.open[id];
   const text = toolResultText(result);
-  const outcome = toolOutcome(result, text);
-  const exitCode = outcome.exitCode ?? numberOf(jsonExitCode.exec(text)?.[1]);
-  const failed = outcome.failed || (exitCode !== undefined && exitCode !== 0);
-  const errorLine = failed ? describeError(text, outcome.errorLine) : undefined;
+  const codex = readCodexExecOutput(text);
+  const { exitCode, failed, errorLine } = codex ? codexOutcome(result, codex) : resultOutcome(result, text);
   if (call.kind === 'task' && call.task && !failed) {
     applyTaskOperation(state, call.task, call.turn, text);
     return;
   }
   if (call.kind === 'command' && call.command !== undefined) {
     const command = shortenLine(call.command.split('\n', 1)[0]!, COMMAND_CHARS);
+    if (codex?.sessionId !== undefined)
+      state.open[sessionKey(codex.sessionId)] = { ...call, session: codex.sessionId };
+    else if (call.session !== undefined) delete state.open[sessionKey(call.session)];
+    // A poll of a running command ends the run its call recorded, not a new one.
+    const running = call.session === undefined ? undefined : runningEntry(state, command);
+    if (running) {
+      Object.assign(running, { failed, toolUseId: id }, exitCode === undefined ? {} : { exitCode });
+      if (errorLine) running.errorLine = errorLine;
+      return;
+    }
     // A command run again replaces its entry, unless that run failed: its error line stays.
     const previous = state.commands.findIndex((entry) => entry.command === command && !entry.failed);
     const runs = previous === -1 ? 1 : state.commands[previous]!.runs + 1;
@@ -209,6 +230,45 @@ function touchFile(state: LedgerState, path: string, call: LedgerOpenCall, toolU
   const previous = index === -1 ? undefined : state.files.splice(index, 1)[0];
   const changed = call.kind === 'change' || previous?.changed === true;
   state.files.push({ path, action: call.action ?? 'read', changed, turn: call.turn, toolUseId });
+}
+
+type Outcome = { exitCode?: number | undefined; failed: boolean; errorLine?: string | undefined };
+
+function resultOutcome(result: ToolResultBlock, text: string): Outcome {
+  const outcome = toolOutcome(result, text);
+  const exitCode = outcome.exitCode ?? numberOf(jsonExitCode.exec(text)?.[1]);
+  const failed = outcome.failed || (exitCode !== undefined && exitCode !== 0);
+  return { exitCode, failed, errorLine: failed ? describeError(text, outcome.errorLine) : undefined };
+}
+
+/** A Codex shell result: its exit code from the wrapping, its error line from what the command printed. */
+function codexOutcome(result: ToolResultBlock, codex: CodexExecOutput): Outcome {
+  const { exitCode } = codex;
+  const failed = result.is_error === true || (exitCode !== undefined && exitCode !== 0);
+  const line = failed ? failedOutputLine(codex.output) : undefined;
+  return {
+    exitCode,
+    failed,
+    errorLine: line === undefined ? undefined : shortenLine(line, ERROR_LINE_CHARS),
+  };
+}
+
+/** A `write_stdin` to a Codex unified exec session still running: its result is the command's. */
+function pollsSession(state: LedgerState, use: ToolUseBlock): LedgerOpenCall | undefined {
+  if (String(use.name) !== 'write_stdin') return undefined;
+  const session = (use.input as { session_id?: unknown } | undefined)?.session_id;
+  if (typeof session !== 'number' && typeof session !== 'string') return undefined;
+  const running = state.open[sessionKey(String(session))];
+  return running ? { ...running, session: String(session) } : undefined;
+}
+
+/** The latest run of `command` whose end was not seen yet. */
+function runningEntry(state: LedgerState, command: string): LedgerState['commands'][number] | undefined {
+  for (let index = state.commands.length - 1; index >= 0; index--) {
+    const entry = state.commands[index]!;
+    if (entry.command === command) return entry.exitCode === undefined && !entry.failed ? entry : undefined;
+  }
+  return undefined;
 }
 
 /** The first line of a failed result, with the line naming the error when the first is only `Exit code N`. */

@@ -44,7 +44,7 @@ describe('renderLedger', () => {
 
   it('drops the oldest successful commands first and keeps the plan and failures', () => {
     const state = recorded();
-    for (let index = 0; index < 50; index++) {
+    for (let index = 0; index < 200; index++) {
       state.commands.unshift({
         command: `ls dir${index}`,
         turn: 1,
@@ -59,12 +59,13 @@ describe('renderLedger', () => {
     expect(text).toContain('npm test -- parser → Exit code 1');
     expect(text).toContain('- npm test\n');
     expect(text).toMatch(/\(\d+ earlier not shown; recall r1\)/);
-    expect(text).not.toMatch(/ls dir49\b/);
+    expect(text).not.toMatch(/ls dir199\b/);
   });
 
   it('with recall: false names no archive id: not on a line, not in a note, not in the header', () => {
     const state = recorded();
-    for (let index = 0; index < 50; index++) {
+    // More commands than the budget holds, so some are dropped.
+    for (let index = 0; index < 200; index++) {
       state.commands.unshift({
         command: `ls dir${index}`,
         turn: 1,

@@ -49,14 +49,14 @@ export function renderLedger(state: LedgerState, options: RenderLedgerOptions): 
   });
   if (sections.every((section) => section.items.length === 0)) return undefined;
   const cost = sections.map((section) => section.items.map((entry) => counter.countText(entry.text) + 1));
-  // Instructions kept whole are paid for apart from the budget.
-  const budget = maxTokens + instructionTokens;
   const groups = new Set(sections.flatMap((section) => section.items.map((entry) => entry.group ?? '')));
   const fixed =
     counter.countText(head) +
     sections.reduce((sum, section) => sum + counter.countText(section.title) + 2, 0) +
     [...groups].reduce((sum, group) => sum + counter.countText(group) + 1, 0);
   let total = fixed + NOTE_TOKENS + cost.flat().reduce((sum, tokens) => sum + tokens, 0);
+  // Instructions kept whole are paid for apart from the budget.
+  const budget = maxTokens + instructionTokens;
   const drop = ([sectionIndex, itemIndex]: Droppable) => {
     total -= cost[sectionIndex]![itemIndex]!;
     sections[sectionIndex]!.items[itemIndex]!.kept = false;

@@ -1,0 +1,112 @@
+/**
+ * Large `tool_use` inputs with their large fields elided (the originals archived), and the block
+ * rewrites mid and hard apply: mid on the older turns, hard on the turn it keeps.
+ */
+import { archiveKey } from '../_internal/archive-ids.js';
+import { elidedInputText } from '../_internal/placeholder.js';
+import { safeJson } from '../_internal/text.js';
+import type { ArchiveItem } from '../archive/archive-store.js';
+import type { ContentBlock, Message, ToolUseBlock } from '../conversation/types.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
+import { namedId, type RewriteContext } from './mask.js';
+
+/** A field is elided when it holds more than this share of `maxToolInputTokens`. */
+const LARGE_FIELD_SHARE = 1 / 4;
+
+/** One block rewrite: the new block at a position. */
+export interface BlockRewrite {
+  messageIndex: number;
+  blockIndex: number;
+  block: ContentBlock;
+}
+
+/** Large `tool_use` inputs before `assistantEnd`, their large fields elided. */
+export function elideOlderInputs(
+  messages: readonly Message[],
+  assistantEnd: number,
+  settings: { maxToolInputTokens: number },
+  counter: TokenCounter,
+  context: RewriteContext,
+): { rewrites: BlockRewrite[]; items: ArchiveItem[]; freedTokens: number } {
+  const rewrites: BlockRewrite[] = [];
+  const items: ArchiveItem[] = [];
+  let freedTokens = 0;
+  forEachOlderAssistantBlock(messages, assistantEnd, (block, messageIndex, blockIndex) => {
+    if (block.type !== 'tool_use') return;
+    const toolUse = block as ToolUseBlock;
+    const elided = elideLargeInput(toolUse, settings.maxToolInputTokens, counter, context);
+    if (!elided) return;
+    if (!elided.known) {
+      items.push({
+        id: elided.id,
+        sessionId: context.sessionId,
+        kind: 'tool-input',
+        createdAt: context.now,
+        toolUseId: toolUse.id,
+        toolName: toolUse.name,
+        block: toolUse,
+      });
+    }
+    freedTokens += elided.freedTokens;
+    rewrites.push({ messageIndex, blockIndex, block: elided.block });
+  });
+  return { rewrites, items, freedTokens };
+}
+
+export function forEachOlderAssistantBlock(
+  messages: readonly Message[],
+  assistantEnd: number,
+  visit: (block: ContentBlock, messageIndex: number, blockIndex: number) => void,
+): void {
+  for (let messageIndex = 0; messageIndex < assistantEnd; messageIndex++) {
+    const message = messages[messageIndex]!;
+    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+    message.content.forEach((block, blockIndex) => {
+      visit(block, messageIndex, blockIndex);
+    });
+  }
+}
+
+/** A new history with the rewritten blocks in place; other messages stay the same objects. */
+export function applyRewrites(messages: Message[], rewrites: readonly BlockRewrite[]): Message[] {
+  const output = messages.slice();
+  for (const { messageIndex, blockIndex, block } of rewrites) {
+    const message = output[messageIndex]!;
+    if (typeof message.content === 'string') continue;
+    const content = message.content.slice();
+    content[blockIndex] = block;
+    output[messageIndex] = { ...message, content };
+  }
+  return output;
+}
+
+function elideLargeInput(
+  toolUse: ToolUseBlock,
+  maxTokens: number,
+  counter: TokenCounter,
+  context: RewriteContext,
+): { block: ToolUseBlock; id: string; known: boolean; freedTokens: number } | undefined {
+  const input = toolUse.input;
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined;
+  const total = counter.countText(safeJson(input));
+  if (total <= maxTokens) return undefined;
+  const record = input as Record<string, unknown>;
+  const large = Object.entries(record).filter(([, value]) => {
+    const text = typeof value === 'string' ? value : safeJson(value);
+    return (
+      counter.countText(text) > maxTokens * LARGE_FIELD_SHARE &&
+      !(typeof value === 'string' && value.startsWith('[elided:'))
+    );
+  });
+  if (large.length === 0) return undefined;
+  const { id, known } = context.ids.idFor(archiveKey('tool-input', toolUse.id));
+  const elided: Record<string, unknown> = { ...record };
+  for (const [name, value] of large) {
+    const text = typeof value === 'string' ? value : safeJson(value);
+    elided[name] = elidedInputText(value, counter.countText(text), namedId(context, id));
+  }
+  const freedTokens = total - counter.countText(safeJson(elided));
+  // Small fields (a low maxToolInputTokens) can cost less than their placeholders: keep them.
+  if (freedTokens <= 0) return undefined;
+  return { block: { ...toolUse, input: elided }, id, known, freedTokens };
+}

@@ -1,0 +1,84 @@
+/**
+ * Codex CLI's shell tool outputs, read apart from their wrapping so the ledger quotes what the
+ * command printed, not the harness's header (which repeats the command). Three shapes:
+ *
+ * - `exec_command` / `write_stdin` (unified exec): `Command: /bin/zsh -lc '…'`, `Chunk ID: …`,
+ *   `Wall time: …`, `Process exited with code N` or `Process running with session ID N`,
+ *   `Original token count: …`, then `Output:` and the output (maybe `Total output lines: N` first);
+ * - `shell` (freeform): `Exit code: N`, `Wall time: …`, then `Output:` and the output;
+ * - `shell` (JSON): `{"output": "…", "metadata": {"exit_code": N, …}}`.
+ */
+
+/** A Codex shell output, its wrapping read. */
+export interface CodexExecOutput {
+  /** What the command printed. */
+  output: string;
+  /** The exit code, when the process ended. */
+  exitCode?: number;
+  /** The unified exec session of a process still running (polled later by `write_stdin`). */
+  sessionId?: string;
+}
+
+const unifiedHeader = /^Command: [^\n]*\n(?:(?!Output:\n)[^\n]*\n){0,8}?Output:\n/;
+const freeformHeader = /^Exit code: (-?\d+)\n(?:Wall time: [^\n]*\n)?Output:\n/;
+const exitedLine = /^Process exited with code (-?\d+)$/m;
+const runningLine = /^Process running with session ID (\S+)$/m;
+const truncatedLine = /^Total output lines: \d+\n\n?/;
+
+/** The output and exit status of a Codex shell result, or undefined when `text` has none of its shapes. */
+export function readCodexExecOutput(text: string): CodexExecOutput | undefined {
+  const unified = unifiedHeader.exec(text);
+  if (unified) {
+    const header = unified[0];
+    const exited = exitedLine.exec(header)?.[1];
+    const running = runningLine.exec(header)?.[1];
+    return {
+      output: text.slice(header.length).replace(truncatedLine, ''),
+      ...(exited === undefined ? {} : { exitCode: Number(exited) }),
+      ...(running === undefined ? {} : { sessionId: running }),
+    };
+  }
+  const freeform = freeformHeader.exec(text);
+  if (freeform) return { output: text.slice(freeform[0].length), exitCode: Number(freeform[1]) };
+  return jsonOutput(text);
+}
+
+function jsonOutput(text: string): CodexExecOutput | undefined {
+  if (!text.startsWith('{"output"')) return undefined;
+  try {
+    const value = JSON.parse(text) as { output?: unknown; metadata?: { exit_code?: unknown } };
+    if (typeof value.output !== 'string') return undefined;
+    const code = value.metadata?.exit_code;
+    return { output: value.output, ...(typeof code === 'number' ? { exitCode: code } : {}) };
+  } catch {
+    return undefined;
+  }
+}
+
+// The line that says what failed: an exception class, or an error word (Go's `--- FAIL:` too).
+const exceptionClass = /\b[A-Z]\w*(?:Error|Exception)\b/;
+const errorWords =
+  /^(?:error|fatal|panic)\b|\bFAIL(?:ED|URE)?\b|\b(?:error|failed|failure|denied|cannot|not found|no such file)\b/i;
+const ansiEscapes = /\u001b\[[0-9;?]*[A-Za-z]/g;
+/** Lines read for the error line: a failure shows near the start of what a command printed. */
+const ERROR_SCAN_LINES = 400;
+
+/**
+ * The line of a failed command's output that says what failed: the exception line ending a
+ * Python traceback, else the first line naming an error, else the first line; undefined when
+ * the command printed nothing.
+ */
+export function failedOutputLine(output: string): string | undefined {
+  const lines = output
+    .replace(ansiEscapes, '')
+    .split('\n', ERROR_SCAN_LINES)
+    .map((line) => line.trim().replace(/^E\s+/, ''));
+  const traceback = lines.findIndex((line) => line.startsWith('Traceback (most recent call last)'));
+  if (traceback !== -1) {
+    const raw = output.replace(ansiEscapes, '').split('\n', ERROR_SCAN_LINES);
+    const exception = raw.slice(traceback + 1).find((line) => line.trim() !== '' && !/^\s/.test(line));
+    if (exception !== undefined) return exception.trim();
+  }
+  const nonEmpty = lines.filter((line) => line !== '');
+  return nonEmpty.find((line) => exceptionClass.test(line) || errorWords.test(line)) ?? nonEmpty[0];
+}
