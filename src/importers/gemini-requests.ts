@@ -11,6 +11,7 @@ import { fromGeminiContents } from '../core/wire/gemini/gemini-format.js';
 import type { GeminiContent, GeminiPart } from '../core/wire/gemini/gemini-types.js';
 import { finishImport } from './_finish.js';
 import { isObject } from './_json.js';
+import { notARequestLine, usageByTurn } from './_request-log.js';
 import type { ImportedTranscript, ImportedUsage } from './imported-transcript.js';
 
 type JsonRecord = Record<string, unknown>;
@@ -55,26 +56,17 @@ export function geminiRequestsFromLines(
     systemInstruction: last.request.systemInstruction,
   });
   const turns = messages.filter((message) => message.role === 'assistant').length;
-  const usage: (ImportedUsage | undefined)[] = new Array(turns).fill(undefined);
-  for (const exchange of exchanges) {
-    const reported = usageOf(exchange.responses);
-    if (!reported) continue;
-    // The answer to a request is the assistant turn after the ones its contents already hold.
-    const turn = (exchange.request.contents as GeminiContent[]).filter(
-      (content) => content.role === 'model',
-    ).length;
-    if (turn < turns) usage[turn] = reported;
-  }
+  const usage = usageByTurn(exchanges, turns, (exchange) => ({
+    usage: usageOf(exchange.responses),
+    answeredTurn: () =>
+      (exchange.request.contents as GeminiContent[]).filter((content) => content.role === 'model').length,
+  }));
   return finishImport({ system, messages, usage, format: 'gemini', source });
 }
 
 function exchangeOf(value: unknown, lineNumber: number, source: string | undefined): Exchange {
   if (!isGeminiRequestLine(value)) {
-    const where = source === undefined ? `line ${lineNumber}` : `${source}:${lineNumber}`;
-    throw new CompactError('expected a Gemini request ({ "contents": [...] }) or { "request", "response" }', {
-      code: 'UNREADABLE_INPUT',
-      path: where,
-    });
+    throw notARequestLine('a Gemini request ({ "contents": [...] })', lineNumber, source);
   }
   const record = value as JsonRecord;
   if (!isObject(record.request)) return { request: record, responses: [] };

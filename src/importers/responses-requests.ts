@@ -10,6 +10,7 @@ import type { ResponsesInputItem } from '../core/conversation/responses-types.js
 import { CompactError } from '../core/errors.js';
 import { finishImport } from './_finish.js';
 import { isObject } from './_json.js';
+import { notARequestLine, usageByTurn } from './_request-log.js';
 import type { ImportedTranscript, ImportedUsage } from './imported-transcript.js';
 
 type JsonRecord = Record<string, unknown>;
@@ -49,25 +50,19 @@ export function responsesRequestsFromLines(
   const instructions = typeof last.request.instructions === 'string' ? last.request.instructions : undefined;
   const { messages, system } = fromResponsesInput([...input, ...output], { instructions });
   const turns = messages.filter((message) => message.role === 'assistant').length;
-  const usage: (ImportedUsage | undefined)[] = new Array(turns).fill(undefined);
-  for (const exchange of exchanges) {
-    const reported = usageOf(exchange.response?.usage);
-    if (!reported) continue;
-    // The answer to a request is the assistant turn after the ones its input already holds.
-    const before = fromResponsesInput(itemsOf(exchange.request.input)).messages;
-    const turn = before.filter((message) => message.role === 'assistant').length;
-    if (turn < turns) usage[turn] = reported;
-  }
+  const usage = usageByTurn(exchanges, turns, (exchange) => ({
+    usage: usageOf(exchange.response?.usage),
+    answeredTurn: () =>
+      fromResponsesInput(itemsOf(exchange.request.input)).messages.filter(
+        (message) => message.role === 'assistant',
+      ).length,
+  }));
   return finishImport({ system, messages, usage, format: 'responses', source });
 }
 
 function exchangeOf(value: unknown, lineNumber: number, source: string | undefined): Exchange {
   if (!isResponsesRequestLine(value)) {
-    const where = source === undefined ? `line ${lineNumber}` : `${source}:${lineNumber}`;
-    throw new CompactError('expected a Responses request ({ "input": … }) or { "request", "response" }', {
-      code: 'UNREADABLE_INPUT',
-      path: where,
-    });
+    throw notARequestLine('a Responses request ({ "input": … })', lineNumber, source);
   }
   const record = value as JsonRecord;
   if (!isObject(record.request)) return { request: record };
