@@ -34,6 +34,11 @@ export function fingerprintMessage(message: Message): string {
   return fingerprint;
 }
 
+/** The fingerprint of a message when it was computed already, else undefined (nothing is computed). */
+export function knownFingerprint(message: Message): string | undefined {
+  return cache.get(message);
+}
+
 /** Fingerprints of every message, in order. */
 export function fingerprintMessages(messages: readonly Message[]): string[] {
   return messages.map(fingerprintMessage);

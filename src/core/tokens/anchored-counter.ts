@@ -157,10 +157,12 @@ export function createAnchoredCounter({
     tools?: readonly ToolDefinition[],
   ): number {
     const toolTokens = countToolTokens(tools, counter);
+    // The anchor first: matching copies of its messages fingerprints them, so the local count
+    // recognises them too and tokenizes only what is new.
+    const extended = anchor !== undefined && extendsAnchor(anchor, messages, system, toolTokens);
     const localTokens = local.count(messages, system) + toolTokens;
     if (!anchor) return localTokens;
-    if (!extendsAnchor(anchor, messages, system, toolTokens))
-      return Math.round(learned.overallRatio * localTokens);
+    if (!extended) return Math.round(learned.overallRatio * localTokens);
     return Math.round(anchor.providerTokens + deltaRatio() * (localTokens - anchor.localTokens));
   }
 

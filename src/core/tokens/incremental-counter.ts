@@ -1,3 +1,4 @@
+import { knownFingerprint } from '../_internal/fingerprint.js';
 import type { Message, SystemPrompt } from '../conversation/types.js';
 import { countMessageTokens, countSystemTokens } from './message-tokens.js';
 import type { TokenCounter } from './token-counter.js';
@@ -62,7 +63,10 @@ export function createIncrementalCounter(counter: TokenCounter): IncrementalCoun
   function count(messages: readonly Message[], system?: SystemPrompt): number {
     let shared = 0;
     const limit = Math.min(messages.length, counted.length);
-    while (shared < limit && messages[shared] === counted[shared]) shared++;
+    while (shared < limit && sameMessage(messages[shared]!, counted[shared]!)) {
+      counted[shared] = messages[shared]!;
+      shared++;
+    }
     counted.length = shared;
     totals.length = shared;
     let total = shared === 0 ? 0 : totals[shared - 1]!;
@@ -76,4 +80,15 @@ export function createIncrementalCounter(counter: TokenCounter): IncrementalCoun
   }
 
   return { counter, count, countMessage };
+}
+
+/**
+ * The same object, or a copy of it whose content fingerprint is already known (a history sent
+ * through JSON again, which the anchored counter fingerprints anyway): its count is the same.
+ * Nothing is fingerprinted here, so a plain count never pays for it.
+ */
+function sameMessage(message: Message, counted: Message): boolean {
+  if (message === counted) return true;
+  const fingerprint = knownFingerprint(message);
+  return fingerprint !== undefined && fingerprint === knownFingerprint(counted);
 }
