@@ -157,12 +157,10 @@ export function createAnchoredCounter({
     tools?: readonly ToolDefinition[],
   ): number {
     const toolTokens = countToolTokens(tools, counter);
-    // The anchor first: matching copies of its messages fingerprints them, so the local count
-    // recognises them too and tokenizes only what is new.
+    // Anchor first: it fingerprints copies, so the local count re-tokenizes only what is new.
     const extended = anchor !== undefined && extendsAnchor(anchor, messages, system, toolTokens);
     const localTokens = local.count(messages, system) + toolTokens;
-    if (!anchor) return localTokens;
-    if (!extended) return Math.round(learned.overallRatio * localTokens);
+    if (!anchor || !extended) return anchor ? Math.round(learned.overallRatio * localTokens) : localTokens;
     return Math.round(anchor.providerTokens + deltaRatio() * (localTokens - anchor.localTokens));
   }
 
