@@ -49,6 +49,8 @@ const exitCodePatterns = [
 ];
 const errorLinePattern =
   /\b(error|exception|traceback|failed|failure|fatal|panic|denied|not found|no such file|cannot)\b/i;
+// Go's test verdict (`--- FAIL: TestX`), upper case only: `fail` in prose is no error line.
+const goFailure = /\bFAIL\b/;
 // A line naming an exception class: `ValueError: …`, `AssertionError`, `java.io.IOException`.
 const exceptionClass = /\b[A-Z]\w*(Error|Exception)\b/;
 
@@ -91,6 +93,15 @@ export function toolOutcome(
   return { failed, ...(exitCode === undefined ? {} : { exitCode }), ...(errorLine ? { errorLine } : {}) };
 }
 
+/**
+ * The line of a failed command's output that says what failed (the exception line ending a Python
+ * traceback, else the first line naming an error, else the first line); undefined when it printed
+ * nothing. The same reading as a result's {@link toolOutcome}, for output already unwrapped.
+ */
+export function failureLine(output: string): string | undefined {
+  return errorLineOf(output.slice(0, OUTCOME_SCAN_CHARS).replace(ansiEscapes, ''), true);
+}
+
 function hasFailureSignal(text: string): boolean {
   return (
     failureSignals.some((pattern) => pattern.test(text)) ||
@@ -126,7 +137,7 @@ function errorLineOf(text: string, failed: boolean): string | undefined {
     .map((line) => line.replace(/^E\s+/, '').trim());
   return (
     candidates.find((line) => exceptionClass.test(line)) ??
-    candidates.find((line) => errorLinePattern.test(line)) ??
+    candidates.find((line) => errorLinePattern.test(line) || goFailure.test(line)) ??
     (failed ? candidates[0] : undefined)
   );
 }

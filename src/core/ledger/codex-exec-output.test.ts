@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { failureLine } from '../_internal/placeholder.js';
 import type { Message } from '../conversation/types.js';
 import { createHeuristicCounter } from '../tokens/heuristic-counter.js';
-import { failedOutputLine, readCodexExecOutput } from './codex-exec-output.js';
+import { readCodexExecOutput } from './codex-exec-output.js';
 import { LedgerRecorder } from './record-messages.js';
 import { renderLedger } from './render-ledger.js';
 
@@ -51,14 +52,14 @@ describe('readCodexExecOutput', () => {
   });
 });
 
-describe('failedOutputLine', () => {
+describe('failureLine (what the ledger quotes of a failed Codex command)', () => {
   it.each([
     ['go: downloading x v1\n--- FAIL: TestB (0.00s)\n    b_test.go:9: want 1', '--- FAIL: TestB (0.00s)'],
     ['Traceback (most recent call last):\n  File "x.py"\nValueError: bad', 'ValueError: bad'],
     ['\nhint: use -f\n', 'hint: use -f'],
     ['', undefined],
   ])('of %j is %j', (output, expected) => {
-    expect(failedOutputLine(output)).toBe(expected);
+    expect(failureLine(output)).toBe(expected);
   });
 });
 

@@ -54,31 +54,3 @@ function jsonOutput(text: string): CodexExecOutput | undefined {
     return undefined;
   }
 }
-
-// The line that says what failed: an exception class, or an error word (Go's `--- FAIL:` too).
-const exceptionClass = /\b[A-Z]\w*(?:Error|Exception)\b/;
-const errorWords =
-  /^(?:error|fatal|panic)\b|\bFAIL(?:ED|URE)?\b|\b(?:error|failed|failure|denied|cannot|not found|no such file)\b/i;
-const ansiEscapes = /\u001b\[[0-9;?]*[A-Za-z]/g;
-/** Lines read for the error line: a failure shows near the start of what a command printed. */
-const ERROR_SCAN_LINES = 400;
-
-/**
- * The line of a failed command's output that says what failed: the exception line ending a
- * Python traceback, else the first line naming an error, else the first line; undefined when
- * the command printed nothing.
- */
-export function failedOutputLine(output: string): string | undefined {
-  const lines = output
-    .replace(ansiEscapes, '')
-    .split('\n', ERROR_SCAN_LINES)
-    .map((line) => line.trim().replace(/^E\s+/, ''));
-  const traceback = lines.findIndex((line) => line.startsWith('Traceback (most recent call last)'));
-  if (traceback !== -1) {
-    const raw = output.replace(ansiEscapes, '').split('\n', ERROR_SCAN_LINES);
-    const exception = raw.slice(traceback + 1).find((line) => line.trim() !== '' && !/^\s/.test(line));
-    if (exception !== undefined) return exception.trim();
-  }
-  const nonEmpty = lines.filter((line) => line !== '');
-  return nonEmpty.find((line) => exceptionClass.test(line) || errorWords.test(line)) ?? nonEmpty[0];
-}

@@ -1,10 +1,10 @@
 import { hashText } from '../_internal/archive-ids.js';
 import { fingerprintMessage } from '../_internal/fingerprint.js';
-import { keyArgument, toolOutcome } from '../_internal/placeholder.js';
+import { failureLine, keyArgument, toolOutcome } from '../_internal/placeholder.js';
 import { shortenLine, toolResultText } from '../_internal/text.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../conversation/types.js';
 import { bridgeText, summaryAcknowledgement } from '../summary/summary-format.js';
-import { type CodexExecOutput, failedOutputLine, readCodexExecOutput } from './codex-exec-output.js';
+import { type CodexExecOutput, readCodexExecOutput } from './codex-exec-output.js';
 import { createLedgerState, type LedgerOpenCall, type LedgerState } from './ledger-state.js';
 import { applyTaskOperation } from './task-list.js';
 import { toolCallFact } from './tool-call-facts.js';
@@ -245,7 +245,7 @@ function resultOutcome(result: ToolResultBlock, text: string): Outcome {
 function codexOutcome(result: ToolResultBlock, codex: CodexExecOutput): Outcome {
   const { exitCode } = codex;
   const failed = result.is_error === true || (exitCode !== undefined && exitCode !== 0);
-  const line = failed ? failedOutputLine(codex.output) : undefined;
+  const line = failed ? failureLine(codex.output) : undefined;
   return {
     exitCode,
     failed,
