@@ -109,23 +109,12 @@ export function fingerprintJson(json: string): string {
   return json.replace(cacheControlPattern, '');
 }
 
-/** Short ids already computed, by session key: every request of a session needs its id twice. */
-const shortIds = new Map<string, string>();
-/** Enough for the live sessions of one proxy (its compactors are capped at 1,000 too). */
-const MAX_SHORT_IDS = 1024;
-
 /**
  * The eight-character session id of the log line, the headers and the dashboard: the start of the
- * key's {@link shortHash}. Remembered per key (keys hold hashes, never a credential).
+ * key's {@link shortHash} (a hash of a short key costs microseconds; nothing is kept).
  */
 export function shortSessionId(sessionKey: string): string {
-  let id = shortIds.get(sessionKey);
-  if (id === undefined) {
-    id = shortHash(sessionKey).slice(0, 8);
-    if (shortIds.size >= MAX_SHORT_IDS) shortIds.clear();
-    shortIds.set(sessionKey, id);
-  }
-  return id;
+  return shortHash(sessionKey).slice(0, 8);
 }
 
 /** A short stable hash for keys and archive file names. */

@@ -55,18 +55,13 @@ export function headAndTail(text: string, keepTokens: number, counter: TokenCoun
   const lines = text.split('\n');
   const headBudget = Math.floor(keepTokens * HEAD_SHARE);
   const tailBudget = keepTokens - headBudget;
+  // Each line is counted once, as the head or the tail reaches it.
+  const cost = (index: number) =>
+    index < 0 || index >= lines.length ? 0 : counter.countText(lines[index]!) + 1;
   let head = 0;
-  let used = 0;
-  while (head < lines.length && used + counter.countText(lines[head]!) + 1 <= headBudget) {
-    used += counter.countText(lines[head]!) + 1;
-    head++;
-  }
+  for (let used = cost(0); head < lines.length && used <= headBudget; used += cost(head)) head++;
   let tail = lines.length;
-  used = 0;
-  while (tail > head && used + counter.countText(lines[tail - 1]!) + 1 <= tailBudget) {
-    tail--;
-    used += counter.countText(lines[tail]!) + 1;
-  }
+  for (let used = cost(tail - 1); tail > head && used <= tailBudget; used += cost(tail - 1)) tail--;
   if (tail <= head) return undefined;
   // A first or last line too long to keep whole: cut by characters instead.
   if (head === 0 || tail === lines.length) return byCharacters(text, keepTokens, counter);
