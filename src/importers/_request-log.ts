@@ -16,6 +16,23 @@ export function notARequestLine(
 }
 
 /**
+ * Every line read as an exchange, and the last one, whose request (with its answer) is the
+ * conversation; a file with none is a one-line error.
+ */
+export function readExchanges<Exchange>(
+  lines: ReadonlyArray<{ value: unknown; lineNumber: number }>,
+  exchangeOf: (value: unknown, lineNumber: number, source: string | undefined) => Exchange,
+  format: string,
+  source: string | undefined,
+): { exchanges: Exchange[]; last: Exchange } {
+  const exchanges = lines.map(({ value, lineNumber }) => exchangeOf(value, lineNumber, source));
+  const last = exchanges.at(-1);
+  if (last === undefined)
+    throw new CompactError(`no ${format} requests in the file`, { code: 'UNREADABLE_INPUT', path: source });
+  return { exchanges, last };
+}
+
+/**
  * The usage of each assistant turn: a response's usage belongs to the turn after the ones its
  * request already holds (`answeredTurn`), when that turn is in the conversation.
  */

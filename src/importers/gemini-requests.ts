@@ -1,17 +1,8 @@
-/**
- * Importer for Gemini traffic: a JSONL (or JSON array) of `generateContent` request bodies as an
- * agent sent them (`{ contents, systemInstruction, tools, … }`, e.g. captured by a proxy), each line
- * optionally `{ "request": {…}, "response": {…} }` with the API's answer (one response, or the
- * chunks of a `streamGenerateContent` answer as an array). Each request's `contents` repeats the
- * conversation so far, so the conversation is the last request's contents (plus its answer); each
- * answer's `usageMetadata` is the usage of the assistant turn it produced.
- */
-import { CompactError } from '../core/errors.js';
 import { fromGeminiContents } from '../core/wire/gemini/gemini-format.js';
 import type { GeminiContent, GeminiPart } from '../core/wire/gemini/gemini-types.js';
 import { finishImport } from './_finish.js';
 import { isObject } from './_json.js';
-import { notARequestLine, usageByTurn } from './_request-log.js';
+import { notARequestLine, readExchanges, usageByTurn } from './_request-log.js';
 import type { ImportedTranscript, ImportedUsage } from './imported-transcript.js';
 
 type JsonRecord = Record<string, unknown>;
@@ -46,10 +37,7 @@ export function geminiRequestsFromLines(
   lines: ReadonlyArray<{ value: unknown; lineNumber: number }>,
   source?: string,
 ): ImportedTranscript {
-  const exchanges = lines.map(({ value, lineNumber }) => exchangeOf(value, lineNumber, source));
-  const last = exchanges.at(-1);
-  if (!last)
-    throw new CompactError('no Gemini requests in the file', { code: 'UNREADABLE_INPUT', path: source });
+  const { exchanges, last } = readExchanges(lines, exchangeOf, 'Gemini', source);
   const answer = answerOf(last.responses);
   const contents = [...(last.request.contents as GeminiContent[]), ...(answer ? [answer] : [])];
   const { messages, system } = fromGeminiContents(contents, {

@@ -7,10 +7,9 @@
  */
 import { fromResponsesInput } from '../core/conversation/responses-format.js';
 import type { ResponsesInputItem } from '../core/conversation/responses-types.js';
-import { CompactError } from '../core/errors.js';
 import { finishImport } from './_finish.js';
 import { isObject } from './_json.js';
-import { notARequestLine, usageByTurn } from './_request-log.js';
+import { notARequestLine, readExchanges, usageByTurn } from './_request-log.js';
 import type { ImportedTranscript, ImportedUsage } from './imported-transcript.js';
 
 type JsonRecord = Record<string, unknown>;
@@ -41,10 +40,7 @@ export function responsesRequestsFromLines(
   lines: ReadonlyArray<{ value: unknown; lineNumber: number }>,
   source?: string,
 ): ImportedTranscript {
-  const exchanges = lines.map(({ value, lineNumber }) => exchangeOf(value, lineNumber, source));
-  const last = exchanges.at(-1);
-  if (!last)
-    throw new CompactError('no Responses requests in the file', { code: 'UNREADABLE_INPUT', path: source });
+  const { exchanges, last } = readExchanges(lines, exchangeOf, 'Responses', source);
   const output = Array.isArray(last.response?.output) ? (last.response.output as ResponsesInputItem[]) : [];
   const input = itemsOf(last.request.input);
   const instructions = typeof last.request.instructions === 'string' ? last.request.instructions : undefined;
