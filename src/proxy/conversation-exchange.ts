@@ -79,13 +79,14 @@ export async function runExchange(
   if (clientExchange.signal.aborted) return closedRecord(clientExchange);
   const stateful = statefulReason(clientExchange.api, clientExchange.body);
   if (stateful !== undefined) return passThrough(clientExchange, dependencies, stateful);
+  const { store, compactors } = dependencies;
+  compactors.reuseParsed(clientExchange.sessionKey, clientExchange.api, clientExchange.body);
   const exchange = clientExchange.recall ? withRecall(clientExchange) : clientExchange;
   const { api, sessionKey, body } = exchange;
-  const { store, compactors } = dependencies;
   const client = conversationOf(api, body) ?? [];
   const state = await store.load(sessionKey);
   const input = sessionInput(state, client);
-  const session = compactors.get(sessionKey, input.restarted);
+  const session = compactors.get(sessionKey, input.restarted, clientExchange.body);
   const outgoing = await compactOnce(
     exchange,
     session,

@@ -9,7 +9,10 @@ import type { SessionStateStore } from '../core/archive/session-state-store.js';
 import type { CompactionEvent } from '../core/events.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
+import type { WireFormat } from '../core/wire/wire-format.js';
 import { createRequestCompactor, type RequestCompactor } from './request-compactor.js';
+import { conversationField } from './request-conversation.js';
+import { reuseUnchanged } from './request-reuse.js';
 import { createSameSummaryModel, type SummaryContext } from './same-summarizer.js';
 import { KEYLESS_PREFIX, shortHash } from './session-identity.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
@@ -43,19 +46,37 @@ export interface SessionCompactorSettings {
   onEvent?: (sessionKey: string, event: CompactionEvent) => void;
 }
 
+/** A live session: its compactor, and the body of its last request (for {@link reuseUnchanged}). */
+interface LiveSession {
+  session: SessionCompactor;
+  body: Record<string, unknown> | undefined;
+}
+
 /** Compactors by session key, least recently used dropped past `maxSessions`. */
 export class SessionCompactors {
-  private readonly live: LRUCache<string, SessionCompactor>;
+  private readonly live: LRUCache<string, LiveSession>;
 
   constructor(private readonly settings: SessionCompactorSettings) {
     this.live = new LRUCache({ max: settings.maxSessions });
   }
 
-  /** The session's compactor; a new one when `fresh` or when there is none. */
-  get(sessionKey: string, fresh: boolean): SessionCompactor {
+  /**
+   * Puts the parsed objects of the session's last request in place of the same parts sent again
+   * (messages, system prompt, tools), so the compactor's per-object caches serve them
+   * (`request-reuse.ts`). The compactor holds those objects anyway: keeping them costs nothing.
+   */
+  reuseParsed(sessionKey: string, api: WireFormat, body: Record<string, unknown>): void {
+    reuseUnchanged(this.live.peek(sessionKey)?.body, body, conversationField(api));
+  }
+
+  /**
+   * The session's compactor; a new one when `fresh` or when there is none. `body` is the request's,
+   * kept for {@link SessionCompactors.reuseParsed} on the next one.
+   */
+  get(sessionKey: string, fresh: boolean, body?: Record<string, unknown>): SessionCompactor {
     const existing = this.live.get(sessionKey);
-    const session = existing && !fresh ? existing : this.create(sessionKey);
-    this.live.set(sessionKey, session);
+    const session = existing && !fresh ? existing.session : this.create(sessionKey);
+    this.live.set(sessionKey, { session, body });
     return session;
   }
 
