@@ -202,22 +202,52 @@ describe('fromGeminiContents / toGeminiContents', () => {
 });
 
 describe('blocks read from parts', () => {
-  it('are new objects on every read, with provider_data last: the same JSON, so the same fingerprint', () => {
-    const contents = [
-      { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'ls', args: {} } }] },
-      {
-        role: 'user',
-        parts: [{ text: 'hi' }, { functionResponse: { id: 'c1', name: 'ls', response: { output: 'a' } } }],
-      },
-    ];
-    const first = fromGeminiContents(contents).messages;
-    const second = fromGeminiContents(contents).messages;
+  const contents = () => [
+    { role: 'model', parts: [{ functionCall: { id: 'c1', name: 'ls', args: {} } }] },
+    {
+      role: 'user',
+      parts: [{ text: 'hi' }, { functionResponse: { id: 'c1', name: 'ls', response: { output: 'a' } } }],
+    },
+  ];
+
+  it('have provider_data last: copies of the contents read to the same JSON, so the same fingerprint', () => {
+    const first = fromGeminiContents(contents()).messages;
+    const second = fromGeminiContents(contents()).messages;
     expect(JSON.stringify(first[1])).toBe(
       '{"role":"user","content":[' +
         '{"type":"text","text":"hi","provider_data":{"gemini":{"part":{"text":"hi"}}}},' +
         '{"type":"tool_result","tool_use_id":"c1","content":"a","provider_data":{"gemini":{"part":{"functionResponse":{"id":"c1","name":"ls","response":{"output":"a"}}}}}}]}',
     );
     expect(JSON.stringify(second)).toBe(JSON.stringify(first));
-    expect((second[1]!.content as ContentBlock[])[0]).not.toBe((first[1]!.content as ContentBlock[])[0]);
+    expect(second[1]).not.toBe(first[1]);
+  });
+
+  it('are the same message objects when the same content objects are read again in the same place', () => {
+    const sent = contents();
+    const first = fromGeminiContents(sent).messages;
+    const again = fromGeminiContents([...sent, { role: 'model', parts: [{ text: 'done' }] }]).messages;
+    expect(again[0]).toBe(first[0]);
+    expect(again[1]).toBe(first[1]);
+    // Elsewhere the same object is read again: its synthetic ids depend on where it stands.
+    const call = { role: 'model', parts: [{ functionCall: { name: 'ls', args: {} } }] };
+    const [atZero] = fromGeminiContents([call]).messages;
+    const [, atOne] = fromGeminiContents([{ role: 'user', parts: [{ text: 'go' }] }, call]).messages;
+    expect(atOne).not.toBe(atZero);
+    expect((atOne!.content as ContentBlock[])[0]).toMatchObject({ id: 'gemini_call_1_0' });
+  });
+
+  it('reads a response again when the call before it changed (an id-less response answers that call)', () => {
+    const response = {
+      role: 'user',
+      parts: [{ functionResponse: { name: 'ls', response: { output: 'a' } } }],
+    };
+    const callOf = (id: string) => ({
+      role: 'model',
+      parts: [{ functionCall: { id, name: 'ls', args: {} } }],
+    });
+    const first = fromGeminiContents([callOf('c1'), response]).messages;
+    const second = fromGeminiContents([callOf('c2'), response]).messages;
+    expect((first[1]!.content as ContentBlock[])[0]).toMatchObject({ tool_use_id: 'c1' });
+    expect((second[1]!.content as ContentBlock[])[0]).toMatchObject({ tool_use_id: 'c2' });
   });
 });

@@ -73,16 +73,34 @@ export function fromGeminiContents(contents: unknown, options: FromGeminiOptions
   const checked = contentsOf(contents);
   const messages: Message[] = [];
   checked.forEach((content, contentIndex) => {
-    const role = content.role === 'model' ? 'assistant' : 'user';
-    const open = role === 'user' ? openCalls(messages.at(-1)) : [];
-    const blocks = content.parts.map((part, partIndex) =>
-      blockOfPart(part, { contentIndex, partIndex, open }),
-    );
-    if (content.role === undefined && blocks[0]) markRoleAbsent(blocks[0]);
-    messages.push({ role, content: blocks });
+    const previous = messages.at(-1);
+    const known = converted.get(content);
+    const message =
+      known?.index === contentIndex && known.previous === previous
+        ? known.message
+        : messageOf(content, contentIndex, previous);
+    if (message !== known?.message) converted.set(content, { index: contentIndex, previous, message });
+    messages.push(message);
   });
   const system = systemOf(options.systemInstruction);
   return system ? { messages, system } : { messages };
+}
+
+/**
+ * The message each content object was last read into, with what that reading depended on: its
+ * index (synthetic call ids) and the message before it (the calls a response answers). A content
+ * read again at the same index after the same message object gives the same message object, so a
+ * caller that resends the same content objects (the proxy does, see `proxy/message-reuse.ts`) gets
+ * the compactor's per-message caches for them. Contents and messages are never changed once read.
+ */
+const converted = new WeakMap<object, { index: number; previous: Message | undefined; message: Message }>();
+
+function messageOf(content: GeminiContent, contentIndex: number, previous: Message | undefined): Message {
+  const role = content.role === 'model' ? 'assistant' : 'user';
+  const open = role === 'user' ? openCalls(previous) : [];
+  const blocks = content.parts.map((part, partIndex) => blockOfPart(part, { contentIndex, partIndex, open }));
+  if (content.role === undefined && blocks[0]) markRoleAbsent(blocks[0]);
+  return { role, content: blocks };
 }
 
 /** The {@link GeminiBlockData} a block carries, if it was read from a Gemini part. */
