@@ -37,6 +37,21 @@ describe('createIncrementalCounter', () => {
     expect(counter.countText.mock.calls.map(([text]) => text)).toEqual([assistant.content, user.content]);
   });
 
+  it('counts a system prompt sent again as a copy (through JSON) once, and a changed one again', () => {
+    const counter = spyCounter();
+    const incremental = createIncrementalCounter(counter);
+    const messages: Message[] = [{ role: 'user', content: 'fix the bug' }];
+    const system = [{ type: 'text' as const, text: 'You are a coding agent.' }];
+    incremental.count(messages, system);
+    counter.countText.mockClear();
+    incremental.count(messages, JSON.parse(JSON.stringify(system)));
+    expect(counter.countText).not.toHaveBeenCalled();
+    const other = [{ type: 'text' as const, text: 'You review code.' }];
+    const changed = incremental.count(messages, other);
+    expect(counter.countText).toHaveBeenCalledWith('You review code.');
+    expect(changed).toBe(createIncrementalCounter(counter).count(messages, other));
+  });
+
   it('tokenizes nothing when the same list is counted again', () => {
     const counter = spyCounter();
     const incremental = createIncrementalCounter(counter);

@@ -1,4 +1,5 @@
 import { knownFingerprint } from '../_internal/fingerprint.js';
+import { sameJson } from '../_internal/same-json.js';
 import type { Message, SystemPrompt } from '../conversation/types.js';
 import { countMessageTokens, countSystemTokens } from './message-tokens.js';
 import type { TokenCounter } from './token-counter.js';
@@ -53,7 +54,8 @@ export function createIncrementalCounter(counter: TokenCounter): IncrementalCoun
   }
 
   function systemTokens(system: SystemPrompt | undefined): number {
-    if (system !== lastSystem) {
+    // By content: a caller that sends its request through JSON sends a copy of the same prompt.
+    if (system !== lastSystem && !sameJson(system, lastSystem)) {
       lastSystem = system;
       lastSystemTokens = countSystemTokens(system, counter);
     }
