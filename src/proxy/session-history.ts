@@ -36,9 +36,9 @@ export function sessionInput(state: ProxySessionState | undefined, client: unkno
   const fingerprints = () => {
     if (hashes === undefined) {
       hashes = client.map((message, index) => {
-        const json = JSON.stringify(message);
-        if (index < firstBreakpoint && json.includes('"cache_control"')) firstBreakpoint = index;
-        return messageHash(json);
+        const { hash, breakpoint } = hashOf(message);
+        if (index < firstBreakpoint && breakpoint) firstBreakpoint = index;
+        return hash;
       });
     }
     return hashes;
@@ -73,6 +73,22 @@ function extendsPrefix(covered: readonly string[], fingerprints: readonly string
     if (covered[index] !== fingerprints[index]) return false;
   }
   return true;
+}
+
+/**
+ * Each message's hash, and whether it holds a cache breakpoint, by message object: the proxy hands
+ * a session's unchanged messages back as the same objects (`message-reuse.ts`), so a compacted
+ * session hashes only its new messages on each request, not its whole history.
+ */
+const knownHashes = new WeakMap<object, { hash: string; breakpoint: boolean }>();
+
+function hashOf(message: unknown): { hash: string; breakpoint: boolean } {
+  const known = typeof message === 'object' && message !== null ? knownHashes.get(message) : undefined;
+  if (known) return known;
+  const json = JSON.stringify(message);
+  const computed = { hash: messageHash(json), breakpoint: json.includes('"cache_control"') };
+  if (typeof message === 'object' && message !== null) knownHashes.set(message, computed);
+  return computed;
 }
 
 /** A message's fingerprint: the proxy's one hash, {@link shortHash}. */

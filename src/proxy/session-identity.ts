@@ -6,7 +6,7 @@
  * a hash of the conversation's first message, since Claude Code runs sub-agent conversations under
  * one session id; else that hash alone.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { WireFormat } from '../core/wire/wire-format.js';
 import { conversationOf } from './request-conversation.js';
@@ -117,7 +117,7 @@ export function shortSessionId(sessionKey: string): string {
   return shortHash(sessionKey).slice(0, 8);
 }
 
-/** A short stable hash for keys and archive file names. */
+/** A short stable hash for keys and archive file names (SHA-256, one-shot: no hash object per call). */
 export function shortHash(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+  return hash('sha256', text, 'hex').slice(0, 16);
 }
