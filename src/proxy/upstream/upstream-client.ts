@@ -4,8 +4,8 @@
  * streams read on demand: nothing is read from the upstream faster than the client takes it.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
-import { Agent, request } from 'undici';
+import { Readable } from 'node:stream';
+import { Agent, type Dispatcher } from 'undici';
 
 /**
  * Undici's own header and body timers sit this far past the exchange's (`--upstream-timeout`), so
@@ -50,20 +50,84 @@ export function createUpstreamClient({ timeoutMs }: { timeoutMs: number }): Upst
     bodyTimeout: timeoutMs + TIMER_GRACE_MS,
   });
   return {
-    async send({ url, method, headers, body, signal }) {
-      const answer = await request(url, {
-        dispatcher,
-        method: method as 'POST',
-        headers: headers as Record<string, string | string[]>,
-        ...(body === undefined ? {} : { body }),
-        ...(signal ? { signal } : {}),
-      });
-      return {
-        status: answer.statusCode,
-        headers: answer.headers as IncomingHttpHeaders,
-        body: answer.body as unknown as UpstreamAnswer['body'],
-      };
-    },
+    send: (call) => dispatchCall(dispatcher, call),
     close: () => dispatcher.destroy(),
   };
+}
+
+/**
+ * One call through undici's `dispatch`, the layer its `request` is built on: the answer's chunks go
+ * straight into the body stream, and undici stops reading the socket while that stream is full. It
+ * saves `request`'s promise and stream plumbing on the way to the first byte.
+ */
+function dispatchCall(dispatcher: Dispatcher, call: UpstreamCall): Promise<UpstreamAnswer> {
+  const { url, method, headers, body, signal } = call;
+  return new Promise((resolve, reject) => {
+    let controller: Dispatcher.DispatchController | undefined;
+    let answer: AnswerBody | undefined;
+    const abort = () => controller?.abort(abortReason(signal));
+    signal?.addEventListener('abort', abort, { once: true });
+    const settle = () => signal?.removeEventListener('abort', abort);
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(started) {
+        controller = started;
+        if (signal?.aborted) started.abort(abortReason(signal));
+      },
+      onResponseStart(started, status, answerHeaders) {
+        // 1xx answers are informational; the final status follows.
+        if (status < 200) return;
+        answer = new AnswerBody(() => started.resume());
+        resolve({ status, headers: answerHeaders, body: answer });
+      },
+      onResponseData(reading, chunk) {
+        if (answer && !answer.push(chunk)) reading.pause();
+      },
+      onResponseEnd() {
+        settle();
+        answer?.push(null);
+      },
+      onResponseError(_controller, error) {
+        settle();
+        if (answer) answer.destroy(error);
+        else reject(error);
+      },
+    };
+    const options: Dispatcher.DispatchOptions = {
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: method as Dispatcher.HttpMethod,
+      headers: headers as Record<string, string | string[]>,
+      body: body ?? null,
+    };
+    try {
+      dispatcher.dispatch(options, handler);
+    } catch (error) {
+      settle();
+      reject(error);
+    }
+  });
+}
+
+/** Why a call was aborted: the signal's reason when it is an error. */
+function abortReason(signal: AbortSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason : new Error('the request was aborted');
+}
+
+/** An answer's body: undici's chunks as a stream, read on demand (see {@link dispatchCall}). */
+class AnswerBody extends Readable {
+  constructor(private readonly resumeUpstream: () => void) {
+    super();
+  }
+
+  override _read(): void {
+    this.resumeUpstream();
+  }
+
+  /** The whole body as UTF-8 text. */
+  async text(): Promise<string> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of this) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  }
 }
