@@ -1,37 +1,61 @@
 /**
  * The answer relay: chunks reach the client's socket before the usage tap reads them, in order,
- * and an upstream body that breaks breaks the client's answer too.
+ * and an upstream answer that breaks breaks the client's answer too.
  */
 import { createServer, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { relayBody } from './forward.js';
+import { type ForwardOutcome, forwardRequest } from './forward.js';
+import { createUpstreamClient } from './upstream/upstream-client.js';
 
-let server: Server | undefined;
+const servers: Server[] = [];
+const client = createUpstreamClient({ timeoutMs: 10_000 });
 afterEach(async () => {
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
-  server = undefined;
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
 
-/** A server whose one answer is relayed from `body`: its URL, when the relay started, and its result. */
-async function relayServer(body: PassThrough, onChunk: (chunk: Buffer, response: ServerResponse) => void) {
-  let relayed: Promise<boolean> | undefined;
-  const started = new Promise<void>((resolve) => {
-    server = createServer((_incoming, response) => {
-      response.writeHead(200, { 'content-type': 'text/event-stream' });
-      relayed = relayBody(body, response, (chunk) => onChunk(chunk, response));
-      resolve();
-    });
+async function listen(server: Server): Promise<string> {
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** An upstream whose streamed answer the test writes: resolves with its response once asked. */
+async function scriptedUpstream() {
+  let answer: (response: ServerResponse) => void = () => undefined;
+  const answering = new Promise<ServerResponse>((resolve) => {
+    answer = resolve;
   });
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
-  const result = async () => {
-    await started;
-    return relayed!;
-  };
-  return { url, started, relayed: result };
+  const url = await listen(
+    createServer((_incoming, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.flushHeaders();
+      answer(response);
+    }),
+  );
+  return { url, answering };
+}
+
+/** A front server that forwards to `upstream`, the tap reading each chunk; resolves with the outcome. */
+async function relayServer(upstream: string, onChunk: (chunk: Buffer, response: ServerResponse) => void) {
+  let outcome: (value: ForwardOutcome) => void = () => undefined;
+  const forwarded = new Promise<ForwardOutcome>((resolve) => {
+    outcome = resolve;
+  });
+  const url = await listen(
+    createServer((_incoming, response) => {
+      const forwarding = forwardRequest(
+        { client, url: new URL(upstream), method: 'GET', headers: {}, body: undefined },
+        response,
+        { chunk: (chunk) => onChunk(chunk, response) },
+      );
+      void forwarding.then(outcome);
+    }),
+  );
+  return { url, forwarded };
 }
 
 /** Reads the whole answer; resolves with its text, or with `broken` when the connection broke. */
@@ -50,33 +74,45 @@ function readAnswer(url: string): Promise<string> {
   });
 }
 
-describe('relayBody', () => {
+describe('forwardRequest', () => {
   it('hands the first chunk (with the headers) to the socket before the tap reads it, every chunk in order', async () => {
-    const body = new PassThrough();
+    const upstream = await scriptedUpstream();
     const unsent: number[] = [];
-    const { url, started, relayed } = await relayServer(body, (_chunk, response) => {
+    const { url, forwarded } = await relayServer(upstream.url, (_chunk, response) => {
       // Bytes still held in the socket's buffer when the tap reads the chunk.
       if (unsent.length === 0) unsent.push(response.socket?.writableLength ?? -1);
     });
     const answer = readAnswer(url);
-    await started;
-    body.write('data: one\n\n');
-    body.write('data: two\n\n');
-    body.end();
+    const upstreamResponse = await upstream.answering;
+    upstreamResponse.write('data: one\n\n');
+    upstreamResponse.end('data: two\n\n');
     expect(await answer).toBe('data: one\n\ndata: two\n\n');
-    expect(await relayed()).toBe(true);
+    expect(await forwarded).toEqual({ type: 'answered', status: 200, complete: true });
     expect(unsent).toEqual([0]);
   });
 
-  it('breaks the client’s answer when the upstream body is destroyed without an error', async () => {
-    const body = new PassThrough();
-    const { url, started, relayed } = await relayServer(body, () => {
-      body.destroy();
+  it('breaks the client’s answer when the upstream’s breaks off', async () => {
+    const upstream = await scriptedUpstream();
+    const { url, forwarded } = await relayServer(upstream.url, () => undefined);
+    const answer = readAnswer(url);
+    const upstreamResponse = await upstream.answering;
+    upstreamResponse.write('data: one\n\n');
+    upstreamResponse.destroy();
+    expect(await forwarded).toEqual({ type: 'answered', status: 200, complete: false });
+    expect(await answer).toBe('broken');
+  });
+
+  it('breaks the answer when the tap throws, and stops reading the upstream', async () => {
+    const upstream = await scriptedUpstream();
+    const { url, forwarded } = await relayServer(upstream.url, () => {
+      throw new Error('tap failed');
     });
     const answer = readAnswer(url);
-    await started;
-    body.write('data: one\n\n');
-    expect(await relayed()).toBe(false);
+    const upstreamResponse = await upstream.answering;
+    const upstreamClosed = new Promise((resolve) => upstreamResponse.once('close', resolve));
+    upstreamResponse.write('data: one\n\n');
+    expect(await forwarded).toEqual({ type: 'answered', status: 200, complete: false });
     expect(await answer).toBe('broken');
+    await upstreamClosed;
   });
 });

@@ -5,7 +5,7 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { ProviderUsage } from '../core/conversation/types.js';
-import type { UpstreamAnswer, UpstreamClient } from './upstream/upstream-client.js';
+import type { AnswerReading, AnswerSink, RelayEnd, UpstreamClient } from './upstream/upstream-client.js';
 
 /** Headers that belong to one connection, never forwarded (RFC 9110 §7.6.1). */
 const hopByHopHeaders = new Set([
@@ -86,56 +86,53 @@ export async function forwardRequest(
   const { client, signal } = upstream;
   // Nothing is sent for a client that already left.
   if (signal?.aborted) return { type: 'closed' };
-  let answer: UpstreamAnswer;
+  const relay = clientRelay(response, observer);
+  let end: RelayEnd;
   try {
-    answer = await client.send({
-      url: upstream.url,
-      method: upstream.method,
-      headers: upstreamHeaders(upstream.headers, Buffer.isBuffer(upstream.body) ? upstream.body : undefined),
-      body: upstream.body,
-      signal,
-    });
+    end = await client.relay(
+      {
+        url: upstream.url,
+        method: upstream.method,
+        headers: upstreamHeaders(
+          upstream.headers,
+          Buffer.isBuffer(upstream.body) ? upstream.body : undefined,
+        ),
+        body: upstream.body,
+        signal,
+      },
+      relay.sink,
+    );
   } catch (error) {
     if (signal?.aborted) return { type: 'closed' };
     return { type: 'unreachable', message: error instanceof Error ? error.message : String(error) };
   }
-  observer.head?.(answer.status, answer.headers);
-  response.writeHead(answer.status, responseHeaders(answer.headers));
-  const complete = await relayBody(answer.body, response, observer.chunk);
-  return { type: 'answered', status: answer.status, complete };
+  return { type: 'answered', status: relay.status(), complete: relay.finish(end) };
 }
 
 /**
- * Copies the answer's chunks to the client, pausing the upstream whenever the client's socket
- * buffer is full, so a slow client holds the upstream back instead of filling the proxy's memory.
- * Each chunk is written before `onChunk` reads it (the usage tap), so reading never delays the
- * client's bytes. Listens for `data` rather than iterating: no promise per chunk on the way to the
- * client. False when either side broke first (the client's connection is then broken too).
+ * The sink that copies an answer to the client as it arrives: the status and headers, then each
+ * chunk, written before `observer.chunk` reads it (the usage tap), so reading never delays the
+ * client's bytes. Whenever the client's socket buffer is full the upstream waits, so a slow client
+ * holds the upstream back instead of filling the proxy's memory. `finish` ends the client's answer,
+ * or breaks it when the upstream's broke (true when it ended whole).
  */
-export function relayBody(
-  body: Readable,
-  response: ServerResponse,
-  onChunk?: (chunk: Buffer) => void,
-): Promise<boolean> {
-  return new Promise((resolve) => {
-    let settled = false;
-    const settle = (complete: boolean) => {
-      if (settled) return;
-      settled = true;
-      body.off('data', onData);
-      response.off('drain', resume);
-      response.off('close', resume);
-      resolve(complete);
-    };
-    const broken = () => {
-      if (settled) return;
-      body.destroy();
-      response.destroy();
-      settle(false);
-    };
-    let first = true;
-    const onData = (chunk: Buffer) => {
-      if (!response.write(chunk) && !response.destroyed) body.pause();
+export function clientRelay(response: ServerResponse, observer: AnswerObserver = {}) {
+  let status = 0;
+  let first = true;
+  let reading: AnswerReading | undefined;
+  // A client that left takes no writes: read on to the end (or the abort) without waiting.
+  const resume = () => reading?.resume();
+  const sink: AnswerSink = {
+    head(answerStatus, headers, control) {
+      status = answerStatus;
+      reading = control;
+      observer.head?.(answerStatus, headers);
+      response.writeHead(answerStatus, responseHeaders(headers));
+      response.on('drain', resume);
+      response.on('close', resume);
+    },
+    chunk(chunk) {
+      const taken = response.write(chunk) || response.destroyed;
       // Node holds a write until the next tick to batch it; the first one (the headers with the
       // first bytes) goes out now, before anything reads it.
       if (first) {
@@ -143,29 +140,27 @@ export function relayBody(
         response.socket?.uncork();
       }
       try {
-        onChunk?.(chunk);
-      } catch {
-        broken();
+        observer.chunk?.(chunk);
+      } catch (error) {
+        reading?.abort(error instanceof Error ? error : new Error(String(error)));
       }
-    };
-    // A client that left takes no writes: read on to the end (or the abort) without waiting.
-    const resume = () => body.resume();
-    body.on('data', onData);
-    body.once('end', () => {
-      if (settled) return;
-      if (response.destroyed) return settle(false);
+      return taken;
+    },
+  };
+  return {
+    sink,
+    status: () => status,
+    finish(end: RelayEnd): boolean {
+      response.off('drain', resume);
+      response.off('close', resume);
+      if (end === 'broken' || response.destroyed) {
+        response.destroy();
+        return false;
+      }
       response.end();
-      settle(true);
-    });
-    // Kept after settling: an error the body emits later must not go unhandled.
-    body.on('error', broken);
-    // Closed without its end (destroyed without an error): the answer broke.
-    body.once('close', () => {
-      if (!body.readableEnded) broken();
-    });
-    response.on('drain', resume);
-    response.on('close', resume);
-  });
+      return true;
+    },
+  };
 }
 
 /** Resolves once the client's socket takes writes again, or the client is gone. */

@@ -32,10 +32,38 @@ export interface UpstreamAnswer {
   body: Readable & { text(): Promise<string> };
 }
 
+/**
+ * Where {@link UpstreamClient.relay} puts an answer as it arrives, with no stream in between: the
+ * path of every forwarded request, so it is the shortest one from the upstream's bytes to the client.
+ */
+export interface AnswerSink {
+  /** The status and headers, before any byte of the body; `reading` steers the rest. */
+  head(status: number, headers: IncomingHttpHeaders, reading: AnswerReading): void;
+  /** One chunk of the body; false when the sink is full (the upstream waits for `reading.resume`). */
+  chunk(chunk: Buffer): boolean;
+}
+
+/** What a sink may do with the answer it is given. */
+export interface AnswerReading {
+  /** Reads the upstream again after `chunk` returned false. */
+  resume(): void;
+  /** Stops the answer: the relay resolves `broken`. */
+  abort(reason: Error): void;
+}
+
+/** How a relayed answer ended: whole, or broken off (by either side, or an abort). */
+export type RelayEnd = 'complete' | 'broken';
+
 /** Sends requests upstream. */
 export interface UpstreamClient {
   /** Sends one call; rejects when the upstream cannot be reached or the call is aborted. */
   send(call: UpstreamCall): Promise<UpstreamAnswer>;
+  /**
+   * Sends one call and hands its answer to `sink` as it arrives. Resolves when the answer ended;
+   * rejects, with nothing given to the sink, when the upstream cannot be reached or the call is
+   * aborted before the answer started.
+   */
+  relay(call: UpstreamCall, sink: AnswerSink): Promise<RelayEnd>;
   /**
    * Closes the pooled sockets. A call still running (a background summary outlives its exchange)
    * is cut off instead of holding the proxy's `close` open.
@@ -50,61 +78,90 @@ export function createUpstreamClient({ timeoutMs }: { timeoutMs: number }): Upst
     bodyTimeout: timeoutMs + TIMER_GRACE_MS,
   });
   return {
-    send: (call) => dispatchCall(dispatcher, call),
+    send: (call) => sendCall(dispatcher, call),
+    relay: (call, sink) => relayCall(dispatcher, call, sink),
     close: () => dispatcher.destroy(),
   };
 }
 
 /**
- * One call through undici's `dispatch`, the layer its `request` is built on: the answer's chunks go
- * straight into the body stream, and undici stops reading the socket while that stream is full. It
- * saves `request`'s promise and stream plumbing on the way to the first byte.
+ * One call through undici's `dispatch`, the layer its `request` is built on: each chunk goes to the
+ * sink as undici reads it, and undici stops reading the socket while the sink is full.
  */
-function dispatchCall(dispatcher: Dispatcher, call: UpstreamCall): Promise<UpstreamAnswer> {
+function relayCall(dispatcher: Dispatcher, call: UpstreamCall, sink: AnswerSink): Promise<RelayEnd> {
   const { url, method, headers, body, signal } = call;
   return new Promise((resolve, reject) => {
     let controller: Dispatcher.DispatchController | undefined;
-    let answer: AnswerBody | undefined;
+    let started = false;
     const abort = () => controller?.abort(abortReason(signal));
     signal?.addEventListener('abort', abort, { once: true });
     const settle = () => signal?.removeEventListener('abort', abort);
     const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(started) {
-        controller = started;
-        if (signal?.aborted) started.abort(abortReason(signal));
+      onRequestStart(starting) {
+        controller = starting;
+        if (signal?.aborted) starting.abort(abortReason(signal));
       },
-      onResponseStart(started, status, answerHeaders) {
+      onResponseStart(answering, status, answerHeaders) {
         // 1xx answers are informational; the final status follows.
         if (status < 200) return;
-        answer = new AnswerBody(() => started.resume());
-        resolve({ status, headers: answerHeaders, body: answer });
+        started = true;
+        sink.head(status, answerHeaders, {
+          resume: () => answering.resume(),
+          abort: (reason) => answering.abort(reason),
+        });
       },
       onResponseData(reading, chunk) {
-        if (answer && !answer.push(chunk)) reading.pause();
+        if (!sink.chunk(chunk)) reading.pause();
       },
       onResponseEnd() {
         settle();
-        answer?.push(null);
+        resolve('complete');
       },
       onResponseError(_controller, error) {
         settle();
-        if (answer) answer.destroy(error);
+        if (started) resolve('broken');
         else reject(error);
       },
     };
-    const options: Dispatcher.DispatchOptions = {
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
-      method: method as Dispatcher.HttpMethod,
-      headers: headers as Record<string, string | string[]>,
-      body: body ?? null,
-    };
     try {
-      dispatcher.dispatch(options, handler);
+      dispatcher.dispatch(dispatchOptions(url, method, headers, body), handler);
     } catch (error) {
       settle();
       reject(error);
     }
+  });
+}
+
+function dispatchOptions(
+  url: URL,
+  method: string,
+  headers: IncomingHttpHeaders,
+  body: UpstreamCall['body'],
+): Dispatcher.DispatchOptions {
+  return {
+    origin: url.origin,
+    path: `${url.pathname}${url.search}`,
+    method: method as Dispatcher.HttpMethod,
+    headers: headers as Record<string, string | string[]>,
+    body: body ?? null,
+  };
+}
+
+/** A call whose answer body is a stream read on demand (recall follow-ups, `same` summaries). */
+function sendCall(dispatcher: Dispatcher, call: UpstreamCall): Promise<UpstreamAnswer> {
+  return new Promise((resolve, reject) => {
+    let answer: AnswerBody | undefined;
+    const sink: AnswerSink = {
+      head(status, headers, reading) {
+        answer = new AnswerBody(reading);
+        resolve({ status, headers, body: answer });
+      },
+      chunk: (chunk) => answer?.push(chunk) ?? false,
+    };
+    relayCall(dispatcher, call, sink).then((end) => {
+      if (end === 'complete') answer?.push(null);
+      else answer?.destroy(new Error('the upstream answer broke off'));
+    }, reject);
   });
 }
 
@@ -114,14 +171,20 @@ function abortReason(signal: AbortSignal | undefined): Error {
   return reason instanceof Error ? reason : new Error('the request was aborted');
 }
 
-/** An answer's body: undici's chunks as a stream, read on demand (see {@link dispatchCall}). */
+/** An answer's body: the upstream's chunks as a stream, read on demand (see {@link relayCall}). */
 class AnswerBody extends Readable {
-  constructor(private readonly resumeUpstream: () => void) {
+  constructor(private readonly reading: AnswerReading) {
     super();
   }
 
   override _read(): void {
-    this.resumeUpstream();
+    this.reading.resume();
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    // A reader that gives up (or breaks) stops the upstream too.
+    if (!this.readableEnded) this.reading.abort(error ?? new Error('the answer body was destroyed'));
+    callback(error);
   }
 
   /** The whole body as UTF-8 text. */
