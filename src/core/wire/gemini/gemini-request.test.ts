@@ -76,4 +76,11 @@ describe('compactRequest on a Gemini generateContent body', () => {
     expect(error).toMatchObject({ code: 'INVALID_TRANSCRIPT', path: 'contents[0].parts' });
     expect((error as Error).message).toBe('contents[0].parts: parts must be an array, got string');
   });
+
+  it('names a content it cannot read even after a problem it can read past', async () => {
+    const contents = [{ role: 'tool', parts: [{ text: 'hi' }] }, 'not a content'];
+    const error = await compactRequest({ ...geminiBody(2), contents }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'INVALID_TRANSCRIPT', path: 'contents[1]' });
+    expect((error as Error).message).toBe('contents[1]: content must be an object, got string');
+  });
 });

@@ -4,14 +4,13 @@
  * `cachedContent`, `toolConfig`, `safetySettings`, …) is kept as it came.
  */
 import type { Message } from '../../conversation/types.js';
-import type { ValidationProblem } from '../../conversation/validate.js';
 import { CompactError } from '../../errors.js';
 import type { RequestBody, RequestConversation } from '../../request/request-conversation.js';
 import type { ToolDefinition } from '../../tokens/tool-tokens.js';
 import { fromGeminiContents, isRecord } from './gemini-format.js';
 import type { GeminiContent } from './gemini-types.js';
 import { toGeminiContents } from './gemini-write.js';
-import { validateGeminiContents } from './validate-gemini.js';
+import { contentsShapeProblem } from './validate-gemini.js';
 
 /** Top-level fields of a `generateContent` body that no other API has. */
 export const GEMINI_REQUEST_FIELDS = ['contents', 'systemInstruction', 'generationConfig', 'cachedContent'];
@@ -28,17 +27,8 @@ export function isGeminiRequest(body: Record<string, unknown>): boolean {
  *   `parts` has the wrong type (the API's first rules).
  */
 export function readGeminiRequest(body: RequestBody): RequestConversation {
-  const problems: ValidationProblem[] = [];
-  validateGeminiContents(body.contents, problems);
-  const [first] = problems;
-  if (
-    first &&
-    (first.rule === 'messages-not-array' ||
-      first.rule === 'message-not-object' ||
-      first.rule === 'invalid-content')
-  ) {
-    throw new CompactError(first.message, { code: 'INVALID_TRANSCRIPT', path: first.path });
-  }
+  const problem = contentsShapeProblem(body.contents);
+  if (problem) throw new CompactError(problem.message, { code: 'INVALID_TRANSCRIPT', path: problem.path });
   const { messages, system } = fromGeminiContents(body.contents, {
     systemInstruction: body.systemInstruction,
   });

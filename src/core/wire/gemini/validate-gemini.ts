@@ -31,22 +31,14 @@ interface Call {
  */
 export function validateGeminiContents(contents: unknown, problems: ValidationProblem[]): void {
   if (!Array.isArray(contents)) {
-    problems.push({
-      path: 'contents',
-      message: `contents must be an array, got ${describe(contents)}`,
-      rule: 'messages-not-array',
-    });
+    problems.push(contentsNotArray(contents));
     return;
   }
   let open: Call[] = [];
   contents.forEach((content: unknown, index) => {
     const path = `contents[${index}]`;
     if (!isRecord(content)) {
-      problems.push({
-        path,
-        message: `content must be an object, got ${describe(content)}`,
-        rule: 'message-not-object',
-      });
+      problems.push(contentNotObject(path, content));
       open = [];
       return;
     }
@@ -55,6 +47,41 @@ export function validateGeminiContents(contents: unknown, problems: ValidationPr
     open = calls;
   });
   checkSignatures(contents, problems);
+}
+
+/**
+ * The first problem of `contents` that leaves nothing to read: not an array, a content that is not
+ * an object, `parts` that is not an array (the problems the reader throws on). One cheap pass, so a
+ * request that is read on every turn is not validated whole on every turn.
+ */
+export function contentsShapeProblem(contents: unknown): ValidationProblem | undefined {
+  if (!Array.isArray(contents)) return contentsNotArray(contents);
+  for (let index = 0; index < contents.length; index++) {
+    const content: unknown = contents[index];
+    if (!isRecord(content)) return contentNotObject(`contents[${index}]`, content);
+    if (!Array.isArray(content.parts)) return partsNotArray(`contents[${index}]`, content.parts);
+  }
+  return undefined;
+}
+
+function contentsNotArray(contents: unknown): ValidationProblem {
+  return {
+    path: 'contents',
+    message: `contents must be an array, got ${describe(contents)}`,
+    rule: 'messages-not-array',
+  };
+}
+
+function contentNotObject(path: string, content: unknown): ValidationProblem {
+  return { path, message: `content must be an object, got ${describe(content)}`, rule: 'message-not-object' };
+}
+
+function partsNotArray(path: string, parts: unknown): ValidationProblem {
+  return {
+    path: `${path}.parts`,
+    message: `parts must be an array, got ${describe(parts)}`,
+    rule: 'invalid-content',
+  };
 }
 
 /** Checks one content; returns the calls it makes (for the next content to answer). */
@@ -73,11 +100,7 @@ function checkContent(
     });
   }
   if (!Array.isArray(parts)) {
-    problems.push({
-      path: `${path}.parts`,
-      message: `parts must be an array, got ${describe(parts)}`,
-      rule: 'invalid-content',
-    });
+    problems.push(partsNotArray(path, parts));
     return [];
   }
   const calls: Call[] = [];
