@@ -124,15 +124,19 @@ export class PromptCache {
   /** Counts a request's input tokens and reads from / writes to the cache like the provider. */
   measure(api: ScriptedApi, body: Record<string, unknown>): InputUsage {
     const units = unitsOf(api, body);
+    // Prefixes are hashed only up to the last breakpoint: past it (or without one) nothing is cached.
+    const hashedUnits = units.findLastIndex((unit) => unit.breakpoint) + 1;
     const hash: Hash = createHash('sha256');
     hash.update(api);
     let runningTokens = 0;
     let cacheReadTokens = 0;
     let lastBreakpointTokens = 0;
     const newPrefixes: string[] = [];
-    for (const unit of units) {
-      hash.update(`\u0000${JSON.stringify(unit.value)}`);
-      runningTokens += estimateTokens(unit.value);
+    for (const [index, unit] of units.entries()) {
+      // One serialization per unit for the hash and the count (what estimateTokens would do again).
+      const json: string | undefined = JSON.stringify(unit.value);
+      if (index < hashedUnits) hash.update(`\u0000${json}`);
+      runningTokens += Math.ceil((json ?? '').length / 4);
       if (!unit.breakpoint) continue;
       const key = hash.copy().digest('hex');
       if (this.#prefixes.has(key)) cacheReadTokens = runningTokens;

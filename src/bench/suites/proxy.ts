@@ -387,6 +387,8 @@ export async function run(): Promise<void> {
   const server = await startScriptedModelServer({ script: () => 'ok', validation: 'off' });
   const { url: proxied, child } = await startProxyProcess(server.url);
   try {
+    // The figures depend on the V8 the proxy runs on (its cold path is much faster on Node 22+).
+    console.log(`Node ${process.version}; the proxy runs on the same binary.\n`);
     console.log(
       `Small request (~40 tokens, no compaction), ${SAMPLES_SMALL} samples, each a new turn of one session:`,
     );
