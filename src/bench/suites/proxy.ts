@@ -5,7 +5,8 @@
 // five parallel conversations with the same first message against five distinct ones (ratio ≤ 1.5),
 // and the small-request and first-byte rows again on the Gemini API (`:generateContent`,
 // `:streamGenerateContent?alt=sse`), and the first-byte row against a bare Node pass-through hop
-// (the floor any proxy process pays on the machine), with the CPU each of the two used per request.
+// (the floor any proxy process pays on the machine), with the CPU each of the two used per request,
+// and the first-byte row once more with an agent-sized system prompt and tool list.
 // `npm run bench -- proxy`. Targets: p50 added ≤ 2 ms on a small request, first byte within 1 ms.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -94,6 +95,23 @@ function requestBody(messages: unknown[], stream = false): string {
     ...(stream ? { stream: true } : {}),
     messages,
   });
+}
+
+/**
+ * A system prompt and tool list the size of a coding agent's (about 62 KB, 15k tokens): what every
+ * request of Claude Code carries before its first message, sent again unchanged on every turn.
+ */
+function agentSizedFixedPart(): { system: unknown[]; tools: unknown[] } {
+  const field = { type: 'string', description: 'A field of the tool input. '.repeat(4) };
+  const properties = Object.fromEntries(Array.from({ length: 8 }, (_, index) => [`field_${index}`, field]));
+  return {
+    system: [{ type: 'text', text: 'You are a coding agent. '.repeat(520) }],
+    tools: Array.from({ length: 20 }, (_, index) => ({
+      name: `tool_${index}`,
+      description: 'Does a thing with files and commands. '.repeat(30),
+      input_schema: { type: 'object', properties, required: ['field_0'] },
+    })),
+  };
 }
 
 function smallConversation(session: number, turns: number): unknown[] {
@@ -414,6 +432,19 @@ export async function run(): Promise<void> {
       proxied,
       SAMPLES_STREAM,
       (index) => requestBody(smallConversation(1, index % 50), true),
+      'first',
+    );
+    forgetRequests(server);
+    const fixed = agentSizedFixedPart();
+    console.log(
+      `\nTime to first streamed byte with an agent-sized system prompt and 20 tools (62 KB sent again each turn), ${SAMPLES_STREAM} samples:`,
+    );
+    await compare(
+      server.url,
+      proxied,
+      SAMPLES_STREAM,
+      (index) =>
+        JSON.stringify({ ...JSON.parse(requestBody(smallConversation(6, index % 50), true)), ...fixed }),
       'first',
     );
     forgetRequests(server);
