@@ -38,9 +38,11 @@ export interface UpstreamRequest {
   signal?: AbortSignal;
 }
 
-/** Called with each chunk of the answer as it passes, and once when it ended. */
+/** What a reader of the answer (the usage tap) hears of it, always after the client got it. */
 export interface AnswerObserver {
+  /** The answer's status and headers: once, after its first chunk went to the client (or at its end). */
   head?(status: number, headers: IncomingHttpHeaders): void;
+  /** Each chunk, after it went to the client. */
   chunk?(chunk: Buffer): void;
 }
 
@@ -112,21 +114,28 @@ export async function forwardRequest(
 /**
  * The sink that copies an answer to the client as it arrives: the status and headers, then each
  * chunk, written before `observer.chunk` reads it (the usage tap), so reading never delays the
- * client's bytes. Whenever the client's socket buffer is full the upstream waits, so a slow client
+ * client's bytes; `observer.head` too is told only once the first bytes are on their way. Whenever the client's socket buffer is full the upstream waits, so a slow client
  * holds the upstream back instead of filling the proxy's memory. `finish` ends the client's answer,
  * or breaks it when the upstream's broke (true when it ended whole).
  */
 export function clientRelay(response: ServerResponse, observer: AnswerObserver = {}) {
   let status = 0;
-  let first = true;
+  let answerHeaders: IncomingHttpHeaders = {};
+  let observed = false;
   let reading: AnswerReading | undefined;
+  // The observer hears of the answer once its first bytes are on their way (or once it ended).
+  const observeHead = () => {
+    if (observed) return;
+    observed = true;
+    observer.head?.(status, answerHeaders);
+  };
   // A client that left takes no writes: read on to the end (or the abort) without waiting.
   const resume = () => reading?.resume();
   const sink: AnswerSink = {
     head(answerStatus, headers, control) {
       status = answerStatus;
+      answerHeaders = headers;
       reading = control;
-      observer.head?.(answerStatus, headers);
       response.writeHead(answerStatus, responseHeaders(headers));
       response.on('drain', resume);
       response.on('close', resume);
@@ -135,9 +144,9 @@ export function clientRelay(response: ServerResponse, observer: AnswerObserver =
       const taken = response.write(chunk) || response.destroyed;
       // Node holds a write until the next tick to batch it; the first one (the headers with the
       // first bytes) goes out now, before anything reads it.
-      if (first) {
-        first = false;
+      if (!observed) {
         response.socket?.uncork();
+        observeHead();
       }
       try {
         observer.chunk?.(chunk);
@@ -151,6 +160,7 @@ export function clientRelay(response: ServerResponse, observer: AnswerObserver =
     sink,
     status: () => status,
     finish(end: RelayEnd): boolean {
+      observeHead();
       response.off('drain', resume);
       response.off('close', resume);
       if (end === 'broken' || response.destroyed) {
