@@ -77,7 +77,7 @@ function extendsPrefix(covered: readonly string[], fingerprints: readonly string
 
 /**
  * Each message's hash, and whether it holds a cache breakpoint, by message object: the proxy hands
- * a session's unchanged messages back as the same objects (`message-reuse.ts`), so a compacted
+ * a session's unchanged messages back as the same objects (`request-reuse.ts`), so a compacted
  * session hashes only its new messages on each request, not its whole history.
  */
 const knownHashes = new WeakMap<object, { hash: string; breakpoint: boolean }>();

@@ -41,6 +41,8 @@ export interface AnswerSink {
   head(status: number, headers: IncomingHttpHeaders, reading: AnswerReading): void;
   /** One chunk of the body; false when the sink is full (the upstream waits for `reading.resume`). */
   chunk(chunk: Buffer): boolean;
+  /** Why the answer broke off after it started (the relay then resolves `broken`). */
+  broken?(error: Error): void;
 }
 
 /** What a sink may do with the answer it is given. */
@@ -119,8 +121,9 @@ function relayCall(dispatcher: Dispatcher, call: UpstreamCall, sink: AnswerSink)
       },
       onResponseError(_controller, error) {
         settle();
-        if (started) resolve('broken');
-        else reject(error);
+        if (!started) return reject(error);
+        sink.broken?.(error);
+        resolve('broken');
       },
     };
     try {
@@ -157,10 +160,10 @@ function sendCall(dispatcher: Dispatcher, call: UpstreamCall): Promise<UpstreamA
         resolve({ status, headers, body: answer });
       },
       chunk: (chunk) => answer?.push(chunk) ?? false,
+      broken: (error) => answer?.destroy(error),
     };
     relayCall(dispatcher, call, sink).then((end) => {
       if (end === 'complete') answer?.push(null);
-      else answer?.destroy(new Error('the upstream answer broke off'));
     }, reject);
   });
 }

@@ -90,7 +90,7 @@ export function fromGeminiContents(contents: unknown, options: FromGeminiOptions
  * The message each content object was last read into, with what that reading depended on: its
  * index (synthetic call ids) and the message before it (the calls a response answers). A content
  * read again at the same index after the same message object gives the same message object, so a
- * caller that resends the same content objects (the proxy does, see `proxy/message-reuse.ts`) gets
+ * caller that resends the same content objects (the proxy does, see `proxy/request-reuse.ts`) gets
  * the compactor's per-message caches for them. Contents and messages are never changed once read.
  */
 const converted = new WeakMap<object, { index: number; previous: Message | undefined; message: Message }>();
