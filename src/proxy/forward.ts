@@ -114,11 +114,12 @@ export async function forwardRequest(
 /**
  * The sink that copies an answer to the client as it arrives: the status and headers, then each
  * chunk, written before `observer.chunk` reads it (the usage tap), so reading never delays the
- * client's bytes; `observer.head` too is told only once the first bytes are on their way. Whenever the client's socket buffer is full the upstream waits, so a slow client
- * holds the upstream back instead of filling the proxy's memory. `finish` ends the client's answer,
- * or breaks it when the upstream's broke (true when it ended whole).
+ * client's bytes; `observer.head` too is told only once the first bytes are on their way. Whenever
+ * the client's socket buffer is full the upstream waits, so a slow client holds the upstream back
+ * instead of filling the proxy's memory. `finish` ends the client's answer, or breaks it when the
+ * upstream's broke (true when it ended whole).
  */
-export function clientRelay(response: ServerResponse, observer: AnswerObserver = {}) {
+function clientRelay(response: ServerResponse, observer: AnswerObserver = {}) {
   let status = 0;
   let answerHeaders: IncomingHttpHeaders = {};
   let observed = false;
