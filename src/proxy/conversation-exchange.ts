@@ -86,7 +86,8 @@ export async function runExchange(
   const client = conversationOf(api, body) ?? [];
   const state = await store.load(sessionKey);
   const input = sessionInput(state, client);
-  const session = compactors.get(sessionKey, input.restarted, clientExchange.body);
+  const session = compactors.get(sessionKey, input.restarted);
+  compactors.remember(sessionKey, clientExchange.body, clientExchange.raw.length);
   const outgoing = await compactOnce(
     exchange,
     session,

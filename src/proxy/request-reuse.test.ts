@@ -113,27 +113,35 @@ describe('SessionCompactors.reuseParsed', () => {
       role: index % 2 ? 'assistant' : 'user',
       content: `m${index}`,
     }));
+  const copy = (messages: unknown[]) => ({ messages: JSON.parse(JSON.stringify(messages)) as unknown[] });
+  const MiB = 1024 * 1024;
 
   it("gives a request its session's last objects, and nothing of another session's", () => {
     const sessions = compactors();
     const first = turn(3);
-    sessions.get('a', false, { messages: first });
-    const second = { messages: JSON.parse(JSON.stringify(turn(5))) as unknown[] };
+    sessions.remember('a', { messages: first }, 100);
+    const second = copy(turn(5));
     sessions.reuseParsed('a', 'anthropic', second);
     expect(second.messages.slice(0, 3).every((message, index) => message === first[index])).toBe(true);
-    const elsewhere = { messages: JSON.parse(JSON.stringify(turn(5))) as unknown[] };
+    const elsewhere = copy(turn(5));
     sessions.reuseParsed('b', 'anthropic', elsewhere);
     expect(elsewhere.messages.some((message, index) => message === first[index])).toBe(false);
   });
 
-  it('keeps nothing of a session the least-recently-used limit dropped', () => {
+  it('keeps bodies within a byte budget, the least recently used dropped first, and none of a dropped session', () => {
     const sessions = compactors();
     const first = turn(3);
-    sessions.get('a', false, { messages: first });
-    sessions.get('b', false, { messages: turn(1) });
-    sessions.get('c', false, { messages: turn(1) });
-    const again = { messages: JSON.parse(JSON.stringify(first)) as unknown[] };
+    sessions.remember('a', { messages: first }, 40 * MiB);
+    sessions.remember('b', { messages: turn(1) }, 40 * MiB);
+    const again = copy(first);
     sessions.reuseParsed('a', 'anthropic', again);
     expect(again.messages[0]).not.toBe(first[0]);
+
+    const kept = turn(3);
+    sessions.remember('c', { messages: kept }, 100);
+    sessions.drop('c');
+    const afterDrop = copy(kept);
+    sessions.reuseParsed('c', 'anthropic', afterDrop);
+    expect(afterDrop.messages[0]).not.toBe(kept[0]);
   });
 });

@@ -46,15 +46,22 @@ export interface SessionCompactorSettings {
   onEvent?: (sessionKey: string, event: CompactionEvent) => void;
 }
 
-/** A live session: its compactor, and the body of its last request (for {@link reuseUnchanged}). */
-interface LiveSession {
-  session: SessionCompactor;
-  body: Record<string, unknown> | undefined;
-}
+/**
+ * Request bytes whose parsed bodies are kept for {@link reuseUnchanged}, all sessions together. Below
+ * the thresholds the compactor holds those objects anyway; once a session is compacted it holds the
+ * compacted history, and the client's whole history (what every request resends) is kept only
+ * here: 64 MiB of JSON is about a hundred Claude Code sessions at 150k tokens, a few hundred MB of
+ * heap at most. Past it the least recently used sessions are parsed and hashed afresh, as before.
+ */
+const REUSE_BUDGET_BYTES = 64 * 1024 * 1024;
 
 /** Compactors by session key, least recently used dropped past `maxSessions`. */
 export class SessionCompactors {
-  private readonly live: LRUCache<string, LiveSession>;
+  private readonly live: LRUCache<string, SessionCompactor>;
+  /** The last request body of each session, by its size in bytes (see {@link REUSE_BUDGET_BYTES}). */
+  private readonly lastBodies = new LRUCache<string, Record<string, unknown>>({
+    maxSize: REUSE_BUDGET_BYTES,
+  });
 
   constructor(private readonly settings: SessionCompactorSettings) {
     this.live = new LRUCache({ max: settings.maxSessions });
@@ -63,26 +70,29 @@ export class SessionCompactors {
   /**
    * Puts the parsed objects of the session's last request in place of the same parts sent again
    * (messages, system prompt, tools), so the compactor's per-object caches serve them
-   * (`request-reuse.ts`). The compactor holds those objects anyway: keeping them costs nothing.
+   * (`request-reuse.ts`).
    */
   reuseParsed(sessionKey: string, api: WireFormat, body: Record<string, unknown>): void {
-    reuseUnchanged(this.live.peek(sessionKey)?.body, body, conversationField(api));
+    reuseUnchanged(this.lastBodies.peek(sessionKey), body, conversationField(api));
   }
 
-  /**
-   * The session's compactor; a new one when `fresh` or when there is none. `body` is the request's,
-   * kept for {@link SessionCompactors.reuseParsed} on the next one.
-   */
-  get(sessionKey: string, fresh: boolean, body?: Record<string, unknown>): SessionCompactor {
+  /** Keeps a request's body (`bytes` long as it came) for {@link SessionCompactors.reuseParsed} on the next one. */
+  remember(sessionKey: string, body: Record<string, unknown>, bytes: number): void {
+    this.lastBodies.set(sessionKey, body, { size: Math.max(1, bytes) });
+  }
+
+  /** The session's compactor; a new one when `fresh` or when there is none. */
+  get(sessionKey: string, fresh: boolean): SessionCompactor {
     const existing = this.live.get(sessionKey);
-    const session = existing && !fresh ? existing.session : this.create(sessionKey);
-    this.live.set(sessionKey, { session, body });
+    const session = existing && !fresh ? existing : this.create(sessionKey);
+    this.live.set(sessionKey, session);
     return session;
   }
 
   /** Forgets a session's compactor (after a failure, so the next request starts clean). */
   drop(sessionKey: string): void {
     this.live.delete(sessionKey);
+    this.lastBodies.delete(sessionKey);
   }
 
   private create(sessionKey: string): SessionCompactor {
