@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { TokenCounter } from '../core/tokens/token-counter.js';
+import { useProxyHarness } from './proxy-harness.test-utils.js';
 import { reuseLeadingMessages, reuseUnchanged, sameJsonText } from './request-reuse.js';
 import { SessionCompactors } from './session-compactors.js';
 import { createUpstreamClient } from './upstream/upstream-client.js';
@@ -143,5 +145,51 @@ describe('SessionCompactors.reuseParsed', () => {
     const afterDrop = copy(kept);
     sessions.reuseParsed('c', 'anthropic', afterDrop);
     expect(afterDrop.messages[0]).not.toBe(kept[0]);
+  });
+});
+
+describe('the proxy, request after request', () => {
+  const startProxyOver = useProxyHarness();
+
+  it('tokenizes a session’s tools, system prompt and earlier messages once, not on every request', async () => {
+    const counted: string[] = [];
+    const counter: TokenCounter = {
+      specificationVersion: 'v1',
+      name: 'spy',
+      countText: (text) => {
+        counted.push(text);
+        return Math.ceil(text.length / 4);
+      },
+    };
+    const { proxy } = await startProxyOver(() => 'ok', { counter });
+    const tool = {
+      name: 'bash',
+      description: 'Runs a shell command, unchanged every turn.',
+      input_schema: {},
+    };
+    const system = 'You are a coding agent, told so on every turn.';
+    const messages: unknown[] = [{ role: 'user', content: 'The first request of the session.' }];
+    for (let turn = 1; turn <= 3; turn += 1) {
+      const body = JSON.stringify({ model: 'claude-test', max_tokens: 50, system, tools: [tool], messages });
+      const answer = await fetch(`${proxy.url}/v1/messages`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-api-key': 'key',
+          'anthropic-version': '2023-06-01',
+        },
+        body,
+      });
+      expect(answer.status).toBe(200);
+      await answer.text();
+      messages.push(
+        { role: 'assistant', content: `Answer ${turn}.` },
+        { role: 'user', content: `Turn ${turn}.` },
+      );
+    }
+    const times = (text: string) => counted.filter((item) => item === text).length;
+    expect(times(tool.description)).toBe(1);
+    expect(times(system)).toBe(1);
+    expect(times('The first request of the session.')).toBe(1);
   });
 });
