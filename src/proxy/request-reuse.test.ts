@@ -1,5 +1,4 @@
-import { describe, expect, it } from 'vitest';
-import type { TokenCounter } from '../core/tokens/token-counter.js';
+import { describe, expect, it, vi } from 'vitest';
 import { useProxyHarness } from './proxy-harness.test-utils.js';
 import { reuseLeadingMessages, reuseUnchanged, sameJsonText } from './request-reuse.js';
 import { SessionCompactors } from './session-compactors.js';
@@ -152,16 +151,10 @@ describe('the proxy, request after request', () => {
   const startProxyOver = useProxyHarness();
 
   it('tokenizes a session’s tools, system prompt and earlier messages once, not on every request', async () => {
-    const counted: string[] = [];
-    const counter: TokenCounter = {
-      specificationVersion: 'v1',
-      name: 'spy',
-      countText: (text) => {
-        counted.push(text);
-        return Math.ceil(text.length / 4);
-      },
-    };
-    const { proxy } = await startProxyOver(() => 'ok', { counter });
+    const countText = vi.fn((text: string) => Math.ceil(text.length / 4));
+    const { proxy } = await startProxyOver(() => 'ok', {
+      counter: { specificationVersion: 'v1', name: 'spy', countText },
+    });
     const tool = {
       name: 'bash',
       description: 'Runs a shell command, unchanged every turn.',
@@ -187,7 +180,7 @@ describe('the proxy, request after request', () => {
         { role: 'user', content: `Turn ${turn}.` },
       );
     }
-    const times = (text: string) => counted.filter((item) => item === text).length;
+    const times = (text: string) => countText.mock.calls.filter(([item]) => item === text).length;
     expect(times(tool.description)).toBe(1);
     expect(times(system)).toBe(1);
     expect(times('The first request of the session.')).toBe(1);
