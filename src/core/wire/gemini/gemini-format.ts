@@ -24,7 +24,10 @@ import type {
   ToolResultBlock,
 } from '../../conversation/types.js';
 import { CompactError } from '../../errors.js';
-import { dataFieldOf, type GeminiContent, type GeminiPart } from './gemini-types.js';
+import { dataFieldOf, type GeminiContent, type GeminiPart, isRecord } from './gemini-types.js';
+import { contentsShapeProblem } from './validate-gemini.js';
+
+export { isRecord } from './gemini-types.js';
 
 /** The key under `provider_data` that holds {@link GeminiBlockData}. */
 export const GEMINI_DATA_KEY = 'gemini';
@@ -246,17 +249,10 @@ function systemOf(instruction: unknown): TextBlock[] | undefined {
 }
 
 function contentsOf(contents: unknown): GeminiContent[] {
-  if (!Array.isArray(contents)) {
-    throw new CompactError('contents must be an array', { code: 'INVALID_TRANSCRIPT', path: 'contents' });
-  }
-  contents.forEach((content: unknown, index) => {
-    if (!isRecord(content)) {
-      throw new CompactError('content must be an object', {
-        code: 'INVALID_TRANSCRIPT',
-        path: `contents[${index}]`,
-      });
-    }
-    if (!Array.isArray(content.parts) || !content.parts.every(isRecord)) {
+  const problem = contentsShapeProblem(contents);
+  if (problem) throw new CompactError(problem.message, { code: 'INVALID_TRANSCRIPT', path: problem.path });
+  (contents as { parts: unknown[] }[]).forEach(({ parts }, index) => {
+    if (!parts.every(isRecord)) {
       throw new CompactError('parts must be an array of objects', {
         code: 'INVALID_TRANSCRIPT',
         path: `contents[${index}].parts`,
@@ -264,9 +260,4 @@ function contentsOf(contents: unknown): GeminiContent[] {
     }
   });
   return contents as GeminiContent[];
-}
-
-/** True for a JSON object (not an array, not null). */
-export function isRecord(value: unknown): value is JsonRecord {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -10,7 +10,6 @@ import type { ToolDefinition } from '../../tokens/tool-tokens.js';
 import { fromGeminiContents, isRecord } from './gemini-format.js';
 import type { GeminiContent } from './gemini-types.js';
 import { toGeminiContents } from './gemini-write.js';
-import { contentsShapeProblem } from './validate-gemini.js';
 
 /** Top-level fields of a `generateContent` body that no other API has. */
 export const GEMINI_REQUEST_FIELDS = ['contents', 'systemInstruction', 'generationConfig', 'cachedContent'];
@@ -27,8 +26,6 @@ export function isGeminiRequest(body: Record<string, unknown>): boolean {
  *   `parts` has the wrong type (the API's first rules).
  */
 export function readGeminiRequest(body: RequestBody): RequestConversation {
-  const problem = contentsShapeProblem(body.contents);
-  if (problem) throw new CompactError(problem.message, { code: 'INVALID_TRANSCRIPT', path: problem.path });
   const { messages, system } = fromGeminiContents(body.contents, {
     systemInstruction: body.systemInstruction,
   });
