@@ -12,6 +12,7 @@ import type { OwnRouteHandler } from './own-routes.js';
 import type { ProxyOptions } from './proxy-options.js';
 import { formatLogLine, type ProxyRequestRecord, StatsCollector } from './proxy-stats.js';
 import type { ProxyTracing } from './proxy-tracing.js';
+import { RecentBodies } from './recent-bodies.js';
 import type { ProxyUpstreams } from './routes.js';
 import { SessionCompactors } from './session-compactors.js';
 import { shortSessionId } from './session-identity.js';
@@ -32,6 +33,8 @@ export interface ProxyContext {
   client: UpstreamClient;
   store: ProxySessionStore;
   compactors: SessionCompactors;
+  /** The parse of request bodies, reusing the recent bodies they repeat. */
+  bodies: RecentBodies;
   queue: ReturnType<typeof createSessionQueue>;
   stats: StatsCollector;
   recall: boolean;
@@ -88,6 +91,7 @@ export function createProxyContext({
     upstreams,
     client,
     store,
+    bodies: new RecentBodies(),
     compactors: createCompactors({ ...options, ...settings, recall }, client, [
       ...(monitor ? [monitor] : []),
       ...(tracing ? [tracing] : []),

@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { assertSafeBinding } from './access.js';
+import { parseObject } from './appended-body.js';
 import { type ExchangeDependencies, runExchange, statefulReason } from './conversation-exchange.js';
 import { countTokensPayload, isCountTokens } from './count-tokens.js';
 import { type ForwardOutcome, forwardRequest } from './forward.js';
@@ -132,7 +133,12 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
   const decoded =
     received === undefined ? undefined : decodeRequestBody(received, incoming.headers, context.maxBodyBytes);
   const plain = decoded?.type === 'identity' ? decoded : undefined;
-  const body = plain === undefined ? undefined : parseObject(plain.raw);
+  const body =
+    plain === undefined
+      ? undefined
+      : api === undefined
+        ? parseObject(plain.raw)
+        : context.bodies.parse(api, plain.raw, incoming.headers);
   if (api === undefined || plain === undefined || body === undefined) {
     return forwardUncompacted(request, { received, decoded, counting }, context);
   }
@@ -333,15 +339,4 @@ function passthroughRecord(
 
 function hasBody(method: string): boolean {
   return method !== 'GET' && method !== 'HEAD';
-}
-
-function parseObject(raw: Buffer): Record<string, unknown> | undefined {
-  try {
-    const parsed: unknown = JSON.parse(raw.toString('utf8'));
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }

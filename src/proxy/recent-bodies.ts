@@ -1,0 +1,64 @@
+/**
+ * The proxy's parse of request bodies: a body that repeats a recent body of the same user with new
+ * conversation items is read from that body and its new bytes (`appended-body.ts`); any other is
+ * parsed whole. Which recent bodies to try is found before anything is parsed (the session key needs
+ * the parsed body), from the credential and the body's first bytes: the bytes decide, so trying the
+ * wrong one costs a comparison, never a wrong parse.
+ */
+import { hash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { LRUCache } from 'lru-cache';
+import type { WireFormat } from '../core/wire/wire-format.js';
+import { layoutOf, type ParsedBody, parseAppended, parseObject } from './appended-body.js';
+import { conversationField } from './request-conversation.js';
+import { credentialHash } from './session-identity.js';
+
+/** Bodies below this are parsed whole and not kept: parsing them costs about what comparing does. */
+const MIN_BYTES = 16 * 1024;
+/** The leading bytes that pick the recent bodies to try (the model, the first message's start). */
+const PREFIX_BYTES = 4 * 1024;
+/** Recent bodies kept per prefix: the parallel sessions of one user that start alike. */
+const CANDIDATES = 8;
+/**
+ * Request bytes kept for all users together, least recently used dropped first: 64 MiB is about a
+ * hundred agent sessions at 150k tokens. The parsed objects are shared with the compactors.
+ */
+const BUDGET_BYTES = 64 * 1024 * 1024;
+
+/** Parses request bodies, reusing the recent bodies they repeat. */
+export class RecentBodies {
+  private readonly recent = new LRUCache<string, ParsedBody[]>({
+    maxSize: BUDGET_BYTES,
+    sizeCalculation: (bodies) =>
+      Math.max(
+        1,
+        bodies.reduce((bytes, body) => bytes + body.raw.length, 0),
+      ),
+  });
+
+  /** The body of a request to `api` as a JSON object, or undefined when it is not one. */
+  parse(api: WireFormat, raw: Buffer, headers: IncomingHttpHeaders): Record<string, unknown> | undefined {
+    if (raw.length < MIN_BYTES) return parseObject(raw);
+    const field = conversationField(api);
+    const key = `${api}:${credentialHash(headers)}:${hash('sha1', raw.subarray(0, PREFIX_BYTES), 'hex')}`;
+    const candidates = this.recent.get(key) ?? [];
+    for (const [index, candidate] of candidates.entries()) {
+      const parsed = parseAppended(candidate, raw, field);
+      if (parsed === undefined) continue;
+      this.keep(key, candidates, parsed, index);
+      return parsed.body;
+    }
+    const body = parseObject(raw);
+    if (body === undefined) return undefined;
+    // A client whose bodies are not compact JSON would pay the check on every request for nothing.
+    const compact = candidates.length === 0 || candidates.some((candidate) => candidate.layout !== undefined);
+    this.keep(key, candidates, { raw, body, layout: compact ? layoutOf(raw, body, field) : undefined });
+    return body;
+  }
+
+  /** Puts `parsed` first among the key's bodies, in place of the one it was read from. */
+  private keep(key: string, candidates: ParsedBody[], parsed: ParsedBody, replaces?: number): void {
+    const others = candidates.filter((_, index) => index !== replaces);
+    this.recent.set(key, [parsed, ...others].slice(0, CANDIDATES));
+  }
+}
