@@ -12,7 +12,6 @@
 // `npm run bench -- proxy`. Targets (warm): p50 added ≤ 2 ms on a small request, first byte within 1 ms.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { startProxy } from '../../proxy/index.js';
 import {
@@ -20,6 +19,21 @@ import {
   type ScriptedModelServer,
   startScriptedModelServer,
 } from '../../testing/index.js';
+import {
+  agent,
+  agentSizedRequestBody,
+  anthropicRoute,
+  geminiRequestBody,
+  geminiRoute,
+  geminiStreamRoute,
+  LARGE_REQUEST_TOKENS,
+  largeConversation,
+  post,
+  type Route,
+  requestBody,
+  smallConversation,
+  warmUpRequest,
+} from '../proxy-requests.js';
 
 /** Requests per latency sample; enough for a stable p99. */
 const SAMPLES_SMALL = 400;
@@ -38,126 +52,11 @@ const CONCURRENT_SESSIONS = 50;
 const REQUESTS_PER_SESSION = 20;
 /** Sessions created for the memory figure, each with a conversation of about 5k tokens. */
 const MEMORY_SESSIONS = 500;
-const LARGE_REQUEST_TOKENS = 100_000;
 /** Parallel conversations for the session-isolation figure, each of a few turns. */
 const PARALLEL_CONVERSATIONS = 5;
 const PARALLEL_TURNS = 3;
 /** How long the scripted model takes per answer there: long enough that queueing shows. */
 const ANSWER_DELAY_MS = 150;
-
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-
-/** Where a request goes and with which headers (the API's key header). */
-interface Route {
-  path: string;
-  headers: Record<string, string>;
-}
-
-const anthropicRoute: Route = {
-  path: '/v1/messages',
-  headers: {
-    'content-type': 'application/json',
-    'x-api-key': 'bench-key',
-    'anthropic-version': '2023-06-01',
-  },
-};
-const geminiHeaders = { 'content-type': 'application/json', 'x-goog-api-key': 'bench-key' };
-const geminiRoute: Route = { path: '/v1beta/models/gemini-bench:generateContent', headers: geminiHeaders };
-const geminiStreamRoute: Route = {
-  path: '/v1beta/models/gemini-bench:streamGenerateContent?alt=sse',
-  headers: geminiHeaders,
-};
-
-/** One POST; resolves with the time to the first body byte and to the end, in milliseconds. */
-function post(
-  origin: string,
-  body: string,
-  extra: Record<string, string> = {},
-  route: Route = anthropicRoute,
-): Promise<{ first: number; total: number }> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    let first = 0;
-    const outgoing = request(
-      `${origin}${route.path}`,
-      { method: 'POST', agent, headers: { ...route.headers, ...extra } },
-      (answer) => {
-        answer.on('data', () => {
-          if (first === 0) first = performance.now() - started;
-        });
-        answer.on('end', () => {
-          if (answer.statusCode !== 200) reject(new Error(`status ${answer.statusCode}`));
-          else resolve({ first, total: performance.now() - started });
-        });
-        answer.on('error', reject);
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(body);
-  });
-}
-
-function requestBody(messages: unknown[], stream = false): string {
-  return JSON.stringify({
-    model: 'claude-bench',
-    max_tokens: 64,
-    ...(stream ? { stream: true } : {}),
-    messages,
-  });
-}
-
-/**
- * A system prompt and tool list the size of a coding agent's (about 62 KB, 15k tokens): what every
- * request of Claude Code carries before its first message, sent again unchanged on every turn.
- */
-function agentSizedFixedPart(): { system: unknown[]; tools: unknown[] } {
-  const field = { type: 'string', description: 'A field of the tool input. '.repeat(4) };
-  const properties = Object.fromEntries(Array.from({ length: 8 }, (_, index) => [`field_${index}`, field]));
-  return {
-    system: [{ type: 'text', text: 'You are a coding agent. '.repeat(520) }],
-    tools: Array.from({ length: 20 }, (_, index) => ({
-      name: `tool_${index}`,
-      description: 'Does a thing with files and commands. '.repeat(30),
-      input_schema: { type: 'object', properties, required: ['field_0'] },
-    })),
-  };
-}
-
-function smallConversation(session: number, turns: number): unknown[] {
-  const messages: unknown[] = [{ role: 'user', content: `Session ${session}: list the files.` }];
-  for (let turn = 0; turn < turns; turn += 1) {
-    messages.push(
-      { role: 'assistant', content: `Turn ${turn} answer.` },
-      { role: 'user', content: `Next ${turn}.` },
-    );
-  }
-  return messages;
-}
-
-/** The small conversation as a Gemini `generateContent` body. */
-function geminiRequestBody(session: number, turns: number): string {
-  const contents = smallConversation(session, turns).map((message) => {
-    const { role, content } = message as { role: string; content: string };
-    return { role: role === 'assistant' ? 'model' : 'user', parts: [{ text: content }] };
-  });
-  return JSON.stringify({ contents, generationConfig: { maxOutputTokens: 64 } });
-}
-
-/** Plain text turns (no tool results, which micro compaction would mask), below the thresholds. */
-function largeConversation(): unknown[] {
-  const line = 'const value = compute(input, options); // a line of a file the user pasted\n';
-  const perTurn = 2_000;
-  const turns = Math.ceil(LARGE_REQUEST_TOKENS / perTurn);
-  const messages: unknown[] = [];
-  for (let turn = 0; turn < turns; turn += 1) {
-    messages.push(
-      { role: 'user', content: `File ${turn}:\n${line.repeat((perTurn * 4) / line.length)}` },
-      { role: 'assistant', content: `Read file ${turn}.` },
-    );
-  }
-  messages.push({ role: 'user', content: 'Summarize.' });
-  return messages;
-}
 
 function percentile(values: number[], fraction: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -190,25 +89,6 @@ async function compare(
   console.log(
     `  ${row(names[0], times.direct)}; ${row(names[1], times.proxy)}; added p50 ${added(0.5)} ms, p99 ${added(0.99)} ms`,
   );
-}
-
-/** One request of each kind the rows send, by index: the warm-up cycles through them. */
-function warmUpRequest(index: number): { body: string; route: Route } {
-  const turns = index % 50;
-  switch (index % 5) {
-    case 0:
-      return { body: requestBody(smallConversation(10, turns)), route: anthropicRoute };
-    case 1:
-      return { body: requestBody(smallConversation(11, turns), true), route: anthropicRoute };
-    case 2: {
-      const streamed = JSON.parse(requestBody(smallConversation(12, turns), true));
-      return { body: JSON.stringify({ ...streamed, ...agentSizedFixedPart() }), route: anthropicRoute };
-    }
-    case 3:
-      return { body: geminiRequestBody(13, turns), route: geminiRoute };
-    default:
-      return { body: geminiRequestBody(14, turns), route: geminiStreamRoute };
-  }
 }
 
 /**
@@ -464,6 +344,16 @@ async function compareWithBareHop(
         `  CPU per request (user + system, from /proc): bare hop ${bareCpu.toFixed(2)} ms, proxy ${proxyCpu.toFixed(2)} ms`,
       );
     }
+    console.log(`\nThe agent-sized first-byte row against the bare hop, ${SAMPLES_STREAM} samples:`);
+    const agentSized = (session: number) => (index: number) => agentSizedRequestBody(session, index % 50);
+    await compare(direct, bare.url, SAMPLES_STREAM, agentSized(8), 'first', anthropicRoute, [
+      'direct',
+      'bare hop',
+    ]);
+    await compare(bare.url, proxied, SAMPLES_STREAM, agentSized(9), 'first', anthropicRoute, [
+      'bare hop',
+      'proxy',
+    ]);
   } finally {
     bare.child.kill('SIGTERM');
   }
@@ -508,7 +398,6 @@ export async function run(): Promise<void> {
       'first',
     );
     forgetRequests(server);
-    const fixed = agentSizedFixedPart();
     console.log(
       `\nTime to first streamed byte with an agent-sized system prompt and 20 tools (62 KB sent again each turn), ${SAMPLES_STREAM} samples:`,
     );
@@ -516,8 +405,7 @@ export async function run(): Promise<void> {
       server.url,
       proxied,
       SAMPLES_STREAM,
-      (index) =>
-        JSON.stringify({ ...JSON.parse(requestBody(smallConversation(6, index % 50), true)), ...fixed }),
+      (index) => agentSizedRequestBody(6, index % 50),
       'first',
     );
     forgetRequests(server);
