@@ -7,8 +7,11 @@ const tools = [
   { name: 'read_file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } },
 ];
 
-function bodyOf(messages: unknown[]): Record<string, unknown> {
-  return { model: 'claude-x', messages, system, tools, max_tokens: 64, stream: true };
+function bodyOf(messages: unknown[], metadata: Record<string, unknown> = { session: 's1', turn: 'a' }) {
+  return { model: 'claude-x', messages, system, tools, max_tokens: 64, stream: true, metadata } as Record<
+    string,
+    unknown
+  >;
 }
 
 function bytes(value: unknown): Buffer {
@@ -96,6 +99,64 @@ describe('parseAppended', () => {
     expect(messages[2]).not.toBe((previous.body.messages as unknown[])[2]);
   });
 
+  it('reads the last field again when it changed (Codex writes its metadata in a new order each turn)', () => {
+    const earlier = [{ role: 'user', content: 'a' }];
+    const previous = whole(bytes(bodyOf(earlier, { session: 's1', turn: 'a' })));
+    const raw = bytes(
+      bodyOf([...earlier, { role: 'assistant', content: 'b' }], { turn: 'b', session: 's1' }),
+    );
+    const parsed = parseAppended(previous, raw, 'messages');
+    expect(parsed?.body).toEqual(JSON.parse(raw.toString()));
+    expect(Object.keys(parsed?.body.metadata as object)).toEqual(['turn', 'session']);
+    expect(parsed?.body.tools).toBe(previous.body.tools);
+    expect(parsed?.layout).toEqual(layoutOf(raw, JSON.parse(raw.toString()), 'messages'));
+  });
+
+  it('reads every field after the first again when more of them changed, or one was dropped', () => {
+    const earlier = [{ role: 'user', content: 'a' }];
+    const previous = whole(bytes(bodyOf(earlier)));
+    const changed = { ...bodyOf([...earlier, { role: 'user', content: 'b' }]), max_tokens: 99 };
+    const parsed = parseAppended(previous, bytes(changed), 'messages');
+    expect(parsed?.body).toEqual(changed);
+    expect(parsed?.body.system).toBe(previous.body.system);
+    const { metadata: _dropped, ...shorter } = bodyOf(earlier);
+    expect(parseAppended(previous, bytes(shorter), 'messages')?.body).toEqual(shorter);
+  });
+
+  it('takes a repeated field name as JSON.parse does, and gives that body no layout', () => {
+    const previous = whole(bytes(bodyOf([{ role: 'user', content: 'a' }])));
+    const text = JSON.stringify(bodyOf([{ role: 'user', content: 'a' }], { n: 2 })).replace(
+      /\}$/,
+      ',"model":"other"}',
+    );
+    const parsed = parseAppended(previous, Buffer.from(text), 'messages');
+    expect(parsed?.body).toEqual(JSON.parse(text));
+    expect(Object.keys(parsed?.body ?? {})).toEqual(Object.keys(JSON.parse(text)));
+    expect(parsed?.layout).toBeUndefined();
+  });
+
+  it('declines changed fields that are not whole fields', () => {
+    const previous = whole(bytes(bodyOf([{ role: 'user', content: 'a' }])));
+    const text = JSON.stringify(bodyOf([{ role: 'user', content: 'a' }]));
+    const lastField = text.lastIndexOf(',"metadata"');
+    for (const junk of ['x"metadata":{}', ',', ' ,"metadata":{}x']) {
+      const raw = Buffer.from(`${text.slice(0, lastField)}${junk}}`);
+      expect(() => JSON.parse(raw.toString())).toThrow();
+      expect(parseAppended(previous, raw, 'messages')).toBeUndefined();
+    }
+  });
+
+  it('keeps a changed "__proto__" field an own field, as JSON.parse does, or parses it whole', () => {
+    const previous = whole(bytes(bodyOf([{ role: 'user', content: 'a' }])));
+    const text = JSON.stringify(bodyOf([{ role: 'user', content: 'a' }])).replace(
+      /,"metadata":.*\}$/,
+      ',"__proto__":{"polluted":true}}',
+    );
+    const parsed = parseAppended(previous, Buffer.from(text), 'messages');
+    if (parsed !== undefined) expect(Object.hasOwn(parsed.body, '__proto__')).toBe(true);
+    expect((parsed?.body as { polluted?: unknown } | undefined)?.polluted).toBeUndefined();
+  });
+
   it('reads nothing new for the same bytes again', () => {
     const raw = bytes(bodyOf([{ role: 'user', content: 'a' }]));
     const parsed = parseAppended(whole(raw), Buffer.from(raw), 'messages');
@@ -106,7 +167,8 @@ describe('parseAppended', () => {
     const messages = [{ role: 'user', content: 'a' }];
     const previous = whole(bytes(bodyOf(messages)));
     const more = [...messages, { role: 'assistant', content: 'b' }];
-    expect(parseAppended(previous, bytes({ ...bodyOf(more), max_tokens: 65 }), 'messages')).toBeUndefined();
+    // Past the first field after the conversation: parsed whole.
+    expect(parseAppended(previous, bytes({ ...bodyOf(more), system: 'other' }), 'messages')).toBeUndefined();
     expect(
       parseAppended(previous, bytes({ ...bodyOf(more), model: 'claude-y' }), 'messages'),
     ).toBeUndefined();
@@ -138,7 +200,22 @@ describe('parseAppended', () => {
           fc.record({
             at: fc.nat(),
             remove: fc.nat({ max: 4 }),
-            insert: fc.constantFrom(',', ']', '[', '"', '1', '23', ',{}', ',"x"', '}', ' ', ',[1]'),
+            insert: fc.constantFrom(
+              ',',
+              ']',
+              '[',
+              '"',
+              '1',
+              '23',
+              ',{}',
+              ',"max_tokens":1',
+              '"model":"m",',
+              '}',
+              ',"x"',
+              '}',
+              ' ',
+              ',[1]',
+            ),
           }),
           { minLength: 1, maxLength: 3 },
         ),
