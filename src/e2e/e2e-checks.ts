@@ -1,6 +1,6 @@
 /** What every end-to-end run must show, as named checks with the figures behind them. */
 
-import type { ProxyRequestRecord } from '../proxy/index.js';
+import type { ProxyRequestRecord, ProxyStats } from '../proxy/index.js';
 import { fingerprintMessage } from '../proxy/session-identity.js';
 import { estimateRequestTokens, estimateTokens, type RecordedRequest } from '../testing/index.js';
 import type { HopRequest } from './http-hop.js';
@@ -24,6 +24,8 @@ export interface E2ETraffic {
   allServer: RecordedRequest[];
   /** The proxy's records of the main conversation, in order. */
   records: ProxyRequestRecord[];
+  /** How the proxy read the request bodies of 16 KiB or more (its stats); none without the proxy. */
+  bodies?: ProxyStats['bodies'];
 }
 
 const invalidOutcomes = new Set([

@@ -136,6 +136,7 @@ export async function geminiCli(options: GeminiRunOptions, proxied: boolean): Pr
       server: server.requests.filter((request) => isMain(request) && !isSummary(request)),
       allServer: [...server.requests],
       records: mainSession(records.filter((record) => record.api === 'gemini')),
+      ...(proxy ? { bodies: (await proxy.stats()).bodies } : {}),
     };
   } finally {
     await client.close();

@@ -146,6 +146,7 @@ async function claudeCode(command: string[]): Promise<E2ETraffic> {
       server: server.requests.filter((request) => isMain(request) && !isSummary(request)),
       allServer: [...server.requests],
       records: mainRecords(records.filter((record) => record.api === 'anthropic')),
+      bodies: (await proxy.stats()).bodies,
     };
   } finally {
     await client.close();
@@ -223,6 +224,7 @@ async function codex(command: string[]): Promise<E2ETraffic | string> {
       server: server.requests.filter((request) => isMain(request) && !isSummary(request)),
       allServer: [...server.requests],
       records: mainRecords(records.filter((record) => record.api === 'responses')),
+      bodies: (await proxy.stats()).bodies,
     };
   } finally {
     await client.close();
@@ -249,32 +251,40 @@ function systemMessageRequests(traffic: E2ETraffic): string {
   return `${carrying.length} of ${posts.length} POST requests to the server carried them, ${underBeta.length} under ${MID_CONVERSATION_SYSTEM_BETA}`;
 }
 
-function report(name: string, checks: E2ECheck[]): boolean {
+function report(name: string, checks: E2ECheck[], traffic?: E2ETraffic): boolean {
   console.log(`\n${name}`);
   for (const check of checks)
     console.log(`  ${check.passed ? 'ok  ' : 'FAIL'} ${check.name}: ${check.detail}`);
+  const bodies = traffic?.bodies;
+  if (bodies) {
+    console.log(
+      `  note request bodies of 16 KiB or more read from their new bytes: ${bodies.incremental} of ${bodies.incremental + bodies.whole}`,
+    );
+  }
   return checks.every((check) => check.passed);
 }
 
 const agents = installAgents();
 const claudeTraffic = await claudeCode(agents.claude);
-let passed = report('Claude Code', [
-  ...checkTraffic(claudeTraffic),
-  checkSurvivesHard(claudeTraffic, [...claudePlan, TASK]),
-]);
+let passed = report(
+  'Claude Code',
+  [...checkTraffic(claudeTraffic), checkSurvivesHard(claudeTraffic, [...claudePlan, TASK])],
+  claudeTraffic,
+);
 console.log(`  note mid-conversation system messages: ${systemMessageRequests(claudeTraffic)}`);
 const codexTraffic = await codex(agents.codex);
 if (typeof codexTraffic === 'string') console.log(`\nCodex: skipped — ${codexTraffic}`);
-else passed = report('Codex', checkTraffic(codexTraffic)) && passed;
+else passed = report('Codex', checkTraffic(codexTraffic), codexTraffic) && passed;
 // Gemini CLI twice: without the proxy (the baseline its peak request is held against), then through it.
 const geminiOptions = { command: agents.gemini, steps: STEPS, thresholds: THRESHOLDS, runAgent };
 const geminiDirect = await geminiCli(geminiOptions, false);
 const geminiTraffic = await geminiCli(geminiOptions, true);
 passed =
-  report('Gemini CLI', [
-    ...checkTraffic(geminiTraffic),
-    ...checkAgainstBaseline(geminiTraffic, geminiDirect),
-  ]) && passed;
+  report(
+    'Gemini CLI',
+    [...checkTraffic(geminiTraffic), ...checkAgainstBaseline(geminiTraffic, geminiDirect)],
+    geminiTraffic,
+  ) && passed;
 
 // The same tasks under `agent-compact wrap`, which starts its own proxy and points each agent at it.
 const shellStep = (name: string, input: (step: number) => Record<string, unknown>) =>

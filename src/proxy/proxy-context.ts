@@ -91,7 +91,7 @@ export function createProxyContext({
     upstreams,
     client,
     store,
-    bodies: new RecentBodies(),
+    bodies: new RecentBodies((how) => stats.addBodyRead(how)),
     compactors: createCompactors({ ...options, ...settings, recall }, client, [
       ...(monitor ? [monitor] : []),
       ...(tracing ? [tracing] : []),

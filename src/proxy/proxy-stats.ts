@@ -53,6 +53,11 @@ export interface ProxyStats {
   restarts: number;
   /** Answers with an upstream status of 400 or more, and 502s for an unreachable upstream. */
   upstreamErrors: number;
+  /**
+   * Request bodies of 16 KiB or more to the compacted APIs: read from a recent body of the same
+   * client and their own new bytes, or parsed whole.
+   */
+  bodies: { incremental: number; whole: number };
   /** Sessions kept in the store. */
   sessions: number;
 }
@@ -71,6 +76,7 @@ export class StatsCollector {
     fallbacks: 0,
     restarts: 0,
     upstreamErrors: 0,
+    bodies: { incremental: 0, whole: 0 },
   };
 
   /** Adds one finished request. */
@@ -88,6 +94,11 @@ export class StatsCollector {
     if (record.fallback) totals.fallbacks += 1;
     if (record.restarted) totals.restarts += 1;
     if (record.status >= 400 && !record.clientClosed) totals.upstreamErrors += 1;
+  }
+
+  /** Counts how a request body was read (`RecentBodies`). */
+  addBodyRead(how: keyof ProxyStats['bodies']): void {
+    this.totals.bodies[how] += 1;
   }
 
   /** A copy of the totals. */

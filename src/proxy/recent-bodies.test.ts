@@ -57,7 +57,7 @@ describe('the proxy, with bodies read from their new bytes', () => {
   const startProxyOver = useProxyHarness();
 
   /** The bodies the model received for a session sent as `serialize` writes it, through all three layers. */
-  async function upstreamBodies(serialize: (body: unknown) => string): Promise<unknown[]> {
+  async function upstreamBodies(serialize: (body: unknown) => string) {
     const { proxy, server } = await startProxyOver(() => 'ok', {
       thresholds: { mid: 12_000, hard: 20_000 },
       summarizer: 'extractive',
@@ -83,15 +83,17 @@ describe('the proxy, with bodies read from their new bytes', () => {
         },
       );
     }
-    return server.requests.map((request) => request.body);
+    return { bodies: server.requests.map((request) => request.body), read: (await proxy.stats()).bodies };
   }
 
   it('sends the model what it sends for the same session parsed whole every time', async () => {
     // Indented bodies are never compact JSON, so the proxy parses each of them whole.
     const whole = await upstreamBodies((body) => JSON.stringify(body, null, 1));
     const reused = await upstreamBodies((body) => JSON.stringify(body));
-    expect(reused).toEqual(whole);
-    const sizes = whole.map((body) => JSON.stringify(body).length);
+    expect(reused.bodies).toEqual(whole.bodies);
+    expect(whole.read).toEqual({ incremental: 0, whole: 12 });
+    expect(reused.read).toEqual({ incremental: 11, whole: 1 });
+    const sizes = whole.bodies.map((body) => JSON.stringify(body).length);
     // Compaction ran: some request went out smaller than the one before it.
     expect(sizes.some((size, index) => index > 0 && size < (sizes[index - 1] as number))).toBe(true);
   });

@@ -27,6 +27,9 @@ const BUDGET_BYTES = 64 * 1024 * 1024;
 
 /** Parses request bodies, reusing the recent bodies they repeat. */
 export class RecentBodies {
+  /** `onRead` hears how each body of {@link MIN_BYTES} or more was read (the proxy's stats). */
+  constructor(private readonly onRead?: (how: 'incremental' | 'whole') => void) {}
+
   private readonly recent = new LRUCache<string, ParsedBody[]>({
     maxSize: BUDGET_BYTES,
     sizeCalculation: (bodies) =>
@@ -46,10 +49,12 @@ export class RecentBodies {
       const parsed = parseAppended(candidate, raw, field);
       if (parsed === undefined) continue;
       this.keep(key, candidates, parsed, index);
+      this.onRead?.('incremental');
       return parsed.body;
     }
     const body = parseObject(raw);
     if (body === undefined) return undefined;
+    this.onRead?.('whole');
     // A client whose bodies are not compact JSON would pay the check on every request for nothing.
     const compact = candidates.length === 0 || candidates.some((candidate) => candidate.layout !== undefined);
     this.keep(key, candidates, { raw, body, layout: compact ? layoutOf(raw, body, field) : undefined });
