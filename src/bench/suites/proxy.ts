@@ -93,24 +93,34 @@ async function compare(
 
 /**
  * The first-byte comparison on the proxy just started, for its first {@link WARM_REQUESTS} requests:
- * the added p50 of each stretch of {@link SAMPLES_STREAM}, which falls as V8 optimizes.
+ * the added p50 of each stretch of {@link SAMPLES_STREAM}, which falls as V8 optimizes. A bare hop
+ * just started gets the same requests beside it, so the share of the fall that is any Node process
+ * warming up shows.
  */
 async function coldCurve(server: ScriptedModelServer, proxied: string): Promise<void> {
-  const added: string[] = [];
-  for (let start = 0; start < WARM_REQUESTS; start += SAMPLES_STREAM) {
-    const direct: number[] = [];
-    const proxy: number[] = [];
-    for (let index = start; index < start + SAMPLES_STREAM; index += 1) {
-      const body = requestBody(smallConversation(7, index % 50), true);
-      direct.push((await post(server.url, body)).first);
-      proxy.push((await post(proxied, body)).first);
+  const bare = await startListening([fileURLToPath(new URL('../bare-hop.js', import.meta.url)), server.url]);
+  const added = { proxy: [] as string[], bare: [] as string[] };
+  try {
+    for (let start = 0; start < WARM_REQUESTS; start += SAMPLES_STREAM) {
+      const times = { direct: [] as number[], proxy: [] as number[], bare: [] as number[] };
+      for (let index = start; index < start + SAMPLES_STREAM; index += 1) {
+        const body = requestBody(smallConversation(7, index % 50), true);
+        times.direct.push((await post(server.url, body)).first);
+        times.proxy.push((await post(proxied, body)).first);
+        times.bare.push((await post(bare.url, body)).first);
+      }
+      forgetRequests(server);
+      const stretch = `${start + 1}–${start + SAMPLES_STREAM}`;
+      const p50 = (values: number[]) => (percentile(values, 0.5) - percentile(times.direct, 0.5)).toFixed(2);
+      added.proxy.push(`${stretch} ${p50(times.proxy)} ms`);
+      added.bare.push(`${stretch} ${p50(times.bare)} ms`);
     }
-    forgetRequests(server);
-    const p50 = percentile(proxy, 0.5) - percentile(direct, 0.5);
-    added.push(`${start + 1}–${start + SAMPLES_STREAM} ${p50.toFixed(2)} ms`);
+  } finally {
+    bare.child.kill('SIGTERM');
   }
-  console.log('Cold: time to first streamed byte of the proxy just started, added p50 by its requests:');
-  console.log(`  ${added.join(', ')}`);
+  console.log('Cold: time to first streamed byte of a process just started, added p50 by its requests:');
+  console.log(`  proxy:    ${added.proxy.join(', ')}`);
+  console.log(`  bare hop: ${added.bare.join(', ')}`);
 }
 
 /** Sends {@link WARM_REQUESTS} requests of every kind to each origin in turn; nothing is measured. */
