@@ -14,6 +14,7 @@
  * to the last field or past the first, and whole fields after them. Such bytes have one parse, and
  * it is the one built here; anything else is parsed whole.
  */
+import { isPlainObject } from '../core/request/request-format.js';
 
 /** A parsed request body and where its conversation's items lie in its bytes. */
 export interface ParsedBody {
@@ -40,9 +41,7 @@ const CLOSING_BRACE = 0x7d;
 export function parseObject(raw: Buffer): Record<string, unknown> | undefined {
   try {
     const parsed: unknown = JSON.parse(raw.toString('utf8'));
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : undefined;
+    return isPlainObject(parsed) ? parsed : undefined;
   } catch {
     return undefined;
   }

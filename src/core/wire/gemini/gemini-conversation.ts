@@ -3,7 +3,8 @@
  * per line) read into and written from the canonical model, for the conversation reader.
  */
 import type { Conversation } from '../../conversation/types.js';
-import { fromGeminiContents, isRecord } from './gemini-format.js';
+import { isRecord } from '../_internal/validate-helpers.js';
+import { fromGeminiContents } from './gemini-format.js';
 import { toGeminiContents } from './gemini-write.js';
 
 /**

@@ -24,10 +24,9 @@ import type {
   ToolResultBlock,
 } from '../../conversation/types.js';
 import { CompactError } from '../../errors.js';
-import { dataFieldOf, type GeminiContent, type GeminiPart, isRecord } from './gemini-types.js';
+import { isRecord } from '../_internal/validate-helpers.js';
+import { dataFieldOf, type GeminiContent, type GeminiPart } from './gemini-types.js';
 import { contentsShapeProblem } from './validate-gemini.js';
-
-export { isRecord } from './gemini-types.js';
 
 /** The key under `provider_data` that holds {@link GeminiBlockData}. */
 export const GEMINI_DATA_KEY = 'gemini';

@@ -7,7 +7,8 @@ import type { Message } from '../../conversation/types.js';
 import { CompactError } from '../../errors.js';
 import type { RequestBody, RequestConversation } from '../../request/request-conversation.js';
 import type { ToolDefinition } from '../../tokens/tool-tokens.js';
-import { fromGeminiContents, isRecord } from './gemini-format.js';
+import { isRecord } from '../_internal/validate-helpers.js';
+import { fromGeminiContents } from './gemini-format.js';
 import type { GeminiContent } from './gemini-types.js';
 import { toGeminiContents } from './gemini-write.js';
 

@@ -62,8 +62,3 @@ export type GeminiDataField = (typeof GEMINI_DATA_FIELDS)[number];
 export function dataFieldOf(part: object): GeminiDataField | undefined {
   return GEMINI_DATA_FIELDS.find((field) => Object.hasOwn(part, field));
 }
-
-/** True for a JSON object (not an array, not null). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

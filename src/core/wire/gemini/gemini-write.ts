@@ -10,13 +10,13 @@ import type {
   ToolResultBlock,
   ToolUseBlock,
 } from '../../conversation/types.js';
+import { isRecord } from '../_internal/validate-helpers.js';
 import {
   blockOfPart,
   CODE_RESULT_BLOCK,
   EXECUTABLE_CODE_BLOCK,
   GEMINI_DATA_KEY,
   geminiDataOf,
-  isRecord,
   roleWasAbsent,
   UNKNOWN_PART_BLOCK,
 } from './gemini-format.js';

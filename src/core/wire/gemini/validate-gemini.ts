@@ -3,7 +3,8 @@
  * (`contents[4].parts[1]`). Never throws: anything it cannot read becomes a problem.
  */
 import type { ValidationProblem } from '../../conversation/validate.js';
-import { dataFieldOf, GEMINI_DATA_FIELDS, isRecord } from './gemini-types.js';
+import { isRecord } from '../_internal/validate-helpers.js';
+import { dataFieldOf, GEMINI_DATA_FIELDS } from './gemini-types.js';
 
 /** Part fields that describe the data field beside them rather than carry data. */
 const metadataFields = new Set([
