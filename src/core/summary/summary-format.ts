@@ -28,6 +28,26 @@ export const defaultIdentity: string = `${identityOpening}; archived tool result
 /** The default identity reminder when the model has no recall tool (the compactor's `recall: false`). */
 export const defaultIdentityWithoutRecall: string = `${identityOpening}.`;
 
+/**
+ * What each section asks for: the points the compaction prompts of the agents engineers copy ask a
+ * model to keep (intent, technical concepts, code with its signatures, errors and their fixes,
+ * pending work, the exact current work and the next step in the user's words).
+ */
+const sectionGuidance: Record<SummarySection, string> = {
+  'Task and constraints':
+    "the user's intent and every explicit request, quoting the user's own words where they are short; constraints and preferences they stated",
+  'Done so far': 'what was completed, in order, with the commands and edits that did it',
+  'Key findings and decisions':
+    'the key technical concepts and what was learned about the code (causes, how things work, why a choice was made), naming the functions, types and fields involved',
+  'Files touched':
+    'each file read or changed and why it matters, with the code sections and signatures the work depends on (a short snippet where the exact text matters)',
+  'Errors and fixes': 'each error met (its exact message) and how it was fixed, or that it is still open',
+  'Current state':
+    'exactly what was being worked on right before this summary: the file and function, the edit in progress, what the last edits did',
+  'Next steps':
+    'the pending tasks and the very next step, in line with the latest request (quote it); nothing the user did not ask for',
+};
+
 /** The instructions a summary model receives after the history it summarizes. */
 export function summaryInstructions(options: {
   focus?: string;
@@ -36,7 +56,7 @@ export function summaryInstructions(options: {
   /** Whether the placeholders name recall ids for the summary to keep. @default true */
   recall?: boolean;
 }): string {
-  const sections = summarySections.map((name) => `## ${name}`).join('\n');
+  const sections = summarySections.map((name) => `## ${name}\n(${sectionGuidance[name]})`).join('\n');
   const merge = options.mergesPrevious
     ? 'The conversation starts with an earlier <context_summary>. Merge it into your summary: one summary, ' +
       'the same sections, nothing stacked, nothing of it lost that still matters.\n'
@@ -48,16 +68,17 @@ export function summaryInstructions(options: {
       : 'Archived results appear as placeholders ending in "recall rN": keep those ids. ';
   const ledger = options.ledger
     ? 'The session ledger below is ground truth recorded by the compactor (files, commands and exit codes, ' +
-      "errors, the plan, the user's messages). It is attached to your summary as is: do not contradict it and " +
-      'do not copy it; write the narrative it cannot hold (why, what was learned, what is half done).\n' +
+      "errors, the plan, the user's messages, the code the agent worked on). It is attached to your summary " +
+      'as is: do not contradict it and do not copy it; write the narrative it cannot hold (why, what was ' +
+      'learned, what is half done).\n' +
       `${options.ledger}\n`
     : '';
   return (
     'Stop working on the task for a moment. Write a dense summary of the conversation so far that lets you ' +
-    'continue the task without it. Use exactly these Markdown sections, in this order:\n' +
+    'continue the task without it. Use exactly these Markdown sections, in this order (what each holds is ' +
+    'in brackets; do not repeat the brackets):\n' +
     `${sections}\n` +
-    'Under "Task and constraints" quote the user\'s own words where they are short. Keep exact file paths, ' +
-    'commands, identifiers, error messages and decisions. ' +
+    'Keep exact file paths, commands, identifiers, signatures, error messages and decisions. ' +
     ids +
     'Do not call tools. Answer with the summary only.\n' +
     merge +
