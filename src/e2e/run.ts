@@ -99,8 +99,18 @@ function claudeSpec(name: string, command: string[]): AgentSpec {
   };
 }
 
+/**
+ * Codex's tools: `tools`, or on its default model an `additional_tools` input item whose
+ * `functions` namespace holds `exec`, a custom tool that runs JavaScript calling the nested tools.
+ */
+function codexTools(body: Body): string[] {
+  const input = Array.isArray(body?.input) ? (body.input as Record<string, unknown>[]) : [];
+  const additional = input.filter((item) => item?.type === 'additional_tools');
+  return [...toolNames(body), ...additional.flatMap((item) => toolNames({ tools: item.tools }))];
+}
+
 function codexSpec(command: string[]): AgentSpec {
-  const isMain = (body: Body) => toolNames(body).length > 0;
+  const isMain = (body: Body) => codexTools(body).length > 0;
   return {
     name: 'Codex',
     api: 'responses',
@@ -109,17 +119,30 @@ function codexSpec(command: string[]): AgentSpec {
     thresholds: THRESHOLDS,
     isMain: (request) => isMain(request.body),
     isSummary,
-    script: () =>
-      stepScript(isMain, STEPS, (step) => ({
+    script: () => {
+      let usesExec = false;
+      const shell = (step: number) => ({
+        cmd: `seq 1 6000 > part${step}.txt && cat part${step}.txt`,
+        max_output_tokens: 10_000,
+      });
+      const steps = stepScript(isMain, STEPS, (step) => ({
         type: 'tool-calls',
-        // Codex's shell tool (0.17x): one command line, output capped by max_output_tokens.
         calls: [
-          {
-            name: 'exec_command',
-            input: { cmd: `seq 1 6000 > part${step}.txt && cat part${step}.txt`, max_output_tokens: 10_000 },
-          },
+          usesExec
+            ? // The default model's way: JavaScript in `exec` calling the nested shell tool.
+              {
+                name: 'exec',
+                input: { input: `text(await tools.exec_command(${JSON.stringify(shell(step))}));` },
+              }
+            : // Codex's shell tool (0.17x) on models given plain function tools.
+              { name: 'exec_command', input: shell(step) },
         ],
-      })),
+      }));
+      return (request: { body: Record<string, unknown> }) => {
+        usesExec = codexTools(request.body).includes('functions');
+        return steps(request);
+      };
+    },
     // No model in its config: Codex picks its default. Pointed at the server by a provider entry.
     env: async (workspace, baseUrl) => {
       const home = join(workspace, '.codex-home');
@@ -234,18 +257,24 @@ async function runAll(spec: AgentSpec, extra: (run: AgentRun) => E2ECheck[] = ()
 
 const started = performance.now();
 const agents = installAgents();
+/** `AGENT_COMPACT_E2E_ONLY=codex npm run e2e` runs the agents whose name holds it (case-insensitive). */
+const only = process.env.AGENT_COMPACT_E2E_ONLY?.toLowerCase();
+const specs: Array<[AgentSpec, (run: AgentRun) => E2ECheck[]]> = [
+  ...[
+    [agents.claudeVersion, agents.claude],
+    [agents.claudeNewestVersion, agents.claudeNewest],
+  ].map(([version, command]): [AgentSpec, (run: AgentRun) => E2ECheck[]] => [
+    claudeSpec(`Claude Code ${version as string}`, command as string[]),
+    (run) => [checkSurvivesHard(run.traffic, CLAUDE_FACTS)],
+  ]),
+  [codexSpec(agents.codex), () => []],
+  [geminiSpec(agents.gemini), (run) => [checkPrefixRewrites(run.traffic)]],
+];
 let passed = true;
-for (const [version, command] of [
-  [agents.claudeVersion, agents.claude],
-  [agents.claudeNewestVersion, agents.claudeNewest],
-] as const) {
-  passed =
-    (await runAll(claudeSpec(`Claude Code ${version}`, command), (run) => [
-      checkSurvivesHard(run.traffic, CLAUDE_FACTS),
-    ])) && passed;
+for (const [spec, extra] of specs) {
+  if (only !== undefined && !spec.name.toLowerCase().includes(only)) continue;
+  passed = (await runAll(spec, extra)) && passed;
 }
-passed = (await runAll(codexSpec(agents.codex))) && passed;
-passed = (await runAll(geminiSpec(agents.gemini), (run) => [checkPrefixRewrites(run.traffic)])) && passed;
 console.log(
   `\nnpm run e2e: ${passed ? 'passed' : 'FAILED'} in ${((performance.now() - started) / 1000).toFixed(0)} s`,
 );
