@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ProxyRequestRecord } from '../proxy/index.js';
 import type { RecordedRequest } from '../testing/index.js';
-import { checkAgainstBaseline, checkSurvivesHard, type E2ETraffic } from './e2e-checks.js';
+import {
+  checkAgainstBaseline,
+  checkSurvivesHard,
+  checkTokensSent,
+  checkUpstreamCompactions,
+  type E2ETraffic,
+} from './e2e-checks.js';
 import { valueForSchema } from './gemini-run.js';
 
 const turn = (text: string) => ({ role: 'user', parts: [{ text }] });
@@ -55,6 +61,49 @@ describe('checkSurvivesHard', () => {
     expect(lost.detail).toBe('2 requests from the first hard compaction on; missing: #1 [pending] plan');
     const noHard = checkSurvivesHard(withLayers(run, ['none', 'micro', 'none']), ['summary']);
     expect([noHard.passed, noHard.detail]).toEqual([false, 'no hard compaction happened']);
+  });
+});
+
+describe('checkUpstreamCompactions', () => {
+  const record = (layer: string, fallback?: string) =>
+    ({ layer, ...(fallback ? { fallback } : {}) }) as unknown as ProxyRequestRecord;
+
+  it('passes a run with a compaction upstream and no fallback', () => {
+    const checks = checkUpstreamCompactions([record('none'), record('micro'), record('hard')]);
+    expect(checks.map((check) => [check.passed, check.detail])).toEqual([
+      [true, '2 of 3 requests (micro, hard)'],
+      [true, '0 fallbacks'],
+    ]);
+  });
+
+  it('fails the run of issue #34: every compaction rejected, the client bytes sent instead', () => {
+    const rejected =
+      'compacted request rejected (micro): messages[1].role: role must be "user" or "assistant"';
+    const checks = checkUpstreamCompactions([
+      record('none'),
+      record('none', rejected),
+      record('none', rejected),
+    ]);
+    expect(checks.map((check) => check.passed)).toEqual([false, false]);
+    expect(checks[1]?.detail).toBe(`2 fallbacks: ${rejected}`);
+  });
+});
+
+describe('checkTokensSent', () => {
+  const baseline = {
+    ...traffic([]),
+    allServer: [1000, 3000].map(
+      (inputTokens) => ({ method: 'POST', path: '/v1/messages', inputTokens }) as unknown as RecordedRequest,
+    ),
+  };
+
+  it.each([
+    [4300, true],
+    [3700, true],
+    [3500, false],
+    [undefined, false],
+  ])('holds %s tokens reported against 4000 received without the proxy: %s', (reported, passed) => {
+    expect(checkTokensSent(reported, baseline).passed).toBe(passed);
   });
 });
 

@@ -87,10 +87,24 @@ const MAX_PEAK_RATIO = 0.85;
  * (each throws away the prompt cache from that point).
  */
 export function checkAgainstBaseline(traffic: E2ETraffic, baseline: E2ETraffic): E2ECheck[] {
+  return [checkPeak(traffic, baseline), checkPrefixRewrites(traffic)];
+}
+
+/** The largest request the server saw is at most 85% of the largest in the run without the proxy. */
+export function checkPeak(traffic: E2ETraffic, baseline: E2ETraffic): E2ECheck {
   const peak = (run: E2ETraffic) =>
     Math.max(0, ...run.server.map((request) => bodyTokens(run.api, request.body)));
   const proxied = peak(traffic);
   const direct = peak(baseline);
+  return {
+    name: `the largest request is at most ${MAX_PEAK_RATIO * 100}% of the run without the proxy`,
+    passed: baseline.exitCode === 0 && direct > 0 && proxied <= direct * MAX_PEAK_RATIO,
+    detail: `${proxied} tokens through the proxy, ${direct} without (${direct > 0 ? ((100 * proxied) / direct).toFixed(1) : '?'}%; baseline exit ${baseline.exitCode})`,
+  };
+}
+
+/** At most 4 requests rewrote the prefix the one before sent (each throws the prompt cache away from there). */
+export function checkPrefixRewrites(traffic: E2ETraffic): E2ECheck {
   const rewrites: number[] = [];
   for (let index = 1; index < traffic.server.length; index += 1) {
     const before = conversation(traffic.api, traffic.server[index - 1]?.body).map(fingerprintMessage);
@@ -98,18 +112,11 @@ export function checkAgainstBaseline(traffic: E2ETraffic, baseline: E2ETraffic):
     if (before.length > after.length || before.some((item, position) => item !== after[position]))
       rewrites.push(index);
   }
-  return [
-    {
-      name: `the largest request is at most ${MAX_PEAK_RATIO * 100}% of the run without the proxy`,
-      passed: baseline.exitCode === 0 && direct > 0 && proxied <= direct * MAX_PEAK_RATIO,
-      detail: `${proxied} tokens through the proxy, ${direct} without (${direct > 0 ? ((100 * proxied) / direct).toFixed(1) : '?'}%; baseline exit ${baseline.exitCode})`,
-    },
-    {
-      name: `at most ${MAX_PREFIX_REWRITES} prefix rewrites`,
-      passed: rewrites.length <= MAX_PREFIX_REWRITES && traffic.server.length > 1,
-      detail: `${rewrites.length} of ${traffic.server.length - 1} requests${rewrites.length ? ` (at ${rewrites.join(', ')})` : ''}`,
-    },
-  ];
+  return {
+    name: `at most ${MAX_PREFIX_REWRITES} prefix rewrites`,
+    passed: rewrites.length <= MAX_PREFIX_REWRITES && traffic.server.length > 1,
+    detail: `${rewrites.length} of ${traffic.server.length - 1} requests${rewrites.length ? ` (at ${rewrites.join(', ')})` : ''}`,
+  };
 }
 
 /** The model API calls the server received (a client's HEAD / connectivity probe is not one). */
@@ -153,5 +160,46 @@ export function checkSurvivesHard(traffic: E2ETraffic, facts: string[]): E2EChec
       firstHard === -1
         ? 'no hard compaction happened'
         : `${after.length} requests from the first hard compaction on${missing.size ? `; missing: ${[...missing].join(' | ')}` : ', each showing all of them'}`,
+  };
+}
+
+/**
+ * The compactions went upstream: at least one compaction whose result the server received, and
+ * no fallback (a compaction failed or rejected, the client's bytes sent instead) in any session.
+ */
+export function checkUpstreamCompactions(records: readonly ProxyRequestRecord[]): E2ECheck[] {
+  const upstream = records.filter((record) => record.layer !== 'none' && record.fallback === undefined);
+  const fallbacks = records.filter((record) => record.fallback !== undefined);
+  const layers = upstream.map((record) => record.layer).join(', ');
+  const reasons = [...new Set(fallbacks.map((record) => record.fallback))].join(' | ');
+  return [
+    {
+      name: 'at least one compaction went upstream',
+      passed: upstream.length > 0,
+      detail: `${upstream.length} of ${records.length} requests${layers ? ` (${layers})` : ''}`,
+    },
+    {
+      name: 'no compaction fell back to the client’s bytes',
+      passed: fallbacks.length === 0,
+      detail: fallbacks.length === 0 ? '0 fallbacks' : `${fallbacks.length} fallbacks: ${reasons}`,
+    },
+  ];
+}
+
+/** How far the proxy's "tokens sent" may be from what the server received without it. */
+const MAX_SENT_DEVIATION = 0.1;
+
+/**
+ * "Tokens sent" is what the client sent: the proxy's figure within 10% of the input tokens the
+ * server received, over every conversation request, in the same run without the proxy.
+ */
+export function checkTokensSent(reported: number | undefined, baseline: E2ETraffic): E2ECheck {
+  const direct = modelCalls(baseline).reduce((sum, request) => sum + (request.inputTokens ?? 0), 0);
+  const deviation =
+    reported === undefined || direct === 0 ? Number.NaN : Math.abs(reported - direct) / direct;
+  return {
+    name: `"tokens sent" is within ${MAX_SENT_DEVIATION * 100}% of what the server received without the proxy`,
+    passed: deviation <= MAX_SENT_DEVIATION,
+    detail: `${reported ?? '?'} reported, ${direct} without the proxy (${Number.isNaN(deviation) ? '?' : `${(100 * deviation).toFixed(1)}% off`})`,
   };
 }

@@ -1,245 +1,197 @@
-// `npm run e2e`: the real Claude Code, Codex CLI and Gemini CLI run a multi-step task in a scratch
-// workspace through `agent-compact proxy`, in front of the scripted model server scripted to drive
-// tool calls. Passes when each agent exits 0, every request the server receives is valid,
-// compaction fired and the upstream prefix stays byte-stable between compactions. The agents are
-// installed once into ~/.cache/agent-compact-e2e (AGENT_COMPACT_E2E_DIR); kept out of npm test.
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+// `npm run e2e`: the real Claude Code (pinned 2.1.328 and the newest), Codex CLI and Gemini CLI,
+// each on its defaults (no model flag), run a multi-step task in a scratch workspace in front of
+// the scripted model server scripted to drive tool calls: once straight at it (the baseline), once
+// through `startProxy`, once under `agent-compact wrap`. Passes when each run exits 0, every request
+// the server receives is valid, at least one compaction went upstream and none fell back to the
+// client's bytes, the largest request is at most 85% of the baseline's, and "tokens sent" is within
+// 10% of what the server received without the proxy. The agents are installed once into
+// ~/.cache/agent-compact-e2e (AGENT_COMPACT_E2E_DIR); kept out of npm test.
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { allowsSystemMessages, MID_CONVERSATION_SYSTEM_BETA } from '../core/conversation/validate.js';
-import { type ProxyRequestRecord, startProxy } from '../proxy/index.js';
-import { type RecordedRequest, type ScriptStep, startScriptedModelServer } from '../testing/index.js';
+import { allowsSystemMessages } from '../core/conversation/validate.js';
+import { type AgentRun, type AgentSpec, directRun, proxiedRun, wrappedRun } from './agent-runs.js';
 import {
-  checkAgainstBaseline,
+  checkPeak,
+  checkPrefixRewrites,
   checkSurvivesHard,
+  checkTokensSent,
   checkTraffic,
+  checkUpstreamCompactions,
   type E2ECheck,
   type E2ETraffic,
 } from './e2e-checks.js';
-import { geminiCli, geminiHome, geminiScript } from './gemini-run.js';
-import { type HopRequest, startHttpHop } from './http-hop.js';
+import { geminiHome, geminiScript } from './gemini-run.js';
 import { installAgents } from './install-agents.js';
-import { codexHome, wrappedRun } from './wrap-runs.js';
 
-/** Tool calls the scripted model makes before it answers "Done." */
+type Body = Record<string, unknown> | undefined;
+
+/** Shell steps of the Codex and Gemini CLI tasks. */
 const STEPS = 10;
-/** The task every agent is given. */
-const TASK = `Write ${STEPS} files of numbers with the shell, one per step, then say Done.`;
-/** Low thresholds so a short task compacts (Claude Code's system prompt and tools alone are ~19k). */
+const SHELL_TASK = `Write ${STEPS} files of numbers with the shell, one per step, then say Done.`;
+/** Low thresholds so a short task compacts. */
 const THRESHOLDS = { mid: 40_000, hard: 70_000 };
-const AGENT_TIMEOUT_MS = 240_000;
+/**
+ * The Claude Code task of issue #34: twelve 250-line files read with `Read`, one per step, at mid
+ * 24k / hard 40k (its system prompt and tools alone are ~11k), so micro, mid and hard all have work.
+ */
+const FILES = 12;
+const FILE_LINES = 250;
+const CLAUDE_TASK = `Read the ${FILES} files file1.txt to file${FILES}.txt one by one, then say Done.`;
+const CLAUDE_THRESHOLDS = { mid: 24_000, hard: 40_000 };
+/** What a hard compaction must keep: the user's task, and the harness's environment system message. */
+const CLAUDE_FACTS = [CLAUDE_TASK, 'Primary working directory'];
 
 const summaryMarker = 'Write a dense summary';
+const SUMMARY = '## Task and constraints\nWork through the files.\n## Current state\nWorking.';
 
-function isSummary(request: { body: Record<string, unknown> }): boolean {
-  return JSON.stringify(request.body.messages ?? request.body.input ?? '').includes(summaryMarker);
-}
-
-function toolNames(body: Record<string, unknown> | undefined): string[] {
+function toolNames(body: Body): string[] {
   const tools = Array.isArray(body?.tools) ? (body.tools as { name?: unknown; type?: unknown }[]) : [];
   return tools.map((tool) => String(tool.name ?? tool.type));
 }
 
-/** A script that answers the agent's main conversation with `STEPS` shell calls, then "Done.". */
-function agentScript(shellCall: (step: number) => ScriptStep, isMain: (request: RecordedRequest) => boolean) {
+const isSummary = (request: { body?: Body }) =>
+  JSON.stringify(request.body?.messages ?? request.body?.input ?? request.body?.contents ?? '').includes(
+    summaryMarker,
+  );
+
+/** A script: summaries get a summary, side calls "ok", the main turn `call(step)` until `steps`, then "Done.". */
+function stepScript(isMain: (body: Body) => boolean, steps: number, call: (step: number) => unknown) {
   let step = 0;
-  return (request: Omit<RecordedRequest, 'outcome'>): ScriptStep => {
-    if (isSummary(request))
-      return '## Task and constraints\nCount numbers in files.\n## Current state\nCounting.';
-    if (!isMain(request as RecordedRequest)) return 'ok';
+  return (request: { body: Record<string, unknown> }) => {
+    if (isSummary(request)) return SUMMARY;
+    if (!isMain(request.body)) return 'ok';
     step += 1;
-    return step <= STEPS ? shellCall(step) : 'Done.';
+    return (step <= steps ? call(step) : 'Done.') as never;
   };
 }
 
-async function runAgent(
-  command: string[],
-  args: string[],
-  cwd: string,
-  env: Record<string, string>,
-): Promise<number | null> {
-  const [executable, ...prefix] = command;
-  const child = spawn(executable!, [...prefix, ...args], {
-    cwd,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  const timer = setTimeout(() => child.kill('SIGKILL'), AGENT_TIMEOUT_MS);
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  clearTimeout(timer);
-  if (code !== 0) console.log(output.slice(-3000));
-  return code;
-}
-
-/** The proxy's records of the conversation it saw most often (the agent's main one). */
-function mainRecords(records: ProxyRequestRecord[]): ProxyRequestRecord[] {
-  const counts = new Map<string, number>();
-  for (const record of records) counts.set(record.session, (counts.get(record.session) ?? 0) + 1);
-  const main = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
-  return records.filter((record) => record.session === main && record.status === 200);
-}
-
-/** Claude Code's own plan for the task, made with its task tools (TaskCreate since 2.1). */
-const CLAUDE_TASKS = ['Write the part files', 'Say Done'];
-/** The plan as the task list prints it once the first task is under way. */
-const claudePlan = [`#1 [in_progress] ${CLAUDE_TASKS[0]}`, `#2 [pending] ${CLAUDE_TASKS[1]}`];
-/**
- * Thresholds for the Claude Code run: low enough that a hard compaction replaces the history,
- * so the run shows what survives it (the plan, the user's task) with the real client.
- */
-const CLAUDE_THRESHOLDS = { mid: 30_000, hard: 50_000 };
-
-/** Claude Code: `claude -p` with ANTHROPIC_BASE_URL at the proxy. */
-async function claudeCode(command: string[]): Promise<E2ETraffic> {
-  const isMain = (request: { body?: Record<string, unknown> }) => toolNames(request.body).includes('Bash');
-  const bash = (step: number) => ({
-    name: 'Bash',
-    input: {
-      command: `seq 1 6000 > part${step}.txt && cat part${step}.txt`,
-      description: `write part ${step}`,
-    },
-  });
-  const plan = [
-    ...CLAUDE_TASKS.map((subject) => ({ name: 'TaskCreate', input: { subject, description: subject } })),
-  ];
-  const server = await startScriptedModelServer({
-    script: agentScript(
-      (step) => ({
-        type: 'tool-calls',
-        calls:
-          step === 1
-            ? plan
-            : step === 2
-              ? [{ name: 'TaskUpdate', input: { taskId: '1', status: 'in_progress' } }, bash(step)]
-              : [bash(step)],
-      }),
-      (request) => isMain(request),
-    ),
-  });
-  const records: ProxyRequestRecord[] = [];
-  const proxy = await startProxy({
-    upstream: server.url,
+function claudeSpec(name: string, command: string[]): AgentSpec {
+  const isMain = (body: Body) => toolNames(body).includes('Read');
+  return {
+    name,
+    api: 'anthropic',
+    command,
+    args: ['-p', CLAUDE_TASK, '--dangerously-skip-permissions'],
     thresholds: CLAUDE_THRESHOLDS,
-    onRequest: (record) => records.push(record),
-  });
-  const client = await startHttpHop(proxy.url);
-  const workspace = await mkdtemp(join(tmpdir(), 'e2e-claude-'));
-  try {
-    const exitCode = await runAgent(command, ['-p', TASK, '--dangerously-skip-permissions'], workspace, {
-      ANTHROPIC_BASE_URL: client.url,
+    isMain: (request) => isMain(request.body),
+    isSummary,
+    setup: async (workspace) => {
+      const line = (file: number, index: number) =>
+        `file ${file} line ${index + 1}: const value${index} = compute(input, ${index}); // lorem ipsum dolor`;
+      for (let file = 1; file <= FILES; file += 1) {
+        const text = Array.from({ length: FILE_LINES }, (_, index) => line(file, index)).join('\n');
+        await writeFile(join(workspace, `file${file}.txt`), `${text}\n`);
+      }
+    },
+    script: (workspace) =>
+      stepScript(isMain, FILES, (step) => ({
+        type: 'tool-calls',
+        calls: [{ name: 'Read', input: { file_path: join(workspace, `file${step}.txt`) } }],
+      })),
+    env: async (workspace, baseUrl) => ({
+      ...(baseUrl ? { ANTHROPIC_BASE_URL: baseUrl } : {}),
       ANTHROPIC_API_KEY: 'sk-ant-e2e-dummy',
       IS_SANDBOX: '1',
       CLAUDE_CONFIG_DIR: join(workspace, '.claude-config'),
       DISABLE_AUTOUPDATER: '1',
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    });
-    return {
-      api: 'anthropic',
-      exitCode,
-      client: client.requests.filter(
-        (request: HopRequest) => request.path.startsWith('/v1/messages') && isMain(request),
-      ),
-      server: server.requests.filter((request) => isMain(request) && !isSummary(request)),
-      allServer: [...server.requests],
-      records: mainRecords(records.filter((record) => record.api === 'anthropic')),
-      bodies: (await proxy.stats()).bodies,
-    };
-  } finally {
-    await client.close();
-    await proxy.close();
-    await server.close();
-    await rm(workspace, { recursive: true, force: true });
-  }
+    }),
+  };
 }
 
-/** Codex: `codex exec` with a model provider whose base_url is the proxy and wire_api "responses". */
-async function codex(command: string[]): Promise<E2ETraffic | string> {
-  const isMain = (request: { body?: Record<string, unknown> }) => toolNames(request.body).length > 0;
-  const server = await startScriptedModelServer({
-    script: agentScript(
-      (step) => ({
+/**
+ * Codex's tools: `tools`, or on its default model an `additional_tools` input item whose
+ * `functions` namespace holds `exec`, a custom tool that runs JavaScript calling the nested tools.
+ */
+function codexTools(body: Body): string[] {
+  const input = Array.isArray(body?.input) ? (body.input as Record<string, unknown>[]) : [];
+  const additional = input.filter((item) => item?.type === 'additional_tools');
+  return [...toolNames(body), ...additional.flatMap((item) => toolNames({ tools: item.tools }))];
+}
+
+function codexSpec(command: string[]): AgentSpec {
+  const isMain = (body: Body) => codexTools(body).length > 0;
+  return {
+    name: 'Codex',
+    api: 'responses',
+    command,
+    args: ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', SHELL_TASK],
+    thresholds: THRESHOLDS,
+    isMain: (request) => isMain(request.body),
+    isSummary,
+    script: () => {
+      let usesExec = false;
+      const shell = (step: number) => ({
+        cmd: `seq 1 6000 > part${step}.txt && cat part${step}.txt`,
+        max_output_tokens: 10_000,
+      });
+      const steps = stepScript(isMain, STEPS, (step) => ({
         type: 'tool-calls',
         calls: [
-          {
-            // Codex's shell tool (0.17x): one command line, output capped by max_output_tokens.
-            name: 'exec_command',
-            input: { cmd: `seq 1 6000 > part${step}.txt && cat part${step}.txt`, max_output_tokens: 10_000 },
-          },
+          usesExec
+            ? // The default model's way: JavaScript in `exec` calling the nested shell tool.
+              {
+                name: 'exec',
+                input: { input: `text(await tools.exec_command(${JSON.stringify(shell(step))}));` },
+              }
+            : // Codex's shell tool (0.17x) on models given plain function tools.
+              { name: 'exec_command', input: shell(step) },
         ],
-      }),
-      (request) => isMain(request),
-    ),
-  });
-  const probe = await fetch(`${server.url}/v1/responses`, {
-    method: 'POST',
-    headers: { authorization: 'Bearer probe', 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'probe', input: 'hi' }),
-  });
-  if (probe.status === 404) {
-    await server.close();
-    return 'the scripted model server does not speak POST /v1/responses yet (the responses branch adds it)';
-  }
-  (server.requests as RecordedRequest[]).length = 0;
-  const records: ProxyRequestRecord[] = [];
-  const proxy = await startProxy({
-    upstream: server.url,
+      }));
+      return (request: { body: Record<string, unknown> }) => {
+        usesExec = codexTools(request.body).includes('functions');
+        return steps(request);
+      };
+    },
+    // No model in its config: Codex picks its default. Pointed at the server by a provider entry.
+    env: async (workspace, baseUrl) => {
+      const home = join(workspace, '.codex-home');
+      await mkdir(home, { recursive: true });
+      // Under wrap the config is empty: wrap adds the provider with -c overrides.
+      await writeFile(
+        join(home, 'config.toml'),
+        baseUrl === undefined
+          ? ''
+          : [
+              'model_provider = "agent-compact"',
+              '[model_providers.agent-compact]',
+              'name = "agent-compact e2e"',
+              `base_url = "${baseUrl}/v1"`,
+              'wire_api = "responses"',
+              'env_key = "OPENAI_API_KEY"',
+              '',
+            ].join('\n'),
+      );
+      return { CODEX_HOME: home, OPENAI_API_KEY: 'sk-e2e-dummy' };
+    },
+  };
+}
+
+function geminiSpec(command: string[]): AgentSpec {
+  const declared = (body: Body) =>
+    (Array.isArray(body?.tools)
+      ? (body.tools as { functionDeclarations?: { name?: string }[] }[])
+      : []
+    ).flatMap((tool) => (tool.functionDeclarations ?? []).map((declaration) => String(declaration.name)));
+  return {
+    name: 'Gemini CLI',
+    api: 'gemini',
+    command,
+    args: ['-p', SHELL_TASK, '--yolo'],
     thresholds: THRESHOLDS,
-    onRequest: (record) => records.push(record),
-  });
-  const client = await startHttpHop(proxy.url);
-  const workspace = await mkdtemp(join(tmpdir(), 'e2e-codex-'));
-  const codexHome = join(workspace, '.codex-home');
-  try {
-    await mkdtempDir(codexHome);
-    await writeFile(
-      join(codexHome, 'config.toml'),
-      [
-        'model = "gpt-e2e"',
-        'model_provider = "agent-compact"',
-        '',
-        '[model_providers.agent-compact]',
-        'name = "agent-compact proxy"',
-        `base_url = "${client.url}/v1"`,
-        'wire_api = "responses"',
-        'env_key = "OPENAI_API_KEY"',
-        '',
-      ].join('\n'),
-    );
-    const exitCode = await runAgent(
-      command,
-      ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', TASK],
-      workspace,
-      { CODEX_HOME: codexHome, OPENAI_API_KEY: 'sk-e2e-dummy' },
-    );
-    return {
-      api: 'responses',
-      exitCode,
-      client: client.requests.filter(
-        (request) => request.path.startsWith('/v1/responses') && isMain(request),
-      ),
-      server: server.requests.filter((request) => isMain(request) && !isSummary(request)),
-      allServer: [...server.requests],
-      records: mainRecords(records.filter((record) => record.api === 'responses')),
-      bodies: (await proxy.stats()).bodies,
-    };
-  } finally {
-    await client.close();
-    await proxy.close();
-    await server.close();
-    await rm(workspace, { recursive: true, force: true });
-  }
+    isMain: (request) => declared(request.body).includes('run_shell_command'),
+    isSummary,
+    script: () => geminiScript(STEPS),
+    env: async (workspace, baseUrl) => ({
+      HOME: await geminiHome(workspace),
+      GEMINI_CLI_TRUST_WORKSPACE: 'true',
+      GEMINI_API_KEY: 'gemini-e2e-dummy',
+      ...(baseUrl ? { GOOGLE_GEMINI_BASE_URL: baseUrl } : {}),
+    }),
+  };
 }
 
-async function mkdtempDir(path: string): Promise<void> {
-  const { mkdir } = await import('node:fs/promises');
-  await mkdir(path, { recursive: true });
-}
-
-/** How many requests reached the server with `role: "system"` messages, and under which beta. */
+/** How many requests reached the server with `role: "system"` messages, and how many under a beta allowing them. */
 function systemMessageRequests(traffic: E2ETraffic): string {
   const posts = traffic.allServer.filter((request) => request.method === 'POST');
   const carrying = posts.filter(
@@ -248,14 +200,15 @@ function systemMessageRequests(traffic: E2ETraffic): string {
       (request.body.messages as { role?: unknown }[]).some((message) => message.role === 'system'),
   );
   const underBeta = carrying.filter((request) => allowsSystemMessages(request.headers['anthropic-beta']));
-  return `${carrying.length} of ${posts.length} POST requests to the server carried them, ${underBeta.length} under ${MID_CONVERSATION_SYSTEM_BETA}`;
+  return `${carrying.length} of ${posts.length} POST requests to the server carried them, ${underBeta.length} under a beta allowing them`;
 }
 
-function report(name: string, checks: E2ECheck[], traffic?: E2ETraffic): boolean {
+function report(name: string, checks: E2ECheck[], run?: AgentRun): boolean {
   console.log(`\n${name}`);
   for (const check of checks)
     console.log(`  ${check.passed ? 'ok  ' : 'FAIL'} ${check.name}: ${check.detail}`);
-  const bodies = traffic?.bodies;
+  if (run?.savingsLine) console.log(`  note ${run.savingsLine}`);
+  const bodies = run?.traffic.bodies;
   if (bodies) {
     console.log(
       `  note request bodies of 16 KiB or more read from their new bytes: ${bodies.incremental} of ${bodies.incremental + bodies.whole}`,
@@ -264,72 +217,65 @@ function report(name: string, checks: E2ECheck[], traffic?: E2ETraffic): boolean
   return checks.every((check) => check.passed);
 }
 
-const agents = installAgents();
-const claudeTraffic = await claudeCode(agents.claude);
-let passed = report(
-  'Claude Code',
-  [...checkTraffic(claudeTraffic), checkSurvivesHard(claudeTraffic, [...claudePlan, TASK])],
-  claudeTraffic,
-);
-console.log(`  note mid-conversation system messages: ${systemMessageRequests(claudeTraffic)}`);
-const codexTraffic = await codex(agents.codex);
-if (typeof codexTraffic === 'string') console.log(`\nCodex: skipped — ${codexTraffic}`);
-else passed = report('Codex', checkTraffic(codexTraffic), codexTraffic) && passed;
-// Gemini CLI twice: without the proxy (the baseline its peak request is held against), then through it.
-const geminiOptions = { command: agents.gemini, steps: STEPS, thresholds: THRESHOLDS, runAgent };
-const geminiDirect = await geminiCli(geminiOptions, false);
-const geminiTraffic = await geminiCli(geminiOptions, true);
-passed =
-  report(
-    'Gemini CLI',
-    [...checkTraffic(geminiTraffic), ...checkAgainstBaseline(geminiTraffic, geminiDirect)],
-    geminiTraffic,
-  ) && passed;
-
-// The same tasks under `agent-compact wrap`, which starts its own proxy and points each agent at it.
-const shellStep = (name: string, input: (step: number) => Record<string, unknown>) =>
-  agentScript(
-    (step) => ({ type: 'tool-calls', calls: [{ name, input: input(step) }] }),
-    (request) => toolNames(request.body).length > 0,
-  );
-const wrappedClaude = await wrappedRun({
-  agent: agents.claude,
-  args: ['-p', TASK, '--dangerously-skip-permissions'],
-  env: {
-    ANTHROPIC_API_KEY: 'sk-ant-e2e-dummy',
-    IS_SANDBOX: '1',
-    DISABLE_AUTOUPDATER: '1',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-  },
-  prepare: async (workspace) => ({ CLAUDE_CONFIG_DIR: join(workspace, '.claude-config') }),
-  script: shellStep('Bash', (step) => ({
-    command: `seq 1 6000 > part${step}.txt && cat part${step}.txt`,
-    description: `write part ${step}`,
-  })),
-  thresholds: THRESHOLDS,
-});
-passed = report('agent-compact wrap -- claude -p', wrappedClaude) && passed;
-if (typeof codexTraffic !== 'string') {
-  const wrappedCodex = await wrappedRun({
-    agent: agents.codex,
-    args: ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', TASK],
-    env: { OPENAI_API_KEY: 'sk-e2e-dummy' },
-    prepare: codexHome,
-    script: shellStep('exec_command', (step) => ({
-      cmd: `seq 1 6000 > part${step}.txt && cat part${step}.txt`,
-      max_output_tokens: 10_000,
-    })),
-    thresholds: THRESHOLDS,
-  });
-  passed = report('agent-compact wrap -- codex exec', wrappedCodex) && passed;
+/** The three runs of one agent and their checks; true when all passed. */
+async function runAll(spec: AgentSpec, extra: (run: AgentRun) => E2ECheck[] = () => []): Promise<boolean> {
+  const direct = await directRun(spec);
+  const baseline = direct.traffic;
+  let passed = report(`${spec.name} without the proxy`, [
+    { name: 'agent exited 0', passed: baseline.exitCode === 0, detail: `exit code ${baseline.exitCode}` },
+    ...checkTraffic(baseline).slice(1, 2),
+  ]);
+  const proxied = await proxiedRun(spec);
+  passed =
+    report(
+      `${spec.name} through the proxy`,
+      [
+        ...checkTraffic(proxied.traffic),
+        ...checkUpstreamCompactions(proxied.allRecords),
+        checkPeak(proxied.traffic, baseline),
+        checkTokensSent(proxied.reportedSent, baseline),
+        ...extra(proxied),
+      ],
+      proxied,
+    ) && passed;
+  if (spec.api === 'anthropic')
+    console.log(`  note system messages: ${systemMessageRequests(proxied.traffic)}`);
+  const wrapped = await wrappedRun(spec);
+  const wrapChecks: E2ECheck[] = [
+    ...checkTraffic(wrapped.traffic).slice(0, 2),
+    {
+      name: 'savings line printed',
+      passed: wrapped.savingsLine !== undefined,
+      detail: wrapped.savingsLine ?? 'missing',
+    },
+    ...checkUpstreamCompactions(wrapped.allRecords),
+    checkPeak(wrapped.traffic, baseline),
+    checkTokensSent(wrapped.reportedSent, baseline),
+  ];
+  return report(`agent-compact wrap -- ${spec.name}`, wrapChecks, wrapped) && passed;
 }
-const wrappedGemini = await wrappedRun({
-  agent: agents.gemini,
-  args: ['-p', TASK, '--yolo'],
-  env: { GEMINI_API_KEY: 'gemini-e2e-dummy', GEMINI_CLI_TRUST_WORKSPACE: 'true' },
-  prepare: async (workspace) => ({ HOME: await geminiHome(workspace) }),
-  script: geminiScript(STEPS),
-  thresholds: THRESHOLDS,
-});
-passed = report('agent-compact wrap -- gemini -p', wrappedGemini) && passed;
+
+const started = performance.now();
+const agents = installAgents();
+/** `AGENT_COMPACT_E2E_ONLY=codex npm run e2e` runs the agents whose name holds it (case-insensitive). */
+const only = process.env.AGENT_COMPACT_E2E_ONLY?.toLowerCase();
+const specs: Array<[AgentSpec, (run: AgentRun) => E2ECheck[]]> = [
+  ...[
+    [agents.claudeVersion, agents.claude],
+    [agents.claudeNewestVersion, agents.claudeNewest],
+  ].map(([version, command]): [AgentSpec, (run: AgentRun) => E2ECheck[]] => [
+    claudeSpec(`Claude Code ${version as string}`, command as string[]),
+    (run) => [checkSurvivesHard(run.traffic, CLAUDE_FACTS)],
+  ]),
+  [codexSpec(agents.codex), () => []],
+  [geminiSpec(agents.gemini), (run) => [checkPrefixRewrites(run.traffic)]],
+];
+let passed = true;
+for (const [spec, extra] of specs) {
+  if (only !== undefined && !spec.name.toLowerCase().includes(only)) continue;
+  passed = (await runAll(spec, extra)) && passed;
+}
+console.log(
+  `\nnpm run e2e: ${passed ? 'passed' : 'FAILED'} in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+);
 process.exitCode = passed ? 0 : 1;

@@ -290,7 +290,12 @@ async function compactOnce(
   const problem =
     sent === undefined
       ? 'the compacted request has no conversation'
-      : firstProblem(api, compaction.body, sent, exchange.headers);
+      : firstProblem(
+          api,
+          compaction.body,
+          { sent, input: conversationOf(api, inputBody) ?? [] },
+          exchange.headers,
+        );
   if (problem !== undefined || sent === undefined) {
     return {
       ...original,
@@ -313,24 +318,32 @@ function payloadOf(client: Exchange, body: Record<string, unknown>): Buffer {
 }
 
 /**
- * The first provider rule the outgoing conversation breaks, if any. Anthropic mid-conversation
- * `role: "system"` messages pass when the request carries their beta (Claude Code sends them under
- * it), as the provider accepts them; without it they are the rule break the provider would report.
+ * The first provider rule the outgoing conversation breaks that the conversation handed to the
+ * compactor did not already break: a shape the client sent (a `role: "system"` message under a beta
+ * this proxy does not know, a block type) is one its provider takes, so only what the compaction
+ * itself made invalid sends the client's bytes instead. Anthropic system messages also pass outright
+ * under a beta known to allow them (`allowsSystemMessages`).
  */
-function firstProblem(
+export function firstProblem(
   api: ProxyApi,
   body: Record<string, unknown>,
-  conversation: unknown[],
+  { sent, input }: { sent: unknown[]; input: unknown[] },
   headers: IncomingHttpHeaders,
 ): string | undefined {
   // Responses input is checked in the canonical model it converts to.
-  if (api === 'responses') {
-    const [problem] = validateMessages(fromResponsesInput(conversation as ResponsesInputItem[]).messages);
-    return problem ? `${problem.path}: ${problem.message}` : undefined;
+  const canonical = (items: unknown[]) =>
+    api === 'responses' ? fromResponsesInput(items as ResponsesInputItem[]).messages : items;
+  let before: unknown;
+  try {
+    before = canonical(input);
+  } catch {
+    // An input the conversion cannot read excuses nothing: the output is checked on its own.
+    before = undefined;
   }
   const anthropic = api === 'anthropic';
-  const [problem] = validateMessages(conversation, {
-    format: api,
+  const [problem] = validateMessages(canonical(sent), {
+    format: api === 'responses' ? 'anthropic' : api,
+    ...(before === undefined ? {} : { relativeTo: before }),
     ...(anthropic && body.system !== undefined ? { system: body.system as never } : {}),
     ...(anthropic && allowsSystemMessages(headers['anthropic-beta']) ? { systemMessages: true } : {}),
   });

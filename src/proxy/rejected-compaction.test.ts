@@ -1,5 +1,20 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import type { ValidationProblem } from '../core/conversation/validate.js';
+import { firstProblem } from './conversation-exchange.js';
 import { useProxyHarness } from './proxy-harness.test-utils.js';
+
+// Lets one test make the proxy's check of the compacted request fail, to follow the fallback path.
+const forced = vi.hoisted(() => ({ problem: undefined as ValidationProblem | undefined }));
+vi.mock('../core/conversation/validate.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../core/conversation/validate.js')>();
+  return {
+    ...actual,
+    validateMessages: (messages: unknown, options?: Parameters<typeof actual.validateMessages>[1]) =>
+      forced.problem && options?.relativeTo !== undefined
+        ? [forced.problem]
+        : actual.validateMessages(messages, options),
+  };
+});
 
 const startProxyOver = useProxyHarness();
 
@@ -27,22 +42,77 @@ function conversationWithSystemMessage() {
   ];
 }
 
+const headers = (beta?: string) => ({
+  'content-type': 'application/json',
+  'x-api-key': 'k',
+  'anthropic-version': '2023-06-01',
+  ...(beta ? { 'anthropic-beta': beta } : {}),
+});
+
+async function send(proxyUrl: string, beta?: string): Promise<number> {
+  const response = await fetch(`${proxyUrl}/v1/messages`, {
+    method: 'POST',
+    headers: headers(beta),
+    body: JSON.stringify({
+      model: 'claude-test',
+      max_tokens: 50,
+      tools: [],
+      messages: conversationWithSystemMessage(),
+    }),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+describe('the check of a compacted request is relative to what the client sent', () => {
+  it.each([
+    ['per-turn-control-2026-07-01', 200],
+    // A beta this proxy does not know: the system message is the client's, so it is not the
+    // compaction's fault; the provider (here the scripted server, which knows no such beta) decides.
+    ['per-turn-control-2099-01-01', 400],
+  ])('sends the compaction upstream when it keeps the client’s system message (%s)', async (beta, status) => {
+    const { server, proxy, records } = await startProxyOver(() => 'ok', {
+      thresholds: { mid: 300, hard: 600 },
+      summarizer: 'extractive',
+    });
+    expect(await send(proxy.url, beta)).toBe(status);
+    expect(records[0]?.fallback).toBeUndefined();
+    expect(records[0]?.layer).not.toBe('none');
+    const sent = server.requests[0]?.body.messages as { role: string }[];
+    expect(sent.filter((message) => message.role === 'system')).toHaveLength(1);
+    expect(JSON.stringify(sent).length).toBeLessThan(JSON.stringify(conversationWithSystemMessage()).length);
+  });
+
+  it('names what the compaction itself broke, and nothing the input already held', () => {
+    const input = conversationWithSystemMessage();
+    const body = { model: 'm', messages: input };
+    expect(firstProblem('anthropic', body, { sent: input, input }, {})).toBeUndefined();
+    const dropped = input.filter((_message, index) => index !== 3);
+    expect(firstProblem('anthropic', body, { sent: dropped, input }, {})).toBe(
+      'messages[2].content[0]: tool_use "t1" has no tool_result in messages[4]',
+    );
+    // Without the input to compare with, the system message is the provider's rule break.
+    expect(firstProblem('anthropic', body, { sent: input, input: [] }, {})).toMatch(
+      /^messages\[1\]\.role: role must be "user" or "assistant", got "system"/,
+    );
+  });
+});
+
 describe('a compaction the proxy rejects', () => {
   it('sends the client request as it came and records layer none, naming the layer it tried', async () => {
     const { server, proxy, records } = await startProxyOver(() => 'ok', {
       thresholds: { mid: 300, hard: 600 },
       summarizer: 'extractive',
     });
-    const messages = conversationWithSystemMessage();
-    // No system-messages beta: a compacted request keeping the system message breaks the rule.
-    await fetch(`${proxy.url}/v1/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
-      body: JSON.stringify({ model: 'claude-test', max_tokens: 50, tools: [], messages }),
-    });
-    expect(server.requests[0]?.body.messages).toEqual(messages);
+    forced.problem = { path: 'messages[2].content[0]', message: 'forced', rule: 'unanswered-tool-use' };
+    try {
+      expect(await send(proxy.url, 'per-turn-control-2026-07-01')).toBe(200);
+    } finally {
+      forced.problem = undefined;
+    }
+    expect(server.requests[0]?.body.messages).toEqual(conversationWithSystemMessage());
     expect(records[0]).toMatchObject({ layer: 'none' });
-    expect(records[0]?.fallback).toMatch(/^compacted request rejected \((micro|mid|hard)\): /);
+    expect(records[0]?.fallback).toMatch(/^compacted request rejected \((micro|mid|hard)\): messages\[2\]/);
     expect(records[0]?.tokensOut).toBe(records[0]?.tokensIn);
   });
 });

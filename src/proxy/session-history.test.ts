@@ -35,6 +35,34 @@ describe('the session history', () => {
     expect(next.conversation).toEqual([...compacted, { role: 'user', content: 'Go on.' }]);
   });
 
+  it('goes on when the client rewrote a one-block text content as its string (Claude Code 2.1.328+)', () => {
+    const note = 'The user has not heard from you in a while.';
+    const asBlock = [
+      ...client,
+      { role: 'system', content: [{ type: 'text', text: note, cache_control: { type: 'ephemeral' } }] },
+    ];
+    const first = sessionInput(undefined, asBlock);
+    const state = nextState(first.fingerprints, asBlock, compacted);
+    const next = sessionInput(state, [
+      ...client,
+      { role: 'system', content: note },
+      { role: 'user', content: 'Go on.' },
+    ]);
+    expect(next.restarted).toBe(false);
+    // Two blocks, or a block with more than its text, are another message.
+    const twoBlocks = [
+      ...client,
+      {
+        role: 'system',
+        content: [
+          { type: 'text', text: note },
+          { type: 'text', text: '!' },
+        ],
+      },
+    ];
+    expect(sessionInput(state, twoBlocks).restarted).toBe(true);
+  });
+
   it('restarts when the client rewrote a covered message', () => {
     const first = sessionInput(undefined, client);
     const state = nextState(first.fingerprints, client, compacted);

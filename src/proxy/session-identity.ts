@@ -99,14 +99,23 @@ export function claudeCodeSessionId(userId: string): string | undefined {
 /** Matches a `cache_control` object wherever it sits, so moving a breakpoint changes no fingerprint. */
 const cacheControlPattern = /,?"cache_control":\{[^{}]*\}/g;
 
-/** A message as text with its cache breakpoints removed: equal text means the same message. */
+/**
+ * Content that is one plain text block, written as the string it holds: the API reads both the
+ * same, and Claude Code 2.1.328+ sends its latest system message as a block, then as a string.
+ */
+const singleTextPattern = /"content":\[\{"type":"text","text":("(?:[^"\\]|\\.)*")\}\]/g;
+
+/**
+ * A message as text with its cache breakpoints removed and one-text-block content written as a
+ * string: equal text means the same message.
+ */
 export function fingerprintMessage(message: unknown): string {
   return fingerprintJson(JSON.stringify(message));
 }
 
 /** `fingerprintMessage` for a message already serialized (so a caller can read the JSON once). */
 export function fingerprintJson(json: string): string {
-  return json.replace(cacheControlPattern, '');
+  return json.replace(cacheControlPattern, '').replace(singleTextPattern, '"content":$1');
 }
 
 /**

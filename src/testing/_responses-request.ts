@@ -89,14 +89,16 @@ function isGenuine(content: string): boolean {
 export function responsesExtras(
   body: JsonRecord,
   counter: number,
-): Pick<ResponsesAnswer, 'createdAt' | 'echo' | 'reasoning'> {
+): Pick<ResponsesAnswer, 'createdAt' | 'echo' | 'reasoning' | 'customTools'> {
   const echo: JsonRecord = {};
   for (const key of ['instructions', 'max_output_tokens', 'reasoning', 'store', 'tools', 'metadata']) {
     if (body[key] !== undefined) echo[key] = body[key];
   }
-  const extras: Pick<ResponsesAnswer, 'createdAt' | 'echo' | 'reasoning'> = {
+  const customTools = customToolNames(body);
+  const extras: Pick<ResponsesAnswer, 'createdAt' | 'echo' | 'reasoning' | 'customTools'> = {
     createdAt: Math.floor(Date.now() / 1000),
     echo,
+    ...(customTools.size > 0 ? { customTools } : {}),
   };
   const include = Array.isArray(body.include) ? body.include : [];
   const encrypted = include.includes('reasoning.encrypted_content');
@@ -104,4 +106,23 @@ export function responsesExtras(
   extras.reasoning = { id: `rs_scripted_${counter}`, summary: reasoningSummary(counter) };
   if (encrypted) extras.reasoning.encryptedContent = encryptedReasoning(counter);
   return extras;
+}
+
+/**
+ * The `custom` tools a request declares: in `tools`, or (Codex on its default model) in an
+ * `additional_tools` input item, either one possibly grouped in `namespace` entries.
+ */
+function customToolNames(body: JsonRecord): Set<string> {
+  const names = new Set<string>();
+  const visit = (tools: unknown): void => {
+    if (!Array.isArray(tools)) return;
+    for (const tool of tools as JsonRecord[]) {
+      if (tool?.type === 'custom' && typeof tool.name === 'string') names.add(tool.name);
+      if (tool?.type === 'namespace') visit(tool.tools);
+    }
+  };
+  visit(body.tools);
+  if (Array.isArray(body.input))
+    for (const item of body.input as JsonRecord[]) if (item?.type === 'additional_tools') visit(item.tools);
+  return names;
 }

@@ -19,6 +19,11 @@ export interface ResponsesAnswer extends Answer {
   reasoning?: AnswerReasoning;
   /** Request fields the `Response` object echoes (`instructions`, `store`, `metadata`, …). */
   echo: Record<string, unknown>;
+  /**
+   * Names of the request's `custom` (free-form) tools, in `tools` or an `additional_tools` input
+   * item: a call of one is a `custom_tool_call` whose input is the scripted `input.input`.
+   */
+  customTools?: ReadonlySet<string>;
 }
 
 type JsonRecord = Record<string, unknown>;
@@ -44,6 +49,18 @@ function outputItems(answer: ResponsesAnswer): JsonRecord[] {
   }
   answer.blocks.forEach((block, index) => {
     if (block.type !== 'tool_use') return;
+    if (answer.customTools?.has(block.name)) {
+      const { input } = block.input as { input?: unknown };
+      items.push({
+        id: `ctc_${answer.id}_${index}`,
+        type: 'custom_tool_call',
+        status: 'completed',
+        call_id: block.id,
+        name: block.name,
+        input: typeof input === 'string' ? input : JSON.stringify(block.input),
+      });
+      return;
+    }
     items.push({
       id: `fc_${answer.id}_${index}`,
       type: 'function_call',
@@ -152,6 +169,17 @@ function itemEvents(item: JsonRecord, outputIndex: number, event: (data: JsonRec
       const at = { item_id: itemId, output_index: outputIndex };
       event({ type: 'response.function_call_arguments.delta', ...at, delta: item.arguments });
       event({ type: 'response.function_call_arguments.done', ...at, arguments: item.arguments });
+      break;
+    }
+    case 'custom_tool_call': {
+      event({
+        type: 'response.output_item.added',
+        output_index: outputIndex,
+        item: { ...item, status: 'in_progress', input: '' },
+      });
+      const at = { item_id: itemId, output_index: outputIndex };
+      event({ type: 'response.custom_tool_call_input.delta', ...at, delta: item.input });
+      event({ type: 'response.custom_tool_call_input.done', ...at, input: item.input });
       break;
     }
     default:

@@ -7,7 +7,10 @@ export interface ScriptedToolCall {
   id?: string;
   /** The tool's name. */
   name: string;
-  /** The tool's input, a JSON object. */
+  /**
+   * The tool's input, a JSON object. For a Responses `custom` tool the request declares (Codex's
+   * `exec`), `{ input: 'free-form text' }`: the answer is a `custom_tool_call` with that input.
+   */
   input: Record<string, unknown>;
 }
 

@@ -60,6 +60,7 @@ export {
   type UnknownBlock,
 } from '../core/conversation/types.js';
 export {
+  ANTHROPIC_BETAS,
   allowsSystemMessages,
   MID_CONVERSATION_SYSTEM_BETA,
   type ValidateOptions,
@@ -67,6 +68,7 @@ export {
 } from '../core/conversation/validate.js';
 export type { RequestBody } from '../core/request/request-conversation.js';
 export { detectRequestFormat } from '../core/request/request-format.js';
+export type { AnthropicBetaShapes } from '../core/wire/anthropic/anthropic-betas.js';
 export {
   type FromGeminiOptions,
   type FromGeminiResult,

@@ -370,7 +370,79 @@ describe('mid-conversation system messages (anthropic)', () => {
     expect(allowsSystemMessages(`a-2025-01-01, ${MID_CONVERSATION_SYSTEM_BETA}`)).toBe(true);
     expect(allowsSystemMessages(['a-2025-01-01', MID_CONVERSATION_SYSTEM_BETA])).toBe(true);
     expect(allowsSystemMessages('mid-conversation-system-2099-01-01')).toBe(false);
+    // Claude Code 2.1.328+ on its default model sends them under per-turn-control.
+    expect(allowsSystemMessages('claude-code-20250219,per-turn-control-2026-07-01,effort-2025-11-24')).toBe(
+      true,
+    );
+    expect(allowsSystemMessages('claude-code-20250219,effort-2025-11-24')).toBe(false);
     expect(allowsSystemMessages(undefined)).toBe(false);
+  });
+});
+
+describe('validation relative to the input (relativeTo)', () => {
+  const system = (content: string) => ({ role: 'system', content }) as unknown as Message;
+  const call = (id: string): Message => ({
+    role: 'assistant',
+    content: [{ type: 'tool_use', id, name: 'Read', input: { file_path: `${id}.txt` } }],
+  });
+  const result = (id: string, content = 'text'): Message => ({
+    role: 'user',
+    content: [{ type: 'tool_result', tool_use_id: id, content }],
+  });
+  const input = [
+    { role: 'user', content: 'read the files' } as Message,
+    system('# Environment'),
+    call('t1'),
+    result('t1'),
+    system('keep the user updated'),
+    call('t2'),
+    result('t2'),
+  ];
+
+  it('does not count a shape the input holds, wherever the output moved it', () => {
+    // A hard compaction: the history before t2 summarized, both system messages kept after it.
+    const output = [
+      { role: 'user', content: 'summary' } as Message,
+      system('# Environment'),
+      system('keep the user updated'),
+      call('t2'),
+      result('t2'),
+    ];
+    expect(found(output)).toEqual([
+      ['invalid-role', 'messages[1].role'],
+      ['invalid-role', 'messages[2].role'],
+    ]);
+    expect(validateMessages(output, { relativeTo: input })).toEqual([]);
+  });
+
+  it('still reports what the change itself broke: an unpaired call, a shape copied once too often', () => {
+    const unpaired = [input[0]!, input[1]!, call('t1'), { role: 'user', content: 'gone' } as Message];
+    expect(found(unpaired, { relativeTo: input })).toEqual([
+      ['unanswered-tool-use', 'messages[2].content[0]'],
+    ]);
+    // The input has two system messages: the third and fourth are the change's own.
+    const copied = [...input, system('# Environment'), system('# Environment')];
+    expect(found(copied, { relativeTo: input })).toEqual([
+      ['invalid-role', 'messages[7].role'],
+      ['invalid-role', 'messages[8].role'],
+    ]);
+  });
+
+  it('finds nothing in a conversation checked against itself, whatever it holds', () => {
+    fc.assert(
+      fc.property(arbitraryAnyConversation(), (messages) => {
+        expect(validateMessages(messages, { relativeTo: messages })).toEqual([]);
+      }),
+    );
+  });
+
+  it('applies to every format: an OpenAI problem the client sent is not the compaction’s', () => {
+    const openai = [
+      { role: 'user', content: 'hi' },
+      { role: 'critic', content: 'x' },
+    ];
+    expect(found(openai, { format: 'openai' })).toEqual([['invalid-role', 'messages[1].role']]);
+    expect(validateMessages(openai, { format: 'openai', relativeTo: openai })).toEqual([]);
   });
 });
 

@@ -8,6 +8,7 @@ import { describe } from '../wire/_internal/validate-helpers.js';
 import { validateSystem } from '../wire/anthropic/validate-anthropic.js';
 import { dialectOf } from '../wire/dialects.js';
 import type { WireFormat } from '../wire/wire-format.js';
+import { introducedProblems } from './relative-problems.js';
 
 /** The name of the rule a {@link ValidationProblem} breaks. */
 export type ValidationRule =
@@ -100,27 +101,26 @@ export interface ValidateOptions {
   system?: unknown;
   /**
    * Accept Anthropic `role: "system"` messages inside `messages`, as the API does for a request
-   * that carries the `anthropic-beta: mid-conversation-system-2026-04-07` header (Claude Code
-   * sends them). They must follow a message and hold text; tool pairing skips them. Without this
+   * that carries a beta allowing them (`mid-conversation-system-2026-04-07`, or
+   * `per-turn-control-2026-07-01` that Claude Code 2.1.328+ sends; see `allowsSystemMessages`). They must follow a message and hold text; tool pairing skips them. Without this
    * option they break `invalid-role`, as the API answers without the beta.
    * @default false
    */
   systemMessages?: boolean;
+  /**
+   * The conversation `messages` was made from (what the client sent, before compaction): the
+   * problems it already holds are not reported, each once, wherever it moved to. A shape the
+   * client sent is one its provider takes; only what the change itself broke is left (an unpaired
+   * call, a lost signature). Checked with the same `format`, `system` and `systemMessages`.
+   */
+  relativeTo?: unknown;
 }
 
-/** The `anthropic-beta` value under which the Messages API takes `role: "system"` messages. */
-export const MID_CONVERSATION_SYSTEM_BETA = 'mid-conversation-system-2026-04-07';
-
-/**
- * True when an `anthropic-beta` header value (comma-separated, or repeated) names
- * {@link MID_CONVERSATION_SYSTEM_BETA}.
- */
-export function allowsSystemMessages(anthropicBeta: string | readonly string[] | undefined): boolean {
-  const values = typeof anthropicBeta === 'string' ? [anthropicBeta] : (anthropicBeta ?? []);
-  return values.some((value) =>
-    value.split(',').some((beta) => beta.trim() === MID_CONVERSATION_SYSTEM_BETA),
-  );
-}
+export {
+  ANTHROPIC_BETAS,
+  allowsSystemMessages,
+  MID_CONVERSATION_SYSTEM_BETA,
+} from '../wire/anthropic/anthropic-betas.js';
 
 /**
  * Returns every rule the conversation breaks, each with its exact path. An empty array means the
@@ -140,7 +140,18 @@ export function allowsSystemMessages(anthropicBeta: string | readonly string[] |
  * //    message: 'tool_use "toolu_1" ends the conversation without a tool_result' }]
  */
 export function validateMessages(messages: unknown, options: ValidateOptions = {}): ValidationProblem[] {
-  const { format = 'anthropic', system, systemMessages = false } = options ?? {};
+  const { relativeTo, ...absolute } = options ?? {};
+  const problems = absoluteProblems(messages, absolute);
+  return relativeTo === undefined
+    ? problems
+    : introducedProblems(absoluteProblems(relativeTo, absolute), problems);
+}
+
+function absoluteProblems(
+  messages: unknown,
+  options: Omit<ValidateOptions, 'relativeTo'>,
+): ValidationProblem[] {
+  const { format = 'anthropic', system, systemMessages = false } = options;
   const problems: ValidationProblem[] = [];
   // A wrong format is the caller's bug, not a problem of the conversation: it throws.
   const dialect = dialectOf(format, describe);

@@ -39,6 +39,32 @@ describe('mid-conversation system messages', () => {
     ]);
   });
 
+  it('keep one copy of a note a hard compaction displaced and a later turn repeats', () => {
+    const nudge = system('The user has not heard from you in a while.');
+    const places = splitSystemMessages([
+      user('u0'),
+      system('# Environment'),
+      assistant('a1'),
+      nudge,
+      user('u2'),
+      assistant('a3'),
+      { ...nudge },
+      user('u4'),
+    ]);
+    const kept = places.conversation.slice(-2);
+    const compacted = [user('<context_summary>…'), assistant('ok'), ...kept];
+    expect(placeSystemMessages(compacted, places)).toEqual([
+      compacted[0],
+      compacted[1],
+      system('# Environment'),
+      kept[0],
+      nudge,
+      kept[1],
+    ]);
+    // Kept in place (micro, mid), every copy stays where it stood.
+    expect(placeSystemMessages(places.conversation, places, { inPlace: true })).toHaveLength(8);
+  });
+
   it('a Claude Code request with a trailing system message keeps it last and unchanged through hard', async () => {
     const request = claudeCodeRequest();
     const trailing = { role: 'system' as const, content: 'Reminder: the user is waiting.' };

@@ -82,15 +82,34 @@ export function placeSystemMessages(
     }
     return compacted.length;
   };
+  const kept = inPlace
+    ? placed
+    : withoutDisplacedCopies(placed, (before) => {
+        const own = conversation[before];
+        return own !== undefined && !positionOf.has(own);
+      });
   const output: unknown[] = [];
   let next = 0;
   compacted.forEach((message, position) => {
-    while (next < placed.length && target(placed[next]!.before) <= position)
-      output.push(placed[next++]!.message);
+    while (next < kept.length && target(kept[next]!.before) <= position) output.push(kept[next++]!.message);
     output.push(message);
   });
-  while (next < placed.length) output.push(placed[next++]!.message);
+  while (next < kept.length) output.push(kept[next++]!.message);
   return output;
+}
+
+/**
+ * The placed system messages without those a hard compaction displaced (their own message was
+ * summarized) that an identical later one repeats: the later copy stands for both.
+ */
+function withoutDisplacedCopies(
+  placed: SystemMessagePlaces['placed'],
+  displaced: (before: number) => boolean,
+): SystemMessagePlaces['placed'] {
+  const contents = placed.map(({ message }) => JSON.stringify(message.content));
+  return placed.filter(
+    ({ before }, index) => !displaced(before) || !contents.slice(index + 1).includes(contents[index]!),
+  );
 }
 
 /** How many cache breakpoints the system messages carry. */
