@@ -3,6 +3,7 @@
  * the result is still valid, the upstream call with the answer streamed back, and the usage that
  * anchors the session's next count. Any failure sends the client's original request instead.
  */
+import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { handleRecall } from '../core/archive/compaction-tools.js';
 import { fromResponsesInput } from '../core/conversation/responses-format.js';
@@ -23,7 +24,7 @@ import type { ProxyApi } from './routes.js';
 import type { SessionCompactors } from './session-compactors.js';
 import { nextState, sessionInput } from './session-history.js';
 import { shortSessionId } from './session-identity.js';
-import type { ProxySessionStore } from './session-store.js';
+import type { ProxySessionState, ProxySessionStore } from './session-store.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 import { createUsageTap, type UsageTap } from './usage-tap.js';
 
@@ -86,7 +87,8 @@ export async function runExchange(
   const client = conversationOf(api, body) ?? [];
   const state = await store.load(sessionKey);
   const input = sessionInput(state, client);
-  const session = compactors.get(sessionKey, input.restarted);
+  const lineage = lineageOf(state, input.restarted);
+  const session = compactors.get(sessionKey, lineage);
   compactors.remember(sessionKey, clientExchange.body, clientExchange.raw.length);
   const outgoing = await compactOnce(
     exchange,
@@ -103,7 +105,9 @@ export async function runExchange(
   if (outcome.type === 'unreachable') dependencies.unreachable(exchange.response, outcome.message);
   if (outcome.type !== 'closed') {
     const next = nextState(input.fingerprints, client, outgoing.sent);
-    await store.save(sessionKey, usage ? { ...next, usage } : next);
+    // A compaction that fell back may have archived; no later request may reach that archive.
+    const kept = { ...next, lineage: outgoing.fallback ? newLineage() : lineage };
+    await store.save(sessionKey, usage ? { ...kept, usage } : kept);
   }
   const record: ProxyRequestRecord = {
     ...recordOf(exchange, outgoing, outcome),
@@ -120,6 +124,20 @@ export async function runExchange(
     archiveSessionId: session.compactor.sessionId,
   });
   return record;
+}
+
+/**
+ * The lineage the request continues: the stored one while the client's history extends what the
+ * proxy saw, a new one for a new or restarted history (see `ProxySessionState.lineage`).
+ */
+function lineageOf(state: ProxySessionState | undefined, restarted: boolean): string | undefined {
+  if (state === undefined || restarted) return newLineage();
+  // A state kept before lineages had none: its archive goes on under the session key alone.
+  return state.lineage;
+}
+
+function newLineage(): string {
+  return randomUUID();
 }
 
 /** Tells the agent's user what the proxy did: the x-agent-compact-* headers, and `--notify`'s note. */

@@ -201,7 +201,7 @@ async function compactExchange(
   };
   // A stateful request carries only new items: no fixed overhead to judge the thresholds by.
   if (statefulReason(api, body) === undefined) context.warnOverhead(api, body);
-  const sessionKey = sessionKeyOf(api, body, incoming.headers);
+  const sessionKey = sessionKeyOf(api, body, incoming.headers, request.url);
   const exchange = {
     api,
     sessionKey,
@@ -240,7 +240,7 @@ async function uncompactedBody(
 ) {
   if (counting && received) {
     const { incoming, url } = request;
-    return countTokensPayload(received, incoming.headers, context.store, url.pathname);
+    return countTokensPayload(received, incoming.headers, context.store, url.pathname, url);
   }
   return received;
 }

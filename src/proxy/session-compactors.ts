@@ -57,7 +57,7 @@ const REUSE_BUDGET_BYTES = 64 * 1024 * 1024;
 
 /** Compactors by session key, least recently used dropped past `maxSessions`. */
 export class SessionCompactors {
-  private readonly live: LRUCache<string, SessionCompactor>;
+  private readonly live: LRUCache<string, SessionCompactor & { lineage: string | undefined }>;
   /** The last request body of each session, by its size in bytes (see {@link REUSE_BUDGET_BYTES}). */
   private readonly lastBodies = new LRUCache<string, Record<string, unknown>>({
     maxSize: REUSE_BUDGET_BYTES,
@@ -81,10 +81,14 @@ export class SessionCompactors {
     this.lastBodies.set(sessionKey, body, { size: Math.max(1, bytes) });
   }
 
-  /** The session's compactor; a new one when `fresh` or when there is none. */
-  get(sessionKey: string, fresh: boolean): SessionCompactor {
+  /**
+   * The session's compactor for the history's `lineage` (see `ProxySessionState.lineage`): a new
+   * one, with an archive of its own, when the lineage changed or there is none.
+   */
+  get(sessionKey: string, lineage: string | undefined): SessionCompactor {
     const existing = this.live.get(sessionKey);
-    const session = existing && !fresh ? existing : this.create(sessionKey);
+    const session =
+      existing && existing.lineage === lineage ? existing : { ...this.create(sessionKey, lineage), lineage };
     this.live.set(sessionKey, session);
     return session;
   }
@@ -95,7 +99,7 @@ export class SessionCompactors {
     this.lastBodies.delete(sessionKey);
   }
 
-  private create(sessionKey: string): SessionCompactor {
+  private create(sessionKey: string, lineage: string | undefined): SessionCompactor {
     const { thresholds, contextWindow, summarizer, archive, counter, stateStore, recall, background } =
       this.settings;
     const { client } = this.settings;
@@ -105,7 +109,7 @@ export class SessionCompactors {
       summarizer === 'same' || summarizer === 'extractive' || keyless ? undefined : summarizer;
     const compactor = createRequestCompactor({
       // Archive file names come from the session id: a hash is safe on every file system.
-      sessionId: `proxy-${shortHash(sessionKey)}`,
+      sessionId: `proxy-${shortHash(lineage === undefined ? sessionKey : `${sessionKey}\n${lineage}`)}`,
       ...(thresholds ? { thresholds } : {}),
       ...(contextWindow === undefined ? {} : { contextWindow }),
       ...(summaryModel ? { summarizer: summaryModel } : {}),
