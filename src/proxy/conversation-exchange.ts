@@ -16,7 +16,7 @@ import { type ForwardOutcome, forwardRequest } from './forward.js';
 import { noticeText, prependNoteToStream, setCompactionHeaders } from './notify/compaction-notice.js';
 import { errorSummary } from './provider-errors.js';
 import type { ProxyRequestRecord } from './proxy-stats.js';
-import { hasRecallTool, type RecallCall, withRecallTool } from './recall/recall-calls.js';
+import { type RecallCall, withRecallTool } from './recall/recall-calls.js';
 import { forwardWithRecall } from './recall/recall-forward.js';
 import type { RequestCompaction, RequestCompactor } from './request-compactor.js';
 import { conversationOf, withConversation } from './request-conversation.js';
@@ -83,6 +83,9 @@ export async function runExchange(
   const { store, compactors } = dependencies;
   compactors.reuseParsed(clientExchange.sessionKey, clientExchange.api, clientExchange.body);
   const exchange = clientExchange.recall ? withRecall(clientExchange) : clientExchange;
+  // Only the tool the proxy declared is its to answer: a client's own `recall` (a memory server's)
+  // keeps its calls.
+  const recallDeclared = exchange.body !== clientExchange.body;
   const { api, sessionKey, body } = exchange;
   const client = conversationOf(api, body) ?? [];
   const state = await store.load(sessionKey);
@@ -101,7 +104,7 @@ export async function runExchange(
   if (exchange.signal.aborted) return closedRecord(exchange, outgoing);
   const overheadMs = performance.now() - exchange.arrived;
   announceCompaction(exchange, outgoing);
-  const { outcome, usage } = await sendUpstream(exchange, clientExchange, outgoing, session);
+  const { outcome, usage } = await sendUpstream(exchange, clientExchange, outgoing, session, recallDeclared);
   if (outcome.type === 'unreachable') dependencies.unreachable(exchange.response, outcome.message);
   if (outcome.type !== 'closed') {
     const next = nextState(input.fingerprints, client, outgoing.sent);
@@ -160,9 +163,10 @@ async function sendUpstream(
   clientExchange: Exchange,
   outgoing: Outgoing,
   session: ReturnType<SessionCompactors['get']>,
+  recallDeclared: boolean,
 ): Promise<{ outcome: ForwardOutcome; usage: ProviderUsage | undefined }> {
   const { api, response } = exchange;
-  if (exchange.recall && hasRecallTool(outgoing.body)) {
+  if (recallDeclared) {
     const outcome = await forwardWithRecall({
       client: exchange.client,
       api,
