@@ -106,6 +106,9 @@ export async function runExchange(
   announceCompaction(exchange, outgoing);
   const { outcome, usage } = await sendUpstream(exchange, clientExchange, outgoing, session, recallDeclared);
   if (outcome.type === 'unreachable') dependencies.unreachable(exchange.response, outcome.message);
+  if (outcome.type === 'answered' && outcome.status >= 200 && outcome.status < 300) {
+    compactors.verify(sessionKey);
+  }
   if (outcome.type !== 'closed') {
     const next = nextState(input.fingerprints, client, outgoing.sent);
     // A compaction that fell back may have archived; no later request may reach that archive.

@@ -14,7 +14,7 @@ import { createRequestCompactor, type RequestCompactor } from './request-compact
 import { conversationField } from './request-conversation.js';
 import { reuseUnchanged } from './request-reuse.js';
 import { createSameSummaryModel, type SummaryContext } from './same-summarizer.js';
-import { KEYLESS_PREFIX, shortHash } from './session-identity.js';
+import { KEYLESS_OWNER, ownerOfSessionKey, shortHash } from './session-identity.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 
 /** The compactor of one session, and the summary model a request of it brings. */
@@ -22,7 +22,7 @@ export interface SessionCompactor {
   compactor: RequestCompactor;
   /**
    * The `same` summarizer bound to this request (its provider, model and key), passed with the
-   * call that may summarize; `undefined` when the compactor's own summarizer writes summaries.
+   * call that may summarize, or the operator's model for a verified credential; `undefined`: offline.
    */
   summarizerFor(context: SummaryContext): SummaryModel | undefined;
 }
@@ -47,6 +47,13 @@ export interface SessionCompactorSettings {
 }
 
 /**
+ * Owners (credential hashes) the upstream has accepted, for the operator's summarizer. A 2xx is
+ * proof the credential is real; a made-up key never gets there, so it never spends the operator's.
+ * Bounded like the live compactors; an owner forgotten is trusted again after its next 2xx.
+ */
+const MAX_VERIFIED_OWNERS = 10_000;
+
+/**
  * Request bytes whose parsed bodies are kept for {@link reuseUnchanged}, all sessions together. Below
  * the thresholds the compactor holds those objects anyway; once a session is compacted it holds the
  * compacted history, and the client's whole history (what every request resends) is kept only
@@ -62,6 +69,7 @@ export class SessionCompactors {
   private readonly lastBodies = new LRUCache<string, Record<string, unknown>>({
     maxSize: REUSE_BUDGET_BYTES,
   });
+  private readonly verifiedOwners = new LRUCache<string, true>({ max: MAX_VERIFIED_OWNERS });
 
   constructor(private readonly settings: SessionCompactorSettings) {
     this.live = new LRUCache({ max: settings.maxSessions });
@@ -93,6 +101,12 @@ export class SessionCompactors {
     return session;
   }
 
+  /** Notes that the upstream accepted the credential of `sessionKey` (it answered a 2xx). */
+  verify(sessionKey: string): void {
+    const owner = ownerOfSessionKey(sessionKey);
+    if (owner !== KEYLESS_OWNER) this.verifiedOwners.set(owner, true);
+  }
+
   /** Forgets a session's compactor (after a failure, so the next request starts clean). */
   drop(sessionKey: string): void {
     this.live.delete(sessionKey);
@@ -103,16 +117,12 @@ export class SessionCompactors {
     const { thresholds, contextWindow, summarizer, archive, counter, stateStore, recall, background } =
       this.settings;
     const { client } = this.settings;
-    // A request with no key of its own never gets a summary paid with the operator's key.
-    const keyless = sessionKey.startsWith(KEYLESS_PREFIX);
-    const summaryModel =
-      summarizer === 'same' || summarizer === 'extractive' || keyless ? undefined : summarizer;
+    const owner = ownerOfSessionKey(sessionKey);
     const compactor = createRequestCompactor({
       // Archive file names come from the session id: a hash is safe on every file system.
       sessionId: `proxy-${shortHash(lineage === undefined ? sessionKey : `${sessionKey}\n${lineage}`)}`,
       ...(thresholds ? { thresholds } : {}),
       ...(contextWindow === undefined ? {} : { contextWindow }),
-      ...(summaryModel ? { summarizer: summaryModel } : {}),
       ...(archive ? { archive } : {}),
       ...(counter ? { counter } : {}),
       ...(stateStore ? { stateStore } : {}),
@@ -123,8 +133,13 @@ export class SessionCompactors {
     });
     return {
       compactor,
-      summarizerFor: (context) =>
-        summarizer === 'same' ? createSameSummaryModel(client, context) : undefined,
+      summarizerFor: (context) => {
+        if (summarizer === 'same') return createSameSummaryModel(client, context);
+        if (summarizer === 'extractive') return undefined;
+        // The operator's model only for a credential the upstream accepted; else offline (the
+        // compactor has no model of its own, so its extractive summary).
+        return this.verifiedOwners.has(owner) ? summarizer : undefined;
+      },
     };
   }
 }

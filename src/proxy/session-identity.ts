@@ -20,6 +20,8 @@ const legacyUserIdSession = /_session_([0-9a-f-]{8,})$/i;
 
 /** How the session key of a request that sends no credential starts. */
 export const KEYLESS_PREFIX = 'key:none:';
+/** The owner of a request that sends no credential. */
+export const KEYLESS_OWNER = 'key:none';
 
 /** Headers that carry a credential. */
 const credentialHeaders = ['x-api-key', 'authorization', 'api-key', 'x-goog-api-key'] as const;
