@@ -1,10 +1,12 @@
 /**
  * Which conversation a request belongs to. Every key starts with the owner: a hash of every
  * credential the request carries (API key headers, bearer token, Gemini's `?key=`; never kept in
- * clear), so two users never share a session, its archive or its recall ids. Then, in order: the `x-agent-compact-session` header; the client's own session id
- * (Claude Code's `metadata.user_id`, Codex's `prompt_cache_key` or `client_metadata.session_id`) with
- * a hash of the conversation's first message, since Claude Code runs sub-agent conversations under
- * one session id; else that hash alone.
+ * clear), so two users with different keys never share a session, its archive or its recall ids.
+ * Then, in order: the `x-agent-compact-session` header; the client's own session id (Claude Code's
+ * `metadata.user_id`, Codex's `prompt_cache_key` or `client_metadata.session_id`) with a hash of the
+ * conversation's first message, since Claude Code runs sub-agent conversations under one session
+ * id; else that hash alone. Callers who share a key, or send none, are kept apart by the lineage of
+ * their history (`ProxySessionState.lineage`), not by this key.
  */
 import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -18,8 +20,6 @@ export const SESSION_HEADER = 'x-agent-compact-session';
 /** Claude Code 1.x writes `user_<hash>_account_<uuid>_session_<uuid>`. */
 const legacyUserIdSession = /_session_([0-9a-f-]{8,})$/i;
 
-/** How the session key of a request that sends no credential starts. */
-export const KEYLESS_PREFIX = 'key:none:';
 /** The owner of a request that sends no credential. */
 export const KEYLESS_OWNER = 'key:none';
 
@@ -48,7 +48,7 @@ export function sessionKeyOf(
 }
 
 /** The owner part of a session key, `key:HASH` (`key:none` for a request without a credential). */
-export function ownerOf(headers: IncomingHttpHeaders, url?: URL): string {
+function ownerOf(headers: IncomingHttpHeaders, url?: URL): string {
   return `key:${credentialHash(headers, url)}`;
 }
 
