@@ -16,7 +16,7 @@ import { type ForwardOutcome, forwardRequest } from './forward.js';
 import { noticeText, prependNoteToStream, setCompactionHeaders } from './notify/compaction-notice.js';
 import { errorSummary } from './provider-errors.js';
 import type { ProxyRequestRecord } from './proxy-stats.js';
-import { type RecallCall, withRecallTool } from './recall/recall-calls.js';
+import { hasRecallTool, type RecallCall, withRecallTool } from './recall/recall-calls.js';
 import { forwardWithRecall } from './recall/recall-forward.js';
 import type { RequestCompaction, RequestCompactor } from './request-compactor.js';
 import { conversationOf, withConversation } from './request-conversation.js';
@@ -86,12 +86,14 @@ export async function runExchange(
   // Only the tool the proxy declared is its to answer: a client's own `recall` (a memory server's)
   // keeps its calls.
   const recallDeclared = exchange.body !== clientExchange.body;
+  // Nor may placeholders send the model to the client's tool with the proxy's archive ids.
+  const ownRecall = clientExchange.recall && hasRecallTool(clientExchange.body);
   const { api, sessionKey, body } = exchange;
   const client = conversationOf(api, body) ?? [];
   const state = await store.load(sessionKey);
   const input = sessionInput(state, client);
   const lineage = lineageOf(state, input.restarted);
-  const session = compactors.get(sessionKey, lineage);
+  const session = compactors.get(sessionKey, lineage, clientExchange.recall && !ownRecall);
   compactors.remember(sessionKey, clientExchange.body, clientExchange.raw.length);
   const outgoing = await compactOnce(
     exchange,

@@ -64,7 +64,10 @@ const REUSE_BUDGET_BYTES = 64 * 1024 * 1024;
 
 /** Compactors by session key, least recently used dropped past `maxSessions`. */
 export class SessionCompactors {
-  private readonly live: LRUCache<string, SessionCompactor & { lineage: string | undefined }>;
+  private readonly live: LRUCache<
+    string,
+    SessionCompactor & { lineage: string | undefined; recall: boolean }
+  >;
   /** The last request body of each session, by its size in bytes (see {@link REUSE_BUDGET_BYTES}). */
   private readonly lastBodies = new LRUCache<string, Record<string, unknown>>({
     maxSize: REUSE_BUDGET_BYTES,
@@ -91,12 +94,15 @@ export class SessionCompactors {
 
   /**
    * The session's compactor for the history's `lineage` (see `ProxySessionState.lineage`): a new
-   * one, with an archive of its own, when the lineage changed or there is none.
+   * one, with an archive of its own, when the lineage changed or there is none. `recall: false`
+   * (the client has a `recall` tool of its own) names no archive ids even under `--recall`.
    */
-  get(sessionKey: string, lineage: string | undefined): SessionCompactor {
+  get(sessionKey: string, lineage: string | undefined, recall = this.settings.recall): SessionCompactor {
     const existing = this.live.get(sessionKey);
     const session =
-      existing && existing.lineage === lineage ? existing : { ...this.create(sessionKey, lineage), lineage };
+      existing && existing.lineage === lineage && existing.recall === recall
+        ? existing
+        : { ...this.create(sessionKey, lineage, recall), lineage, recall };
     this.live.set(sessionKey, session);
     return session;
   }
@@ -113,9 +119,8 @@ export class SessionCompactors {
     this.lastBodies.delete(sessionKey);
   }
 
-  private create(sessionKey: string, lineage: string | undefined): SessionCompactor {
-    const { thresholds, contextWindow, summarizer, archive, counter, stateStore, recall, background } =
-      this.settings;
+  private create(sessionKey: string, lineage: string | undefined, recall: boolean): SessionCompactor {
+    const { thresholds, contextWindow, summarizer, archive, counter, stateStore, background } = this.settings;
     const { client } = this.settings;
     const owner = ownerOfSessionKey(sessionKey);
     const compactor = createRequestCompactor({

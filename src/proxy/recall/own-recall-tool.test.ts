@@ -6,6 +6,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import type { ScriptStep } from '../../testing/index.js';
+import { toolCallingScript, toolOutput } from '../agent-loops.test-utils.js';
 import { useProxyHarness } from '../proxy-harness.test-utils.js';
 
 const startProxyOver = useProxyHarness();
@@ -77,4 +78,40 @@ describe("--recall and a client's own `recall` tool", () => {
     expect(calls.map((call) => [call.id, call.function?.name])).toEqual([['call_memory_1', 'recall']]);
     expect(server.requests).toHaveLength(1);
   });
+
+  it.each([
+    ['with', true],
+    ['without', false],
+  ])(
+    'placeholders name archive ids only for the proxy’s own tool (a client %s its own recall)',
+    async (_name, own) => {
+      const { server, proxy, records } = await startProxyOver(toolCallingScript, {
+        thresholds: { mid: 3000, hard: 6000 },
+        summarizer: 'extractive',
+        recall: true,
+      });
+      const client = new Anthropic({ apiKey: 'k', baseURL: proxy.url, maxRetries: 0 });
+      const tools = [
+        { name: 'read_file', input_schema: { type: 'object' as const } },
+        ...(own ? [{ name: memoryTool.name, input_schema: memoryTool.schema }] : []),
+      ];
+      const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'Read every file.' }];
+      for (let turn = 0; turn < 10; turn += 1) {
+        const message = await client.messages.create({ model: 'm', max_tokens: 100, tools, messages });
+        messages.push({ role: 'assistant', content: message.content });
+        const calls = message.content.filter((block) => block.type === 'tool_use');
+        messages.push({
+          role: 'user',
+          content: calls.map((call) => ({
+            type: 'tool_result',
+            tool_use_id: call.id,
+            content: toolOutput(turn),
+          })),
+        });
+      }
+      expect(records.some((record) => record.layer !== 'none')).toBe(true);
+      const sent = JSON.stringify(server.requests.map((request) => request.body.messages));
+      expect(/recall r\d+/.test(sent)).toBe(!own);
+    },
+  );
 });
