@@ -1,4 +1,5 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -83,5 +84,74 @@ describe('safe defaults', () => {
     expect((await readdir(join(directory, 'archive'))).sort()).toEqual(['inner']);
     expect(await readdir(directory)).toEqual(['archive']);
     for (const name of inside) expect(resolve(archiveDir, name).startsWith(archiveDir)).toBe(true);
+  });
+});
+
+/** One request with exactly these headers (fetch would not send a `Host` of the test's choosing). */
+function send(
+  url: string,
+  { method = 'GET', path, headers }: { method?: string; path: string; headers: Record<string, string> },
+): Promise<{ status: number; body: string }> {
+  const body = method === 'POST' ? JSON.stringify(chatBody) : undefined;
+  return new Promise((resolve, reject) => {
+    const outgoing = request(`${url}${path}`, {
+      method,
+      headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    });
+    outgoing.on('response', (answer) => {
+      let text = '';
+      answer.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+      });
+      answer.on('end', () => resolve({ status: answer.statusCode ?? 0, body: text }));
+    });
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+const chatBody = { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] };
+
+describe('Host, Origin and Sec-Fetch-Site', () => {
+  const routes = [
+    { method: 'POST', path: '/v1/chat/completions' },
+    { method: 'GET', path: '/agent-compact/stats' },
+    { method: 'GET', path: '/v1/models' },
+  ];
+
+  it.each([
+    ['a rebound Host', { host: 'evil.example:8787' }, /Host "evil\.example:8787" is not served/],
+    ['a foreign Origin', { origin: 'https://evil.example' }, /Origin "https:\/\/evil\.example"/],
+    ['an Origin on another port of this machine', { origin: 'http://127.0.0.1:1' }, /Origin/],
+    ['Origin: null', { origin: 'null' }, /Origin "null"/],
+    ['Sec-Fetch-Site: cross-site', { 'sec-fetch-site': 'cross-site' }, /cross-site/],
+  ])('%s gets 403 on every route, and nothing goes upstream', async (_name, headers, message) => {
+    const { proxy, server } = await startProxyOver(['Hi.']);
+    for (const route of routes) {
+      const answer = await send(proxy.url, { ...route, headers });
+      expect(answer.status, route.path).toBe(403);
+      const { error } = JSON.parse(answer.body) as { error: string | { message: string } };
+      expect(typeof error === 'string' ? error : error.message, route.path).toMatch(message);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ['no Origin, as agents on the command line send', {}],
+    ['Host localhost', { host: 'localhost:8787' }],
+    ['Host [::1]', { host: '[::1]:8787' }],
+    ['the page of the proxy itself', { origin: 'SELF', 'sec-fetch-site': 'same-origin' }],
+    ['a name given with allowHosts', { host: 'my.box:8787' }],
+    [
+      'a page of a name given with allowHosts',
+      { origin: 'http://my.box:3000', 'sec-fetch-site': 'cross-site' },
+    ],
+  ])('%s is served', async (_name, given: Record<string, string>) => {
+    const { proxy } = await startProxyOver(['Hi.'], { allowHosts: ['My.Box'] });
+    const headers = { ...given, ...(given.origin === 'SELF' ? { origin: proxy.url } : {}) };
+    for (const route of routes) {
+      const answer = await send(proxy.url, { ...route, headers });
+      expect(answer.status, route.path).not.toBe(403);
+    }
   });
 });

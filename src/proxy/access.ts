@@ -1,8 +1,12 @@
 /**
- * Who may reach the proxy's own routes: loopback needs nothing, any other address a token, and
- * with a token every `/agent-compact/*` route asks for it (`Authorization: Bearer TOKEN` or `?token=`).
+ * Who may reach the proxy. Every route: a `Host` of the proxy's own (the bound address, localhost,
+ * 127.0.0.1, [::1], or a name given with `allowHosts`), so a page that rebinds its own name to
+ * 127.0.0.1 is served nothing; and no foreign `Origin` or `Sec-Fetch-Site: cross-site`, so no page
+ * on the web can post to it (agents on the command line send neither). The own routes: loopback
+ * needs no token, any other address one, and with a token every `/agent-compact/*` route asks for
+ * it (`Authorization: Bearer TOKEN`, `?token=`, or the dashboard's cookie).
  */
-import { timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 import { CompactError } from '../core/errors.js';
@@ -28,16 +32,115 @@ export function assertSafeBinding(host: string, token: string | undefined): void
   );
 }
 
-/** True when the request may use an own route: no token set, or the token given as bearer or query. */
-export function isAuthorized(headers: IncomingHttpHeaders, url: URL, token: string | undefined): boolean {
+/** Bytes of a token made up for a loopback proxy that was given none (256 bits). */
+const TOKEN_BYTES = 32;
+
+/** A fresh random token, URL-safe. */
+export function randomToken(): string {
+  return randomBytes(TOKEN_BYTES).toString('base64url');
+}
+
+/**
+ * The cookie the dashboard's token is kept in after the first load; named by the port, since
+ * browsers send a host's cookies to all of its ports.
+ */
+export function tokenCookieName(port: number): string {
+  return `agent_compact_token_${port}`;
+}
+
+/**
+ * True when the request may use an own route: no token set, or the token given as bearer, as
+ * `?token=`, or in the dashboard's cookie of `port`.
+ */
+export function isAuthorized(
+  headers: IncomingHttpHeaders,
+  url: URL,
+  token: string | undefined,
+  port?: number,
+): boolean {
   if (token === undefined || token === '') return true;
   const authorization = headers.authorization;
   const bearer =
     typeof authorization === 'string' && authorization.startsWith('Bearer ')
       ? authorization.slice('Bearer '.length).trim()
       : undefined;
-  const given = bearer ?? url.searchParams.get('token') ?? '';
-  return sameSecret(given, token);
+  const cookie = port === undefined ? undefined : cookieValue(headers.cookie, tokenCookieName(port));
+  return [bearer, url.searchParams.get('token') ?? undefined, cookie].some(
+    (given) => given !== undefined && sameSecret(given, token),
+  );
+}
+
+/** One cookie's value from a `Cookie` header. */
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of header?.split(';') ?? []) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return value.join('=');
+  }
+  return undefined;
+}
+
+/** Host names a proxy always serves, besides its bound address. */
+const ownHostNames = ['localhost', '127.0.0.1', '[::1]'];
+
+/** Which `Host` values a proxy serves and which pages' origins it trusts. */
+export interface HostPolicy {
+  /** Host names (lower case, IPv6 in brackets) a request's `Host` may name. */
+  served: ReadonlySet<string>;
+  /** Host names given with `allowHosts`: a page of theirs may call the proxy from another origin. */
+  allowed: ReadonlySet<string>;
+}
+
+/** The policy of a proxy bound to `boundHost`, with the extra names of `allowHosts`. */
+export function hostPolicy(boundHost: string, allowHosts: readonly string[] = []): HostPolicy {
+  const allowed = new Set(allowHosts.map(normalHostName));
+  return {
+    served: new Set([...ownHostNames.map(normalHostName), normalHostName(boundHost), ...allowed]),
+    allowed,
+  };
+}
+
+function normalHostName(name: string): string {
+  const lower = name.trim().toLowerCase();
+  return isIP(lower) === 6 ? `[${lower}]` : lower;
+}
+
+/** The host name of a `Host` value (`127.0.0.1:8787`, `[::1]:8787`, `localhost`). */
+function hostNameOf(host: string): string {
+  const lower = host.trim().toLowerCase();
+  if (lower.startsWith('[')) return lower.slice(0, lower.indexOf(']') + 1);
+  const colon = lower.lastIndexOf(':');
+  return colon === -1 ? lower : lower.slice(0, colon);
+}
+
+/** `host:port` of an `Origin` header, `undefined` for `null` or anything that is not a URL. */
+function originHostOf(origin: string): string | undefined {
+  try {
+    const url = new URL(origin);
+    return url.host === '' ? undefined : url.host.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Why the proxy refuses a request before reading it (`undefined`: it does not): a `Host` it does
+ * not serve, a foreign `Origin`, or a cross-site fetch. An origin is the proxy's own when it is the
+ * request's own host (the dashboard's page), or a name given with `allowHosts`.
+ */
+export function accessRefusal(headers: IncomingHttpHeaders, policy: HostPolicy): string | undefined {
+  const host = headers.host?.toLowerCase();
+  if (host !== undefined && !policy.served.has(hostNameOf(host))) {
+    return `Host "${host}" is not served here (start the proxy with --allow-host ${hostNameOf(host)} to serve it)`;
+  }
+  const origin = headers.origin;
+  const originHost = origin === undefined ? undefined : originHostOf(origin);
+  const trusted =
+    originHost !== undefined && (originHost === host || policy.allowed.has(hostNameOf(originHost)));
+  if (origin !== undefined && !trusted) return `Origin "${origin}" may not use the proxy`;
+  if (headers['sec-fetch-site'] === 'cross-site' && !trusted) {
+    return 'a cross-site request may not use the proxy';
+  }
+  return undefined;
 }
 
 /** Compares in constant time, so the answer's timing says nothing about the token. */

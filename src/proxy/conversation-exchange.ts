@@ -3,6 +3,7 @@
  * the result is still valid, the upstream call with the answer streamed back, and the usage that
  * anchors the session's next count. Any failure sends the client's original request instead.
  */
+import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { handleRecall } from '../core/archive/compaction-tools.js';
 import { fromResponsesInput } from '../core/conversation/responses-format.js';
@@ -23,7 +24,7 @@ import type { ProxyApi } from './routes.js';
 import type { SessionCompactors } from './session-compactors.js';
 import { nextState, sessionInput } from './session-history.js';
 import { shortSessionId } from './session-identity.js';
-import type { ProxySessionStore } from './session-store.js';
+import type { ProxySessionState, ProxySessionStore } from './session-store.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 import { createUsageTap, type UsageTap } from './usage-tap.js';
 
@@ -82,11 +83,17 @@ export async function runExchange(
   const { store, compactors } = dependencies;
   compactors.reuseParsed(clientExchange.sessionKey, clientExchange.api, clientExchange.body);
   const exchange = clientExchange.recall ? withRecall(clientExchange) : clientExchange;
+  // Only the tool the proxy declared is its to answer: a client's own `recall` (a memory server's)
+  // keeps its calls.
+  const recallDeclared = exchange.body !== clientExchange.body;
+  // Nor may placeholders send the model to the client's tool with the proxy's archive ids.
+  const ownRecall = clientExchange.recall && hasRecallTool(clientExchange.body);
   const { api, sessionKey, body } = exchange;
   const client = conversationOf(api, body) ?? [];
   const state = await store.load(sessionKey);
   const input = sessionInput(state, client);
-  const session = compactors.get(sessionKey, input.restarted);
+  const lineage = lineageOf(state, input.restarted);
+  const session = compactors.get(sessionKey, lineage, clientExchange.recall && !ownRecall);
   compactors.remember(sessionKey, clientExchange.body, clientExchange.raw.length);
   const outgoing = await compactOnce(
     exchange,
@@ -99,11 +106,16 @@ export async function runExchange(
   if (exchange.signal.aborted) return closedRecord(exchange, outgoing);
   const overheadMs = performance.now() - exchange.arrived;
   announceCompaction(exchange, outgoing);
-  const { outcome, usage } = await sendUpstream(exchange, clientExchange, outgoing, session);
+  const { outcome, usage } = await sendUpstream(exchange, clientExchange, outgoing, session, recallDeclared);
   if (outcome.type === 'unreachable') dependencies.unreachable(exchange.response, outcome.message);
+  if (outcome.type === 'answered' && outcome.status >= 200 && outcome.status < 300) {
+    compactors.verify(sessionKey);
+  }
   if (outcome.type !== 'closed') {
     const next = nextState(input.fingerprints, client, outgoing.sent);
-    await store.save(sessionKey, usage ? { ...next, usage } : next);
+    // A compaction that fell back may have archived; no later request may reach that archive.
+    const kept = { ...next, lineage: outgoing.fallback ? newLineage() : lineage };
+    await store.save(sessionKey, usage ? { ...kept, usage } : kept);
   }
   const record: ProxyRequestRecord = {
     ...recordOf(exchange, outgoing, outcome),
@@ -120,6 +132,20 @@ export async function runExchange(
     archiveSessionId: session.compactor.sessionId,
   });
   return record;
+}
+
+/**
+ * The lineage the request continues: the stored one while the client's history extends what the
+ * proxy saw, a new one for a new or restarted history (see `ProxySessionState.lineage`).
+ */
+function lineageOf(state: ProxySessionState | undefined, restarted: boolean): string | undefined {
+  if (state === undefined || restarted) return newLineage();
+  // A state kept before lineages had none: its archive goes on under the session key alone.
+  return state.lineage;
+}
+
+function newLineage(): string {
+  return randomUUID();
 }
 
 /** Tells the agent's user what the proxy did: the x-agent-compact-* headers, and `--notify`'s note. */
@@ -142,9 +168,10 @@ async function sendUpstream(
   clientExchange: Exchange,
   outgoing: Outgoing,
   session: ReturnType<SessionCompactors['get']>,
+  recallDeclared: boolean,
 ): Promise<{ outcome: ForwardOutcome; usage: ProviderUsage | undefined }> {
   const { api, response } = exchange;
-  if (exchange.recall && hasRecallTool(outgoing.body)) {
+  if (recallDeclared) {
     const outcome = await forwardWithRecall({
       client: exchange.client,
       api,

@@ -34,6 +34,7 @@ export async function countTokensPayload(
   headers: IncomingHttpHeaders,
   store: ProxySessionStore,
   pathname = COUNT_TOKENS_SUFFIX,
+  url?: URL,
 ): Promise<Buffer> {
   const api = countingApi('POST', pathname) ?? 'anthropic';
   let body: unknown;
@@ -49,7 +50,7 @@ export async function countTokensPayload(
   const record = wrapped ? (outer.generateContentRequest as Record<string, unknown>) : outer;
   const client = conversationOf(api, record);
   if (client === undefined) return raw;
-  const state = await store.load(sessionKeyOf(api, record, headers));
+  const state = await store.load(sessionKeyOf(api, record, headers, url));
   const input = sessionInput(state, client);
   if (input.restarted || input.conversation === client) return raw;
   const counted = withConversation(api, record, input.conversation);

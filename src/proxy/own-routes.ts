@@ -1,9 +1,13 @@
 /**
  * The proxy's own routes under `/agent-compact/`: the stats, and whatever else the proxy serves
- * itself (the dashboard adds its own). A token, when set, guards every one of them.
+ * itself (the dashboard adds its own). A token, when set, guards every one of them; the dashboard's
+ * address carries it once, and the page trades it for a cookie no script can read.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isAuthorized, OWN_PREFIX } from './access.js';
+import { isAuthorized, OWN_PREFIX, tokenCookieName } from './access.js';
+
+/** The dashboard's page, the one address a person opens with `?token=`. */
+const DASHBOARD_PATHS = new Set([OWN_PREFIX, OWN_PREFIX.slice(0, -1)]);
 
 /** Serves one own route; resolves `false` when the path is not one it knows. */
 export type OwnRouteHandler = (
@@ -24,7 +28,8 @@ export async function serveOwnRoute(
   url: URL,
   { token, handlers }: { token: string | undefined; handlers: readonly OwnRouteHandler[] },
 ): Promise<void> {
-  if (!isAuthorized(incoming.headers, url, token)) {
+  const port = incoming.socket.localPort;
+  if (!isAuthorized(incoming.headers, url, token, port)) {
     writeJson(
       response,
       401,
@@ -35,10 +40,35 @@ export async function serveOwnRoute(
     );
     return;
   }
+  if (token && port !== undefined && isTokenExchange(incoming, url)) {
+    return redirectWithCookie(response, url, tokenCookieName(port), token);
+  }
   for (const handler of handlers) {
     if (await handler(incoming, response, url)) return;
   }
   writeJson(response, 404, { error: `agent-compact: no route ${url.pathname}` });
+}
+
+/** The dashboard's page opened with `?token=` (already checked): traded for a cookie. */
+function isTokenExchange(incoming: IncomingMessage, url: URL): boolean {
+  return incoming.method === 'GET' && DASHBOARD_PATHS.has(url.pathname) && url.searchParams.has('token');
+}
+
+/**
+ * Keeps the token in an HttpOnly, SameSite=Strict cookie and sends the browser to the address
+ * without it, so it is in no link, history entry or `Referer` after the first load.
+ */
+function redirectWithCookie(response: ServerResponse, url: URL, name: string, token: string): void {
+  const search = new URLSearchParams(url.search);
+  search.delete('token');
+  const query = search.toString();
+  response.writeHead(303, {
+    location: `${OWN_PREFIX}${query === '' ? '' : `?${query}`}`,
+    'set-cookie': `${name}=${token}; Path=${OWN_PREFIX.slice(0, -1)}; HttpOnly; SameSite=Strict`,
+    'cache-control': 'no-store',
+    'referrer-policy': 'no-referrer',
+  });
+  response.end();
 }
 
 /** Writes a JSON answer that no cache keeps (it may carry a session's content). */

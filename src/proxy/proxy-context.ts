@@ -4,6 +4,7 @@
  */
 import { CompactError } from '../core/errors.js';
 import type { CompactionEvent } from '../core/events.js';
+import { type HostPolicy, hostPolicy } from './access.js';
 import type { ExchangeDependencies } from './conversation-exchange.js';
 import { dashboardRoutes } from './dashboard/dashboard-routes.js';
 import { ProxyMonitor } from './dashboard/monitor.js';
@@ -41,6 +42,8 @@ export interface ProxyContext {
   notify: boolean;
   /** Guards every own route when set. */
   token: string | undefined;
+  /** The `Host` values served and the origins trusted (`allowHosts`). */
+  hosts: HostPolicy;
   /** Own routes beyond the stats (the dashboard's). */
   ownRoutes: OwnRouteHandler[];
   monitor: ProxyMonitor | undefined;
@@ -67,6 +70,8 @@ export function createProxyContext({
   dashboard = true,
   tracing,
   token,
+  host = '127.0.0.1',
+  allowHosts = [],
   log,
   onRequest,
   upstreamTimeoutMs = DEFAULT_UPSTREAM_TIMEOUT_MS,
@@ -101,6 +106,7 @@ export function createProxyContext({
     recall,
     notify,
     token,
+    hosts: hostPolicy(host, allowHosts),
     ownRoutes: monitor ? [dashboardRoutes(monitor, async () => stats.snapshot(await store.size()))] : [],
     monitor,
     tracing,

@@ -18,6 +18,14 @@ export interface ProxyOptions {
   geminiUpstream?: string;
   /** The interface to listen on; any but loopback needs `token`. @default '127.0.0.1' */
   host?: string;
+  /**
+   * Host names served besides the bound address, localhost, 127.0.0.1 and [::1] (`--allow-host`):
+   * a request whose `Host` names anything else gets a 403, so a page that rebinds its own name to
+   * the proxy's address is served nothing. A page of one of these names may also call the proxy
+   * from another origin; any other `Origin`, and every `Sec-Fetch-Site: cross-site`, gets a 403.
+   * @default []
+   */
+  allowHosts?: readonly string[];
   /** The port; 0 picks a free one. @default 0 */
   port?: number;
   /** Token thresholds of mid and hard compaction. @default the core's (50,000 / 80,000) */
@@ -60,8 +68,9 @@ export interface ProxyOptions {
   /** Receives one record per request, e.g. to write JSON lines. @default none */
   onRequest?: (record: ProxyRequestRecord) => void;
   /**
-   * Guards every `/agent-compact/*` route (`Authorization: Bearer TOKEN` or `?token=`); required
-   * when `host` is not a loopback address. @default none
+   * Guards every `/agent-compact/*` route (`Authorization: Bearer TOKEN`, `?token=`, or the cookie
+   * the dashboard's page sets when opened with `?token=`); required when `host` is not a loopback
+   * address. The CLI makes a random one when none is given. @default none
    */
   token?: string;
   /**

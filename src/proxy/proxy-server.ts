@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { assertSafeBinding } from './access.js';
+import { accessRefusal, assertSafeBinding } from './access.js';
 import { parseObject } from './appended-body.js';
 import { type ExchangeDependencies, runExchange, statefulReason } from './conversation-exchange.js';
 import { countTokensPayload, isCountTokens } from './count-tokens.js';
@@ -111,6 +111,8 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
   const arrived = performance.now();
   const url = new URL(incoming.url ?? '/', 'http://proxy.invalid');
   const method = incoming.method ?? 'GET';
+  const refusal = accessRefusal(incoming.headers, context.hosts);
+  if (refusal !== undefined) return refuse(incoming, response, url, refusal, context);
   if (isOwnPath(url.pathname)) return serveOwn(incoming, response, url, context);
   const provider = providerOf(url.pathname, incoming.headers);
   const target = upstreamUrl(context.upstreams[provider], `${url.pathname}${url.search}`);
@@ -143,6 +145,20 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
     return forwardUncompacted(request, { received, decoded, counting }, context);
   }
   return compactExchange(request, { api, plain, body }, context);
+}
+
+/** A request from a host or page the proxy does not serve: 403, nothing read or forwarded. */
+function refuse(
+  incoming: IncomingMessage,
+  response: ServerResponse,
+  url: URL,
+  reason: string,
+  context: ProxyContext,
+): void {
+  const message = `agent-compact: ${reason}`;
+  context.log?.(`${incoming.method ?? 'GET'} ${url.pathname} refused: ${reason}`);
+  if (isOwnPath(url.pathname)) writeJson(response, 403, { error: message });
+  else writeProviderError(response, providerOf(url.pathname, incoming.headers), 403, message);
 }
 
 /** A body past `--max-body`: 413 in the provider's shape, the rest of it never read. */
@@ -201,7 +217,7 @@ async function compactExchange(
   };
   // A stateful request carries only new items: no fixed overhead to judge the thresholds by.
   if (statefulReason(api, body) === undefined) context.warnOverhead(api, body);
-  const sessionKey = sessionKeyOf(api, body, incoming.headers);
+  const sessionKey = sessionKeyOf(api, body, incoming.headers, request.url);
   const exchange = {
     api,
     sessionKey,
@@ -240,7 +256,7 @@ async function uncompactedBody(
 ) {
   if (counting && received) {
     const { incoming, url } = request;
-    return countTokensPayload(received, incoming.headers, context.store, url.pathname);
+    return countTokensPayload(received, incoming.headers, context.store, url.pathname, url);
   }
   return received;
 }

@@ -1,5 +1,9 @@
+import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
+import { useProxyHarness } from './proxy-harness.test-utils.js';
 import { compactedApi, providerOf, upstreamUrl } from './routes.js';
+
+const startProxyOver = useProxyHarness();
 
 describe('routes', () => {
   it.each([
@@ -45,5 +49,35 @@ describe('routes', () => {
   it('sends paths of neither API by their headers', () => {
     expect(providerOf('/v1/models', { 'anthropic-version': '2023-06-01' })).toBe('anthropic');
     expect(providerOf('/v1/models', { authorization: 'Bearer x' })).toBe('openai');
+  });
+
+  it.each([
+    ['/v1/messages', 'anthropic'],
+    ['/v1/chat/completions', 'openai'],
+    ['/v1/responses', 'openai'],
+  ] as const)('an x-goog-api-key header, even empty, leaves %s with %s', (path, provider) => {
+    expect(providerOf(path, { 'x-goog-api-key': '' })).toBe(provider);
+    expect(providerOf(path, { 'x-goog-api-key': 'AIza-key' })).toBe(provider);
+    expect(providerOf('/v1/models', { 'x-goog-api-key': 'AIza-key' })).toBe('gemini');
+  });
+
+  it('/v1/messages with an empty x-goog-api-key goes to the Anthropic upstream', async () => {
+    const { server, proxy } = await startProxyOver(['Hi.'], {
+      openaiUpstream: 'http://127.0.0.1:1',
+      geminiUpstream: 'http://127.0.0.1:1',
+    });
+    const client = new Anthropic({
+      apiKey: 'sk-ant-user',
+      baseURL: proxy.url,
+      maxRetries: 0,
+      defaultHeaders: { 'x-goog-api-key': '' },
+    });
+    const message = await client.messages.create({
+      model: 'claude-test',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(message.content).toEqual([{ type: 'text', text: 'Hi.' }]);
+    expect(server.requests.map((request) => request.path)).toEqual(['/v1/messages']);
   });
 });

@@ -47,11 +47,15 @@ const anthropicPath = /\/v1\/messages(\/|$)/;
 /** `/v1/chat/…` and `/v1/responses…`, after any prefix. */
 const openaiPath = /\/v1\/(chat\/|responses(\/|$))/;
 
-/** The provider family of any request: its path first, then its headers. */
+/**
+ * The provider family of any request: its path decides when it names one, so no header sends
+ * `/v1/messages` (and its key) to another provider; headers only for the paths every API has.
+ */
 export function providerOf(pathname: string, headers: IncomingHttpHeaders): ProxyProvider {
-  if (isGeminiPath(pathname) || headers['x-goog-api-key'] !== undefined) return 'gemini';
+  if (isGeminiPath(pathname)) return 'gemini';
   if (anthropicPath.test(pathname)) return 'anthropic';
   if (openaiPath.test(pathname)) return 'openai';
+  if (headers['x-goog-api-key'] !== undefined) return 'gemini';
   return headers['anthropic-version'] !== undefined || headers['x-api-key'] !== undefined
     ? 'anthropic'
     : 'openai';

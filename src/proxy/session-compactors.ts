@@ -14,7 +14,7 @@ import { createRequestCompactor, type RequestCompactor } from './request-compact
 import { conversationField } from './request-conversation.js';
 import { reuseUnchanged } from './request-reuse.js';
 import { createSameSummaryModel, type SummaryContext } from './same-summarizer.js';
-import { KEYLESS_PREFIX, shortHash } from './session-identity.js';
+import { KEYLESS_OWNER, ownerOfSessionKey, shortHash } from './session-identity.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 
 /** The compactor of one session, and the summary model a request of it brings. */
@@ -22,7 +22,7 @@ export interface SessionCompactor {
   compactor: RequestCompactor;
   /**
    * The `same` summarizer bound to this request (its provider, model and key), passed with the
-   * call that may summarize; `undefined` when the compactor's own summarizer writes summaries.
+   * call that may summarize, or the operator's model for a verified credential; `undefined`: offline.
    */
   summarizerFor(context: SummaryContext): SummaryModel | undefined;
 }
@@ -47,6 +47,13 @@ export interface SessionCompactorSettings {
 }
 
 /**
+ * Owners (credential hashes) the upstream has accepted, for the operator's summarizer. A 2xx is
+ * proof the credential is real; a made-up key never gets there, so it never spends the operator's.
+ * Bounded like the live compactors; an owner forgotten is trusted again after its next 2xx.
+ */
+const MAX_VERIFIED_OWNERS = 10_000;
+
+/**
  * Request bytes whose parsed bodies are kept for {@link reuseUnchanged}, all sessions together. Below
  * the thresholds the compactor holds those objects anyway; once a session is compacted it holds the
  * compacted history, and the client's whole history (what every request resends) is kept only
@@ -57,11 +64,15 @@ const REUSE_BUDGET_BYTES = 64 * 1024 * 1024;
 
 /** Compactors by session key, least recently used dropped past `maxSessions`. */
 export class SessionCompactors {
-  private readonly live: LRUCache<string, SessionCompactor>;
+  private readonly live: LRUCache<
+    string,
+    SessionCompactor & { lineage: string | undefined; recall: boolean }
+  >;
   /** The last request body of each session, by its size in bytes (see {@link REUSE_BUDGET_BYTES}). */
   private readonly lastBodies = new LRUCache<string, Record<string, unknown>>({
     maxSize: REUSE_BUDGET_BYTES,
   });
+  private readonly verifiedOwners = new LRUCache<string, true>({ max: MAX_VERIFIED_OWNERS });
 
   constructor(private readonly settings: SessionCompactorSettings) {
     this.live = new LRUCache({ max: settings.maxSessions });
@@ -81,12 +92,25 @@ export class SessionCompactors {
     this.lastBodies.set(sessionKey, body, { size: Math.max(1, bytes) });
   }
 
-  /** The session's compactor; a new one when `fresh` or when there is none. */
-  get(sessionKey: string, fresh: boolean): SessionCompactor {
+  /**
+   * The session's compactor for the history's `lineage` (see `ProxySessionState.lineage`): a new
+   * one, with an archive of its own, when the lineage changed or there is none. `recall: false`
+   * (the client has a `recall` tool of its own) names no archive ids even under `--recall`.
+   */
+  get(sessionKey: string, lineage: string | undefined, recall = this.settings.recall): SessionCompactor {
     const existing = this.live.get(sessionKey);
-    const session = existing && !fresh ? existing : this.create(sessionKey);
+    const session =
+      existing && existing.lineage === lineage && existing.recall === recall
+        ? existing
+        : { ...this.create(sessionKey, lineage, recall), lineage, recall };
     this.live.set(sessionKey, session);
     return session;
+  }
+
+  /** Notes that the upstream accepted the credential of `sessionKey` (it answered a 2xx). */
+  verify(sessionKey: string): void {
+    const owner = ownerOfSessionKey(sessionKey);
+    if (owner !== KEYLESS_OWNER) this.verifiedOwners.set(owner, true);
   }
 
   /** Forgets a session's compactor (after a failure, so the next request starts clean). */
@@ -95,20 +119,15 @@ export class SessionCompactors {
     this.lastBodies.delete(sessionKey);
   }
 
-  private create(sessionKey: string): SessionCompactor {
-    const { thresholds, contextWindow, summarizer, archive, counter, stateStore, recall, background } =
-      this.settings;
+  private create(sessionKey: string, lineage: string | undefined, recall: boolean): SessionCompactor {
+    const { thresholds, contextWindow, summarizer, archive, counter, stateStore, background } = this.settings;
     const { client } = this.settings;
-    // A request with no key of its own never gets a summary paid with the operator's key.
-    const keyless = sessionKey.startsWith(KEYLESS_PREFIX);
-    const summaryModel =
-      summarizer === 'same' || summarizer === 'extractive' || keyless ? undefined : summarizer;
+    const owner = ownerOfSessionKey(sessionKey);
     const compactor = createRequestCompactor({
       // Archive file names come from the session id: a hash is safe on every file system.
-      sessionId: `proxy-${shortHash(sessionKey)}`,
+      sessionId: `proxy-${shortHash(lineage === undefined ? sessionKey : `${sessionKey}\n${lineage}`)}`,
       ...(thresholds ? { thresholds } : {}),
       ...(contextWindow === undefined ? {} : { contextWindow }),
-      ...(summaryModel ? { summarizer: summaryModel } : {}),
       ...(archive ? { archive } : {}),
       ...(counter ? { counter } : {}),
       ...(stateStore ? { stateStore } : {}),
@@ -119,8 +138,13 @@ export class SessionCompactors {
     });
     return {
       compactor,
-      summarizerFor: (context) =>
-        summarizer === 'same' ? createSameSummaryModel(client, context) : undefined,
+      summarizerFor: (context) => {
+        if (summarizer === 'same') return createSameSummaryModel(client, context);
+        if (summarizer === 'extractive') return undefined;
+        // The operator's model only for a credential the upstream accepted; else offline (the
+        // compactor has no model of its own, so its extractive summary).
+        return this.verifiedOwners.has(owner) ? summarizer : undefined;
+      },
     };
   }
 }

@@ -1,10 +1,12 @@
 /**
- * Which conversation a request belongs to. Every key starts with a hash of the request's credential
- * (API key or bearer token, never kept in clear), so two users never share a session, its archive or
- * its recall ids. Then, in order: the `x-agent-compact-session` header; the client's own session id
- * (Claude Code's `metadata.user_id`, Codex's `prompt_cache_key` or `client_metadata.session_id`) with
- * a hash of the conversation's first message, since Claude Code runs sub-agent conversations under
- * one session id; else that hash alone.
+ * Which conversation a request belongs to. Every key starts with the owner: a hash of every
+ * credential the request carries (API key headers, bearer token, Gemini's `?key=`; never kept in
+ * clear), so two users with different keys never share a session, its archive or its recall ids.
+ * Then, in order: the `x-agent-compact-session` header; the client's own session id (Claude Code's
+ * `metadata.user_id`, Codex's `prompt_cache_key` or `client_metadata.session_id`) with a hash of the
+ * conversation's first message, since Claude Code runs sub-agent conversations under one session
+ * id; else that hash alone. Callers who share a key, or send none, are kept apart by the lineage of
+ * their history (`ProxySessionState.lineage`), not by this key.
  */
 import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -18,19 +20,25 @@ export const SESSION_HEADER = 'x-agent-compact-session';
 /** Claude Code 1.x writes `user_<hash>_account_<uuid>_session_<uuid>`. */
 const legacyUserIdSession = /_session_([0-9a-f-]{8,})$/i;
 
-/** How the session key of a request that sends no credential starts. */
-export const KEYLESS_PREFIX = 'key:none:';
+/** The owner of a request that sends no credential. */
+export const KEYLESS_OWNER = 'key:none';
 
-/** Headers that carry a credential, in the order they are read. */
+/** Headers that carry a credential. */
 const credentialHeaders = ['x-api-key', 'authorization', 'api-key', 'x-goog-api-key'] as const;
+/** The query parameter Gemini clients (LiteLLM, aider) send their key in. */
+const credentialParameter = 'key';
 
-/** The session key of a request body (already parsed). */
+/**
+ * The session key of a request body (already parsed); `url` is the request's own, for a key sent
+ * in its query.
+ */
 export function sessionKeyOf(
   api: ProxyApi,
   body: Record<string, unknown>,
   headers: IncomingHttpHeaders,
+  url?: URL,
 ): string {
-  const owner = `key:${credentialHash(headers)}`;
+  const owner = ownerOf(headers, url);
   const named = headers[SESSION_HEADER];
   if (typeof named === 'string' && named.trim() !== '') return `${owner}:header:${named.trim()}`;
   const first = conversationOf(api, body)?.[0];
@@ -39,17 +47,33 @@ export function sessionKeyOf(
   return clientId === undefined ? `${owner}:conversation:${head}` : `${owner}:client:${clientId}:${head}`;
 }
 
+/** The owner part of a session key, `key:HASH` (`key:none` for a request without a credential). */
+function ownerOf(headers: IncomingHttpHeaders, url?: URL): string {
+  return `key:${credentialHash(headers, url)}`;
+}
+
+/** The owner part of a session key made by {@link sessionKeyOf}. */
+export function ownerOfSessionKey(sessionKey: string): string {
+  const end = sessionKey.indexOf(':', 'key:'.length);
+  return end === -1 ? sessionKey : sessionKey.slice(0, end);
+}
+
 /**
- * A hash of the request's credential, `none` when it sends none; the credential itself is never
- * kept. A bearer token hashes like the same key sent as `x-api-key` (SDKs send either).
+ * A hash of every credential the request carries, `none` when it sends none; no credential is ever
+ * kept. A bearer token hashes like the same key sent as `x-api-key` (SDKs send either), and one
+ * credential hashes as it always did, so stored sessions keep their keys.
  */
-export function credentialHash(headers: IncomingHttpHeaders): string {
+export function credentialHash(headers: IncomingHttpHeaders, url?: URL): string {
+  const tokens = new Set<string>();
   for (const name of credentialHeaders) {
     const value = headers[name];
     const token = typeof value === 'string' ? value.replace(/^bearer\s+/i, '').trim() : '';
-    if (token !== '') return shortHash(`credential\n${token}`);
+    if (token !== '') tokens.add(token);
   }
-  return 'none';
+  const queryKey = url?.searchParams.get(credentialParameter)?.trim() ?? '';
+  if (queryKey !== '') tokens.add(queryKey);
+  if (tokens.size === 0) return 'none';
+  return shortHash(`credential\n${[...tokens].sort().join('\n')}`);
 }
 
 /** The client's own session id, when it sends one. */

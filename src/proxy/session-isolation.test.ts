@@ -1,4 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
@@ -12,9 +14,13 @@ import { credentialHash, sessionKeyOf } from './session-identity.js';
 
 const startProxyOver = useProxyHarness();
 let directory: string | undefined;
+let upstream: Server | undefined;
 afterEach(async () => {
   if (directory) await rm(directory, { recursive: true, force: true });
+  upstream?.closeAllConnections();
+  await new Promise((done) => (upstream ? upstream.close(done) : done(undefined)));
   directory = undefined;
+  upstream = undefined;
 });
 
 /** The same system prompt and first message for everyone, as two users of one agent would send. */
@@ -106,29 +112,91 @@ describe("the operator's summarizer", () => {
     })).concat([{ role: 'user', content: 'Go on.' }]),
   };
 
-  it.each([
-    ['with a key', { 'x-api-key': 'sk-user' }, true],
-    ['with no key', {}, false],
-  ])(
-    'a request %s: summarized by the operator model only when it has a key',
-    async (_name, key, summarized) => {
-      let summaries = 0;
-      const summarizer: SummaryModel = {
-        specificationVersion: 'v1',
-        provider: 'operator',
-        modelId: 'operator',
-        async summarize() {
-          summaries += 1;
-          return { text: '## Summary\nEarlier turns.' };
-        },
-      };
-      const { proxy } = await startProxyOver(['Hi.'], { thresholds: { mid: 1500, hard: 2500 }, summarizer });
-      await fetch(`${proxy.url}/v1/messages`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...key },
-        body: JSON.stringify(longRequest),
-      }).then((response) => response.text());
-      expect(summaries > 0).toBe(summarized);
-    },
-  );
+  /** The operator's model, counting its calls. */
+  function operatorSummarizer() {
+    const calls = { count: 0 };
+    const summarizer: SummaryModel = {
+      specificationVersion: 'v1',
+      provider: 'operator',
+      modelId: 'operator',
+      async summarize() {
+        calls.count += 1;
+        return { text: '## Summary\nEarlier turns.' };
+      },
+    };
+    return { calls, summarizer };
+  }
+
+  /** An upstream that knows one key, `sk-user`: any other gets Anthropic's 401. */
+  async function keyCheckingUpstream(): Promise<string> {
+    upstream = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        if (request.headers['x-api-key'] !== 'sk-user') {
+          response.writeHead(401, { 'content-type': 'application/json' });
+          response.end(
+            JSON.stringify({
+              type: 'error',
+              error: { type: 'authentication_error', message: 'invalid x-api-key' },
+            }),
+          );
+          return;
+        }
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({
+            id: 'msg_1',
+            type: 'message',
+            role: 'assistant',
+            model: 'claude-test',
+            content: [{ type: 'text', text: 'Hi.' }],
+            stop_reason: 'end_turn',
+            usage: { input_tokens: 10, output_tokens: 2 },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((done) => upstream!.listen(0, '127.0.0.1', done));
+    return `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  }
+
+  const post = (url: string, key: Record<string, string>, body: unknown) =>
+    fetch(`${url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...key },
+      body: JSON.stringify(body),
+    }).then(async (response) => {
+      await response.text();
+      return response.status;
+    });
+  const shortRequest = { model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] };
+
+  it('three made-up keys, each answered 401, make no summary call with the operator’s model', async () => {
+    const { calls, summarizer } = operatorSummarizer();
+    const { proxy } = await startProxyOver(['unused'], {
+      upstream: await keyCheckingUpstream(),
+      thresholds: { mid: 1500, hard: 2500 },
+      summarizer,
+    });
+    for (const key of ['sk-made-up-1', 'sk-made-up-2', 'sk-made-up-3']) {
+      expect(await post(proxy.url, { 'x-api-key': key }, longRequest)).toBe(401);
+      // Even a second request of a key the upstream refused gets no paid summary.
+      expect(await post(proxy.url, { 'x-api-key': key }, longRequest)).toBe(401);
+    }
+    expect(calls.count).toBe(0);
+  });
+
+  it('a key the upstream accepted gets the operator’s summary; no key never does', async () => {
+    const { calls, summarizer } = operatorSummarizer();
+    const { proxy } = await startProxyOver(['unused'], {
+      upstream: await keyCheckingUpstream(),
+      thresholds: { mid: 1500, hard: 2500 },
+      summarizer,
+    });
+    expect(await post(proxy.url, {}, longRequest)).toBe(401);
+    expect(calls.count).toBe(0);
+    expect(await post(proxy.url, { 'x-api-key': 'sk-user' }, shortRequest)).toBe(200);
+    expect(await post(proxy.url, { 'x-api-key': 'sk-user' }, longRequest)).toBe(200);
+    expect(calls.count).toBeGreaterThan(0);
+  });
 });

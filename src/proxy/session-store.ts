@@ -19,6 +19,13 @@ export interface ProxySessionState {
   sent?: unknown[];
   /** The usage the provider reported for that request; anchors the next count. */
   usage?: ProviderUsage;
+  /**
+   * A random id of this history's lineage, new whenever the client's history stops extending what
+   * the proxy saw: the session's archive and recall ids belong to one lineage, so only a caller who
+   * sends that very history (which holds everything archived) reaches them. Absent in states kept
+   * before lineages: their archive goes on under the session key alone.
+   */
+  lineage?: string;
 }
 
 /** Loads and saves {@link ProxySessionState} per session key. */

@@ -6,7 +6,7 @@ import { createWriteStream } from 'node:fs';
 import { resolve } from 'node:path';
 import { createFileArchiveStore } from '../../archive/index.js';
 import type { SummaryModel } from '../../core/summary/summary-model.js';
-import { isLoopbackHost } from '../../proxy/access.js';
+import { isLoopbackHost, randomToken } from '../../proxy/access.js';
 import {
   type ProxyOptions,
   type ProxyRequestRecord,
@@ -33,8 +33,13 @@ export const PROXY_OPTIONS_HELP = `  --upstream URL             where requests g
   --openai-upstream URL      OpenAI traffic (chat, responses, other paths) goes here instead
   --host H                   interface to listen on (default 127.0.0.1); any other address
                              needs --token
-  --token TOKEN              every /agent-compact/* route then asks for it (Authorization:
-                             Bearer TOKEN, or ?token=TOKEN); default AGENT_COMPACT_TOKEN
+  --token TOKEN              every /agent-compact/* route asks for it (Authorization: Bearer
+                             TOKEN, ?token=TOKEN, or the dashboard's cookie); default
+                             AGENT_COMPACT_TOKEN, else a fresh random one, printed in the
+                             dashboard address
+  --allow-host NAME          serve requests whose Host is NAME too (repeatable); by default only
+                             the bound address, localhost, 127.0.0.1 and [::1] are served, and
+                             any other Host, a foreign Origin or a cross-site fetch gets a 403
   --gemini-upstream URL      Gemini traffic (/v1beta/models/…) goes here instead,
                              e.g. https://generativelanguage.googleapis.com
   --port N                   port to listen on; 0 picks a free one (default ${DEFAULT_PORT})
@@ -75,6 +80,7 @@ export const PROXY_ARG_OPTIONS = {
   'gemini-upstream': { type: 'string' },
   host: { type: 'string' },
   token: { type: 'string' },
+  'allow-host': { type: 'string', multiple: true },
   port: { type: 'string' },
   mid: { type: 'string' },
   hard: { type: 'string' },
@@ -100,6 +106,11 @@ export interface CliProxy {
   proxy: RunningProxy;
   /** The shared store's description when `--store` was given. */
   storeDescription: string | undefined;
+  /**
+   * The dashboard's address to print: with the token when the CLI made it up (loopback without
+   * `--token`), without it when the user chose one (it may be a shared secret kept out of logs).
+   */
+  dashboardUrl: string;
   stop(): Promise<void>;
 }
 
@@ -120,13 +131,17 @@ export async function startProxyFromArgs(
   defaults: CliProxyDefaults,
 ): Promise<CliProxy> {
   const host = values.host ?? '127.0.0.1';
-  const token = values.token ?? io.env.AGENT_COMPACT_TOKEN;
-  if (!isLoopbackHost(host) && (token === undefined || token === '')) {
+  const given = values.token ?? io.env.AGENT_COMPACT_TOKEN;
+  const chosen = given !== undefined && given !== '';
+  if (!isLoopbackHost(host) && !chosen) {
     throw new CliError(
       `refusing to listen on ${host} without a token: pass --token TOKEN (or set AGENT_COMPACT_TOKEN)`,
       2,
     );
   }
+  // A loopback proxy still gets a token: other users of the machine and pages in a browser must not
+  // read the dashboard.
+  const token = chosen ? given : randomToken();
   if (values.store !== undefined && values.archive !== undefined) {
     throw new CliError('--store and --archive both say where archives go: pass one of them', 2);
   }
@@ -148,8 +163,9 @@ export async function startProxyFromArgs(
     ...(openaiUpstream ? { openaiUpstream } : {}),
     ...(geminiUpstream ? { geminiUpstream } : {}),
     host,
+    ...(values['allow-host'] ? { allowHosts: values['allow-host'] } : {}),
     port,
-    ...(token ? { token } : {}),
+    token,
     ...limits,
     recall: values.recall === true,
     background: values.background === true,
@@ -183,6 +199,7 @@ export async function startProxyFromArgs(
   return {
     proxy,
     storeDescription: shared.proxyStore ? shared.description : undefined,
+    dashboardUrl: `${proxy.url}/agent-compact/${chosen ? '' : `?token=${token}`}`,
     async stop() {
       await proxy.close();
       await shared.close();

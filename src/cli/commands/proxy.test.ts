@@ -51,7 +51,12 @@ describe('agent-compact proxy', () => {
     expect(message.content).toEqual([{ type: 'text', text: 'Hi there.' }]);
     process.emit('SIGTERM');
     expect(await exit).toBe(0);
-    expect(output.stderr).toMatch(/^anthropic [0-9a-f]{8} \d+ → \d+ tokens none 200 \d+ms\n$/);
+    // First the dashboard's address with a fresh token (a loopback proxy given none), then the request.
+    expect(output.stderr).toMatch(
+      /^dashboard http:\/\/127\.0\.0\.1:\d+\/agent-compact\/\?token=[\w-]{20,}\nanthropic [0-9a-f]{8} \d+ → \d+ tokens none 200 \d+ms\n$/,
+    );
+    const dashboard = /^dashboard (\S+)/.exec(output.stderr)?.[1] ?? '';
+    expect(new URL(dashboard).origin).toBe(url);
     const record = JSON.parse(await readFile(join(directory, 'log.jsonl'), 'utf8')) as Record<
       string,
       unknown

@@ -1,7 +1,7 @@
 /**
  * `agent-compact proxy --upstream URL [--host H] [--port N] [--mid N --hard N | --window N]
  * [--summarizer SPEC] [--archive DIR | --store redis://…] [--anthropic-upstream URL] [--openai-upstream URL] [--gemini-upstream URL]
- * [--json-log FILE] [--recall] [--background] [--tokenizer T] [--upstream-timeout SECONDS] [--max-body SIZE]`
+ * [--allow-host NAME] [--json-log FILE] [--recall] [--background] [--tokenizer T] [--upstream-timeout SECONDS] [--max-body SIZE]`
  *
  * Runs the compaction proxy until SIGINT or SIGTERM. The first stdout line is `listening on URL`.
  */
@@ -18,8 +18,9 @@ base URL at it: ANTHROPIC_BASE_URL=http://127.0.0.1:${DEFAULT_PORT} claude
 Options:
 ${PROXY_OPTIONS_HELP}  -h, --help                 show this help
 
-The first line on stdout is "listening on http://HOST:PORT"; one line per request goes to stderr.
-Totals: GET /agent-compact/stats.
+The first line on stdout is "listening on http://HOST:PORT"; the first on stderr is "dashboard
+ADDRESS", with the token in it when the proxy made one up; then one line per request goes to
+stderr. Totals: GET /agent-compact/stats (with the token).
 `;
 
 /** The `proxy` command. */
@@ -37,6 +38,7 @@ export const proxyCommand: CliCommand = async (args, io) => {
   }
   const running = await startProxyFromArgs(values, io, { defaultPort: DEFAULT_PORT, log: true });
   io.stdout(`listening on ${running.proxy.url}\n`);
+  io.stderr(`dashboard ${running.dashboardUrl}\n`);
   if (running.storeDescription) io.stderr(`store ${running.storeDescription}\n`);
   await stopSignal();
   await running.stop();

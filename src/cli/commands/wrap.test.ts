@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,15 +21,27 @@ afterEach(async () => {
 
 /**
  * A stand-in for Claude Code: sends `requests` growing conversations to ANTHROPIC_BASE_URL, writes
- * what it saw, then exits with `code`; with `wait` it writes `ready` and waits for SIGINT.
+ * what it saw, then exits with `code`; with `wait` it writes `ready` and waits for SIGINT (each one
+ * counted in `sigints`), with `hold` it writes `ready` and exits once the file `go` exists.
  */
 const fakeAgent = (dir: string) => `#!${process.execPath}
 const { writeFileSync } = require('node:fs');
 const [requests, code, mode] = process.argv.slice(2);
-process.on('SIGINT', () => { writeFileSync(${JSON.stringify(join(dir, 'sigint'))}, 'got SIGINT'); process.exit(130); });
+const { appendFileSync, existsSync } = require('node:fs');
+process.on('SIGINT', () => {
+  appendFileSync(${JSON.stringify(join(dir, 'sigints'))}, 'x');
+  writeFileSync(${JSON.stringify(join(dir, 'sigint'))}, 'got SIGINT');
+  // A second Ctrl-C would land while the agent cleans up (as Claude Code asks to confirm).
+  setTimeout(() => process.exit(130), mode === 'tty' ? 500 : 0);
+});
 (async () => {
   const messages = [];
-  const seen = { base: process.env.ANTHROPIC_BASE_URL, openai: process.env.OPENAI_BASE_URL, statuses: [] };
+  const seen = {
+    base: process.env.ANTHROPIC_BASE_URL,
+    openai: process.env.OPENAI_BASE_URL,
+    token: process.env.AGENT_COMPACT_TOKEN,
+    statuses: [],
+  };
   for (let turn = 0; turn < Number(requests); turn += 1) {
     messages.push({ role: 'user', content: 'step ' + turn + ' ' + 'const value = compute(input);\\n'.repeat(40) });
     const answer = await fetch(process.env.ANTHROPIC_BASE_URL + '/v1/messages', {
@@ -40,8 +54,11 @@ process.on('SIGINT', () => { writeFileSync(${JSON.stringify(join(dir, 'sigint'))
     messages.push({ role: 'assistant', content: body.content });
   }
   writeFileSync(${JSON.stringify(join(dir, 'seen.json'))}, JSON.stringify(seen));
-  if (mode === 'wait') { writeFileSync(${JSON.stringify(join(dir, 'ready'))}, ''); setInterval(() => {}, 1 << 30); }
-  else process.exit(Number(code));
+  if (mode === 'wait' || mode === 'tty') { writeFileSync(${JSON.stringify(join(dir, 'ready'))}, ''); setInterval(() => {}, 1 << 30); }
+  else if (mode === 'hold') {
+    writeFileSync(${JSON.stringify(join(dir, 'ready'))}, '');
+    setInterval(() => { if (existsSync(${JSON.stringify(join(dir, 'go'))})) process.exit(Number(code)); }, 20);
+  } else process.exit(Number(code));
 })();
 `;
 
@@ -85,8 +102,11 @@ describe('agent-compact wrap', () => {
       expect(seen.statuses).toEqual([200, 200, 200, 200]);
       expect(server!.requests).toHaveLength(4);
       const lines = output.stderr.trim().split('\n');
-      expect(lines).toHaveLength(1);
+      expect(lines).toHaveLength(2);
       expect(lines[0]).toMatch(
+        /^agent-compact: dashboard http:\/\/127\.0\.0\.1:\d+\/agent-compact\/\?token=[\w-]{20,}$/,
+      );
+      expect(lines[1]).toMatch(
         /^agent-compact: 4 requests, [\d,]+ tokens sent → [\d,]+ forwarded, [1-9]\d* compactions?, ~\$\d+\.\d\d saved, dashboard http:\/\/127\.0\.0\.1:\d+\/agent-compact\/$/,
       );
       // The proxy is stopped afterwards.
@@ -104,12 +124,88 @@ describe('agent-compact wrap', () => {
     expect(await readFile(join(dir, 'sigint'), 'utf8')).toBe('got SIGINT');
   });
 
-  it('a missing agent command exits 127 with one line, the proxy stopped', async () => {
+  it('a missing agent command exits 127 with one line and no savings line', async () => {
     const { dir } = await setUp();
     const { output, io } = recordingIO(dir);
     expect(await main(['wrap', '--upstream', server!.url, '--', join(dir, 'no-such-agent')], io)).toBe(127);
-    expect(output.stderr).toMatch(/cannot start .*no-such-agent/);
+    expect(output.stderr).toBe(`agent-compact: ${join(dir, 'no-such-agent')}: not found\n`);
   });
+
+  it('`agent-compact claude --help` without claude on PATH: "claude: not found on PATH", exit 127', async () => {
+    const { dir } = await setUp();
+    const { output, io } = recordingIO(dir, { PATH: join(dir, 'empty-bin') });
+    expect(await main(['claude', '--help'], io)).toBe(127);
+    expect(output.stderr).toBe('agent-compact: claude: not found on PATH\n');
+    expect(output.stdout).toBe('');
+    // Found on PATH, the same agent runs.
+    const found = recordingIO(dir, { PATH: dir });
+    expect(await main(['wrap', '--upstream', server!.url, '--', 'claude', '1', '0'], found.io)).toBe(0);
+  });
+
+  it('prints the dashboard address with a token as the proxy starts; it serves the running agent', async () => {
+    const { agent, dir } = await setUp();
+    const { output, io } = recordingIO(dir, { AGENT_COMPACT_TOKEN: '' });
+    const exit = main(['wrap', '--upstream', server!.url, '--', agent, '2', '0', 'hold'], io);
+    await vi.waitFor(() => readFile(join(dir, 'ready')), { timeout: 10_000, interval: 20 });
+    const printed = /^agent-compact: dashboard (\S+)$/m.exec(output.stderr)?.[1];
+    expect(printed).toMatch(/\/agent-compact\/\?token=[\w-]{20,}$/);
+    const address = new URL(printed!);
+    // Without the token the proxy's own routes are closed.
+    expect((await fetch(new URL('/agent-compact/sessions', address))).status).toBe(401);
+    // The printed address trades its token for a cookie and sends the browser to the bare address.
+    const first = await fetch(address, { redirect: 'manual' });
+    expect(first.status).toBe(303);
+    expect(first.headers.get('location')).toBe('/agent-compact/');
+    const cookie = first.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    const withCookie = { headers: { cookie: cookie.split(';')[0]! } };
+    const page = await fetch(new URL('/agent-compact/', address), withCookie);
+    expect(page.status).toBe(200);
+    expect(await page.text()).not.toContain(address.searchParams.get('token'));
+    const sessions = (await (
+      await fetch(new URL('/agent-compact/sessions', address), withCookie)
+    ).json()) as {
+      model: string;
+    }[];
+    expect(sessions.map((session) => session.model)).toEqual(['claude-test']);
+    await writeFile(join(dir, 'go'), '');
+    expect(await exit).toBe(0);
+  });
+
+  it('does not pass AGENT_COMPACT_TOKEN to the agent', async () => {
+    const { agent, dir } = await setUp();
+    const { output, io } = recordingIO(dir, { AGENT_COMPACT_TOKEN: 'tok-of-the-user' });
+    expect(await main(['wrap', '--upstream', server!.url, '--', agent, '1', '0'], io)).toBe(0);
+    const seen = JSON.parse(await readFile(join(dir, 'seen.json'), 'utf8')) as Record<string, unknown>;
+    expect(seen.base).toMatch(/^http:/);
+    expect(seen.token).toBeUndefined();
+    // The user's own token is theirs to type: it is not printed.
+    expect(output.stderr).not.toContain('tok-of-the-user');
+  });
+
+  const bin = join(import.meta.dirname, '../../../dist/cli/bin.js');
+  it.skipIf(!existsSync(bin) || !existsSync('/usr/bin/script'))(
+    'one Ctrl-C in a terminal reaches the agent once',
+    async () => {
+      const { agent, dir } = await setUp();
+      // `script` runs wrap on a terminal of its own; a ^C typed into it is the terminal's SIGINT.
+      const command = [process.execPath, bin, 'wrap', '--upstream', server!.url, '--', agent, '1', '0', 'tty']
+        .map((part) => `'${part}'`)
+        .join(' ');
+      const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: dir, stdio: 'pipe' });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString('utf8');
+      });
+      const exited = new Promise<number | null>((resolveExit) => child.once('exit', resolveExit));
+      await vi.waitFor(() => readFile(join(dir, 'ready')), { timeout: 20_000, interval: 20 });
+      child.stdin.write('\x03');
+      expect(await exited).toBe(130);
+      expect(await readFile(join(dir, 'sigints'), 'utf8')).toBe('x');
+      expect(output).toMatch(/agent-compact: 1 request/);
+    },
+  );
 
   it('without an agent exits 2', async () => {
     const { output, io } = recordingIO(tmpdir());

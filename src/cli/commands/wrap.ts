@@ -7,16 +7,17 @@
 import { type CliCommand, CliError } from '../cli-io.js';
 import { parseCommandArgs } from '../command-args.js';
 import { agentLaunch } from '../wrap/agent-launch.js';
-import { runAgent } from '../wrap/run-agent.js';
+import { findCommand, runAgent } from '../wrap/run-agent.js';
 import { savingsLine } from '../wrap/savings-line.js';
 import { PROXY_ARG_OPTIONS, PROXY_OPTIONS_HELP, startProxyFromArgs } from './proxy-setup.js';
 
 const help = `Usage: agent-compact wrap [proxy options] -- AGENT [ARGS…]
        agent-compact claude [ARGS…]    (also: codex, gemini)
 
-Starts the compaction proxy on a free loopback port, runs AGENT through it with the terminal
-attached, and prints one line when it exits: requests, tokens sent vs forwarded, compactions,
-estimated cost saved and the dashboard address. The agent's exit code is wrap's.
+Starts the compaction proxy on a free loopback port, prints the dashboard's address (with a
+fresh token in it), runs AGENT through it with the terminal attached, and prints one line when it
+exits: requests, tokens sent vs forwarded, compactions, estimated cost saved and the dashboard
+address. The agent's exit code is wrap's; 127 when AGENT is not found (nothing is started).
 
 How the agent is pointed at the proxy:
   claude     ANTHROPIC_BASE_URL
@@ -44,6 +45,11 @@ export const wrapCommand: CliCommand = async (args, io) => {
   if (agent === undefined || agent === '') {
     throw new CliError('missing the agent: agent-compact wrap [proxy options] -- AGENT [ARGS…]', 2);
   }
+  // An agent that is not there starts nothing: no proxy, no savings line.
+  if (findCommand(agent, io.env, io.cwd) === undefined) {
+    io.stderr(`agent-compact: ${agent}: not found${agent.includes('/') ? '' : ' on PATH'}\n`);
+    return 127;
+  }
   // The upstreams depend on the agent, the launch on the proxy's address: decide the kind first.
   const planned = agentLaunch(agent, agentArgs, 'http://127.0.0.1', io.env);
   const running = await startProxyFromArgs(values, io, {
@@ -51,20 +57,33 @@ export const wrapCommand: CliCommand = async (args, io) => {
     upstreams: planned.upstreams,
     log: false,
   });
+  // Printed while the dashboard is there to open, with the token it asks for.
+  io.stderr(`agent-compact: dashboard ${running.dashboardUrl}\n`);
   const launch = agentLaunch(agent, agentArgs, running.proxy.url, io.env);
   if (launch.note) io.stderr(`${launch.note}\n`);
+  let started = true;
   let code: number;
   try {
-    code = await runAgent(launch.command, launch.args, { ...io.env, ...launch.env }, io.cwd, (message) =>
-      io.stderr(`agent-compact wrap: ${message}\n`),
-    );
+    code = await runAgent(launch.command, launch.args, agentEnv(io.env, launch.env), io.cwd, (message) => {
+      started = false;
+      io.stderr(`agent-compact wrap: ${message}\n`);
+    });
   } finally {
     const stats = await running.proxy.stats();
     await running.stop();
-    io.stderr(`${savingsLine(stats, `${running.proxy.url}/agent-compact/`)}\n`);
+    if (started) io.stderr(`${savingsLine(stats, `${running.proxy.url}/agent-compact/`)}\n`);
   }
   return code;
 };
+
+/** The agent's environment: wrap's own, its base URLs added, and no proxy token (the agent needs none). */
+function agentEnv(
+  env: Record<string, string | undefined>,
+  added: Record<string, string>,
+): Record<string, string | undefined> {
+  const { AGENT_COMPACT_TOKEN: _token, ...rest } = env;
+  return { ...rest, ...added };
+}
 
 /** `agent-compact claude ARGS…` is `agent-compact wrap -- claude ARGS…`. */
 export function shortForm(agent: string): CliCommand {

@@ -38,8 +38,7 @@ a{color:#1d4ed8}button.item{margin:2px;font-size:11px}
 const SCRIPT = `
 (function () {
   var state = JSON.parse(document.getElementById('state').textContent);
-  var token = new URLSearchParams(location.search).get('token');
-  var query = token ? '?token=' + encodeURIComponent(token) : '';
+  // The token, if any, is in an HttpOnly cookie the browser sends itself: no link carries it.
   var base = location.pathname.replace(/\\/?$/, '/');
   var fmt = function (n) { return Number(n).toLocaleString('en-US'); };
   function el(tag, attrs, children) {
@@ -77,7 +76,7 @@ const SCRIPT = `
     return root;
   }
   function showItem(sessionId, id, target) {
-    fetch(base + 'sessions/' + encodeURIComponent(sessionId) + '/items/' + encodeURIComponent(id) + query)
+    fetch(base + 'sessions/' + encodeURIComponent(sessionId) + '/items/' + encodeURIComponent(id))
       .then(function (r) { return r.json(); })
       .then(function (item) { target.textContent = JSON.stringify(item, null, 2); });
   }
@@ -106,7 +105,7 @@ const SCRIPT = `
       el('div', { class: 'meta' }, [session.agent + ' · ' + session.model + ' · ' + session.api + ' · ' + session.requests.length + ' requests · cache reads ',
         el('b', { 'data-figure': 'cacheRead', 'data-value': String(reads) }, [fmt(reads)]), ', writes ',
         el('b', { 'data-figure': 'cacheWrite', 'data-value': String(writes) }, [fmt(writes)]), ' · ',
-        el('a', { href: base + 'sessions/' + encodeURIComponent(session.id) + '/export' + query, download: 'agent-compact-' + session.id + '.json' }, ['export JSON'])]),
+        el('a', { href: base + 'sessions/' + encodeURIComponent(session.id) + '/export', download: 'agent-compact-' + session.id + '.json' }, ['export JSON'])]),
       el('div', { class: 'legend' }, [el('span', { class: 'sent' }, ['— tokens sent']), el('span', { class: 'fwd' }, ['— tokens forwarded'])]),
       chart(session.requests), compactionRows(session)]);
     return node;
@@ -117,7 +116,7 @@ const SCRIPT = `
   }
   render();
   if (window.EventSource) {
-    var events = new EventSource(base + 'events' + query);
+    var events = new EventSource(base + 'events');
     events.addEventListener('session', function (event) {
       var update = JSON.parse(event.data);
       var session = state.sessions.find(function (s) { return s.id === update.id; });
@@ -126,7 +125,7 @@ const SCRIPT = `
       delete update.request;
       Object.assign(session, update);
       if (request) session.requests.push(request);
-      fetch(base + 'stats' + query).then(function (r) { return r.json(); }).then(function (stats) { state.stats = stats; render(); });
+      fetch(base + 'stats').then(function (r) { return r.json(); }).then(function (stats) { state.stats = stats; render(); });
     });
   }
 })();

@@ -40,10 +40,16 @@ export function dashboardRoutes(monitor: ProxyMonitor, stats: () => Promise<unkn
     const match = sessionPath.exec(path);
     if (!match) return false;
     const [, id = '', exportFlag, itemId] = match;
-    const session = monitor.session(decodeURIComponent(id));
+    const sessionId = decoded(id);
+    const decodedItem = itemId === undefined ? '' : decoded(itemId);
+    if (sessionId === undefined || decodedItem === undefined) {
+      writeJson(response, 400, { error: `agent-compact: malformed escape in ${path}` });
+      return true;
+    }
+    const session = monitor.session(sessionId);
     if (!session) return false;
     if (itemId !== undefined) {
-      const item = await monitor.item(session.id, decodeURIComponent(itemId));
+      const item = await monitor.item(session.id, decodedItem);
       if (item === undefined) return false;
       writeJson(response, 200, item);
       return true;
@@ -56,6 +62,15 @@ export function dashboardRoutes(monitor: ProxyMonitor, stats: () => Promise<unkn
     );
     return true;
   };
+}
+
+/** A path segment's text; `undefined` when its `%` escapes are malformed (a 400, not a 502). */
+function decoded(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 /** One `session` event per changed session, until the browser goes away. */

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findBrowser, required, skipWithout } from '../../testing/browsers.test-utils.js';
+import { anthropicLoop, toolCallingScript } from '../agent-loops.test-utils.js';
 import { useProxyHarness } from '../proxy-harness.test-utils.js';
 import type { ProxyStats } from '../proxy-stats.js';
 import { getJson, TOKEN, proxyWithTraffic as withTraffic } from './dashboard.test-utils.js';
@@ -119,6 +120,8 @@ describe.skipIf(skipBrowser)('the dashboard in headless Chromium', () => {
     expect(dom.match(/<tr class="compaction"/g)).toHaveLength(compactions);
     expect(dom.match(/<polyline/g)).toHaveLength(2 * sessions.length);
     expect(dom).toContain('export JSON');
+    // Opened with ?token=, the page moved the token into its cookie: no link of it carries it.
+    expect(dom).not.toContain(TOKEN);
     const screenshot = join(directory, 'dashboard.png');
     await run(
       required('chromium', chromium),
@@ -133,5 +136,40 @@ describe.skipIf(skipBrowser)('the dashboard in headless Chromium', () => {
     expect(png.length).toBeGreaterThan(20_000);
     if (process.env.AGENT_COMPACT_SCREENSHOT)
       await run('cp', [screenshot, process.env.AGENT_COMPACT_SCREENSHOT]);
+  });
+});
+
+describe('dashboard ids', () => {
+  it('a malformed % escape in a session or item id is a 400, not a 502', async () => {
+    const { proxy } = await startProxyOver(['Hello.'], {});
+    for (const path of ['/agent-compact/sessions/%E0%A4%A', '/agent-compact/sessions/x/items/%zz']) {
+      expect((await fetch(`${proxy.url}${path}`)).status, path).toBe(400);
+    }
+  });
+
+  it('after the session restarts, an archive id used again shows the new history’s item', async () => {
+    const { proxy } = await startProxyOver(toolCallingScript, {
+      thresholds: { mid: 1500, hard: 2500 },
+      summarizer: 'extractive',
+    });
+    const headers = { 'x-agent-compact-session': 'restarting' };
+    const first = await anthropicLoop(proxy.url, { turns: 8, headers, task: 'first history' });
+    // A history that does not extend the first: the proxy starts the session again.
+    const second = await anthropicLoop(proxy.url, { turns: 8, headers, task: 'second history' });
+    const toolIds = (messages: typeof first) =>
+      messages.flatMap((message) =>
+        Array.isArray(message.content)
+          ? message.content.flatMap((block) => (block.type === 'tool_use' ? [block.id] : []))
+          : [],
+      );
+    const [session] = await getJson<MonitoredSession[]>(proxy.url, '/agent-compact/sessions');
+    const full = await getJson<MonitoredSession>(proxy.url, `/agent-compact/sessions/${session!.id}`);
+    const reused = full.compactions.at(-1)!.archived[0]!;
+    expect(full.compactions.slice(0, -1).some((c) => c.archived.includes(reused))).toBe(true);
+    const item = JSON.stringify(
+      await getJson<unknown>(proxy.url, `/agent-compact/sessions/${session!.id}/items/${reused}`),
+    );
+    expect(toolIds(second).some((id) => item.includes(id))).toBe(true);
+    expect(toolIds(first).some((id) => item.includes(id))).toBe(false);
   });
 });

@@ -66,7 +66,10 @@ export interface ExchangeObservation {
 interface SessionEntry {
   session: MonitoredSession;
   archive: ArchiveStore;
+  /** The archive of the session's current history (a restart starts a new one, ids from `r1` again). */
   archiveSessionId: string;
+  /** The archive each compaction's item was shown from: a reused id names the newest item. */
+  itemArchives: Map<string, string>;
 }
 
 /** Sessions by short id, with listeners told the id of each session that changed. */
@@ -86,6 +89,8 @@ export class ProxyMonitor {
   async observe(observation: ExchangeObservation): Promise<void> {
     const { record } = observation;
     const entry = this.entryOf(observation);
+    entry.archive = observation.archive;
+    entry.archiveSessionId = observation.archiveSessionId;
     const events = this.pendingBySession.get(record.session) ?? [];
     this.pendingBySession.delete(record.session);
     entry.session.requests.push(requestOf(record, observation.usage));
@@ -119,7 +124,8 @@ export class ProxyMonitor {
   /** An archived item of a session, in full. */
   async item(sessionId: string, itemId: string): Promise<unknown> {
     const entry = this.sessions.get(sessionId);
-    return entry ? entry.archive.get(entry.archiveSessionId, itemId) : undefined;
+    if (!entry) return undefined;
+    return entry.archive.get(entry.itemArchives.get(itemId) ?? entry.archiveSessionId, itemId);
   }
 
   /** Listens for changed sessions; returns the function that stops listening. */
@@ -146,6 +152,7 @@ export class ProxyMonitor {
       },
       archive: observation.archive,
       archiveSessionId: observation.archiveSessionId,
+      itemArchives: new Map(),
     };
     this.sessions.set(id, entry);
     if (this.sessions.size > MAX_SESSIONS) {
@@ -183,6 +190,7 @@ async function compactionOf(
     const { inputTokens = 0, outputTokens = 0 } = event.usage;
     return sum + (inputTokens * prices.inputPerMillion + outputTokens * prices.outputPerMillion) / 1_000_000;
   }, 0);
+  for (const id of compaction.archived) entry.itemArchives.set(id, entry.archiveSessionId);
   const items = await Promise.all(
     compaction.archived.map((id) => entry.archive.get(entry.archiveSessionId, id).catch(() => undefined)),
   );
