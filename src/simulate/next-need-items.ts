@@ -140,7 +140,9 @@ export function grepPatterns(command: string): string[] {
 /** The file names the words of a shell command name (see {@link fileExtensions}). */
 export function commandFiles(command: string): string[] {
   const found = new Set<string>();
-  for (const word of command.split(/[\s"'`=:;,()<>|&]+/)) {
+  const words = command.split(/[\s"'`=;,()<>|&]+/).filter((word) => !word.includes('://'));
+  // `tests/test_x.py::test_y` names tests/test_x.py.
+  for (const word of words.flatMap((part) => part.split(':'))) {
     const path = word.replace(/[.]+$/, '');
     const extension = /\.([A-Za-z][A-Za-z0-9]*)$/.exec(path)?.[1];
     if (extension === undefined || !fileExtensions.has(extension) || !/^[\w./@+-]+$/.test(path)) continue;

@@ -135,20 +135,24 @@ export function createNextNeedProbe(
       if (block.type === 'tool_use') calls.push({ index, items: toolCallNeeds(block as ToolUseBlock) });
   });
   const firstSeen = firstShown(transcript, calls);
-  function items(index: number, context: SurvivalRequest): NextNeedItem[] {
+  /** The items the next calls after `index` use that the history before it held. */
+  function needed(index: number): Array<{ kind: NextNeedKind; text: string }> {
     const start = calls.findIndex((call) => call.index >= index);
     if (start === -1) return [];
-    const text = requestText(context.system, context.messages);
-    const tokens = tokensOf(text);
-    const found: NextNeedItem[] = [];
+    const found: Array<{ kind: NextNeedKind; text: string }> = [];
     for (const kind of nextNeedKinds) {
       const used = new Set(calls.slice(start, start + nextCalls).flatMap((call) => call.items[kind]));
-      for (const item of used) {
-        if ((firstSeen[kind].get(item) ?? Number.POSITIVE_INFINITY) >= index) continue;
-        found.push({ kind, text: item, visible: shows(kind, item, text, tokens) });
-      }
+      for (const text of used)
+        if ((firstSeen[kind].get(text) ?? Number.POSITIVE_INFINITY) < index) found.push({ kind, text });
     }
     return found;
+  }
+  function items(index: number, context: SurvivalRequest): NextNeedItem[] {
+    const found = needed(index);
+    if (found.length === 0) return [];
+    const text = requestText(context.system, context.messages);
+    const tokens = tokensOf(text);
+    return found.map((item) => ({ ...item, visible: shows(item.kind, item.text, text, tokens) }));
   }
   return {
     items,
