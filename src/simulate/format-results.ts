@@ -29,6 +29,10 @@ export interface StrategyJson extends Omit<StrategySummary, 'factsByKind' | 'dur
   nextNeed?: NextNeed;
   /** How many compaction points `nextNeed` pools. */
   nextNeedPoints?: number;
+  /** The same at the points where the strategy summarized (`hard`) only. */
+  nextNeedAtHard?: NextNeed;
+  /** How many hard points `nextNeedAtHard` pools. */
+  nextNeedHardPoints?: number;
 }
 
 /** One file in the `--json` output: its name, format, and one object per strategy. */
@@ -106,6 +110,8 @@ export function simulationToJson(result: SimulationResult): SimulationJson {
             : {}),
           nextNeed: strategy.nextNeed,
           nextNeedPoints: strategy.nextNeedPoints,
+          nextNeedAtHard: strategy.nextNeedAtHard,
+          nextNeedHardPoints: strategy.nextNeedHardPoints,
         };
     }
     return entry;
@@ -138,9 +144,16 @@ export function simulationToJson(result: SimulationResult): SimulationJson {
 }
 
 function nextNeedJson(
-  entry: { nextNeed: NextNeed; points: number } | undefined,
-): Pick<StrategyJson, 'nextNeed' | 'nextNeedPoints'> {
-  return entry ? { nextNeed: entry.nextNeed, nextNeedPoints: entry.points } : {};
+  entry: SimulationResult['nextNeed'][StrategyName],
+): Pick<StrategyJson, 'nextNeed' | 'nextNeedPoints' | 'nextNeedAtHard' | 'nextNeedHardPoints'> {
+  return entry
+    ? {
+        nextNeed: entry.nextNeed,
+        nextNeedPoints: entry.points,
+        nextNeedAtHard: entry.atHard,
+        nextNeedHardPoints: entry.hardPoints,
+      }
+    : {};
 }
 
 function pad(cells: string[][]): string {

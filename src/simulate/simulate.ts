@@ -82,6 +82,13 @@ export interface FileStrategyResult {
   nextNeed: NextNeed;
   /** How many such points there were. */
   nextNeedPoints: number;
+  /**
+   * The same at the points where the strategy summarized (`hard`) only: a strategy that clears a
+   * little on every request is measured at every request above, and here only where it summarized.
+   */
+  nextNeedAtHard: NextNeed;
+  /** How many hard points there were. */
+  nextNeedHardPoints: number;
 }
 
 /** Every strategy's replay of one file. */
@@ -128,7 +135,9 @@ export interface SimulationResult {
   /** Survival per strategy over every file, at the last request and at the agents' compaction points. */
   survival: Partial<Record<StrategyName, { last: Survival; atCompactions?: Survival }>>;
   /** Next need per strategy over every file, at its own compaction points, and how many there were. */
-  nextNeed: Partial<Record<StrategyName, { nextNeed: NextNeed; points: number }>>;
+  nextNeed: Partial<
+    Record<StrategyName, { nextNeed: NextNeed; points: number; atHard: NextNeed; hardPoints: number }>
+  >;
   /** Tool calls after each point the next-need probe looked at. */
   nextCalls: number;
   strategies: readonly StrategyName[];
@@ -213,9 +222,11 @@ export async function simulate(
       };
       addSummary(total[name]!, replay.summary);
       addStrategySurvival(survival, name, measured);
-      nextNeed[name] ??= { nextNeed: emptyNextNeed(), points: 0 };
+      nextNeed[name] ??= { nextNeed: emptyNextNeed(), points: 0, atHard: emptyNextNeed(), hardPoints: 0 };
       addNextNeed(nextNeed[name].nextNeed, measured.nextNeed);
       nextNeed[name].points += measured.nextNeedPoints;
+      addNextNeed(nextNeed[name].atHard, measured.nextNeedAtHard);
+      nextNeed[name].hardPoints += measured.nextNeedHardPoints;
     }
     files.push(result);
     onFile?.(index + 1, inputs.length, input.file);
@@ -255,6 +266,8 @@ interface ProbeResult {
   survivalAtCompactions?: Survival;
   nextNeed: NextNeed;
   nextNeedPoints: number;
+  nextNeedAtHard: NextNeed;
+  nextNeedHardPoints: number;
 }
 
 /**
@@ -285,12 +298,19 @@ function createSurvivalProbe(
   let atCompactions: Survival | undefined;
   const nextNeed = emptyNextNeed();
   let nextNeedPoints = 0;
+  const nextNeedAtHard = emptyNextNeed();
+  let nextNeedHardPoints = 0;
   return {
     onRequest(turn, request, layer) {
       last = { turn, request };
       if (layer !== 'none') {
+        const need = needs.measure(assistantIndexes[turn]!, request);
         nextNeedPoints++;
-        addNextNeed(nextNeed, needs.measure(assistantIndexes[turn]!, request));
+        addNextNeed(nextNeed, need);
+        if (layer === 'hard') {
+          nextNeedHardPoints++;
+          addNextNeed(nextNeedAtHard, need);
+        }
       }
       for (const index of pointTurns.get(turn) ?? []) {
         atCompactions ??= emptySurvival();
@@ -306,6 +326,8 @@ function createSurvivalProbe(
         ...(atCompactions ? { survivalAtCompactions: atCompactions } : {}),
         nextNeed,
         nextNeedPoints,
+        nextNeedAtHard,
+        nextNeedHardPoints,
       };
     },
   };
