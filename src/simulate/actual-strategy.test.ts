@@ -89,6 +89,8 @@ describe('strategy actual', () => {
     expect(json.files[0]!.none!.nextNeed?.commands).toEqual({ visible: 0, total: 0 });
     // At Claude Code's boundary its summary does not show the command the agent runs again.
     expect(json.files[0]!.actual!.nextNeedPoints).toBe(1);
+    expect(json.files[0]!.actual!.nextNeedHardPoints).toBe(1);
+    expect(json.total.actual?.nextNeedAtHard?.commands).toEqual({ visible: 0, total: 1 });
     expect(json.total.actual?.nextNeed?.commands).toEqual({ visible: 0, total: 1 });
     expect(json.settings.nextCalls).toBe(40);
     expect(simulationToText(result)).toContain("Next need at each strategy's own compaction points");
