@@ -4,7 +4,7 @@ import { validateMessages } from '../core/conversation/validate.js';
 import { createExtractiveSummaryModel } from '../core/summary/extractive-summary.js';
 import { codexRolloutLines, compactedClaudeCodeSession } from '../importers/agent-sessions.test-utils.js';
 import { importTranscript } from '../importers/index.js';
-import { simulationToJson } from './format-results.js';
+import { simulationToJson, simulationToText } from './format-results.js';
 import { createRequestTokenCounter, defaultPriceTable } from './prompt-cache.js';
 import { replayTranscript } from './replay.js';
 import { characters } from './replay.test-utils.js';
@@ -70,5 +70,30 @@ describe('strategy actual', () => {
     expect(html).toContain('<h2>Survival</h2>');
     expect(html.match(/<svg class="survival"/g)).toHaveLength(2);
     expect(html).toContain('<title>actual todo: 0 of 2</title>');
+  });
+
+  it("measures next need at each strategy's own compaction points, the agent's boundary for actual", async () => {
+    const imported = importTranscript(compactedClaudeCodeSession(), { source: 's.jsonl' });
+    imported.conversation.messages.push({
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 't9', name: 'Bash', input: { command: 'go test ./cart/...' } }],
+    });
+    const result = await simulate([simulationInputOf('s.jsonl', imported)], {
+      strategies: ['none', 'actual'],
+      summarizer: createExtractiveSummaryModel(),
+      counter: characters,
+    });
+    const json = simulationToJson(result);
+    // `none` never compacts: no point, nothing counted.
+    expect(json.files[0]!.none!.nextNeedPoints).toBe(0);
+    expect(json.files[0]!.none!.nextNeed?.commands).toEqual({ visible: 0, total: 0 });
+    // At Claude Code's boundary its summary does not show the command the agent runs again.
+    expect(json.files[0]!.actual!.nextNeedPoints).toBe(1);
+    expect(json.files[0]!.actual!.nextNeedHardPoints).toBe(1);
+    expect(json.total.actual?.nextNeedAtHard?.commands).toEqual({ visible: 0, total: 1 });
+    expect(json.total.actual?.nextNeed?.commands).toEqual({ visible: 0, total: 1 });
+    expect(json.settings.nextCalls).toBe(40);
+    expect(simulationToText(result)).toContain("Next need at each strategy's own compaction points");
+    expect(renderReport(result)).toContain('<title>actual commands: 0 of 1</title>');
   });
 });

@@ -23,6 +23,33 @@ describe('measureAgentCompactionPoints', () => {
     expect(point!.agentCompactTokens).toBeGreaterThan(0);
   });
 
+  it("measures next need at the point in the agent's context, agent-compact's and the others named", async () => {
+    const transcript = importTranscript(compactedClaudeCodeSession(), { source: 's.jsonl' });
+    // The agent's next call after the boundary reruns the failing test and reads cart.go again.
+    transcript.conversation.messages.push({
+      role: 'assistant',
+      content: [
+        { type: 'tool_use', id: 't9', name: 'Bash', input: { command: 'go test ./cart/...' } },
+        { type: 'tool_use', id: 't10', name: 'Read', input: { file_path: '/repo/cart.go' } },
+      ],
+    });
+    const points = await measureAgentCompactionPoints(transcript, {
+      ...options,
+      others: {
+        everything: async (history) => [...history],
+        nothing: async () => [{ role: 'user', content: 'carry on' }],
+      },
+    });
+    const [point] = points;
+    // Claude Code's summary names cart.go, not the command it reruns.
+    expect(point!.agentNextNeed.files).toEqual({ visible: 1, total: 1 });
+    expect(point!.agentNextNeed.commands).toEqual({ visible: 0, total: 1 });
+    expect(point!.agentCompactNextNeed.commands).toEqual({ visible: 1, total: 1 });
+    expect(point!.others.everything!.nextNeed.commands).toEqual({ visible: 1, total: 1 });
+    expect(point!.others.nothing!.nextNeed.files).toEqual({ visible: 0, total: 1 });
+    expect(point!.others.nothing!.tokens).toBeLessThan(point!.others.everything!.tokens);
+  });
+
   it('skips a boundary with no summary and tells why, without throwing', async () => {
     const transcript = importTranscript(compactedClaudeCodeSession({ withSummary: false }), {
       source: 's.jsonl',

@@ -1,7 +1,8 @@
 /**
  * The recording agent's own compactions, as a replay and a benchmark use them: what the agent sent
- * in place of the history it compacted, and survival at each of its compaction points for its own
- * context beside agent-compact's (`maybeCompact(history, { force: 'hard' })` on the same history).
+ * in place of the history it compacted, and survival and next need at each of its compaction points
+ * for its own context beside agent-compact's (`maybeCompact(history, { force: 'hard' })` on the same
+ * history) and any other compaction the caller names (the peers, in the survival bench).
  */
 import { createCompactor } from '../core/compactor.js';
 import type { CompactorOptions } from '../core/compactor-options.js';
@@ -9,6 +10,7 @@ import { contentBlocks, type Message } from '../core/conversation/types.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
 import type { AgentCompaction, ImportedTranscript } from '../importers/imported-transcript.js';
+import { createNextNeedProbe, type NextNeed } from './next-need.js';
 import { createRequestTokenCounter } from './prompt-cache.js';
 import { measureSurvival, type Survival } from './survival.js';
 
@@ -50,7 +52,19 @@ export interface CompactionPoint {
   agentTokens: number;
   /** Tokens of agent-compact's compacted context (messages only). */
   agentCompactTokens: number;
+  /** Next need (`next-need.ts`) in what the agent itself sent. */
+  agentNextNeed: NextNeed;
+  /** Next need in agent-compact's hard compaction. */
+  agentCompactNextNeed: NextNeed;
+  /** Next need and tokens in each of {@link CompactionPointOptions.others}' contexts. */
+  others: Record<string, { nextNeed: NextNeed; tokens: number }>;
 }
+
+/** Another compaction of the same history, measured beside the agent's and agent-compact's. */
+export type PointCompaction = (
+  history: readonly Message[],
+  system: ImportedTranscript['conversation']['system'],
+) => Promise<Message[]>;
 
 /** Options of {@link measureAgentCompactionPoints}. */
 export interface CompactionPointOptions {
@@ -60,6 +74,10 @@ export interface CompactionPointOptions {
   compactor?: Omit<CompactorOptions, 'counter' | 'summarizer'>;
   /** Told about a point that could not be measured, with why. */
   onSkip?: (lineNumber: number, reason: string) => void;
+  /** Tool calls after the point the next-need probe looks at. @default 40 */
+  nextCalls?: number;
+  /** More compactions to measure at each point, by name (e.g. each peer policy). @default none */
+  others?: Record<string, PointCompaction>;
 }
 
 /**
@@ -75,11 +93,12 @@ export interface CompactionPointOptions {
  */
 export async function measureAgentCompactionPoints(
   transcript: ImportedTranscript,
-  { counter, summarizer, compactor = {}, onSkip }: CompactionPointOptions,
+  { counter, summarizer, compactor = {}, onSkip, nextCalls, others = {} }: CompactionPointOptions,
 ): Promise<CompactionPoint[]> {
   const tokens = createRequestTokenCounter(counter);
   const points: CompactionPoint[] = [];
   const { messages, system } = transcript.conversation;
+  const probe = createNextNeedProbe({ messages }, nextCalls === undefined ? {} : { nextCalls });
   for (const compaction of transcript.compactions ?? []) {
     const history = messages.slice(0, compaction.index);
     const agentContext = [...agentContextAt(compaction), ...compaction.attached];
@@ -101,12 +120,23 @@ export async function measureAgentCompactionPoints(
       onSkip?.(compaction.lineNumber, error instanceof Error ? error.message.split('\n')[0]! : String(error));
       continue;
     }
+    const measured: CompactionPoint['others'] = {};
+    for (const [name, compact] of Object.entries(others)) {
+      const context = await compact(history, system);
+      measured[name] = {
+        nextNeed: probe.measure(compaction.index, { messages: context }),
+        tokens: tokens.request({ messages: context }),
+      };
+    }
     points.push({
       lineNumber: compaction.lineNumber,
       agent: measureSurvival(history, { messages: agentContext }),
       agentCompact: measureSurvival(history, { messages: compacted }),
       agentTokens: tokens.request({ messages: agentContext }),
       agentCompactTokens: tokens.request({ messages: compacted }),
+      agentNextNeed: probe.measure(compaction.index, { messages: agentContext }),
+      agentCompactNextNeed: probe.measure(compaction.index, { messages: compacted }),
+      others: measured,
     });
   }
   return points;

@@ -3,6 +3,7 @@
  * plain-text table for people.
  */
 
+import { type NextNeed, nextNeedKinds } from './next-need.js';
 import type { StrategySummary } from './replay.js';
 import type { StrategyName } from './replay-strategies.js';
 import { formatCost, formatInteger, formatPercent } from './report.js';
@@ -21,6 +22,17 @@ export interface StrategyJson extends Omit<StrategySummary, 'factsByKind' | 'dur
   survival?: Survival;
   /** The same at the recording agent's own compaction points, pooled; only where it made some. */
   survivalAtCompactions?: Survival;
+  /**
+   * What the next tool calls used that the history held, still visible, per kind, pooled over the
+   * strategy's own compaction points (see docs/simulate.md "Next need").
+   */
+  nextNeed?: NextNeed;
+  /** How many compaction points `nextNeed` pools. */
+  nextNeedPoints?: number;
+  /** The same at the points where the strategy summarized (`hard`) only. */
+  nextNeedAtHard?: NextNeed;
+  /** How many hard points `nextNeedAtHard` pools. */
+  nextNeedHardPoints?: number;
 }
 
 /** One file in the `--json` output: its name, format, and one object per strategy. */
@@ -41,6 +53,8 @@ export interface SimulationJson {
     /** The latency model of summary calls. */
     latency: SimulationResult['latency'];
     strategies: StrategyName[];
+    /** Tool calls after each compaction point the next-need probe looked at. */
+    nextCalls: number;
   };
 }
 
@@ -94,6 +108,10 @@ export function simulationToJson(result: SimulationResult): SimulationJson {
           ...(strategy.survivalAtCompactions
             ? { survivalAtCompactions: strategy.survivalAtCompactions }
             : {}),
+          nextNeed: strategy.nextNeed,
+          nextNeedPoints: strategy.nextNeedPoints,
+          nextNeedAtHard: strategy.nextNeedAtHard,
+          nextNeedHardPoints: strategy.nextNeedHardPoints,
         };
     }
     return entry;
@@ -107,6 +125,7 @@ export function simulationToJson(result: SimulationResult): SimulationJson {
         ...strategyJson(summary),
         ...(survival ? { survival: survival.last } : {}),
         ...(survival?.atCompactions ? { survivalAtCompactions: survival.atCompactions } : {}),
+        ...nextNeedJson(result.nextNeed?.[name]),
       };
   }
   return {
@@ -119,8 +138,22 @@ export function simulationToJson(result: SimulationResult): SimulationJson {
       clock: { ...result.clock },
       latency: { ...result.latency },
       strategies: [...result.strategies],
+      nextCalls: result.nextCalls,
     },
   };
+}
+
+function nextNeedJson(
+  entry: SimulationResult['nextNeed'][StrategyName],
+): Pick<StrategyJson, 'nextNeed' | 'nextNeedPoints' | 'nextNeedAtHard' | 'nextNeedHardPoints'> {
+  return entry
+    ? {
+        nextNeed: entry.nextNeed,
+        nextNeedPoints: entry.points,
+        nextNeedAtHard: entry.atHard,
+        nextNeedHardPoints: entry.hardPoints,
+      }
+    : {};
 }
 
 function pad(cells: string[][]): string {
@@ -202,6 +235,24 @@ export function survivalTableText(
   return pad(rows);
 }
 
+/**
+ * A row per strategy, a column per kind of item: the share of what the next tool calls used that
+ * the strategy's compacted contexts still showed, and how many compaction points it pools.
+ */
+export function nextNeedTableText(result: Pick<SimulationResult, 'strategies' | 'nextNeed'>): string {
+  const rows = [['strategy', 'points', ...nextNeedKinds]];
+  for (const name of result.strategies) {
+    const entry = result.nextNeed?.[name];
+    if (entry)
+      rows.push([
+        name,
+        formatInteger(entry.points),
+        ...nextNeedKinds.map((kind) => survivalPercent(entry.nextNeed[kind])),
+      ]);
+  }
+  return pad(rows);
+}
+
 /** The plain-text output of `simulate`: per file when there are few, then the totals and how they were measured. */
 export function simulationToText(result: SimulationResult, { perFileLimit = 5 } = {}): string {
   const blocks: string[] = [];
@@ -234,6 +285,11 @@ export function simulationToText(result: SimulationResult, { perFileLimit = 5 } 
   );
   if (result.strategies.some((name) => survivalAt(name) !== undefined)) {
     blocks.push(`Survival at the agents' own compaction points\n${survivalTableText(result, survivalAt)}`);
+  }
+  if (result.nextNeed !== undefined) {
+    blocks.push(
+      `Next need at each strategy's own compaction points (next ${result.nextCalls} tool calls; docs/simulate.md "Next need")\n${nextNeedTableText(result)}`,
+    );
   }
   const { prices } = result;
   blocks.push(

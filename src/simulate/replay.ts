@@ -106,8 +106,11 @@ export interface ReplayOptions {
   clock?: ReplayClock;
   /** How long a summary call takes. @default {@link defaultLatencyModel} */
   latency?: LatencyModel;
-  /** Told each request as sent, e.g. to measure survival at chosen turns. */
-  onRequest?: (turn: number, request: SentRequest) => void;
+  /**
+   * Told each request as sent, with the strongest layer that changed it, e.g. to measure survival
+   * at chosen turns or next need where the strategy compacted.
+   */
+  onRequest?: (turn: number, request: SentRequest, layer: CompactionLayer) => void;
 }
 
 function outputTokensOf(
@@ -239,7 +242,7 @@ export async function replayTranscript(
       latency,
     });
     const request: SentRequest = { system, messages: step.messages };
-    onRequest?.(assistantTurn, request);
+    onRequest?.(assistantTurn, request, step.layer);
     const turn = measureTurn(request, {
       previous,
       summaries,

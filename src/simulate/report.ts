@@ -16,6 +16,7 @@ export interface ReportOptions {
   subtitle?: string;
 }
 
+import { type NextNeed, nextNeedKinds } from './next-need.js';
 import type { Survival } from './survival.js';
 import { renderSurvivalChart } from './survival-chart.js';
 
@@ -319,6 +320,7 @@ export function renderReport(
       '<p class="notes">Facts of the history (files edited and read, commands, exit codes, error lines, the latest todo list, what the user typed, the task) still visible as text; counting rules in docs/simulate.md.</p></div>',
     );
   }
+  sections.push(nextNeedSection(result, strategies, colors));
   sections.push(
     `<h2>Context size per turn${result.files.length > charted.length ? ` (the ${charted.length} largest of ${result.files.length} files)` : ''}</h2>`,
   );
@@ -385,4 +387,26 @@ function filesTable(result: SimulationResult, strategies: readonly StrategyName[
     return `<tr><td>${escapeHtml(file.file)}</td><td>${turns}</td>${cells}</tr>`;
   });
   return `<table class="files"><thead><tr><th>file</th><th>turns</th>${head}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+/** The next-need chart: per kind, the share each strategy's compacted contexts still showed. */
+function nextNeedSection(
+  result: SimulationResult,
+  strategies: readonly StrategyName[],
+  colors: Readonly<Record<StrategyName, string>>,
+): string {
+  const shares: Partial<Record<StrategyName, NextNeed>> = {};
+  const points: string[] = [];
+  for (const name of strategies) {
+    const entry = result.nextNeed?.[name];
+    if (!entry || entry.points === 0) continue;
+    shares[name] = entry.nextNeed;
+    points.push(`${escapeHtml(name)} ${formatInteger(entry.points)}`);
+  }
+  if (points.length === 0) return '';
+  return [
+    '<h2>Next need</h2>',
+    `<div class="card">${renderSurvivalChart(shares, strategies, colors, { kinds: nextNeedKinds, label: 'next need per kind of item', className: 'next-need' })}`,
+    `<p class="notes">At each strategy's own compaction points (${points.join(', ')}): of the file names, code identifiers, exact edit texts and commands its next ${result.nextCalls} tool calls used that the history already held, the share the compacted context still showed; rules in docs/simulate.md.</p></div>`,
+  ].join('');
 }

@@ -3,11 +3,20 @@
  * the report and the benchmark print: per file, per strategy, and totals.
  */
 
+import type { CompactionLayer } from '../core/events.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import { createMemoizedCounter } from '../core/tokens/memoized-counter.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
 import type { AgentCompaction, ImportedTranscript } from '../importers/imported-transcript.js';
 import { createMeteredSummaryModel } from './metered-summary-model.js';
+import {
+  addNextNeed,
+  createNextNeedProbe,
+  defaultNextCalls,
+  emptyNextNeed,
+  type NextNeed,
+  type NextNeedProbe,
+} from './next-need.js';
 import {
   createRequestTokenCounter,
   defaultPriceTable,
@@ -66,6 +75,20 @@ export interface FileStrategyResult {
   survival: Survival;
   /** The same at each of the recording agent's own compaction points, pooled; absent when it made none. */
   survivalAtCompactions?: Survival;
+  /**
+   * Next need (`next-need.ts`) at each of this strategy's own compaction points (every request a
+   * layer changed), pooled.
+   */
+  nextNeed: NextNeed;
+  /** How many such points there were. */
+  nextNeedPoints: number;
+  /**
+   * The same at the points where the strategy summarized (`hard`) only: a strategy that clears a
+   * little on every request is measured at every request above, and here only where it summarized.
+   */
+  nextNeedAtHard: NextNeed;
+  /** How many hard points there were. */
+  nextNeedHardPoints: number;
 }
 
 /** Every strategy's replay of one file. */
@@ -99,6 +122,8 @@ export interface SimulateOptions {
   clock?: ReplayClock;
   /** How long a summary call keeps the agent waiting. @default {@link defaultLatencyModel} */
   latency?: LatencyModel;
+  /** Tool calls after a compaction point the next-need probe looks at. @default 40 */
+  nextCalls?: number;
   /** Called after each file, e.g. for a progress bar. */
   onFile?: (done: number, total: number, file: string) => void;
 }
@@ -109,6 +134,12 @@ export interface SimulationResult {
   total: Partial<Record<StrategyName, StrategySummary>>;
   /** Survival per strategy over every file, at the last request and at the agents' compaction points. */
   survival: Partial<Record<StrategyName, { last: Survival; atCompactions?: Survival }>>;
+  /** Next need per strategy over every file, at its own compaction points, and how many there were. */
+  nextNeed: Partial<
+    Record<StrategyName, { nextNeed: NextNeed; points: number; atHard: NextNeed; hardPoints: number }>
+  >;
+  /** Tool calls after each point the next-need probe looked at. */
+  nextCalls: number;
   strategies: readonly StrategyName[];
   prices: PriceTable;
   summaryPrices: PriceTable;
@@ -141,11 +172,13 @@ export async function simulate(
     summaryPrices = prices,
     clock = defaultReplayClock,
     latency = defaultLatencyModel,
+    nextCalls = defaultNextCalls,
     onFile,
   }: SimulateOptions,
 ): Promise<SimulationResult> {
   const total: Partial<Record<StrategyName, StrategySummary>> = {};
   const survival: SimulationResult['survival'] = {};
+  const nextNeed: SimulationResult['nextNeed'] = {};
   for (const name of strategies) total[name] = emptySummary();
   const files: FileResult[] = [];
   for (const [index, input] of inputs.entries()) {
@@ -153,6 +186,7 @@ export async function simulate(
     const fileCounter = createMemoizedCounter(counter);
     const tokens = createRequestTokenCounter(fileCounter);
     const result: FileResult = { file: input.file, format: input.format, strategies: {} };
+    const needs = createNextNeedProbe(input.transcript, { nextCalls });
     for (const name of strategies) {
       // Each strategy's summary calls are recorded so the replay bills them and times the waits.
       const metered = createMeteredSummaryModel(summarizer);
@@ -168,7 +202,7 @@ export async function simulate(
         cacheTtlSeconds: clock.cacheTtlSeconds,
         latency,
       });
-      const probe = createSurvivalProbe(input);
+      const probe = createSurvivalProbe(input, needs);
       const replay = await replayTranscript(input.transcript, {
         onRequest: probe.onRequest,
         strategy,
@@ -188,17 +222,34 @@ export async function simulate(
       };
       addSummary(total[name]!, replay.summary);
       addStrategySurvival(survival, name, measured);
+      nextNeed[name] ??= { nextNeed: emptyNextNeed(), points: 0, atHard: emptyNextNeed(), hardPoints: 0 };
+      addNextNeed(nextNeed[name].nextNeed, measured.nextNeed);
+      nextNeed[name].points += measured.nextNeedPoints;
+      addNextNeed(nextNeed[name].atHard, measured.nextNeedAtHard);
+      nextNeed[name].hardPoints += measured.nextNeedHardPoints;
     }
     files.push(result);
     onFile?.(index + 1, inputs.length, input.file);
   }
-  return { files, total, survival, strategies, prices, summaryPrices, clock, latency, counter: counter.name };
+  return {
+    files,
+    total,
+    survival,
+    nextNeed,
+    nextCalls,
+    strategies,
+    prices,
+    summaryPrices,
+    clock,
+    latency,
+    counter: counter.name,
+  };
 }
 
 function addStrategySurvival(
   survival: SimulationResult['survival'],
   name: StrategyName,
-  measured: { survival: Survival; survivalAtCompactions?: Survival },
+  measured: ProbeResult,
 ): void {
   survival[name] ??= { last: emptySurvival() };
   const entry = survival[name];
@@ -209,14 +260,27 @@ function addStrategySurvival(
   }
 }
 
+/** What the probes of one strategy's replay of one file measured. */
+interface ProbeResult {
+  survival: Survival;
+  survivalAtCompactions?: Survival;
+  nextNeed: NextNeed;
+  nextNeedPoints: number;
+  nextNeedAtHard: NextNeed;
+  nextNeedHardPoints: number;
+}
+
 /**
  * Watches a replay's requests and measures survival: at the last request, of the history before
  * it; at each agent compaction point, in the first request after the boundary, of the history the
- * agent compacted.
+ * agent compacted. And next need at each request a layer of the strategy changed.
  */
-function createSurvivalProbe(input: SimulationInput): {
-  onRequest: (turn: number, request: SentRequest) => void;
-  result: () => { survival: Survival; survivalAtCompactions?: Survival };
+function createSurvivalProbe(
+  input: SimulationInput,
+  needs: NextNeedProbe,
+): {
+  onRequest: (turn: number, request: SentRequest, layer: CompactionLayer) => void;
+  result: () => ProbeResult;
 } {
   const { messages } = input.transcript;
   const assistantIndexes: number[] = [];
@@ -232,9 +296,22 @@ function createSurvivalProbe(input: SimulationInput): {
   }
   let last: { turn: number; request: SentRequest } | undefined;
   let atCompactions: Survival | undefined;
+  const nextNeed = emptyNextNeed();
+  let nextNeedPoints = 0;
+  const nextNeedAtHard = emptyNextNeed();
+  let nextNeedHardPoints = 0;
   return {
-    onRequest(turn, request) {
+    onRequest(turn, request, layer) {
       last = { turn, request };
+      if (layer !== 'none') {
+        const need = needs.measure(assistantIndexes[turn]!, request);
+        nextNeedPoints++;
+        addNextNeed(nextNeed, need);
+        if (layer === 'hard') {
+          nextNeedHardPoints++;
+          addNextNeed(nextNeedAtHard, need);
+        }
+      }
       for (const index of pointTurns.get(turn) ?? []) {
         atCompactions ??= emptySurvival();
         addSurvival(atCompactions, measureSurvival(messages.slice(0, index), request));
@@ -244,7 +321,14 @@ function createSurvivalProbe(input: SimulationInput): {
       const survival = last
         ? measureSurvival(messages.slice(0, assistantIndexes[last.turn]), last.request)
         : emptySurvival();
-      return atCompactions ? { survival, survivalAtCompactions: atCompactions } : { survival };
+      return {
+        survival,
+        ...(atCompactions ? { survivalAtCompactions: atCompactions } : {}),
+        nextNeed,
+        nextNeedPoints,
+        nextNeedAtHard,
+        nextNeedHardPoints,
+      };
     },
   };
 }

@@ -2,6 +2,7 @@
 // seed port, agent-compact and the five peer policies — at --mid 8000 --hard 16000, as
 // `agent-compact simulate` does, and prints cost with summary calls billed, prefix rewrites per 100
 // turns, retention on one denominator, the time the agent waits for summaries, and the targets.
+// Then next need per strategy there and on the shared sessions at --window 200000 (issue #32).
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { createExtractiveSummaryModel } from '../../core/summary/extractive-summary.js';
@@ -15,6 +16,7 @@ import {
   simulationInputOf,
 } from '../../simulate/simulate.js';
 import { createTiktokenCounter } from '../../tokenizer/index.js';
+import { printNextNeedTargets, printSessionNextNeed } from '../replay-next-need.js';
 import { printSurvivalTargets } from './replay-survival.js';
 
 const thresholds = { mid: 8000, hard: 16000 };
@@ -153,6 +155,18 @@ export async function run(): Promise<void> {
   ]);
   printByLayer(result);
   printFloor(figures.none);
+  printNextNeedTargets(
+    result,
+    `${inputs.length} trajectories at --mid ${thresholds.mid} --hard ${thresholds.hard}`,
+  );
+  const sessions = resolve(process.cwd(), '../shared/data/sessions');
+  if (
+    await stat(sessions).then(
+      (info) => info.isDirectory(),
+      () => false,
+    )
+  )
+    await printSessionNextNeed(sessions);
 }
 
 function printTable({ result, none, rows, inputSideCost }: Figures, runs: number): void {

@@ -2,7 +2,9 @@
 // (../shared/data/sessions: Claude Code's own summaries, Codex's replacement histories), compares
 // what survived in the agent's own compacted context with agent-compact's hard compaction of the
 // same history (offline summarizer), per kind of fact, and the median compacted size in o200k
-// tokens. Prints the issue #18 targets and marks the missed ones.
+// tokens. Prints the issue #18 targets and marks the missed ones. Then the next-need probe at the
+// same points (what the next 40 tool calls used that the history held, still visible): the agent's
+// own context, agent-compact's and each peer policy's, with issue #32's targets.
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createExtractiveSummaryModel } from '../../core/summary/extractive-summary.js';
@@ -12,6 +14,10 @@ import {
   type CompactionPointOptions,
   measureAgentCompactionPoints,
 } from '../../simulate/agent-compactions.js';
+import { addNextNeed, emptyNextNeed, type NextNeed } from '../../simulate/next-need.js';
+import { peerCompactions } from '../../simulate/peers-at-point.js';
+import { createRequestTokenCounter } from '../../simulate/prompt-cache.js';
+import { peerNames } from '../../simulate/replay-strategies.js';
 import {
   addSurvival,
   emptySurvival,
@@ -20,6 +26,7 @@ import {
   survivalKinds,
 } from '../../simulate/survival.js';
 import { createTiktokenCounter } from '../../tokenizer/index.js';
+import { nextNeedTable } from '../next-need-table.js';
 
 /** Issue #18's targets for agent-compact at Claude Code's own compaction points (percent kept). */
 const targets: Partial<Record<SurvivalKind, number>> = {
@@ -32,8 +39,8 @@ const targets: Partial<Record<SurvivalKind, number>> = {
   'user-messages': 98,
 };
 
-/** Issue #18: the whole survival bench runs in under this many seconds. */
-const SURVIVAL_BENCH_SECONDS = 60;
+/** Issue #32: the whole survival bench, next-need probe included, runs in under this many seconds. */
+const SURVIVAL_BENCH_SECONDS = 90;
 
 const folders = [
   { folder: 'claude-code-entireio-cli', agent: "Claude Code's own summary" },
@@ -44,6 +51,8 @@ interface FolderFigures {
   points: CompactionPoint[];
   agent: Survival;
   agentCompact: Survival;
+  /** Next need pooled over the points: the agent's own, agent-compact's, and each peer's. */
+  nextNeed: Record<string, NextNeed>;
   skipped: string[];
 }
 
@@ -67,9 +76,12 @@ async function measureFolder(directory: string): Promise<FolderFigures> {
     points: [],
     agent: emptySurvival(),
     agentCompact: emptySurvival(),
+    nextNeed: {},
     skipped: [],
   };
   const counter = createTiktokenCounter();
+  const summarizer = createExtractiveSummaryModel();
+  const others = peerCompactions({ summarizer, tokens: createRequestTokenCounter(counter) });
   const files = (await readdir(directory)).filter((file) => file.endsWith('.jsonl')).sort();
   for (const file of files) {
     const path = join(directory, file);
@@ -78,14 +90,16 @@ async function measureFolder(directory: string): Promise<FolderFigures> {
       for (const warning of transcript.meta.warnings ?? []) figures.skipped.push(`warning: ${warning}`);
       const points = await measureAgentCompactionPoints(transcript, {
         counter,
-        summarizer: createExtractiveSummaryModel(),
+        summarizer,
         compactor: compactorOptions(),
         onSkip: (line, reason) => figures.skipped.push(`${file}:${line}: skipped: ${reason}`),
+        others,
       });
       for (const point of points) {
         figures.points.push(point);
         addSurvival(figures.agent, point.agent);
         addSurvival(figures.agentCompact, point.agentCompact);
+        addPointNextNeed(figures.nextNeed, point);
       }
     } catch (error) {
       figures.skipped.push(
@@ -94,6 +108,42 @@ async function measureFolder(directory: string): Promise<FolderFigures> {
     }
   }
   return figures;
+}
+
+function addPointNextNeed(total: Record<string, NextNeed>, point: CompactionPoint): void {
+  const add = (name: string, need: NextNeed) => {
+    total[name] ??= emptyNextNeed();
+    addNextNeed(total[name], need);
+  };
+  add('own', point.agentNextNeed);
+  add('agent-compact', point.agentCompactNextNeed);
+  for (const [name, other] of Object.entries(point.others)) add(name, other.nextNeed);
+}
+
+/** The next-need table at the folder's points: the agent's own context, agent-compact's, each peer's. */
+function printNextNeed(agentLabel: string, figures: FolderFigures, withTargets: boolean): void {
+  const empty = emptyNextNeed();
+  const columns = [
+    {
+      label: agentLabel,
+      nextNeed: figures.nextNeed.own ?? empty,
+      medianTokens: median(figures.points.map((point) => point.agentTokens)),
+    },
+    {
+      label: 'agent-compact',
+      nextNeed: figures.nextNeed['agent-compact'] ?? empty,
+      medianTokens: median(figures.points.map((point) => point.agentCompactTokens)),
+    },
+    ...peerNames.map((name) => ({
+      label: name,
+      nextNeed: figures.nextNeed[name] ?? empty,
+      medianTokens: median(figures.points.map((point) => point.others[name]?.tokens ?? 0)),
+    })),
+  ];
+  console.log(
+    `\nNext need at the same points: what the next 40 tool calls used that the history held, still visible (docs/simulate.md "Next need"); peers compacting there (hard one token under the history)\n`,
+  );
+  console.log(nextNeedTable(columns, { targets: withTargets }));
 }
 
 function percent({ visible, total }: { visible: number; total: number }): string {
@@ -169,6 +219,7 @@ export async function run(): Promise<void> {
     const figures = await measureFolder(directory);
     console.log(`\n${folder}: ${figures.points.length} compaction points\n`);
     printTable(agent, figures, folder.startsWith('claude-code'));
+    printNextNeed(agent, figures, folder.startsWith('claude-code'));
     for (const note of figures.skipped) console.log(`  ${note}`);
   }
   const seconds = (performance.now() - started) / 1000;

@@ -252,6 +252,30 @@ describe('agent-compact simulate', () => {
     await rm(join(directory, 'rollout.jsonl'));
   });
 
+  it('--next-calls sets how many calls the next-need probe looks at; 0 is a usage error', async () => {
+    await writeFile(join(directory, 'rollout.jsonl'), `${codexRolloutLines().join('\n')}\n`);
+    const io = fakeIO(directory);
+    expect(
+      await main(['simulate', 'rollout.jsonl', '--json', '--strategies', 'actual', '--next-calls', '5'], io),
+    ).toBe(0);
+    const output = JSON.parse(io.out) as {
+      settings: { nextCalls: number };
+      total: { actual: { nextNeedPoints: number; nextNeed: Record<string, unknown> } };
+    };
+    expect(output.settings.nextCalls).toBe(5);
+    expect(output.total.actual.nextNeedPoints).toBe(1);
+    expect(Object.keys(output.total.actual.nextNeed)).toEqual([
+      'files',
+      'identifiers',
+      'edit-texts',
+      'commands',
+    ]);
+    const bad = fakeIO(directory);
+    expect(await main(['simulate', 'rollout.jsonl', '--next-calls', '0'], bad)).toBe(2);
+    expect(bad.err).toMatch(/--next-calls expects a whole number > 0/);
+    await rm(join(directory, 'rollout.jsonl'));
+  });
+
   it('bad sessions: a boundary with no summary is a warning, a truncated session one error line', async () => {
     await writeFile(join(directory, 'nosummary.jsonl'), compactedClaudeCodeSession({ withSummary: false }));
     const warned = fakeIO(directory);

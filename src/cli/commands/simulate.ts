@@ -58,6 +58,7 @@ Options:
   --prefill-speed N   input tokens a second of a summary call (default ${defaultLatencyModel.prefillTokensPerSecond})
   --decode-speed N    output tokens a second of a summary call (default ${defaultLatencyModel.decodeTokensPerSecond})
   --background        agent-compact writes hard summaries in the background (hard: { background: true })
+  --next-calls N      tool calls after each compaction point the next-need probe looks at (default 40)
   --json              print one JSON object { files, total } instead of tables
   --report FILE       write a self-contained HTML report with a chart per transcript
   -h, --help          show this help
@@ -182,6 +183,7 @@ const simulateOptions = {
   'prefill-speed': { type: 'string' },
   'decode-speed': { type: 'string' },
   background: { type: 'boolean', default: false },
+  'next-calls': { type: 'string' },
   json: { type: 'boolean', default: false },
   report: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
@@ -311,6 +313,8 @@ export const simulateCommand: CliCommand = async (args, io) => {
   const summaryPrices = parseSummaryPrice(values['summary-model-price'], prices);
   const clock = parseClock(values);
   const latency = parseLatency(values);
+  const nextCalls = positiveNumber(values['next-calls'], '--next-calls', { integer: true });
+  if (nextCalls === 0) throw new CliError('--next-calls expects a whole number > 0, got "0"', 2);
   const summarizer =
     (await createSummaryModelFromSpec(values.summarizer, {
       env: io.env,
@@ -334,6 +338,7 @@ export const simulateCommand: CliCommand = async (args, io) => {
     latency,
     onFile: progress(io),
     ...thresholds,
+    ...(nextCalls === undefined ? {} : { nextCalls }),
     ...(values.background ? { agentCompact: { hard: { background: true } } } : {}),
   });
 
