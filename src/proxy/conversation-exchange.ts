@@ -94,6 +94,10 @@ export async function runExchange(
     input.conversation,
     input.restarted ? undefined : state?.usage,
   );
+  compactors.noteOutcome(sessionKey, {
+    layer: outgoing.compaction?.layer ?? 'none',
+    fallback: outgoing.fallback,
+  });
   if (outgoing.fallback) compactors.drop(sessionKey);
   // The client left while the proxy compacted (a summary call, say): the request is not sent.
   if (exchange.signal.aborted) return closedRecord(exchange, outgoing);
@@ -107,6 +111,7 @@ export async function runExchange(
   }
   const record: ProxyRequestRecord = {
     ...recordOf(exchange, outgoing, outcome),
+    ...figuresOf(compactors, clientExchange, outgoing),
     overheadMs,
     ...(input.restarted ? { restarted: true } : {}),
   };
@@ -120,6 +125,22 @@ export async function runExchange(
     archiveSessionId: session.compactor.sessionId,
   });
   return record;
+}
+
+/**
+ * The record's token figures: what the client sent (its whole history, as it came) and what went
+ * upstream, counted the same way. The compaction's own `tokensBefore` counts its input, which after
+ * a compaction is the proxy's compacted history plus the client's new messages.
+ */
+function figuresOf(
+  compactors: SessionCompactors,
+  client: Exchange,
+  outgoing: Outgoing,
+): Pick<ProxyRequestRecord, 'tokensIn' | 'tokensOut'> {
+  const tokensIn = compactors.tokensOf(client.api, client.body);
+  if (tokensIn === undefined) return { tokensIn: 0, tokensOut: 0 };
+  const tokensOut = outgoing.body === client.body ? tokensIn : compactors.tokensOf(client.api, outgoing.body);
+  return { tokensIn, tokensOut: tokensOut ?? tokensIn };
 }
 
 /** Tells the agent's user what the proxy did: the x-agent-compact-* headers, and `--notify`'s note. */

@@ -6,13 +6,16 @@
 import { LRUCache } from 'lru-cache';
 import type { ArchiveStore } from '../core/archive/archive-store.js';
 import type { SessionStateStore } from '../core/archive/session-state-store.js';
-import type { CompactionEvent } from '../core/events.js';
+import type { CompactionEvent, CompactionLayer } from '../core/events.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
 import type { WireFormat } from '../core/wire/wire-format.js';
+import { createExtractiveSummaryModel } from '../core/summary/extractive-summary.js';
+import { fallbackReasonOf } from './proxy-stats.js';
 import { createRequestCompactor, type RequestCompactor } from './request-compactor.js';
 import { conversationField } from './request-conversation.js';
 import { reuseUnchanged } from './request-reuse.js';
+import { createRequestTokens, type RequestTokens } from './request-tokens.js';
 import { createSameSummaryModel, type SummaryContext } from './same-summarizer.js';
 import { KEYLESS_PREFIX, shortHash } from './session-identity.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
@@ -22,7 +25,8 @@ export interface SessionCompactor {
   compactor: RequestCompactor;
   /**
    * The `same` summarizer bound to this request (its provider, model and key), passed with the
-   * call that may summarize; `undefined` when the compactor's own summarizer writes summaries.
+   * call that may summarize; `undefined` when the compactor's own summarizer writes summaries; the
+   * extractive one while the session's compactions keep being rejected for the same reason.
    */
   summarizerFor(context: SummaryContext): SummaryModel | undefined;
 }
@@ -55,6 +59,19 @@ export interface SessionCompactorSettings {
  */
 const REUSE_BUDGET_BYTES = 64 * 1024 * 1024;
 
+/**
+ * Compactions of a session rejected in a row for the same reason after which its summaries are
+ * written by the extractive summarizer (no model call) until one passes: the validator that threw
+ * the last ones away will most likely throw the next one away too, and a model summary is paid.
+ */
+const REJECTION_BREAKER = 2;
+
+/** What one request's compaction came to, for the breaker. */
+export interface CompactionOutcome {
+  layer: CompactionLayer;
+  fallback: string | undefined;
+}
+
 /** Compactors by session key, least recently used dropped past `maxSessions`. */
 export class SessionCompactors {
   private readonly live: LRUCache<string, SessionCompactor>;
@@ -63,8 +80,38 @@ export class SessionCompactors {
     maxSize: REUSE_BUDGET_BYTES,
   });
 
+  /** The session's latest rejection reason and how many compactions in a row it threw away. */
+  private readonly rejections: LRUCache<string, { reason: string; count: number }>;
+  /** Counts request bodies for the proxy's figures, with the compactors' counter. */
+  readonly tokensOf: RequestTokens;
+  private readonly freeSummarizer = createExtractiveSummaryModel();
+
   constructor(private readonly settings: SessionCompactorSettings) {
     this.live = new LRUCache({ max: settings.maxSessions });
+    this.rejections = new LRUCache({ max: settings.maxSessions });
+    this.tokensOf = createRequestTokens(settings.counter);
+  }
+
+  /**
+   * Remembers how the session's compaction ended: a rejected one counts towards the breaker
+   * ({@link REJECTION_BREAKER}), one that went upstream closes it; a request that needed none
+   * changes nothing.
+   */
+  noteOutcome(sessionKey: string, { layer, fallback }: CompactionOutcome): void {
+    if (fallback === undefined) {
+      if (layer !== 'none') this.rejections.delete(sessionKey);
+      return;
+    }
+    const { kind, reason } = fallbackReasonOf(fallback);
+    if (kind !== 'rejected') return;
+    const previous = this.rejections.get(sessionKey);
+    const count = previous?.reason === reason ? previous.count + 1 : 1;
+    this.rejections.set(sessionKey, { reason, count });
+  }
+
+  /** True when the session's last compactions were thrown away for the same reason. */
+  private breakerOpen(sessionKey: string): boolean {
+    return (this.rejections.get(sessionKey)?.count ?? 0) >= REJECTION_BREAKER;
   }
 
   /**
@@ -119,8 +166,10 @@ export class SessionCompactors {
     });
     return {
       compactor,
-      summarizerFor: (context) =>
-        summarizer === 'same' ? createSameSummaryModel(client, context) : undefined,
+      summarizerFor: (context) => {
+        if (this.breakerOpen(sessionKey)) return this.freeSummarizer;
+        return summarizer === 'same' ? createSameSummaryModel(client, context) : undefined;
+      },
     };
   }
 }

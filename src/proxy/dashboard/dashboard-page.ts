@@ -23,7 +23,7 @@ body{font:14px/1.4 system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1d233
 header{background:#1d2330;color:#fff;padding:12px 20px;display:flex;gap:24px;align-items:center;flex-wrap:wrap}
 h1{font-size:18px;margin:0}h2{font-size:15px;margin:0 0 6px}
 #totals{display:flex;gap:18px;flex-wrap:wrap}.figure b{display:block;font-size:18px}
-.figure span{font-size:11px;opacity:.75;text-transform:uppercase}
+.figure span{font-size:11px;opacity:.75;text-transform:uppercase}.fallback{flex-basis:100%;color:#b91c1c;font-size:12px}
 main{padding:16px 20px;display:grid;gap:16px}
 section.session{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:14px}
 .meta{color:#5b6475;font-size:12px;margin-bottom:8px}
@@ -61,7 +61,10 @@ const SCRIPT = `
     var compactions = s.byLayer.micro + s.byLayer.mid + s.byLayer.hard;
     box.replaceChildren(figure('requests', s.requests, 'requests'), figure('tokensIn', s.tokensIn, 'tokens sent'),
       figure('tokensOut', s.tokensOut, 'tokens forwarded'), figure('compactions', compactions, 'compactions'),
-      figure('sessions', state.sessions.length, 'sessions'));
+      figure('sessions', state.sessions.length, 'sessions'), figure('fallbacks', s.fallbacks, 'fell back'));
+    (s.fallbackReasons || []).forEach(function (r) {
+      box.append(el('div', { class: 'fallback', 'data-fallback': r.kind }, [fmt(r.count) + ' ' + r.kind + ': ' + r.reason]));
+    });
   }
   function chart(requests) {
     var w = 800, h = 160, pad = 6, root = svg('svg', { class: 'chart', viewBox: '0 0 ' + w + ' ' + h, preserveAspectRatio: 'none' });
