@@ -20,8 +20,11 @@ const MAX_REASON_CHARACTERS = 90;
 export function savingsLine(stats: ProxyStats, dashboard: string): string {
   const number = (value: number) => value.toLocaleString('en-US');
   const compactions = stats.byLayer.micro + stats.byLayer.mid + stats.byLayer.hard;
-  const saved = Math.max(0, billed(stats.cache.sent) - billed(stats.cache.forwarded)) * INPUT_DOLLARS_PER_TOKEN;
-  const fallbacks = fallbackParts(stats.fallbackReasons).map((part) => `, ${part}`).join('');
+  const saved =
+    Math.max(0, billed(stats.cache.sent) - billed(stats.cache.forwarded)) * INPUT_DOLLARS_PER_TOKEN;
+  const fallbacks = fallbackParts(stats.fallbackReasons)
+    .map((part) => `, ${part}`)
+    .join('');
   return `agent-compact: ${plural(stats.requests, 'request')}, ${number(stats.tokensIn)} tokens sent → ${number(stats.tokensOut)} forwarded, ${plural(compactions, 'compaction')}${fallbacks}, ~$${saved.toFixed(2)} saved, dashboard ${dashboard}`;
 }
 
@@ -53,7 +56,7 @@ function fallbackParts(reasons: readonly FallbackReason[]): string[] {
     const [first] = ofKind;
     if (first === undefined) continue;
     const total = ofKind.reduce((sum, reason) => sum + reason.count, 0);
-    const others = ofKind.length > 1 ? ` (and ${ofKind.length - 1} other reasons)` : '';
+    const others = ofKind.length > 1 ? ` (and ${plural(ofKind.length - 1, 'other reason')})` : '';
     parts.push(`${plural(total, 'compaction')} ${kind}: ${cut(first.reason)}${others}`);
   }
   return parts;
