@@ -82,7 +82,11 @@ describe('the middleware and the recall tool', () => {
     const middleware = createCompactionMiddleware(options);
     const recall = tool({
       description: recallTool.description,
-      inputSchema: jsonSchema<{ id: string }>(recallTool.inputSchema),
+      // `required` copied: the core's schema is readonly, JSONSchema7's arrays are not.
+      inputSchema: jsonSchema<{ id: string }>({
+        ...recallTool.inputSchema,
+        required: [...recallTool.inputSchema.required],
+      }),
       execute: async (input) => {
         const compactor = middleware.compactorFor('chat-1');
         return compactor ? handleRecall(compactor, input) : 'nothing is archived yet';

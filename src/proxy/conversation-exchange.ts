@@ -101,8 +101,9 @@ export async function runExchange(
   if (outgoing.fallback) compactors.drop(sessionKey);
   // The client left while the proxy compacted (a summary call, say): the request is not sent.
   if (exchange.signal.aborted) return closedRecord(exchange, outgoing);
+  const figures = figuresOf(compactors, clientExchange, outgoing);
   const overheadMs = performance.now() - exchange.arrived;
-  announceCompaction(exchange, outgoing);
+  announceCompaction(exchange, outgoing, figures);
   const { outcome, usage } = await sendUpstream(exchange, clientExchange, outgoing, session);
   if (outcome.type === 'unreachable') dependencies.unreachable(exchange.response, outcome.message);
   if (outcome.type !== 'closed') {
@@ -111,7 +112,7 @@ export async function runExchange(
   }
   const record: ProxyRequestRecord = {
     ...recordOf(exchange, outgoing, outcome),
-    ...figuresOf(compactors, clientExchange, outgoing),
+    ...figures,
     overheadMs,
     ...(input.restarted ? { restarted: true } : {}),
   };
@@ -143,12 +144,19 @@ function figuresOf(
   return { tokensIn, tokensOut: tokensOut ?? tokensIn };
 }
 
-/** Tells the agent's user what the proxy did: the x-agent-compact-* headers, and `--notify`'s note. */
-function announceCompaction(exchange: Exchange, outgoing: Outgoing) {
+/**
+ * Tells the agent's user what the proxy did: the x-agent-compact-* headers, and `--notify`'s note,
+ * with the record's figures (the client's request and what goes upstream).
+ */
+function announceCompaction(
+  exchange: Exchange,
+  outgoing: Outgoing,
+  { tokensIn, tokensOut }: Pick<ProxyRequestRecord, 'tokensIn' | 'tokensOut'>,
+) {
   const figures = {
     layer: outgoing.compaction?.layer ?? 'none',
-    tokensBefore: outgoing.compaction?.tokensBefore ?? 0,
-    tokensAfter: outgoing.compaction?.tokensAfter ?? 0,
+    tokensBefore: tokensIn,
+    tokensAfter: tokensOut,
     session: shortSessionId(exchange.sessionKey),
   } as const;
   setCompactionHeaders(exchange.response, figures);

@@ -15,7 +15,7 @@ import { fallbackReasonOf } from './proxy-stats.js';
 import { createRequestCompactor, type RequestCompactor } from './request-compactor.js';
 import { conversationField } from './request-conversation.js';
 import { reuseUnchanged } from './request-reuse.js';
-import { createRequestTokens, type RequestTokens } from './request-tokens.js';
+import { createRequestTokens, createSharedCounter, type RequestTokens } from './request-tokens.js';
 import { createSameSummaryModel, type SummaryContext } from './same-summarizer.js';
 import { KEYLESS_PREFIX, shortHash } from './session-identity.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
@@ -85,11 +85,14 @@ export class SessionCompactors {
   /** Counts request bodies for the proxy's figures, with the compactors' counter. */
   readonly tokensOf: RequestTokens;
   private readonly freeSummarizer = createExtractiveSummaryModel();
+  /** The settings' counter, shared by every compactor and the figures so a text is tokenized once. */
+  private readonly counter: TokenCounter;
 
   constructor(private readonly settings: SessionCompactorSettings) {
     this.live = new LRUCache({ max: settings.maxSessions });
     this.rejections = new LRUCache({ max: settings.maxSessions });
-    this.tokensOf = createRequestTokens(settings.counter);
+    this.counter = createSharedCounter(settings.counter);
+    this.tokensOf = createRequestTokens(this.counter);
   }
 
   /**
@@ -143,8 +146,8 @@ export class SessionCompactors {
   }
 
   private create(sessionKey: string): SessionCompactor {
-    const { thresholds, contextWindow, summarizer, archive, counter, stateStore, recall, background } =
-      this.settings;
+    const { thresholds, contextWindow, summarizer, archive, stateStore, recall, background } = this.settings;
+    const { counter } = this;
     const { client } = this.settings;
     // A request with no key of its own never gets a summary paid with the operator's key.
     const keyless = sessionKey.startsWith(KEYLESS_PREFIX);
@@ -157,7 +160,7 @@ export class SessionCompactors {
       ...(contextWindow === undefined ? {} : { contextWindow }),
       ...(summaryModel ? { summarizer: summaryModel } : {}),
       ...(archive ? { archive } : {}),
-      ...(counter ? { counter } : {}),
+      counter,
       ...(stateStore ? { stateStore } : {}),
       // Without the proxy's `recall` tool the core writes no archive ids for the model to call it with.
       recall,
