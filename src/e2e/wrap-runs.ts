@@ -13,8 +13,9 @@ import type { E2ECheck } from './e2e-checks.js';
 
 const AGENT_TIMEOUT_MS = 240_000;
 const binPath = fileURLToPath(new URL('../cli/bin.js', import.meta.url));
+/** The savings line; group 3 is its fallbacks (`, 3 compactions rejected: …`), when there are any. */
 const savingsPattern =
-  /agent-compact: (\d+) requests?, [\d,]+ tokens sent → [\d,]+ forwarded, ([\d,]+) compactions?, ~\$\d+\.\d\d saved, dashboard http:\/\/127\.0\.0\.1:\d+\/agent-compact\//;
+  /agent-compact: (\d+) requests?, [\d,]+ tokens sent → [\d,]+ forwarded, ([\d,]+) compactions?(, .*?)?, ~\$\d+\.\d\d saved, dashboard http:\/\/127\.0\.0\.1:\d+\/agent-compact\//;
 
 /** What the wrapped run needs: the agent command and arguments, its environment and the script. */
 export interface WrapRun {
@@ -60,6 +61,11 @@ export async function wrappedRun(run: WrapRun): Promise<E2ECheck[]> {
         detail: `${requests} through the proxy, ${server.requests.length} at the server`,
       },
       { name: 'compaction fired', passed: compactions > 0, detail: `${compactions} compactions` },
+      {
+        name: 'no compaction fell back',
+        passed: savings !== null && savings[3] === undefined,
+        detail: savings?.[3]?.slice(2) ?? 'none',
+      },
     ];
   } finally {
     await server.close();
