@@ -166,5 +166,9 @@ describe.skipIf(skipBrowser)('the dashboard in headless Chromium', () => {
     );
     expect(dom).toContain('data-figure="fallbacks" data-value="1"');
     expect(dom).toMatch(/data-fallback="rejected">1 rejected: messages\[\d+\]\.role: role must be/);
+    // The session's timeline shows the request that fell back, with the layer it tried.
+    expect(dom).toMatch(
+      /<tr class="fell-back">.*compacted request rejected \((micro|mid|hard)\): messages\[\d+\]\.role: /,
+    );
   });
 });
