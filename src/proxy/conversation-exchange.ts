@@ -302,7 +302,11 @@ async function compactOnce(
   const client = conversationOf(api, body) ?? [];
   const original: Outgoing = { body, sent: client };
   const inputBody = conversation === client ? body : withConversation(api, body, conversation);
-  const summarizer = session.summarizerFor({ api, url: exchange.target, headers: exchange.headers, body });
+  const summarizer = session.summarizerFor(
+    { api, url: exchange.target, headers: exchange.headers, body },
+    // No summary is paid for whose compaction would be rejected for a problem the client's request holds.
+    { clientProblem: () => firstProblem(api, body, client, exchange.headers) },
+  );
   let compaction: RequestCompaction;
   try {
     compaction = await session.compactor.compactRequest(inputBody, {

@@ -67,20 +67,18 @@ describe('a compaction the proxy rejects', () => {
     );
   });
 
-  it('asks for no model summary once the compactions of a session keep being rejected for the same reason', async () => {
+  it('asks for no model summary whose compaction would be rejected for a problem the client sent', async () => {
     const { server, proxy, records } = await startProxyOver(
       (request) => (isSummaryRequest(request) ? '## Task and constraints\nRead the files.' : 'ok'),
       { thresholds: { mid: 300, hard: 600 }, summarizer: 'same' },
     );
-    const summaryCalls: number[] = [];
-    for (const reads of [3, 4, 5, 6]) {
+    for (const reads of [3, 4, 5, 6])
       await (await post(proxy.url, conversationWithSystemMessage(reads))).text();
-      summaryCalls.push(server.requests.filter(isSummaryRequest).length);
-    }
-    expect(records.every((record) => SYSTEM_ROLE_REASON.test(record.fallback?.split('): ')[1] ?? ''))).toBe(
-      true,
+    expect(records.map((record) => record.fallback)).toEqual(
+      Array(4).fill(expect.stringMatching(/^compacted request rejected \(hard\): messages\[\d+\]\.role: /)),
     );
-    // The first two rejected hard compactions each paid a summary; after them none is asked for.
-    expect(summaryCalls).toEqual([1, 2, 2, 2]);
+    // Every one tried a hard compaction; its summary was written without a model call.
+    expect(server.requests.filter(isSummaryRequest)).toHaveLength(0);
+    expect(server.requests).toHaveLength(4);
   });
 });

@@ -25,10 +25,20 @@ export interface SessionCompactor {
   compactor: RequestCompactor;
   /**
    * The `same` summarizer bound to this request (its provider, model and key), passed with the
-   * call that may summarize; `undefined` when the compactor's own summarizer writes summaries; the
-   * extractive one while the session's compactions keep being rejected for the same reason.
+   * call that may summarize (the settings' model when there is one); `undefined` when the extractive
+   * summarizer writes them anyway. The extractive one, no model call, while the session's
+   * compactions keep being rejected for the same reason, and for a summary `guard` says would be.
    */
-  summarizerFor(context: SummaryContext): SummaryModel | undefined;
+  summarizerFor(context: SummaryContext, guard?: SummaryGuard): SummaryModel | undefined;
+}
+
+/** What tells a summary in advance that its compaction will be thrown away. */
+export interface SummaryGuard {
+  /**
+   * The first problem the proxy's check finds in what the client sent, if any: a compaction keeps
+   * those messages as they came, so its result would be rejected for the same problem.
+   */
+  clientProblem?: () => string | undefined;
 }
 
 /** Settings every session's compactor shares. */
@@ -169,10 +179,28 @@ export class SessionCompactors {
     });
     return {
       compactor,
-      summarizerFor: (context) => {
+      summarizerFor: (context, { clientProblem } = {}) => {
         if (this.breakerOpen(sessionKey)) return this.freeSummarizer;
-        return summarizer === 'same' ? createSameSummaryModel(client, context) : undefined;
+        const paid = summarizer === 'same' ? createSameSummaryModel(client, context) : summaryModel;
+        if (paid === undefined || clientProblem === undefined) return paid;
+        return unlessRejected(paid, clientProblem, this.freeSummarizer);
       },
     };
   }
+}
+
+/**
+ * `paid`, except that a summary whose compaction the proxy would reject anyway (`clientProblem`
+ * finds one, asked only when a summary is about to be written) is written by `free` instead.
+ */
+function unlessRejected(
+  paid: SummaryModel,
+  clientProblem: () => string | undefined,
+  free: SummaryModel,
+): SummaryModel {
+  return {
+    ...paid,
+    summarize: (request, options) =>
+      clientProblem() === undefined ? paid.summarize(request, options) : free.summarize(request, options),
+  };
 }
