@@ -12,9 +12,12 @@ export interface ProxyRequestRecord {
   api: ProxyApi | 'passthrough';
   method: string;
   path: string;
-  /** Tokens of the client's conversation (by the compactor's count); 0 when not counted. */
+  /**
+   * Tokens of what the client sent: its whole request (system, tools, messages) as it came, by the
+   * proxy's counter; 0 when not counted (a stateful passthrough, a body the reader refuses).
+   */
   tokensIn: number;
-  /** Tokens sent upstream. */
+  /** Tokens of what went upstream, counted the same way. */
   tokensOut: number;
   /** The strongest compaction layer that ran. */
   layer: CompactionLayer;
@@ -205,7 +208,7 @@ export function formatLogLine(record: ProxyRequestRecord): string {
     record.api === 'passthrough'
       ? `${record.method} ${record.path}`
       : record.tokensIn === 0 && record.tokensOut === 0
-        ? // Nothing was counted (compaction failed, a stateful passthrough, the client left): no `0 → 0`.
+        ? // Nothing was counted (a body the reader refuses, a stateful passthrough): no `0 → 0`.
           `uncounted ${record.layer}`
         : `${number(record.tokensIn)} → ${number(record.tokensOut)} tokens ${record.layer}`;
   const notes = [
