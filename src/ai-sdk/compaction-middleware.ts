@@ -1,5 +1,6 @@
 import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { LRUCache } from 'lru-cache';
+import { recallTool } from '../core/archive/compaction-tools.js';
 import { createCompactor } from '../core/compactor.js';
 import type { Compactor, CompactorOptions } from '../core/compactor-options.js';
 import type { Message, ProviderUsage } from '../core/conversation/types.js';
@@ -31,6 +32,8 @@ export interface CompactionCallOptions {
   headers?: Record<string, string | undefined>;
   /** The call's provider options, e.g. to tell conversations apart. */
   providerOptions?: Record<string, Record<string, unknown>>;
+  /** The tools the call offers; the compactor names archive ids only when one is `recall`. */
+  tools?: readonly { name?: string }[];
 }
 
 /** The model the AI SDK passes to middleware; only its specification version is read. */
@@ -59,6 +62,13 @@ export interface CompactionMiddlewareOptions<Version extends AISDKSpecificationV
    * @default 'v3'
    */
   specificationVersion?: Version;
+  /**
+   * Whether what the compactor writes names archive ids and the `recall` tool. Only a conversation
+   * whose first call offers a tool named `recall` gets them (see `recallTool` and `handleRecall`
+   * in `agent-compact/recall`); `false` keeps them out even then.
+   * @default true: when the call offers `recall`
+   */
+  recall?: boolean;
   /**
    * Names the conversation a call belongs to; each conversation gets its own compactor and so its
    * own archive session (the id is the archive's `sessionId`). Return `undefined` for the default.
@@ -147,11 +157,14 @@ export function createCompactionMiddleware<Version extends AISDKSpecificationVer
   const conversations = new LRUCache<string, ConversationState>({ max: Math.max(1, maxConversations) });
   const idsByParams = new WeakMap<object, string>();
 
-  const stateFor = (id: string, version: PromptVersion): ConversationState => {
+  const stateFor = (id: string, version: PromptVersion, params: CompactionCallOptions): ConversationState => {
     let state = conversations.get(id);
     if (!state) {
+      // Archive ids and the recall sentence only for a model that can call `recall` (as the proxy
+      // does without `--recall`): told of a tool it lacks, a model calls it or gives up on the content.
+      const recall = compactorOptions.recall !== false && offersRecall(params);
       state = {
-        compactor: createCompactor({ ...compactorOptions, sessionId: id }),
+        compactor: createCompactor({ ...compactorOptions, recall, sessionId: id }),
         origins: new PromptOrigins(version),
         systemKey: '',
         consumedKeys: [],
@@ -176,7 +189,7 @@ export function createCompactionMiddleware<Version extends AISDKSpecificationVer
       const id = conversationId?.(params) ?? defaultConversationId(params);
       // ai 7 hands middleware a v4 model (wrapping older ones), ai 6 a v3 one.
       const version = (model?.specificationVersion ?? specificationVersion) === 'v4' ? 'v4' : 'v3';
-      const state = stateFor(id, version);
+      const state = stateFor(id, version, params);
       const run = state.queue.then(() => compactParams(state, params));
       state.queue = run.catch(() => undefined);
       const transformed = await run;
@@ -242,6 +255,11 @@ async function compactParams<Params extends CompactionCallOptions>(
     ...params,
     prompt: [...systemMessages, ...fromCanonicalMessages(result.messages, state.origins)],
   };
+}
+
+/** True when the call offers a tool named `recall` (the core's {@link recallTool}). */
+function offersRecall(params: CompactionCallOptions): boolean {
+  return params.tools?.some((tool) => tool?.name === recallTool.name) ?? false;
 }
 
 /** The provider usage the compactor anchors its count to, from the AI SDK's usage. */

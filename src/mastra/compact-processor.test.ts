@@ -69,3 +69,51 @@ describe('AgentCompactProcessor prompt repair', () => {
     expect(warnings).toEqual([]);
   });
 });
+
+describe('AgentCompactProcessor and the recall tool', () => {
+  /** A prompt of eight file reads, enough for micro to replace the older results. */
+  const reads = () => [
+    { role: 'user', content: [{ type: 'text', text: 'Read every file.' }] },
+    ...Array.from({ length: 8 }, (_, index) => [
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool-call',
+            toolCallId: `c${index}`,
+            toolName: 'read_file',
+            input: { path: `${index}.ts` },
+          },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: `c${index}`,
+            toolName: 'read_file',
+            output: {
+              type: 'text',
+              value: `// ${index}.ts\n${'export const value = compute(input);\n'.repeat(60)}`,
+            },
+          },
+        ],
+      },
+    ]).flat(),
+  ];
+
+  it.each([
+    [false, false],
+    [true, true],
+  ])('with recall: %s names archive ids: %s', async (recall, named) => {
+    const processor = new AgentCompactProcessor({
+      recall,
+      thresholds: { mid: 2000, hard: 100_000 },
+      micro: { keepTurns: 1, cacheAware: false, minTokens: 50 },
+    });
+    const text = JSON.stringify(await process(processor, reads()));
+    expect(text).toContain('[Previous: used read_file');
+    expect(/recall r\d+/.test(text)).toBe(named);
+  });
+});

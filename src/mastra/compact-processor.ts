@@ -10,6 +10,7 @@ import {
   PromptOrigins,
   toCanonicalMessages,
 } from '../ai-sdk/prompt-conversion.js';
+import { recallTool } from '../core/archive/compaction-tools.js';
 import type { Compactor } from '../core/compactor-options.js';
 import { repairWithWarnings } from '../integrations/conversation-threads.js';
 
@@ -32,6 +33,13 @@ export interface AgentCompactProcessorOptions extends CompactionMiddlewareOption
    * as the core repairs) and once per prompt part type the conversion does not know (kept whole).
    */
   onWarning?: (message: string) => void;
+  /**
+   * Whether the agent offers the model the `recall` tool (`recallTool` and `handleRecall` from
+   * `agent-compact/recall`): Mastra does not tell a processor the tools, so archive ids and the
+   * recall sentence appear only when this says so.
+   * @default false
+   */
+  recall?: boolean;
 }
 
 /**
@@ -50,10 +58,14 @@ export class AgentCompactProcessor implements Processor<'agent-compact'> {
   readonly #onWarning: ((message: string) => void) | undefined;
   readonly #warned = new Set<string>();
 
+  /** The tools the middleware is told of: `recall` when the agent offers it (see the option). */
+  readonly #tools: readonly { name: string }[];
+
   constructor(options: AgentCompactProcessorOptions = {}) {
-    const { onWarning, ...middlewareOptions } = options;
+    const { onWarning, recall = false, ...middlewareOptions } = options;
     this.#middleware = createCompactionMiddleware(middlewareOptions);
     this.#onWarning = onWarning;
+    this.#tools = recall ? [{ name: recallTool.name }] : [];
   }
 
   async processLLMRequest({ prompt, abortSignal }: ProcessLLMRequestArgs): Promise<ProcessLLMRequestResult> {
@@ -62,6 +74,7 @@ export class AgentCompactProcessor implements Processor<'agent-compact'> {
       type: 'generate',
       params: {
         prompt: this.#repaired(prompt as LanguageModelV3Prompt),
+        tools: this.#tools,
         ...(abortSignal === undefined ? {} : { abortSignal }),
       },
       model: { specificationVersion: 'v3' },

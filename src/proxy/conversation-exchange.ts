@@ -101,11 +101,16 @@ export async function runExchange(
     input.conversation,
     input.restarted ? undefined : state?.usage,
   );
+  compactors.noteOutcome(sessionKey, {
+    layer: outgoing.compaction?.layer ?? 'none',
+    fallback: outgoing.fallback,
+  });
   if (outgoing.fallback) compactors.drop(sessionKey);
   // The client left while the proxy compacted (a summary call, say): the request is not sent.
   if (exchange.signal.aborted) return closedRecord(exchange, outgoing);
+  const figures = figuresOf(compactors, clientExchange, outgoing);
   const overheadMs = performance.now() - exchange.arrived;
-  announceCompaction(exchange, outgoing);
+  announceCompaction(exchange, outgoing, figures);
   const { outcome, usage } = await sendUpstream(exchange, clientExchange, outgoing, session, recallDeclared);
   if (outcome.type === 'unreachable') dependencies.unreachable(exchange.response, outcome.message);
   if (outcome.type === 'answered' && outcome.status >= 200 && outcome.status < 300) {
@@ -119,6 +124,7 @@ export async function runExchange(
   }
   const record: ProxyRequestRecord = {
     ...recordOf(exchange, outgoing, outcome),
+    ...figures,
     overheadMs,
     ...(input.restarted ? { restarted: true } : {}),
   };
@@ -148,12 +154,35 @@ function newLineage(): string {
   return randomUUID();
 }
 
-/** Tells the agent's user what the proxy did: the x-agent-compact-* headers, and `--notify`'s note. */
-function announceCompaction(exchange: Exchange, outgoing: Outgoing) {
+/**
+ * The record's token figures: what the client sent (its whole history, as it came) and what went
+ * upstream, counted the same way. The compaction's own `tokensBefore` counts its input, which after
+ * a compaction is the proxy's compacted history plus the client's new messages.
+ */
+function figuresOf(
+  compactors: SessionCompactors,
+  client: Exchange,
+  outgoing: Outgoing,
+): Pick<ProxyRequestRecord, 'tokensIn' | 'tokensOut'> {
+  const tokensIn = compactors.tokensOf(client.api, client.body);
+  if (tokensIn === undefined) return { tokensIn: 0, tokensOut: 0 };
+  const tokensOut = outgoing.body === client.body ? tokensIn : compactors.tokensOf(client.api, outgoing.body);
+  return { tokensIn, tokensOut: tokensOut ?? tokensIn };
+}
+
+/**
+ * Tells the agent's user what the proxy did: the x-agent-compact-* headers, and `--notify`'s note,
+ * with the record's figures (the client's request and what goes upstream).
+ */
+function announceCompaction(
+  exchange: Exchange,
+  outgoing: Outgoing,
+  { tokensIn, tokensOut }: Pick<ProxyRequestRecord, 'tokensIn' | 'tokensOut'>,
+) {
   const figures = {
     layer: outgoing.compaction?.layer ?? 'none',
-    tokensBefore: outgoing.compaction?.tokensBefore ?? 0,
-    tokensAfter: outgoing.compaction?.tokensAfter ?? 0,
+    tokensBefore: tokensIn,
+    tokensAfter: tokensOut,
     session: shortSessionId(exchange.sessionKey),
   } as const;
   setCompactionHeaders(exchange.response, figures);
@@ -300,7 +329,11 @@ async function compactOnce(
   const client = conversationOf(api, body) ?? [];
   const original: Outgoing = { body, sent: client };
   const inputBody = conversation === client ? body : withConversation(api, body, conversation);
-  const summarizer = session.summarizerFor({ api, url: exchange.target, headers: exchange.headers, body });
+  const summarizer = session.summarizerFor(
+    { api, url: exchange.target, headers: exchange.headers, body },
+    // No summary is paid for whose compaction would be rejected for a problem the client's request holds.
+    { clientProblem: () => firstProblem(api, body, client, exchange.headers) },
+  );
   let compaction: RequestCompaction;
   try {
     compaction = await session.compactor.compactRequest(inputBody, {

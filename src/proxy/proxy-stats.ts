@@ -12,9 +12,12 @@ export interface ProxyRequestRecord {
   api: ProxyApi | 'passthrough';
   method: string;
   path: string;
-  /** Tokens of the client's conversation (by the compactor's count); 0 when not counted. */
+  /**
+   * Tokens of what the client sent: its whole request (system, tools, messages) as it came, by the
+   * proxy's counter; 0 when not counted (a stateful passthrough, a body the reader refuses).
+   */
   tokensIn: number;
-  /** Tokens sent upstream. */
+  /** Tokens of what went upstream, counted the same way. */
   tokensOut: number;
   /** The strongest compaction layer that ran. */
   layer: CompactionLayer;
@@ -49,6 +52,18 @@ export interface ProxyStats {
   tokensOut: number;
   /** Requests where compaction failed or its output was rejected, so the original went upstream. */
   fallbacks: number;
+  /**
+   * The fallbacks grouped by reason, most frequent first: `kind` is `rejected` (the compacted
+   * request broke a provider rule; `reason` is its first problem's path and message) or `failed`
+   * (the compaction threw).
+   */
+  fallbackReasons: FallbackReason[];
+  /**
+   * The input tokens as a prompt cache bills them, for what the clients sent and what went
+   * upstream: a request that extends its session's previous one reads that one's tokens from the
+   * cache and writes the rest; a request the proxy changed (or the first) writes all of it.
+   */
+  cache: { sent: CacheTokens; forwarded: CacheTokens };
   /** Conversations whose history rewound or was compacted by the client. */
   restarts: number;
   /** Answers with an upstream status of 400 or more, and 502s for an unreachable upstream. */
@@ -62,9 +77,33 @@ export interface ProxyStats {
   sessions: number;
 }
 
+/** One reason compactions fell back, and how many did. */
+export interface FallbackReason {
+  kind: 'rejected' | 'failed';
+  /** e.g. `messages[1].role: role must be "user" or "assistant", got "system"`. */
+  reason: string;
+  count: number;
+}
+
+/** Input tokens read from the prompt cache and written to it. */
+export interface CacheTokens {
+  read: number;
+  write: number;
+}
+
+/** Sessions whose previous sizes are kept for the cache figures; older ones count as new. */
+const CACHE_SESSIONS = 1024;
+
+/** The previous request's sizes of one session. */
+interface PreviousSizes {
+  sent: number;
+  forwarded: number;
+}
+
 /** Running totals. */
 export class StatsCollector {
   private readonly started = Date.now();
+  private readonly previous = new Map<string, PreviousSizes>();
   private readonly totals: Omit<ProxyStats, 'startedAt' | 'uptimeMs' | 'sessions'> = {
     requests: 0,
     conversationRequests: 0,
@@ -74,6 +113,8 @@ export class StatsCollector {
     tokensIn: 0,
     tokensOut: 0,
     fallbacks: 0,
+    fallbackReasons: [],
+    cache: { sent: { read: 0, write: 0 }, forwarded: { read: 0, write: 0 } },
     restarts: 0,
     upstreamErrors: 0,
     bodies: { incremental: 0, whole: 0 },
@@ -90,10 +131,33 @@ export class StatsCollector {
       totals.tokensIn += record.tokensIn;
       totals.tokensOut += record.tokensOut;
       if (record.tokensOut < record.tokensIn) totals.compactedRequests += 1;
+      this.addCache(record);
     }
-    if (record.fallback) totals.fallbacks += 1;
+    if (record.fallback) {
+      totals.fallbacks += 1;
+      addReason(totals.fallbackReasons, fallbackReasonOf(record.fallback));
+    }
     if (record.restarted) totals.restarts += 1;
     if (record.status >= 400 && !record.clientClosed) totals.upstreamErrors += 1;
+  }
+
+  /**
+   * Adds a request to the cache figures. The client's request extends its previous one unless the
+   * history restarted; the forwarded one only when no layer changed it (a compaction rewrites the
+   * prefix, so it is counted as written whole: the saving is not overstated).
+   */
+  private addCache(record: ProxyRequestRecord): void {
+    const { cache } = this.totals;
+    const before = record.restarted ? undefined : this.previous.get(record.session);
+    const sentRead = Math.min(before?.sent ?? 0, record.tokensIn);
+    const forwardedRead = record.layer === 'none' ? Math.min(before?.forwarded ?? 0, record.tokensOut) : 0;
+    cache.sent.read += sentRead;
+    cache.sent.write += record.tokensIn - sentRead;
+    cache.forwarded.read += forwardedRead;
+    cache.forwarded.write += record.tokensOut - forwardedRead;
+    this.previous.delete(record.session);
+    this.previous.set(record.session, { sent: record.tokensIn, forwarded: record.tokensOut });
+    if (this.previous.size > CACHE_SESSIONS) this.previous.delete(this.previous.keys().next().value!);
   }
 
   /** Counts how a request body was read (`RecentBodies`). */
@@ -112,6 +176,28 @@ export class StatsCollector {
   }
 }
 
+/** The prefix of a rejected compaction's fallback, `compacted request rejected (LAYER): `. */
+const REJECTED = /^compacted request rejected \((?:micro|mid|hard|none)\): /;
+const FAILED = 'compaction failed: ';
+
+/** A record's `fallback` as a reason to group by: its kind and the text without the layer. */
+export function fallbackReasonOf(fallback: string): Omit<FallbackReason, 'count'> {
+  const rejected = REJECTED.exec(fallback);
+  if (rejected) return { kind: 'rejected', reason: fallback.slice(rejected[0].length) };
+  return { kind: 'failed', reason: fallback.startsWith(FAILED) ? fallback.slice(FAILED.length) : fallback };
+}
+
+/** Counts one more fallback for `reason`, keeping the list most frequent first. */
+function addReason(reasons: FallbackReason[], reason: Omit<FallbackReason, 'count'>): void {
+  const known = reasons.find((entry) => entry.kind === reason.kind && entry.reason === reason.reason);
+  if (known) known.count += 1;
+  else if (reasons.length < MAX_FALLBACK_REASONS) reasons.push({ ...reason, count: 1 });
+  reasons.sort((first, second) => second.count - first.count);
+}
+
+/** Distinct fallback reasons kept; a proxy whose fallbacks all differ does not grow without end. */
+const MAX_FALLBACK_REASONS = 20;
+
 /**
  * The stderr line of a request, e.g.
  * `anthropic 3f2a9c1e 48,210 → 12,034 tokens mid 200 812ms`.
@@ -122,7 +208,7 @@ export function formatLogLine(record: ProxyRequestRecord): string {
     record.api === 'passthrough'
       ? `${record.method} ${record.path}`
       : record.tokensIn === 0 && record.tokensOut === 0
-        ? // Nothing was counted (compaction failed, a stateful passthrough, the client left): no `0 → 0`.
+        ? // Nothing was counted (a body the reader refuses, a stateful passthrough): no `0 → 0`.
           `uncounted ${record.layer}`
         : `${number(record.tokensIn)} → ${number(record.tokensOut)} tokens ${record.layer}`;
   const notes = [

@@ -1,5 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ValidationProblem } from '../core/conversation/validate.js';
+import { fallbackWarning, savingsLine } from '../cli/wrap/savings-line.js';
+import { isSummaryRequest } from './agent-loops.test-utils.js';
 import { firstProblem } from './conversation-exchange.js';
 import { useProxyHarness } from './proxy-harness.test-utils.js';
 
@@ -64,6 +66,42 @@ async function send(proxyUrl: string, beta?: string): Promise<number> {
   return response.status;
 }
 
+/** The same shape with `reads` tool results: each call extends the one before, in one session. */
+function growingConversation(reads: number) {
+  const output = (turn: number) => `output ${turn}\n${'const value = compute(input); // line\n'.repeat(120)}`;
+  const turns = Array.from({ length: reads }, (_, index) => [
+    {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: `t${index}`, name: 'read_file', input: { path: `${index}.ts` } }],
+    },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${index}`, content: output(index) }] },
+  ]);
+  return [
+    { role: 'user', content: 'Read every file.' },
+    { role: 'system', content: 'Available agent types: Explore.' },
+    ...turns.flat(),
+  ];
+}
+
+async function post(url: string, messages: unknown[]): Promise<void> {
+  const response = await fetch(`${url}/v1/messages`, {
+    method: 'POST',
+    headers: headers('per-turn-control-2026-07-01'),
+    body: JSON.stringify({ model: 'claude-test', max_tokens: 50, tools: [], messages }),
+  });
+  await response.arrayBuffer();
+}
+
+/** Runs `body` with the proxy's check of every compacted request failing on `problem`. */
+async function whileRejected(body: () => Promise<void>): Promise<void> {
+  forced.problem = { path: 'messages[2].content[0]', message: 'forced', rule: 'unanswered-tool-use' };
+  try {
+    await body();
+  } finally {
+    forced.problem = undefined;
+  }
+}
+
 describe('the check of a compacted request is relative to what the client sent', () => {
   it.each([
     ['per-turn-control-2026-07-01', 200],
@@ -114,5 +152,41 @@ describe('a compaction the proxy rejects', () => {
     expect(records[0]).toMatchObject({ layer: 'none' });
     expect(records[0]?.fallback).toMatch(/^compacted request rejected \((micro|mid|hard)\): messages\[2\]/);
     expect(records[0]?.tokensOut).toBe(records[0]?.tokensIn);
+  });
+
+  it('names the rejections in the stats and the savings line, and wrap warns that every one fell back', async () => {
+    const { proxy } = await startProxyOver(() => 'ok', {
+      thresholds: { mid: 300, hard: 600 },
+      summarizer: 'extractive',
+    });
+    await whileRejected(async () => {
+      for (const reads of [3, 4, 5]) await post(proxy.url, growingConversation(reads));
+    });
+    const stats = await proxy.stats();
+    expect(stats.fallbacks).toBe(3);
+    expect(stats.fallbackReasons).toEqual([
+      { kind: 'rejected', reason: 'messages[2].content[0]: forced', count: 3 },
+    ]);
+    expect(savingsLine(stats, 'http://dashboard/')).toMatch(
+      /, 0 compactions, 3 compactions rejected: messages\[2\]\.content\[0\]: forced, ~\$0\.00 saved, /,
+    );
+    expect(fallbackWarning(stats)).toMatch(
+      /^agent-compact: warning: every compaction fell back \(3 compactions rejected: messages\[2\]/,
+    );
+  });
+
+  it('after two rejections for the same reason, asks the model for no more summaries', async () => {
+    const { server, proxy, records } = await startProxyOver(
+      (request) => (isSummaryRequest(request) ? '## Task and constraints\nRead the files.' : 'ok'),
+      { thresholds: { mid: 300, hard: 600 }, summarizer: 'same' },
+    );
+    await whileRejected(async () => {
+      for (const reads of [3, 4, 5, 6]) await post(proxy.url, growingConversation(reads));
+    });
+    expect(records.map((record) => record.fallback)).toEqual(
+      Array(4).fill(expect.stringMatching(/^compacted request rejected \((micro|mid|hard)\): messages\[2\]/)),
+    );
+    expect(server.requests.filter(isSummaryRequest).length).toBeLessThanOrEqual(2);
+    expect(server.requests.filter((request) => !isSummaryRequest(request))).toHaveLength(4);
   });
 });

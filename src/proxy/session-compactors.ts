@@ -6,13 +6,16 @@
 import { LRUCache } from 'lru-cache';
 import type { ArchiveStore } from '../core/archive/archive-store.js';
 import type { SessionStateStore } from '../core/archive/session-state-store.js';
-import type { CompactionEvent } from '../core/events.js';
+import type { CompactionEvent, CompactionLayer } from '../core/events.js';
+import { createExtractiveSummaryModel } from '../core/summary/extractive-summary.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
 import type { WireFormat } from '../core/wire/wire-format.js';
+import { fallbackReasonOf } from './proxy-stats.js';
 import { createRequestCompactor, type RequestCompactor } from './request-compactor.js';
 import { conversationField } from './request-conversation.js';
 import { reuseUnchanged } from './request-reuse.js';
+import { createRequestTokens, createSharedCounter, type RequestTokens } from './request-tokens.js';
 import { createSameSummaryModel, type SummaryContext } from './same-summarizer.js';
 import { KEYLESS_OWNER, ownerOfSessionKey, shortHash } from './session-identity.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
@@ -22,9 +25,20 @@ export interface SessionCompactor {
   compactor: RequestCompactor;
   /**
    * The `same` summarizer bound to this request (its provider, model and key), passed with the
-   * call that may summarize, or the operator's model for a verified credential; `undefined`: offline.
+   * call that may summarize: the operator's model for a verified credential, or `same`; `undefined`:
+   * offline. The extractive one, no model call, while the session's compactions keep being rejected
+   * for the same reason, and for a summary `guard` says would be.
    */
-  summarizerFor(context: SummaryContext): SummaryModel | undefined;
+  summarizerFor(context: SummaryContext, guard?: SummaryGuard): SummaryModel | undefined;
+}
+
+/** What tells a summary in advance that its compaction will be thrown away. */
+export interface SummaryGuard {
+  /**
+   * The first problem the proxy's check finds in what the client sent, if any: a compaction keeps
+   * those messages as they came, so its result would be rejected for the same problem.
+   */
+  clientProblem?: () => string | undefined;
 }
 
 /** Settings every session's compactor shares. */
@@ -62,6 +76,19 @@ const MAX_VERIFIED_OWNERS = 10_000;
  */
 const REUSE_BUDGET_BYTES = 64 * 1024 * 1024;
 
+/**
+ * Compactions of a session rejected in a row for the same reason after which its summaries are
+ * written by the extractive summarizer (no model call) until one passes: the validator that threw
+ * the last ones away will most likely throw the next one away too, and a model summary is paid.
+ */
+const REJECTION_BREAKER = 2;
+
+/** What one request's compaction came to, for the breaker. */
+export interface CompactionOutcome {
+  layer: CompactionLayer;
+  fallback: string | undefined;
+}
+
 /** Compactors by session key, least recently used dropped past `maxSessions`. */
 export class SessionCompactors {
   private readonly live: LRUCache<
@@ -74,8 +101,41 @@ export class SessionCompactors {
   });
   private readonly verifiedOwners = new LRUCache<string, true>({ max: MAX_VERIFIED_OWNERS });
 
+  /** The session's latest rejection reason and how many compactions in a row it threw away. */
+  private readonly rejections: LRUCache<string, { reason: string; count: number }>;
+  /** Counts request bodies for the proxy's figures, with the compactors' counter. */
+  readonly tokensOf: RequestTokens;
+  private readonly freeSummarizer = createExtractiveSummaryModel();
+  /** The settings' counter, shared by every compactor and the figures so a text is tokenized once. */
+  private readonly counter: TokenCounter;
+
   constructor(private readonly settings: SessionCompactorSettings) {
     this.live = new LRUCache({ max: settings.maxSessions });
+    this.rejections = new LRUCache({ max: settings.maxSessions });
+    this.counter = createSharedCounter(settings.counter);
+    this.tokensOf = createRequestTokens(this.counter);
+  }
+
+  /**
+   * Remembers how the session's compaction ended: a rejected one counts towards the breaker
+   * ({@link REJECTION_BREAKER}), one that went upstream closes it; a request that needed none
+   * changes nothing.
+   */
+  noteOutcome(sessionKey: string, { layer, fallback }: CompactionOutcome): void {
+    if (fallback === undefined) {
+      if (layer !== 'none') this.rejections.delete(sessionKey);
+      return;
+    }
+    const { kind, reason } = fallbackReasonOf(fallback);
+    if (kind !== 'rejected') return;
+    const previous = this.rejections.get(sessionKey);
+    const count = previous?.reason === reason ? previous.count + 1 : 1;
+    this.rejections.set(sessionKey, { reason, count });
+  }
+
+  /** True when the session's last compactions were thrown away for the same reason. */
+  private breakerOpen(sessionKey: string): boolean {
+    return (this.rejections.get(sessionKey)?.count ?? 0) >= REJECTION_BREAKER;
   }
 
   /**
@@ -119,8 +179,21 @@ export class SessionCompactors {
     this.lastBodies.delete(sessionKey);
   }
 
+  /**
+   * The model that writes a summary: `same` calls the client's own model with its credential; a
+   * fixed model runs only for a credential the upstream accepted (so a made-up key never spends the
+   * operator's); otherwise offline (the compactor has no model of its own: its extractive summary).
+   */
+  private paidSummarizer(owner: string, context: SummaryContext): SummaryModel | undefined {
+    const { summarizer, client } = this.settings;
+    if (summarizer === 'same') return createSameSummaryModel(client, context);
+    if (summarizer === 'extractive') return undefined;
+    return this.verifiedOwners.has(owner) ? summarizer : undefined;
+  }
+
   private create(sessionKey: string, lineage: string | undefined, recall: boolean): SessionCompactor {
-    const { thresholds, contextWindow, summarizer, archive, counter, stateStore, background } = this.settings;
+    const { thresholds, contextWindow, summarizer, archive, stateStore, background } = this.settings;
+    const { counter } = this;
     const { client } = this.settings;
     const owner = ownerOfSessionKey(sessionKey);
     const compactor = createRequestCompactor({
@@ -129,7 +202,7 @@ export class SessionCompactors {
       ...(thresholds ? { thresholds } : {}),
       ...(contextWindow === undefined ? {} : { contextWindow }),
       ...(archive ? { archive } : {}),
-      ...(counter ? { counter } : {}),
+      counter,
       ...(stateStore ? { stateStore } : {}),
       // Without the proxy's `recall` tool the core writes no archive ids for the model to call it with.
       recall,
@@ -138,13 +211,28 @@ export class SessionCompactors {
     });
     return {
       compactor,
-      summarizerFor: (context) => {
-        if (summarizer === 'same') return createSameSummaryModel(client, context);
-        if (summarizer === 'extractive') return undefined;
-        // The operator's model only for a credential the upstream accepted; else offline (the
-        // compactor has no model of its own, so its extractive summary).
-        return this.verifiedOwners.has(owner) ? summarizer : undefined;
+      summarizerFor: (context, { clientProblem } = {}) => {
+        if (this.breakerOpen(sessionKey)) return this.freeSummarizer;
+        const paid = this.paidSummarizer(owner, context);
+        if (paid === undefined || clientProblem === undefined) return paid;
+        return unlessRejected(paid, clientProblem, this.freeSummarizer);
       },
     };
   }
+}
+
+/**
+ * `paid`, except that a summary whose compaction the proxy would reject anyway (`clientProblem`
+ * finds one, asked only when a summary is about to be written) is written by `free` instead.
+ */
+function unlessRejected(
+  paid: SummaryModel,
+  clientProblem: () => string | undefined,
+  free: SummaryModel,
+): SummaryModel {
+  return {
+    ...paid,
+    summarize: (request, options) =>
+      clientProblem() === undefined ? paid.summarize(request, options) : free.summarize(request, options),
+  };
 }

@@ -44,6 +44,8 @@ process.on('SIGINT', () => {
   };
   for (let turn = 0; turn < Number(requests); turn += 1) {
     messages.push({ role: 'user', content: 'step ' + turn + ' ' + 'const value = compute(input);\\n'.repeat(40) });
+    // A system message without its beta: every compaction that keeps it is rejected.
+    if (mode === 'system' && turn === 0) messages.push({ role: 'system', content: 'Available agent types: Explore.' });
     const answer = await fetch(process.env.ANTHROPIC_BASE_URL + '/v1/messages', {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
@@ -51,7 +53,7 @@ process.on('SIGINT', () => {
     });
     const body = await answer.json();
     seen.statuses.push(answer.status);
-    messages.push({ role: 'assistant', content: body.content });
+    messages.push({ role: 'assistant', content: body.content ?? 'no answer' });
   }
   writeFileSync(${JSON.stringify(join(dir, 'seen.json'))}, JSON.stringify(seen));
   if (mode === 'wait' || mode === 'tty') { writeFileSync(${JSON.stringify(join(dir, 'ready'))}, ''); setInterval(() => {}, 1 << 30); }
@@ -113,6 +115,24 @@ describe('agent-compact wrap', () => {
       await expect(fetch(`${seen.base}/agent-compact/stats`)).rejects.toThrow();
     },
   );
+
+  it('names the compactions that fell back, and warns when every one did', async () => {
+    const { agent, dir } = await setUp();
+    const { output, io } = recordingIO(dir);
+    const args = ['--mid', '500', '--hard', '900', '--summarizer', 'extractive'];
+    const exit = await main(
+      ['wrap', '--upstream', server!.url, ...args, '--', agent, '4', '0', 'system'],
+      io,
+    );
+    expect(exit).toBe(0);
+    const lines = output.stderr.trim().split('\n');
+    expect(lines.at(-2)).toMatch(
+      /^agent-compact: 4 requests, [\d,]+ tokens sent → [\d,]+ forwarded, 0 compactions, [1-9]\d* compactions? rejected: messages\[\d+\]\.role: role must be "user" or "assistant", got "system".*, ~\$0\.00 saved, /,
+    );
+    expect(lines.at(-1)).toMatch(
+      /^agent-compact: warning: every compaction fell back \([1-9]\d* compactions? rejected: messages\[\d+\]\.role: .*nothing was saved\. Please report the reason/,
+    );
+  });
 
   it('Ctrl-C reaches the agent, whose exit code comes back', async () => {
     const { agent, dir } = await setUp();

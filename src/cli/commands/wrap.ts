@@ -8,7 +8,7 @@ import { type CliCommand, CliError } from '../cli-io.js';
 import { parseCommandArgs } from '../command-args.js';
 import { agentLaunch } from '../wrap/agent-launch.js';
 import { findCommand, runAgent } from '../wrap/run-agent.js';
-import { savingsLine } from '../wrap/savings-line.js';
+import { fallbackWarning, savingsLine } from '../wrap/savings-line.js';
 import { PROXY_ARG_OPTIONS, PROXY_OPTIONS_HELP, startProxyFromArgs } from './proxy-setup.js';
 
 const help = `Usage: agent-compact wrap [proxy options] -- AGENT [ARGS…]
@@ -71,7 +71,11 @@ export const wrapCommand: CliCommand = async (args, io) => {
   } finally {
     const stats = await running.proxy.stats();
     await running.stop();
-    if (started) io.stderr(`${savingsLine(stats, `${running.proxy.url}/agent-compact/`)}\n`);
+    if (started) {
+      io.stderr(`${savingsLine(stats, `${running.proxy.url}/agent-compact/`)}\n`);
+      const warning = fallbackWarning(stats);
+      if (warning) io.stderr(`${warning}\n`);
+    }
   }
   return code;
 };

@@ -1,21 +1,71 @@
 /** The one line `wrap` prints when the agent exits: what went through the proxy and what it saved. */
-import type { ProxyStats } from '../../proxy/index.js';
+import type { CacheTokens, FallbackReason, ProxyStats } from '../../proxy/index.js';
 import { defaultPriceTable } from '../../simulate/prompt-cache.js';
 
-/**
- * The estimate prices saved tokens at the default price table's base input price (Claude Sonnet
- * list price, the same as `simulate`'s): cache discounts and the summary calls are left out.
- */
+/** The default price table's base input price (Claude Sonnet list price, the same as `simulate`'s). */
 const INPUT_DOLLARS_PER_TOKEN = defaultPriceTable.inputPerMillion / 1_000_000;
+
+/** A fallback reason longer than this is cut with `…`: the line stays one line. */
+const MAX_REASON_CHARACTERS = 90;
 
 /**
  * e.g. `agent-compact: 14 requests, 182,340 tokens sent → 61,020 forwarded, 2 compactions,
- * ~$0.36 saved, dashboard http://127.0.0.1:41234/agent-compact/`
+ * ~$0.36 saved, dashboard http://127.0.0.1:41234/agent-compact/`; with fallbacks, after the
+ * compactions, `3 compactions rejected: messages[1].role: role must be …`.
+ *
+ * Saved is the input's price with prompt caching (`stats.cache`: reads at the cache-read price,
+ * writes at the cache-write price) for what the client sent less the same for what went upstream;
+ * the summary calls are left out.
  */
 export function savingsLine(stats: ProxyStats, dashboard: string): string {
   const number = (value: number) => value.toLocaleString('en-US');
   const compactions = stats.byLayer.micro + stats.byLayer.mid + stats.byLayer.hard;
-  const saved = Math.max(0, stats.tokensIn - stats.tokensOut) * INPUT_DOLLARS_PER_TOKEN;
-  const plural = (count: number, word: string) => `${number(count)} ${word}${count === 1 ? '' : 's'}`;
-  return `agent-compact: ${plural(stats.requests, 'request')}, ${number(stats.tokensIn)} tokens sent → ${number(stats.tokensOut)} forwarded, ${plural(compactions, 'compaction')}, ~$${saved.toFixed(2)} saved, dashboard ${dashboard}`;
+  const saved =
+    Math.max(0, billed(stats.cache.sent) - billed(stats.cache.forwarded)) * INPUT_DOLLARS_PER_TOKEN;
+  const fallbacks = fallbackParts(stats.fallbackReasons)
+    .map((part) => `, ${part}`)
+    .join('');
+  return `agent-compact: ${plural(stats.requests, 'request')}, ${number(stats.tokensIn)} tokens sent → ${number(stats.tokensOut)} forwarded, ${plural(compactions, 'compaction')}${fallbacks}, ~$${saved.toFixed(2)} saved, dashboard ${dashboard}`;
+}
+
+/**
+ * The line after the savings line when every compaction of the run fell back: nothing was compacted,
+ * why, and what to do. `undefined` when one went upstream or none was tried.
+ */
+export function fallbackWarning(stats: ProxyStats): string | undefined {
+  const compactions = stats.byLayer.micro + stats.byLayer.mid + stats.byLayer.hard;
+  if (compactions > 0 || stats.fallbacks === 0) return undefined;
+  const why = fallbackParts(stats.fallbackReasons).join('; ');
+  return (
+    `agent-compact: warning: every compaction fell back (${why}), so the agent's requests went upstream ` +
+    'as it sent them and nothing was saved. Please report the reason and the request shape it names ' +
+    "to agent-compact's issue tracker; run again with --json-log FILE for every request's record."
+  );
+}
+
+/** Base-input-token equivalents of cached input. */
+function billed({ read, write }: CacheTokens): number {
+  return read * defaultPriceTable.cacheReadMultiplier + write * defaultPriceTable.cacheWriteMultiplier;
+}
+
+/** `3 compactions rejected: REASON`, and `1 compaction failed: REASON`: the most frequent reason of each kind. */
+function fallbackParts(reasons: readonly FallbackReason[]): string[] {
+  const parts: string[] = [];
+  for (const kind of ['rejected', 'failed'] as const) {
+    const ofKind = reasons.filter((reason) => reason.kind === kind);
+    const [first] = ofKind;
+    if (first === undefined) continue;
+    const total = ofKind.reduce((sum, reason) => sum + reason.count, 0);
+    const others = ofKind.length > 1 ? ` (and ${plural(ofKind.length - 1, 'other reason')})` : '';
+    parts.push(`${plural(total, 'compaction')} ${kind}: ${cut(first.reason)}${others}`);
+  }
+  return parts;
+}
+
+function cut(reason: string): string {
+  return reason.length <= MAX_REASON_CHARACTERS ? reason : `${reason.slice(0, MAX_REASON_CHARACTERS - 1)}…`;
+}
+
+function plural(count: number, word: string): string {
+  return `${count.toLocaleString('en-US')} ${word}${count === 1 ? '' : 's'}`;
 }

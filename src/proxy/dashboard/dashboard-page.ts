@@ -23,7 +23,7 @@ body{font:14px/1.4 system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1d233
 header{background:#1d2330;color:#fff;padding:12px 20px;display:flex;gap:24px;align-items:center;flex-wrap:wrap}
 h1{font-size:18px;margin:0}h2{font-size:15px;margin:0 0 6px}
 #totals{display:flex;gap:18px;flex-wrap:wrap}.figure b{display:block;font-size:18px}
-.figure span{font-size:11px;opacity:.75;text-transform:uppercase}
+.figure span{font-size:11px;opacity:.75;text-transform:uppercase}.fallback{flex-basis:100%;color:#b91c1c;font-size:12px}tr.fell-back td{color:#b91c1c}
 main{padding:16px 20px;display:grid;gap:16px}
 section.session{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:14px}
 .meta{color:#5b6475;font-size:12px;margin-bottom:8px}
@@ -60,7 +60,10 @@ const SCRIPT = `
     var compactions = s.byLayer.micro + s.byLayer.mid + s.byLayer.hard;
     box.replaceChildren(figure('requests', s.requests, 'requests'), figure('tokensIn', s.tokensIn, 'tokens sent'),
       figure('tokensOut', s.tokensOut, 'tokens forwarded'), figure('compactions', compactions, 'compactions'),
-      figure('sessions', state.sessions.length, 'sessions'));
+      figure('sessions', state.sessions.length, 'sessions'), figure('fallbacks', s.fallbacks, 'fell back'));
+    (s.fallbackReasons || []).forEach(function (r) {
+      box.append(el('div', { class: 'fallback', 'data-fallback': r.kind }, [fmt(r.count) + ' ' + r.kind + ': ' + r.reason]));
+    });
   }
   function chart(requests) {
     var w = 800, h = 160, pad = 6, root = svg('svg', { class: 'chart', viewBox: '0 0 ' + w + ' ' + h, preserveAspectRatio: 'none' });
@@ -94,6 +97,11 @@ const SCRIPT = `
       table.append(el('tr', { class: 'compaction', 'data-layer': c.layer }, [el('td', {}, [new Date(c.time).toLocaleTimeString()]),
         el('td', {}, [c.layer]), el('td', {}, [fmt(c.tokensBefore) + ' → ' + fmt(c.tokensAfter)]),
         el('td', {}, [c.durationMs + ' ms']), el('td', {}, ['$' + c.costUsd.toFixed(4)]), el('td', {}, [details])]));
+    });
+    session.requests.forEach(function (r) {
+      if (!r.fallback) return;
+      table.append(el('tr', { class: 'fell-back' }, [el('td', {}, [new Date(r.time).toLocaleTimeString()]),
+        el('td', {}, ['fell back']), el('td', {}, [fmt(r.tokensIn) + ' → ' + fmt(r.tokensOut)]), el('td', { colspan: '3' }, [r.fallback])]));
     });
     return table;
   }

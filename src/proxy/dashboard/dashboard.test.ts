@@ -137,6 +137,43 @@ describe.skipIf(skipBrowser)('the dashboard in headless Chromium', () => {
     if (process.env.AGENT_COMPACT_SCREENSHOT)
       await run('cp', [screenshot, process.env.AGENT_COMPACT_SCREENSHOT]);
   });
+
+  it('names the compactions that fell back and why', async () => {
+    const { proxy } = await startProxyOver(() => 'ok', {
+      thresholds: { mid: 300, hard: 600 },
+      summarizer: 'extractive',
+      token: TOKEN,
+    });
+    const output = `${'const value = compute(input); // line\n'.repeat(120)}`;
+    const messages = [
+      { role: 'user', content: 'Read every file.' },
+      // No system-messages beta: a compaction keeping this message is rejected.
+      { role: 'system', content: 'Available agent types: Explore.' },
+      ...[1, 2, 3].flatMap((turn) => [
+        { role: 'assistant', content: [{ type: 'tool_use', id: `t${turn}`, name: 'read', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${turn}`, content: output }] },
+      ]),
+    ];
+    await fetch(`${proxy.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'claude-test', max_tokens: 50, messages }),
+    }).then((answer) => answer.text());
+    const stats = await getJson<ProxyStats>(proxy.url, '/agent-compact/stats');
+    expect(stats.fallbacks).toBe(1);
+    directory = await mkdtemp(join(tmpdir(), 'dashboard-'));
+    const { stdout: dom } = await run(
+      required('chromium', chromium),
+      [...flags(join(directory, 'dom')), '--dump-dom', `${proxy.url}/agent-compact/?token=${TOKEN}`],
+      { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
+    );
+    expect(dom).toContain('data-figure="fallbacks" data-value="1"');
+    expect(dom).toMatch(/data-fallback="rejected">1 rejected: messages\[\d+\]\.role: role must be/);
+    // The session's timeline shows the request that fell back, with the layer it tried.
+    expect(dom).toMatch(
+      /<tr class="fell-back">.*compacted request rejected \((micro|mid|hard)\): messages\[\d+\]\.role: /,
+    );
+  });
 });
 
 describe('dashboard ids', () => {

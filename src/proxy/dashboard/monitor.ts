@@ -25,6 +25,8 @@ export interface MonitoredRequest {
   ms: number;
   cacheRead: number;
   cacheWrite: number;
+  /** Why the client's request went upstream instead of the compacted one (the record's `fallback`). */
+  fallback?: string;
 }
 
 /** One compaction on the timeline. */
@@ -173,6 +175,7 @@ function requestOf(record: ProxyRequestRecord, usage: ProviderUsage | undefined)
     ms: Math.round(record.ms),
     cacheRead: usage?.cache_read_input_tokens ?? 0,
     cacheWrite: usage?.cache_creation_input_tokens ?? 0,
+    ...(record.fallback ? { fallback: record.fallback } : {}),
   };
 }
 

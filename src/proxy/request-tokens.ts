@@ -1,0 +1,57 @@
+/**
+ * The proxy's figures: the tokens of a whole request body (system, tools, messages), counted the
+ * same way for what the client sent and for what went upstream. The compactor's own counts are of
+ * its input, which after a compaction is the proxy's compacted history, not the client's.
+ */
+import { readRequestConversation } from '../core/request/request-conversation.js';
+import { createHeuristicCounter } from '../core/tokens/heuristic-counter.js';
+import { createMemoizedCounter } from '../core/tokens/memoized-counter.js';
+import { countMessageTokens, countSystemTokens } from '../core/tokens/message-tokens.js';
+import type { TokenCounter } from '../core/tokens/token-counter.js';
+import { countToolTokens } from '../core/tokens/tool-tokens.js';
+import type { WireFormat } from '../core/wire/wire-format.js';
+
+/**
+ * Texts whose counts the shared counter keeps, short ones included: the figures count every text
+ * the compactors count, and a text is tokenized once for both.
+ */
+const SHARED_COUNT_ENTRIES = 20_000;
+
+/** Counts request bodies; `undefined` for a body whose conversation cannot be read. */
+export type RequestTokens = (api: WireFormat, body: Record<string, unknown>) => number | undefined;
+
+/**
+ * `counter` (the core's heuristic by default) with every text's count kept, to hand to the
+ * compactors and to {@link createRequestTokens} alike.
+ */
+export function createSharedCounter(counter: TokenCounter = createHeuristicCounter()): TokenCounter {
+  return createMemoizedCounter(counter, { minLength: 0, maxEntries: SHARED_COUNT_ENTRIES });
+}
+
+/**
+ * A {@link RequestTokens} over `counter`. A message's count is kept by its object: the proxy hands a
+ * session's unchanged messages back as the same objects (`request-reuse.ts`), so a request costs
+ * what is new in it.
+ */
+export function createRequestTokens(counter: TokenCounter = createSharedCounter()): RequestTokens {
+  const messageTokens = new WeakMap<object, number>();
+  const tokensOf = (message: Parameters<typeof countMessageTokens>[0]) => {
+    let tokens = messageTokens.get(message);
+    if (tokens === undefined) {
+      tokens = countMessageTokens(message, counter);
+      messageTokens.set(message, tokens);
+    }
+    return tokens;
+  };
+  return (api, body) => {
+    try {
+      const { system, messages, tools } = readRequestConversation(body, api);
+      let tokens = countSystemTokens(system, counter) + countToolTokens(tools, counter);
+      for (const message of messages) tokens += tokensOf(message);
+      return tokens;
+    } catch {
+      // A body the reader refuses goes upstream as it came; it is left uncounted.
+      return undefined;
+    }
+  };
+}

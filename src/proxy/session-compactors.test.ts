@@ -1,0 +1,75 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { SummaryModel, SummaryRequest } from '../core/summary/summary-model.js';
+import { SessionCompactors } from './session-compactors.js';
+import type { UpstreamClient } from './upstream/upstream-client.js';
+
+const request: SummaryRequest = {
+  messages: [{ role: 'user', content: 'Summarize: read a.ts, then b.ts.' }],
+  maxOutputTokens: 200,
+};
+const context = {
+  api: 'anthropic',
+  url: new URL('http://upstream/v1/messages'),
+  headers: {},
+  body: {},
+} as const;
+const rejected = (layer: string, reason: string) => ({
+  layer: 'none' as const,
+  fallback: `compacted request rejected (${layer}): ${reason}`,
+});
+
+function compactorsWithModel() {
+  const summarize = vi.fn(async () => ({ text: 'model summary' }));
+  const model: SummaryModel = { specificationVersion: 'v1', provider: 'test', modelId: 'm', summarize };
+  // The settings' model never calls the client: none is needed.
+  const compactors = new SessionCompactors({
+    summarizer: model,
+    client: {} as UpstreamClient,
+    recall: false,
+    background: false,
+    maxSessions: 10,
+  });
+  const summaryOf = async (key: string, guard?: { clientProblem: () => string | undefined }) => {
+    const summarizer = compactors.get(key, false).summarizerFor({ ...context }, guard);
+    return (await summarizer!.summarize(request)).text;
+  };
+  return { compactors, summarize, summaryOf };
+}
+
+describe('SessionCompactors: no paid summary that would be thrown away', () => {
+  it('writes summaries extractively after two rejections in a row for the same reason, until one passes', async () => {
+    const { compactors, summarize, summaryOf } = compactorsWithModel();
+    compactors.noteOutcome('s', rejected('hard', 'messages[3].role: bad'));
+    expect(await summaryOf('s')).toBe('model summary');
+    compactors.noteOutcome('s', rejected('hard', 'messages[3].role: bad'));
+    expect(await summaryOf('s')).not.toBe('model summary');
+    // Another session is not affected; a request that needed no compaction changes nothing.
+    expect(await summaryOf('other')).toBe('model summary');
+    compactors.noteOutcome('s', { layer: 'none', fallback: undefined });
+    expect(await summaryOf('s')).not.toBe('model summary');
+    compactors.noteOutcome('s', { layer: 'hard', fallback: undefined });
+    expect(await summaryOf('s')).toBe('model summary');
+    expect(summarize).toHaveBeenCalledTimes(3);
+  });
+
+  it.each([
+    ['two different reasons', [rejected('hard', 'a: x'), rejected('hard', 'b: y')]],
+    [
+      'a failure, not a rejection',
+      [rejected('hard', 'a: x'), { layer: 'none' as const, fallback: 'compaction failed: boom' }],
+    ],
+  ])('keeps the model after %s', async (_name, outcomes) => {
+    const { compactors, summaryOf } = compactorsWithModel();
+    for (const outcome of outcomes) compactors.noteOutcome('s', outcome);
+    expect(await summaryOf('s')).toBe('model summary');
+  });
+
+  it('asks the guard only when a summary is written, and writes it extractively when the client request has a problem', async () => {
+    const { summarize, summaryOf } = compactorsWithModel();
+    const clientProblem = vi.fn(() => 'messages[1].role: role must be "user" or "assistant", got "system"');
+    expect(await summaryOf('s', { clientProblem })).not.toBe('model summary');
+    expect(clientProblem).toHaveBeenCalledTimes(1);
+    expect(await summaryOf('s', { clientProblem: () => undefined })).toBe('model summary');
+    expect(summarize).toHaveBeenCalledTimes(1);
+  });
+});
