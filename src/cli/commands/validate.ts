@@ -17,7 +17,7 @@ import { withMessages } from '../../core/request/compact-request.js';
 import { readRequestConversation } from '../../core/request/request-conversation.js';
 import { dialects } from '../../core/wire/dialects.js';
 import type { WireFormat } from '../../core/wire/wire-format.js';
-import { type CliCommand, CliError, type CliIO } from '../cli-io.js';
+import { type CliCommand, CliError, type CliIO, UsageError } from '../cli-io.js';
 import { formatOption, parseCommandArgs, singleFile } from '../command-args.js';
 import { describeFileError, readConversationFile } from '../read-conversation.js';
 import { type RequestFile, readRequestFile, requestProblems, serializeRequest } from '../read-request.js';
@@ -78,8 +78,8 @@ function parseValidateArgs(args: string[]): ValidateArgs {
   if (help) return { help, file: '', json: false, format: undefined, fix: false, output: undefined };
   const file = singleFile(positionals);
   const format = formatOption(values.format);
-  if (values.fix && values.output === undefined) throw new CliError('--fix needs -o OUT', 2);
-  if (!values.fix && values.output !== undefined) throw new CliError('-o is only used with --fix', 2);
+  if (values.fix && values.output === undefined) throw new UsageError('--fix needs -o OUT');
+  if (!values.fix && values.output !== undefined) throw new UsageError('-o is only used with --fix');
   return { help, file, json: values.json === true, format, fix: values.fix === true, output: values.output };
 }
 
