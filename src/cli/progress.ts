@@ -102,7 +102,7 @@ export function progressText(
 ): string {
   const share = total > 0 ? Math.min(1, done / total) : 1;
   const figure = unit === 'bytes' ? `${megabytes(done)} of ${megabytes(total)} MB` : `${done}/${total} files`;
-  const left = share > 0 && share < 1 ? `, about ${duration((elapsedMs / share) * (1 - share))} left` : '';
+  const left = share > 0 && share < 1 ? `, about ${timeLeft((elapsedMs / share) * (1 - share))} left` : '';
   return `${figure} (${Math.floor(share * 100)}%)${left}${detail ? `: ${detail}` : ''}`;
 }
 
@@ -116,7 +116,7 @@ function megabytes(bytes: number): string {
 }
 
 /** A rough duration: `8 s`, `3 min`, `2 h`. */
-function duration(milliseconds: number): string {
+export function timeLeft(milliseconds: number): string {
   const seconds = Math.ceil(milliseconds / 1000);
   if (seconds < 120) return `${seconds} s`;
   const minutes = Math.round(seconds / 60);

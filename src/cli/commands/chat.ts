@@ -10,6 +10,8 @@ Chats with the reference coding agent: each line you type is a request; the agen
 The session stays resumable with --resume.
 
 Takes the options of agent-compact run (see agent-compact run --help).
+
+Exit codes: 0 the chat ended, 2 bad arguments or a failed step.
 `;
 
 /**

@@ -52,11 +52,12 @@ Options:
   --summarizer SPEC    extractive (default, offline), anthropic:MODEL, openai:MODEL
                        openai-responses:MODEL or gemini:MODEL
   --base-url URL       base URL for the summarizer's API (OpenAI-compatible servers, proxies)
-  --archive DIR        keep what leaves the context in DIR/<name>.jsonl (default: OUT.archive/,
-                       or FILE.archive/ without -o); agent-compact recall ID --archive DIR reads it
+  --archive DIR        keep what leaves the context in DIR/<name>.jsonl (default: OUT.archive/, or
+                       NAME.archive/ in the current folder without -o, NAME the file's base name);
+                       the line on stderr says where; agent-compact recall ID --archive DIR reads it
   --force LAYER        run mid or hard even below its threshold
   --tokenizer T        o200k (default), cl100k or heuristic
-  --format F           read the file as anthropic, openai or responses instead of detecting it
+  --format F           read the file as anthropic, openai, responses or gemini instead of detecting it
   -o, --output OUT     write the compacted conversation to OUT
   --json               print { "layer", "tokensBefore", "tokensAfter", "archived", ... }
   -h, --help           show this help
@@ -93,7 +94,8 @@ export const compactCommand: CliCommand = async (args, io) => {
   // A model named on the command line that fails is an error here, not a silent fallback.
   let modelFailure: string | undefined;
   // Placeholders name archive ids: keep the archive somewhere it can be recalled from.
-  const archive = options.archive ?? `${options.output ?? options.file}.archive`;
+  // Without -o it goes in the current folder, never beside an input that may lie elsewhere.
+  const archive = options.archive ?? `${options.output ?? basename(options.file)}.archive`;
   const compactorOptions: CompactorOptions = {
     // One count per text however large the file: the compactor's own cache holds a few thousand
     // texts, so on a long session the index, the masks and the summary would each count it again.

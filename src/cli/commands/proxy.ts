@@ -20,6 +20,8 @@ ${PROXY_OPTIONS_HELP}  -h, --help                 show this help
 
 The first line on stdout is "listening on http://HOST:PORT"; one line per request goes to stderr.
 Totals: GET /agent-compact/stats.
+
+Exit codes: 0 stopped (Ctrl-C), 2 bad arguments or the proxy could not start.
 `;
 
 /** The `proxy` command. */

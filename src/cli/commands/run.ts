@@ -79,6 +79,7 @@ Runs the reference coding agent on one task, then exits. Status lines go to stde
 stdout. Ctrl-C stops the current step; the session stays resumable with --resume.
 
 ${agentOptionsHelp}
+Exit codes: 0 answered, 1 stopped at --max-steps, 2 bad arguments or a failed step, 130 interrupted.
 `;
 
 /** Everything `run` and `chat` set up before the first step. */

@@ -27,6 +27,7 @@ import {
 } from '../../simulate/timing.js';
 import { type CliCommand, CliError, type CliIO, UsageError } from '../cli-io.js';
 import { createCliCounter, parseCommandArgs } from '../command-args.js';
+import { timeLeft } from '../progress.js';
 import { createSummaryModelFromSpec } from '../summarizer-from-spec.js';
 
 const help = `Usage: agent-compact simulate FILE|DIR... [options]
@@ -60,6 +61,8 @@ Options:
   --json              print one JSON object { files, total } instead of tables
   --report FILE       write a self-contained HTML report with a chart per transcript
   -h, --help          show this help
+
+Exit codes: 0 replayed, 2 bad arguments, an unreadable transcript or no transcripts found.
 `;
 
 const transcriptExtensions = ['.json', '.jsonl', '.traj'];
@@ -145,15 +148,22 @@ async function transcriptFiles(path: string): Promise<string[]> {
   return found;
 }
 
+/** One line per replayed file, with an estimate of the time left from the files done so far. */
 function progress(io: CliIO): (done: number, total: number, file: string) => void {
+  const now = io.now ?? Date.now;
+  const started = now();
+  const left = (done: number, total: number) =>
+    done < total ? `, about ${timeLeft(((now() - started) / done) * (total - done))} left` : '';
   if (!io.isTTY) {
-    return (done, total, file) => io.stderr(`simulate: ${done}/${total} ${file}\n`);
+    return (done, total, file) => io.stderr(`simulate: ${done}/${total} ${file}${left(done, total)}\n`);
   }
   return (done, total, file) => {
     const width = 24;
     const filled = Math.round((done / total) * width);
     const name = file.length > 40 ? `…${file.slice(-39)}` : file;
-    io.stderr(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${name}\u001b[K`);
+    io.stderr(
+      `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${name}${left(done, total)}\u001b[K`,
+    );
     if (done === total) io.stderr('\n');
   };
 }

@@ -1,5 +1,5 @@
 /**
- * `agent-compact validate FILE [--json] [--format anthropic|openai|responses] [--fix -o OUT]`
+ * `agent-compact validate FILE [--json] [--format anthropic|openai|responses|gemini] [--fix -o OUT]`
  *
  * Exit 0 and `valid` when the provider would accept the conversation; exit 1 and one line per
  * problem (`path: message`) when not; exit 2 when the file cannot be read. `--fix -o OUT` writes the
@@ -22,7 +22,7 @@ import { formatOption, parseCommandArgs, singleFile } from '../command-args.js';
 import { describeFileError, readConversationFile } from '../read-conversation.js';
 import { type RequestFile, readRequestFile, requestProblems, serializeRequest } from '../read-request.js';
 
-const help = `Usage: agent-compact validate FILE [--json] [--format anthropic|openai|responses] [--fix -o OUT]
+const help = `Usage: agent-compact validate FILE [--json] [--format anthropic|openai|responses|gemini] [--fix -o OUT]
 
 Checks a conversation (JSON object, JSON array of messages or JSONL; Anthropic, OpenAI Chat or
 OpenAI Responses shape: { "instructions"?, "input": [items] }), or the conversation of a whole
@@ -31,7 +31,7 @@ request writes the whole request back.
 
 Options:
   --json             print { "valid": bool, "problems": [{ path, message, rule }] }
-  --format FORMAT    read the file as anthropic, openai or responses instead of detecting it
+  --format FORMAT    read the file as anthropic, openai, responses or gemini instead of detecting it
   --fix              repair the conversation (needs -o)
   -o, --output OUT   where --fix writes the repaired conversation (same format as FILE)
   -h, --help         show this help
