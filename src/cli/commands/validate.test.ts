@@ -191,3 +191,24 @@ describe('the built bin', () => {
     }
   });
 });
+
+describe('agent-compact validate progress', () => {
+  it('shows its progress on stderr when the work takes more than a couple of seconds', async () => {
+    const lines = [{ system: validAnthropic.system }, ...validAnthropic.messages].map((line) =>
+      JSON.stringify(line),
+    );
+    const folder = mkdtempSync(join(tmpdir(), 'agent-compact-validate-progress-'));
+    writeFileSync(join(folder, 'valid.jsonl'), `${lines.join('\n')}\n`);
+    const { output, io } = recordingIO(folder);
+    // Each reading of the clock is 3 s after the last, so the delay before progress is passed.
+    let time = 0;
+    io.now = () => {
+      time += 3000;
+      return time;
+    };
+    expect(await main(['validate', 'valid.jsonl'], io)).toBe(0);
+    expect(output.stderr).toMatch(
+      /^validate: [\d.]+ of [\d.]+ MB \(100%\)\nvalidate: checking 4 messages\n$/,
+    );
+  });
+});

@@ -19,7 +19,8 @@ import { dialects } from '../../core/wire/dialects.js';
 import type { WireFormat } from '../../core/wire/wire-format.js';
 import { type CliCommand, CliError, type CliIO, UsageError } from '../cli-io.js';
 import { formatOption, parseCommandArgs, singleFile } from '../command-args.js';
-import { describeFileError, readConversationFile } from '../read-conversation.js';
+import { fileProgress } from '../progress.js';
+import { describeFileError, readConversationStreamed } from '../read-conversation.js';
 import { type RequestFile, readRequestFile, requestProblems, serializeRequest } from '../read-request.js';
 
 const help = `Usage: agent-compact validate FILE [--json] [--format anthropic|openai|responses|gemini] [--fix -o OUT]
@@ -51,7 +52,15 @@ export const validateCommand: CliCommand = async (args, io) => {
     const problems = requestProblems(request);
     return options.fix ? fixRequest(io, request, problems, options) : report(io, problems, options.json);
   }
-  const parsed = await readConversationFile(options.file, io, { format: options.format });
+  const progress = await fileProgress(io, 'validate', options.file);
+  const parsed = await readConversationStreamed(
+    options.file,
+    io,
+    { format: options.format },
+    (_, bytesRead) => progress.update(bytesRead),
+  );
+  progress.end();
+  progress.note(`checking ${parsed.conversation.messages.length.toLocaleString('en-US')} messages`);
   const problems = problemsOf(parsed);
   if (!options.fix) return report(io, problems, options.json);
   return fix(io, parsed, problems, options);
