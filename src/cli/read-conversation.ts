@@ -77,17 +77,18 @@ export async function streamConversationFile(
 ): Promise<StreamedConversation | undefined> {
   const path = resolve(io.cwd, file);
   await checkReadable(file, path);
-  if (format === 'openai' || !(await startsWithJsonlMessage(path))) return undefined;
+  if ((format !== undefined && format !== 'anthropic') || !(await startsWithJsonlMessage(path)))
+    return undefined;
   const result: StreamedConversation = { format: 'anthropic', messages: 0 };
   let decided = format === 'anthropic';
   let first = true;
   try {
     for await (const { value, lineNumber, bytesRead } of jsonFileLines(path, file)) {
       if (!decided) {
-        // The whole-file detection takes the first message with a format's mark: an OpenAI one
-        // means the file must be read whole; an Anthropic one (still Anthropic with an OpenAI
-        // message after it) settles it.
-        if (detectFormat([value]) === 'openai') return undefined;
+        // The whole-file detection takes the first message with a format's mark: another
+        // format's (OpenAI, Responses, Gemini) means the file must be read whole; an Anthropic one
+        // (still Anthropic with an OpenAI message after it) settles it.
+        if (detectFormat([value]) !== 'anthropic') return undefined;
         decided = detectFormat([value, { role: 'tool' }]) === 'anthropic';
       }
       const index = result.messages;
