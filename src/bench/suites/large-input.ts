@@ -26,6 +26,8 @@ interface Measured {
   wallMs: number;
   cpuMs: number;
   maxRssBytes: number;
+  /** The largest heap in use just after a full collection: what the command holds at its peak. */
+  liveHeapBytes: number;
 }
 
 /** A value with its type, id or name fields left alone and every other string marked per repetition. */
@@ -102,6 +104,7 @@ interface Row {
 const fixed = (value: number, digits: number) => value.toFixed(digits);
 const cpuSeconds = (measured: Measured) => measured.cpuMs / 1000;
 const peakMb = (measured: Measured) => measured.maxRssBytes / MB;
+const liveMb = (measured: Measured) => measured.liveHeapBytes / MB;
 
 /**
  * A figure per MB of input over the baseline (the same command on the 0.4 MB example): what each MB
@@ -114,6 +117,7 @@ function perMb(row: Row, baseline: Row, pick: (row: Row) => number): number {
 function printRows(baseline: Row, rows: readonly Row[]): void {
   const compactCpu = (row: Row) => cpuSeconds(row.compact);
   const compactPeak = (row: Row) => peakMb(row.compact);
+  const compactLive = (row: Row) => liveMb(row.compact);
   const countCpu = (row: Row) => cpuSeconds(row.count);
   const countPeak = (row: Row) => peakMb(row.count);
   console.log(
@@ -122,14 +126,15 @@ function printRows(baseline: Row, rows: readonly Row[]): void {
       `${fixed(countPeak(baseline), 0)} MB peak\n`,
   );
   console.log(
-    '| input MB | compact CPU s | compact wall s | compact peak MB | compact CPU s/MB | compact peak MB/MB | count CPU s | count peak MB | count CPU s/MB | compact/count CPU |',
+    '| input MB | compact CPU s | compact wall s | compact peak MB | compact live MB | compact CPU s/MB | compact peak MB/MB | compact live MB/MB | count CPU s | count peak MB | count CPU s/MB | compact/count CPU |',
   );
-  console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const row of rows) {
     console.log(
       `| ${fixed(row.megabytes, 1)} | ${fixed(compactCpu(row), 1)} | ${fixed(row.compact.wallMs / 1000, 1)} | ` +
-        `${fixed(compactPeak(row), 0)} | ${fixed(perMb(row, baseline, compactCpu), 3)} | ` +
-        `${fixed(perMb(row, baseline, compactPeak), 2)} | ${fixed(countCpu(row), 1)} | ${fixed(countPeak(row), 0)} | ` +
+        `${fixed(compactPeak(row), 0)} | ${fixed(compactLive(row), 0)} | ${fixed(perMb(row, baseline, compactCpu), 3)} | ` +
+        `${fixed(perMb(row, baseline, compactPeak), 2)} | ${fixed(perMb(row, baseline, compactLive), 2)} | ` +
+        `${fixed(countCpu(row), 1)} | ${fixed(countPeak(row), 0)} | ` +
         `${fixed(perMb(row, baseline, countCpu), 3)} | ${fixed(compactCpu(row) / countCpu(row), 2)} |`,
     );
   }
@@ -139,7 +144,7 @@ function printRows(baseline: Row, rows: readonly Row[]): void {
     fixed(perMb(last, baseline, pick) / perMb(first, baseline, pick), 2);
   console.log(
     `\nper MB, ${fixed(last.megabytes, 0)} MB against ${fixed(first.megabytes, 0)} MB (1.00 is flat): ` +
-      `compact CPU ${ratio(compactCpu)}×, compact peak memory ${ratio(compactPeak)}×; ` +
+      `compact CPU ${ratio(compactCpu)}×, compact peak memory ${ratio(compactPeak)}× (live heap ${ratio(compactLive)}×); ` +
       `count CPU ${ratio(countCpu)}×, count peak memory ${ratio(countPeak)}×`,
   );
 }
@@ -165,7 +170,8 @@ export async function run(): Promise<void> {
       rows.push(row);
       console.log(
         `${fixed(row.megabytes, 1)} MB: compact ${fixed(cpuSeconds(row.compact), 1)} s CPU ` +
-          `(${fixed(row.compact.wallMs / 1000, 1)} s wall), peak ${fixed(peakMb(row.compact), 0)} MB; ` +
+          `(${fixed(row.compact.wallMs / 1000, 1)} s wall), peak ${fixed(peakMb(row.compact), 0)} MB ` +
+          `(live heap ${fixed(liveMb(row.compact), 0)} MB); ` +
           `count ${fixed(cpuSeconds(row.count), 1)} s CPU, peak ${fixed(peakMb(row.count), 0)} MB`,
       );
     }
