@@ -2,13 +2,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { recordingIO } from './cli/cli-io.test-utils.js';
-import { main } from './cli/main.js';
+import { recordingIO } from './cli-io.test-utils.js';
+import { main } from './main.js';
 
 // The README shows what `npm start` prints: the block under its "npm start" is the stdout of the
 // command package.json's `start` script runs, to the character. When a change moves a figure,
 // paste the printed text (this test's diff shows it) into the README.
-const root = resolve(import.meta.dirname, '..');
+const root = resolve(import.meta.dirname, '../..');
 const scratch = mkdtempSync(join(tmpdir(), 'agent-compact-readme-start-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
