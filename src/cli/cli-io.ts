@@ -6,6 +6,8 @@ export interface CliIO {
   cwd: string;
   /** True when stderr is a terminal (progress bars only then). */
   isTTY: boolean;
+  /** The clock progress displays read (milliseconds). @default Date.now */
+  now?: () => number;
 }
 
 /** A failure the CLI reports as one line and an exit code, never a stack trace. */
@@ -16,6 +18,17 @@ export class CliError extends Error {
   ) {
     super(message);
     this.name = 'CliError';
+  }
+}
+
+/**
+ * A mistake on the command line (an unknown flag, a bad value, a missing argument): exit 2, and the
+ * CLI prints the command's usage line under the error.
+ */
+export class UsageError extends CliError {
+  constructor(message: string) {
+    super(message, 2);
+    this.name = 'UsageError';
   }
 }
 

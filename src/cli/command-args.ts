@@ -1,8 +1,8 @@
-/** Argument parsing the commands share: node's `util.parseArgs`, with every mistake a one-line CliError. */
+/** Argument parsing the commands share: node's `util.parseArgs`, with every mistake a one-line UsageError. */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { MessageFormat } from '../core/conversation/types.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
-import { CliError } from './cli-io.js';
+import { CliError, UsageError } from './cli-io.js';
 
 /** The option declarations `util.parseArgs` takes. */
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -18,17 +18,66 @@ export function parseCommandArgs<const Options extends OptionSpec>(
   options: Options,
 ): ParsedCommandArgs<Options> {
   try {
-    return parseArgs({ args, options, strict: true, allowPositionals: true });
+    return parseArgs({
+      args: withNegativeValues(args, options),
+      options,
+      strict: true,
+      allowPositionals: true,
+    });
   } catch (error) {
-    throw new CliError(`${error instanceof Error ? error.message : String(error)} (see --help)`, 2);
+    throw asUsageError(error);
+  }
+}
+
+/**
+ * `--mid -5` as `--mid=-5`: a value flag followed by a negative number takes it as its value, so the
+ * flag's own check says what is wrong with it (parseArgs would call the value ambiguous).
+ */
+export function withNegativeValues(args: readonly string[], options: OptionSpec): string[] {
+  const result: string[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index]!;
+    const next = args[index + 1];
+    if (arg === '--') return [...result, ...args.slice(index)];
+    if (next !== undefined && /^-\d/.test(next) && takesValue(arg, options)) {
+      result.push(`${arg}=${next}`);
+      index++;
+    } else result.push(arg);
+  }
+  return result;
+}
+
+function takesValue(arg: string, options: OptionSpec): boolean {
+  if (!arg.startsWith('--') || arg.includes('=')) return false;
+  return options[arg.slice(2)]?.type === 'string';
+}
+
+/** Node's parseArgs error in the CLI's own words, one line: `unknown option --bogus`. */
+export function asUsageError(error: unknown): UsageError {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const name = /'(-[^' ]*)/.exec(message)?.[1] ?? '';
+  switch (code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return new UsageError(`unknown option ${name} (see --help)`);
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return new UsageError(
+        message.includes('does not take an argument')
+          ? `${name} takes no value (see --help)`
+          : `${name} needs a value (see --help)`,
+      );
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return new UsageError(`unexpected argument "${/'([^']*)'/.exec(message)?.[1] ?? ''}" (see --help)`);
+    default:
+      return new UsageError(`${message.split('\n')[0]} (see --help)`);
   }
 }
 
 /** The one FILE positional a command takes. */
 export function singleFile(positionals: readonly string[]): string {
   const [file, ...extra] = positionals;
-  if (file === undefined) throw new CliError('missing FILE (see --help)', 2);
-  if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}" (see --help)`, 2);
+  if (file === undefined) throw new UsageError('missing FILE (see --help)');
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}" (see --help)`);
   return file;
 }
 
@@ -36,7 +85,7 @@ export function singleFile(positionals: readonly string[]): string {
 export function formatOption(value: string | undefined): MessageFormat | undefined {
   const formats = ['anthropic', 'openai', 'responses', 'gemini'];
   if (value !== undefined && !formats.includes(value)) {
-    throw new CliError(`--format must be "anthropic", "openai", "responses" or "gemini", got "${value}"`, 2);
+    throw new UsageError(`--format must be "anthropic", "openai", "responses" or "gemini", got "${value}"`);
   }
   return value as MessageFormat | undefined;
 }
@@ -48,7 +97,7 @@ export type CliTokenizer = 'o200k' | 'cl100k' | 'heuristic';
 export function tokenizerOption(value: string | undefined): CliTokenizer {
   const tokenizer = value ?? 'o200k';
   if (tokenizer !== 'o200k' && tokenizer !== 'cl100k' && tokenizer !== 'heuristic') {
-    throw new CliError(`--tokenizer must be "o200k", "cl100k" or "heuristic", got "${tokenizer}"`, 2);
+    throw new UsageError(`--tokenizer must be "o200k", "cl100k" or "heuristic", got "${tokenizer}"`);
   }
   return tokenizer;
 }
@@ -58,7 +107,7 @@ export function positiveIntegerOption(name: string, value: string | undefined): 
   if (value === undefined) return undefined;
   const number = Number(value);
   if (!Number.isInteger(number) || number <= 0) {
-    throw new CliError(`--${name} must be a positive whole number, got "${value}"`, 2);
+    throw new UsageError(`--${name} must be a positive whole number, got "${value}"`);
   }
   return number;
 }

@@ -1,64 +1,85 @@
 import { CompactError } from '../core/errors.js';
-import { type CliCommand, CliError, type CliIO } from './cli-io.js';
+import { type CliCommand, CliError, type CliIO, UsageError } from './cli-io.js';
 
-const commands: Record<string, { summary: string; load: () => Promise<CliCommand> }> = {
+/** A command: its line in the list, its usage line (the first line of its --help), how to load it. */
+interface CommandEntry {
+  summary: string;
+  usage: string;
+  load: () => Promise<CliCommand>;
+}
+
+const commands: Record<string, CommandEntry> = {
   validate: {
     summary: 'check a conversation against the provider rules (--fix -o OUT repairs it)',
+    usage: 'agent-compact validate FILE [--json] [--format anthropic|openai|responses|gemini] [--fix -o OUT]',
     load: async () => (await import('./commands/validate.js')).validateCommand,
   },
   count: {
     summary: 'count the tokens of a conversation',
+    usage:
+      'agent-compact count FILE [--json] [--tokenizer o200k|cl100k|heuristic] [--format anthropic|openai|responses|gemini]',
     load: async () => (await import('./commands/count.js')).countCommand,
   },
   compact: {
     summary: 'compact a conversation once and write the result',
+    usage: 'agent-compact compact FILE [options]',
     load: async () => (await import('./commands/compact.js')).compactCommand,
   },
   recall: {
     summary: 'print the original of an archived item (recall ID --archive DIR)',
+    usage: 'agent-compact recall ID --archive DIR [--session S]',
     load: async () => (await import('./commands/recall.js')).recallCommand,
   },
   simulate: {
     summary: 'replay agent transcripts through the strategies and compare them',
+    usage: 'agent-compact simulate FILE|DIR... [options]',
     load: async () => (await import('./commands/simulate.js')).simulateCommand,
   },
   run: {
     summary: 'run the reference coding agent on one task',
+    usage: 'agent-compact run "TASK" [options]',
     load: async () => (await import('./commands/run.js')).runCommand,
   },
   proxy: {
     summary: 'compact the conversations of any agent through its base URL',
+    usage: 'agent-compact proxy --upstream URL [options]',
     load: async () => (await import('./commands/proxy.js')).proxyCommand,
   },
   wrap: {
     summary: 'run an agent through the proxy (wrap [proxy options] -- AGENT [ARGS…])',
+    usage: 'agent-compact wrap [proxy options] -- AGENT [ARGS…]',
     load: async () => (await import('./commands/wrap.js')).wrapCommand,
   },
   claude: {
     summary: 'run Claude Code through the proxy (wrap -- claude …)',
+    usage: 'agent-compact claude [ARGS…]',
     load: async () => (await import('./commands/wrap.js')).shortForm('claude'),
   },
   codex: {
     summary: 'run Codex through the proxy (wrap -- codex …)',
+    usage: 'agent-compact codex [ARGS…]',
     load: async () => (await import('./commands/wrap.js')).shortForm('codex'),
   },
   gemini: {
     summary: 'run Gemini CLI through the proxy (wrap -- gemini …)',
+    usage: 'agent-compact gemini [ARGS…]',
     load: async () => (await import('./commands/wrap.js')).shortForm('gemini'),
   },
   mcp: {
     summary: 'serve an archive to MCP clients: recall, search, sessions (stdio)',
+    usage: 'agent-compact mcp (--archive DIR | --store redis://…)',
     load: async () => (await import('./commands/mcp.js')).mcpCommand,
   },
   chat: {
     summary: 'chat with the reference coding agent',
+    usage: 'agent-compact chat [options]',
     load: async () => (await import('./commands/chat.js')).chatCommand,
   },
 };
 
 function usage(): string {
   const lines = Object.entries(commands).map(([name, { summary }]) => `  ${name.padEnd(10)}${summary}`);
-  return `Usage: agent-compact <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun agent-compact <command> --help for a command's options.\n`;
+  return `Usage: agent-compact <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun agent-compact <command> --help for a command's options and exit codes.\nExit codes: 2 an unknown command or bad arguments; otherwise the command's own.\n`;
 }
 
 /** Runs the CLI and returns the exit code. Errors become one line on stderr. */
@@ -81,6 +102,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     return await (await command.load())(rest, io);
   } catch (error) {
     io.stderr(`agent-compact ${name}: ${describeError(error)}\n`);
+    if (error instanceof UsageError) io.stderr(`Usage: ${command.usage}\n`);
     return exitCodeOf(error);
   }
 }

@@ -73,21 +73,22 @@ export async function streamConversationFile(
   file: string,
   io: Pick<CliIO, 'cwd'>,
   { format }: ReadConversationOptions,
-  onMessage: (message: Message) => void,
+  onMessage: (message: Message, bytesRead: number) => void,
 ): Promise<StreamedConversation | undefined> {
   const path = resolve(io.cwd, file);
   await checkReadable(file, path);
-  if (format === 'openai' || !(await startsWithJsonlMessage(path))) return undefined;
+  if ((format !== undefined && format !== 'anthropic') || !(await startsWithJsonlMessage(path)))
+    return undefined;
   const result: StreamedConversation = { format: 'anthropic', messages: 0 };
   let decided = format === 'anthropic';
   let first = true;
   try {
-    for await (const { value, lineNumber } of jsonFileLines(path, file)) {
+    for await (const { value, lineNumber, bytesRead } of jsonFileLines(path, file)) {
       if (!decided) {
-        // The whole-file detection takes the first message with a format's mark: an OpenAI one
-        // means the file must be read whole; an Anthropic one (still Anthropic with an OpenAI
-        // message after it) settles it.
-        if (detectFormat([value]) === 'openai') return undefined;
+        // The whole-file detection takes the first message with a format's mark: another
+        // format's (OpenAI, Responses, Gemini) means the file must be read whole; an Anthropic one
+        // (still Anthropic with an OpenAI message after it) settles it.
+        if (detectFormat([value]) !== 'anthropic') return undefined;
         decided = detectFormat([value, { role: 'tool' }]) === 'anthropic';
       }
       const index = result.messages;
@@ -107,7 +108,7 @@ export async function streamConversationFile(
       first = false;
       if (parsed.conversation.system !== undefined) result.system = parsed.conversation.system;
       for (const message of parsed.conversation.messages) {
-        onMessage(message);
+        onMessage(message, bytesRead);
         result.messages += 1;
       }
     }
@@ -115,6 +116,28 @@ export async function streamConversationFile(
     throw asFileError(file, error);
   }
   return result;
+}
+
+/**
+ * Reads a conversation file whole, as {@link readConversationFile} does, but an Anthropic JSONL file
+ * one line at a time, each line turned into its message as it is read: the file's parsed lines are
+ * never held beside the messages made from them, so memory grows with the conversation only once.
+ * `onMessage` sees each message as it is read (to count it, to show progress).
+ */
+export async function readConversationStreamed(
+  file: string,
+  io: Pick<CliIO, 'cwd'>,
+  options: ReadConversationOptions,
+  onMessage?: (message: Message, bytesRead: number) => void,
+): Promise<ParsedConversation> {
+  const messages: Message[] = [];
+  const streamed = await streamConversationFile(file, io, options, (message, bytesRead) => {
+    messages.push(message);
+    onMessage?.(message, bytesRead);
+  });
+  if (!streamed) return readConversationFile(file, io, options);
+  const conversation = streamed.system === undefined ? { messages } : { system: streamed.system, messages };
+  return { conversation, format: 'anthropic', layout: 'jsonl' };
 }
 
 /** Runs a one-message parse and names the message as the whole-file read does: `file:LINE: messages[N]`. */

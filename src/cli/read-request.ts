@@ -119,7 +119,13 @@ async function startsWithMessageLine(path: string): Promise<boolean> {
       if (line.trim() === '') continue;
       try {
         const value: unknown = JSON.parse(line.charCodeAt(0) === 0xfeff ? line.slice(1) : line);
-        return isPlainObject(value) && Object.hasOwn(value, 'role');
+        // A `{"system"}` first line opens a JSONL conversation too: reading that whole file as one
+        // request would hold all of it as a string only to fail to parse it.
+        return (
+          isPlainObject(value) &&
+          (Object.hasOwn(value, 'role') ||
+            (Object.hasOwn(value, 'system') && !Object.hasOwn(value, 'messages')))
+        );
       } catch {
         return false;
       }

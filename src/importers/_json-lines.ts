@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import { parseJsonLine } from '../core/conversation/parse-conversation.js';
 
 /**
- * Each non-empty line of a JSONL file, parsed, with its 1-based line number (a leading byte-order
+ * Each non-empty line of a JSONL file, parsed, with its 1-based line number and the bytes read so far (a leading byte-order
  * mark is dropped). A line that is not JSON throws `UNREADABLE_INPUT` naming `source:LINE`; with
  * `warnings`, a line of JSON objects back to back is read as each of them, with a warning.
  */
@@ -12,7 +12,7 @@ export async function* jsonFileLines(
   path: string,
   source: string,
   warnings?: string[],
-): AsyncGenerator<{ value: unknown; lineNumber: number }> {
+): AsyncGenerator<{ value: unknown; lineNumber: number; bytesRead: number }> {
   const stream = createReadStream(path, { encoding: 'utf8' });
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   let lineNumber = 0;
@@ -21,10 +21,13 @@ export async function* jsonFileLines(
       lineNumber += 1;
       const line = lineNumber === 1 && rawLine.charCodeAt(0) === 0xfeff ? rawLine.slice(1) : rawLine;
       if (line.trim() === '') continue;
-      if (warnings === undefined) yield { value: parseJsonLine(line, lineNumber, source), lineNumber };
+      // What the stream has read so far (a chunk ahead of this line): enough for a progress bar.
+      const { bytesRead } = stream;
+      if (warnings === undefined)
+        yield { value: parseJsonLine(line, lineNumber, source), lineNumber, bytesRead };
       else
         for (const value of parseJsonLineValues(line, lineNumber, source, warnings))
-          yield { value, lineNumber };
+          yield { value, lineNumber, bytesRead };
     }
   } finally {
     lines.close();

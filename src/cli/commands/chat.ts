@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import { type CliCommand, CliError } from '../cli-io.js';
+import { type CliCommand, UsageError } from '../cli-io.js';
 import { type AgentCliIO, parseAgentArgs, prepareAgent, subscribeInterrupt } from './run.js';
 
 /** Help text of `chat`. */
@@ -10,6 +10,8 @@ Chats with the reference coding agent: each line you type is a request; the agen
 The session stays resumable with --resume.
 
 Takes the options of agent-compact run (see agent-compact run --help).
+
+Exit codes: 0 the chat ended, 2 bad arguments or a failed step.
 `;
 
 /**
@@ -25,7 +27,7 @@ export const chatCommand: CliCommand = async (args, io: AgentCliIO) => {
     return 0;
   }
   if (positionals.length > 0) {
-    throw new CliError(`chat takes no task; type requests at the prompt (got "${positionals.join(' ')}")`, 2);
+    throw new UsageError(`chat takes no task; type requests at the prompt (got "${positionals.join(' ')}")`);
   }
   const input = io.stdin ?? process.stdin;
   const interactive = io.isTTY && (input as { isTTY?: boolean }).isTTY === true;

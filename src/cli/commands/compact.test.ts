@@ -18,6 +18,10 @@ async function workspace(files: Record<string, string>) {
 
 const session = { system: 'You are Coder.', messages: agentSession(30, { lines: 400 }) };
 
+/** The session as Anthropic JSONL: a system line, then one message a line. */
+const sessionJsonl = () =>
+  `${[{ system: session.system }, ...session.messages].map((line) => JSON.stringify(line)).join('\n')}\n`;
+
 describe('agent-compact compact', () => {
   it('writes the compacted conversation to OUT and prints layer and token counts with --json', async () => {
     const directory = await workspace({ 'session.json': JSON.stringify(session) });
@@ -89,6 +93,44 @@ describe('agent-compact compact', () => {
     expect(JSON.parse(recalled.output.stdout)[0]).toEqual(session.messages[0]);
   });
 
+  it('without -o writes to stdout and keeps the archive in the current folder, never beside the input', async () => {
+    const inputs = await workspace({ 'session.jsonl': sessionJsonl() });
+    const current = await workspace({});
+    const { output, io } = recordingIO(current);
+    const input = join(inputs, 'session.jsonl');
+    expect(await main(['compact', input, '--mid', '10000', '--hard', '20000'], io)).toBe(0);
+    expect(output.stderr).toMatch(/item\(s\) archived in session\.jsonl\.archive\n$/);
+    expect(await readdir(join(current, 'session.jsonl.archive'))).toEqual(['session.jsonl']);
+    expect(await readdir(inputs)).toEqual(['session.jsonl']);
+    expect(
+      validateMessages(
+        output.stdout
+          .trim()
+          .split('\n')
+          .slice(1)
+          .map((line) => JSON.parse(line)),
+      ),
+    ).toEqual([]);
+  });
+
+  it('shows its progress on stderr when the work takes more than a couple of seconds', async () => {
+    const directory = await workspace({ 'session.jsonl': sessionJsonl() });
+    const { output, io } = recordingIO(directory);
+    // Each reading of the clock is 3 s after the last, so the delay before progress is passed.
+    let time = 0;
+    io.now = () => {
+      time += 3000;
+      return time;
+    };
+    expect(
+      await main(['compact', 'session.jsonl', '--hard', '20000', '--mid', '10000', '-o', 'out.jsonl'], io),
+    ).toBe(0);
+    const lines = output.stderr.trim().split('\n');
+    expect(lines.at(-3)).toMatch(/^compact: [\d.]+ of [\d.]+ MB \(100%\)$/);
+    expect(lines.at(-2)).toBe('compact: compacting 61 messages');
+    expect(lines.at(-1)).toMatch(/^hard: /);
+  });
+
   it('leaves a small conversation alone (layer none)', async () => {
     const directory = await workspace({ 'small.json': JSON.stringify({ messages: agentSession(2) }) });
     const { output, io } = recordingIO(directory);
@@ -118,7 +160,14 @@ describe('agent-compact compact', () => {
     const { output, io } = recordingIO(directory);
     expect(await main(args, io)).toBe(exitCode);
     expect(output.stderr).toMatch(pattern);
-    expect(output.stderr.trim().split('\n')).toHaveLength(1);
+    // One line, and under an argument mistake the usage line.
+    const [line, ...rest] = output.stderr.trim().split('\n');
+    expect(line).toMatch(pattern);
+    expect(rest).toEqual(
+      args.includes('--mid') || args.includes('--bogus')
+        ? ['Usage: agent-compact compact FILE [options]']
+        : [],
+    );
     expect(output.stderr).not.toMatch(/\n\s+at /);
   });
 

@@ -22,7 +22,8 @@ import {
 import type { MessageFormat } from '../../core/conversation/types.js';
 import { assertValidMessages } from '../../core/conversation/validate.js';
 import { readRequestConversation } from '../../core/request/request-conversation.js';
-import { type CliCommand, CliError } from '../cli-io.js';
+import { createMemoizedCounter } from '../../core/tokens/memoized-counter.js';
+import { type CliCommand, CliError, UsageError } from '../cli-io.js';
 import {
   type CliTokenizer,
   createCliCounter,
@@ -32,7 +33,8 @@ import {
   singleFile,
   tokenizerOption,
 } from '../command-args.js';
-import { readConversationFile } from '../read-conversation.js';
+import { fileProgress } from '../progress.js';
+import { readConversationStreamed } from '../read-conversation.js';
 import { assertValidRequest, type RequestFile, readRequestFile, serializeRequest } from '../read-request.js';
 import { createSummaryModelFromSpec } from '../summarizer-from-spec.js';
 
@@ -50,11 +52,12 @@ Options:
   --summarizer SPEC    extractive (default, offline), anthropic:MODEL, openai:MODEL
                        openai-responses:MODEL or gemini:MODEL
   --base-url URL       base URL for the summarizer's API (OpenAI-compatible servers, proxies)
-  --archive DIR        keep what leaves the context in DIR/<name>.jsonl (default: OUT.archive/,
-                       or FILE.archive/ without -o); agent-compact recall ID --archive DIR reads it
+  --archive DIR        keep what leaves the context in DIR/<name>.jsonl (default: OUT.archive/, or
+                       NAME.archive/ in the current folder without -o, NAME the file's base name);
+                       the line on stderr says where; agent-compact recall ID --archive DIR reads it
   --force LAYER        run mid or hard even below its threshold
   --tokenizer T        o200k (default), cl100k or heuristic
-  --format F           read the file as anthropic, openai or responses instead of detecting it
+  --format F           read the file as anthropic, openai, responses or gemini instead of detecting it
   -o, --output OUT     write the compacted conversation to OUT
   --json               print { "layer", "tokensBefore", "tokensAfter", "archived", ... }
   -h, --help           show this help
@@ -71,9 +74,13 @@ export const compactCommand: CliCommand = async (args, io) => {
     return 0;
   }
   const request = await readRequestFile(options.file, io, { format: options.format });
+  const progress = await fileProgress(io, 'compact', options.file);
   const parsed = request
     ? undefined
-    : await readConversationFile(options.file, io, { format: options.format });
+    : await readConversationStreamed(options.file, io, { format: options.format }, (_, bytesRead) =>
+        progress.update(bytesRead),
+      );
+  progress.end();
   if (request) assertValidRequest(request, options.file);
   // Responses input is checked with the Responses rules, with paths into its items.
   else if (parsed!.responsesInput) assertValidMessages(parsed!.responsesInput, { format: 'responses' });
@@ -87,9 +94,14 @@ export const compactCommand: CliCommand = async (args, io) => {
   // A model named on the command line that fails is an error here, not a silent fallback.
   let modelFailure: string | undefined;
   // Placeholders name archive ids: keep the archive somewhere it can be recalled from.
-  const archive = options.archive ?? `${options.output ?? options.file}.archive`;
+  // Without -o it goes in the current folder, never beside an input that may lie elsewhere.
+  const archive = options.archive ?? `${options.output ?? basename(options.file)}.archive`;
   const compactorOptions: CompactorOptions = {
-    counter: await createCliCounter(options.tokenizer),
+    // One count per text however large the file: the compactor's own cache holds a few thousand
+    // texts, so on a long session the index, the masks and the summary would each count it again.
+    counter: createMemoizedCounter(await createCliCounter(options.tokenizer), {
+      maxEntries: Number.POSITIVE_INFINITY,
+    }),
     sessionId: sessionIdFor(options.file),
     ...(options.mid !== undefined || options.hard !== undefined
       ? {
@@ -107,6 +119,8 @@ export const compactCommand: CliCommand = async (args, io) => {
     },
   };
   const compactor = createCompactor(compactorOptions);
+  const messageCount = request ? request.conversation.messages.length : parsed!.conversation.messages.length;
+  progress.note(`compacting ${messageCount.toLocaleString('en-US')} messages`);
   const force = options.force ? { force: options.force } : {};
   const run = request
     ? await compactRequestFile(compactor, request, force)
@@ -237,7 +251,7 @@ function parseCompactArgs(args: string[]): CompactArgs {
   if (values.help) return { help: true, file: '', tokenizer: 'o200k', json: false };
   const force = values.force;
   if (force !== undefined && force !== 'mid' && force !== 'hard') {
-    throw new CliError(`--force must be "mid" or "hard", got "${force}"`, 2);
+    throw new UsageError(`--force must be "mid" or "hard", got "${force}"`);
   }
   const parsed: CompactArgs = {
     help: false,

@@ -1,5 +1,5 @@
 /**
- * `agent-compact count FILE [--json] [--tokenizer o200k|cl100k|heuristic] [--format anthropic|openai|responses]`
+ * `agent-compact count FILE [--json] [--tokenizer o200k|cl100k|heuristic] [--format anthropic|openai|responses|gemini]`
  *
  * Counts the tokens of a conversation or a whole request the way agent-compact does everywhere:
  * the text and arguments of each block plus a fixed per-message and per-block overhead, and a
@@ -26,7 +26,7 @@ import { type RequestFile, readRequestFile } from '../read-request.js';
 /** A tokenizer the `count` command can use. */
 export type CountTokenizer = CliTokenizer;
 
-const help = `Usage: agent-compact count FILE [--json] [--tokenizer o200k|cl100k|heuristic] [--format anthropic|openai|responses]
+const help = `Usage: agent-compact count FILE [--json] [--tokenizer o200k|cl100k|heuristic] [--format anthropic|openai|responses|gemini]
 
 Counts the tokens of a conversation (JSON object, JSON array of messages or JSONL; Anthropic or
 OpenAI shape) or of a whole request body (as an agent sends it: model, tools, system, messages …):
@@ -37,7 +37,7 @@ Options:
   --json                 print { "tokens", "messages", "system", "tools", "tokenizer", "format" }
   --tokenizer TOKENIZER  o200k (default), cl100k or heuristic (no tokenizer tables); o200k and
                          cl100k need gpt-tokenizer (npm install gpt-tokenizer), else heuristic
-  --format FORMAT        read the file as anthropic, openai or responses instead of detecting it
+  --format FORMAT        read the file as anthropic, openai, responses or gemini instead of detecting it
   -h, --help             show this help
 
 Exit codes: 0 counted, 2 unreadable input or bad arguments.

@@ -8,7 +8,7 @@
 import { resolve } from 'node:path';
 import { createFileArchiveStore } from '../../archive/index.js';
 import type { ArchiveStore } from '../../core/archive/archive-store.js';
-import { type CliCommand, CliError } from '../cli-io.js';
+import { type CliCommand, CliError, UsageError } from '../cli-io.js';
 import { parseCommandArgs } from '../command-args.js';
 import { openStoreFromSpec } from '../store-from-spec.js';
 
@@ -38,9 +38,9 @@ export const mcpCommand: CliCommand = async (args, io) => {
     io.stdout(help);
     return 0;
   }
-  if (positionals.length > 0) throw new CliError(`unexpected argument "${positionals[0]}" (see --help)`, 2);
+  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}" (see --help)`);
   if ((values.archive === undefined) === (values.store === undefined)) {
-    throw new CliError('pass exactly one of --archive DIR and --store URL (see --help)', 2);
+    throw new UsageError('pass exactly one of --archive DIR and --store URL (see --help)');
   }
   let mcp: typeof import('../../mcp/index.js');
   try {

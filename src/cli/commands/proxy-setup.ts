@@ -14,7 +14,7 @@ import {
   startProxy,
 } from '../../proxy/index.js';
 import { parseByteSize } from '../../proxy/upstream/request-body.js';
-import { CliError, type CliIO } from '../cli-io.js';
+import { CliError, type CliIO, UsageError } from '../cli-io.js';
 import {
   createCliCounter,
   type ParsedCommandArgs,
@@ -253,7 +253,7 @@ function maxBodyOption(value: string): number {
 function portOption(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new CliError(`--port must be a whole number from 0 to 65535, got "${value}"`, 2);
+    throw new UsageError(`--port must be a whole number from 0 to 65535, got "${value}"`);
   }
   return port;
 }

@@ -5,7 +5,7 @@
  *
  * Runs the compaction proxy until SIGINT or SIGTERM. The first stdout line is `listening on URL`.
  */
-import { type CliCommand, CliError } from '../cli-io.js';
+import { type CliCommand, UsageError } from '../cli-io.js';
 import { parseCommandArgs } from '../command-args.js';
 import { DEFAULT_PORT, PROXY_ARG_OPTIONS, PROXY_OPTIONS_HELP, startProxyFromArgs } from './proxy-setup.js';
 
@@ -21,6 +21,8 @@ ${PROXY_OPTIONS_HELP}  -h, --help                 show this help
 The first line on stdout is "listening on http://HOST:PORT"; the first on stderr is "dashboard
 ADDRESS", with the token in it when the proxy made one up; then one line per request goes to
 stderr. Totals: GET /agent-compact/stats (with the token).
+
+Exit codes: 0 stopped (Ctrl-C), 2 bad arguments or the proxy could not start.
 `;
 
 /** The `proxy` command. */
@@ -34,7 +36,7 @@ export const proxyCommand: CliCommand = async (args, io) => {
     values.upstream === undefined &&
     (values['anthropic-upstream'] === undefined || values['openai-upstream'] === undefined)
   ) {
-    throw new CliError('--upstream URL is required (or both --anthropic-upstream and --openai-upstream)', 2);
+    throw new UsageError('--upstream URL is required (or both --anthropic-upstream and --openai-upstream)');
   }
   const running = await startProxyFromArgs(values, io, { defaultPort: DEFAULT_PORT, log: true });
   io.stdout(`listening on ${running.proxy.url}\n`);

@@ -8,7 +8,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createFileArchiveStore, originalText } from '../../archive/index.js';
 import type { ArchiveItem } from '../../core/archive/archive-store.js';
-import { type CliCommand, CliError } from '../cli-io.js';
+import { type CliCommand, CliError, UsageError } from '../cli-io.js';
 import { parseCommandArgs } from '../command-args.js';
 
 const help = `Usage: agent-compact recall ID --archive DIR [--session S]
@@ -37,9 +37,9 @@ export const recallCommand: CliCommand = async (args, io) => {
     return 0;
   }
   const [id, ...extra] = positionals;
-  if (id === undefined) throw new CliError('missing ID (see --help)', 2);
-  if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}" (see --help)`, 2);
-  if (values.archive === undefined) throw new CliError('missing --archive DIR (see --help)', 2);
+  if (id === undefined) throw new UsageError('missing ID (see --help)');
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}" (see --help)`);
+  if (values.archive === undefined) throw new UsageError('missing --archive DIR (see --help)');
   const directory = resolve(io.cwd, values.archive);
   const sessions =
     values.session === undefined ? await sessionsIn(directory, values.archive) : [values.session];

@@ -52,6 +52,10 @@ describe('CLI on Responses files', () => {
   it('validate: a Codex-like input is valid, JSON and JSONL', async () => {
     expect(await run(['validate', 'codex.json'])).toEqual({ code: 0, stdout: 'valid\n', stderr: '' });
     expect((await run(['validate', 'codex.jsonl'])).code).toBe(0);
+    // Read whole, not streamed as Anthropic lines: its items are Responses items.
+    expect((await run(['count', 'codex.jsonl', '--tokenizer', 'heuristic'])).stdout).toMatch(
+      /responses\)\n$/,
+    );
   });
 
   it('validate: an output without its call exits 1 with its path in the input', async () => {

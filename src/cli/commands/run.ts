@@ -8,7 +8,8 @@ import type { ChatModel } from '../../agent/chat-model.js';
 import { createArchive } from '../../agent/session-archive.js';
 import { openSession } from '../../agent/session-store.js';
 import type { BashApproval } from '../../agent/tool-runner.js';
-import { type CliCommand, CliError, type CliIO } from '../cli-io.js';
+import { type CliCommand, CliError, type CliIO, UsageError } from '../cli-io.js';
+import { asUsageError, withNegativeValues } from '../command-args.js';
 import { openStoreFromSpec } from '../store-from-spec.js';
 
 /** A {@link CliIO} with what the agent commands also need; tests pass their own. */
@@ -78,6 +79,7 @@ Runs the reference coding agent on one task, then exits. Status lines go to stde
 stdout. Ctrl-C stops the current step; the session stays resumable with --resume.
 
 ${agentOptionsHelp}
+Exit codes: 0 answered, 1 stopped at --max-steps, 2 bad arguments or a failed step, 130 interrupted.
 `;
 
 /** Everything `run` and `chat` set up before the first step. */
@@ -284,28 +286,33 @@ async function resolveWorkspace(cwd: string, option: string | undefined): Promis
 function parseProvider(value: string): Provider {
   if (value === 'anthropic' || value === 'openai' || value === 'openai-responses' || value === 'gemini')
     return value;
-  throw new CliError(`--provider must be anthropic, openai, openai-responses or gemini, got "${value}"`, 2);
+  throw new UsageError(`--provider must be anthropic, openai, openai-responses or gemini, got "${value}"`);
 }
 
 function parseSummarizer(value: string | undefined): 'model' | 'extractive' {
   if (value === undefined || value === 'model' || value === 'extractive') return value ?? 'model';
-  throw new CliError(`--summarizer must be model or extractive, got "${value}"`, 2);
+  throw new UsageError(`--summarizer must be model or extractive, got "${value}"`);
 }
 
 function parseCount(value: string | boolean | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   const number = Number(String(value).replace(/_/g, ''));
   if (!Number.isInteger(number) || number <= 0)
-    throw new CliError(`${name} must be a positive integer, got "${value}"`, 2);
+    throw new UsageError(`${name} must be a positive integer, got "${value}"`);
   return number;
 }
 
 /** Parses argv with the shared options; `--help` and bad options become help text or a {@link CliError}. */
 export function parseAgentArgs(args: string[]) {
   try {
-    return parseArgs({ args, options: agentOptionSpec, allowPositionals: true, strict: true });
+    return parseArgs({
+      args: withNegativeValues(args, agentOptionSpec),
+      options: agentOptionSpec,
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
-    throw new CliError(error instanceof Error ? error.message : String(error), 2);
+    throw asUsageError(error);
   }
 }
 

@@ -137,6 +137,28 @@ describe('agent-compact simulate', () => {
     expect(io.err).toContain('simulate: skipped notes.json');
   });
 
+  it('prints each file with an estimate of the time left', async () => {
+    const io = fakeIO(directory);
+    // Every reading of the clock is 10 s after the last: the first file takes 10 s.
+    let time = 0;
+    io.now = () => {
+      time += 10_000;
+      return time;
+    };
+    expect(await main(['simulate', 'a.jsonl', 'b.jsonl', '--strategies', 'none'], io)).toBe(0);
+    expect(io.err).toContain('simulate: 1/2 a.jsonl, about 10 s left\n');
+    expect(io.err).toMatch(/simulate: 2\/2 b\.jsonl\n/);
+  });
+
+  it('a folder with no transcripts is bad input: exit 2', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'simulate-empty-'));
+    await writeFile(join(empty, 'README.md'), '# not a transcript');
+    const io = fakeIO(empty);
+    expect(await main(['simulate', '.'], io)).toBe(2);
+    expect(io.err).toBe('agent-compact simulate: no transcripts found to replay\n');
+    await rm(empty, { recursive: true, force: true });
+  });
+
   it('prints a table per file and a progress bar on a terminal', async () => {
     const io = fakeIO(directory, true);
     expect(await main(['simulate', 'a.jsonl', '--strategies', 'none,seed'], io)).toBe(0);

@@ -4,7 +4,6 @@
  */
 import { readdir, stat, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { CompactError } from '../../core/errors.js';
 import { createExtractiveSummaryModel } from '../../core/summary/extractive-summary.js';
 import { importTranscriptFile, type TranscriptFormat, transcriptFormats } from '../../importers/index.js';
@@ -26,8 +25,9 @@ import {
   type LatencyModel,
   type ReplayClock,
 } from '../../simulate/timing.js';
-import { type CliCommand, CliError, type CliIO } from '../cli-io.js';
-import { createCliCounter } from '../command-args.js';
+import { type CliCommand, CliError, type CliIO, UsageError } from '../cli-io.js';
+import { createCliCounter, parseCommandArgs } from '../command-args.js';
+import { timeLeft } from '../progress.js';
 import { createSummaryModelFromSpec } from '../summarizer-from-spec.js';
 
 const help = `Usage: agent-compact simulate FILE|DIR... [options]
@@ -62,6 +62,8 @@ Options:
   --json              print one JSON object { files, total } instead of tables
   --report FILE       write a self-contained HTML report with a chart per transcript
   -h, --help          show this help
+
+Exit codes: 0 replayed, 2 bad arguments, an unreadable transcript or no transcripts found.
 `;
 
 const transcriptExtensions = ['.json', '.jsonl', '.traj'];
@@ -79,14 +81,14 @@ function positiveNumber(
     number < 0 ||
     (integer && !Number.isInteger(number))
   ) {
-    throw new CliError(`${flag} expects a ${integer ? 'whole ' : ''}number ≥ 0, got "${value}"`, 2);
+    throw new UsageError(`${flag} expects a ${integer ? 'whole ' : ''}number ≥ 0, got "${value}"`);
   }
   return number;
 }
 
 function speed(value: string | undefined, flag: string): number | undefined {
   const number = positiveNumber(value, flag, { integer: false });
-  if (number === 0) throw new CliError(`${flag} expects a number > 0, got "${value}"`, 2);
+  if (number === 0) throw new UsageError(`${flag} expects a number > 0, got "${value}"`);
   return number;
 }
 
@@ -95,7 +97,7 @@ function parseSummaryPrice(value: string | undefined, prices: PriceTable): Price
   if (value === undefined) return prices;
   const parts = value.split(',');
   if (parts.length !== 2) {
-    throw new CliError(`--summary-model-price expects IN,OUT in $ per million tokens, got "${value}"`, 2);
+    throw new UsageError(`--summary-model-price expects IN,OUT in $ per million tokens, got "${value}"`);
   }
   return {
     ...prices,
@@ -113,17 +115,17 @@ function parseStrategies(value: string | undefined): StrategyName[] {
     .filter((name) => name !== '');
   for (const name of names) {
     if (!(strategyNames as readonly string[]).includes(name)) {
-      throw new CliError(`--strategies: unknown strategy "${name}" (use ${strategyNames.join(', ')})`, 2);
+      throw new UsageError(`--strategies: unknown strategy "${name}" (use ${strategyNames.join(', ')})`);
     }
   }
-  if (names.length === 0) throw new CliError('--strategies: name at least one strategy', 2);
+  if (names.length === 0) throw new UsageError('--strategies: name at least one strategy');
   return [...new Set(names)] as StrategyName[];
 }
 
 function parseFormat(value: string | undefined): TranscriptFormat | undefined {
   if (value === undefined) return undefined;
   if (!(transcriptFormats as readonly string[]).includes(value)) {
-    throw new CliError(`--format: unknown format "${value}" (use ${transcriptFormats.join(', ')})`, 2);
+    throw new UsageError(`--format: unknown format "${value}" (use ${transcriptFormats.join(', ')})`);
   }
   return value as TranscriptFormat;
 }
@@ -147,15 +149,22 @@ async function transcriptFiles(path: string): Promise<string[]> {
   return found;
 }
 
+/** One line per replayed file, with an estimate of the time left from the files done so far. */
 function progress(io: CliIO): (done: number, total: number, file: string) => void {
+  const now = io.now ?? Date.now;
+  const started = now();
+  const left = (done: number, total: number) =>
+    done < total ? `, about ${timeLeft(((now() - started) / done) * (total - done))} left` : '';
   if (!io.isTTY) {
-    return (done, total, file) => io.stderr(`simulate: ${done}/${total} ${file}\n`);
+    return (done, total, file) => io.stderr(`simulate: ${done}/${total} ${file}${left(done, total)}\n`);
   }
   return (done, total, file) => {
     const width = 24;
     const filled = Math.round((done / total) * width);
     const name = file.length > 40 ? `…${file.slice(-39)}` : file;
-    io.stderr(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${name}\u001b[K`);
+    io.stderr(
+      `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${name}${left(done, total)}\u001b[K`,
+    );
     if (done === total) io.stderr('\n');
   };
 }
@@ -190,11 +199,7 @@ const simulateOptions = {
 } as const;
 
 function parseSimulateArgs(args: string[]) {
-  try {
-    return parseArgs({ args, allowPositionals: true, options: simulateOptions });
-  } catch (error) {
-    throw new CliError(`${(error as Error).message.split('\n')[0]}\n\n${help}`, 2);
-  }
+  return parseCommandArgs(args, simulateOptions);
 }
 
 type SimulateValues = ReturnType<typeof parseSimulateArgs>['values'];
@@ -205,7 +210,7 @@ function parseThresholds(values: SimulateValues): { mid?: number; hard?: number;
   const hard = positiveNumber(values.hard, '--hard', { integer: true });
   const window = positiveNumber(values.window, '--window', { integer: true });
   if (mid !== undefined && hard !== undefined && mid >= hard) {
-    throw new CliError(`--mid (${mid}) must be below --hard (${hard})`, 2);
+    throw new UsageError(`--mid (${mid}) must be below --hard (${hard})`);
   }
   return {
     ...(mid === undefined ? {} : { mid }),
@@ -304,7 +309,7 @@ export const simulateCommand: CliCommand = async (args, io) => {
     io.stdout(help);
     return 0;
   }
-  if (positionals.length === 0) throw new CliError(`name a transcript file or directory\n\n${help}`, 2);
+  if (positionals.length === 0) throw new UsageError('name a transcript file or directory (see --help)');
 
   let strategies = parseStrategies(values.strategies);
   const format = parseFormat(values.format);
@@ -322,7 +327,7 @@ export const simulateCommand: CliCommand = async (args, io) => {
     })) ?? createExtractiveSummaryModel();
 
   const { inputs, skipped } = await readTranscripts(positionals, format, io);
-  if (inputs.length === 0) throw new CliError('no transcripts found to replay', 1);
+  if (inputs.length === 0) throw new CliError('no transcripts found to replay', 2);
   // By default `actual` is replayed only where an agent compacted by itself; elsewhere it is `none`.
   if (values.strategies === undefined && inputs.every((input) => (input.compactions ?? []).length === 0)) {
     strategies = strategies.filter((name) => name !== 'actual');

@@ -145,7 +145,10 @@ describe('agent-compact validate', () => {
       ['validate', 'bad-type.json'],
       /^agent-compact validate: bad-type\.json: messages\[0\]\.content: expected string or array, got number\n$/,
     ],
-    [['validate', 'valid.json', '--bogus'], /Unknown option '--bogus'/],
+    [
+      ['validate', 'valid.json', '--bogus'],
+      /^agent-compact validate: unknown option --bogus \(see --help\)\n/,
+    ],
     [['validate'], /missing FILE/],
     [['validate', 'valid.json', '--fix'], /--fix needs -o OUT/],
     [['validate', 'valid.json', '--format', 'vertex'], /--format must be/],
@@ -155,7 +158,9 @@ describe('agent-compact validate', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(expected);
-    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    // One line of its own; an argument mistake adds the command's usage line under it.
+    const lines = result.stderr.trim().split('\n');
+    expect(lines.filter((line) => !line.startsWith('Usage: agent-compact '))).toHaveLength(1);
   });
 
   it('prints its help with --help', async () => {
@@ -184,5 +189,26 @@ describe('the built bin', () => {
       expect(unreadable.stderr.trim().split('\n')).toHaveLength(1);
       expect(unreadable.stderr).not.toMatch(/\n\s+at /);
     }
+  });
+});
+
+describe('agent-compact validate progress', () => {
+  it('shows its progress on stderr when the work takes more than a couple of seconds', async () => {
+    const lines = [{ system: validAnthropic.system }, ...validAnthropic.messages].map((line) =>
+      JSON.stringify(line),
+    );
+    const folder = mkdtempSync(join(tmpdir(), 'agent-compact-validate-progress-'));
+    writeFileSync(join(folder, 'valid.jsonl'), `${lines.join('\n')}\n`);
+    const { output, io } = recordingIO(folder);
+    // Each reading of the clock is 3 s after the last, so the delay before progress is passed.
+    let time = 0;
+    io.now = () => {
+      time += 3000;
+      return time;
+    };
+    expect(await main(['validate', 'valid.jsonl'], io)).toBe(0);
+    expect(output.stderr).toMatch(
+      /^validate: [\d.]+ of [\d.]+ MB \(100%\)\nvalidate: checking 4 messages\n$/,
+    );
   });
 });

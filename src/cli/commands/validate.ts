@@ -1,5 +1,5 @@
 /**
- * `agent-compact validate FILE [--json] [--format anthropic|openai|responses] [--fix -o OUT]`
+ * `agent-compact validate FILE [--json] [--format anthropic|openai|responses|gemini] [--fix -o OUT]`
  *
  * Exit 0 and `valid` when the provider would accept the conversation; exit 1 and one line per
  * problem (`path: message`) when not; exit 2 when the file cannot be read. `--fix -o OUT` writes the
@@ -17,12 +17,13 @@ import { withMessages } from '../../core/request/compact-request.js';
 import { readRequestConversation } from '../../core/request/request-conversation.js';
 import { dialects } from '../../core/wire/dialects.js';
 import type { WireFormat } from '../../core/wire/wire-format.js';
-import { type CliCommand, CliError, type CliIO } from '../cli-io.js';
+import { type CliCommand, CliError, type CliIO, UsageError } from '../cli-io.js';
 import { formatOption, parseCommandArgs, singleFile } from '../command-args.js';
-import { describeFileError, readConversationFile } from '../read-conversation.js';
+import { fileProgress } from '../progress.js';
+import { describeFileError, readConversationStreamed } from '../read-conversation.js';
 import { type RequestFile, readRequestFile, requestProblems, serializeRequest } from '../read-request.js';
 
-const help = `Usage: agent-compact validate FILE [--json] [--format anthropic|openai|responses] [--fix -o OUT]
+const help = `Usage: agent-compact validate FILE [--json] [--format anthropic|openai|responses|gemini] [--fix -o OUT]
 
 Checks a conversation (JSON object, JSON array of messages or JSONL; Anthropic, OpenAI Chat or
 OpenAI Responses shape: { "instructions"?, "input": [items] }), or the conversation of a whole
@@ -31,7 +32,7 @@ request writes the whole request back.
 
 Options:
   --json             print { "valid": bool, "problems": [{ path, message, rule }] }
-  --format FORMAT    read the file as anthropic, openai or responses instead of detecting it
+  --format FORMAT    read the file as anthropic, openai, responses or gemini instead of detecting it
   --fix              repair the conversation (needs -o)
   -o, --output OUT   where --fix writes the repaired conversation (same format as FILE)
   -h, --help         show this help
@@ -51,7 +52,15 @@ export const validateCommand: CliCommand = async (args, io) => {
     const problems = requestProblems(request);
     return options.fix ? fixRequest(io, request, problems, options) : report(io, problems, options.json);
   }
-  const parsed = await readConversationFile(options.file, io, { format: options.format });
+  const progress = await fileProgress(io, 'validate', options.file);
+  const parsed = await readConversationStreamed(
+    options.file,
+    io,
+    { format: options.format },
+    (_, bytesRead) => progress.update(bytesRead),
+  );
+  progress.end();
+  progress.note(`checking ${parsed.conversation.messages.length.toLocaleString('en-US')} messages`);
   const problems = problemsOf(parsed);
   if (!options.fix) return report(io, problems, options.json);
   return fix(io, parsed, problems, options);
@@ -78,8 +87,8 @@ function parseValidateArgs(args: string[]): ValidateArgs {
   if (help) return { help, file: '', json: false, format: undefined, fix: false, output: undefined };
   const file = singleFile(positionals);
   const format = formatOption(values.format);
-  if (values.fix && values.output === undefined) throw new CliError('--fix needs -o OUT', 2);
-  if (!values.fix && values.output !== undefined) throw new CliError('-o is only used with --fix', 2);
+  if (values.fix && values.output === undefined) throw new UsageError('--fix needs -o OUT');
+  if (!values.fix && values.output !== undefined) throw new UsageError('-o is only used with --fix');
   return { help, file, json: values.json === true, format, fix: values.fix === true, output: values.output };
 }
 

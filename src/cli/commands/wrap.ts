@@ -30,6 +30,8 @@ How the agent is pointed at the proxy:
 Proxy options, the same as agent-compact proxy's; --upstream defaults to the provider's own
 API, --port to a free one:
 ${PROXY_OPTIONS_HELP}  -h, --help                 show this help
+
+Exit codes: the agent's own, 127 the agent is not on PATH, 2 bad arguments or the proxy could not start.
 `;
 
 /** The `wrap` command. */

@@ -61,8 +61,6 @@ export interface FromGeminiResult {
   system?: SystemPrompt;
 }
 
-type JsonRecord = Record<string, unknown>;
-
 /**
  * Converts Gemini `contents` to the canonical model.
  *

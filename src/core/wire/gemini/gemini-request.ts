@@ -4,7 +4,6 @@
  * `cachedContent`, `toolConfig`, `safetySettings`, …) is kept as it came.
  */
 import type { Message } from '../../conversation/types.js';
-import { CompactError } from '../../errors.js';
 import type { RequestBody, RequestConversation } from '../../request/request-conversation.js';
 import type { ToolDefinition } from '../../tokens/tool-tokens.js';
 import { isRecord } from '../_internal/validate-helpers.js';

@@ -1,0 +1,80 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { recordingIO } from './cli-io.test-utils.js';
+import { main } from './main.js';
+
+/** Commands whose --help the CLI prints itself (the agent short forms pass --help to the agent). */
+const commands = [
+  'validate',
+  'count',
+  'compact',
+  'recall',
+  'simulate',
+  'run',
+  'proxy',
+  'wrap',
+  'mcp',
+  'chat',
+];
+
+async function run(args: string[]) {
+  const { output, io } = recordingIO(await mkdtemp(join(tmpdir(), 'agent-compact-usage-')));
+  const code = await main(args, io);
+  return { code, ...output };
+}
+
+describe('argument mistakes', () => {
+  it.each([
+    [['compact', 'x.json', '--bogus'], 'agent-compact compact: unknown option --bogus (see --help)'],
+    [
+      ['compact', 'x.json', '--mid', '-5'],
+      'agent-compact compact: --mid must be a positive whole number, got "-5"',
+    ],
+    [['count', 'x.json', '-q'], 'agent-compact count: unknown option -q (see --help)'],
+    [['count', 'x.json', '--json=yes'], 'agent-compact count: --json takes no value (see --help)'],
+    [['validate', 'x.json', '--format'], 'agent-compact validate: --format needs a value (see --help)'],
+    [['validate'], 'agent-compact validate: missing FILE (see --help)'],
+    [
+      ['simulate', 'x.jsonl', '--hard', '-5'],
+      'agent-compact simulate: --hard expects a whole number ≥ 0, got "-5"',
+    ],
+    [['simulate', '--bogus', 'x.jsonl'], 'agent-compact simulate: unknown option --bogus (see --help)'],
+    [['run', 'task', '--bogus'], 'agent-compact run: unknown option --bogus (see --help)'],
+    [
+      ['proxy', '--upstream', 'http://127.0.0.1:9', '--port', '-1'],
+      'agent-compact proxy: --port must be a whole number from 0 to 65535, got "-1"',
+    ],
+    [['recall', '--bogus'], 'agent-compact recall: unknown option --bogus (see --help)'],
+    [['mcp', '--bogus'], 'agent-compact mcp: unknown option --bogus (see --help)'],
+  ])('%j: one line of its own, the usage line, exit 2', async (args, line) => {
+    const { code, stdout, stderr } = await run(args);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    const { stdout: help } = await run([args[0]!, '--help']);
+    const usage = help.split('\n')[0]!;
+    expect(stderr).toBe(`${line}\n${usage}\n`);
+    expect(stderr).not.toMatch(/Unknown option|ambiguous|ERR_PARSE_ARGS/);
+  });
+});
+
+describe('--help', () => {
+  it.each(commands)('%s lists its exit codes', async (name) => {
+    const { code, stdout } = await run([name, '--help']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/\nExit codes: .*\d/);
+  });
+
+  it.each(['validate', 'count', 'compact'])('%s names every --format, gemini included', async (name) => {
+    const { stdout } = await run([name, '--help']);
+    const formatLine = stdout.split('\n').find((line) => line.trimStart().startsWith('--format'));
+    for (const format of ['anthropic', 'openai', 'responses', 'gemini']) expect(formatLine).toContain(format);
+  });
+
+  it('the command list says where the exit codes are', async () => {
+    const { code, stdout } = await run(['--help']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('Exit codes: 2 an unknown command or bad arguments');
+  });
+});
