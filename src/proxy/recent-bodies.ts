@@ -30,9 +30,9 @@ export class RecentBodies {
   /** `onRead` hears how each body of {@link MIN_BYTES} or more was read (the proxy's stats). */
   constructor(private readonly onRead?: (how: 'incremental' | 'whole') => void) {}
 
-  private readonly recent = new LRUCache<string, ParsedBody[]>({
+  private readonly recent = new LRUCache<string, Recent>({
     maxSize: BUDGET_BYTES,
-    sizeCalculation: (bodies) =>
+    sizeCalculation: ({ bodies }) =>
       Math.max(
         1,
         bodies.reduce((bytes, body) => bytes + body.raw.length, 0),
@@ -44,26 +44,39 @@ export class RecentBodies {
     if (raw.length < MIN_BYTES) return parseObject(raw);
     const field = conversationField(api);
     const key = `${api}:${credentialHash(headers)}:${hash('sha1', raw.subarray(0, PREFIX_BYTES), 'hex')}`;
-    const candidates = this.recent.get(key) ?? [];
-    for (const [index, candidate] of candidates.entries()) {
+    const recent = this.recent.get(key) ?? { bodies: [], notCompact: 0 };
+    for (const [index, candidate] of recent.bodies.entries()) {
       const parsed = parseAppended(candidate, raw, field);
       if (parsed === undefined) continue;
-      this.keep(key, candidates, parsed, index);
+      this.keep(key, recent, parsed, index);
       this.onRead?.('incremental');
       return parsed.body;
     }
     const body = parseObject(raw);
     if (body === undefined) return undefined;
     this.onRead?.('whole');
-    // A client whose bodies are not compact JSON would pay the check on every request for nothing.
-    const compact = candidates.length === 0 || candidates.some((candidate) => candidate.layout !== undefined);
-    this.keep(key, candidates, { raw, body, layout: compact ? layoutOf(raw, body, field) : undefined });
+    // A client whose bodies are not compact JSON would pay the check on every request for nothing:
+    // after a miss it is made again at the 1st, 2nd, 4th, 8th… body, so one odd body costs nothing.
+    const { notCompact } = recent;
+    const check = (notCompact & (notCompact - 1)) === 0;
+    const layout = check ? layoutOf(raw, body, field) : undefined;
+    this.keep(
+      key,
+      { ...recent, notCompact: layout === undefined ? notCompact + 1 : 0 },
+      { raw, body, layout },
+    );
     return body;
   }
 
   /** Puts `parsed` first among the key's bodies, in place of the one it was read from. */
-  private keep(key: string, candidates: ParsedBody[], parsed: ParsedBody, replaces?: number): void {
-    const others = candidates.filter((_, index) => index !== replaces);
-    this.recent.set(key, [parsed, ...others].slice(0, CANDIDATES));
+  private keep(key: string, recent: Recent, parsed: ParsedBody, replaces?: number): void {
+    const others = recent.bodies.filter((_, index) => index !== replaces);
+    this.recent.set(key, { bodies: [parsed, ...others].slice(0, CANDIDATES), notCompact: recent.notCompact });
   }
+}
+
+/** The recent bodies of one credential and prefix, and how many bodies in a row were not compact. */
+interface Recent {
+  bodies: ParsedBody[];
+  notCompact: number;
 }
