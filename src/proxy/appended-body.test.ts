@@ -295,7 +295,12 @@ describe('parseAppended with field names JSON.parse treats apart', () => {
     // The last field replaced by one named "1", which `Object.keys` lists first.
     const withOne = parseAppended(
       earlier,
-      textOf([['model', 'm'], ['messages', second], ['stream', true], ['1', 'x']]),
+      textOf([
+        ['model', 'm'],
+        ['messages', second],
+        ['stream', true],
+        ['1', 'x'],
+      ]),
       'messages',
     );
     expect(withOne?.layout).toBeDefined();
