@@ -64,6 +64,9 @@ export const PROXY_OPTIONS_HELP = `  --upstream URL             where requests g
   --max-body SIZE            refuse request bodies over SIZE bytes with a 413 in the provider's
                              error shape, without reading the rest (default 32MiB; takes bytes or
                              KB, MB, GB, KiB, MiB, GiB)
+  --max-memory SIZE          one budget for live sessions, kept bodies, in-memory archives and
+                             dashboard subscribers; past it the least recently used are evicted
+                             (default 512MiB; same units as --max-body)
   --tokenizer T              heuristic (default; provider usage anchors the count), o200k or cl100k
 `;
 
@@ -90,6 +93,7 @@ export const PROXY_ARG_OPTIONS = {
   tokenizer: { type: 'string' },
   'upstream-timeout': { type: 'string' },
   'max-body': { type: 'string' },
+  'max-memory': { type: 'string' },
 } as const;
 
 /** The parsed values of {@link PROXY_ARG_OPTIONS}. */
@@ -208,15 +212,17 @@ async function tracingOption(flag: boolean): Promise<Pick<ProxyOptions, 'tracing
 
 function thresholdOptions(
   values: ProxyArgValues,
-): Pick<ProxyOptions, 'thresholds' | 'contextWindow' | 'upstreamTimeoutMs' | 'maxBodyBytes'> {
+): Pick<ProxyOptions, 'thresholds' | 'contextWindow' | 'upstreamTimeoutMs' | 'maxBodyBytes' | 'maxMemoryBytes'> {
   const mid = positiveIntegerOption('mid', values.mid);
   const hard = positiveIntegerOption('hard', values.hard);
   const window = positiveIntegerOption('window', values.window);
   const upstreamTimeout = positiveIntegerOption('upstream-timeout', values['upstream-timeout']);
   const maxBody = values['max-body'];
+  const maxMemory = values['max-memory'];
   return {
     ...(upstreamTimeout === undefined ? {} : { upstreamTimeoutMs: upstreamTimeout * 1000 }),
-    ...(maxBody === undefined ? {} : { maxBodyBytes: maxBodyOption(maxBody) }),
+    ...(maxBody === undefined ? {} : { maxBodyBytes: byteSizeOption(maxBody, '--max-body') }),
+    ...(maxMemory === undefined ? {} : { maxMemoryBytes: byteSizeOption(maxMemory, '--max-memory') }),
     ...(mid !== undefined || hard !== undefined
       ? { thresholds: { ...(mid === undefined ? {} : { mid }), ...(hard === undefined ? {} : { hard }) } }
       : {}),
@@ -224,10 +230,10 @@ function thresholdOptions(
   };
 }
 
-/** `--max-body` in bytes: `33554432`, `32MiB`, `500KB`. */
-function maxBodyOption(value: string): number {
+/** `--max-body` or `--max-memory` in bytes: `33554432`, `32MiB`, `500KB`. */
+function byteSizeOption(value: string, flag: string): number {
   try {
-    return parseByteSize(value, '--max-body');
+    return parseByteSize(value, flag);
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error), 2);
   }
