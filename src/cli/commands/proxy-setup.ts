@@ -212,7 +212,10 @@ async function tracingOption(flag: boolean): Promise<Pick<ProxyOptions, 'tracing
 
 function thresholdOptions(
   values: ProxyArgValues,
-): Pick<ProxyOptions, 'thresholds' | 'contextWindow' | 'upstreamTimeoutMs' | 'maxBodyBytes' | 'maxMemoryBytes'> {
+): Pick<
+  ProxyOptions,
+  'thresholds' | 'contextWindow' | 'upstreamTimeoutMs' | 'maxBodyBytes' | 'maxMemoryBytes'
+> {
   const mid = positiveIntegerOption('mid', values.mid);
   const hard = positiveIntegerOption('hard', values.hard);
   const window = positiveIntegerOption('window', values.window);
