@@ -133,3 +133,35 @@ describe('createFileArchiveStore', () => {
     expect((await store.list('s1')).map((entry) => entry.id)).toEqual(['r1', 'r2']);
   });
 });
+
+describe('createFileArchiveStore keeps only a bounded cache in memory', () => {
+  it('reads items past its cache from their file, so what the file says is what it answers', async () => {
+    const directory = await tempDir();
+    // Room for about two items of 1 kB: the other 48 are not held in memory.
+    const store = createFileArchiveStore({ directory, sync: false, cacheBytes: 2_500 });
+    await store.put(Array.from({ length: 50 }, (_, index) => item(`r${index}`, 's1', 'x'.repeat(1_000))));
+    // Each line rewritten in place with a same-length text: a store that kept the items in memory
+    // would still answer the old text.
+    const file = join(directory, 's1.jsonl');
+    await writeFile(file, (await readFile(file, 'utf8')).replaceAll('x'.repeat(1_000), 'y'.repeat(1_000)));
+    const first = await store.get('s1', 'r0');
+    expect(first?.block).toMatchObject({ content: 'y'.repeat(1_000) });
+    expect((await store.list('s1')).map((entry) => entry.id)).toEqual(
+      Array.from({ length: 50 }, (_, index) => `r${index}`),
+    );
+    expect((await store.list('s1')).every((entry) => JSON.stringify(entry).includes('y'.repeat(1_000)))).toBe(
+      true,
+    );
+  });
+
+  it('finds an item again after another writer moved its line', async () => {
+    const directory = await tempDir();
+    const store = createFileArchiveStore({ directory, sync: false, cacheBytes: 1 });
+    await store.put([item('r1'), item('r2')]);
+    const file = join(directory, 's1.jsonl');
+    // Another process rewrote the file with a line in front.
+    await writeFile(file, `${JSON.stringify(item('r0'))}\n${await readFile(file, 'utf8')}`);
+    expect((await store.get('s1', 'r2'))?.id).toBe('r2');
+    expect((await store.list('s1')).map((entry) => entry.id)).toEqual(['r0', 'r1', 'r2']);
+  });
+});

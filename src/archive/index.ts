@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { mkdir, open, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { LRUCache } from 'lru-cache';
 import { type ArchiveItem, type ArchiveStore, groupItemsBySession } from '../core/archive/archive-store.js';
 import { CompactError } from '../core/errors.js';
 
@@ -17,7 +18,17 @@ export interface FileArchiveStoreOptions {
    * @default true
    */
   sync?: boolean;
+  /**
+   * Bytes of items kept in memory, least recently read dropped first; every other item is read
+   * from its file when asked for, so memory does not grow with the archive.
+   * @default 8388608 (8 MiB)
+   */
+  cacheBytes?: number;
 }
+
+/** Items (by their JSON bytes) a file store keeps in memory unless told otherwise. */
+const DEFAULT_CACHE_BYTES = 8 * 1024 * 1024;
+const NEWLINE = 0x0a;
 
 /** What the store found when it read a session file. */
 export interface ArchiveFileReport {
@@ -37,8 +48,15 @@ const recoveryMarker = JSON.stringify({
   recovery: 'the line above was cut short by a crash and is not an item',
 });
 
+/** Where an item's line lies in its session's file. */
+interface LineSpan {
+  offset: number;
+  length: number;
+}
+
 interface SessionState {
-  items: Map<string, ArchiveItem>;
+  /** Each item's line, in the order of the file (a repeated id keeps its first place, its last line). */
+  items: Map<string, LineSpan>;
   /** The file ends in a partial line: the next append starts with a newline instead of rewriting it. */
   needsNewline: boolean;
   truncatedTail: boolean;
@@ -56,8 +74,11 @@ interface SessionState {
 export function createFileArchiveStore({
   directory,
   sync = true,
+  cacheBytes = DEFAULT_CACHE_BYTES,
 }: FileArchiveStoreOptions): FileArchiveStore {
   const sessions = new Map<string, Promise<SessionState>>();
+  const cache = new LRUCache<string, ArchiveItem>({ maxSize: Math.max(1, cacheBytes) });
+  const cacheKey = (sessionId: string, id: string) => `${sessionId}\n${id}`;
   const queues = new Map<string, Promise<unknown>>();
   let directoryReady: Promise<unknown> | undefined;
 
@@ -92,9 +113,11 @@ export function createFileArchiveStore({
       directoryReady = undefined;
       throw archiveError(`cannot create the archive folder ${directory}`, error);
     });
-    const lines = items.map((item) => JSON.stringify(item)).join('\n');
-    const text = `${state.needsNewline ? `\n${recoveryMarker}\n` : ''}${lines}\n`;
+    const lines = items.map((item) => JSON.stringify(item));
+    const prefix = state.needsNewline ? `\n${recoveryMarker}\n` : '';
+    const text = `${prefix}${lines.join('\n')}\n`;
     let handle: Awaited<ReturnType<typeof open>> | undefined;
+    let end: number;
     try {
       handle = await open(
         fileOf(sessionId),
@@ -103,6 +126,7 @@ export function createFileArchiveStore({
       );
       await handle.writeFile(text, 'utf8');
       if (sync) await handle.sync();
+      end = (await handle.stat()).size;
     } catch (error) {
       // Part of the text may be on disk: start the next append on a fresh line so no item is glued to it.
       state.needsNewline = true;
@@ -111,7 +135,70 @@ export function createFileArchiveStore({
       await handle?.close().catch(() => {});
     }
     state.needsNewline = false;
-    for (const item of items) state.items.set(item.id, structuredClone(item));
+    let offset = end - Buffer.byteLength(text) + Buffer.byteLength(prefix);
+    for (const [index, item] of items.entries()) {
+      const length = Buffer.byteLength(lines[index] as string);
+      state.items.set(item.id, { offset, length });
+      cache.set(cacheKey(sessionId, item.id), structuredClone(item), { size: Math.max(1, length) });
+      offset += length + 1;
+    }
+  }
+
+  /** The item at `span` of the session's file, or undefined when the file no longer has it there. */
+  async function readLine(sessionId: string, id: string, span: LineSpan): Promise<ArchiveItem | undefined> {
+    const bytes = Buffer.alloc(span.length);
+    let handle: Awaited<ReturnType<typeof open>> | undefined;
+    try {
+      handle = await open(fileOf(sessionId), constants.O_RDONLY);
+      await handle.read(bytes, 0, span.length, span.offset);
+    } catch (error) {
+      throw archiveError(`cannot read the archive ${fileOf(sessionId)}`, error);
+    } finally {
+      await handle?.close().catch(() => {});
+    }
+    return itemAt(bytes, { offset: 0, length: span.length }, sessionId, id);
+  }
+
+  /** Every item of a session, read from its file at once; nothing of it stays in memory. */
+  async function listItems(sessionId: string, again = true): Promise<ArchiveItem[]> {
+    const state = await load(sessionId);
+    if (state.items.size === 0) return [];
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(fileOf(sessionId));
+    } catch (error) {
+      throw archiveError(`cannot read the archive ${fileOf(sessionId)}`, error);
+    }
+    const items: ArchiveItem[] = [];
+    for (const [id, span] of state.items) {
+      const item = itemAt(bytes, span, sessionId, id);
+      if (item !== undefined) {
+        items.push(item);
+        continue;
+      }
+      if (!again) continue;
+      // Another writer changed the file: read it again for where the items are now.
+      sessions.delete(sessionId);
+      return listItems(sessionId, false);
+    }
+    return items;
+  }
+
+  /** One item, from the cache or from its line; the file read again once if its line moved. */
+  async function getItem(sessionId: string, id: string, again = true): Promise<ArchiveItem | undefined> {
+    const span = (await load(sessionId)).items.get(id);
+    if (span === undefined) return undefined;
+    const cached = cache.get(cacheKey(sessionId, id));
+    if (cached) return cached;
+    const item = await readLine(sessionId, id, span);
+    if (item === undefined) {
+      if (!again) return undefined;
+      // Another writer changed the file: read it again for where the item is now.
+      sessions.delete(sessionId);
+      return getItem(sessionId, id, false);
+    }
+    cache.set(cacheKey(sessionId, id), item, { size: Math.max(1, span.length) });
+    return item;
   }
 
   return {
@@ -123,12 +210,10 @@ export function createFileArchiveStore({
       );
     },
     async get(sessionId, id) {
-      const item = (await load(sessionId)).items.get(id);
+      const item = await getItem(sessionId, id);
       return item ? structuredClone(item) : undefined;
     },
-    async list(sessionId) {
-      return [...(await load(sessionId)).items.values()].map((item) => structuredClone(item));
-    },
+    list: (sessionId) => listItems(sessionId),
     async sessions() {
       const files = await readdir(directory).catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'ENOENT') return [] as string[];
@@ -143,37 +228,43 @@ export function createFileArchiveStore({
   };
 }
 
+/** A session's file read: where each item lies. */
 async function readSession(file: string, sessionId: string): Promise<SessionState> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
       return { items: new Map(), needsNewline: false, truncatedTail: false };
     }
     throw archiveError(`cannot read the archive ${file}`, error);
   }
-  const items = new Map<string, ArchiveItem>();
-  const lines = text.split('\n');
-  const complete = text.endsWith('\n') || text === '';
-  // The last element is '' after a final newline, or a partial line left by a crash.
-  const partial = lines.pop() ?? '';
+  const items = new Map<string, LineSpan>();
+  const complete = bytes.length === 0 || bytes[bytes.length - 1] === NEWLINE;
+  const spans = lineSpans(bytes);
+  // The last span is a partial line left by a crash when the file does not end in a newline.
+  const partial = complete ? undefined : spans.pop();
   let truncatedTail = false;
-  if (!complete && partial.trim() !== '') {
+  const take = (item: ArchiveItem, span: LineSpan) => {
+    if (item.sessionId !== sessionId || typeof item.id !== 'string') return;
+    items.set(item.id, span);
+  };
+  if (partial && bytes.toString('utf8', partial.offset, partial.offset + partial.length).trim() !== '') {
     try {
-      const item = JSON.parse(partial) as ArchiveItem;
-      if (item.sessionId === sessionId) items.set(item.id, item);
+      take(JSON.parse(lineText(bytes, partial)) as ArchiveItem, partial);
     } catch {
       truncatedTail = true;
     }
   }
-  lines.forEach((line, index) => {
+  spans.forEach((span, index) => {
+    const line = lineText(bytes, span);
     if (line.trim() === '') return;
     let item: ArchiveItem;
     try {
       item = JSON.parse(line) as ArchiveItem;
     } catch (error) {
-      if (lines[index + 1] === recoveryMarker) return;
+      const next = spans[index + 1];
+      if (next && lineText(bytes, next) === recoveryMarker) return;
       // A damaged line in the middle is not a crash artefact: refuse rather than lose it silently.
       throw new CompactError(`line ${index + 1} is not valid JSON; the archive is damaged`, {
         code: 'ARCHIVE_FAILED',
@@ -181,9 +272,36 @@ async function readSession(file: string, sessionId: string): Promise<SessionStat
         cause: error,
       });
     }
-    if (item.sessionId === sessionId && typeof item.id === 'string') items.set(item.id, item);
+    take(item, span);
   });
   return { items, needsNewline: !complete, truncatedTail };
+}
+
+/** The item of `id` at `span` of `bytes`, or undefined when another line is there now. */
+function itemAt(bytes: Buffer, span: LineSpan, sessionId: string, id: string): ArchiveItem | undefined {
+  try {
+    const item = JSON.parse(lineText(bytes, span)) as ArchiveItem;
+    return item.id === id && item.sessionId === sessionId ? item : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Each line of `bytes` (without its newline), in order; a last one without a newline included. */
+function lineSpans(bytes: Buffer): LineSpan[] {
+  const spans: LineSpan[] = [];
+  let start = 0;
+  while (start < bytes.length) {
+    const end = bytes.indexOf(NEWLINE, start);
+    const stop = end < 0 ? bytes.length : end;
+    spans.push({ offset: start, length: stop - start });
+    start = stop + 1;
+  }
+  return spans;
+}
+
+function lineText(bytes: Buffer, span: LineSpan): string {
+  return bytes.toString('utf8', span.offset, span.offset + span.length);
 }
 
 function safeSessionId(sessionId: string): string {

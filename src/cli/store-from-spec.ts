@@ -24,9 +24,15 @@ export async function openStoreFromSpec(
   spec: string | undefined,
   {
     forProxy,
+    env = {},
+    ttlSeconds,
   }: {
     /** Also open the proxy's conversation store; Redis failures go to `warn` instead of failing the request. */
     forProxy?: { warn: (line: string) => void };
+    /** Where {@link REDIS_PASSWORD_ENV} is read from. */
+    env?: Record<string, string | undefined>;
+    /** Every key of a session expires this long after its last write (`--store-ttl`); none when undefined. */
+    ttlSeconds?: number;
   } = {},
 ): Promise<OpenedStore> {
   if (spec === undefined) return { description: 'local files', close: async () => {} };
@@ -40,11 +46,14 @@ export async function openStoreFromSpec(
     throw new CliError('--store redis://… needs the redis package: npm install redis', 2);
   }
   const description = redis.redactUrl(spec);
-  const archive = redis.createRedisArchiveStore({ url: spec });
-  const stateStore = redis.createRedisSessionStateStore({ url: spec });
+  const url = withPassword(spec, env[REDIS_PASSWORD_ENV]);
+  const ttl = ttlSeconds === undefined ? {} : { ttlSeconds };
+  const archive = redis.createRedisArchiveStore({ url, ...ttl });
+  const stateStore = redis.createRedisSessionStateStore({ url, ...ttl });
   const proxyStore = forProxy
     ? redis.createRedisProxySessionStore({
-        url: spec,
+        url,
+        ...ttl,
         // The message is password-free (see redactUrl); the request goes on uncompacted.
         onError: (error, operation) =>
           forProxy.warn(
@@ -61,4 +70,25 @@ export async function openStoreFromSpec(
       await Promise.all([archive.close(), stateStore.close(), proxyStore?.close()]);
     },
   };
+}
+
+/**
+ * The environment variable with the Redis password, so it need not be in the `--store` URL, which
+ * any user of the machine sees in `ps`. A password in the URL wins.
+ */
+export const REDIS_PASSWORD_ENV = 'AGENT_COMPACT_REDIS_PASSWORD';
+
+/** `spec` with `password` put in, unless it has one or `password` is unset. */
+function withPassword(spec: string, password: string | undefined): string {
+  if (password === undefined || password === '') return spec;
+  let url: URL;
+  try {
+    url = new URL(spec);
+  } catch {
+    // The store reports the malformed URL, password-free.
+    return spec;
+  }
+  if (url.password !== '') return spec;
+  url.password = encodeURIComponent(password);
+  return url.toString();
 }

@@ -258,3 +258,88 @@ describe('parseAppended', () => {
     );
   });
 });
+
+/** Field names that `Object.keys` reorders (integers), that JSON repeats, or that assignment treats apart. */
+const fieldName = fc.constantFrom('1', '0', '42', '__proto__', 'model', 'messages', 'stream', 'x');
+
+/** A body's bytes from its fields in order, names repeated as given: compact JSON, as SDKs write it. */
+function textOf(fields: readonly (readonly [string, unknown])[]): Buffer {
+  return Buffer.from(
+    `{${fields.map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value)}`).join(',')}}`,
+  );
+}
+
+/** One body read as the proxy reads a session's bodies in turn: from the last one when it can. */
+function readAfter(previous: ParsedBody, raw: Buffer): ParsedBody {
+  const parsed = parseAppended(previous, raw, 'messages');
+  if (parsed === undefined) return whole(raw);
+  const expected = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+  // Stringified, so the order of the fields counts and an inherited `__proto__` shows as missing.
+  expect(JSON.stringify(parsed.body)).toBe(JSON.stringify(expected));
+  expect(Object.getPrototypeOf(parsed.body)).toBe(Object.prototype);
+  // The layout is the bytes' own: the compact serialization in its field order is exactly them.
+  if (parsed.layout) expect(parsed.layout).toEqual(layoutOf(raw, expected, 'messages', parsed.layout.keys));
+  return parsed;
+}
+
+describe('parseAppended with field names JSON.parse treats apart', () => {
+  it('drops a trailing field named "1" when the client no longer sends it', () => {
+    const first = [{ role: 'user', content: 'a' }];
+    const second = [...first, { role: 'assistant', content: 'b' }];
+    const third = [...second, { role: 'user', content: 'c' }];
+    const tail = [
+      ['stream', true],
+      ['max_tokens', 9],
+    ] as const;
+    const earlier = whole(textOf([['model', 'm'], ['messages', first], ...tail]));
+    // The last field replaced by one named "1", which `Object.keys` lists first.
+    const withOne = parseAppended(
+      earlier,
+      textOf([
+        ['model', 'm'],
+        ['messages', second],
+        ['stream', true],
+        ['1', 'x'],
+      ]),
+      'messages',
+    );
+    expect(withOne?.layout).toBeDefined();
+    const raw = textOf([['model', 'm'], ['messages', third], ...tail]);
+    const parsed = parseAppended(withOne as ParsedBody, raw, 'messages');
+    expect(parsed?.body).not.toHaveProperty('1');
+    expect(parsed?.body).toEqual(JSON.parse(raw.toString()));
+  });
+
+  it('is the body JSON.parse reads for integer, repeated and "__proto__" names in every position', () => {
+    const field = fc.tuple(
+      fieldName,
+      fc.oneof(fc.integer(), fc.string({ maxLength: 3 }), fc.constant({ a: 1 })),
+    );
+    const turn = fc.record({
+      added: fc.array(message, { maxLength: 2 }),
+      // The fields after the conversation this turn: the first `keepAfter` kept, then new ones.
+      after: fc.array(field, { maxLength: 2 }),
+      keepAfter: fc.nat({ max: 3 }),
+      // An item whose own fields are such names too.
+      item: fc.option(fc.array(field, { maxLength: 3 }), { nil: undefined }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(field, { maxLength: 2 }),
+        fc.array(turn, { minLength: 2, maxLength: 8 }),
+        (before, turns) => {
+          let messages: unknown[] = [];
+          let after: (readonly [string, unknown])[] = [['stream', true]];
+          let previous = whole(textOf([...before, ['messages', messages], ...after]));
+          for (const step of turns) {
+            const item = step.item && JSON.parse(textOf([['role', 'user'], ...step.item]).toString());
+            messages = [...messages, ...step.added, ...(item ? [item] : [])];
+            after = [...after.slice(0, step.keepAfter), ...step.after];
+            previous = readAfter(previous, textOf([...before, ['messages', messages], ...after]));
+          }
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+});

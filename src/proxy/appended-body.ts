@@ -32,6 +32,11 @@ export interface ItemLayout {
   open: number;
   ends: number[];
   tail: number[];
+  /**
+   * The body's field names in the order of its bytes. `Object.keys` puts integer names first, so it
+   * is not that order once a field named `"1"` came after the conversation.
+   */
+  keys: string[];
 }
 
 const COMMA = 0x2c;
@@ -49,9 +54,29 @@ export function parseObject(raw: Buffer): Record<string, unknown> | undefined {
 
 /**
  * Where the items of `body[field]` and the fields after it lie in `raw`, when `raw` is exactly the
- * compact serialization of `body` (one `JSON.stringify` of it, paid once per body parsed whole).
+ * compact serialization of `body` (one `JSON.stringify` of it, paid once per body parsed whole) with
+ * its fields in the order `keys`.
  */
-export function layoutOf(raw: Buffer, body: Record<string, unknown>, field: string): ItemLayout | undefined {
+export function layoutOf(
+  raw: Buffer,
+  body: Record<string, unknown>,
+  field: string,
+  keys: string[] = Object.keys(body),
+): ItemLayout | undefined {
+  try {
+    return compactLayout(raw, body, field, keys);
+  } catch {
+    // `JSON.stringify` runs out of stack on a value nested thousands deep: such a body is read whole.
+    return undefined;
+  }
+}
+
+function compactLayout(
+  raw: Buffer,
+  body: Record<string, unknown>,
+  field: string,
+  keys: string[],
+): ItemLayout | undefined {
   const pieces: string[] = ['{'];
   let bytes = 1;
   let layout: ItemLayout | undefined;
@@ -59,13 +84,13 @@ export function layoutOf(raw: Buffer, body: Record<string, unknown>, field: stri
     pieces.push(text);
     bytes += Buffer.byteLength(text);
   };
-  for (const [index, key] of Object.keys(body).entries()) {
+  for (const [index, key] of keys.entries()) {
     // Assigning `__proto__` would not make an own property again: never rebuilt.
     if (key === '__proto__') return undefined;
     add(`${index === 0 ? '' : ','}${JSON.stringify(key)}:`);
     const value = body[key];
     if (key === field && Array.isArray(value)) {
-      layout = { open: bytes + 1, ends: [], tail: [] };
+      layout = { open: bytes + 1, ends: [], tail: [], keys };
       add('[');
       for (const [position, item] of value.entries()) {
         add(`${position === 0 ? '' : ','}${JSON.stringify(item)}`);
@@ -97,6 +122,15 @@ interface TailSplit {
  * items added or replaced at the end of `field` (then it is parsed whole).
  */
 export function parseAppended(previous: ParsedBody, raw: Buffer, field: string): ParsedBody | undefined {
+  try {
+    return readAppended(previous, raw, field);
+  } catch {
+    // Out of stack in `JSON.stringify` (new items nested thousands deep): parsed whole instead.
+    return undefined;
+  }
+}
+
+function readAppended(previous: ParsedBody, raw: Buffer, field: string): ParsedBody | undefined {
   const { layout, body: earlier } = previous;
   const items = earlier[field];
   if (layout === undefined || !Array.isArray(items)) return undefined;
@@ -109,8 +143,7 @@ export function parseAppended(previous: ParsedBody, raw: Buffer, field: string):
   const read = readItems(raw.subarray(start, split.itemsEnd), kept > 0);
   const changed = split.rest.length === 0 ? {} : readFields(split.rest);
   if (read === undefined || changed === undefined) return undefined;
-  const keys = Object.keys(earlier);
-  const unchangedKeys = keys.slice(0, keys.indexOf(field) + 1 + split.unchanged);
+  const unchangedKeys = layout.keys.slice(0, layout.keys.indexOf(field) + 1 + split.unchanged);
   const body: Record<string, unknown> = {};
   for (const key of unchangedKeys)
     body[key] = key === field ? [...items.slice(0, kept), ...read.added] : earlier[key];
@@ -118,10 +151,14 @@ export function parseAppended(previous: ParsedBody, raw: Buffer, field: string):
   Object.assign(body, changed);
   const itemsLayout = extendedLayout(layout, kept, read.start + start, read.text, read.added);
   const repeated = Object.keys(changed).some((key) => unchangedKeys.includes(key));
+  const keys = [...unchangedKeys, ...Object.keys(changed)];
   return {
     raw,
     body,
-    layout: itemsLayout && !repeated ? withTail(itemsLayout, layout, split, close, changed) : undefined,
+    layout:
+      itemsLayout && !repeated
+        ? withTail({ ...itemsLayout, keys }, layout, split, close, changed)
+        : undefined,
   };
 }
 
@@ -224,7 +261,7 @@ function extendedLayout(
     offset += Buffer.byteLength(item) + (index === 0 ? 0 : 1);
     ends.push(offset);
   }
-  return { open: layout.open, ends, tail: [] };
+  return { open: layout.open, ends, tail: [], keys: layout.keys };
 }
 
 /** The field offsets after the conversation, when the changed fields are compact too. */

@@ -329,11 +329,9 @@ async function compactOnce(
   const client = conversationOf(api, body) ?? [];
   const original: Outgoing = { body, sent: client };
   const inputBody = conversation === client ? body : withConversation(api, body, conversation);
-  const summarizer = session.summarizerFor(
-    { api, url: exchange.target, headers: exchange.headers, body },
-    // No summary is paid for whose compaction would be rejected for a problem the client's request holds.
-    { clientProblem: () => firstProblem(api, body, client, exchange.headers) },
-  );
+  // The check of the result is relative to what the client sent (`firstProblem`), so a problem the
+  // client's request holds never throws a summary away: no guard is needed here.
+  const summarizer = session.summarizerFor({ api, url: exchange.target, headers: exchange.headers, body });
   let compaction: RequestCompaction;
   try {
     compaction = await session.compactor.compactRequest(inputBody, {

@@ -8,6 +8,7 @@ import { type HostPolicy, hostPolicy } from './access.js';
 import type { ExchangeDependencies } from './conversation-exchange.js';
 import { dashboardRoutes } from './dashboard/dashboard-routes.js';
 import { ProxyMonitor } from './dashboard/monitor.js';
+import { DEFAULT_MAX_MEMORY_BYTES, MemoryBudget } from './memory-budget.js';
 import { createOverheadWarning } from './overhead-warning.js';
 import type { OwnRouteHandler } from './own-routes.js';
 import type { ProxyOptions } from './proxy-options.js';
@@ -24,8 +25,6 @@ import { createUpstreamClient, type UpstreamClient } from './upstream/upstream-c
 
 /** How long one exchange may take before the proxy gives up on the upstream (`--upstream-timeout`). */
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 600_000;
-/** Live compactors kept in memory, matching the default session store. */
-const MAX_LIVE_SESSIONS = 1000;
 
 /** What every request of one proxy shares. */
 export interface ProxyContext {
@@ -36,6 +35,8 @@ export interface ProxyContext {
   compactors: SessionCompactors;
   /** The parse of request bodies, reusing the recent bodies they repeat. */
   bodies: RecentBodies;
+  /** The one byte budget of compactors, kept bodies, in-memory archives and subscribers (`--max-memory`). */
+  budget: MemoryBudget;
   queue: ReturnType<typeof createSessionQueue>;
   stats: StatsCollector;
   recall: boolean;
@@ -64,7 +65,7 @@ export function createProxyContext({
   geminiUpstream,
   thresholds,
   contextWindow,
-  store = createMemoryProxySessionStore(),
+  store: givenStore,
   recall = false,
   notify = false,
   dashboard = true,
@@ -76,15 +77,14 @@ export function createProxyContext({
   onRequest,
   upstreamTimeoutMs = DEFAULT_UPSTREAM_TIMEOUT_MS,
   maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
+  maxMemoryBytes = DEFAULT_MAX_MEMORY_BYTES,
   ...options
 }: ProxyOptions): ProxyContext {
   const upstreams = resolveUpstreams(upstream, anthropicUpstream, openaiUpstream, geminiUpstream);
-  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes <= 0) {
-    throw new CompactError(`maxBodyBytes must be a positive whole number of bytes, got ${maxBodyBytes}`, {
-      code: 'INVALID_OPTIONS',
-      path: 'maxBodyBytes',
-    });
-  }
+  assertBytes(maxBodyBytes, 'maxBodyBytes');
+  assertBytes(maxMemoryBytes, 'maxMemoryBytes');
+  const budget = new MemoryBudget(maxMemoryBytes);
+  const store = givenStore ?? createMemoryProxySessionStore();
   const monitor = dashboard ? new ProxyMonitor() : undefined;
   const client = createUpstreamClient({ timeoutMs: upstreamTimeoutMs });
   const stats = new StatsCollector();
@@ -96,18 +96,24 @@ export function createProxyContext({
     upstreams,
     client,
     store,
-    bodies: new RecentBodies((how) => stats.addBodyRead(how)),
-    compactors: createCompactors({ ...options, ...settings, recall }, client, [
-      ...(monitor ? [monitor] : []),
-      ...(tracing ? [tracing] : []),
-    ]),
+    bodies: new RecentBodies((how) => stats.addBodyRead(how), budget),
+    budget,
+    compactors: createCompactors(
+      { ...options, ...settings, recall },
+      { client, budget },
+      [...(monitor ? [monitor] : []), ...(tracing ? [tracing] : [])],
+      // The default store's state goes with an evicted compactor; a store of the caller's keeps it.
+      givenStore ? undefined : (key) => void store.delete(key),
+    ),
     queue: createSessionQueue(),
     stats,
     recall,
     notify,
     token,
     hosts: hostPolicy(host, allowHosts),
-    ownRoutes: monitor ? [dashboardRoutes(monitor, async () => stats.snapshot(await store.size()))] : [],
+    ownRoutes: monitor
+      ? [dashboardRoutes(monitor, async () => stats.snapshot(await store.size()), budget)]
+      : [],
     monitor,
     tracing,
     upstreamTimeoutMs,
@@ -134,8 +140,9 @@ function createCompactors(
     recall = false,
     background = false,
   }: ProxyOptions,
-  client: UpstreamClient,
+  { client, budget }: { client: UpstreamClient; budget: MemoryBudget },
   watchers: { event(id: string, event: CompactionEvent): void }[],
+  onEvict: ((sessionKey: string) => void) | undefined,
 ): SessionCompactors {
   return new SessionCompactors({
     ...(thresholds ? { thresholds } : {}),
@@ -147,7 +154,8 @@ function createCompactors(
     ...(stateStore ? { stateStore } : {}),
     recall,
     background,
-    maxSessions: MAX_LIVE_SESSIONS,
+    budget,
+    ...(onEvict ? { onEvict } : {}),
     ...(watchers.length > 0
       ? {
           onEvent: (key: string, event: CompactionEvent) => {
@@ -172,6 +180,15 @@ export function observeWith(
       // Tracing is best effort.
     }
   };
+}
+
+function assertBytes(value: number, path: string): void {
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new CompactError(`${path} must be a positive whole number of bytes, got ${value}`, {
+      code: 'INVALID_OPTIONS',
+      path,
+    });
+  }
 }
 
 function resolveUpstreams(

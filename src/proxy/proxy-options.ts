@@ -98,6 +98,15 @@ export interface ProxyOptions {
    * @default 33554432 (32 MiB)
    */
   maxBodyBytes?: number;
+  /**
+   * The one byte budget (`--max-memory`) of what the proxy holds per session and per client: live
+   * compactors with their session state and in-memory archives, kept request bodies, and dashboard
+   * subscribers' unsent events. Past it the least recently used are evicted: a compactor is rebuilt
+   * from the session's next request; an in-memory archive loses its items (`archive` keeps them);
+   * a subscriber is disconnected.
+   * @default 536870912 (512 MiB)
+   */
+  maxMemoryBytes?: number;
 }
 
 /** A running proxy. */

@@ -1,6 +1,19 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { useProxyHarness } from './proxy-harness.test-utils.js';
+import { startProxy } from './proxy-server.js';
 import { RecentBodies } from './recent-bodies.js';
+
+const answer = {
+  id: 'msg_1',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-test',
+  content: [{ type: 'text', text: 'ok' }],
+  stop_reason: 'end_turn',
+  usage: { input_tokens: 10, output_tokens: 1 },
+};
 
 /** A system prompt the size of an agent's, so bodies are past the size worth reusing. */
 const system = [{ type: 'text', text: 'You are a coding agent. '.repeat(1_000) }];
@@ -96,5 +109,61 @@ describe('the proxy, with bodies read from their new bytes', () => {
     const sizes = whole.bodies.map((body) => JSON.stringify(body).length);
     // Compaction ran: some request went out smaller than the one before it.
     expect(sizes.some((size, index) => index > 0 && size < (sizes[index - 1] as number))).toBe(true);
+  });
+});
+
+describe('the proxy, with bodies the incremental read cannot lay out', () => {
+  const headers = { 'content-type': 'application/json', ...alice, 'anthropic-version': '2023-06-01' };
+
+  it('forwards a body of 16 KiB or more nested 7,000 levels deep instead of failing it', async () => {
+    // A bare upstream: the scripted server itself cannot walk such a body.
+    const received: number[] = [];
+    const upstream = createServer((incoming, response) => {
+      const chunks: Buffer[] = [];
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      incoming.on('end', () => {
+        received.push(Buffer.concat(chunks).length);
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      });
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const proxy = await startProxy({
+      upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      summarizer: 'extractive',
+    });
+    try {
+      const deep = `${'['.repeat(7_000)}${']'.repeat(7_000)}`;
+      const messages = [{ role: 'user', content: 'Read the file.' }];
+      const first = JSON.stringify(bodyOf(messages)).replace(/\}$/, `,"metadata":{"deep":${deep}}}`);
+      expect(first.length).toBeGreaterThan(16 * 1024);
+      // Then a deep message added: read from the earlier body's bytes, or whole.
+      const second = first.replace(
+        /\}\],"metadata"/,
+        `},{"role":"assistant","content":[{"type":"text","text":"x","deep":${deep}}]}],"metadata"`,
+      );
+      for (const body of [first, second]) {
+        const answered = await fetch(`${proxy.url}/v1/messages`, { method: 'POST', headers, body });
+        expect(answered.status).toBe(200);
+        await answered.text();
+      }
+      expect(received).toHaveLength(2);
+    } finally {
+      await proxy.close();
+      await new Promise((resolve) => upstream.close(resolve));
+    }
+  });
+
+  it('reads bodies from their new bytes again after one body that was not compact JSON', () => {
+    const reads: string[] = [];
+    const bodies = new RecentBodies((how) => reads.push(how));
+    const messages: unknown[] = [{ role: 'user', content: 'Read the file.' }];
+    const send = (serialized: string) => bodies.parse('anthropic', Buffer.from(serialized), alice);
+    // The first body with a field written with a space (not as JSON.stringify writes it): no layout.
+    send(JSON.stringify(bodyOf(messages)).replace(/\}$/, ', "stream": false}'));
+    for (let turn = 0; turn < 3; turn += 1) {
+      messages.push({ role: 'user', content: `turn ${turn}` });
+      send(JSON.stringify(bodyOf(messages)));
+    }
+    expect(reads).toEqual(['whole', 'whole', 'incremental', 'incremental']);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { MemoryBudget } from './memory-budget.js';
 import { useProxyHarness } from './proxy-harness.test-utils.js';
 import { reuseLeadingMessages, reuseUnchanged, sameJsonText } from './request-reuse.js';
 import { SessionCompactors } from './session-compactors.js';
@@ -101,13 +102,14 @@ describe('reuseUnchanged', () => {
 });
 
 describe('SessionCompactors.reuseParsed', () => {
+  const MiB = 1024 * 1024;
   const compactors = () =>
     new SessionCompactors({
       summarizer: 'extractive',
       client: createUpstreamClient({ timeoutMs: 1_000 }),
       recall: false,
       background: false,
-      maxSessions: 2,
+      budget: new MemoryBudget(100 * MiB),
     });
   const turn = (count: number) =>
     Array.from({ length: count }, (_, index) => ({
@@ -115,7 +117,6 @@ describe('SessionCompactors.reuseParsed', () => {
       content: `m${index}`,
     }));
   const copy = (messages: unknown[]) => ({ messages: JSON.parse(JSON.stringify(messages)) as unknown[] });
-  const MiB = 1024 * 1024;
 
   it("gives a request its session's last objects, and nothing of another session's", () => {
     const sessions = compactors();

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { SummaryModel, SummaryRequest } from '../core/summary/summary-model.js';
+import { DEFAULT_MAX_MEMORY_BYTES, MemoryBudget } from './memory-budget.js';
 import { SessionCompactors } from './session-compactors.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 
@@ -27,10 +28,11 @@ function compactorsWithModel() {
     client: {} as UpstreamClient,
     recall: false,
     background: false,
-    maxSessions: 10,
+    budget: new MemoryBudget(DEFAULT_MAX_MEMORY_BYTES),
   });
   const summaryOf = async (key: string, guard?: { clientProblem: () => string | undefined }) => {
-    const summarizer = compactors.get(key, false).summarizerFor({ ...context }, guard);
+    compactors.verify(key);
+    const summarizer = compactors.get(key, undefined).summarizerFor({ ...context }, guard);
     return (await summarizer!.summarize(request)).text;
   };
   return { compactors, summarize, summaryOf };

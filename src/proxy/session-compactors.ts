@@ -1,7 +1,8 @@
 /**
  * The live compactor of each session (token counts and archive ids it keeps in memory), created on
  * first use and dropped when the client's history restarts. Its serializable part lives in the
- * {@link ProxySessionStore}; a compactor lost here is rebuilt from the next request.
+ * {@link ProxySessionStore}; a compactor lost here is rebuilt from the next request. Compactors and
+ * kept bodies are charged to the proxy's {@link MemoryBudget}, which evicts the least recently used.
  */
 import { LRUCache } from 'lru-cache';
 import type { ArchiveStore } from '../core/archive/archive-store.js';
@@ -11,6 +12,8 @@ import { createExtractiveSummaryModel } from '../core/summary/extractive-summary
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
 import type { WireFormat } from '../core/wire/wire-format.js';
+import { type BudgetedArchive, createBudgetedArchive } from './budgeted-archive.js';
+import { HEAP_BYTES_PER_JSON_BYTE, type MemoryBudget } from './memory-budget.js';
 import { fallbackReasonOf } from './proxy-stats.js';
 import { createRequestCompactor, type RequestCompactor } from './request-compactor.js';
 import { conversationField } from './request-conversation.js';
@@ -55,7 +58,13 @@ export interface SessionCompactorSettings {
   recall: boolean;
   /** Hard summaries in the background (`hard: { background: true }`). */
   background: boolean;
-  maxSessions: number;
+  /** What compactors, their in-memory archives and kept bodies are charged to. */
+  budget: MemoryBudget;
+  /**
+   * Told when the budget evicted a session's compactor, so its other state (the default session
+   * store's entry) goes too.
+   */
+  onEvict?: (sessionKey: string) => void;
   /** Receives each session's compactor events (the dashboard's timeline). */
   onEvent?: (sessionKey: string, event: CompactionEvent) => void;
 }
@@ -66,15 +75,6 @@ export interface SessionCompactorSettings {
  * Bounded like the live compactors; an owner forgotten is trusted again after its next 2xx.
  */
 const MAX_VERIFIED_OWNERS = 10_000;
-
-/**
- * Request bytes whose parsed bodies are kept for {@link reuseUnchanged}, all sessions together. Below
- * the thresholds the compactor holds those objects anyway; once a session is compacted it holds the
- * compacted history, and the client's whole history (what every request resends) is kept only
- * here: 64 MiB of JSON is about a hundred Claude Code sessions at 150k tokens, a few hundred MB of
- * heap at most. Past it the least recently used sessions are parsed and hashed afresh, as before.
- */
-const REUSE_BUDGET_BYTES = 64 * 1024 * 1024;
 
 /**
  * Compactions of a session rejected in a row for the same reason after which its summaries are
@@ -89,16 +89,29 @@ export interface CompactionOutcome {
   fallback: string | undefined;
 }
 
-/** Compactors by session key, least recently used dropped past `maxSessions`. */
+/** A live compactor, its archive when kept in memory, and the bytes of the session's last request. */
+interface LiveSession {
+  session: SessionCompactor;
+  lineage: string | undefined;
+  recall: boolean;
+  archive: BudgetedArchive | undefined;
+  requestBytes: number;
+}
+
+/** Sessions whose rejection streaks are remembered for the breaker (a few bytes each). */
+const MAX_REJECTION_STREAKS = 10_000;
+
+/**
+ * Compactors by session key. Each session is charged what its last request and its in-memory
+ * archive take; its last request body, kept for {@link reuseUnchanged}, is charged apart. Below the
+ * thresholds the compactor holds those objects anyway; once a session is compacted it holds the
+ * compacted history, and the client's whole history (what every request resends) is kept only there.
+ * An evicted body is parsed and hashed afresh; an evicted compactor is rebuilt from the next request.
+ */
 export class SessionCompactors {
-  private readonly live: LRUCache<
-    string,
-    SessionCompactor & { lineage: string | undefined; recall: boolean }
-  >;
-  /** The last request body of each session, by its size in bytes (see {@link REUSE_BUDGET_BYTES}). */
-  private readonly lastBodies = new LRUCache<string, Record<string, unknown>>({
-    maxSize: REUSE_BUDGET_BYTES,
-  });
+  private readonly live = new Map<string, LiveSession>();
+  /** The last request body of each session. */
+  private readonly lastBodies = new Map<string, Record<string, unknown>>();
   private readonly verifiedOwners = new LRUCache<string, true>({ max: MAX_VERIFIED_OWNERS });
 
   /** The session's latest rejection reason and how many compactions in a row it threw away. */
@@ -110,8 +123,7 @@ export class SessionCompactors {
   private readonly counter: TokenCounter;
 
   constructor(private readonly settings: SessionCompactorSettings) {
-    this.live = new LRUCache({ max: settings.maxSessions });
-    this.rejections = new LRUCache({ max: settings.maxSessions });
+    this.rejections = new LRUCache({ max: MAX_REJECTION_STREAKS });
     this.counter = createSharedCounter(settings.counter);
     this.tokensOf = createRequestTokens(this.counter);
   }
@@ -144,12 +156,22 @@ export class SessionCompactors {
    * (`request-reuse.ts`).
    */
   reuseParsed(sessionKey: string, api: WireFormat, body: Record<string, unknown>): void {
-    reuseUnchanged(this.lastBodies.peek(sessionKey), body, conversationField(api));
+    reuseUnchanged(this.lastBodies.get(sessionKey), body, conversationField(api));
   }
 
   /** Keeps a request's body (`bytes` long as it came) for {@link SessionCompactors.reuseParsed} on the next one. */
   remember(sessionKey: string, body: Record<string, unknown>, bytes: number): void {
-    this.lastBodies.set(sessionKey, body, { size: Math.max(1, bytes) });
+    this.lastBodies.set(sessionKey, body);
+    this.settings.budget.charge(
+      bodyKey(sessionKey),
+      bytes * HEAP_BYTES_PER_JSON_BYTE,
+      () => this.lastBodies.delete(sessionKey),
+      sessionKey,
+    );
+    const live = this.live.get(sessionKey);
+    if (live === undefined) return;
+    live.requestBytes = bytes;
+    this.charge(sessionKey, live);
   }
 
   /**
@@ -159,12 +181,13 @@ export class SessionCompactors {
    */
   get(sessionKey: string, lineage: string | undefined, recall = this.settings.recall): SessionCompactor {
     const existing = this.live.get(sessionKey);
-    const session =
+    const live =
       existing && existing.lineage === lineage && existing.recall === recall
         ? existing
-        : { ...this.create(sessionKey, lineage, recall), lineage, recall };
-    this.live.set(sessionKey, session);
-    return session;
+        : this.create(sessionKey, lineage, recall);
+    this.live.set(sessionKey, live);
+    this.charge(sessionKey, live);
+    return live.session;
   }
 
   /** Notes that the upstream accepted the credential of `sessionKey` (it answered a 2xx). */
@@ -177,6 +200,25 @@ export class SessionCompactors {
   drop(sessionKey: string): void {
     this.live.delete(sessionKey);
     this.lastBodies.delete(sessionKey);
+    this.settings.budget.release(liveKey(sessionKey));
+    this.settings.budget.release(bodyKey(sessionKey));
+  }
+
+  /** Sessions with a live compactor. */
+  get size(): number {
+    return this.live.size;
+  }
+
+  /** Charges what `live` holds; evicting it drops the compactor and empties its in-memory archive. */
+  private charge(sessionKey: string, live: LiveSession): void {
+    const bytes = (live.requestBytes + (live.archive?.bytes ?? 0)) * HEAP_BYTES_PER_JSON_BYTE;
+    const evict = () => {
+      if (this.live.get(sessionKey) === live) this.live.delete(sessionKey);
+      // Its items are gone: only `--archive DIR` or `--store` keep them past an eviction.
+      live.archive?.clear();
+      this.settings.onEvict?.(sessionKey);
+    };
+    this.settings.budget.charge(liveKey(sessionKey), bytes, evict, sessionKey);
   }
 
   /**
@@ -191,11 +233,18 @@ export class SessionCompactors {
     return this.verifiedOwners.has(owner) ? summarizer : undefined;
   }
 
-  private create(sessionKey: string, lineage: string | undefined, recall: boolean): SessionCompactor {
-    const { thresholds, contextWindow, summarizer, archive, stateStore, background } = this.settings;
+  private create(sessionKey: string, lineage: string | undefined, recall: boolean): LiveSession {
+    const { thresholds, contextWindow, stateStore, background } = this.settings;
     const { counter } = this;
-    const { client } = this.settings;
     const owner = ownerOfSessionKey(sessionKey);
+    // An in-memory archive grows with the session: it is charged with it, and emptied when evicted.
+    const inMemory = this.settings.archive
+      ? undefined
+      : createBudgetedArchive(() => {
+          const live = this.live.get(sessionKey);
+          if (live?.archive === inMemory && live) this.charge(sessionKey, live);
+        });
+    const archive = this.settings.archive ?? inMemory;
     const compactor = createRequestCompactor({
       // Archive file names come from the session id: a hash is safe on every file system.
       sessionId: `proxy-${shortHash(lineage === undefined ? sessionKey : `${sessionKey}\n${lineage}`)}`,
@@ -209,7 +258,7 @@ export class SessionCompactors {
       ...(background ? { hard: { background: true } } : {}),
       ...(this.settings.onEvent ? { onEvent: (event) => this.settings.onEvent?.(sessionKey, event) } : {}),
     });
-    return {
+    const session: SessionCompactor = {
       compactor,
       summarizerFor: (context, { clientProblem } = {}) => {
         if (this.breakerOpen(sessionKey)) return this.freeSummarizer;
@@ -218,7 +267,16 @@ export class SessionCompactors {
         return unlessRejected(paid, clientProblem, this.freeSummarizer);
       },
     };
+    return { session, lineage, recall, archive: inMemory, requestBytes: 0 };
   }
+}
+
+function liveKey(sessionKey: string): string {
+  return `compactor:${sessionKey}`;
+}
+
+function bodyKey(sessionKey: string): string {
+  return `body:${sessionKey}`;
 }
 
 /**

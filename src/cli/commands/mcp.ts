@@ -48,7 +48,8 @@ export const mcpCommand: CliCommand = async (args, io) => {
   } catch {
     throw new CliError('agent-compact mcp needs the MCP SDK: npm install @modelcontextprotocol/sdk', 2);
   }
-  const opened = values.store === undefined ? undefined : await openStoreFromSpec(values.store);
+  const opened =
+    values.store === undefined ? undefined : await openStoreFromSpec(values.store, { env: io.env });
   const archive: ArchiveStore =
     opened?.archive ?? createFileArchiveStore({ directory: resolve(io.cwd, values.archive!), sync: false });
   const server = await mcp.serveRecallOverStdio({ archive });

@@ -52,7 +52,10 @@ export const PROXY_OPTIONS_HELP = `  --upstream URL             where requests g
                              through the matching upstream
   --archive DIR              keep what leaves the context in DIR, one file per conversation
   --store redis://HOST:PORT  keep conversations, archives and compactor state in Redis, shared by
-                             every replica given the same URL (Redis down: requests go on uncompacted)
+                             every replica given the same URL (Redis down: requests go on uncompacted);
+                             the password may come from AGENT_COMPACT_REDIS_PASSWORD instead of the URL
+  --store-ttl T              a session's Redis keys expire T after its last write: seconds, or with
+                             m, h or d (default 30d; 0 keeps them for ever)
   --recall                   give the model a recall tool the proxy answers itself (placeholders
                              then name archive ids; without it they name none)
   --background               write hard summaries in the background: requests keep going
@@ -69,6 +72,9 @@ export const PROXY_OPTIONS_HELP = `  --upstream URL             where requests g
   --max-body SIZE            refuse request bodies over SIZE bytes with a 413 in the provider's
                              error shape, without reading the rest (default 32MiB; takes bytes or
                              KB, MB, GB, KiB, MiB, GiB)
+  --max-memory SIZE          one budget for live sessions, kept bodies, in-memory archives and
+                             dashboard subscribers; past it the least recently used are evicted
+                             (default 512MiB; same units as --max-body)
   --tokenizer T              heuristic (default; provider usage anchors the count), o200k or cl100k
 `;
 
@@ -96,6 +102,8 @@ export const PROXY_ARG_OPTIONS = {
   tokenizer: { type: 'string' },
   'upstream-timeout': { type: 'string' },
   'max-body': { type: 'string' },
+  'max-memory': { type: 'string' },
+  'store-ttl': { type: 'string' },
 } as const;
 
 /** The parsed values of {@link PROXY_ARG_OPTIONS}. */
@@ -157,6 +165,8 @@ export async function startProxyFromArgs(
       : createWriteStream(resolve(io.cwd, values['json-log']), { flags: 'a' });
   const shared = await openStoreFromSpec(values.store, {
     forProxy: { warn: (line) => io.stderr(`${line}\n`) },
+    env: io.env,
+    ...storeTtlOption(values['store-ttl']),
   });
   const options: ProxyOptions = {
     ...(anthropicUpstream ? { anthropicUpstream } : {}),
@@ -225,15 +235,20 @@ async function tracingOption(flag: boolean): Promise<Pick<ProxyOptions, 'tracing
 
 function thresholdOptions(
   values: ProxyArgValues,
-): Pick<ProxyOptions, 'thresholds' | 'contextWindow' | 'upstreamTimeoutMs' | 'maxBodyBytes'> {
+): Pick<
+  ProxyOptions,
+  'thresholds' | 'contextWindow' | 'upstreamTimeoutMs' | 'maxBodyBytes' | 'maxMemoryBytes'
+> {
   const mid = positiveIntegerOption('mid', values.mid);
   const hard = positiveIntegerOption('hard', values.hard);
   const window = positiveIntegerOption('window', values.window);
   const upstreamTimeout = positiveIntegerOption('upstream-timeout', values['upstream-timeout']);
   const maxBody = values['max-body'];
+  const maxMemory = values['max-memory'];
   return {
     ...(upstreamTimeout === undefined ? {} : { upstreamTimeoutMs: upstreamTimeout * 1000 }),
-    ...(maxBody === undefined ? {} : { maxBodyBytes: maxBodyOption(maxBody) }),
+    ...(maxBody === undefined ? {} : { maxBodyBytes: byteSizeOption(maxBody, '--max-body') }),
+    ...(maxMemory === undefined ? {} : { maxMemoryBytes: byteSizeOption(maxMemory, '--max-memory') }),
     ...(mid !== undefined || hard !== undefined
       ? { thresholds: { ...(mid === undefined ? {} : { mid }), ...(hard === undefined ? {} : { hard }) } }
       : {}),
@@ -241,13 +256,28 @@ function thresholdOptions(
   };
 }
 
-/** `--max-body` in bytes: `33554432`, `32MiB`, `500KB`. */
-function maxBodyOption(value: string): number {
+/** `--max-body` or `--max-memory` in bytes: `33554432`, `32MiB`, `500KB`. */
+function byteSizeOption(value: string, flag: string): number {
   try {
-    return parseByteSize(value, '--max-body');
+    return parseByteSize(value, flag);
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error), 2);
   }
+}
+
+/** A session's keys live this long after its last write unless `--store-ttl` says otherwise. */
+const DEFAULT_STORE_TTL_SECONDS = 30 * 24 * 3600;
+const TTL_UNITS: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** `--store-ttl`: `3600`, `90m`, `12h`, `30d`; `0` for no expiry. */
+function storeTtlOption(value: string | undefined): { ttlSeconds?: number } {
+  if (value === undefined) return { ttlSeconds: DEFAULT_STORE_TTL_SECONDS };
+  const match = /^(\d+)([smhd]?)$/.exec(value.trim());
+  if (!match) {
+    throw new CliError(`--store-ttl takes seconds or a number with m, h or d, got "${value}"`, 2);
+  }
+  const seconds = Number(match[1]) * (TTL_UNITS[match[2] ?? ''] ?? 1);
+  return seconds === 0 ? {} : { ttlSeconds: seconds };
 }
 
 function portOption(value: string): number {

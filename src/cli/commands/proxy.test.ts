@@ -89,6 +89,12 @@ describe('agent-compact proxy', () => {
     expect(output.stderr).toContain('--max-body: "12 parsecs" is not a size in bytes');
   });
 
+  it('refuses a --max-memory that is not a size, naming the flag', async () => {
+    const { output, io } = recordingIO(tmpdir());
+    expect(await main(['proxy', '--upstream', 'http://127.0.0.1:1', '--max-memory', 'lots'], io)).toBe(2);
+    expect(output.stderr).toContain('--max-memory: "lots" is not a size in bytes');
+  });
+
   it('needs an upstream', async () => {
     const { output, io } = recordingIO(tmpdir());
     expect(await main(['proxy'], io)).toBe(2);

@@ -131,7 +131,7 @@ export async function prepareAgent(
   const summarizer = parseSummarizer(values.summarizer as string | undefined);
 
   const model = await createModel(provider, { model: modelId, apiKey, ...(baseURL ? { baseURL } : {}) });
-  const store = await openStoreFromSpec(values.store as string | undefined);
+  const store = await openStoreFromSpec(values.store as string | undefined, { env: io.env });
   const bash = bashApprovalFor(values.yes === true, io, prompt);
   const { approval } = bash;
   const close = () => {

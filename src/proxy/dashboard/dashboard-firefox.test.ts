@@ -1,8 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { findBrowser, required, skipWithout } from '../../testing/browsers.test-utils.js';
+import { anthropicLoop, openAIChatLoop, toolCallingScript } from '../agent-loops.test-utils.js';
 import { useProxyHarness } from '../proxy-harness.test-utils.js';
 import type { ProxyStats } from '../proxy-stats.js';
 import { getJson, monitoredSessions, proxyWithTraffic, TOKEN } from './dashboard.test-utils.js';
@@ -65,5 +66,33 @@ describe.skipIf(skipFirefox)('the dashboard in headless Firefox', () => {
     expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
     // A blank page compresses to a few kilobytes; figures, a chart and tables make it far larger.
     expect(png.length).toBeGreaterThan(20_000);
+  });
+
+  it('draws the traffic that arrives while it is open from the events, one update at a time', async () => {
+    const { proxy, records } = await startProxyOver(toolCallingScript, {
+      thresholds: { mid: 1500, hard: 2500 },
+      summarizer: 'extractive',
+      token: TOKEN,
+    });
+    profile = await mkdtemp(join(tmpdir(), 'dashboard-firefox-'));
+    firefox = await HeadlessFirefox.launch(required('firefox', firefoxBinary), profile);
+    await firefox.navigate(`${proxy.url}/agent-compact/?token=${TOKEN}`);
+    // Loaded empty: everything below reaches the page as events.
+    await anthropicLoop(proxy.url, { turns: 12, task: 'anthropic session' });
+    await openAIChatLoop(`${proxy.url}/v1`, { turns: 8, task: 'openai session' });
+    let sessions = await monitoredSessions(proxy.url);
+    await vi.waitFor(async () => {
+      sessions = await monitoredSessions(proxy.url);
+      expect(sessions.reduce((sum, s) => sum + s.requests.length, 0)).toBe(records.length);
+    });
+    const compactions = sessions.reduce((sum, s) => sum + s.compactions.length, 0);
+    expect(compactions).toBeGreaterThan(0);
+    const page = await firefox.evaluate<Rendered>(renderedFigures(compactions));
+    const stats = await getJson<ProxyStats>(proxy.url, '/agent-compact/stats');
+    expect(page.rows).toBe(compactions);
+    expect(page.figures.sessions).toBe(2);
+    expect(page.polylines).toBe(2 * sessions.length);
+    expect(page.figures.compactions).toBe(stats.byLayer.micro + stats.byLayer.mid + stats.byLayer.hard);
+    for (const session of sessions) expect(page.text).toContain(`${session.requests.length} requests`);
   });
 });

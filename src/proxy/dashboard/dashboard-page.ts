@@ -123,17 +123,31 @@ const SCRIPT = `
     document.getElementById('sessions').replaceChildren.apply(document.getElementById('sessions'), state.sessions.map(renderSession));
   }
   render();
+  function resync() {
+    // Events sent while disconnected are lost: the sessions are read again in full.
+    fetch(base + 'sessions').then(function (r) { return r.json(); }).then(function (list) {
+      return Promise.all(list.map(function (s) {
+        return fetch(base + 'sessions/' + encodeURIComponent(s.id)).then(function (r) { return r.json(); });
+      }));
+    }).then(function (sessions) { state.sessions = sessions; refresh(); });
+  }
+  function refresh() {
+    fetch(base + 'stats').then(function (r) { return r.json(); }).then(function (stats) { state.stats = stats; render(); });
+  }
   if (window.EventSource) {
-    var events = new EventSource(base + 'events');
+    var events = new EventSource(base + 'events'), opened = false;
+    events.onopen = function () { if (opened) resync(); opened = true; };
     events.addEventListener('session', function (event) {
+      // One request and at most one compaction: what changed, never the whole lists.
       var update = JSON.parse(event.data);
       var session = state.sessions.find(function (s) { return s.id === update.id; });
-      if (!session) { session = { requests: [] }; state.sessions.push(session); }
-      var request = update.request;
-      delete update.request;
+      if (!session) { session = { requests: [], compactions: [] }; state.sessions.push(session); }
+      var request = update.request, compaction = update.compaction;
+      delete update.request; delete update.compaction;
       Object.assign(session, update);
       if (request) session.requests.push(request);
-      fetch(base + 'stats').then(function (r) { return r.json(); }).then(function (stats) { state.stats = stats; render(); });
+      if (compaction) session.compactions.push(compaction);
+      refresh();
     });
   }
 })();

@@ -3,6 +3,7 @@
  * an archived item in full, and `/agent-compact/events` (server-sent events) for live updates.
  */
 import type { ServerResponse } from 'node:http';
+import type { MemoryBudget } from '../memory-budget.js';
 import { type OwnRouteHandler, writeJson } from '../own-routes.js';
 import { dashboardPage } from './dashboard-page.js';
 import type { ProxyMonitor } from './monitor.js';
@@ -11,9 +12,20 @@ import type { ProxyMonitor } from './monitor.js';
 const sessionPath = /^\/agent-compact\/sessions\/([^/]+)(?:\/(export)|\/items\/([^/]+))?$/;
 /** A comment line now and then keeps idle proxies and browsers from closing the event stream. */
 const KEEPALIVE_MS = 15_000;
+/**
+ * Unsent bytes one subscriber may have before it is disconnected: a browser that reads keeps none,
+ * and an update is a few hundred bytes (a summary a few kB), so 1 MiB is thousands of updates
+ * behind. Its page reloads the sessions when its event stream reconnects.
+ */
+export const SUBSCRIBER_BUFFER_BYTES = 1024 * 1024;
+let subscribers = 0;
 
 /** The dashboard's handler over `monitor`; `stats` reads the proxy's totals. */
-export function dashboardRoutes(monitor: ProxyMonitor, stats: () => Promise<unknown>): OwnRouteHandler {
+export function dashboardRoutes(
+  monitor: ProxyMonitor,
+  stats: () => Promise<unknown>,
+  budget: MemoryBudget,
+): OwnRouteHandler {
   return async (incoming, response, url) => {
     if (incoming.method !== 'GET') return false;
     const path = url.pathname;
@@ -34,7 +46,7 @@ export function dashboardRoutes(monitor: ProxyMonitor, stats: () => Promise<unkn
       return true;
     }
     if (path === '/agent-compact/events') {
-      streamEvents(response, monitor);
+      streamEvents(response, monitor, budget);
       return true;
     }
     const match = sessionPath.exec(path);
@@ -73,26 +85,35 @@ function decoded(segment: string): string | undefined {
   }
 }
 
-/** One `session` event per changed session, until the browser goes away. */
-function streamEvents(response: ServerResponse, monitor: ProxyMonitor): void {
+/**
+ * One `session` event per finished request, with what changed (see `SessionUpdate`), until the
+ * browser goes away. What it has not read yet is charged to the budget; past
+ * {@link SUBSCRIBER_BUFFER_BYTES}, or evicted by the budget, it is disconnected.
+ */
+function streamEvents(response: ServerResponse, monitor: ProxyMonitor, budget: MemoryBudget): void {
   response.writeHead(200, {
     'content-type': 'text/event-stream',
     'cache-control': 'no-store',
     connection: 'keep-alive',
   });
-  response.write(': connected\n\n');
-  // Only the newest request travels: a whole session grows with every request.
-  const stop = monitor.subscribe((sessionId) => {
-    const session = monitor.session(sessionId);
-    if (!session) return;
-    const { requests, ...rest } = session;
-    const update = { ...rest, request: requests.at(-1) };
-    response.write(`event: session\ndata: ${JSON.stringify(update)}\n\n`);
-  });
-  const keepalive = setInterval(() => response.write(': keepalive\n\n'), KEEPALIVE_MS);
+  subscribers += 1;
+  const key = `subscriber:${subscribers}`;
+  const disconnect = () => response.destroy();
+  const send = (text: string) => {
+    if (response.destroyed) return;
+    response.write(text);
+    if (response.writableLength > SUBSCRIBER_BUFFER_BYTES) return disconnect();
+    budget.charge(key, response.writableLength, disconnect);
+  };
+  send(': connected\n\n');
+  const stop = monitor.subscribe((update) => send(`event: session\ndata: ${JSON.stringify(update)}\n\n`));
+  // A subscriber that reads is the most recently used again.
+  response.on('drain', () => budget.charge(key, response.writableLength, disconnect));
+  const keepalive = setInterval(() => send(': keepalive\n\n'), KEEPALIVE_MS);
   keepalive.unref();
   response.on('close', () => {
     stop();
     clearInterval(keepalive);
+    budget.release(key);
   });
 }

@@ -54,6 +54,15 @@ export interface MonitoredSession {
   compactions: MonitoredCompaction[];
 }
 
+/**
+ * What changed in a session with one finished request, as `/agent-compact/events` sends it: the
+ * session's fields, the new request and the new compaction if there was one (never the lists).
+ */
+export interface SessionUpdate extends Omit<MonitoredSession, 'requests' | 'compactions'> {
+  request: MonitoredRequest;
+  compaction?: MonitoredCompaction;
+}
+
 /** What one finished exchange tells the monitor. */
 export interface ExchangeObservation {
   record: ProxyRequestRecord;
@@ -78,7 +87,7 @@ interface SessionEntry {
 export class ProxyMonitor {
   private readonly sessions = new Map<string, SessionEntry>();
   private readonly pendingBySession = new Map<string, CompactionEvent[]>();
-  private readonly listeners = new Set<(sessionId: string) => void>();
+  private readonly listeners = new Set<(update: SessionUpdate) => void>();
 
   /** A compactor event of `sessionId`, joined to its request when the request finishes. */
   event(sessionId: string, event: CompactionEvent): void {
@@ -95,13 +104,18 @@ export class ProxyMonitor {
     entry.archiveSessionId = observation.archiveSessionId;
     const events = this.pendingBySession.get(record.session) ?? [];
     this.pendingBySession.delete(record.session);
-    entry.session.requests.push(requestOf(record, observation.usage));
+    const request = requestOf(record, observation.usage);
+    entry.session.requests.push(request);
     if (entry.session.requests.length > MAX_REQUESTS) entry.session.requests.shift();
     const compaction = observation.compaction;
-    if (compaction && compaction.layer !== 'none' && !record.fallback) {
-      entry.session.compactions.push(await compactionOf(record, compaction, events, entry));
-    }
-    for (const listener of this.listeners) listener(record.session);
+    const added =
+      compaction && compaction.layer !== 'none' && !record.fallback
+        ? await compactionOf(record, compaction, events, entry)
+        : undefined;
+    if (added) entry.session.compactions.push(added);
+    const { requests: _requests, compactions: _compactions, ...fields } = entry.session;
+    const update: SessionUpdate = { ...fields, request, ...(added ? { compaction: added } : {}) };
+    for (const listener of this.listeners) listener(update);
   }
 
   /** Every session, newest last, without their requests (for the list). */
@@ -130,8 +144,8 @@ export class ProxyMonitor {
     return entry.archive.get(entry.itemArchives.get(itemId) ?? entry.archiveSessionId, itemId);
   }
 
-  /** Listens for changed sessions; returns the function that stops listening. */
-  subscribe(listener: (sessionId: string) => void): () => void {
+  /** Listens for what changed in sessions; returns the function that stops listening. */
+  subscribe(listener: (update: SessionUpdate) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }

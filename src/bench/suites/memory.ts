@@ -1,0 +1,197 @@
+// The proxy's memory under many sessions and stalled dashboard subscribers (issue #31): a child
+// `agent-compact proxy` (as users run it) in front of a bare upstream on 127.0.0.1 that answers
+// every request at once, SESSIONS conversations of TURNS requests each, every one compacted and
+// archived (low thresholds, the offline summarizer), while STALLED_SUBSCRIBERS clients hold
+// `/agent-compact/events` open and never read. Prints the proxy's RSS (from /proc) at start, after
+// the subscribers connected, every 500 sessions, and at the end, against the `--max-memory` budget.
+// `npm run bench -- memory`; `BENCH_MAX_MEMORY=128MiB npm run bench -- memory` for another budget.
+// Then the same traffic once more through a proxy in this process, for what the proxy retains: its
+// heap and external memory after a full GC (the RSS also holds garbage V8 has not returned yet).
+// Target: the RSS grows by no more than the budget, and what is retained stays within it.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { connect, type Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { startProxy as startProxyInProcess } from '../../proxy/index.js';
+import { parseByteSize } from '../../proxy/upstream/request-body.js';
+import { post } from '../proxy-requests.js';
+
+const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 3_000);
+const TURNS = 6;
+const STALLED_SUBSCRIBERS = 10;
+/** Sessions in flight at once: a handful of agents, without starving the shared machine. */
+const CONCURRENCY = 8;
+/** About 4 kB per tool result: six turns make bodies of up to 25 kB, past the incremental read's 16 KiB. */
+const TOOL_OUTPUT = 'export function handler(input) { return compute(input); } // source line\n'.repeat(55);
+const BUDGET = process.env.BENCH_MAX_MEMORY ?? '512MiB';
+
+/** An answer whose usage counts a token per four bytes of the request, as the proxy's heuristic does. */
+function answer(requestBytes: number): string {
+  return JSON.stringify({
+    id: 'msg_bench',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-bench',
+    content: [{ type: 'text', text: 'Reading the next file.' }],
+    stop_reason: 'end_turn',
+    usage: { input_tokens: Math.round(requestBytes / 4), output_tokens: 8 },
+  });
+}
+
+/** An upstream that reads the body and answers at once, keeping nothing. */
+async function bareUpstream(): Promise<Server> {
+  const server = createServer((incoming, response) => {
+    let bytes = 0;
+    incoming.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+    });
+    incoming.on('end', () =>
+      response.writeHead(200, { 'content-type': 'application/json' }).end(answer(bytes)),
+    );
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return server;
+}
+
+/** The request of `turn` in session `session`: a task, then a tool call and its result per turn. */
+function sessionBody(session: number, turn: number): string {
+  const messages: unknown[] = [
+    { role: 'user', content: `Session ${session}: read the files and fix the bug.` },
+  ];
+  for (let step = 0; step < turn; step += 1) {
+    const id = `toolu_${session}_${step}`;
+    messages.push(
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id, name: 'read', input: { path: `f${step}.ts` } }],
+      },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: id, content: `${step} ${TOOL_OUTPUT}` }],
+      },
+    );
+  }
+  return JSON.stringify({ model: 'claude-bench', max_tokens: 64, messages });
+}
+
+/** The resident set of `pid` in MiB, from /proc/PID/status. */
+function rssMiB(pid: number | undefined): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) / 1024;
+}
+
+async function startProxy(upstream: string): Promise<{ url: string; child: ChildProcess }> {
+  const bin = fileURLToPath(new URL('../../cli/bin.js', import.meta.url));
+  const args = ['proxy', '--upstream', upstream, '--port', '0', '--mid', '2000', '--hard', '4000'];
+  const child = spawn(
+    process.execPath,
+    [bin, ...args, '--summarizer', 'extractive', '--max-memory', BUDGET],
+    { stdio: ['ignore', 'pipe', process.env.BENCH_LOG ? 'inherit' : 'ignore'] },
+  );
+  const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
+  const url = /^listening on (\S+)/.exec(chunk.toString('utf8'))?.[1];
+  if (!url) throw new Error(`unexpected first line: ${chunk.toString('utf8')}`);
+  return { url, child };
+}
+
+/** A client that asks for the event stream and never reads a byte of it. */
+async function stalledSubscriber(url: URL): Promise<Socket> {
+  const socket = connect(Number(url.port), url.hostname);
+  await once(socket, 'connect');
+  socket.pause();
+  socket.write(`GET /agent-compact/events HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`);
+  socket.on('error', () => undefined);
+  return socket;
+}
+
+/** How many of `subscribers` the proxy closed: read now, a closed one ends within a moment. */
+async function letGo(subscribers: Socket[]): Promise<number> {
+  const closed = await Promise.all(
+    subscribers.map((socket) => {
+      socket.resume();
+      const ended = once(socket, 'close').then(() => true);
+      const open = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2_000).unref());
+      return Promise.race([ended, open]).finally(() => socket.destroy());
+    }),
+  );
+  return closed.filter(Boolean).length;
+}
+
+/** Sends every session's requests to `url`, `CONCURRENCY` sessions at a time; `onSession` after each. */
+async function drive(url: string, onSession: (done: number) => void): Promise<void> {
+  let next = 0;
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      for (let session = next++; session < SESSIONS; session = next++) {
+        for (let turn = 1; turn <= TURNS; turn += 1) await post(url, sessionBody(session, turn));
+        done += 1;
+        onSession(done);
+      }
+    }),
+  );
+}
+
+/** Heap plus external memory of this process after a full GC, in MiB. */
+function retainedMiB(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  const { heapUsed, external } = process.memoryUsage();
+  return (heapUsed + external) / 2 ** 20;
+}
+
+/** The same traffic through a proxy in this process: what it retains after a GC. */
+async function retained(upstream: string): Promise<void> {
+  const before = retainedMiB();
+  const proxy = await startProxyInProcess({
+    upstream,
+    thresholds: { mid: 2000, hard: 4000 },
+    summarizer: 'extractive',
+    maxMemoryBytes: parseByteSize(BUDGET, 'BENCH_MAX_MEMORY'),
+  });
+  try {
+    await drive(proxy.url, () => undefined);
+    const after = retainedMiB();
+    console.log(
+      `in process: heap + external after GC ${before.toFixed(0)} → ${after.toFixed(0)} MiB (+${(after - before).toFixed(0)} MiB; budget ${BUDGET})`,
+    );
+  } finally {
+    await proxy.close();
+  }
+}
+
+export async function run(): Promise<void> {
+  const upstream = await bareUpstream();
+  const { url, child } = await startProxy(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`);
+  try {
+    const line = (label: string) =>
+      console.log(`${label.padEnd(36)} RSS ${rssMiB(child.pid).toFixed(0)} MiB`);
+    console.log(
+      `--max-memory ${BUDGET}; ${SESSIONS} sessions × ${TURNS} requests; ${STALLED_SUBSCRIBERS} stalled subscribers`,
+    );
+    line('proxy started');
+    const subscribers = await Promise.all(
+      Array.from({ length: STALLED_SUBSCRIBERS }, () => stalledSubscriber(new URL(url))),
+    );
+    line('subscribers connected');
+    let peak = 0;
+    await drive(url, (done) => {
+      peak = Math.max(peak, rssMiB(child.pid));
+      if (done % 500 === 0) line(`after ${done} sessions`);
+    });
+    line('end');
+    console.log(
+      `peak RSS ${peak.toFixed(0)} MiB; stalled subscribers the proxy let go: ${await letGo(subscribers)}`,
+    );
+  } finally {
+    child.kill('SIGTERM');
+  }
+  try {
+    await retained(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`);
+  } finally {
+    upstream.close();
+  }
+}
