@@ -3,6 +3,7 @@
  * the report and the benchmark print: per file, per strategy, and totals.
  */
 
+import { resolveSettings } from '../core/compactor-settings.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import { createMemoizedCounter } from '../core/tokens/memoized-counter.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
@@ -144,6 +145,13 @@ export async function simulate(
     onFile,
   }: SimulateOptions,
 ): Promise<SimulationResult> {
+  // With a window, every strategy runs at the thresholds agent-compact derives from it: the peers'
+  // triggers are the window's too (Claude Code compacts near the window's end), not 50k/80k.
+  if (window !== undefined) {
+    const derived = resolveSettings({ contextWindow: window, thresholds: { mid, hard } }).limits;
+    mid = derived.mid;
+    hard = derived.hard;
+  }
   const total: Partial<Record<StrategyName, StrategySummary>> = {};
   const survival: SimulationResult['survival'] = {};
   for (const name of strategies) total[name] = emptySummary();
