@@ -200,9 +200,9 @@ describe('keepRewrite', () => {
       plan(100, 40_000),
       true,
     ],
-    // 1.25 × 39,900 − 0.1 × 40,000 = 45,875 more now; 12 × 0.1 × 100 = 120 saved: never pays.
+    // 1.25 × 39,900 − 0.1 × 40,000 = 45,875 more now; 20 × 0.1 × 100 = 200 saved: never pays.
     ['a little freed of a long tail does not pay', { minFreed: 0, payback: true }, plan(100, 40_000), false],
-    // 1.25 × 20,000 − 0.1 × 40,000 = 21,000 more now; 12 × 0.1 × 20,000 = 24,000 saved.
+    // 1.25 × 20,000 − 0.1 × 40,000 = 21,000 more now; 20 × 0.1 × 20,000 = 40,000 saved.
     ['half of the tail freed pays', { minFreed: 0, payback: true }, plan(20_000, 40_000), true],
     ['the rule of a cache-aware micro batch asks payback', microRule(true), plan(100, 40_000), false],
     ['the rule of micro without the cache keeps any batch', microRule(false), plan(100, 40_000), true],

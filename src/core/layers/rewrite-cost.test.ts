@@ -35,6 +35,7 @@ describe('rewritePays', () => {
     const rewrite = { rewrittenTokens, freedTokens: 3_000 };
     expect(rewritePays(rewrite, 12)).toBe(false);
     expect(rewritePays(rewrite, 40)).toBe(true);
+    expect(rewritePays(rewrite, MID_PAYBACK_TURNS)).toBe(false);
   });
 
   it('never pays for a rewrite that frees nothing', () => {

@@ -22,7 +22,7 @@ export const CACHE_READ_MULTIPLIER = 0.1;
  * (`npm run bench -- mid-cost`, BENCHMARKS.md): about the requests between two compactions of
  * the history there.
  */
-export const MID_PAYBACK_TURNS = 12;
+export const MID_PAYBACK_TURNS = 20;
 
 /** What a rewrite changes, in tokens. */
 export interface Rewrite {
