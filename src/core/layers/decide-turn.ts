@@ -123,7 +123,8 @@ export function decideTurn(facts: TurnFacts): TurnStep {
   if (force === 'mid') return { kind: 'mid-else-micro', rule: { minFreed: 0, payback: false }, cacheAware };
   const background = backgroundStep(facts);
   if (background) return background;
-  // With the prompt cache in play, mid must pay for the cache it rewrites (with the breaker open too).
+  // With the prompt cache in play, mid must pay for the cache it rewrites (with the breaker open
+  // too); mid instead of hard needs no payback: a summary would rewrite as much.
   const payback = cacheAware;
   if (tokens > limits.hard) {
     const breaker = breakerOpen(facts);
@@ -170,8 +171,9 @@ function backgroundStep({ background, tokens, limits, midEstimate }: TurnFacts):
 
 /**
  * Why hard must not run on this call, or undefined when it may. With a floor over mid no summary
- * gets under mid, but one still pays for its rewrite once the history above the floor spans the
- * thresholds' gap: it frees at least that much, and the next calls take as long to grow it back.
+ * gets under mid, but one still pays for its rewrite once the history alone (the messages less
+ * the latest request) is over hard: it frees about that much, the next call is held by the
+ * previous-hard rule, and the history takes as long to grow back.
  */
 function breakerOpen({ breaker, limits }: TurnFacts): BreakerOpen | undefined {
   const { floorTokens, historyTokens } = breaker;
