@@ -5,7 +5,15 @@ import type { CompactorSettings } from './compactor-settings.js';
 import { type Message, type ProviderUsage, promptTokensFromUsage } from './conversation/types.js';
 import { CompactError } from './errors.js';
 import type { CompactionEvent, CompactionLayer } from './events.js';
-import { type BreakerOpen, decideTurn, type TurnFacts, type TurnStep } from './layers/decide-turn.js';
+import {
+  type BreakerOpen,
+  decideTurn,
+  keepRewrite,
+  microRule,
+  type RewriteFacts,
+  type TurnFacts,
+  type TurnStep,
+} from './layers/decide-turn.js';
 import { type HardLedger, latestHumanRequest, planHard } from './layers/hard.js';
 import type { LayerPlan, RewriteContext } from './layers/mask.js';
 import { planMicro } from './layers/micro.js';
@@ -122,6 +130,7 @@ function turnFacts(turn: Turn, now: number, overheadTokens: number): TurnFacts {
   const { settings } = environment;
   const { limits, micro, background } = settings;
   const overHard = tokensBefore > limits.hard;
+  const fixed = overHard ? fixedPart(input, options, runtime, settings, 'delta') : undefined;
   return {
     tokens: tokensBefore,
     limits,
@@ -136,9 +145,8 @@ function turnFacts(turn: Turn, now: number, overheadTokens: number): TurnFacts {
         : 0,
     breaker: {
       previousTokensAfter: overHard ? previousHardTokens(runtime) : undefined,
-      floorTokens: overHard
-        ? overheadTokens + fixedPart(input, options, runtime, settings, 'delta').fixed
-        : 0,
+      floorTokens: fixed ? overheadTokens + fixed.fixed : 0,
+      historyTokens: fixed ? historyTokens(input, runtime, fixed.requestTokens) : 0,
     },
     background: background && { ...background, job: jobState(job) },
   };
@@ -154,9 +162,8 @@ async function runStep(step: TurnStep, turn: Turn, overheadTokens: number, now: 
       return done(await microStep(turn, step.cacheAware));
     case 'mid-else-micro': {
       const mid = await midStep(turn);
-      const { items, freedTokens } = mid.plan;
       return done(
-        items.length > 0 && freedTokens >= step.minFreed ? [mid] : await microStep(turn, step.cacheAware),
+        keepRewrite(step.rule, rewriteFacts(turn, mid)) ? [mid] : await microStep(turn, step.cacheAware),
       );
     }
     case 'mid-else-hard': {
@@ -167,7 +174,8 @@ async function runStep(step: TurnStep, turn: Turn, overheadTokens: number, now: 
       const { tokensBefore, environment } = turn;
       const { mid: midLimit } = environment.settings.limits;
       environment.emit({ type: 'circuit-breaker-open', tokensBefore, mid: midLimit, ...step.breaker });
-      const steps = mid.plan.items.length > 0 ? [mid] : await microStep(turn, step.cacheAware);
+      const kept = keepRewrite(step.rule, rewriteFacts(turn, mid));
+      const steps = kept ? [mid] : await microStep(turn, step.cacheAware);
       return { ...done(steps), breaker: step.breaker };
     }
     case 'hard':
@@ -204,7 +212,8 @@ async function microStep(turn: Turn, cacheAware: boolean): Promise<AppliedStep[]
   const plan = await planAfterSplit(split, (rest) => planMicro(rest, runtime.index, settings, context));
   if (!plan) return [];
   const { consumed, superseded } = plan;
-  return [{ layer: 'micro', plan, durationMs: Date.now() - started, consumed, superseded }];
+  const micro: AppliedStep = { layer: 'micro', plan, durationMs: Date.now() - started, consumed, superseded };
+  return keepRewrite(microRule(cacheAware), { ...rewriteFacts(turn, micro), changed: true }) ? [micro] : [];
 }
 
 async function midStep({ split, options, environment, context }: Turn): Promise<AppliedStep> {
@@ -217,9 +226,31 @@ async function midStep({ split, options, environment, context }: Turn): Promise<
 }
 
 /** True when the mid step changed something and the request is then at most `limit` tokens. */
-function fitsUnder({ runtime, options }: Turn, mid: AppliedStep, limit: number): boolean {
-  const after = runtime.tokens.count(mid.plan.messages, options.system, options.tools);
+function fitsUnder(
+  { runtime, options, input, tokensBefore }: Turn,
+  mid: AppliedStep,
+  limit: number,
+): boolean {
+  // The request's count less what mid freed: a fresh count of the rewritten request no longer extends
+  // the provider's anchor and leaves out the overhead the provider counts (hidden tools), so it
+  // would find under mid a request that the next report puts over it again.
+  const { system, tools } = options;
+  const freed =
+    runtime.tokens.countLocal(input, system, tools) -
+    runtime.tokens.countLocal(mid.plan.messages, system, tools);
+  const after = tokensBefore - runtime.tokens.calibration().deltaRatio * freed;
   return mid.plan.items.length > 0 && after <= limit;
+}
+
+/** What {@link keepRewrite} reads of a plan: what it frees and the tail of the request it rewrites. */
+function rewriteFacts({ input, environment }: Turn, step: AppliedStep): RewriteFacts {
+  const { messages, items, freedTokens } = step.plan;
+  const first = messages.findIndex((message, index) => message !== input[index]);
+  let rewrittenTokens = 0;
+  if (first >= 0)
+    for (const message of input.slice(first))
+      rewrittenTokens += countMessageTokens(message, environment.settings.counter);
+  return { changed: items.length > 0, freedTokens, rewrittenTokens };
 }
 
 /** The ready background summary, followed by the messages added since it started. */
@@ -302,6 +333,12 @@ function previousHardTokens(runtime: SessionRuntime): number | undefined {
   const previous = sentRequest(runtime.lastOutput);
   if (!runtime.breaker.hardOnLastCall || !previous) return undefined;
   return runtime.tokens.count(previous.messages, previous.system, previous.tools);
+}
+
+/** The messages less the latest request, at the learned ratio of new content (what a summary could free). */
+function historyTokens(input: readonly Message[], runtime: SessionRuntime, requestTokens: number): number {
+  const { deltaRatio } = runtime.tokens.calibration();
+  return Math.max(0, Math.round(deltaRatio * runtime.tokens.countLocal(input)) - requestTokens);
 }
 
 /**

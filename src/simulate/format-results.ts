@@ -16,6 +16,8 @@ import { type Survival, survivalKinds } from './survival.js';
  * always there.
  */
 export interface StrategyJson extends Omit<StrategySummary, 'factsByKind' | 'durationMs'> {
+  /** Mid's cache rewrites per 100 requests (`midRewrites` ÷ `turns` × 100, one decimal). */
+  midRewritesPer100Turns: number;
   /** The thresholds in force, where the strategy has them. */
   thresholds?: { mid: number; hard: number };
   /** Facts of the history still visible at the last request, per kind (see docs/simulate.md). */
@@ -63,6 +65,11 @@ function round(value: number, digits: number): number {
   return Math.round(value * factor) / factor;
 }
 
+/** Mid's cache rewrites per 100 requests of a strategy's replay. */
+export function midRewritesPer100Turns(summary: Pick<StrategySummary, 'midRewrites' | 'turns'>): number {
+  return summary.turns === 0 ? 0 : (summary.midRewrites / summary.turns) * 100;
+}
+
 function strategyJson(summary: StrategySummary, thresholds?: { mid: number; hard: number }): StrategyJson {
   return {
     turns: summary.turns,
@@ -83,6 +90,8 @@ function strategyJson(summary: StrategySummary, thresholds?: { mid: number; hard
     cacheExpiries: summary.cacheExpiries,
     contextOverflows: summary.contextOverflows,
     prefixRewrites: summary.prefixRewrites,
+    midRewrites: summary.midRewrites,
+    midRewritesPer100Turns: round(midRewritesPer100Turns(summary), 1),
     compactions: { ...summary.compactions },
     retention: round(summary.retention, 4),
     facts: summary.facts,
@@ -182,6 +191,7 @@ export function summaryTableText(
       'vs none',
       'cost',
       'prefix rewrites',
+      'mid rewrites / 100 turns',
       'micro',
       'mid',
       'hard',
@@ -204,6 +214,7 @@ export function summaryTableText(
       base ? `${(summary.billedInputTokens / base).toFixed(2)}×` : '—',
       formatCost(summary.cost),
       formatInteger(summary.prefixRewrites),
+      midRewritesPer100Turns(summary).toFixed(1),
       String(summary.compactions.micro),
       String(summary.compactions.mid),
       String(summary.compactions.hard),

@@ -350,5 +350,6 @@ function addTurn(
   if (turn.cacheExpired) summary.cacheExpiries++;
   if (step.overflow) summary.contextOverflows++;
   if (turn.prefixRewrite) summary.prefixRewrites++;
+  if (turn.prefixRewrite && turn.layer === 'mid') summary.midRewrites++;
   if (turn.layer !== 'none') summary.compactions[turn.layer]++;
 }

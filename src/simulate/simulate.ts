@@ -4,6 +4,7 @@
  */
 
 import type { CompactionLayer } from '../core/events.js';
+import { resolveSettings } from '../core/compactor-settings.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import { createMemoizedCounter } from '../core/tokens/memoized-counter.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
@@ -176,6 +177,13 @@ export async function simulate(
     onFile,
   }: SimulateOptions,
 ): Promise<SimulationResult> {
+  // With a window, every strategy runs at the thresholds agent-compact derives from it: the peers'
+  // triggers are the window's too (Claude Code compacts near the window's end), not 50k/80k.
+  if (window !== undefined) {
+    const derived = resolveSettings({ contextWindow: window, thresholds: { mid, hard } }).limits;
+    mid = derived.mid;
+    hard = derived.hard;
+  }
   const total: Partial<Record<StrategyName, StrategySummary>> = {};
   const survival: SimulationResult['survival'] = {};
   const nextNeed: SimulationResult['nextNeed'] = {};

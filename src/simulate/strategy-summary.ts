@@ -44,6 +44,8 @@ export interface StrategySummary {
   contextOverflows: number;
   /** Requests that changed the previous request before its end. */
   prefixRewrites: number;
+  /** Of those, the requests where mid condensed the history (its cache rewrites). */
+  midRewrites: number;
   /** How often each layer changed something. */
   compactions: LayerCounts;
   /**
@@ -91,6 +93,7 @@ export function emptySummary(): StrategySummary {
     cacheExpiries: 0,
     contextOverflows: 0,
     prefixRewrites: 0,
+    midRewrites: 0,
     compactions: { micro: 0, mid: 0, hard: 0 },
     retention: 1,
     facts: 0,
@@ -124,6 +127,7 @@ export function addSummary(total: StrategySummary, summary: StrategySummary): vo
   total.cacheExpiries += summary.cacheExpiries;
   total.contextOverflows += summary.contextOverflows;
   total.prefixRewrites += summary.prefixRewrites;
+  total.midRewrites += summary.midRewrites;
   total.compactions.micro += summary.compactions.micro;
   total.compactions.mid += summary.compactions.mid;
   total.compactions.hard += summary.compactions.hard;

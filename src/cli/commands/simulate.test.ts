@@ -164,7 +164,7 @@ describe('agent-compact simulate', () => {
     expect(await main(['simulate', 'a.jsonl', '--strategies', 'none,seed'], io)).toBe(0);
     expect(io.out).toMatch(/^a\.jsonl \(anthropic\)/);
     expect(io.out).toMatch(
-      /strategy +turns +peak tokens +billed input +vs none +cost +prefix rewrites +micro +mid +hard +retention/,
+      /strategy +turns +peak tokens +billed input +vs none +cost +prefix rewrites +mid rewrites \/ 100 turns +micro +mid +hard +retention/,
     );
     expect(io.out).toMatch(/\nnone +25 /);
     expect(io.out).toMatch(/\nseed +25 /);
@@ -198,16 +198,17 @@ describe('agent-compact simulate', () => {
     expect(doubled.billedInputTokens).toBe(base.billedInputTokens);
   });
 
-  it('--window sets the thresholds of agent-compact only; --mid and --hard set both', async () => {
+  it('--window sets every strategy at the thresholds agent-compact derives from it; --mid and --hard set both', async () => {
     const thresholdsOf = async (args: string[]) => {
       const io = fakeIO(directory);
       await main(['simulate', 'b.jsonl', '--json', '--strategies', 'seed,agent-compact', ...args], io);
       const [file] = (JSON.parse(io.out) as { files: Array<Record<string, { thresholds?: unknown }>> }).files;
       return { seed: file!.seed!.thresholds, agent: file!['agent-compact']!.thresholds };
     };
+    // The peers' triggers are the window's too (Claude Code compacts near the window's end).
     const windowed = await thresholdsOf(['--window', '40000']);
-    expect(windowed.seed).toEqual({ mid: 50_000, hard: 80_000 });
     expect(windowed.agent).not.toEqual({ mid: 50_000, hard: 80_000 });
+    expect(windowed.seed).toEqual(windowed.agent);
     expect(await thresholdsOf(['--mid', '1000', '--hard', '2000'])).toEqual({
       seed: { mid: 1000, hard: 2000 },
       agent: { mid: 1000, hard: 2000 },

@@ -44,7 +44,8 @@ Options:
                       actual only where a transcript records the agent's own compactions)
   --mid N             mid threshold in tokens of every strategy; the peers clear here (default 50000)
   --hard N            hard threshold of every strategy; the peers summarize here (default 80000)
-  --window N          context window for agent-compact (thresholds become fractions of it)
+  --window N          context window: agent-compact's thresholds become fractions of it, and
+                      every strategy runs at those thresholds unless --mid/--hard say otherwise
   --summarizer S      extractive (default, offline), anthropic:MODEL, openai:MODEL
                       openai-responses:MODEL or gemini:MODEL
   --base-url URL      base URL for the summarizer's API

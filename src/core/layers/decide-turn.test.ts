@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { decideTurn, type TurnFacts, type TurnStep } from './decide-turn.js';
+import {
+  decideTurn,
+  keepRewrite,
+  microRule,
+  type RewriteFacts,
+  type TurnFacts,
+  type TurnStep,
+} from './decide-turn.js';
 
 /** mid 50k, hard 80k, cache-aware micro batching 20k, nothing else going on. */
 const base: TurnFacts = {
@@ -9,9 +16,11 @@ const base: TurnFacts = {
   micro: { cacheAware: true, clearAtLeast: 20_000 },
   cacheExpired: false,
   midEstimate: 0,
-  breaker: { previousTokensAfter: undefined, floorTokens: 5_000 },
+  breaker: { previousTokensAfter: undefined, floorTokens: 5_000, historyTokens: 5_000 },
   background: undefined,
 };
+/** Over hard with the prompt cache in play: a mid plan must pay for its rewrite. */
+const paying = { minFreed: 0, payback: true };
 const background = (job: 'none' | 'running' | 'ready' | 'failed') => ({
   threshold: 60_000,
   limit: 75_000,
@@ -34,62 +43,104 @@ describe('decideTurn', () => {
     [
       'between the thresholds, mid estimated a batch: mid, else micro',
       { tokens: 60_000, midEstimate: 20_000 },
-      { kind: 'mid-else-micro', minFreed: 20_000, cacheAware: true },
+      { kind: 'mid-else-micro', rule: { minFreed: 20_000, payback: true }, cacheAware: true },
     ],
     [
       'between the thresholds, cache expired: mid whatever it frees',
       { tokens: 60_000, cacheExpired: true },
-      { kind: 'mid-else-micro', minFreed: 0, cacheAware: false },
+      { kind: 'mid-else-micro', rule: { minFreed: 0, payback: false }, cacheAware: false },
     ],
     [
       'between the thresholds, micro not cache-aware: mid whatever it frees',
       { tokens: 60_000, micro: { cacheAware: false, clearAtLeast: 20_000 } },
-      { kind: 'mid-else-micro', minFreed: 0, cacheAware: false },
+      { kind: 'mid-else-micro', rule: { minFreed: 0, payback: false }, cacheAware: false },
     ],
     [
       'over hard: mid when it gets under mid, else hard',
       { tokens: 90_000 },
-      { kind: 'mid-else-hard', under: 50_000, breaker: undefined, cacheAware: true },
+      { kind: 'mid-else-hard', under: 50_000, breaker: undefined, rule: paying, cacheAware: true },
     ],
     [
       'over hard after a hard that left the request over mid: the breaker holds hard',
-      { tokens: 90_000, breaker: { previousTokensAfter: 55_000, floorTokens: 5_000 } },
+      { tokens: 90_000, breaker: { previousTokensAfter: 55_000, floorTokens: 5_000, historyTokens: 85_000 } },
       {
         kind: 'mid-else-hard',
         under: 50_000,
         breaker: { reason: 'previous-hard', previousTokensAfter: 55_000 },
+        rule: paying,
         cacheAware: true,
       },
     ],
     [
       'over hard after a hard that got under mid: hard may run',
-      { tokens: 90_000, breaker: { previousTokensAfter: 45_000, floorTokens: 5_000 } },
-      { kind: 'mid-else-hard', under: 50_000, breaker: undefined, cacheAware: true },
+      { tokens: 90_000, breaker: { previousTokensAfter: 45_000, floorTokens: 5_000, historyTokens: 85_000 } },
+      { kind: 'mid-else-hard', under: 50_000, breaker: undefined, rule: paying, cacheAware: true },
     ],
     [
       'over hard with a floor over mid: even a perfect summary would not help',
-      { tokens: 90_000, breaker: { previousTokensAfter: undefined, floorTokens: 51_000 } },
+      {
+        tokens: 90_000,
+        breaker: { previousTokensAfter: undefined, floorTokens: 51_000, historyTokens: 39_000 },
+      },
       {
         kind: 'mid-else-hard',
         under: 50_000,
         breaker: { reason: 'fixed-overhead', floorTokens: 51_000 },
+        rule: paying,
         cacheAware: true,
       },
     ],
     [
+      'over hard with a floor over mid, the history alone over hard: a summary pays, hard may run',
+      {
+        tokens: 150_000,
+        breaker: { previousTokensAfter: undefined, floorTokens: 60_000, historyTokens: 90_000 },
+      },
+      { kind: 'mid-else-hard', under: 50_000, breaker: undefined, rule: paying, cacheAware: true },
+    ],
+    [
+      'over hard with a floor over mid, right after a hard: the breaker holds hard',
+      {
+        tokens: 150_000,
+        breaker: { previousTokensAfter: 64_000, floorTokens: 60_000, historyTokens: 90_000 },
+      },
+      {
+        kind: 'mid-else-hard',
+        under: 50_000,
+        breaker: { reason: 'previous-hard', previousTokensAfter: 64_000 },
+        rule: paying,
+        cacheAware: true,
+      },
+    ],
+    [
+      'over hard, cache expired: mid whatever its rewrite costs (nothing is cached)',
+      { tokens: 90_000, cacheExpired: true },
+      {
+        kind: 'mid-else-hard',
+        under: 50_000,
+        breaker: undefined,
+        rule: { minFreed: 0, payback: false },
+        cacheAware: false,
+      },
+    ],
+    [
       'force hard wins, even with the breaker open',
-      { force: 'hard', tokens: 90_000, breaker: { previousTokensAfter: 60_000, floorTokens: 60_000 } },
+      {
+        force: 'hard',
+        tokens: 90_000,
+        breaker: { previousTokensAfter: 60_000, floorTokens: 60_000, historyTokens: 30_000 },
+      },
       { kind: 'hard' },
     ],
     [
       'force mid wins, even over hard',
       { force: 'mid', tokens: 90_000 },
-      { kind: 'mid-else-micro', minFreed: 0, cacheAware: true },
+      { kind: 'mid-else-micro', rule: { minFreed: 0, payback: false }, cacheAware: true },
     ],
     [
       'force wins over a ready background summary',
       { force: 'mid', background: background('ready') },
-      { kind: 'mid-else-micro', minFreed: 0, cacheAware: true },
+      { kind: 'mid-else-micro', rule: { minFreed: 0, payback: false }, cacheAware: true },
     ],
     [
       'background, under its threshold: the usual layers',
@@ -104,7 +155,7 @@ describe('decideTurn', () => {
     [
       'background, over its threshold but mid enough: the usual layers',
       { tokens: 65_000, midEstimate: 20_000, background: background('none') },
-      { kind: 'mid-else-micro', minFreed: 20_000, cacheAware: true },
+      { kind: 'mid-else-micro', rule: { minFreed: 20_000, payback: true }, cacheAware: true },
     ],
     [
       'background, over its limit: no start, the usual layers',
@@ -125,9 +176,37 @@ describe('decideTurn', () => {
     [
       'background failed: the usual layers, no new start on this call',
       { tokens: 90_000, background: background('failed') },
-      { kind: 'mid-else-hard', under: 50_000, breaker: undefined, cacheAware: true },
+      { kind: 'mid-else-hard', under: 50_000, breaker: undefined, rule: paying, cacheAware: true },
     ],
   ])('%s', (_name, facts, step) => {
     expect(decideTurn({ ...base, ...facts })).toEqual(step);
+  });
+});
+
+/** A plan that frees `freedTokens` of the `rewrittenTokens` from its first change to the end. */
+const plan = (freedTokens: number, rewrittenTokens: number, changed = true): RewriteFacts => ({
+  changed,
+  freedTokens,
+  rewrittenTokens,
+});
+
+describe('keepRewrite', () => {
+  it.each<[string, Parameters<typeof keepRewrite>[0], RewriteFacts, boolean]>([
+    ['a plan that changed nothing', { minFreed: 0, payback: false }, plan(0, 0, false), false],
+    ['under minFreed', { minFreed: 20_000, payback: false }, plan(19_999, 19_999), false],
+    [
+      'no payback asked: any plan that frees minFreed',
+      { minFreed: 0, payback: false },
+      plan(100, 40_000),
+      true,
+    ],
+    // 1.25 × 39,900 − 0.1 × 40,000 = 45,875 more now; 20 × 0.1 × 100 = 200 saved: never pays.
+    ['a little freed of a long tail does not pay', { minFreed: 0, payback: true }, plan(100, 40_000), false],
+    // 1.25 × 20,000 − 0.1 × 40,000 = 21,000 more now; 20 × 0.1 × 20,000 = 40,000 saved.
+    ['half of the tail freed pays', { minFreed: 0, payback: true }, plan(20_000, 40_000), true],
+    ['the rule of a cache-aware micro batch asks payback', microRule(true), plan(100, 40_000), false],
+    ['the rule of micro without the cache keeps any batch', microRule(false), plan(100, 40_000), true],
+  ])('%s', (_name, rule, facts, kept) => {
+    expect(keepRewrite(rule, facts)).toBe(kept);
   });
 });

@@ -1,4 +1,5 @@
 import type { MaybeCompactOptions } from '../compactor-options.js';
+import { type Rewrite, rewritePays } from './rewrite-cost.js';
 
 /** What the breaker remembers between calls (kept in the session's saved state). */
 export interface BreakerMemory {
@@ -35,6 +36,8 @@ export interface TurnFacts {
      * system prompt, the tools and the latest request.
      */
     floorTokens: number;
+    /** What a summary could free: the messages less the latest request, counted as new content is. */
+    historyTokens: number;
   };
   /** Background summaries, when `hard.background` is on. */
   background: { threshold: number; limit: number; job: BackgroundJobState } | undefined;
@@ -49,15 +52,22 @@ export type BreakerOpen =
 
 /** What a call does: one step, run by the pipeline. */
 export type TurnStep =
-  /** Micro only. */
+  /** Micro only (its plan kept under {@link microRule}). */
   | { kind: 'micro'; cacheAware: boolean }
-  /** Mid when its plan frees at least `minFreed` (and anything at all), otherwise micro. */
-  | { kind: 'mid-else-micro'; minFreed: number; cacheAware: boolean }
+  /** Mid when {@link keepRewrite} keeps its plan under `rule`, otherwise micro. */
+  | { kind: 'mid-else-micro'; rule: RewriteRule; cacheAware: boolean }
   /**
    * Over hard: mid when it gets the request under `under`; otherwise hard, unless `breaker` is
-   * set: then mid when it freed anything, else micro, and the request goes out as it is.
+   * set: then mid when {@link keepRewrite} keeps it under `rule`, else micro, and the request goes
+   * out as it is.
    */
-  | { kind: 'mid-else-hard'; under: number; breaker: BreakerOpen | undefined; cacheAware: boolean }
+  | {
+      kind: 'mid-else-hard';
+      under: number;
+      breaker: BreakerOpen | undefined;
+      rule: RewriteRule;
+      cacheAware: boolean;
+    }
   /** Forced hard. */
   | { kind: 'hard' }
   /** Nothing changes this call; `start` starts a background summary of the history. */
@@ -66,6 +76,39 @@ export type TurnStep =
   | { kind: 'swap-in' }
   /** Over the background limit with the summary on its way: mid when it gets under `under`, else wait for it. */
   | { kind: 'await'; under: number };
+
+/** When a plan is worth sending (checked by {@link keepRewrite} once the plan is made). */
+export interface RewriteRule {
+  /** The fewest tokens the plan must free. */
+  minFreed: number;
+  /** Whether it must also pay for the prompt cache it rewrites (`rewrite-cost.ts`). */
+  payback: boolean;
+}
+
+/** A plan as the pipeline measured it. */
+export interface RewriteFacts extends Rewrite {
+  /** Whether the plan changed anything. */
+  changed: boolean;
+}
+
+/**
+ * The rule of a micro plan: a cache-aware batch (one worth a cache write, micro's `clearAtLeast`)
+ * must also pay for the rewrite of the tail after it.
+ */
+export function microRule(cacheAware: boolean): RewriteRule {
+  return { minFreed: 0, payback: cacheAware };
+}
+
+/**
+ * The second half of a layer's choice, once its plan is made: keep it when it changed something,
+ * freed at least `minFreed` and, with `payback`, saves more cache reads over the next requests
+ * than the cache writes it costs now. A plan that frees a little of a long tail costs more than
+ * it saves: the request would fire mid again and again, rewriting the cache each time.
+ */
+export function keepRewrite(rule: RewriteRule, plan: RewriteFacts): boolean {
+  if (!plan.changed || plan.freedTokens < rule.minFreed) return false;
+  return !rule.payback || rewritePays(plan);
+}
 
 /**
  * The whole choice of a call, as a pure function of its facts. `force` wins; then a background
@@ -77,16 +120,21 @@ export function decideTurn(facts: TurnFacts): TurnStep {
   const { tokens, limits, force, micro } = facts;
   const cacheAware = micro.cacheAware && !facts.cacheExpired;
   if (force === 'hard') return { kind: 'hard' };
-  if (force === 'mid') return { kind: 'mid-else-micro', minFreed: 0, cacheAware };
+  if (force === 'mid') return { kind: 'mid-else-micro', rule: { minFreed: 0, payback: false }, cacheAware };
   const background = backgroundStep(facts);
   if (background) return background;
+  // With the prompt cache in play, mid must pay for the cache it rewrites (with the breaker open
+  // too); mid instead of hard needs no payback: a summary would rewrite as much.
+  const payback = cacheAware;
   if (tokens > limits.hard) {
-    return { kind: 'mid-else-hard', under: limits.mid, breaker: breakerOpen(facts), cacheAware };
+    const breaker = breakerOpen(facts);
+    const rule = { minFreed: 0, payback };
+    return { kind: 'mid-else-hard', under: limits.mid, breaker, rule, cacheAware };
   }
   // A whole mid plan walks the history: make one only when the index estimates a worthy batch.
   const minFreed = cacheAware ? micro.clearAtLeast : 0;
   if (tokens > limits.mid && facts.midEstimate >= minFreed) {
-    return { kind: 'mid-else-micro', minFreed, cacheAware };
+    return { kind: 'mid-else-micro', rule: { minFreed, payback }, cacheAware };
   }
   return { kind: 'micro', cacheAware };
 }
@@ -121,9 +169,16 @@ function backgroundStep({ background, tokens, limits, midEstimate }: TurnFacts):
   }
 }
 
-/** Why hard must not run on this call, or undefined when it may. */
+/**
+ * Why hard must not run on this call, or undefined when it may. With a floor over mid no summary
+ * gets under mid, but one still pays for its rewrite once the history alone (the messages less
+ * the latest request) is over hard: it frees about that much, the next call is held by the
+ * previous-hard rule, and the history takes as long to grow back.
+ */
 function breakerOpen({ breaker, limits }: TurnFacts): BreakerOpen | undefined {
-  if (breaker.floorTokens > limits.mid) return { reason: 'fixed-overhead', floorTokens: breaker.floorTokens };
+  const { floorTokens, historyTokens } = breaker;
+  if (floorTokens > limits.mid && historyTokens <= limits.hard)
+    return { reason: 'fixed-overhead', floorTokens };
   const { previousTokensAfter } = breaker;
   if (previousTokensAfter !== undefined && previousTokensAfter > limits.mid) {
     return { reason: 'previous-hard', previousTokensAfter };
