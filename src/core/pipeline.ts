@@ -24,6 +24,7 @@ import {
 import { countMessageTokens, countSystemTokens } from './tokens/message-tokens.js';
 import { countToolTokens } from './tokens/tool-tokens.js';
 import { type AppliedStep, measureSteps, type StepsToReport } from './turn-report.js';
+import { renderWorkingSet } from './working-set/render-working-set.js';
 
 /** What a turn needs besides the runtime: the fixed settings and the event sink. */
 export interface TurnEnvironment {
@@ -255,6 +256,7 @@ async function hardStep({
       // request would not fit under the hard threshold otherwise.
       maxTokens: settings.limits.hard,
       ...ledgerFor(runtime, settings),
+      ...workingSetFor(runtime, settings),
       ...(system === undefined ? {} : { system }),
       ...(focus ? { focus } : {}),
       ...(signal ? { signal } : {}),
@@ -429,6 +431,19 @@ function ledgerFor(runtime: SessionRuntime, settings: CompactorSettings): { ledg
         }),
       files: state.files,
     },
+  };
+}
+
+/** The working set as the hard layer reads it (none when its budget is 0). */
+function workingSetFor(
+  runtime: SessionRuntime,
+  settings: CompactorSettings,
+): { workingSet?: () => string | undefined } {
+  const { workingSetTokens } = settings.hard;
+  if (workingSetTokens <= 0) return {};
+  const state = runtime.ledger.workingSet.state;
+  return {
+    workingSet: () => renderWorkingSet(state, { maxTokens: workingSetTokens, counter: settings.counter }),
   };
 }
 

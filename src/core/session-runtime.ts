@@ -102,7 +102,7 @@ export function createRuntime(settings: CompactorSettings, archived: readonly Ar
     ids,
     index: new HistoryIndex(settings.counter, settings.rule, ids, settings.mid),
     tokens: createAnchoredCounter({ counter: settings.counter }),
-    ledger: new LedgerRecorder(),
+    ledger: new LedgerRecorder(undefined, settings.codeParser),
     lastOutput: undefined,
     restoredLastOutput: undefined,
     breaker: { hardOnLastCall: false, overheadTokens: 0 },
@@ -133,7 +133,8 @@ export function restoreRuntime(
     overheadTokens: state.breaker.overheadTokens ?? 0,
   };
   // A state written before the ledger existed has none: it starts from the messages it sees.
-  if (isLedgerState(state.ledger)) runtime.ledger = new LedgerRecorder(structuredClone(state.ledger));
+  if (isLedgerState(state.ledger))
+    runtime.ledger = new LedgerRecorder(structuredClone(state.ledger), settings.codeParser);
   return runtime;
 }
 

@@ -9,6 +9,7 @@ const settings = {
   identity: 'You are the build agent.',
   maxSummaryTokens: 400,
   ledgerTokens: 1500,
+  workingSetTokens: 0,
   keptTurnTokens: Number.POSITIVE_INFINITY,
   filesBack: { maxFiles: 5, maxTokens: 2000 },
   maxAttempts: 1,
