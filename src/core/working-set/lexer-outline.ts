@@ -73,13 +73,13 @@ const javaPatterns: Pattern[] = [
       /^\s*(?:(?:public|private|protected|static|final|abstract|sealed|non-sealed)\s+)*(?:class|interface|enum|record|@interface)\s+(?<name>[A-Za-z_$][\w$]*)/,
   },
   {
+    kind: 'constructor',
+    pattern: /^\s+(?:public|private|protected)\s+(?<name>[A-Z][\w$]*)\s*\([^;]*$/,
+  },
+  {
     kind: 'method',
     pattern:
       /^\s+(?:(?:public|private|protected|static|final|abstract|synchronized|native|default)\s+)*(?:<[^>]*>\s+)?[\w$.<>[\],? ]+\s+(?<name>[A-Za-z_$][\w$]*)\s*\([^;]*$/,
-  },
-  {
-    kind: 'constructor',
-    pattern: /^\s+(?:public|private|protected)\s+(?<name>[A-Z][\w$]*)\s*\([^;]*$/,
   },
 ];
 
@@ -127,7 +127,7 @@ export function lexerOutline(language: CodeLanguage, text: string): CodeDefiniti
     const line = lines[index]!;
     for (const { kind, pattern } of found) {
       const name = pattern.exec(line)?.groups?.name;
-      if (name === undefined || statementWords.has(name)) continue;
+      if (name === undefined || (kind === 'method' && statementWords.has(name))) continue;
       if (kind === 'method' && !opensBody(lines, index)) break;
       const endLine = language === 'python' ? indentEnd(lines, index) : braceEnd(lines, index);
       definitions.push({ name, kind, signature: signatureOf(line), line: index + 1, endLine });
