@@ -89,11 +89,14 @@ function grammarDirectory(): string {
   }
 }
 
-/** The definitions of one text; undefined when it does not parse (the lexer takes over). */
+/** The definitions of one text; undefined when it does not parse cleanly (the lexer takes over). */
 function outlineTree(parser: Parser, language: CodeLanguage, text: string): CodeDefinition[] | undefined {
   const tree = parser.parse(text);
   if (!tree) return undefined;
   try {
+    // A text with syntax errors (a fragment, a file mid-edit) parses into guesses: the lexer's
+    // line-by-line outline is the better reading of it.
+    if (tree.rootNode.hasError) return undefined;
     const kinds = definitionNodes[language];
     const lines = text.split('\n');
     const definitions: CodeDefinition[] = [];

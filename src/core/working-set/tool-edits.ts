@@ -25,7 +25,8 @@ const searchTools = new Set([
 ]);
 /** A shell search: `grep`, `rg`, `git grep`, `ag`, first in the command or after a pipe or `&&`. */
 const shellSearch =
-  /(?:^|[|;&]\s*)(?:rg|grep|egrep|git\s+grep|ag)\s+((?:-{1,2}[\w-]+(?:[= ](?:\d+|'[^']*'|"[^"]*"))?\s+)*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s|;&]+)/;
+  /(?:^|[|;&]\s*)(?:rg|grep|egrep|git\s+grep|ag)\s+((?:(?:-[ABCmgte]|--(?:glob|type|max-count|context|include|exclude))[= ]\S+\s+|-{1,2}[\w-]+(?:=\S+)?\s+)*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s|;&]+)/;
+/(?:^|[|;&]\s*)(?:rg|grep|egrep|git\s+grep|ag)\s+((?:-{1,2}[\w-]+(?:[= ](?:\d+|'[^']*'|"[^"]*"))?\s+)*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s|;&]+)/;
 const hunkFile = /^\*\*\* (Add|Update|Delete) File: (.+)$/;
 
 function inputOf(use: ToolUseBlock): Record<string, unknown> {
