@@ -13,8 +13,8 @@ const MAX_SEARCHES = 30;
 /** The latest edits kept per file. */
 const MAX_EDITS_PER_FILE = 3;
 /** An edit's text is kept to this many lines and characters (the rest is in the archive). */
-const EDIT_LINES = 16;
-const EDIT_CHARS = 900;
+const EDIT_LINES = 10;
+const EDIT_CHARS = 500;
 /** Where a search was found: the first places. */
 const MAX_HITS = 8;
 /** Whole file texts kept in memory to place later edits (not persisted), the most recent. */

@@ -3,8 +3,7 @@ import type { TokenCounter } from '../tokens/token-counter.js';
 import type { WorkingSetDefinition, WorkingSetFile, WorkingSetState } from './working-set-state.js';
 
 export const workingSetOpen = '<working_set';
-const header =
-  'The code the agent worked on, read by the compactor from its tool calls (signature :line; * = changed by its edits).';
+const header = 'Code the agent worked on, from its tool calls (* = changed by its edits).';
 /** Definitions of a file not shown with their signature are listed by name, up to this many. */
 const MAX_NAMES = 24;
 /** A search's places are listed up to this many. */
@@ -62,9 +61,14 @@ export function renderWorkingSet(
     opened.add(candidate.file);
     kept.push(candidate);
   }
-  if (kept.length === 0) return undefined;
-  const text = formatWorkingSet(kept, headings, root);
-  return counter.countText(text) <= maxTokens ? text : undefined;
+  // The estimate misses how lines join: drop the lowest ranked lines while the text is over.
+  kept.sort((left, right) => right.score - left.score);
+  while (kept.length > 0) {
+    const text = formatWorkingSet(kept, headings, root);
+    if (counter.countText(text) <= maxTokens) return text;
+    kept.pop();
+  }
+  return undefined;
 }
 
 function formatWorkingSet(kept: readonly Candidate[], headings: Map<string, string>, root: string): string {
