@@ -44,10 +44,11 @@ const DEFAULT_MAX_SUMMARY_TOKENS = 2000;
  */
 const DEFAULT_LEDGER_TOKENS = 2600;
 /**
- * The working set's budget: with the ledger and the summary it keeps the median compacted context
- * at Claude Code's own compaction points under Claude Code's own (BENCHMARKS.md, section 9).
+ * The working set is off by default: at Claude Code's own compaction points 300 tokens of it took
+ * the median compacted context from 2,588 to 2,864 o200k tokens, over Claude Code's own 2,649
+ * (`SURVIVAL_COMPACTOR='{"hard":{"workingSetTokens":300}}'`, BENCHMARKS.md section 9).
  */
-const DEFAULT_WORKING_SET_TOKENS = 1200;
+const DEFAULT_WORKING_SET_TOKENS = 0;
 /** Kept-turn results and call inputs over this are cut (median at Claude Code's compaction points: BENCHMARKS.md §9). */
 const DEFAULT_KEPT_TURN_TOKENS = 1000;
 /**

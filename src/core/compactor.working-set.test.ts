@@ -47,7 +47,9 @@ function session(): Message[] {
 
 describe('the working set through maybeCompact', () => {
   it('goes out after the ledger in a hard compaction, with the edited definitions and searches', async () => {
-    const result = await createCompactor().maybeCompact(session(), { force: 'hard' });
+    const result = await createCompactor({ hard: { workingSetTokens: 1200 } }).maybeCompact(session(), {
+      force: 'hard',
+    });
     const text = head(result.messages);
     expect(text).toMatch(/<\/session_ledger>\n\n<working_set>\n[\s\S]*<\/working_set>\n\n<identity>/);
     expect(text).toContain('- * func CalculateTokenUsage(lines []string) (*Usage, error) :11');
@@ -56,10 +58,8 @@ describe('the working set through maybeCompact', () => {
     expect(validateMessages(result.messages)).toEqual([]);
   });
 
-  it('is left out at hard.workingSetTokens 0', async () => {
-    const result = await createCompactor({ hard: { workingSetTokens: 0 } }).maybeCompact(session(), {
-      force: 'hard',
-    });
+  it('is off by default (hard.workingSetTokens 0)', async () => {
+    const result = await createCompactor().maybeCompact(session(), { force: 'hard' });
     expect(head(result.messages)).not.toContain('<working_set>');
   });
 
@@ -75,7 +75,7 @@ describe('the working set through maybeCompact', () => {
       },
     };
     const stores = { archive: createMemoryArchiveStore(), stateStore: createMemorySessionStateStore() };
-    const options = { summarizer, sessionId: 'ws', ...stores };
+    const options = { summarizer, sessionId: 'ws', hard: { workingSetTokens: 1200 }, ...stores };
     const first = await createCompactor(options).maybeCompact(session(), { force: 'hard' });
     const later: Message[] = [
       ...first.messages,

@@ -24,7 +24,7 @@ import {
 import { countMessageTokens, countSystemTokens } from './tokens/message-tokens.js';
 import { countToolTokens } from './tokens/tool-tokens.js';
 import { type AppliedStep, measureSteps, type StepsToReport } from './turn-report.js';
-import { renderWorkingSet } from './working-set/render-working-set.js';
+import { type RenderedWorkingSet, renderWorkingSet } from './working-set/render-working-set.js';
 
 /** What a turn needs besides the runtime: the fixed settings and the event sink. */
 export interface TurnEnvironment {
@@ -420,7 +420,7 @@ function ledgerFor(runtime: SessionRuntime, settings: CompactorSettings): { ledg
   const recallOf = (toolUseId: string) => runtime.ids.storedId(archiveKey('tool-result', toolUseId));
   return {
     ledger: {
-      render: (historyId, maxTokens = ledgerTokens, shownAfter) =>
+      render: (historyId, maxTokens = ledgerTokens, shownAfter, filesShown) =>
         renderLedger(state, {
           maxTokens: Math.min(ledgerTokens, maxTokens),
           counter: settings.counter,
@@ -428,6 +428,7 @@ function ledgerFor(runtime: SessionRuntime, settings: CompactorSettings): { ledg
           historyId,
           recall: settings.recall,
           ...(shownAfter ? { shownAfter } : {}),
+          ...(filesShown ? { filesShown } : {}),
         }),
       files: state.files,
     },
@@ -438,7 +439,7 @@ function ledgerFor(runtime: SessionRuntime, settings: CompactorSettings): { ledg
 function workingSetFor(
   runtime: SessionRuntime,
   settings: CompactorSettings,
-): { workingSet?: () => string | undefined } {
+): { workingSet?: () => RenderedWorkingSet | undefined } {
   const { workingSetTokens } = settings.hard;
   if (workingSetTokens <= 0) return {};
   const state = runtime.ledger.workingSet.state;

@@ -14,6 +14,7 @@ import type { LedgerFile } from '../ledger/ledger-state.js';
 import { readableHistory } from '../summary/readable-history.js';
 import { bridgeText, summaryAcknowledgement } from '../summary/summary-format.js';
 import { type SummarySettings, writeSummary } from '../summary/write-summary.js';
+import type { RenderedWorkingSet } from '../working-set/render-working-set.js';
 import { countMessageTokens } from '../tokens/message-tokens.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { applyRewrites, elideOlderInputs } from './elide-inputs.js';
@@ -44,9 +45,15 @@ export interface HardSettings extends SummarySettings {
 export interface HardLedger {
   /**
    * The ledger as text within the budget, and within `maxTokens` when given; `historyId` is where
-   * the summarized history is archived; user texts in `shownAfter` are repeated verbatim after it.
+   * the summarized history is archived; user texts in `shownAfter` are repeated verbatim after it;
+   * files in `filesShown` are shown by the working set, not listed again.
    */
-  render(historyId: string, maxTokens?: number, shownAfter?: ReadonlySet<string>): string | undefined;
+  render(
+    historyId: string,
+    maxTokens?: number,
+    shownAfter?: ReadonlySet<string>,
+    filesShown?: ReadonlySet<string>,
+  ): string | undefined;
   /** Files read or changed, least recently touched first. */
   files: readonly LedgerFile[];
 }
@@ -67,8 +74,8 @@ export interface HardContext {
   maxTokens: number;
   /** The session ledger; without it the summary goes out alone. */
   ledger?: HardLedger;
-  /** The working set as text within its budget (see `renderWorkingSet`); none when undefined. */
-  workingSet?: () => string | undefined;
+  /** The working set within its budget and the files it shows (see `renderWorkingSet`). */
+  workingSet?: () => RenderedWorkingSet | undefined;
 }
 
 /** What the hard layer would change, with the events its summary calls produced. */
@@ -182,8 +189,9 @@ export async function planHard(
     archiveKey('messages', undefined, JSON.stringify(split.dropped)),
   );
   const shownAfter = textsShownAfter(split);
-  const ledger = context.ledger?.render(archiveId, undefined, shownAfter);
-  const workingSet = context.workingSet?.();
+  const rendered = context.workingSet?.();
+  const workingSet = rendered?.text;
+  const ledger = context.ledger?.render(archiveId, undefined, shownAfter, rendered?.files);
   // Both records are ground truth for a model summarizer: it must not contradict them. Without
   // the ledger the summary keeps the facts itself (the extractive model writes them only then).
   const groundTruth = ledger && workingSet ? `${ledger}\n\n${workingSet}` : ledger;
@@ -210,7 +218,7 @@ export async function planHard(
       messages,
       split,
       head,
-      context.ledger.render(archiveId, Math.floor(replaced / 4), shownAfter),
+      context.ledger.render(archiveId, Math.floor(replaced / 4), shownAfter, rendered?.files),
       context,
     );
   }

@@ -2,6 +2,7 @@ import { keyArgument, toolOutcome } from '../_internal/placeholder.js';
 import { escapeReservedTags, shortenLine, toolResultText } from '../_internal/text.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../conversation/types.js';
 import { createHeuristicCounter } from '../tokens/heuristic-counter.js';
+import { agentFindings, currentWork } from './findings.js';
 import {
   bridgeText,
   formatSummarySections,
@@ -9,7 +10,6 @@ import {
   type SummarySection,
   summarySections,
 } from './summary-format.js';
-import { agentFindings, currentWork } from './findings.js';
 import type { SummaryModel } from './summary-model.js';
 
 /** The default bound of a summary, as the hard layer's `maxSummaryTokens`. */

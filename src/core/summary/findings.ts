@@ -21,8 +21,7 @@ const codeMention =
 const conclusion =
   /\b(because|caus|root cause|the (?:issue|problem|bug) (?:is|was)|turns out|found|means|instead|decid|should|must|so that|fix|fails?|failing|works|missing|wrong|never|always|only|confirmed|verified)/i;
 /** Openings that announce the next step rather than state anything. */
-const narration =
-  /^(?:now )?(?:let me|let's|i'll|i will|i need to|i'm going to|next,? i|okay|ok|perfect|great|good|now i)/i;
+const narration = /^(?:now,? )?(?:let me|let's|okay|ok|perfect|great|good|excellent|done)\b/i;
 
 /**
  * The agent's conclusions in its own words: sentences of its text that name code, files, causes

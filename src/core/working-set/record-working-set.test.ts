@@ -144,7 +144,7 @@ describe('the rendered working set', () => {
 
   it('shows changed definitions with their signature and the edit, within its budget', () => {
     const { state } = record([...read, ...edit]).workingSet;
-    const text = renderWorkingSet(state, { maxTokens: 400, counter })!;
+    const text = renderWorkingSet(state, { maxTokens: 400, counter })!.text;
     expect(text).toContain('## /repo/cmd/transcript.go (edited t2)');
     expect(text).toContain('- * func CalculateTokenUsage(lines []string) (*Usage, error) :11');
     expect(text).toContain('usage.Input++');
@@ -153,10 +153,10 @@ describe('the rendered working set', () => {
 
   it('drops the lowest ranked lines first and is undefined without room or content', () => {
     const { state } = record([...read, ...edit]).workingSet;
-    const full = renderWorkingSet(state, { maxTokens: 400, counter })!;
+    const full = renderWorkingSet(state, { maxTokens: 400, counter })!.text;
     expect(full).toContain('- also: Add :7');
     // One token less: the lowest ranked line (names never used since) goes, the rest stays.
-    const small = renderWorkingSet(state, { maxTokens: counter.countText(full) - 1, counter })!;
+    const small = renderWorkingSet(state, { maxTokens: counter.countText(full) - 1, counter })!.text;
     expect(small).not.toContain('also:');
     expect(small).toContain('* func CalculateTokenUsage');
     expect(small).toContain('usage.Input++');

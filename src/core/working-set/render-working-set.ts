@@ -14,6 +14,12 @@ const CHANGED_WEIGHT = 3;
 const EDIT_WEIGHT = 2.5;
 const USE_WEIGHT = 0.6;
 
+/** The working set as text, and the files it shows (the ledger does not list them again). */
+export interface RenderedWorkingSet {
+  text: string;
+  files: ReadonlySet<string>;
+}
+
 /** One line (or block) the working set may show, with its rank. */
 interface Candidate {
   file: string;
@@ -34,7 +40,7 @@ interface Candidate {
 export function renderWorkingSet(
   state: WorkingSetState,
   { maxTokens, counter }: { maxTokens: number; counter: TokenCounter },
-): string | undefined {
+): RenderedWorkingSet | undefined {
   if (maxTokens <= 0) return undefined;
   const latest = Math.max(
     1,
@@ -65,7 +71,8 @@ export function renderWorkingSet(
   kept.sort((left, right) => right.score - left.score);
   while (kept.length > 0) {
     const text = formatWorkingSet(kept, headings, root);
-    if (counter.countText(text) <= maxTokens) return text;
+    if (counter.countText(text) <= maxTokens)
+      return { text, files: new Set(kept.flatMap((candidate) => (candidate.file ? [candidate.file] : []))) };
     kept.pop();
   }
   return undefined;
