@@ -64,4 +64,3 @@ export type {
   SummaryUsage,
 } from './core/summary/summary-model.js';
 export type { TokenCounter } from './core/tokens/token-counter.js';
-export type { CodeDefinition, CodeLanguage, CodeParser } from './core/working-set/code-outline.js';

@@ -12,6 +12,8 @@ import type { CodeDefinition, CodeLanguage, CodeParser } from '../core/working-s
 import { signatureOf } from '../core/working-set/lexer-outline.js';
 import { definitionNodes, functionValues, grammarFiles } from './definition-nodes.js';
 
+export type { CodeDefinition, CodeLanguage, CodeParser } from '../core/working-set/code-outline.js';
+
 /** The one line that tells a user how to get the parser. */
 export const CODE_PARSER_INSTALL_COMMAND = 'npm install web-tree-sitter tree-sitter-wasms';
 /** A declaration's signature is read over at most this many lines before its body. */

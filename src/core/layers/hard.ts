@@ -14,9 +14,9 @@ import type { LedgerFile } from '../ledger/ledger-state.js';
 import { readableHistory } from '../summary/readable-history.js';
 import { bridgeText, summaryAcknowledgement } from '../summary/summary-format.js';
 import { type SummarySettings, writeSummary } from '../summary/write-summary.js';
-import type { RenderedWorkingSet } from '../working-set/render-working-set.js';
 import { countMessageTokens } from '../tokens/message-tokens.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
+import type { RenderedWorkingSet } from '../working-set/render-working-set.js';
 import { applyRewrites, elideOlderInputs } from './elide-inputs.js';
 import {
   collectMaskTargets,

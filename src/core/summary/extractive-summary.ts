@@ -125,9 +125,7 @@ export function extractiveSummary(
   if (focus !== undefined && focus.trim() !== '')
     add('Task and constraints', `- Focus: ${shortenLine(focus, USER_MESSAGE_CHARS)}`);
   for (const path of files) add('Files touched', `- ${path}`);
-  for (const line of agentFindings(messages, factsInLedger ? LEDGER_FINDINGS_CHARS : FINDINGS_CHARS))
-    add('Key findings and decisions', line);
-  for (const line of currentWork(messages, latestRequest)) add('Current state', line);
+  addAgentsWork(add, messages, latestRequest, factsInLedger);
   if (lastAssistantText)
     add(
       'Current state',
@@ -144,6 +142,18 @@ export function extractiveSummary(
 }
 
 const counter = createHeuristicCounter();
+
+/** The agent's findings in its own words and where its work stands (its last edits, the latest request). */
+function addAgentsWork(
+  add: (section: SummarySection, line: string) => void,
+  messages: readonly Message[],
+  latestRequest: string | undefined,
+  factsInLedger: boolean,
+): void {
+  for (const line of agentFindings(messages, factsInLedger ? LEDGER_FINDINGS_CHARS : FINDINGS_CHARS))
+    add('Key findings and decisions', line);
+  for (const line of currentWork(messages, latestRequest)) add('Current state', line);
+}
 
 /**
  * Drops lines until the summary fits `maxTokens`: always from the section with the most lines,
