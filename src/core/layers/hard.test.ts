@@ -53,6 +53,7 @@ describe('planHard', () => {
       - (none)
 
       ## Current state
+      - Latest request: Fix the build.
       - Last assistant note: Turn 3. I will check the build output and then fix what fails.
 
       ## Next steps

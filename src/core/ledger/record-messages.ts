@@ -48,13 +48,14 @@ export class LedgerRecorder {
   /** The code the agent worked on, recorded from the same calls. */
   readonly workingSet: WorkingSetRecorder;
 
+  /** `workingSet: false` records no working set (its budget is 0: no parsing, no file texts kept). */
   constructor(
     public state: LedgerState = createLedgerState(),
-    parser?: CodeParser,
+    { parser, workingSet = true }: { parser?: CodeParser | undefined; workingSet?: boolean } = {},
   ) {
     this.restored = state !== undefined && state.turn > 0;
     if (!isWorkingSetState(state.workingSet)) state.workingSet = createWorkingSetState();
-    this.workingSet = new WorkingSetRecorder(state.workingSet, parser);
+    this.workingSet = new WorkingSetRecorder(state.workingSet, parser, workingSet);
     for (const id of Object.keys(state.open)) this.seenCalls.add(id);
     for (const message of state.userMessages) this.seenUserTexts.add(message.text);
   }

@@ -21,7 +21,8 @@ const codeMention =
 const conclusion =
   /\b(because|caus|root cause|the (?:issue|problem|bug) (?:is|was)|turns out|found|means|instead|decid|should|must|so that|fix|fails?|failing|works|missing|wrong|never|always|only|confirmed|verified)/i;
 /** Openings that announce the next step rather than state anything. */
-const narration = /^(?:now,? )?(?:let me|let's|okay|ok|perfect|great|good|excellent|done)\b/i;
+const narration =
+  /^(?:now,? |first,? |next,? )?(?:let me|let's|okay|ok|perfect|great|good|excellent|done|i(?:'ll| will| need to|'m going to| am going to) (?:check|look|read|run|open|search|see|start|try|inspect|examine|verify))\b/i;
 
 /**
  * The agent's conclusions in its own words: sentences of its text that name code, files, causes

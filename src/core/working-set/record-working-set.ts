@@ -48,10 +48,13 @@ export class WorkingSetRecorder {
   constructor(
     public readonly state: WorkingSetState,
     private readonly parser?: CodeParser,
+    /** False when the working set is off: calls are not read at all. */
+    private readonly enabled = true,
   ) {}
 
   /** A call the agent made: what it will read, change or search for, and the names it uses. */
   toolUse(use: ToolUseBlock, fact: ToolCallFact): void {
+    if (!this.enabled) return;
     this.countUses(safeJson(use.input).slice(0, SCAN_CHARS));
     const id = String(use.id);
     const search = searchOf(use, fact.kind === 'command' ? fact.command : undefined);
@@ -69,6 +72,7 @@ export class WorkingSetRecorder {
 
   /** The agent's own text: the names it uses. */
   assistantText(text: string): void {
+    if (!this.enabled) return;
     this.countUses(text.slice(0, SCAN_CHARS));
   }
 
