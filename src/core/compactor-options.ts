@@ -6,6 +6,7 @@ import type { CompactRequestOptions, CompactRequestResult } from './request/comp
 import type { SummaryModel } from './summary/summary-model.js';
 import type { TokenCounter } from './tokens/token-counter.js';
 import type { ToolDefinition } from './tokens/tool-tokens.js';
+import type { CodeParser } from './working-set/code-outline.js';
 
 /** Options of layer 1, micro compaction. */
 export interface MicroOptions {
@@ -75,6 +76,19 @@ export interface HardOptions {
    * @default 2600 (measured on real Claude Code sessions: see BENCHMARKS.md, section 9)
    */
   ledgerTokens?: number;
+  /**
+   * Budget in tokens of the working set: the code the agent worked on, recorded by the compactor
+   * from its tool calls — for each file it edited, the definitions its edits created or changed
+   * (signature and line) and the text of its latest edits; for each file it read, an outline of
+   * its definitions; for each search, where the symbol was found. Ranked by recency and by how
+   * often the agent used each name since; sent after the ledger in a `<working_set>` block and
+   * given to a model summarizer as ground truth. It outlives every hard compaction. Parsed by
+   * `codeParser` when given, else by the core's lexer. `0` leaves it out. Off by default: it
+   * costs its budget in the median compacted context, which the defaults keep under Claude Code's
+   * own (BENCHMARKS.md, section 9); 1,200 is a good budget when the window has room.
+   * @default 0
+   */
+  workingSetTokens?: number;
   /**
    * After the summary, the latest content of the most recently touched files (their last Read
    * result or Write content in the history) goes back in `<file>` blocks, up to `maxFiles` files
@@ -171,6 +185,13 @@ export interface CompactorOptions {
    * @default 300 (Anthropic's 5-minute cache)
    */
   cacheTtlSeconds?: number;
+  /**
+   * Outlines the code the agent read and edited for the working set (`hard.workingSetTokens`):
+   * `await createTreeSitterCodeParser()` from `agent-compact/code-parser` parses TypeScript,
+   * JavaScript, Python, Go, Rust and Java with tree-sitter.
+   * @default the core's lexer (regular expressions per language)
+   */
+  codeParser?: CodeParser;
   micro?: MicroOptions;
   mid?: MidOptions;
   hard?: HardOptions;

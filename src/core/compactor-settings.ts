@@ -9,6 +9,7 @@ import { defaultIdentity, defaultIdentityWithoutRecall } from './summary/summary
 import { createHeuristicCounter } from './tokens/heuristic-counter.js';
 import { createMemoizedCounter } from './tokens/memoized-counter.js';
 import type { TokenCounter } from './tokens/token-counter.js';
+import type { CodeParser } from './working-set/code-outline.js';
 
 /** The seed's thresholds. */
 export const defaultThresholds = { mid: 50_000, hard: 80_000 } as const;
@@ -42,6 +43,12 @@ const DEFAULT_MAX_SUMMARY_TOKENS = 2000;
  * Claude Code's own summary (2,645 o200k tokens); 2,200 went over it (2,767).
  */
 const DEFAULT_LEDGER_TOKENS = 2600;
+/**
+ * The working set is off by default: at Claude Code's own compaction points 300 tokens of it took
+ * the median compacted context from 2,588 to 2,864 o200k tokens, over Claude Code's own 2,649
+ * (`SURVIVAL_COMPACTOR='{"hard":{"workingSetTokens":300}}'`, BENCHMARKS.md section 9).
+ */
+const DEFAULT_WORKING_SET_TOKENS = 0;
 /** Kept-turn results and call inputs over this are cut (median at Claude Code's compaction points: BENCHMARKS.md §9). */
 const DEFAULT_KEPT_TURN_TOKENS = 1000;
 /**
@@ -73,6 +80,8 @@ export interface CompactorSettings {
   micro: MicroSettings;
   mid: MidSettings;
   hard: HardSettings;
+  /** Outlines code for the working set; the lexer when undefined. */
+  codeParser: CodeParser | undefined;
   /** Background summaries: off, or the request sizes at which one starts and at which calls wait for it. */
   background: { threshold: number; limit: number } | undefined;
 }
@@ -135,12 +144,14 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
       retryDelayMs: hard.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
       timeoutMs: hard.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       ledgerTokens: hard.ledgerTokens ?? DEFAULT_LEDGER_TOKENS,
+      workingSetTokens: hard.workingSetTokens ?? DEFAULT_WORKING_SET_TOKENS,
       keptTurnTokens: hard.keptTurnTokens ?? DEFAULT_KEPT_TURN_TOKENS,
       filesBack: {
         maxFiles: hard.filesBack?.maxFiles ?? DEFAULT_FILES_BACK,
         maxTokens: hard.filesBack?.maxTokens ?? DEFAULT_FILES_BACK_TOKENS,
       },
     },
+    codeParser: options.codeParser,
     background: hard.background
       ? resolveBackground(
           limits,

@@ -210,7 +210,8 @@ describe('hard layer', () => {
       'user',
     ]);
     const head = (result.messages[0]!.content as { text: string }[])[0]!.text;
-    expect(head).toMatch(/^<context_summary recall="r\d+">\n## Task and constraints\n/);
+    // Beside the ledger (which holds the task verbatim) the summary writes only the narrative.
+    expect(head).toMatch(/^<context_summary recall="r\d+">\n## (Key findings and decisions|Current state)\n/);
     expect(head).toContain(
       '<identity>\nYou are Coder, working in /repo with bash and read_file.\n</identity>',
     );

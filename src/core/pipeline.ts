@@ -32,6 +32,7 @@ import {
 import { countMessageTokens, countSystemTokens } from './tokens/message-tokens.js';
 import { countToolTokens } from './tokens/tool-tokens.js';
 import { type AppliedStep, measureSteps, type StepsToReport } from './turn-report.js';
+import { type RenderedWorkingSet, renderWorkingSet } from './working-set/render-working-set.js';
 
 /** What a turn needs besides the runtime: the fixed settings and the event sink. */
 export interface TurnEnvironment {
@@ -286,6 +287,7 @@ async function hardStep({
       // request would not fit under the hard threshold otherwise.
       maxTokens: settings.limits.hard,
       ...ledgerFor(runtime, settings),
+      ...workingSetFor(runtime, settings),
       ...(system === undefined ? {} : { system }),
       ...(focus ? { focus } : {}),
       ...(signal ? { signal } : {}),
@@ -455,7 +457,7 @@ function ledgerFor(runtime: SessionRuntime, settings: CompactorSettings): { ledg
   const recallOf = (toolUseId: string) => runtime.ids.storedId(archiveKey('tool-result', toolUseId));
   return {
     ledger: {
-      render: (historyId, maxTokens = ledgerTokens, shownAfter) =>
+      render: (historyId, maxTokens = ledgerTokens, shownAfter, filesShown) =>
         renderLedger(state, {
           maxTokens: Math.min(ledgerTokens, maxTokens),
           counter: settings.counter,
@@ -463,9 +465,23 @@ function ledgerFor(runtime: SessionRuntime, settings: CompactorSettings): { ledg
           historyId,
           recall: settings.recall,
           ...(shownAfter ? { shownAfter } : {}),
+          ...(filesShown ? { filesShown } : {}),
         }),
       files: state.files,
     },
+  };
+}
+
+/** The working set as the hard layer reads it (none when its budget is 0). */
+function workingSetFor(
+  runtime: SessionRuntime,
+  settings: CompactorSettings,
+): { workingSet?: () => RenderedWorkingSet | undefined } {
+  const { workingSetTokens } = settings.hard;
+  if (workingSetTokens <= 0) return {};
+  const state = runtime.ledger.workingSet.state;
+  return {
+    workingSet: () => renderWorkingSet(state, { maxTokens: workingSetTokens, counter: settings.counter }),
   };
 }
 

@@ -102,7 +102,7 @@ export function createRuntime(settings: CompactorSettings, archived: readonly Ar
     ids,
     index: new HistoryIndex(settings.counter, settings.rule, ids, settings.mid),
     tokens: createAnchoredCounter({ counter: settings.counter }),
-    ledger: new LedgerRecorder(),
+    ledger: new LedgerRecorder(undefined, ledgerOptions(settings)),
     lastOutput: undefined,
     restoredLastOutput: undefined,
     breaker: { hardOnLastCall: false, overheadTokens: 0 },
@@ -133,8 +133,17 @@ export function restoreRuntime(
     overheadTokens: state.breaker.overheadTokens ?? 0,
   };
   // A state written before the ledger existed has none: it starts from the messages it sees.
-  if (isLedgerState(state.ledger)) runtime.ledger = new LedgerRecorder(structuredClone(state.ledger));
+  if (isLedgerState(state.ledger))
+    runtime.ledger = new LedgerRecorder(structuredClone(state.ledger), ledgerOptions(settings));
   return runtime;
+}
+
+/** The ledger records a working set only when it has a budget. */
+function ledgerOptions(settings: CompactorSettings): {
+  parser: CompactorSettings['codeParser'];
+  workingSet: boolean;
+} {
+  return { parser: settings.codeParser, workingSet: settings.hard.workingSetTokens > 0 };
 }
 
 /** The request the last call returned, its messages as they were sent. */

@@ -9,6 +9,7 @@ const settings = {
   identity: 'You are the build agent.',
   maxSummaryTokens: 400,
   ledgerTokens: 1500,
+  workingSetTokens: 0,
   keptTurnTokens: Number.POSITIVE_INFINITY,
   filesBack: { maxFiles: 5, maxTokens: 2000 },
   maxAttempts: 1,
@@ -52,6 +53,7 @@ describe('planHard', () => {
       - (none)
 
       ## Current state
+      - Latest request: Fix the build.
       - Last assistant note: Turn 3. I will check the build output and then fix what fails.
 
       ## Next steps

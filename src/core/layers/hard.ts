@@ -16,6 +16,7 @@ import { bridgeText, summaryAcknowledgement } from '../summary/summary-format.js
 import { type SummarySettings, writeSummary } from '../summary/write-summary.js';
 import { countMessageTokens } from '../tokens/message-tokens.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
+import type { RenderedWorkingSet } from '../working-set/render-working-set.js';
 import { applyRewrites, elideOlderInputs } from './elide-inputs.js';
 import {
   collectMaskTargets,
@@ -32,6 +33,8 @@ export interface HardSettings extends SummarySettings {
   identity: string;
   /** The session ledger's budget in tokens. */
   ledgerTokens: number;
+  /** The working set's budget in tokens (0: left out). */
+  workingSetTokens: number;
   /** A kept-turn tool result over this many tokens becomes a placeholder (Infinity: never). */
   keptTurnTokens: number;
   /** What goes back after the summary: the latest content of the most recently touched files. */
@@ -42,9 +45,15 @@ export interface HardSettings extends SummarySettings {
 export interface HardLedger {
   /**
    * The ledger as text within the budget, and within `maxTokens` when given; `historyId` is where
-   * the summarized history is archived; user texts in `shownAfter` are repeated verbatim after it.
+   * the summarized history is archived; user texts in `shownAfter` are repeated verbatim after it;
+   * files in `filesShown` are shown by the working set, not listed again.
    */
-  render(historyId: string, maxTokens?: number, shownAfter?: ReadonlySet<string>): string | undefined;
+  render(
+    historyId: string,
+    maxTokens?: number,
+    shownAfter?: ReadonlySet<string>,
+    filesShown?: ReadonlySet<string>,
+  ): string | undefined;
   /** Files read or changed, least recently touched first. */
   files: readonly LedgerFile[];
 }
@@ -65,6 +74,8 @@ export interface HardContext {
   maxTokens: number;
   /** The session ledger; without it the summary goes out alone. */
   ledger?: HardLedger;
+  /** The working set within its budget and the files it shows (see `renderWorkingSet`). */
+  workingSet?: () => RenderedWorkingSet | undefined;
 }
 
 /** What the hard layer would change, with the events its summary calls produced. */
@@ -178,7 +189,12 @@ export async function planHard(
     archiveKey('messages', undefined, JSON.stringify(split.dropped)),
   );
   const shownAfter = textsShownAfter(split);
-  const ledger = context.ledger?.render(archiveId, undefined, shownAfter);
+  const rendered = context.workingSet?.();
+  const workingSet = rendered?.text;
+  const ledger = context.ledger?.render(archiveId, undefined, shownAfter, rendered?.files);
+  // Both records are ground truth for a model summarizer: it must not contradict them. Without
+  // the ledger the summary keeps the facts itself (the extractive model writes them only then).
+  const groundTruth = ledger && workingSet ? `${ledger}\n\n${workingSet}` : ledger;
   // The summarizer reads only what is readable: nothing signed or encrypted leaves for another model.
   const summary = await writeSummary(readableHistory(split.dropped), {
     settings: context.settings,
@@ -186,10 +202,10 @@ export async function planHard(
     ...(context.system === undefined ? {} : { system: context.system }),
     ...(context.focus ? { focus: context.focus } : {}),
     ...(context.signal ? { signal: context.signal } : {}),
-    ...(ledger ? { ledger } : {}),
+    ...(groundTruth ? { ledger: groundTruth } : {}),
     recall: context.rewrite.recall,
   });
-  const head = { archiveId, known, summaryText: summary.text };
+  const head = { archiveId, known, summaryText: summary.text, workingSet };
   let plan = assembleHard(messages, split, head, ledger, context);
   // A history made mostly of the user's own long messages would not shrink with all of them in the
   // record: then the record gets at most a quarter of what it replaces.
@@ -202,7 +218,7 @@ export async function planHard(
       messages,
       split,
       head,
-      context.ledger.render(archiveId, Math.floor(replaced / 4), shownAfter),
+      context.ledger.render(archiveId, Math.floor(replaced / 4), shownAfter, rendered?.files),
       context,
     );
   }
@@ -232,7 +248,12 @@ function textsShownAfter(split: HardSplit): Set<string> {
 function assembleHard(
   messages: readonly Message[],
   split: ReturnType<typeof splitForHard>,
-  { archiveId, known, summaryText }: { archiveId: string; known: boolean; summaryText: string },
+  {
+    archiveId,
+    known,
+    summaryText,
+    workingSet,
+  }: { archiveId: string; known: boolean; summaryText: string; workingSet: string | undefined },
   ledger: string | undefined,
   context: HardContext,
 ): Omit<HardPlan, 'events'> {
@@ -242,6 +263,7 @@ function assembleHard(
   const headText =
     `${open}\n${summaryText}\n</context_summary>\n\n` +
     (ledger ? `${ledger}\n\n` : '') +
+    (workingSet ? `${workingSet}\n\n` : '') +
     `<identity>\n${escapeReservedTags(context.settings.identity)}\n</identity>`;
   const files = context.ledger
     ? filesBack(context.ledger.files, messages, split.tail, context.settings.filesBack, context.counter)

@@ -54,6 +54,8 @@ export interface SectionOptions {
   instructionBudget: number;
   /** User texts the compacted context repeats verbatim after the ledger: named, not repeated. */
   shownAfter?: ReadonlySet<string> | undefined;
+  /** Files the working set beside the ledger shows by path: not listed again. */
+  filesShown?: ReadonlySet<string> | undefined;
 }
 
 const item = (text: string, group?: string): LedgerItem =>
@@ -95,6 +97,7 @@ export function ledgerSections(
     ),
   );
   const commands = commandItems(state.commands, recall);
+  const listed = state.files.filter((file) => !options.filesShown?.has(file.path));
   const sections: LedgerSection[] = [
     {
       title: plan ? `Plan in force (${plan.tool}, t${plan.turn}, verbatim)` : 'Plan',
@@ -104,12 +107,12 @@ export function ledgerSections(
     { title: 'Messages the user typed (verbatim)', items: users, dropped: 0 },
     {
       title: `Files changed${root ? ` (under ${root})` : ''}`,
-      items: state.files.filter((file) => file.changed).map(fileItem),
+      items: listed.filter((file) => file.changed).map(fileItem),
       dropped: 0,
     },
     {
       title: `Files read${root ? ' (same root)' : ''}`,
-      items: state.files.filter((file) => !file.changed).map(fileItem),
+      items: listed.filter((file) => !file.changed).map(fileItem),
       dropped: 0,
     },
     { title: 'Commands (exit status: first error line)', items: commands.items, dropped: 0 },

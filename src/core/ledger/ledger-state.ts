@@ -1,3 +1,5 @@
+import type { WorkingSetState } from '../working-set/working-set-state.js';
+
 /**
  * The session ledger: what happened in a session, recorded by the compactor from the tool calls
  * and the user's messages (no model involved). Plain JSON so it persists with the compactor's
@@ -18,6 +20,8 @@ export interface LedgerState {
   userMessages: LedgerUserMessage[];
   /** Tool calls whose results have not been seen yet, by tool_use id. */
   open: Record<string, LedgerOpenCall>;
+  /** The code the agent worked on (absent in a state written before it was recorded). */
+  workingSet?: WorkingSetState;
 }
 
 export interface LedgerFile {

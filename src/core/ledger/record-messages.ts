@@ -4,6 +4,9 @@ import { failureLine, keyArgument, toolOutcome } from '../_internal/placeholder.
 import { shortenLine, toolResultText } from '../_internal/text.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../conversation/types.js';
 import { bridgeText, summaryAcknowledgement } from '../summary/summary-format.js';
+import type { CodeParser } from '../working-set/code-outline.js';
+import { WorkingSetRecorder } from '../working-set/record-working-set.js';
+import { createWorkingSetState, isWorkingSetState } from '../working-set/working-set-state.js';
 import { type CodexExecOutput, readCodexExecOutput } from './codex-exec-output.js';
 import { createLedgerState, type LedgerOpenCall, type LedgerState } from './ledger-state.js';
 import { applyTaskOperation } from './task-list.js';
@@ -42,9 +45,17 @@ export class LedgerRecorder {
 
   /** True for a ledger restored from a stored state that has not read a history yet. */
   private restored: boolean;
+  /** The code the agent worked on, recorded from the same calls. */
+  readonly workingSet: WorkingSetRecorder;
 
-  constructor(public state: LedgerState = createLedgerState()) {
+  /** `workingSet: false` records no working set (its budget is 0: no parsing, no file texts kept). */
+  constructor(
+    public state: LedgerState = createLedgerState(),
+    { parser, workingSet = true }: { parser?: CodeParser | undefined; workingSet?: boolean } = {},
+  ) {
     this.restored = state !== undefined && state.turn > 0;
+    if (!isWorkingSetState(state.workingSet)) state.workingSet = createWorkingSetState();
+    this.workingSet = new WorkingSetRecorder(state.workingSet, parser, workingSet);
     for (const id of Object.keys(state.open)) this.seenCalls.add(id);
     for (const message of state.userMessages) this.seenUserTexts.add(message.text);
   }
@@ -76,7 +87,7 @@ export class LedgerRecorder {
     if (common < this.snapshot.length) this.snapshot = this.snapshot.slice(0, common);
     for (let index = common; index < messages.length; index++) {
       const message = messages[index]!;
-      recordMessage(this.state, message, this.seenCalls, this.seenUserTexts);
+      recordMessage(this.state, message, this.seenCalls, this.seenUserTexts, this.workingSet);
       this.snapshot.push(message);
     }
   }
@@ -92,6 +103,7 @@ function recordMessage(
   message: Message,
   seenCalls: Set<string>,
   seenUserTexts: Set<string>,
+  workingSet: WorkingSetRecorder,
 ): void {
   const blocks =
     typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
@@ -107,11 +119,12 @@ function recordMessage(
         : text !== summaryAcknowledgement && !seenCalls.has(textKey);
     if (uses.length === 0) seenCalls.add(textKey);
     if (isNew) state.turn++;
-    for (const use of uses) recordToolUse(state, use, seenCalls);
+    if (isNew && text.trim() !== '') workingSet.assistantText(text);
+    for (const use of uses) recordToolUse(state, use, seenCalls, workingSet);
     return;
   }
   for (const block of blocks) {
-    if (block.type === 'tool_result') recordToolResult(state, block as ToolResultBlock);
+    if (block.type === 'tool_result') recordToolResult(state, block as ToolResultBlock, workingSet);
     else if (block.type === 'text' && typeof block.text === 'string') {
       const text = block.text;
       if (text.trim() === '' || text === bridgeText || seenUserTexts.has(text)) continue;
@@ -130,11 +143,17 @@ function isHarnessText(text: string): boolean {
   return typed === '' || typed.startsWith('<') || harnessPrefixes.some((prefix) => typed.startsWith(prefix));
 }
 
-function recordToolUse(state: LedgerState, use: ToolUseBlock, seenCalls: Set<string>): void {
+function recordToolUse(
+  state: LedgerState,
+  use: ToolUseBlock,
+  seenCalls: Set<string>,
+  workingSet: WorkingSetRecorder,
+): void {
   const id = String(use.id);
   if (seenCalls.has(id)) return;
   seenCalls.add(id);
   const fact = toolCallFact(use);
+  workingSet.toolUse(use, fact);
   const polled = pollsSession(state, use);
   if (polled) {
     state.open[id] = polled;
@@ -169,7 +188,7 @@ function recordToolUse(state: LedgerState, use: ToolUseBlock, seenCalls: Set<str
   state.open[id] = open;
 }
 
-function recordToolResult(state: LedgerState, result: ToolResultBlock): void {
+function recordToolResult(state: LedgerState, result: ToolResultBlock, workingSet: WorkingSetRecorder): void {
   const id = String(result.tool_use_id);
   const call = state.open[id];
   if (!call) return;
@@ -177,6 +196,7 @@ function recordToolResult(state: LedgerState, result: ToolResultBlock): void {
   const text = toolResultText(result);
   const codex = readCodexExecOutput(text);
   const { exitCode, failed, errorLine } = codex ? codexOutcome(result, codex) : resultOutcome(result, text);
+  workingSet.toolResult(id, codex ? codex.output : text, failed, call.turn);
   if (call.kind === 'task' && call.task && !failed) {
     applyTaskOperation(state, call.task, call.turn, text);
     return;

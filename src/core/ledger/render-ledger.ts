@@ -20,6 +20,8 @@ export interface RenderLedgerOptions {
   historyId?: string;
   /** User texts the compacted context repeats verbatim after the ledger (the latest request). */
   shownAfter?: ReadonlySet<string>;
+  /** Files the working set beside the ledger shows by path: not listed again. */
+  filesShown?: ReadonlySet<string>;
   /**
    * Whether the ledger names archive ids (`recallOf`, `historyId`): `false` when the model has no
    * recall tool to use them with.
@@ -46,6 +48,7 @@ export function renderLedger(state: LedgerState, options: RenderLedgerOptions): 
     recallOf: recall ? options.recallOf : undefined,
     instructionBudget: maxTokens,
     shownAfter: options.shownAfter,
+    filesShown: options.filesShown,
   });
   if (sections.every((section) => section.items.length === 0)) return undefined;
   const cost = sections.map((section) => section.items.map((entry) => counter.countText(entry.text) + 1));

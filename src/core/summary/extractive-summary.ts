@@ -2,6 +2,7 @@ import { keyArgument, toolOutcome } from '../_internal/placeholder.js';
 import { escapeReservedTags, shortenLine, toolResultText } from '../_internal/text.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../conversation/types.js';
 import { createHeuristicCounter } from '../tokens/heuristic-counter.js';
+import { agentFindings, currentWork } from './findings.js';
 import {
   bridgeText,
   formatSummarySections,
@@ -18,11 +19,17 @@ const TASK_CHARS = 2000;
 const USER_MESSAGE_CHARS = 400;
 const LAST_NOTE_CHARS = 800;
 /** Beside the ledger the note is the narrative's only fact: shorter keeps the context small. */
-const LEDGER_NOTE_CHARS = 400;
+const LEDGER_NOTE_CHARS = 250;
 const PATH_CHARS = 200;
 /** Lines are cut to this when the summary still does not fit after dropping lines. */
 const TIGHT_LINE_CHARS = 200;
 const LINE_CHARS = 2000;
+/**
+ * The agent's findings take up to this many characters (beside the ledger and the working set,
+ * which hold the facts, fewer: the compacted context stays under Claude Code's own).
+ */
+const FINDINGS_CHARS = 2400;
+const LEDGER_FINDINGS_CHARS = 600;
 
 const previousSummaryPattern = /<context_summary[^>]*>\n?([\s\S]*?)\n?<\/context_summary>/;
 
@@ -68,6 +75,7 @@ export function extractiveSummary(
   const toolUses = new Map<string, ToolUseBlock>();
   const files = new Set<string>();
   let lastAssistantText = '';
+  let latestRequest: string | undefined;
 
   for (const message of messages) {
     const blocks =
@@ -82,13 +90,17 @@ export function extractiveSummary(
         const previous = previousSummaryPattern.exec(text)?.[1];
         if (previous !== undefined) {
           for (const [section, lines] of parseSummarySections(previous)) {
+            // The state then is not the state now: it is written again from what follows.
+            if (section === 'Current state') continue;
             for (const line of lines) if (line.trim() !== '- (none)') add(section, line);
           }
           continue;
         }
         if (isInstructionOrBoilerplate(text)) continue;
+        if (!text.trimStart().startsWith('<')) latestRequest = text;
+        // The ledger beside the summary holds every message the user typed, the first verbatim.
+        if (factsInLedger) continue;
         const isTask = sections.get('Task and constraints')!.length === 0;
-        if (factsInLedger && !isTask) continue;
         const chars = factsInLedger ? USER_MESSAGE_CHARS : isTask ? TASK_CHARS : USER_MESSAGE_CHARS;
         add('Task and constraints', `- User: ${shortenLine(text, chars)}`);
       } else if (block.type === 'tool_use') {
@@ -113,6 +125,7 @@ export function extractiveSummary(
   if (focus !== undefined && focus.trim() !== '')
     add('Task and constraints', `- Focus: ${shortenLine(focus, USER_MESSAGE_CHARS)}`);
   for (const path of files) add('Files touched', `- ${path}`);
+  addAgentsWork(add, messages, latestRequest, factsInLedger);
   if (lastAssistantText)
     add(
       'Current state',
@@ -129,6 +142,18 @@ export function extractiveSummary(
 }
 
 const counter = createHeuristicCounter();
+
+/** The agent's findings in its own words and where its work stands (its last edits, the latest request). */
+function addAgentsWork(
+  add: (section: SummarySection, line: string) => void,
+  messages: readonly Message[],
+  latestRequest: string | undefined,
+  factsInLedger: boolean,
+): void {
+  for (const line of agentFindings(messages, factsInLedger ? LEDGER_FINDINGS_CHARS : FINDINGS_CHARS))
+    add('Key findings and decisions', line);
+  for (const line of currentWork(messages, latestRequest)) add('Current state', line);
+}
 
 /**
  * Drops lines until the summary fits `maxTokens`: always from the section with the most lines,

@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { samples } from '../core/working-set/__fixtures__/samples.js';
+import { languageOf } from '../core/working-set/code-outline.js';
+import { lexerOutline } from '../core/working-set/lexer-outline.js';
+import { outlineFile } from '../core/working-set/outline-file.js';
+import { createTreeSitterCodeParser, type TreeSitterCodeParser } from './index.js';
+
+let parser: TreeSitterCodeParser;
+beforeAll(async () => {
+  parser = await createTreeSitterCodeParser();
+});
+
+const firstLines = (definitions: { name: string; line: number }[] | undefined) =>
+  Object.fromEntries(
+    (definitions ?? []).toReversed().map((definition) => [definition.name, definition.line]),
+  );
+
+describe('the tree-sitter code parser', () => {
+  it('loads every grammar', () => {
+    expect(parser.languages).toEqual(['typescript', 'tsx', 'javascript', 'python', 'go', 'rust', 'java']);
+  });
+
+  it.each(Object.entries(samples))('and the lexer both outline a %s file', (_, sample) => {
+    const language = languageOf(sample.path)!;
+    const parsed = parser.outline(language, sample.text);
+    expect(firstLines(parsed)).toMatchObject(sample.names);
+    expect(firstLines(lexerOutline(language, sample.text))).toMatchObject(sample.names);
+  });
+
+  it('writes signatures up to the body', () => {
+    const parsed = parser.outline('go', samples.go.text)!;
+    expect(parsed.map((definition) => definition.signature)).toEqual([
+      'type Usage struct',
+      'func (u *Usage) Add(other Usage)',
+      'func CalculateTokenUsage(lines []string) (*Usage, error)',
+    ]);
+    expect(parser.outline('python', samples.python.text)![1]).toMatchObject({
+      kind: 'method',
+      signature: 'def total(self, cached=False)',
+    });
+  });
+
+  it('outlines what parses, and never throws on broken code', () => {
+    const broken = 'func (( {{ type struct }\nfunc Fine() {\n}\n';
+    expect(() => outlineFile('x.go', broken, parser)).not.toThrow();
+    expect(outlineFile('x.go', broken, parser)?.map((definition) => definition.name)).toContain('Fine');
+  });
+});
+
+describe('a grammar that fails to load', () => {
+  const directory = mkdtempSync(join(tmpdir(), 'agent-compact-grammars-'));
+  afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('leaves its language to the lexer', async () => {
+    writeFileSync(join(directory, 'tree-sitter-go.wasm'), 'not a wasm module');
+    const partial = await createTreeSitterCodeParser({
+      grammarDirectory: directory,
+      languages: ['go', 'rust'],
+    });
+    expect(partial.languages).toEqual([]);
+    expect(partial.outline('go', samples.go.text)).toBeUndefined();
+    expect(firstLines(outlineFile(samples.go.path, samples.go.text, partial))).toMatchObject(
+      samples.go.names,
+    );
+  });
+});

@@ -1,0 +1,136 @@
+/**
+ * `agent-compact/code-parser`: the working set's outlines parsed by tree-sitter (TypeScript,
+ * TSX, JavaScript, Python, Go, Rust, Java), from the prebuilt WASM grammars of the optional peer
+ * dependencies `web-tree-sitter` and `tree-sitter-wasms`. Without it the core outlines code with
+ * its own lexer.
+ */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { Language, Node, Parser } from 'web-tree-sitter';
+import { CompactError } from '../core/errors.js';
+import type { CodeDefinition, CodeLanguage, CodeParser } from '../core/working-set/code-outline.js';
+import { signatureOf } from '../core/working-set/lexer-outline.js';
+import { definitionNodes, functionValues, grammarFiles } from './definition-nodes.js';
+
+export type { CodeDefinition, CodeLanguage, CodeParser } from '../core/working-set/code-outline.js';
+
+/** The one line that tells a user how to get the parser. */
+export const CODE_PARSER_INSTALL_COMMAND = 'npm install web-tree-sitter tree-sitter-wasms';
+/** A declaration's signature is read over at most this many lines before its body. */
+const SIGNATURE_LINES = 6;
+
+/** Options of {@link createTreeSitterCodeParser}. */
+export interface TreeSitterCodeParserOptions {
+  /** The languages to load. @default all seven */
+  languages?: readonly CodeLanguage[];
+  /** The folder holding the `tree-sitter-<language>.wasm` grammars. @default the `tree-sitter-wasms` package's `out/` */
+  grammarDirectory?: string;
+}
+
+/** A parser with the languages whose grammar loaded; the others are the lexer's. */
+export interface TreeSitterCodeParser extends CodeParser {
+  /** The languages parsed by tree-sitter (a grammar that failed to load is not among them). */
+  readonly languages: readonly CodeLanguage[];
+}
+
+/**
+ * Loads tree-sitter and the grammars, and returns a {@link CodeParser} for the compactor's
+ * `codeParser` option. A grammar that fails to load leaves its language to the lexer; a text that
+ * fails to parse is outlined by the lexer too. Throws `MISSING_DEPENDENCY` without the peers.
+ *
+ * @example
+ * const compactor = createCompactor({ codeParser: await createTreeSitterCodeParser() });
+ */
+export async function createTreeSitterCodeParser(
+  options: TreeSitterCodeParserOptions = {},
+): Promise<TreeSitterCodeParser> {
+  const treeSitter = await loadTreeSitter();
+  await treeSitter.Parser.init();
+  const directory = options.grammarDirectory ?? grammarDirectory();
+  const parsers = new Map<CodeLanguage, Parser>();
+  for (const language of options.languages ?? (Object.keys(grammarFiles) as CodeLanguage[])) {
+    let grammar: Language;
+    try {
+      grammar = await treeSitter.Language.load(join(directory, grammarFiles[language]));
+    } catch {
+      continue;
+    }
+    const parser = new treeSitter.Parser();
+    parser.setLanguage(grammar);
+    parsers.set(language, parser);
+  }
+  return {
+    specificationVersion: 'v1',
+    languages: [...parsers.keys()],
+    outline(language, text) {
+      const parser = parsers.get(language);
+      return parser ? outlineTree(parser, language, text) : undefined;
+    },
+  };
+}
+
+async function loadTreeSitter(): Promise<typeof import('web-tree-sitter')> {
+  try {
+    return await import('web-tree-sitter');
+  } catch (error) {
+    throw new CompactError(
+      `agent-compact/code-parser: the optional peer dependency "web-tree-sitter" is not installed; install it with: ${CODE_PARSER_INSTALL_COMMAND}`,
+      { code: 'MISSING_DEPENDENCY', cause: error },
+    );
+  }
+}
+
+function grammarDirectory(): string {
+  try {
+    return join(dirname(createRequire(import.meta.url).resolve('tree-sitter-wasms/package.json')), 'out');
+  } catch (error) {
+    throw new CompactError(
+      `agent-compact/code-parser: the optional peer dependency "tree-sitter-wasms" is not installed; install it with: ${CODE_PARSER_INSTALL_COMMAND}`,
+      { code: 'MISSING_DEPENDENCY', cause: error },
+    );
+  }
+}
+
+/** The definitions of one text; undefined when it does not parse cleanly (the lexer takes over). */
+function outlineTree(parser: Parser, language: CodeLanguage, text: string): CodeDefinition[] | undefined {
+  const tree = parser.parse(text);
+  if (!tree) return undefined;
+  try {
+    // A text with syntax errors (a fragment, a file mid-edit) parses into guesses: the lexer's
+    // line-by-line outline is the better reading of it.
+    if (tree.rootNode.hasError) return undefined;
+    const kinds = definitionNodes[language];
+    const lines = text.split('\n');
+    const definitions: CodeDefinition[] = [];
+    for (const node of tree.rootNode.descendantsOfType(Object.keys(kinds))) {
+      const definition = node ? definitionOf(node, kinds[node.type]!, lines) : undefined;
+      if (definition) definitions.push(definition);
+    }
+    return definitions;
+  } finally {
+    tree.delete();
+  }
+}
+
+function definitionOf(node: Node, kind: string, lines: readonly string[]): CodeDefinition | undefined {
+  if (node.type === 'variable_declarator' && !functionValues.has(node.childForFieldName('value')?.type ?? ''))
+    return undefined;
+  const name = (node.childForFieldName('name') ?? node.childForFieldName('type'))?.text;
+  if (!name) return undefined;
+  const startRow = (node.type === 'variable_declarator' ? (node.parent ?? node) : node).startPosition.row;
+  const value = node.childForFieldName('value');
+  const body = node.childForFieldName('body') ?? value?.childForFieldName('body');
+  // The head ends where the body starts (its column on that row), or a few lines down.
+  const bodyAt = body && body.startPosition.row < startRow + SIGNATURE_LINES ? body.startPosition : undefined;
+  const head = bodyAt
+    ? [...lines.slice(startRow, bodyAt.row), (lines[bodyAt.row] ?? '').slice(0, bodyAt.column)].join(' ')
+    : lines.slice(startRow, startRow + 1).join(' ');
+  const method = kind === 'function' && node.parent?.parent?.type === 'class_definition' ? 'method' : kind;
+  return {
+    name,
+    kind: method,
+    signature: signatureOf(head),
+    line: startRow + 1,
+    endLine: node.endPosition.row + 1,
+  };
+}

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
+import { createMemorySessionStateStore } from './archive/memory-session-state-store.js';
+import { createCompactor } from './compactor.js';
+import type { Message } from './conversation/types.js';
+import { validateMessages } from './conversation/validate.js';
+import type { SummaryModel, SummaryRequest } from './summary/summary-model.js';
+import { samples } from './working-set/__fixtures__/samples.js';
+
+const head = (messages: readonly Message[]) => (messages[0]!.content as { text: string }[])[0]!.text;
+const numbered = (text: string) =>
+  text
+    .split('\n')
+    .map((line, index) => `${String(index + 1).padStart(6)}→${line}`)
+    .join('\n');
+
+let next = 0;
+function call(name: string, input: Record<string, unknown>, result: string): Message[] {
+  const id = `toolu_ws${++next}`;
+  return [
+    { role: 'assistant', content: [{ type: 'tool_use', id, name, input }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: result }] },
+  ];
+}
+
+const goPath = '/repo/cmd/transcript.go';
+function session(): Message[] {
+  return [
+    { role: 'user', content: 'Fix the token count of transcripts.' },
+    // A long test run, so a hard compaction has something to free.
+    ...call('Bash', { command: 'go test ./...' }, 'ok  \tgithub.com/x/cli/cmd\t0.5s\n'.repeat(400)),
+    ...call('Read', { file_path: goPath }, numbered(samples.go.text)),
+    ...call(
+      'Edit',
+      { file_path: goPath, old_string: '\treturn &Usage{}, nil', new_string: '\treturn dedupe(lines), nil' },
+      'The file has been updated successfully.',
+    ),
+    ...call(
+      'Grep',
+      { pattern: 'dedupe', output_mode: 'content' },
+      'cmd/dedupe.go:8:func dedupe(lines []string) *Usage {',
+    ),
+    { role: 'assistant', content: 'Done: CalculateTokenUsage now dedupes streamed lines.' },
+    { role: 'user', content: 'Now the Python side.' },
+  ];
+}
+
+describe('the working set through maybeCompact', () => {
+  it('goes out after the ledger in a hard compaction, with the edited definitions and searches', async () => {
+    const result = await createCompactor({ hard: { workingSetTokens: 1200 } }).maybeCompact(session(), {
+      force: 'hard',
+    });
+    const text = head(result.messages);
+    expect(text).toMatch(/<\/session_ledger>\n\n<working_set>\n[\s\S]*<\/working_set>\n\n<identity>/);
+    expect(text).toContain('- * func CalculateTokenUsage(lines []string) (*Usage, error) :11');
+    expect(text).toContain('return dedupe(lines), nil');
+    expect(text).toContain('- "dedupe" → cmd/dedupe.go:8');
+    expect(validateMessages(result.messages)).toEqual([]);
+  });
+
+  it('is off by default (hard.workingSetTokens 0)', async () => {
+    const result = await createCompactor().maybeCompact(session(), { force: 'hard' });
+    expect(head(result.messages)).not.toContain('<working_set>');
+  });
+
+  it('is kept across hard compactions and across processes, and is ground truth for a model summarizer', async () => {
+    const requests: SummaryRequest[] = [];
+    const summarizer: SummaryModel = {
+      specificationVersion: 'v1',
+      provider: 'test',
+      modelId: 'scripted',
+      async summarize(request) {
+        requests.push(request);
+        return { text: '## Current state\n- narrative' };
+      },
+    };
+    const stores = { archive: createMemoryArchiveStore(), stateStore: createMemorySessionStateStore() };
+    const options = { summarizer, sessionId: 'ws', hard: { workingSetTokens: 1200 }, ...stores };
+    const first = await createCompactor(options).maybeCompact(session(), { force: 'hard' });
+    const later: Message[] = [
+      ...first.messages,
+      ...call('Read', { file_path: '/repo/py/tokens.py' }, numbered(samples.python.text)),
+      { role: 'assistant', content: 'Reading the Python counter next.' },
+      { role: 'user', content: 'Go on.' },
+    ];
+    // Another compactor on the same stores: the working set comes back with the stored state.
+    const second = await createCompactor(options).maybeCompact(later, { force: 'hard' });
+    const text = head(second.messages);
+    expect(text).toContain('* func CalculateTokenUsage');
+    expect(text).toContain('## py/tokens.py (read t');
+    expect(requests).toHaveLength(2);
+    expect(requests[1]!.ledger).toContain('<working_set>');
+    expect(requests[1]!.ledger).toContain('calculate_usage');
+  });
+});

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../conversation/types.js';
+import { extractiveSummary } from './extractive-summary.js';
+import { agentFindings, currentWork } from './findings.js';
+import { parseSummarySections } from './summary-format.js';
+
+const history: Message[] = [
+  { role: 'user', content: 'The token counts of streamed transcripts are too high. Find out why.' },
+  { role: 'assistant', content: 'Let me look at the transcript parser.' },
+  {
+    role: 'assistant',
+    content: [
+      {
+        type: 'tool_use',
+        id: 't1',
+        name: 'Read',
+        input: { file_path: '/repo/cmd/transcript.go' },
+      },
+    ],
+  },
+  { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'package cli' }] },
+  {
+    role: 'assistant',
+    content:
+      'Found it: `CalculateTokenUsage()` in transcript.go counts every streamed chunk, because the message id is never compared. I will dedupe by `message.id` instead of summing each line.',
+  },
+  {
+    role: 'assistant',
+    content: [
+      {
+        type: 'tool_use',
+        id: 't2',
+        name: 'Edit',
+        input: {
+          file_path: '/repo/cmd/transcript.go',
+          old_string: 'sum += u',
+          new_string: 'if seen[id] {\n\tcontinue\n}',
+        },
+      },
+    ],
+  },
+  { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't2', content: 'ok' }] },
+  { role: 'assistant', content: 'Perfect!' },
+  { role: 'user', content: 'Good. Now add a test for the dedupe.' },
+];
+
+describe("the agent's findings", () => {
+  it('are its sentences that name code and causes, not its narration', () => {
+    const findings = agentFindings(history, 1000);
+    expect(findings).toEqual([
+      '- Found it: `CalculateTokenUsage()` in transcript.go counts every streamed chunk, because the message id is never compared.',
+      '- I will dedupe by `message.id` instead of summing each line.',
+    ]);
+  });
+
+  it('keep the best within the budget, in the order they were written', () => {
+    const [only, ...rest] = agentFindings(history, 130);
+    expect(rest).toEqual([]);
+    expect(only).toContain('CalculateTokenUsage()');
+    expect(agentFindings(history, 10)).toEqual([]);
+  });
+});
+
+describe('the current work', () => {
+  it('names the last edit and the latest request', () => {
+    expect(currentWork(history, 'Good. Now add a test for the dedupe.')).toEqual([
+      '- Last edit: transcript.go: if seen[id] {',
+      '- Latest request: Good. Now add a test for the dedupe.',
+    ]);
+  });
+});
+
+describe('the offline summary', () => {
+  it.each([false, true])(
+    'never leaves the findings and the current state empty when the history has them (ledger beside it: %s)',
+    (factsInLedger) => {
+      const sections = parseSummarySections(extractiveSummary(history, 2000, undefined, { factsInLedger }));
+      expect(sections.get('Key findings and decisions')!.join('\n')).toContain('`CalculateTokenUsage()`');
+      const state = sections.get('Current state')!.join('\n');
+      expect(state).toContain('- Last edit: transcript.go: if seen[id] {');
+      expect(state).toContain('- Latest request: Good. Now add a test for the dedupe.');
+    },
+  );
+
+  it('writes the current state again instead of keeping an earlier summary’s', () => {
+    const earlier = extractiveSummary(history);
+    const merged = extractiveSummary([
+      { role: 'user', content: `<context_summary>\n${earlier}\n</context_summary>` },
+      { role: 'assistant', content: 'Understood. Continuing from the summary.' },
+      { role: 'user', content: 'Also update the changelog.' },
+    ]);
+    const sections = parseSummarySections(merged);
+    expect(sections.get('Current state')!.join('\n')).not.toContain('Last edit');
+    expect(sections.get('Current state')!.join('\n')).toContain('Also update the changelog.');
+    expect(sections.get('Key findings and decisions')!.join('\n')).toContain('CalculateTokenUsage');
+  });
+});

@@ -1,0 +1,194 @@
+import type { CodeDefinition, CodeLanguage } from './code-outline.js';
+
+/** A signature is cut to this many characters: the name and parameters, rarely more. */
+export const SIGNATURE_CHARS = 160;
+/** How far a definition's end is looked for, in lines (a longer body ends where the search stops). */
+const MAX_BODY_LINES = 4000;
+
+interface Pattern {
+  kind: string;
+  pattern: RegExp;
+}
+
+// One pattern per kind of definition, tried in order on each line; the name is the `name` group.
+const tsPatterns: Pattern[] = [
+  {
+    kind: 'function',
+    pattern: /^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\s*\*?\s*(?<name>[A-Za-z_$][\w$]*)/,
+  },
+  {
+    kind: 'class',
+    pattern: /^\s*(?:export\s+)?(?:default\s+)?(?:abstract\s+)?class\s+(?<name>[A-Za-z_$][\w$]*)/,
+  },
+  { kind: 'interface', pattern: /^\s*(?:export\s+)?(?:declare\s+)?interface\s+(?<name>[A-Za-z_$][\w$]*)/ },
+  {
+    kind: 'type',
+    pattern: /^\s*(?:export\s+)?(?:declare\s+)?type\s+(?<name>[A-Za-z_$][\w$]*)\s*(?:<[^=]*>)?\s*=/,
+  },
+  { kind: 'enum', pattern: /^\s*(?:export\s+)?(?:declare\s+)?(?:const\s+)?enum\s+(?<name>[A-Za-z_$][\w$]*)/ },
+  {
+    kind: 'function',
+    pattern:
+      /^\s*(?:export\s+)?(?:const|let|var)\s+(?<name>[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*(?::[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>)/,
+  },
+  {
+    kind: 'method',
+    pattern:
+      /^\s+(?:(?:public|private|protected|static|async|readonly|override|abstract|get|set)\s+)*(?<name>[A-Za-z_$#][\w$]*)\s*(?:<[^>]*>)?\s*\([^;]*$/,
+  },
+];
+const pythonPatterns: Pattern[] = [
+  { kind: 'function', pattern: /^\s*(?:async\s+)?def\s+(?<name>[A-Za-z_]\w*)\s*\(/ },
+  { kind: 'class', pattern: /^\s*class\s+(?<name>[A-Za-z_]\w*)/ },
+];
+const goPatterns: Pattern[] = [
+  { kind: 'method', pattern: /^func\s+\([^)]*\)\s*(?<name>[A-Za-z_]\w*)\s*[[(]/ },
+  { kind: 'function', pattern: /^func\s+(?<name>[A-Za-z_]\w*)\s*[[(]/ },
+  {
+    kind: 'type',
+    pattern: /^(?:type\s+|\t)(?<name>[A-Za-z_]\w*)\s+(?:\[[^\]]*\]\s*)?(?:struct|interface)\b/,
+  },
+  { kind: 'type', pattern: /^type\s+(?<name>[A-Za-z_]\w*)\s+(?!struct|interface)[\w.*[\]]/ },
+];
+const rustPatterns: Pattern[] = [
+  {
+    kind: 'function',
+    pattern:
+      /^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?(?:extern\s+"[^"]*"\s+)?fn\s+(?<name>[A-Za-z_]\w*)/,
+  },
+  { kind: 'struct', pattern: /^\s*(?:pub(?:\([^)]*\))?\s+)?struct\s+(?<name>[A-Za-z_]\w*)/ },
+  { kind: 'enum', pattern: /^\s*(?:pub(?:\([^)]*\))?\s+)?enum\s+(?<name>[A-Za-z_]\w*)/ },
+  { kind: 'trait', pattern: /^\s*(?:pub(?:\([^)]*\))?\s+)?(?:unsafe\s+)?trait\s+(?<name>[A-Za-z_]\w*)/ },
+  {
+    kind: 'impl',
+    pattern: /^\s*(?:unsafe\s+)?impl\b(?:\s*<[^>]*>)?\s+(?:[\w:<>, ]+\s+for\s+)?(?<name>[A-Za-z_][\w:]*)/,
+  },
+  { kind: 'type', pattern: /^\s*(?:pub(?:\([^)]*\))?\s+)?type\s+(?<name>[A-Za-z_]\w*)/ },
+  { kind: 'module', pattern: /^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(?<name>[A-Za-z_]\w*)/ },
+];
+const javaPatterns: Pattern[] = [
+  {
+    kind: 'class',
+    pattern:
+      /^\s*(?:(?:public|private|protected|static|final|abstract|sealed|non-sealed)\s+)*(?:class|interface|enum|record|@interface)\s+(?<name>[A-Za-z_$][\w$]*)/,
+  },
+  {
+    kind: 'constructor',
+    pattern: /^\s+(?:public|private|protected)\s+(?<name>[A-Z][\w$]*)\s*\([^;]*$/,
+  },
+  {
+    kind: 'method',
+    pattern:
+      /^\s+(?:(?:public|private|protected|static|final|abstract|synchronized|native|default)\s+)*(?:<[^>]*>\s+)?[\w$.<>[\],? ]+\s+(?<name>[A-Za-z_$][\w$]*)\s*\([^;]*$/,
+  },
+];
+
+const patterns: Record<CodeLanguage, Pattern[]> = {
+  typescript: tsPatterns,
+  tsx: tsPatterns,
+  javascript: tsPatterns,
+  python: pythonPatterns,
+  go: goPatterns,
+  rust: rustPatterns,
+  java: javaPatterns,
+};
+
+/** Words that open a statement, not a method: `if (…) {` looks like a call with a body. */
+const statementWords = new Set([
+  'if',
+  'for',
+  'while',
+  'switch',
+  'catch',
+  'return',
+  'function',
+  'new',
+  'throw',
+  'else',
+  'do',
+  'try',
+  'await',
+  'typeof',
+  'super',
+  'this',
+  'synchronized',
+]);
+
+/**
+ * The definitions of `text` found line by line: the core's fallback outline, for any of the
+ * languages it knows, without a parser. Bodies end at the matching brace (Python: the next line
+ * indented no deeper).
+ */
+export function lexerOutline(language: CodeLanguage, text: string): CodeDefinition[] {
+  const lines = text.split('\n');
+  const definitions: CodeDefinition[] = [];
+  const found = patterns[language];
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index]!;
+    for (const { kind, pattern } of found) {
+      const name = pattern.exec(line)?.groups?.name;
+      if (name === undefined || (kind === 'method' && statementWords.has(name))) continue;
+      if (kind === 'method' && !opensBody(lines, index)) break;
+      const endLine = language === 'python' ? indentEnd(lines, index) : braceEnd(lines, index);
+      definitions.push({ name, kind, signature: signatureOf(line), line: index + 1, endLine });
+      break;
+    }
+  }
+  return definitions;
+}
+
+/** A method-shaped line is a definition when its body opens on it or on the next lines. */
+function opensBody(lines: readonly string[], index: number): boolean {
+  for (let next = index; next < Math.min(lines.length, index + 4); next++) {
+    const line = lines[next]!;
+    if (/\{\s*$/.test(line) || /\)\s*(?::[^=]+)?\s*\{/.test(line) || /\bthrows\b[^;]*\{/.test(line))
+      return true;
+    if (/;\s*$/.test(line)) return false;
+  }
+  return false;
+}
+
+/** The declaration on one line up to its body. */
+export function signatureOf(line: string): string {
+  const trimmed = line.trim().replace(/\s+/g, ' ');
+  const body = trimmed.search(/\s*\{\s*$/);
+  const head = body > 0 ? trimmed.slice(0, body) : trimmed.replace(/:\s*$/, '');
+  return head.length <= SIGNATURE_CHARS ? head : `${head.slice(0, SIGNATURE_CHARS - 1)}…`;
+}
+
+/** The line (from 1) where the braces opened on or after `start` close again. */
+function braceEnd(lines: readonly string[], start: number): number {
+  let depth = 0;
+  let opened = false;
+  const last = Math.min(lines.length, start + MAX_BODY_LINES);
+  for (let index = start; index < last; index++) {
+    for (const character of lines[index]!) {
+      if (character === '{') {
+        depth++;
+        opened = true;
+      } else if (character === '}') depth--;
+    }
+    if (opened && depth <= 0) return index + 1;
+    // A declaration without a body (`type X = Y;`) ends on its first line that ends a statement.
+    if (!opened && /;\s*$/.test(lines[index]!)) return index + 1;
+  }
+  return last;
+}
+
+/** The last line of a Python block: before the next non-blank line indented no deeper. */
+function indentEnd(lines: readonly string[], start: number): number {
+  const indent = indentOf(lines[start]!);
+  let end = start;
+  const last = Math.min(lines.length, start + MAX_BODY_LINES);
+  for (let index = start + 1; index < last; index++) {
+    const line = lines[index]!;
+    if (line.trim() === '') continue;
+    if (indentOf(line) <= indent) break;
+    end = index;
+  }
+  return end + 1;
+}
+
+function indentOf(line: string): number {
+  return line.length - line.trimStart().length;
+}

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { samples } from './__fixtures__/samples.js';
+import type { CodeParser } from './code-outline.js';
+import { lexerOutline } from './lexer-outline.js';
+import { isUnreadable, outlineFile, stripLineNumbers } from './outline-file.js';
+
+/** Each name at its first definition (a Rust `impl` repeats its type's name). */
+const names = (definitions: { name: string; line: number }[] | undefined) =>
+  Object.fromEntries(
+    (definitions ?? []).toReversed().map((definition) => [definition.name, definition.line]),
+  );
+
+describe('the lexer outline', () => {
+  it.each(Object.entries(samples))('finds the definitions of a %s file', (_, sample) => {
+    const definitions = outlineFile(sample.path, sample.text, undefined);
+    expect(names(definitions)).toMatchObject(sample.names);
+  });
+
+  it('gives each definition a signature up to its body and where the body ends', () => {
+    const [usage, add, calculate] = lexerOutline('go', samples.go.text);
+    expect(usage).toMatchObject({ kind: 'type', signature: 'type Usage struct', line: 3, endLine: 5 });
+    expect(add).toMatchObject({ kind: 'method', signature: 'func (u *Usage) Add(other Usage)', endLine: 9 });
+    expect(calculate?.signature).toBe('func CalculateTokenUsage(lines []string) (*Usage, error)');
+  });
+
+  it('does not take statements for methods', () => {
+    const text = 'class A {\n  run() {\n    if (x) {\n    }\n    for (;;) {\n    }\n  }\n}\n';
+    expect(lexerOutline('typescript', text).map((definition) => definition.name)).toEqual(['A', 'run']);
+  });
+});
+
+describe('what is not outlined', () => {
+  const go = samples.go;
+  it.each([
+    ['an unknown language', 'notes/readme.md', go.text],
+    ['a file without extension', 'Makefile', go.text],
+    ['binary contents', 'bin/tool.go', `package x\u0000\u0001\u0002${go.text}`],
+    ['minified code', 'dist/app.js', `function a(){return 1};${'var b=function(){return 2};'.repeat(200)}`],
+    ['a 1 MB line', 'gen/data.ts', `export const data = "${'x'.repeat(1_000_000)}";\nfunction f() {\n}\n`],
+  ])('%s gives nothing', (_, path, text) => {
+    expect(outlineFile(path, text, undefined)).toBeUndefined();
+  });
+
+  it('is told unreadable text apart from code', () => {
+    expect(isUnreadable(go.text)).toBe(false);
+    expect(isUnreadable('\uFFFD\uFFFDPNG')).toBe(true);
+  });
+});
+
+describe('a parser', () => {
+  it('is used for the languages it takes', () => {
+    const parser: CodeParser = {
+      specificationVersion: 'v1',
+      outline: (language) =>
+        language === 'go'
+          ? [{ name: 'Parsed', kind: 'function', signature: 'func Parsed()', line: 1, endLine: 2 }]
+          : undefined,
+    };
+    expect(names(outlineFile(samples.go.path, samples.go.text, parser))).toEqual({ Parsed: 1 });
+    // A language it does not take goes to the lexer.
+    expect(names(outlineFile(samples.python.path, samples.python.text, parser))).toMatchObject(
+      samples.python.names,
+    );
+  });
+
+  it('that throws or answers nonsense leaves the text to the lexer, never a throw', () => {
+    const throwing: CodeParser = {
+      specificationVersion: 'v1',
+      outline: () => {
+        throw new Error('grammar crashed');
+      },
+    };
+    const nonsense = { specificationVersion: 'v1', outline: () => 'not a list' } as unknown as CodeParser;
+    for (const parser of [throwing, nonsense]) {
+      expect(names(outlineFile(samples.rust.path, samples.rust.text, parser))).toMatchObject(
+        samples.rust.names,
+      );
+    }
+  });
+
+  it('counts lines from where a partial read starts', () => {
+    const definitions = outlineFile(samples.go.path, samples.go.text, undefined, 101);
+    expect(names(definitions)).toMatchObject({ Usage: 103, CalculateTokenUsage: 111 });
+  });
+});
+
+describe('line numbers of read tools', () => {
+  it('are taken off, with the first line kept', () => {
+    const shown = '    40→func A() {\n    41→}\n\n<system-reminder>note</system-reminder>';
+    expect(stripLineNumbers(shown)).toEqual({ text: 'func A() {\n}', firstLine: 40 });
+    expect(stripLineNumbers('     7\tx := 1\n     8\ty := 2')).toEqual({
+      text: 'x := 1\ny := 2',
+      firstLine: 7,
+    });
+    expect(stripLineNumbers('plain text')).toEqual({ text: 'plain text', firstLine: 1 });
+  });
+});

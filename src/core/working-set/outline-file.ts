@@ -1,0 +1,86 @@
+import { type CodeDefinition, type CodeParser, languageOf } from './code-outline.js';
+import { lexerOutline } from './lexer-outline.js';
+
+/** Texts larger than this are not outlined (a generated file, a dump): about 40,000 lines of code. */
+const MAX_OUTLINE_CHARS = 2_000_000;
+/** A line longer than this is not code a person wrote (minified, a data blob). */
+const MAX_LINE_CHARS = 1000;
+/** More than this share of the text in over-long lines: minified or data, not outlined. */
+const MAX_LONG_LINE_SHARE = 0.3;
+/** At most this many definitions are kept of one file. */
+const MAX_DEFINITIONS = 400;
+/** `cat -n` and Claude Code's Read: a right-aligned line number, then a tab or an arrow. */
+const numberedLine = /^ *(\d+)(?:\t|→)/;
+
+/** A file's text as a tool showed it: without line numbers, and the number of its first line. */
+export interface ShownText {
+  text: string;
+  firstLine: number;
+}
+
+/** The text without the line numbers a read tool put in front of each line (and where it starts). */
+export function stripLineNumbers(shown: string): ShownText {
+  const first = numberedLine.exec(shown);
+  if (!first) return { text: shown, firstLine: 1 };
+  const lines = shown.split('\n');
+  const stripped: string[] = [];
+  for (const line of lines) {
+    const match = numberedLine.exec(line);
+    // A line without a number ends the file's text (a tool's own note follows).
+    if (!match) {
+      if (line.trim() === '') continue;
+      break;
+    }
+    stripped.push(line.slice(match[0].length));
+  }
+  return { text: stripped.join('\n'), firstLine: Number(first[1]) };
+}
+
+/** True when `text` is not source a parser should see: binary, minified, or too large. */
+export function isUnreadable(text: string): boolean {
+  if (text.length > MAX_OUTLINE_CHARS) return true;
+  if (text.includes('\u0000') || text.includes('\uFFFD')) return true;
+  let long = 0;
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    if (end - start > MAX_LINE_CHARS) long += end - start;
+    start = end + 1;
+  }
+  return long > text.length * MAX_LONG_LINE_SHARE;
+}
+
+/**
+ * The definitions of a file's text, lines counted from `firstLine`: by the parser when it takes
+ * the language, else by the lexer. Undefined for a language neither knows and for unreadable
+ * text; never throws (a parser that fails is passed over for the lexer).
+ */
+export function outlineFile(
+  path: string,
+  text: string,
+  parser: CodeParser | undefined,
+  firstLine = 1,
+): CodeDefinition[] | undefined {
+  const language = languageOf(path);
+  if (language === undefined || isUnreadable(text)) return undefined;
+  let definitions: CodeDefinition[] | undefined;
+  try {
+    definitions = parser?.outline(language, text);
+  } catch {
+    definitions = undefined;
+  }
+  if (!Array.isArray(definitions)) {
+    try {
+      definitions = lexerOutline(language, text);
+    } catch {
+      return undefined;
+    }
+  }
+  const shift = firstLine - 1;
+  return definitions.slice(0, MAX_DEFINITIONS).map((definition) => ({
+    ...definition,
+    line: definition.line + shift,
+    endLine: definition.endLine + shift,
+  }));
+}

@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../conversation/types.js';
+import { LedgerRecorder } from '../ledger/record-messages.js';
+import { createHeuristicCounter } from '../tokens/heuristic-counter.js';
+import { samples } from './__fixtures__/samples.js';
+import { renderWorkingSet } from './render-working-set.js';
+
+const numbered = (text: string, from = 1) =>
+  text
+    .split('\n')
+    .map((line, index) => `${String(from + index).padStart(6)}→${line}`)
+    .join('\n');
+
+let next = 0;
+/** One assistant call and its result. */
+function call(name: string, input: Record<string, unknown>, result: string, isError = false): Message[] {
+  const id = `toolu_${++next}`;
+  return [
+    { role: 'assistant', content: [{ type: 'tool_use', id, name, input }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: id, content: result, ...(isError ? { is_error: true } : {}) },
+      ],
+    },
+  ];
+}
+
+const go = samples.go;
+const path = `/repo/${go.path}`;
+const read = call('Read', { file_path: path }, numbered(go.text));
+const edit = call(
+  'Edit',
+  {
+    file_path: path,
+    old_string: '\treturn &Usage{}, nil',
+    new_string: '\tusage := &Usage{}\n\tfor range lines {\n\t\tusage.Input++\n\t}\n\treturn usage, nil',
+  },
+  `The file ${path} has been updated successfully.`,
+);
+
+function record(messages: Message[]): LedgerRecorder {
+  const recorder = new LedgerRecorder();
+  recorder.sync([{ role: 'user', content: 'count the tokens' }, ...messages]);
+  return recorder;
+}
+
+describe('the working set', () => {
+  it('outlines a file read and places an edit in the definitions it changed', () => {
+    const { state } = record([...read, ...edit]).workingSet;
+    const [file] = state.files;
+    expect(file).toMatchObject({ path, edited: true });
+    const changed = file!.definitions.filter((definition) => definition.changedTurn !== undefined);
+    expect(changed.map((definition) => definition.name)).toEqual(['CalculateTokenUsage']);
+    expect(file!.edits).toEqual([
+      expect.objectContaining({
+        line: 12,
+        definitions: ['CalculateTokenUsage'],
+        text: expect.stringContaining('usage.Input++'),
+      }),
+    ]);
+    // The edit moved the lines after it: the outline is the file's text after the edit.
+    expect(file!.definitions.find((definition) => definition.name === 'CalculateTokenUsage')?.endLine).toBe(
+      17,
+    );
+  });
+
+  it('records an edit to a file never read from the text the edit wrote', () => {
+    const write = call(
+      'Edit',
+      {
+        file_path: '/repo/pkg/new.py',
+        old_string: 'pass',
+        new_string: 'def retry_later(delay):\n    return delay\n',
+      },
+      'ok',
+    );
+    const file = record(write).workingSet.state.files[0]!;
+    expect(file.definitions.map((definition) => [definition.name, definition.changedTurn])).toEqual([
+      ['retry_later', 1],
+    ]);
+  });
+
+  it('records where a search found its symbol, and nothing for a failed call', () => {
+    const grep = call(
+      'Grep',
+      { pattern: 'CalculateTokenUsage', output_mode: 'content' },
+      'cmd/transcript.go:11:func CalculateTokenUsage(lines []string) (*Usage, error) {\ncmd/hooks.go:40:\tusage, err := CalculateTokenUsage(lines)',
+    );
+    const shell = call(
+      'Bash',
+      { command: 'rg -n "staleLock" cmd | head' },
+      'cmd/lock.go:12:const staleLock = 30',
+    );
+    const failed = call('Read', { file_path: '/repo/missing.go' }, 'File does not exist.', true);
+    const { state } = record([...grep, ...shell, ...failed]).workingSet;
+    expect(state.searches).toEqual([
+      {
+        pattern: 'CalculateTokenUsage',
+        turn: 1,
+        hits: ['cmd/transcript.go:11', 'cmd/hooks.go:40'],
+        total: 2,
+      },
+      { pattern: 'staleLock', turn: 2, hits: ['cmd/lock.go:12'], total: 1 },
+    ]);
+    expect(state.files).toEqual([]);
+  });
+
+  it('counts how often the agent used each name afterwards', () => {
+    const talk: Message = {
+      role: 'assistant',
+      content: 'CalculateTokenUsage double counts; Usage.Add is fine.',
+    };
+    const { state } = record([...read, talk, ...edit]).workingSet;
+    // `Usage` once in the text, twice in the edit's input.
+    expect(state.uses).toMatchObject({ CalculateTokenUsage: 1, Usage: 3, Add: 1 });
+  });
+
+  it('merges a partial read into what it knew of the file', () => {
+    const part = call(
+      'Read',
+      { file_path: path, offset: 100, limit: 10 },
+      numbered('func Later() {\n}', 100),
+    );
+    const file = record([...read, ...part]).workingSet.state.files[0]!;
+    expect(file.definitions.map((definition) => `${definition.name}:${definition.line}`)).toEqual([
+      'Usage:3',
+      'Add:7',
+      'CalculateTokenUsage:11',
+      'Later:100',
+    ]);
+  });
+
+  it('skips binary and minified reads and unknown languages without a throw', () => {
+    const binary = call('Read', { file_path: '/repo/a.go' }, `\u0000\u0001ELF${'x'.repeat(50)}`);
+    const minified = call('Read', { file_path: '/repo/a.min.js' }, 'var a=1;'.repeat(100_000));
+    const markdown = call('Read', { file_path: '/repo/README.md' }, numbered('# Title\nfunc Nope() {}'));
+    expect(record([...binary, ...minified, ...markdown]).workingSet.state.files).toEqual([]);
+  });
+});
+
+describe('the rendered working set', () => {
+  const counter = createHeuristicCounter();
+
+  it('shows changed definitions with their signature and the edit, within its budget', () => {
+    const { state } = record([...read, ...edit]).workingSet;
+    const text = renderWorkingSet(state, { maxTokens: 400, counter })!.text;
+    expect(text).toContain('## /repo/cmd/transcript.go (edited t2)');
+    expect(text).toContain('- * func CalculateTokenUsage(lines []string) (*Usage, error) :11');
+    expect(text).toContain('usage.Input++');
+    expect(counter.countText(text)).toBeLessThanOrEqual(400);
+  });
+
+  it('drops the lowest ranked lines first and is undefined without room or content', () => {
+    const { state } = record([...read, ...edit]).workingSet;
+    const full = renderWorkingSet(state, { maxTokens: 400, counter })!.text;
+    expect(full).toContain('- also: Add :7');
+    // One token less: the lowest ranked line (names never used since) goes, the rest stays.
+    const small = renderWorkingSet(state, { maxTokens: counter.countText(full) - 1, counter })!.text;
+    expect(small).not.toContain('also:');
+    expect(small).toContain('* func CalculateTokenUsage');
+    expect(small).toContain('usage.Input++');
+    expect(renderWorkingSet(state, { maxTokens: 0, counter })).toBeUndefined();
+    expect(renderWorkingSet(record([]).workingSet.state, { maxTokens: 400, counter })).toBeUndefined();
+  });
+});

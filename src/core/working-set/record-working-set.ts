@@ -1,0 +1,330 @@
+import { hashText } from '../_internal/archive-ids.js';
+import { safeJson } from '../_internal/text.js';
+import type { ToolUseBlock } from '../conversation/types.js';
+import type { ToolCallFact } from '../ledger/tool-call-facts.js';
+import type { CodeDefinition, CodeParser } from './code-outline.js';
+import { outlineFile, stripLineNumbers } from './outline-file.js';
+import { editsOf, searchOf, type TextEdit } from './tool-edits.js';
+import type { WorkingSetDefinition, WorkingSetFile, WorkingSetState } from './working-set-state.js';
+
+/** Files kept in the state: the most recently touched (edited files outlive read ones). */
+const MAX_FILES = 40;
+const MAX_SEARCHES = 30;
+/** The latest edits kept per file. */
+const MAX_EDITS_PER_FILE = 3;
+/** An edit's text is kept to this many lines and characters (the rest is in the archive). */
+const EDIT_LINES = 10;
+const EDIT_CHARS = 500;
+/** Where a search was found: the first places. */
+const MAX_HITS = 8;
+/** Whole file texts kept in memory to place later edits (not persisted), the most recent. */
+const MAX_TEXTS = 24;
+const MAX_TEXT_CHARS = 400_000;
+/** Outlines cached by text, so a file read again is not parsed again. */
+const MAX_CACHED_OUTLINES = 64;
+/** Of a call's input or the agent's text, this much is scanned for the names it uses. */
+const SCAN_CHARS = 20_000;
+const identifier = /[A-Za-z_$][\w$]{2,}/g;
+/** `path:line:` (grep -n, rg, Grep content mode) or `path-line-` (its context lines). */
+const hitLine = /^(.+?\.[\w]+)[:-](\d+)[:-]/;
+const pathLine = /^[^\s:]*[/.][^\s:]*$/;
+
+type Pending =
+  | { kind: 'read'; path: string; partial: boolean }
+  | { kind: 'change'; edits: TextEdit[] }
+  | { kind: 'search'; pattern: string };
+
+/**
+ * Keeps a {@link WorkingSetState} up to date from the tool calls the ledger records, each once:
+ * reads give a file's outline, edits the definitions they changed and their text, searches where
+ * a symbol was found. Never throws on what a tool returned: text it cannot outline is left out.
+ */
+export class WorkingSetRecorder {
+  private readonly texts = new Map<string, string>();
+  private readonly outlines = new Map<string, CodeDefinition[] | undefined>();
+  private readonly pending = new Map<string, Pending>();
+  private known: Set<string> | undefined;
+
+  constructor(
+    public readonly state: WorkingSetState,
+    private readonly parser?: CodeParser,
+    /** False when the working set is off: calls are not read at all. */
+    private readonly enabled = true,
+  ) {}
+
+  /** A call the agent made: what it will read, change or search for, and the names it uses. */
+  toolUse(use: ToolUseBlock, fact: ToolCallFact): void {
+    if (!this.enabled) return;
+    this.countUses(safeJson(use.input).slice(0, SCAN_CHARS));
+    const id = String(use.id);
+    const search = searchOf(use, fact.kind === 'command' ? fact.command : undefined);
+    if (search) this.pending.set(id, { kind: 'search', pattern: search.pattern });
+    else if (fact.kind === 'read' && fact.paths[0] !== undefined) {
+      const input = (use.input ?? {}) as Record<string, unknown>;
+      const partial =
+        input.offset !== undefined || input.limit !== undefined || input.view_range !== undefined;
+      this.pending.set(id, { kind: 'read', path: fact.paths[0], partial });
+    } else if (fact.kind === 'change') {
+      const edits = editsOf(use, fact.paths[0]);
+      if (edits.length > 0) this.pending.set(id, { kind: 'change', edits });
+    }
+  }
+
+  /** The agent's own text: the names it uses. */
+  assistantText(text: string): void {
+    if (!this.enabled) return;
+    this.countUses(text.slice(0, SCAN_CHARS));
+  }
+
+  /** A call's result: the outline, edit or hits it gives. */
+  toolResult(toolUseId: string, text: string, failed: boolean, turn: number): void {
+    const pending = this.pending.get(toolUseId);
+    if (!pending) return;
+    this.pending.delete(toolUseId);
+    if (failed) return;
+    this.known = undefined;
+    switch (pending.kind) {
+      case 'read':
+        this.recordRead(pending.path, text, pending.partial, turn);
+        break;
+      case 'change':
+        for (const edit of pending.edits) this.recordEdit(edit, text, turn);
+        break;
+      case 'search':
+        this.recordSearch(pending.pattern, text, turn);
+        break;
+      default: {
+        const exhaustive: never = pending;
+        throw new Error(`unknown working-set call ${JSON.stringify(exhaustive)}`);
+      }
+    }
+    this.prune();
+  }
+
+  private recordRead(path: string, shown: string, partial: boolean, turn: number): void {
+    const { text, firstLine } = stripLineNumbers(shown);
+    const definitions = this.outline(path, text, firstLine);
+    if (definitions === undefined) return;
+    const whole = !partial && firstLine === 1;
+    if (whole) this.keepText(path, text);
+    const file = this.touch(path, turn);
+    const lastLine = firstLine + text.split('\n').length - 1;
+    file.definitions = whole
+      ? mergeChanged(file.definitions, definitions)
+      : spliceRange(file.definitions, definitions, firstLine, lastLine);
+  }
+
+  private recordEdit(edit: TextEdit, result: string, turn: number): void {
+    const previous = this.texts.get(edit.path);
+    let current: string | undefined;
+    let line: number | undefined;
+    if (edit.whole) {
+      current = edit.newText;
+      line = 1;
+    } else if (previous !== undefined && edit.oldText !== '' && previous.includes(edit.oldText)) {
+      const at = previous.indexOf(edit.oldText);
+      line = previous.slice(0, at).split('\n').length;
+      current = previous.slice(0, at) + edit.newText + previous.slice(at + edit.oldText.length);
+    } else {
+      line = lineInSnippet(result, edit.newText);
+    }
+    if (current === undefined) this.texts.delete(edit.path);
+    else this.keepText(edit.path, current);
+    const fragment = current === undefined ? this.outline(edit.path, edit.newText, line ?? 1) : undefined;
+    const outline = current === undefined ? undefined : this.outline(edit.path, current, 1);
+    if (outline === undefined && fragment === undefined) return;
+    const file = this.touch(edit.path, turn);
+    file.edited = true;
+    const span = edit.newText.split('\n').length;
+    const definitions = outline
+      ? mergeChanged(file.definitions, outline)
+      : mergeFragment(file.definitions, fragment ?? [], line !== undefined);
+    const changed = changedBy(definitions, fragment, line, span);
+    for (const definition of definitions) if (changed.has(definition.name)) definition.changedTurn = turn;
+    file.definitions = definitions;
+    file.edits = [
+      ...file.edits.filter((earlier) => !replaces(edit, earlier.text)),
+      {
+        turn,
+        ...(line === undefined ? {} : { line }),
+        text: cutEdit(edit.newText),
+        definitions: [...changed],
+      },
+    ].slice(-MAX_EDITS_PER_FILE);
+  }
+
+  private recordSearch(pattern: string, result: string, turn: number): void {
+    const hits: string[] = [];
+    let total = 0;
+    for (const line of result.split('\n', 2000)) {
+      const match = hitLine.exec(line);
+      const place = match ? `${match[1]}:${match[2]}` : pathLine.test(line.trim()) ? line.trim() : undefined;
+      if (place === undefined) continue;
+      total++;
+      if (hits.length < MAX_HITS && !hits.includes(place)) hits.push(place);
+    }
+    const searches = this.state.searches.filter((search) => search.pattern !== pattern);
+    searches.push({ pattern, turn, hits, total });
+    this.state.searches = searches.slice(-MAX_SEARCHES);
+  }
+
+  /** A file's outline, parsed once per distinct text. */
+  private outline(path: string, text: string, firstLine: number): CodeDefinition[] | undefined {
+    const key = `${path.slice(path.lastIndexOf('.'))}\u0000${firstLine}\u0000${text.length}\u0000${hashText(text)}`;
+    if (this.outlines.has(key)) return this.outlines.get(key);
+    const definitions = outlineFile(path, text, this.parser, firstLine);
+    if (this.outlines.size >= MAX_CACHED_OUTLINES) this.outlines.delete(this.outlines.keys().next().value!);
+    this.outlines.set(key, definitions);
+    return definitions;
+  }
+
+  private keepText(path: string, text: string): void {
+    this.texts.delete(path);
+    if (text.length > MAX_TEXT_CHARS) return;
+    this.texts.set(path, text);
+    if (this.texts.size > MAX_TEXTS) this.texts.delete(this.texts.keys().next().value!);
+  }
+
+  /** The file's entry, moved to the end (most recent). */
+  private touch(path: string, turn: number): WorkingSetFile {
+    const index = this.state.files.findIndex((file) => file.path === path);
+    const file =
+      index === -1
+        ? { path, edited: false, turn, definitions: [], edits: [] }
+        : this.state.files.splice(index, 1)[0]!;
+    file.turn = turn;
+    this.state.files.push(file);
+    return file;
+  }
+
+  /** Keeps the newest files (edited ones first) and the uses of names still known. */
+  private prune(): void {
+    const { files } = this.state;
+    while (files.length > MAX_FILES) {
+      const oldestRead = files.findIndex((file) => !file.edited);
+      files.splice(oldestRead === -1 ? 0 : oldestRead, 1);
+    }
+  }
+
+  private countUses(text: string): void {
+    if (text === '') return;
+    this.known ??= knownNames(this.state);
+    if (this.known.size === 0) return;
+    const { uses } = this.state;
+    for (const [name] of text.matchAll(identifier)) {
+      if (this.known.has(name)) uses[name] = (uses[name] ?? 0) + 1;
+    }
+  }
+}
+
+function knownNames(state: WorkingSetState): Set<string> {
+  const names = new Set<string>();
+  for (const file of state.files) for (const definition of file.definitions) names.add(definition.name);
+  for (const search of state.searches)
+    for (const [name] of search.pattern.matchAll(identifier)) names.add(name);
+  // Names no longer known stop counting; their counts go with them.
+  for (const name of Object.keys(state.uses)) if (!names.has(name)) delete state.uses[name];
+  return names;
+}
+
+/** A whole new outline, keeping when each definition was last changed. */
+function mergeChanged(
+  before: readonly WorkingSetDefinition[],
+  after: readonly CodeDefinition[],
+): WorkingSetDefinition[] {
+  const changed = new Map(
+    before.flatMap((definition) =>
+      definition.changedTurn === undefined ? [] : [[definition.name, definition.changedTurn] as const],
+    ),
+  );
+  return after.map((definition) => {
+    const turn = changed.get(definition.name);
+    return turn === undefined ? { ...definition } : { ...definition, changedTurn: turn };
+  });
+}
+
+/** A part of the file read again: its definitions replace those in the same lines. */
+function spliceRange(
+  before: readonly WorkingSetDefinition[],
+  part: readonly CodeDefinition[],
+  firstLine: number,
+  lastLine: number,
+): WorkingSetDefinition[] {
+  const names = new Set(part.map((definition) => definition.name));
+  const outside = before.filter(
+    (definition) =>
+      !names.has(definition.name) && (definition.line < firstLine || definition.line > lastLine),
+  );
+  return [...outside, ...mergeChanged(before, part)].sort((left, right) => left.line - right.line);
+}
+
+/** The definitions an edit wrote, over the file's known outline (by name). */
+function mergeFragment(
+  before: readonly WorkingSetDefinition[],
+  fragment: readonly CodeDefinition[],
+  placed: boolean,
+): WorkingSetDefinition[] {
+  const names = new Set(fragment.map((definition) => definition.name));
+  const merged = [
+    ...before.filter((definition) => !names.has(definition.name)),
+    ...fragment.map((definition) => ({ ...definition })),
+  ];
+  // Lines of an edit that could not be placed are unknown: 0 keeps them apart from real lines.
+  if (!placed)
+    for (const definition of merged) if (names.has(definition.name)) definition.line = definition.endLine = 0;
+  return merged.sort((left, right) => left.line - right.line);
+}
+
+/** The names an edit created or changed: those it wrote, and those whose lines it falls in. */
+function changedBy(
+  definitions: readonly WorkingSetDefinition[],
+  fragment: readonly CodeDefinition[] | undefined,
+  line: number | undefined,
+  span: number,
+): Set<string> {
+  const changed = new Set((fragment ?? []).map((definition) => definition.name));
+  if (line === undefined) return changed;
+  const last = line + Math.max(0, span - 1);
+  const overlapping = definitions.filter(
+    (definition) => definition.line <= last && definition.endLine >= line,
+  );
+  // The innermost definitions around the edit: an edit inside a method changed the method, not its class.
+  const innermost = overlapping.filter(
+    (outer) => !overlapping.some((inner) => inner !== outer && contains(outer, inner)),
+  );
+  for (const definition of innermost.length > 0 ? innermost : overlapping) changed.add(definition.name);
+  return changed;
+}
+
+/** True when `inner` lies inside `outer` and is smaller. */
+function contains(outer: WorkingSetDefinition, inner: WorkingSetDefinition): boolean {
+  const inside = inner.line >= outer.line && inner.endLine <= outer.endLine;
+  return inside && (inner.line > outer.line || inner.endLine < outer.endLine);
+}
+
+/** Where an edit's text starts in the numbered snippet a tool shows after editing (Claude Code's Edit). */
+function lineInSnippet(result: string, newText: string): number | undefined {
+  const start = result.search(/^ *\d+(?:\t|→)/m);
+  if (start === -1) return undefined;
+  const { text, firstLine } = stripLineNumbers(result.slice(start));
+  const first = newText
+    .split('\n')
+    .find((line) => line.trim() !== '')
+    ?.trim();
+  if (first === undefined) return undefined;
+  const index = text.split('\n').findIndex((line) => line.trim() === first);
+  return index === -1 ? undefined : firstLine + index;
+}
+
+/** True when an edit rewrote an earlier edit's region (its first line is in what it replaced). */
+function replaces(edit: TextEdit, earlier: string): boolean {
+  const first = earlier.split('\n', 1)[0]!.trim();
+  return edit.whole || (first !== '' && edit.oldText.includes(first));
+}
+
+function cutEdit(text: string): string {
+  const lines = text.split('\n');
+  let cut = lines.slice(0, EDIT_LINES).join('\n');
+  if (cut.length > EDIT_CHARS) cut = cut.slice(0, EDIT_CHARS);
+  return cut.length < text.length ? `${cut}\n… (${lines.length} lines in all)` : cut;
+}

@@ -1,0 +1,180 @@
+import { escapeReservedTags } from '../_internal/text.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
+import type { WorkingSetDefinition, WorkingSetFile, WorkingSetState } from './working-set-state.js';
+
+export const workingSetOpen = '<working_set';
+const header = 'Code the agent worked on, from its tool calls (* = changed by its edits).';
+/** Definitions of a file not shown with their signature are listed by name, up to this many. */
+const MAX_NAMES = 24;
+/** A search's places are listed up to this many. */
+const SHOWN_HITS = 5;
+/** Weights of the ranking: how recent the file or search is, and how often the agent used a name since. */
+const RECENCY_WEIGHT = 4;
+const CHANGED_WEIGHT = 3;
+const EDIT_WEIGHT = 2.5;
+const USE_WEIGHT = 0.6;
+
+/** The working set as text, and the files it shows (the ledger does not list them again). */
+export interface RenderedWorkingSet {
+  text: string;
+  files: ReadonlySet<string>;
+}
+
+/** One line (or block) the working set may show, with its rank. */
+interface Candidate {
+  file: string;
+  /** Order within the file's group. */
+  order: number;
+  text: string;
+  score: number;
+  tokens: number;
+}
+
+/**
+ * The working set as a `<working_set>` block within `maxTokens`: per file (edited files first,
+ * then by recency), the definitions its edits created or changed with their signature and line,
+ * the text of its latest edits, the outline of files read; then what searches found where. The
+ * lines kept are the highest ranked by recency and by how often the agent used each name since.
+ * Undefined when there is nothing to show or no room.
+ */
+export function renderWorkingSet(
+  state: WorkingSetState,
+  { maxTokens, counter }: { maxTokens: number; counter: TokenCounter },
+): RenderedWorkingSet | undefined {
+  if (maxTokens <= 0) return undefined;
+  const latest = Math.max(
+    1,
+    ...state.files.map((file) => file.turn),
+    ...state.searches.map((search) => search.turn),
+  );
+  const root = commonDirectory(state.files.map((file) => file.path));
+  const candidates = [
+    ...state.files.flatMap((file) => fileCandidates(file, state.uses, latest)),
+    ...searchCandidates(state, latest, root),
+  ].map((candidate) => ({ ...candidate, tokens: counter.countText(candidate.text) + 1 }));
+  if (candidates.length === 0) return undefined;
+  const fixed = counter.countText(header) + 12;
+  const headings = new Map(state.files.map((file) => [file.path, fileHeading(file, root)]));
+  let total = fixed;
+  const kept: Candidate[] = [];
+  const opened = new Set<string>();
+  for (const candidate of [...candidates].sort((left, right) => right.score - left.score)) {
+    const heading = opened.has(candidate.file)
+      ? 0
+      : counter.countText(headings.get(candidate.file) ?? '') + 1;
+    if (total + heading + candidate.tokens > maxTokens) continue;
+    total += heading + candidate.tokens;
+    opened.add(candidate.file);
+    kept.push(candidate);
+  }
+  // The estimate misses how lines join: drop the lowest ranked lines while the text is over.
+  kept.sort((left, right) => right.score - left.score);
+  while (kept.length > 0) {
+    const text = formatWorkingSet(kept, headings, root);
+    if (counter.countText(text) <= maxTokens)
+      return { text, files: new Set(kept.flatMap((candidate) => (candidate.file ? [candidate.file] : []))) };
+    kept.pop();
+  }
+  return undefined;
+}
+
+function formatWorkingSet(kept: readonly Candidate[], headings: Map<string, string>, root: string): string {
+  const groups = new Map<string, Candidate[]>();
+  for (const candidate of kept) {
+    const group = groups.get(candidate.file);
+    if (group) group.push(candidate);
+    else groups.set(candidate.file, [candidate]);
+  }
+  const order = [...groups].sort(([, left], [, right]) => best(right) - best(left));
+  const body = order.map(([file, lines]) => {
+    const heading = headings.get(file) ?? '## Searches';
+    return [heading, ...lines.sort((left, right) => left.order - right.order).map((line) => line.text)].join(
+      '\n',
+    );
+  });
+  const under = root ? ` Paths under ${root}.` : '';
+  return `${workingSetOpen}>\n${header}${under}\n${escapeReservedTags(body.join('\n'))}\n</working_set>`;
+}
+
+function best(candidates: readonly Candidate[]): number {
+  return Math.max(...candidates.map((candidate) => candidate.score));
+}
+
+function fileHeading(file: WorkingSetFile, root: string): string {
+  return `## ${file.path.slice(root.length)} (${file.edited ? 'edited' : 'read'} t${file.turn})`;
+}
+
+/** A file's lines: changed definitions and the latest edits first, then the outline by use. */
+function fileCandidates(
+  file: WorkingSetFile,
+  uses: Readonly<Record<string, number>>,
+  latest: number,
+): Omit<Candidate, 'tokens'>[] {
+  const recency = (RECENCY_WEIGHT * file.turn) / latest + (file.edited ? 1 : 0);
+  const used = (definition: WorkingSetDefinition) => USE_WEIGHT * Math.log2(1 + (uses[definition.name] ?? 0));
+  const candidates: Omit<Candidate, 'tokens'>[] = [];
+  const shown = file.definitions.filter(
+    (definition) => definition.changedTurn !== undefined || (uses[definition.name] ?? 0) > 0,
+  );
+  for (const definition of shown) {
+    const changed = definition.changedTurn === undefined ? 0 : CHANGED_WEIGHT;
+    candidates.push({
+      file: file.path,
+      order: definition.line,
+      text: `- ${definition.changedTurn === undefined ? '' : '* '}${definition.signature}${definition.line > 0 ? ` :${definition.line}` : ''}`,
+      score: recency + changed + used(definition),
+    });
+  }
+  file.edits.forEach((edit, index) => {
+    const at = edit.line === undefined ? '' : ` at :${edit.line}`;
+    const names = edit.definitions.length > 0 ? ` (${edit.definitions.join(', ')})` : '';
+    const text = edit.text
+      .split('\n')
+      .map((line) => `    ${line}`)
+      .join('\n');
+    candidates.push({
+      file: file.path,
+      order: Number.MAX_SAFE_INTEGER - file.edits.length + index,
+      text: `Edit t${edit.turn}${at}${names}, now:\n${text}`,
+      score: recency + EDIT_WEIGHT - (file.edits.length - 1 - index),
+    });
+  });
+  const rest = file.definitions.filter((definition) => !shown.includes(definition)).slice(0, MAX_NAMES);
+  if (rest.length > 0) {
+    candidates.push({
+      file: file.path,
+      order: Number.MAX_SAFE_INTEGER - file.edits.length - 1,
+      text: `- also: ${rest.map((definition) => `${definition.name}${definition.line > 0 ? ` :${definition.line}` : ''}`).join(', ')}`,
+      score: recency + 0.5,
+    });
+  }
+  return candidates;
+}
+
+function searchCandidates(state: WorkingSetState, latest: number, root: string): Omit<Candidate, 'tokens'>[] {
+  return state.searches.map((search, index) => {
+    const places = search.hits
+      .slice(0, SHOWN_HITS)
+      .map((hit) => (root && hit.startsWith(root) ? hit.slice(root.length) : hit));
+    const more = search.total > places.length ? ` (${search.total} in all)` : '';
+    const found = places.length > 0 ? `${places.join(', ')}${more}` : 'nothing found';
+    const uses = [...search.pattern.matchAll(/[A-Za-z_$][\w$]{2,}/g)].reduce(
+      (sum, [name]) => sum + (state.uses[name] ?? 0),
+      0,
+    );
+    return {
+      file: '',
+      order: index,
+      text: `- "${search.pattern.length > 120 ? `${search.pattern.slice(0, 119)}…` : search.pattern}" → ${found}`,
+      score: (RECENCY_WEIGHT * search.turn) / latest - 0.5 + USE_WEIGHT * Math.log2(1 + uses),
+    };
+  });
+}
+
+/** The directory every path starts with (ending in `/`). */
+function commonDirectory(paths: readonly string[]): string {
+  if (paths.length < 2) return '';
+  let prefix = paths[0]!;
+  for (const path of paths) while (!path.startsWith(prefix)) prefix = prefix.slice(0, -1);
+  return prefix.slice(0, prefix.lastIndexOf('/') + 1);
+}

@@ -1,0 +1,72 @@
+/**
+ * The working set: the code the agent worked on, recorded by the compactor from its tool calls
+ * (no model involved). Plain JSON, kept in the session ledger's state, so it outlives every hard
+ * compaction like the ledger does.
+ */
+export interface WorkingSetState {
+  /** Files read or edited that have code, least recently touched first. */
+  files: WorkingSetFile[];
+  /** Searches the agent ran (Grep, `rg`, `grep`), oldest first. */
+  searches: WorkingSetSearch[];
+  /** How many times the agent named each known symbol after it was found (calls, edits, its own text). */
+  uses: Record<string, number>;
+}
+
+export interface WorkingSetFile {
+  path: string;
+  /** True once the agent edited or wrote it. */
+  edited: boolean;
+  /** The assistant turn it was last read or edited in. */
+  turn: number;
+  /** Its outline as last seen: definitions in file order. */
+  definitions: WorkingSetDefinition[];
+  /** The latest edits, oldest first: where they are and their text now. */
+  edits: WorkingSetEdit[];
+}
+
+export interface WorkingSetDefinition {
+  name: string;
+  kind: string;
+  signature: string;
+  line: number;
+  endLine: number;
+  /** The turn an edit last created or changed it. */
+  changedTurn?: number;
+}
+
+export interface WorkingSetEdit {
+  turn: number;
+  /** Its first line in the file after the edit, when known. */
+  line?: number;
+  /** The text the edit wrote (cut to its first lines). */
+  text: string;
+  /** The definitions it created or changed. */
+  definitions: string[];
+}
+
+export interface WorkingSetSearch {
+  /** What was searched for, as written. */
+  pattern: string;
+  turn: number;
+  /** Where it was found: `path:line` (or the path), the first few. */
+  hits: string[];
+  /** How many places it was found in all. */
+  total: number;
+}
+
+/** An empty working set. */
+export function createWorkingSetState(): WorkingSetState {
+  return { files: [], searches: [], uses: {} };
+}
+
+/** True when `value` has the shape of a stored working set. */
+export function isWorkingSetState(value: unknown): value is WorkingSetState {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  return (
+    Array.isArray(record.files) &&
+    Array.isArray(record.searches) &&
+    typeof record.uses === 'object' &&
+    record.uses !== null
+  );
+}
