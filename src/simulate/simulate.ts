@@ -3,8 +3,8 @@
  * the report and the benchmark print: per file, per strategy, and totals.
  */
 
-import type { CompactionLayer } from '../core/events.js';
 import { resolveSettings } from '../core/compactor-settings.js';
+import type { CompactionLayer } from '../core/events.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import { createMemoizedCounter } from '../core/tokens/memoized-counter.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
