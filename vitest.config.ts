@@ -10,6 +10,10 @@ const reliability = ['src/reliability/**/*.test.ts'];
 const browsers = ['src/**/*.browser.test.ts'];
 // Only the long suites install the Debian packages they need (as root with apt-get, when missing).
 const installPackages = './src/testing/debian-packages.test-utils.ts';
+// The reliability tests' timeout guards against a hang, not speed: they start hundreds of processes
+// (50 SIGKILLed workers per store, a fleet) and generate 10,000 conversations, which take minutes
+// on an idle 2-core machine and several times as long on a loaded one.
+const HANG_GUARD_MS = 30 * 60_000;
 
 export default defineConfig({
   // Examples and README snippets import the package by name; tests run them against the source.
@@ -31,7 +35,16 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, ...reliability, ...browsers],
         },
       },
-      { extends: true, test: { name: 'reliability', include: reliability, globalSetup: [installPackages] } },
+      {
+        extends: true,
+        test: {
+          name: 'reliability',
+          include: reliability,
+          globalSetup: [installPackages],
+          testTimeout: HANG_GUARD_MS,
+          hookTimeout: HANG_GUARD_MS,
+        },
+      },
       { extends: true, test: { name: 'browsers', include: browsers, globalSetup: [installPackages] } },
     ],
   },

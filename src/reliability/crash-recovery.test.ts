@@ -270,6 +270,5 @@ describe.each([
           `final session ${check.expected.length} messages, ${check.items} archive items`,
       );
     },
-    180_000,
   );
 });
