@@ -27,7 +27,7 @@ let directory: string;
 beforeAll(async () => {
   directory = await tempDir('agent-compact-bad-input-');
   for (const entry of badInputs) await writeFile(join(directory, entry.file), entry.content());
-}, 120_000);
+});
 afterAll(async () => {
   await removeDir(directory);
 });
@@ -309,7 +309,7 @@ describe.skipIf(!hasDist)('memory stays bounded on a 200 MB JSONL session', () =
       if (folder !== directory) await removeDir(folder);
       else await writeFile(file, '');
     }
-  }, 120_000);
+  });
 });
 
 it('the corpus files are what the cases say', async () => {

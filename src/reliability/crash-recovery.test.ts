@@ -30,6 +30,8 @@ import { crashSession } from './__fixtures__/crash-session.mjs';
 import { hasDist, packageRoot, removeDir } from './reliability.test-utils.js';
 
 const kills = 50;
+/** A non-early kill comes 1 to this many turns into the process, so every kill leaves progress. */
+const maxTurnsBeforeKill = 3;
 const seed = Number(process.env.RELIABILITY_SEED ?? 20261130);
 const worker = join(packageRoot, 'src/reliability/__fixtures__/crash-worker.mjs');
 const sessionId = 'crash-session';
@@ -54,13 +56,17 @@ interface RunReport {
   stderr: string;
 }
 
-/** Starts the worker; kills it `killAfterMs` after it is ready (or after spawn when `early`). */
+/**
+ * Starts the worker and kills it `afterMs` after it reports its `afterTurns`-th turn (or after spawn
+ * when `early`). Counting turns, not milliseconds, keeps the work done between kills the same under
+ * any load; the delay still lands the kill at a random point of the turn under way.
+ */
 function runWorker(
   distUrl: string,
   directory: string,
   maxTurns: number,
   backend: Backend,
-  kill?: { afterMs: number; early: boolean },
+  kill?: { afterMs: number; early: boolean; afterTurns: number },
 ) {
   return new Promise<RunReport>((resolve, reject) => {
     const child: ChildProcess = spawn(
@@ -84,10 +90,10 @@ function runWorker(
         buffer = buffer.slice(newline + 1);
         if (line.startsWith('ready')) {
           report.sawReady = true;
-          if (kill && !kill.early) arm();
         } else if (line.startsWith('turn ')) {
           report.turns += 1;
           report.layers.push(line.split(' ')[2] ?? '');
+          if (kill && !kill.early && report.turns === kill.afterTurns) arm();
         }
         newline = buffer.indexOf('\n');
       }
@@ -218,7 +224,12 @@ describe.each([
       for (let kill = 0; kill < kills; kill++) {
         const early = next() < 0.1;
         const afterMs = early ? Math.floor(next() * 150) : Math.floor(next() * 120);
-        const report = await runWorker(distUrl, sessionDir, 1_000_000, backend, { afterMs, early });
+        const afterTurns = 1 + Math.floor(next() * maxTurnsBeforeKill);
+        const report = await runWorker(distUrl, sessionDir, 1_000_000, backend, {
+          afterMs,
+          early,
+          afterTurns,
+        });
         if (report.signal !== 'SIGKILL') {
           throw new Error(
             `seed ${seed}, kill ${kill}: the worker exited with ${report.code} instead of being killed\n${report.stderr}`,
@@ -231,7 +242,7 @@ describe.each([
         lostTotal += check.lost;
         if (check.unreferenced > previousUnreferenced) midTurnKills += 1;
         previousUnreferenced = check.unreferenced;
-        const where = `seed ${seed}, kill ${kill} (${early ? 'early' : 'after ready'} +${afterMs} ms, turn ${check.state.turns})`;
+        const where = `seed ${seed}, kill ${kill} (${early ? 'early' : `after turn ${afterTurns} of the process`} +${afterMs} ms, turn ${check.state.turns})`;
         expect(check.lost, where).toBe(0);
         expect(check.rebuilt, where).toEqual(check.expected);
         expect(check.state.turns, where).toBeGreaterThanOrEqual(previousTurns);
@@ -249,7 +260,8 @@ describe.each([
       expect(check.state.turns).toBe(previousTurns + 20);
       expect(check.rebuilt).toEqual(check.expected);
       expect(check.lost).toBe(0);
-      // The kills landed while work was going on: the session grew through every layer.
+      // The kills landed while work was going on: every kill after ready let at least one turn
+      // finish, and the session grew through every layer.
       expect(check.state.turns).toBeGreaterThan(kills);
       for (const layer of ['micro', 'mid', 'hard']) expect(layers.get(layer) ?? 0).toBeGreaterThan(0);
       console.info(
@@ -258,6 +270,5 @@ describe.each([
           `final session ${check.expected.length} messages, ${check.items} archive items`,
       );
     },
-    180_000,
   );
 });

@@ -217,6 +217,5 @@ describe.skipIf(skipRedis)('fleet', () => {
       expect(killedInFlight).toBeGreaterThan(0);
       expect(retried).toBeGreaterThan(0);
     },
-    120_000,
   );
 });

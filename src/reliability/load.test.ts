@@ -54,7 +54,7 @@ describe('load: 1,000 concurrent sessions on shared stores', () => {
     const after = getHeapStatistics().used_heap_size - baseline;
     console.info(`load: heap after dropping everything +${megabytes(after)}`);
     expect(after).toBeLessThan(16 * 1024 * 1024);
-  }, 120_000);
+  });
 });
 
 /** Checks every session against both stores and the disk; returns what the stores hold. */

@@ -1,60 +1,14 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Message } from '../core/conversation/types.js';
-import { createExtractiveSummaryModel } from '../core/summary/extractive-summary.js';
-import { findBrowser, required, skipWithout } from '../testing/browsers.test-utils.js';
-import { createTiktokenCounter } from '../tokenizer/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { strategyNames } from './replay-strategies.js';
-import { renderReport } from './report.js';
-import { type SimulationResult, simulate } from './simulate.js';
+import { renderTestReport } from './report.test-utils.js';
+import type { SimulationResult } from './simulate.js';
 
-const run = promisify(execFile);
-
-function transcript(turns: number): { system: string; messages: Message[] } {
-  const messages: Message[] = [{ role: 'user', content: 'Find why <checkout> fails & fix it.' }];
-  for (let index = 0; index < turns; index++) {
-    messages.push(
-      {
-        role: 'assistant',
-        content: [
-          { type: 'tool_use', id: `t${index}`, name: 'read_file', input: { path: `src/module_${index}.py` } },
-        ],
-      },
-      {
-        role: 'user',
-        content: [
-          {
-            type: 'tool_result',
-            tool_use_id: `t${index}`,
-            content: `def f_${index}():\n    return ${index}\n`.repeat(120),
-          },
-        ],
-      },
-    );
-  }
-  messages.push({ role: 'assistant', content: 'Fixed.' });
-  return { system: 'You are a coding agent.', messages };
-}
-
+// The render in headless Chromium is in report.browser.test.ts (`npm run test:browsers`).
 let result: SimulationResult;
 let html: string;
 
 beforeAll(async () => {
-  result = await simulate(
-    [{ file: 'runs/<odd> & "name".jsonl', format: 'anthropic', transcript: transcript(40) }],
-    {
-      summarizer: createExtractiveSummaryModel(),
-      counter: createTiktokenCounter(),
-      mid: 8000,
-      hard: 16000,
-    },
-  );
-  html = renderReport(result, { subtitle: 'test report' });
+  ({ result, html } = await renderTestReport());
 });
 
 describe('renderReport', () => {
@@ -88,65 +42,5 @@ describe('renderReport', () => {
   it('escapes file names', () => {
     expect(html).toContain('runs/&lt;odd&gt; &amp; &quot;name&quot;.jsonl');
     expect(html).not.toContain('<odd>');
-  });
-});
-
-const chromium = await findBrowser('chromium');
-const skipRender = skipWithout('chromium', chromium, 'report render test');
-
-describe.skipIf(skipRender)('the report in headless Chromium', () => {
-  let directory: string;
-  let page: string;
-  const flags = (profile: string) => [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    `--user-data-dir=${profile}`,
-    '--window-size=1280,900',
-  ];
-
-  beforeAll(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'report-render-'));
-    page = join(directory, 'report.html');
-    await writeFile(page, html);
-  });
-
-  afterAll(async () => {
-    await rm(directory, { recursive: true, force: true });
-  });
-
-  it('parses to a DOM with the chart and the table', async () => {
-    const { stdout } = await run(
-      required('chromium', chromium),
-      [...flags(join(directory, 'dom')), '--dump-dom', pathToFileURL(page).href],
-      {
-        timeout: 60_000,
-        maxBuffer: 64 * 1024 * 1024,
-      },
-    );
-    expect(stdout).toMatch(/<svg[^>]*class="chart"/);
-    expect(stdout.match(/<polyline/g)).toHaveLength(strategyNames.length);
-    expect(stdout).toMatch(/<table class="summary">/);
-    expect(stdout).toContain('agent-compact');
-  });
-
-  it('renders a screenshot', async () => {
-    const screenshot = join(directory, 'report.png');
-    await run(
-      required('chromium', chromium),
-      [...flags(join(directory, 'shot')), `--screenshot=${screenshot}`, pathToFileURL(page).href],
-      {
-        timeout: 60_000,
-      },
-    );
-    const png = await readFile(screenshot);
-    expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
-    // A blank page compresses to a few kilobytes; text, tables and lines make it far larger.
-    expect(png.length).toBeGreaterThan(20_000);
   });
 });
