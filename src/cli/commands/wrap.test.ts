@@ -4,11 +4,25 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ValidationProblem } from '../../core/conversation/validate.js';
 import { type ScriptedModelServer, startScriptedModelServer } from '../../testing/index.js';
 import { recordingIO } from '../cli-io.test-utils.js';
 import { main } from '../main.js';
 import { agentLaunch } from '../wrap/agent-launch.js';
 import { PROXY_ARG_OPTIONS } from './proxy-setup.js';
+
+// Lets one test make the proxy's check of every compacted request fail, to follow the fallbacks.
+const forced = vi.hoisted(() => ({ problem: undefined as ValidationProblem | undefined }));
+vi.mock('../../core/conversation/validate.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../core/conversation/validate.js')>();
+  return {
+    ...actual,
+    validateMessages: (messages: unknown, options?: Parameters<typeof actual.validateMessages>[1]) =>
+      forced.problem && options?.relativeTo !== undefined
+        ? [forced.problem]
+        : actual.validateMessages(messages, options),
+  };
+});
 
 let server: ScriptedModelServer | undefined;
 let directory: string | undefined;
@@ -120,17 +134,20 @@ describe('agent-compact wrap', () => {
     const { agent, dir } = await setUp();
     const { output, io } = recordingIO(dir);
     const args = ['--mid', '500', '--hard', '900', '--summarizer', 'extractive'];
+    forced.problem = { path: 'messages[2].content[0]', message: 'forced', rule: 'unanswered-tool-use' };
     const exit = await main(
       ['wrap', '--upstream', server!.url, ...args, '--', agent, '4', '0', 'system'],
       io,
-    );
+    ).finally(() => {
+      forced.problem = undefined;
+    });
     expect(exit).toBe(0);
     const lines = output.stderr.trim().split('\n');
     expect(lines.at(-2)).toMatch(
-      /^agent-compact: 4 requests, [\d,]+ tokens sent → [\d,]+ forwarded, 0 compactions, [1-9]\d* compactions? rejected: messages\[\d+\]\.role: role must be "user" or "assistant", got "system".*, ~\$0\.00 saved, /,
+      /^agent-compact: 4 requests, [\d,]+ tokens sent → [\d,]+ forwarded, 0 compactions, [1-9]\d* compactions? rejected: messages\[2\]\.content\[0\]: forced.*, ~\$0\.00 saved, /,
     );
     expect(lines.at(-1)).toMatch(
-      /^agent-compact: warning: every compaction fell back \([1-9]\d* compactions? rejected: messages\[\d+\]\.role: .*nothing was saved\. Please report the reason/,
+      /^agent-compact: warning: every compaction fell back \([1-9]\d* compactions? rejected: messages\[2\]\.content\[0\]: forced.*nothing was saved\. Please report the reason/,
     );
   });
 

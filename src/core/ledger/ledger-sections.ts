@@ -9,8 +9,8 @@ import type { LedgerCommand, LedgerFile, LedgerState } from './ledger-state.js';
 const USER_MESSAGE_CHARS = 2400;
 /** What is kept of a long paste, or of an instruction over its budget: the line that says what it is. */
 const PASTE_CHARS = 160;
-/** Commands are shown to this many characters: enough to tell one from another (and what `survival` reads). */
-const COMMAND_CHARS = 60;
+/** Commands are shown whole up to this many characters: enough for the agent to recognise and re-run one. */
+const COMMAND_CHARS = 300;
 /**
  * Error lines are shown to this many characters: the first line says what failed (and is what
  * `survival` reads, to 60), the rest of the output is in the archive.

@@ -12,8 +12,8 @@ import { createLedgerState, type LedgerOpenCall, type LedgerState } from './ledg
 import { applyTaskOperation } from './task-list.js';
 import { toolCallFact } from './tool-call-facts.js';
 
-/** Commands and error lines are kept to this many characters: enough to tell them apart. */
-const COMMAND_CHARS = 200;
+/** Commands are recorded to this many characters: enough to recognise and re-run one (the ledger shows 300). */
+const COMMAND_CHARS = 400;
 const ERROR_LINE_CHARS = 240;
 /** A path in a failed call is cut from its start to this many characters: the file's name stays. */
 const CALL_PATH_CHARS = 48;

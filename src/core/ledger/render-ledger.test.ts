@@ -140,7 +140,8 @@ describe('renderLedger', () => {
     const text = renderLedger(state, { maxTokens: 2000, counter })!;
     expect(text).toContain('## Files changed (under /repo/src/)\n- a/ one.ts, two.ts (write)\n');
     expect(text).toContain('## Files read (same root)\n- b/ three.ts\n- a/ four.ts\n- top.ts\n');
-    expect(text).toContain(`- npm test\n- ${long.slice(0, 60)}… ×3\n`);
+    // Commands go out whole (up to 300 characters), so these two stay apart; identical runs merge.
+    expect(text).toContain(`- ${long}/one.ts\n- npm test\n- ${long}/two.ts ×2\n`);
   });
 
   it('names the latest request instead of repeating it when the context shows it after the ledger', () => {
