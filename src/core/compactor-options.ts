@@ -83,10 +83,8 @@ export interface HardOptions {
    * its definitions; for each search, where the symbol was found. Ranked by recency and by how
    * often the agent used each name since; sent after the ledger in a `<working_set>` block and
    * given to a model summarizer as ground truth. It outlives every hard compaction. Parsed by
-   * `codeParser` when given, else by the core's lexer. `0` leaves it out. Off by default: it
-   * costs its budget in the median compacted context, which the defaults keep under Claude Code's
-   * own (BENCHMARKS.md, section 9); 1,200 is a good budget when the window has room.
-   * @default 0
+   * `codeParser` when given, else by the core's lexer. `0` leaves it out.
+   * @default 1200
    */
   workingSetTokens?: number;
   /**

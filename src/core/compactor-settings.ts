@@ -44,11 +44,13 @@ const DEFAULT_MAX_SUMMARY_TOKENS = 2000;
  */
 const DEFAULT_LEDGER_TOKENS = 2600;
 /**
- * The working set is off by default: at Claude Code's own compaction points 300 tokens of it took
- * the median compacted context from 2,588 to 2,864 o200k tokens, over Claude Code's own 2,649
- * (`SURVIVAL_COMPACTOR='{"hard":{"workingSetTokens":300}}'`, BENCHMARKS.md section 9).
+ * The working set's budget: the signatures and edited regions of the few files an agent works on
+ * at once. At Claude Code's own compaction points 1,200 tokens of it took the identifiers the agent
+ * used in its next 40 calls from 27% to 40% still visible (Claude Code's own summary: 33%), at a
+ * larger compacted context than Claude Code's (BENCHMARKS.md, "Next need"): what the agent needs to
+ * go on is worth its budget.
  */
-const DEFAULT_WORKING_SET_TOKENS = 0;
+const DEFAULT_WORKING_SET_TOKENS = 1200;
 /** Kept-turn results and call inputs over this are cut (median at Claude Code's compaction points: BENCHMARKS.md §9). */
 const DEFAULT_KEPT_TURN_TOKENS = 1000;
 /**

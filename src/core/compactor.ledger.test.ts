@@ -23,7 +23,8 @@ describe('the session ledger through maybeCompact', () => {
       '[completed] Fix parseHeader off-by-one',
       'npm test -- parser → Exit code 1 — FAIL src/parser.test.ts',
       '- npm test\n',
-      '## Files changed (under /repo/src/)\n- parser.ts\n',
+      // The file it edited is in the working set (with the definitions its edit changed), not listed again.
+      '## parser.ts (edited t4)',
       'Also keep the public API unchanged please.',
     ])
       expect(head).toContain(fact);

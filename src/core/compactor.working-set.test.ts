@@ -58,9 +58,13 @@ describe('the working set through maybeCompact', () => {
     expect(validateMessages(result.messages)).toEqual([]);
   });
 
-  it('is off by default (hard.workingSetTokens 0)', async () => {
-    const result = await createCompactor().maybeCompact(session(), { force: 'hard' });
-    expect(head(result.messages)).not.toContain('<working_set>');
+  it('is on by default, and hard.workingSetTokens 0 leaves it out', async () => {
+    const on = await createCompactor().maybeCompact(session(), { force: 'hard' });
+    expect(head(on.messages)).toContain('<working_set>');
+    const off = await createCompactor({ hard: { workingSetTokens: 0 } }).maybeCompact(session(), {
+      force: 'hard',
+    });
+    expect(head(off.messages)).not.toContain('<working_set>');
   });
 
   it('is kept across hard compactions and across processes, and is ground truth for a model summarizer', async () => {

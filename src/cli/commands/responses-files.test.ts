@@ -26,6 +26,16 @@ beforeAll(() => {
       .map((item) => JSON.stringify(item))
       .join('\n'),
   );
+  // The same session with a long test log: large enough that a summary frees what it costs.
+  const long = codexLikeInput().map((item) =>
+    item.type === 'function_call_output'
+      ? { ...item, output: `${item.output}${'  at sum (src/sum.ts:2:10)\n'.repeat(300)}` }
+      : item,
+  );
+  writeFileSync(
+    join(directory, 'codex-long.json'),
+    JSON.stringify({ instructions: 'You are Codex.', input: long }),
+  );
   const broken = codexLikeInput().filter((item) => item.type !== 'function_call');
   writeFileSync(join(directory, 'orphan.json'), JSON.stringify({ input: broken }));
   // A turn the user interrupted: its reasoning item is followed by the next user message.
@@ -126,7 +136,7 @@ describe('CLI on Responses files', () => {
   it('compact --force hard writes a Responses file back, reasoning of the kept turn untouched', async () => {
     const result = await run([
       'compact',
-      'codex.json',
+      'codex-long.json',
       '--force',
       'hard',
       '--tokenizer',
