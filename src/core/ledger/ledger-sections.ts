@@ -9,8 +9,12 @@ import type { LedgerCommand, LedgerFile, LedgerState } from './ledger-state.js';
 const USER_MESSAGE_CHARS = 2400;
 /** What is kept of a long paste, or of an instruction over its budget: the line that says what it is. */
 const PASTE_CHARS = 160;
-/** Commands are shown whole up to this many characters: enough for the agent to recognise and re-run one. */
+/** Recent commands are shown whole up to this many characters: enough for the agent to re-run one. */
 const COMMAND_CHARS = 300;
+/** Older commands are shown to this many characters: enough to recognise one, so more of them fit. */
+const OLDER_COMMAND_CHARS = 80;
+/** How many of the latest distinct commands are shown whole (the ones an agent runs again). */
+const WHOLE_COMMANDS = 12;
 /**
  * Error lines are shown to this many characters: the first line says what failed (and is what
  * `survival` reads, to 60), the rest of the output is in the archive.
@@ -158,17 +162,25 @@ function commandItems(
     else merged.set(key, { entry, runs: entry.runs });
   }
   const ordered = [...merged.values()].reverse();
+  const firstWhole = ordered.length - WHOLE_COMMANDS;
   return {
-    items: ordered.map(({ entry, runs }) => item(commandLine(entry, runs, recall))),
+    items: ordered.map(({ entry, runs }, index) =>
+      item(commandLine(entry, runs, recall, index >= firstWhole ? COMMAND_CHARS : OLDER_COMMAND_CHARS)),
+    ),
     failed: ordered.map(({ entry }) => entry.failed),
   };
 }
 
 /** A command with its runs and how it ended; a failed one names where its output is. */
-function commandLine(entry: LedgerCommand, runs: number, recall: (id: string) => string): string {
+function commandLine(
+  entry: LedgerCommand,
+  runs: number,
+  recall: (id: string) => string,
+  chars: number,
+): string {
   const times = runs > 1 ? ` ×${runs}` : '';
   const where = entry.failed ? recall(entry.toolUseId) : '';
-  return `${shortenLine(entry.command, COMMAND_CHARS + 1)}${times}${commandStatus(entry)}${where}`;
+  return `${shortenLine(entry.command, chars + 1)}${times}${commandStatus(entry)}${where}`;
 }
 
 /**
