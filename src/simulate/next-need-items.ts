@@ -19,6 +19,7 @@
  */
 import type { ToolUseBlock } from '../core/conversation/types.js';
 import { collapseWhitespace } from './key-facts.js';
+import { basename, firstString, inputObject } from './tool-input.js';
 
 /** The kinds of item, in report order. */
 export const nextNeedKinds = ['files', 'identifiers', 'edit-texts', 'commands'] as const;
@@ -250,23 +251,4 @@ function patchNeeds(
       hunkOpen = false;
     }
   }
-}
-
-function inputObject(input: unknown): Record<string, unknown> {
-  return typeof input === 'object' && input !== null && !Array.isArray(input)
-    ? (input as Record<string, unknown>)
-    : {};
-}
-
-function firstString(input: Record<string, unknown>, keys: readonly string[]): string | undefined {
-  for (const key of keys) {
-    const value = input[key];
-    if (typeof value === 'string' && value.trim() !== '') return value;
-  }
-  return undefined;
-}
-
-function basename(path: string): string {
-  const trimmed = path.trim().replace(/[/\\]+$/, '');
-  return trimmed.slice(Math.max(trimmed.lastIndexOf('/'), trimmed.lastIndexOf('\\')) + 1);
 }

@@ -40,6 +40,7 @@ import {
   requestText,
   toolResultText,
 } from './key-facts.js';
+import { basename, firstString, inputObject } from './tool-input.js';
 
 /** Commands are cut to this many characters (issue #18: "first line, first 60 characters"). */
 export const commandFactLength = 60;
@@ -309,25 +310,6 @@ function commandOf(input: Record<string, unknown>): string | undefined {
     return command.length === 3 && command[1] === '-lc' ? command[2] : command.join(' ');
   }
   return undefined;
-}
-
-function inputObject(input: unknown): Record<string, unknown> {
-  return typeof input === 'object' && input !== null && !Array.isArray(input)
-    ? (input as Record<string, unknown>)
-    : {};
-}
-
-function firstString(input: Record<string, unknown>, keys: readonly string[]): string | undefined {
-  for (const key of keys) {
-    const value = input[key];
-    if (typeof value === 'string' && value.trim() !== '') return value;
-  }
-  return undefined;
-}
-
-function basename(path: string): string {
-  const trimmed = path.trim().replace(/[/\\]+$/, '');
-  return trimmed.slice(Math.max(trimmed.lastIndexOf('/'), trimmed.lastIndexOf('\\')) + 1);
 }
 
 function cutLine(text: string, length: number): string {
