@@ -1,7 +1,6 @@
 import { constants } from 'node:fs';
 import { mkdir, open, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LRUCache } from 'lru-cache';
 import { type ArchiveItem, type ArchiveStore, groupItemsBySession } from '../core/archive/archive-store.js';
 import { CompactError } from '../core/errors.js';
 
@@ -77,7 +76,7 @@ export function createFileArchiveStore({
   cacheBytes = DEFAULT_CACHE_BYTES,
 }: FileArchiveStoreOptions): FileArchiveStore {
   const sessions = new Map<string, Promise<SessionState>>();
-  const cache = new LRUCache<string, ArchiveItem>({ maxSize: Math.max(1, cacheBytes) });
+  const cache = createItemCache(Math.max(1, cacheBytes));
   const cacheKey = (sessionId: string, id: string) => `${sessionId}\n${id}`;
   const queues = new Map<string, Promise<unknown>>();
   let directoryReady: Promise<unknown> | undefined;
@@ -139,7 +138,7 @@ export function createFileArchiveStore({
     for (const [index, item] of items.entries()) {
       const length = Buffer.byteLength(lines[index] as string);
       state.items.set(item.id, { offset, length });
-      cache.set(cacheKey(sessionId, item.id), structuredClone(item), { size: Math.max(1, length) });
+      cache.set(cacheKey(sessionId, item.id), structuredClone(item), Math.max(1, length));
       offset += length + 1;
     }
   }
@@ -197,7 +196,7 @@ export function createFileArchiveStore({
       sessions.delete(sessionId);
       return getItem(sessionId, id, false);
     }
-    cache.set(cacheKey(sessionId, id), item, { size: Math.max(1, span.length) });
+    cache.set(cacheKey(sessionId, id), item, Math.max(1, span.length));
     return item;
   }
 
@@ -328,4 +327,39 @@ function archiveError(message: string, error: unknown): CompactError {
     code: 'ARCHIVE_FAILED',
     cause: error,
   });
+}
+
+/**
+ * Items by key within `maxBytes`, the least recently used dropped first: a Map keeps insertion
+ * order, so a read moves an item to the end. Small enough to keep the file archive free of
+ * runtime dependencies.
+ */
+function createItemCache(maxBytes: number) {
+  const entries = new Map<string, { item: ArchiveItem; bytes: number }>();
+  let total = 0;
+  const remove = (key: string) => {
+    const entry = entries.get(key);
+    if (entry === undefined) return;
+    entries.delete(key);
+    total -= entry.bytes;
+  };
+  return {
+    get(key: string): ArchiveItem | undefined {
+      const entry = entries.get(key);
+      if (entry === undefined) return undefined;
+      entries.delete(key);
+      entries.set(key, entry);
+      return entry.item;
+    },
+    set(key: string, item: ArchiveItem, bytes: number): void {
+      remove(key);
+      if (bytes > maxBytes) return;
+      entries.set(key, { item, bytes });
+      total += bytes;
+      for (const oldest of entries.keys()) {
+        if (total <= maxBytes) break;
+        remove(oldest);
+      }
+    },
+  };
 }
