@@ -1,6 +1,7 @@
 /** What every end-to-end run must show, as named checks with the figures behind them. */
 
 import type { ProxyRequestRecord, ProxyStats } from '../proxy/index.js';
+import { createRequestTokens } from '../proxy/request-tokens.js';
 import { fingerprintMessage } from '../proxy/session-identity.js';
 import { estimateRequestTokens, estimateTokens, type RecordedRequest } from '../testing/index.js';
 import type { HopRequest } from './http-hop.js';
@@ -194,7 +195,14 @@ const MAX_SENT_DEVIATION = 0.1;
  * server received, over every conversation request, in the same run without the proxy.
  */
 export function checkTokensSent(reported: number | undefined, baseline: E2ETraffic): E2ECheck {
-  const direct = modelCalls(baseline).reduce((sum, request) => sum + (request.inputTokens ?? 0), 0);
+  // The same bodies counted the same way as the proxy counts what a client sends, so the two
+  // figures differ only by what the proxy got wrong (the server's own estimate counts otherwise).
+  const count = createRequestTokens();
+  const direct = modelCalls(baseline).reduce(
+    (sum, request) =>
+      sum + ((request.body ? count(baseline.api, request.body) : undefined) ?? request.inputTokens ?? 0),
+    0,
+  );
   const deviation =
     reported === undefined || direct === 0 ? Number.NaN : Math.abs(reported - direct) / direct;
   return {
