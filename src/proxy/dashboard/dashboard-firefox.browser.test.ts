@@ -77,7 +77,12 @@ describe.skipIf(skipFirefox)('the dashboard in headless Firefox', () => {
     profile = await mkdtemp(join(tmpdir(), 'dashboard-firefox-'));
     firefox = await HeadlessFirefox.launch(required('firefox', firefoxBinary), profile);
     await firefox.navigate(`${proxy.url}/agent-compact/?token=${TOKEN}`);
-    // Loaded empty: everything below reaches the page as events.
+    // The event stream is open before any traffic: everything below reaches the page as events.
+    await vi.waitFor(async () =>
+      expect(await firefox!.evaluate<string | null>('document.documentElement.dataset.live ?? null')).toBe(
+        'true',
+      ),
+    );
     await anthropicLoop(proxy.url, { turns: 12, task: 'anthropic session' });
     await openAIChatLoop(`${proxy.url}/v1`, { turns: 8, task: 'openai session' });
     let sessions = await monitoredSessions(proxy.url);

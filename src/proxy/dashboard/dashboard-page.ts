@@ -136,17 +136,26 @@ const SCRIPT = `
   }
   if (window.EventSource) {
     var events = new EventSource(base + 'events'), opened = false;
-    events.onopen = function () { if (opened) resync(); opened = true; };
+    // data-live marks a page that receives events (a test waits for it before sending traffic).
+    events.onopen = function () { if (opened) resync(); opened = true; document.documentElement.dataset.live = 'true'; };
     events.addEventListener('session', function (event) {
       // One request and at most one compaction: what changed, never the whole lists.
       var update = JSON.parse(event.data);
       var session = state.sessions.find(function (s) { return s.id === update.id; });
       if (!session) { session = { requests: [], compactions: [] }; state.sessions.push(session); }
-      var request = update.request, compaction = update.compaction;
-      delete update.request; delete update.compaction;
+      var request = update.request, compaction = update.compaction, count = update.requestCount;
+      delete update.request; delete update.compaction; delete update.requestCount;
       Object.assign(session, update);
       if (request) session.requests.push(request);
       if (compaction) session.compactions.push(compaction);
+      // An event this page missed (sent before its stream opened): read the session again in full.
+      if (count !== undefined && session.requests.length !== count) {
+        fetch(base + 'sessions/' + encodeURIComponent(update.id)).then(function (r) { return r.json(); }).then(function (full) {
+          var index = state.sessions.indexOf(session);
+          if (index >= 0) state.sessions[index] = full;
+          refresh();
+        });
+      }
       refresh();
     });
   }

@@ -60,6 +60,8 @@ export interface MonitoredSession {
  */
 export interface SessionUpdate extends Omit<MonitoredSession, 'requests' | 'compactions'> {
   request: MonitoredRequest;
+  /** How many requests the session holds now: a page that counts fewer missed an event and reads it again. */
+  requestCount: number;
   compaction?: MonitoredCompaction;
 }
 
@@ -114,7 +116,12 @@ export class ProxyMonitor {
         : undefined;
     if (added) entry.session.compactions.push(added);
     const { requests: _requests, compactions: _compactions, ...fields } = entry.session;
-    const update: SessionUpdate = { ...fields, request, ...(added ? { compaction: added } : {}) };
+    const update: SessionUpdate = {
+      ...fields,
+      request,
+      requestCount: entry.session.requests.length,
+      ...(added ? { compaction: added } : {}),
+    };
     for (const listener of this.listeners) listener(update);
   }
 
