@@ -78,7 +78,7 @@ export function createFileArchiveStore({
   const sessions = new Map<string, Promise<SessionState>>();
   const cache = createItemCache(Math.max(1, cacheBytes));
   const cacheKey = (sessionId: string, id: string) => `${sessionId}\n${id}`;
-  const queues = new Map<string, Promise<unknown>>();
+  const serialized = createSerializer();
   let directoryReady: Promise<unknown> | undefined;
 
   const fileOf = (sessionId: string) => join(directory, `${safeSessionId(sessionId)}.jsonl`);
@@ -94,17 +94,6 @@ export function createFileArchiveStore({
     return state;
   }
 
-  /** Runs `task` after every earlier task of the same session. */
-  function serialized<T>(sessionId: string, task: () => Promise<T>): Promise<T> {
-    const previous = queues.get(sessionId) ?? Promise.resolve();
-    const next = previous.then(task, task);
-    queues.set(
-      sessionId,
-      next.catch(() => {}),
-    );
-    return next;
-  }
-
   async function append(sessionId: string, items: readonly ArchiveItem[]): Promise<void> {
     const state = await load(sessionId);
     directoryReady ??= mkdir(directory, { recursive: true, mode: 0o700 });
@@ -115,23 +104,13 @@ export function createFileArchiveStore({
     const lines = items.map((item) => JSON.stringify(item));
     const prefix = state.needsNewline ? `\n${recoveryMarker}\n` : '';
     const text = `${prefix}${lines.join('\n')}\n`;
-    let handle: Awaited<ReturnType<typeof open>> | undefined;
     let end: number;
     try {
-      handle = await open(
-        fileOf(sessionId),
-        constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT,
-        0o600,
-      );
-      await handle.writeFile(text, 'utf8');
-      if (sync) await handle.sync();
-      end = (await handle.stat()).size;
+      end = await appendText(fileOf(sessionId), text, sync);
     } catch (error) {
       // Part of the text may be on disk: start the next append on a fresh line so no item is glued to it.
       state.needsNewline = true;
       throw archiveError(`cannot append ${items.length} item(s) to ${fileOf(sessionId)}`, error);
-    } finally {
-      await handle?.close().catch(() => {});
     }
     state.needsNewline = false;
     let offset = end - Buffer.byteLength(text) + Buffer.byteLength(prefix);
@@ -141,21 +120,6 @@ export function createFileArchiveStore({
       cache.set(cacheKey(sessionId, item.id), structuredClone(item), Math.max(1, length));
       offset += length + 1;
     }
-  }
-
-  /** The item at `span` of the session's file, or undefined when the file no longer has it there. */
-  async function readLine(sessionId: string, id: string, span: LineSpan): Promise<ArchiveItem | undefined> {
-    const bytes = Buffer.alloc(span.length);
-    let handle: Awaited<ReturnType<typeof open>> | undefined;
-    try {
-      handle = await open(fileOf(sessionId), constants.O_RDONLY);
-      await handle.read(bytes, 0, span.length, span.offset);
-    } catch (error) {
-      throw archiveError(`cannot read the archive ${fileOf(sessionId)}`, error);
-    } finally {
-      await handle?.close().catch(() => {});
-    }
-    return itemAt(bytes, { offset: 0, length: span.length }, sessionId, id);
   }
 
   /** Every item of a session, read from its file at once; nothing of it stays in memory. */
@@ -189,7 +153,7 @@ export function createFileArchiveStore({
     if (span === undefined) return undefined;
     const cached = cache.get(cacheKey(sessionId, id));
     if (cached) return cached;
-    const item = await readLine(sessionId, id, span);
+    const item = await readSpan(fileOf(sessionId), sessionId, id, span);
     if (item === undefined) {
       if (!again) return undefined;
       // Another writer changed the file: read it again for where the item is now.
@@ -213,18 +177,67 @@ export function createFileArchiveStore({
       return item ? structuredClone(item) : undefined;
     },
     list: (sessionId) => listItems(sessionId),
-    async sessions() {
-      const files = await readdir(directory).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOENT') return [] as string[];
-        throw archiveError(`cannot list the archive ${directory}`, error);
-      });
-      return files.filter((file) => file.endsWith('.jsonl')).map((file) => file.slice(0, -'.jsonl'.length));
-    },
+    sessions: () => sessionsIn(directory),
     async inspect(sessionId) {
       const state = await load(sessionId);
       return { items: state.items.size, truncatedTail: state.truncatedTail };
     },
   };
+}
+
+/** Runs each task after every earlier task of the same session; sessions run independently. */
+function createSerializer() {
+  const queues = new Map<string, Promise<unknown>>();
+  return <T>(sessionId: string, task: () => Promise<T>): Promise<T> => {
+    const next = (queues.get(sessionId) ?? Promise.resolve()).then(task, task);
+    queues.set(
+      sessionId,
+      next.catch(() => {}),
+    );
+    return next;
+  };
+}
+
+/** Appends `text` to `file` (created 0600), synced when asked; the file's size after it. */
+async function appendText(file: string, text: string, sync: boolean): Promise<number> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
+    await handle.writeFile(text, 'utf8');
+    if (sync) await handle.sync();
+    return (await handle.stat()).size;
+  } finally {
+    await handle?.close().catch(() => {});
+  }
+}
+
+/** The item at `span` of `file`, or undefined when the file no longer has it there. */
+async function readSpan(
+  file: string,
+  sessionId: string,
+  id: string,
+  span: LineSpan,
+): Promise<ArchiveItem | undefined> {
+  const bytes = Buffer.alloc(span.length);
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(file, constants.O_RDONLY);
+    await handle.read(bytes, 0, span.length, span.offset);
+  } catch (error) {
+    throw archiveError(`cannot read the archive ${file}`, error);
+  } finally {
+    await handle?.close().catch(() => {});
+  }
+  return itemAt(bytes, { offset: 0, length: span.length }, sessionId, id);
+}
+
+/** The sessions with a file in `directory` (none when it does not exist yet). */
+async function sessionsIn(directory: string): Promise<string[]> {
+  const files = await readdir(directory).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [] as string[];
+    throw archiveError(`cannot list the archive ${directory}`, error);
+  });
+  return files.filter((file) => file.endsWith('.jsonl')).map((file) => file.slice(0, -'.jsonl'.length));
 }
 
 /** A session's file read: where each item lies. */
