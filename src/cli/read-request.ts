@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { ValidationProblem } from '../core/conversation/validate.js';
 import { CompactError } from '../core/errors.js';
+import type { WireFormat } from '../core/model/wire-format.js';
 import {
   type RequestBody,
   type RequestConversation,
@@ -17,7 +18,6 @@ import {
 } from '../core/request/request-conversation.js';
 import { detectRequestFormat, isPlainObject } from '../core/request/request-format.js';
 import { dialects } from '../core/wire/dialects.js';
-import type { WireFormat } from '../core/wire/wire-format.js';
 import type { CliIO } from './cli-io.js';
 
 /** The only top-level fields of a conversation file; any other field makes the object a request. */

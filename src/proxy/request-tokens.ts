@@ -3,13 +3,14 @@
  * same way for what the client sent and for what went upstream. The compactor's own counts are of
  * its input, which after a compaction is the proxy's compacted history, not the client's.
  */
+
+import type { WireFormat } from '../core/model/wire-format.js';
 import { readRequestConversation } from '../core/request/request-conversation.js';
 import { createHeuristicCounter } from '../core/tokens/heuristic-counter.js';
 import { createMemoizedCounter } from '../core/tokens/memoized-counter.js';
 import { countMessageTokens, countSystemTokens } from '../core/tokens/message-tokens.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
 import { countToolTokens } from '../core/tokens/tool-tokens.js';
-import type { WireFormat } from '../core/wire/wire-format.js';
 
 /**
  * Texts whose counts the shared counter keeps, short ones included: the figures count every text

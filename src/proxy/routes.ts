@@ -1,7 +1,7 @@
 /** Which provider API a request path belongs to, and where it goes upstream. */
 
 import type { IncomingHttpHeaders } from 'node:http';
-import type { WireFormat } from '../core/wire/wire-format.js';
+import type { WireFormat } from '../core/model/wire-format.js';
 import { isGeminiCompactedPath, isGeminiPath } from './gemini/gemini-proxy.js';
 
 /**

@@ -10,7 +10,7 @@
  */
 import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { WireFormat } from '../core/wire/wire-format.js';
+import type { WireFormat } from '../core/model/wire-format.js';
 import { conversationOf } from './request-conversation.js';
 import type { ProxyApi } from './routes.js';
 

@@ -66,6 +66,7 @@ export {
   type ValidateOptions,
   type ValidationRule,
 } from '../core/conversation/validate.js';
+export type { WireFormat } from '../core/model/wire-format.js';
 export type { RequestBody } from '../core/request/request-conversation.js';
 export { detectRequestFormat } from '../core/request/request-format.js';
 export type { AnthropicBetaShapes } from '../core/wire/anthropic/anthropic-betas.js';
@@ -79,4 +80,3 @@ export {
 } from '../core/wire/gemini/gemini-format.js';
 export type { GeminiContent, GeminiPart, GeminiUsageMetadata } from '../core/wire/gemini/gemini-types.js';
 export { toGeminiContents } from '../core/wire/gemini/gemini-write.js';
-export type { WireFormat } from '../core/wire/wire-format.js';

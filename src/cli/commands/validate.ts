@@ -13,10 +13,10 @@ import { serializeConversation } from '../../core/conversation/parse-conversatio
 import { type RepairChange, repairMessages } from '../../core/conversation/repair.js';
 import type { ValidationProblem } from '../../core/conversation/validate.js';
 import { CompactError } from '../../core/errors.js';
+import type { WireFormat } from '../../core/model/wire-format.js';
 import { withMessages } from '../../core/request/compact-request.js';
 import { readRequestConversation } from '../../core/request/request-conversation.js';
 import { dialects } from '../../core/wire/dialects.js';
-import type { WireFormat } from '../../core/wire/wire-format.js';
 import { type CliCommand, CliError, type CliIO, UsageError } from '../cli-io.js';
 import { formatOption, parseCommandArgs, singleFile } from '../command-args.js';
 import { fileProgress } from '../progress.js';

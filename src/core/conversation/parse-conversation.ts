@@ -9,11 +9,11 @@
  * blocks are dropped; unknown block types are kept as they are.
  */
 import { CompactError } from '../errors.js';
+import type { WireFormat } from '../model/wire-format.js';
 import { isObject, typeName, unreadable } from '../wire/_internal/read-helpers.js';
 import { detectFormat } from '../wire/detect-format.js';
 import { dialects } from '../wire/dialects.js';
 import { isInstructionsLine } from '../wire/responses/read-responses.js';
-import type { WireFormat } from '../wire/wire-format.js';
 import type { OpenAISystemRole } from './openai-format.js';
 import type { OpenAIChatMessage } from './openai-types.js';
 import type { ResponsesInputItem } from './responses-types.js';

@@ -4,10 +4,10 @@
  * it cannot read becomes a problem.
  */
 import { CompactError } from '../errors.js';
+import type { WireFormat } from '../model/wire-format.js';
 import { describe } from '../wire/_internal/validate-helpers.js';
 import { validateSystem } from '../wire/anthropic/validate-anthropic.js';
 import { dialectOf } from '../wire/dialects.js';
-import type { WireFormat } from '../wire/wire-format.js';
 import { introducedProblems } from './relative-problems.js';
 
 /** The name of the rule a {@link ValidationProblem} breaks. */

@@ -4,9 +4,9 @@
  * reader is its dialect's `readRequest` (`core/wire/<format>/request-<format>.ts`).
  */
 import type { Message, SystemPrompt } from '../conversation/types.js';
+import type { WireFormat } from '../model/wire-format.js';
 import type { ToolDefinition } from '../tokens/tool-tokens.js';
 import { dialectOf } from '../wire/dialects.js';
-import type { WireFormat } from '../wire/wire-format.js';
 
 /** A request body as a plain JSON object. */
 export type RequestBody = Record<string, unknown>;

@@ -1,8 +1,9 @@
 /** Telling a conversation's wire format from its messages alone. */
+
+import type { WireFormat } from '../model/wire-format.js';
 import { isObject } from './_internal/read-helpers.js';
 import { isGeminiContent } from './gemini/gemini-conversation.js';
 import { hasResponsesMark } from './responses/read-responses.js';
-import type { WireFormat } from './wire-format.js';
 
 /**
  * Guesses the wire format of raw messages: a Responses item or a Gemini content says so; otherwise

@@ -10,9 +10,9 @@ import type {
 } from '../conversation/parse-conversation.js';
 import type { Conversation, ProviderUsage } from '../conversation/types.js';
 import type { ValidationProblem } from '../conversation/validate.js';
+import type { WireFormat } from '../model/wire-format.js';
 import type { RequestBody, RequestConversation } from '../request/request-conversation.js';
 import type { SummaryRequest } from '../summary/summary-model.js';
-import type { WireFormat } from './wire-format.js';
 
 /** A conversation file's parts as found, before a dialect reads them (see `conversationFromValue`). */
 export interface RawConversation {

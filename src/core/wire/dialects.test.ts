@@ -7,9 +7,9 @@ import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ProviderUsage } from '../conversation/types.js';
 import { CompactError } from '../errors.js';
+import { WIRE_FORMATS, type WireFormat } from '../model/wire-format.js';
 import type { RequestBody } from '../request/request-conversation.js';
 import { dialectOf, dialects, isWireFormat } from './dialects.js';
-import { WIRE_FORMATS, type WireFormat } from './wire-format.js';
 
 /** One request per format, with the fields the canonical model has no slot for. */
 const samples: Record<WireFormat, RequestBody> = {

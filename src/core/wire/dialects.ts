@@ -3,12 +3,12 @@
  * the `Record` type makes the compiler name every place a format is missing.
  */
 import { CompactError } from '../errors.js';
+import { WIRE_FORMATS, type WireFormat } from '../model/wire-format.js';
 import { anthropicDialect } from './anthropic/anthropic-dialect.js';
 import type { WireDialect } from './dialect.js';
 import { geminiDialect } from './gemini/gemini-dialect.js';
 import { openAIChatDialect } from './openai-chat/openai-chat-dialect.js';
 import { responsesDialect } from './responses/responses-dialect.js';
-import { WIRE_FORMATS, type WireFormat } from './wire-format.js';
 
 /** Every wire dialect, by format. */
 export const dialects: Readonly<Record<WireFormat, WireDialect>> = {

@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { CompactionLayer } from '../../core/events.js';
-import type { WireFormat } from '../../core/wire/wire-format.js';
+import type { WireFormat } from '../../core/model/wire-format.js';
 import type { ProxyApi } from '../routes.js';
 import { createSseReader, type SseMessage, sseText } from '../upstream/sse-reader.js';
 

@@ -5,7 +5,7 @@
  * on the wire (held streams, follow-up requests), which only the proxy does.
  */
 import { recallTool } from '../../core/archive/compaction-tools.js';
-import type { WireFormat } from '../../core/wire/wire-format.js';
+import type { WireFormat } from '../../core/model/wire-format.js';
 import type { SseEvent } from './sse-events.js';
 
 /** The tool's name; a client tool of the same name keeps it (the proxy then adds nothing). */

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { WIRE_FORMATS, type WireFormat } from '../../core/model/wire-format.js';
 import { dialects } from '../../core/wire/dialects.js';
-import { WIRE_FORMATS, type WireFormat } from '../../core/wire/wire-format.js';
 import { hasRecallTool, toolCallsOf, withoutRecallCalls, withRecallTool } from './recall-calls.js';
 import { recallWires } from './recall-wires.js';
 

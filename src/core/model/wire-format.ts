@@ -1,6 +1,6 @@
 /**
  * The one name for a provider wire format. Every per-format choice looks the format up in
- * `dialects` (./dialects.ts) instead of switching on it.
+ * `dialects` (`core/wire/dialects.ts`) instead of switching on it.
  */
 
 /**
