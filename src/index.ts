@@ -29,6 +29,13 @@ export {
   serializeConversation,
 } from './core/conversation/parse-conversation.js';
 export { type RepairChange, type RepairResult, repairMessages } from './core/conversation/repair.js';
+export {
+  assertValidMessages,
+  type ValidationProblem,
+  validateMessages,
+} from './core/conversation/validate.js';
+export { CompactError, type CompactErrorCode, type CompactErrorOptions } from './core/errors.js';
+export type { CompactionEvent, CompactionEventHandler, CompactionLayer } from './core/events.js';
 export type {
   CacheControl,
   ContentBlock,
@@ -44,14 +51,7 @@ export type {
   ToolResultBlock,
   ToolResultContentBlock,
   ToolUseBlock,
-} from './core/conversation/types.js';
-export {
-  assertValidMessages,
-  type ValidationProblem,
-  validateMessages,
-} from './core/conversation/validate.js';
-export { CompactError, type CompactErrorCode, type CompactErrorOptions } from './core/errors.js';
-export type { CompactionEvent, CompactionEventHandler, CompactionLayer } from './core/events.js';
+} from './core/model/messages.js';
 export type { CompactRequestOptions, CompactRequestResult } from './core/request/compact-request.js';
 export { compactRequest } from './core/request/compact-request-once.js';
 export type { RequestFormat } from './core/request/request-format.js';

@@ -6,8 +6,8 @@ import type {
   SystemPrompt,
   ToolResultBlock,
   ToolUseBlock,
-} from '../core/conversation/types.js';
-import { promptTokensFromUsage } from '../core/conversation/types.js';
+} from '../core/model/messages.js';
+import { promptTokensFromUsage } from '../core/model/messages.js';
 import type { AgentStatusHandler } from './agent-status.js';
 import { type ChatModel, ModelCallError } from './chat-model.js';
 import type { TranscriptEntry } from './session-store.js';

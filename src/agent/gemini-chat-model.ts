@@ -1,5 +1,5 @@
 import type { Content, GenerateContentResponse, GoogleGenAI } from '@google/genai';
-import type { Message, ProviderUsage, SystemPrompt } from '../core/conversation/types.js';
+import type { Message, ProviderUsage, SystemPrompt } from '../core/model/messages.js';
 import { fromGeminiContents } from '../core/wire/gemini/gemini-format.js';
 import type { GeminiPart } from '../core/wire/gemini/gemini-types.js';
 import { toGeminiContents } from '../core/wire/gemini/gemini-write.js';

@@ -5,7 +5,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 import { expect, it } from 'vitest';
 import { createCompactor } from '../core/compactor.js';
-import type { Message, ProviderUsage, ToolResultBlock, ToolUseBlock } from '../core/conversation/types.js';
+import type { Message, ProviderUsage, ToolResultBlock, ToolUseBlock } from '../core/model/messages.js';
 import { startScriptedModelServer } from '../testing/index.js';
 import { agentToolDefinitions, toAnthropicTool, toOpenAITool } from './tool-definitions.js';
 import { createToolRunner } from './tool-runner.js';

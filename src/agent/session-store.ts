@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { appendFile, mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Message } from '../core/conversation/types.js';
 import { CompactError } from '../core/errors.js';
 import type { CompactionLayer } from '../core/events.js';
+import type { Message } from '../core/model/messages.js';
 
 /** What `session.json` holds. */
 export interface SessionInfo {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.js';
-import type { ToolUseBlock } from '../core/conversation/types.js';
+import type { ToolUseBlock } from '../core/model/messages.js';
 import { createToolRunner } from './tool-runner.js';
 
 let workspace: string;

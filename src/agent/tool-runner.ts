@@ -1,7 +1,7 @@
 import type { ArchiveStore } from '../core/archive/archive-store.js';
 import { handleRecall, parseCompactInput } from '../core/archive/compaction-tools.js';
-import type { ToolResultBlock, ToolUseBlock } from '../core/conversation/types.js';
 import { CompactError } from '../core/errors.js';
+import type { ToolResultBlock, ToolUseBlock } from '../core/model/messages.js';
 import { bashTool } from './bash-tool.js';
 import { editFileTool, readFileTool, writeFileTool } from './file-tools.js';
 import type { AgentToolName } from './tool-definitions.js';

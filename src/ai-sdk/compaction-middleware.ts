@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { recallTool } from '../core/archive/compaction-tools.js';
 import { createCompactor } from '../core/compactor.js';
 import type { Compactor, CompactorOptions } from '../core/compactor-options.js';
-import type { Message, ProviderUsage } from '../core/conversation/types.js';
+import type { Message, ProviderUsage } from '../core/model/messages.js';
 import {
   fromCanonicalMessages,
   leadingSystemCount,

@@ -1,6 +1,6 @@
 import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../core/conversation/types.js';
+import type { Message } from '../core/model/messages.js';
 import {
   fromCanonicalMessages,
   PromptOrigins,

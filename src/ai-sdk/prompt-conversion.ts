@@ -32,7 +32,7 @@ import type {
   TextBlock,
   ToolResultBlock,
   ToolResultContentBlock,
-} from '../core/conversation/types.js';
+} from '../core/model/messages.js';
 
 /** The prompt specification of the calling AI SDK: `v3` for ai 6, `v4` for ai 7. */
 export type PromptVersion = 'v3' | 'v4';

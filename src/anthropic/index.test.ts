@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Message } from '../core/conversation/types.js';
 import { CompactError } from '../core/errors.js';
+import type { Message } from '../core/model/messages.js';
 import type { SummaryRequest } from '../core/summary/summary-model.js';
 import { estimateRequestTokens } from '../testing/prompt-usage.js';
 import type { ScriptStep } from '../testing/script.js';

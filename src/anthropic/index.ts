@@ -5,14 +5,8 @@
  * @module agent-compact/anthropic
  */
 import Anthropic from '@anthropic-ai/sdk';
-import type {
-  ContentBlock,
-  Conversation,
-  Message,
-  SystemPrompt,
-  TextBlock,
-} from '../core/conversation/types.js';
 import { CompactError } from '../core/errors.js';
+import type { ContentBlock, Conversation, Message, SystemPrompt, TextBlock } from '../core/model/messages.js';
 import type {
   SummaryCallOptions,
   SummaryModel,

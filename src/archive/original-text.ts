@@ -1,5 +1,5 @@
 import type { ArchiveItem } from '../core/archive/archive-store.js';
-import type { ToolResultBlock } from '../core/conversation/types.js';
+import type { ToolResultBlock } from '../core/model/messages.js';
 
 /**
  * What an archived item held before it left the context, as text: a tool result's output, an

@@ -4,7 +4,7 @@
 // the `tokens` benchmark and the accuracy test; not part of the package's API.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Message } from '../core/conversation/types.js';
+import type { Message } from '../core/model/messages.js';
 import { createAnchoredCounter } from '../core/tokens/anchored-counter.js';
 import { createIncrementalCounter } from '../core/tokens/incremental-counter.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCompactor } from '../core/compactor.js';
 import type { CompactorOptions } from '../core/compactor-options.js';
-import type { Message, ToolResultBlock, ToolUseBlock } from '../core/conversation/types.js';
+import type { Message, ToolResultBlock, ToolUseBlock } from '../core/model/messages.js';
 import { claudeCodeFromLines } from '../importers/claude-code.js';
 import { createTiktokenCounter } from '../tokenizer/index.js';
 

@@ -1,6 +1,6 @@
 /** Argument parsing the commands share: node's `util.parseArgs`, with every mistake a one-line UsageError. */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import type { MessageFormat } from '../core/conversation/types.js';
+import type { MessageFormat } from '../core/model/messages.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
 import { CliError, UsageError } from './cli-io.js';
 

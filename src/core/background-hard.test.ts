@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
 import { rebuildConversation } from './archive/rebuild.js';
 import { createCompactor } from './compactor.js';
-import type { Message } from './conversation/types.js';
 import { validateMessages } from './conversation/validate.js';
+import type { Message } from './model/messages.js';
 import { extractiveSummary } from './summary/extractive-summary.js';
 import type { SummaryModel, SummaryRequest } from './summary/summary-model.js';
 

@@ -1,6 +1,6 @@
-import type { Message } from './conversation/types.js';
 import type { BackgroundJobState } from './layers/decide-turn.js';
 import type { LayerPlan } from './layers/mask.js';
+import type { Message } from './model/messages.js';
 import type { BackgroundJob } from './session-runtime.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createCompactor } from './compactor.js';
-import type { Message } from './conversation/types.js';
+import type { Message } from './model/messages.js';
 import { extractiveSummary } from './summary/extractive-summary.js';
 import type { SummaryModel } from './summary/summary-model.js';
 

@@ -1,7 +1,7 @@
 import type { ArchiveStore } from './archive/archive-store.js';
 import type { SessionStateStore } from './archive/session-state-store.js';
-import type { Message, ProviderUsage, SystemPrompt } from './conversation/types.js';
 import type { CompactionEventHandler, CompactionLayer } from './events.js';
+import type { Message, ProviderUsage, SystemPrompt } from './model/messages.js';
 import type { CompactRequestOptions, CompactRequestResult } from './request/compact-request.js';
 import type { SummaryModel } from './summary/summary-model.js';
 import type { TokenCounter } from './tokens/token-counter.js';

@@ -4,9 +4,9 @@ import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
 import { rebuildConversation } from './archive/rebuild.js';
 import { createCompactor } from './compactor.js';
 import { agentSession } from './conversation/session-builder.test-utils.js';
-import type { ContentBlock, Message, ToolResultBlock } from './conversation/types.js';
 import { validateMessages } from './conversation/validate.js';
 import { claudeCodeSession } from './ledger/__fixtures__/claude-code-session.js';
+import type { ContentBlock, Message, ToolResultBlock } from './model/messages.js';
 import type { SummaryModel, SummaryRequest } from './summary/summary-model.js';
 import { createHeuristicCounter } from './tokens/heuristic-counter.js';
 

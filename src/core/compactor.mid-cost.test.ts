@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCompactor } from './compactor.js';
 import { agentSession, toolTurn } from './conversation/session-builder.test-utils.js';
-import type { Message, ProviderUsage } from './conversation/types.js';
+import type { Message, ProviderUsage } from './model/messages.js';
 import { createHeuristicCounter } from './tokens/heuristic-counter.js';
 import { countMessageTokens } from './tokens/message-tokens.js';
 

@@ -5,8 +5,8 @@ import { importTranscriptFile } from '../importers/index.js';
 import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
 import { rebuildConversation } from './archive/rebuild.js';
 import { createCompactor } from './compactor.js';
-import type { Message } from './conversation/types.js';
 import { validateMessages } from './conversation/validate.js';
+import type { Message } from './model/messages.js';
 import { createHeuristicCounter } from './tokens/heuristic-counter.js';
 
 const dataDirectory = resolve(import.meta.dirname, '../../../shared/data/trajectories');

@@ -4,10 +4,10 @@ import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
 import type { CompactorState, StoredSessionState } from './archive/session-state-store.js';
 import type { Compactor, CompactorOptions, CompactResult, MaybeCompactOptions } from './compactor-options.js';
 import { type CompactorSettings, resolveSettings } from './compactor-settings.js';
-import type { Message, SystemPrompt } from './conversation/types.js';
 import { validateMessages } from './conversation/validate.js';
 import { CompactError } from './errors.js';
 import type { CompactionEvent } from './events.js';
+import type { Message, SystemPrompt } from './model/messages.js';
 import { compactTurn, type TurnEnvironment } from './pipeline.js';
 import { compactRequestWith } from './request/compact-request.js';
 import {

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
 import { createMemorySessionStateStore } from './archive/memory-session-state-store.js';
 import { createCompactor } from './compactor.js';
-import type { Message } from './conversation/types.js';
 import { validateMessages } from './conversation/validate.js';
+import type { Message } from './model/messages.js';
 import type { SummaryModel, SummaryRequest } from './summary/summary-model.js';
 import { samples } from './working-set/__fixtures__/samples.js';
 

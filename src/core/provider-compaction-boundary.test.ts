@@ -8,8 +8,8 @@ import { fromResponsesInput, toResponsesInput } from './conversation/responses-f
 import { codexSession, encryptedSample } from './conversation/responses-input.test-utils.js';
 import type { ResponsesInputItem } from './conversation/responses-types.js';
 import { toolTurn } from './conversation/session-builder.test-utils.js';
-import type { Message } from './conversation/types.js';
 import { validateMessages } from './conversation/validate.js';
+import type { Message } from './model/messages.js';
 import type { SummaryModel, SummaryRequest } from './summary/summary-model.js';
 
 /** Text only the history before the provider compaction holds. */

@@ -5,7 +5,7 @@
  */
 
 export type { AnchoredCounterState } from '../core/archive/session-state-store.js';
-export { promptTokensFromUsage } from '../core/conversation/types.js';
+export { promptTokensFromUsage } from '../core/model/messages.js';
 export {
   type AnchoredCalibration,
   type AnchoredCounter,

@@ -5,8 +5,8 @@
  * @module agent-compact/gemini
  */
 import { type Content, type GenerateContentResponse, GoogleGenAI } from '@google/genai';
-import type { Message } from '../core/conversation/types.js';
 import { CompactError } from '../core/errors.js';
+import type { Message } from '../core/model/messages.js';
 import type {
   SummaryCallOptions,
   SummaryModel,

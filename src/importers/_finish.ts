@@ -3,8 +3,8 @@
  * source itself is broken, and keeps usage aligned with the assistant turns.
  */
 import { repairMessages } from '../core/conversation/repair.js';
-import type { Message, SystemPrompt } from '../core/conversation/types.js';
 import { validateMessages } from '../core/conversation/validate.js';
+import type { Message, SystemPrompt } from '../core/model/messages.js';
 import type {
   AgentCompaction,
   ImportedTranscript,

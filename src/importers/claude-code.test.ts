@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { promptTokensFromUsage } from '../core/conversation/types.js';
 import { validateMessages } from '../core/conversation/validate.js';
 import { CompactError } from '../core/errors.js';
+import { promptTokensFromUsage } from '../core/model/messages.js';
 import { importClaudeCode } from './claude-code.js';
 
 const fixtures = join(import.meta.dirname, '__fixtures__');

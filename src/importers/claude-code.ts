@@ -30,8 +30,8 @@
  */
 
 import { conversationFromValue, parseJsonLine } from '../core/conversation/parse-conversation.js';
-import type { Message } from '../core/conversation/types.js';
 import { CompactError } from '../core/errors.js';
+import type { Message } from '../core/model/messages.js';
 import { finishImport } from './_finish.js';
 import { isObject, type JsonObject } from './_json.js';
 import type { AgentCompaction, ImportedTranscript, ImportedUsage } from './imported-transcript.js';

@@ -9,7 +9,7 @@
  * later), so a record replaces the earlier one with its `id` in place; `{ "$rewindTo": id }` drops
  * that message and every later one; `{ "$set": { "messages": [...] } }` replaces them all.
  */
-import type { ContentBlock, Message } from '../core/conversation/types.js';
+import type { ContentBlock, Message } from '../core/model/messages.js';
 import { finishImport } from './_finish.js';
 import { isObject, type JsonObject } from './_json.js';
 import type { ImportedTranscript, ImportedUsage } from './imported-transcript.js';

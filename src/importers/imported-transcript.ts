@@ -4,7 +4,7 @@
  */
 
 import type { RepairChange } from '../core/conversation/repair.js';
-import type { Conversation, Message, ProviderUsage } from '../core/conversation/types.js';
+import type { Conversation, Message, ProviderUsage } from '../core/model/messages.js';
 
 /** A transcript format the importers read. */
 export type TranscriptFormat =

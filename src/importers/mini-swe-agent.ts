@@ -9,7 +9,7 @@
  * the harness sent back. Per-turn `extra.response.usage` is kept.
  */
 import { parseJsonText } from '../core/conversation/parse-conversation.js';
-import type { ContentBlock, Message } from '../core/conversation/types.js';
+import type { ContentBlock, Message } from '../core/model/messages.js';
 import { finishImport } from './_finish.js';
 import { isObject, textContent, typeName, unreadable } from './_json.js';
 import type { ImportedTranscript, ImportedUsage } from './imported-transcript.js';

@@ -15,7 +15,7 @@
 import { fromOpenAIMessages } from '../core/conversation/openai-format.js';
 import type { OpenAIChatMessage, OpenAIToolCall } from '../core/conversation/openai-types.js';
 import { parseJsonText } from '../core/conversation/parse-conversation.js';
-import type { ContentBlock, Message } from '../core/conversation/types.js';
+import type { ContentBlock, Message } from '../core/model/messages.js';
 import { finishImport } from './_finish.js';
 import { isObject, type JsonObject, textContent, typeName, unreadable } from './_json.js';
 import type { ImportedTranscript } from './imported-transcript.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createCompactor } from '../core/compactor.js';
 import type { Compactor, CompactorOptions } from '../core/compactor-options.js';
 import { repairMessages } from '../core/conversation/repair.js';
-import type { Message, ProviderUsage, SystemPrompt } from '../core/conversation/types.js';
+import type { Message, ProviderUsage, SystemPrompt } from '../core/model/messages.js';
 
 /** Options every framework integration takes: the compactor's, plus a warning hook. */
 export interface IntegrationOptions extends CompactorOptions {

@@ -1,7 +1,7 @@
 import { type AIMessage, type BaseMessage, RemoveMessage } from '@langchain/core/messages';
 import { createMiddleware } from 'langchain';
 import { fromOpenAIMessages, toOpenAIMessages } from '../core/conversation/openai-format.js';
-import type { ProviderUsage } from '../core/conversation/types.js';
+import type { ProviderUsage } from '../core/model/messages.js';
 import { ConversationThreads, type IntegrationOptions } from '../integrations/conversation-threads.js';
 import { fromChatView, toChatView } from './message-conversion.js';
 

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Message } from '../core/conversation/types.js';
 import { CompactError } from '../core/errors.js';
+import type { Message } from '../core/model/messages.js';
 import type { SummaryRequest } from '../core/summary/summary-model.js';
 import type { ScriptStep } from '../testing/script.js';
 import { type ScriptedModelServer, startScriptedModelServer } from '../testing/scripted-model-server.js';

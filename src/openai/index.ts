@@ -12,8 +12,8 @@ import {
   toOpenAIMessages,
 } from '../core/conversation/openai-format.js';
 import type { OpenAIChatMessage } from '../core/conversation/openai-types.js';
-import type { Conversation } from '../core/conversation/types.js';
 import { CompactError } from '../core/errors.js';
+import type { Conversation } from '../core/model/messages.js';
 import type {
   SummaryCallOptions,
   SummaryModel,

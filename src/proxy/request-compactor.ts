@@ -5,8 +5,8 @@
 import type { ArchiveStore } from '../core/archive/archive-store.js';
 import { createCompactor } from '../core/compactor.js';
 import type { CompactorOptions } from '../core/compactor-options.js';
-import type { ProviderUsage } from '../core/conversation/types.js';
 import type { CompactionLayer } from '../core/events.js';
+import type { ProviderUsage } from '../core/model/messages.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { ProxyApi } from './routes.js';
 

@@ -3,7 +3,7 @@
  * a shared store (Redis) can replace the in-memory one for several proxy processes.
  */
 import { LRUCache } from 'lru-cache';
-import type { ProviderUsage } from '../core/conversation/types.js';
+import type { ProviderUsage } from '../core/model/messages.js';
 
 /** What the proxy remembers of one conversation: plain JSON. */
 export interface ProxySessionState {

@@ -3,7 +3,7 @@
  * server-sent events are read whole by the proxy's SSE reader, a JSON body is kept only up to a cap.
  */
 
-import type { ProviderUsage } from '../core/conversation/types.js';
+import type { ProviderUsage } from '../core/model/messages.js';
 import { dialects } from '../core/wire/dialects.js';
 import type { ProxyApi } from './routes.js';
 import { createSseReader, type SseMessage } from './upstream/sse-reader.js';

@@ -8,8 +8,8 @@ import type {
   CompactResult,
   MaybeCompactOptions,
 } from '../core/compactor-options.js';
-import type { Message } from '../core/conversation/types.js';
 import { CompactError } from '../core/errors.js';
+import type { Message } from '../core/model/messages.js';
 import { createRedisArchiveStore, type RedisArchiveStore } from './redis-archive-store.js';
 import type { RedisConnectionOptions } from './redis-connection.js';
 import type { SessionLockOptions } from './redis-session-lock.js';

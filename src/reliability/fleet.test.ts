@@ -17,7 +17,7 @@ import { loadSystem, loadTurn } from '../bench/suites/load.js';
 import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.js';
 import { rebuildConversation } from '../core/archive/rebuild.js';
 import { createCompactor } from '../core/compactor.js';
-import type { Message, ProviderUsage } from '../core/conversation/types.js';
+import type { Message, ProviderUsage } from '../core/model/messages.js';
 import { createRedisArchiveStore, type RedisArchiveStore } from '../redis/index.js';
 import { skipRedis, startTestRedis } from '../redis/redis-server.test-utils.js';
 import type { RedisServer } from '../testing/redis-server.js';

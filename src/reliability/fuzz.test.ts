@@ -20,9 +20,9 @@ import {
   arbitraryAnyConversation,
   arbitraryValidConversation,
 } from '../core/conversation/arbitrary-conversation.test-utils.js';
-import type { Message } from '../core/conversation/types.js';
 import { validateMessages } from '../core/conversation/validate.js';
 import { CompactError } from '../core/errors.js';
+import type { Message } from '../core/model/messages.js';
 
 const seed = Number(process.env.FUZZ_SEED ?? 20261130);
 const validRuns = Number(process.env.FUZZ_RUNS ?? 10_000);

@@ -15,7 +15,7 @@ import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.j
 import { rebuildConversation } from '../core/archive/rebuild.js';
 import { createCompactor } from '../core/compactor.js';
 import { arbitraryValidConversation } from '../core/conversation/arbitrary-conversation.test-utils.js';
-import type { Message } from '../core/conversation/types.js';
+import type { Message } from '../core/model/messages.js';
 import { createRedisArchiveStore, type RedisArchiveStore } from '../redis/index.js';
 import { skipRedis, startTestRedis } from '../redis/redis-server.test-utils.js';
 import type { RedisServer } from '../testing/redis-server.js';

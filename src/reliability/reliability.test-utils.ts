@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import type { ArchiveStore } from '../core/archive/archive-store.js';
 import { rebuildConversation } from '../core/archive/rebuild.js';
-import type { Message, SystemPrompt } from '../core/conversation/types.js';
 import { validateMessages } from '../core/conversation/validate.js';
+import type { Message, SystemPrompt } from '../core/model/messages.js';
 
 /** The package root (where `dist/` is built by `npm test` before vitest runs). */
 export const packageRoot = fileURLToPath(new URL('../../', import.meta.url));

@@ -6,7 +6,7 @@
  */
 import { createCompactor } from '../core/compactor.js';
 import type { CompactorOptions } from '../core/compactor-options.js';
-import { contentBlocks, type Message } from '../core/conversation/types.js';
+import { contentBlocks, type Message } from '../core/model/messages.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
 import type { AgentCompaction, ImportedTranscript } from '../importers/imported-transcript.js';

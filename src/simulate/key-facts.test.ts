@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolResultBlock, ToolUseBlock } from '../core/conversation/types.js';
+import type { ToolResultBlock, ToolUseBlock } from '../core/model/messages.js';
 import { exitCodeOf, extractKeyFacts, firstErrorLine, isFactVisible, requestText } from './key-facts.js';
 
 const use = (input: unknown): ToolUseBlock => ({ type: 'tool_use', id: 't1', name: 'bash', input });

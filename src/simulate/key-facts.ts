@@ -28,7 +28,7 @@ import type {
   SystemPrompt,
   ToolResultBlock,
   ToolUseBlock,
-} from '../core/conversation/types.js';
+} from '../core/model/messages.js';
 
 /** Key arguments are cut to this many characters. */
 export const argumentFactLength = 40;

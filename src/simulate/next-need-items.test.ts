@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolUseBlock } from '../core/conversation/types.js';
+import type { ToolUseBlock } from '../core/model/messages.js';
 import { grepPatterns, isCodeShaped, type NeedItems, toolCallNeeds } from './next-need-items.js';
 
 const call = (name: string, input: unknown): ToolUseBlock => ({

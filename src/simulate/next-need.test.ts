@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../core/conversation/types.js';
+import type { Message } from '../core/model/messages.js';
 import { createNextNeedProbe, hasWholeToken } from './next-need.js';
 
 /** A session: the agent reads a file, runs the tests, then (after the point at 4) edits and reruns. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../core/conversation/types.js';
+import type { Message } from '../core/model/messages.js';
 import { createExtractiveSummaryModel } from '../core/summary/extractive-summary.js';
 import { peerCompactions } from './peers-at-point.js';
 import { createRequestTokenCounter } from './prompt-cache.js';

@@ -4,7 +4,7 @@
  * the history's size, so it summarizes right there, with mid at the defaults' ratio of hard. Its
  * budgets, stated for a 200k window, scale by hard ÷ 200,000 as in a replay.
  */
-import type { Message, SystemPrompt } from '../core/conversation/types.js';
+import type { Message, SystemPrompt } from '../core/model/messages.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { PointCompaction } from './agent-compactions.js';
 import type { RequestTokenCounter } from './prompt-cache.js';

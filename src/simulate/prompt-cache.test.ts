@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../core/conversation/types.js';
+import type { Message } from '../core/model/messages.js';
 import { BLOCK_OVERHEAD_TOKENS, MESSAGE_OVERHEAD_TOKENS } from '../core/tokens/message-tokens.js';
 import { billRequest, commonPrefix, createRequestTokenCounter, defaultPriceTable } from './prompt-cache.js';
 import { characters } from './replay.test-utils.js';

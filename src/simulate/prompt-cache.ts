@@ -19,12 +19,7 @@
  * before the previous one's end is a prefix rewrite: the cache held for the rest of it is lost.
  */
 
-import {
-  type ContentBlock,
-  contentBlocks,
-  type Message,
-  type SystemPrompt,
-} from '../core/conversation/types.js';
+import { type ContentBlock, contentBlocks, type Message, type SystemPrompt } from '../core/model/messages.js';
 import { countMessageTokens, countSystemTokens } from '../core/tokens/message-tokens.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../core/conversation/types.js';
 import { validateMessages } from '../core/conversation/validate.js';
+import type { Message } from '../core/model/messages.js';
 import { createExtractiveSummaryModel } from '../core/summary/extractive-summary.js';
 import { createMeteredSummaryModel } from './metered-summary-model.js';
 import { billRequest, commonPrefix, createRequestTokenCounter, defaultPriceTable } from './prompt-cache.js';

@@ -5,8 +5,8 @@
  * `strategies/` with its sources cited.
  */
 import type { CompactorOptions } from '../core/compactor-options.js';
-import type { Message, ProviderUsage, SystemPrompt } from '../core/conversation/types.js';
 import type { CompactionLayer } from '../core/events.js';
+import type { Message, ProviderUsage, SystemPrompt } from '../core/model/messages.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
 import type { AgentCompaction } from '../importers/imported-transcript.js';

@@ -1,4 +1,4 @@
-import type { Message } from '../core/conversation/types.js';
+import type { Message } from '../core/model/messages.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
 
 /** One token per character, so budgets and expected counts can be worked out by hand. */

@@ -21,8 +21,8 @@
  * cache lifetime after the previous one reads nothing from the cache.
  */
 
-import type { Message, ProviderUsage, SystemPrompt } from '../core/conversation/types.js';
 import type { CompactionLayer } from '../core/events.js';
+import type { Message, ProviderUsage, SystemPrompt } from '../core/model/messages.js';
 import type { MeteredSummaryModel, SummaryCall } from './metered-summary-model.js';
 import {
   billRequest,

@@ -1,5 +1,5 @@
 /** The report the report tests render: a 40-turn session with an odd file name, replayed. Test-only. */
-import type { Message } from '../core/conversation/types.js';
+import type { Message } from '../core/model/messages.js';
 import { createExtractiveSummaryModel } from '../core/summary/extractive-summary.js';
 import { createTiktokenCounter } from '../tokenizer/index.js';
 import { renderReport } from './report.js';

@@ -8,7 +8,7 @@ import {
   type Message,
   type ToolResultBlock,
   type ToolUseBlock,
-} from '../core/conversation/types.js';
+} from '../core/model/messages.js';
 import {
   extractKeyFacts,
   isFactVisible,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Message, ToolResultBlock } from '../core/conversation/types.js';
+import type { Message, ToolResultBlock } from '../core/model/messages.js';
 import { createExtractiveSummaryModel } from '../core/summary/extractive-summary.js';
 import type { SummaryModel, SummaryRequest } from '../core/summary/summary-model.js';
 import {

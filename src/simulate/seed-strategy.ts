@@ -24,8 +24,8 @@
  *   message, as in the sketch; no `<identity>` reminder (the diagram mentions one, the code has none).
  */
 
-import type { ContentBlock, Message, SystemPrompt, ToolResultBlock } from '../core/conversation/types.js';
 import type { CompactionLayer } from '../core/events.js';
+import type { ContentBlock, Message, SystemPrompt, ToolResultBlock } from '../core/model/messages.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 
 /** The sketch's summary prompt, word for word. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../core/conversation/types.js';
+import type { Message } from '../core/model/messages.js';
 import { measureSurvival, survivalKinds } from './survival.js';
 
 const toolUse = (id: string, name: string, input: unknown) => ({

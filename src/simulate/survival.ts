@@ -30,7 +30,7 @@ import {
   type SystemPrompt,
   type ToolResultBlock,
   type ToolUseBlock,
-} from '../core/conversation/types.js';
+} from '../core/model/messages.js';
 import {
   collapseWhitespace,
   errorFactLength,

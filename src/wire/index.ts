@@ -51,6 +51,13 @@ export type {
   ResponsesReasoningItem,
 } from '../core/conversation/responses-types.js';
 export {
+  ANTHROPIC_BETAS,
+  allowsSystemMessages,
+  MID_CONVERSATION_SYSTEM_BETA,
+  type ValidateOptions,
+  type ValidationRule,
+} from '../core/conversation/validate.js';
+export {
   contentBlocks,
   isBlock,
   isKnownBlock,
@@ -58,14 +65,7 @@ export {
   type KnownBlockType,
   type ProviderData,
   type UnknownBlock,
-} from '../core/conversation/types.js';
-export {
-  ANTHROPIC_BETAS,
-  allowsSystemMessages,
-  MID_CONVERSATION_SYSTEM_BETA,
-  type ValidateOptions,
-  type ValidationRule,
-} from '../core/conversation/validate.js';
+} from '../core/model/messages.js';
 export type { WireFormat } from '../core/model/wire-format.js';
 export type { RequestBody } from '../core/request/request-conversation.js';
 export { detectRequestFormat } from '../core/request/request-format.js';

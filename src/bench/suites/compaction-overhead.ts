@@ -3,8 +3,8 @@
 // own compacted history forward, as an agent does, with the seed's thresholds (50,000 / 80,000)
 // and the offline extractive summarizer. Only the compaction calls are timed.
 import { createCompactor } from '../../core/compactor.js';
-import type { Message } from '../../core/conversation/types.js';
 import type { CompactionLayer } from '../../core/events.js';
+import type { Message } from '../../core/model/messages.js';
 import { createExtractiveSummaryModel } from '../../core/summary/extractive-summary.js';
 import type { TokenCounter } from '../../core/tokens/token-counter.js';
 import { createSeedStrategy } from '../../simulate/seed-strategy.js';

@@ -11,8 +11,8 @@ import { createFileArchiveStore } from '../../archive/index.js';
 import type { ArchiveStore } from '../../core/archive/archive-store.js';
 import { createMemoryArchiveStore } from '../../core/archive/memory-archive-store.js';
 import { createCompactor } from '../../core/compactor.js';
-import type { Message } from '../../core/conversation/types.js';
 import type { CompactionLayer } from '../../core/events.js';
+import type { Message } from '../../core/model/messages.js';
 import { createRedisArchiveStore } from '../../redis/index.js';
 import { percentile, startBenchRedis } from '../redis-bench-server.js';
 

@@ -5,7 +5,7 @@
 
 import { createCompactor } from '../../core/compactor.js';
 import { toOpenAIMessages } from '../../core/conversation/openai-format.js';
-import type { Message } from '../../core/conversation/types.js';
+import type { Message } from '../../core/model/messages.js';
 import { readRequestConversation } from '../../core/request/request-conversation.js';
 
 /** Session lengths in tool-call steps. */

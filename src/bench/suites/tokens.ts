@@ -2,7 +2,7 @@
 // on every turn, and accuracy of every counter against the provider's reported prompt tokens, on the
 // shared mini-swe-agent × Gemini 3 Pro runs replayed turn by turn. `npm run bench -- tokens`.
 
-import type { Message } from '../../core/conversation/types.js';
+import type { Message } from '../../core/model/messages.js';
 import { createAnchoredCounter } from '../../core/tokens/anchored-counter.js';
 import { createHeuristicCounter } from '../../core/tokens/heuristic-counter.js';
 import { createIncrementalCounter } from '../../core/tokens/incremental-counter.js';

@@ -19,8 +19,8 @@ import {
   type ParsedConversation,
   serializeConversation,
 } from '../../core/conversation/parse-conversation.js';
-import type { MessageFormat } from '../../core/conversation/types.js';
 import { assertValidMessages } from '../../core/conversation/validate.js';
+import type { MessageFormat } from '../../core/model/messages.js';
 import { readRequestConversation } from '../../core/request/request-conversation.js';
 import { createMemoizedCounter } from '../../core/tokens/memoized-counter.js';
 import { type CliCommand, CliError, UsageError } from '../cli-io.js';

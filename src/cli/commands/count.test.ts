@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Message } from '../../core/conversation/types.js';
+import type { Message } from '../../core/model/messages.js';
 import { createHeuristicCounter } from '../../core/tokens/heuristic-counter.js';
 import { countMessageTokens, countSystemTokens } from '../../core/tokens/message-tokens.js';
 import { setTokenizerPackage } from '../../tokenizer/load-tokenizer.js';

@@ -6,7 +6,7 @@
  * request's tool definitions.
  */
 
-import type { MessageFormat, SystemPrompt } from '../../core/conversation/types.js';
+import type { MessageFormat, SystemPrompt } from '../../core/model/messages.js';
 import type { RequestFormat } from '../../core/request/request-format.js';
 import { countMessageTokens, countSystemTokens } from '../../core/tokens/message-tokens.js';
 import type { TokenCounter } from '../../core/tokens/token-counter.js';

@@ -1,4 +1,4 @@
-import type { Message, SystemPrompt } from '../conversation/types.js';
+import type { Message, SystemPrompt } from '../model/messages.js';
 
 // Two FNV-1a passes with different offsets: about 64 bits, so two different messages of one
 // session practically never share a fingerprint.

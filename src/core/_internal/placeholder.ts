@@ -1,4 +1,4 @@
-import type { ToolResultBlock, ToolUseBlock } from '../conversation/types.js';
+import type { ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 import { countLines, formatCount, safeJson, shortenLine, toolResultText } from './text.js';
 
 /** About what one placeholder costs in tokens, to estimate what masking frees. */

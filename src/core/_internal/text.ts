@@ -1,4 +1,4 @@
-import type { ContentBlock, ToolResultBlock } from '../conversation/types.js';
+import type { ContentBlock, ToolResultBlock } from '../model/messages.js';
 
 /** The text of a tool result: its string content or its text blocks joined by newlines. */
 export function toolResultText(block: ToolResultBlock): string {

@@ -1,4 +1,4 @@
-import type { ContentBlock, Message } from '../conversation/types.js';
+import type { ContentBlock, Message } from '../model/messages.js';
 
 /** What kind of thing an archive item holds. */
 export type ArchiveItemKind =

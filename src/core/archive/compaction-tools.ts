@@ -1,6 +1,6 @@
 import { toolResultText } from '../_internal/text.js';
-import type { ToolResultBlock, ToolResultContentBlock } from '../conversation/types.js';
 import { CompactError } from '../errors.js';
+import type { ToolResultBlock, ToolResultContentBlock } from '../model/messages.js';
 import { renderMessage } from '../summary/render-message.js';
 import type { ArchiveStore } from './archive-store.js';
 

@@ -1,6 +1,6 @@
 import { archiveIdInPlaceholder, isPlaceholderText } from '../_internal/placeholder.js';
 import { toolResultText } from '../_internal/text.js';
-import type { ContentBlock, Message, ToolResultBlock } from '../conversation/types.js';
+import type { ContentBlock, Message, ToolResultBlock } from '../model/messages.js';
 import type { ArchiveItem } from './archive-store.js';
 
 const summaryHeadPattern = /^<context_summary recall="(r\d+)">/;

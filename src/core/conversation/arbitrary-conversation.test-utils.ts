@@ -15,7 +15,7 @@ import type {
   ToolResultBlock,
   ToolResultContentBlock,
   ToolUseBlock,
-} from './types.js';
+} from '../model/messages.js';
 
 const words = [
   'read',

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { Message } from '../model/messages.js';
 import {
   fromOpenAIMessages,
   parseToolArguments,
@@ -10,7 +11,6 @@ import {
   toOpenAIMessages,
 } from './openai-format.js';
 import type { OpenAIChatMessage } from './openai-types.js';
-import type { Message } from './types.js';
 
 const demonstrations = join(
   import.meta.dirname,

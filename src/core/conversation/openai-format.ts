@@ -19,12 +19,7 @@
  * - Image parts with `data:` URLs become base64 image sources and back; other URLs stay URLs.
  *   Unknown parts and blocks pass through unchanged.
  */
-import type {
-  OpenAIAssistantMessage,
-  OpenAIChatMessage,
-  OpenAIContentPart,
-  OpenAIToolCall,
-} from './openai-types.js';
+
 import type {
   ContentBlock,
   ImageBlock,
@@ -33,7 +28,13 @@ import type {
   TextBlock,
   ToolResultBlock,
   ToolResultContentBlock,
-} from './types.js';
+} from '../model/messages.js';
+import type {
+  OpenAIAssistantMessage,
+  OpenAIChatMessage,
+  OpenAIContentPart,
+  OpenAIToolCall,
+} from './openai-types.js';
 
 /** Prefix that marks a tool message whose result was an error (`is_error: true`). */
 export const TOOL_ERROR_PREFIX = '[tool error] ';

@@ -9,6 +9,7 @@
  * blocks are dropped; unknown block types are kept as they are.
  */
 import { CompactError } from '../errors.js';
+import type { Conversation } from '../model/messages.js';
 import type { WireFormat } from '../model/wire-format.js';
 import { isObject, typeName, unreadable } from '../wire/_internal/read-helpers.js';
 import { detectFormat } from '../wire/detect-format.js';
@@ -17,7 +18,6 @@ import { isInstructionsLine } from '../wire/responses/read-responses.js';
 import type { OpenAISystemRole } from './openai-format.js';
 import type { OpenAIChatMessage } from './openai-types.js';
 import type { ResponsesInputItem } from './responses-types.js';
-import type { Conversation } from './types.js';
 
 export { detectFormat };
 

@@ -2,7 +2,7 @@
  * The change record `repairMessages` returns, and the working copy of a conversation its
  * steps pass along: each block and message remembers where in the input it came from.
  */
-import type { ContentBlock, Message } from './types.js';
+import type { ContentBlock, Message } from '../model/messages.js';
 
 /** What `repairMessages` did at one place. */
 export type RepairChangeKind =

@@ -2,8 +2,9 @@
  * The reasoning step of `repairMessages`: an OpenAI Responses `reasoning` block must be
  * directly followed (after further reasoning) by what the model produced, or the API refuses it.
  */
+
+import type { ContentBlock, Message } from '../model/messages.js';
 import type { RepairChange, WorkingMessage } from './repair-change.js';
-import type { ContentBlock, Message } from './types.js';
 
 /**
  * The positions (`message:block`) of reasoning blocks that the next block other than reasoning,

@@ -2,8 +2,9 @@
  * The tool-call steps of `repairMessages`: fresh ids for reused tool_use ids, then exactly one
  * tool_result per tool_use of the assistant message before, first in its message.
  */
+
+import type { ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 import type { RepairChange, WorkingBlock, WorkingMessage } from './repair-change.js';
-import type { ToolResultBlock, ToolUseBlock } from './types.js';
 
 /** The text of a synthetic tool_result for a tool_use whose result is missing. */
 export const MISSING_TOOL_RESULT_TEXT = 'The result of this tool call is missing from the conversation.';

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CompactError } from '../errors.js';
+import type { ContentBlock, Message } from '../model/messages.js';
 import { arbitraryAnyConversation, arbitraryValidConversation } from './arbitrary-conversation.test-utils.js';
 import {
   LEADING_USER_MESSAGE_TEXT,
@@ -11,7 +12,6 @@ import {
 import { fromResponsesInput, toResponsesInput } from './responses-format.js';
 import { arbitraryResponsesItem } from './responses-input.test-utils.js';
 import type { ResponsesInputItem } from './responses-types.js';
-import type { ContentBlock, Message } from './types.js';
 import { validateMessages } from './validate.js';
 
 const text = (value: string): ContentBlock => ({ type: 'text', text: value });

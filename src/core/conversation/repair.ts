@@ -3,10 +3,10 @@
  * change record for everything it did. Deterministic and pure: the input is never mutated.
  */
 import { CompactError } from '../errors.js';
+import type { ContentBlock, Message, ToolResultBlock, ToolResultContentBlock } from '../model/messages.js';
 import type { RepairChange, WorkingMessage } from './repair-change.js';
 import { blocksOf, dropMisplacedReasoning, misplacedReasoning } from './repair-reasoning.js';
 import { MISSING_TOOL_RESULT_TEXT, pairToolResults, renameDuplicateToolUses } from './repair-tool-results.js';
-import type { ContentBlock, Message, ToolResultBlock, ToolResultContentBlock } from './types.js';
 import { type ValidationRule, validateMessages } from './validate.js';
 
 export type { RepairChange, RepairChangeKind } from './repair-change.js';

@@ -20,8 +20,6 @@
  *   the compactor rewrote carries no such data and is written in the default shape.
  */
 import { CompactError } from '../errors.js';
-import { parseToolArguments, stringifyToolInput } from './openai-format.js';
-import type { ResponsesContentPart, ResponsesInput, ResponsesInputItem } from './responses-types.js';
 import type {
   ContentBlock,
   ImageBlock,
@@ -31,7 +29,9 @@ import type {
   ToolResultBlock,
   ToolResultContentBlock,
   ToolUseBlock,
-} from './types.js';
+} from '../model/messages.js';
+import { parseToolArguments, stringifyToolInput } from './openai-format.js';
+import type { ResponsesContentPart, ResponsesInput, ResponsesInputItem } from './responses-types.js';
 
 /** The key under `provider_data` that holds {@link ResponsesBlockData}. */
 export const RESPONSES_DATA_KEY = 'responses';

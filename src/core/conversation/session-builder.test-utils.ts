@@ -1,4 +1,4 @@
-import type { Message } from './types.js';
+import type { Message } from '../model/messages.js';
 
 /** Deterministic file-like text of about `lines` lines. */
 export function fakeFile(name: string, lines: number): string {

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CompactError } from '../errors.js';
+import type { ContentBlock, Message } from '../model/messages.js';
 import { arbitraryAnyConversation, arbitraryValidConversation } from './arbitrary-conversation.test-utils.js';
-import type { ContentBlock, Message } from './types.js';
 import {
   allowsSystemMessages,
   assertValidMessages,

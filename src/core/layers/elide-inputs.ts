@@ -6,7 +6,7 @@ import { archiveKey } from '../_internal/archive-ids.js';
 import { elidedInputText } from '../_internal/placeholder.js';
 import { safeJson } from '../_internal/text.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
-import type { ContentBlock, Message, ToolUseBlock } from '../conversation/types.js';
+import type { ContentBlock, Message, ToolUseBlock } from '../model/messages.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { namedId, type RewriteContext } from './mask.js';
 

@@ -1,16 +1,16 @@
 import { archiveKey } from '../_internal/archive-ids.js';
 import { escapeReservedTags } from '../_internal/text.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
+import type { CompactionEvent } from '../events.js';
+import { type FilesBackSettings, filesBack } from '../ledger/files-back.js';
+import type { LedgerFile } from '../ledger/ledger-state.js';
 import {
   type ContentBlock,
   contentBlocks,
   type Message,
   type SystemPrompt,
   type TextBlock,
-} from '../conversation/types.js';
-import type { CompactionEvent } from '../events.js';
-import { type FilesBackSettings, filesBack } from '../ledger/files-back.js';
-import type { LedgerFile } from '../ledger/ledger-state.js';
+} from '../model/messages.js';
 import { readableHistory } from '../summary/readable-history.js';
 import { bridgeText, summaryAcknowledgement } from '../summary/summary-format.js';
 import { type SummarySettings, writeSummary } from '../summary/write-summary.js';

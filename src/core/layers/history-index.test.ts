@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../conversation/types.js';
+import type { Message } from '../model/messages.js';
 import { planMid } from './mid.js';
 import { contextFor, counter, rule } from './planner.test-utils.js';
 

@@ -1,7 +1,7 @@
 import type { ArchiveIds } from '../_internal/archive-ids.js';
 import { isPlaceholderText, placeholderTokens } from '../_internal/placeholder.js';
 import { safeJson } from '../_internal/text.js';
-import type { Message, ToolResultBlock, ToolUseBlock } from '../conversation/types.js';
+import type { Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { type MaskRule, maskableTokens } from './mask.js';
 import { CUT_TEXT_CHARS_PER_TOKEN, ELIDED_INPUT_TOKENS } from './mid.js';

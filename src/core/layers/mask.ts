@@ -10,7 +10,7 @@ import {
 } from '../_internal/placeholder.js';
 import { toolResultText } from '../_internal/text.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
-import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../conversation/types.js';
+import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 import { IMAGE_TOKENS } from '../tokens/message-tokens.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 

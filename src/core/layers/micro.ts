@@ -1,5 +1,5 @@
 import { placeholderTokens } from '../_internal/placeholder.js';
-import type { Message } from '../conversation/types.js';
+import type { Message } from '../model/messages.js';
 import type { HistoryIndex } from './history-index.js';
 import { type LayerPlan, type MaskTarget, maskToolResults, type RewriteContext } from './mask.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../conversation/types.js';
+import type { Message } from '../model/messages.js';
 import { planMid } from './mid.js';
 import { contextFor, counter, rule, smallSession } from './planner.test-utils.js';
 

@@ -1,7 +1,7 @@
 import { archiveKey } from '../_internal/archive-ids.js';
 import { isPlaceholderText, placeholderTokens, shortenedNote } from '../_internal/placeholder.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
-import type { Message, TextBlock } from '../conversation/types.js';
+import type { Message, TextBlock } from '../model/messages.js';
 import type { SummaryModel } from '../summary/summary-model.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import {

@@ -1,5 +1,5 @@
 import { ArchiveIds } from '../_internal/archive-ids.js';
-import type { Message, ToolUseBlock } from '../conversation/types.js';
+import type { Message, ToolUseBlock } from '../model/messages.js';
 import { createHeuristicCounter } from '../tokens/heuristic-counter.js';
 import { HistoryIndex } from './history-index.js';
 import type { MaskRule, RewriteContext } from './mask.js';

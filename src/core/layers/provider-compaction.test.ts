@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../conversation/types.js';
+import type { Message } from '../model/messages.js';
 import { providerCompactionBoundary, splitAtProviderCompaction } from './provider-compaction.js';
 
 const compaction: Message = {

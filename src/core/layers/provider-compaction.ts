@@ -1,4 +1,4 @@
-import type { Message } from '../conversation/types.js';
+import type { Message } from '../model/messages.js';
 
 /**
  * What {@link providerCompactionBoundary} found in an array: callers push the next turn onto the

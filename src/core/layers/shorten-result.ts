@@ -8,7 +8,7 @@ import { archiveKey } from '../_internal/archive-ids.js';
 import { shortenedNote } from '../_internal/placeholder.js';
 import { formatCount, toolResultText } from '../_internal/text.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
-import type { ContentBlock, Message, ToolResultBlock } from '../conversation/types.js';
+import type { ContentBlock, Message, ToolResultBlock } from '../model/messages.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { type MaskTarget, namedId, type RewriteContext, toolResultItem } from './mask.js';
 

@@ -1,7 +1,7 @@
 import { hashText } from '../_internal/archive-ids.js';
 import { toolResultText } from '../_internal/text.js';
-import type { ToolResultBlock, ToolUseBlock } from '../conversation/types.js';
 import { toolCallFact } from '../ledger/tool-call-facts.js';
+import type { ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 
 /**
  * What a tool result is a copy of, so a later copy makes it stale: a file's content (a read, or a

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Message, ToolResultBlock } from '../conversation/types.js';
+import type { Message, ToolResultBlock } from '../model/messages.js';
 import { planMicro } from './micro.js';
 import { contextFor } from './planner.test-utils.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { failureLine } from '../_internal/placeholder.js';
-import type { Message } from '../conversation/types.js';
+import type { Message } from '../model/messages.js';
 import { createHeuristicCounter } from '../tokens/heuristic-counter.js';
 import { readCodexExecOutput } from './codex-exec-output.js';
 import { LedgerRecorder } from './record-messages.js';

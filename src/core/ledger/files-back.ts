@@ -1,6 +1,6 @@
 import { archiveIdInPlaceholder } from '../_internal/placeholder.js';
 import { escapeReservedTags, toolResultText } from '../_internal/text.js';
-import type { Message, ToolResultBlock, ToolUseBlock } from '../conversation/types.js';
+import type { Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { LedgerFile } from './ledger-state.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../conversation/types.js';
+import type { Message } from '../model/messages.js';
 import { claudeCodeSession } from './__fixtures__/claude-code-session.js';
 import { LedgerRecorder } from './record-messages.js';
 

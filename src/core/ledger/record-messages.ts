@@ -2,7 +2,7 @@ import { hashText } from '../_internal/archive-ids.js';
 import { fingerprintMessage } from '../_internal/fingerprint.js';
 import { failureLine, keyArgument, toolOutcome } from '../_internal/placeholder.js';
 import { shortenLine, toolResultText } from '../_internal/text.js';
-import type { Message, ToolResultBlock, ToolUseBlock } from '../conversation/types.js';
+import type { Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 import { bridgeText, summaryAcknowledgement } from '../summary/summary-format.js';
 import type { CodeParser } from '../working-set/code-outline.js';
 import { WorkingSetRecorder } from '../working-set/record-working-set.js';

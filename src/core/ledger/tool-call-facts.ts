@@ -1,4 +1,4 @@
-import type { ToolUseBlock } from '../conversation/types.js';
+import type { ToolUseBlock } from '../model/messages.js';
 import type { TaskOperation } from './ledger-state.js';
 import { taskOperation } from './task-list.js';
 

@@ -3,7 +3,7 @@
  * client's breakpoints on blocks that survive stay, the last message keeps one when it had one,
  * and the request never carries more than the API accepts.
  */
-import type { CacheControl, ContentBlock, Message, ToolResultBlock } from '../conversation/types.js';
+import type { CacheControl, ContentBlock, Message, ToolResultBlock } from '../model/messages.js';
 import { isPlainObject } from './request-format.js';
 
 /** Anthropic rejects a request with more `cache_control` blocks than this. */

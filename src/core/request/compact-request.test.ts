@@ -6,9 +6,9 @@ import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/ch
 import { describe, expect, it } from 'vitest';
 import { createCompactor } from '../compactor.js';
 import { agentSession, fakeFile } from '../conversation/session-builder.test-utils.js';
-import type { Message, ToolResultBlock } from '../conversation/types.js';
 import { validateMessages } from '../conversation/validate.js';
 import { CompactError } from '../errors.js';
+import type { Message, ToolResultBlock } from '../model/messages.js';
 import { createHeuristicCounter } from '../tokens/heuristic-counter.js';
 import { countToolTokens } from '../tokens/tool-tokens.js';
 import { countFixedBreakpoints, countMessageBreakpoints, keepCacheBreakpoints } from './cache-breakpoints.js';

@@ -3,10 +3,10 @@
  * and its cache breakpoints change; every other field is kept as it came, in the same order.
  */
 import type { Compactor, MaybeCompactOptions } from '../compactor-options.js';
-import type { Message } from '../conversation/types.js';
 import { validateMessages } from '../conversation/validate.js';
 import { CompactError } from '../errors.js';
 import type { CompactionLayer } from '../events.js';
+import type { Message } from '../model/messages.js';
 import { dialectOf } from '../wire/dialects.js';
 import { countFixedBreakpoints, keepCacheBreakpoints } from './cache-breakpoints.js';
 import {

@@ -7,8 +7,8 @@ import type {
 import { describe, expect, it } from 'vitest';
 import { createMemoryArchiveStore } from '../archive/memory-archive-store.js';
 import { fakeFile } from '../conversation/session-builder.test-utils.js';
-import type { Message } from '../conversation/types.js';
 import { validateMessages } from '../conversation/validate.js';
+import type { Message } from '../model/messages.js';
 import type { SummaryModel, SummaryRequest } from '../summary/summary-model.js';
 import { compactRequest } from './compact-request-once.js';
 

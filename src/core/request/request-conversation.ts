@@ -3,7 +3,7 @@
  * tools) and how compacted messages are written back into the body's own field. Each format's
  * reader is its dialect's `readRequest` (`core/wire/<format>/request-<format>.ts`).
  */
-import type { Message, SystemPrompt } from '../conversation/types.js';
+import type { Message, SystemPrompt } from '../model/messages.js';
 import type { WireFormat } from '../model/wire-format.js';
 import type { ToolDefinition } from '../tokens/tool-tokens.js';
 import { dialectOf } from '../wire/dialects.js';

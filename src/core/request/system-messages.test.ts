@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../conversation/types.js';
 import { validateMessages } from '../conversation/validate.js';
+import type { Message } from '../model/messages.js';
 import { compactRequest } from './compact-request-once.js';
 import { claudeCodeRequest } from './request-fixtures.test-utils.js';
 import { placeSystemMessages, splitSystemMessages } from './system-messages.js';

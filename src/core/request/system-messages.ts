@@ -6,7 +6,7 @@
  * before the message they stood before (or, when a hard compaction summarized that message, before
  * the first message that survived after it), unchanged.
  */
-import type { Message, SystemPrompt, TextBlock } from '../conversation/types.js';
+import type { Message, SystemPrompt, TextBlock } from '../model/messages.js';
 import { isPlainObject } from './request-format.js';
 
 /** Where the system messages of a request stood. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { agentSession } from '../conversation/session-builder.test-utils.js';
-import type { Message } from '../conversation/types.js';
+import type { Message } from '../model/messages.js';
 import { createHeuristicCounter } from '../tokens/heuristic-counter.js';
 import { extractiveSummary } from './extractive-summary.js';
 import { summarySections } from './summary-format.js';

@@ -1,6 +1,6 @@
 import { keyArgument, toolOutcome } from '../_internal/placeholder.js';
 import { escapeReservedTags, shortenLine, toolResultText } from '../_internal/text.js';
-import type { Message, ToolResultBlock, ToolUseBlock } from '../conversation/types.js';
+import type { Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 import { createHeuristicCounter } from '../tokens/heuristic-counter.js';
 import { agentFindings, currentWork } from './findings.js';
 import {

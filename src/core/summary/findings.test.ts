@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../conversation/types.js';
+import type { Message } from '../model/messages.js';
 import { extractiveSummary } from './extractive-summary.js';
 import { agentFindings, currentWork } from './findings.js';
 import { parseSummarySections } from './summary-format.js';

@@ -1,6 +1,6 @@
 import { shortenLine } from '../_internal/text.js';
-import type { Message, ToolUseBlock } from '../conversation/types.js';
 import { toolCallFact } from '../ledger/tool-call-facts.js';
+import type { Message, ToolUseBlock } from '../model/messages.js';
 import { editsOf } from '../working-set/tool-edits.js';
 
 /** A finding is one sentence of the agent's, cut to this many characters. */

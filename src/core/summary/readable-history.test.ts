@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../conversation/types.js';
+import type { Message } from '../model/messages.js';
 import { blockStandIn, readableHistory, UNREADABLE_CONTENT_TEXT } from './readable-history.js';
 
 describe('readableHistory', () => {

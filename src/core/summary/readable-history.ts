@@ -5,7 +5,7 @@ import type {
   TextBlock,
   ToolResultBlock,
   ToolResultContentBlock,
-} from '../conversation/types.js';
+} from '../model/messages.js';
 
 /** Stands in for a message whose every block was unreadable, so the history stays valid. */
 export const UNREADABLE_CONTENT_TEXT = '[encrypted or signed content omitted]';

@@ -1,5 +1,5 @@
 import { escapeReservedTags, safeJson, toolResultText } from '../_internal/text.js';
-import type { ContentBlock, Message, ToolResultBlock } from '../conversation/types.js';
+import type { ContentBlock, Message, ToolResultBlock } from '../model/messages.js';
 import { blockStandIn } from './readable-history.js';
 
 /** A message as plain transcript text (for chunked summaries and size estimates). */

@@ -1,4 +1,4 @@
-import type { Message, SystemPrompt } from '../conversation/types.js';
+import type { Message, SystemPrompt } from '../model/messages.js';
 
 /** Token usage a summary call reported. */
 export interface SummaryUsage {

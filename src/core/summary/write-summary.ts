@@ -1,7 +1,7 @@
 import { escapeReservedTags, shortenLine } from '../_internal/text.js';
-import type { ContentBlock, Message, SystemPrompt, TextBlock } from '../conversation/types.js';
 import { CompactError } from '../errors.js';
 import type { CompactionEvent } from '../events.js';
+import type { ContentBlock, Message, SystemPrompt, TextBlock } from '../model/messages.js';
 import {
   BLOCK_OVERHEAD_TOKENS,
   countMessageTokens,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../conversation/types.js';
 import { CompactError } from '../errors.js';
+import type { Message } from '../model/messages.js';
 import { createAnchoredCounter } from './anchored-counter.js';
 import { createIncrementalCounter } from './incremental-counter.js';
 import type { TokenCounter } from './token-counter.js';

@@ -5,13 +5,13 @@ import {
   startsWithFingerprints,
 } from '../_internal/fingerprint.js';
 import type { AnchoredCounterState } from '../archive/session-state-store.js';
+import { CompactError } from '../errors.js';
 import {
   type Message,
   type ProviderUsage,
   promptTokensFromUsage,
   type SystemPrompt,
-} from '../conversation/types.js';
-import { CompactError } from '../errors.js';
+} from '../model/messages.js';
 import { createIncrementalCounter } from './incremental-counter.js';
 import type { TokenCounter } from './token-counter.js';
 import { countToolTokens, type ToolDefinition } from './tool-tokens.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import type { Message } from '../conversation/types.js';
+import type { Message } from '../model/messages.js';
 import { createHeuristicCounter } from './heuristic-counter.js';
 import { createIncrementalCounter } from './incremental-counter.js';
 import { countMessageTokens, countSystemTokens } from './message-tokens.js';

@@ -1,6 +1,6 @@
 import { knownFingerprint } from '../_internal/fingerprint.js';
 import { sameJson } from '../_internal/same-json.js';
-import type { Message, SystemPrompt } from '../conversation/types.js';
+import type { Message, SystemPrompt } from '../model/messages.js';
 import { countMessageTokens, countSystemTokens } from './message-tokens.js';
 import type { TokenCounter } from './token-counter.js';
 

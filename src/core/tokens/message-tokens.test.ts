@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ContentBlock, Message } from '../conversation/types.js';
+import type { ContentBlock, Message } from '../model/messages.js';
 import {
   BLOCK_OVERHEAD_TOKENS,
   countMessageTokens,

@@ -1,4 +1,4 @@
-import { type ContentBlock, isKnownBlock, type Message, type SystemPrompt } from '../conversation/types.js';
+import { type ContentBlock, isKnownBlock, type Message, type SystemPrompt } from '../model/messages.js';
 import type { TokenCounter } from './token-counter.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../conversation/types.js';
 import { LedgerRecorder } from '../ledger/record-messages.js';
+import type { Message } from '../model/messages.js';
 import { createHeuristicCounter } from '../tokens/heuristic-counter.js';
 import { samples } from './__fixtures__/samples.js';
 import { renderWorkingSet } from './render-working-set.js';

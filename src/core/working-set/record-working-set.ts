@@ -1,7 +1,7 @@
 import { hashText } from '../_internal/archive-ids.js';
 import { safeJson } from '../_internal/text.js';
-import type { ToolUseBlock } from '../conversation/types.js';
 import type { ToolCallFact } from '../ledger/tool-call-facts.js';
+import type { ToolUseBlock } from '../model/messages.js';
 import type { CodeDefinition, CodeParser } from './code-outline.js';
 import { outlineFile, stripLineNumbers } from './outline-file.js';
 import { editsOf, searchOf, type TextEdit } from './tool-edits.js';

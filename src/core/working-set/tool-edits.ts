@@ -1,4 +1,4 @@
-import type { ToolUseBlock } from '../conversation/types.js';
+import type { ToolUseBlock } from '../model/messages.js';
 
 /** One replacement a change tool made: the text it replaced (empty for a new file) and the new text. */
 export interface TextEdit {

@@ -4,8 +4,8 @@
  * Only figures and archived content are kept; request headers (and so keys) never are.
  */
 import type { ArchiveStore } from '../../core/archive/archive-store.js';
-import type { ProviderUsage } from '../../core/conversation/types.js';
 import type { CompactionEvent, CompactionLayer } from '../../core/events.js';
+import type { ProviderUsage } from '../../core/model/messages.js';
 import { defaultPriceTable } from '../../simulate/prompt-cache.js';
 import type { ProxyRequestRecord } from '../proxy-stats.js';
 import type { RequestCompaction } from '../request-compactor.js';

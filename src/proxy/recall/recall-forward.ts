@@ -6,7 +6,7 @@
  * client's own tools as well goes to the client whole without its recall calls, plain or streamed.
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import type { ProviderUsage } from '../../core/conversation/types.js';
+import type { ProviderUsage } from '../../core/model/messages.js';
 import { dialects } from '../../core/wire/dialects.js';
 import { drained, type ForwardOutcome, upstreamHeaders } from '../forward.js';
 import type { ProxyApi } from '../routes.js';

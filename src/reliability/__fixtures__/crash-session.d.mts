@@ -1,4 +1,4 @@
-import type { Message } from '../../core/conversation/types.js';
+import type { Message } from '../../core/model/messages.js';
 
 /** The messages turn `n` adds to the session. */
 export function crashSessionTurn(n: number): Message[];

@@ -4,7 +4,7 @@
  * tail follows verbatim, and the two together as request-only edits. Each policy's own file keeps
  * its cited rules: how many results, which placeholder, which tail, which framing.
  */
-import type { Message, SystemPrompt } from '../../core/conversation/types.js';
+import type { Message, SystemPrompt } from '../../core/model/messages.js';
 import type { SummaryModel } from '../../core/summary/summary-model.js';
 import type { TokenCounter } from '../../core/tokens/token-counter.js';
 import type { RequestTokenCounter } from '../prompt-cache.js';

@@ -10,8 +10,8 @@ import type {
   SystemPrompt,
   TextBlock,
   ToolResultBlock,
-} from '../../core/conversation/types.js';
-import { contentBlocks } from '../../core/conversation/types.js';
+} from '../../core/model/messages.js';
+import { contentBlocks } from '../../core/model/messages.js';
 import type { SummaryModel } from '../../core/summary/summary-model.js';
 import type { TokenCounter } from '../../core/tokens/token-counter.js';
 import { toolResultText } from '../key-facts.js';

@@ -6,7 +6,7 @@
  * no recorded compactions replays as `none`. The agent's own summary call is not in the transcript
  * and is not billed; its requests are billed like every strategy's.
  */
-import type { Message } from '../../core/conversation/types.js';
+import type { Message } from '../../core/model/messages.js';
 import type { AgentCompaction } from '../../importers/imported-transcript.js';
 import { agentContextAt, joinSameRole } from '../agent-compactions.js';
 import type { ReplayStrategy, StrategyStep } from '../replay-strategies.js';

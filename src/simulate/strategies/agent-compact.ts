@@ -14,8 +14,8 @@
  */
 import { createCompactor } from '../../core/compactor.js';
 import type { CompactorOptions } from '../../core/compactor-options.js';
-import type { Message } from '../../core/conversation/types.js';
 import { CompactError } from '../../core/errors.js';
+import type { Message } from '../../core/model/messages.js';
 import type { SummaryModel } from '../../core/summary/summary-model.js';
 import { createRequestTokenCounter, type RequestTokenCounter } from '../prompt-cache.js';
 import type { ReplayStrategy, ReplayStrategyOptions, StrategyStep } from '../replay-strategies.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Message, ToolResultBlock } from '../../core/conversation/types.js';
 import { validateMessages } from '../../core/conversation/validate.js';
+import type { Message, ToolResultBlock } from '../../core/model/messages.js';
 import { createExtractiveSummaryModel } from '../../core/summary/extractive-summary.js';
 import { createMeteredSummaryModel } from '../metered-summary-model.js';
 import { createRequestTokenCounter, defaultPriceTable } from '../prompt-cache.js';

@@ -1,4 +1,4 @@
-import type { Message } from '../../conversation/types.js';
+import type { Message } from '../../model/messages.js';
 
 /** A small Claude Code-shaped session: reads, an edit, a failing and a passing test run, a todo list. */
 export function claudeCodeSession(): Message[] {

@@ -1,5 +1,5 @@
 /** Shared pieces of the dialects' summary calls. */
-import type { Message, SystemPrompt } from '../../conversation/types.js';
+import type { Message, SystemPrompt } from '../../model/messages.js';
 
 /** A request body without its streaming switches: a summary is read in one answer. */
 export function withoutStreaming(body: Record<string, unknown>): Record<string, unknown> {

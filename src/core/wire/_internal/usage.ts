@@ -1,5 +1,5 @@
 /** Copying a provider's usage numbers into the core's one `ProviderUsage` shape. */
-import type { ProviderUsage } from '../../conversation/types.js';
+import type { ProviderUsage } from '../../model/messages.js';
 
 /** The `usage` object of an answer body (or of a streamed event carrying it at the top). */
 export function usageField(answer: unknown): unknown {

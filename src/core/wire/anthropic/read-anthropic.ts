@@ -14,7 +14,7 @@ import type {
   ToolResultBlock,
   ToolResultContentBlock,
   ToolUseBlock,
-} from '../../conversation/types.js';
+} from '../../model/messages.js';
 import {
   describeValue,
   expectObject,

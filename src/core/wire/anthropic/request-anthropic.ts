@@ -1,5 +1,5 @@
 /** The conversation of an Anthropic Messages request body. */
-import type { Message, SystemPrompt } from '../../conversation/types.js';
+import type { Message, SystemPrompt } from '../../model/messages.js';
 import type { RequestBody, RequestConversation } from '../../request/request-conversation.js';
 import { expectArray, readTools, unreadable } from '../../request/request-fields.js';
 import { isPlainObject, typeName } from '../../request/request-format.js';

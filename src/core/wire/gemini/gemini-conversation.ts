@@ -2,7 +2,7 @@
  * A Gemini conversation file (`{ systemInstruction, contents }`, a `contents` array or one content
  * per line) read into and written from the canonical model, for the conversation reader.
  */
-import type { Conversation } from '../../conversation/types.js';
+import type { Conversation } from '../../model/messages.js';
 import { isRecord } from '../_internal/validate-helpers.js';
 import { fromGeminiContents } from './gemini-format.js';
 import { toGeminiContents } from './gemini-write.js';

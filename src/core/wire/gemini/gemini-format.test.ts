@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ContentBlock } from '../../conversation/types.js';
+import type { ContentBlock } from '../../model/messages.js';
 import { fromGeminiContents } from './gemini-format.js';
 import { geminiSession } from './gemini-session.test-utils.js';
 import type { GeminiPart } from './gemini-types.js';

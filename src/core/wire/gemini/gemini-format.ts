@@ -16,14 +16,14 @@
  *   `thoughtSignature` is never altered or dropped.
  */
 
+import { CompactError } from '../../errors.js';
 import type {
   ContentBlock,
   Message,
   SystemPrompt,
   TextBlock,
   ToolResultBlock,
-} from '../../conversation/types.js';
-import { CompactError } from '../../errors.js';
+} from '../../model/messages.js';
 import { isRecord } from '../_internal/validate-helpers.js';
 import { dataFieldOf, type GeminiContent, type GeminiPart } from './gemini-types.js';
 import { contentsShapeProblem } from './validate-gemini.js';

@@ -3,7 +3,7 @@
  * `systemInstruction` and `tools` are counted, never changed; every other field (`generationConfig`,
  * `cachedContent`, `toolConfig`, `safetySettings`, …) is kept as it came.
  */
-import type { Message } from '../../conversation/types.js';
+import type { Message } from '../../model/messages.js';
 import type { RequestBody, RequestConversation } from '../../request/request-conversation.js';
 import type { ToolDefinition } from '../../tokens/tool-tokens.js';
 import { isRecord } from '../_internal/validate-helpers.js';

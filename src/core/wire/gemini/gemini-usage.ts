@@ -1,5 +1,5 @@
 /** A Gemini answer's usage (`usageMetadata`) in the core's one usage shape. */
-import type { ProviderUsage } from '../../conversation/types.js';
+import type { ProviderUsage } from '../../model/messages.js';
 
 /** The prompt usage of a Gemini answer (`usageMetadata`), in the core's shape. */
 export function geminiUsage(answer: unknown): ProviderUsage | undefined {

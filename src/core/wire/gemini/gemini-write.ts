@@ -9,7 +9,7 @@ import type {
   Message,
   ToolResultBlock,
   ToolUseBlock,
-} from '../../conversation/types.js';
+} from '../../model/messages.js';
 import { isRecord } from '../_internal/validate-helpers.js';
 import {
   blockOfPart,

@@ -10,7 +10,7 @@ import type {
   ParsedConversation,
   SerializeConversationOptions,
 } from '../../conversation/parse-conversation.js';
-import type { Conversation, TextBlock } from '../../conversation/types.js';
+import type { Conversation, TextBlock } from '../../model/messages.js';
 import {
   describeValue,
   expectObject,

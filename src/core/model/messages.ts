@@ -2,7 +2,7 @@
  * The canonical message model: the Anthropic Messages API shape. Every other format converts to
  * and from it. Unknown block types are kept as {@link UnknownBlock} and pass through untouched.
  */
-import type { WireFormat } from '../model/wire-format.js';
+import type { WireFormat } from './wire-format.js';
 
 /**
  * Fields of a block's wire form that the canonical model has no slot for, keyed by the format that
