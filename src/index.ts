@@ -29,11 +29,7 @@ export {
   serializeConversation,
 } from './core/conversation/parse-conversation.js';
 export { type RepairChange, type RepairResult, repairMessages } from './core/conversation/repair.js';
-export {
-  assertValidMessages,
-  type ValidationProblem,
-  validateMessages,
-} from './core/conversation/validate.js';
+export { assertValidMessages, validateMessages } from './core/conversation/validate.js';
 export { CompactError, type CompactErrorCode, type CompactErrorOptions } from './core/errors.js';
 export type { CompactionEvent, CompactionEventHandler, CompactionLayer } from './core/events.js';
 export type {
@@ -52,6 +48,7 @@ export type {
   ToolResultContentBlock,
   ToolUseBlock,
 } from './core/model/messages.js';
+export type { ValidationProblem } from './core/model/problems.js';
 export type { CompactRequestOptions, CompactRequestResult } from './core/request/compact-request.js';
 export { compactRequest } from './core/request/compact-request-once.js';
 export type { RequestFormat } from './core/request/request-format.js';

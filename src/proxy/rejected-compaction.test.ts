@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { fallbackWarning, savingsLine } from '../cli/wrap/savings-line.js';
-import type { ValidationProblem } from '../core/conversation/validate.js';
+import type { ValidationProblem } from '../core/model/problems.js';
 import { isSummaryRequest } from './agent-loops.test-utils.js';
 import { firstProblem } from './conversation-exchange.js';
 import { useProxyHarness } from './proxy-harness.test-utils.js';

@@ -3,8 +3,8 @@
  * 400 messages where it has one, and what a Responses answer adds (reasoning, echoed fields).
  */
 
-import type { ValidationProblem } from '../core/conversation/validate.js';
 import { validateMessages } from '../core/conversation/validate.js';
+import type { ValidationProblem } from '../core/model/problems.js';
 import type { ResponsesAnswer } from './_responses-wire.js';
 import { invalidRequest, type WireError } from './_wire.js';
 

@@ -55,7 +55,6 @@ export {
   allowsSystemMessages,
   MID_CONVERSATION_SYSTEM_BETA,
   type ValidateOptions,
-  type ValidationRule,
 } from '../core/conversation/validate.js';
 export {
   contentBlocks,
@@ -66,6 +65,7 @@ export {
   type ProviderData,
   type UnknownBlock,
 } from '../core/model/messages.js';
+export type { ValidationRule } from '../core/model/problems.js';
 export type { WireFormat } from '../core/model/wire-format.js';
 export type { RequestBody } from '../core/request/request-conversation.js';
 export { detectRequestFormat } from '../core/request/request-format.js';

@@ -4,7 +4,7 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ValidationProblem } from '../../core/conversation/validate.js';
+import type { ValidationProblem } from '../../core/model/problems.js';
 import { type ScriptedModelServer, startScriptedModelServer } from '../../testing/index.js';
 import { recordingIO } from '../cli-io.test-utils.js';
 import { main } from '../main.js';

@@ -4,7 +4,7 @@
  * moves it with its turn or drops it with the history is not rejected for it. Only what the
  * compaction itself made invalid counts (an unpaired call, a lost signature).
  */
-import type { ValidationProblem } from './validate.js';
+import type { ValidationProblem } from '../model/problems.js';
 
 /**
  * A problem's identity without its position: indices and index ranges (`messages[12]`,

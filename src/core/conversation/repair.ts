@@ -4,10 +4,11 @@
  */
 import { CompactError } from '../errors.js';
 import type { ContentBlock, Message, ToolResultBlock, ToolResultContentBlock } from '../model/messages.js';
+import type { ValidationRule } from '../model/problems.js';
 import type { RepairChange, WorkingMessage } from './repair-change.js';
 import { blocksOf, dropMisplacedReasoning, misplacedReasoning } from './repair-reasoning.js';
 import { MISSING_TOOL_RESULT_TEXT, pairToolResults, renameDuplicateToolUses } from './repair-tool-results.js';
-import { type ValidationRule, validateMessages } from './validate.js';
+import { validateMessages } from './validate.js';
 
 export type { RepairChange, RepairChangeKind } from './repair-change.js';
 export { MISSING_TOOL_RESULT_TEXT };

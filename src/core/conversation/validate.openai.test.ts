@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { ValidationRule } from '../model/problems.js';
 import type { OpenAIChatMessage } from './openai-types.js';
-import { type ValidationRule, validateMessages } from './validate.js';
+import { validateMessages } from './validate.js';
 import { found } from './validate.test-utils.js';
 
 describe('validateMessages (openai)', () => {

@@ -1,4 +1,5 @@
-import { type ValidationRule, validateMessages } from './validate.js';
+import type { ValidationRule } from '../model/problems.js';
+import { validateMessages } from './validate.js';
 
 /** Compact form of the problems for table assertions. */
 export function found(

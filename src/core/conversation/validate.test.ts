@@ -2,12 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CompactError } from '../errors.js';
 import type { ContentBlock, Message } from '../model/messages.js';
+import type { ValidationRule } from '../model/problems.js';
 import { arbitraryAnyConversation, arbitraryValidConversation } from './arbitrary-conversation.test-utils.js';
 import {
   allowsSystemMessages,
   assertValidMessages,
   MID_CONVERSATION_SYSTEM_BETA,
-  type ValidationRule,
   validateMessages,
 } from './validate.js';
 import { found } from './validate.test-utils.js';

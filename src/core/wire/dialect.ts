@@ -8,8 +8,8 @@ import type {
   ParsedConversation,
   SerializeConversationOptions,
 } from '../conversation/parse-conversation.js';
-import type { ValidationProblem } from '../conversation/validate.js';
 import type { Conversation, ProviderUsage } from '../model/messages.js';
+import type { ValidationProblem } from '../model/problems.js';
 import type { WireFormat } from '../model/wire-format.js';
 import type { RequestBody, RequestConversation } from '../request/request-conversation.js';
 import type { SummaryRequest } from '../summary/summary-model.js';

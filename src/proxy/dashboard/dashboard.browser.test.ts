@@ -21,7 +21,7 @@ afterEach(async () => {
   directory = undefined;
 });
 
-import type { ValidationProblem } from '../../core/conversation/validate.js';
+import type { ValidationProblem } from '../../core/model/problems.js';
 
 // Lets one test make the proxy's check of the compacted request fail, to draw a fallback.
 const forced = vi.hoisted(() => ({ problem: undefined as ValidationProblem | undefined }));

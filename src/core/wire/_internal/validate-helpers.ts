@@ -1,5 +1,5 @@
 /** Checks every format's validation shares: the messages array, message objects, text blocks. */
-import type { ValidationProblem } from '../../conversation/validate.js';
+import type { ValidationProblem } from '../../model/problems.js';
 
 /** The problems one check pushes, as a list. */
 export function collectProblems(check: (problems: ValidationProblem[]) => void): ValidationProblem[] {

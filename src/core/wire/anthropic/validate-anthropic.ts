@@ -2,7 +2,7 @@
  * The Anthropic Messages API's rules. Consecutive messages of the same role are allowed (the API
  * merges them), so tool pairing is checked between *turns*: runs of same-role messages.
  */
-import type { ValidationProblem } from '../../conversation/validate.js';
+import type { ValidationProblem } from '../../model/problems.js';
 import {
   checkMessageObject,
   checkMessagesArray,

@@ -2,7 +2,7 @@
  * The Gemini API's rules for `contents`, with paths into the request itself
  * (`contents[4].parts[1]`). Never throws: anything it cannot read becomes a problem.
  */
-import type { ValidationProblem } from '../../conversation/validate.js';
+import type { ValidationProblem } from '../../model/problems.js';
 import { isRecord } from '../_internal/validate-helpers.js';
 import { dataFieldOf, GEMINI_DATA_FIELDS } from './gemini-types.js';
 

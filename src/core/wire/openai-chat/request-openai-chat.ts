@@ -1,8 +1,8 @@
 /** The conversation of an OpenAI Chat Completions request body. */
 import { fromOpenAIMessages, toOpenAIMessages } from '../../conversation/openai-format.js';
 import type { OpenAIChatMessage } from '../../conversation/openai-types.js';
-import type { ValidationProblem } from '../../conversation/validate.js';
 import { CompactError } from '../../errors.js';
+import type { ValidationProblem } from '../../model/problems.js';
 import type { RequestBody, RequestConversation } from '../../request/request-conversation.js';
 import { expectArray, readTools, unreadable } from '../../request/request-fields.js';
 import { isPlainObject } from '../../request/request-format.js';

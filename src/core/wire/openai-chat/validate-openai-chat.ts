@@ -1,5 +1,5 @@
 /** The OpenAI Chat Completions API's rules for `messages`. */
-import type { ValidationProblem } from '../../conversation/validate.js';
+import type { ValidationProblem } from '../../model/problems.js';
 import { checkMessageObject, checkMessagesArray, describe, isRecord } from '../_internal/validate-helpers.js';
 
 type OpenAIRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool';

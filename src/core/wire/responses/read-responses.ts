@@ -6,8 +6,8 @@ import {
   toResponsesInput,
 } from '../../conversation/responses-format.js';
 import type { ResponsesInputItem } from '../../conversation/responses-types.js';
-import type { ValidationProblem, ValidationRule } from '../../conversation/validate.js';
 import type { Conversation } from '../../model/messages.js';
+import type { ValidationProblem, ValidationRule } from '../../model/problems.js';
 import { isObject, type JsonObject, typeName, unreadable } from '../_internal/read-helpers.js';
 import type { RawConversation } from '../dialect.js';
 import { validateResponsesInput } from './validate-responses.js';

@@ -2,7 +2,7 @@
  * The OpenAI Responses API's rules for an `input`, with paths into the input itself
  * (`input[4].call_id`). Never throws: anything it cannot read becomes a problem.
  */
-import type { ValidationProblem } from '../../conversation/validate.js';
+import type { ValidationProblem } from '../../model/problems.js';
 
 type JsonRecord = Record<string, unknown>;
 
