@@ -30,8 +30,8 @@ export {
 } from './core/conversation/parse-conversation.js';
 export { type RepairChange, type RepairResult, repairMessages } from './core/conversation/repair.js';
 export { assertValidMessages, validateMessages } from './core/conversation/validate.js';
-export { CompactError, type CompactErrorCode, type CompactErrorOptions } from './core/errors.js';
 export type { CompactionEvent, CompactionEventHandler, CompactionLayer } from './core/events.js';
+export { CompactError, type CompactErrorCode, type CompactErrorOptions } from './core/model/errors.js';
 export type {
   CacheControl,
   ContentBlock,

@@ -1,4 +1,4 @@
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { ChatModel } from './chat-model.js';
 import type { AgentToolDefinition } from './tool-definitions.js';

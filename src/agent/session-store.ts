@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { appendFile, mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CompactError } from '../core/errors.js';
 import type { CompactionLayer } from '../core/events.js';
+import { CompactError } from '../core/model/errors.js';
 import type { Message } from '../core/model/messages.js';
 
 /** What `session.json` holds. */

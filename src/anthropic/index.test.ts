@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import type { Message } from '../core/model/messages.js';
 import type { SummaryRequest } from '../core/summary/summary-model.js';
 import { estimateRequestTokens } from '../testing/prompt-usage.js';

@@ -5,7 +5,7 @@
  * @module agent-compact/anthropic
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import type { ContentBlock, Conversation, Message, SystemPrompt, TextBlock } from '../core/model/messages.js';
 import type {
   SummaryCallOptions,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ArchiveItem } from '../core/archive/archive-store.js';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import { createFileArchiveStore } from './index.js';
 
 const item = (id: string, sessionId = 's1', text = `content ${id}`): ArchiveItem => ({

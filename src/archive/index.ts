@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { mkdir, open, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ArchiveItem, type ArchiveStore, groupItemsBySession } from '../core/archive/archive-store.js';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 
 // For a store of your own: split a `put` by session.
 export { groupItemsBySession } from '../core/archive/archive-store.js';

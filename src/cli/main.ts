@@ -1,4 +1,4 @@
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import { type CliCommand, CliError, type CliIO, UsageError } from './cli-io.js';
 
 /** A command: its line in the list, its usage line (the first line of its --help), how to load it. */

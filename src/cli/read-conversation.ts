@@ -15,7 +15,7 @@ import {
   type ParsedConversation,
   parseConversation,
 } from '../core/conversation/parse-conversation.js';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import type { Message, MessageFormat, SystemPrompt } from '../core/model/messages.js';
 import { jsonFileLines } from '../importers/_json-lines.js';
 import { CliError, type CliIO } from './cli-io.js';

@@ -8,7 +8,7 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import type { ValidationProblem } from '../core/model/problems.js';
 import type { WireFormat } from '../core/model/wire-format.js';
 import {

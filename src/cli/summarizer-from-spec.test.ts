@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import { type ScriptedModelServer, startScriptedModelServer } from '../testing/scripted-model-server.js';
 import { CliError } from './cli-io.js';
 import { createSummaryModelFromSpec } from './summarizer-from-spec.js';

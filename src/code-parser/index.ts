@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Language, Node, Parser } from 'web-tree-sitter';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import type { CodeDefinition, CodeLanguage, CodeParser } from '../core/working-set/code-outline.js';
 import { signatureOf } from '../core/working-set/lexer-outline.js';
 import { definitionNodes, functionValues, grammarFiles } from './definition-nodes.js';

@@ -1,9 +1,9 @@
 import type { CompactorOptions } from './compactor-options.js';
-import { CompactError } from './errors.js';
 import type { HardSettings } from './layers/hard.js';
 import type { MaskRule } from './layers/mask.js';
 import type { MicroSettings } from './layers/micro.js';
 import type { MidSettings } from './layers/mid.js';
+import { CompactError } from './model/errors.js';
 import { createExtractiveSummaryModel } from './summary/extractive-summary.js';
 import { defaultIdentity, defaultIdentityWithoutRecall } from './summary/summary-format.js';
 import { createHeuristicCounter } from './tokens/heuristic-counter.js';

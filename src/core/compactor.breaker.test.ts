@@ -4,8 +4,8 @@ import { createMemorySessionStateStore } from './archive/memory-session-state-st
 import type { SessionStateStore } from './archive/session-state-store.js';
 import { createCompactor } from './compactor.js';
 import { agentSession, toolTurn } from './conversation/session-builder.test-utils.js';
-import { CompactError } from './errors.js';
 import type { CompactionEvent } from './events.js';
+import { CompactError } from './model/errors.js';
 import type { Message, ProviderUsage } from './model/messages.js';
 import { createExtractiveSummaryModel } from './summary/extractive-summary.js';
 import type { SummaryModel } from './summary/summary-model.js';

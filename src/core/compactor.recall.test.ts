@@ -7,7 +7,7 @@ import { rebuildConversation } from './archive/rebuild.js';
 import { createCompactor } from './compactor.js';
 import type { CompactorOptions } from './compactor-options.js';
 import { agentSession } from './conversation/session-builder.test-utils.js';
-import { CompactError } from './errors.js';
+import { CompactError } from './model/errors.js';
 import type { Message } from './model/messages.js';
 import { createExtractiveSummaryModel } from './summary/extractive-summary.js';
 import type { SummaryModel, SummaryRequest } from './summary/summary-model.js';

@@ -6,7 +6,7 @@ import type { SessionStateStore } from './archive/session-state-store.js';
 import { createCompactor } from './compactor.js';
 import type { Compactor, CompactorOptions } from './compactor-options.js';
 import { agentSession, toolTurn } from './conversation/session-builder.test-utils.js';
-import { CompactError } from './errors.js';
+import { CompactError } from './model/errors.js';
 import type { Message, ProviderUsage } from './model/messages.js';
 import { createHeuristicCounter } from './tokens/heuristic-counter.js';
 import { countMessageTokens } from './tokens/message-tokens.js';

@@ -5,8 +5,8 @@ import type { CompactorState, StoredSessionState } from './archive/session-state
 import type { Compactor, CompactorOptions, CompactResult, MaybeCompactOptions } from './compactor-options.js';
 import { type CompactorSettings, resolveSettings } from './compactor-settings.js';
 import { validateMessages } from './conversation/validate.js';
-import { CompactError } from './errors.js';
 import type { CompactionEvent } from './events.js';
+import { CompactError } from './model/errors.js';
 import type { Message, SystemPrompt } from './model/messages.js';
 import { compactTurn, type TurnEnvironment } from './pipeline.js';
 import { compactRequestWith } from './request/compact-request.js';

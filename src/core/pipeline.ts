@@ -2,7 +2,6 @@ import { archiveKey } from './_internal/archive-ids.js';
 import { continuesSnapshot, jobState, startJob } from './background-hard.js';
 import type { CompactResult, MaybeCompactOptions } from './compactor-options.js';
 import type { CompactorSettings } from './compactor-settings.js';
-import { CompactError } from './errors.js';
 import type { CompactionEvent, CompactionLayer } from './events.js';
 import {
   type BreakerOpen,
@@ -19,6 +18,7 @@ import { planMicro } from './layers/micro.js';
 import { planMid } from './layers/mid.js';
 import { type ProviderCompactionSplit, splitAtProviderCompaction } from './layers/provider-compaction.js';
 import { renderLedger } from './ledger/render-ledger.js';
+import { CompactError } from './model/errors.js';
 import { type Message, type ProviderUsage, promptTokensFromUsage } from './model/messages.js';
 import {
   type BackgroundJob,

@@ -3,12 +3,12 @@ import { fingerprintMessages, requestKey, startsWithFingerprints } from './_inte
 import type { ArchiveItem } from './archive/archive-store.js';
 import { COMPACTOR_STATE_SCHEMA, type CompactorState } from './archive/session-state-store.js';
 import type { CompactorSettings } from './compactor-settings.js';
-import { CompactError } from './errors.js';
 import type { BreakerMemory } from './layers/decide-turn.js';
 import { HistoryIndex } from './layers/history-index.js';
 import type { LayerPlan } from './layers/mask.js';
 import { isLedgerState } from './ledger/ledger-state.js';
 import { LedgerRecorder } from './ledger/record-messages.js';
+import { CompactError } from './model/errors.js';
 import type { Message, SystemPrompt } from './model/messages.js';
 import { type AnchoredCounter, createAnchoredCounter } from './tokens/anchored-counter.js';
 import { countToolTokens, type ToolDefinition } from './tokens/tool-tokens.js';

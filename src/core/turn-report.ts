@@ -1,8 +1,8 @@
 import type { ArchiveItem, ArchiveStore } from './archive/archive-store.js';
 import type { MaybeCompactOptions } from './compactor-options.js';
-import { CompactError } from './errors.js';
 import type { CompactionEvent, CompactionLayer } from './events.js';
 import type { LayerPlan } from './layers/mask.js';
+import { CompactError } from './model/errors.js';
 import type { Message } from './model/messages.js';
 import type { SessionRuntime } from './session-runtime.js';
 

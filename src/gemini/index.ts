@@ -5,7 +5,7 @@
  * @module agent-compact/gemini
  */
 import { type Content, type GenerateContentResponse, GoogleGenAI } from '@google/genai';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import type { Message } from '../core/model/messages.js';
 import type {
   SummaryCallOptions,

@@ -1,5 +1,5 @@
 /** Internal: small helpers the importers share for reading untrusted JSON values. */
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 
 export type JsonObject = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 /** What the importers of plain request logs (one request, or `{ request, response }`, a line) share. */
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import type { ImportedUsage } from './imported-transcript.js';
 
 /** The one-line error for a log line that is not a request of the format, naming where it is. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateMessages } from '../core/conversation/validate.js';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import { promptTokensFromUsage } from '../core/model/messages.js';
 import { importClaudeCode } from './claude-code.js';
 

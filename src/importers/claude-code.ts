@@ -30,7 +30,7 @@
  */
 
 import { conversationFromValue, parseJsonLine } from '../core/conversation/parse-conversation.js';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import type { Message } from '../core/model/messages.js';
 import { finishImport } from './_finish.js';
 import { isObject, type JsonObject } from './_json.js';

@@ -15,7 +15,7 @@
  */
 import { fromResponsesInput } from '../core/conversation/responses-format.js';
 import type { ResponsesInputItem } from '../core/conversation/responses-types.js';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import type { SystemPrompt } from '../core/model/messages.js';
 import { finishImport } from './_finish.js';
 import { isObject, type JsonObject } from './_json.js';

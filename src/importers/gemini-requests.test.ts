@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { validateMessages } from '../core/conversation/validate.js';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import { importTranscript, importTranscriptFile } from './index.js';
 
 // Three exchanges of an agent reading two files, the last answer streamed (its chunks as an array).

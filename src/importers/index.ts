@@ -12,7 +12,7 @@ import {
   parseJsonLine,
   parseJsonText,
 } from '../core/conversation/parse-conversation.js';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import { isObject } from './_json.js';
 import { jsonFileLines, jsonTextLines } from './_json-lines.js';
 import { claudeCodeFromLines, isClaudeCodeLine } from './claude-code.js';

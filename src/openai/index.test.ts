@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import type { Message } from '../core/model/messages.js';
 import type { SummaryRequest } from '../core/summary/summary-model.js';
 import type { ScriptStep } from '../testing/script.js';

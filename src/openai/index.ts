@@ -12,7 +12,7 @@ import {
   toOpenAIMessages,
 } from '../core/conversation/openai-format.js';
 import type { OpenAIChatMessage } from '../core/conversation/openai-types.js';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import type { Conversation } from '../core/model/messages.js';
 import type {
   SummaryCallOptions,

@@ -4,7 +4,7 @@ import { fromResponsesInput, toResponsesInput } from '../core/conversation/respo
 import { codexSession } from '../core/conversation/responses-input.test-utils.js';
 import type { ResponsesInputItem } from '../core/conversation/responses-types.js';
 import { validateMessages } from '../core/conversation/validate.js';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import type { ScriptStep } from '../testing/script.js';
 import { type ScriptedModelServer, startScriptedModelServer } from '../testing/scripted-model-server.js';
 import { createOpenAISummaryModel } from './index.js';

@@ -5,7 +5,7 @@
 import type OpenAI from 'openai';
 import { fromResponsesInput, toResponsesInput } from '../core/conversation/responses-format.js';
 import type { ResponsesInputItem } from '../core/conversation/responses-types.js';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import type { Conversation, Message, SystemPrompt } from '../core/model/messages.js';
 import type {
   SummaryModel,

@@ -2,8 +2,9 @@
  * What every request of one proxy shares, built once from {@link ProxyOptions}: the upstreams, the
  * one HTTP client, the session compactors and queue, the stats and the watchers.
  */
-import { CompactError } from '../core/errors.js';
+
 import type { CompactionEvent } from '../core/events.js';
+import { CompactError } from '../core/model/errors.js';
 import { type HostPolicy, hostPolicy } from './access.js';
 import type { ExchangeDependencies } from './conversation-exchange.js';
 import { dashboardRoutes } from './dashboard/dashboard-routes.js';

@@ -6,7 +6,7 @@
  */
 
 import type { IncomingHttpHeaders } from 'node:http';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import type { SummaryModel, SummaryResult } from '../core/summary/summary-model.js';
 import type { WireDialect } from '../core/wire/dialect.js';
 import { dialects } from '../core/wire/dialects.js';

@@ -3,7 +3,7 @@ import { createClient, createCluster } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArchiveItem } from '../core/archive/archive-store.js';
 import { createCompactor } from '../core/compactor.js';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import type { Message } from '../core/model/messages.js';
 import type { RedisServer } from '../testing/redis-server.js';
 import { createRedisArchiveStore, type RedisArchiveStore } from './index.js';

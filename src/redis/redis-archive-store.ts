@@ -1,5 +1,5 @@
 import { type ArchiveItem, type ArchiveStore, groupItemsBySession } from '../core/archive/archive-store.js';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import { luaScript, openRedisConnection, type RedisConnectionOptions } from './redis-connection.js';
 import { checkPrefix, DEFAULT_PREFIX, sessionKey } from './redis-keys.js';
 

@@ -1,7 +1,7 @@
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPACTOR_STATE_SCHEMA, type CompactorState } from '../core/archive/session-state-store.js';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import type { RedisServer } from '../testing/redis-server.js';
 import { createRedisSessionStateStore, type RedisSessionStateStore } from './index.js';
 import { skipRedis, startTestRedis } from './redis-server.test-utils.js';

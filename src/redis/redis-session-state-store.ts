@@ -3,7 +3,7 @@ import type {
   SessionStateStore,
   StoredSessionState,
 } from '../core/archive/session-state-store.js';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import { checkTtl } from './redis-archive-store.js';
 import { luaScript, openRedisConnection, type RedisConnectionOptions } from './redis-connection.js';
 import { checkPrefix, DEFAULT_PREFIX, sessionKey } from './redis-keys.js';

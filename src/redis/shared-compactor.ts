@@ -8,7 +8,7 @@ import type {
   CompactResult,
   MaybeCompactOptions,
 } from '../core/compactor-options.js';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import type { Message } from '../core/model/messages.js';
 import { createRedisArchiveStore, type RedisArchiveStore } from './redis-archive-store.js';
 import type { RedisConnectionOptions } from './redis-connection.js';

@@ -17,7 +17,7 @@ import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.j
 import { createCompactor } from '../core/compactor.js';
 import type { CompactorOptions } from '../core/compactor-options.js';
 import { agentSession } from '../core/conversation/session-builder.test-utils.js';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import {
   expectNothingLost,
   expectValidRequest,

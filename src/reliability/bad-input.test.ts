@@ -18,7 +18,7 @@ import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.j
 import { createCompactor } from '../core/compactor.js';
 import { parseConversation } from '../core/conversation/parse-conversation.js';
 import { assertValidMessages, validateMessages } from '../core/conversation/validate.js';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import type { Conversation } from '../core/model/messages.js';
 import { type BadInput, badInputs } from './bad-input-corpus.test-utils.js';
 import { builtBin, expectNothingLost, hasDist, removeDir, tempDir, timed } from './reliability.test-utils.js';

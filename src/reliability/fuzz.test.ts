@@ -21,7 +21,7 @@ import {
   arbitraryValidConversation,
 } from '../core/conversation/arbitrary-conversation.test-utils.js';
 import { validateMessages } from '../core/conversation/validate.js';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import type { Message } from '../core/model/messages.js';
 
 const seed = Number(process.env.FUZZ_SEED ?? 20261130);

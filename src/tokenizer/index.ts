@@ -4,7 +4,7 @@
  * `gpt-tokenizer` is an optional peer dependency: `npm install gpt-tokenizer` (without it the factory
  * throws a `CompactError` with code `MISSING_DEPENDENCY` that says so).
  */
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
 import { loadCountTokens, type TiktokenEncoding } from './load-tokenizer.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 import { createTiktokenCounter } from './index.js';
 import { isTokenizerInstalled, setTokenizerPackage } from './load-tokenizer.js';
 

@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import type { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { CompactError } from '../core/errors.js';
+import { CompactError } from '../core/model/errors.js';
 
 /** A BPE encoding `createTiktokenCounter` can use. */
 export type TiktokenEncoding = 'o200k' | 'cl100k';

@@ -4,7 +4,7 @@
  */
 import { readdir, stat, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { CompactError } from '../../core/errors.js';
+import { CompactError } from '../../core/model/errors.js';
 import { createExtractiveSummaryModel } from '../../core/summary/extractive-summary.js';
 import { importTranscriptFile, type TranscriptFormat, transcriptFormats } from '../../importers/index.js';
 import { simulationToJson, simulationToText } from '../../simulate/format-results.js';

@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import type { ParsedConversation } from '../../core/conversation/parse-conversation.js';
 import { serializeConversation } from '../../core/conversation/parse-conversation.js';
 import { type RepairChange, repairMessages } from '../../core/conversation/repair.js';
-import { CompactError } from '../../core/errors.js';
+import { CompactError } from '../../core/model/errors.js';
 import type { ValidationProblem } from '../../core/model/problems.js';
 import type { WireFormat } from '../../core/model/wire-format.js';
 import { withMessages } from '../../core/request/compact-request.js';

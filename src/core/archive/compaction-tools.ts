@@ -1,5 +1,5 @@
 import { toolResultText } from '../_internal/text.js';
-import { CompactError } from '../errors.js';
+import { CompactError } from '../model/errors.js';
 import type { ToolResultBlock, ToolResultContentBlock } from '../model/messages.js';
 import { renderMessage } from '../summary/render-message.js';
 import type { ArchiveStore } from './archive-store.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CompactError } from '../errors.js';
+import { CompactError } from '../model/errors.js';
 import { createMemorySessionStateStore } from './memory-session-state-store.js';
 import { COMPACTOR_STATE_SCHEMA, type CompactorState } from './session-state-store.js';
 

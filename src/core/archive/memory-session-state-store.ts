@@ -1,4 +1,4 @@
-import { CompactError } from '../errors.js';
+import { CompactError } from '../model/errors.js';
 import type { CompactorState, SessionStateStore } from './session-state-store.js';
 
 /**

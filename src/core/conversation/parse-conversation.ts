@@ -8,7 +8,7 @@
  * `messages[3].content` for a value of the wrong type. Unknown fields on messages and on known
  * blocks are dropped; unknown block types are kept as they are.
  */
-import { CompactError } from '../errors.js';
+import { CompactError } from '../model/errors.js';
 import type { Conversation } from '../model/messages.js';
 import type { WireFormat } from '../model/wire-format.js';
 import { isObject, typeName, unreadable } from '../wire/_internal/read-helpers.js';

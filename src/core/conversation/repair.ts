@@ -2,7 +2,7 @@
  * Turns any structurally well-typed Anthropic conversation into one the provider accepts, with a
  * change record for everything it did. Deterministic and pure: the input is never mutated.
  */
-import { CompactError } from '../errors.js';
+import { CompactError } from '../model/errors.js';
 import type { ContentBlock, Message, ToolResultBlock, ToolResultContentBlock } from '../model/messages.js';
 import type { ValidationRule } from '../model/problems.js';
 import type { RepairChange, WorkingMessage } from './repair-change.js';

@@ -19,7 +19,7 @@
  *   so `toResponsesInput(fromResponsesInput(input).messages)` equals `input` byte for byte. A block
  *   the compactor rewrote carries no such data and is written in the default shape.
  */
-import { CompactError } from '../errors.js';
+import { CompactError } from '../model/errors.js';
 import type {
   ContentBlock,
   ImageBlock,

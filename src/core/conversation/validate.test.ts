@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CompactError } from '../errors.js';
+import { CompactError } from '../model/errors.js';
 import type { ContentBlock, Message } from '../model/messages.js';
 import type { ValidationRule } from '../model/problems.js';
 import { arbitraryAnyConversation, arbitraryValidConversation } from './arbitrary-conversation.test-utils.js';

@@ -3,7 +3,7 @@
  * with an exact path instead of a 400 from the API. Validation never throws on garbage: anything
  * it cannot read becomes a problem.
  */
-import { CompactError } from '../errors.js';
+import { CompactError } from '../model/errors.js';
 import type { ValidationProblem } from '../model/problems.js';
 import type { WireFormat } from '../model/wire-format.js';
 import { describe } from '../wire/_internal/validate-helpers.js';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createCompactor } from '../compactor.js';
 import { agentSession, fakeFile } from '../conversation/session-builder.test-utils.js';
 import { validateMessages } from '../conversation/validate.js';
-import { CompactError } from '../errors.js';
+import { CompactError } from '../model/errors.js';
 import type { Message, ToolResultBlock } from '../model/messages.js';
 import { createHeuristicCounter } from '../tokens/heuristic-counter.js';
 import { countToolTokens } from '../tokens/tool-tokens.js';

@@ -4,8 +4,8 @@
  */
 import type { Compactor, MaybeCompactOptions } from '../compactor-options.js';
 import { validateMessages } from '../conversation/validate.js';
-import { CompactError } from '../errors.js';
 import type { CompactionLayer } from '../events.js';
+import { CompactError } from '../model/errors.js';
 import type { Message } from '../model/messages.js';
 import { dialectOf } from '../wire/dialects.js';
 import { countFixedBreakpoints, keepCacheBreakpoints } from './cache-breakpoints.js';

@@ -1,5 +1,5 @@
 /** Field checks every request reader shares; each failure is `UNREADABLE_INPUT` at the field's path. */
-import { CompactError } from '../errors.js';
+import { CompactError } from '../model/errors.js';
 import type { ToolDefinition } from '../tokens/tool-tokens.js';
 import { isPlainObject, typeName } from './request-format.js';
 

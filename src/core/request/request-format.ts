@@ -1,7 +1,7 @@
 /**
  * Which provider API a whole request body is written for, read from the body's own fields.
  */
-import { CompactError } from '../errors.js';
+import { CompactError } from '../model/errors.js';
 import type { WireFormat } from '../model/wire-format.js';
 import { detectFormat } from '../wire/detect-format.js';
 import { isGeminiRequest } from '../wire/gemini/gemini-request.js';

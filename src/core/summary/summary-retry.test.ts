@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CompactError } from '../errors.js';
+import { CompactError } from '../model/errors.js';
 import {
   callWithRetries,
   describeSdkError,

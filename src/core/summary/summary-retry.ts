@@ -3,7 +3,7 @@
  * another provider: one timeout per try, the caller's AbortSignal, exponential backoff that honours
  * `retry-after`, and one clear `SUMMARY_FAILED` (with the provider's status) when every try failed.
  */
-import { CompactError } from '../errors.js';
+import { CompactError } from '../model/errors.js';
 
 /** How often and how long a summary call is tried. */
 export interface SummaryRetryPolicy {

@@ -1,6 +1,6 @@
 import { escapeReservedTags, shortenLine } from '../_internal/text.js';
-import { CompactError } from '../errors.js';
 import type { CompactionEvent } from '../events.js';
+import { CompactError } from '../model/errors.js';
 import type { ContentBlock, Message, SystemPrompt, TextBlock } from '../model/messages.js';
 import {
   BLOCK_OVERHEAD_TOKENS,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CompactError } from '../errors.js';
+import { CompactError } from '../model/errors.js';
 import type { Message } from '../model/messages.js';
 import { createAnchoredCounter } from './anchored-counter.js';
 import { createIncrementalCounter } from './incremental-counter.js';

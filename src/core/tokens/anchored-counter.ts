@@ -5,7 +5,7 @@ import {
   startsWithFingerprints,
 } from '../_internal/fingerprint.js';
 import type { AnchoredCounterState } from '../archive/session-state-store.js';
-import { CompactError } from '../errors.js';
+import { CompactError } from '../model/errors.js';
 import {
   type Message,
   type ProviderUsage,

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CompactError } from '../errors.js';
+import { CompactError } from '../model/errors.js';
 import type { ProviderUsage } from '../model/messages.js';
 import { WIRE_FORMATS, type WireFormat } from '../model/wire-format.js';
 import type { RequestBody } from '../request/request-conversation.js';

@@ -2,7 +2,7 @@
  * The registry of wire dialects. A new format is one folder under `core/wire/` and one line here;
  * the `Record` type makes the compiler name every place a format is missing.
  */
-import { CompactError } from '../errors.js';
+import { CompactError } from '../model/errors.js';
 import { WIRE_FORMATS, type WireFormat } from '../model/wire-format.js';
 import { anthropicDialect } from './anthropic/anthropic-dialect.js';
 import type { WireDialect } from './dialect.js';

@@ -14,7 +14,7 @@
  */
 import { createCompactor } from '../../core/compactor.js';
 import type { CompactorOptions } from '../../core/compactor-options.js';
-import { CompactError } from '../../core/errors.js';
+import { CompactError } from '../../core/model/errors.js';
 import type { Message } from '../../core/model/messages.js';
 import type { SummaryModel } from '../../core/summary/summary-model.js';
 import { createRequestTokenCounter, type RequestTokenCounter } from '../prompt-cache.js';

@@ -2,7 +2,7 @@
  * What every conversation reader shares: type checks that throw `UNREADABLE_INPUT` naming the
  * source file and the path inside it.
  */
-import { CompactError } from '../../errors.js';
+import { CompactError } from '../../model/errors.js';
 
 export type JsonObject = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 /** Gemini `generateContent` as a {@link WireDialect}. */
 
 import type { ParsedConversation } from '../../conversation/parse-conversation.js';
-import { CompactError } from '../../errors.js';
+import { CompactError } from '../../model/errors.js';
 import { collectProblems } from '../_internal/validate-helpers.js';
 import type { RawConversation, WireDialect } from '../dialect.js';
 import { geminiConversation, serializeGemini } from './gemini-conversation.js';

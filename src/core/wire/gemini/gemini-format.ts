@@ -16,7 +16,7 @@
  *   `thoughtSignature` is never altered or dropped.
  */
 
-import { CompactError } from '../../errors.js';
+import { CompactError } from '../../model/errors.js';
 import type {
   ContentBlock,
   Message,

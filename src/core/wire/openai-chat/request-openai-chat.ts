@@ -1,7 +1,7 @@
 /** The conversation of an OpenAI Chat Completions request body. */
 import { fromOpenAIMessages, toOpenAIMessages } from '../../conversation/openai-format.js';
 import type { OpenAIChatMessage } from '../../conversation/openai-types.js';
-import { CompactError } from '../../errors.js';
+import { CompactError } from '../../model/errors.js';
 import type { ValidationProblem } from '../../model/problems.js';
 import type { RequestBody, RequestConversation } from '../../request/request-conversation.js';
 import { expectArray, readTools, unreadable } from '../../request/request-fields.js';

@@ -1,7 +1,7 @@
 /** The conversation of an OpenAI Responses request body. */
 import { fromResponsesInput, toResponsesInput } from '../../conversation/responses-format.js';
 import type { ResponsesInput } from '../../conversation/responses-types.js';
-import { CompactError } from '../../errors.js';
+import { CompactError } from '../../model/errors.js';
 import type { RequestBody, RequestConversation } from '../../request/request-conversation.js';
 import { expectArray, readTools, unreadable } from '../../request/request-fields.js';
 import { isPlainObject, typeName } from '../../request/request-format.js';

@@ -1,4 +1,4 @@
-import type { ValidationProblem } from './model/problems.js';
+import type { ValidationProblem } from './problems.js';
 
 /** Machine-readable reason for a {@link CompactError}. */
 export type CompactErrorCode =
