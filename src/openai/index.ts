@@ -6,12 +6,8 @@
  * @module agent-compact/openai
  */
 import OpenAI from 'openai';
-import {
-  fromOpenAIMessages,
-  type OpenAISystemRole,
-  toOpenAIMessages,
-} from '../core/conversation/openai-format.js';
-import type { OpenAIChatMessage } from '../core/conversation/openai-types.js';
+import { fromOpenAIMessages, toOpenAIMessages } from '../core/conversation/openai-format.js';
+import type { OpenAIChatMessage, OpenAISystemRole } from '../core/conversation/openai-types.js';
 import { CompactError } from '../core/model/errors.js';
 import type { Conversation } from '../core/model/messages.js';
 import type {

@@ -8,7 +8,6 @@
 export {
   type FromOpenAIResult,
   fromOpenAIMessages,
-  type OpenAISystemRole,
   type ToOpenAIOptions,
   toOpenAIMessages,
 } from '../core/conversation/openai-format.js';
@@ -17,6 +16,7 @@ export type {
   OpenAIChatMessage,
   OpenAIContentPart,
   OpenAISystemMessage,
+  OpenAISystemRole,
   OpenAIToolCall,
   OpenAIToolMessage,
   OpenAIUserMessage,

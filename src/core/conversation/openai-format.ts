@@ -33,14 +33,12 @@ import type {
   OpenAIAssistantMessage,
   OpenAIChatMessage,
   OpenAIContentPart,
+  OpenAISystemRole,
   OpenAIToolCall,
 } from './openai-types.js';
 
 /** Prefix that marks a tool message whose result was an error (`is_error: true`). */
 export const TOOL_ERROR_PREFIX = '[tool error] ';
-
-/** The role OpenAI system instructions are written with. */
-export type OpenAISystemRole = 'system' | 'developer';
 
 /** A conversation converted from OpenAI messages. */
 export interface FromOpenAIResult {

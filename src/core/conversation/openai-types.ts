@@ -50,3 +50,6 @@ export type OpenAIChatMessage =
   | OpenAIUserMessage
   | OpenAIAssistantMessage
   | OpenAIToolMessage;
+
+/** The role OpenAI system instructions are written with. */
+export type OpenAISystemRole = 'system' | 'developer';

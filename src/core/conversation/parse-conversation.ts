@@ -15,8 +15,7 @@ import { isObject, typeName, unreadable } from '../wire/_internal/read-helpers.j
 import { detectFormat } from '../wire/detect-format.js';
 import { dialects } from '../wire/dialects.js';
 import { isInstructionsLine } from '../wire/responses/read-responses.js';
-import type { OpenAISystemRole } from './openai-format.js';
-import type { OpenAIChatMessage } from './openai-types.js';
+import type { OpenAIChatMessage, OpenAISystemRole } from './openai-types.js';
 import type { ResponsesInputItem } from './responses-types.js';
 
 export { detectFormat };
