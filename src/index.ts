@@ -23,11 +23,7 @@ export type {
   MicroOptions,
   MidOptions,
 } from './core/compactor-options.js';
-export {
-  type ParsedConversation,
-  parseConversation,
-  serializeConversation,
-} from './core/conversation/parse-conversation.js';
+export { parseConversation, serializeConversation } from './core/conversation/parse-conversation.js';
 export { type RepairChange, type RepairResult, repairMessages } from './core/conversation/repair.js';
 export { assertValidMessages, validateMessages } from './core/conversation/validate.js';
 export type { CompactionEvent, CompactionEventHandler, CompactionLayer } from './core/events.js';
@@ -61,3 +57,4 @@ export type {
   SummaryUsage,
 } from './core/summary/summary-model.js';
 export type { TokenCounter } from './core/tokens/token-counter.js';
+export type { ParsedConversation } from './core/wire/parsed-conversation.js';

@@ -12,11 +12,11 @@ import { createInterface } from 'node:readline';
 import {
   conversationFromValue,
   detectFormat,
-  type ParsedConversation,
   parseConversation,
 } from '../core/conversation/parse-conversation.js';
 import { CompactError } from '../core/model/errors.js';
 import type { Message, MessageFormat, SystemPrompt } from '../core/model/messages.js';
+import type { ParsedConversation } from '../core/wire/parsed-conversation.js';
 import { jsonFileLines } from '../importers/_json-lines.js';
 import { CliError, type CliIO } from './cli-io.js';
 

@@ -1,9 +1,6 @@
 /** Importer for plain Anthropic or OpenAI conversation files (JSON object, JSON array or JSONL). */
-import {
-  type ParseConversationOptions,
-  type ParsedConversation,
-  parseConversation,
-} from '../core/conversation/parse-conversation.js';
+import { type ParseConversationOptions, parseConversation } from '../core/conversation/parse-conversation.js';
+import type { ParsedConversation } from '../core/wire/parsed-conversation.js';
 import { finishImport } from './_finish.js';
 import type { ImportedTranscript } from './imported-transcript.js';
 

@@ -21,12 +21,7 @@ export type {
   OpenAIToolMessage,
   OpenAIUserMessage,
 } from '../core/conversation/openai-types.js';
-export {
-  type ConversationLayout,
-  detectFormat,
-  type ParseConversationOptions,
-  type SerializeConversationOptions,
-} from '../core/conversation/parse-conversation.js';
+export { detectFormat, type ParseConversationOptions } from '../core/conversation/parse-conversation.js';
 export type { RepairChangeKind } from '../core/conversation/repair.js';
 export {
   type FromResponsesOptions,
@@ -80,3 +75,4 @@ export {
 } from '../core/wire/gemini/gemini-format.js';
 export type { GeminiContent, GeminiPart, GeminiUsageMetadata } from '../core/wire/gemini/gemini-types.js';
 export { toGeminiContents } from '../core/wire/gemini/gemini-write.js';
+export type { ConversationLayout, SerializeConversationOptions } from '../core/wire/parsed-conversation.js';

@@ -15,14 +15,12 @@ import type {
   CompactResult,
   MaybeCompactOptions,
 } from '../../core/compactor-options.js';
-import {
-  type ParsedConversation,
-  serializeConversation,
-} from '../../core/conversation/parse-conversation.js';
+import { serializeConversation } from '../../core/conversation/parse-conversation.js';
 import { assertValidMessages } from '../../core/conversation/validate.js';
 import type { MessageFormat } from '../../core/model/messages.js';
 import { readRequestConversation } from '../../core/request/request-conversation.js';
 import { createMemoizedCounter } from '../../core/tokens/memoized-counter.js';
+import type { ParsedConversation } from '../../core/wire/parsed-conversation.js';
 import { type CliCommand, CliError, UsageError } from '../cli-io.js';
 import {
   type CliTokenizer,

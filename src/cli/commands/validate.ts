@@ -8,7 +8,6 @@
 
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { ParsedConversation } from '../../core/conversation/parse-conversation.js';
 import { serializeConversation } from '../../core/conversation/parse-conversation.js';
 import { type RepairChange, repairMessages } from '../../core/conversation/repair.js';
 import { CompactError } from '../../core/model/errors.js';
@@ -17,6 +16,7 @@ import type { WireFormat } from '../../core/model/wire-format.js';
 import { withMessages } from '../../core/request/compact-request.js';
 import { readRequestConversation } from '../../core/request/request-conversation.js';
 import { dialects } from '../../core/wire/dialects.js';
+import type { ParsedConversation } from '../../core/wire/parsed-conversation.js';
 import { type CliCommand, CliError, type CliIO, UsageError } from '../cli-io.js';
 import { formatOption, parseCommandArgs, singleFile } from '../command-args.js';
 import { fileProgress } from '../progress.js';

@@ -14,17 +14,17 @@ import type { WireFormat } from '../model/wire-format.js';
 import { isObject, typeName, unreadable } from '../wire/_internal/read-helpers.js';
 import { detectFormat } from '../wire/detect-format.js';
 import { dialects } from '../wire/dialects.js';
+import type {
+  ConversationLayout,
+  ParsedConversation,
+  SerializeConversationOptions,
+} from '../wire/parsed-conversation.js';
 import { isInstructionsLine } from '../wire/responses/read-responses.js';
-import type { OpenAIChatMessage, OpenAISystemRole } from './openai-types.js';
-import type { ResponsesInputItem } from './responses-types.js';
 
 export { detectFormat };
 
 /** Deepest nesting accepted anywhere in the input; deeper input is refused with a clear error. */
 export const MAX_NESTING_DEPTH = 500;
-
-/** How the messages were laid out in the text. */
-export type ConversationLayout = 'object' | 'array' | 'jsonl';
 
 /** Options of {@link parseConversation}. */
 export interface ParseConversationOptions {
@@ -38,38 +38,6 @@ export interface ParseConversationOptions {
 export interface ConversationFromValueOptions extends ParseConversationOptions {
   /** JSONL only: the 1-based line number of each value, so errors can name the line. */
   lineNumbers?: readonly number[];
-}
-
-/** A parsed conversation and what it was read from. */
-export interface ParsedConversation {
-  /** The conversation in the canonical model. */
-  conversation: Conversation;
-  /** The format the input was in (detected or forced). */
-  format: WireFormat;
-  /** How the input was laid out, so output can be written the same way. */
-  layout: ConversationLayout;
-  /** OpenAI input only: the role of its first system message. */
-  systemRole?: OpenAISystemRole;
-  /** OpenAI input only: the messages as read, in the input's order, so problems keep the input's paths. */
-  openAIMessages?: OpenAIChatMessage[];
-  /** Responses input only: the items as read, so problems keep the input's paths (`input[3]`). */
-  responsesInput?: ResponsesInputItem[];
-  /** Gemini input only: the contents as read, so problems keep the input's paths (`contents[3]`). */
-  geminiContents?: unknown[];
-}
-
-/** Options of {@link serializeConversation}. */
-export interface SerializeConversationOptions {
-  /**
-   * Write one message per line instead of one JSON object.
-   * @default false
-   */
-  jsonl?: boolean;
-  /**
-   * OpenAI output only: the role the system prompt is written with.
-   * @default 'system'
-   */
-  systemRole?: OpenAISystemRole;
 }
 
 /**

@@ -3,16 +3,17 @@
  * look the dialect up (`dialects[format]`, ./dialects.ts) instead of switching on the format's
  * name, so a new format is one folder under `core/wire/` and one registration.
  */
-import type {
-  ConversationLayout,
-  ParsedConversation,
-  SerializeConversationOptions,
-} from '../conversation/parse-conversation.js';
+
 import type { Conversation, ProviderUsage } from '../model/messages.js';
 import type { ValidationProblem } from '../model/problems.js';
 import type { WireFormat } from '../model/wire-format.js';
 import type { RequestBody, RequestConversation } from '../request/request-conversation.js';
 import type { SummaryRequest } from '../summary/summary-model.js';
+import type {
+  ConversationLayout,
+  ParsedConversation,
+  SerializeConversationOptions,
+} from './parsed-conversation.js';
 
 /** A conversation file's parts as found, before a dialect reads them (see `conversationFromValue`). */
 export interface RawConversation {

@@ -2,7 +2,7 @@
  * Reading and writing Anthropic Messages conversations: known blocks keep only their known fields,
  * unknown block types pass as they are.
  */
-import type { ParsedConversation } from '../../conversation/parse-conversation.js';
+
 import type {
   CacheControl,
   ContentBlock,
@@ -25,6 +25,7 @@ import {
   unreadable,
 } from '../_internal/read-helpers.js';
 import type { RawConversation } from '../dialect.js';
+import type { ParsedConversation } from '../parsed-conversation.js';
 
 /** Reads Anthropic messages and a `system` field into the canonical model. */
 export function readAnthropicConversation({

@@ -1,9 +1,9 @@
 /** Gemini `generateContent` as a {@link WireDialect}. */
 
-import type { ParsedConversation } from '../../conversation/parse-conversation.js';
 import { CompactError } from '../../model/errors.js';
 import { collectProblems } from '../_internal/validate-helpers.js';
 import type { RawConversation, WireDialect } from '../dialect.js';
+import type { ParsedConversation } from '../parsed-conversation.js';
 import { geminiConversation, serializeGemini } from './gemini-conversation.js';
 import { readGeminiRequest } from './gemini-request.js';
 import { geminiUsage } from './gemini-usage.js';

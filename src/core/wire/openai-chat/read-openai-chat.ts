@@ -6,10 +6,6 @@ import type {
   OpenAIContentPart,
   OpenAIToolCall,
 } from '../../conversation/openai-types.js';
-import type {
-  ParsedConversation,
-  SerializeConversationOptions,
-} from '../../conversation/parse-conversation.js';
 import type { Conversation, TextBlock } from '../../model/messages.js';
 import {
   describeValue,
@@ -21,6 +17,7 @@ import {
 } from '../_internal/read-helpers.js';
 import { readSystem } from '../anthropic/read-anthropic.js';
 import type { RawConversation } from '../dialect.js';
+import type { ParsedConversation, SerializeConversationOptions } from '../parsed-conversation.js';
 
 /** Reads OpenAI messages (a leading `system` field becomes the first system message). */
 export function readOpenAIConversation({
