@@ -10,12 +10,9 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CompactError } from '../core/model/errors.js';
 import type { ValidationProblem } from '../core/model/problems.js';
+import type { RequestBody, RequestConversation } from '../core/model/request.js';
 import type { WireFormat } from '../core/model/wire-format.js';
-import {
-  type RequestBody,
-  type RequestConversation,
-  readRequestConversation,
-} from '../core/request/request-conversation.js';
+import { readRequestConversation } from '../core/request/request-conversation.js';
 import { detectRequestFormat, isPlainObject } from '../core/request/request-format.js';
 import { dialects } from '../core/wire/dialects.js';
 import type { CliIO } from './cli-io.js';

@@ -2,10 +2,10 @@ import type { ArchiveStore } from './archive/archive-store.js';
 import type { SessionStateStore } from './archive/session-state-store.js';
 import type { CompactionEventHandler, CompactionLayer } from './events.js';
 import type { Message, ProviderUsage, SystemPrompt } from './model/messages.js';
+import type { ToolDefinition } from './model/request.js';
 import type { CompactRequestOptions, CompactRequestResult } from './request/compact-request.js';
 import type { SummaryModel } from './summary/summary-model.js';
 import type { TokenCounter } from './tokens/token-counter.js';
-import type { ToolDefinition } from './tokens/tool-tokens.js';
 import type { CodeParser } from './working-set/code-outline.js';
 
 /** Options of layer 1, micro compaction. */

@@ -10,8 +10,9 @@ import { isLedgerState } from './ledger/ledger-state.js';
 import { LedgerRecorder } from './ledger/record-messages.js';
 import { CompactError } from './model/errors.js';
 import type { Message, SystemPrompt } from './model/messages.js';
+import type { ToolDefinition } from './model/request.js';
 import { type AnchoredCounter, createAnchoredCounter } from './tokens/anchored-counter.js';
-import { countToolTokens, type ToolDefinition } from './tokens/tool-tokens.js';
+import { countToolTokens } from './tokens/tool-tokens.js';
 
 /** The request a call returned: what the provider's next usage report is about. */
 export interface SentRequest {

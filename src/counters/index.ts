@@ -6,6 +6,7 @@
 
 export type { AnchoredCounterState } from '../core/archive/session-state-store.js';
 export { promptTokensFromUsage } from '../core/model/messages.js';
+export type { ToolDefinition } from '../core/model/request.js';
 export {
   type AnchoredCalibration,
   type AnchoredCounter,
@@ -17,4 +18,4 @@ export { createIncrementalCounter, type IncrementalCounter } from '../core/token
 export { createMemoizedCounter, type MemoizedCounterOptions } from '../core/tokens/memoized-counter.js';
 export { countMessageTokens, countSystemTokens } from '../core/tokens/message-tokens.js';
 export type { TokenCounter } from '../core/tokens/token-counter.js';
-export { countToolTokens, type ToolDefinition } from '../core/tokens/tool-tokens.js';
+export { countToolTokens } from '../core/tokens/tool-tokens.js';

@@ -61,8 +61,8 @@ export {
   type UnknownBlock,
 } from '../core/model/messages.js';
 export type { ValidationRule } from '../core/model/problems.js';
+export type { RequestBody } from '../core/model/request.js';
 export type { WireFormat } from '../core/model/wire-format.js';
-export type { RequestBody } from '../core/request/request-conversation.js';
 export { detectRequestFormat } from '../core/request/request-format.js';
 export type { AnthropicBetaShapes } from '../core/wire/anthropic/anthropic-betas.js';
 export {

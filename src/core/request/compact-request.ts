@@ -7,13 +7,10 @@ import { validateMessages } from '../conversation/validate.js';
 import type { CompactionLayer } from '../events.js';
 import { CompactError } from '../model/errors.js';
 import type { Message } from '../model/messages.js';
+import type { RequestBody, RequestConversation } from '../model/request.js';
 import { dialectOf } from '../wire/dialects.js';
 import { countFixedBreakpoints, keepCacheBreakpoints } from './cache-breakpoints.js';
-import {
-  type RequestBody,
-  type RequestConversation,
-  readRequestConversation,
-} from './request-conversation.js';
+import { readRequestConversation } from './request-conversation.js';
 import { detectRequestFormat, isPlainObject, type RequestFormat, typeName } from './request-format.js';
 
 /** Per-call options of `compactRequest`. */

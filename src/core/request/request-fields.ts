@@ -1,6 +1,6 @@
 /** Field checks every request reader shares; each failure is `UNREADABLE_INPUT` at the field's path. */
 import { CompactError } from '../model/errors.js';
-import type { ToolDefinition } from '../tokens/tool-tokens.js';
+import type { ToolDefinition } from '../model/request.js';
 import { isPlainObject, typeName } from './request-format.js';
 
 /** The request's tool definitions, each checked to be an object. */

@@ -12,9 +12,10 @@ import {
   promptTokensFromUsage,
   type SystemPrompt,
 } from '../model/messages.js';
+import type { ToolDefinition } from '../model/request.js';
 import { createIncrementalCounter } from './incremental-counter.js';
 import type { TokenCounter } from './token-counter.js';
-import { countToolTokens, type ToolDefinition } from './tool-tokens.js';
+import { countToolTokens } from './tool-tokens.js';
 
 /** Options of {@link createAnchoredCounter}. */
 export interface AnchoredCounterOptions {

@@ -1,3 +1,4 @@
+import type { ToolDefinition } from '../model/request.js';
 import type { TokenCounter } from './token-counter.js';
 
 /**
@@ -11,14 +12,6 @@ export const TOOL_OVERHEAD_TOKENS = 8;
  * explain the tools (Anthropic documents a few hundred; OpenAI's is smaller).
  */
 export const TOOLS_PREAMBLE_TOKENS = 100;
-
-/**
- * A tool definition in any provider's shape: Anthropic `{ name, description, input_schema }` (and
- * server tools such as `{ type: 'web_search_20250305', name }`), OpenAI chat
- * `{ type: 'function', function: { name, description, parameters } }`, OpenAI Responses
- * `{ type: 'function', name, description, parameters }` and other typed tools.
- */
-export type ToolDefinition = object;
 
 const cacheByCounter = new WeakMap<TokenCounter, WeakMap<object, number>>();
 

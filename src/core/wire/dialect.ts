@@ -6,8 +6,8 @@
 
 import type { Conversation, ProviderUsage } from '../model/messages.js';
 import type { ValidationProblem } from '../model/problems.js';
+import type { RequestBody, RequestConversation } from '../model/request.js';
 import type { WireFormat } from '../model/wire-format.js';
-import type { RequestBody, RequestConversation } from '../request/request-conversation.js';
 import type { SummaryRequest } from '../summary/summary-model.js';
 import type {
   ConversationLayout,

@@ -7,8 +7,8 @@ import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CompactError } from '../model/errors.js';
 import type { ProviderUsage } from '../model/messages.js';
+import type { RequestBody } from '../model/request.js';
 import { WIRE_FORMATS, type WireFormat } from '../model/wire-format.js';
-import type { RequestBody } from '../request/request-conversation.js';
 import { dialectOf, dialects, isWireFormat } from './dialects.js';
 
 /** One request per format, with the fields the canonical model has no slot for. */

@@ -1,6 +1,6 @@
 /** The Anthropic Messages API as a {@link WireDialect}. */
 import type { ValidationProblem } from '../../model/problems.js';
-import type { RequestBody, RequestConversation } from '../../request/request-conversation.js';
+import type { RequestBody, RequestConversation } from '../../model/request.js';
 import { retryHeaders } from '../_internal/error-headers.js';
 import { copyUsage, eventUsageOf, SAME_NAMED_USAGE, usageField } from '../_internal/usage.js';
 import { collectProblems } from '../_internal/validate-helpers.js';

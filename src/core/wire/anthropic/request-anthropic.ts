@@ -1,6 +1,6 @@
 /** The conversation of an Anthropic Messages request body. */
 import type { Message, SystemPrompt } from '../../model/messages.js';
-import type { RequestBody, RequestConversation } from '../../request/request-conversation.js';
+import type { RequestBody, RequestConversation } from '../../model/request.js';
 import { expectArray, readTools, unreadable } from '../../request/request-fields.js';
 import { isPlainObject, typeName } from '../../request/request-format.js';
 import {

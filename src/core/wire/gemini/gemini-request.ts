@@ -4,8 +4,7 @@
  * `cachedContent`, `toolConfig`, `safetySettings`, …) is kept as it came.
  */
 import type { Message } from '../../model/messages.js';
-import type { RequestBody, RequestConversation } from '../../request/request-conversation.js';
-import type { ToolDefinition } from '../../tokens/tool-tokens.js';
+import type { RequestBody, RequestConversation, ToolDefinition } from '../../model/request.js';
 import { isRecord } from '../_internal/validate-helpers.js';
 import { fromGeminiContents } from './gemini-format.js';
 import type { GeminiContent } from './gemini-types.js';

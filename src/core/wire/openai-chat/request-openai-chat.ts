@@ -3,7 +3,7 @@ import { fromOpenAIMessages, toOpenAIMessages } from '../../conversation/openai-
 import type { OpenAIChatMessage } from '../../conversation/openai-types.js';
 import { CompactError } from '../../model/errors.js';
 import type { ValidationProblem } from '../../model/problems.js';
-import type { RequestBody, RequestConversation } from '../../request/request-conversation.js';
+import type { RequestBody, RequestConversation } from '../../model/request.js';
 import { expectArray, readTools, unreadable } from '../../request/request-fields.js';
 import { isPlainObject } from '../../request/request-format.js';
 import { validateOpenAI } from './validate-openai-chat.js';

@@ -2,7 +2,7 @@
 import { fromResponsesInput, toResponsesInput } from '../../conversation/responses-format.js';
 import type { ResponsesInput } from '../../conversation/responses-types.js';
 import { CompactError } from '../../model/errors.js';
-import type { RequestBody, RequestConversation } from '../../request/request-conversation.js';
+import type { RequestBody, RequestConversation } from '../../model/request.js';
 import { expectArray, readTools, unreadable } from '../../request/request-fields.js';
 import { isPlainObject, typeName } from '../../request/request-format.js';
 
