@@ -4,13 +4,10 @@
  */
 
 import type {
-  CacheControl,
   ContentBlock,
   Conversation,
   ImageBlock,
   Message,
-  SystemPrompt,
-  TextBlock,
   ToolResultBlock,
   ToolResultContentBlock,
   ToolUseBlock,
@@ -19,11 +16,10 @@ import {
   describeValue,
   expectObject,
   expectString,
-  isObject,
-  type JsonObject,
   typeName,
   unreadable,
 } from '../_internal/read-helpers.js';
+import { readSystem, readTextBlock, withCacheControl } from '../_internal/read-system.js';
 import type { RawConversation } from '../dialect.js';
 import type { ParsedConversation } from '../parsed-conversation.js';
 
@@ -57,21 +53,6 @@ export function serializeAnthropic(
       ? { messages: conversation.messages }
       : { system: conversation.system, messages: conversation.messages };
   return `${JSON.stringify(body, null, 2)}\n`;
-}
-
-/** An Anthropic system prompt: a string or text blocks (also OpenAI's leading system message). */
-export function readSystem(value: unknown, source: string | undefined): SystemPrompt {
-  if (typeof value === 'string') return value;
-  if (!Array.isArray(value))
-    throw unreadable(`expected string or array, got ${typeName(value)}`, 'system', source);
-  return value.map((block, index) => {
-    const path = `system[${index}]`;
-    const object = expectObject(block, path, source);
-    if (object.type !== 'text') {
-      throw unreadable(`expected a text block, got ${describeValue(object.type)}`, `${path}.type`, source);
-    }
-    return readTextBlock(object, path, source);
-  });
 }
 
 function readAnthropicMessage(value: unknown, path: string, source: string | undefined): Message {
@@ -142,20 +123,4 @@ function readBlock(value: unknown, path: string, source: string | undefined): Co
       // Unknown block types pass through untouched (own keys only; `__proto__` stays a plain key).
       return { ...object, type } as ContentBlock;
   }
-}
-
-function readTextBlock(object: JsonObject, path: string, source: string | undefined): TextBlock {
-  const block: TextBlock = { type: 'text', text: expectString(object.text, `${path}.text`, source) };
-  if (Array.isArray(object.citations)) block.citations = object.citations;
-  return withCacheControl(block, object);
-}
-
-function withCacheControl<T extends { cache_control?: CacheControl }>(block: T, object: JsonObject): T {
-  const cacheControl = object.cache_control;
-  if (isObject(cacheControl) && cacheControl.type === 'ephemeral') {
-    const copy: CacheControl = { type: 'ephemeral' };
-    if (cacheControl.ttl === '5m' || cacheControl.ttl === '1h') copy.ttl = cacheControl.ttl;
-    block.cache_control = copy;
-  }
-  return block;
 }

@@ -15,7 +15,7 @@ import {
   typeName,
   unreadable,
 } from '../_internal/read-helpers.js';
-import { readSystem } from '../anthropic/read-anthropic.js';
+import { readSystem } from '../_internal/read-system.js';
 import type { RawConversation } from '../dialect.js';
 import type { ParsedConversation, SerializeConversationOptions } from '../parsed-conversation.js';
 
