@@ -1,19 +1,13 @@
 /** OpenAI Chat Completions as a {@link WireDialect}. */
 import { toOpenAIMessages } from '../../conversation/openai-format.js';
-import { retryHeaders } from '../_internal/error-headers.js';
+import { openAIErrorAnswer } from '../_internal/openai-error.js';
 import { copyUsage, eventUsageOf, SAME_NAMED_USAGE, usageField } from '../_internal/usage.js';
 import { collectProblems } from '../_internal/validate-helpers.js';
-import type { DialectErrorAnswer, WireDialect } from '../dialect.js';
+import type { WireDialect } from '../dialect.js';
 import { readOpenAIConversation, serializeOpenAI } from './read-openai-chat.js';
 import { readOpenAIRequest } from './request-openai-chat.js';
 import { openAIChatAnswerText, openAIChatSummaryCall } from './summary-openai-chat.js';
 import { validateOpenAI } from './validate-openai-chat.js';
-
-/** OpenAI's error shape `{ error: { message, type, param, code } }` (Responses answers the same). */
-export function openAIErrorAnswer(status: number, message: string): DialectErrorAnswer {
-  const type = status === 502 ? 'server_error' : 'invalid_request_error';
-  return { body: { error: { message, type, param: null, code: null } }, headers: retryHeaders(status) };
-}
 
 export const openAIChatDialect: WireDialect = {
   format: 'openai',

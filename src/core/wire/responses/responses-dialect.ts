@@ -1,9 +1,9 @@
 /** OpenAI Responses as a {@link WireDialect}. */
 import { toResponsesInput } from '../../conversation/responses-format.js';
+import { openAIErrorAnswer } from '../_internal/openai-error.js';
 import { copyUsage, eventUsageOf, usageField } from '../_internal/usage.js';
 import { collectProblems } from '../_internal/validate-helpers.js';
 import type { WireDialect } from '../dialect.js';
-import { openAIErrorAnswer } from '../openai-chat/openai-chat-dialect.js';
 import { readResponsesConversation, serializeResponses } from './read-responses.js';
 import { readResponsesRequest } from './request-responses.js';
 import { responsesAnswerText, responsesSummaryCall } from './summary-responses.js';
