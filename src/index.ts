@@ -17,6 +17,8 @@ export { createCompactor, maybeCompact } from './core/compactor.js';
 export type {
   Compactor,
   CompactorOptions,
+  CompactRequestOptions,
+  CompactRequestResult,
   CompactResult,
   HardOptions,
   MaybeCompactOptions,
@@ -45,7 +47,6 @@ export type {
   ToolUseBlock,
 } from './core/model/messages.js';
 export type { ValidationProblem } from './core/model/problems.js';
-export type { CompactRequestOptions, CompactRequestResult } from './core/request/compact-request.js';
 export { compactRequest } from './core/request/compact-request-once.js';
 export type { RequestFormat } from './core/request/request-format.js';
 export { createExtractiveSummaryModel } from './core/summary/extractive-summary.js';

@@ -2,8 +2,8 @@ import type { ArchiveStore } from './archive/archive-store.js';
 import type { SessionStateStore } from './archive/session-state-store.js';
 import type { CompactionEventHandler, CompactionLayer } from './events.js';
 import type { Message, ProviderUsage, SystemPrompt } from './model/messages.js';
-import type { ToolDefinition } from './model/request.js';
-import type { CompactRequestOptions, CompactRequestResult } from './request/compact-request.js';
+import type { RequestBody, ToolDefinition } from './model/request.js';
+import type { RequestFormat } from './request/request-format.js';
 import type { SummaryModel } from './summary/summary-model.js';
 import type { TokenCounter } from './tokens/token-counter.js';
 import type { CodeParser } from './working-set/code-outline.js';
@@ -261,4 +261,26 @@ export interface Compactor {
   readonly sessionId: string;
   /** The archive store. */
   readonly archive: ArchiveStore;
+}
+
+/** Per-call options of `compactRequest`. */
+export interface CompactRequestOptions extends Omit<MaybeCompactOptions, 'system' | 'tools'> {
+  /** The API the body is written for. @default detected by {@link detectRequestFormat} */
+  format?: RequestFormat;
+}
+
+/** What `compactRequest` returns. */
+export interface CompactRequestResult<Body extends object = RequestBody> {
+  /** The request to send: the input body itself when nothing changed, else a copy with new messages. */
+  body: Body;
+  /** The API the body is written for. */
+  format: RequestFormat;
+  /** The strongest layer that changed something. */
+  layer: CompactionLayer;
+  /** Tokens of the request before compaction (system, tools and messages). */
+  tokensBefore: number;
+  /** Tokens of the request after compaction. */
+  tokensAfter: number;
+  /** Ids of the items archived by this call. */
+  archived: string[];
 }

@@ -1,6 +1,5 @@
 import { createCompactor } from '../compactor.js';
-import type { CompactorOptions } from '../compactor-options.js';
-import type { CompactRequestOptions, CompactRequestResult } from './compact-request.js';
+import type { CompactorOptions, CompactRequestOptions, CompactRequestResult } from '../compactor-options.js';
 
 /**
  * The one-call use for a whole request body: compacts its conversation once with a fresh

@@ -2,9 +2,8 @@
  * Compaction of a whole request body (what an agent sends to the provider): only the conversation
  * and its cache breakpoints change; every other field is kept as it came, in the same order.
  */
-import type { Compactor, MaybeCompactOptions } from '../compactor-options.js';
+import type { Compactor, CompactRequestOptions, CompactRequestResult } from '../compactor-options.js';
 import { validateMessages } from '../conversation/validate.js';
-import type { CompactionLayer } from '../events.js';
 import { CompactError } from '../model/errors.js';
 import type { Message } from '../model/messages.js';
 import type { RequestBody, RequestConversation } from '../model/request.js';
@@ -12,28 +11,6 @@ import { dialectOf } from '../wire/dialects.js';
 import { countFixedBreakpoints, keepCacheBreakpoints } from './cache-breakpoints.js';
 import { readRequestConversation } from './request-conversation.js';
 import { detectRequestFormat, isPlainObject, type RequestFormat, typeName } from './request-format.js';
-
-/** Per-call options of `compactRequest`. */
-export interface CompactRequestOptions extends Omit<MaybeCompactOptions, 'system' | 'tools'> {
-  /** The API the body is written for. @default detected by {@link detectRequestFormat} */
-  format?: RequestFormat;
-}
-
-/** What `compactRequest` returns. */
-export interface CompactRequestResult<Body extends object = RequestBody> {
-  /** The request to send: the input body itself when nothing changed, else a copy with new messages. */
-  body: Body;
-  /** The API the body is written for. */
-  format: RequestFormat;
-  /** The strongest layer that changed something. */
-  layer: CompactionLayer;
-  /** Tokens of the request before compaction (system, tools and messages). */
-  tokensBefore: number;
-  /** Tokens of the request after compaction. */
-  tokensAfter: number;
-  /** Ids of the items archived by this call. */
-  archived: string[];
-}
 
 /**
  * Compacts the conversation of a whole request body with `compactor`; see
