@@ -5,7 +5,7 @@
 
 import { type NextNeed, nextNeedKinds } from './next-need.js';
 import type { StrategySummary } from './replay.js';
-import type { StrategyName } from './replay-strategies.js';
+import type { StrategyName } from './replay-strategy.js';
 import { formatCost, formatInteger, formatPercent } from './report.js';
 import type { SimulationResult } from './simulate.js';
 import { type Survival, survivalKinds } from './survival.js';

@@ -8,7 +8,8 @@ import type { Message, SystemPrompt } from '../core/model/messages.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { PointCompaction } from './agent-compactions.js';
 import type { RequestTokenCounter } from './prompt-cache.js';
-import { createReplayStrategy, type PeerName, peerNames } from './replay-strategies.js';
+import { createReplayStrategy, peerNames } from './replay-strategies.js';
+import type { PeerName } from './replay-strategy.js';
 import { defaultPeerThresholds } from './strategies/_peer-tools.js';
 import { defaultCacheTtlSeconds } from './timing.js';
 

@@ -6,7 +6,8 @@ import { createMeteredSummaryModel } from './metered-summary-model.js';
 import { billRequest, commonPrefix, createRequestTokenCounter, defaultPriceTable } from './prompt-cache.js';
 import { type ReplayTranscript, replayTranscript } from './replay.js';
 import { bashTurn, characters } from './replay.test-utils.js';
-import { createReplayStrategy, type ReplayStrategy } from './replay-strategies.js';
+import { createReplayStrategy } from './replay-strategies.js';
+import type { ReplayStrategy } from './replay-strategy.js';
 import { callSeconds, defaultLatencyModel, requestTimes } from './timing.js';
 
 function toolTurns(count: number): ReplayTranscript {

@@ -6,7 +6,8 @@ import { countMessageTokens, countSystemTokens } from '../core/tokens/message-to
 import { createRequestTokenCounter, defaultPriceTable } from './prompt-cache.js';
 import { type ReplayTranscript, replayTranscript } from './replay.js';
 import { bashTurn, characters } from './replay.test-utils.js';
-import { createReplayStrategy, type ReplayStrategy } from './replay-strategies.js';
+import { createReplayStrategy } from './replay-strategies.js';
+import type { ReplayStrategy } from './replay-strategy.js';
 
 const summarizer = createExtractiveSummaryModel();
 

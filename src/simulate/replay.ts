@@ -31,7 +31,7 @@ import {
   type RequestTokenCounter,
   type SentRequest,
 } from './prompt-cache.js';
-import type { ReplayStrategy, StrategyName, StrategyStep } from './replay-strategies.js';
+import type { ReplayStrategy, StrategyName, StrategyStep } from './replay-strategy.js';
 import { measureRetention, toolCallsOf } from './retention.js';
 import { addRetention, emptySummary, type StrategySummary } from './strategy-summary.js';
 import {

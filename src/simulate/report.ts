@@ -5,7 +5,7 @@
  */
 import type { CompactionLayer } from '../core/events.js';
 import type { StrategySummary } from './replay.js';
-import type { StrategyName } from './replay-strategies.js';
+import type { StrategyName } from './replay-strategy.js';
 import type { FileResult, SimulationResult } from './simulate.js';
 
 /** Options of {@link renderReport}. */

@@ -32,12 +32,8 @@ import {
   replayTranscript,
   type StrategySummary,
 } from './replay.js';
-import {
-  createReplayStrategy,
-  type ReplayStrategyOptions,
-  type StrategyName,
-  strategyNames,
-} from './replay-strategies.js';
+import { createReplayStrategy, strategyNames } from './replay-strategies.js';
+import type { ReplayStrategyOptions, StrategyName } from './replay-strategy.js';
 import { addSurvival, emptySurvival, measureSurvival, type Survival } from './survival.js';
 import { defaultLatencyModel, defaultReplayClock, type LatencyModel, type ReplayClock } from './timing.js';
 

@@ -3,7 +3,7 @@
  * history held that the request still shows (see `survival.ts`). Inline SVG, no scripts. The
  * next-need chart is the same chart over the next-need kinds (`next-need.ts`).
  */
-import type { StrategyName } from './replay-strategies.js';
+import type { StrategyName } from './replay-strategy.js';
 import { survivalKinds } from './survival.js';
 
 /** Shares per kind: how many the strategy's requests showed of how many counted. */

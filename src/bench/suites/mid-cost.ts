@@ -10,7 +10,8 @@ import { createExtractiveSummaryModel } from '../../core/summary/extractive-summ
 import { importTranscriptFile } from '../../importers/index.js';
 import { midRewritesPer100Turns } from '../../simulate/format-results.js';
 import type { StrategySummary } from '../../simulate/replay.js';
-import { peerNames, type StrategyName } from '../../simulate/replay-strategies.js';
+import { peerNames } from '../../simulate/replay-strategies.js';
+import type { StrategyName } from '../../simulate/replay-strategy.js';
 import { type SimulationInput, simulate, simulationInputOf } from '../../simulate/simulate.js';
 import { createTiktokenCounter } from '../../tokenizer/index.js';
 

@@ -2,7 +2,8 @@
 // every peer policy's at a cost no higher than the cheapest peer's, and on the six largest runs its
 // retention above the seed's — for foreground and background summaries alike.
 import type { StrategySummary } from '../../simulate/replay.js';
-import { peerNames, type StrategyName } from '../../simulate/replay-strategies.js';
+import { peerNames } from '../../simulate/replay-strategies.js';
+import type { StrategyName } from '../../simulate/replay-strategy.js';
 import type { SimulationResult } from '../../simulate/simulate.js';
 import { type Survival, survivalKinds } from '../../simulate/survival.js';
 

@@ -8,7 +8,8 @@ import { join, relative, resolve } from 'node:path';
 import { createExtractiveSummaryModel } from '../../core/summary/extractive-summary.js';
 import { importTranscriptFile } from '../../importers/index.js';
 import type { StrategySummary } from '../../simulate/replay.js';
-import { peerNames, type StrategyName, strategyNames } from '../../simulate/replay-strategies.js';
+import { peerNames, strategyNames } from '../../simulate/replay-strategies.js';
+import type { StrategyName } from '../../simulate/replay-strategy.js';
 import {
   type SimulationInput,
   type SimulationResult,

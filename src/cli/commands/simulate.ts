@@ -9,7 +9,8 @@ import { createExtractiveSummaryModel } from '../../core/summary/extractive-summ
 import { importTranscriptFile, type TranscriptFormat, transcriptFormats } from '../../importers/index.js';
 import { simulationToJson, simulationToText } from '../../simulate/format-results.js';
 import { defaultPriceTable, type PriceTable } from '../../simulate/prompt-cache.js';
-import { type StrategyName, strategyNames } from '../../simulate/replay-strategies.js';
+import { strategyNames } from '../../simulate/replay-strategies.js';
+import type { StrategyName } from '../../simulate/replay-strategy.js';
 import { renderReport } from '../../simulate/report.js';
 import {
   type SimulateOptions,

@@ -8,7 +8,7 @@ import type { Message, SystemPrompt } from '../../core/model/messages.js';
 import type { SummaryModel } from '../../core/summary/summary-model.js';
 import type { TokenCounter } from '../../core/tokens/token-counter.js';
 import type { RequestTokenCounter } from '../prompt-cache.js';
-import type { ReplayStrategy, StrategyName, StrategyStep } from '../replay-strategies.js';
+import type { ReplayStrategy, StrategyName, StrategyStep } from '../replay-strategy.js';
 import {
   clearToolResults,
   createOriginalResults,

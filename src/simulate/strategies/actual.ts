@@ -9,7 +9,7 @@
 import type { Message } from '../../core/model/messages.js';
 import type { AgentCompaction } from '../../importers/imported-transcript.js';
 import { agentContextAt, joinSameRole } from '../agent-compactions.js';
-import type { ReplayStrategy, StrategyStep } from '../replay-strategies.js';
+import type { ReplayStrategy, StrategyStep } from '../replay-strategy.js';
 
 /** Replays the agent's own compactions (see the module comment). */
 export function createActualStrategy(compactions: readonly AgentCompaction[] = []): ReplayStrategy {

@@ -18,7 +18,7 @@ import { CompactError } from '../../core/model/errors.js';
 import type { Message } from '../../core/model/messages.js';
 import type { SummaryModel } from '../../core/summary/summary-model.js';
 import { createRequestTokenCounter, type RequestTokenCounter } from '../prompt-cache.js';
-import type { ReplayStrategy, ReplayStrategyOptions, StrategyStep } from '../replay-strategies.js';
+import type { ReplayStrategy, ReplayStrategyOptions, StrategyStep } from '../replay-strategy.js';
 import { callSeconds, defaultLatencyModel, type LatencyModel } from '../timing.js';
 
 /** Microtask turns to wait for a compactor that is not waiting on a summary before giving up on the clock. */

@@ -14,7 +14,7 @@
  *   is dropped (a change to the client's history).
  * Clearing counts as `micro`, a compaction as `hard`.
  */
-import type { ReplayStrategy } from '../replay-strategies.js';
+import type { ReplayStrategy } from '../replay-strategy.js';
 import { createSummarizeThenClearStrategy, currentTurnStart } from './_peer-steps.js';
 import type { PeerOptions } from './_peer-tools.js';
 

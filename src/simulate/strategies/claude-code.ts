@@ -16,7 +16,7 @@
  * summary as `hard`.
  */
 import type { Message } from '../../core/model/messages.js';
-import type { ReplayStrategy, StrategyStep } from '../replay-strategies.js';
+import type { ReplayStrategy, StrategyStep } from '../replay-strategy.js';
 import { clearAllButNewest, createHardSummary, currentTurnStart } from './_peer-steps.js';
 import {
   defaultPeerThresholds,

@@ -11,7 +11,7 @@
  */
 import type { Message, TextBlock } from '../../core/model/messages.js';
 import { contentBlocks } from '../../core/model/messages.js';
-import type { ReplayStrategy, StrategyStep } from '../replay-strategies.js';
+import type { ReplayStrategy, StrategyStep } from '../replay-strategy.js';
 import {
   defaultPeerThresholds,
   type PeerOptions,

@@ -16,7 +16,7 @@
  */
 import type { Message } from '../../core/model/messages.js';
 import { contentBlocks } from '../../core/model/messages.js';
-import type { ReplayStrategy } from '../replay-strategies.js';
+import type { ReplayStrategy } from '../replay-strategy.js';
 import { createSummarizeThenClearStrategy } from './_peer-steps.js';
 import { isToolResultMessage, type PeerOptions } from './_peer-tools.js';
 

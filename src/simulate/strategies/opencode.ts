@@ -16,7 +16,7 @@
  */
 import type { Message } from '../../core/model/messages.js';
 import { contentBlocks } from '../../core/model/messages.js';
-import type { ReplayStrategy, StrategyStep } from '../replay-strategies.js';
+import type { ReplayStrategy, StrategyStep } from '../replay-strategy.js';
 import { createHardSummary, currentTurnStart } from './_peer-steps.js';
 import {
   clearToolResults,

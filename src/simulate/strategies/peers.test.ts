@@ -6,7 +6,8 @@ import { createMeteredSummaryModel } from '../metered-summary-model.js';
 import { createRequestTokenCounter, defaultPriceTable } from '../prompt-cache.js';
 import { type ReplayTranscript, replayTranscript } from '../replay.js';
 import { bashTurn, characters } from '../replay.test-utils.js';
-import { createReplayStrategy, type PeerName, peerNames, type StepContext } from '../replay-strategies.js';
+import { createReplayStrategy, peerNames } from '../replay-strategies.js';
+import type { PeerName, StepContext } from '../replay-strategy.js';
 import { OLD_TOOL_RESULT_CLEARED, scaledBudget } from './_peer-tools.js';
 import { LANGCHAIN_CLEARED_PLACEHOLDER } from './langchain.js';
 
