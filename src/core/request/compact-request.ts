@@ -2,7 +2,12 @@
  * Compaction of a whole request body (what an agent sends to the provider): only the conversation
  * and its cache breakpoints change; every other field is kept as it came, in the same order.
  */
-import type { Compactor, CompactRequestOptions, CompactRequestResult } from '../compactor-options.js';
+import type {
+  Compactor,
+  CompactRequestOptions,
+  CompactRequestResult,
+  MaybeCompactOptions,
+} from '../compactor-options.js';
 import { validateMessages } from '../conversation/validate.js';
 import { CompactError } from '../model/errors.js';
 import type { Message } from '../model/messages.js';
