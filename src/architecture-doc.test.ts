@@ -11,7 +11,12 @@ const root = resolve(import.meta.dirname, '..');
 const source = join(root, 'src');
 const map = readFileSync(join(root, 'docs/architecture.md'), 'utf8');
 
-/** Every non-test source file under src/, by its path relative to src/. */
+/** A module's text less its imports and re-exports: naming a function there does not define it. */
+function withoutImports(text: string): string {
+  return text.replace(/^(import|export)\b[^;]*?\bfrom\s+['"][^'"]+['"];?/gms, '');
+}
+
+/** Every non-test source file under src/ (imports left out), by its path relative to src/. */
 function sourceFiles(directory = source, prefix = ''): Map<string, string> {
   const files = new Map<string, string>();
   for (const entry of readdirSync(directory)) {
@@ -20,7 +25,7 @@ function sourceFiles(directory = source, prefix = ''): Map<string, string> {
       if (entry !== '__fixtures__')
         for (const [name, text] of sourceFiles(path, `${prefix}${entry}/`)) files.set(name, text);
     } else if (entry.endsWith('.ts') && !entry.endsWith('.test.ts')) {
-      files.set(`${prefix}${entry}`, readFileSync(path, 'utf8'));
+      files.set(`${prefix}${entry}`, withoutImports(readFileSync(path, 'utf8')));
     }
   }
   return files;
