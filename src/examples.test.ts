@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 
-// The examples/ files the README does not hold verbatim (those run in readme.test.ts): each runs
+// The examples/ files the README and docs/ do not hold verbatim (those run in readme.test.ts): each runs
 // against the source (vitest aliases `agent-compact/*` to src/) and prints what its
 // `console.log(...); // …` comments say.
 const root = resolve(import.meta.dirname, '..');
