@@ -18,6 +18,14 @@ export type { CodeDefinition, CodeLanguage, CodeParser } from '../core/working-s
 export const CODE_PARSER_INSTALL_COMMAND = 'npm install web-tree-sitter tree-sitter-wasms';
 /** A declaration's signature is read over at most this many lines before its body. */
 const SIGNATURE_LINES = 6;
+/**
+ * A text with a line longer than this goes to the lexer: tree-sitter's error recovery is
+ * superlinear on one long unbalanced line (a 300,000-character line of `(` took 54 s in the
+ * TypeScript grammar, 240 s in Python's), and such a line is data or generated, not code to outline.
+ */
+const MAX_PARSED_LINE_CHARS = 1000;
+/** A parse still running after this long is cancelled and the text left to the lexer (a guard; code parses in milliseconds). */
+const DEFAULT_PARSE_BUDGET_MS = 10_000;
 
 /** Options of {@link createTreeSitterCodeParser}. */
 export interface TreeSitterCodeParserOptions {
@@ -25,6 +33,8 @@ export interface TreeSitterCodeParserOptions {
   languages?: readonly CodeLanguage[];
   /** The folder holding the `tree-sitter-<language>.wasm` grammars. @default the `tree-sitter-wasms` package's `out/` */
   grammarDirectory?: string;
+  /** How long one parse may run before it is cancelled and the lexer outlines the text, in milliseconds. @default 10000 */
+  parseBudgetMs?: number;
 }
 
 /** A parser with the languages whose grammar loaded; the others are the lexer's. */
@@ -64,7 +74,8 @@ export async function createTreeSitterCodeParser(
     languages: [...parsers.keys()],
     outline(language, text) {
       const parser = parsers.get(language);
-      return parser ? outlineTree(parser, language, text) : undefined;
+      if (!parser || hasLongLine(text)) return undefined;
+      return outlineTree(parser, language, text, options.parseBudgetMs ?? DEFAULT_PARSE_BUDGET_MS);
     },
   };
 }
@@ -91,10 +102,42 @@ function grammarDirectory(): string {
   }
 }
 
-/** The definitions of one text; undefined when it does not parse cleanly (the lexer takes over). */
-function outlineTree(parser: Parser, language: CodeLanguage, text: string): CodeDefinition[] | undefined {
-  const tree = parser.parse(text);
-  if (!tree) return undefined;
+function hasLongLine(text: string): boolean {
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    if (end - start > MAX_PARSED_LINE_CHARS) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+/**
+ * The definitions of one text; undefined when it does not parse cleanly, takes longer than
+ * `budgetMs` or the parser fails (the lexer takes over).
+ */
+function outlineTree(
+  parser: Parser,
+  language: CodeLanguage,
+  text: string,
+  budgetMs: number,
+): CodeDefinition[] | undefined {
+  const deadline = performance.now() + budgetMs;
+  let tree: ReturnType<Parser['parse']>;
+  try {
+    // The callback's `true` cancels the parse (its declared type says void).
+    const progressCallback = (() => performance.now() > deadline) as () => void;
+    tree = parser.parse(text, null, { progressCallback });
+  } catch {
+    // A parse that was cancelled or failed leaves the parser to be reset before its next text.
+    parser.reset();
+    return undefined;
+  }
+  if (!tree) {
+    parser.reset();
+    return undefined;
+  }
   try {
     // A text with syntax errors (a fragment, a file mid-edit) parses into guesses: the lexer's
     // line-by-line outline is the better reading of it.

@@ -6,6 +6,7 @@ import {
   checkSurvivesHard,
   checkTokensSent,
   checkUpstreamCompactions,
+  checkWorkingSetAfterHard,
   type E2ETraffic,
 } from './e2e-checks.js';
 import { valueForSchema } from './gemini-run.js';
@@ -61,6 +62,50 @@ describe('checkSurvivesHard', () => {
     expect(lost.detail).toBe('2 requests from the first hard compaction on; missing: #1 [pending] plan');
     const noHard = checkSurvivesHard(withLayers(run, ['none', 'micro', 'none']), ['summary']);
     expect([noHard.passed, noHard.detail]).toEqual([false, 'no hard compaction happened']);
+  });
+});
+
+describe('checkWorkingSetAfterHard', () => {
+  const withLayers = (run: E2ETraffic, layers: string[]): E2ETraffic => ({
+    ...run,
+    records: layers.map((layer) => ({ layer }) as unknown as ProxyRequestRecord),
+  });
+  const block = (lines: string[]) => `<summary/>\n<working_set>\n${lines.join('\n')}\n</working_set>`;
+  const edited = { file: 'usage.ts', definition: 'totalTokens' };
+
+  it('passes when the first request from the hard compaction on shows the edited file and definition', () => {
+    const shown = block([
+      '## /w/usage.ts (edited t3)',
+      '- * export function totalTokens(usage: Usage): number :7',
+    ]);
+    const run = withLayers(traffic([[turn('task')], [turn(shown)], [turn('later')]]), [
+      'none',
+      'hard',
+      'none',
+    ]);
+    const check = checkWorkingSetAfterHard(run, edited);
+    expect(check.passed).toBe(true);
+    expect(check.detail).toContain('"- * export function totalTokens(usage: Usage): number :7"');
+  });
+
+  it.each([
+    [
+      'a block without the edited definition',
+      [turn(block(['## /w/usage.ts (read t2)', '- also: formatUsage :11']))],
+      'missing: totalTokens',
+    ],
+    ['no block at all', [turn('summary of totalTokens in usage.ts')], 'carries no <working_set> block'],
+  ])('fails %s', (_, conversation, detail) => {
+    const run = withLayers(traffic([[turn('task')], conversation]), ['none', 'hard']);
+    const check = checkWorkingSetAfterHard(run, edited);
+    expect(check.passed).toBe(false);
+    expect(check.detail).toContain(detail);
+  });
+
+  it('fails without a hard compaction, even when a later request shows the block', () => {
+    const shown = block(['## usage.ts (edited t3)', '- * totalTokens']);
+    const check = checkWorkingSetAfterHard(withLayers(traffic([[turn(shown)]]), ['mid']), edited);
+    expect([check.passed, check.detail]).toEqual([false, 'no hard compaction happened']);
   });
 });
 

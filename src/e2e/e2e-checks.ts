@@ -1,5 +1,6 @@
 /** What every end-to-end run must show, as named checks with the figures behind them. */
 
+import { workingSetOpen } from '../core/working-set/render-working-set.js';
 import type { ProxyRequestRecord, ProxyStats } from '../proxy/index.js';
 import { createRequestTokens } from '../proxy/request-tokens.js';
 import { fingerprintMessage } from '../proxy/session-identity.js';
@@ -210,4 +211,50 @@ export function checkTokensSent(reported: number | undefined, baseline: E2ETraff
     passed: deviation <= MAX_SENT_DEVIATION,
     detail: `${reported ?? '?'} reported, ${direct} without the proxy (${Number.isNaN(deviation) ? '?' : `${(100 * deviation).toFixed(1)}% off`})`,
   };
+}
+
+/** What the working set must show after a hard compaction: the file the agent edited, and the definition its edit changed. */
+export interface EditedCode {
+  /** The file's name (the block may show its path). */
+  file: string;
+  /** The name of the definition the edit changed. */
+  definition: string;
+}
+
+/**
+ * The working set reached the agent: the first request the server received from the first hard
+ * compaction on carries a `<working_set>` block naming the file the agent edited and the
+ * definition its edit changed.
+ */
+export function checkWorkingSetAfterHard(traffic: E2ETraffic, edited: EditedCode): E2ECheck {
+  const name = `after the hard compaction the working set shows ${edited.file} and ${edited.definition}`;
+  const firstHard = traffic.records.findIndex((record) => record.layer === 'hard');
+  const request = firstHard === -1 ? undefined : traffic.server[firstHard];
+  if (!request) return { name, passed: false, detail: 'no hard compaction happened' };
+  const block = workingSetBlock(request.body);
+  if (block === undefined)
+    return { name, passed: false, detail: `request ${firstHard} carries no ${workingSetOpen}> block` };
+  const missing = [edited.file, edited.definition].filter((word) => !block.includes(word));
+  const changed = block.split('\n').find((line) => line.includes(edited.definition));
+  return {
+    name,
+    passed: missing.length === 0,
+    detail: `request ${firstHard}: ${block.length} characters of working set${missing.length ? `; missing: ${missing.join(', ')}` : `; "${changed?.trim()}"`}`,
+  };
+}
+
+/** The `<working_set>…</working_set>` block in any text of a request body. */
+function workingSetBlock(body: unknown): string | undefined {
+  if (typeof body === 'string') {
+    const start = body.indexOf(workingSetOpen);
+    if (start === -1) return undefined;
+    const end = body.indexOf('</working_set>', start);
+    return body.slice(start, end === -1 ? undefined : end + '</working_set>'.length);
+  }
+  const values = Array.isArray(body) ? body : typeof body === 'object' && body ? Object.values(body) : [];
+  for (const value of values) {
+    const block = workingSetBlock(value);
+    if (block !== undefined) return block;
+  }
+  return undefined;
 }

@@ -17,6 +17,7 @@ import {
   checkTokensSent,
   checkTraffic,
   checkUpstreamCompactions,
+  checkWorkingSetAfterHard,
   type E2ECheck,
   type E2ETraffic,
 } from './e2e-checks.js';
@@ -31,12 +32,37 @@ const SHELL_TASK = `Write ${STEPS} files of numbers with the shell, one per step
 /** Low thresholds so a short task compacts. */
 const THRESHOLDS = { mid: 40_000, hard: 70_000 };
 /**
- * The Claude Code task of issue #34: twelve 250-line files read with `Read`, one per step, at mid
- * 24k / hard 40k (its system prompt and tools alone are ~11k), so micro, mid and hard all have work.
+ * The Claude Code task of issues #34 and #32: read a small TypeScript file and change one function
+ * with `Edit`, then twelve 250-line files read with `Read`, one per step, at mid 24k / hard 40k
+ * (its system prompt and tools alone are ~11k), so micro, mid and hard all have work and the hard
+ * compaction comes after the edit.
  */
 const FILES = 12;
 const FILE_LINES = 250;
-const CLAUDE_TASK = `Read the ${FILES} files file1.txt to file${FILES}.txt one by one, then say Done.`;
+const CODE_FILE = 'usage.ts';
+const CODE_TEXT = [
+  'export interface Usage {',
+  '  input: number;',
+  '  output: number;',
+  '  cached?: number;',
+  '}',
+  '',
+  'export function totalTokens(usage: Usage): number {',
+  '  return usage.input + usage.output;',
+  '}',
+  '',
+  'export function formatUsage(usage: Usage): string {',
+  "  return String(usage.input) + ' in, ' + String(usage.output) + ' out';",
+  '}',
+  '',
+].join('\n');
+/** The edit: `totalTokens` counts cached tokens too. */
+const CODE_EDIT = {
+  definition: 'totalTokens',
+  old_string: '  return usage.input + usage.output;',
+  new_string: '  return usage.input + usage.output + (usage.cached ?? 0);',
+};
+const CLAUDE_TASK = `Make totalTokens in ${CODE_FILE} count cached tokens, then read the ${FILES} files file1.txt to file${FILES}.txt one by one, then say Done.`;
 const CLAUDE_THRESHOLDS = { mid: 24_000, hard: 40_000 };
 /** What a hard compaction must keep: the user's task, and the harness's environment system message. */
 const CLAUDE_FACTS = [CLAUDE_TASK, 'Primary working directory'];
@@ -65,6 +91,21 @@ function stepScript(isMain: (body: Body) => boolean, steps: number, call: (step:
   };
 }
 
+/** Claude Code's call at `step`: read the code file, edit it (Edit wants it read first), then the text files. */
+function claudeStep(workspace: string, step: number) {
+  const code = join(workspace, CODE_FILE);
+  const call =
+    step === 1
+      ? { name: 'Read', input: { file_path: code } }
+      : step === 2
+        ? {
+            name: 'Edit',
+            input: { file_path: code, old_string: CODE_EDIT.old_string, new_string: CODE_EDIT.new_string },
+          }
+        : { name: 'Read', input: { file_path: join(workspace, `file${step - 2}.txt`) } };
+  return { type: 'tool-calls', calls: [call] };
+}
+
 function claudeSpec(name: string, command: string[]): AgentSpec {
   const isMain = (body: Body) => toolNames(body).includes('Read');
   return {
@@ -82,12 +123,9 @@ function claudeSpec(name: string, command: string[]): AgentSpec {
         const text = Array.from({ length: FILE_LINES }, (_, index) => line(file, index)).join('\n');
         await writeFile(join(workspace, `file${file}.txt`), `${text}\n`);
       }
+      await writeFile(join(workspace, CODE_FILE), CODE_TEXT);
     },
-    script: (workspace) =>
-      stepScript(isMain, FILES, (step) => ({
-        type: 'tool-calls',
-        calls: [{ name: 'Read', input: { file_path: join(workspace, `file${step}.txt`) } }],
-      })),
+    script: (workspace) => stepScript(isMain, FILES + 2, (step) => claudeStep(workspace, step)),
     env: async (workspace, baseUrl) => ({
       ...(baseUrl ? { ANTHROPIC_BASE_URL: baseUrl } : {}),
       ANTHROPIC_API_KEY: 'sk-ant-e2e-dummy',
@@ -257,15 +295,21 @@ async function runAll(spec: AgentSpec, extra: (run: AgentRun) => E2ECheck[] = ()
 
 const started = performance.now();
 const agents = installAgents();
-/** `AGENT_COMPACT_E2E_ONLY=codex npm run e2e` runs the agents whose name holds it (case-insensitive). */
-const only = process.env.AGENT_COMPACT_E2E_ONLY?.toLowerCase();
+/**
+ * `AGENT_COMPACT_E2E_ONLY=codex npm run e2e` runs the agents whose name holds it (case-insensitive,
+ * a hyphen for a space: `claude-code` runs both Claude Codes).
+ */
+const only = process.env.AGENT_COMPACT_E2E_ONLY?.toLowerCase().replaceAll('-', ' ');
 const specs: Array<[AgentSpec, (run: AgentRun) => E2ECheck[]]> = [
   ...[
     [agents.claudeVersion, agents.claude],
     [agents.claudeNewestVersion, agents.claudeNewest],
   ].map(([version, command]): [AgentSpec, (run: AgentRun) => E2ECheck[]] => [
     claudeSpec(`Claude Code ${version as string}`, command as string[]),
-    (run) => [checkSurvivesHard(run.traffic, CLAUDE_FACTS)],
+    (run) => [
+      checkSurvivesHard(run.traffic, CLAUDE_FACTS),
+      checkWorkingSetAfterHard(run.traffic, { file: CODE_FILE, definition: CODE_EDIT.definition }),
+    ],
   ]),
   [codexSpec(agents.codex), () => []],
   [geminiSpec(agents.gemini), (run) => [checkPrefixRewrites(run.traffic)]],
