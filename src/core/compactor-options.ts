@@ -96,14 +96,13 @@ export interface HardOptions {
    */
   filesBack?: { maxFiles?: number; maxTokens?: number };
   /**
-   * The turn a hard compaction keeps (the last call and the results answering it) goes out whole
-   * up to this many tokens per part: a larger tool result is cut to its head and tail, with a note
-   * naming the archive item that holds all of it (the model has not read it yet, and usually needs
-   * how it starts and how it ends), and the large fields of a larger call input are elided (the
-   * model wrote them; the file is on disk). `Infinity` keeps the turn verbatim. At `1000` the
-   * median compacted context at Claude Code's own compaction points is under Claude Code's own
-   * (BENCHMARKS.md, section 9).
-   * @default 1000
+   * The turn a hard compaction keeps (the last call and the results answering it, which the model
+   * has not read yet) goes out byte for byte up to this many tokens in all. A larger turn has each
+   * large part cut to an equal share of it: a tool result to its head and tail, with a note naming
+   * the archive item that holds all of it (`recall` returns it), the large fields of a call input
+   * elided (the model wrote them; the file is on disk). `Infinity` keeps the turn verbatim always.
+   * @default a quarter of the usable window (`contextWindow` less `reserveOutputTokens`; without a
+   * window, the hard threshold / 0.85)
    */
   keptTurnTokens?: number;
   /**

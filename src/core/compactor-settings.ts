@@ -51,8 +51,12 @@ const DEFAULT_LEDGER_TOKENS = 2600;
  * go on is worth its budget.
  */
 const DEFAULT_WORKING_SET_TOKENS = 1200;
-/** Kept-turn results and call inputs over this are cut (median at Claude Code's compaction points: BENCHMARKS.md §9). */
-const DEFAULT_KEPT_TURN_TOKENS = 1000;
+/**
+ * The kept turn goes out whole unless it alone takes more than this share of the usable window
+ * (issue #32: the file the agent just read arrived cut at 1,000 tokens a part, and with it the
+ * names it was about to use; a quarter still leaves the summary, the ledger and the next turns room).
+ */
+const KEPT_TURN_WINDOW_SHARE = 1 / 4;
 /**
  * Files back is off by default: five files within 2,000 tokens (as Claude Code puts back up to five)
  * added about 1,650 tokens to the median compacted context on the same sessions, over Claude Code's.
@@ -147,7 +151,8 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
       timeoutMs: hard.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       ledgerTokens: hard.ledgerTokens ?? DEFAULT_LEDGER_TOKENS,
       workingSetTokens: hard.workingSetTokens ?? DEFAULT_WORKING_SET_TOKENS,
-      keptTurnTokens: hard.keptTurnTokens ?? DEFAULT_KEPT_TURN_TOKENS,
+      keptTurnTokens:
+        hard.keptTurnTokens ?? Math.floor(usableWindow(options, limits) * KEPT_TURN_WINDOW_SHARE),
       filesBack: {
         maxFiles: hard.filesBack?.maxFiles ?? DEFAULT_FILES_BACK,
         maxTokens: hard.filesBack?.maxTokens ?? DEFAULT_FILES_BACK_TOKENS,
@@ -162,6 +167,19 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
         )
       : undefined,
   };
+}
+
+/**
+ * The window less the answer's reserve; without a window, the one the hard threshold implies at
+ * its default fraction (the seed's 80,000 of about 94,000).
+ */
+function usableWindow(
+  { contextWindow, reserveOutputTokens = DEFAULT_RESERVE_OUTPUT_TOKENS }: CompactorOptions,
+  limits: { hard: number },
+): number {
+  return contextWindow === undefined
+    ? limits.hard / DEFAULT_HARD_FRACTION
+    : contextWindow - reserveOutputTokens;
 }
 
 function resolveThresholds({

@@ -17,15 +17,8 @@ import { type SummarySettings, writeSummary } from '../summary/write-summary.js'
 import { countMessageTokens } from '../tokens/message-tokens.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { RenderedWorkingSet } from '../working-set/render-working-set.js';
-import { applyRewrites, elideOlderInputs } from './elide-inputs.js';
-import {
-  collectMaskTargets,
-  type LayerPlan,
-  type MaskRule,
-  maskToolResults,
-  type RewriteContext,
-} from './mask.js';
-import { shortenToolResults } from './shorten-result.js';
+import { fitKeptTurn } from './hard-kept-turn.js';
+import type { LayerPlan, MaskRule, RewriteContext } from './mask.js';
 
 /** Resolved options of the hard layer. */
 export interface HardSettings extends SummarySettings {
@@ -35,7 +28,7 @@ export interface HardSettings extends SummarySettings {
   ledgerTokens: number;
   /** The working set's budget in tokens (0: left out). */
   workingSetTokens: number;
-  /** A kept-turn tool result over this many tokens becomes a placeholder (Infinity: never). */
+  /** The kept turn goes out whole up to this many tokens; a larger one has its large parts cut (Infinity: never). */
   keptTurnTokens: number;
   /** What goes back after the summary: the latest content of the most recently touched files. */
   filesBack: FilesBackSettings;
@@ -287,7 +280,10 @@ function assembleHard(
     headLength: bridge ? 3 : 2,
     placeholder: headText,
   };
-  const fitted = fitKeptTurn(output, context);
+  const fitted = fitKeptTurn(output, split.tail.length, {
+    ...context,
+    keptTurnTokens: context.settings.keptTurnTokens,
+  });
   return {
     messages: fitted.messages,
     // Already archived (a retry after a crash): the stored item stands, written once.
@@ -298,32 +294,4 @@ function assembleHard(
 
 function fileBlock(text: string): TextBlock {
   return { type: 'text', text };
-}
-
-/**
- * When even the kept turn is too large, its tool results become placeholders (archived). Else the
- * parts of it over `keptTurnTokens` are cut, the whole of each in the archive: a result the model
- * has not read yet to its head and tail, the large fields of a call it made itself elided (one long
- * output would otherwise outweigh the summary and the ledger together).
- */
-function fitKeptTurn(output: Message[], context: HardContext): { messages: Message[]; items: ArchiveItem[] } {
-  const { rule, counter, rewrite } = context;
-  const { keptTurnTokens } = context.settings;
-  if (context.countTokens(output) > context.maxTokens) {
-    const targets = collectMaskTargets(output, counter, rule, rewrite);
-    return targets.length === 0 ? { messages: output, items: [] } : maskToolResults(output, targets, rewrite);
-  }
-  if (!Number.isFinite(keptTurnTokens)) return { messages: output, items: [] };
-  const inputs = elideOlderInputs(
-    output,
-    output.length,
-    { maxToolInputTokens: keptTurnTokens },
-    counter,
-    rewrite,
-  );
-  const elided = applyRewrites(output, inputs.rewrites);
-  const large = { ...rule, minTokens: Math.max(rule.minTokens, keptTurnTokens) };
-  const targets = collectMaskTargets(elided, counter, large, rewrite);
-  const shortened = shortenToolResults(elided, targets, keptTurnTokens, counter, rewrite);
-  return { messages: shortened.messages, items: [...inputs.items, ...shortened.items] };
 }
