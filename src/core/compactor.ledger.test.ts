@@ -78,13 +78,16 @@ describe('the session ledger through maybeCompact', () => {
     expect(text(result.messages)).not.toContain('<session_ledger>');
   });
 
-  it('puts the latest content of recently read files back after the summary', async () => {
+  it('puts the files back after the summary: the edited one in its text after the edit, then the read one', async () => {
     const result = await createCompactor({ hard: { filesBack: { maxFiles: 5 } } }).maybeCompact(
       claudeCodeSession(),
       { force: 'hard' },
     );
     const blocks = result.messages[0]!.content as { text: string }[];
     expect(blocks[1]?.text).toMatch(
+      /^<file path="\/repo\/src\/parser.ts" as-of="t4">\nexport function pbrseHeader\(\) \{\}\nparser line 0\n/,
+    );
+    expect(blocks[2]?.text).toMatch(
       /^<file path="\/repo\/src\/lexer.ts" as-of="t5">\nexport const lexer = 1;/,
     );
     const off = await createCompactor({ hard: { filesBack: { maxFiles: 0 } } }).maybeCompact(

@@ -9,7 +9,6 @@ import {
   type TextBlock,
 } from '../conversation/types.js';
 import type { CompactionEvent } from '../events.js';
-import { type FilesBackSettings, filesBack } from '../ledger/files-back.js';
 import type { LedgerFile } from '../ledger/ledger-state.js';
 import { readableHistory } from '../summary/readable-history.js';
 import { bridgeText, summaryAcknowledgement } from '../summary/summary-format.js';
@@ -17,6 +16,7 @@ import { type SummarySettings, writeSummary } from '../summary/write-summary.js'
 import { countMessageTokens } from '../tokens/message-tokens.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { RenderedWorkingSet } from '../working-set/render-working-set.js';
+import { type FilesBackSettings, filesBack } from './hard-files-back.js';
 import { fitKeptTurn } from './hard-kept-turn.js';
 import type { LayerPlan, MaskRule, RewriteContext } from './mask.js';
 
@@ -30,7 +30,7 @@ export interface HardSettings extends SummarySettings {
   workingSetTokens: number;
   /** The kept turn goes out whole up to this many tokens; a larger one has its large parts cut (Infinity: never). */
   keptTurnTokens: number;
-  /** What goes back after the summary: the latest content of the most recently touched files. */
+  /** What goes back after the summary: the current text of the files the agent works on (see `filesBack`). */
   filesBack: FilesBackSettings;
 }
 
@@ -258,9 +258,7 @@ function assembleHard(
     (ledger ? `${ledger}\n\n` : '') +
     (workingSet ? `${workingSet}\n\n` : '') +
     `<identity>\n${escapeReservedTags(context.settings.identity)}\n</identity>`;
-  const files = context.ledger
-    ? filesBack(context.ledger.files, messages, split.tail, context.settings.filesBack, context.counter)
-    : [];
+  const files = filesBack(messages, split.tail, context.settings.filesBack, context.counter);
   const bridge = needsBridge(split);
   const output: Message[] = [
     { role: 'user', content: [{ type: 'text', text: headText }, ...files.map(fileBlock)] },
