@@ -88,11 +88,13 @@ export interface HardOptions {
    */
   workingSetTokens?: number;
   /**
-   * After the summary, the latest content of the most recently touched files (their last Read
-   * result or Write content in the history) goes back in `<file>` blocks, up to `maxFiles` files
-   * and `maxTokens` tokens in all, so the agent need not read them again. Off by default: five
-   * files (Claude Code puts back up to five) added about 1,650 tokens to the median compacted context.
-   * @default { maxFiles: 0, maxTokens: 2000 }
+   * After the summary, the files the agent is working on go back in `<file>` blocks, up to
+   * `maxFiles` files and `maxTokens` tokens in all, so it need not read them again: each in its
+   * current text (its last whole Read or Write in the history with the later edits applied),
+   * edited files first, newest first, then files it only read. A file too large for what is left
+   * goes back as the regions around its latest edits (`lines="…"` says which); a file the kept turn
+   * shows, or whose text the history does not hold, is skipped. `maxFiles: 0` turns it off.
+   * @default { maxFiles: 5, maxTokens: 2000 }
    */
   filesBack?: { maxFiles?: number; maxTokens?: number };
   /**

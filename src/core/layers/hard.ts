@@ -258,10 +258,9 @@ function assembleHard(
     (ledger ? `${ledger}\n\n` : '') +
     (workingSet ? `${workingSet}\n\n` : '') +
     `<identity>\n${escapeReservedTags(context.settings.identity)}\n</identity>`;
-  const files = filesBack(messages, split.tail, context.settings.filesBack, context.counter);
   const bridge = needsBridge(split);
   const output: Message[] = [
-    { role: 'user', content: [{ type: 'text', text: headText }, ...files.map(fileBlock)] },
+    { role: 'user', content: [{ type: 'text', text: headText }] },
     { role: 'assistant', content: [{ type: 'text', text: summaryAcknowledgement }] },
   ];
   if (bridge) {
@@ -278,7 +277,7 @@ function assembleHard(
     headLength: bridge ? 3 : 2,
     placeholder: headText,
   };
-  const fitted = fitKeptTurn(output, split.tail.length, {
+  const fitted = fitKeptTurn(withFilesBack(output, messages, split, context), split.tail.length, {
     ...context,
     keptTurnTokens: context.settings.keptTurnTokens,
   });
@@ -290,6 +289,21 @@ function assembleHard(
   };
 }
 
-function fileBlock(text: string): TextBlock {
-  return { type: 'text', text };
+/**
+ * The output with the files back after the head, within their budget and within what is left
+ * under `maxTokens`: files back never push the kept turn into placeholders.
+ */
+function withFilesBack(
+  output: Message[],
+  messages: readonly Message[],
+  split: HardSplit,
+  context: HardContext,
+): Message[] {
+  const { maxFiles, maxTokens } = context.settings.filesBack;
+  const room = Math.min(maxTokens, context.maxTokens - context.countTokens(output));
+  const files = filesBack(messages, split.tail, { maxFiles, maxTokens: room }, context.counter);
+  if (files.length === 0) return output;
+  const [head, ...rest] = output;
+  const blocks: TextBlock[] = files.map((text) => ({ type: 'text', text }));
+  return [{ ...head!, content: [...contentBlocks(head!), ...blocks] }, ...rest];
 }
