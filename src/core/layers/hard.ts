@@ -20,6 +20,9 @@ import { type FilesBackSettings, filesBack } from './hard-files-back.js';
 import { fitKeptTurn } from './hard-kept-turn.js';
 import type { LayerPlan, MaskRule, RewriteContext } from './mask.js';
 
+/** Files back take at most this share of what is left under the hard threshold: the agent needs room to go on. */
+const FILES_BACK_ROOM_SHARE = 1 / 2;
+
 /** Resolved options of the hard layer. */
 export interface HardSettings extends SummarySettings {
   /** The `<identity>` reminder placed after the summary. */
@@ -290,8 +293,9 @@ function assembleHard(
 }
 
 /**
- * The output with the files back after the head, within their budget and within what is left
- * under `maxTokens`: files back never push the kept turn into placeholders.
+ * The output with the files back after the head, within their budget and within half of what is
+ * left under `maxTokens`: files back never push the kept turn into placeholders, nor the next
+ * requests straight back over the threshold.
  */
 function withFilesBack(
   output: Message[],
@@ -300,7 +304,8 @@ function withFilesBack(
   context: HardContext,
 ): Message[] {
   const { maxFiles, maxTokens } = context.settings.filesBack;
-  const room = Math.min(maxTokens, context.maxTokens - context.countTokens(output));
+  const left = context.maxTokens - context.countTokens(output);
+  const room = Math.min(maxTokens, Math.floor(left * FILES_BACK_ROOM_SHARE));
   const files = filesBack(messages, split.tail, { maxFiles, maxTokens: room }, context.counter);
   if (files.length === 0) return output;
   const [head, ...rest] = output;
