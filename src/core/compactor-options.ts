@@ -88,22 +88,23 @@ export interface HardOptions {
    */
   workingSetTokens?: number;
   /**
-   * After the summary, the latest content of the most recently touched files (their last Read
-   * result or Write content in the history) goes back in `<file>` blocks, up to `maxFiles` files
-   * and `maxTokens` tokens in all, so the agent need not read them again. Off by default: five
-   * files (Claude Code puts back up to five) added about 1,650 tokens to the median compacted context.
-   * @default { maxFiles: 0, maxTokens: 2000 }
+   * After the summary, the files the agent is working on go back in `<file>` blocks, up to
+   * `maxFiles` files and `maxTokens` tokens in all, so it need not read them again: each in its
+   * current text (its last whole Read or Write in the history with the later edits applied),
+   * edited files first, newest first, then files it only read. A file too large for what is left
+   * goes back as the regions around its latest edits (`lines="…"` says which); a file the kept turn
+   * shows, or whose text the history does not hold, is skipped. `maxFiles: 0` turns it off.
+   * @default { maxFiles: 5, maxTokens: 2000 }
    */
   filesBack?: { maxFiles?: number; maxTokens?: number };
   /**
-   * The turn a hard compaction keeps (the last call and the results answering it) goes out whole
-   * up to this many tokens per part: a larger tool result is cut to its head and tail, with a note
-   * naming the archive item that holds all of it (the model has not read it yet, and usually needs
-   * how it starts and how it ends), and the large fields of a larger call input are elided (the
-   * model wrote them; the file is on disk). `Infinity` keeps the turn verbatim. At `1000` the
-   * median compacted context at Claude Code's own compaction points is under Claude Code's own
-   * (BENCHMARKS.md, section 9).
-   * @default 1000
+   * The turn a hard compaction keeps (the last call and the results answering it, which the model
+   * has not read yet) goes out byte for byte up to this many tokens in all. A larger turn has each
+   * large part cut to an equal share of it: a tool result to its head and tail, with a note naming
+   * the archive item that holds all of it (`recall` returns it), the large fields of a call input
+   * elided (the model wrote them; the file is on disk). `Infinity` keeps the turn verbatim always.
+   * @default a quarter of the usable window (`contextWindow` less `reserveOutputTokens`; without a
+   * window, the hard threshold / 0.85)
    */
   keptTurnTokens?: number;
   /**

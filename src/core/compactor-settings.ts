@@ -51,13 +51,19 @@ const DEFAULT_LEDGER_TOKENS = 2600;
  * go on is worth its budget.
  */
 const DEFAULT_WORKING_SET_TOKENS = 1200;
-/** Kept-turn results and call inputs over this are cut (median at Claude Code's compaction points: BENCHMARKS.md §9). */
-const DEFAULT_KEPT_TURN_TOKENS = 1000;
 /**
- * Files back is off by default: five files within 2,000 tokens (as Claude Code puts back up to five)
- * added about 1,650 tokens to the median compacted context on the same sessions, over Claude Code's.
+ * The kept turn goes out whole unless it alone takes more than this share of the usable window
+ * (issue #32: the file the agent just read arrived cut at 1,000 tokens a part, and with it the
+ * names it was about to use; a quarter still leaves the summary, the ledger and the next turns room).
  */
-const DEFAULT_FILES_BACK = 0;
+const KEPT_TURN_WINDOW_SHARE = 1 / 4;
+/**
+ * Files back: up to five files (as Claude Code puts back up to five) within 2,000 tokens. At Claude
+ * Code's 41 own compaction points (`npm run bench -- survival`, BENCHMARKS.md §11) it took the
+ * identifiers the agent used next from 45% to 58% and its edit texts from 31% to 45%, at a median
+ * compacted context of 6,115 o200k tokens (4,460 without; 4,000 tokens gave 63% / 50% at 8,027).
+ */
+const DEFAULT_FILES_BACK = 5;
 const DEFAULT_FILES_BACK_TOKENS = 2000;
 const DEFAULT_MAX_ATTEMPTS = 3;
 const DEFAULT_RETRY_DELAY_MS = 500;
@@ -147,7 +153,8 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
       timeoutMs: hard.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       ledgerTokens: hard.ledgerTokens ?? DEFAULT_LEDGER_TOKENS,
       workingSetTokens: hard.workingSetTokens ?? DEFAULT_WORKING_SET_TOKENS,
-      keptTurnTokens: hard.keptTurnTokens ?? DEFAULT_KEPT_TURN_TOKENS,
+      keptTurnTokens:
+        hard.keptTurnTokens ?? Math.floor(usableWindow(options, limits) * KEPT_TURN_WINDOW_SHARE),
       filesBack: {
         maxFiles: hard.filesBack?.maxFiles ?? DEFAULT_FILES_BACK,
         maxTokens: hard.filesBack?.maxTokens ?? DEFAULT_FILES_BACK_TOKENS,
@@ -162,6 +169,19 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
         )
       : undefined,
   };
+}
+
+/**
+ * The window less the answer's reserve; without a window, the one the hard threshold implies at
+ * its default fraction (the seed's 80,000 of about 94,000).
+ */
+function usableWindow(
+  { contextWindow, reserveOutputTokens = DEFAULT_RESERVE_OUTPUT_TOKENS }: CompactorOptions,
+  limits: { hard: number },
+): number {
+  return contextWindow === undefined
+    ? limits.hard / DEFAULT_HARD_FRACTION
+    : contextWindow - reserveOutputTokens;
 }
 
 function resolveThresholds({

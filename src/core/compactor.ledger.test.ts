@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toolResultText } from './_internal/text.js';
+import { handleRecall } from './archive/compaction-tools.js';
 import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
 import { rebuildConversation } from './archive/rebuild.js';
 import { createCompactor } from './compactor.js';
@@ -77,13 +78,16 @@ describe('the session ledger through maybeCompact', () => {
     expect(text(result.messages)).not.toContain('<session_ledger>');
   });
 
-  it('puts the latest content of recently read files back after the summary', async () => {
+  it('puts the files back after the summary: the edited one in its text after the edit, then the read one', async () => {
     const result = await createCompactor({ hard: { filesBack: { maxFiles: 5 } } }).maybeCompact(
       claudeCodeSession(),
       { force: 'hard' },
     );
     const blocks = result.messages[0]!.content as { text: string }[];
     expect(blocks[1]?.text).toMatch(
+      /^<file path="\/repo\/src\/parser.ts" as-of="t4">\nexport function pbrseHeader\(\) \{\}\nparser line 0\n/,
+    );
+    expect(blocks[2]?.text).toMatch(
       /^<file path="\/repo\/src\/lexer.ts" as-of="t5">\nexport const lexer = 1;/,
     );
     const off = await createCompactor({ hard: { filesBack: { maxFiles: 0 } } }).maybeCompact(
@@ -95,38 +99,29 @@ describe('the session ledger through maybeCompact', () => {
     expect((off.messages[0]!.content as unknown[]).length).toBe(1);
   });
 
-  it('cuts a large result of the kept turn to its head and tail and elides a large call input, all recallable', async () => {
-    const messages = agentSession(30, { lines: 400 });
-    const written = 'x = 1\n'.repeat(1500);
-    const last = messages.at(-2)!;
-    const call = {
-      type: 'tool_use',
-      id: 'toolu_write',
-      name: 'Write',
-      input: { file_path: 'a.py', content: written },
-    };
-    const withWrite: Message[] = [
-      ...messages.slice(0, -1),
-      { ...last, content: [...(last.content as ContentBlock[]), call as ContentBlock] },
-      {
-        role: 'user',
-        content: [
-          ...(messages.at(-1)!.content as ContentBlock[]),
-          { type: 'tool_result', tool_use_id: 'toolu_write', content: 'File created successfully at: a.py' },
-        ],
-      },
-    ];
+  it('keeps the turn whole, byte for byte, while it is within a quarter of the usable window', async () => {
+    const withWrite = sessionWithWrite(400, 1500);
+    const result = await createCompactor().maybeCompact(withWrite, { force: 'hard' });
+    expect(result.layer).toBe('hard');
+    expect(JSON.stringify(result.messages.slice(-2))).toBe(JSON.stringify(withWrite.slice(-2)));
+  });
+
+  it('cuts a turn over a quarter of the usable window to head and tail and elides its large input, all recallable', async () => {
+    const withWrite = sessionWithWrite(400, 1500);
     const store = createMemoryArchiveStore();
-    const compactor = createCompactor({ archive: store });
+    // 48,192 less the 8,192 reserve: the turn (about 15,000 tokens) gets 10,000, shared by its four parts.
+    const compactor = createCompactor({ archive: store, contextWindow: 48_192 });
     const result = await compactor.maybeCompact(withWrite, { force: 'hard' });
-    const lines = toolResultText((withWrite.at(-1)!.content as ToolResultBlock[])[0]!).split('\n');
+    const original = toolResultText((withWrite.at(-1)!.content as ToolResultBlock[])[0]!);
+    const lines = original.split('\n');
     const cut = toolResultText((result.messages.at(-1)!.content as ToolResultBlock[])[0]!);
     // The model reads how the output starts and ends, and where the whole of it is.
     expect(cut.startsWith(`${lines[0]}\n${lines[1]}`)).toBe(true);
     expect(cut).toContain(lines.at(-1));
     expect(cut).toMatch(/lines \(.* tokens\) cut here/);
-    expect(cut).toMatch(/…shortened; .* tokens in full; recall r\d+\]$/);
-    expect(createHeuristicCounter().countText(cut)).toBeLessThan(1100);
+    expect(createHeuristicCounter().countText(cut)).toBeLessThan(2_700);
+    const id = /…shortened; .* tokens in full; recall (r\d+)\]$/.exec(cut)?.[1];
+    expect(await handleRecall({ archive: store, sessionId: compactor.sessionId }, { id })).toBe(original);
     // The file it wrote is elided from its call; the small result stays.
     const keptCall = (result.messages.at(-2)!.content as ContentBlock[]).find(
       (block) => block.type === 'tool_use' && block.id === 'toolu_write',
@@ -136,10 +131,33 @@ describe('the session ledger through maybeCompact', () => {
       'File created successfully at: a.py',
     );
     expect(rebuildConversation(result.messages, await store.list(compactor.sessionId))).toEqual(withWrite);
-    const whole = await createCompactor({ hard: { keptTurnTokens: Number.POSITIVE_INFINITY } }).maybeCompact(
-      withWrite,
-      { force: 'hard' },
-    );
+    const whole = await createCompactor({
+      contextWindow: 48_192,
+      hard: { keptTurnTokens: Number.POSITIVE_INFINITY },
+    }).maybeCompact(withWrite, { force: 'hard' });
     expect(whole.messages.slice(-2)).toEqual(withWrite.slice(-2));
   });
 });
+
+/** An agent session whose last turn reads a file of `lines` lines and writes one of `written` lines. */
+function sessionWithWrite(lines: number, written: number): Message[] {
+  const messages = agentSession(30, { lines });
+  const last = messages.at(-2)!;
+  const call = {
+    type: 'tool_use',
+    id: 'toolu_write',
+    name: 'Write',
+    input: { file_path: 'a.py', content: 'x = 1\n'.repeat(written) },
+  };
+  return [
+    ...messages.slice(0, -1),
+    { ...last, content: [...(last.content as ContentBlock[]), call as ContentBlock] },
+    {
+      role: 'user',
+      content: [
+        ...(messages.at(-1)!.content as ContentBlock[]),
+        { type: 'tool_result', tool_use_id: 'toolu_write', content: 'File created successfully at: a.py' },
+      ],
+    },
+  ];
+}

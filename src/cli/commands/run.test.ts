@@ -126,8 +126,8 @@ function createScriptedTask() {
           call.input.path === 'src/f0.ts'
             ? expected.replace('// UNIQUE-MARKER-0', '// EDITED-MARKER-0')
             : expected;
-        // Right after a hard compaction a large result of the kept turn comes cut to its head and
-        // tail, the whole recallable (hard.keptTurnTokens); otherwise it comes whole.
+        // Right after a hard compaction a kept turn over a quarter of the usable window comes cut
+        // to its head and tail, the whole recallable (hard.keptTurnTokens); otherwise it comes whole.
         const cut = / \[…shortened; [^\]]*recall r\d+\]$/.test(result.text);
         const head = result.text.split('\n')[0]!;
         const intact = cut ? expected.startsWith(head) : result.text === expected || result.text === current;

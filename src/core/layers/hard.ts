@@ -2,7 +2,6 @@ import { archiveKey } from '../_internal/archive-ids.js';
 import { escapeReservedTags } from '../_internal/text.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
 import type { CompactionEvent } from '../events.js';
-import { type FilesBackSettings, filesBack } from '../ledger/files-back.js';
 import type { LedgerFile } from '../ledger/ledger-state.js';
 import {
   type ContentBlock,
@@ -17,15 +16,12 @@ import { type SummarySettings, writeSummary } from '../summary/write-summary.js'
 import { countMessageTokens } from '../tokens/message-tokens.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { RenderedWorkingSet } from '../working-set/render-working-set.js';
-import { applyRewrites, elideOlderInputs } from './elide-inputs.js';
-import {
-  collectMaskTargets,
-  type LayerPlan,
-  type MaskRule,
-  maskToolResults,
-  type RewriteContext,
-} from './mask.js';
-import { shortenToolResults } from './shorten-result.js';
+import { type FilesBackSettings, filesBack } from './hard-files-back.js';
+import { fitKeptTurn } from './hard-kept-turn.js';
+import type { LayerPlan, MaskRule, RewriteContext } from './mask.js';
+
+/** Files back take at most this share of what is left under the hard threshold: the agent needs room to go on. */
+const FILES_BACK_ROOM_SHARE = 1 / 2;
 
 /** Resolved options of the hard layer. */
 export interface HardSettings extends SummarySettings {
@@ -35,9 +31,9 @@ export interface HardSettings extends SummarySettings {
   ledgerTokens: number;
   /** The working set's budget in tokens (0: left out). */
   workingSetTokens: number;
-  /** A kept-turn tool result over this many tokens becomes a placeholder (Infinity: never). */
+  /** The kept turn goes out whole up to this many tokens; a larger one has its large parts cut (Infinity: never). */
   keptTurnTokens: number;
-  /** What goes back after the summary: the latest content of the most recently touched files. */
+  /** What goes back after the summary: the current text of the files the agent works on (see `filesBack`). */
   filesBack: FilesBackSettings;
 }
 
@@ -265,12 +261,9 @@ function assembleHard(
     (ledger ? `${ledger}\n\n` : '') +
     (workingSet ? `${workingSet}\n\n` : '') +
     `<identity>\n${escapeReservedTags(context.settings.identity)}\n</identity>`;
-  const files = context.ledger
-    ? filesBack(context.ledger.files, messages, split.tail, context.settings.filesBack, context.counter)
-    : [];
   const bridge = needsBridge(split);
   const output: Message[] = [
-    { role: 'user', content: [{ type: 'text', text: headText }, ...files.map(fileBlock)] },
+    { role: 'user', content: [{ type: 'text', text: headText }] },
     { role: 'assistant', content: [{ type: 'text', text: summaryAcknowledgement }] },
   ];
   if (bridge) {
@@ -287,7 +280,10 @@ function assembleHard(
     headLength: bridge ? 3 : 2,
     placeholder: headText,
   };
-  const fitted = fitKeptTurn(output, context);
+  const fitted = fitKeptTurn(withFilesBack(output, messages, split, context), split.tail.length, {
+    ...context,
+    keptTurnTokens: context.settings.keptTurnTokens,
+  });
   return {
     messages: fitted.messages,
     // Already archived (a retry after a crash): the stored item stands, written once.
@@ -296,34 +292,23 @@ function assembleHard(
   };
 }
 
-function fileBlock(text: string): TextBlock {
-  return { type: 'text', text };
-}
-
 /**
- * When even the kept turn is too large, its tool results become placeholders (archived). Else the
- * parts of it over `keptTurnTokens` are cut, the whole of each in the archive: a result the model
- * has not read yet to its head and tail, the large fields of a call it made itself elided (one long
- * output would otherwise outweigh the summary and the ledger together).
+ * The output with the files back after the head, within their budget and within half of what is
+ * left under `maxTokens`: files back never push the kept turn into placeholders, nor the next
+ * requests straight back over the threshold.
  */
-function fitKeptTurn(output: Message[], context: HardContext): { messages: Message[]; items: ArchiveItem[] } {
-  const { rule, counter, rewrite } = context;
-  const { keptTurnTokens } = context.settings;
-  if (context.countTokens(output) > context.maxTokens) {
-    const targets = collectMaskTargets(output, counter, rule, rewrite);
-    return targets.length === 0 ? { messages: output, items: [] } : maskToolResults(output, targets, rewrite);
-  }
-  if (!Number.isFinite(keptTurnTokens)) return { messages: output, items: [] };
-  const inputs = elideOlderInputs(
-    output,
-    output.length,
-    { maxToolInputTokens: keptTurnTokens },
-    counter,
-    rewrite,
-  );
-  const elided = applyRewrites(output, inputs.rewrites);
-  const large = { ...rule, minTokens: Math.max(rule.minTokens, keptTurnTokens) };
-  const targets = collectMaskTargets(elided, counter, large, rewrite);
-  const shortened = shortenToolResults(elided, targets, keptTurnTokens, counter, rewrite);
-  return { messages: shortened.messages, items: [...inputs.items, ...shortened.items] };
+function withFilesBack(
+  output: Message[],
+  messages: readonly Message[],
+  split: HardSplit,
+  context: HardContext,
+): Message[] {
+  const { maxFiles, maxTokens } = context.settings.filesBack;
+  const left = context.maxTokens - context.countTokens(output);
+  const room = Math.min(maxTokens, Math.floor(left * FILES_BACK_ROOM_SHARE));
+  const files = filesBack(messages, split.tail, { maxFiles, maxTokens: room }, context.counter);
+  if (files.length === 0) return output;
+  const [head, ...rest] = output;
+  const blocks: TextBlock[] = files.map((text) => ({ type: 'text', text }));
+  return [{ ...head!, content: [...contentBlocks(head!), ...blocks] }, ...rest];
 }

@@ -142,9 +142,10 @@ describe('provider-native items in whole requests', () => {
     expect(result.layer).toBe('hard');
     const after = result.body.messages as Message[];
     for (let index = 0; index <= boundary; index++) expect(after[index]).toBe(body.messages[index]);
-    expect(after[boundary + 1]!.content).toEqual([
-      expect.objectContaining({ text: expect.stringMatching(/^<context_summary/) }),
-    ]);
+    // The summary first, then any files put back (hard.filesBack).
+    const head = after[boundary + 1]!.content as { text: string }[];
+    expect(head[0]).toEqual(expect.objectContaining({ text: expect.stringMatching(/^<context_summary/) }));
+    for (const block of head.slice(1)) expect(block.text).toMatch(/^<file path="/);
     expect(after.length).toBeLessThan(body.messages.length);
     expect(validateMessages(after)).toEqual([]);
     // The summarizer saw only what follows the boundary, and nothing signed or encrypted.

@@ -1,0 +1,104 @@
+/**
+ * The files of a history as they stand now: the text of each file's last whole read or write with
+ * the agent's later edits applied to it, and the texts those edits wrote. Read from the calls and
+ * results alone (no file system), for putting the files back after a hard compaction.
+ */
+import { isPlaceholderText, shortenedMark } from '../_internal/placeholder.js';
+import { toolResultText } from '../_internal/text.js';
+import { toolCallFact } from '../ledger/tool-call-facts.js';
+import type { Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
+import { isUnreadable, stripLineNumbers } from '../working-set/outline-file.js';
+import { editsOf, type TextEdit } from '../working-set/tool-edits.js';
+
+/** The latest edit texts kept per file: where the agent is working now. */
+const MAX_EDITS_PER_FILE = 4;
+
+/** One file as the history leaves it. */
+export interface CurrentFile {
+  path: string;
+  /** Its whole text now, when the history holds it (undefined: only the edits are known). */
+  text: string | undefined;
+  /** True once the agent edited or wrote it. */
+  edited: boolean;
+  /** The texts its latest edits wrote, oldest first. */
+  edits: string[];
+  /** The assistant turn that last touched it. */
+  turn: number;
+}
+
+type Pending = { kind: 'read'; path: string; whole: boolean } | { kind: 'change'; edits: TextEdit[] };
+
+/** Every file the history read or changed, least recently touched first. */
+export function currentFiles(history: readonly Message[]): CurrentFile[] {
+  const files = new Map<string, CurrentFile>();
+  const pending = new Map<string, Pending>();
+  let turn = 0;
+  for (const message of history) {
+    if (message.role === 'assistant') turn++;
+    if (typeof message.content === 'string') continue;
+    for (const block of message.content) {
+      if (block.type === 'tool_use') {
+        const call = pendingCall(block as ToolUseBlock);
+        if (call) pending.set(String(block.id), call);
+      } else if (block.type === 'tool_result') {
+        const result = block as ToolResultBlock;
+        const call = pending.get(String(result.tool_use_id));
+        pending.delete(String(result.tool_use_id));
+        if (call && result.is_error !== true) record(files, call, toolResultText(result), turn);
+      }
+    }
+  }
+  return [...files.values()];
+}
+
+/** What a call will tell about a file: a read (whole or part) or the edits it makes. */
+function pendingCall(use: ToolUseBlock): Pending | undefined {
+  const fact = toolCallFact(use);
+  const path = fact.kind === 'read' || fact.kind === 'change' ? fact.paths[0] : undefined;
+  if (fact.kind === 'read' && path !== undefined) {
+    const input = (typeof use.input === 'object' && use.input !== null ? use.input : {}) as Record<
+      string,
+      unknown
+    >;
+    const whole = input.offset === undefined && input.limit === undefined && input.view_range === undefined;
+    return { kind: 'read', path, whole };
+  }
+  if (fact.kind !== 'change') return undefined;
+  const edits = editsOf(use, path);
+  return edits.length > 0 ? { kind: 'change', edits } : undefined;
+}
+
+function record(files: Map<string, CurrentFile>, call: Pending, result: string, turn: number): void {
+  if (call.kind === 'read') {
+    const file = touch(files, call.path, turn);
+    const shown = stripLineNumbers(result);
+    // A masked or cut result, or a part of the file, does not say what the whole file holds.
+    const complete = call.whole && shown.firstLine === 1 && !isPlaceholderText(result);
+    if (complete && !result.includes(shortenedMark) && !isUnreadable(shown.text)) file.text = shown.text;
+    return;
+  }
+  for (const edit of call.edits) applyEdit(touch(files, edit.path, turn), edit);
+}
+
+/** The file's text with the edit made, or unknown when the text it replaced is not in it. */
+function applyEdit(file: CurrentFile, edit: TextEdit): void {
+  file.edited = true;
+  if (edit.whole) file.text = edit.newText;
+  else if (file.text !== undefined && edit.oldText !== '' && file.text.includes(edit.oldText)) {
+    const at = file.text.indexOf(edit.oldText);
+    file.text = file.text.slice(0, at) + edit.newText + file.text.slice(at + edit.oldText.length);
+  } else file.text = undefined;
+  // A whole write is all region: the file itself goes back or nothing of it.
+  file.edits = edit.whole
+    ? []
+    : [...file.edits.filter((text) => text !== edit.newText), edit.newText].slice(-MAX_EDITS_PER_FILE);
+}
+
+/** The file's entry, moved to the end (most recent). */
+function touch(files: Map<string, CurrentFile>, path: string, turn: number): CurrentFile {
+  const file = files.get(path) ?? { path, text: undefined, edited: false, edits: [], turn };
+  files.delete(path);
+  file.turn = turn;
+  files.set(path, file);
+  return file;
+}

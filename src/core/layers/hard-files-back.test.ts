@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../model/messages.js';
+import { createHeuristicCounter } from '../tokens/heuristic-counter.js';
+import { filesBack } from './hard-files-back.js';
+
+const counter = createHeuristicCounter();
+const budget = { maxFiles: 5, maxTokens: 10_000 };
+
+/** Claude Code's Read output: each line numbered. */
+function numbered(text: string): string {
+  return text
+    .split('\n')
+    .map((line, index) => `${String(index + 1).padStart(6)}→${line}`)
+    .join('\n');
+}
+
+let callCounter = 0;
+function call(name: string, input: Record<string, unknown>, result: string, isError = false): Message[] {
+  callCounter += 1;
+  const id = `toolu_${callCounter}`;
+  return [
+    { role: 'assistant', content: [{ type: 'tool_use', id, name, input }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: id, content: result, ...(isError ? { is_error: true } : {}) },
+      ],
+    },
+  ];
+}
+
+const parser = 'export function parse(input: string) {\n  return input.split(",");\n}\n';
+const lexer = 'export const lexer = 1;\n';
+
+describe('filesBack', () => {
+  it('puts an edited file back in its current text, after the edits, before the files only read', () => {
+    const history = [
+      ...call('Read', { file_path: 'src/lexer.ts' }, numbered(lexer)),
+      ...call('Read', { file_path: 'src/parser.ts' }, numbered(parser)),
+      ...call(
+        'Edit',
+        { file_path: 'src/parser.ts', old_string: 'input.split(",")', new_string: 'input.split(";")' },
+        'The file src/parser.ts has been updated.',
+      ),
+    ];
+    expect(filesBack(history, [], budget, counter)).toEqual([
+      `<file path="src/parser.ts" as-of="t3">\n${parser.replace('","', '";"')}\n</file>`,
+      `<file path="src/lexer.ts" as-of="t1">\n${lexer}\n</file>`,
+    ]);
+  });
+
+  it('sends the regions around the edits when the whole file does not fit', () => {
+    const lines = Array.from({ length: 400 }, (_, index) => `const value${index} = compute(${index});`);
+    const history = [
+      ...call('Read', { file_path: 'src/big.ts' }, numbered(lines.join('\n'))),
+      ...call(
+        'Edit',
+        {
+          file_path: 'src/big.ts',
+          old_string: 'const value200 = compute(200);',
+          new_string: 'const value200 = 0;',
+        },
+        'ok',
+      ),
+    ];
+    const [block] = filesBack(history, [], { maxFiles: 5, maxTokens: 600 }, counter);
+    expect(block).toMatch(/^<file path="src\/big.ts" as-of="t2" lines="186-216" of="400">\n/);
+    expect(block).toContain('const value185 = compute(185);\n');
+    expect(block).toContain('const value200 = 0;\n');
+    expect(block).toContain('const value215 = compute(215);\n');
+    expect(block).not.toContain('value184 ');
+    expect(block).not.toContain('value216 ');
+  });
+
+  it('keeps the latest edit when not every region fits', () => {
+    const lines = Array.from({ length: 400 }, (_, index) => `const value${index} = compute(${index});`);
+    const edit = (index: number) =>
+      call(
+        'Edit',
+        {
+          file_path: 'src/big.ts',
+          old_string: `value${index} = compute`,
+          new_string: `value${index} = recompute`,
+        },
+        'ok',
+      );
+    const history = [
+      ...call('Read', { file_path: 'src/big.ts' }, numbered(lines.join('\n'))),
+      ...edit(50),
+      ...edit(300),
+    ];
+    const [block] = filesBack(history, [], { maxFiles: 5, maxTokens: 350 }, counter);
+    expect(block).toContain('value300 = recompute(300)');
+    expect(block).not.toContain('value50 = recompute');
+  });
+
+  it.each([
+    ['a partial read', call('Read', { file_path: 'src/a.ts', offset: 10, limit: 5 }, numbered(lexer))],
+    ['a failed read', call('Read', { file_path: 'src/a.ts' }, 'ENOENT', true)],
+    [
+      'a masked read',
+      call('Read', { file_path: 'src/a.ts' }, '[Previous: used Read(src/a.ts) → ok; recall r3]'),
+    ],
+    ['binary content', call('Read', { file_path: 'src/a.bin' }, 'PNG\u0000\u0000IHDR')],
+    [
+      'an edit whose old text the history does not hold',
+      [
+        ...call('Read', { file_path: 'src/a.ts' }, numbered(lexer)),
+        ...call('Edit', { file_path: 'src/a.ts', old_string: 'missing', new_string: 'x' }, 'ok'),
+      ],
+    ],
+  ])('puts nothing back for %s', (_name, history) => {
+    expect(filesBack(history, [], budget, counter)).toEqual([]);
+  });
+
+  it('skips a file the kept turn shows, and respects the count and the budget', () => {
+    const history = [
+      ...call('Read', { file_path: 'src/lexer.ts' }, numbered(lexer)),
+      ...call('Read', { file_path: 'src/parser.ts' }, numbered(parser)),
+    ];
+    expect(filesBack(history, history.slice(2), budget, counter)).toHaveLength(1);
+    expect(filesBack(history, [], { maxFiles: 1, maxTokens: 10_000 }, counter)).toHaveLength(1);
+    expect(filesBack(history, [], { maxFiles: 0, maxTokens: 10_000 }, counter)).toEqual([]);
+    expect(filesBack(history, [], { maxFiles: 5, maxTokens: 5 }, counter)).toEqual([]);
+  });
+
+  it('follows a whole write and a Codex apply_patch', () => {
+    const patch =
+      '*** Begin Patch\n*** Update File: src/w.ts\n@@\n-export const w = 1;\n+export const w = 2;\n*** End Patch';
+    const history = [
+      ...call('Write', { file_path: 'src/w.ts', content: 'export const w = 1;\n' }, 'File created'),
+      ...call('apply_patch', { input: patch }, 'Success. Updated the following files:\nM src/w.ts'),
+    ];
+    expect(filesBack(history, [], budget, counter)).toEqual([
+      '<file path="src/w.ts" as-of="t2">\nexport const w = 2;\n\n</file>',
+    ]);
+  });
+});

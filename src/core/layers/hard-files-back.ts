@@ -1,0 +1,120 @@
+/**
+ * Files back after a hard compaction: the files the agent is working on, in their current text
+ * (after its edits), so it need not read them again. Edited files first, newest first, then the
+ * files it read; a file too large for what is left of the budget goes back as the regions around
+ * its edits; a file the kept turn shows, or whose text the history does not hold, is skipped.
+ */
+import { escapeReservedTags } from '../_internal/text.js';
+import type { Message } from '../model/messages.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
+import { type CurrentFile, currentFiles } from './hard-current-files.js';
+
+/** Lines kept above and below each edit: the code the next edit most often touches. */
+const REGION_CONTEXT_LINES = 15;
+
+/** How many files and tokens of their content go back after a hard compaction. */
+export interface FilesBackSettings {
+  maxFiles: number;
+  maxTokens: number;
+}
+
+/** The `<file>` blocks that go back after the summary, within `settings`. */
+export function filesBack(
+  history: readonly Message[],
+  keptTurn: readonly Message[],
+  settings: FilesBackSettings,
+  counter: TokenCounter,
+): string[] {
+  if (settings.maxFiles <= 0 || settings.maxTokens <= 0) return [];
+  const shown = new Set(
+    currentFiles(keptTurn).flatMap((file) => (file.text === undefined ? [] : [file.path])),
+  );
+  const candidates = currentFiles(history)
+    .filter((file) => file.text !== undefined && !shown.has(file.path))
+    .reverse();
+  const ordered = [...candidates.filter((file) => file.edited), ...candidates.filter((file) => !file.edited)];
+  const blocks: string[] = [];
+  let left = settings.maxTokens;
+  for (const file of ordered) {
+    if (blocks.length >= settings.maxFiles) break;
+    const block = fileBlock(file, left, counter);
+    if (block === undefined) continue;
+    left -= counter.countText(block);
+    blocks.push(block);
+  }
+  return blocks;
+}
+
+/** The file whole within `maxTokens`, else the regions around its edits, else nothing. */
+function fileBlock(file: CurrentFile, maxTokens: number, counter: TokenCounter): string | undefined {
+  const text = file.text!;
+  const whole = `<file path="${escapeAttribute(file.path)}" as-of="t${file.turn}">\n${escapeReservedTags(text)}\n</file>`;
+  if (counter.countText(whole) <= maxTokens) return whole;
+  let ranges = editRanges(text, file.edits);
+  while (ranges.length > 0) {
+    const block = regionsBlock(file, text, ranges);
+    if (counter.countText(block) <= maxTokens) return block;
+    // The oldest edit's region goes first: the latest is where the agent is.
+    ranges = ranges.slice(1);
+  }
+  return undefined;
+}
+
+/** Zero-based line ranges around each edit found in the text, the latest edit last, merged. */
+function editRanges(text: string, edits: readonly string[]): [number, number][] {
+  const lineOf = lineStarts(text);
+  const ranges: [number, number][] = [];
+  for (const edit of edits) {
+    const at = edit === '' ? -1 : text.indexOf(edit);
+    if (at === -1) continue;
+    const first = lineOf(at);
+    const last = lineOf(at + edit.length);
+    ranges.push([Math.max(0, first - REGION_CONTEXT_LINES), last + REGION_CONTEXT_LINES]);
+  }
+  return mergeOverlapping(ranges);
+}
+
+/** A function from a character offset to its zero-based line. */
+function lineStarts(text: string): (offset: number) => number {
+  const starts = [0];
+  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1))
+    starts.push(index + 1);
+  return (offset) => {
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (starts[middle]! <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  };
+}
+
+/** Ranges that overlap or touch become one, keeping the order of their latest member. */
+function mergeOverlapping(ranges: [number, number][]): [number, number][] {
+  const merged: [number, number][] = [];
+  for (const range of ranges) {
+    const overlapping = merged.filter(([start, end]) => range[0] <= end + 1 && start <= range[1] + 1);
+    const start = Math.min(range[0], ...overlapping.map(([first]) => first));
+    const end = Math.max(range[1], ...overlapping.map(([, last]) => last));
+    for (const each of overlapping) merged.splice(merged.indexOf(each), 1);
+    merged.push([start, end]);
+  }
+  return merged;
+}
+
+/** The regions in file order, each with its one-based lines in the `lines` attribute. */
+function regionsBlock(file: CurrentFile, text: string, ranges: readonly [number, number][]): string {
+  const lines = text.split('\n');
+  const sorted = [...ranges]
+    .map(([start, end]): [number, number] => [start, Math.min(end, lines.length - 1)])
+    .sort((left, right) => left[0] - right[0]);
+  const spans = sorted.map(([start, end]) => `${start + 1}-${end + 1}`).join(',');
+  const body = sorted.map(([start, end]) => lines.slice(start, end + 1).join('\n')).join('\n…\n');
+  return `<file path="${escapeAttribute(file.path)}" as-of="t${file.turn}" lines="${spans}" of="${lines.length}">\n${escapeReservedTags(body)}\n</file>`;
+}
+
+function escapeAttribute(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+}
