@@ -15,8 +15,11 @@ const FORMAT_NAMES = new Set([
   'openai-chat',
 ]);
 
-/** Where format names may be written: the formats' own folders. */
-export const FORMAT_HOMES = ['core/wire/'];
+/**
+ * Where format names may be written: a `wire/` folder — the core's (`core/wire/<format>/`) or, for
+ * a format's piece that needs node, one under the package that owns it (`testing/wire/<format>/`).
+ */
+const FORMAT_HOME = /(^|\/)wire\//;
 
 /**
  * Files (relative to `src/`) that still write format names, with how many, when this rule arrived.
@@ -63,14 +66,6 @@ export const FORMAT_LITERALS_ALLOWED = new Map<string, number>([
   ['proxy/recall/openai-chat.ts', 1],
   ['proxy/recall/responses.ts', 1],
   ['proxy/routes.ts', 10],
-  ['testing/_answer-step.ts', 12],
-  ['testing/_content-types.ts', 5],
-  ['testing/_responses-request.ts', 1],
-  ['testing/_screen-request.ts', 10],
-  ['testing/_wire.ts', 1],
-  ['testing/gemini/gemini-server.ts', 2],
-  ['testing/prompt-usage.ts', 1],
-  ['testing/scripted-model-server.ts', 7],
 ]);
 
 /** True for a string that is a module name (`import … from 'openai'`, `import('openai')`). */
@@ -96,6 +91,6 @@ export function formatLiteralLines(file: ts.SourceFile): number[] {
 
 /** True for a file the rule reads: source outside the formats' folders, not a test. */
 export function readsFormatLiterals(name: string): boolean {
-  if (FORMAT_HOMES.some((home) => name.startsWith(home))) return false;
+  if (FORMAT_HOME.test(name)) return false;
   return !/\.test(-utils)?\.tsx?$/.test(name) && !name.includes('__fixtures__/');
 }

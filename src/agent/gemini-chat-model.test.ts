@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message } from '../core/conversation/types.js';
-import { signatureOf } from '../testing/gemini/gemini-server.js';
+import { signatureOf } from '../testing/wire/gemini/gemini-server.js';
 import { type ScriptedModelServer, startScriptedModelServer } from '../testing/scripted-model-server.js';
 import { createGeminiChatModel } from './gemini-chat-model.js';
 

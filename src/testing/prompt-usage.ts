@@ -121,8 +121,15 @@ export function estimateRequestTokens(api: ScriptedApi, body: Record<string, unk
 export class PromptCache {
   readonly #prefixes = new Set<string>();
 
-  /** Counts a request's input tokens and reads from / writes to the cache like the provider. */
-  measure(api: ScriptedApi, body: Record<string, unknown>): InputUsage {
+  /**
+   * Counts a request's input tokens and reads from / writes to the cache like the provider; only a
+   * provider that `reportsWrites` counts the newly cached prefix apart from the uncached tokens.
+   */
+  measure(
+    api: ScriptedApi,
+    body: Record<string, unknown>,
+    { reportsWrites }: { reportsWrites: boolean },
+  ): InputUsage {
     const units = unitsOf(api, body);
     // Prefixes are hashed only up to the last breakpoint: past it (or without one) nothing is cached.
     const hashedUnits = units.findLastIndex((unit) => unit.breakpoint) + 1;
@@ -144,7 +151,7 @@ export class PromptCache {
       lastBreakpointTokens = runningTokens;
     }
     for (const key of newPrefixes) this.#prefixes.add(key);
-    if (api !== 'anthropic') {
+    if (!reportsWrites) {
       return {
         totalTokens: runningTokens,
         uncachedTokens: runningTokens - cacheReadTokens,
