@@ -40,7 +40,6 @@ export const FORMAT_LITERALS_ALLOWED = new Map<string, number>([
   ['cli/commands/run.ts', 11],
   ['cli/main.ts', 1],
   ['cli/read-conversation.ts', 9],
-  ['cli/summarizer-from-spec.ts', 25],
   ['cli/wrap/agent-launch.ts', 5],
   ['core/conversation/parse-conversation.ts', 3],
   ['core/conversation/responses-format.ts', 1],
