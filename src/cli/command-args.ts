@@ -1,7 +1,7 @@
 /** Argument parsing the commands share: node's `util.parseArgs`, with every mistake a one-line UsageError. */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import type { MessageFormat } from '../core/conversation/types.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
+import type { WireFormat } from '../core/wire/wire-format.js';
 import { CliError, UsageError } from './cli-io.js';
 
 /** The option declarations `util.parseArgs` takes. */
@@ -82,12 +82,12 @@ export function singleFile(positionals: readonly string[]): string {
 }
 
 /** The `--format` flag of conversation files. */
-export function formatOption(value: string | undefined): MessageFormat | undefined {
+export function formatOption(value: string | undefined): WireFormat | undefined {
   const formats = ['anthropic', 'openai', 'responses', 'gemini'];
   if (value !== undefined && !formats.includes(value)) {
     throw new UsageError(`--format must be "anthropic", "openai", "responses" or "gemini", got "${value}"`);
   }
-  return value as MessageFormat | undefined;
+  return value as WireFormat | undefined;
 }
 
 /** A tokenizer a command can count with. */

@@ -15,15 +15,16 @@ import {
   type ParsedConversation,
   parseConversation,
 } from '../core/conversation/parse-conversation.js';
-import type { Message, MessageFormat, SystemPrompt } from '../core/conversation/types.js';
+import type { Message, SystemPrompt } from '../core/conversation/types.js';
 import { CompactError } from '../core/errors.js';
+import type { WireFormat } from '../core/wire/wire-format.js';
 import { jsonFileLines } from '../importers/_json-lines.js';
 import { CliError, type CliIO } from './cli-io.js';
 
 /** Options of {@link readConversationFile}. */
 export interface ReadConversationOptions {
   /** Force a format instead of detecting it. */
-  format?: MessageFormat | undefined;
+  format?: WireFormat | undefined;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { CompactorOptions } from '../core/compactor-options.js';
 import type { ProviderUsage } from '../core/conversation/types.js';
 import type { CompactionLayer } from '../core/events.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
-import type { ProxyApi } from './routes.js';
+import type { WireFormat } from '../core/wire/wire-format.js';
 
 /** What compacting one request returns; `body` is the input object itself when nothing changed. */
 export interface RequestCompaction {
@@ -27,7 +27,7 @@ export interface RequestCompactor {
   readonly sessionId: string;
   compactRequest(
     body: Record<string, unknown>,
-    options: { format: ProxyApi; usage?: ProviderUsage; signal?: AbortSignal; summarizer?: SummaryModel },
+    options: { format: WireFormat; usage?: ProviderUsage; signal?: AbortSignal; summarizer?: SummaryModel },
   ): Promise<RequestCompaction>;
 }
 

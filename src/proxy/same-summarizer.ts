@@ -10,13 +10,13 @@ import { CompactError } from '../core/errors.js';
 import type { SummaryModel, SummaryResult } from '../core/summary/summary-model.js';
 import type { WireDialect } from '../core/wire/dialect.js';
 import { dialects } from '../core/wire/dialects.js';
+import type { WireFormat } from '../core/wire/wire-format.js';
 import { upstreamHeaders } from './forward.js';
-import type { ProxyApi } from './routes.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 
 /** The request a summary borrows its provider, model, key and settings from. */
 export interface SummaryContext {
-  api: ProxyApi;
+  api: WireFormat;
   /** The upstream URL of the request (same path and query). */
   url: URL;
   headers: IncomingHttpHeaders;

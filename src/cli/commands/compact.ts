@@ -19,10 +19,10 @@ import {
   type ParsedConversation,
   serializeConversation,
 } from '../../core/conversation/parse-conversation.js';
-import type { MessageFormat } from '../../core/conversation/types.js';
 import { assertValidMessages } from '../../core/conversation/validate.js';
 import { readRequestConversation } from '../../core/request/request-conversation.js';
 import { createMemoizedCounter } from '../../core/tokens/memoized-counter.js';
+import type { WireFormat } from '../../core/wire/wire-format.js';
 import { type CliCommand, CliError, UsageError } from '../cli-io.js';
 import {
   type CliTokenizer,
@@ -228,7 +228,7 @@ interface CompactArgs {
   archive?: string;
   force?: 'mid' | 'hard';
   tokenizer: CliTokenizer;
-  format?: MessageFormat;
+  format?: WireFormat;
   output?: string;
   json: boolean;
 }
