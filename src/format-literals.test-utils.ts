@@ -59,7 +59,6 @@ export const FORMAT_LITERALS_ALLOWED = new Map<string, number>([
   ['openai/responses-summary.ts', 2],
   ['proxy/conversation-exchange.ts', 5],
   ['proxy/count-tokens.ts', 6],
-  ['proxy/provider-errors.ts', 3],
   ['proxy/recall/anthropic.ts', 1],
   ['proxy/recall/gemini.ts', 1],
   ['proxy/recall/openai-chat.ts', 1],
