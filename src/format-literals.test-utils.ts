@@ -59,10 +59,6 @@ export const FORMAT_LITERALS_ALLOWED = new Map<string, number>([
   ['openai/responses-summary.ts', 2],
   ['proxy/conversation-exchange.ts', 5],
   ['proxy/count-tokens.ts', 6],
-  ['proxy/recall/anthropic.ts', 1],
-  ['proxy/recall/gemini.ts', 1],
-  ['proxy/recall/openai-chat.ts', 1],
-  ['proxy/recall/responses.ts', 1],
   ['proxy/routes.ts', 10],
 ]);
 
