@@ -1,6 +1,6 @@
 /** Argument parsing the commands share: node's `util.parseArgs`, with every mistake a one-line UsageError. */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import type { MessageFormat } from '../core/model/messages.js';
+import type { WireFormat } from '../core/model/wire-format.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
 import { CliError, UsageError } from './cli-io.js';
 
@@ -82,12 +82,12 @@ export function singleFile(positionals: readonly string[]): string {
 }
 
 /** The `--format` flag of conversation files. */
-export function formatOption(value: string | undefined): MessageFormat | undefined {
+export function formatOption(value: string | undefined): WireFormat | undefined {
   const formats = ['anthropic', 'openai', 'responses', 'gemini'];
   if (value !== undefined && !formats.includes(value)) {
     throw new UsageError(`--format must be "anthropic", "openai", "responses" or "gemini", got "${value}"`);
   }
-  return value as MessageFormat | undefined;
+  return value as WireFormat | undefined;
 }
 
 /** A tokenizer a command can count with. */

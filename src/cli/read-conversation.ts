@@ -15,7 +15,8 @@ import {
   parseConversation,
 } from '../core/conversation/parse-conversation.js';
 import { CompactError } from '../core/model/errors.js';
-import type { Message, MessageFormat, SystemPrompt } from '../core/model/messages.js';
+import type { Message, SystemPrompt } from '../core/model/messages.js';
+import type { WireFormat } from '../core/model/wire-format.js';
 import type { ParsedConversation } from '../core/wire/parsed-conversation.js';
 import { jsonFileLines } from '../importers/_json-lines.js';
 import { CliError, type CliIO } from './cli-io.js';
@@ -23,7 +24,7 @@ import { CliError, type CliIO } from './cli-io.js';
 /** Options of {@link readConversationFile}. */
 export interface ReadConversationOptions {
   /** Force a format instead of detecting it. */
-  format?: MessageFormat | undefined;
+  format?: WireFormat | undefined;
 }
 
 /**

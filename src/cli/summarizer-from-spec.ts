@@ -1,5 +1,12 @@
+import { WIRE_FORMATS } from '../core/model/wire-format.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import { CliError } from './cli-io.js';
+import {
+  importAdapter as defaultImportAdapter,
+  keyOptional,
+  type SummarizerSpec,
+  summarizerSpecs,
+} from './wire/summarizer-specs.js';
 
 /** Options of {@link createSummaryModelFromSpec}. */
 export interface SummarizerSpecOptions {
@@ -15,14 +22,11 @@ export interface SummarizerSpecOptions {
    * Loads an adapter subpath; tests replace it to simulate an SDK that is not installed.
    * @default dynamic `import()`
    */
-  importAdapter?: (provider: 'anthropic' | 'openai' | 'gemini') => Promise<unknown>;
+  importAdapter?: (adapter: SummarizerSpec['adapter']) => Promise<unknown>;
 }
 
-/** The SDK package each provider needs. */
-const sdkPackages = { anthropic: '@anthropic-ai/sdk', openai: 'openai', gemini: '@google/genai' } as const;
-
-/** An SDK adapter the CLI can load. */
-type SdkProvider = keyof typeof sdkPackages;
+/** Every spec, in the order the error message lists them. */
+const specs = WIRE_FORMATS.map((format) => summarizerSpecs[format]);
 
 /**
  * Turns the CLI's `--summarizer` value into a {@link SummaryModel}: `anthropic:MODEL`,
@@ -44,97 +48,43 @@ export async function createSummaryModelFromSpec(
   const trimmed = spec.trim();
   if (trimmed === 'extractive') return undefined;
   const colon = trimmed.indexOf(':');
-  const provider = colon === -1 ? trimmed : trimmed.slice(0, colon);
+  const name = colon === -1 ? trimmed : trimmed.slice(0, colon);
   const model = colon === -1 ? '' : trimmed.slice(colon + 1).trim();
-  if (
-    provider !== 'anthropic' &&
-    provider !== 'openai' &&
-    provider !== 'openai-responses' &&
-    provider !== 'gemini'
-  ) {
-    throw new CliError(
-      `--summarizer "${spec}" is not one of anthropic:MODEL, openai:MODEL, openai-responses:MODEL, gemini:MODEL or extractive`,
-      2,
-    );
+  const found = specs.find((candidate) => candidate.name === name);
+  if (!found) {
+    const names = specs.map((candidate) => `${candidate.name}:MODEL`).join(', ');
+    throw new CliError(`--summarizer "${spec}" is not one of ${names} or extractive`, 2);
   }
-  // `openai-responses` is the OpenAI adapter over the Responses API.
-  const sdkProvider: SdkProvider = provider === 'openai-responses' ? 'openai' : provider;
   if (model === '') {
-    throw new CliError(`--summarizer ${provider}: needs a model, e.g. ${exampleSpec(provider)}`, 2);
+    throw new CliError(`--summarizer ${name}: needs a model, e.g. ${found.example}`, 2);
   }
-  const keyName = keyNames[sdkProvider];
-  const apiKey = env[keyName]?.trim() || undefined;
-  // A local OpenAI-compatible server (Ollama, vLLM, llama.cpp) needs no key, but the SDK wants one.
-  const keyOptional = sdkProvider === 'openai' && baseURL !== undefined;
-  if (apiKey === undefined && !keyOptional) {
+  const apiKey = env[found.keyName]?.trim() || undefined;
+  if (apiKey === undefined && !keyOptional(found, baseURL)) {
     throw new CliError(
-      `--summarizer ${provider}:${model} needs an API key: set ${keyName} in the environment`,
+      `--summarizer ${name}:${model} needs an API key: set ${found.keyName} in the environment`,
       2,
     );
   }
-  const adapter = await loadAdapter(sdkProvider, importAdapter);
-  const options = {
+  const adapter = await loadAdapter(found, importAdapter);
+  return found.create(adapter, {
     model,
     apiKey: apiKey ?? 'no-key',
     ...(baseURL === undefined ? {} : { baseURL }),
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     ...(maxRetries === undefined ? {} : { maxRetries }),
-  };
-  switch (provider) {
-    case 'anthropic':
-      return (adapter as typeof import('../anthropic/index.js')).createAnthropicSummaryModel(options);
-    case 'openai':
-      return (adapter as typeof import('../openai/index.js')).createOpenAISummaryModel(options);
-    case 'openai-responses':
-      return (adapter as typeof import('../openai/index.js')).createOpenAISummaryModel({
-        ...options,
-        api: 'responses',
-      });
-    case 'gemini':
-      return (adapter as typeof import('../gemini/index.js')).createGeminiSummaryModel(options);
-    default: {
-      const unreachable: never = provider;
-      throw new CliError(`unknown provider ${String(unreachable)}`, 2);
-    }
-  }
-}
-
-/** The environment variable each SDK reads its key from. */
-const keyNames = {
-  anthropic: 'ANTHROPIC_API_KEY',
-  openai: 'OPENAI_API_KEY',
-  gemini: 'GEMINI_API_KEY',
-} as const;
-
-function exampleSpec(provider: 'anthropic' | 'openai' | 'openai-responses' | 'gemini'): string {
-  if (provider === 'gemini') return 'gemini:gemini-2.5-flash';
-  return provider === 'anthropic' ? 'anthropic:claude-haiku-4-5' : `${provider}:gpt-5-mini`;
-}
-
-function defaultImportAdapter(provider: SdkProvider): Promise<unknown> {
-  switch (provider) {
-    case 'anthropic':
-      return import('../anthropic/index.js');
-    case 'openai':
-      return import('../openai/index.js');
-    case 'gemini':
-      return import('../gemini/index.js');
-    default: {
-      const unreachable: never = provider;
-      return Promise.reject(new Error(`unknown provider ${String(unreachable)}`));
-    }
-  }
+  });
 }
 
 async function loadAdapter(
-  provider: SdkProvider,
-  importAdapter: (provider: SdkProvider) => Promise<unknown>,
+  spec: SummarizerSpec,
+  importAdapter: (adapter: SummarizerSpec['adapter']) => Promise<unknown>,
 ): Promise<unknown> {
   try {
-    return await importAdapter(provider);
+    return await importAdapter(spec.adapter);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    const packageName = sdkPackages[provider];
+    const packageName = spec.sdkPackage;
+    const provider = spec.adapter;
     if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
       throw new CliError(
         `--summarizer ${provider}: needs the ${packageName} package, which is not installed (npm install ${packageName})`,

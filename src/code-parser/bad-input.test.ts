@@ -4,8 +4,8 @@
  * outline or nothing, never a throw.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Message } from '../core/model/messages.js';
 import { LedgerRecorder } from '../core/ledger/record-messages.js';
+import type { Message } from '../core/model/messages.js';
 import { createHeuristicCounter } from '../core/tokens/heuristic-counter.js';
 import { samples } from '../core/working-set/__fixtures__/samples.js';
 import type { CodeParser } from '../core/working-set/code-outline.js';

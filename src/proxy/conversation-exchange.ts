@@ -11,6 +11,7 @@ import type { ResponsesInputItem } from '../core/conversation/responses-types.js
 import { allowsSystemMessages, validateMessages } from '../core/conversation/validate.js';
 import type { CompactionLayer } from '../core/events.js';
 import type { ProviderUsage } from '../core/model/messages.js';
+import type { WireFormat } from '../core/model/wire-format.js';
 import type { ExchangeObservation } from './dashboard/monitor.js';
 import { type ForwardOutcome, forwardRequest } from './forward.js';
 import { noticeText, prependNoteToStream, setCompactionHeaders } from './notify/compaction-notice.js';
@@ -20,7 +21,6 @@ import { hasRecallTool, type RecallCall, withRecallTool } from './recall/recall-
 import { forwardWithRecall } from './recall/recall-forward.js';
 import type { RequestCompaction, RequestCompactor } from './request-compactor.js';
 import { conversationOf, withConversation } from './request-conversation.js';
-import type { ProxyApi } from './routes.js';
 import type { SessionCompactors } from './session-compactors.js';
 import { nextState, sessionInput } from './session-history.js';
 import { shortSessionId } from './session-identity.js';
@@ -30,7 +30,7 @@ import { createUsageTap, type UsageTap } from './usage-tap.js';
 
 /** One request to handle. */
 export interface Exchange {
-  api: ProxyApi;
+  api: WireFormat;
   sessionKey: string;
   method: string;
   target: URL;
@@ -269,7 +269,7 @@ function closedRecord(exchange: Exchange, outgoing?: Outgoing): ProxyRequestReco
  * (`previous_response_id`, `conversation`, item references), so compacting the part it carries
  * would drop what the stored part refers to.
  */
-export function statefulReason(api: ProxyApi, body: Record<string, unknown>): string | undefined {
+export function statefulReason(api: WireFormat, body: Record<string, unknown>): string | undefined {
   if (coveredByProviderCompaction(conversationOf(api, body))) return 'provider compaction';
   if (api !== 'responses') return undefined;
   if (typeof body.previous_response_id === 'string') return 'stateful: previous_response_id';
@@ -383,7 +383,7 @@ function payloadOf(client: Exchange, body: Record<string, unknown>): Buffer {
  * under a beta known to allow them (`allowsSystemMessages`).
  */
 export function firstProblem(
-  api: ProxyApi,
+  api: WireFormat,
   body: Record<string, unknown>,
   { sent, input }: { sent: unknown[]; input: unknown[] },
   headers: IncomingHttpHeaders,

@@ -4,8 +4,8 @@
  * remove that part, so every request would fall back with nothing to show why.
  */
 import { defaultThresholds } from '../core/compactor-settings.js';
+import type { WireFormat } from '../core/model/wire-format.js';
 import { dialects } from '../core/wire/dialects.js';
-import type { ProxyApi } from './routes.js';
 
 /** Characters per token of the estimate (the core heuristic's ratio for prose and code). */
 const CHARACTERS_PER_TOKEN = 4;
@@ -24,7 +24,7 @@ export function createOverheadWarning({
   thresholds,
   contextWindow,
   log,
-}: OverheadWarningSettings): (api: ProxyApi, body: Record<string, unknown>) => void {
+}: OverheadWarningSettings): (api: WireFormat, body: Record<string, unknown>) => void {
   let checked = log === undefined;
   const mid =
     thresholds?.mid ??
@@ -43,7 +43,7 @@ export function createOverheadWarning({
 }
 
 /** About how many tokens the system prompt, tools and first message of a request take. */
-function fixedOverheadTokens(api: ProxyApi, body: Record<string, unknown>): number {
+function fixedOverheadTokens(api: WireFormat, body: Record<string, unknown>): number {
   const conversation = body[dialects[api].conversationField];
   const first = Array.isArray(conversation) ? conversation[0] : conversation;
   const parts = [body.system, body.instructions, body.tools, first].filter((part) => part !== undefined);

@@ -2,6 +2,7 @@
 
 import type { ServerResponse } from 'node:http';
 import { dialects } from '../core/wire/dialects.js';
+import type { ProxyProvider } from './routes.js';
 
 /**
  * Writes an error the way the provider would (its dialect's `errorAnswer`): Anthropic
@@ -10,7 +11,7 @@ import { dialects } from '../core/wire/dialects.js';
  */
 export function writeProviderError(
   response: ServerResponse,
-  provider: 'anthropic' | 'openai' | 'gemini',
+  provider: ProxyProvider,
   status: number,
   message: string,
 ): void {

@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { WireFormat } from '../core/model/wire-format.js';
 import { accessRefusal, assertSafeBinding } from './access.js';
 import { parseObject } from './appended-body.js';
 import { type ExchangeDependencies, runExchange, statefulReason } from './conversation-exchange.js';
@@ -16,7 +17,7 @@ import { createProxyContext, observeWith, type ProxyContext } from './proxy-cont
 import type { ProxyOptions, RunningProxy } from './proxy-options.js';
 import type { ProxyRequestRecord } from './proxy-stats.js';
 import { type DecodedBody, decodeRequestBody } from './request-encoding.js';
-import { compactedApi, type ProxyApi, providerOf, upstreamUrl } from './routes.js';
+import { compactedApi, providerOf, upstreamUrl } from './routes.js';
 import { sessionKeyOf } from './session-identity.js';
 import { declaredTooLarge, limitedBody, readBody, writeTooLarge } from './upstream/request-body.js';
 
@@ -204,7 +205,7 @@ async function forwardUncompacted(
 /** A compacted API's request, run in its session's order. */
 async function compactExchange(
   request: ProxyRequest,
-  read: { api: ProxyApi; plain: DecodedBody & { type: 'identity' }; body: Record<string, unknown> },
+  read: { api: WireFormat; plain: DecodedBody & { type: 'identity' }; body: Record<string, unknown> },
   context: ProxyContext,
 ) {
   const { api, plain, body } = read;

@@ -1,6 +1,6 @@
 /** What the proxy did: one record per request, a log line per record, and running totals. */
 import type { CompactionLayer } from '../core/events.js';
-import type { ProxyApi } from './routes.js';
+import type { WireFormat } from '../core/model/wire-format.js';
 
 /** One request as the proxy handled it. */
 export interface ProxyRequestRecord {
@@ -9,7 +9,7 @@ export interface ProxyRequestRecord {
   /** A short hash of the session key; `-` for requests the proxy does not compact. */
   session: string;
   /** The compacted API, or `passthrough`. */
-  api: ProxyApi | 'passthrough';
+  api: WireFormat | 'passthrough';
   method: string;
   path: string;
   /**
@@ -47,7 +47,7 @@ export interface ProxyStats {
   /** Requests sent upstream in compacted form. */
   compactedRequests: number;
   byLayer: Record<CompactionLayer, number>;
-  byApi: Record<ProxyApi | 'passthrough', number>;
+  byApi: Record<WireFormat | 'passthrough', number>;
   tokensIn: number;
   tokensOut: number;
   /** Requests where compaction failed or its output was rejected, so the original went upstream. */

@@ -7,8 +7,8 @@ import { createCompactor } from '../core/compactor.js';
 import type { CompactorOptions } from '../core/compactor-options.js';
 import type { CompactionLayer } from '../core/events.js';
 import type { ProviderUsage } from '../core/model/messages.js';
+import type { WireFormat } from '../core/model/wire-format.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
-import type { ProxyApi } from './routes.js';
 
 /** What compacting one request returns; `body` is the input object itself when nothing changed. */
 export interface RequestCompaction {
@@ -27,7 +27,7 @@ export interface RequestCompactor {
   readonly sessionId: string;
   compactRequest(
     body: Record<string, unknown>,
-    options: { format: ProxyApi; usage?: ProviderUsage; signal?: AbortSignal; summarizer?: SummaryModel },
+    options: { format: WireFormat; usage?: ProviderUsage; signal?: AbortSignal; summarizer?: SummaryModel },
   ): Promise<RequestCompaction>;
 }
 

@@ -24,7 +24,7 @@ export interface ProxyUpstreams {
 export type ProxyProvider = keyof ProxyUpstreams;
 
 /** The compacted endpoints, matched at the end of the path so a base URL may carry a prefix. */
-const compactedSuffixes: ReadonlyArray<readonly [string, ProxyApi]> = [
+const compactedSuffixes: ReadonlyArray<readonly [string, WireFormat]> = [
   ['/v1/messages', 'anthropic'],
   ['/v1/chat/completions', 'openai'],
   ['/v1/responses', 'responses'],
@@ -35,7 +35,7 @@ const compactedSuffixes: ReadonlyArray<readonly [string, ProxyApi]> = [
  * carry any prefix before `/v1/…` (a gateway's `/openai/v1/chat/completions`, `/api/v1/messages`);
  * one trailing slash is ignored.
  */
-export function compactedApi(method: string | undefined, pathname: string): ProxyApi | undefined {
+export function compactedApi(method: string | undefined, pathname: string): WireFormat | undefined {
   if (method !== 'POST') return undefined;
   const path = pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
   if (isGeminiCompactedPath(path)) return 'gemini';

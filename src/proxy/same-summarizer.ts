@@ -7,16 +7,16 @@
 
 import type { IncomingHttpHeaders } from 'node:http';
 import { CompactError } from '../core/model/errors.js';
+import type { WireFormat } from '../core/model/wire-format.js';
 import type { SummaryModel, SummaryResult } from '../core/summary/summary-model.js';
 import type { WireDialect } from '../core/wire/dialect.js';
 import { dialects } from '../core/wire/dialects.js';
 import { upstreamHeaders } from './forward.js';
-import type { ProxyApi } from './routes.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 
 /** The request a summary borrows its provider, model, key and settings from. */
 export interface SummaryContext {
-  api: ProxyApi;
+  api: WireFormat;
   /** The upstream URL of the request (same path and query). */
   url: URL;
   headers: IncomingHttpHeaders;

@@ -12,7 +12,6 @@ import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { WireFormat } from '../core/model/wire-format.js';
 import { conversationOf } from './request-conversation.js';
-import type { ProxyApi } from './routes.js';
 
 /** The header that names a session outright. */
 export const SESSION_HEADER = 'x-agent-compact-session';
@@ -33,7 +32,7 @@ const credentialParameter = 'key';
  * in its query.
  */
 export function sessionKeyOf(
-  api: ProxyApi,
+  api: WireFormat,
   body: Record<string, unknown>,
   headers: IncomingHttpHeaders,
   url?: URL,
@@ -77,7 +76,7 @@ export function credentialHash(headers: IncomingHttpHeaders, url?: URL): string 
 }
 
 /** The client's own session id, when it sends one. */
-export function clientSessionId(api: ProxyApi, body: Record<string, unknown>): string | undefined {
+export function clientSessionId(api: WireFormat, body: Record<string, unknown>): string | undefined {
   return clientSessionIds[api](body);
 }
 

@@ -4,8 +4,8 @@
  */
 
 import type { ProviderUsage } from '../core/model/messages.js';
+import type { WireFormat } from '../core/model/wire-format.js';
 import { dialects } from '../core/wire/dialects.js';
-import type { ProxyApi } from './routes.js';
 import { createSseReader, type SseMessage } from './upstream/sse-reader.js';
 
 /** A JSON answer larger than this is not parsed for usage (the count then falls back to estimates). */
@@ -24,14 +24,14 @@ export interface UsageTap {
  * `onEvent` sees each whole server-sent event the tap read.
  */
 export function createUsageTap(
-  api: ProxyApi,
+  api: WireFormat,
   streamed: boolean,
   onEvent?: (event: SseMessage) => void,
 ): UsageTap {
   return streamed ? sseUsageTap(api, onEvent) : jsonUsageTap(api);
 }
 
-function jsonUsageTap(api: ProxyApi): UsageTap {
+function jsonUsageTap(api: WireFormat): UsageTap {
   const chunks: Buffer[] = [];
   let size = 0;
   return {
@@ -47,7 +47,7 @@ function jsonUsageTap(api: ProxyApi): UsageTap {
   };
 }
 
-function sseUsageTap(api: ProxyApi, onEvent?: (event: SseMessage) => void): UsageTap {
+function sseUsageTap(api: WireFormat, onEvent?: (event: SseMessage) => void): UsageTap {
   const dialect = dialects[api];
   let usage: ProviderUsage | undefined;
   const reader = createSseReader((message) => {

@@ -1,27 +1,17 @@
 /**
- * Answers one script step in the Anthropic, OpenAI Chat Completions or OpenAI Responses wire
- * format: the answer's id, usage and blocks, plain or streamed, or the step's error, hang or drop.
+ * Answers one script step with a format's {@link AnswerWriter}: the answer's id, usage and blocks,
+ * plain or streamed, or the step's error, hang or drop.
  */
 import type { ServerResponse } from 'node:http';
-import { responsesExtras } from './_responses-request.js';
-import { type ResponsesAnswer, responsesEvents, responsesObject } from './_responses-wire.js';
-import { countCacheControl } from './_screen-request.js';
-import {
-  type Answer,
-  type AnswerBlock,
-  type AnswerStop,
-  anthropicEvents,
-  anthropicMessage,
-  openAIChunks,
-  openAICompletion,
-  writeError,
-} from './_wire.js';
+import { countCacheControl } from './_cache-control.js';
+import { type Answer, type AnswerBlock, type AnswerStop, type WireError, writeError } from './_wire.js';
 import { estimateTokens, type InputUsage } from './prompt-usage.js';
-import type { ScriptedApi, ScriptStepObject } from './script.js';
+import type { ScriptStepObject } from './script.js';
+import type { AnswerWriter } from './wire/scripted-wire.js';
 
 /** What answering one script step needs. */
 interface StepAnswer {
-  api: ScriptedApi;
+  writer: AnswerWriter;
   stream: boolean;
   step: ScriptStepObject;
   makeAnswer: (blocks: AnswerBlock[], stop: AnswerStop) => Answer;
@@ -33,15 +23,16 @@ interface StepAnswer {
 /** Writes what the script's step says: an answer, a provider error, a hang or a dropped connection. */
 export function answerStep(
   response: ServerResponse,
-  { api, stream, step, makeAnswer, maxTokens, answerNumber }: StepAnswer,
+  { writer, stream, step, makeAnswer, maxTokens, answerNumber }: StepAnswer,
 ): void {
+  const fail = (error: WireError) => writeError(response, writer.errorBody, error);
   switch (step.type) {
     case 'text': {
       const limit = maxTokens * 4;
       const cut = step.text.length > limit;
       writeAnswer(
         response,
-        api,
+        writer,
         stream,
         makeAnswer(textBlocks(cut ? step.text.slice(0, limit) : step.text), cut ? 'max_tokens' : 'end_turn'),
       );
@@ -50,27 +41,25 @@ export function answerStep(
     case 'tool-calls': {
       const blocks: AnswerBlock[] = textBlocks(step.text ?? '');
       step.calls.forEach((call, callIndex) => {
-        const id =
-          call.id ?? `${api === 'anthropic' ? 'toolu' : 'call'}_scripted_${answerNumber}_${callIndex}`;
-
+        const id = call.id ?? `${writer.toolCallPrefix}_scripted_${answerNumber}_${callIndex}`;
         blocks.push({ type: 'tool_use', id, name: call.name, input: call.input });
       });
-      writeAnswer(response, api, stream, makeAnswer(blocks, 'tool_use'));
+      writeAnswer(response, writer, stream, makeAnswer(blocks, 'tool_use'));
       return;
     }
     case 'empty':
-      writeAnswer(response, api, stream, makeAnswer([], 'end_turn'));
+      writeAnswer(response, writer, stream, makeAnswer([], 'end_turn'));
       return;
     case 'oversize': {
       const tokens = step.tokens ?? maxTokens * 10;
       const sentence = 'This answer goes on far longer than it was asked to. ';
       const text = sentence.repeat(Math.ceil((tokens * 4) / sentence.length));
-      writeAnswer(response, api, stream, makeAnswer(textBlocks(text.slice(0, tokens * 4)), 'end_turn'));
+      writeAnswer(response, writer, stream, makeAnswer(textBlocks(text.slice(0, tokens * 4)), 'end_turn'));
       return;
     }
     case 'rate-limit': {
       const seconds = step.retryAfterSeconds ?? 1;
-      writeError(response, api, {
+      fail({
         status: 429,
         message: step.message ?? 'Number of request tokens has exceeded your per-minute rate limit.',
         anthropicType: 'rate_limit_error',
@@ -83,7 +72,7 @@ export function answerStep(
     case 'server-error': {
       const status = step.status ?? 500;
       const overloaded = status === 529;
-      writeError(response, api, {
+      fail({
         status,
         message: step.message ?? (overloaded ? 'Overloaded' : 'Internal server error'),
         anthropicType: overloaded ? 'overloaded_error' : 'api_error',
@@ -97,10 +86,10 @@ export function answerStep(
     case 'drop-connection': {
       const answer = makeAnswer(textBlocks('This answer is cut off when the connection drops.'), 'end_turn');
       if (stream) {
-        response.writeHead(200, streamHeaders(api));
-        response.write(streamParts(api, answer).slice(0, 3).join(''));
+        response.writeHead(200, streamHeaders(writer));
+        response.write(writer.streamParts(answer).slice(0, 3).join(''));
       } else {
-        const json = JSON.stringify(answerBody(api, answer));
+        const json = JSON.stringify(writer.answerBody(answer));
         response.writeHead(200, {
           'content-type': 'application/json',
           'content-length': String(json.length),
@@ -120,13 +109,13 @@ export function answerStep(
 
 /** Builds answers to one request: its id, model, usage (from the prompt cache) and API extras. */
 export function answerMaker(
-  api: ScriptedApi,
+  writer: AnswerWriter,
   body: Record<string, unknown>,
   usage: InputUsage,
   answerNumber: number,
 ): (blocks: AnswerBlock[], stop: AnswerStop) => Answer {
   return (blocks, stop) => ({
-    id: answerId(api, answerNumber),
+    id: writer.answerId(answerNumber),
     model: typeof body.model === 'string' ? body.model : 'scripted',
     blocks,
     stop,
@@ -139,12 +128,8 @@ export function answerMaker(
     },
     reportCacheFields: usage.cacheReadTokens + usage.cacheWriteTokens > 0 || hasCacheControl(body),
     includeStreamUsage: isIncludeUsage(body),
-    ...(api === 'responses' ? responsesExtras(body, answerNumber) : {}),
+    ...writer.answerExtras?.(body, answerNumber),
   });
-}
-
-function created(): number {
-  return Math.floor(Date.now() / 1000);
 }
 
 function textBlocks(text: string): AnswerBlock[] {
@@ -157,52 +142,25 @@ function outputTokensOf(block: AnswerBlock): number {
     : estimateTokens(block.input) + Math.ceil(block.name.length / 4);
 }
 
-function streamHeaders(api: ScriptedApi): Record<string, string> {
+function streamHeaders(writer: AnswerWriter): Record<string, string> {
   return {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
-    [api === 'anthropic' ? 'request-id' : 'x-request-id']: `req_scripted_${Date.now()}`,
+    [writer.requestIdHeader]: `req_scripted_${Date.now()}`,
   };
 }
 
-function answerId(api: ScriptedApi, counter: number): string {
-  switch (api) {
-    case 'anthropic':
-      return `msg_scripted_${counter}`;
-    case 'openai':
-      return `chatcmpl-scripted-${counter}`;
-    case 'responses':
-      return `resp_scripted_${counter}`;
-    case 'gemini':
-      return `scripted-${counter}`;
-    default: {
-      const unreachable: never = api;
-      throw new Error(`unknown api ${String(unreachable)}`);
-    }
-  }
-}
-
-function streamParts(api: ScriptedApi, answer: Answer): string[] {
-  if (api === 'responses') return responsesEvents(answer as ResponsesAnswer);
-  return api === 'anthropic' ? anthropicEvents(answer) : openAIChunks(answer, created());
-}
-
-function answerBody(api: ScriptedApi, answer: Answer): Record<string, unknown> {
-  if (api === 'responses') return responsesObject(answer as ResponsesAnswer);
-  return api === 'anthropic' ? anthropicMessage(answer) : openAICompletion(answer, created());
-}
-
-function writeAnswer(response: ServerResponse, api: ScriptedApi, stream: boolean, answer: Answer): void {
+function writeAnswer(response: ServerResponse, writer: AnswerWriter, stream: boolean, answer: Answer): void {
   if (stream) {
-    response.writeHead(200, streamHeaders(api));
-    for (const part of streamParts(api, answer)) response.write(part);
+    response.writeHead(200, streamHeaders(writer));
+    for (const part of writer.streamParts(answer)) response.write(part);
     response.end();
     return;
   }
-  const body = answerBody(api, answer);
+  const body = writer.answerBody(answer);
   response.writeHead(200, {
     'content-type': 'application/json',
-    [api === 'anthropic' ? 'request-id' : 'x-request-id']: `req_scripted_${Date.now()}`,
+    [writer.requestIdHeader]: `req_scripted_${Date.now()}`,
   });
   response.end(JSON.stringify(body));
 }

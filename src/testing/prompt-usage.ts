@@ -3,6 +3,8 @@
  * prompt cache that behaves like the providers' (exact prefix match at cache breakpoints).
  */
 import { createHash, type Hash } from 'node:crypto';
+import type { WireFormat } from '../core/model/wire-format.js';
+// The public signature keeps its published alias, so the API report stays as it is.
 import type { ScriptedApi } from './script.js';
 
 /**
@@ -98,14 +100,14 @@ function geminiUnits(body: Record<string, unknown>): RequestUnit[] {
 }
 
 /** How each API's request splits into counted units: a table, not a switch, so a new API is one line. */
-const unitsByApi: Record<ScriptedApi, (body: Record<string, unknown>) => RequestUnit[]> = {
+const unitsByApi: Record<WireFormat, (body: Record<string, unknown>) => RequestUnit[]> = {
   anthropic: anthropicUnits,
   openai: openAIUnits,
   responses: responsesUnits,
   gemini: geminiUnits,
 };
 
-function unitsOf(api: ScriptedApi, body: Record<string, unknown>): RequestUnit[] {
+function unitsOf(api: WireFormat, body: Record<string, unknown>): RequestUnit[] {
   const units = Object.hasOwn(unitsByApi, api) ? unitsByApi[api] : undefined;
   if (!units) throw new Error(`unknown api ${String(api)}`);
   return units(body);
@@ -121,8 +123,15 @@ export function estimateRequestTokens(api: ScriptedApi, body: Record<string, unk
 export class PromptCache {
   readonly #prefixes = new Set<string>();
 
-  /** Counts a request's input tokens and reads from / writes to the cache like the provider. */
-  measure(api: ScriptedApi, body: Record<string, unknown>): InputUsage {
+  /**
+   * Counts a request's input tokens and reads from / writes to the cache like the provider; only a
+   * provider that `reportsWrites` counts the newly cached prefix apart from the uncached tokens.
+   */
+  measure(
+    api: WireFormat,
+    body: Record<string, unknown>,
+    { reportsWrites }: { reportsWrites: boolean },
+  ): InputUsage {
     const units = unitsOf(api, body);
     // Prefixes are hashed only up to the last breakpoint: past it (or without one) nothing is cached.
     const hashedUnits = units.findLastIndex((unit) => unit.breakpoint) + 1;
@@ -144,7 +153,7 @@ export class PromptCache {
       lastBreakpointTokens = runningTokens;
     }
     for (const key of newPrefixes) this.#prefixes.add(key);
-    if (api !== 'anthropic') {
+    if (!reportsWrites) {
       return {
         totalTokens: runningTokens,
         uncachedTokens: runningTokens - cacheReadTokens,

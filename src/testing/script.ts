@@ -58,7 +58,7 @@ export interface RecordedRequest {
   /** Zero-based position among all requests this server received. */
   index: number;
   /** Which API the path belongs to. */
-  api: ScriptedApi;
+  api: WireFormat;
   method: string;
   /** The request path, e.g. `/v1/messages`. */
   path: string;

@@ -1,18 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { answerMaker, answerStep, requestedMaxTokens } from './_answer-step.js';
-import { promptTooLong, screenRequest } from './_screen-request.js';
-import { type WireError, writeError } from './_wire.js';
-import { GEMINI_PATH_PREFIX, handleGemini } from './gemini/gemini-server.js';
-import { estimateRequestTokens, PromptCache } from './prompt-usage.js';
-import {
-  normalizeStep,
-  type RecordedRequest,
-  type ResponseOutcome,
-  type Script,
-  type ScriptedApi,
-  type ScriptStepObject,
-} from './script.js';
+import { serverBug } from './_answer-request.js';
+import { writeError } from './_wire.js';
+import { PromptCache } from './prompt-usage.js';
+import { normalizeStep, type RecordedRequest, type Script, type ScriptStepObject } from './script.js';
+import { fallbackWire, scriptedWireOf } from './wire/scripted-wires.js';
 
 /** Options of {@link startScriptedModelServer}. */
 export interface ScriptedModelServerOptions {
@@ -97,40 +89,25 @@ export async function startScriptedModelServer({
     const index = received;
     received += 1;
     const path = (incoming.url ?? '/').split('?')[0] ?? '/';
-    const api = apiOfPath(path);
-    const seen = { index, api, method: incoming.method ?? 'GET', path, headers: visibleHeaders(incoming) };
-    const record = (
-      body: Record<string, unknown>,
-      stream: boolean,
-      inputTokens: number,
-      outcome: ResponseOutcome,
-    ) => requests.push({ ...seen, body, stream, inputTokens, outcome });
-
+    const wire = scriptedWireOf(path);
+    const seen = {
+      index,
+      api: wire.format,
+      method: incoming.method ?? 'GET',
+      path,
+      headers: visibleHeaders(incoming),
+    };
     const rawBody = await readBody(incoming);
-    if (api === 'gemini') {
-      await handleGemini({
-        incoming,
-        response,
-        rawBody,
-        seen,
-        validation,
-        contextWindow,
-        chooseStep,
-        record: (request) => requests.push(request),
-        answerNumber: () => {
-          idCounter += 1;
-          return idCounter;
-        },
-      });
-      return;
-    }
-    await answerProviderRequest(incoming, response, rawBody, {
+    await wire.handle({
+      incoming,
+      response,
+      rawBody,
       seen,
-      record,
-      cache,
-      contextWindow,
       validation,
+      contextWindow,
+      cache,
       chooseStep,
+      record: (request) => requests.push(request),
       answerNumber: () => {
         idCounter += 1;
         return idCounter;
@@ -161,83 +138,6 @@ export async function startScriptedModelServer({
   };
 }
 
-/** What answering an Anthropic or OpenAI request needs from the server around it. */
-interface ProviderRequestContext {
-  seen: Omit<RecordedRequest, 'body' | 'stream' | 'inputTokens' | 'outcome'>;
-  record: (
-    body: Record<string, unknown>,
-    stream: boolean,
-    inputTokens: number,
-    outcome: ResponseOutcome,
-  ) => void;
-  cache: PromptCache;
-  contextWindow: number | undefined;
-  validation: NonNullable<ScriptedModelServerOptions['validation']>;
-  chooseStep: (request: Omit<RecordedRequest, 'outcome'>) => Promise<ScriptStepObject | undefined>;
-  answerNumber: () => number;
-}
-
-/** Screens, counts, checks the window, then answers from the script (Anthropic and OpenAI APIs). */
-async function answerProviderRequest(
-  incoming: IncomingMessage,
-  response: ServerResponse,
-  rawBody: string,
-  context: ProviderRequestContext,
-): Promise<void> {
-  const { seen, record, cache, contextWindow, validation, chooseStep } = context;
-  const { path, api, index } = seen;
-  const countOnly = path === '/v1/messages/count_tokens';
-  const screened = screenRequest(incoming, { path, api, rawBody, validation, countOnly });
-  if (screened.kind === 'reject') {
-    record(screened.body, screened.stream, 0, screened.outcome);
-    writeError(response, api, screened.error);
-    return;
-  }
-  const { body, stream } = screened;
-  if (countOnly) {
-    // Counting neither answers from the script nor touches the prompt cache.
-    const inputTokens = estimateRequestTokens('anthropic', body);
-    record(body, false, inputTokens, 'count-tokens');
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ input_tokens: inputTokens }));
-    return;
-  }
-  const usage = cache.measure(api, body);
-  if (contextWindow !== undefined && usage.totalTokens > contextWindow) {
-    record(body, stream, usage.totalTokens, 'prompt-too-long');
-    writeError(response, api, promptTooLong(api, usage.totalTokens, contextWindow));
-    return;
-  }
-  const pending: Omit<RecordedRequest, 'outcome'> = {
-    ...seen,
-    body,
-    stream,
-    inputTokens: usage.totalTokens,
-  };
-  const step = await chooseStep(pending);
-  if (step === undefined) {
-    record(body, stream, usage.totalTokens, 'script-exhausted');
-    writeError(
-      response,
-      api,
-      serverBug(`scripted model server: the script has no step for request #${index}`),
-    );
-    return;
-  }
-  record(body, stream, usage.totalTokens, step.type);
-
-  const answerNumber = context.answerNumber();
-  const makeAnswer = answerMaker(api, body, usage, answerNumber);
-  answerStep(response, {
-    api,
-    stream,
-    step,
-    makeAnswer,
-    maxTokens: requestedMaxTokens(body),
-    answerNumber,
-  });
-}
-
 function listenOnLoopback(server: Server): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -253,26 +153,9 @@ function answerCrash(response: ServerResponse, error: unknown): void {
   }
   writeError(
     response,
-    'anthropic',
+    fallbackWire.errorBody,
     serverBug(`scripted model server failed: ${error instanceof Error ? error.message : String(error)}`),
   );
-}
-
-function apiOfPath(path: string): ScriptedApi {
-  if (path.startsWith(GEMINI_PATH_PREFIX)) return 'gemini';
-  if (path.endsWith('/chat/completions')) return 'openai';
-  return path.endsWith('/responses') ? 'responses' : 'anthropic';
-}
-
-/** A 500 that the SDKs do not retry: the script or the server is wrong, not the request. */
-function serverBug(message: string): WireError {
-  return {
-    status: 500,
-    message,
-    anthropicType: 'api_error',
-    openAIType: 'server_error',
-    headers: { 'x-should-retry': 'false' },
-  };
 }
 
 function readBody(incoming: IncomingMessage): Promise<string> {

@@ -18,6 +18,7 @@ import type {
 import { serializeConversation } from '../../core/conversation/parse-conversation.js';
 import { assertValidMessages } from '../../core/conversation/validate.js';
 import type { MessageFormat } from '../../core/model/messages.js';
+import type { WireFormat } from '../../core/model/wire-format.js';
 import { readRequestConversation } from '../../core/request/request-conversation.js';
 import { createMemoizedCounter } from '../../core/tokens/memoized-counter.js';
 import type { ParsedConversation } from '../../core/wire/parsed-conversation.js';
@@ -226,7 +227,7 @@ interface CompactArgs {
   archive?: string;
   force?: 'mid' | 'hard';
   tokenizer: CliTokenizer;
-  format?: MessageFormat;
+  format?: WireFormat;
   output?: string;
   json: boolean;
 }

@@ -6,8 +6,8 @@
  * request's tool definitions.
  */
 
-import type { MessageFormat, SystemPrompt } from '../../core/model/messages.js';
-import type { RequestFormat } from '../../core/request/request-format.js';
+import type { SystemPrompt } from '../../core/model/messages.js';
+import type { WireFormat } from '../../core/model/wire-format.js';
 import { countMessageTokens, countSystemTokens } from '../../core/tokens/message-tokens.js';
 import type { TokenCounter } from '../../core/tokens/token-counter.js';
 import { countToolTokens } from '../../core/tokens/tool-tokens.js';
@@ -76,7 +76,7 @@ interface Count {
   messages: number;
   system: number;
   tools: number;
-  format: RequestFormat;
+  format: WireFormat;
 }
 
 /** A whole request: everything the provider bills as input — system, tool definitions, messages. */
@@ -92,7 +92,7 @@ async function countConversation(options: CountArgs, io: CliIO, counter: TokenCo
   let tokens = 0;
   let messages = 0;
   // Anthropic JSONL is counted as it streams, so a session larger than memory still counts.
-  let read: { system?: SystemPrompt | undefined; format: MessageFormat } | undefined =
+  let read: { system?: SystemPrompt | undefined; format: WireFormat } | undefined =
     await streamConversationFile(options.file, io, { format: options.format }, (message) => {
       tokens += countMessageTokens(message, counter);
       messages += 1;
@@ -115,7 +115,7 @@ interface CountArgs {
   tokenizer: CountTokenizer;
   /** `--tokenizer` was given (not the default), so a fallback to the heuristic gets a note. */
   tokenizerAsked: boolean;
-  format: MessageFormat | undefined;
+  format: WireFormat | undefined;
 }
 
 function parseCountArgs(args: string[]): CountArgs {

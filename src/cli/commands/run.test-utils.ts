@@ -1,5 +1,6 @@
 /** What the tests of `agent-compact run` and `chat` share: keys, a test IO, reading tool results back. */
-import type { ScriptedApi } from '../../testing/index.js';
+
+import type { WireFormat } from '../../core/model/wire-format.js';
 import { recordingIO } from '../cli-io.test-utils.js';
 import type { AgentCliIO } from './run.js';
 
@@ -22,7 +23,7 @@ export interface ToolResultSeen {
 }
 
 /** The tool results of the last message of a request, in either API's shape. */
-export function lastToolResults(api: ScriptedApi, body: Record<string, unknown>): ToolResultSeen[] {
+export function lastToolResults(api: WireFormat, body: Record<string, unknown>): ToolResultSeen[] {
   const messages = conversationOf(body) as Record<string, unknown>[];
   if (api === 'responses') {
     const results: ToolResultSeen[] = [];

@@ -6,7 +6,6 @@
 import type { ServerResponse } from 'node:http';
 import type { CompactionLayer } from '../../core/events.js';
 import type { WireFormat } from '../../core/model/wire-format.js';
-import type { ProxyApi } from '../routes.js';
 import { createSseReader, type SseMessage, sseText } from '../upstream/sse-reader.js';
 
 /** The figures of one request, as the headers and the JSON log carry them. */
@@ -40,7 +39,7 @@ export function noticeText(figures: CompactionFigures): string {
  * chunks pass unchanged. A JSON (not streamed) answer is left as it is, since its length is already
  * sent.
  */
-export function prependNoteToStream(response: ServerResponse, api: ProxyApi, note: string): void {
+export function prependNoteToStream(response: ServerResponse, api: WireFormat, note: string): void {
   const write = response.write.bind(response) as (chunk: unknown, ...rest: unknown[]) => boolean;
   const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse;
   let noted = false;
@@ -88,7 +87,7 @@ function endsOnBoundary(bytes: Uint8Array): boolean {
 }
 
 /** The event with the note in its text, or `undefined` when it carries no text to put it in front of. */
-function withNote(api: ProxyApi, message: SseMessage, note: string): string | undefined {
+function withNote(api: WireFormat, message: SseMessage, note: string): string | undefined {
   let data: Record<string, unknown>;
   try {
     data = JSON.parse(message.data) as Record<string, unknown>;
@@ -135,6 +134,6 @@ const noteWriters: Record<WireFormat, NoteWriter> = {
 };
 
 /** Prepends the note to the event's text field in place; false when the event has no text delta. */
-function addNote(api: ProxyApi, data: Record<string, unknown>, note: string): boolean {
+function addNote(api: WireFormat, data: Record<string, unknown>, note: string): boolean {
   return noteWriters[api](data, note);
 }

@@ -3,8 +3,9 @@
  * that carries their results — so the proxy can answer recall calls itself. Each format's shape is
  * its `RecallWire` (`recallWires[api]`).
  */
+
+import type { WireFormat } from '../../core/model/wire-format.js';
 import { conversationOf, withConversation } from '../request-conversation.js';
-import type { ProxyApi } from '../routes.js';
 import { type JsonRecord, RECALL_TOOL_NAME, type RecallResult } from './recall-wire.js';
 import { recallWires } from './recall-wires.js';
 
@@ -17,7 +18,7 @@ export interface RecallCall {
 }
 
 /** The body with the `recall` tool added, when it has tools of its own and no `recall` yet. */
-export function withRecallTool(api: ProxyApi, body: JsonRecord): JsonRecord {
+export function withRecallTool(api: WireFormat, body: JsonRecord): JsonRecord {
   const tools = body.tools;
   if (!Array.isArray(tools) || tools.length === 0 || hasRecallTool(body)) return body;
   return { ...body, tools: recallWires[api].withRecallTool(tools) };
@@ -33,7 +34,7 @@ export function hasRecallTool(body: JsonRecord): boolean {
 }
 
 /** The answer's tool calls, split into recall calls and the client's own. */
-export function toolCallsOf(api: ProxyApi, answer: JsonRecord): { recall: RecallCall[]; others: number } {
+export function toolCallsOf(api: WireFormat, answer: JsonRecord): { recall: RecallCall[]; others: number } {
   const recall: RecallCall[] = [];
   let others = 0;
   for (const call of recallWires[api].toolCalls(answer)) {
@@ -44,13 +45,13 @@ export function toolCallsOf(api: ProxyApi, answer: JsonRecord): { recall: Recall
 }
 
 /** The answer without its recall calls (when the model called client tools in the same turn). */
-export function withoutRecallCalls(api: ProxyApi, answer: JsonRecord): JsonRecord {
+export function withoutRecallCalls(api: WireFormat, answer: JsonRecord): JsonRecord {
   return recallWires[api].withoutRecallCalls(answer);
 }
 
 /** The request that continues after the answer, with the recall results as tool results. */
 export function followUpBody(
-  api: ProxyApi,
+  api: WireFormat,
   body: JsonRecord,
   answer: JsonRecord,
   results: readonly RecallResult[],

@@ -7,9 +7,9 @@
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { ProviderUsage } from '../../core/model/messages.js';
+import type { WireFormat } from '../../core/model/wire-format.js';
 import { dialects } from '../../core/wire/dialects.js';
 import { drained, type ForwardOutcome, upstreamHeaders } from '../forward.js';
-import type { ProxyApi } from '../routes.js';
 import type { UpstreamAnswer, UpstreamClient } from '../upstream/upstream-client.js';
 import { createUsageTap } from '../usage-tap.js';
 import { followUpBody, type RecallCall, toolCallsOf, withoutRecallCalls } from './recall-calls.js';
@@ -23,7 +23,7 @@ export const MAX_RECALL_ROUNDS = 3;
 export interface RecallForward {
   /** The proxy's one HTTP client. */
   client: UpstreamClient;
-  api: ProxyApi;
+  api: WireFormat;
   url: URL;
   headers: IncomingHttpHeaders;
   body: Record<string, unknown>;

@@ -2,11 +2,16 @@
  * `--recall` on OpenAI Responses: `function_call` output items, `function_call_output` follow-ups,
  * and streams of numbered output items closed by `response.completed` with the whole output.
  */
-import { recallTool } from '../../core/archive/compaction-tools.js';
-import { recallIndexes, renumbered, shiftedEvent, withData } from './held-events.js';
-import { arrayOf, parseArguments, streamedInBody } from './recall-json.js';
-import { type JsonRecord, RECALL_TOOL_NAME, type RecallWire, type StreamAssembler } from './recall-wire.js';
-import type { SseEvent } from './sse-events.js';
+import { recallTool } from '../../../core/archive/compaction-tools.js';
+import { recallIndexes, renumbered, shiftedEvent, withData } from '../../recall/held-events.js';
+import { arrayOf, parseArguments, streamedInBody } from '../../recall/recall-json.js';
+import {
+  type JsonRecord,
+  RECALL_TOOL_NAME,
+  type RecallWire,
+  type StreamAssembler,
+} from '../../recall/recall-wire.js';
+import type { SseEvent } from '../../recall/sse-events.js';
 
 const isRecallItem = (item: { type?: unknown; name?: unknown } | undefined) =>
   item?.type === 'function_call' && item.name === RECALL_TOOL_NAME;

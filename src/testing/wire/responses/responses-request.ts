@@ -3,10 +3,10 @@
  * 400 messages where it has one, and what a Responses answer adds (reasoning, echoed fields).
  */
 
-import { validateMessages } from '../core/conversation/validate.js';
-import type { ValidationProblem } from '../core/model/problems.js';
-import type { ResponsesAnswer } from './_responses-wire.js';
-import { invalidRequest, type WireError } from './_wire.js';
+import { validateMessages } from '../../../core/conversation/validate.js';
+import type { ValidationProblem } from '../../../core/model/problems.js';
+import { invalidRequest, type WireError } from '../../_wire.js';
+import type { ResponsesAnswer } from './responses-answer.js';
 
 /** Encrypted reasoning this server hands out starts with this; others' pass unverified. */
 export const SCRIPTED_ENCRYPTED_PREFIX = 'enc_scripted_';

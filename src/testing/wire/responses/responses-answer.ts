@@ -3,7 +3,7 @@
  * its server-sent events (`response.created`, `response.output_item.added/done`,
  * `response.output_text.delta`, `response.completed`, …), in the order the API sends them.
  */
-import type { Answer } from './_wire.js';
+import type { Answer } from '../../_wire.js';
 
 /** The reasoning item a Responses answer starts with, when the request asked for reasoning. */
 export interface AnswerReasoning {

@@ -4,17 +4,17 @@
  * request whose `functionResponse` parts carry the recalled text. Gemini answers carry no block
  * indexes, so a follow-up's chunks continue the client's stream as they come.
  */
-import { recallTool } from '../../core/archive/compaction-tools.js';
-import type { GeminiPart } from '../../core/wire/gemini/gemini-types.js';
-import { unchangedEvent } from './recall-json.js';
+import { recallTool } from '../../../core/archive/compaction-tools.js';
+import type { GeminiPart } from '../../../core/wire/gemini/gemini-types.js';
+import { unchangedEvent } from '../../recall/recall-json.js';
 import {
   type JsonRecord,
   RECALL_TOOL_NAME,
   type RecallWire,
   type StreamAssembler,
   type ToolCall,
-} from './recall-wire.js';
-import { rewriteEvent, type SseEvent } from './sse-events.js';
+} from '../../recall/recall-wire.js';
+import { rewriteEvent, type SseEvent } from '../../recall/sse-events.js';
 
 /** Prefix of the id given to a recall call that came without one (never sent back). */
 const SYNTHETIC_ID_PREFIX = 'agent-compact-recall-';

@@ -4,28 +4,18 @@
  * (`{ error: { code, message, status } }`), and its request rules — including the 400 for a
  * current-turn function call whose `thoughtSignature` was stripped.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { validateMessages } from '../../core/conversation/validate.js';
-import { estimateRequestTokens, estimateTokens } from '../prompt-usage.js';
-import type { RecordedRequest, ResponseOutcome, ScriptStepObject } from '../script.js';
+import type { ServerResponse } from 'node:http';
+import { validateMessages } from '../../../core/conversation/validate.js';
+import type { WireError } from '../../_wire.js';
+import { estimateRequestTokens, estimateTokens } from '../../prompt-usage.js';
+import type { ResponseOutcome, ScriptStepObject } from '../../script.js';
+import type { ScriptedExchange } from '../scripted-wire.js';
 
 /** The path prefix of every Gemini route. */
 export const GEMINI_PATH_PREFIX = '/v1beta/models/';
 
-/** What the Gemini handler needs from the server. */
-export interface GeminiExchange {
-  incoming: IncomingMessage;
-  response: ServerResponse;
-  rawBody: string;
-  /** What every record of this request starts with (index, path, headers…). */
-  seen: Omit<RecordedRequest, 'outcome' | 'body' | 'stream' | 'inputTokens'>;
-  validation: 'provider-rules' | 'off';
-  contextWindow: number | undefined;
-  chooseStep(request: Omit<RecordedRequest, 'outcome'>): Promise<ScriptStepObject | undefined>;
-  record(request: RecordedRequest): void;
-  /** This answer's number in the server, for ids and signatures. */
-  answerNumber(): number;
-}
+/** What the Gemini handler needs from the server (the prompt cache it does not use). */
+export type GeminiExchange = Omit<ScriptedExchange, 'cache'>;
 
 type Json = Record<string, unknown>;
 
@@ -212,6 +202,11 @@ function writeCandidate(response: ServerResponse, answer: GeminiAnswer, parts: J
   response.end();
 }
 
+/** An error answer's body in the Gemini API's shape. */
+export function geminiErrorBody({ status, message }: Pick<WireError, 'status' | 'message'>): Json {
+  return { error: { code: status, message, status: statusNames[status] ?? 'UNKNOWN' } };
+}
+
 /** Writes an error in the Gemini API's shape. */
 export function writeGeminiError(
   response: ServerResponse,
@@ -219,9 +214,8 @@ export function writeGeminiError(
   message: string,
   headers: Record<string, string> = {},
 ): void {
-  const status = statusNames[code] ?? 'UNKNOWN';
   response.writeHead(code, { 'content-type': 'application/json; charset=UTF-8', ...headers });
-  response.end(JSON.stringify({ error: { code, message, status } }));
+  response.end(JSON.stringify(geminiErrorBody({ status: code, message })));
 }
 
 function writeJson(response: ServerResponse, value: unknown): void {

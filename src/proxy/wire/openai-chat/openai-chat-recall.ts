@@ -2,11 +2,16 @@
  * `--recall` on OpenAI Chat Completions: `tool_calls` on the first choice's message, `role: "tool"`
  * follow-ups, and chunks whose call parts are numbered by `index` (only the first part names the call).
  */
-import { recallTool } from '../../core/archive/compaction-tools.js';
-import { closedUp, withData } from './held-events.js';
-import { arrayOf, parseArguments, streamedInBody, unchangedEvent } from './recall-json.js';
-import { type JsonRecord, RECALL_TOOL_NAME, type RecallWire, type StreamAssembler } from './recall-wire.js';
-import type { SseEvent } from './sse-events.js';
+import { recallTool } from '../../../core/archive/compaction-tools.js';
+import { closedUp, withData } from '../../recall/held-events.js';
+import { arrayOf, parseArguments, streamedInBody, unchangedEvent } from '../../recall/recall-json.js';
+import {
+  type JsonRecord,
+  RECALL_TOOL_NAME,
+  type RecallWire,
+  type StreamAssembler,
+} from '../../recall/recall-wire.js';
+import type { SseEvent } from '../../recall/sse-events.js';
 
 const isRecallCall = (call: JsonRecord) => (call.function as { name?: unknown })?.name === RECALL_TOOL_NAME;
 

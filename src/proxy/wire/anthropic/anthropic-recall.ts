@@ -2,10 +2,15 @@
  * `--recall` on the Anthropic Messages API: `tool_use` blocks, `tool_result` follow-ups, and
  * streams of numbered content blocks (`content_block_start` / `_delta`).
  */
-import { recallTool } from '../../core/archive/compaction-tools.js';
-import { recallIndexes, renumbered, shiftedEvent } from './held-events.js';
-import { arrayOf, parseJson, streamedInBody } from './recall-json.js';
-import { type JsonRecord, RECALL_TOOL_NAME, type RecallWire, type StreamAssembler } from './recall-wire.js';
+import { recallTool } from '../../../core/archive/compaction-tools.js';
+import { recallIndexes, renumbered, shiftedEvent } from '../../recall/held-events.js';
+import { arrayOf, parseJson, streamedInBody } from '../../recall/recall-json.js';
+import {
+  type JsonRecord,
+  RECALL_TOOL_NAME,
+  type RecallWire,
+  type StreamAssembler,
+} from '../../recall/recall-wire.js';
 
 const isRecallBlock = (block: JsonRecord) => block.type === 'tool_use' && block.name === RECALL_TOOL_NAME;
 

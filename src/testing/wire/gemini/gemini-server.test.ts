@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { geminiBody } from '../../core/wire/gemini/gemini-session.test-utils.js';
-import type { Script } from '../script.js';
-import { type ScriptedModelServer, startScriptedModelServer } from '../scripted-model-server.js';
+import { geminiBody } from '../../../core/wire/gemini/gemini-session.test-utils.js';
+import type { Script } from '../../script.js';
+import { type ScriptedModelServer, startScriptedModelServer } from '../../scripted-model-server.js';
 import { signatureOf } from './gemini-server.js';
 
 let server: ScriptedModelServer | undefined;

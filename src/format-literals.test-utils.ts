@@ -1,0 +1,91 @@
+/**
+ * The structure test's format-literal rule: a wire format's name written as a string outside
+ * `src/core/wire/` is a switch on the format that belongs in its folder (or the registry). Module
+ * names (`import('openai')`) and comments are not literals; test files are inputs, not switches.
+ */
+import ts from 'typescript';
+
+/** Every spelling a format goes by: the `WireFormat` names and the provider names built on them. */
+const FORMAT_NAMES = new Set([
+  'anthropic',
+  'openai',
+  'responses',
+  'gemini',
+  'openai-responses',
+  'openai-chat',
+]);
+
+/**
+ * Where format names may be written: a `wire/` folder — the core's (`core/wire/<format>/`) or, for
+ * a format's piece that needs node, one under the package that owns it (`testing/wire/<format>/`) —
+ * and the list itself, `core/model/wire-format.ts`.
+ */
+const FORMAT_HOME = /(^|\/)wire\/|^core\/model\/wire-format\.ts$/;
+
+/**
+ * Files (relative to `src/`) that still write format names, with how many, when this rule arrived.
+ * Each entry is future work or a name that is not a wire format (an agent, an SDK provider id):
+ * the count may only go down.
+ */
+export const FORMAT_LITERALS_ALLOWED = new Map<string, number>([
+  ['agent/anthropic-chat-model.ts', 2],
+  ['agent/gemini-chat-model.ts', 2],
+  ['agent/openai-chat-model.ts', 2],
+  ['agent/openai-responses-chat-model.ts', 2],
+  ['anthropic/index.ts', 2],
+  ['bench/suites/frameworks.ts', 1],
+  ['bench/suites/requests.ts', 1],
+  ['bench/suites/responses.ts', 1],
+  ['cli/command-args.ts', 4],
+  ['cli/commands/compact.ts', 1],
+  ['cli/commands/run.ts', 11],
+  ['cli/main.ts', 1],
+  ['cli/read-conversation.ts', 9],
+  ['cli/wrap/agent-launch.ts', 5],
+  ['core/conversation/parse-conversation.ts', 3],
+  ['core/conversation/responses-format.ts', 1],
+  ['core/conversation/validate.ts', 1],
+  ['core/request/compact-request.ts', 2],
+  ['core/request/request-format.ts', 6],
+  ['e2e/e2e-checks.ts', 6],
+  ['e2e/run.ts', 4],
+  ['gemini/index.ts', 2],
+  ['importers/claude-code.ts', 1],
+  ['importers/gemini-cli.ts', 1],
+  ['importers/gemini-requests.ts', 1],
+  ['importers/imported-transcript.ts', 8],
+  ['importers/index.ts', 8],
+  ['importers/responses-requests.ts', 1],
+  ['openai/index.ts', 4],
+  ['openai/responses-summary.ts', 2],
+  ['proxy/conversation-exchange.ts', 5],
+  ['proxy/count-tokens.ts', 6],
+  ['proxy/routes.ts', 10],
+]);
+
+/** True for a string that is a module name (`import … from 'openai'`, `import('openai')`). */
+function isModuleName(node: ts.StringLiteralLike): boolean {
+  const parent = node.parent;
+  if (ts.isImportDeclaration(parent) || ts.isExportDeclaration(parent)) return true;
+  if (ts.isExternalModuleReference(parent)) return true;
+  if (ts.isLiteralTypeNode(parent) && ts.isImportTypeNode(parent.parent)) return true;
+  return ts.isCallExpression(parent) && parent.expression.kind === ts.SyntaxKind.ImportKeyword;
+}
+
+/** The lines (1-based) where `file` writes a format name as a string. */
+export function formatLiteralLines(file: ts.SourceFile): number[] {
+  const lines: number[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isStringLiteralLike(node) && FORMAT_NAMES.has(node.text) && !isModuleName(node))
+      lines.push(file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1);
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return lines;
+}
+
+/** True for a file the rule reads: source outside the formats' folders, not a test. */
+export function readsFormatLiterals(name: string): boolean {
+  if (FORMAT_HOME.test(name)) return false;
+  return !/\.test(-utils)?\.tsx?$/.test(name) && !name.includes('__fixtures__/');
+}

@@ -1,0 +1,86 @@
+/**
+ * How the scripted server writes answers on the Anthropic Messages wire: the `Message` object and
+ * its server-sent events (`message_start`, `content_block_*`, `message_delta`), in the real order.
+ */
+import { type Answer, streamPieces } from '../../_wire.js';
+
+function anthropicUsage(answer: Answer, outputTokens: number): Record<string, unknown> {
+  const usage: Record<string, unknown> = { input_tokens: answer.usage.uncachedTokens };
+  if (answer.reportCacheFields) {
+    usage.cache_creation_input_tokens = answer.usage.cacheWriteTokens;
+    usage.cache_read_input_tokens = answer.usage.cacheReadTokens;
+  }
+  usage.output_tokens = outputTokens;
+  return usage;
+}
+
+/** The Anthropic `Message` object of an answer. */
+export function anthropicMessage(answer: Answer): Record<string, unknown> {
+  return {
+    id: answer.id,
+    type: 'message',
+    role: 'assistant',
+    model: answer.model,
+    content: answer.blocks,
+    stop_reason: answer.stop,
+    stop_sequence: null,
+    usage: anthropicUsage(answer, answer.usage.outputTokens),
+  };
+}
+
+/** The Anthropic server-sent events of an answer, in the real order. */
+export function anthropicEvents(answer: Answer): string[] {
+  const events: string[] = [];
+  const event = (data: Record<string, unknown>): void => {
+    events.push(`event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`);
+  };
+  event({
+    type: 'message_start',
+    message: {
+      ...anthropicMessage(answer),
+      content: [],
+      stop_reason: null,
+      usage: anthropicUsage(answer, 1),
+    },
+  });
+  event({ type: 'ping' });
+  answer.blocks.forEach((block, index) => {
+    switch (block.type) {
+      case 'text':
+        event({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+        for (const text of streamPieces(block.text)) {
+          event({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } });
+        }
+        break;
+      case 'tool_use': {
+        event({
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+        });
+        const json = JSON.stringify(block.input);
+        const middle = Math.ceil(json.length / 2);
+        for (const partial of [json.slice(0, middle), json.slice(middle)]) {
+          event({
+            type: 'content_block_delta',
+            index,
+            delta: { type: 'input_json_delta', partial_json: partial },
+          });
+        }
+        break;
+      }
+      default: {
+        const unreachable: never = block;
+        throw new Error(`unknown block ${JSON.stringify(unreachable)}`);
+      }
+    }
+    event({ type: 'content_block_stop', index });
+  });
+  event({
+    type: 'message_delta',
+    delta: { stop_reason: answer.stop, stop_sequence: null },
+    usage: { output_tokens: answer.usage.outputTokens },
+  });
+  event({ type: 'message_stop' });
+  return events;
+}
