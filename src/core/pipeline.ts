@@ -396,7 +396,13 @@ function fixedPart(
   return { systemTokens, toolTokens, requestTokens, fixed: systemTokens + toolTokens + requestTokens };
 }
 
-/** Throws `CONTEXT_OVERFLOW` at once when the fixed part alone is over the hard threshold. */
+/**
+ * Throws `CONTEXT_OVERFLOW` at once when the fixed part alone does not fit the window less the
+ * reserved output. Over hard but within the window (or with no window set) the request can still go
+ * out: the layers condense the rest and the breaker keeps hard from summarizing to no effect. A
+ * refusal there sent the whole history uncondensed on every call while a long paste stayed the
+ * latest request.
+ */
 function assertFixedPartFits(
   input: readonly Message[],
   options: MaybeCompactOptions,
@@ -410,9 +416,11 @@ function assertFixedPartFits(
     settings,
     'overall',
   );
-  if (fixed <= settings.limits.hard) return;
+  const { contextWindow, reserveOutputTokens, limits } = settings;
+  if (fixed <= limits.hard || contextWindow === undefined || fixed <= contextWindow - reserveOutputTokens)
+    return;
   throw new CompactError(
-    `the system prompt (${systemTokens} tokens), tool definitions (${toolTokens}) and latest request (${requestTokens}) add up to ${fixed} tokens, over the hard threshold of ${settings.limits.hard}; compaction cannot remove any of them`,
+    `the system prompt (${systemTokens} tokens), tool definitions (${toolTokens}) and latest request (${requestTokens}) add up to ${fixed} tokens, over the hard threshold of ${limits.hard}; compaction cannot remove any of them, and they do not fit the window of ${contextWindow} less ${reserveOutputTokens} reserved`,
     { code: 'CONTEXT_OVERFLOW' },
   );
 }
