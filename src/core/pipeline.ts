@@ -6,6 +6,7 @@ import { type Message, type ProviderUsage, promptTokensFromUsage } from './conve
 import { CompactError } from './errors.js';
 import type { CompactionEvent, CompactionLayer } from './events.js';
 import {
+  type BreakerMemory,
   type BreakerOpen,
   decideTurn,
   keepRewrite,
@@ -114,7 +115,7 @@ export async function compactTurn(
     lastOutput: { messages: output, length: output.length, system, tools },
     lastCallAt: now,
     // The breaker (which stops hard summarizing to no effect) is about foreground summaries only.
-    breaker: { hardOnLastCall: layer === 'hard' && !run.swapped, overheadTokens },
+    breaker: breakerMemory(runtime, layer === 'hard' && !run.swapped, overheadTokens, tokensAfter),
     background: run.job,
     index: indexUpdate(run.steps, output),
   };
@@ -148,6 +149,10 @@ function turnFacts(turn: Turn, now: number, overheadTokens: number): TurnFacts {
       previousTokensAfter: overHard ? previousHardTokens(runtime) : undefined,
       floorTokens: fixed ? overheadTokens + fixed.fixed : 0,
       historyTokens: fixed ? historyTokens(input, runtime, fixed.requestTokens) : 0,
+      lastHardTokensAfter: overHard ? runtime.breaker.hardTokensAfter : undefined,
+      fitsWindow:
+        settings.contextWindow === undefined ||
+        tokensBefore <= settings.contextWindow - settings.reserveOutputTokens,
     },
     background: background && { ...background, job: jobState(job) },
   };
@@ -325,6 +330,21 @@ async function planAfterSplit<Plan extends LayerPlan | undefined>(
   if (head.length === 0) return plan(rest, (part) => part);
   const planned = await plan(rest, (part) => [...head, ...part]);
   return planned && { ...planned, messages: [...head, ...planned.messages] };
+}
+
+/** The breaker's memory after this call: a foreground hard records what it left. */
+function breakerMemory(
+  runtime: SessionRuntime,
+  hard: boolean,
+  overheadTokens: number,
+  tokensAfter: number,
+): BreakerMemory {
+  const hardTokensAfter = hard ? tokensAfter : runtime.breaker.hardTokensAfter;
+  return {
+    hardOnLastCall: hard,
+    overheadTokens,
+    ...(hardTokensAfter === undefined ? {} : { hardTokensAfter }),
+  };
 }
 
 /**

@@ -10,6 +10,12 @@ export interface BreakerMemory {
    * (hidden tool definitions, formatting), learned from usage reports and kept across compactions.
    */
   overheadTokens: number;
+  /**
+   * The request the last foreground hard compaction left, counted then (absent before the first,
+   * and in states written before it was kept): the breaker holds the next hard until the request
+   * has grown by a band between the thresholds since.
+   */
+  hardTokensAfter?: number;
 }
 
 /** Where a background summary stands at the start of a call (see `hard.background`). */
@@ -38,6 +44,10 @@ export interface TurnFacts {
     floorTokens: number;
     /** What a summary could free: the messages less the latest request, counted as new content is. */
     historyTokens: number;
+    /** What the last foreground hard compaction left (any earlier call), when one ran. */
+    lastHardTokensAfter: number | undefined;
+    /** Whether the request fits the window less the reserved output (true when no window is set). */
+    fitsWindow: boolean;
   };
   /** Background summaries, when `hard.background` is on. */
   background: { threshold: number; limit: number; job: BackgroundJobState } | undefined;
@@ -173,15 +183,27 @@ function backgroundStep({ background, tokens, limits, midEstimate }: TurnFacts):
  * Why hard must not run on this call, or undefined when it may. With a floor over mid no summary
  * gets under mid, but one still pays for its rewrite once the history alone (the messages less
  * the latest request) is over hard: it frees about that much, the next call is held by the
- * previous-hard rule, and the history takes as long to grow back.
+ * previous-hard rule, and the history takes as long to grow back. A hard that left the request
+ * over mid is not repeated until the request has grown by the band between the thresholds since
+ * (while it fits the window): a summary again after a few turns would free only those turns, and
+ * its call and the cache it rewrites cost more than they save (a summary every 2–3 turns on
+ * Claude Code sessions at 8k/16k, whose hard output sat 2k under hard).
  */
-function breakerOpen({ breaker, limits }: TurnFacts): BreakerOpen | undefined {
+function breakerOpen({ breaker, limits, tokens }: TurnFacts): BreakerOpen | undefined {
   const { floorTokens, historyTokens } = breaker;
   if (floorTokens > limits.mid && historyTokens <= limits.hard)
     return { reason: 'fixed-overhead', floorTokens };
-  const { previousTokensAfter } = breaker;
+  const { previousTokensAfter, lastHardTokensAfter } = breaker;
   if (previousTokensAfter !== undefined && previousTokensAfter > limits.mid) {
     return { reason: 'previous-hard', previousTokensAfter };
   }
+  const grown = lastHardTokensAfter === undefined ? undefined : tokens - lastHardTokensAfter;
+  if (
+    breaker.fitsWindow &&
+    grown !== undefined &&
+    lastHardTokensAfter! > limits.mid &&
+    grown < limits.hard - limits.mid
+  )
+    return { reason: 'previous-hard', previousTokensAfter: lastHardTokensAfter! };
   return undefined;
 }
