@@ -23,6 +23,7 @@ const base: TurnFacts = {
     floorTokens: 5_000,
     historyTokens: 5_000,
   },
+  expiredSummary: undefined,
   background: undefined,
 };
 /** Over hard with the prompt cache in play: a mid plan must pay for its rewrite. */
@@ -182,6 +183,40 @@ describe('decideTurn', () => {
       'over hard after a hard that got under mid: hard may run however little it grew',
       { tokens: 81_000, breaker: { ...base.breaker, lastHardTokensAfter: 45_000 } },
       { kind: 'mid-else-hard', under: 50_000, breaker: undefined, rule: paying, cacheAware: true },
+    ],
+    [
+      'between the thresholds, cache expired, a summary pays for its call: mid when under mid, else hard',
+      {
+        tokens: 70_000,
+        cacheExpired: true,
+        expiredSummary: { keptTokens: 10_000, summaryOutputTokens: 2_000 },
+      },
+      {
+        kind: 'mid-else-hard',
+        under: 50_000,
+        breaker: undefined,
+        rule: { minFreed: 0, payback: false },
+        cacheAware: false,
+      },
+    ],
+    [
+      'between the thresholds, cache expired, a summary would leave too much to pay: mid whatever it frees',
+      {
+        tokens: 70_000,
+        cacheExpired: true,
+        expiredSummary: { keptTokens: 50_000, summaryOutputTokens: 2_000 },
+      },
+      { kind: 'mid-else-micro', rule: { minFreed: 0, payback: false }, cacheAware: false },
+    ],
+    [
+      'between the thresholds, cache expired, a summary pays but the breaker holds it: mid whatever it frees',
+      {
+        tokens: 70_000,
+        cacheExpired: true,
+        expiredSummary: { keptTokens: 10_000, summaryOutputTokens: 2_000 },
+        breaker: { ...base.breaker, lastHardTokensAfter: 55_000 },
+      },
+      { kind: 'mid-else-micro', rule: { minFreed: 0, payback: false }, cacheAware: false },
     ],
     [
       'over hard, cache expired: mid whatever its rewrite costs (nothing is cached)',

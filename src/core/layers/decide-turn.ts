@@ -1,5 +1,5 @@
 import type { MaybeCompactOptions } from '../compactor-options.js';
-import { type Rewrite, rewritePays } from './rewrite-cost.js';
+import { type ExpiredSummary, type Rewrite, rewritePays, summaryPaysOnExpiredCache } from './rewrite-cost.js';
 
 /** What the breaker remembers between calls (kept in the session's saved state). */
 export interface BreakerMemory {
@@ -49,6 +49,11 @@ export interface TurnFacts {
     /** Whether the request fits the window less the reserved output (true when no window is set). */
     fitsWindow: boolean;
   };
+  /**
+   * Between the thresholds with the prompt cache expired: what a summary would leave and cost
+   * (undefined elsewhere: the row that weighs it does not apply).
+   */
+  expiredSummary: Omit<ExpiredSummary, 'tokens'> | undefined;
   /** Background summaries, when `hard.background` is on. */
   background: { threshold: number; limit: number; job: BackgroundJobState } | undefined;
 }
@@ -141,12 +146,34 @@ export function decideTurn(facts: TurnFacts): TurnStep {
     const rule = { minFreed: 0, payback };
     return { kind: 'mid-else-hard', under: limits.mid, breaker, rule, cacheAware };
   }
+  const expired = expiredSummaryStep(facts, payback);
+  if (expired) return expired;
   // A whole mid plan walks the history: make one only when the index estimates a worthy batch.
   const minFreed = cacheAware ? micro.clearAtLeast : 0;
   if (tokens > limits.mid && facts.midEstimate >= minFreed) {
     return { kind: 'mid-else-micro', rule: { minFreed, payback }, cacheAware };
   }
   return { kind: 'micro', cacheAware };
+}
+
+/**
+ * Between the thresholds with the prompt cache expired, the request is written whole whatever
+ * happens: mid when it gets under mid, else a summary when it pays for its call
+ * ({@link summaryPaysOnExpiredCache}) and the breaker lets it. A long session that mid keeps just
+ * under hard otherwise writes all of it again after every pause (a Codex rollout at a 200k window:
+ * about 100k written on each of 20 requests after the cache lifetime, where a summary left 15k).
+ */
+function expiredSummaryStep(facts: TurnFacts, payback: boolean): TurnStep | undefined {
+  const { tokens, limits, cacheExpired, expiredSummary } = facts;
+  if (!cacheExpired || !expiredSummary || tokens <= limits.mid || tokens > limits.hard) return undefined;
+  if (!summaryPaysOnExpiredCache({ tokens, ...expiredSummary }) || breakerOpen(facts)) return undefined;
+  return {
+    kind: 'mid-else-hard',
+    under: limits.mid,
+    breaker: undefined,
+    rule: { minFreed: 0, payback },
+    cacheAware: false,
+  };
 }
 
 /**
