@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemorySessionStateStore } from './archive/memory-session-state-store.js';
 import type { SessionStateStore } from './archive/session-state-store.js';
 import { createCompactor } from './compactor.js';
-import { agentSession, toolTurn } from './conversation/session-builder.test-utils.js';
+import { agentSession, fakeFile, toolTurn } from './conversation/session-builder.test-utils.js';
 import type { CompactionEvent } from './events.js';
 import { CompactError } from './model/errors.js';
 import type { Message, ProviderUsage } from './model/messages.js';
@@ -103,5 +103,59 @@ describe('the circuit breaker learns the overhead the provider counts', () => {
     const { summarizer, outcomes } = await run({ reserveOutputTokens: 8192 });
     expect(outcomes.filter((outcome) => outcome === 'CONTEXT_OVERFLOW').length).toBeGreaterThan(0);
     expect(summarizer.calls).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('a latest request over the hard threshold (a long paste the agent works on)', () => {
+  /**
+   * A session whose user pastes a log longer than the hard threshold, then the agent works on it
+   * for `turns` tool calls: the paste stays the latest human request all that time. Returns each
+   * call's tokens before and after, or its error code.
+   */
+  async function pasteRun(options: { contextWindow?: number; reserveOutputTokens?: number }) {
+    const compactor = createCompactor({
+      thresholds: { mid: 3000, hard: 6000 },
+      micro: { cacheAware: false },
+      summarizer: createExtractiveSummaryModel(),
+      ...options,
+    });
+    const paste = `Here is the failing log:\n${fakeFile('ci-log', 700)}`;
+    let messages: Message[] = [...agentSession(6, { lines: 40 }), { role: 'user', content: paste }];
+    const outcomes: Array<{ before: number; after: number } | string> = [];
+    for (let turn = 7; turn < 19; turn++) {
+      messages.push(...toolTurn(turn, { lines: 40 }));
+      const outcome = await compactor.maybeCompact(messages).catch((error: unknown) => {
+        if (CompactError.isInstance(error)) return error;
+        throw error;
+      });
+      if (CompactError.isInstance(outcome)) {
+        outcomes.push(outcome.code);
+        continue;
+      }
+      outcomes.push({ before: outcome.tokensBefore, after: outcome.tokensAfter });
+      messages = [...outcome.messages];
+    }
+    return { outcomes, pasteTokens: countMessageTokens({ role: 'user', content: paste }, counter) };
+  }
+
+  it('condenses the rest of the request instead of refusing it when no window is set', async () => {
+    // Before: CONTEXT_OVERFLOW on every call, and the simulated agent sent the whole history, uncondensed,
+    // until the user typed again (ed-51f6581660-0: 25 such requests, growing from 30k to 51k).
+    const { outcomes, pasteTokens } = await pasteRun({});
+    expect(pasteTokens).toBeGreaterThan(6000);
+    expect(outcomes).not.toContain('CONTEXT_OVERFLOW');
+    const sizes = outcomes.filter((outcome) => typeof outcome !== 'string');
+    expect(sizes).toHaveLength(12);
+    // The history beside the paste is condensed: the last request is far smaller than all it held.
+    const last = sizes[sizes.length - 1]!;
+    expect(sizes.some(({ before, after }) => after < before)).toBe(true);
+    expect(last.after - pasteTokens).toBeLessThan(last.before - pasteTokens);
+  });
+
+  it('condenses it too when the paste fits the window, and refuses when it does not', async () => {
+    const fits = await pasteRun({ contextWindow: 200_000 });
+    expect(fits.outcomes).not.toContain('CONTEXT_OVERFLOW');
+    const over = await pasteRun({ contextWindow: 9000, reserveOutputTokens: 2000 });
+    expect(over.outcomes.every((outcome) => outcome === 'CONTEXT_OVERFLOW')).toBe(true);
   });
 });

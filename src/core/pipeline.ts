@@ -2,8 +2,9 @@ import { archiveKey } from './_internal/archive-ids.js';
 import { continuesSnapshot, jobState, startJob } from './background-hard.js';
 import type { CompactResult, MaybeCompactOptions } from './compactor-options.js';
 import type { CompactorSettings } from './compactor-settings.js';
-import type { CompactionEvent, CompactionLayer } from './events.js';
+import type { CompactionEvent } from './events.js';
 import {
+  type BreakerMemory,
   type BreakerOpen,
   decideTurn,
   keepRewrite,
@@ -12,7 +13,7 @@ import {
   type TurnFacts,
   type TurnStep,
 } from './layers/decide-turn.js';
-import { type HardLedger, latestHumanRequest, planHard } from './layers/hard.js';
+import { type HardLedger, planHard } from './layers/hard.js';
 import type { LayerPlan, RewriteContext } from './layers/mask.js';
 import { planMicro } from './layers/micro.js';
 import { planMid } from './layers/mid.js';
@@ -29,8 +30,8 @@ import {
   type SessionRuntime,
   sentRequest,
 } from './session-runtime.js';
-import { countMessageTokens, countSystemTokens } from './tokens/message-tokens.js';
-import { countToolTokens } from './tokens/tool-tokens.js';
+import { countMessageTokens } from './tokens/message-tokens.js';
+import { assertFitsWindow, assertFitsWithoutHard, assertFixedPartFits, fixedPart } from './turn-limits.js';
 import { type AppliedStep, measureSteps, type StepsToReport } from './turn-report.js';
 import { type RenderedWorkingSet, renderWorkingSet } from './working-set/render-working-set.js';
 
@@ -114,7 +115,7 @@ export async function compactTurn(
     lastOutput: { messages: output, length: output.length, system, tools },
     lastCallAt: now,
     // The breaker (which stops hard summarizing to no effect) is about foreground summaries only.
-    breaker: { hardOnLastCall: layer === 'hard' && !run.swapped, overheadTokens },
+    breaker: breakerMemory(runtime, layer === 'hard' && !run.swapped, overheadTokens, tokensAfter),
     background: run.job,
     index: indexUpdate(run.steps, output),
   };
@@ -131,26 +132,47 @@ function turnFacts(turn: Turn, now: number, overheadTokens: number): TurnFacts {
   const { settings } = environment;
   const { limits, micro, background } = settings;
   const overHard = tokensBefore > limits.hard;
-  const fixed = overHard ? fixedPart(input, options, runtime, settings, 'delta') : undefined;
+  const cacheExpired =
+    runtime.lastCallAt !== undefined && now - runtime.lastCallAt > settings.cacheTtlSeconds * 1000;
+  // The breaker is read over hard, and between the thresholds where an expired cache weighs a summary.
+  const weighHard = overHard || (cacheExpired && tokensBefore > limits.mid);
+  const fixed = weighHard ? fixedPart(input, options, runtime, settings, 'delta') : undefined;
   return {
     tokens: tokensBefore,
     limits,
     force: options.force,
     micro: { cacheAware: micro.cacheAware, clearAtLeast: micro.clearAtLeast },
-    cacheExpired:
-      runtime.lastCallAt !== undefined && now - runtime.lastCallAt > settings.cacheTtlSeconds * 1000,
+    cacheExpired,
     // Only read over a threshold where a row uses it (the estimate walks the pending results).
     midEstimate:
       tokensBefore > Math.min(limits.mid, background?.threshold ?? limits.mid)
         ? runtime.index.estimateMidFreed(settings.mid.keepToolResults)
         : 0,
     breaker: {
-      previousTokensAfter: overHard ? previousHardTokens(runtime) : undefined,
+      previousTokensAfter: weighHard ? previousHardTokens(runtime) : undefined,
       floorTokens: fixed ? overheadTokens + fixed.fixed : 0,
       historyTokens: fixed ? historyTokens(input, runtime, fixed.requestTokens) : 0,
+      lastHardTokensAfter: weighHard ? runtime.breaker.hardTokensAfter : undefined,
+      fitsWindow:
+        settings.contextWindow === undefined ||
+        tokensBefore <= settings.contextWindow - settings.reserveOutputTokens,
     },
+    expiredSummary:
+      fixed && !overHard ? expiredSummary(runtime, settings, overheadTokens + fixed.fixed) : undefined,
     background: background && { ...background, job: jobState(job) },
   };
+}
+
+/**
+ * What a summary would leave and write, for the expired-cache row: the fixed part and the hard
+ * layer's budgets (summary, ledger, working set, kept turn, files back), at the learned ratio.
+ */
+function expiredSummary(runtime: SessionRuntime, settings: CompactorSettings, floorTokens: number) {
+  const { maxSummaryTokens, ledgerTokens, workingSetTokens, keptTurnTokens, filesBack } = settings.hard;
+  const filesTokens = filesBack.maxFiles > 0 ? filesBack.maxTokens : 0;
+  const budgets = maxSummaryTokens + ledgerTokens + workingSetTokens + keptTurnTokens + filesTokens;
+  const keptTokens = floorTokens + Math.round(runtime.tokens.calibration().deltaRatio * budgets);
+  return { keptTokens, summaryOutputTokens: maxSummaryTokens };
 }
 
 /** Runs the step {@link decideTurn} chose. */
@@ -327,6 +349,21 @@ async function planAfterSplit<Plan extends LayerPlan | undefined>(
   return planned && { ...planned, messages: [...head, ...planned.messages] };
 }
 
+/** The breaker's memory after this call: a foreground hard records what it left. */
+function breakerMemory(
+  runtime: SessionRuntime,
+  hard: boolean,
+  overheadTokens: number,
+  tokensAfter: number,
+): BreakerMemory {
+  const hardTokensAfter = hard ? tokensAfter : runtime.breaker.hardTokensAfter;
+  return {
+    hardOnLastCall: hard,
+    overheadTokens,
+    ...(hardTokensAfter === undefined ? {} : { hardTokensAfter }),
+  };
+}
+
 /**
  * The tokens the previous call's hard compaction left, counted now (with the provider's report
  * when there is one); undefined when the last call did not run hard.
@@ -353,78 +390,6 @@ function learnedOverhead(usage: ProviderUsage, previous: SentRequest, runtime: S
   if (providerTokens === undefined || !(providerTokens > 0)) return runtime.breaker.overheadTokens;
   const local = runtime.tokens.countLocal(previous.messages, previous.system, previous.tools);
   return Math.max(0, Math.round(providerTokens - runtime.tokens.calibration().deltaRatio * local));
-}
-
-/**
- * With the breaker open, the request goes out without a hard compaction when it still fits the
- * model's window less the reserved output; over it, `CONTEXT_OVERFLOW`, before anything is
- * archived. Without `contextWindow` the thresholds are all the compactor knows, and being over
- * hard does not mean the provider will refuse the request: it goes out.
- */
-function assertFitsWithoutHard(tokensAfter: number, breaker: BreakerOpen, settings: CompactorSettings): void {
-  const { contextWindow, reserveOutputTokens, limits } = settings;
-  if (contextWindow === undefined || tokensAfter <= contextWindow - reserveOutputTokens) return;
-  const why =
-    breaker.reason === 'previous-hard'
-      ? `the hard compaction of the previous call left ${breaker.previousTokensAfter} tokens`
-      : `even a perfect summary would leave ${breaker.floorTokens} tokens (what the provider counts beyond the messages, the system prompt, tools and latest request)`;
-  throw new CompactError(
-    `${why}, over the mid threshold of ${limits.mid}, so summarizing would not help, and the request (${tokensAfter} tokens) does not fit the window of ${contextWindow} less ${reserveOutputTokens} reserved. Shorten the system prompt, tools or latest request`,
-    { code: 'CONTEXT_OVERFLOW' },
-  );
-}
-
-/**
- * What compaction cannot touch: the system prompt, the tool definitions and the latest human
- * request, counted locally and scaled by the overall ratio (`overall`) or the learned ratio of new
- * content (`delta`, which leaves the provider's own overhead out).
- */
-function fixedPart(
-  input: readonly Message[],
-  { system, tools }: MaybeCompactOptions,
-  runtime: SessionRuntime,
-  { counter }: CompactorSettings,
-  scale: 'overall' | 'delta',
-) {
-  const { overallRatio, deltaRatio } = runtime.tokens.calibration();
-  const ratio = scale === 'overall' ? overallRatio : deltaRatio;
-  const scaled = (tokens: number) => Math.round(ratio * tokens);
-  const request = latestHumanRequest(input);
-  const systemTokens = scaled(countSystemTokens(system, counter));
-  const toolTokens = scaled(countToolTokens(tools, counter));
-  const requestTokens = request ? scaled(countMessageTokens({ role: 'user', content: request }, counter)) : 0;
-  return { systemTokens, toolTokens, requestTokens, fixed: systemTokens + toolTokens + requestTokens };
-}
-
-/** Throws `CONTEXT_OVERFLOW` at once when the fixed part alone is over the hard threshold. */
-function assertFixedPartFits(
-  input: readonly Message[],
-  options: MaybeCompactOptions,
-  runtime: SessionRuntime,
-  settings: CompactorSettings,
-): void {
-  const { systemTokens, toolTokens, requestTokens, fixed } = fixedPart(
-    input,
-    options,
-    runtime,
-    settings,
-    'overall',
-  );
-  if (fixed <= settings.limits.hard) return;
-  throw new CompactError(
-    `the system prompt (${systemTokens} tokens), tool definitions (${toolTokens}) and latest request (${requestTokens}) add up to ${fixed} tokens, over the hard threshold of ${settings.limits.hard}; compaction cannot remove any of them`,
-    { code: 'CONTEXT_OVERFLOW' },
-  );
-}
-
-function assertFitsWindow(layer: CompactionLayer, tokensAfter: number, settings: CompactorSettings): void {
-  const { contextWindow, reserveOutputTokens } = settings;
-  if (layer !== 'hard' || contextWindow === undefined || tokensAfter <= contextWindow - reserveOutputTokens)
-    return;
-  throw new CompactError(
-    `after a hard compaction the context still has ${tokensAfter} tokens, over the window of ${contextWindow} less ${reserveOutputTokens} reserved; the system prompt or the latest request alone is too large`,
-    { code: 'CONTEXT_OVERFLOW' },
-  );
 }
 
 /** How the index follows the output: micro alone rewrote in place; other layers moved messages. */

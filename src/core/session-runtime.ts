@@ -132,6 +132,9 @@ export function restoreRuntime(
   runtime.breaker = {
     hardOnLastCall: state.breaker.hardOnLastCall,
     overheadTokens: state.breaker.overheadTokens ?? 0,
+    ...(state.breaker.hardTokensAfter === undefined
+      ? {}
+      : { hardTokensAfter: state.breaker.hardTokensAfter }),
   };
   // A state written before the ledger existed has none: it starts from the messages it sees.
   if (isLedgerState(state.ledger))

@@ -124,9 +124,22 @@ function verdict(pass: boolean): string {
   return pass ? 'met' : 'MISSED';
 }
 
-function printConfiguration(label: string, rows: readonly FileRow[], [none, agent]: StrategySummary[]): void {
+/** The transcripts over each target at one configuration (the bench's last lines). */
+interface Misses {
+  label: string;
+  transcripts: number;
+  overNone: FileRow[];
+  overPeer: FileRow[];
+}
+
+function missesOf(label: string, rows: readonly FileRow[]): Misses {
   const overNone = rows.filter((row) => row.ofNone > MAX_OF_NONE);
   const overPeer = rows.filter((row) => row.ofPeer > MAX_OF_CHEAPEST_PEER);
+  return { label, transcripts: rows.length, overNone, overPeer };
+}
+
+function printConfiguration(label: string, rows: readonly FileRow[], [none, agent]: StrategySummary[]): void {
+  const { overNone, overPeer } = missesOf(label, rows);
   const worstNone = [...rows].sort((left, right) => right.ofNone - left.ofNone)[0];
   const worstPeer = [...rows].sort((left, right) => right.ofPeer - left.ofPeer);
   console.log(`\n### ${label}: ${rows.length} transcripts, ${agent!.turns.toLocaleString('en-US')} turns\n`);
@@ -150,7 +163,24 @@ function printConfiguration(label: string, rows: readonly FileRow[], [none, agen
   );
 }
 
-/** Prints, per configuration, the worst transcripts and whether the targets are met. */
+/** The counts over each target at every configuration, with the files, so a run ends with the verdict. */
+function printMisses(misses: readonly Misses[]): void {
+  console.log('\n### Transcripts over the targets\n');
+  console.log(`| setting | transcripts | over none | over ${MAX_OF_CHEAPEST_PEER}× the cheapest peer |`);
+  console.log('| --- | ---: | ---: | ---: |');
+  for (const { label, transcripts, overNone, overPeer } of misses)
+    console.log(`| ${label} | ${transcripts} | ${overNone.length} | ${overPeer.length} |`);
+  for (const { label, overNone, overPeer } of misses) {
+    const named = (rows: readonly FileRow[], ratio: (row: FileRow) => number) =>
+      rows.map((row) => `${row.file} ${ratio(row).toFixed(3)}×`).join(', ') || 'none';
+    console.log(`- ${label}, over none: ${named(overNone, (row) => row.ofNone)}`);
+    console.log(
+      `- ${label}, over ${MAX_OF_CHEAPEST_PEER}× the cheapest peer: ${named(overPeer, (row) => row.ofPeer)}`,
+    );
+  }
+}
+
+/** Prints, per configuration, the worst transcripts and whether the targets are met; then the counts. */
 export async function run(): Promise<void> {
   const root = resolve(process.cwd(), '../shared/data');
   const pattern = process.env.MID_COST_FILTER;
@@ -160,9 +190,12 @@ export async function run(): Promise<void> {
     return;
   }
   const started = performance.now();
+  const misses: Misses[] = [];
   for (const configuration of configurations) {
     const { rows, total } = await replayConfiguration(inputs, configuration);
     printConfiguration(configuration.label, rows, total);
+    misses.push(missesOf(configuration.label, rows));
   }
+  printMisses(misses);
   console.log(`\nReplay wall time ${((performance.now() - started) / 1000).toFixed(0)} s.`);
 }

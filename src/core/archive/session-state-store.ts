@@ -49,9 +49,10 @@ export interface CompactorState {
   counter: AnchoredCounterState;
   /**
    * Circuit breaker: whether the last call ran a hard compaction, and what the provider counts
-   * beyond the messages, system prompt and tools (learned from usage; absent in older states).
+   * beyond the messages, system prompt and tools (learned from usage; absent in older states), and
+   * what the last hard compaction left (absent in older states and before the first).
    */
-  breaker: { hardOnLastCall: boolean; overheadTokens?: number };
+  breaker: { hardOnLastCall: boolean; overheadTokens?: number; hardTokensAfter?: number };
   /** The session ledger (absent in a state written before it existed). */
   ledger?: LedgerState;
 }

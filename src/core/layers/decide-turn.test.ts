@@ -16,7 +16,14 @@ const base: TurnFacts = {
   micro: { cacheAware: true, clearAtLeast: 20_000 },
   cacheExpired: false,
   midEstimate: 0,
-  breaker: { previousTokensAfter: undefined, floorTokens: 5_000, historyTokens: 5_000 },
+  breaker: {
+    lastHardTokensAfter: undefined,
+    fitsWindow: true,
+    previousTokensAfter: undefined,
+    floorTokens: 5_000,
+    historyTokens: 5_000,
+  },
+  expiredSummary: undefined,
   background: undefined,
 };
 /** Over hard with the prompt cache in play: a mid plan must pay for its rewrite. */
@@ -62,7 +69,16 @@ describe('decideTurn', () => {
     ],
     [
       'over hard after a hard that left the request over mid: the breaker holds hard',
-      { tokens: 90_000, breaker: { previousTokensAfter: 55_000, floorTokens: 5_000, historyTokens: 85_000 } },
+      {
+        tokens: 90_000,
+        breaker: {
+          lastHardTokensAfter: undefined,
+          fitsWindow: true,
+          previousTokensAfter: 55_000,
+          floorTokens: 5_000,
+          historyTokens: 85_000,
+        },
+      },
       {
         kind: 'mid-else-hard',
         under: 50_000,
@@ -73,14 +89,29 @@ describe('decideTurn', () => {
     ],
     [
       'over hard after a hard that got under mid: hard may run',
-      { tokens: 90_000, breaker: { previousTokensAfter: 45_000, floorTokens: 5_000, historyTokens: 85_000 } },
+      {
+        tokens: 90_000,
+        breaker: {
+          lastHardTokensAfter: undefined,
+          fitsWindow: true,
+          previousTokensAfter: 45_000,
+          floorTokens: 5_000,
+          historyTokens: 85_000,
+        },
+      },
       { kind: 'mid-else-hard', under: 50_000, breaker: undefined, rule: paying, cacheAware: true },
     ],
     [
       'over hard with a floor over mid: even a perfect summary would not help',
       {
         tokens: 90_000,
-        breaker: { previousTokensAfter: undefined, floorTokens: 51_000, historyTokens: 39_000 },
+        breaker: {
+          lastHardTokensAfter: undefined,
+          fitsWindow: true,
+          previousTokensAfter: undefined,
+          floorTokens: 51_000,
+          historyTokens: 39_000,
+        },
       },
       {
         kind: 'mid-else-hard',
@@ -94,7 +125,13 @@ describe('decideTurn', () => {
       'over hard with a floor over mid, the history alone over hard: a summary pays, hard may run',
       {
         tokens: 150_000,
-        breaker: { previousTokensAfter: undefined, floorTokens: 60_000, historyTokens: 90_000 },
+        breaker: {
+          lastHardTokensAfter: undefined,
+          fitsWindow: true,
+          previousTokensAfter: undefined,
+          floorTokens: 60_000,
+          historyTokens: 90_000,
+        },
       },
       { kind: 'mid-else-hard', under: 50_000, breaker: undefined, rule: paying, cacheAware: true },
     ],
@@ -102,7 +139,13 @@ describe('decideTurn', () => {
       'over hard with a floor over mid, right after a hard: the breaker holds hard',
       {
         tokens: 150_000,
-        breaker: { previousTokensAfter: 64_000, floorTokens: 60_000, historyTokens: 90_000 },
+        breaker: {
+          lastHardTokensAfter: undefined,
+          fitsWindow: true,
+          previousTokensAfter: 64_000,
+          floorTokens: 60_000,
+          historyTokens: 90_000,
+        },
       },
       {
         kind: 'mid-else-hard',
@@ -111,6 +154,69 @@ describe('decideTurn', () => {
         rule: paying,
         cacheAware: true,
       },
+    ],
+    [
+      'over hard, grown less than the band (hard − mid) since a hard that left it over mid: held',
+      {
+        tokens: 84_000,
+        breaker: { ...base.breaker, previousTokensAfter: undefined, lastHardTokensAfter: 55_000 },
+      },
+      {
+        kind: 'mid-else-hard',
+        under: 50_000,
+        breaker: { reason: 'previous-hard', previousTokensAfter: 55_000 },
+        rule: paying,
+        cacheAware: true,
+      },
+    ],
+    [
+      'over hard, grown the band since a hard that left it over mid: hard may run',
+      { tokens: 85_000, breaker: { ...base.breaker, lastHardTokensAfter: 55_000 } },
+      { kind: 'mid-else-hard', under: 50_000, breaker: undefined, rule: paying, cacheAware: true },
+    ],
+    [
+      'over hard, grown less than the band, but over the window: hard may run (an overflow is worse)',
+      { tokens: 84_000, breaker: { ...base.breaker, lastHardTokensAfter: 55_000, fitsWindow: false } },
+      { kind: 'mid-else-hard', under: 50_000, breaker: undefined, rule: paying, cacheAware: true },
+    ],
+    [
+      'over hard after a hard that got under mid: hard may run however little it grew',
+      { tokens: 81_000, breaker: { ...base.breaker, lastHardTokensAfter: 45_000 } },
+      { kind: 'mid-else-hard', under: 50_000, breaker: undefined, rule: paying, cacheAware: true },
+    ],
+    [
+      'between the thresholds, cache expired, a summary pays for its call: mid when under mid, else hard',
+      {
+        tokens: 70_000,
+        cacheExpired: true,
+        expiredSummary: { keptTokens: 10_000, summaryOutputTokens: 2_000 },
+      },
+      {
+        kind: 'mid-else-hard',
+        under: 50_000,
+        breaker: undefined,
+        rule: { minFreed: 0, payback: false },
+        cacheAware: false,
+      },
+    ],
+    [
+      'between the thresholds, cache expired, a summary would leave too much to pay: mid whatever it frees',
+      {
+        tokens: 70_000,
+        cacheExpired: true,
+        expiredSummary: { keptTokens: 50_000, summaryOutputTokens: 2_000 },
+      },
+      { kind: 'mid-else-micro', rule: { minFreed: 0, payback: false }, cacheAware: false },
+    ],
+    [
+      'between the thresholds, cache expired, a summary pays but the breaker holds it: mid whatever it frees',
+      {
+        tokens: 70_000,
+        cacheExpired: true,
+        expiredSummary: { keptTokens: 10_000, summaryOutputTokens: 2_000 },
+        breaker: { ...base.breaker, lastHardTokensAfter: 55_000 },
+      },
+      { kind: 'mid-else-micro', rule: { minFreed: 0, payback: false }, cacheAware: false },
     ],
     [
       'over hard, cache expired: mid whatever its rewrite costs (nothing is cached)',
@@ -128,7 +234,13 @@ describe('decideTurn', () => {
       {
         force: 'hard',
         tokens: 90_000,
-        breaker: { previousTokensAfter: 60_000, floorTokens: 60_000, historyTokens: 30_000 },
+        breaker: {
+          lastHardTokensAfter: undefined,
+          fitsWindow: true,
+          previousTokensAfter: 60_000,
+          floorTokens: 60_000,
+          historyTokens: 30_000,
+        },
       },
       { kind: 'hard' },
     ],

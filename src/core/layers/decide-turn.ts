@@ -1,5 +1,5 @@
 import type { MaybeCompactOptions } from '../compactor-options.js';
-import { type Rewrite, rewritePays } from './rewrite-cost.js';
+import { type ExpiredSummary, type Rewrite, rewritePays, summaryPaysOnExpiredCache } from './rewrite-cost.js';
 
 /** What the breaker remembers between calls (kept in the session's saved state). */
 export interface BreakerMemory {
@@ -10,6 +10,12 @@ export interface BreakerMemory {
    * (hidden tool definitions, formatting), learned from usage reports and kept across compactions.
    */
   overheadTokens: number;
+  /**
+   * The request the last foreground hard compaction left, counted then (absent before the first,
+   * and in states written before it was kept): the breaker holds the next hard until the request
+   * has grown by a band between the thresholds since.
+   */
+  hardTokensAfter?: number;
 }
 
 /** Where a background summary stands at the start of a call (see `hard.background`). */
@@ -38,7 +44,16 @@ export interface TurnFacts {
     floorTokens: number;
     /** What a summary could free: the messages less the latest request, counted as new content is. */
     historyTokens: number;
+    /** What the last foreground hard compaction left (any earlier call), when one ran. */
+    lastHardTokensAfter: number | undefined;
+    /** Whether the request fits the window less the reserved output (true when no window is set). */
+    fitsWindow: boolean;
   };
+  /**
+   * Between the thresholds with the prompt cache expired: what a summary would leave and cost
+   * (undefined elsewhere: the row that weighs it does not apply).
+   */
+  expiredSummary: Omit<ExpiredSummary, 'tokens'> | undefined;
   /** Background summaries, when `hard.background` is on. */
   background: { threshold: number; limit: number; job: BackgroundJobState } | undefined;
 }
@@ -131,12 +146,34 @@ export function decideTurn(facts: TurnFacts): TurnStep {
     const rule = { minFreed: 0, payback };
     return { kind: 'mid-else-hard', under: limits.mid, breaker, rule, cacheAware };
   }
+  const expired = expiredSummaryStep(facts, payback);
+  if (expired) return expired;
   // A whole mid plan walks the history: make one only when the index estimates a worthy batch.
   const minFreed = cacheAware ? micro.clearAtLeast : 0;
   if (tokens > limits.mid && facts.midEstimate >= minFreed) {
     return { kind: 'mid-else-micro', rule: { minFreed, payback }, cacheAware };
   }
   return { kind: 'micro', cacheAware };
+}
+
+/**
+ * Between the thresholds with the prompt cache expired, the request is written whole whatever
+ * happens: mid when it gets under mid, else a summary when it pays for its call
+ * ({@link summaryPaysOnExpiredCache}) and the breaker lets it. A long session that mid keeps just
+ * under hard otherwise writes all of it again after every pause (a Codex rollout at a 200k window:
+ * about 100k written on each of 20 requests after the cache lifetime, where a summary left 15k).
+ */
+function expiredSummaryStep(facts: TurnFacts, payback: boolean): TurnStep | undefined {
+  const { tokens, limits, cacheExpired, expiredSummary } = facts;
+  if (!cacheExpired || !expiredSummary || tokens <= limits.mid || tokens > limits.hard) return undefined;
+  if (!summaryPaysOnExpiredCache({ tokens, ...expiredSummary }) || breakerOpen(facts)) return undefined;
+  return {
+    kind: 'mid-else-hard',
+    under: limits.mid,
+    breaker: undefined,
+    rule: { minFreed: 0, payback },
+    cacheAware: false,
+  };
 }
 
 /**
@@ -173,15 +210,27 @@ function backgroundStep({ background, tokens, limits, midEstimate }: TurnFacts):
  * Why hard must not run on this call, or undefined when it may. With a floor over mid no summary
  * gets under mid, but one still pays for its rewrite once the history alone (the messages less
  * the latest request) is over hard: it frees about that much, the next call is held by the
- * previous-hard rule, and the history takes as long to grow back.
+ * previous-hard rule, and the history takes as long to grow back. A hard that left the request
+ * over mid is not repeated until the request has grown by the band between the thresholds since
+ * (while it fits the window): a summary again after a few turns would free only those turns, and
+ * its call and the cache it rewrites cost more than they save (a summary every 2–3 turns on
+ * Claude Code sessions at 8k/16k, whose hard output sat 2k under hard).
  */
-function breakerOpen({ breaker, limits }: TurnFacts): BreakerOpen | undefined {
+function breakerOpen({ breaker, limits, tokens }: TurnFacts): BreakerOpen | undefined {
   const { floorTokens, historyTokens } = breaker;
   if (floorTokens > limits.mid && historyTokens <= limits.hard)
     return { reason: 'fixed-overhead', floorTokens };
-  const { previousTokensAfter } = breaker;
+  const { previousTokensAfter, lastHardTokensAfter } = breaker;
   if (previousTokensAfter !== undefined && previousTokensAfter > limits.mid) {
     return { reason: 'previous-hard', previousTokensAfter };
   }
+  const grown = lastHardTokensAfter === undefined ? undefined : tokens - lastHardTokensAfter;
+  if (
+    breaker.fitsWindow &&
+    grown !== undefined &&
+    lastHardTokensAfter! > limits.mid &&
+    grown < limits.hard - limits.mid
+  )
+    return { reason: 'previous-hard', previousTokensAfter: lastHardTokensAfter! };
   return undefined;
 }

@@ -43,3 +43,34 @@ export function rewritePays(rewrite: Rewrite, paybackTurns: number = MID_PAYBACK
   if (!(rewrite.freedTokens > 0)) return false;
   return CACHE_READ_MULTIPLIER * rewrite.freedTokens * paybackTurns >= rewriteCost(rewrite);
 }
+
+/**
+ * A summary's output token, in base input tokens (Anthropic's Sonnet: $15 against $3 a million).
+ */
+export const SUMMARY_OUTPUT_MULTIPLIER = 5;
+
+/** A summary weighed on a request whose prompt cache expired (nothing cached: it is all written). */
+export interface ExpiredSummary {
+  /** The request's tokens. */
+  tokens: number;
+  /** What the summary would leave: the fixed part and the summary's budgets. */
+  keptTokens: number;
+  /** The summary call's output budget. */
+  summaryOutputTokens: number;
+}
+
+/**
+ * True when a summary on a request whose cache expired pays for its call within
+ * {@link MID_PAYBACK_TURNS} requests. The request is written whole either way, so the summary
+ * rewrites no cache: this request writes `freed` fewer tokens and every later one reads `freed`
+ * fewer, against the call, which reads the whole request uncached and writes its output.
+ */
+export function summaryPaysOnExpiredCache(
+  { tokens, keptTokens, summaryOutputTokens }: ExpiredSummary,
+  paybackTurns: number = MID_PAYBACK_TURNS,
+): boolean {
+  const freed = tokens - keptTokens;
+  if (!(freed > 0)) return false;
+  const saved = CACHE_WRITE_MULTIPLIER * freed + CACHE_READ_MULTIPLIER * freed * paybackTurns;
+  return saved >= tokens + SUMMARY_OUTPUT_MULTIPLIER * summaryOutputTokens;
+}
