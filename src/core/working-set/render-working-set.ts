@@ -146,7 +146,8 @@ function fileCandidates(
     candidates.push({
       file: file.path,
       order: Number.MAX_SAFE_INTEGER - file.edits.length - 1,
-      text: `- also: ${rest.map((definition) => `${definition.name}${definition.line > 0 ? ` :${definition.line}` : ''}`).join(', ')}`,
+      // Names alone: a line number each would double the line, and a Grep finds the name again.
+      text: `- also: ${rest.map((definition) => definition.name).join(', ')}`,
       score: recency + 0.5,
     });
   }
