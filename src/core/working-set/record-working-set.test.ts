@@ -151,13 +151,31 @@ describe('the rendered working set', () => {
     expect(counter.countText(text)).toBeLessThanOrEqual(400);
   });
 
+  it('lists the names the code calls that the file does not define, the most used by the agent first', () => {
+    const caller = call(
+      'Read',
+      { file_path: '/repo/cmd/main.go' },
+      numbered(
+        'package main\n\nfunc run() error {\n\tpath := filepath.Join(root, name)\n\treturn fmt.Errorf("no %s", path)\n}',
+      ),
+    );
+    const grep = call(
+      'Grep',
+      { pattern: 'Errorf' },
+      '/repo/cmd/main.go:5:\treturn fmt.Errorf("no %s", path)',
+    );
+    const { state } = record([...caller, ...grep]).workingSet;
+    expect(state.files[0]!.names).toEqual(['Join', 'Errorf']);
+    expect(renderWorkingSet(state, { maxTokens: 400, counter })!.text).toContain('- uses: Errorf, Join');
+  });
+
   it('drops the lowest ranked lines first and is undefined without room or content', () => {
     const { state } = record([...read, ...edit]).workingSet;
     const full = renderWorkingSet(state, { maxTokens: 400, counter })!.text;
-    expect(full).toContain('- also: Add :7');
-    // One token less: the lowest ranked line (names never used since) goes, the rest stays.
+    expect(full).toContain('- also: Add');
+    // One token less: a line below the changed definition and the edit goes, they stay.
     const small = renderWorkingSet(state, { maxTokens: counter.countText(full) - 1, counter })!.text;
-    expect(small).not.toContain('also:');
+    expect(small.split('\n').length).toBeLessThan(full.split('\n').length);
     expect(small).toContain('* func CalculateTokenUsage');
     expect(small).toContain('usage.Input++');
     expect(renderWorkingSet(state, { maxTokens: 0, counter })).toBeUndefined();

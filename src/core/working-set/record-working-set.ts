@@ -2,6 +2,7 @@ import { hashText } from '../_internal/archive-ids.js';
 import { safeJson } from '../_internal/text.js';
 import type { ToolCallFact } from '../ledger/tool-call-facts.js';
 import type { ToolUseBlock } from '../model/messages.js';
+import { codeNames } from './code-names.js';
 import type { CodeDefinition, CodeParser } from './code-outline.js';
 import { outlineFile, stripLineNumbers } from './outline-file.js';
 import { editsOf, searchOf, type TextEdit } from './tool-edits.js';
@@ -112,6 +113,7 @@ export class WorkingSetRecorder {
     file.definitions = whole
       ? mergeChanged(file.definitions, definitions)
       : spliceRange(file.definitions, definitions, firstLine, lastLine);
+    file.names = namesOf(file, text);
   }
 
   private recordEdit(edit: TextEdit, result: string, turn: number): void {
@@ -142,6 +144,7 @@ export class WorkingSetRecorder {
     const changed = changedBy(definitions, fragment, line, span);
     for (const definition of definitions) if (changed.has(definition.name)) definition.changedTurn = turn;
     file.definitions = definitions;
+    file.names = namesOf(file, edit.newText);
     file.edits = [
       ...file.edits.filter((earlier) => !replaces(edit, earlier.text)),
       {
@@ -217,9 +220,17 @@ export class WorkingSetRecorder {
   }
 }
 
+/** The names `text` uses that the file does not define, before those an earlier look gave. */
+function namesOf(file: WorkingSetFile, text: string): string[] {
+  return codeNames(text, new Set(file.definitions.map((definition) => definition.name)), file.names);
+}
+
 function knownNames(state: WorkingSetState): Set<string> {
   const names = new Set<string>();
-  for (const file of state.files) for (const definition of file.definitions) names.add(definition.name);
+  for (const file of state.files) {
+    for (const definition of file.definitions) names.add(definition.name);
+    for (const name of file.names ?? []) names.add(name);
+  }
   for (const search of state.searches)
     for (const [name] of search.pattern.matchAll(identifier)) names.add(name);
   // Names no longer known stop counting; their counts go with them.

@@ -13,6 +13,8 @@ const RECENCY_WEIGHT = 4;
 const CHANGED_WEIGHT = 3;
 const EDIT_WEIGHT = 2.5;
 const USE_WEIGHT = 0.6;
+/** The names a file's code uses rank just above its other definitions' names. */
+const NAMES_WEIGHT = 0.75;
 
 /** The working set as text, and the files it shows (the ledger does not list them again). */
 export interface RenderedWorkingSet {
@@ -144,11 +146,26 @@ function fileCandidates(
     candidates.push({
       file: file.path,
       order: Number.MAX_SAFE_INTEGER - file.edits.length - 1,
-      text: `- also: ${rest.map((definition) => `${definition.name}${definition.line > 0 ? ` :${definition.line}` : ''}`).join(', ')}`,
+      // Names alone: a line number each would double the line, and a Grep finds the name again.
+      text: `- also: ${rest.map((definition) => definition.name).join(', ')}`,
       score: recency + 0.5,
     });
   }
+  const names = namesLine(file, uses);
+  if (names !== undefined)
+    candidates.push({
+      file: file.path,
+      order: Number.MAX_SAFE_INTEGER - file.edits.length - 2,
+      text: names,
+      score: recency + NAMES_WEIGHT,
+    });
   return candidates;
+}
+
+/** The names the file's code uses, those the agent used most since first. */
+function namesLine(file: WorkingSetFile, uses: Readonly<Record<string, number>>): string | undefined {
+  const names = [...(file.names ?? [])].sort((left, right) => (uses[right] ?? 0) - (uses[left] ?? 0));
+  return names.length === 0 ? undefined : `- uses: ${names.join(', ')}`;
 }
 
 function searchCandidates(state: WorkingSetState, latest: number, root: string): Omit<Candidate, 'tokens'>[] {

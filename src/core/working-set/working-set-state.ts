@@ -22,6 +22,8 @@ export interface WorkingSetFile {
   definitions: WorkingSetDefinition[];
   /** The latest edits, oldest first: where they are and their text now. */
   edits: WorkingSetEdit[];
+  /** Names its code uses that it does not define (calls, fields, types), the most used first. */
+  names?: string[];
 }
 
 export interface WorkingSetDefinition {
