@@ -102,16 +102,22 @@ interface LiveSession {
   archive: BudgetedArchive | undefined;
 }
 
+/**
+ * What a live compactor derives from its session's last request, per byte of it: the messages in
+ * the core's model, its last output, its token and fingerprint caches, and the conversation the
+ * store keeps as sent. Measured with `BENCH_MAX_MEMORY=128MiB npm run bench -- memory`: charged
+ * less, the proxy retained twice its budget; at this, within it.
+ */
+const COMPACTOR_BYTES_PER_REQUEST_BYTE = 2 * HEAP_BYTES_PER_JSON_BYTE;
+
 /** Sessions whose rejection streaks are remembered for the breaker (a few bytes each). */
 const MAX_REJECTION_STREAKS = 10_000;
 
 /**
- * Compactors by session key. Each session is charged once, for its last request (bytes and parse,
- * in {@link SessionStates}) and its in-memory archive: below the thresholds the compactor holds
- * those very objects; once a session is compacted it holds the compacted history, smaller and
- * mostly the same objects, and the client's whole history (what every request resends) is kept only
- * in the last request. Evicting a session drops all three: its next body is parsed whole and its
- * compactor rebuilt from it.
+ * Compactors by session key. Each session is one budget entry: its last request, held once (bytes
+ * and parse, in {@link SessionStates}, read by the incremental read and the reuse), what its
+ * compactor derives from it ({@link COMPACTOR_BYTES_PER_REQUEST_BYTE}) and its in-memory archive.
+ * Evicting a session drops all three: its next body is parsed whole and its compactor rebuilt from it.
  */
 export class SessionCompactors {
   private readonly live = new Map<string, LiveSession>();
@@ -210,8 +216,11 @@ export class SessionCompactors {
    * it drops the compactor, empties the archive and forgets the request.
    */
   private charge(sessionKey: string): void {
-    const archive = this.live.get(sessionKey)?.archive;
-    const bytes = this.states.bytesOf(sessionKey) + (archive?.bytes ?? 0) * HEAP_BYTES_PER_JSON_BYTE;
+    const live = this.live.get(sessionKey);
+    const archive = live?.archive;
+    const derived = live ? this.states.requestBytesOf(sessionKey) * COMPACTOR_BYTES_PER_REQUEST_BYTE : 0;
+    const bytes =
+      this.states.bytesOf(sessionKey) + derived + (archive?.bytes ?? 0) * HEAP_BYTES_PER_JSON_BYTE;
     const evict = () => {
       this.live.delete(sessionKey);
       this.states.delete(sessionKey);

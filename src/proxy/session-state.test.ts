@@ -110,14 +110,17 @@ describe('SessionCompactors: one state per session', () => {
     return { budget, compactors, send, reads };
   }
 
-  it("charges a session's last request once: its bytes and one parse, not one per holder", () => {
-    const { budget, send } = sessions();
+  it('charges a session for its last request only, held once, in one budget entry', () => {
+    const { budget, compactors, send } = sessions();
     send('a', serialized(first));
     const raw = serialized(next);
     send('a', raw);
-    expect(budget.bytesOf(budgetKey('a'))).toBe(raw.length * (1 + HEAP_BYTES_PER_JSON_BYTE));
-    // Nothing else is charged for it: no earlier body, no second copy for the reuse.
-    expect(budget.used).toBe(budget.bytesOf(budgetKey('a')));
+    send('b', raw, { 'x-api-key': 'bob' });
+    // No earlier body, no second copy for the reuse: what one request of the same bytes costs.
+    expect(budget.bytesOf(budgetKey('a'))).toBe(budget.bytesOf(budgetKey('b')));
+    expect(budget.used).toBe(budget.bytesOf(budgetKey('a')) * 2);
+    expect(compactors.states.size).toBe(2);
+    expect(compactors.states.bytesOf('a')).toBe(raw.length * (1 + HEAP_BYTES_PER_JSON_BYTE));
   });
 
   it('reads a body whole after its session was evicted, to the same objects as read incrementally', () => {
@@ -125,7 +128,7 @@ describe('SessionCompactors: one state per session', () => {
     send(kept, 'a', first);
     const incremental = send(kept, 'a', next);
     // Room for one session: the second evicts the first.
-    const small = sessions(serialized(next).length * (1 + HEAP_BYTES_PER_JSON_BYTE) + 1024);
+    const small = sessions(Math.round(kept.budget.used * 1.5));
     send(small, 'a', first);
     // Another user's: never a body to read the first one's from.
     small.send('b', serialized([{ role: 'user', content: 'Another task.' }]), { 'x-api-key': 'bob' });

@@ -109,6 +109,11 @@ export class SessionStates {
     return state === undefined ? 0 : state.raw.length * (1 + HEAP_BYTES_PER_JSON_BYTE);
   }
 
+  /** The bytes of the session's last request as it came, 0 when none is kept. */
+  requestBytesOf(sessionKey: string): number {
+    return this.states.get(sessionKey)?.raw.length ?? 0;
+  }
+
   /** Sessions with a last request kept. */
   get size(): number {
     return this.states.size;
