@@ -19,7 +19,6 @@ import { planMicro } from './layers/micro.js';
 import { planMid } from './layers/mid.js';
 import { type ProviderCompactionSplit, splitAtProviderCompaction } from './layers/provider-compaction.js';
 import { renderLedger } from './ledger/render-ledger.js';
-import { CompactError } from './model/errors.js';
 import { type Message, type ProviderUsage, promptTokensFromUsage } from './model/messages.js';
 import {
   type BackgroundJob,

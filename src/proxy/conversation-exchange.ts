@@ -24,6 +24,7 @@ import { conversationOf, withConversation } from './request-conversation.js';
 import type { SessionCompactors } from './session-compactors.js';
 import { nextState, sessionInput } from './session-history.js';
 import { shortSessionId } from './session-identity.js';
+import type { BodyRead } from './session-state.js';
 import type { ProxySessionState, ProxySessionStore } from './session-store.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 import { createUsageTap, type UsageTap } from './usage-tap.js';
@@ -38,6 +39,8 @@ export interface Exchange {
   /** The client's request bytes, sent as they came when the body is not changed. */
   raw: Buffer;
   body: Record<string, unknown>;
+  /** How `raw` was read into `body`: kept as the session's last request. */
+  read: BodyRead;
   response: ServerResponse;
   signal: AbortSignal;
   arrived: number;
@@ -94,7 +97,7 @@ export async function runExchange(
   const input = sessionInput(state, client);
   const lineage = lineageOf(state, input.restarted);
   const session = compactors.get(sessionKey, lineage, clientExchange.recall && !ownRecall);
-  compactors.remember(sessionKey, clientExchange.body, clientExchange.raw.length);
+  compactors.remember(sessionKey, clientExchange.read);
   const outgoing = await compactOnce(
     exchange,
     session,

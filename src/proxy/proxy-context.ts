@@ -15,11 +15,11 @@ import type { OwnRouteHandler } from './own-routes.js';
 import type { ProxyOptions } from './proxy-options.js';
 import { formatLogLine, type ProxyRequestRecord, StatsCollector } from './proxy-stats.js';
 import type { ProxyTracing } from './proxy-tracing.js';
-import { RecentBodies } from './recent-bodies.js';
 import type { ProxyUpstreams } from './routes.js';
 import { SessionCompactors } from './session-compactors.js';
 import { shortSessionId } from './session-identity.js';
 import { createSessionQueue } from './session-queue.js';
+import { SessionStates } from './session-state.js';
 import { createMemoryProxySessionStore, type ProxySessionStore } from './session-store.js';
 import { DEFAULT_MAX_BODY_BYTES } from './upstream/request-body.js';
 import { createUpstreamClient, type UpstreamClient } from './upstream/upstream-client.js';
@@ -34,8 +34,6 @@ export interface ProxyContext {
   client: UpstreamClient;
   store: ProxySessionStore;
   compactors: SessionCompactors;
-  /** The parse of request bodies, reusing the recent bodies they repeat. */
-  bodies: RecentBodies;
   /** The one byte budget of compactors, kept bodies, in-memory archives and subscribers (`--max-memory`). */
   budget: MemoryBudget;
   queue: ReturnType<typeof createSessionQueue>;
@@ -97,11 +95,10 @@ export function createProxyContext({
     upstreams,
     client,
     store,
-    bodies: new RecentBodies((how) => stats.addBodyRead(how), budget),
     budget,
     compactors: createCompactors(
       { ...options, ...settings, recall },
-      { client, budget },
+      { client, budget, states: new SessionStates((how) => stats.addBodyRead(how)) },
       [...(monitor ? [monitor] : []), ...(tracing ? [tracing] : [])],
       // The default store's state goes with an evicted compactor; a store of the caller's keeps it.
       givenStore ? undefined : (key) => void store.delete(key),
@@ -141,7 +138,7 @@ function createCompactors(
     recall = false,
     background = false,
   }: ProxyOptions,
-  { client, budget }: { client: UpstreamClient; budget: MemoryBudget },
+  shared: { client: UpstreamClient; budget: MemoryBudget; states: SessionStates },
   watchers: { event(id: string, event: CompactionEvent): void }[],
   onEvict: ((sessionKey: string) => void) | undefined,
 ): SessionCompactors {
@@ -149,13 +146,12 @@ function createCompactors(
     ...(thresholds ? { thresholds } : {}),
     ...(contextWindow === undefined ? {} : { contextWindow }),
     summarizer,
-    client,
+    ...shared,
     ...(archive ? { archive } : {}),
     ...(counter ? { counter } : {}),
     ...(stateStore ? { stateStore } : {}),
     recall,
     background,
-    budget,
     ...(onEvict ? { onEvict } : {}),
     ...(watchers.length > 0
       ? {

@@ -7,7 +7,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { WireFormat } from '../core/model/wire-format.js';
 import { accessRefusal, assertSafeBinding } from './access.js';
-import { parseObject } from './appended-body.js';
 import { type ExchangeDependencies, runExchange, statefulReason } from './conversation-exchange.js';
 import { countTokensPayload, isCountTokens } from './count-tokens.js';
 import { type ForwardOutcome, forwardRequest } from './forward.js';
@@ -19,6 +18,7 @@ import type { ProxyRequestRecord } from './proxy-stats.js';
 import { type DecodedBody, decodeRequestBody } from './request-encoding.js';
 import { compactedApi, providerOf, upstreamUrl } from './routes.js';
 import { sessionKeyOf } from './session-identity.js';
+import type { BodyRead } from './session-state.js';
 import { declaredTooLarge, limitedBody, readBody, writeTooLarge } from './upstream/request-body.js';
 
 export { DEFAULT_UPSTREAM_TIMEOUT_MS } from './proxy-context.js';
@@ -136,16 +136,14 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
   const decoded =
     received === undefined ? undefined : decodeRequestBody(received, incoming.headers, context.maxBodyBytes);
   const plain = decoded?.type === 'identity' ? decoded : undefined;
-  const body =
-    plain === undefined
+  const read =
+    plain === undefined || api === undefined
       ? undefined
-      : api === undefined
-        ? parseObject(plain.raw)
-        : context.bodies.parse(api, plain.raw, incoming.headers);
-  if (api === undefined || plain === undefined || body === undefined) {
+      : context.compactors.states.read(api, plain.raw, incoming.headers);
+  if (api === undefined || plain === undefined || read === undefined) {
     return forwardUncompacted(request, { received, decoded, counting }, context);
   }
-  return compactExchange(request, { api, plain, body }, context);
+  return compactExchange(request, { api, plain, read }, context);
 }
 
 /** A request from a host or page the proxy does not serve: 403, nothing read or forwarded. */
@@ -205,10 +203,10 @@ async function forwardUncompacted(
 /** A compacted API's request, run in its session's order. */
 async function compactExchange(
   request: ProxyRequest,
-  read: { api: WireFormat; plain: DecodedBody & { type: 'identity' }; body: Record<string, unknown> },
+  { api, plain, read }: { api: WireFormat; plain: DecodedBody & { type: 'identity' }; read: BodyRead },
   context: ProxyContext,
 ) {
-  const { api, plain, body } = read;
+  const { body } = read;
   const { incoming, response, provider, timeout } = request;
   const dependencies: ExchangeDependencies = {
     store: context.store,
@@ -227,6 +225,7 @@ async function compactExchange(
     headers: plain.headers,
     raw: plain.raw,
     body,
+    read,
     response,
     signal: request.signal,
     arrived: request.arrived,

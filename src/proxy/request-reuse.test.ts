@@ -117,11 +117,20 @@ describe('SessionCompactors.reuseParsed', () => {
       content: `m${index}`,
     }));
   const copy = (messages: unknown[]) => ({ messages: JSON.parse(JSON.stringify(messages)) as unknown[] });
+  /** Keeps `body` as the session's last request, as if read from `bytes` bytes. */
+  const remember = (sessions: SessionCompactors, key: string, body: Record<string, unknown>, bytes: number) =>
+    sessions.remember(key, {
+      raw: Buffer.alloc(bytes),
+      body,
+      layout: undefined,
+      prefix: undefined,
+      notCompact: 0,
+    });
 
   it("gives a request its session's last objects, and nothing of another session's", () => {
     const sessions = compactors();
     const first = turn(3);
-    sessions.remember('a', { messages: first }, 100);
+    remember(sessions, 'a', { messages: first }, 100);
     const second = copy(turn(5));
     sessions.reuseParsed('a', 'anthropic', second);
     expect(second.messages.slice(0, 3).every((message, index) => message === first[index])).toBe(true);
@@ -133,14 +142,14 @@ describe('SessionCompactors.reuseParsed', () => {
   it('keeps bodies within a byte budget, the least recently used dropped first, and none of a dropped session', () => {
     const sessions = compactors();
     const first = turn(3);
-    sessions.remember('a', { messages: first }, 40 * MiB);
-    sessions.remember('b', { messages: turn(1) }, 40 * MiB);
+    remember(sessions, 'a', { messages: first }, 20 * MiB);
+    remember(sessions, 'b', { messages: turn(1) }, 20 * MiB);
     const again = copy(first);
     sessions.reuseParsed('a', 'anthropic', again);
     expect(again.messages[0]).not.toBe(first[0]);
 
     const kept = turn(3);
-    sessions.remember('c', { messages: kept }, 100);
+    remember(sessions, 'c', { messages: kept }, 100);
     sessions.drop('c');
     const afterDrop = copy(kept);
     sessions.reuseParsed('c', 'anthropic', afterDrop);

@@ -1,8 +1,9 @@
 /**
  * The live compactor of each session (token counts and archive ids it keeps in memory), created on
  * first use and dropped when the client's history restarts. Its serializable part lives in the
- * {@link ProxySessionStore}; a compactor lost here is rebuilt from the next request. Compactors and
- * kept bodies are charged to the proxy's {@link MemoryBudget}, which evicts the least recently used.
+ * {@link ProxySessionStore}; a compactor lost here is rebuilt from the next request. Each session is
+ * one entry of the proxy's {@link MemoryBudget} (its compactor, in-memory archive and last request),
+ * which evicts the least recently used.
  */
 import { LRUCache } from 'lru-cache';
 import type { ArchiveStore } from '../core/archive/archive-store.js';
@@ -16,11 +17,10 @@ import { type BudgetedArchive, createBudgetedArchive } from './budgeted-archive.
 import { HEAP_BYTES_PER_JSON_BYTE, type MemoryBudget } from './memory-budget.js';
 import { fallbackReasonOf } from './proxy-stats.js';
 import { createRequestCompactor, type RequestCompactor } from './request-compactor.js';
-import { conversationField } from './request-conversation.js';
-import { reuseUnchanged } from './request-reuse.js';
 import { createRequestTokens, createSharedCounter, type RequestTokens } from './request-tokens.js';
 import { createSameSummaryModel, type SummaryContext } from './same-summarizer.js';
 import { KEYLESS_OWNER, ownerOfSessionKey, shortHash } from './session-identity.js';
+import { type BodyRead, SessionStates } from './session-state.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 
 /** The compactor of one session, and the summary model a request of it brings. */
@@ -61,6 +61,11 @@ export interface SessionCompactorSettings {
   /** What compactors, their in-memory archives and kept bodies are charged to. */
   budget: MemoryBudget;
   /**
+   * Every session's last request, which the proxy also reads bodies from (the incremental read).
+   * @default a new, empty one
+   */
+  states?: SessionStates;
+  /**
    * Told when the budget evicted a session's compactor, so its other state (the default session
    * store's entry) goes too.
    */
@@ -89,29 +94,35 @@ export interface CompactionOutcome {
   fallback: string | undefined;
 }
 
-/** A live compactor, its archive when kept in memory, and the bytes of the session's last request. */
+/** A live compactor and its archive when kept in memory. */
 interface LiveSession {
   session: SessionCompactor;
   lineage: string | undefined;
   recall: boolean;
   archive: BudgetedArchive | undefined;
-  requestBytes: number;
 }
+
+/**
+ * What a live compactor derives from its session's last request, per byte of it: the messages in
+ * the core's model, its last output, its token and fingerprint caches, and the conversation the
+ * store keeps as sent. Measured with `BENCH_MAX_MEMORY=128MiB npm run bench -- memory`: the proxy
+ * retained +261 MiB with none charged, +147 MiB at 2×, +126 MiB (within the budget) at this.
+ */
+const COMPACTOR_BYTES_PER_REQUEST_BYTE = 3 * HEAP_BYTES_PER_JSON_BYTE;
 
 /** Sessions whose rejection streaks are remembered for the breaker (a few bytes each). */
 const MAX_REJECTION_STREAKS = 10_000;
 
 /**
- * Compactors by session key. Each session is charged what its last request and its in-memory
- * archive take; its last request body, kept for {@link reuseUnchanged}, is charged apart. Below the
- * thresholds the compactor holds those objects anyway; once a session is compacted it holds the
- * compacted history, and the client's whole history (what every request resends) is kept only there.
- * An evicted body is parsed and hashed afresh; an evicted compactor is rebuilt from the next request.
+ * Compactors by session key. Each session is one budget entry: its last request, held once (bytes
+ * and parse, in {@link SessionStates}, read by the incremental read and the reuse), what its
+ * compactor derives from it ({@link COMPACTOR_BYTES_PER_REQUEST_BYTE}) and its in-memory archive.
+ * Evicting a session drops all three: its next body is parsed whole and its compactor rebuilt from it.
  */
 export class SessionCompactors {
   private readonly live = new Map<string, LiveSession>();
-  /** The last request body of each session. */
-  private readonly lastBodies = new Map<string, Record<string, unknown>>();
+  /** The last request of each session. */
+  readonly states: SessionStates;
   private readonly verifiedOwners = new LRUCache<string, true>({ max: MAX_VERIFIED_OWNERS });
 
   /** The session's latest rejection reason and how many compactions in a row it threw away. */
@@ -126,6 +137,7 @@ export class SessionCompactors {
     this.rejections = new LRUCache({ max: MAX_REJECTION_STREAKS });
     this.counter = createSharedCounter(settings.counter);
     this.tokensOf = createRequestTokens(this.counter);
+    this.states = settings.states ?? new SessionStates();
   }
 
   /**
@@ -156,22 +168,13 @@ export class SessionCompactors {
    * (`request-reuse.ts`).
    */
   reuseParsed(sessionKey: string, api: WireFormat, body: Record<string, unknown>): void {
-    reuseUnchanged(this.lastBodies.get(sessionKey), body, conversationField(api));
+    this.states.reuse(sessionKey, api, body);
   }
 
-  /** Keeps a request's body (`bytes` long as it came) for {@link SessionCompactors.reuseParsed} on the next one. */
-  remember(sessionKey: string, body: Record<string, unknown>, bytes: number): void {
-    this.lastBodies.set(sessionKey, body);
-    this.settings.budget.charge(
-      bodyKey(sessionKey),
-      bytes * HEAP_BYTES_PER_JSON_BYTE,
-      () => this.lastBodies.delete(sessionKey),
-      sessionKey,
-    );
-    const live = this.live.get(sessionKey);
-    if (live === undefined) return;
-    live.requestBytes = bytes;
-    this.charge(sessionKey, live);
+  /** Keeps a request as the session's last, for the next one's read and {@link SessionCompactors.reuseParsed}. */
+  remember(sessionKey: string, read: BodyRead): void {
+    this.states.keep(sessionKey, read);
+    this.charge(sessionKey);
   }
 
   /**
@@ -186,7 +189,7 @@ export class SessionCompactors {
         ? existing
         : this.create(sessionKey, lineage, recall);
     this.live.set(sessionKey, live);
-    this.charge(sessionKey, live);
+    this.charge(sessionKey);
     return live.session;
   }
 
@@ -199,9 +202,8 @@ export class SessionCompactors {
   /** Forgets a session's compactor (after a failure, so the next request starts clean). */
   drop(sessionKey: string): void {
     this.live.delete(sessionKey);
-    this.lastBodies.delete(sessionKey);
-    this.settings.budget.release(liveKey(sessionKey));
-    this.settings.budget.release(bodyKey(sessionKey));
+    this.states.delete(sessionKey);
+    this.settings.budget.release(budgetKey(sessionKey));
   }
 
   /** Sessions with a live compactor. */
@@ -209,16 +211,24 @@ export class SessionCompactors {
     return this.live.size;
   }
 
-  /** Charges what `live` holds; evicting it drops the compactor and empties its in-memory archive. */
-  private charge(sessionKey: string, live: LiveSession): void {
-    const bytes = (live.requestBytes + (live.archive?.bytes ?? 0)) * HEAP_BYTES_PER_JSON_BYTE;
+  /**
+   * Charges what the session holds, its last request and in-memory archive, as one entry; evicting
+   * it drops the compactor, empties the archive and forgets the request.
+   */
+  private charge(sessionKey: string): void {
+    const live = this.live.get(sessionKey);
+    const archive = live?.archive;
+    const derived = live ? this.states.requestBytesOf(sessionKey) * COMPACTOR_BYTES_PER_REQUEST_BYTE : 0;
+    const bytes =
+      this.states.bytesOf(sessionKey) + derived + (archive?.bytes ?? 0) * HEAP_BYTES_PER_JSON_BYTE;
     const evict = () => {
-      if (this.live.get(sessionKey) === live) this.live.delete(sessionKey);
+      this.live.delete(sessionKey);
+      this.states.delete(sessionKey);
       // Its items are gone: only `--archive DIR` or `--store` keep them past an eviction.
-      live.archive?.clear();
+      archive?.clear();
       this.settings.onEvict?.(sessionKey);
     };
-    this.settings.budget.charge(liveKey(sessionKey), bytes, evict, sessionKey);
+    this.settings.budget.charge(budgetKey(sessionKey), bytes, evict, sessionKey);
   }
 
   /**
@@ -242,7 +252,7 @@ export class SessionCompactors {
       ? undefined
       : createBudgetedArchive(() => {
           const live = this.live.get(sessionKey);
-          if (live?.archive === inMemory && live) this.charge(sessionKey, live);
+          if (live?.archive === inMemory && live) this.charge(sessionKey);
         });
     const archive = this.settings.archive ?? inMemory;
     const compactor = createRequestCompactor({
@@ -267,16 +277,13 @@ export class SessionCompactors {
         return unlessRejected(paid, clientProblem, this.freeSummarizer);
       },
     };
-    return { session, lineage, recall, archive: inMemory, requestBytes: 0 };
+    return { session, lineage, recall, archive: inMemory };
   }
 }
 
-function liveKey(sessionKey: string): string {
-  return `compactor:${sessionKey}`;
-}
-
-function bodyKey(sessionKey: string): string {
-  return `body:${sessionKey}`;
+/** The session's one entry in the budget. */
+export function budgetKey(sessionKey: string): string {
+  return `session:${sessionKey}`;
 }
 
 /**

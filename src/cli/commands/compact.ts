@@ -17,7 +17,6 @@ import type {
 } from '../../core/compactor-options.js';
 import { serializeConversation } from '../../core/conversation/parse-conversation.js';
 import { assertValidMessages } from '../../core/conversation/validate.js';
-import type { MessageFormat } from '../../core/model/messages.js';
 import type { WireFormat } from '../../core/model/wire-format.js';
 import { readRequestConversation } from '../../core/request/request-conversation.js';
 import { createMemoizedCounter } from '../../core/tokens/memoized-counter.js';

@@ -1,9 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { HEAP_BYTES_PER_JSON_BYTE, MemoryBudget } from './memory-budget.js';
 import { useProxyHarness } from './proxy-harness.test-utils.js';
 import { startProxy } from './proxy-server.js';
-import { RecentBodies } from './recent-bodies.js';
+import { budgetKey, SessionCompactors } from './session-compactors.js';
+import { SessionStates } from './session-state.js';
+import { createUpstreamClient } from './upstream/upstream-client.js';
 
 const answer = {
   id: 'msg_1',
@@ -28,42 +31,118 @@ function firstMessage(body: Record<string, unknown> | undefined): unknown {
   return (body?.messages as unknown[] | undefined)?.[0];
 }
 
-describe('RecentBodies', () => {
+/** Reads `raw` as the proxy does and keeps it as the last request of `sessionKey`. */
+function readAndKeep(states: SessionStates, sessionKey: string, raw: Buffer, headers = alice) {
+  const read = states.read('anthropic', raw, headers);
+  if (read) states.keep(sessionKey, read);
+  return read?.body;
+}
+
+const serialized = (messages: unknown[]) => Buffer.from(JSON.stringify(bodyOf(messages)));
+const first = [{ role: 'user', content: 'Read the file.' }];
+const next = [...first, { role: 'assistant', content: 'Done.' }, { role: 'user', content: 'Go on.' }];
+
+describe('SessionStates', () => {
   it('reads a body that repeats a recent one from its new bytes, with the earlier objects', () => {
-    const bodies = new RecentBodies();
-    const first = [{ role: 'user', content: 'Read the file.' }];
-    const earlier = bodies.parse('anthropic', Buffer.from(JSON.stringify(bodyOf(first))), alice);
-    const next = bodyOf([
-      ...first,
-      { role: 'assistant', content: 'Done.' },
-      { role: 'user', content: 'Go on.' },
-    ]);
-    const raw = Buffer.from(JSON.stringify(next));
-    const body = bodies.parse('anthropic', raw, alice);
+    const states = new SessionStates();
+    const earlier = readAndKeep(states, 'a', serialized(first));
+    const raw = serialized(next);
+    // Another session of the same user that starts alike: tried by its first bytes.
+    const body = readAndKeep(states, 'b', raw);
     expect(body).toEqual(JSON.parse(raw.toString()));
     expect(body?.system).toBe(earlier?.system);
     expect(firstMessage(body)).toBe(firstMessage(earlier));
   });
 
   it("never gives one user's objects to another", () => {
-    const bodies = new RecentBodies();
-    const messages = [{ role: 'user', content: 'Read the file.' }];
-    const raw = Buffer.from(JSON.stringify(bodyOf(messages)));
-    const earlier = bodies.parse('anthropic', raw, alice);
-    const other = bodies.parse('anthropic', raw, { 'x-api-key': 'bob' });
+    const states = new SessionStates();
+    const raw = serialized(first);
+    const earlier = readAndKeep(states, 'a', raw);
+    const other = readAndKeep(states, 'b', raw, { 'x-api-key': 'bob' });
     expect(other).toEqual(earlier);
     expect(other?.system).not.toBe(earlier?.system);
   });
 
   it('parses a small body whole every time, and a body that is not an object as nothing', () => {
-    const bodies = new RecentBodies();
+    const states = new SessionStates();
     const small = Buffer.from(JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }));
-    const earlier = bodies.parse('anthropic', small, alice);
-    expect(bodies.parse('anthropic', small, alice)?.messages).not.toBe(earlier?.messages);
-    expect(bodies.parse('anthropic', Buffer.from(JSON.stringify([system, system])), alice)).toBeUndefined();
+    const earlier = readAndKeep(states, 'a', small);
+    expect(readAndKeep(states, 'a', small)?.messages).not.toBe(earlier?.messages);
+    expect(states.read('anthropic', Buffer.from(JSON.stringify([system, system])), alice)).toBeUndefined();
     const broken = Buffer.from(`${JSON.stringify(bodyOf([]))}}`);
-    expect(bodies.parse('anthropic', broken, alice)).toBeUndefined();
+    expect(states.read('anthropic', broken, alice)).toBeUndefined();
   });
+
+  it('reads nothing from a session it forgot', () => {
+    const reads: string[] = [];
+    const states = new SessionStates((how) => reads.push(how));
+    readAndKeep(states, 'a', serialized(first));
+    states.delete('a');
+    readAndKeep(states, 'a', serialized(next));
+    expect(reads).toEqual(['whole', 'whole']);
+    expect(states.size).toBe(1);
+  });
+});
+
+describe('SessionCompactors: one state per session', () => {
+  const MiB = 1024 * 1024;
+  function sessions(maxBytes = 100 * MiB) {
+    const reads: string[] = [];
+    const budget = new MemoryBudget(maxBytes);
+    const states = new SessionStates((how) => reads.push(how));
+    const compactors = new SessionCompactors({
+      summarizer: 'extractive',
+      client: createUpstreamClient({ timeoutMs: 1_000 }),
+      recall: false,
+      background: false,
+      budget,
+      states,
+    });
+    /** One request as `runExchange` handles it: read, reuse, the compactor, kept. */
+    const send = (sessionKey: string, raw: Buffer, headers = alice) => {
+      const read = states.read('anthropic', raw, headers);
+      if (read === undefined) throw new Error('not a body');
+      compactors.reuseParsed(sessionKey, 'anthropic', read.body);
+      compactors.get(sessionKey, undefined);
+      compactors.remember(sessionKey, read);
+      return read.body;
+    };
+    return { budget, compactors, send, reads };
+  }
+
+  it('charges a session for its last request only, held once, in one budget entry', () => {
+    const { budget, compactors, send } = sessions();
+    send('a', serialized(first));
+    const raw = serialized(next);
+    send('a', raw);
+    send('b', raw, { 'x-api-key': 'bob' });
+    // No earlier body, no second copy for the reuse: what one request of the same bytes costs.
+    expect(budget.bytesOf(budgetKey('a'))).toBe(budget.bytesOf(budgetKey('b')));
+    expect(budget.used).toBe(budget.bytesOf(budgetKey('a')) * 2);
+    expect(compactors.states.size).toBe(2);
+    expect(compactors.states.bytesOf('a')).toBe(raw.length * (1 + HEAP_BYTES_PER_JSON_BYTE));
+  });
+
+  it('reads a body whole after its session was evicted, to the same objects as read incrementally', () => {
+    const kept = sessions();
+    send(kept, 'a', first);
+    const incremental = send(kept, 'a', next);
+    // Room for one session: the second evicts the first.
+    const small = sessions(Math.round(kept.budget.used * 1.5));
+    send(small, 'a', first);
+    // Another user's: never a body to read the first one's from.
+    small.send('b', serialized([{ role: 'user', content: 'Another task.' }]), { 'x-api-key': 'bob' });
+    expect(small.budget.evicted).toBe(1);
+    expect(small.compactors.size).toBe(1);
+    const whole = send(small, 'a', next);
+    expect(kept.reads).toEqual(['whole', 'incremental']);
+    expect(small.reads).toEqual(['whole', 'whole', 'whole']);
+    expect(whole).toEqual(incremental);
+  });
+
+  function send(setup: ReturnType<typeof sessions>, sessionKey: string, messages: unknown[]) {
+    return setup.send(sessionKey, serialized(messages));
+  }
 });
 
 describe('the proxy, with bodies read from their new bytes', () => {
@@ -155,9 +234,9 @@ describe('the proxy, with bodies the incremental read cannot lay out', () => {
 
   it('reads bodies from their new bytes again after one body that was not compact JSON', () => {
     const reads: string[] = [];
-    const bodies = new RecentBodies((how) => reads.push(how));
+    const states = new SessionStates((how) => reads.push(how));
     const messages: unknown[] = [{ role: 'user', content: 'Read the file.' }];
-    const send = (serialized: string) => bodies.parse('anthropic', Buffer.from(serialized), alice);
+    const send = (text: string) => readAndKeep(states, 'a', Buffer.from(text));
     // The first body with a field written with a space (not as JSON.stringify writes it): no layout.
     send(JSON.stringify(bodyOf(messages)).replace(/\}$/, ', "stream": false}'));
     for (let turn = 0; turn < 3; turn += 1) {
