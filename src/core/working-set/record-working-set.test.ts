@@ -169,6 +169,42 @@ describe('the rendered working set', () => {
     expect(renderWorkingSet(state, { maxTokens: 400, counter })!.text).toContain('- uses: Errorf, Join');
   });
 
+  it('lists each file a search found once, with its first hit, after the file the agent edited', () => {
+    // Grep content mode with context: many lines per file, paths absolute or relative in one output.
+    const lines = (file: string, from: number, count: number) =>
+      Array.from({ length: count }, (_, index) => {
+        const line = from + index;
+        const prefix = index % 2 === 0 ? '/repo/' : '';
+        return `${prefix}${file}${index === 2 ? `:${line}:` : `-${line}-`}\tcase EventSessionStop:`;
+      });
+    const grep = call(
+      'Grep',
+      { pattern: 'EventSessionStop', output_mode: 'content', '-C': 5 },
+      [
+        ...lines('cmd/session/phase.go', 280, 11),
+        '--',
+        ...lines('cmd/strategy/session_state.go', 155, 11),
+        '--',
+        ...lines('cmd/session/phase_test.go', 64, 11),
+      ].join('\n'),
+    );
+    const { state } = record([...read, ...edit, ...grep]).workingSet;
+    expect(state.searches[0]).toEqual({
+      pattern: 'EventSessionStop',
+      turn: 3,
+      hits: [
+        '/repo/cmd/session/phase.go:282',
+        '/repo/cmd/strategy/session_state.go:157',
+        '/repo/cmd/session/phase_test.go:66',
+      ],
+      total: 3,
+    });
+    const text = renderWorkingSet(state, { maxTokens: 400, counter })!.text;
+    expect(text).toContain(
+      '- "EventSessionStop" → /repo/cmd/session/phase.go:282, /repo/cmd/strategy/session_state.go:157, /repo/cmd/session/phase_test.go:66',
+    );
+  });
+
   it('drops the lowest ranked lines first and is undefined without room or content', () => {
     const { state } = record([...read, ...edit]).workingSet;
     const full = renderWorkingSet(state, { maxTokens: 400, counter })!.text;

@@ -16,8 +16,8 @@ const MAX_EDITS_PER_FILE = 3;
 /** An edit's text is kept to this many lines and characters (the rest is in the archive). */
 const EDIT_LINES = 10;
 const EDIT_CHARS = 500;
-/** Where a search was found: the first places. */
-const MAX_HITS = 8;
+/** The files a search found: the first ones (a Grep lists the most recently changed first). */
+const MAX_HITS = 12;
 /** Whole file texts kept in memory to place later edits (not persisted), the most recent. */
 const MAX_TEXTS = 24;
 const MAX_TEXT_CHARS = 400_000;
@@ -27,7 +27,7 @@ const MAX_CACHED_OUTLINES = 64;
 const SCAN_CHARS = 20_000;
 const identifier = /[A-Za-z_$][\w$]{2,}/g;
 /** `path:line:` (grep -n, rg, Grep content mode) or `path-line-` (its context lines). */
-const hitLine = /^(.+?\.[\w]+)[:-](\d+)[:-]/;
+const hitLine = /^(.+?\.[\w]+)[:-](\d+)([:-])/;
 const pathLine = /^[^\s:]*[/.][^\s:]*$/;
 
 type Pending =
@@ -156,18 +156,23 @@ export class WorkingSetRecorder {
     ].slice(-MAX_EDITS_PER_FILE);
   }
 
+  /** The files a search found, one `path:line` each (its first match), so the agent can open them again. */
   private recordSearch(pattern: string, result: string, turn: number): void {
-    const hits: string[] = [];
-    let total = 0;
+    const found: Array<{ path: string; hit: string; matched: boolean }> = [];
     for (const line of result.split('\n', 2000)) {
       const match = hitLine.exec(line);
-      const place = match ? `${match[1]}:${match[2]}` : pathLine.test(line.trim()) ? line.trim() : undefined;
-      if (place === undefined) continue;
-      total++;
-      if (hits.length < MAX_HITS && !hits.includes(place)) hits.push(place);
+      const path = match ? match[1]! : pathLine.test(line.trim()) ? line.trim() : undefined;
+      if (path === undefined) continue;
+      // `path:line:` is a match, `path-line-` a context line around it.
+      const matched = match?.[3] === ':';
+      const hit = match ? `${path}:${match[2]}` : path;
+      const seen = found.find((file) => samePath(file.path, path));
+      if (seen === undefined) found.push({ path, hit, matched });
+      else if (matched && !seen.matched) Object.assign(seen, { hit: `${seen.path}:${match![2]}`, matched });
     }
+    const hits = found.slice(0, MAX_HITS).map((file) => file.hit);
     const searches = this.state.searches.filter((search) => search.pattern !== pattern);
-    searches.push({ pattern, turn, hits, total });
+    searches.push({ pattern, turn, hits, total: found.length });
     this.state.searches = searches.slice(-MAX_SEARCHES);
   }
 
@@ -236,6 +241,11 @@ function knownNames(state: WorkingSetState): Set<string> {
   // Names no longer known stop counting; their counts go with them.
   for (const name of Object.keys(state.uses)) if (!names.has(name)) delete state.uses[name];
   return names;
+}
+
+/** One file written two ways: Grep prints a hit's path absolute or relative, even in one output. */
+function samePath(left: string, right: string): boolean {
+  return left === right || left.endsWith(`/${right}`) || right.endsWith(`/${left}`);
 }
 
 /** A whole new outline, keeping when each definition was last changed. */

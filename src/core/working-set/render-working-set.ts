@@ -6,13 +6,15 @@ export const workingSetOpen = '<working_set';
 const header = 'Code the agent worked on, from its tool calls (* = changed by its edits).';
 /** Definitions of a file not shown with their signature are listed by name, up to this many. */
 const MAX_NAMES = 24;
-/** A search's places are listed up to this many. */
-const SHOWN_HITS = 5;
+/** A search's files are listed up to this many. */
+const SHOWN_HITS = 8;
 /** Weights of the ranking: how recent the file or search is, and how often the agent used a name since. */
 const RECENCY_WEIGHT = 4;
 const CHANGED_WEIGHT = 3;
 const EDIT_WEIGHT = 2.5;
 const USE_WEIGHT = 0.6;
+/** A search's line against a file's: the files it found are next to open (tuned on the survival bench). */
+const SEARCH_WEIGHT = 2;
 /** The names a file's code uses rank just above its other definitions' names. */
 const NAMES_WEIGHT = 0.75;
 
@@ -168,12 +170,11 @@ function namesLine(file: WorkingSetFile, uses: Readonly<Record<string, number>>)
   return names.length === 0 ? undefined : `- uses: ${names.join(', ')}`;
 }
 
+/** A search each, the files it found after it: the agent opens them again without searching again. */
 function searchCandidates(state: WorkingSetState, latest: number, root: string): Omit<Candidate, 'tokens'>[] {
   return state.searches.map((search, index) => {
-    const places = search.hits
-      .slice(0, SHOWN_HITS)
-      .map((hit) => (root && hit.startsWith(root) ? hit.slice(root.length) : hit));
-    const more = search.total > places.length ? ` (${search.total} in all)` : '';
+    const places = search.hits.slice(0, SHOWN_HITS).map((hit) => underRoot(hit, root));
+    const more = search.total > places.length ? ` (${search.total} files)` : '';
     const found = places.length > 0 ? `${places.join(', ')}${more}` : 'nothing found';
     const uses = [...search.pattern.matchAll(/[A-Za-z_$][\w$]{2,}/g)].reduce(
       (sum, [name]) => sum + (state.uses[name] ?? 0),
@@ -183,9 +184,20 @@ function searchCandidates(state: WorkingSetState, latest: number, root: string):
       file: '',
       order: index,
       text: `- "${search.pattern.length > 120 ? `${search.pattern.slice(0, 119)}…` : search.pattern}" → ${found}`,
-      score: (RECENCY_WEIGHT * search.turn) / latest - 0.5 + USE_WEIGHT * Math.log2(1 + uses),
+      score: (RECENCY_WEIGHT * search.turn) / latest + SEARCH_WEIGHT + USE_WEIGHT * Math.log2(1 + uses),
     };
   });
+}
+
+/** A path with the common directory cut, whether written absolute or relative to a parent of it. */
+function underRoot(path: string, root: string): string {
+  if (root === '') return path;
+  if (path.startsWith(root)) return path.slice(root.length);
+  for (let at = root.indexOf('/'); at !== -1 && at < root.length - 1; at = root.indexOf('/', at + 1)) {
+    const tail = root.slice(at + 1);
+    if (path.startsWith(tail)) return path.slice(tail.length);
+  }
+  return path;
 }
 
 /** The directory every path starts with (ending in `/`). */

@@ -50,9 +50,9 @@ export interface WorkingSetSearch {
   /** What was searched for, as written. */
   pattern: string;
   turn: number;
-  /** Where it was found: `path:line` (or the path), the first few. */
+  /** The files it found, one `path:line` (its first hit) or path each, the first few. */
   hits: string[];
-  /** How many places it was found in all. */
+  /** How many files it found in all. */
   total: number;
 }
 
