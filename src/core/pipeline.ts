@@ -4,14 +4,14 @@ import type { CompactResult, MaybeCompactOptions } from './compactor-options.js'
 import type { CompactorSettings } from './compactor-settings.js';
 import type { CompactionEvent } from './events.js';
 import {
+  type Attempt,
+  accepts,
   type BreakerMemory,
   type BreakerOpen,
-  decideTurn,
-  keepRewrite,
-  microRule,
-  type RewriteFacts,
+  type MeasuredAttempt,
+  planTurn,
   type TurnFacts,
-  type TurnStep,
+  type TurnPlan,
 } from './layers/decide-turn.js';
 import { type HardLedger, planHard } from './layers/hard.js';
 import type { LayerPlan, RewriteContext } from './layers/mask.js';
@@ -70,7 +70,7 @@ interface StepRun {
 }
 
 /**
- * One call of `maybeCompact`: count → decide ({@link decideTurn}) → run the step → the outcome.
+ * One call of `maybeCompact`: count → plan ({@link planTurn}) → run its attempts → the outcome.
  * The runtime is only read here (its index, ids and counter are caches that advance as they are
  * read); the compactor applies `update`, saves the state, then calls `archiveAndReport` (`turn-report.ts`).
  */
@@ -100,7 +100,7 @@ export async function compactTurn(
     runtime.background && continuesSnapshot(input, runtime.background) ? runtime.background : undefined;
   const context = rewriteContext(runtime, settings, now);
   const turn: Turn = { input, options, runtime, environment, context, tokensBefore, split, job };
-  const run = await runStep(decideTurn(turnFacts(turn, now, overheadTokens)), turn, overheadTokens, now);
+  const run = await runPlan(planTurn(turnFacts(turn, now, overheadTokens)), turn, overheadTokens, now);
 
   const last = run.steps[run.steps.length - 1];
   const output = last?.plan.messages ?? input;
@@ -125,7 +125,7 @@ export async function compactTurn(
   return { result, update, items, steps: run.steps, sizes };
 }
 
-/** The facts {@link decideTurn} reads; the breaker's are counted only over the hard threshold. */
+/** The facts {@link planTurn} reads; the breaker's are counted only over the hard threshold. */
 function turnFacts(turn: Turn, now: number, overheadTokens: number): TurnFacts {
   const { runtime, environment, options, input, tokensBefore, job } = turn;
   const { settings } = environment;
@@ -174,68 +174,90 @@ function expiredSummary(runtime: SessionRuntime, settings: CompactorSettings, fl
   return { keptTokens, summaryOutputTokens: maxSummaryTokens };
 }
 
-/** Runs the step {@link decideTurn} chose. */
-async function runStep(step: TurnStep, turn: Turn, overheadTokens: number, now: number): Promise<StepRun> {
+/** Runs the plan {@link planTurn} made: hold, swap in, or its attempts in order. */
+async function runPlan(plan: TurnPlan, turn: Turn, overheadTokens: number, now: number): Promise<StepRun> {
   // A settled job is swapped in or dropped this call; only one still running is kept.
   const job = jobState(turn.job) === 'running' ? turn.job : undefined;
-  const done = (steps: AppliedStep[]): StepRun => ({ steps, job, swapped: false });
-  switch (step.kind) {
-    case 'micro':
-      return done(await microStep(turn, step.cacheAware));
-    case 'mid-else-micro': {
-      const mid = await midStep(turn);
-      return done(
-        keepRewrite(step.rule, rewriteFacts(turn, mid)) ? [mid] : await microStep(turn, step.cacheAware),
-      );
-    }
-    case 'mid-else-hard': {
-      // Condensing is enough when it gets back under mid (so it does not fire again next call).
-      const mid = await midStep(turn);
-      if (fitsUnder(turn, mid, step.under)) return done([mid]);
-      if (!step.breaker) return done(present(await hardStep(turn)));
-      const { tokensBefore, environment } = turn;
-      const { mid: midLimit } = environment.settings.limits;
-      environment.emit({ type: 'circuit-breaker-open', tokensBefore, mid: midLimit, ...step.breaker });
-      const kept = keepRewrite(step.rule, rewriteFacts(turn, mid));
-      const steps = kept ? [mid] : await microStep(turn, step.cacheAware);
-      return { ...done(steps), breaker: step.breaker };
-    }
-    case 'hard':
-      // Forced (the model called `compact`): the breaker guards only the automatic path.
-      return done(present(await hardStep(turn)));
+  switch (plan.kind) {
     case 'hold':
       return {
         steps: [],
-        job: step.start ? startJob(turn.input, async () => (await hardStep(turn))?.plan) : job,
+        job: plan.start ? startJob(turn.input, async () => (await hardStep(turn))?.plan) : job,
         swapped: false,
       };
     case 'swap-in':
       return { steps: swapIn(turn), job: undefined, swapped: true };
-    case 'await': {
-      // Mid keeps the message count, so the summary on its way still fits after it.
-      const mid = await midStep(turn);
-      if (fitsUnder(turn, mid, step.under)) return done([mid]);
+    case 'attempts': {
+      const run = await runAttempts(plan.attempts, turn, job);
+      if (run.steps.length > 0 || plan.otherwise === 'as-is') return run;
       await job?.done;
       // The job settled: it is ready (swap it in) or failed (the usual layers decide).
-      const next = decideTurn(turnFacts(turn, now, overheadTokens));
-      return next.kind === 'await' ? done([]) : runStep(next, turn, overheadTokens, now);
+      const next = planTurn(turnFacts(turn, now, overheadTokens));
+      const waitsAgain = next.kind === 'attempts' && next.otherwise === 'wait';
+      return waitsAgain ? run : runPlan(next, turn, overheadTokens, now);
     }
     default: {
-      const exhaustive: never = step;
+      const exhaustive: never = plan;
       return exhaustive;
     }
   }
 }
 
-async function microStep(turn: Turn, cacheAware: boolean): Promise<AppliedStep[]> {
+/** Tries the attempts in order, each layer planned once: the first accepted plan is sent. */
+async function runAttempts(
+  attempts: readonly Attempt[],
+  turn: Turn,
+  job: BackgroundJob | undefined,
+): Promise<StepRun> {
+  const planned = new Map<Attempt['layer'], Promise<AppliedStep | undefined>>();
+  let breaker: BreakerOpen | undefined;
+  for (const attempt of attempts) {
+    if (attempt.breaker) {
+      breaker = attempt.breaker;
+      const { tokensBefore, environment } = turn;
+      const { mid } = environment.settings.limits;
+      environment.emit({ type: 'circuit-breaker-open', tokensBefore, mid, ...breaker });
+    }
+    const once = planned.get(attempt.layer) ?? runLayer(attempt, turn);
+    planned.set(attempt.layer, once);
+    const step = await once;
+    if (step && accepts(attempt.accept, measure(turn, step))) return ran([step], job, breaker);
+  }
+  return ran([], job, breaker);
+}
+
+function ran(
+  steps: AppliedStep[],
+  job: BackgroundJob | undefined,
+  breaker: BreakerOpen | undefined,
+): StepRun {
+  return { steps, job, swapped: false, ...(breaker ? { breaker } : {}) };
+}
+
+function runLayer(attempt: Attempt, turn: Turn): Promise<AppliedStep | undefined> {
+  switch (attempt.layer) {
+    case 'micro':
+      return microStep(turn, attempt.cacheAware);
+    case 'mid':
+      return midStep(turn);
+    case 'hard':
+      return hardStep(turn);
+    default: {
+      const exhaustive: never = attempt;
+      return exhaustive;
+    }
+  }
+}
+
+/** The micro step; undefined when micro has nothing to clear. */
+async function microStep(turn: Turn, cacheAware: boolean): Promise<AppliedStep | undefined> {
   const { split, runtime, environment, context } = turn;
   const settings = { ...environment.settings.micro, cacheAware };
   const started = Date.now();
   const plan = await planAfterSplit(split, (rest) => planMicro(rest, runtime.index, settings, context));
-  if (!plan) return [];
+  if (!plan) return undefined;
   const { consumed, superseded } = plan;
-  const micro: AppliedStep = { layer: 'micro', plan, durationMs: Date.now() - started, consumed, superseded };
-  return keepRewrite(microRule(cacheAware), { ...rewriteFacts(turn, micro), changed: true }) ? [micro] : [];
+  return { layer: 'micro', plan, durationMs: Date.now() - started, consumed, superseded };
 }
 
 async function midStep({ split, options, environment, context }: Turn): Promise<AppliedStep> {
@@ -247,32 +269,41 @@ async function midStep({ split, options, environment, context }: Turn): Promise<
   return { layer: 'mid', plan, durationMs: Date.now() - started, consumed: 0 };
 }
 
-/** True when the mid step changed something and the request is then at most `limit` tokens. */
-function fitsUnder(
-  { runtime, options, input, tokensBefore }: Turn,
-  mid: AppliedStep,
-  limit: number,
-): boolean {
-  // The request's count less what mid freed: a fresh count of the rewritten request no longer extends
-  // the provider's anchor and leaves out the overhead the provider counts (hidden tools), so it
-  // would find under mid a request that the next report puts over it again.
+/**
+ * What {@link accepts} reads of a step's plan. A micro plan is a change by being returned; the
+ * counts walk the request, so they run only when a predicate reads them.
+ */
+function measure(turn: Turn, step: AppliedStep): MeasuredAttempt {
+  const { items, freedTokens } = step.plan;
+  return {
+    changed: step.layer === 'micro' || items.length > 0,
+    freedTokens,
+    rewrittenTokens: () => rewrittenTokens(turn, step),
+    tokensAfter: () => tokensAfter(turn, step),
+  };
+}
+
+/** The request's tokens after the step, on the provider's scale. */
+function tokensAfter({ runtime, options, input, tokensBefore }: Turn, step: AppliedStep): number {
+  // The request's count less what the step freed: a fresh count of the rewritten request no longer
+  // extends the provider's anchor and leaves out the overhead the provider counts (hidden tools),
+  // so it would find under mid a request that the next report puts over it again.
   const { system, tools } = options;
   const freed =
     runtime.tokens.countLocal(input, system, tools) -
-    runtime.tokens.countLocal(mid.plan.messages, system, tools);
-  const after = tokensBefore - runtime.tokens.calibration().deltaRatio * freed;
-  return mid.plan.items.length > 0 && after <= limit;
+    runtime.tokens.countLocal(step.plan.messages, system, tools);
+  return tokensBefore - runtime.tokens.calibration().deltaRatio * freed;
 }
 
-/** What {@link keepRewrite} reads of a plan: what it frees and the tail of the request it rewrites. */
-function rewriteFacts({ input, environment }: Turn, step: AppliedStep): RewriteFacts {
-  const { messages, items, freedTokens } = step.plan;
+/** The tokens of the request's tail from the first message the step rewrites (what the cache writes again). */
+function rewrittenTokens({ input, environment }: Turn, step: AppliedStep): number {
+  const { messages } = step.plan;
   const first = messages.findIndex((message, index) => message !== input[index]);
-  let rewrittenTokens = 0;
+  let tokens = 0;
   if (first >= 0)
     for (const message of input.slice(first))
-      rewrittenTokens += countMessageTokens(message, environment.settings.counter);
-  return { changed: items.length > 0, freedTokens, rewrittenTokens };
+      tokens += countMessageTokens(message, environment.settings.counter);
+  return tokens;
 }
 
 /** The ready background summary, followed by the messages added since it started. */
@@ -447,8 +478,4 @@ function workingSetFor(
   return {
     workingSet: () => renderWorkingSet(state, { maxTokens: workingSetTokens, counter: settings.counter }),
   };
-}
-
-function present<T>(value: T | undefined): T[] {
-  return value === undefined ? [] : [value];
 }

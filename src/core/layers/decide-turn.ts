@@ -234,3 +234,124 @@ function breakerOpen({ breaker, limits, tokens }: TurnFacts): BreakerOpen | unde
     return { reason: 'previous-hard', previousTokensAfter: lastHardTokensAfter! };
   return undefined;
 }
+
+/** A layer the pipeline can run as an attempt. */
+export type AttemptLayer = 'micro' | 'mid' | 'hard';
+
+/** What an attempt's measured plan must show to be sent. */
+export type Accept =
+  /** It changed something and the request is then at most `under` tokens (so mid does not fire again). */
+  | { kind: 'fits-under'; under: number }
+  /** {@link keepRewrite} keeps it under `rule`. */
+  | { kind: 'keep'; rule: RewriteRule }
+  /** Any plan the layer returns (hard returns none when it would free nothing). */
+  | { kind: 'any' };
+
+/**
+ * An attempt's plan as the pipeline measured it. The counts are functions: each walks the
+ * request, and only the predicate that reads one pays for it.
+ */
+export interface MeasuredAttempt {
+  changed: boolean;
+  freedTokens: number;
+  /** The tokens of the request's tail from the first message the plan rewrites. */
+  rewrittenTokens: () => number;
+  /** The request's tokens once the plan is applied, on the provider's scale. */
+  tokensAfter: () => number;
+}
+
+/** One attempt: run its layer; send the plan when `accept` holds, else go on to the next attempt. */
+export type Attempt = (
+  | { layer: 'micro' /** Micro batches for the prompt cache. */; cacheAware: boolean }
+  | { layer: 'mid' | 'hard' }
+) & {
+  accept: Accept;
+  /** Set when the breaker keeps hard from running: reported before this attempt runs. */
+  breaker?: BreakerOpen;
+};
+
+/**
+ * A call's whole choice as data: hold, swap in, or attempts tried in order, each layer planned
+ * at most once per call. When none is accepted: `as-is` sends the request unchanged, `wait`
+ * waits for the background summary and decides again.
+ */
+export type TurnPlan =
+  | { kind: 'attempts'; attempts: Attempt[]; otherwise: 'as-is' | 'wait' }
+  | { kind: 'hold'; start: boolean }
+  | { kind: 'swap-in' };
+
+/** The plan of {@link decideTurn}'s step: its fallbacks spelled out as attempts. */
+export function planTurn(facts: TurnFacts): TurnPlan {
+  return planOfStep(decideTurn(facts));
+}
+
+/** The attempts a step stands for, in the order the pipeline tries them. */
+export function planOfStep(step: TurnStep): TurnPlan {
+  const attempts = (list: Attempt[], otherwise: 'as-is' | 'wait' = 'as-is'): TurnPlan => ({
+    kind: 'attempts',
+    attempts: list,
+    otherwise,
+  });
+  const micro = (cacheAware: boolean): Attempt => ({
+    layer: 'micro',
+    cacheAware,
+    accept: { kind: 'keep', rule: microRule(cacheAware) },
+  });
+  switch (step.kind) {
+    case 'micro':
+      return attempts([micro(step.cacheAware)]);
+    case 'mid-else-micro':
+      return attempts([{ layer: 'mid', accept: { kind: 'keep', rule: step.rule } }, micro(step.cacheAware)]);
+    case 'mid-else-hard': {
+      // Condensing is enough when it gets back under mid; with the breaker open, the same mid
+      // plan is kept under the looser rule, else micro, and the request goes out as it is.
+      const fits: Attempt = { layer: 'mid', accept: { kind: 'fits-under', under: step.under } };
+      if (!step.breaker) return attempts([fits, { layer: 'hard', accept: { kind: 'any' } }]);
+      const kept: Attempt = {
+        layer: 'mid',
+        accept: { kind: 'keep', rule: step.rule },
+        breaker: step.breaker,
+      };
+      return attempts([fits, kept, micro(step.cacheAware)]);
+    }
+    case 'hard':
+      // Forced (the model called `compact`): the breaker guards only the automatic path.
+      return attempts([{ layer: 'hard', accept: { kind: 'any' } }]);
+    case 'hold':
+      return { kind: 'hold', start: step.start };
+    case 'swap-in':
+      return { kind: 'swap-in' };
+    case 'await':
+      // Mid keeps the message count, so the summary on its way still fits after it.
+      return attempts([{ layer: 'mid', accept: { kind: 'fits-under', under: step.under } }], 'wait');
+    default: {
+      const exhaustive: never = step;
+      return exhaustive;
+    }
+  }
+}
+
+/** Whether an attempt's measured plan is sent. */
+export function accepts(accept: Accept, measured: MeasuredAttempt): boolean {
+  switch (accept.kind) {
+    case 'fits-under':
+      return measured.changed && measured.tokensAfter() <= accept.under;
+    case 'keep': {
+      const { changed, freedTokens } = measured;
+      // A getter: the tail is counted only when the rule asks payback of a plan big enough.
+      return keepRewrite(accept.rule, {
+        changed,
+        freedTokens,
+        get rewrittenTokens() {
+          return measured.rewrittenTokens();
+        },
+      });
+    }
+    case 'any':
+      return true;
+    default: {
+      const exhaustive: never = accept;
+      return exhaustive;
+    }
+  }
+}
