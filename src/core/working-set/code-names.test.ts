@@ -30,4 +30,34 @@ describe('codeNames', () => {
     expect(codeNames(text, new Set())).toHaveLength(MAX_CODE_NAMES);
     expect(codeNames('\u0000\u0001'.repeat(100_000), new Set())).toEqual([]);
   });
+
+  it('finds the same names as the regular-expression rules, on random text', () => {
+    const keywords = new Set(['return', 'function', 'this', 'self', 'make']);
+    /** The rules as written in the docs: words by regex, then the three tests on each. */
+    const reference = (text: string) => {
+      const counts = new Map<string, number>();
+      for (const match of text.matchAll(/[A-Za-z_$][\w$]*/g)) {
+        const name = match[0];
+        const called = text[match.index + name.length] === '(';
+        const named =
+          /[A-Za-z0-9]_[A-Za-z0-9]/.test(name) || (/[a-z]/.test(name) && /[A-Z]/.test(name.slice(1)));
+        if (name.length >= 3 && !keywords.has(name) && (named || called))
+          counts.set(name, (counts.get(name) ?? 0) + 1);
+      }
+      return [...counts]
+        .sort((left, right) => right[1] - left[1])
+        .map(([name]) => name)
+        .slice(0, MAX_CODE_NAMES);
+    };
+    const alphabet = 'aZbY_9$( .\n'.split('').concat(['return', 'this', 'make', 'A_b', 'xY']);
+    let seed = 11;
+    for (let run = 0; run < 300; run++) {
+      let text = '';
+      for (let index = 0; index < 60; index++) {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        text += alphabet[seed % alphabet.length];
+      }
+      expect(codeNames(text, new Set()), JSON.stringify(text)).toEqual(reference(text));
+    }
+  });
 });

@@ -15,18 +15,54 @@ const keywords = new Set(
     ' ',
   ),
 );
-const word = /[A-Za-z_$][\w$]*/g;
-
 /**
- * True for a word that reads as a name in code: an inner `_` (`MAX_TOKENS`), a capital after its
- * first letter beside a lowercase one (`sessionID`, `HasPrefix`), or a call (`Errorf(`); builtins
- * and keywords the agent knows anyway are left out.
+ * The words of `text` (`[A-Za-z_$][\w$]*`) that read as names in code: an inner `_`
+ * (`MAX_TOKENS`), a capital after its first letter beside a lowercase one (`sessionID`,
+ * `HasPrefix`), or a call (`Errorf(`); builtins and keywords the agent knows anyway are left out.
+ * One pass over the characters, slicing only the words kept: this runs on every file the agent reads.
  */
-function isCodeName(name: string, called: boolean): boolean {
-  if (name.length < 3 || keywords.has(name)) return false;
-  if (/[A-Za-z0-9]_[A-Za-z0-9]/.test(name)) return true;
-  if (/[a-z]/.test(name) && /[A-Z]/.test(name.slice(1))) return true;
-  return called;
+function forEachNameWord(text: string, found: (name: string) => void): void {
+  let index = 0;
+  while (index < text.length) {
+    if (!isWordStart(text.charCodeAt(index))) {
+      index++;
+      continue;
+    }
+    const start = index;
+    let lower = false;
+    let upperAfterFirst = false;
+    let innerUnderscore = false;
+    for (let code = text.charCodeAt(index); isWordPart(code); code = text.charCodeAt(++index)) {
+      if (code >= 97 && code <= 122) lower = true;
+      else if (code >= 65 && code <= 90) upperAfterFirst ||= index > start;
+      if (
+        isAlphanumeric(code) &&
+        index - start >= 2 &&
+        text.charCodeAt(index - 1) === 95 &&
+        isAlphanumeric(text.charCodeAt(index - 2))
+      )
+        innerUnderscore = true;
+    }
+    if (index - start < 3) continue;
+    const called = text.charCodeAt(index) === 40;
+    if (!innerUnderscore && !(lower && upperAfterFirst) && !called) continue;
+    const name = text.slice(start, index);
+    if (!keywords.has(name)) found(name);
+  }
+}
+
+function isAlphanumeric(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+}
+
+/** `[A-Za-z_$]`. */
+function isWordStart(code: number): boolean {
+  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 36;
+}
+
+/** `[\w$]`; NaN past the end is not. */
+function isWordPart(code: number): boolean {
+  return isWordStart(code) || (code >= 48 && code <= 57);
 }
 
 /**
@@ -44,12 +80,9 @@ export function codeNames(
 ): string[] {
   const counts = new Map<string, number>();
   const scanned = text.slice(0, SCAN_CHARS);
-  for (const match of scanned.matchAll(word)) {
-    const name = match[0];
-    if (except.has(name)) continue;
-    const called = scanned[match.index + name.length] === '(';
-    if (isCodeName(name, called)) counts.set(name, (counts.get(name) ?? 0) + 1);
-  }
+  forEachNameWord(scanned, (name) => {
+    if (!except.has(name)) counts.set(name, (counts.get(name) ?? 0) + 1);
+  });
   const ranked = [...counts].sort((left, right) => right[1] - left[1]).map(([name]) => name);
   // Names seen in this text first, then those an earlier look at the file gave.
   const merged = new Set([...ranked, ...before.filter((name) => !except.has(name))]);

@@ -4,6 +4,7 @@ import type { ToolCallFact } from '../ledger/tool-call-facts.js';
 import type { ToolUseBlock } from '../model/messages.js';
 import { codeNames } from './code-names.js';
 import type { CodeDefinition, CodeParser } from './code-outline.js';
+import { KnownNames } from './known-names.js';
 import { outlineFile, stripLineNumbers } from './outline-file.js';
 import { editsOf, searchOf, type TextEdit } from './tool-edits.js';
 import type { WorkingSetDefinition, WorkingSetFile, WorkingSetState } from './working-set-state.js';
@@ -44,7 +45,7 @@ export class WorkingSetRecorder {
   private readonly texts = new Map<string, string>();
   private readonly outlines = new Map<string, CodeDefinition[] | undefined>();
   private readonly pending = new Map<string, Pending>();
-  private known: Set<string> | undefined;
+  private known: KnownNames | undefined;
 
   constructor(
     public readonly state: WorkingSetState,
@@ -83,7 +84,6 @@ export class WorkingSetRecorder {
     if (!pending) return;
     this.pending.delete(toolUseId);
     if (failed) return;
-    this.known = undefined;
     switch (pending.kind) {
       case 'read':
         this.recordRead(pending.path, text, pending.partial, turn);
@@ -100,6 +100,7 @@ export class WorkingSetRecorder {
       }
     }
     this.prune();
+    this.known?.sync();
   }
 
   private recordRead(path: string, shown: string, partial: boolean, turn: number): void {
@@ -216,7 +217,7 @@ export class WorkingSetRecorder {
 
   private countUses(text: string): void {
     if (text === '') return;
-    this.known ??= knownNames(this.state);
+    this.known ??= new KnownNames(this.state);
     if (this.known.size === 0) return;
     const { uses } = this.state;
     for (const [name] of text.matchAll(identifier)) {
@@ -228,19 +229,6 @@ export class WorkingSetRecorder {
 /** The names `text` uses that the file does not define, before those an earlier look gave. */
 function namesOf(file: WorkingSetFile, text: string): string[] {
   return codeNames(text, new Set(file.definitions.map((definition) => definition.name)), file.names);
-}
-
-function knownNames(state: WorkingSetState): Set<string> {
-  const names = new Set<string>();
-  for (const file of state.files) {
-    for (const definition of file.definitions) names.add(definition.name);
-    for (const name of file.names ?? []) names.add(name);
-  }
-  for (const search of state.searches)
-    for (const [name] of search.pattern.matchAll(identifier)) names.add(name);
-  // Names no longer known stop counting; their counts go with them.
-  for (const name of Object.keys(state.uses)) if (!names.has(name)) delete state.uses[name];
-  return names;
 }
 
 /** One file written two ways: Grep prints a hit's path absolute or relative, even in one output. */
