@@ -55,9 +55,6 @@ export const FORMAT_LITERALS_ALLOWED = new Map<string, number>([
   ['importers/responses-requests.ts', 1],
   ['openai/index.ts', 4],
   ['openai/responses-summary.ts', 2],
-  ['proxy/conversation-exchange.ts', 5],
-  ['proxy/count-tokens.ts', 6],
-  ['proxy/routes.ts', 10],
 ]);
 
 /** True for a string that is a module name (`import … from 'openai'`, `import('openai')`). */
