@@ -43,7 +43,6 @@ export const FORMAT_LITERALS_ALLOWED = new Map<string, number>([
   ['core/conversation/parse-conversation.ts', 3],
   ['core/conversation/responses-format.ts', 1],
   ['core/conversation/validate.ts', 1],
-  ['core/request/compact-request.ts', 2],
   ['e2e/e2e-checks.ts', 1],
   ['e2e/run.ts', 4],
   ['gemini/index.ts', 2],
