@@ -38,7 +38,6 @@ export const FORMAT_LITERALS_ALLOWED = new Map<string, number>([
   ['bench/suites/responses.ts', 1],
   ['cli/commands/compact.ts', 1],
   ['cli/main.ts', 1],
-  ['cli/read-conversation.ts', 9],
   ['cli/wrap/agent-launch.ts', 5],
   ['core/conversation/parse-conversation.ts', 3],
   ['core/conversation/responses-format.ts', 1],
