@@ -1,6 +1,6 @@
 /** Argument parsing the commands share: node's `util.parseArgs`, with every mistake a one-line UsageError. */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import type { WireFormat } from '../core/model/wire-format.js';
+import { WIRE_FORMATS, type WireFormat } from '../core/model/wire-format.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
 import { CliError, UsageError } from './cli-io.js';
 
@@ -83,9 +83,11 @@ export function singleFile(positionals: readonly string[]): string {
 
 /** The `--format` flag of conversation files. */
 export function formatOption(value: string | undefined): WireFormat | undefined {
-  const formats = ['anthropic', 'openai', 'responses', 'gemini'];
+  const formats: readonly string[] = WIRE_FORMATS;
   if (value !== undefined && !formats.includes(value)) {
-    throw new UsageError(`--format must be "anthropic", "openai", "responses" or "gemini", got "${value}"`);
+    const names = WIRE_FORMATS.map((name) => `"${name}"`);
+    const list = `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+    throw new UsageError(`--format must be ${list}, got "${value}"`);
   }
   return value as WireFormat | undefined;
 }

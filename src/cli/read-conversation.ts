@@ -9,17 +9,14 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import {
-  conversationFromValue,
-  detectFormat,
-  parseConversation,
-} from '../core/conversation/parse-conversation.js';
+import { conversationFromValue, parseConversation } from '../core/conversation/parse-conversation.js';
 import { CompactError } from '../core/model/errors.js';
 import type { Message, SystemPrompt } from '../core/model/messages.js';
 import type { WireFormat } from '../core/model/wire-format.js';
 import type { ParsedConversation } from '../core/wire/parsed-conversation.js';
 import { jsonFileLines } from '../importers/_json-lines.js';
 import { CliError, type CliIO } from './cli-io.js';
+import { lineVerdict, streamedFormat } from './wire/line-streaming.js';
 
 /** Options of {@link readConversationFile}. */
 export interface ReadConversationOptions {
@@ -51,7 +48,7 @@ export async function readConversationFile(
 
 /** What {@link streamConversationFile} read. */
 export interface StreamedConversation {
-  format: 'anthropic';
+  format: typeof streamedFormat;
   system?: SystemPrompt;
   /** How many messages were passed to `onMessage`. */
   messages: number;
@@ -78,30 +75,29 @@ export async function streamConversationFile(
 ): Promise<StreamedConversation | undefined> {
   const path = resolve(io.cwd, file);
   await checkReadable(file, path);
-  if ((format !== undefined && format !== 'anthropic') || !(await startsWithJsonlMessage(path)))
+  if ((format !== undefined && format !== streamedFormat) || !(await startsWithJsonlMessage(path)))
     return undefined;
-  const result: StreamedConversation = { format: 'anthropic', messages: 0 };
-  let decided = format === 'anthropic';
+  const result: StreamedConversation = { format: streamedFormat, messages: 0 };
+  let decided = format === streamedFormat;
   let first = true;
   try {
     for await (const { value, lineNumber, bytesRead } of jsonFileLines(path, file)) {
       if (!decided) {
-        // The whole-file detection takes the first message with a format's mark: another
-        // format's (OpenAI, Responses, Gemini) means the file must be read whole; an Anthropic one
-        // (still Anthropic with an OpenAI message after it) settles it.
-        if (detectFormat([value]) !== 'anthropic') return undefined;
-        decided = detectFormat([value, { role: 'tool' }]) === 'anthropic';
+        // The whole-file detection takes the first message with a format's mark.
+        const verdict = lineVerdict(value);
+        if (verdict === 'other-format') return undefined;
+        decided = verdict === 'settled';
       }
       const index = result.messages;
       const parsed = withMessageIndex(
         () =>
           first
             ? conversationFromValue([value], 'jsonl', {
-                format: 'anthropic',
+                format: streamedFormat,
                 source: file,
                 lineNumbers: [lineNumber],
               })
-            : conversationFromValue([value], 'array', { format: 'anthropic', source: file }),
+            : conversationFromValue([value], 'array', { format: streamedFormat, source: file }),
         file,
         lineNumber,
         index,
@@ -138,7 +134,7 @@ export async function readConversationStreamed(
   });
   if (!streamed) return readConversationFile(file, io, options);
   const conversation = streamed.system === undefined ? { messages } : { system: streamed.system, messages };
-  return { conversation, format: 'anthropic', layout: 'jsonl' };
+  return { conversation, format: streamedFormat, layout: 'jsonl' };
 }
 
 /** Runs a one-message parse and names the message as the whole-file read does: `file:LINE: messages[N]`. */

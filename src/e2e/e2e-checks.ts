@@ -1,5 +1,7 @@
 /** What every end-to-end run must show, as named checks with the figures behind them. */
 
+import type { WireFormat } from '../core/model/wire-format.js';
+import { dialects } from '../core/wire/dialects.js';
 import { workingSetOpen } from '../core/working-set/render-working-set.js';
 import type { ProxyRequestRecord, ProxyStats } from '../proxy/index.js';
 import { createRequestTokens } from '../proxy/request-tokens.js';
@@ -16,7 +18,7 @@ export interface E2ECheck {
 
 /** The request bodies of one agent conversation, from the client side and the server side. */
 export interface E2ETraffic {
-  api: 'anthropic' | 'responses' | 'gemini';
+  api: WireFormat;
   exitCode: number | null;
   /** What the agent sent to the proxy (its main conversation only). */
   client: HopRequest[];
@@ -131,7 +133,7 @@ function modelCalls(traffic: E2ETraffic): RecordedRequest[] {
 
 /** The conversation array of a request body in the run's API. */
 function conversation(api: E2ETraffic['api'], body: Record<string, unknown> | undefined): unknown[] {
-  const field = api === 'anthropic' ? body?.messages : api === 'gemini' ? body?.contents : body?.input;
+  const field = body?.[dialects[api].conversationField];
   return Array.isArray(field) ? field : [];
 }
 

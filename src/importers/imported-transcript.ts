@@ -5,6 +5,7 @@
 
 import type { RepairChange } from '../core/conversation/repair.js';
 import type { Conversation, Message, ProviderUsage } from '../core/model/messages.js';
+import { WIRE_FORMATS, type WireFormat } from '../core/model/wire-format.js';
 
 /** A transcript format the importers read. */
 export type TranscriptFormat =
@@ -12,10 +13,7 @@ export type TranscriptFormat =
   | 'codex'
   | 'swe-agent'
   | 'mini-swe-agent'
-  | 'anthropic'
-  | 'openai'
-  | 'responses'
-  | 'gemini'
+  | WireFormat
   | 'gemini-cli';
 
 /** Every {@link TranscriptFormat}, for argument parsing and help texts. */
@@ -24,10 +22,7 @@ export const transcriptFormats: readonly TranscriptFormat[] = [
   'codex',
   'swe-agent',
   'mini-swe-agent',
-  'anthropic',
-  'openai',
-  'responses',
-  'gemini',
+  ...WIRE_FORMATS,
   'gemini-cli',
 ];
 

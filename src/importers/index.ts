@@ -13,6 +13,8 @@ import {
   parseJsonText,
 } from '../core/conversation/parse-conversation.js';
 import { CompactError } from '../core/model/errors.js';
+import type { WireFormat } from '../core/model/wire-format.js';
+import { isWireFormat } from '../core/wire/dialects.js';
 import { isObject } from './_json.js';
 import { jsonFileLines, jsonTextLines } from './_json-lines.js';
 import { claudeCodeFromLines, isClaudeCodeLine } from './claude-code.js';
@@ -61,18 +63,8 @@ export function importTranscript(
   { format, source }: ImportTranscriptOptions = {},
 ): ImportedTranscript {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const sourceOption = source === undefined ? {} : { source };
+  if (format !== undefined && isWireFormat(format)) return wireImports[format](body, format, source);
   switch (format) {
-    case 'gemini':
-      return (
-        geminiRequestLog(body, tryParse(body), source) ??
-        importPlainConversation(body, { format, ...sourceOption })
-      );
-    case 'anthropic':
-    case 'openai':
-      return importPlainConversation(body, { format, ...sourceOption });
-    case 'responses':
-      return importResponses(body, tryParse(body), source);
     case 'claude-code':
       return withLineWarnings((warnings) =>
         claudeCodeFromLines(jsonTextLines(body, source, warnings), source),
@@ -92,6 +84,21 @@ export function importTranscript(
       throw new CompactError(`unknown transcript format ${String(unreachable)}`, { code: 'INVALID_OPTIONS' });
     }
   }
+}
+
+/** How a file forced to a wire format is read, by format: the compiler asks for a new format's line. */
+const wireImports: Readonly<
+  Record<WireFormat, (body: string, format: WireFormat, source: string | undefined) => ImportedTranscript>
+> = {
+  anthropic: importPlain,
+  openai: importPlain,
+  responses: (body, format, source) => importResponses(body, tryParse(body), source, format),
+  gemini: (body, format, source) =>
+    geminiRequestLog(body, tryParse(body), source) ?? importPlain(body, format, source),
+};
+
+function importPlain(body: string, format: WireFormat, source: string | undefined): ImportedTranscript {
+  return importPlainConversation(body, source === undefined ? { format } : { format, source });
 }
 
 /**
@@ -236,7 +243,7 @@ function importResponses(
   body: string,
   whole: ParsedBody,
   source: string | undefined,
-  format: 'detect' | 'responses' = 'responses',
+  format: 'detect' | WireFormat,
 ) {
   const sourceOption = source === undefined ? {} : { source };
   const geminiLog = geminiRequestLog(body, whole, source);

@@ -6,9 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { handleRecall } from '../core/archive/compaction-tools.js';
-import { fromResponsesInput } from '../core/conversation/responses-format.js';
-import type { ResponsesInputItem } from '../core/conversation/responses-types.js';
-import { allowsSystemMessages, validateMessages } from '../core/conversation/validate.js';
+import { validateMessages } from '../core/conversation/validate.js';
 import type { CompactionLayer } from '../core/events.js';
 import type { ProviderUsage } from '../core/model/messages.js';
 import type { WireFormat } from '../core/model/wire-format.js';
@@ -28,6 +26,7 @@ import type { BodyRead } from './session-state.js';
 import type { ProxySessionState, ProxySessionStore } from './session-store.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 import { createUsageTap, type UsageTap } from './usage-tap.js';
+import { formatChecks } from './wire/proxy-checks.js';
 
 /** One request to handle. */
 export interface Exchange {
@@ -274,12 +273,7 @@ function closedRecord(exchange: Exchange, outgoing?: Outgoing): ProxyRequestReco
  */
 export function statefulReason(api: WireFormat, body: Record<string, unknown>): string | undefined {
   if (coveredByProviderCompaction(conversationOf(api, body))) return 'provider compaction';
-  if (api !== 'responses') return undefined;
-  if (typeof body.previous_response_id === 'string') return 'stateful: previous_response_id';
-  if (body.conversation !== undefined && body.conversation !== null) return 'stateful: conversation';
-  const input = Array.isArray(body.input) ? (body.input as { type?: unknown }[]) : [];
-  if (input.some((item) => item?.type === 'item_reference')) return 'stateful: item_reference';
-  return undefined;
+  return formatChecks[api].statefulReason?.(body);
 }
 
 /**
@@ -391,9 +385,8 @@ export function firstProblem(
   { sent, input }: { sent: unknown[]; input: unknown[] },
   headers: IncomingHttpHeaders,
 ): string | undefined {
-  // Responses input is checked in the canonical model it converts to.
-  const canonical = (items: unknown[]) =>
-    api === 'responses' ? fromResponsesInput(items as ResponsesInputItem[]).messages : items;
+  const checks = formatChecks[api];
+  const canonical = (items: unknown[]) => checks.canonical?.(items) ?? items;
   let before: unknown;
   try {
     before = canonical(input);
@@ -401,12 +394,9 @@ export function firstProblem(
     // An input the conversion cannot read excuses nothing: the output is checked on its own.
     before = undefined;
   }
-  const anthropic = api === 'anthropic';
   const [problem] = validateMessages(canonical(sent), {
-    format: api === 'responses' ? 'anthropic' : api,
+    ...checks.validation(body, headers),
     ...(before === undefined ? {} : { relativeTo: before }),
-    ...(anthropic && body.system !== undefined ? { system: body.system as never } : {}),
-    ...(anthropic && allowsSystemMessages(headers['anthropic-beta']) ? { systemMessages: true } : {}),
   });
   return problem ? `${problem.path}: ${problem.message}` : undefined;
 }

@@ -5,22 +5,17 @@
  * contradict).
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { WIRE_FORMATS, type WireFormat } from '../core/model/wire-format.js';
 import { conversationOf, withConversation } from './request-conversation.js';
 import { sessionInput } from './session-history.js';
 import { sessionKeyOf } from './session-identity.js';
 import type { ProxySessionStore } from './session-store.js';
+import { ANTHROPIC_COUNT_TOKENS_SUFFIX, fallbackCountingFormat, formatRoutes } from './wire/proxy-routes.js';
 
-/** The path suffix of Anthropic's token counting endpoint (after any base-URL prefix). */
-const COUNT_TOKENS_SUFFIX = '/v1/messages/count_tokens';
-
-/** Gemini's token counting method, after any prefix. */
-const geminiCountTokens = /\/models\/[^/:]+:countTokens$/;
-
-/** The API of a token counting request, or undefined for any other request. */
-function countingApi(method: string, pathname: string): 'anthropic' | 'gemini' | undefined {
+/** The format of a token counting request, or undefined for any other request. */
+function countingApi(method: string, pathname: string): WireFormat | undefined {
   if (method !== 'POST') return undefined;
-  if (pathname.replace(/\/+$/, '').endsWith(COUNT_TOKENS_SUFFIX)) return 'anthropic';
-  return geminiCountTokens.test(pathname) ? 'gemini' : undefined;
+  return WIRE_FORMATS.find((format) => formatRoutes[format].tokenCount?.matches(pathname));
 }
 
 /** True for a token counting request. */
@@ -33,10 +28,10 @@ export async function countTokensPayload(
   raw: Buffer,
   headers: IncomingHttpHeaders,
   store: ProxySessionStore,
-  pathname = COUNT_TOKENS_SUFFIX,
+  pathname = ANTHROPIC_COUNT_TOKENS_SUFFIX,
   url?: URL,
 ): Promise<Buffer> {
-  const api = countingApi('POST', pathname) ?? 'anthropic';
+  const api = countingApi('POST', pathname) ?? fallbackCountingFormat;
   let body: unknown;
   try {
     body = JSON.parse(raw.toString('utf8'));
@@ -46,15 +41,16 @@ export async function countTokensPayload(
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return raw;
   const outer = body as Record<string, unknown>;
   // Gemini counts either `{ contents }` or a whole request under `generateContentRequest`.
-  const wrapped = api === 'gemini' && isRecord(outer.generateContentRequest);
-  const record = wrapped ? (outer.generateContentRequest as Record<string, unknown>) : outer;
+  const field = formatRoutes[api].tokenCount?.wrappedField;
+  const wrapped = field !== undefined && isRecord(outer[field]) ? field : undefined;
+  const record = wrapped === undefined ? outer : (outer[wrapped] as Record<string, unknown>);
   const client = conversationOf(api, record);
   if (client === undefined) return raw;
   const state = await store.load(sessionKeyOf(api, record, headers, url));
   const input = sessionInput(state, client);
   if (input.restarted || input.conversation === client) return raw;
   const counted = withConversation(api, record, input.conversation);
-  return Buffer.from(JSON.stringify(wrapped ? { ...outer, generateContentRequest: counted } : counted));
+  return Buffer.from(JSON.stringify(wrapped === undefined ? counted : { ...outer, [wrapped]: counted }));
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

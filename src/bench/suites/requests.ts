@@ -6,6 +6,7 @@
 import { createCompactor } from '../../core/compactor.js';
 import { toOpenAIMessages } from '../../core/conversation/openai-format.js';
 import type { Message } from '../../core/model/messages.js';
+import type { WireFormat } from '../../core/model/wire-format.js';
 import { readRequestConversation } from '../../core/request/request-conversation.js';
 
 /** Session lengths in tool-call steps. */
@@ -105,7 +106,7 @@ export async function run(): Promise<void> {
   console.log('| ---: | --- | ---: | ---: | ---: |');
   for (const steps of stepCounts) {
     for (const [format, body] of Object.entries(bodies(steps))) {
-      const conversation = readRequestConversation(body, format as 'anthropic');
+      const conversation = readRequestConversation(body, format as WireFormat);
       const options = {
         ...(conversation.system === undefined ? {} : { system: conversation.system }),
         ...(conversation.tools === undefined ? {} : { tools: conversation.tools }),

@@ -81,7 +81,7 @@ export const compactCommand: CliCommand = async (args, io) => {
   progress.end();
   if (request) assertValidRequest(request, options.file);
   // Responses input is checked with the Responses rules, with paths into its items.
-  else if (parsed!.responsesInput) assertValidMessages(parsed!.responsesInput, { format: 'responses' });
+  else if (parsed!.responsesInput) assertValidMessages(parsed!.responsesInput, { format: parsed!.format });
   else assertValidMessages(parsed!.conversation.messages, { system: parsed!.conversation.system });
   const summarizer = options.summarizer
     ? await createSummaryModelFromSpec(options.summarizer, {

@@ -11,6 +11,7 @@ import type { BashApproval } from '../../agent/tool-runner.js';
 import { type CliCommand, CliError, type CliIO, UsageError } from '../cli-io.js';
 import { asUsageError, withNegativeValues } from '../command-args.js';
 import { openStoreFromSpec } from '../store-from-spec.js';
+import { type AgentProvider, agentProviders, defaultAgentProvider } from '../wire/agent-providers.js';
 
 /** A {@link CliIO} with what the agent commands also need; tests pass their own. */
 export type AgentCliIO = CliIO & {
@@ -45,15 +46,6 @@ export const agentOptionSpec = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-const defaults = {
-  anthropic: { model: 'claude-sonnet-5-5', window: 200_000, keyVariable: 'ANTHROPIC_API_KEY' },
-  openai: { model: 'gpt-5.4', window: 128_000, keyVariable: 'OPENAI_API_KEY' },
-  'openai-responses': { model: 'gpt-5.4', window: 128_000, keyVariable: 'OPENAI_API_KEY' },
-  gemini: { model: 'gemini-2.5-pro', window: 1_000_000, keyVariable: 'GEMINI_API_KEY' },
-} as const;
-
-type Provider = keyof typeof defaults;
-
 const agentOptionsHelp = `Options:
   --provider anthropic|openai|openai-responses|gemini
                                the model API (default: anthropic; openai works with any compatible
@@ -84,7 +76,7 @@ Exit codes: 0 answered, 1 stopped at --max-steps, 2 bad arguments or a failed st
 
 /** Everything `run` and `chat` set up before the first step. */
 export interface PreparedAgent extends AgentSession {
-  provider: Provider;
+  provider: string;
   model: ChatModel;
   /** Writes a status event to stderr. */
   printStatus: (event: AgentStatusEvent) => void;
@@ -109,10 +101,10 @@ export async function prepareAgent(
     }
   }
 
-  const provider = parseProvider(
-    (values.provider as string | undefined) ?? resumedInfo?.provider ?? 'anthropic',
+  const settings = parseProvider(
+    (values.provider as string | undefined) ?? resumedInfo?.provider ?? defaultAgentProvider.name,
   );
-  const settings = defaults[provider];
+  const provider = settings.name;
   const apiKey = io.env[settings.keyVariable];
   if (!apiKey) {
     throw new CliError(`${settings.keyVariable} is not set; export it to use --provider ${provider}`, 2);
@@ -121,16 +113,14 @@ export async function prepareAgent(
     (values.model as string | undefined) ??
     (resumedInfo?.provider === provider ? resumedInfo.model : undefined) ??
     settings.model;
-  const baseURL =
-    (values['base-url'] as string | undefined) ??
-    io.env[provider === 'anthropic' ? 'ANTHROPIC_BASE_URL' : 'OPENAI_BASE_URL'];
+  const baseURL = (values['base-url'] as string | undefined) ?? io.env[settings.baseUrlVariable];
   const contextWindow = parseCount(values.window, '--window') ?? settings.window;
   const mid = parseCount(values.mid, '--mid');
   const hard = parseCount(values.hard, '--hard');
   const maxSteps = parseCount(values['max-steps'], '--max-steps');
   const summarizer = parseSummarizer(values.summarizer as string | undefined);
 
-  const model = await createModel(provider, { model: modelId, apiKey, ...(baseURL ? { baseURL } : {}) });
+  const model = await settings.create({ model: modelId, apiKey, ...(baseURL ? { baseURL } : {}) });
   const store = await openStoreFromSpec(values.store as string | undefined, { env: io.env });
   const bash = bashApprovalFor(values.yes === true, io, prompt);
   const { approval } = bash;
@@ -194,28 +184,6 @@ export async function prepareAgent(
     close();
     if (error instanceof CliError) throw error;
     throw new CliError(error instanceof Error ? error.message : String(error), 2);
-  }
-}
-
-async function createModel(
-  provider: Provider,
-  options: { model: string; apiKey: string; baseURL?: string },
-): Promise<ChatModel> {
-  switch (provider) {
-    case 'anthropic':
-      return (await import('../../agent/anthropic-chat-model.js')).createAnthropicChatModel(options);
-    case 'openai':
-      return (await import('../../agent/openai-chat-model.js')).createOpenAIChatModel(options);
-    case 'openai-responses':
-      return (await import('../../agent/openai-responses-chat-model.js')).createOpenAIResponsesChatModel(
-        options,
-      );
-    case 'gemini':
-      return (await import('../../agent/gemini-chat-model.js')).createGeminiChatModel(options);
-    default: {
-      const unreachable: never = provider;
-      throw new CliError(`unknown provider ${String(unreachable)}`, 2);
-    }
   }
 }
 
@@ -283,10 +251,14 @@ async function resolveWorkspace(cwd: string, option: string | undefined): Promis
   }
 }
 
-function parseProvider(value: string): Provider {
-  if (value === 'anthropic' || value === 'openai' || value === 'openai-responses' || value === 'gemini')
-    return value;
-  throw new UsageError(`--provider must be anthropic, openai, openai-responses or gemini, got "${value}"`);
+function parseProvider(value: string): AgentProvider {
+  const providers = Object.values(agentProviders);
+  const found = providers.find((provider) => provider.name === value);
+  if (found) return found;
+  const names = providers.map((provider) => provider.name);
+  throw new UsageError(
+    `--provider must be ${names.slice(0, -1).join(', ')} or ${names.at(-1)}, got "${value}"`,
+  );
 }
 
 function parseSummarizer(value: string | undefined): 'model' | 'extractive' {

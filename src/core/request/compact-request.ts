@@ -70,7 +70,7 @@ async function compactBody<Body extends object>(
   // maybeCompact keeps what precedes an earlier provider compaction as it came (see the pipeline).
   const after = result.messages;
   const compacted: readonly Message[] =
-    used === 'anthropic'
+    dialectOf(used).cacheBreakpoints === 'in-blocks'
       ? keepCacheBreakpoints({
           before: messages,
           after,
@@ -111,7 +111,8 @@ function inBodyTerms(
   if (!CompactError.isInstance(error) || error.code !== 'INVALID_TRANSCRIPT' || error.path === undefined) {
     return error;
   }
-  if (format !== 'anthropic') return asRequestError(new Error(error.message), body, format);
+  if (dialectOf(format).compactorErrors === 'body-rules')
+    return asRequestError(new Error(error.message), body, format);
   const pathOf = (index: number) => conversation.messagePath?.(index) ?? `messages[${index}]`;
   const inBody = (text: string) =>
     text.replace(/messages\[(\d+)\]/g, (_match, index: string) => pathOf(Number(index)));

@@ -50,6 +50,18 @@ export interface WireDialect {
   /** The request-body field that holds the conversation. */
   readonly conversationField: 'messages' | 'input' | 'contents';
   /**
+   * Where the format marks its prompt-cache breakpoints: `'in-blocks'` when they sit on content
+   * blocks (Anthropic's `cache_control`), so a compacted request must put them back; `'none'` when
+   * the provider caches without marks.
+   */
+  readonly cacheBreakpoints: 'in-blocks' | 'none';
+  /**
+   * How a compactor's `INVALID_TRANSCRIPT` is said in a request body's terms: `'message-path'` maps
+   * its `messages[i]` through the request's `messagePath` (the compactor read the body's own
+   * messages); `'body-rules'` checks the body's field again by this format's rules.
+   */
+  readonly compactorErrors: 'message-path' | 'body-rules';
+  /**
    * Reads a conversation file's messages into the canonical model.
    * @throws {CompactError} `UNREADABLE_INPUT` (or `INVALID_TRANSCRIPT`) naming the path.
    */

@@ -36,6 +36,8 @@ function anthropicRequestProblems(body: RequestBody, conversation: RequestConver
 export const anthropicDialect: WireDialect = {
   format: 'anthropic',
   conversationField: 'messages',
+  cacheBreakpoints: 'in-blocks',
+  compactorErrors: 'message-path',
   readConversation: readAnthropicConversation,
   serializeConversation: serializeAnthropic,
   validate: (messages, problems, { systemMessages }) => validateAnthropic(messages, problems, systemMessages),

@@ -26,6 +26,8 @@ function readGeminiConversation({ messages, system, layout, source }: RawConvers
 export const geminiDialect: WireDialect = {
   format: 'gemini',
   conversationField: 'contents',
+  cacheBreakpoints: 'none',
+  compactorErrors: 'body-rules',
   readConversation: readGeminiConversation,
   serializeConversation: (conversation, { jsonl = false }) => serializeGemini(conversation, jsonl),
   validate: (messages, problems) => validateGeminiContents(messages, problems),

@@ -12,6 +12,8 @@ import { validateOpenAI } from './validate-openai-chat.js';
 export const openAIChatDialect: WireDialect = {
   format: 'openai',
   conversationField: 'messages',
+  cacheBreakpoints: 'none',
+  compactorErrors: 'body-rules',
   readConversation: readOpenAIConversation,
   serializeConversation: serializeOpenAI,
   validate: (messages, problems) => validateOpenAI(messages, problems),

@@ -18,6 +18,8 @@ const RESPONSES_USAGE = [
 export const responsesDialect: WireDialect = {
   format: 'responses',
   conversationField: 'input',
+  cacheBreakpoints: 'none',
+  compactorErrors: 'body-rules',
   readConversation: readResponsesConversation,
   serializeConversation: serializeResponses,
   validate: (messages, problems) => validateResponsesInput(messages, problems),
