@@ -35,6 +35,15 @@ const FORMAT =
   ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope |
   ts.TypeFormatFlags.WriteArrowStyleSignature;
 
+/**
+ * The name users import: the core package's (`packages/core`). The private workspace root, whose
+ * `exports` list every subpath (the core's and the proxy's, Redis's, the scripted server's, the
+ * agent's), goes by another name.
+ */
+const PACKAGE_NAME = JSON.parse(
+  readFileSync(path.join(repositoryRoot, 'packages/core/package.json'), 'utf8'),
+).name;
+
 /** `"."` → `agent-compact`, `"./tokenizer"` → `agent-compact/tokenizer`, with its source entry. */
 export function subpaths() {
   const manifest = JSON.parse(readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8'));
@@ -43,8 +52,8 @@ export function subpaths() {
     .map((key) => {
       const sub = key === '.' ? '' : key.slice(2);
       return {
-        specifier: sub ? `${manifest.name}/${sub}` : manifest.name,
-        file: sub ? `${sub.replaceAll('/', '-')}.api.md` : `${manifest.name}.api.md`,
+        specifier: sub ? `${PACKAGE_NAME}/${sub}` : PACKAGE_NAME,
+        file: sub ? `${sub.replaceAll('/', '-')}.api.md` : `${PACKAGE_NAME}.api.md`,
         entry: path.join(repositoryRoot, 'src', sub, 'index.ts'),
       };
     });

@@ -2,11 +2,17 @@
  * What `npm pack` publishes: the package's `files` rules applied to a dist tree that has everything
  * the build emits (bench, e2e, reliability, tests, test utilities, fixtures), so the check does not
  * depend on a build having run. `npm run bench` and `npm run e2e` still run from dist/.
+ *
+ * The core package (`packages/core`, published as `agent-compact`) is checked the same way: its
+ * build compiles its subpaths' entry points and what they import (read here with the TypeScript
+ * program of `packages/core/tsconfig.build.json`), which must hold no file of the proxy, the CLI,
+ * the lab or the tests, and its manifest names no runtime dependency.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '..');
@@ -31,19 +37,20 @@ const EMITTED = [
   'README.md',
 ];
 
-/** The paths `npm pack --dry-run --json` lists for a package with our `files` and that tree. */
-function packedFiles(): string[] {
-  const { name, version, files, bin, main, types, exports } = manifest;
+/** The paths `npm pack --dry-run --json` lists for a package with these fields and that tree. */
+function packedFiles(fields = manifest, emitted = EMITTED, folder = join(scratch, 'root')): string[] {
+  const { name, version, files, bin, main, types, exports } = fields;
+  mkdirSync(folder, { recursive: true });
   writeFileSync(
-    join(scratch, 'package.json'),
+    join(folder, 'package.json'),
     JSON.stringify({ name, version, files, bin, main, types, exports }),
   );
-  for (const path of EMITTED) {
-    mkdirSync(dirname(join(scratch, path)), { recursive: true });
-    writeFileSync(join(scratch, path), '');
+  for (const path of emitted) {
+    mkdirSync(dirname(join(folder, path)), { recursive: true });
+    writeFileSync(join(folder, path), '');
   }
   const output = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
-    cwd: scratch,
+    cwd: folder,
     encoding: 'utf8',
     env: { ...process.env, npm_config_loglevel: 'silent' },
   });
@@ -73,5 +80,73 @@ describe('the published files', () => {
     expect(build.exclude.join(' ')).not.toMatch(/bench|e2e/);
     expect(manifest.scripts.bench).toContain('dist/bench/run.js');
     expect(manifest.scripts.e2e).toContain('dist/e2e/run.js');
+  });
+});
+
+const corePackage = join(root, 'packages', 'core');
+const coreManifest = JSON.parse(readFileSync(join(corePackage, 'package.json'), 'utf8'));
+/** What the proxy, the CLI, the lab and the tests are made of: none of it is in the core package. */
+const NOT_CORE =
+  /^(proxy|cli|simulate|agent|redis|testing|otel|bench|e2e|reliability)\/|(^|\/)__fixtures__\/|\.test(-utils)?\.ts$/;
+
+/** The repository's source files the core package's build compiles, relative to src/. */
+function coreSources(): string[] {
+  const configPath = join(corePackage, 'tsconfig.build.json');
+  const config = ts.getParsedCommandLineOfConfigFile(
+    configPath,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+      },
+    },
+  );
+  if (!config) throw new Error(`${configPath}: not read`);
+  const program = ts.createProgram({ rootNames: config.fileNames, options: config.options });
+  const source = `${join(root, 'src')}/`;
+  return program
+    .getSourceFiles()
+    .map((file) => file.fileName)
+    .filter((path) => path.startsWith(source))
+    .map((path) => path.slice(source.length));
+}
+
+describe('the core package (agent-compact)', () => {
+  const sources = coreSources();
+
+  it('compiles the core and its adapters, and no file of the proxy, the CLI, the lab or the tests', () => {
+    expect(sources).toEqual(expect.arrayContaining(['index.ts', 'core/compactor.ts', 'ai-sdk/index.ts']));
+    expect(sources.filter((path) => NOT_CORE.test(path))).toEqual([]);
+  });
+
+  it('has no runtime dependency, only optional peers', () => {
+    expect(coreManifest.dependencies ?? {}).toEqual({});
+    expect(coreManifest.bin).toBeUndefined();
+    const peers = Object.keys(coreManifest.peerDependencies ?? {});
+    expect(peers.filter((peer) => coreManifest.peerDependenciesMeta?.[peer]?.optional !== true)).toEqual([]);
+  });
+
+  it('exports a subpath for each entry point it builds, each the same as the workspace root', () => {
+    for (const [subpath, target] of Object.entries(coreManifest.exports)) {
+      expect([subpath, target]).toEqual([subpath, manifest.exports[subpath]]);
+    }
+  });
+
+  it('packs its dist and nothing else of the repository', () => {
+    const emitted = sources.flatMap((path) => {
+      const base = `dist/${path.replace(/\.ts$/, '')}`;
+      return [`${base}.js`, `${base}.d.ts`];
+    });
+    const files = packedFiles(
+      coreManifest,
+      [...emitted, 'dist/core/compactor.test.js'],
+      join(scratch, 'core'),
+    );
+    expect(files).toEqual(
+      expect.arrayContaining(['dist/index.js', 'dist/ai-sdk/index.d.ts', 'package.json']),
+    );
+    expect(files.filter((path) => path !== 'package.json' && !path.startsWith('dist/'))).toEqual([]);
+    expect(files.filter((path) => /\.test\./.test(path))).toEqual([]);
   });
 });

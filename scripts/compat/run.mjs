@@ -105,7 +105,12 @@ function main() {
   process.exitCode = totals.failed > 0 ? 1 : 0;
 }
 
-/** `npm pack` into the work folder; returns the tarball's path. */
+/**
+ * `npm pack` of the repository's root package into the work folder; returns the tarball's path.
+ * The root (`agent-compact-workspace`, private) still holds every subpath, the proxy, the CLI and
+ * the scripted server; it is installed under the name `agent-compact`, the name the tests import.
+ * The core package alone (`packages/core`) is checked by src/package-files.test.ts and publint.
+ */
 function pack(workFolder) {
   const output = run('npm', ['pack', '--silent', '--pack-destination', workFolder], {
     cwd: repositoryRoot,
@@ -128,7 +133,7 @@ function runSetup(setup, tarball, workFolder) {
   console.log(
     `\ncompat ${setup.name}: npm install on Node ${nodeVersion(installer)}: ${setup.packages.join(' ')}`,
   );
-  if (!install(installer, project, [tarball, ...setup.packages])) {
+  if (!install(installer, project, [`agent-compact@file:${tarball}`, ...setup.packages])) {
     counts.failed += 1;
     return counts;
   }
@@ -146,7 +151,7 @@ function install(node, project, specs) {
     encoding: 'utf8',
   });
   const output = `${result.stdout}\n${result.stderr}`;
-  const engineWarning = /EBADENGINE[\s\S]{0,80}package: 'agent-compact@/.test(output);
+  const engineWarning = /EBADENGINE[\s\S]{0,80}package: 'agent-compact(-workspace)?@/.test(output);
   const ok = result.status === 0 && !PEER_PROBLEM.test(output) && !engineWarning;
   console.log(ok ? '  installed, no peer or engine warning' : `  npm install FAILED or warned:\n${output}`);
   return ok;

@@ -1,9 +1,9 @@
 import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
-import { LRUCache } from 'lru-cache';
 import { recallTool } from '../core/archive/compaction-tools.js';
 import { createCompactor } from '../core/compactor.js';
 import type { Compactor, CompactorOptions } from '../core/compactor-options.js';
 import type { Message, ProviderUsage } from '../core/model/messages.js';
+import { RecentMap } from './_recent-map.js';
 import {
   fromCanonicalMessages,
   leadingSystemCount,
@@ -154,7 +154,7 @@ export function createCompactionMiddleware<Version extends AISDKSpecificationVer
   ...compactorOptions
 }: CompactionMiddlewareOptions<Version> = {}): CompactionMiddleware<Version> {
   // `get` marks a conversation most recently used; `set` past `max` drops the least recently used.
-  const conversations = new LRUCache<string, ConversationState>({ max: Math.max(1, maxConversations) });
+  const conversations = new RecentMap<string, ConversationState>({ max: maxConversations });
   const idsByParams = new WeakMap<object, string>();
 
   const stateFor = (id: string, version: PromptVersion, params: CompactionCallOptions): ConversationState => {

@@ -100,7 +100,9 @@ export function createAnthropicSummaryModel({
     ...(contextWindow === undefined ? {} : { contextWindow }),
     async summarize(request: SummaryRequest, { signal }: SummaryCallOptions = {}): Promise<SummaryResult> {
       const params = buildSummaryParams(request, model, maxTokens, tools);
-      const message = await callWithRetries({
+      // The type argument is explicit: inferred from the two calls' union, the result type depends on
+      // the order the checker met the SDK's types, and a program of fewer files gets it wrong.
+      const message = await callWithRetries<Anthropic.Message>({
         provider: 'anthropic',
         policy,
         ...(signal === undefined ? {} : { signal }),
