@@ -72,6 +72,21 @@ describe('filesBack', () => {
     expect(block).not.toContain('value216 ');
   });
 
+  it('sends the definition the latest turns name when a file read only does not fit whole', () => {
+    const functions = Array.from(
+      { length: 60 },
+      (_, index) => `export function step${index}() {\n  return compute(${index});\n}`,
+    );
+    const history: Message[] = [
+      ...call('Read', { file_path: 'src/steps.ts' }, numbered(functions.join('\n'))),
+      { role: 'assistant', content: [{ type: 'text', text: 'step42 returns the wrong value.' }] },
+    ];
+    const [block] = filesBack(history, [], { maxFiles: 5, maxTokens: 120 }, counter);
+    expect(block).toMatch(/^<file path="src\/steps.ts" as-of="t1" lines="123-129" of="180">\n/);
+    expect(block).toContain('export function step42() {\n  return compute(42);\n}');
+    expect(block).not.toContain('step10(');
+  });
+
   it('keeps the latest edit when not every region fits', () => {
     const lines = Array.from({ length: 400 }, (_, index) => `const value${index} = compute(${index});`);
     const edit = (index: number) =>

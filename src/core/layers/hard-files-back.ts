@@ -10,6 +10,7 @@ import type { Message } from '../model/messages.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { type CurrentFile, currentFiles } from './hard-current-files.js';
 import type { FilePart } from './hard-file-parts.js';
+import { focusNames, focusRanges } from './hard-focus.js';
 
 /** Lines kept above and below each edit: the code the next edit most often touches. */
 const REGION_CONTEXT_LINES = 15;
@@ -34,10 +35,11 @@ export function filesBack(
     .reverse();
   const ordered = [...candidates.filter((file) => file.edited), ...candidates.filter((file) => !file.edited)];
   const blocks: string[] = [];
+  const focus = focusNames(history);
   let left = settings.maxTokens;
   for (const file of ordered) {
     if (blocks.length >= settings.maxFiles) break;
-    const block = fileBlock(file, left, counter);
+    const block = fileBlock(file, { maxTokens: left, focus }, counter);
     if (block === undefined) continue;
     left -= counter.countText(block);
     blocks.push(block);
@@ -50,17 +52,24 @@ function known(file: CurrentFile): boolean {
   return file.text !== undefined || file.parts.length > 0;
 }
 
-/** The file whole within `maxTokens`, else the regions around its edits, else nothing. */
-function fileBlock(file: CurrentFile, maxTokens: number, counter: TokenCounter): string | undefined {
+/**
+ * The file whole within `maxTokens`, else the regions around its edits and the definitions the
+ * agent's latest words name, else nothing.
+ */
+function fileBlock(
+  file: CurrentFile,
+  { maxTokens, focus }: { maxTokens: number; focus: ReadonlyMap<string, number> },
+  counter: TokenCounter,
+): string | undefined {
   if (file.text === undefined) return partsBlock(file, maxTokens, counter);
   const text = file.text;
   const whole = `<file path="${escapeAttribute(file.path)}" as-of="t${file.turn}">\n${escapeReservedTags(text)}\n</file>`;
   if (counter.countText(whole) <= maxTokens) return whole;
-  let ranges = editRanges(text, file.edits);
+  // Lowest priority first: the named definitions, then the edits, the latest last (where the agent is).
+  let ranges = mergeOverlapping([...focusRanges(file.path, text, focus), ...editRanges(text, file.edits)]);
   while (ranges.length > 0) {
     const block = regionsBlock(file, text, ranges);
     if (counter.countText(block) <= maxTokens) return block;
-    // The oldest edit's region goes first: the latest is where the agent is.
     ranges = ranges.slice(1);
   }
   return undefined;
@@ -78,7 +87,7 @@ function partsBlock(file: CurrentFile, maxTokens: number, counter: TokenCounter)
     if (fits(block)) return block;
   }
   const latest = file.parts.at(-1)!;
-  let ranges = editRanges(latest.text, file.edits);
+  let ranges = mergeOverlapping(editRanges(latest.text, file.edits));
   for (; ranges.length > 0; ranges = ranges.slice(1)) {
     const block = partsText(file, rangeParts(latest, ranges));
     if (fits(block)) return block;
@@ -116,7 +125,7 @@ function partsText(file: CurrentFile, parts: readonly FilePart[]): string {
   return `<file path="${escapeAttribute(file.path)}" as-of="t${file.turn}" lines="${spans}">\n${escapeReservedTags(body)}\n</file>`;
 }
 
-/** Zero-based line ranges around each edit found in the text, the latest edit last, merged. */
+/** Zero-based line ranges around each edit found in the text, the latest edit last. */
 function editRanges(text: string, edits: readonly string[]): [number, number][] {
   const lineOf = lineStarts(text);
   const ranges: [number, number][] = [];
@@ -127,7 +136,7 @@ function editRanges(text: string, edits: readonly string[]): [number, number][] 
     const last = lineOf(at + edit.length);
     ranges.push([Math.max(0, first - REGION_CONTEXT_LINES), last + REGION_CONTEXT_LINES]);
   }
-  return mergeOverlapping(ranges);
+  return ranges;
 }
 
 /** A function from a character offset to its zero-based line. */
