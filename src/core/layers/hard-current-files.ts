@@ -9,6 +9,7 @@ import { toolCallFact } from '../ledger/tool-call-facts.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 import { isUnreadable, stripLineNumbers } from '../working-set/outline-file.js';
 import { editsOf, type TextEdit } from '../working-set/tool-edits.js';
+import { editParts, type FilePart, withPart } from './hard-file-parts.js';
 
 /** The latest edit texts kept per file: where the agent is working now. */
 const MAX_EDITS_PER_FILE = 4;
@@ -18,6 +19,8 @@ export interface CurrentFile {
   path: string;
   /** Its whole text now, when the history holds it (undefined: only the edits are known). */
   text: string | undefined;
+  /** While the whole text is unknown: the parts of it the agent read last, with its edits made in them. */
+  parts: FilePart[];
   /** True once the agent edited or wrote it. */
   edited: boolean;
   /** The texts its latest edits wrote, oldest first. */
@@ -73,8 +76,14 @@ function record(files: Map<string, CurrentFile>, call: Pending, result: string, 
     const file = touch(files, call.path, turn);
     const shown = stripLineNumbers(result);
     // A masked or cut result, or a part of the file, does not say what the whole file holds.
-    const complete = call.whole && shown.firstLine === 1 && !isPlaceholderText(result);
-    if (complete && !result.includes(shortenedMark) && !isUnreadable(shown.text)) file.text = shown.text;
+    const intact = !isPlaceholderText(result) && !result.includes(shortenedMark) && !isUnreadable(shown.text);
+    if (!intact) return;
+    if (call.whole && shown.firstLine === 1) {
+      file.text = shown.text;
+      file.parts = [];
+    } else if (file.text === undefined && shown.text.trim() !== '') {
+      file.parts = withPart(file.parts, { firstLine: shown.firstLine, text: shown.text });
+    }
     return;
   }
   for (const edit of call.edits) applyEdit(touch(files, edit.path, turn), edit);
@@ -83,11 +92,14 @@ function record(files: Map<string, CurrentFile>, call: Pending, result: string, 
 /** The file's text with the edit made, or unknown when the text it replaced is not in it. */
 function applyEdit(file: CurrentFile, edit: TextEdit): void {
   file.edited = true;
-  if (edit.whole) file.text = edit.newText;
+  if (edit.whole) [file.text, file.parts] = [edit.newText, []];
   else if (file.text !== undefined && edit.oldText !== '' && file.text.includes(edit.oldText)) {
     const at = file.text.indexOf(edit.oldText);
     file.text = file.text.slice(0, at) + edit.newText + file.text.slice(at + edit.oldText.length);
-  } else file.text = undefined;
+  } else if (file.text === undefined) {
+    // An edit outside the parts read leaves them as they were.
+    file.parts = editParts(file.parts, edit.oldText, edit.newText) ?? file.parts;
+  } else [file.text, file.parts] = [undefined, []];
   // A whole write is all region: the file itself goes back or nothing of it.
   file.edits = edit.whole
     ? []
@@ -96,7 +108,7 @@ function applyEdit(file: CurrentFile, edit: TextEdit): void {
 
 /** The file's entry, moved to the end (most recent). */
 function touch(files: Map<string, CurrentFile>, path: string, turn: number): CurrentFile {
-  const file = files.get(path) ?? { path, text: undefined, edited: false, edits: [], turn };
+  const file = files.get(path) ?? { path, text: undefined, parts: [], edited: false, edits: [], turn };
   files.delete(path);
   file.turn = turn;
   files.set(path, file);

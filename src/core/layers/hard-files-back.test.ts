@@ -7,10 +7,10 @@ const counter = createHeuristicCounter();
 const budget = { maxFiles: 5, maxTokens: 10_000 };
 
 /** Claude Code's Read output: each line numbered. */
-function numbered(text: string): string {
+function numbered(text: string, firstLine = 1): string {
   return text
     .split('\n')
-    .map((line, index) => `${String(index + 1).padStart(6)}→${line}`)
+    .map((line, index) => `${String(index + firstLine).padStart(6)}→${line}`)
     .join('\n');
 }
 
@@ -72,6 +72,21 @@ describe('filesBack', () => {
     expect(block).not.toContain('value216 ');
   });
 
+  it('sends the definition the latest turns name when a file read only does not fit whole', () => {
+    const functions = Array.from(
+      { length: 60 },
+      (_, index) => `export function step${index}() {\n  return compute(${index});\n}`,
+    );
+    const history: Message[] = [
+      ...call('Read', { file_path: 'src/steps.ts' }, numbered(functions.join('\n'))),
+      { role: 'assistant', content: [{ type: 'text', text: 'step42 returns the wrong value.' }] },
+    ];
+    const [block] = filesBack(history, [], { maxFiles: 5, maxTokens: 120 }, counter);
+    expect(block).toMatch(/^<file path="src\/steps.ts" as-of="t1" lines="123-129" of="180">\n/);
+    expect(block).toContain('export function step42() {\n  return compute(42);\n}');
+    expect(block).not.toContain('step10(');
+  });
+
   it('keeps the latest edit when not every region fits', () => {
     const lines = Array.from({ length: 400 }, (_, index) => `const value${index} = compute(${index});`);
     const edit = (index: number) =>
@@ -95,7 +110,6 @@ describe('filesBack', () => {
   });
 
   it.each([
-    ['a partial read', call('Read', { file_path: 'src/a.ts', offset: 10, limit: 5 }, numbered(lexer))],
     ['a failed read', call('Read', { file_path: 'src/a.ts' }, 'ENOENT', true)],
     [
       'a masked read',
@@ -111,6 +125,45 @@ describe('filesBack', () => {
     ],
   ])('puts nothing back for %s', (_name, history) => {
     expect(filesBack(history, [], budget, counter)).toEqual([]);
+  });
+
+  it('puts a file read in parts back as its latest parts, with the edits made in them', () => {
+    const lines = Array.from({ length: 400 }, (_, index) => `const value${index} = compute(${index});`);
+    const read = (offset: number, limit: number) =>
+      call(
+        'Read',
+        { file_path: 'src/big.ts', offset, limit },
+        numbered(lines.slice(offset - 1, offset - 1 + limit).join('\n'), offset),
+      );
+    const history = [
+      ...read(10, 3),
+      ...read(100, 3),
+      ...call(
+        'Edit',
+        { file_path: 'src/big.ts', old_string: 'value100 = compute', new_string: 'value100 = recompute' },
+        'ok',
+      ),
+    ];
+    expect(filesBack(history, [], budget, counter)).toEqual([
+      '<file path="src/big.ts" as-of="t3" lines="10-12,100-102">\n' +
+        'const value9 = compute(9);\nconst value10 = compute(10);\nconst value11 = compute(11);\n…\n' +
+        'const value99 = compute(99);\nconst value100 = recompute(100);\nconst value101 = compute(101);\n</file>',
+    ]);
+  });
+
+  it('cuts a part too large to its first lines, where the agent started reading', () => {
+    const lines = Array.from({ length: 200 }, (_, index) => `const value${index} = compute(${index});`);
+    const history = call(
+      'Read',
+      { file_path: 'src/big.ts', offset: 50, limit: 150 },
+      numbered(lines.slice(49).join('\n'), 50),
+    );
+    const [block] = filesBack(history, [], { maxFiles: 5, maxTokens: 200 }, counter);
+    expect(block).toMatch(
+      /^<file path="src\/big.ts" as-of="t1" lines="50-\d+">\nconst value49 = compute\(49\);\n/,
+    );
+    expect(block).not.toContain('value199');
+    expect(counter.countText(block!)).toBeLessThanOrEqual(200);
   });
 
   it('skips a file the kept turn shows, and respects the count and the budget', () => {

@@ -2,12 +2,15 @@
  * Files back after a hard compaction: the files the agent is working on, in their current text
  * (after its edits), so it need not read them again. Edited files first, newest first, then the
  * files it read; a file too large for what is left of the budget goes back as the regions around
- * its edits; a file the kept turn shows, or whose text the history does not hold, is skipped.
+ * its edits; a file read only in parts goes back as the parts it read last; a file the kept turn
+ * shows, or whose text the history does not hold, is skipped.
  */
 import { escapeReservedTags } from '../_internal/text.js';
 import type { Message } from '../model/messages.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { type CurrentFile, currentFiles } from './hard-current-files.js';
+import type { FilePart } from './hard-file-parts.js';
+import { focusNames, focusRanges } from './hard-focus.js';
 
 /** Lines kept above and below each edit: the code the next edit most often touches. */
 const REGION_CONTEXT_LINES = 15;
@@ -26,18 +29,17 @@ export function filesBack(
   counter: TokenCounter,
 ): string[] {
   if (settings.maxFiles <= 0 || settings.maxTokens <= 0) return [];
-  const shown = new Set(
-    currentFiles(keptTurn).flatMap((file) => (file.text === undefined ? [] : [file.path])),
-  );
+  const shown = new Set(currentFiles(keptTurn).flatMap((file) => (known(file) ? [file.path] : [])));
   const candidates = currentFiles(history)
-    .filter((file) => file.text !== undefined && !shown.has(file.path))
+    .filter((file) => known(file) && !shown.has(file.path))
     .reverse();
   const ordered = [...candidates.filter((file) => file.edited), ...candidates.filter((file) => !file.edited)];
   const blocks: string[] = [];
+  const focus = focusNames(history);
   let left = settings.maxTokens;
   for (const file of ordered) {
     if (blocks.length >= settings.maxFiles) break;
-    const block = fileBlock(file, left, counter);
+    const block = fileBlock(file, { maxTokens: left, focus }, counter);
     if (block === undefined) continue;
     left -= counter.countText(block);
     blocks.push(block);
@@ -45,22 +47,85 @@ export function filesBack(
   return blocks;
 }
 
-/** The file whole within `maxTokens`, else the regions around its edits, else nothing. */
-function fileBlock(file: CurrentFile, maxTokens: number, counter: TokenCounter): string | undefined {
-  const text = file.text!;
+/** True when the history holds the file's text, whole or in parts. */
+function known(file: CurrentFile): boolean {
+  return file.text !== undefined || file.parts.length > 0;
+}
+
+/**
+ * The file whole within `maxTokens`, else the regions around its edits and the definitions the
+ * agent's latest words name, else nothing.
+ */
+function fileBlock(
+  file: CurrentFile,
+  { maxTokens, focus }: { maxTokens: number; focus: ReadonlyMap<string, number> },
+  counter: TokenCounter,
+): string | undefined {
+  if (file.text === undefined) return partsBlock(file, maxTokens, counter);
+  const text = file.text;
   const whole = `<file path="${escapeAttribute(file.path)}" as-of="t${file.turn}">\n${escapeReservedTags(text)}\n</file>`;
   if (counter.countText(whole) <= maxTokens) return whole;
-  let ranges = editRanges(text, file.edits);
+  // Lowest priority first: the named definitions, then the edits, the latest last (where the agent is).
+  let ranges = mergeOverlapping([...focusRanges(file.path, text, focus), ...editRanges(text, file.edits)]);
   while (ranges.length > 0) {
     const block = regionsBlock(file, text, ranges);
     if (counter.countText(block) <= maxTokens) return block;
-    // The oldest edit's region goes first: the latest is where the agent is.
     ranges = ranges.slice(1);
   }
   return undefined;
 }
 
-/** Zero-based line ranges around each edit found in the text, the latest edit last, merged. */
+/**
+ * A file read in parts: its parts within `maxTokens` (the oldest left out first), else the regions
+ * around the edits in the latest part, else the latest part's first lines (where the agent chose
+ * to start reading), else nothing.
+ */
+function partsBlock(file: CurrentFile, maxTokens: number, counter: TokenCounter): string | undefined {
+  const fits = (block: string) => counter.countText(block) <= maxTokens;
+  for (let first = 0; first < file.parts.length; first++) {
+    const block = partsText(file, file.parts.slice(first));
+    if (fits(block)) return block;
+  }
+  const latest = file.parts.at(-1)!;
+  let ranges = mergeOverlapping(editRanges(latest.text, file.edits));
+  for (; ranges.length > 0; ranges = ranges.slice(1)) {
+    const block = partsText(file, rangeParts(latest, ranges));
+    if (fits(block)) return block;
+  }
+  const lines = latest.text.split('\n');
+  let low = 0;
+  let high = lines.length - 1;
+  // The most lines from the part's start that fit.
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (fits(partsText(file, [{ ...latest, text: lines.slice(0, middle).join('\n') }]))) low = middle;
+    else high = middle - 1;
+  }
+  return low === 0 ? undefined : partsText(file, [{ ...latest, text: lines.slice(0, low).join('\n') }]);
+}
+
+/** The lines of `ranges` (zero-based, within the part) as parts of their own. */
+function rangeParts(part: FilePart, ranges: readonly [number, number][]): FilePart[] {
+  const lines = part.text.split('\n');
+  return [...ranges]
+    .sort((left, right) => left[0] - right[0])
+    .map(([start, end]) => ({
+      firstLine: part.firstLine + start,
+      text: lines.slice(start, Math.min(end, lines.length - 1) + 1).join('\n'),
+    }));
+}
+
+/** Parts in file order, each with its one-based lines in the `lines` attribute. */
+function partsText(file: CurrentFile, parts: readonly FilePart[]): string {
+  const sorted = [...parts].sort((left, right) => left.firstLine - right.firstLine);
+  const spans = sorted
+    .map((part) => `${part.firstLine}-${part.firstLine + part.text.split('\n').length - 1}`)
+    .join(',');
+  const body = sorted.map((part) => part.text).join('\n…\n');
+  return `<file path="${escapeAttribute(file.path)}" as-of="t${file.turn}" lines="${spans}">\n${escapeReservedTags(body)}\n</file>`;
+}
+
+/** Zero-based line ranges around each edit found in the text, the latest edit last. */
 function editRanges(text: string, edits: readonly string[]): [number, number][] {
   const lineOf = lineStarts(text);
   const ranges: [number, number][] = [];
@@ -71,7 +136,7 @@ function editRanges(text: string, edits: readonly string[]): [number, number][] 
     const last = lineOf(at + edit.length);
     ranges.push([Math.max(0, first - REGION_CONTEXT_LINES), last + REGION_CONTEXT_LINES]);
   }
-  return mergeOverlapping(ranges);
+  return ranges;
 }
 
 /** A function from a character offset to its zero-based line. */
