@@ -185,17 +185,6 @@ export interface CompactorOptions {
    */
   cacheTtlSeconds?: number;
   /**
-   * What a rewrite that no threshold forces (mid or a micro batch under the hard threshold on a
-   * warm prompt cache) may cost more on its request than leaving
-   * the history as it is. `'saved'`: at most what compaction has saved so far against sending
-   * everything, so a session that ends right after the rewrite has still cost no more than sending
-   * everything (a rewrite 2–4 requests before a run ends never pays back; the compactor cannot
-   * know the end). `'payback'`: any rewrite whose cache writes the next 20 requests' reads repay.
-   * Over the hard threshold compaction runs either way.
-   * @default 'saved'
-   */
-  rewriteBudget?: 'saved' | 'payback';
-  /**
    * Outlines the code the agent read and edited for the working set (`hard.workingSetTokens`):
    * `await createTreeSitterCodeParser()` from `agent-compact/code-parser` parses TypeScript,
    * JavaScript, Python, Go, Rust and Java with tree-sitter.

@@ -80,8 +80,6 @@ export interface CompactorSettings {
   reserveOutputTokens: number;
   /** After this many seconds without a call the provider's prompt cache is gone. */
   cacheTtlSeconds: number;
-  /** What a rewrite no threshold forces may cost now (`CompactorOptions.rewriteBudget`). */
-  rewriteBudget: 'saved' | 'payback';
   sessionId: string;
   /** Whether what the layers write names archive ids (the model has a recall tool). */
   recall: boolean;
@@ -109,18 +107,11 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
     mid = {},
     hard = {},
     cacheTtlSeconds = DEFAULT_CACHE_TTL_SECONDS,
-    rewriteBudget = 'saved',
   } = options;
   if (typeof recall !== 'boolean') {
     throw new CompactError(`must be true or false, got ${JSON.stringify(recall)}`, {
       code: 'INVALID_OPTIONS',
       path: 'recall',
-    });
-  }
-  if (rewriteBudget !== 'saved' && rewriteBudget !== 'payback') {
-    throw new CompactError(`must be 'saved' or 'payback', got ${JSON.stringify(rewriteBudget)}`, {
-      code: 'INVALID_OPTIONS',
-      path: 'rewriteBudget',
     });
   }
   const identity = options.identity ?? (recall ? defaultIdentity : defaultIdentityWithoutRecall);
@@ -134,7 +125,6 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
     contextWindow,
     reserveOutputTokens,
     cacheTtlSeconds,
-    rewriteBudget,
     sessionId,
     recall,
     counter: createMemoizedCounter(counter, { maxEntries: COUNTER_CACHE_ENTRIES }),

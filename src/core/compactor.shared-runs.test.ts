@@ -40,8 +40,6 @@ describe.skipIf(runs.length === 0)('the compactor on the shared agent runs (../s
         thresholds: { mid: 8000, hard: 16_000 },
         archive: store,
         counter: createHeuristicCounter(),
-        // Every layer's output is checked: the budget would hold most mids under hard.
-        rewriteBudget: 'payback',
       });
       const original: Message[] = [];
       let history: Message[] = [];

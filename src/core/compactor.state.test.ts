@@ -18,8 +18,6 @@ const options: CompactorOptions = {
   sessionId: 'moving-session',
   thresholds: { mid: 6000, hard: 12_000 },
   micro: { clearAtLeast: 2500 },
-  // Every layer fires, so every piece of state is carried (the budget would hold the first mid).
-  rewriteBudget: 'payback',
 };
 
 /**

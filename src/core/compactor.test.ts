@@ -61,8 +61,7 @@ describe('micro layer', () => {
   });
 
   it('cache-aware: keeps the prefix byte-identical until a batch frees clearAtLeast tokens', async () => {
-    // The layer at work, not the budget: `rewriteBudget: 'saved'` holds a first batch (tested below).
-    const compactor = createCompactor({ micro: { clearAtLeast: 6000 }, rewriteBudget: 'payback' });
+    const compactor = createCompactor({ micro: { clearAtLeast: 6000 } });
     let messages = agentSession(3, { lines: 40 });
     const sent: string[] = [];
     let maskings = 0;
@@ -82,26 +81,6 @@ describe('micro layer', () => {
     expect(rewrites).toBe(maskings);
     expect(maskings).toBeLessThan(10);
   });
-
-  it.each([
-    ['saved', 0],
-    ['payback', 1],
-  ] as const)(
-    "rewriteBudget '%s': a first batch on a warm cache is sent only when it may cost more now (%i batches)",
-    async (rewriteBudget, expected) => {
-      // Under hard, nothing saved yet: a batch that pays back over 20 requests still costs a cache
-      // rewrite now, so a session that ended after it would cost more than sending everything.
-      const compactor = createCompactor({ micro: { clearAtLeast: 6000 }, rewriteBudget });
-      let messages = agentSession(3, { lines: 40 });
-      let maskings = 0;
-      for (let turn = 4; turn <= 40 && maskings === 0; turn++) {
-        const result = await compactor.maybeCompact(messages);
-        if (result.layer === 'micro') maskings++;
-        messages = [...result.messages, ...toolTurn(turn, { lines: 40 })];
-      }
-      expect(maskings).toBe(expected);
-    },
-  );
 
   it('cacheAware false masks every turn, as the seed does', async () => {
     const compactor = createCompactor({ micro: { cacheAware: false } });
@@ -145,11 +124,7 @@ describe('mid layer', () => {
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_write', content: 'written' }] },
     );
     const store = createMemoryArchiveStore();
-    const compactor = createCompactor({
-      thresholds: { mid: 5000, hard: 1_000_000 },
-      archive: store,
-      rewriteBudget: 'payback',
-    });
+    const compactor = createCompactor({ thresholds: { mid: 5000, hard: 1_000_000 }, archive: store });
     const result = await compactor.maybeCompact(messages);
     expect(result.layer).toBe('mid');
     expect(validateMessages(result.messages)).toEqual([]);

@@ -18,13 +18,6 @@ import type { LayerPlan, RewriteContext } from './layers/mask.js';
 import { planMicro } from './layers/micro.js';
 import { planMid } from './layers/mid.js';
 import { type ProviderCompactionSplit, splitAtProviderCompaction } from './layers/provider-compaction.js';
-import {
-  CACHE_READ_MULTIPLIER,
-  rewriteCostNow,
-  SUMMARY_OUTPUT_MULTIPLIER,
-  savingsThisRequest,
-  type TurnSavings,
-} from './layers/rewrite-cost.js';
 import { renderLedger } from './ledger/render-ledger.js';
 import { type Message, type ProviderUsage, promptTokensFromUsage } from './model/messages.js';
 import {
@@ -107,8 +100,7 @@ export async function compactTurn(
     runtime.background && continuesSnapshot(input, runtime.background) ? runtime.background : undefined;
   const context = rewriteContext(runtime, settings, now);
   const turn: Turn = { input, options, runtime, environment, context, tokensBefore, split, job };
-  const facts = turnFacts(turn, now, overheadTokens);
-  const run = await runPlan(planTurn(facts), turn, overheadTokens, now);
+  const run = await runPlan(planTurn(turnFacts(turn, now, overheadTokens)), turn, overheadTokens, now);
 
   const last = run.steps[run.steps.length - 1];
   const output = last?.plan.messages ?? input;
@@ -122,10 +114,7 @@ export async function compactTurn(
     lastOutput: { messages: output, length: output.length, system, tools },
     lastCallAt: now,
     // The breaker (which stops hard summarizing to no effect) is about foreground summaries only.
-    breaker: {
-      ...breakerMemory(runtime, layer === 'hard' && !run.swapped, overheadTokens, tokensAfter),
-      ...savingsAfter(turn, facts.cacheExpired, last, tokensAfter),
-    },
+    breaker: breakerMemory(runtime, layer === 'hard' && !run.swapped, overheadTokens, tokensAfter),
     background: run.job,
     index: indexUpdate(run.steps, output),
   };
@@ -169,9 +158,6 @@ function turnFacts(turn: Turn, now: number, overheadTokens: number): TurnFacts {
     },
     expiredSummary:
       fixed && !overHard ? expiredSummary(runtime, settings, overheadTokens + fixed.fixed) : undefined,
-    ...(settings.rewriteBudget === 'saved'
-      ? { savedTokens: savingsThisRequest(savingsOf(runtime), cacheExpired) }
-      : {}),
     background: background && { ...background, job: jobState(job) },
   };
 }
@@ -406,40 +392,6 @@ function breakerMemory(
     overheadTokens,
     ...(hardTokensAfter === undefined ? {} : { hardTokensAfter }),
   };
-}
-
-/** What compaction has saved so far (nothing before the first call that kept it). */
-function savingsOf(runtime: SessionRuntime): TurnSavings {
-  const { savedTokens = 0, freedTokens = 0 } = runtime.breaker;
-  return { savedTokens, freedTokens };
-}
-
-/**
- * The savings against sending everything after this call: this request's reads (or writes) of
- * what earlier compactions freed, less what the call's rewrite cost more on it (its cache
- * rewrite and, for a summary, the call: the request read from the cache, its output budget);
- * the request is then `tokensBefore − tokensAfter` smaller still.
- */
-function savingsAfter(
-  turn: Turn,
-  cacheExpired: boolean,
-  last: AppliedStep | undefined,
-  tokensAfter: number,
-): TurnSavings {
-  const before = savingsOf(turn.runtime);
-  const savedTokens = savingsThisRequest(before, cacheExpired);
-  if (!last) return { savedTokens, freedTokens: before.freedTokens };
-  const freed = Math.max(0, turn.tokensBefore - tokensAfter);
-  const summaryCallTokens =
-    last.layer === 'hard'
-      ? (cacheExpired ? 1 : CACHE_READ_MULTIPLIER) * turn.tokensBefore +
-        SUMMARY_OUTPUT_MULTIPLIER * turn.environment.settings.hard.maxSummaryTokens
-      : 0;
-  const cost = rewriteCostNow(
-    { rewrittenTokens: rewrittenTokens(turn, last), freedTokens: freed },
-    { cacheExpired, summaryCallTokens },
-  );
-  return { savedTokens: savedTokens - cost, freedTokens: before.freedTokens + freed };
 }
 
 /**

@@ -135,8 +135,6 @@ export function restoreRuntime(
     ...(state.breaker.hardTokensAfter === undefined
       ? {}
       : { hardTokensAfter: state.breaker.hardTokensAfter }),
-    ...(state.breaker.savedTokens === undefined ? {} : { savedTokens: state.breaker.savedTokens }),
-    ...(state.breaker.freedTokens === undefined ? {} : { freedTokens: state.breaker.freedTokens }),
   };
   // A state written before the ledger existed has none: it starts from the messages it sees.
   if (isLedgerState(state.ledger))

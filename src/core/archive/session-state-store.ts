@@ -52,13 +52,7 @@ export interface CompactorState {
    * beyond the messages, system prompt and tools (learned from usage; absent in older states), and
    * what the last hard compaction left (absent in older states and before the first).
    */
-  breaker: {
-    hardOnLastCall: boolean;
-    overheadTokens?: number;
-    hardTokensAfter?: number;
-    savedTokens?: number;
-    freedTokens?: number;
-  };
+  breaker: { hardOnLastCall: boolean; overheadTokens?: number; hardTokensAfter?: number };
   /** The session ledger (absent in a state written before it existed). */
   ledger?: LedgerState;
 }

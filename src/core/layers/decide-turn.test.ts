@@ -3,7 +3,6 @@ import {
   decideTurn,
   keepRewrite,
   microRule,
-  planTurn,
   type RewriteFacts,
   type TurnFacts,
   type TurnStep,
@@ -317,60 +316,9 @@ describe('keepRewrite', () => {
     ['a little freed of a long tail does not pay', { minFreed: 0, payback: true }, plan(100, 40_000), false],
     // 1.25 × 20,000 − 0.1 × 40,000 = 21,000 more now; 20 × 0.1 × 20,000 = 40,000 saved.
     ['half of the tail freed pays', { minFreed: 0, payback: true }, plan(20_000, 40_000), true],
-    // It pays over 20 requests, but costs 21,000 more now: with 20,999 saved so far, a session
-    // ending here would have cost more than sending everything.
-    [
-      'a paying plan that costs more now than compaction has saved',
-      { minFreed: 0, payback: true, affordable: 20_999 },
-      plan(20_000, 40_000),
-      false,
-    ],
-    [
-      'a paying plan that compaction has saved enough for',
-      { minFreed: 0, payback: true, affordable: 21_000 },
-      plan(20_000, 40_000),
-      true,
-    ],
-    [
-      'no payback asked (mid instead of hard, forced mid): the budget does not apply',
-      { minFreed: 0, payback: false, affordable: 0 },
-      plan(100, 40_000),
-      true,
-    ],
     ['the rule of a cache-aware micro batch asks payback', microRule(true), plan(100, 40_000), false],
     ['the rule of micro without the cache keeps any batch', microRule(false), plan(100, 40_000), true],
   ])('%s', (_name, rule, facts, kept) => {
     expect(keepRewrite(rule, facts)).toBe(kept);
-  });
-});
-
-describe('decideTurn with a budget of what compaction has saved (rewriteBudget: saved)', () => {
-  const saved = { ...base, savedTokens: 1_234 };
-  it('gives it to micro and to mid between the thresholds', () => {
-    expect(decideTurn(saved)).toEqual({ kind: 'micro', cacheAware: true, affordable: 1_234 });
-    expect(decideTurn({ ...saved, tokens: 60_000, midEstimate: 25_000 })).toEqual({
-      kind: 'mid-else-micro',
-      rule: { minFreed: 20_000, payback: true, affordable: 1_234 },
-      cacheAware: true,
-    });
-  });
-
-  it('passes it on to the micro attempt after mid', () => {
-    const plan = planTurn({ ...saved, tokens: 60_000, midEstimate: 25_000 });
-    expect(plan.kind === 'attempts' && plan.attempts[1]?.accept).toEqual({
-      kind: 'keep',
-      rule: { minFreed: 0, payback: true, affordable: 1_234 },
-    });
-  });
-
-  it('does not apply over hard: the threshold forces compaction', () => {
-    const step = decideTurn({ ...saved, tokens: 90_000 });
-    expect(step).toEqual({
-      kind: 'mid-else-hard',
-      under: 50_000,
-      breaker: undefined,
-      rule: { minFreed: 0, payback: true },
-      cacheAware: true,
-    });
   });
 });

@@ -1,11 +1,5 @@
 import type { MaybeCompactOptions } from '../compactor-options.js';
-import {
-  type ExpiredSummary,
-  type Rewrite,
-  rewriteCost,
-  rewritePays,
-  summaryPaysOnExpiredCache,
-} from './rewrite-cost.js';
+import { type ExpiredSummary, type Rewrite, rewritePays, summaryPaysOnExpiredCache } from './rewrite-cost.js';
 
 /** What the breaker remembers between calls (kept in the session's saved state). */
 export interface BreakerMemory {
@@ -22,14 +16,6 @@ export interface BreakerMemory {
    * has grown by a band between the thresholds since.
    */
   hardTokensAfter?: number;
-  /**
-   * What compaction has saved so far against sending everything, in base input tokens (absent
-   * before the first compaction, and in states written before it was kept): the budget a rewrite
-   * no threshold forces may spend now (see {@link TurnFacts.savedTokens}).
-   */
-  savedTokens?: number;
-  /** How many tokens smaller than everything the request is now: what each later request saves. */
-  freedTokens?: number;
 }
 
 /** Where a background summary stands at the start of a call (see `hard.background`). */
@@ -68,14 +54,6 @@ export interface TurnFacts {
    * (undefined elsewhere: the row that weighs it does not apply).
    */
   expiredSummary: Omit<ExpiredSummary, 'tokens'> | undefined;
-  /**
-   * What compaction has saved against sending everything, this request included as it stands,
-   * in base input tokens. A rewrite no threshold forces (mid or a micro batch between the
-   * thresholds) is kept only when what it costs more on this
-   * request fits in it: were the session to end with this request, it would still have cost no
-   * more than sending everything. Undefined: no such budget (every paying rewrite is kept).
-   */
-  savedTokens?: number;
   /** Background summaries, when `hard.background` is on. */
   background: { threshold: number; limit: number; job: BackgroundJobState } | undefined;
 }
@@ -90,7 +68,7 @@ export type BreakerOpen =
 /** What a call does: one step, run by the pipeline. */
 export type TurnStep =
   /** Micro only (its plan kept under {@link microRule}). */
-  | { kind: 'micro'; cacheAware: boolean; affordable?: number }
+  | { kind: 'micro'; cacheAware: boolean }
   /** Mid when {@link keepRewrite} keeps its plan under `rule`, otherwise micro. */
   | { kind: 'mid-else-micro'; rule: RewriteRule; cacheAware: boolean }
   /**
@@ -120,11 +98,6 @@ export interface RewriteRule {
   minFreed: number;
   /** Whether it must also pay for the prompt cache it rewrites (`rewrite-cost.ts`). */
   payback: boolean;
-  /**
-   * With `payback`: the most the rewrite may cost more on this request, in base input tokens
-   * (what compaction has saved so far, {@link TurnFacts.savedTokens}). Absent: no such limit.
-   */
-  affordable?: number;
 }
 
 /** A plan as the pipeline measured it. */
@@ -137,12 +110,8 @@ export interface RewriteFacts extends Rewrite {
  * The rule of a micro plan: a cache-aware batch (one worth a cache write, micro's `clearAtLeast`)
  * must also pay for the rewrite of the tail after it.
  */
-export function microRule(cacheAware: boolean, affordable?: number): RewriteRule {
-  return { minFreed: 0, payback: cacheAware, ...affordableOf(affordable) };
-}
-
-function affordableOf(affordable: number | undefined): { affordable?: number } {
-  return affordable === undefined ? {} : { affordable };
+export function microRule(cacheAware: boolean): RewriteRule {
+  return { minFreed: 0, payback: cacheAware };
 }
 
 /**
@@ -153,9 +122,7 @@ function affordableOf(affordable: number | undefined): { affordable?: number } {
  */
 export function keepRewrite(rule: RewriteRule, plan: RewriteFacts): boolean {
   if (!plan.changed || plan.freedTokens < rule.minFreed) return false;
-  if (!rule.payback) return true;
-  // Pays over the next requests, and costs no more now than compaction has saved so far.
-  return rewritePays(plan) && (rule.affordable === undefined || rewriteCost(plan) <= rule.affordable);
+  return !rule.payback || rewritePays(plan);
 }
 
 /**
@@ -174,10 +141,7 @@ export function decideTurn(facts: TurnFacts): TurnStep {
   // With the prompt cache in play, mid must pay for the cache it rewrites (with the breaker open
   // too); mid instead of hard needs no payback: a summary would rewrite as much.
   const payback = cacheAware;
-  // A rewrite no threshold forces spends at most what compaction has saved so far.
-  const affordable = affordableOf(facts.savedTokens);
   if (tokens > limits.hard) {
-    // Over hard the threshold forces compaction: no budget, only payback with the breaker open.
     const breaker = breakerOpen(facts);
     const rule = { minFreed: 0, payback };
     return { kind: 'mid-else-hard', under: limits.mid, breaker, rule, cacheAware };
@@ -187,9 +151,9 @@ export function decideTurn(facts: TurnFacts): TurnStep {
   // A whole mid plan walks the history: make one only when the index estimates a worthy batch.
   const minFreed = cacheAware ? micro.clearAtLeast : 0;
   if (tokens > limits.mid && facts.midEstimate >= minFreed) {
-    return { kind: 'mid-else-micro', rule: { minFreed, payback, ...affordable }, cacheAware };
+    return { kind: 'mid-else-micro', rule: { minFreed, payback }, cacheAware };
   }
-  return { kind: 'micro', cacheAware, ...affordable };
+  return { kind: 'micro', cacheAware };
 }
 
 /**
@@ -328,19 +292,16 @@ export function planOfStep(step: TurnStep): TurnPlan {
     attempts: list,
     otherwise,
   });
-  const micro = (cacheAware: boolean, affordable?: number): Attempt => ({
+  const micro = (cacheAware: boolean): Attempt => ({
     layer: 'micro',
     cacheAware,
-    accept: { kind: 'keep', rule: microRule(cacheAware, affordable) },
+    accept: { kind: 'keep', rule: microRule(cacheAware) },
   });
   switch (step.kind) {
     case 'micro':
-      return attempts([micro(step.cacheAware, step.affordable)]);
+      return attempts([micro(step.cacheAware)]);
     case 'mid-else-micro':
-      return attempts([
-        { layer: 'mid', accept: { kind: 'keep', rule: step.rule } },
-        micro(step.cacheAware, step.rule.affordable),
-      ]);
+      return attempts([{ layer: 'mid', accept: { kind: 'keep', rule: step.rule } }, micro(step.cacheAware)]);
     case 'mid-else-hard': {
       // Condensing is enough when it gets back under mid; with the breaker open, the same mid
       // plan is kept under the looser rule, else micro, and the request goes out as it is.
@@ -351,7 +312,7 @@ export function planOfStep(step: TurnStep): TurnPlan {
         accept: { kind: 'keep', rule: step.rule },
         breaker: step.breaker,
       };
-      return attempts([fits, kept, micro(step.cacheAware, step.rule.affordable)]);
+      return attempts([fits, kept, micro(step.cacheAware)]);
     }
     case 'hard':
       // Forced (the model called `compact`): the breaker guards only the automatic path.

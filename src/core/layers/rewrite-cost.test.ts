@@ -4,9 +4,7 @@ import {
   CACHE_WRITE_MULTIPLIER,
   MID_PAYBACK_TURNS,
   rewriteCost,
-  rewriteCostNow,
   rewritePays,
-  savingsThisRequest,
   summaryPaysOnExpiredCache,
 } from './rewrite-cost.js';
 
@@ -73,30 +71,5 @@ describe('summaryPaysOnExpiredCache', () => {
     expect(summaryPaysOnExpiredCache({ tokens: 10_000, keptTokens: 10_000, summaryOutputTokens: 0 })).toBe(
       false,
     );
-  });
-});
-
-describe('savingsThisRequest', () => {
-  it('adds the reads of what earlier compactions freed on a warm cache', () => {
-    // 1,000 saved, and 0.1 × 30,000 fewer read on this request.
-    expect(savingsThisRequest({ savedTokens: 1_000, freedTokens: 30_000 }, false)).toBeCloseTo(4_000);
-  });
-
-  it('adds their writes on an expired cache (everything is written again)', () => {
-    expect(savingsThisRequest({ savedTokens: 1_000, freedTokens: 30_000 }, true)).toBeCloseTo(38_500);
-  });
-});
-
-describe('rewriteCostNow', () => {
-  it('is the cache rewrite on a warm cache, plus a summary call', () => {
-    const rewrite = { rewrittenTokens: 10_000, freedTokens: 4_000 };
-    expect(rewriteCostNow(rewrite, { cacheExpired: false })).toBeCloseTo(6_500);
-    expect(rewriteCostNow(rewrite, { cacheExpired: false, summaryCallTokens: 500 })).toBeCloseTo(7_000);
-  });
-
-  it('is a saving on an expired cache: the freed tokens are not written', () => {
-    expect(
-      rewriteCostNow({ rewrittenTokens: 10_000, freedTokens: 4_000 }, { cacheExpired: true }),
-    ).toBeCloseTo(-CACHE_WRITE_MULTIPLIER * 4_000);
   });
 });

@@ -60,37 +60,6 @@ export interface ExpiredSummary {
 }
 
 /**
- * What a rewrite that left the request `freedTokens` smaller costs more on this request, as
- * {@link TurnSavings} records it: the cache rewrite on a warm cache ({@link rewriteCost}); on an
- * expired one, where the request is written whole anyway, it writes `freed` fewer; plus a
- * summary call's, when it made one.
- */
-export function rewriteCostNow(
-  rewrite: Rewrite,
-  { cacheExpired, summaryCallTokens = 0 }: { cacheExpired: boolean; summaryCallTokens?: number },
-): number {
-  const cache = cacheExpired ? -CACHE_WRITE_MULTIPLIER * rewrite.freedTokens : rewriteCost(rewrite);
-  return cache + summaryCallTokens;
-}
-
-/** What compaction has saved against sending everything, carried from call to call. */
-export interface TurnSavings {
-  /** Base input tokens saved so far. */
-  savedTokens: number;
-  /** How many tokens smaller than everything the request is now. */
-  freedTokens: number;
-}
-
-/**
- * The savings with this request counted as it stands: each request reads (or, on an expired
- * cache, writes) `freedTokens` fewer than sending everything would.
- */
-export function savingsThisRequest({ savedTokens, freedTokens }: TurnSavings, cacheExpired: boolean): number {
-  const multiplier = cacheExpired ? CACHE_WRITE_MULTIPLIER : CACHE_READ_MULTIPLIER;
-  return savedTokens + multiplier * freedTokens;
-}
-
-/**
  * True when a summary on a request whose cache expired pays for its call within
  * {@link MID_PAYBACK_TURNS} requests. The request is written whole either way, so the summary
  * rewrites no cache: this request writes `freed` fewer tokens and every later one reads `freed`
