@@ -7,7 +7,8 @@ import { isPlaceholderText, shortenedMark } from '../_internal/placeholder.js';
 import { toolResultText } from '../_internal/text.js';
 import { toolCallFact } from '../ledger/tool-call-facts.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
-import { isUnreadable, stripLineNumbers } from '../working-set/outline-file.js';
+import { type FileRead, fileReadOf, mayChange, shownRead } from '../working-set/file-reads.js';
+import { isUnreadable } from '../working-set/outline-file.js';
 import { editsOf, type TextEdit } from '../working-set/tool-edits.js';
 import { editParts, type FilePart, withPart } from './hard-file-parts.js';
 
@@ -29,7 +30,10 @@ export interface CurrentFile {
   turn: number;
 }
 
-type Pending = { kind: 'read'; path: string; whole: boolean } | { kind: 'change'; edits: TextEdit[] };
+type Pending =
+  | { kind: 'read'; read: FileRead }
+  | { kind: 'change'; edits: TextEdit[] }
+  | { kind: 'command'; command: string };
 
 /** Every file the history read or changed, least recently touched first. */
 export function currentFiles(history: readonly Message[]): CurrentFile[] {
@@ -54,31 +58,36 @@ export function currentFiles(history: readonly Message[]): CurrentFile[] {
   return [...files.values()];
 }
 
-/** What a call will tell about a file: a read (whole or part) or the edits it makes. */
+/**
+ * What a call will tell about a file: a read (whole or part, by a tool or a shell command), the
+ * edits it makes, or a command that may change files it names.
+ */
 function pendingCall(use: ToolUseBlock): Pending | undefined {
   const fact = toolCallFact(use);
-  const path = fact.kind === 'read' || fact.kind === 'change' ? fact.paths[0] : undefined;
-  if (fact.kind === 'read' && path !== undefined) {
-    const input = (typeof use.input === 'object' && use.input !== null ? use.input : {}) as Record<
-      string,
-      unknown
-    >;
-    const whole = input.offset === undefined && input.limit === undefined && input.view_range === undefined;
-    return { kind: 'read', path, whole };
-  }
+  const read = fileReadOf(use, fact);
+  if (read) return { kind: 'read', read };
+  if (fact.kind === 'command') return { kind: 'command', command: fact.command };
   if (fact.kind !== 'change') return undefined;
+  const path = fact.paths[0];
   const edits = editsOf(use, path);
   return edits.length > 0 ? { kind: 'change', edits } : undefined;
 }
 
 function record(files: Map<string, CurrentFile>, call: Pending, result: string, turn: number): void {
+  if (call.kind === 'command') {
+    // A `sed -i`, a redirect, a checkout: what was read of the files it names is no longer known.
+    for (const file of files.values())
+      if (mayChange(call.command, file.path)) [file.text, file.parts] = [undefined, []];
+    return;
+  }
   if (call.kind === 'read') {
-    const file = touch(files, call.path, turn);
-    const shown = stripLineNumbers(result);
+    const shown = shownRead(call.read, result);
+    if (shown === undefined) return;
+    const file = touch(files, call.read.path, turn);
     // A masked or cut result, or a part of the file, does not say what the whole file holds.
     const intact = !isPlaceholderText(result) && !result.includes(shortenedMark) && !isUnreadable(shown.text);
     if (!intact) return;
-    if (call.whole && shown.firstLine === 1) {
+    if (shown.whole) {
       file.text = shown.text;
       file.parts = [];
     } else if (file.text === undefined && shown.text.trim() !== '') {

@@ -4,6 +4,7 @@ import type { ToolCallFact } from '../ledger/tool-call-facts.js';
 import type { ToolUseBlock } from '../model/messages.js';
 import { codeNames } from './code-names.js';
 import type { CodeDefinition, CodeParser } from './code-outline.js';
+import { type FileRead, fileReadOf, mayChange, shownRead } from './file-reads.js';
 import { KnownNames } from './known-names.js';
 import { outlineFile, stripLineNumbers } from './outline-file.js';
 import { editsOf, searchOf, type TextEdit } from './tool-edits.js';
@@ -32,7 +33,7 @@ const hitLine = /^(.+?\.[\w]+)[:-](\d+)([:-])/;
 const pathLine = /^[^\s:]*[/.][^\s:]*$/;
 
 type Pending =
-  | { kind: 'read'; path: string; partial: boolean }
+  | { kind: 'read'; read: FileRead }
   | { kind: 'change'; edits: TextEdit[] }
   | { kind: 'search'; pattern: string };
 
@@ -60,12 +61,12 @@ export class WorkingSetRecorder {
     this.countUses(safeJson(use.input).slice(0, SCAN_CHARS));
     const id = String(use.id);
     const search = searchOf(use, fact.kind === 'command' ? fact.command : undefined);
+    const read = search ? undefined : fileReadOf(use, fact);
     if (search) this.pending.set(id, { kind: 'search', pattern: search.pattern });
-    else if (fact.kind === 'read' && fact.paths[0] !== undefined) {
-      const input = (use.input ?? {}) as Record<string, unknown>;
-      const partial =
-        input.offset !== undefined || input.limit !== undefined || input.view_range !== undefined;
-      this.pending.set(id, { kind: 'read', path: fact.paths[0], partial });
+    else if (read) this.pending.set(id, { kind: 'read', read });
+    else if (fact.kind === 'command') {
+      // A `sed -i` or a redirect: the text kept of the files it names no longer places edits.
+      for (const path of [...this.texts.keys()]) if (mayChange(fact.command, path)) this.texts.delete(path);
     } else if (fact.kind === 'change') {
       const edits = editsOf(use, fact.paths[0]);
       if (edits.length > 0) this.pending.set(id, { kind: 'change', edits });
@@ -86,7 +87,7 @@ export class WorkingSetRecorder {
     if (failed) return;
     switch (pending.kind) {
       case 'read':
-        this.recordRead(pending.path, text, pending.partial, turn);
+        this.recordRead(pending.read, text, turn);
         break;
       case 'change':
         for (const edit of pending.edits) this.recordEdit(edit, text, turn);
@@ -103,11 +104,13 @@ export class WorkingSetRecorder {
     this.known?.sync();
   }
 
-  private recordRead(path: string, shown: string, partial: boolean, turn: number): void {
-    const { text, firstLine } = stripLineNumbers(shown);
+  private recordRead(read: FileRead, result: string, turn: number): void {
+    const shown = shownRead(read, result);
+    if (shown === undefined) return;
+    const { path } = read;
+    const { text, firstLine, whole } = shown;
     const definitions = this.outline(path, text, firstLine);
     if (definitions === undefined) return;
-    const whole = !partial && firstLine === 1;
     if (whole) this.keepText(path, text);
     const file = this.touch(path, turn);
     const lastLine = firstLine + text.split('\n').length - 1;
