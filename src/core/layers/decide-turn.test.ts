@@ -7,25 +7,9 @@ import {
   type TurnFacts,
   type TurnStep,
 } from './decide-turn.js';
+import { baseFacts } from './decide-turn.test-utils.js';
 
-/** mid 50k, hard 80k, cache-aware micro batching 20k, nothing else going on. */
-const base: TurnFacts = {
-  tokens: 10_000,
-  limits: { mid: 50_000, hard: 80_000 },
-  force: undefined,
-  micro: { cacheAware: true, clearAtLeast: 20_000 },
-  cacheExpired: false,
-  midEstimate: 0,
-  breaker: {
-    lastHardTokensAfter: undefined,
-    fitsWindow: true,
-    previousTokensAfter: undefined,
-    floorTokens: 5_000,
-    historyTokens: 5_000,
-  },
-  expiredSummary: undefined,
-  background: undefined,
-};
+const base = baseFacts;
 /** Over hard with the prompt cache in play: a mid plan must pay for its rewrite. */
 const paying = { minFreed: 0, payback: true };
 const background = (job: 'none' | 'running' | 'ready' | 'failed') => ({
