@@ -8,7 +8,7 @@ import { arbitraryValidConversation } from './conversation/arbitrary-conversatio
 import { agentSession, toolTurn } from './conversation/session-builder.test-utils.js';
 import { validateMessages } from './conversation/validate.js';
 import type { CompactionEvent } from './events.js';
-import { latestHumanRequest } from './layers/hard.js';
+import { latestHumanRequest } from './layers/human-request.js';
 import { CompactError } from './model/errors.js';
 import type { Message, ToolResultBlock } from './model/messages.js';
 import type { SummaryModel } from './summary/summary-model.js';

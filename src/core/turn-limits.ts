@@ -5,7 +5,7 @@ import type { MaybeCompactOptions } from './compactor-options.js';
 import type { CompactorSettings } from './compactor-settings.js';
 import type { CompactionLayer } from './events.js';
 import type { BreakerOpen } from './layers/decide-turn.js';
-import { latestHumanRequest } from './layers/hard.js';
+import { latestHumanRequest } from './layers/human-request.js';
 import { CompactError } from './model/errors.js';
 import type { Message } from './model/messages.js';
 import type { SessionRuntime } from './session-runtime.js';

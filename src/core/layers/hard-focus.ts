@@ -3,9 +3,11 @@
  * human request use. A file too large to go back whole goes back as the definitions those names
  * point at, beside the regions of its edits: the agent most often edits next what it just named.
  */
-import { safeJson } from '../_internal/text.js';
+import { blockText } from '../_internal/text.js';
 import { contentBlocks, type Message } from '../model/messages.js';
+import { identifierWords } from '../working-set/code-names.js';
 import { outlineFile } from '../working-set/outline-file.js';
+import { latestHumanRequest } from './human-request.js';
 
 /** The latest assistant turns read for names: about the span of one step of the work. */
 const FOCUS_TURNS = 12;
@@ -15,20 +17,17 @@ const SCAN_CHARS = 4000;
 const DOC_LINES = 4;
 /** A definition's region is cut to this many lines from its start. */
 const MAX_DEFINITION_LINES = 60;
-const word = /[A-Za-z_$][\w$]{2,}/g;
 
 /** How much the agent's latest words use each name: more, and more recently, weigh more. */
 export function focusNames(history: readonly Message[]): Map<string, number> {
   const weights = new Map<string, number>();
   const turns = history.filter((message) => message.role === 'assistant').slice(-FOCUS_TURNS);
-  const request = [...history]
-    .reverse()
-    .find((message) => message.role === 'user' && humanText(message) !== '');
+  const request = latestHumanRequest(history) ?? [];
   const add = (text: string, weight: number) => {
-    for (const [name] of text.slice(0, SCAN_CHARS).matchAll(word))
+    for (const [name] of text.slice(0, SCAN_CHARS).matchAll(identifierWords))
       weights.set(name, (weights.get(name) ?? 0) + weight);
   };
-  if (request) add(humanText(request), 1);
+  for (const block of request) if (block.type === 'text') add(blockText(block), 1);
   turns.forEach((turn, index) => {
     const weight = (index + 1) / turns.length;
     for (const block of contentBlocks(turn)) add(blockText(block), weight);
@@ -55,17 +54,4 @@ export function focusRanges(
     return [{ weight, range: [start, end] as [number, number] }];
   });
   return weighed.sort((left, right) => left.weight - right.weight).map((each) => each.range);
-}
-
-function humanText(message: Message): string {
-  return contentBlocks(message)
-    .map((block) => (block.type === 'text' ? String(block.text) : ''))
-    .join('\n');
-}
-
-function blockText(block: ReturnType<typeof contentBlocks>[number]): string {
-  if (block.type === 'text') return String(block.text);
-  if (block.type === 'thinking') return String(block.thinking);
-  if (block.type === 'tool_use') return safeJson(block.input);
-  return '';
 }

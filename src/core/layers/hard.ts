@@ -18,6 +18,7 @@ import type { TokenCounter } from '../tokens/token-counter.js';
 import type { RenderedWorkingSet } from '../working-set/render-working-set.js';
 import { type FilesBackSettings, filesBack } from './hard-files-back.js';
 import { fitKeptTurn } from './hard-kept-turn.js';
+import { humanRequestIn } from './human-request.js';
 import type { LayerPlan, MaskRule, RewriteContext } from './mask.js';
 
 /** Files back take at most this share of what is left under the hard threshold: the agent needs room to go on. */
@@ -91,8 +92,6 @@ export interface HardSplit {
   requestInTail: boolean;
 }
 
-const summaryOpen = '<context_summary';
-
 /** Splits a history into what the summary replaces and the most recent turn kept verbatim. */
 export function splitForHard(messages: readonly Message[]): HardSplit {
   const last = messages.length - 1;
@@ -114,12 +113,9 @@ export function splitForHard(messages: readonly Message[]): HardSplit {
   let latestRequest: ContentBlock[] | undefined;
   let requestInTail = false;
   for (let index = last; index >= 0; index--) {
-    const message = messages[index]!;
-    if (message.role !== 'user') continue;
-    const human = humanBlocks(message);
-    if (human.length === 0 || (human.length === 1 && (human[0] as TextBlock).text === bridgeText)) continue;
-    if (human.some((block) => block.type === 'text' && (block as TextBlock).text.startsWith(summaryOpen)))
-      break;
+    const human = humanRequestIn(messages[index]!);
+    if (human === undefined) continue;
+    if (human === 'summary') break;
     if (index >= tailStart) {
       requestInTail = tail[0]?.role === 'assistant';
     } else {
@@ -140,31 +136,6 @@ function hasOrphanResult(tail: readonly Message[]): boolean {
     }
   }
   return false;
-}
-
-/**
- * The latest human request: the blocks of the last user message a human wrote (not tool results,
- * not the bridge, not a summary), which every layer keeps verbatim.
- */
-export function latestHumanRequest(messages: readonly Message[]): ContentBlock[] | undefined {
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const message = messages[index]!;
-    if (message.role !== 'user') continue;
-    const human = humanBlocks(message);
-    if (human.length === 0 || (human.length === 1 && (human[0] as TextBlock).text === bridgeText)) continue;
-    if (human.some((block) => block.type === 'text' && (block as TextBlock).text.startsWith(summaryOpen)))
-      return undefined;
-    return human;
-  }
-  return undefined;
-}
-
-/** The blocks of a user message that a human wrote (everything but tool results). */
-function humanBlocks(message: Message): ContentBlock[] {
-  if (typeof message.content === 'string') {
-    return message.content.trim() === '' ? [] : [{ type: 'text', text: message.content }];
-  }
-  return message.content.filter((block) => block.type !== 'tool_result');
 }
 
 /**

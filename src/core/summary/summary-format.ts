@@ -18,6 +18,9 @@ export const summaryAcknowledgement = 'Understood. Continuing from the summary.'
 /** The user turn that joins the acknowledgement to the kept turn when no human request can stand there. */
 export const bridgeText = 'Continue with the most recent turn below.';
 
+/** How a hard compaction's summary message starts (its tag may carry attributes). */
+export const summaryOpen = '<context_summary';
+
 const identityOpening =
   'You are the same agent as before this summary, with the same tools and instructions. The summary above ' +
   'replaces the earlier conversation';

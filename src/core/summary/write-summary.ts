@@ -11,7 +11,7 @@ import {
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { extractiveSummary } from './extractive-summary.js';
 import { renderMessage } from './render-message.js';
-import { summaryInstructions } from './summary-format.js';
+import { summaryInstructions, summaryOpen } from './summary-format.js';
 import type { SummaryModel, SummaryResult } from './summary-model.js';
 
 /** Room left in every summary request for what local counts miss (the provider's framing, counting error). */
@@ -22,7 +22,6 @@ const MIN_CHUNK_TOKENS = 1000;
 const MIN_CHARACTERS_PER_TOKEN = 2;
 const CHUNK_HEADER = 'Transcript of the next part of the conversation:\n\n';
 const CUT_NOTE = '\n[… cut for the summary; the whole message is archived]';
-const summaryOpen = '<context_summary';
 
 /** Resolved options of the summary calls. */
 export interface SummarySettings {

@@ -7,6 +7,8 @@
 
 /** Names kept per file, the most used first (a line of about 60 tokens in the working set). */
 export const MAX_CODE_NAMES = 30;
+/** Words of three or more characters that may be names (`matchAll` on a global pattern copies it). */
+export const identifierWords = /[A-Za-z_$][\w$]{2,}/g;
 /** Of a file's text, this much is scanned (minified or huge files give no useful vocabulary). */
 const SCAN_CHARS = 200_000;
 /** Words of a language, not names: `(` after them does not make them a call. */

@@ -1,6 +1,5 @@
+import { identifierWords } from './code-names.js';
 import type { WorkingSetFile, WorkingSetSearch, WorkingSetState } from './working-set-state.js';
-
-const identifier = /[A-Za-z_$][\w$]{2,}/g;
 
 /** The arrays a file's names came from when last counted (the recorder replaces them, never edits them). */
 interface CountedFile {
@@ -73,7 +72,7 @@ export class KnownNames {
   }
 
   private countSearch(search: WorkingSetSearch, by: 1 | -1, gone: Set<string>): void {
-    for (const [name] of search.pattern.matchAll(identifier)) this.add(name, by, gone);
+    for (const [name] of search.pattern.matchAll(identifierWords)) this.add(name, by, gone);
   }
 
   private add(name: string, by: 1 | -1, gone: Set<string>): void {

@@ -2,7 +2,7 @@ import { hashText } from '../_internal/archive-ids.js';
 import { safeJson } from '../_internal/text.js';
 import type { ToolCallFact } from '../ledger/tool-call-facts.js';
 import type { ToolUseBlock } from '../model/messages.js';
-import { codeNames } from './code-names.js';
+import { codeNames, identifierWords } from './code-names.js';
 import type { CodeDefinition, CodeParser } from './code-outline.js';
 import { type FileRead, fileReadOf, mayChange, shownRead } from './file-reads.js';
 import { KnownNames } from './known-names.js';
@@ -27,7 +27,6 @@ const MAX_TEXT_CHARS = 400_000;
 const MAX_CACHED_OUTLINES = 64;
 /** Of a call's input or the agent's text, this much is scanned for the names it uses. */
 const SCAN_CHARS = 20_000;
-const identifier = /[A-Za-z_$][\w$]{2,}/g;
 /** `path:line:` (grep -n, rg, Grep content mode) or `path-line-` (its context lines). */
 const hitLine = /^(.+?\.[\w]+)[:-](\d+)([:-])/;
 const pathLine = /^[^\s:]*[/.][^\s:]*$/;
@@ -223,7 +222,7 @@ export class WorkingSetRecorder {
     this.known ??= new KnownNames(this.state);
     if (this.known.size === 0) return;
     const { uses } = this.state;
-    for (const [name] of text.matchAll(identifier)) {
+    for (const [name] of text.matchAll(identifierWords)) {
       if (this.known.has(name)) uses[name] = (uses[name] ?? 0) + 1;
     }
   }
