@@ -5,7 +5,6 @@ import {
   type MeasuredAttempt,
   planOfStep,
   planTurn,
-  type TurnFacts,
   type TurnPlan,
 } from './decide-turn.js';
 import { baseFacts } from './decide-turn.test-utils.js';

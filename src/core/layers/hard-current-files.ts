@@ -9,7 +9,7 @@ import { toolCallFact } from '../ledger/tool-call-facts.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 import { type FileRead, fileReadOf, mayChange, shownRead } from '../working-set/file-reads.js';
 import { isUnreadable } from '../working-set/outline-file.js';
-import { editsOf, type TextEdit } from '../working-set/tool-edits.js';
+import { applyEdit, editsOf, type TextEdit } from '../working-set/tool-edits.js';
 import { editParts, type FilePart, withPart } from './hard-file-parts.js';
 
 /** The latest edit texts kept per file: where the agent is working now. */
@@ -95,20 +95,20 @@ function record(files: Map<string, CurrentFile>, call: Pending, result: string, 
     }
     return;
   }
-  for (const edit of call.edits) applyEdit(touch(files, edit.path, turn), edit);
+  for (const edit of call.edits) recordEdit(touch(files, edit.path, turn), edit);
 }
 
 /** The file's text with the edit made, or unknown when the text it replaced is not in it. */
-function applyEdit(file: CurrentFile, edit: TextEdit): void {
+function recordEdit(file: CurrentFile, edit: TextEdit): void {
   file.edited = true;
   if (edit.whole) [file.text, file.parts] = [edit.newText, []];
-  else if (file.text !== undefined && edit.oldText !== '' && file.text.includes(edit.oldText)) {
-    const at = file.text.indexOf(edit.oldText);
-    file.text = file.text.slice(0, at) + edit.newText + file.text.slice(at + edit.oldText.length);
-  } else if (file.text === undefined) {
+  else if (file.text === undefined) {
     // An edit outside the parts read leaves them as they were.
     file.parts = editParts(file.parts, edit.oldText, edit.newText) ?? file.parts;
-  } else [file.text, file.parts] = [undefined, []];
+  } else {
+    // Parts are kept only while the whole text is unknown, so there are none to clear.
+    file.text = applyEdit(file.text, edit)?.text;
+  }
   // A whole write is all region: the file itself goes back or nothing of it.
   file.edits = edit.whole
     ? []

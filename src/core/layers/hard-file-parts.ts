@@ -4,6 +4,8 @@
  * large file a part at a time, and the part it read last is most often the one it edits next.
  */
 
+import { applyEdit } from '../working-set/tool-edits.js';
+
 /** The parts kept per file, the latest: older reads are where the agent was. */
 const MAX_PARTS = 3;
 
@@ -29,14 +31,16 @@ export function editParts(
   oldText: string,
   newText: string,
 ): FilePart[] | undefined {
-  const index = oldText === '' ? -1 : parts.findIndex((part) => part.text.includes(oldText));
-  if (index === -1) return undefined;
-  const edited = parts[index]!;
-  const moved = newText.split('\n').length - oldText.split('\n').length;
-  return parts.map((part, at) => {
-    if (at === index) return { firstLine: part.firstLine, text: part.text.replace(oldText, () => newText) };
-    return part.firstLine > edited.firstLine ? { ...part, firstLine: part.firstLine + moved } : part;
-  });
+  for (const [index, edited] of parts.entries()) {
+    const text = applyEdit(edited.text, { oldText, newText })?.text;
+    if (text === undefined) continue;
+    const moved = newText.split('\n').length - oldText.split('\n').length;
+    return parts.map((part, at) => {
+      if (at === index) return { firstLine: part.firstLine, text };
+      return part.firstLine > edited.firstLine ? { ...part, firstLine: part.firstLine + moved } : part;
+    });
+  }
+  return undefined;
 }
 
 function lastLine(part: FilePart): number {

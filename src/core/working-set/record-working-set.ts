@@ -7,7 +7,7 @@ import type { CodeDefinition, CodeParser } from './code-outline.js';
 import { type FileRead, fileReadOf, mayChange, shownRead } from './file-reads.js';
 import { KnownNames } from './known-names.js';
 import { outlineFile, stripLineNumbers } from './outline-file.js';
-import { editsOf, searchOf, type TextEdit } from './tool-edits.js';
+import { applyEdit, editsOf, searchOf, type TextEdit } from './tool-edits.js';
 import type { WorkingSetDefinition, WorkingSetFile, WorkingSetState } from './working-set-state.js';
 
 /** Files kept in the state: the most recently touched (edited files outlive read ones). */
@@ -123,13 +123,13 @@ export class WorkingSetRecorder {
     const previous = this.texts.get(edit.path);
     let current: string | undefined;
     let line: number | undefined;
+    const edited = edit.whole || previous === undefined ? undefined : applyEdit(previous, edit);
     if (edit.whole) {
       current = edit.newText;
       line = 1;
-    } else if (previous !== undefined && edit.oldText !== '' && previous.includes(edit.oldText)) {
-      const at = previous.indexOf(edit.oldText);
-      line = previous.slice(0, at).split('\n').length;
-      current = previous.slice(0, at) + edit.newText + previous.slice(at + edit.oldText.length);
+    } else if (edited) {
+      line = previous!.slice(0, edited.at).split('\n').length;
+      current = edited.text;
     } else {
       line = lineInSnippet(result, edit.newText);
     }

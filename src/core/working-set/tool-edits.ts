@@ -9,6 +9,19 @@ export interface TextEdit {
   whole: boolean;
 }
 
+/**
+ * `text` with `edit` made (the first place its old text stands, as the edit tools replace it) and
+ * where, or undefined when the text does not hold the old text.
+ */
+export function applyEdit(
+  text: string,
+  { oldText, newText }: Pick<TextEdit, 'oldText' | 'newText'>,
+): { text: string; at: number } | undefined {
+  const at = oldText === '' ? -1 : text.indexOf(oldText);
+  if (at === -1) return undefined;
+  return { text: text.slice(0, at) + newText + text.slice(at + oldText.length), at };
+}
+
 /** What the working set reads from a search call: its pattern. */
 export interface SearchCall {
   pattern: string;
