@@ -83,6 +83,41 @@ const javaPatterns: Pattern[] = [
   },
 ];
 
+// Top-level constants and variables (a file name, a limit, a flag: names the agent reaches for
+// again), tried when no definition matched. Go's grouped `const (`…`)` entries are found apart.
+const tsConstants: Pattern[] = [
+  { kind: 'constant', pattern: /^(?:export\s+)?const\s+(?<name>[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=/ },
+  { kind: 'variable', pattern: /^(?:export\s+)?(?:let|var)\s+(?<name>[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=/ },
+];
+const constantPatterns: Record<CodeLanguage, Pattern[]> = {
+  typescript: tsConstants,
+  tsx: tsConstants,
+  javascript: tsConstants,
+  python: [{ kind: 'variable', pattern: /^(?<name>[A-Za-z_]\w*)\s*(?::[^=]+)?=(?!=)/ }],
+  go: [
+    { kind: 'constant', pattern: /^const\s+(?<name>[A-Za-z_]\w*)\b/ },
+    { kind: 'variable', pattern: /^var\s+(?<name>[A-Za-z_]\w*)\b/ },
+  ],
+  rust: [
+    {
+      kind: 'constant',
+      pattern: /^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const|static)\s+(?:mut\s+)?(?<name>[A-Za-z_]\w*)\s*:/,
+    },
+  ],
+  java: [
+    {
+      kind: 'constant',
+      pattern:
+        /^\s+(?:(?:public|private|protected)\s+)?(?:static\s+final|final\s+static)\s+[\w$.<>[\],? ]+?\s+(?<name>[A-Za-z_$][\w$]*)\s*=/,
+    },
+  ],
+};
+/** Go's `const (` or `var (` opening a group of declarations, one per line until `)`. */
+const goGroupOpen = /^(?<keyword>const|var)\s*\(\s*$/;
+const goGroupEntry = /^\t(?<name>[A-Za-z_]\w*)\b(?!\s*[(.])/;
+/** A constant's value is looked at over at most this many lines for where its brackets close. */
+const MAX_VALUE_LINES = 200;
+
 const patterns: Record<CodeLanguage, Pattern[]> = {
   typescript: tsPatterns,
   tsx: tsPatterns,
@@ -122,19 +157,62 @@ const statementWords = new Set([
 export function lexerOutline(language: CodeLanguage, text: string): CodeDefinition[] {
   const lines = text.split('\n');
   const definitions: CodeDefinition[] = [];
-  const found = patterns[language];
+  let group: string | undefined;
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index]!;
-    for (const { kind, pattern } of found) {
-      const name = pattern.exec(line)?.groups?.name;
-      if (name === undefined || (kind === 'method' && statementWords.has(name))) continue;
-      if (kind === 'method' && !opensBody(lines, index)) break;
-      const endLine = language === 'python' ? indentEnd(lines, index) : braceEnd(lines, index);
-      definitions.push({ name, kind, signature: signatureOf(line), line: index + 1, endLine });
-      break;
+    if (group !== undefined) {
+      group = line.startsWith(')') ? undefined : group;
+      const name = group && goGroupEntry.exec(line)?.groups?.name;
+      if (name) definitions.push(constantAt(lines, index, name, group === 'const' ? 'constant' : 'variable'));
+      continue;
     }
+    if (language === 'go') group = goGroupOpen.exec(line)?.groups?.keyword;
+    const definition = group ? undefined : definitionAt(language, lines, index);
+    if (definition) definitions.push(definition);
   }
   return definitions;
+}
+
+/** The definition that starts on line `index`: a function, type or class, else a constant. */
+function definitionAt(
+  language: CodeLanguage,
+  lines: readonly string[],
+  index: number,
+): CodeDefinition | undefined {
+  const line = lines[index]!;
+  for (const { kind, pattern } of patterns[language]) {
+    const name = pattern.exec(line)?.groups?.name;
+    if (name === undefined || (kind === 'method' && statementWords.has(name))) continue;
+    if (kind === 'method' && !opensBody(lines, index)) break;
+    const endLine = language === 'python' ? indentEnd(lines, index) : braceEnd(lines, index);
+    return { name, kind, signature: signatureOf(line), line: index + 1, endLine };
+  }
+  for (const { kind, pattern } of constantPatterns[language]) {
+    const name = pattern.exec(line)?.groups?.name;
+    if (name !== undefined) return constantAt(lines, index, name, kind);
+  }
+  return undefined;
+}
+
+/** A constant whose value ends where the brackets opened on its first line close. */
+function constantAt(lines: readonly string[], index: number, name: string, kind: string): CodeDefinition {
+  let depth = 0;
+  let end = index;
+  const last = Math.min(lines.length, index + MAX_VALUE_LINES);
+  for (; end < last; end++) {
+    for (const character of lines[end]!) {
+      if (character === '{' || character === '[' || character === '(') depth++;
+      else if (character === '}' || character === ']' || character === ')') depth--;
+    }
+    if (depth <= 0) break;
+  }
+  return {
+    name,
+    kind,
+    signature: signatureOf(lines[index]!),
+    line: index + 1,
+    endLine: Math.min(end, last - 1) + 1,
+  };
 }
 
 /** A method-shaped line is a definition when its body opens on it or on the next lines. */

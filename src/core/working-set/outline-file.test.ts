@@ -23,6 +23,40 @@ describe('the lexer outline', () => {
     expect(calculate?.signature).toBe('func CalculateTokenUsage(lines []string) (*Usage, error)');
   });
 
+  it.each([
+    [
+      'go',
+      'package x\n\nconst (\n\t// the state file\n\tstateFile = "state.json"\n\tlockTTL time.Duration = 5\n)\n\nvar debug = false\nconst limit = 3\n\nfunc f() {\n\tconst local = 1\n}\n',
+      ['stateFile', 'lockTTL', 'debug', 'limit', 'f'],
+    ],
+    [
+      'typescript',
+      'export const LIMIT = 3;\nlet cache: Map<string, number> = new Map();\nexport const run = () => 1;\nfunction g() {\n  const local = 1;\n}\n',
+      ['LIMIT', 'cache', 'run', 'g'],
+    ],
+    [
+      'python',
+      'MAX_LINES = 100\ntimeout: float = 2.5\nif MAX_LINES == 3:\n    pass\ndef f():\n    local = 1\n',
+      ['MAX_LINES', 'timeout', 'f'],
+    ],
+    ['rust', 'pub const MAX: usize = 3;\nstatic mut COUNT: u32 = 0;\nfn f() {}\n', ['MAX', 'COUNT', 'f']],
+    [
+      'java',
+      'class A {\n  private static final int LIMIT = 3;\n  int plain = 1;\n  void run() {\n  }\n}\n',
+      ['A', 'LIMIT', 'run'],
+    ],
+  ] as const)('finds the top-level constants of a %s file', (language, text, expected) => {
+    expect(lexerOutline(language, text).map((definition) => definition.name)).toEqual(expected);
+  });
+
+  it("ends a constant's definition where its value's brackets close", () => {
+    const text = 'export const table = {\n  a: 1,\n  b: [2, 3],\n};\nexport const after = 1;\n';
+    expect(lexerOutline('typescript', text).map(({ name, line, endLine }) => [name, line, endLine])).toEqual([
+      ['table', 1, 4],
+      ['after', 5, 5],
+    ]);
+  });
+
   it('does not take statements for methods', () => {
     const text = 'class A {\n  run() {\n    if (x) {\n    }\n    for (;;) {\n    }\n  }\n}\n';
     expect(lexerOutline('typescript', text).map((definition) => definition.name)).toEqual(['A', 'run']);
