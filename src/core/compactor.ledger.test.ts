@@ -17,18 +17,25 @@ describe('the session ledger through maybeCompact', () => {
   it('a forced hard compaction keeps the todo list, the commands and the error lines', async () => {
     const result = await createCompactor().maybeCompact(claudeCodeSession(), { force: 'hard' });
     expect(result.layer).toBe('hard');
-    const head = (result.messages[0]!.content as { text: string }[])[0]!.text;
+    const [head, ...filesBack] = (result.messages[0]!.content as { text: string }[]).map(
+      (block) => block.text,
+    );
     expect(head).toMatch(/<\/context_summary>\n\n<session_ledger>\n/);
     for (const fact of [
       '[in_progress] Run the whole suite',
       '[completed] Fix parseHeader off-by-one',
       'npm test -- parser → Exit code 1 — FAIL src/parser.test.ts',
       '- npm test\n',
-      // The file it edited is in the working set (with the definitions its edit changed), not listed again.
-      '## parser.ts (edited t4)',
       'Also keep the public API unchanged please.',
     ])
       expect(head).toContain(fact);
+    // The file it edited goes back whole after the head: the working set does not repeat it, and
+    // the ledger does not list it again.
+    expect(filesBack[0]).toMatch(
+      /^<file path="\/repo\/src\/parser\.ts" as-of="t4">\nexport function pbrseHeader/,
+    );
+    expect(head).not.toContain('## parser.ts (edited t4)');
+    expect(head).not.toMatch(/Files changed[^#]*parser\.ts/);
     expect(validateMessages(result.messages)).toEqual([]);
   });
 

@@ -46,8 +46,11 @@ function session(): Message[] {
 }
 
 describe('the working set through maybeCompact', () => {
+  // Files back off: what a file going back holds, the working set does not repeat (tested below).
+  const alone = { workingSetTokens: 1200, filesBack: { maxFiles: 0 } };
+
   it('goes out after the ledger in a hard compaction, with the edited definitions and searches', async () => {
-    const result = await createCompactor({ hard: { workingSetTokens: 1200 } }).maybeCompact(session(), {
+    const result = await createCompactor({ hard: alone }).maybeCompact(session(), {
       force: 'hard',
     });
     const text = head(result.messages);
@@ -56,6 +59,20 @@ describe('the working set through maybeCompact', () => {
     expect(text).toContain('return dedupe(lines), nil');
     expect(text).toContain('- "dedupe" → cmd/dedupe.go:8');
     expect(validateMessages(result.messages)).toEqual([]);
+  });
+
+  it('does not repeat what the files going back hold, and shows the other files instead', async () => {
+    const result = await createCompactor().maybeCompact(session(), { force: 'hard' });
+    const [text, ...files] = (result.messages[0]!.content as { text: string }[]).map((block) => block.text);
+    const back = files.find((file) => file.includes('func CalculateTokenUsage(lines []string)'));
+    expect(back).toBeDefined();
+    expect(text).not.toContain('- * func CalculateTokenUsage(lines []string) (*Usage, error) :11');
+    const alone = await createCompactor({ hard: { filesBack: { maxFiles: 0 } } }).maybeCompact(session(), {
+      force: 'hard',
+    });
+    expect(head(alone.messages)).toContain(
+      '- * func CalculateTokenUsage(lines []string) (*Usage, error) :11',
+    );
   });
 
   it('is on by default, and hard.workingSetTokens 0 leaves it out', async () => {
@@ -79,7 +96,7 @@ describe('the working set through maybeCompact', () => {
       },
     };
     const stores = { archive: createMemoryArchiveStore(), stateStore: createMemorySessionStateStore() };
-    const options = { summarizer, sessionId: 'ws', hard: { workingSetTokens: 1200 }, ...stores };
+    const options = { summarizer, sessionId: 'ws', hard: alone, ...stores };
     const first = await createCompactor(options).maybeCompact(session(), { force: 'hard' });
     const later: Message[] = [
       ...first.messages,

@@ -13,7 +13,7 @@ import {
   type TurnFacts,
   type TurnPlan,
 } from './layers/decide-turn.js';
-import { type HardLedger, planHard } from './layers/hard.js';
+import { type HardContext, type HardLedger, planHard } from './layers/hard.js';
 import type { LayerPlan, RewriteContext } from './layers/mask.js';
 import { planMicro } from './layers/micro.js';
 import { planMid } from './layers/mid.js';
@@ -32,7 +32,7 @@ import {
 import { countMessageTokens } from './tokens/message-tokens.js';
 import { assertFitsWindow, assertFitsWithoutHard, assertFixedPartFits, fixedPart } from './turn-limits.js';
 import { type AppliedStep, measureSteps, type StepsToReport } from './turn-report.js';
-import { type RenderedWorkingSet, renderWorkingSet } from './working-set/render-working-set.js';
+import { renderWorkingSet } from './working-set/render-working-set.js';
 
 /** What a turn needs besides the runtime: the fixed settings and the event sink. */
 export interface TurnEnvironment {
@@ -145,7 +145,7 @@ function turnFacts(turn: Turn, now: number, overheadTokens: number): TurnFacts {
     // Only read over a threshold where a row uses it (the estimate walks the pending results).
     midEstimate:
       tokensBefore > Math.min(limits.mid, background?.threshold ?? limits.mid)
-        ? runtime.index.estimateMidFreed(settings.mid.keepToolResults)
+        ? runtime.index.estimateMidFreed(settings.mid.keepToolResults, settings.mid.keepTokens)
         : 0,
     breaker: {
       previousTokensAfter: weighHard ? previousHardTokens(runtime) : undefined,
@@ -471,11 +471,16 @@ function ledgerFor(runtime: SessionRuntime, settings: CompactorSettings): { ledg
 function workingSetFor(
   runtime: SessionRuntime,
   settings: CompactorSettings,
-): { workingSet?: () => RenderedWorkingSet | undefined } {
+): Pick<HardContext, 'workingSet'> {
   const { workingSetTokens } = settings.hard;
   if (workingSetTokens <= 0) return {};
   const state = runtime.ledger.workingSet.state;
   return {
-    workingSet: () => renderWorkingSet(state, { maxTokens: workingSetTokens, counter: settings.counter }),
+    workingSet: (shown) =>
+      renderWorkingSet(state, {
+        maxTokens: workingSetTokens,
+        counter: settings.counter,
+        ...(shown ? { shown } : {}),
+      }),
   };
 }

@@ -21,6 +21,12 @@ export interface FilesBackSettings {
   maxTokens: number;
 }
 
+/** A file that goes back: its path and its `<file>` block. */
+export interface FileBack {
+  path: string;
+  block: string;
+}
+
 /** The `<file>` blocks that go back after the summary, within `settings`. */
 export function filesBack(
   history: readonly Message[],
@@ -28,23 +34,33 @@ export function filesBack(
   settings: FilesBackSettings,
   counter: TokenCounter,
 ): string[] {
+  return filesGoingBack(history, keptTurn, settings, counter).map((file) => file.block);
+}
+
+/** The files that go back after the summary, within `settings`, with their paths. */
+export function filesGoingBack(
+  history: readonly Message[],
+  keptTurn: readonly Message[],
+  settings: FilesBackSettings,
+  counter: TokenCounter,
+): FileBack[] {
   if (settings.maxFiles <= 0 || settings.maxTokens <= 0) return [];
   const shown = new Set(currentFiles(keptTurn).flatMap((file) => (known(file) ? [file.path] : [])));
   const candidates = currentFiles(history)
     .filter((file) => known(file) && !shown.has(file.path))
     .reverse();
   const ordered = [...candidates.filter((file) => file.edited), ...candidates.filter((file) => !file.edited)];
-  const blocks: string[] = [];
+  const files: FileBack[] = [];
   const focus = focusNames(history);
   let left = settings.maxTokens;
   for (const file of ordered) {
-    if (blocks.length >= settings.maxFiles) break;
+    if (files.length >= settings.maxFiles) break;
     const block = fileBlock(file, { maxTokens: left, focus }, counter);
     if (block === undefined) continue;
     left -= counter.countText(block);
-    blocks.push(block);
+    files.push({ path: file.path, block });
   }
-  return blocks;
+  return files;
 }
 
 /** True when the history holds the file's text, whole or in parts. */

@@ -16,7 +16,7 @@ import { type SummarySettings, writeSummary } from '../summary/write-summary.js'
 import { countMessageTokens } from '../tokens/message-tokens.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { RenderedWorkingSet } from '../working-set/render-working-set.js';
-import { type FilesBackSettings, filesBack } from './hard-files-back.js';
+import { type FileBack, type FilesBackSettings, filesGoingBack } from './hard-files-back.js';
 import { fitKeptTurn } from './hard-kept-turn.js';
 import { humanRequestIn } from './human-request.js';
 import type { LayerPlan, MaskRule, RewriteContext } from './mask.js';
@@ -71,8 +71,11 @@ export interface HardContext {
   maxTokens: number;
   /** The session ledger; without it the summary goes out alone. */
   ledger?: HardLedger;
-  /** The working set within its budget and the files it shows (see `renderWorkingSet`). */
-  workingSet?: () => RenderedWorkingSet | undefined;
+  /**
+   * The working set within its budget and the files it shows (see `renderWorkingSet`); `shown`
+   * is the text of files going back beside it, by path, which it does not repeat.
+   */
+  workingSet?: (shown?: ReadonlyMap<string, string>) => RenderedWorkingSet | undefined;
 }
 
 /** What the hard layer would change, with the events its summary calls produced. */
@@ -224,24 +227,20 @@ function assembleHard(
   ledger: string | undefined,
   context: HardContext,
 ): Omit<HardPlan, 'events'> {
-  // The ledger is the compactor's record, outside the summarizer's narrative. The summary names
-  // its archive id only for a model that can recall it.
-  const open = context.rewrite.recall ? `<context_summary recall="${archiveId}">` : '<context_summary>';
-  const headText =
-    `${open}\n${summaryText}\n</context_summary>\n\n` +
-    (ledger ? `${ledger}\n\n` : '') +
-    (workingSet ? `${workingSet}\n\n` : '') +
-    `<identity>\n${escapeReservedTags(context.settings.identity)}\n</identity>`;
   const bridge = needsBridge(split);
-  const output: Message[] = [
-    { role: 'user', content: [{ type: 'text', text: headText }] },
-    { role: 'assistant', content: [{ type: 'text', text: summaryAcknowledgement }] },
-  ];
-  if (bridge) {
-    const request = split.latestRequest && !split.requestInTail ? split.latestRequest : undefined;
-    output.push({ role: 'user', content: request ?? [{ type: 'text', text: bridgeText }] });
-  }
-  output.push(...split.tail);
+  const firstOutput = hardOutput(
+    split,
+    headText({ archiveId, summaryText, workingSet }, ledger, context),
+    bridge,
+  );
+  const files = chooseFilesBack(firstOutput, messages, split, context);
+  // The files going back hold some of what the working set showed: it shows the rest instead.
+  const workingSetBesideFiles =
+    files.length > 0 && context.workingSet
+      ? context.workingSet(new Map(files.map((file) => [file.path, file.block])))?.text
+      : workingSet;
+  const text = headText({ archiveId, summaryText, workingSet: workingSetBesideFiles }, ledger, context);
+  const output = withFiles(hardOutput(split, text, bridge), files);
   const item: ArchiveItem = {
     id: archiveId,
     sessionId: context.rewrite.sessionId,
@@ -249,9 +248,9 @@ function assembleHard(
     createdAt: context.rewrite.now,
     messages: split.dropped,
     headLength: bridge ? 3 : 2,
-    placeholder: headText,
+    placeholder: text,
   };
-  const fitted = fitKeptTurn(withFilesBack(output, messages, split, context), split.tail.length, {
+  const fitted = fitKeptTurn(output, split.tail.length, {
     ...context,
     keptTurnTokens: context.settings.keptTurnTokens,
   });
@@ -264,22 +263,62 @@ function assembleHard(
 }
 
 /**
- * The output with the files back after the head, within their budget and within half of what is
- * left under `maxTokens`: files back never push the kept turn into placeholders, nor the next
- * requests straight back over the threshold.
+ * The head's text: the summary (naming its archive id only for a model that can recall it), the
+ * ledger (the compactor's record, outside the summarizer's narrative), the working set, identity.
  */
-function withFilesBack(
-  output: Message[],
+function headText(
+  {
+    archiveId,
+    summaryText,
+    workingSet,
+  }: { archiveId: string; summaryText: string; workingSet: string | undefined },
+  ledger: string | undefined,
+  context: HardContext,
+): string {
+  const open = context.rewrite.recall ? `<context_summary recall="${archiveId}">` : '<context_summary>';
+  return (
+    `${open}\n${summaryText}\n</context_summary>\n\n` +
+    (ledger ? `${ledger}\n\n` : '') +
+    (workingSet ? `${workingSet}\n\n` : '') +
+    `<identity>\n${escapeReservedTags(context.settings.identity)}\n</identity>`
+  );
+}
+
+/** The hard output: head, acknowledgement, the latest request (or a bridge) when needed, kept turn. */
+function hardOutput(split: HardSplit, text: string, bridge: boolean): Message[] {
+  const output: Message[] = [
+    { role: 'user', content: [{ type: 'text', text }] },
+    { role: 'assistant', content: [{ type: 'text', text: summaryAcknowledgement }] },
+  ];
+  if (bridge) {
+    const request = split.latestRequest && !split.requestInTail ? split.latestRequest : undefined;
+    output.push({ role: 'user', content: request ?? [{ type: 'text', text: bridgeText }] });
+  }
+  output.push(...split.tail);
+  return output;
+}
+
+/**
+ * The files back, within their budget and within half of what is left under `maxTokens` after
+ * `output`: files back never push the kept turn into placeholders, nor the next requests straight
+ * back over the threshold.
+ */
+function chooseFilesBack(
+  output: readonly Message[],
   messages: readonly Message[],
   split: HardSplit,
   context: HardContext,
-): Message[] {
+): FileBack[] {
   const { maxFiles, maxTokens } = context.settings.filesBack;
   const left = context.maxTokens - context.countTokens(output);
   const room = Math.min(maxTokens, Math.floor(left * FILES_BACK_ROOM_SHARE));
-  const files = filesBack(messages, split.tail, { maxFiles, maxTokens: room }, context.counter);
+  return filesGoingBack(messages, split.tail, { maxFiles, maxTokens: room }, context.counter);
+}
+
+/** The output with the files' blocks after the head's text. */
+function withFiles(output: Message[], files: readonly FileBack[]): Message[] {
   if (files.length === 0) return output;
   const [head, ...rest] = output;
-  const blocks: TextBlock[] = files.map((text) => ({ type: 'text', text }));
+  const blocks: TextBlock[] = files.map((file) => ({ type: 'text', text: file.block }));
   return [{ ...head!, content: [...contentBlocks(head!), ...blocks] }, ...rest];
 }

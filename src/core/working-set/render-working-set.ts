@@ -1,5 +1,6 @@
 import { escapeReservedTags } from '../_internal/text.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
+import { identifierWords } from './code-names.js';
 import type { WorkingSetDefinition, WorkingSetFile, WorkingSetState } from './working-set-state.js';
 
 export const workingSetOpen = '<working_set';
@@ -34,6 +35,18 @@ interface Candidate {
   tokens: number;
 }
 
+/** How the working set is rendered. */
+export interface WorkingSetRenderOptions {
+  maxTokens: number;
+  counter: TokenCounter;
+  /**
+   * The text that goes out of files shown beside the working set (files back after a hard
+   * compaction), by path: what that text already holds is not repeated, so the budget goes to
+   * the other files.
+   */
+  shown?: ReadonlyMap<string, string>;
+}
+
 /**
  * The working set as a `<working_set>` block within `maxTokens`: per file (edited files first,
  * then by recency), the definitions its edits created or changed with their signature and line,
@@ -43,7 +56,7 @@ interface Candidate {
  */
 export function renderWorkingSet(
   state: WorkingSetState,
-  { maxTokens, counter }: { maxTokens: number; counter: TokenCounter },
+  { maxTokens, counter, shown }: WorkingSetRenderOptions,
 ): RenderedWorkingSet | undefined {
   if (maxTokens <= 0) return undefined;
   const latest = Math.max(
@@ -53,7 +66,7 @@ export function renderWorkingSet(
   );
   const root = commonDirectory(state.files.map((file) => file.path));
   const candidates = [
-    ...state.files.flatMap((file) => fileCandidates(file, state.uses, latest)),
+    ...state.files.flatMap((file) => fileCandidates(file, state.uses, latest, shown?.get(file.path))),
     ...searchCandidates(state, latest, root),
   ].map((candidate) => ({ ...candidate, tokens: counter.countText(candidate.text) + 1 }));
   if (candidates.length === 0) return undefined;
@@ -108,19 +121,25 @@ function fileHeading(file: WorkingSetFile, root: string): string {
   return `## ${file.path.slice(root.length)} (${file.edited ? 'edited' : 'read'} t${file.turn})`;
 }
 
-/** A file's lines: changed definitions and the latest edits first, then the outline by use. */
+/**
+ * A file's lines: changed definitions and the latest edits first, then the outline by use. What
+ * `shownText` (the file's text going out beside the working set) already holds is left out.
+ */
 function fileCandidates(
   file: WorkingSetFile,
   uses: Readonly<Record<string, number>>,
   latest: number,
+  shownText?: string,
 ): Omit<Candidate, 'tokens'>[] {
   const recency = (RECENCY_WEIGHT * file.turn) / latest + (file.edited ? 1 : 0);
   const used = (definition: WorkingSetDefinition) => USE_WEIGHT * Math.log2(1 + (uses[definition.name] ?? 0));
+  const hidden = shownWords(shownText);
   const candidates: Omit<Candidate, 'tokens'>[] = [];
-  const shown = file.definitions.filter(
+  const listed = file.definitions.filter(
     (definition) => definition.changedTurn !== undefined || (uses[definition.name] ?? 0) > 0,
   );
-  for (const definition of shown) {
+  for (const definition of listed) {
+    if (shownText?.includes(definition.signature)) continue;
     const changed = definition.changedTurn === undefined ? 0 : CHANGED_WEIGHT;
     candidates.push({
       file: file.path,
@@ -130,6 +149,7 @@ function fileCandidates(
     });
   }
   file.edits.forEach((edit, index) => {
+    if (shownText?.includes(edit.text.replace(cutTrailer, ''))) return;
     const at = edit.line === undefined ? '' : ` at :${edit.line}`;
     const names = edit.definitions.length > 0 ? ` (${edit.definitions.join(', ')})` : '';
     const text = edit.text
@@ -143,7 +163,11 @@ function fileCandidates(
       score: recency + EDIT_WEIGHT - (file.edits.length - 1 - index),
     });
   });
-  const rest = file.definitions.filter((definition) => !shown.includes(definition)).slice(0, MAX_NAMES);
+  // Functions and types before constants: the names the agent calls and edits next.
+  const rest = file.definitions
+    .filter((definition) => !listed.includes(definition) && !hidden.has(definition.name))
+    .sort((left, right) => Number(isValue(left)) - Number(isValue(right)))
+    .slice(0, MAX_NAMES);
   if (rest.length > 0) {
     candidates.push({
       file: file.path,
@@ -153,7 +177,7 @@ function fileCandidates(
       score: recency + 0.5,
     });
   }
-  const names = namesLine(file, uses);
+  const names = namesLine(file, uses, hidden);
   if (names !== undefined)
     candidates.push({
       file: file.path,
@@ -164,9 +188,28 @@ function fileCandidates(
   return candidates;
 }
 
-/** The names the file's code uses, those the agent used most since first. */
-function namesLine(file: WorkingSetFile, uses: Readonly<Record<string, number>>): string | undefined {
-  const names = [...(file.names ?? [])].sort((left, right) => (uses[right] ?? 0) - (uses[left] ?? 0));
+function isValue(definition: WorkingSetDefinition): boolean {
+  return definition.kind === 'constant' || definition.kind === 'variable';
+}
+
+/** The line that ends an edit's text cut to its first lines (`cutEdit` in record-working-set.ts). */
+const cutTrailer = /\n… \(\d+ lines in all\)$/;
+
+/** The identifiers of a text shown beside the working set. */
+function shownWords(text: string | undefined): ReadonlySet<string> {
+  if (text === undefined) return new Set();
+  return new Set([...text.matchAll(identifierWords)].map(([word]) => word));
+}
+
+/** The names the file's code uses that `hidden` does not hold, those the agent used most since first. */
+function namesLine(
+  file: WorkingSetFile,
+  uses: Readonly<Record<string, number>>,
+  hidden: ReadonlySet<string>,
+): string | undefined {
+  const names = (file.names ?? [])
+    .filter((name) => !hidden.has(name))
+    .sort((left, right) => (uses[right] ?? 0) - (uses[left] ?? 0));
   return names.length === 0 ? undefined : `- uses: ${names.join(', ')}`;
 }
 
