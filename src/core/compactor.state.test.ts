@@ -125,7 +125,8 @@ describe('a session moving between compactors through a SessionStateStore', () =
 describe('the now option', () => {
   it.each(['mid', 'hard'] as const)('dates the items a %s compaction archives', async (force) => {
     const archive = createMemoryArchiveStore();
-    const compactor = createCompactor({ archive, sessionId: 'clock' });
+    // Mid by count alone: the session is smaller than what mid keeps by tokens at the defaults.
+    const compactor = createCompactor({ archive, sessionId: 'clock', mid: { keepTokens: 0 } });
     const now = Date.UTC(2030, 0, 2, 3, 4, 5);
     const result = await compactor.maybeCompact(agentSession(8, { lines: 40 }), { force, now });
     expect(result.archived.length).toBeGreaterThan(0);
