@@ -11,7 +11,7 @@ export const MAX_CODE_NAMES = 30;
 export const identifierWords = /[A-Za-z_$][\w$]{2,}/g;
 /** Of a file's text, this much is scanned (minified or huge files give no useful vocabulary). */
 const SCAN_CHARS = 200_000;
-/** Words of a language, not names: `(` after them does not make them a call. */
+/** Words of a language, not names: `(` after them does not make them a call. All plain lowercase. */
 const keywords = new Set(
   'if for while switch catch return function typeof sizeof elif and not func def fn new make len append print super self this await async'.split(
     ' ',
@@ -35,6 +35,25 @@ const asciiClasses = new Uint8Array(128).map((_, code) => {
 /** The class bits of a character code; 0 for any other character and for NaN past the end. */
 function classOf(code: number): number {
   return code < 128 ? asciiClasses[code]! : 0;
+}
+
+/**
+ * Calls `found` with each word `identifierWords` matches in `text`, in order, by the character
+ * table instead of `matchAll` (no copied pattern, no match arrays): the working set runs this on
+ * every call and text of the agent.
+ */
+export function forEachIdentifier(text: string, found: (word: string) => void): void {
+  let index = 0;
+  while (index < text.length) {
+    if ((classOf(text.charCodeAt(index)) & WORD_START) === 0) {
+      index++;
+      continue;
+    }
+    const start = index;
+    while (classOf(text.charCodeAt(++index)) !== 0);
+    // A shorter run holds no match: each later start in it ends where it ends.
+    if (index - start >= 3) found(text.slice(start, index));
+  }
 }
 
 /**
@@ -73,7 +92,9 @@ function countNameWords(text: string, except: ReadonlySet<string>, counts: Map<s
     const mixedCase = (cases & (LOWER | UPPER)) === (LOWER | UPPER);
     if (!innerUnderscore && !mixedCase && !called) continue;
     const name = text.slice(start, index);
-    if (!keywords.has(name) && !except.has(name)) counts.set(name, (counts.get(name) ?? 0) + 1);
+    // Keywords are plain lowercase words: only a call may be one.
+    if (!innerUnderscore && !mixedCase && keywords.has(name)) continue;
+    if (!except.has(name)) counts.set(name, (counts.get(name) ?? 0) + 1);
   }
 }
 
