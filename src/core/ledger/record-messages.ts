@@ -8,7 +8,7 @@ import type { CodeParser } from '../working-set/code-outline.js';
 import { WorkingSetRecorder } from '../working-set/record-working-set.js';
 import { createWorkingSetState, isWorkingSetState } from '../working-set/working-set-state.js';
 import { type CodexExecOutput, readCodexExecOutput } from './codex-exec-output.js';
-import { createLedgerState, type LedgerOpenCall, type LedgerState } from './ledger-state.js';
+import { createLedgerState, type LedgerFile, type LedgerOpenCall, type LedgerState } from './ledger-state.js';
 import { applyTaskOperation } from './task-list.js';
 import { toolCallFact } from './tool-call-facts.js';
 
@@ -42,6 +42,7 @@ export class LedgerRecorder {
   /** Tool calls and user texts already recorded, so a history read again is not counted twice. */
   private readonly seenCalls = new Set<string>();
   private readonly seenUserTexts = new Set<string>();
+  private readonly listed = new ListedPaths();
 
   /** True for a ledger restored from a stored state that has not read a history yet. */
   private restored: boolean;
@@ -87,7 +88,7 @@ export class LedgerRecorder {
     if (common < this.snapshot.length) this.snapshot = this.snapshot.slice(0, common);
     for (let index = common; index < messages.length; index++) {
       const message = messages[index]!;
-      recordMessage(this.state, message, this.seenCalls, this.seenUserTexts, this.workingSet);
+      recordMessage(this.state, message, this.seenCalls, this.seenUserTexts, this.workingSet, this.listed);
       this.snapshot.push(message);
     }
   }
@@ -104,6 +105,7 @@ function recordMessage(
   seenCalls: Set<string>,
   seenUserTexts: Set<string>,
   workingSet: WorkingSetRecorder,
+  listed: ListedPaths,
 ): void {
   const blocks =
     typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
@@ -124,7 +126,7 @@ function recordMessage(
     return;
   }
   for (const block of blocks) {
-    if (block.type === 'tool_result') recordToolResult(state, block as ToolResultBlock, workingSet);
+    if (block.type === 'tool_result') recordToolResult(state, block as ToolResultBlock, workingSet, listed);
     else if (block.type === 'text' && typeof block.text === 'string') {
       const text = block.text;
       if (text.trim() === '' || text === bridgeText || seenUserTexts.has(text)) continue;
@@ -188,7 +190,12 @@ function recordToolUse(
   state.open[id] = open;
 }
 
-function recordToolResult(state: LedgerState, result: ToolResultBlock, workingSet: WorkingSetRecorder): void {
+function recordToolResult(
+  state: LedgerState,
+  result: ToolResultBlock,
+  workingSet: WorkingSetRecorder,
+  listed: ListedPaths,
+): void {
   const id = String(result.tool_use_id);
   const call = state.open[id];
   if (!call) return;
@@ -242,14 +249,48 @@ function recordToolResult(state: LedgerState, result: ToolResultBlock, workingSe
     state.errors.push({ call: call.call, turn: call.turn, line, ...(others.length > 0 ? { others } : {}) });
     return;
   }
-  for (const path of call.paths ?? []) touchFile(state, path, call, id);
+  for (const path of call.paths ?? []) touchFile(state, path, call, id, listed);
 }
 
-function touchFile(state: LedgerState, path: string, call: LedgerOpenCall, toolUseId: string): void {
-  const index = state.files.findIndex((file) => file.path === path);
+function touchFile(
+  state: LedgerState,
+  path: string,
+  call: LedgerOpenCall,
+  toolUseId: string,
+  listed: ListedPaths,
+): void {
+  const index = listed.has(state.files, path) ? state.files.findIndex((file) => file.path === path) : -1;
   const previous = index === -1 ? undefined : state.files.splice(index, 1)[0];
   const changed = call.kind === 'change' || previous?.changed === true;
   state.files.push({ path, action: call.action ?? 'read', changed, turn: call.turn, toolUseId });
+  listed.pushed(state.files, path);
+}
+
+/**
+ * The paths a ledger's `files` lists, so that touching a file not listed yet scans nothing: the
+ * list is never cut and holds thousands of files in a long session. Read again from the list
+ * when it is not the array, or not the length, this recorder left it at (a replaced state).
+ */
+class ListedPaths {
+  private files: readonly LedgerFile[] | undefined;
+  private length = 0;
+  private readonly paths = new Set<string>();
+
+  has(files: readonly LedgerFile[], path: string): boolean {
+    if (files !== this.files || files.length !== this.length) {
+      this.paths.clear();
+      for (const file of files) this.paths.add(file.path);
+      this.files = files;
+      this.length = files.length;
+    }
+    return this.paths.has(path);
+  }
+
+  /** `path` was pushed onto `files` (after {@link has} on the same list). */
+  pushed(files: readonly LedgerFile[], path: string): void {
+    this.paths.add(path);
+    this.length = files.length;
+  }
 }
 
 type Outcome = { exitCode?: number | undefined; failed: boolean; errorLine?: string | undefined };

@@ -1,10 +1,12 @@
-import { identifierWords } from './code-names.js';
+import { forEachIdentifier } from './code-names.js';
 import type { WorkingSetFile, WorkingSetSearch, WorkingSetState } from './working-set-state.js';
 
 /** The arrays a file's names came from when last counted (the recorder replaces them, never edits them). */
 interface CountedFile {
   definitions: WorkingSetFile['definitions'];
   names: string[] | undefined;
+  /** The sync that last found the file in the state. */
+  seen: number;
 }
 
 /**
@@ -15,7 +17,11 @@ interface CountedFile {
 export class KnownNames {
   private readonly counts = new Map<string, number>();
   private readonly files = new Map<WorkingSetFile, CountedFile>();
-  private readonly searches = new Set<WorkingSetSearch>();
+  /** The searches counted, with the sync that last found each in the state. */
+  private readonly searches = new Map<WorkingSetSearch, number>();
+  /** Names whose count fell to 0 during a sync (some may be counted again before it ends). */
+  private readonly gone: string[] = [];
+  private syncs = 0;
 
   constructor(private readonly state: WorkingSetState) {
     this.sync();
@@ -31,56 +37,58 @@ export class KnownNames {
     return this.counts.has(name);
   }
 
-  /** Brings the counts up to the state; uses of a name no longer known are dropped with it. */
+  /**
+   * Brings the counts up to the state; uses of a name no longer known are dropped with it. One
+   * pass over the state's files and searches, marking each as seen in this sync, then one over
+   * those counted before: no sets built per call, as this runs on every tool result.
+   */
   sync(): void {
-    const gone = new Set<string>();
-    const current = new Set(this.state.files);
-    for (const [file, counted] of this.files) {
-      if (current.has(file) && counted.definitions === file.definitions && counted.names === file.names)
+    const sync = ++this.syncs;
+    for (const file of this.state.files) {
+      const counted = this.files.get(file);
+      if (counted !== undefined && counted.definitions === file.definitions && counted.names === file.names) {
+        counted.seen = sync;
         continue;
-      this.countFile(counted, -1, gone);
+      }
+      if (counted !== undefined) this.countFile(counted, -1);
+      this.countFile(file, 1);
+      this.files.set(file, { definitions: file.definitions, names: file.names, seen: sync });
+    }
+    for (const [file, counted] of this.files) {
+      if (counted.seen === sync) continue;
+      this.countFile(counted, -1);
       this.files.delete(file);
     }
-    for (const file of current) {
-      if (this.files.has(file)) continue;
-      this.countFile(file, 1, gone);
-      this.files.set(file, { definitions: file.definitions, names: file.names });
+    for (const search of this.state.searches) {
+      if (!this.searches.has(search)) this.countSearch(search, 1);
+      this.searches.set(search, sync);
     }
-    const searches = new Set(this.state.searches);
-    for (const search of this.searches) {
-      if (searches.has(search)) continue;
-      this.countSearch(search, -1, gone);
+    for (const [search, seen] of this.searches) {
+      if (seen === sync) continue;
+      this.countSearch(search, -1);
       this.searches.delete(search);
     }
-    for (const search of searches) {
-      if (this.searches.has(search)) continue;
-      this.countSearch(search, 1, gone);
-      this.searches.add(search);
-    }
     const { uses } = this.state;
-    for (const name of gone) if (!this.counts.has(name)) delete uses[name];
+    for (const name of this.gone) if (!this.counts.has(name)) delete uses[name];
+    this.gone.length = 0;
   }
 
   /** Plain loops, no iterators: this runs on every tool result the working set records. */
-  private countFile(
-    file: Pick<WorkingSetFile, 'definitions' | 'names'>,
-    by: 1 | -1,
-    gone: Set<string>,
-  ): void {
-    for (const definition of file.definitions) this.add(definition.name, by, gone);
-    for (const name of file.names ?? []) this.add(name, by, gone);
+  private countFile(file: Pick<WorkingSetFile, 'definitions' | 'names'>, by: 1 | -1): void {
+    for (const definition of file.definitions) this.add(definition.name, by);
+    for (const name of file.names ?? []) this.add(name, by);
   }
 
-  private countSearch(search: WorkingSetSearch, by: 1 | -1, gone: Set<string>): void {
-    for (const [name] of search.pattern.matchAll(identifierWords)) this.add(name, by, gone);
+  private countSearch(search: WorkingSetSearch, by: 1 | -1): void {
+    forEachIdentifier(search.pattern, (name) => this.add(name, by));
   }
 
-  private add(name: string, by: 1 | -1, gone: Set<string>): void {
+  private add(name: string, by: 1 | -1): void {
     const left = (this.counts.get(name) ?? 0) + by;
     if (left > 0) this.counts.set(name, left);
     else {
       this.counts.delete(name);
-      gone.add(name);
+      this.gone.push(name);
     }
   }
 }

@@ -2,7 +2,7 @@ import { hashText } from '../_internal/archive-ids.js';
 import { safeJson } from '../_internal/text.js';
 import type { ToolCallFact } from '../ledger/tool-call-facts.js';
 import type { ToolUseBlock } from '../model/messages.js';
-import { codeNames, identifierWords } from './code-names.js';
+import { codeNames, forEachIdentifier } from './code-names.js';
 import type { CodeDefinition, CodeParser } from './code-outline.js';
 import { type FileRead, fileReadOf, mayChange, shownRead } from './file-reads.js';
 import { KnownNames } from './known-names.js';
@@ -112,7 +112,7 @@ export class WorkingSetRecorder {
     if (definitions === undefined) return;
     if (whole) this.keepText(path, text);
     const file = this.touch(path, turn);
-    const lastLine = firstLine + text.split('\n').length - 1;
+    const lastLine = firstLine + newlines(text);
     file.definitions = whole
       ? mergeChanged(file.definitions, definitions)
       : spliceRange(file.definitions, definitions, firstLine, lastLine);
@@ -221,16 +221,24 @@ export class WorkingSetRecorder {
     if (text === '') return;
     this.known ??= new KnownNames(this.state);
     if (this.known.size === 0) return;
+    const { known } = this;
     const { uses } = this.state;
-    for (const [name] of text.matchAll(identifierWords)) {
-      if (this.known.has(name)) uses[name] = (uses[name] ?? 0) + 1;
-    }
+    forEachIdentifier(text, (name) => {
+      if (known.has(name)) uses[name] = (uses[name] ?? 0) + 1;
+    });
   }
 }
 
 /** The names `text` uses that the file does not define, before those an earlier look gave. */
 function namesOf(file: WorkingSetFile, text: string): string[] {
   return codeNames(text, new Set(file.definitions.map((definition) => definition.name)), file.names);
+}
+
+/** How many line breaks `text` holds, without splitting it into lines (this runs on every read). */
+function newlines(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
+  return count;
 }
 
 /** One file written two ways: Grep prints a hit's path absolute or relative, even in one output. */
