@@ -49,12 +49,6 @@ export interface MicroOptions {
 export interface MidOptions {
   /** The newest tool results kept whole. @default 5 */
   keepToolResults?: number;
-  /**
-   * Older than those, the newest tool results up to this many tokens stay whole too (counted from
-   * the newest): the files and outputs the agent is still working from.
-   * @default a sixth of the mid threshold
-   */
-  keepTokens?: number;
   /** Older assistant text longer than this many characters is cut to its first sentences. @default 600 */
   maxAssistantChars?: number;
   /** `tool_use` inputs larger than this many tokens are elided and archived. @default 500 */

@@ -21,12 +21,6 @@ const DEFAULT_MID_FRACTION = 0.6;
 const DEFAULT_HARD_FRACTION = 0.85;
 /** Micro keeps the results of the last three turns whole: the agent is still reading them. */
 const DEFAULT_KEEP_TURNS = 3;
-/**
- * Mid also keeps the newest tool results whole up to this share of the mid threshold: the files
- * and outputs the agent is still working from (figures in BENCHMARKS.md, "Next need"). A share of
- * mid, not of the window, so what mid keeps always leaves it well under the threshold.
- */
-const KEEP_TOKENS_MID_SHARE = 1 / 6;
 /** Results under this many tokens are never masked (a placeholder costs about 30). */
 const DEFAULT_MIN_TOKENS = 100;
 /** The largest cache-aware batch: 20k tokens is about what one prompt-cache write costs to redo. */
@@ -146,7 +140,6 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
     mid: {
       rule,
       keepToolResults: mid.keepToolResults ?? DEFAULT_KEEP_TOOL_RESULTS,
-      keepTokens: mid.keepTokens ?? Math.floor(limits.mid * KEEP_TOKENS_MID_SHARE),
       maxAssistantChars: mid.maxAssistantChars ?? DEFAULT_MAX_ASSISTANT_CHARS,
       maxToolInputTokens: mid.maxToolInputTokens ?? DEFAULT_MAX_TOOL_INPUT_TOKENS,
       ...(mid.summarizer ? { summarizer: mid.summarizer } : {}),

@@ -125,8 +125,7 @@ describe('a session moving between compactors through a SessionStateStore', () =
 describe('the now option', () => {
   it.each(['mid', 'hard'] as const)('dates the items a %s compaction archives', async (force) => {
     const archive = createMemoryArchiveStore();
-    // Mid by count alone: the session is smaller than what mid keeps by tokens at the defaults.
-    const compactor = createCompactor({ archive, sessionId: 'clock', mid: { keepTokens: 0 } });
+    const compactor = createCompactor({ archive, sessionId: 'clock' });
     const now = Date.UTC(2030, 0, 2, 3, 4, 5);
     const result = await compactor.maybeCompact(agentSession(8, { lines: 40 }), { force, now });
     expect(result.archived.length).toBeGreaterThan(0);

@@ -145,7 +145,7 @@ function turnFacts(turn: Turn, now: number, overheadTokens: number): TurnFacts {
     // Only read over a threshold where a row uses it (the estimate walks the pending results).
     midEstimate:
       tokensBefore > Math.min(limits.mid, background?.threshold ?? limits.mid)
-        ? runtime.index.estimateMidFreed(settings.mid.keepToolResults, settings.mid.keepTokens)
+        ? runtime.index.estimateMidFreed(settings.mid.keepToolResults)
         : 0,
     breaker: {
       previousTokensAfter: weighHard ? previousHardTokens(runtime) : undefined,

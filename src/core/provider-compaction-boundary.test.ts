@@ -68,16 +68,12 @@ function recordingSummarizer(): SummaryModel & { requests: SummaryRequest[] } {
   };
 }
 
-/**
- * Thresholds no automatic layer reaches, micro unbatched, mid by count alone: each case picks its
- * layer with `force`.
- */
+/** Thresholds no automatic layer reaches, micro unbatched: each case picks its layer with `force`. */
 function compactorFor(summarizer: SummaryModel) {
   return createCompactor({
     summarizer,
     thresholds: { mid: 1_000_000, hard: 2_000_000 },
     micro: { keepTurns: 2, cacheAware: false },
-    mid: { keepTokens: 0 },
   });
 }
 

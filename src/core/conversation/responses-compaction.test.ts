@@ -46,7 +46,6 @@ async function compactSession(force: 'mid' | 'hard' | undefined, session: Respon
     summarizer,
     thresholds: force ? { mid: 1_000_000, hard: 2_000_000 } : { mid: 1_000_000, hard: 2_000_000 },
     micro: { keepTurns: 2, cacheAware: false },
-    mid: { keepTokens: 0 },
   });
   const { messages, system } = fromResponsesInput(session as ResponsesInputItem[], {
     instructions: 'You are Codex.',

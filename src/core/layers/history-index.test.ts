@@ -5,9 +5,8 @@ import { planMid } from './mid.js';
 import { contextFor, counter, rule } from './planner.test-utils.js';
 
 /** Mid settings matching the index `contextFor` builds (maxAssistantChars 80, maxToolInputTokens 40). */
-const settings = (keepToolResults: number, keepTokens = 0) => ({
+const settings = (keepToolResults: number) => ({
   keepToolResults,
-  keepTokens,
   maxAssistantChars: 80,
   maxToolInputTokens: 40,
   rule,
@@ -60,12 +59,11 @@ describe('HistoryIndex.estimateMidFreed', () => {
       fc.asyncProperty(
         fc.array(arbitraryTurn, { minLength: 0, maxLength: 12 }),
         fc.integer({ min: 1, max: 5 }),
-        fc.constantFrom(0, 100, 400, 1500),
-        async (turns, keep, keepTokens) => {
+        async (turns, keep) => {
           const messages = session(turns);
           const context = contextFor(messages);
-          const estimate = context.index.estimateMidFreed(keep, keepTokens);
-          const plan = await planMid(messages, settings(keep, keepTokens), counter, context);
+          const estimate = context.index.estimateMidFreed(keep);
+          const plan = await planMid(messages, settings(keep), counter, context);
           // Close to it: the index guesses the cut of long text and the size of an elided input,
           // so a text or input just over its limit (which mid keeps whole) may count a few tokens.
           expect(Math.abs(plan.freedTokens - estimate)).toBeLessThanOrEqual(0.15 * plan.freedTokens + 40);

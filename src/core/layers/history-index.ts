@@ -55,25 +55,12 @@ export class HistoryIndex {
    * A cheap estimate of what the mid layer would free, from what the index already knows, so a
    * history over the mid threshold does not pay for a whole mid plan on every turn.
    */
-  estimateMidFreed(keepToolResults: number, keepTokens = 0): number {
+  estimateMidFreed(keepToolResults: number): number {
     const positions = this.toolResultPositions;
-    let resultBoundary =
+    const resultBoundary =
       positions.length >= keepToolResults ? positions[positions.length - keepToolResults]! : -1;
-    // As planMid: the newest results up to `keepTokens` stay whole too, counted from the newest.
-    let end = this.pending.length;
-    let kept = 0;
-    while (end > this.pendingStart && this.pending[end - 1]!.messageIndex >= resultBoundary)
-      kept += this.pending[--end]!.tokens;
-    while (
-      resultBoundary >= 0 &&
-      end > this.pendingStart &&
-      kept + this.pending[end - 1]!.tokens <= keepTokens
-    ) {
-      kept += this.pending[--end]!.tokens;
-      resultBoundary = this.pending[end]!.messageIndex;
-    }
     let freed = 0;
-    for (let index = this.pendingStart; index < end; index++) {
+    for (let index = this.pendingStart; index < this.pending.length; index++) {
       const entry = this.pending[index]!;
       if (entry.messageIndex >= resultBoundary) break;
       freed += entry.tokens - placeholderTokens;
@@ -101,17 +88,6 @@ export class HistoryIndex {
   /** The tool_use a result answers, when it is in the history. */
   toolUse(id: string): ToolUseBlock | undefined {
     return this.toolUses.get(id);
-  }
-
-  /** Tokens of the whole tool results in messages from `fromIndex` on. */
-  pendingTokensFrom(fromIndex: number): number {
-    let tokens = 0;
-    for (let index = this.pending.length - 1; index >= this.pendingStart; index--) {
-      const entry = this.pending[index]!;
-      if (entry.messageIndex < fromIndex) break;
-      tokens += entry.tokens;
-    }
-    return tokens;
   }
 
   /** Whole tool results in messages before `beforeIndex`, oldest first (superseded ones included). */

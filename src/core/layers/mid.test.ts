@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Message, ToolResultBlock } from '../model/messages.js';
-import { toolResultTokens } from './mask.js';
+import type { Message } from '../model/messages.js';
 import { planMid } from './mid.js';
 import { contextFor, counter, rule, smallSession } from './planner.test-utils.js';
 
-const settings = { keepToolResults: 2, keepTokens: 0, maxAssistantChars: 80, maxToolInputTokens: 40, rule };
+const settings = { keepToolResults: 2, maxAssistantChars: 80, maxToolInputTokens: 40, rule };
 
 describe('planMid', () => {
   it('keeps the last keepToolResults results, masks older ones and cuts older long text', async () => {
@@ -86,33 +85,6 @@ describe('planMid', () => {
       ]
     `);
     expect(plan.messages.slice(5)).toEqual(messages.slice(5));
-  });
-
-  it('keeps the newest results up to keepTokens whole too, counted from the newest', async () => {
-    const messages = smallSession(6);
-    const masked = (plan: { messages: Message[] }) =>
-      plan.messages.flatMap((message) =>
-        typeof message.content === 'string'
-          ? []
-          : message.content.flatMap((block) =>
-              block.type === 'tool_result' && JSON.stringify(block.content).includes('recall')
-                ? [block.tool_use_id]
-                : [],
-            ),
-      );
-    const byCount = await planMid(messages, settings, counter, contextFor(messages));
-    expect(masked(byCount)).toEqual(['t1', 't2', 't3', 't4']);
-    // The newest three results fit in keepTokens: one more than the count keeps.
-    const results = messages.flatMap((message) =>
-      typeof message.content === 'string'
-        ? []
-        : message.content.filter((block): block is ToolResultBlock => block.type === 'tool_result'),
-    );
-    const keepTokens = results.slice(-3).reduce((sum, result) => sum + toolResultTokens(result, counter), 0);
-    const byTokens = await planMid(messages, { ...settings, keepTokens }, counter, contextFor(messages));
-    expect(masked(byTokens)).toEqual(['t1', 't2', 't3']);
-    const all = await planMid(messages, { ...settings, keepTokens: 100_000 }, counter, contextFor(messages));
-    expect(masked(all)).toEqual([]);
   });
 
   it('elides large older tool inputs', async () => {

@@ -1,7 +1,7 @@
 import { archiveKey } from '../_internal/archive-ids.js';
 import { isPlaceholderText, placeholderTokens, shortenedNote } from '../_internal/placeholder.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
-import type { Message, TextBlock, ToolResultBlock } from '../model/messages.js';
+import type { Message, TextBlock } from '../model/messages.js';
 import type { SummaryModel } from '../summary/summary-model.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import {
@@ -14,7 +14,6 @@ import {
   collectMaskTargets,
   type LayerPlan,
   type MaskRule,
-  maskableTokens,
   maskToolResults,
   namedId,
   type RewriteContext,
@@ -32,8 +31,6 @@ const CONDENSE_MAX_TOKENS = 4000;
 /** Resolved options of the mid layer. */
 export interface MidSettings {
   keepToolResults: number;
-  /** Before those, the newest tool results up to this many tokens stay whole too (micro's `keepTokens`). */
-  keepTokens: number;
   maxAssistantChars: number;
   maxToolInputTokens: number;
   summarizer?: SummaryModel;
@@ -57,7 +54,7 @@ export async function planMid(
   context: RewriteContext,
   signal?: AbortSignal,
 ): Promise<MidPlan> {
-  const boundary = keptResultsBoundary(messages, settings, counter, context);
+  const boundary = keptResultsBoundary(messages, settings.keepToolResults);
   const targets = collectMaskTargets(messages, counter, settings.rule, context, {
     end: boundary.messageIndex,
     endBlock: boundary.blockIndex,
@@ -134,37 +131,21 @@ async function shortenOlderTexts(
  */
 function keptResultsBoundary(
   messages: readonly Message[],
-  { keepToolResults, keepTokens, rule }: Pick<MidSettings, 'keepToolResults' | 'keepTokens' | 'rule'>,
-  counter: TokenCounter,
-  context: RewriteContext,
+  keep: number,
 ): { messageIndex: number; blockIndex: number; assistantIndex: number } {
   let seen = 0;
-  let tokens = 0;
-  let oldestKept: { messageIndex: number; blockIndex: number } | undefined;
   for (let messageIndex = messages.length - 1; messageIndex >= 0; messageIndex--) {
     const content = messages[messageIndex]!.content;
     if (typeof content === 'string') continue;
     for (let blockIndex = content.length - 1; blockIndex >= 0; blockIndex--) {
-      const block = content[blockIndex]!;
-      if (block.type !== 'tool_result') continue;
+      if (content[blockIndex]!.type !== 'tool_result') continue;
       seen++;
-      // Counted as micro and the index count: only what could be masked takes the budget.
-      const result = block as ToolResultBlock;
-      const name = context.toolUse(String(result.tool_use_id))?.name;
-      const maskable = maskableTokens(result, name, counter, rule, context.ids);
-      tokens += maskable ?? 0;
-      if (seen > keepToolResults && tokens > keepTokens && keepToolResults > 0) {
-        // The first result over both limits goes; the one after it is the oldest kept.
-        const kept = oldestKept ?? { messageIndex, blockIndex };
-        return { ...kept, assistantIndex: previousAssistant(messages, kept.messageIndex) };
+      if (seen === keep) {
+        const assistantIndex = previousAssistant(messages, messageIndex);
+        return { messageIndex, blockIndex, assistantIndex };
       }
-      // As the index estimates it: past `keepToolResults`, a result that could not be masked
-      // anyway does not move the boundary.
-      if (seen <= keepToolResults || maskable !== undefined) oldestKept = { messageIndex, blockIndex };
     }
   }
-  if (oldestKept && seen >= keepToolResults && keepToolResults > 0)
-    return { ...oldestKept, assistantIndex: previousAssistant(messages, oldestKept.messageIndex) };
   // Fewer tool results than `keep`: all are kept; only assistant text before the last turns is older.
   return { messageIndex: 0, blockIndex: 0, assistantIndex: previousAssistant(messages, messages.length) };
 }
