@@ -61,18 +61,18 @@ describe('the working set through maybeCompact', () => {
     expect(validateMessages(result.messages)).toEqual([]);
   });
 
-  it('does not repeat what the files going back hold, and shows the other files instead', async () => {
+  it('does not repeat the edits the files going back hold, and keeps their changed definitions', async () => {
     const result = await createCompactor().maybeCompact(session(), { force: 'hard' });
     const [text, ...files] = (result.messages[0]!.content as { text: string }[]).map((block) => block.text);
     const back = files.find((file) => file.includes('func CalculateTokenUsage(lines []string)'));
-    expect(back).toBeDefined();
-    expect(text).not.toContain('- * func CalculateTokenUsage(lines []string) (*Usage, error) :11');
+    expect(back).toContain('return dedupe(lines), nil');
+    const workingSet = /<working_set>[\s\S]*<\/working_set>/.exec(text)?.[0];
+    expect(workingSet).toContain('- * func CalculateTokenUsage(lines []string) (*Usage, error) :11');
+    expect(workingSet).not.toContain('return dedupe(lines), nil');
     const alone = await createCompactor({ hard: { filesBack: { maxFiles: 0 } } }).maybeCompact(session(), {
       force: 'hard',
     });
-    expect(head(alone.messages)).toContain(
-      '- * func CalculateTokenUsage(lines []string) (*Usage, error) :11',
-    );
+    expect(head(alone.messages)).toContain('return dedupe(lines), nil');
   });
 
   it('is on by default, and hard.workingSetTokens 0 leaves it out', async () => {

@@ -122,8 +122,9 @@ function fileHeading(file: WorkingSetFile, root: string): string {
 }
 
 /**
- * A file's lines: changed definitions and the latest edits first, then the outline by use. What
- * `shownText` (the file's text going out beside the working set) already holds is left out.
+ * A file's lines: changed definitions and the latest edits first, then the outline by use. The
+ * edit texts and names `shownText` (the file's text going out beside the working set) already
+ * holds are left out; its changed definitions stay, the map of what the agent changed where.
  */
 function fileCandidates(
   file: WorkingSetFile,
@@ -139,7 +140,6 @@ function fileCandidates(
     (definition) => definition.changedTurn !== undefined || (uses[definition.name] ?? 0) > 0,
   );
   for (const definition of listed) {
-    if (shownText?.includes(definition.signature)) continue;
     const changed = definition.changedTurn === undefined ? 0 : CHANGED_WEIGHT;
     candidates.push({
       file: file.path,
