@@ -66,7 +66,7 @@ describe('the working set through maybeCompact', () => {
     const [text, ...files] = (result.messages[0]!.content as { text: string }[]).map((block) => block.text);
     const back = files.find((file) => file.includes('func CalculateTokenUsage(lines []string)'));
     expect(back).toContain('return dedupe(lines), nil');
-    const workingSet = /<working_set>[\s\S]*<\/working_set>/.exec(text)?.[0];
+    const workingSet = /<working_set>[\s\S]*<\/working_set>/.exec(text ?? '')?.[0];
     expect(workingSet).toContain('- * func CalculateTokenUsage(lines []string) (*Usage, error) :11');
     expect(workingSet).not.toContain('return dedupe(lines), nil');
     const alone = await createCompactor({ hard: { filesBack: { maxFiles: 0 } } }).maybeCompact(session(), {
