@@ -3,6 +3,9 @@ import type { Message } from '../model/messages.js';
 import { createHeuristicCounter } from '../tokens/heuristic-counter.js';
 import { filesBack } from './hard-files-back.js';
 
+/** The `<file>` blocks alone. */
+const blocksBack = (...args: Parameters<typeof filesBack>) => filesBack(...args).map((file) => file.block);
+
 const counter = createHeuristicCounter();
 const budget = { maxFiles: 5, maxTokens: 10_000 };
 
@@ -43,7 +46,7 @@ describe('filesBack', () => {
         'The file src/parser.ts has been updated.',
       ),
     ];
-    expect(filesBack(history, [], budget, counter)).toEqual([
+    expect(blocksBack(history, [], budget, counter)).toEqual([
       `<file path="src/parser.ts" as-of="t3">\n${parser.replace('","', '";"')}\n</file>`,
       `<file path="src/lexer.ts" as-of="t1">\n${lexer}\n</file>`,
     ]);
@@ -63,7 +66,7 @@ describe('filesBack', () => {
         'ok',
       ),
     ];
-    const [block] = filesBack(history, [], { maxFiles: 5, maxTokens: 600 }, counter);
+    const [block] = blocksBack(history, [], { maxFiles: 5, maxTokens: 600 }, counter);
     expect(block).toMatch(/^<file path="src\/big.ts" as-of="t2" lines="186-216" of="400">\n/);
     expect(block).toContain('const value185 = compute(185);\n');
     expect(block).toContain('const value200 = 0;\n');
@@ -81,7 +84,7 @@ describe('filesBack', () => {
       ...call('Read', { file_path: 'src/steps.ts' }, numbered(functions.join('\n'))),
       { role: 'assistant', content: [{ type: 'text', text: 'step42 returns the wrong value.' }] },
     ];
-    const [block] = filesBack(history, [], { maxFiles: 5, maxTokens: 120 }, counter);
+    const [block] = blocksBack(history, [], { maxFiles: 5, maxTokens: 120 }, counter);
     expect(block).toMatch(/^<file path="src\/steps.ts" as-of="t1" lines="123-129" of="180">\n/);
     expect(block).toContain('export function step42() {\n  return compute(42);\n}');
     expect(block).not.toContain('step10(');
@@ -104,7 +107,7 @@ describe('filesBack', () => {
       ...edit(50),
       ...edit(300),
     ];
-    const [block] = filesBack(history, [], { maxFiles: 5, maxTokens: 350 }, counter);
+    const [block] = blocksBack(history, [], { maxFiles: 5, maxTokens: 350 }, counter);
     expect(block).toContain('value300 = recompute(300)');
     expect(block).not.toContain('value50 = recompute');
   });
@@ -124,7 +127,7 @@ describe('filesBack', () => {
       ],
     ],
   ])('puts nothing back for %s', (_name, history) => {
-    expect(filesBack(history, [], budget, counter)).toEqual([]);
+    expect(blocksBack(history, [], budget, counter)).toEqual([]);
   });
 
   it('puts a file read in parts back as its latest parts, with the edits made in them', () => {
@@ -144,7 +147,7 @@ describe('filesBack', () => {
         'ok',
       ),
     ];
-    expect(filesBack(history, [], budget, counter)).toEqual([
+    expect(blocksBack(history, [], budget, counter)).toEqual([
       '<file path="src/big.ts" as-of="t3" lines="10-12,100-102">\n' +
         'const value9 = compute(9);\nconst value10 = compute(10);\nconst value11 = compute(11);\n…\n' +
         'const value99 = compute(99);\nconst value100 = recompute(100);\nconst value101 = compute(101);\n</file>',
@@ -158,7 +161,7 @@ describe('filesBack', () => {
       { file_path: 'src/big.ts', offset: 50, limit: 150 },
       numbered(lines.slice(49).join('\n'), 50),
     );
-    const [block] = filesBack(history, [], { maxFiles: 5, maxTokens: 200 }, counter);
+    const [block] = blocksBack(history, [], { maxFiles: 5, maxTokens: 200 }, counter);
     expect(block).toMatch(
       /^<file path="src\/big.ts" as-of="t1" lines="50-\d+">\nconst value49 = compute\(49\);\n/,
     );
@@ -171,10 +174,10 @@ describe('filesBack', () => {
       ...call('Read', { file_path: 'src/lexer.ts' }, numbered(lexer)),
       ...call('Read', { file_path: 'src/parser.ts' }, numbered(parser)),
     ];
-    expect(filesBack(history, history.slice(2), budget, counter)).toHaveLength(1);
-    expect(filesBack(history, [], { maxFiles: 1, maxTokens: 10_000 }, counter)).toHaveLength(1);
-    expect(filesBack(history, [], { maxFiles: 0, maxTokens: 10_000 }, counter)).toEqual([]);
-    expect(filesBack(history, [], { maxFiles: 5, maxTokens: 5 }, counter)).toEqual([]);
+    expect(blocksBack(history, history.slice(2), budget, counter)).toHaveLength(1);
+    expect(blocksBack(history, [], { maxFiles: 1, maxTokens: 10_000 }, counter)).toHaveLength(1);
+    expect(blocksBack(history, [], { maxFiles: 0, maxTokens: 10_000 }, counter)).toEqual([]);
+    expect(blocksBack(history, [], { maxFiles: 5, maxTokens: 5 }, counter)).toEqual([]);
   });
 
   it('follows a whole write and a Codex apply_patch', () => {
@@ -184,7 +187,7 @@ describe('filesBack', () => {
       ...call('Write', { file_path: 'src/w.ts', content: 'export const w = 1;\n' }, 'File created'),
       ...call('apply_patch', { input: patch }, 'Success. Updated the following files:\nM src/w.ts'),
     ];
-    expect(filesBack(history, [], budget, counter)).toEqual([
+    expect(blocksBack(history, [], budget, counter)).toEqual([
       '<file path="src/w.ts" as-of="t2">\nexport const w = 2;\n\n</file>',
     ]);
   });

@@ -27,18 +27,8 @@ export interface FileBack {
   block: string;
 }
 
-/** The `<file>` blocks that go back after the summary, within `settings`. */
+/** The files that go back after the summary, within `settings`: each path and `<file>` block. */
 export function filesBack(
-  history: readonly Message[],
-  keptTurn: readonly Message[],
-  settings: FilesBackSettings,
-  counter: TokenCounter,
-): string[] {
-  return filesGoingBack(history, keptTurn, settings, counter).map((file) => file.block);
-}
-
-/** The files that go back after the summary, within `settings`, with their paths. */
-export function filesGoingBack(
   history: readonly Message[],
   keptTurn: readonly Message[],
   settings: FilesBackSettings,

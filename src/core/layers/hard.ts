@@ -16,7 +16,7 @@ import { type SummarySettings, writeSummary } from '../summary/write-summary.js'
 import { countMessageTokens } from '../tokens/message-tokens.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { RenderedWorkingSet } from '../working-set/render-working-set.js';
-import { type FileBack, type FilesBackSettings, filesGoingBack } from './hard-files-back.js';
+import { type FileBack, type FilesBackSettings, filesBack } from './hard-files-back.js';
 import { fitKeptTurn } from './hard-kept-turn.js';
 import { humanRequestIn } from './human-request.js';
 import type { LayerPlan, MaskRule, RewriteContext } from './mask.js';
@@ -228,19 +228,16 @@ function assembleHard(
   context: HardContext,
 ): Omit<HardPlan, 'events'> {
   const bridge = needsBridge(split);
-  const firstOutput = hardOutput(
-    split,
-    headText({ archiveId, summaryText, workingSet }, ledger, context),
-    bridge,
-  );
-  const files = chooseFilesBack(firstOutput, messages, split, context);
-  // The files going back hold some of what the working set showed: it shows the rest instead.
-  const workingSetBesideFiles =
-    files.length > 0 && context.workingSet
-      ? context.workingSet(new Map(files.map((file) => [file.path, file.block])))?.text
-      : workingSet;
-  const text = headText({ archiveId, summaryText, workingSet: workingSetBesideFiles }, ledger, context);
-  const output = withFiles(hardOutput(split, text, bridge), files);
+  let text = headText({ archiveId, summaryText, workingSet }, ledger, context);
+  let output = hardOutput(split, text, bridge);
+  const files = chooseFilesBack(output, messages, split, context);
+  if (files.length > 0 && context.workingSet) {
+    // The files going back hold some of what the working set showed: it shows the rest instead.
+    const beside = context.workingSet(new Map(files.map((file) => [file.path, file.block])))?.text;
+    text = headText({ archiveId, summaryText, workingSet: beside }, ledger, context);
+    output = hardOutput(split, text, bridge);
+  }
+  output = withFiles(output, files);
   const item: ArchiveItem = {
     id: archiveId,
     sessionId: context.rewrite.sessionId,
@@ -312,7 +309,7 @@ function chooseFilesBack(
   const { maxFiles, maxTokens } = context.settings.filesBack;
   const left = context.maxTokens - context.countTokens(output);
   const room = Math.min(maxTokens, Math.floor(left * FILES_BACK_ROOM_SHARE));
-  return filesGoingBack(messages, split.tail, { maxFiles, maxTokens: room }, context.counter);
+  return filesBack(messages, split.tail, { maxFiles, maxTokens: room }, context.counter);
 }
 
 /** The output with the files' blocks after the head's text. */

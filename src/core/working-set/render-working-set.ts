@@ -1,6 +1,6 @@
 import { escapeReservedTags } from '../_internal/text.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
-import { identifierWords } from './code-names.js';
+import { forEachIdentifier } from './code-names.js';
 import type { WorkingSetDefinition, WorkingSetFile, WorkingSetState } from './working-set-state.js';
 
 export const workingSetOpen = '<working_set';
@@ -197,8 +197,9 @@ const cutTrailer = /\n… \(\d+ lines in all\)$/;
 
 /** The identifiers of a text shown beside the working set. */
 function shownWords(text: string | undefined): ReadonlySet<string> {
-  if (text === undefined) return new Set();
-  return new Set([...text.matchAll(identifierWords)].map(([word]) => word));
+  const words = new Set<string>();
+  if (text !== undefined) forEachIdentifier(text, (word) => words.add(word));
+  return words;
 }
 
 /** The names the file's code uses that `hidden` does not hold, those the agent used most since first. */
