@@ -21,6 +21,7 @@ export default defineConfig({
     alias: [
       { find: /^agent-compact\/([a-z-]+)$/, replacement: source('$1/index.ts') },
       { find: /^agent-compact$/, replacement: source('index.ts') },
+      { find: /^@agent-compact\/redis$/, replacement: source('redis/index.ts') },
     ],
   },
   test: {

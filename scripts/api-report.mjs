@@ -44,7 +44,16 @@ const PACKAGE_NAME = JSON.parse(
   readFileSync(path.join(repositoryRoot, 'packages/core/package.json'), 'utf8'),
 ).name;
 
-/** `"."` → `agent-compact`, `"./tokenizer"` → `agent-compact/tokenizer`, with its source entry. */
+/** The name of the workspace package a subpath is published as (`redis` → `@agent-compact/redis`), if any. */
+function ownPackageName(sub) {
+  const manifest = path.join(repositoryRoot, 'packages', sub, 'package.json');
+  return sub && existsSync(manifest) ? JSON.parse(readFileSync(manifest, 'utf8')).name : undefined;
+}
+
+/**
+ * `"."` → `agent-compact`, `"./tokenizer"` → `agent-compact/tokenizer`, `"./redis"` →
+ * `@agent-compact/redis` (its own package), with its source entry.
+ */
 export function subpaths() {
   const manifest = JSON.parse(readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8'));
   return Object.keys(manifest.exports)
@@ -52,7 +61,7 @@ export function subpaths() {
     .map((key) => {
       const sub = key === '.' ? '' : key.slice(2);
       return {
-        specifier: sub ? `${PACKAGE_NAME}/${sub}` : PACKAGE_NAME,
+        specifier: ownPackageName(sub) ?? (sub ? `${PACKAGE_NAME}/${sub}` : PACKAGE_NAME),
         file: sub ? `${sub.replaceAll('/', '-')}.api.md` : `${PACKAGE_NAME}.api.md`,
         entry: path.join(repositoryRoot, 'src', sub, 'index.ts'),
       };

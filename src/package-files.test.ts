@@ -6,7 +6,9 @@
  * The core package (`packages/core`, published as `agent-compact`) is checked the same way: its
  * build compiles its subpaths' entry points and what they import (read here with the TypeScript
  * program of `packages/core/tsconfig.build.json`), which must hold no file of the proxy, the CLI,
- * the lab or the tests, and its manifest names no runtime dependency.
+ * the lab or the tests, and its manifest names no runtime dependency. The Redis package
+ * (`packages/redis`, `@agent-compact/redis`) compiles `src/redis` alone and reaches the core
+ * through its package name.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -89,9 +91,9 @@ const coreManifest = JSON.parse(readFileSync(join(corePackage, 'package.json'), 
 const NOT_CORE =
   /^(proxy|cli|simulate|agent|redis|testing|otel|bench|e2e|reliability)\/|(^|\/)__fixtures__\/|\.test(-utils)?\.ts$/;
 
-/** The repository's source files the core package's build compiles, relative to src/. */
-function coreSources(): string[] {
-  const configPath = join(corePackage, 'tsconfig.build.json');
+/** The repository's source files a workspace package's build compiles, relative to src/. */
+function packageSources(folder: string): string[] {
+  const configPath = join(folder, 'tsconfig.build.json');
   const config = ts.getParsedCommandLineOfConfigFile(
     configPath,
     {},
@@ -113,7 +115,7 @@ function coreSources(): string[] {
 }
 
 describe('the core package (agent-compact)', () => {
-  const sources = coreSources();
+  const sources = packageSources(corePackage);
 
   it('compiles the core and its adapters, and no file of the proxy, the CLI, the lab or the tests', () => {
     expect(sources).toEqual(expect.arrayContaining(['index.ts', 'core/compactor.ts', 'ai-sdk/index.ts']));
@@ -147,6 +149,38 @@ describe('the core package (agent-compact)', () => {
       expect.arrayContaining(['dist/index.js', 'dist/ai-sdk/index.d.ts', 'package.json']),
     );
     expect(files.filter((path) => path !== 'package.json' && !path.startsWith('dist/'))).toEqual([]);
+    expect(files.filter((path) => /\.test\./.test(path))).toEqual([]);
+  });
+});
+
+const redisPackage = join(root, 'packages', 'redis');
+const redisManifest = JSON.parse(readFileSync(join(redisPackage, 'package.json'), 'utf8'));
+
+describe('the Redis package (@agent-compact/redis)', () => {
+  it('compiles src/redis alone: the core comes from the agent-compact package', () => {
+    const sources = packageSources(redisPackage);
+    expect(sources).toEqual(expect.arrayContaining(['redis/index.ts', 'redis/shared-compactor.ts']));
+    expect(sources.filter((path) => !path.startsWith('redis/') || /\.test(-utils)?\.ts$/.test(path))).toEqual(
+      [],
+    );
+  });
+
+  it('depends on the core and lru-cache, with redis as a peer', () => {
+    expect(Object.keys(redisManifest.dependencies ?? {}).sort()).toEqual(['agent-compact', 'lru-cache']);
+    expect(redisManifest.dependencies['agent-compact']).toBe(coreManifest.version);
+    expect(Object.keys(redisManifest.peerDependencies ?? {})).toEqual(['redis']);
+  });
+
+  it('packs its dist and nothing else of the repository', () => {
+    const files = packedFiles(
+      redisManifest,
+      ['dist/index.js', 'dist/index.d.ts', 'dist/shared-compactor.test.js'],
+      join(scratch, 'redis'),
+    );
+    expect(
+      files.filter((path) => path !== 'package.json' && path !== 'README.md' && !path.startsWith('dist/')),
+    ).toEqual([]);
+    expect(files).toContain('dist/index.js');
     expect(files.filter((path) => /\.test\./.test(path))).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
  * Redis Cluster), so any process can continue any session. Needs the `redis` package (an optional
  * peer dependency): `npm install redis`.
  *
- * @module agent-compact/redis
+ * @module @agent-compact/redis
  */
 export {
   createRedisArchiveStore,

@@ -1,5 +1,6 @@
-import { type ArchiveItem, type ArchiveStore, groupItemsBySession } from '../core/archive/archive-store.js';
-import { CompactError } from '../core/model/errors.js';
+import type { ArchiveItem, ArchiveStore } from 'agent-compact';
+import { CompactError } from 'agent-compact';
+import { groupItemsBySession } from 'agent-compact/archive';
 import { luaScript, openRedisConnection, type RedisConnectionOptions } from './redis-connection.js';
 import { checkPrefix, DEFAULT_PREFIX, sessionKey } from './redis-keys.js';
 

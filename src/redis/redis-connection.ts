@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
+import { CompactError } from 'agent-compact';
 import { createClient } from 'redis';
-import { CompactError } from '../core/model/errors.js';
 
 /** How long one store call may wait for Redis (connecting included) before it fails. */
 export const DEFAULT_TIMEOUT_MS = 5_000;

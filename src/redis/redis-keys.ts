@@ -1,4 +1,4 @@
-import { CompactError } from '../core/model/errors.js';
+import { CompactError } from 'agent-compact';
 
 /** The key prefix the stores use unless told otherwise. */
 export const DEFAULT_PREFIX = 'agent-compact:';

@@ -1,4 +1,4 @@
-import type { ProviderUsage } from '../core/model/messages.js';
+import type { ProviderUsage } from 'agent-compact';
 import { checkTtl } from './redis-archive-store.js';
 import { luaScript, openRedisConnection, type RedisConnectionOptions } from './redis-connection.js';
 import { checkPrefix, DEFAULT_PREFIX, sessionKey } from './redis-keys.js';

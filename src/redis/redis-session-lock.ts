@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CompactError } from '../core/model/errors.js';
+import { CompactError } from 'agent-compact';
 import { luaScript, type RedisConnection } from './redis-connection.js';
 
 /** How long a caller waits for another holder of a session's lock by default. */

@@ -1,9 +1,5 @@
-import type {
-  CompactorState,
-  SessionStateStore,
-  StoredSessionState,
-} from '../core/archive/session-state-store.js';
-import { CompactError } from '../core/model/errors.js';
+import type { CompactorState, SessionStateStore, StoredSessionState } from 'agent-compact';
+import { CompactError } from 'agent-compact';
 import { checkTtl } from './redis-archive-store.js';
 import { luaScript, openRedisConnection, type RedisConnectionOptions } from './redis-connection.js';
 import { checkPrefix, DEFAULT_PREFIX, sessionKey } from './redis-keys.js';

@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
-import type { CompactorState, SessionStateStore } from '../core/archive/session-state-store.js';
-import { createCompactor } from '../core/compactor.js';
 import type {
   Compactor,
   CompactorOptions,
+  CompactorState,
   CompactResult,
   MaybeCompactOptions,
-} from '../core/compactor-options.js';
-import { CompactError } from '../core/model/errors.js';
-import type { Message } from '../core/model/messages.js';
+  Message,
+  SessionStateStore,
+} from 'agent-compact';
+import { CompactError, createCompactor } from 'agent-compact';
+import { LRUCache } from 'lru-cache';
 import { createRedisArchiveStore, type RedisArchiveStore } from './redis-archive-store.js';
 import type { RedisConnectionOptions } from './redis-connection.js';
 import type { SessionLockOptions } from './redis-session-lock.js';

@@ -74,7 +74,7 @@ export interface SaveSessionStateOptions {
 
 /**
  * Where a compactor keeps its state between calls. The memory store ships in core
- * ({@link createMemorySessionStateStore}); `agent-compact/redis` implements it over Redis.
+ * ({@link createMemorySessionStateStore}); `@agent-compact/redis` implements it over Redis.
  *
  * Implementations must save atomically: compare the stored version with `expectedVersion` and
  * write the new state with version `expectedVersion + 1` in one step, or reject with a
