@@ -21,7 +21,8 @@ export default defineConfig({
     alias: [
       { find: /^agent-compact\/([a-z-]+)$/, replacement: source('$1/index.ts') },
       { find: /^agent-compact$/, replacement: source('index.ts') },
-      { find: /^@agent-compact\/redis$/, replacement: source('redis/index.ts') },
+      // The packages beside the core: `@agent-compact/redis` is src/redis, and so on.
+      { find: /^@agent-compact\/(redis|testing)$/, replacement: source('$1/index.ts') },
     ],
   },
   test: {

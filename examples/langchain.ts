@@ -1,7 +1,7 @@
 import { tool } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
 import { agentCompactMiddleware } from 'agent-compact/langchain';
-import { startScriptedModelServer } from 'agent-compact/testing';
+import { startScriptedModelServer } from '@agent-compact/testing';
 import { createAgent } from 'langchain';
 
 // A scripted model on 127.0.0.1 with a 16k window: 20 file reads, then an answer.

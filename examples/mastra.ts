@@ -2,7 +2,7 @@
 import { Agent } from '@mastra/core/agent';
 import { createTool } from '@mastra/core/tools';
 import { AgentCompactProcessor } from 'agent-compact/mastra';
-import { startScriptedModelServer } from 'agent-compact/testing';
+import { startScriptedModelServer } from '@agent-compact/testing';
 import { z } from 'zod';
 
 // A scripted model on 127.0.0.1 with a 16k window: 20 file reads, then an answer.

@@ -1,6 +1,6 @@
 import { Agent, OpenAIProvider, Runner, setTracingDisabled, tool } from '@openai/agents';
 import { agentCompactFilter } from 'agent-compact/openai-agents';
-import { startScriptedModelServer } from 'agent-compact/testing';
+import { startScriptedModelServer } from '@agent-compact/testing';
 
 // A scripted model on 127.0.0.1 with a 16k window: 20 file reads, then an answer.
 const server = await startScriptedModelServer({

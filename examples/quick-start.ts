@@ -3,7 +3,7 @@
 // `baseURL` to talk to the real API.
 import Anthropic from '@anthropic-ai/sdk';
 import { createCompactor, type Message, type ProviderUsage } from 'agent-compact';
-import { startScriptedModelServer } from 'agent-compact/testing';
+import { startScriptedModelServer } from '@agent-compact/testing';
 
 const server = await startScriptedModelServer({
   script: [

@@ -6,9 +6,9 @@
  * The core package (`packages/core`, published as `agent-compact`) is checked the same way: its
  * build compiles its subpaths' entry points and what they import (read here with the TypeScript
  * program of `packages/core/tsconfig.build.json`), which must hold no file of the proxy, the CLI,
- * the lab or the tests, and its manifest names no runtime dependency. The Redis package
- * (`packages/redis`, `@agent-compact/redis`) compiles `src/redis` alone and reaches the core
- * through its package name.
+ * the lab or the tests, and its manifest names no runtime dependency. The packages beside it
+ * (`packages/redis`, `packages/testing`) each compile their own folder of src/ alone and reach the
+ * core through its package name.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -153,33 +153,47 @@ describe('the core package (agent-compact)', () => {
   });
 });
 
-const redisPackage = join(root, 'packages', 'redis');
-const redisManifest = JSON.parse(readFileSync(join(redisPackage, 'package.json'), 'utf8'));
+/** The packages beside the core: each compiles its own folder of src/ and reaches the core by name. */
+const besideCore = [
+  {
+    folder: 'redis',
+    name: '@agent-compact/redis',
+    dependencies: ['agent-compact', 'lru-cache'],
+    peers: ['redis'],
+  },
+  { folder: 'testing', name: '@agent-compact/testing', dependencies: ['agent-compact'], peers: [] },
+];
 
-describe('the Redis package (@agent-compact/redis)', () => {
-  it('compiles src/redis alone: the core comes from the agent-compact package', () => {
-    const sources = packageSources(redisPackage);
-    expect(sources).toEqual(expect.arrayContaining(['redis/index.ts', 'redis/shared-compactor.ts']));
-    expect(sources.filter((path) => !path.startsWith('redis/') || /\.test(-utils)?\.ts$/.test(path))).toEqual(
-      [],
+describe.each(besideCore)('the package $name', ({ folder, name, dependencies, peers }) => {
+  const packageFolder = join(root, 'packages', folder);
+  const packageManifest = JSON.parse(readFileSync(join(packageFolder, 'package.json'), 'utf8'));
+
+  it(`compiles src/${folder} alone: the core comes from the agent-compact package`, () => {
+    const sources = packageSources(packageFolder);
+    expect(packageManifest.name).toBe(name);
+    expect(sources).toContain(`${folder}/index.ts`);
+    const outside = sources.filter(
+      (path) => !path.startsWith(`${folder}/`) || /\.test(-utils)?\.ts$/.test(path),
     );
+    expect(outside).toEqual([]);
   });
 
-  it('depends on the core and lru-cache, with redis as a peer', () => {
-    expect(Object.keys(redisManifest.dependencies ?? {}).sort()).toEqual(['agent-compact', 'lru-cache']);
-    expect(redisManifest.dependencies['agent-compact']).toBe(coreManifest.version);
-    expect(Object.keys(redisManifest.peerDependencies ?? {})).toEqual(['redis']);
+  it('depends on the core (this version) and what its code imports, nothing more', () => {
+    expect(Object.keys(packageManifest.dependencies ?? {}).sort()).toEqual(dependencies);
+    expect(packageManifest.dependencies['agent-compact']).toBe(coreManifest.version);
+    expect(Object.keys(packageManifest.peerDependencies ?? {})).toEqual(peers);
   });
 
   it('packs its dist and nothing else of the repository', () => {
     const files = packedFiles(
-      redisManifest,
-      ['dist/index.js', 'dist/index.d.ts', 'dist/shared-compactor.test.js'],
-      join(scratch, 'redis'),
+      packageManifest,
+      ['dist/index.js', 'dist/index.d.ts', 'dist/index.test.js'],
+      join(scratch, folder),
     );
-    expect(
-      files.filter((path) => path !== 'package.json' && path !== 'README.md' && !path.startsWith('dist/')),
-    ).toEqual([]);
+    const elsewhere = files.filter(
+      (path) => path !== 'package.json' && path !== 'README.md' && !path.startsWith('dist/'),
+    );
+    expect(elsewhere).toEqual([]);
     expect(files).toContain('dist/index.js');
     expect(files.filter((path) => /\.test\./.test(path))).toEqual([]);
   });

@@ -3,7 +3,7 @@
  * Messages, OpenAI Chat Completions and OpenAI Responses HTTP APIs, so tests drive the real SDKs
  * without a network; and a private `redis-server` on a free port for tests of the Redis stores.
  *
- * @module agent-compact/testing
+ * @module @agent-compact/testing
  */
 export { estimateRequestTokens, estimateTokens } from './prompt-usage.js';
 export { type RedisServer, type RedisServerOptions, startRedisServer } from './redis-server.js';

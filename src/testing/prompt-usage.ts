@@ -3,7 +3,7 @@
  * prompt cache that behaves like the providers' (exact prefix match at cache breakpoints).
  */
 import { createHash, type Hash } from 'node:crypto';
-import type { WireFormat } from '../core/model/wire-format.js';
+import type { WireFormat } from 'agent-compact/wire';
 // The public signature keeps its published alias, so the API report stays as it is.
 import type { ScriptedApi } from './script.js';
 

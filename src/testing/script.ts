@@ -1,5 +1,5 @@
 /** What the scripted model server answers, one step per request. */
-import type { WireFormat } from '../core/model/wire-format.js';
+import type { WireFormat } from 'agent-compact/wire';
 
 /** One tool call the scripted model makes. */
 export interface ScriptedToolCall {

@@ -62,7 +62,7 @@ export {
 } from '../core/model/messages.js';
 export type { ValidationRule } from '../core/model/problems.js';
 export type { RequestBody } from '../core/model/request.js';
-export type { WireFormat } from '../core/model/wire-format.js';
+export { WIRE_FORMATS, type WireFormat } from '../core/model/wire-format.js';
 export { detectRequestFormat } from '../core/request/request-format.js';
 export type { AnthropicBetaShapes } from '../core/wire/anthropic/anthropic-betas.js';
 export {

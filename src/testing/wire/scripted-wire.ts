@@ -4,7 +4,7 @@
  * name. It lives here, not in the core's `WireDialect`, because it writes to a node socket.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import type { WireFormat } from '../../core/model/wire-format.js';
+import type { WireFormat } from 'agent-compact/wire';
 import type { Answer, WireError } from '../_wire.js';
 import type { PromptCache } from '../prompt-usage.js';
 import type { RecordedRequest, ScriptStepObject } from '../script.js';

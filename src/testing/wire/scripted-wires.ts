@@ -2,7 +2,7 @@
  * The registry of the scripted server's formats. A new wire format is one folder here beside its
  * core dialect, and one line below; the `Record` type makes the compiler name a format left out.
  */
-import { WIRE_FORMATS, type WireFormat } from '../../core/model/wire-format.js';
+import { WIRE_FORMATS, type WireFormat } from 'agent-compact/wire';
 import { scriptedAnthropic } from './anthropic/scripted-anthropic.js';
 import { scriptedGemini } from './gemini/scripted-gemini.js';
 import { scriptedOpenAIChat } from './openai-chat/scripted-openai-chat.js';

@@ -3,7 +3,8 @@
  * API's own 400 messages: headers and fields, the 4 `cache_control` marks, the content block
  * types the SDK knows, then the conversation's rules.
  */
-import { allowsSystemMessages, validateMessages } from '../../../core/conversation/validate.js';
+import { validateMessages } from 'agent-compact';
+import { allowsSystemMessages } from 'agent-compact/wire';
 import { countCacheControl } from '../../_cache-control.js';
 import { type UnknownContentType, unknownIn } from '../../_content-types.js';
 import { invalidRequest, type WireError } from '../../_wire.js';

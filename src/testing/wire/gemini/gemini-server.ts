@@ -5,7 +5,7 @@
  * current-turn function call whose `thoughtSignature` was stripped.
  */
 import type { ServerResponse } from 'node:http';
-import { validateMessages } from '../../../core/conversation/validate.js';
+import { validateMessages } from 'agent-compact';
 import type { WireError } from '../../_wire.js';
 import { estimateRequestTokens, estimateTokens } from '../../prompt-usage.js';
 import type { ResponseOutcome, ScriptStepObject } from '../../script.js';

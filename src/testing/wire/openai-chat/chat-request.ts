@@ -3,7 +3,7 @@
  * own 400 messages: the fields, `stream_options` without `stream`, the content part types each
  * role takes, then the conversation's rules.
  */
-import { validateMessages } from '../../../core/conversation/validate.js';
+import { validateMessages } from 'agent-compact';
 import { type UnknownContentType, unknownIn } from '../../_content-types.js';
 import { invalidRequest, type WireError } from '../../_wire.js';
 import type { CheckedRequest } from '../scripted-wire.js';

@@ -3,8 +3,8 @@
  * 400 messages where it has one, and what a Responses answer adds (reasoning, echoed fields).
  */
 
-import { validateMessages } from '../../../core/conversation/validate.js';
-import type { ValidationProblem } from '../../../core/model/problems.js';
+import type { ValidationProblem } from 'agent-compact';
+import { validateMessages } from 'agent-compact';
 import { invalidRequest, type WireError } from '../../_wire.js';
 import type { ResponsesAnswer } from './responses-answer.js';
 
