@@ -43,7 +43,7 @@ const runs = [
 /** What each layer writes, without an id and with one (as JSON inside the request). */
 const written = {
   micro: [
-    '[Previous: used read_file(src/file-1.ts) → 65 lines, 617 tokens]',
+    '[Previous: used read_file(src/file-1.ts) → 65 lines, 617 tokens; defines value]',
     /read_file\([^\]]*; recall r\d+\]/,
   ],
   hard: ['<context_summary>', /<context_summary recall=\\"r\d+\\">/],

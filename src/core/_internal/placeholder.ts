@@ -170,7 +170,7 @@ export function archiveIdInPlaceholder(text: string): string | undefined {
 
 /**
  * The one-line placeholder that replaces a tool result, e.g.
- * `[Previous: used read_file(src/app.ts) → 412 lines, 3.1k tokens; recall r17]`.
+ * `[Previous: used read_file(src/app.ts) → 412 lines, 3.1k tokens; defines createApp, AppOptions (+3); recall r17]`.
  */
 export function toolResultPlaceholder(options: {
   toolUse: ToolUseBlock | undefined;
@@ -178,8 +178,10 @@ export function toolResultPlaceholder(options: {
   tokens: number;
   /** The archive id to name; undefined when the model has no recall tool. */
   archiveId: string | undefined;
+  /** A few words of what the result said (`defines …`, `found in …`), from `placeholderDetails`. */
+  details?: string | undefined;
 }): string {
-  const { toolUse, result, tokens, archiveId } = options;
+  const { toolUse, result, tokens, archiveId, details } = options;
   const text = toolResultText(result);
   const name = toolUse ? String(toolUse.name) : 'tool';
   const argument = toolUse ? keyArgument(toolUse.input) : '';
@@ -189,7 +191,8 @@ export function toolResultPlaceholder(options: {
   else if (outcome.failed) facts.push('error');
   facts.push(`${formatCount(countLines(text))} lines`, `${formatCount(tokens)} tokens`);
   const error = outcome.errorLine ? `; ${JSON.stringify(outcome.errorLine)}` : '';
-  return `[Previous: used ${name}(${argument}) → ${facts.join(', ')}${error}${recallMarker(archiveId)}]`;
+  const said = details ? `; ${details}` : '';
+  return `[Previous: used ${name}(${argument}) → ${facts.join(', ')}${error}${said}${recallMarker(archiveId)}]`;
 }
 
 /**
@@ -215,10 +218,19 @@ export function shortenedNote(archiveId: string | undefined, tokens: number): st
   return ` [${shortenedMark} ${formatCount(tokens)} tokens in full${recallMarker(archiveId)}]`;
 }
 
-/** The text that stands in for a large elided tool input field (`archiveId` undefined: none named). */
-export function elidedInputText(value: unknown, tokens: number, archiveId: string | undefined): string {
+/**
+ * The text that stands in for a large elided tool input field (`archiveId` undefined: none named),
+ * with a few words of what it held (`details`, e.g. `defines …`).
+ */
+export function elidedInputText(
+  value: unknown,
+  tokens: number,
+  archiveId: string | undefined,
+  details?: string,
+): string {
   const size = typeof value === 'string' ? `${formatCount(countLines(value))} lines, ` : '';
-  return `[elided: ${size}${formatCount(tokens)} tokens${recallMarker(archiveId)}]`;
+  const said = details ? `; ${details}` : '';
+  return `[elided: ${size}${formatCount(tokens)} tokens${said}${recallMarker(archiveId)}]`;
 }
 
 export { safeJson };

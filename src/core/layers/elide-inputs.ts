@@ -9,6 +9,7 @@ import type { ArchiveItem } from '../archive/archive-store.js';
 import type { ContentBlock, Message, ToolUseBlock } from '../model/messages.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { namedId, type RewriteContext } from './mask.js';
+import { inputDetails } from './placeholder-details.js';
 
 /** A field is elided when it holds more than this share of `maxToolInputTokens`. */
 const LARGE_FIELD_SHARE = 1 / 4;
@@ -103,7 +104,8 @@ function elideLargeInput(
   const elided: Record<string, unknown> = { ...record };
   for (const [name, value] of large) {
     const text = typeof value === 'string' ? value : safeJson(value);
-    elided[name] = elidedInputText(value, counter.countText(text), namedId(context, id));
+    const details = inputDetails(toolUse, value);
+    elided[name] = elidedInputText(value, counter.countText(text), namedId(context, id), details);
   }
   const freedTokens = total - counter.countText(safeJson(elided));
   // Small fields (a low maxToolInputTokens) can cost less than their placeholders: keep them.

@@ -13,6 +13,7 @@ import type { ArchiveItem } from '../archive/archive-store.js';
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 import { IMAGE_TOKENS } from '../tokens/message-tokens.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
+import { placeholderDetails } from './placeholder-details.js';
 
 /** What every layer produces: the new history, what it archives, and the tokens it frees. */
 export interface LayerPlan {
@@ -161,7 +162,13 @@ export function maskToolResults(
         tool_use_id: result.tool_use_id,
         content:
           target.newerToolUseId === undefined
-            ? toolResultPlaceholder({ toolUse, result, tokens: target.tokens, archiveId: named })
+            ? toolResultPlaceholder({
+                toolUse,
+                result,
+                tokens: target.tokens,
+                archiveId: named,
+                details: placeholderDetails(toolUse, result),
+              })
             : supersededPlaceholder({ toolUse, newerToolUseId: target.newerToolUseId, archiveId: named }),
         ...(result.is_error === undefined ? {} : { is_error: result.is_error }),
       };

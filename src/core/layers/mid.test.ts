@@ -111,7 +111,7 @@ describe('planMid', () => {
           {
             "id": "w1",
             "input": {
-              "content": "[elided: 40 lines, 290 tokens; recall r1]",
+              "content": "[elided: 40 lines, 290 tokens; defines value; recall r1]",
               "path": "a.ts",
             },
             "name": "write_file",

@@ -7,6 +7,7 @@ import type { CodeDefinition, CodeParser } from './code-outline.js';
 import { type FileRead, fileReadOf, mayChange, shownRead } from './file-reads.js';
 import { KnownNames } from './known-names.js';
 import { outlineFile, stripLineNumbers } from './outline-file.js';
+import { searchHits } from './search-hits.js';
 import { applyEdit, editsOf, searchOf, type TextEdit } from './tool-edits.js';
 import type { WorkingSetDefinition, WorkingSetFile, WorkingSetState } from './working-set-state.js';
 
@@ -27,9 +28,6 @@ const MAX_TEXT_CHARS = 400_000;
 const MAX_CACHED_OUTLINES = 64;
 /** Of a call's input or the agent's text, this much is scanned for the names it uses. */
 const SCAN_CHARS = 20_000;
-/** `path:line:` (grep -n, rg, Grep content mode) or `path-line-` (its context lines). */
-const hitLine = /^(.+?\.[\w]+)[:-](\d+)([:-])/;
-const pathLine = /^[^\s:]*[/.][^\s:]*$/;
 
 type Pending =
   | { kind: 'read'; read: FileRead }
@@ -161,18 +159,7 @@ export class WorkingSetRecorder {
 
   /** The files a search found, one `path:line` each (its first match), so the agent can open them again. */
   private recordSearch(pattern: string, result: string, turn: number): void {
-    const found: Array<{ path: string; hit: string; matched: boolean }> = [];
-    for (const line of result.split('\n', 2000)) {
-      const match = hitLine.exec(line);
-      const path = match ? match[1]! : pathLine.test(line.trim()) ? line.trim() : undefined;
-      if (path === undefined) continue;
-      // `path:line:` is a match, `path-line-` a context line around it.
-      const matched = match?.[3] === ':';
-      const hit = match ? `${path}:${match[2]}` : path;
-      const seen = found.find((file) => samePath(file.path, path));
-      if (seen === undefined) found.push({ path, hit, matched });
-      else if (matched && !seen.matched) Object.assign(seen, { hit: `${seen.path}:${match![2]}`, matched });
-    }
+    const found = searchHits(result);
     const hits = found.slice(0, MAX_HITS).map((file) => file.hit);
     const searches = this.state.searches.filter((search) => search.pattern !== pattern);
     searches.push({ pattern, turn, hits, total: found.length });
@@ -239,11 +226,6 @@ function newlines(text: string): number {
   let count = 0;
   for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
   return count;
-}
-
-/** One file written two ways: Grep prints a hit's path absolute or relative, even in one output. */
-function samePath(left: string, right: string): boolean {
-  return left === right || left.endsWith(`/${right}`) || right.endsWith(`/${left}`);
 }
 
 /** A whole new outline, keeping when each definition was last changed. */

@@ -1,0 +1,72 @@
+/**
+ * What a masked tool result said, in a few words for its placeholder, so that after micro or mid
+ * the agent still sees what it found without recalling it: for a file read, the names the file
+ * defines (functions and types, then constants); for a search, the files it found; for the code a
+ * write or an edit sent, the names it defines. Read with the lexer: no parser call on the masking
+ * path.
+ */
+import { toolResultText } from '../_internal/text.js';
+import { toolCallFact } from '../ledger/tool-call-facts.js';
+import type { ToolResultBlock, ToolUseBlock } from '../model/messages.js';
+import { fileReadOf, shownRead } from '../working-set/file-reads.js';
+import { outlineFile } from '../working-set/outline-file.js';
+import { searchHits } from '../working-set/search-hits.js';
+import { searchOf } from '../working-set/tool-edits.js';
+
+/** At most this many characters of names in one placeholder: a line, not a second file. */
+const DETAILS_CHARS = 160;
+
+/** `defines A, B (+3)` for a file read, `found in a.go, b.go (+2)` for a search, else undefined. */
+export function placeholderDetails(
+  toolUse: ToolUseBlock | undefined,
+  result: ToolResultBlock,
+): string | undefined {
+  if (toolUse === undefined || result.is_error === true) return undefined;
+  const fact = toolCallFact(toolUse);
+  const text = toolResultText(result);
+  const search = searchOf(toolUse, fact.kind === 'command' ? fact.command : undefined);
+  if (search)
+    return listed(
+      'found in',
+      searchHits(text).map((hit) => baseName(hit.path)),
+    );
+  const read = fileReadOf(toolUse, fact);
+  const shown = read && shownRead(read, text);
+  if (!read || !shown) return undefined;
+  return defines(read.path, shown.text, shown.firstLine);
+}
+
+/** `defines A, B (+3)` for a large field of a write or an edit (its code), else undefined. */
+export function inputDetails(toolUse: ToolUseBlock, value: unknown): string | undefined {
+  const fact = toolCallFact(toolUse);
+  const path = fact.kind === 'change' ? fact.paths[0] : undefined;
+  return path === undefined || typeof value !== 'string' ? undefined : defines(path, value, 1);
+}
+
+function defines(path: string, text: string, firstLine: number): string | undefined {
+  const definitions = outlineFile(path, text, undefined, firstLine) ?? [];
+  const isValue = (kind: string) => kind === 'constant' || kind === 'variable';
+  return listed('defines', [
+    ...definitions.filter((definition) => !isValue(definition.kind)).map((definition) => definition.name),
+    ...definitions.filter((definition) => isValue(definition.kind)).map((definition) => definition.name),
+  ]);
+}
+
+/** `label a, b (+n)`: the distinct names, first first, within {@link DETAILS_CHARS}. */
+function listed(label: string, names: readonly string[]): string | undefined {
+  const unique = [...new Set(names)].filter((name) => name !== '');
+  const shown: string[] = [];
+  let used = 0;
+  for (const name of unique) {
+    if (used + name.length + 2 > DETAILS_CHARS) break;
+    shown.push(name);
+    used += name.length + 2;
+  }
+  if (shown.length === 0) return undefined;
+  const more = unique.length > shown.length ? ` (+${unique.length - shown.length})` : '';
+  return `${label} ${shown.join(', ')}${more}`;
+}
+
+function baseName(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}

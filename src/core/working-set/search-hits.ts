@@ -1,0 +1,41 @@
+/**
+ * The files a search's output names: `path:line:` hits (grep -n, rg, Grep's content mode),
+ * `path-line-` context lines around them, and bare paths (Grep's files mode, `grep -l`), each file
+ * once with its first hit.
+ */
+
+/** `path:line:` (grep -n, rg, Grep content mode) or `path-line-` (its context lines). */
+const hitLine = /^(.+?\.[\w]+)[:-](\d+)([:-])/;
+/** A bare path: no spaces, colons or angle brackets (mini-swe-agent's `<returncode>` envelope is none). */
+const pathLine = /^[^\s:<>]*[/.][^\s:<>]*$/;
+/** Lines read of a search's output: more is a search too broad to place anything. */
+const MAX_LINES = 2000;
+
+/** A file a search found: its path, `path:line` of its first match, and whether a line matched. */
+export interface SearchHit {
+  path: string;
+  hit: string;
+  matched: boolean;
+}
+
+/** The files `result` names, in the order it names them. */
+export function searchHits(result: string): SearchHit[] {
+  const found: SearchHit[] = [];
+  for (const line of result.split('\n', MAX_LINES)) {
+    const match = hitLine.exec(line);
+    const path = match ? match[1]! : pathLine.test(line.trim()) ? line.trim() : undefined;
+    if (path === undefined) continue;
+    // `path:line:` is a match, `path-line-` a context line around it.
+    const matched = match?.[3] === ':';
+    const hit = match ? `${path}:${match[2]}` : path;
+    const seen = found.find((file) => samePath(file.path, path));
+    if (seen === undefined) found.push({ path, hit, matched });
+    else if (matched && !seen.matched) Object.assign(seen, { hit: `${seen.path}:${match![2]}`, matched });
+  }
+  return found;
+}
+
+/** One file written two ways: Grep prints a hit's path absolute or relative, even in one output. */
+export function samePath(left: string, right: string): boolean {
+  return left === right || left.endsWith(`/${right}`) || right.endsWith(`/${left}`);
+}
