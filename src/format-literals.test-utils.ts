@@ -39,9 +39,7 @@ export const FORMAT_LITERALS_ALLOWED = new Map<string, number>([
   ['gemini/index.ts', 2],
   ['importers/claude-code.ts', 1],
   ['importers/gemini-cli.ts', 1],
-  ['importers/gemini-requests.ts', 1],
   ['importers/index.ts', 2],
-  ['importers/responses-requests.ts', 1],
   ['openai/index.ts', 4],
   ['openai/responses-summary.ts', 2],
 ]);

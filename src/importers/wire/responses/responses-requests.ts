@@ -6,12 +6,12 @@
  * each answer's `usage` is the usage of the assistant turn it produced.
  */
 
-import type { ResponsesInputItem } from '../core/conversation/responses-types.js';
-import { fromResponsesInput } from '../core/wire/responses/responses-format.js';
-import { finishImport } from './_finish.js';
-import { isObject } from './_json.js';
-import { notARequestLine, readExchanges, usageByTurn } from './_request-log.js';
-import type { ImportedTranscript, ImportedUsage } from './imported-transcript.js';
+import type { ResponsesInputItem } from '../../../core/conversation/responses-types.js';
+import { fromResponsesInput } from '../../../core/wire/responses/responses-format.js';
+import { finishImport } from '../../_finish.js';
+import { isObject } from '../../_json.js';
+import { notARequestLine, readExchanges, usageByTurn } from '../../_request-log.js';
+import type { ImportedTranscript, ImportedUsage } from '../../imported-transcript.js';
 
 type JsonRecord = Record<string, unknown>;
 
