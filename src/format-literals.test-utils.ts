@@ -33,7 +33,6 @@ export const FORMAT_LITERALS_ALLOWED = new Map<string, number>([
   ['bench/suites/responses.ts', 1],
   ['cli/main.ts', 1],
   ['cli/wrap/agent-launch.ts', 5],
-  ['e2e/e2e-checks.ts', 1],
   ['e2e/run.ts', 4],
   ['gemini/index.ts', 2],
   ['importers/claude-code.ts', 1],
