@@ -17,39 +17,39 @@ const FORMAT_NAMES = new Set([
 
 /**
  * Where format names may be written: a `wire/` folder — the core's (`core/wire/<format>/`) or, for
- * a format's piece that needs node, one under the package that owns it (`testing/wire/<format>/`) —
- * and the list itself, `core/model/wire-format.ts`.
+ * a format's piece that needs node, one under the package that owns it (`testing/wire/<format>/`,
+ * `agent/wire/<format>/`) — and the list itself, `core/model/wire-format.ts`.
  */
 const FORMAT_HOME = /(^|\/)wire\/|^core\/model\/wire-format\.ts$/;
 
 /**
  * Files (relative to `src/`) that still write format names, with how many, when this rule arrived.
- * Each entry is future work or a name that is not a wire format (an agent, an SDK provider id):
- * the count may only go down.
+ * Each entry is future work or a name that is not a wire format (an agent, an SDK provider id, a
+ * public option's value), said beside it: the count may only go down.
  */
 export const FORMAT_LITERALS_ALLOWED = new Map<string, number>([
-  ['agent/anthropic-chat-model.ts', 2],
-  ['agent/gemini-chat-model.ts', 2],
-  ['agent/openai-chat-model.ts', 2],
-  ['agent/openai-responses-chat-model.ts', 2],
+  // An SDK provider id (`SummaryModel.provider`, `anthropic:MODEL` in a summary's error): public.
   ['anthropic/index.ts', 2],
+  // Benchmark code, owned elsewhere: an SDK provider id (`providerId: 'openai'`).
   ['bench/suites/frameworks.ts', 1],
+  // Benchmark code, owned elsewhere: a `validateMessages` format option. Future work.
   ['bench/suites/responses.ts', 1],
+  // The `gemini` subcommand runs the Gemini CLI agent: an agent name, not the format.
   ['cli/main.ts', 1],
+  // Agent names (`AgentKind`, the `gemini` command, `@google/gemini-cli`), not the format.
   ['cli/wrap/agent-launch.ts', 5],
-  ['core/conversation/parse-conversation.ts', 3],
-  ['core/conversation/responses-format.ts', 1],
-  ['core/conversation/validate.ts', 1],
-  ['e2e/e2e-checks.ts', 1],
+  // Lab code: the API each real agent speaks (spec data) and one Anthropic-only note. Future work.
   ['e2e/run.ts', 4],
+  // An SDK provider id (`SummaryModel.provider`, `gemini:MODEL` in a summary's error): public.
   ['gemini/index.ts', 2],
+  // Claude Code's session lines hold Anthropic messages: the agent's fact, not a switch.
   ['importers/claude-code.ts', 1],
+  // A Gemini CLI chat record's `type: "gemini"` (the agent's turns), not the format.
   ['importers/gemini-cli.ts', 1],
-  ['importers/gemini-requests.ts', 1],
+  // `detectTranscriptFormat` returns the importer format name `anthropic`: public.
   ['importers/index.ts', 2],
-  ['importers/responses-requests.ts', 1],
-  ['openai/index.ts', 4],
-  ['openai/responses-summary.ts', 2],
+  // The public `api: 'chat' | 'responses'` option of `createOpenAISummaryModel`.
+  ['openai/index.ts', 2],
 ]);
 
 /** True for a string that is a module name (`import … from 'openai'`, `import('openai')`). */

@@ -20,7 +20,6 @@ export {
   formatAgentStatus,
   formatTokens,
 } from './agent-status.js';
-export { type AnthropicChatModelOptions, createAnthropicChatModel } from './anthropic-chat-model.js';
 export { type BashToolOptions, bashTool, environmentWithoutSecrets } from './bash-tool.js';
 export {
   type ChatModel,
@@ -38,17 +37,6 @@ export {
   readFileTool,
   writeFileTool,
 } from './file-tools.js';
-export {
-  createGeminiChatModel,
-  type GeminiChatModelOptions,
-  type GeminiClient,
-} from './gemini-chat-model.js';
-export { createOpenAIChatModel, type OpenAIChatModelOptions } from './openai-chat-model.js';
-export {
-  createOpenAIResponsesChatModel,
-  type OpenAIResponsesChatModelOptions,
-  toResponsesTool,
-} from './openai-responses-chat-model.js';
 export { createArchive as createSessionArchive } from './session-archive.js';
 export {
   createSession,
@@ -85,6 +73,21 @@ export {
   type ToolRunner,
   type ToolRunnerOptions,
 } from './tool-runner.js';
+export {
+  type AnthropicChatModelOptions,
+  createAnthropicChatModel,
+} from './wire/anthropic/anthropic-chat-model.js';
+export {
+  createGeminiChatModel,
+  type GeminiChatModelOptions,
+  type GeminiClient,
+} from './wire/gemini/gemini-chat-model.js';
+export { createOpenAIChatModel, type OpenAIChatModelOptions } from './wire/openai-chat/openai-chat-model.js';
+export {
+  createOpenAIResponsesChatModel,
+  type OpenAIResponsesChatModelOptions,
+  toResponsesTool,
+} from './wire/responses/openai-responses-chat-model.js';
 export {
   type ResolveWorkspacePathOptions,
   resolveWorkspacePath,

@@ -4,13 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { rebuildConversation } from './archive/rebuild.js';
 import { createCompactor } from './compactor.js';
 import type { MaybeCompactOptions } from './compactor-options.js';
-import { fromResponsesInput, toResponsesInput } from './conversation/responses-format.js';
 import { codexSession, encryptedSample } from './conversation/responses-input.test-utils.js';
 import type { ResponsesInputItem } from './conversation/responses-types.js';
 import { toolTurn } from './conversation/session-builder.test-utils.js';
 import { validateMessages } from './conversation/validate.js';
 import type { Message } from './model/messages.js';
 import type { SummaryModel, SummaryRequest } from './summary/summary-model.js';
+import { fromResponsesInput, toResponsesInput } from './wire/responses/responses-format.js';
 
 /** Text only the history before the provider compaction holds. */
 const beforeMarker = 'BEFORE_BOUNDARY';

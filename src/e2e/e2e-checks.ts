@@ -6,7 +6,7 @@ import { workingSetOpen } from '../core/working-set/render-working-set.js';
 import type { ProxyRequestRecord, ProxyStats } from '../proxy/index.js';
 import { createRequestTokens } from '../proxy/request-tokens.js';
 import { fingerprintMessage } from '../proxy/session-identity.js';
-import { estimateRequestTokens, estimateTokens, type RecordedRequest } from '../testing/index.js';
+import { estimateRequestTokens, type RecordedRequest } from '../testing/index.js';
 import type { HopRequest } from './http-hop.js';
 
 /** One check's outcome. */
@@ -139,9 +139,8 @@ function conversation(api: E2ETraffic['api'], body: Record<string, unknown> | un
 
 /** Tokens of a request body by the scripted server's deterministic estimate. */
 function bodyTokens(api: E2ETraffic['api'], body: Record<string, unknown>): number {
-  return api === 'responses'
-    ? estimateTokens([body.instructions ?? '', body.input ?? [], body.tools ?? []])
-    : estimateRequestTokens(api, body);
+  // The scripted server's per-format unit table counts every API, Responses included.
+  return estimateRequestTokens(api, body);
 }
 
 /**

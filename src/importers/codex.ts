@@ -13,10 +13,11 @@
  * - `turn_context` and other `event_msg` types carry nothing to replay; unknown line types are
  *   skipped with one warning per type.
  */
-import { fromResponsesInput } from '../core/conversation/responses-format.js';
+
 import type { ResponsesInputItem } from '../core/conversation/responses-types.js';
 import { CompactError } from '../core/model/errors.js';
 import type { SystemPrompt } from '../core/model/messages.js';
+import { fromResponsesInput } from '../core/wire/responses/responses-format.js';
 import { finishImport } from './_finish.js';
 import { isObject, type JsonObject } from './_json.js';
 import type { AgentCompaction, ImportedTranscript, ImportedUsage } from './imported-transcript.js';

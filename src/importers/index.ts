@@ -20,16 +20,15 @@ import { jsonFileLines, jsonTextLines } from './_json-lines.js';
 import { claudeCodeFromLines, isClaudeCodeLine } from './claude-code.js';
 import { codexFromLines, isCodexRolloutLine } from './codex.js';
 import { geminiCliFromRecords, isGeminiCliChat, isGeminiCliRecord } from './gemini-cli.js';
-import { geminiRequestsFromLines, isGeminiRequestLine } from './gemini-requests.js';
 import type { ImportedTranscript, TranscriptFormat } from './imported-transcript.js';
 import { isMiniSweAgentTrajectory, miniSweAgentFromValue } from './mini-swe-agent.js';
 import { importPlainConversation, plainConversationFromParsed } from './plain-conversation.js';
-import { isResponsesRequestLine, responsesRequestsFromLines } from './responses-requests.js';
 import { isSweAgentTrajectory, sweAgentFromValue } from './swe-agent.js';
+import { geminiRequestsFromLines, isGeminiRequestLine } from './wire/gemini/gemini-requests.js';
+import { isResponsesRequestLine, responsesRequestsFromLines } from './wire/responses/responses-requests.js';
 
 export { type ClaudeCodeImportOptions, importClaudeCode } from './claude-code.js';
 export { codexFromLines, isCodexRolloutLine } from './codex.js';
-export { geminiRequestsFromLines, isGeminiRequestLine } from './gemini-requests.js';
 export {
   type AgentCompaction,
   type ImportedTranscript,
@@ -40,8 +39,9 @@ export {
 } from './imported-transcript.js';
 export { importMiniSweAgent, type MiniSweAgentImportOptions } from './mini-swe-agent.js';
 export { importPlainConversation, plainConversationFromParsed } from './plain-conversation.js';
-export { isResponsesRequestLine, responsesRequestsFromLines } from './responses-requests.js';
 export { importSweAgent, type SweAgentImportOptions } from './swe-agent.js';
+export { geminiRequestsFromLines, isGeminiRequestLine } from './wire/gemini/gemini-requests.js';
+export { isResponsesRequestLine, responsesRequestsFromLines } from './wire/responses/responses-requests.js';
 
 /** Options of {@link importTranscript}. */
 export interface ImportTranscriptOptions {

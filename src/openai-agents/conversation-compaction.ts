@@ -1,4 +1,4 @@
-import { fromResponsesInput, toResponsesInput } from '../core/conversation/responses-format.js';
+import { fromResponsesInput, toResponsesInput } from '../core/wire/responses/responses-format.js';
 import { ConversationThreads, type IntegrationOptions } from '../integrations/conversation-threads.js';
 import { type AgentItem, fromResponsesView, toResponsesView } from './item-conversion.js';
 

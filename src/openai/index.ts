@@ -6,30 +6,22 @@
  * @module agent-compact/openai
  */
 import OpenAI from 'openai';
-import { fromOpenAIMessages, toOpenAIMessages } from '../core/conversation/openai-format.js';
+import { fromOpenAIMessages } from '../core/conversation/openai-format.js';
 import type { OpenAIChatMessage, OpenAISystemRole } from '../core/conversation/openai-types.js';
 import { CompactError } from '../core/model/errors.js';
 import type { Conversation } from '../core/model/messages.js';
-import type {
-  SummaryCallOptions,
-  SummaryModel,
-  SummaryRequest,
-  SummaryResult,
-  SummaryUsage,
-} from '../core/summary/summary-model.js';
-import {
-  callWithRetries,
-  describeSdkError,
-  type SummaryRetryOptions,
-  summaryRetryPolicy,
-} from '../core/summary/summary-retry.js';
-import { createResponsesSummaryModel } from './responses-summary.js';
+import type { SummaryModel } from '../core/summary/summary-model.js';
+import { type SummaryRetryOptions, summaryRetryPolicy } from '../core/summary/summary-retry.js';
+import { createChatSummaryModel } from './wire/openai-chat/chat-summary.js';
+import { createResponsesSummaryModel } from './wire/responses/responses-summary.js';
+
+export { summaryUsageFromOpenAI, toChatCompletionMessages } from './wire/openai-chat/chat-summary.js';
 
 export {
   fromResponsesInputParams,
   summaryUsageFromResponses,
   toResponsesInputParams,
-} from './responses-summary.js';
+} from './wire/responses/responses-summary.js';
 
 /** Options of {@link createOpenAISummaryModel}. */
 export interface OpenAISummaryModelOptions extends SummaryRetryOptions {
@@ -131,96 +123,16 @@ export function createOpenAISummaryModel({
     });
   }
   const chatTools = tools as readonly OpenAI.ChatCompletionTool[] | undefined;
-
-  return {
-    specificationVersion: 'v1',
-    provider: 'openai',
-    modelId: model,
-    ...(contextWindow === undefined ? {} : { contextWindow }),
-    async summarize(request: SummaryRequest, { signal }: SummaryCallOptions = {}): Promise<SummaryResult> {
-      const bound = Math.max(1, Math.min(request.maxOutputTokens, maxTokens ?? Number.POSITIVE_INFINITY));
-      const params: OpenAI.ChatCompletionCreateParamsNonStreaming = {
-        model,
-        messages: toChatCompletionMessages(
-          { ...(request.system === undefined ? {} : { system: request.system }), messages: request.messages },
-          { systemRole },
-        ),
-        [maxTokensField]: bound,
-        ...(chatTools && chatTools.length > 0 ? { tools: [...chatTools], tool_choice: 'none' as const } : {}),
-      };
-      const completion = await callWithRetries({
-        provider: 'openai',
-        policy,
-        ...(signal === undefined ? {} : { signal }),
-        describeError: describeSdkError,
-        attempt: (attemptSignal) =>
-          // The SDK's own timeout is a backstop; the retry loop's timeout fires first.
-          sdk.chat.completions.create(params, {
-            signal: attemptSignal,
-            maxRetries: 0,
-            timeout: policy.timeoutMs + 1000,
-          }),
-      });
-      return resultFromCompletion(completion, bound);
-    },
-  };
-}
-
-function resultFromCompletion(completion: OpenAI.ChatCompletion, maxTokens: number): SummaryResult {
-  const usage = summaryUsageFromOpenAI(completion.usage);
-  const choice = completion.choices[0];
-  const message = choice?.message;
-  const text = typeof message?.content === 'string' ? message.content.trim() : '';
-  if (text === '') {
-    const what = message?.refusal
-      ? `a refusal: ${message.refusal}`
-      : message?.tool_calls?.length
-        ? `${message.tool_calls.length} tool calls`
-        : 'no content';
-    throw new CompactError(
-      `openai summary answer has no text (${what}; finish_reason ${choice?.finish_reason ?? 'none'})`,
-      {
-        code: 'SUMMARY_FAILED',
-      },
-    );
-  }
-  // A provider never writes more than it was allowed; an answer that claims to is broken.
-  if (usage.outputTokens !== undefined && usage.outputTokens > maxTokens) {
-    throw new CompactError(
-      `openai summary answer is ${usage.outputTokens} tokens, more than the ${maxTokens} asked for`,
-      {
-        code: 'SUMMARY_FAILED',
-      },
-    );
-  }
-  return { text, usage };
-}
-
-/** Converts the SDK's usage to a {@link SummaryUsage}. */
-export function summaryUsageFromOpenAI(usage: OpenAI.CompletionUsage | undefined | null): SummaryUsage {
-  const result: SummaryUsage = {};
-  if (!usage) return result;
-  if (typeof usage.prompt_tokens === 'number') result.inputTokens = usage.prompt_tokens;
-  if (typeof usage.completion_tokens === 'number') result.outputTokens = usage.completion_tokens;
-  const cached = usage.prompt_tokens_details?.cached_tokens;
-  if (typeof cached === 'number') result.cacheReadTokens = cached;
-  return result;
-}
-
-/**
- * Converts a canonical conversation to Chat Completions messages typed with the SDK's own
- * `ChatCompletionMessageParam` (see the core's `toOpenAIMessages` for what each side cannot express).
- *
- * @example
- * const messages = toChatCompletionMessages({ system: 'Be brief.', messages: conversation.messages });
- * await client.chat.completions.create({ model: 'gpt-5-mini', messages });
- */
-export function toChatCompletionMessages(
-  conversation: Conversation,
-  options: { systemRole?: OpenAISystemRole } = {},
-): OpenAI.ChatCompletionMessageParam[] {
-  // The core's types are declared structurally compatible with the SDK's.
-  return toOpenAIMessages(conversation, options) as OpenAI.ChatCompletionMessageParam[];
+  return createChatSummaryModel({
+    sdk,
+    model,
+    policy,
+    maxTokens,
+    maxTokensField,
+    systemRole,
+    contextWindow,
+    tools: chatTools,
+  });
 }
 
 /**

@@ -23,15 +23,6 @@ export type {
 } from '../core/conversation/openai-types.js';
 export { detectFormat, type ParseConversationOptions } from '../core/conversation/parse-conversation.js';
 export type { RepairChangeKind } from '../core/conversation/repair.js';
-export {
-  type FromResponsesOptions,
-  type FromResponsesResult,
-  fromResponsesInput,
-  RESPONSES_DATA_KEY,
-  type ResponsesBlockData,
-  responsesDataOf,
-  toResponsesInput,
-} from '../core/conversation/responses-format.js';
 export type {
   ResponsesCallOutputItem,
   ResponsesCompactionItem,
@@ -76,3 +67,12 @@ export {
 export type { GeminiContent, GeminiPart, GeminiUsageMetadata } from '../core/wire/gemini/gemini-types.js';
 export { toGeminiContents } from '../core/wire/gemini/gemini-write.js';
 export type { ConversationLayout, SerializeConversationOptions } from '../core/wire/parsed-conversation.js';
+export {
+  type FromResponsesOptions,
+  type FromResponsesResult,
+  fromResponsesInput,
+  RESPONSES_DATA_KEY,
+  type ResponsesBlockData,
+  responsesDataOf,
+  toResponsesInput,
+} from '../core/wire/responses/responses-format.js';

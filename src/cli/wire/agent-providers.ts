@@ -39,7 +39,7 @@ export const agentProviders: Readonly<Record<WireFormat, AgentProvider>> = {
     keyVariable: 'ANTHROPIC_API_KEY',
     baseUrlVariable: 'ANTHROPIC_BASE_URL',
     create: async (options) =>
-      (await import('../../agent/anthropic-chat-model.js')).createAnthropicChatModel(options),
+      (await import('../../agent/wire/anthropic/anthropic-chat-model.js')).createAnthropicChatModel(options),
   },
   openai: {
     name: 'openai',
@@ -48,7 +48,7 @@ export const agentProviders: Readonly<Record<WireFormat, AgentProvider>> = {
     keyVariable: 'OPENAI_API_KEY',
     baseUrlVariable: 'OPENAI_BASE_URL',
     create: async (options) =>
-      (await import('../../agent/openai-chat-model.js')).createOpenAIChatModel(options),
+      (await import('../../agent/wire/openai-chat/openai-chat-model.js')).createOpenAIChatModel(options),
   },
   responses: {
     name: 'openai-responses',
@@ -57,7 +57,9 @@ export const agentProviders: Readonly<Record<WireFormat, AgentProvider>> = {
     keyVariable: 'OPENAI_API_KEY',
     baseUrlVariable: 'OPENAI_BASE_URL',
     create: async (options) =>
-      (await import('../../agent/openai-responses-chat-model.js')).createOpenAIResponsesChatModel(options),
+      (
+        await import('../../agent/wire/responses/openai-responses-chat-model.js')
+      ).createOpenAIResponsesChatModel(options),
   },
   gemini: {
     name: 'gemini',
@@ -67,7 +69,7 @@ export const agentProviders: Readonly<Record<WireFormat, AgentProvider>> = {
     // The agent's Gemini client has always read the OpenAI variable; kept as it was.
     baseUrlVariable: 'OPENAI_BASE_URL',
     create: async (options) =>
-      (await import('../../agent/gemini-chat-model.js')).createGeminiChatModel(options),
+      (await import('../../agent/wire/gemini/gemini-chat-model.js')).createGeminiChatModel(options),
   },
 };
 

@@ -4,8 +4,8 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, startScriptedModelServer } from '../../testing/scripted-model-server.js';
 import { createCompactor } from '../compactor.js';
+import { fromResponsesInput, toResponsesInput } from '../wire/responses/responses-format.js';
 import { parseConversation } from './parse-conversation.js';
-import { fromResponsesInput, toResponsesInput } from './responses-format.js';
 import type { ResponsesInputItem } from './responses-types.js';
 import { validateMessages } from './validate.js';
 

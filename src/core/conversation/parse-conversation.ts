@@ -8,18 +8,17 @@
  * `messages[3].content` for a value of the wrong type. Unknown fields on messages and on known
  * blocks are dropped; unknown block types are kept as they are.
  */
-import { CompactError } from '../model/errors.js';
 import type { Conversation } from '../model/messages.js';
 import type { WireFormat } from '../model/wire-format.js';
 import { isObject, typeName, unreadable } from '../wire/_internal/read-helpers.js';
 import { detectFormat } from '../wire/detect-format.js';
 import { dialects } from '../wire/dialects.js';
+import { foundInLines, foundInValue } from '../wire/find-conversation.js';
 import type {
   ConversationLayout,
   ParsedConversation,
   SerializeConversationOptions,
 } from '../wire/parsed-conversation.js';
-import { isInstructionsLine } from '../wire/responses/read-responses.js';
 
 export { detectFormat };
 
@@ -92,7 +91,7 @@ export function conversationFromValue(
   { format: forced, source, lineNumbers }: ConversationFromValueOptions = {},
 ): ParsedConversation {
   const found =
-    layout === 'jsonl' ? rawFromLines(value as unknown[], lineNumbers) : rawFromValue(value, source);
+    layout === 'jsonl' ? foundInLines(value as unknown[], lineNumbers) : foundInValue(value, source);
   const { messages, system, messagePath } = found;
   checkDepthAndStrings(messages, messagePath, source);
   if (system !== undefined) checkDepthAndStrings([system], () => 'system', source);
@@ -100,75 +99,6 @@ export function conversationFromValue(
   const dialect = Object.hasOwn(dialects, format) ? dialects[format] : undefined;
   if (!dialect) throw new Error(`unknown format ${String(format)}`);
   return dialect.readConversation({ messages, system, layout, messagePath, source });
-}
-
-/** A file's messages and system prompt before a dialect reads them, and the format its shape names. */
-interface FoundConversation {
-  messages: unknown[];
-  system: unknown;
-  messagePath: (index: number) => string;
-  /** Set when the layout itself names the format (`input`, `contents`, an `instructions` line). */
-  format?: WireFormat;
-}
-
-/** JSONL values: an optional `{"system"}` or `{"instructions"}` first line, then one message a line. */
-function rawFromLines(
-  values: readonly unknown[],
-  lineNumbers: readonly number[] | undefined,
-): FoundConversation {
-  const found: FoundConversation = { messages: [], system: undefined, messagePath: () => '' };
-  const messageLines: Array<number | undefined> = [];
-  for (const [index, line] of values.entries()) {
-    if (isObject(line) && !('role' in line) && 'system' in line && index === 0) found.system = line.system;
-    else if (isInstructionsLine(line) && index === 0) {
-      found.system = line.instructions;
-      found.format = 'responses';
-    } else {
-      found.messages.push(line);
-      messageLines.push(lineNumbers?.[index]);
-    }
-  }
-  // Where each message is named in errors: its JSONL line when known, else its index.
-  found.messagePath = (index) => {
-    const lineNumber = messageLines[index];
-    return lineNumber === undefined ? `messages[${index}]` : `${lineNumber}: messages[${index}]`;
-  };
-  return found;
-}
-
-/** A bare array of messages, or an object with `messages`, `input` (Responses) or `contents` (Gemini). */
-function rawFromValue(value: unknown, source: string | undefined): FoundConversation {
-  const byIndex = (field: string) => (index: number) => `${field}[${index}]`;
-  if (Array.isArray(value)) return { messages: value, system: undefined, messagePath: byIndex('messages') };
-  if (!isObject(value))
-    throw unreadable(`expected a conversation, got ${typeName(value)}`, undefined, source);
-  const hasMessages = Object.hasOwn(value, 'messages');
-  if (Object.hasOwn(value, 'input') && !hasMessages) {
-    // A Responses conversation or request: `input` (a string or items) and `instructions`.
-    const { input } = value;
-    const messages = typeof input === 'string' ? [{ role: 'user', content: input }] : input;
-    if (!Array.isArray(messages)) {
-      throw unreadable(`expected a string or an array, got ${typeName(input)}`, 'input', source);
-    }
-    const system = value.instructions ?? undefined;
-    return { messages, system, messagePath: byIndex('input'), format: 'responses' };
-  }
-  if (Object.hasOwn(value, 'contents') && !hasMessages) {
-    // A Gemini conversation or generateContent request: `contents` and `systemInstruction`.
-    if (!Array.isArray(value.contents)) {
-      const where = source === undefined ? 'contents' : `${source}: contents`;
-      const message = `contents must be an array, got ${typeName(value.contents)}`;
-      throw new CompactError(message, { code: 'INVALID_TRANSCRIPT', path: where });
-    }
-    const system = value.systemInstruction ?? undefined;
-    return { messages: value.contents, system, messagePath: byIndex('contents'), format: 'gemini' };
-  }
-  if (!hasMessages) throw unreadable('expected a "messages" array', undefined, source);
-  if (!Array.isArray(value.messages)) {
-    throw unreadable(`expected an array, got ${typeName(value.messages)}`, 'messages', source);
-  }
-  const system = Object.hasOwn(value, 'system') ? value.system : undefined;
-  return { messages: value.messages, system, messagePath: byIndex('messages') };
 }
 
 /**

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CompactError } from '../model/errors.js';
 import type { ContentBlock, Message } from '../model/messages.js';
+import { fromResponsesInput, toResponsesInput } from '../wire/responses/responses-format.js';
 import { arbitraryAnyConversation, arbitraryValidConversation } from './arbitrary-conversation.test-utils.js';
 import {
   LEADING_USER_MESSAGE_TEXT,
@@ -9,7 +10,6 @@ import {
   type RepairChangeKind,
   repairMessages,
 } from './repair.js';
-import { fromResponsesInput, toResponsesInput } from './responses-format.js';
 import { arbitraryResponsesItem } from './responses-input.test-utils.js';
 import type { ResponsesInputItem } from './responses-types.js';
 import { validateMessages } from './validate.js';

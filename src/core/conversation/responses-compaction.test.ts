@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { rebuildConversation } from '../archive/rebuild.js';
 import { createCompactor } from '../compactor.js';
 import type { SummaryModel, SummaryRequest } from '../summary/summary-model.js';
-import { fromResponsesInput, toResponsesInput } from './responses-format.js';
+import { fromResponsesInput, toResponsesInput } from '../wire/responses/responses-format.js';
 import { codexSession, encryptedSample } from './responses-input.test-utils.js';
 import type { ResponsesInputItem } from './responses-types.js';
 import { validateMessages } from './validate.js';

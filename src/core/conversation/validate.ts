@@ -5,7 +5,7 @@
  */
 import { CompactError } from '../model/errors.js';
 import type { ValidationProblem } from '../model/problems.js';
-import type { WireFormat } from '../model/wire-format.js';
+import { CANONICAL_FORMAT, type WireFormat } from '../model/wire-format.js';
 import { describe } from '../wire/_internal/validate-helpers.js';
 import { validateSystem } from '../wire/anthropic/validate-anthropic.js';
 import { dialectOf } from '../wire/dialects.js';
@@ -73,7 +73,7 @@ function absoluteProblems(
   messages: unknown,
   options: Omit<ValidateOptions, 'relativeTo'>,
 ): ValidationProblem[] {
-  const { format = 'anthropic', system, systemMessages = false } = options;
+  const { format = CANONICAL_FORMAT, system, systemMessages = false } = options;
   const problems: ValidationProblem[] = [];
   // A wrong format is the caller's bug, not a problem of the conversation: it throws.
   const dialect = dialectOf(format, describe);

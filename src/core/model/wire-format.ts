@@ -16,3 +16,9 @@ export const WIRE_FORMATS = [
   'responses',
   'gemini',
 ] as const satisfies readonly WireFormat[];
+
+/**
+ * The format the canonical message model is shaped after (Anthropic Messages), and so the one
+ * assumed where a caller names none, as `validateMessages` does without a `format`.
+ */
+export const CANONICAL_FORMAT = 'anthropic' satisfies WireFormat;

@@ -5,9 +5,9 @@ import { createOpenAISummaryModel } from '../../openai/index.js';
 import { startScriptedModelServer } from '../../testing/index.js';
 import type { ScriptedModelServer } from '../../testing/scripted-model-server.js';
 import { createCompactor } from '../compactor.js';
-import { fromResponsesInput } from '../conversation/responses-format.js';
 import { codexSession } from '../conversation/responses-input.test-utils.js';
 import type { ResponsesInputItem } from '../conversation/responses-types.js';
+import { fromResponsesInput } from '../wire/responses/responses-format.js';
 import type { SummaryModel } from './summary-model.js';
 
 let server: ScriptedModelServer | undefined;

@@ -4,11 +4,11 @@
  * below; the `Record` type makes the compiler name a format left out.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { fromResponsesInput } from '../../core/conversation/responses-format.js';
 import type { ResponsesInputItem } from '../../core/conversation/responses-types.js';
 import type { ValidateOptions } from '../../core/conversation/validate.js';
 import type { WireFormat } from '../../core/model/wire-format.js';
 import { allowsSystemMessages } from '../../core/wire/anthropic/anthropic-betas.js';
+import { fromResponsesInput } from '../../core/wire/responses/responses-format.js';
 
 /** One format's checks. */
 export interface FormatChecks {

@@ -1,16 +1,12 @@
 /** Reading and writing OpenAI Responses conversations: `{ "instructions"?, "input": [...] }`. */
 
-import {
-  fromResponsesInput,
-  RESPONSES_DATA_KEY,
-  toResponsesInput,
-} from '../../conversation/responses-format.js';
 import type { ResponsesInputItem } from '../../conversation/responses-types.js';
 import type { Conversation } from '../../model/messages.js';
 import type { ValidationProblem, ValidationRule } from '../../model/problems.js';
 import { isObject, type JsonObject, typeName, unreadable } from '../_internal/read-helpers.js';
 import type { RawConversation } from '../dialect.js';
 import type { ParsedConversation } from '../parsed-conversation.js';
+import { fromResponsesInput, RESPONSES_DATA_KEY, toResponsesInput } from './responses-format.js';
 import { validateResponsesInput } from './validate-responses.js';
 
 /** Item types only the Responses API has; a part type `input_*`/`output_text` is a mark too. */

@@ -1,10 +1,11 @@
 /** The conversation of an OpenAI Responses request body. */
-import { fromResponsesInput, toResponsesInput } from '../../conversation/responses-format.js';
+
 import type { ResponsesInput } from '../../conversation/responses-types.js';
 import { CompactError } from '../../model/errors.js';
 import type { RequestBody, RequestConversation } from '../../model/request.js';
 import { expectArray, readTools, unreadable } from '../../request/request-fields.js';
 import { isPlainObject, typeName } from '../../request/request-format.js';
+import { fromResponsesInput, toResponsesInput } from './responses-format.js';
 
 /** A Responses request: `instructions` stay in their field, `input` is the conversation. */
 export function readResponsesRequest(body: RequestBody): RequestConversation {

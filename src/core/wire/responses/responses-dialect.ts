@@ -1,11 +1,12 @@
 /** OpenAI Responses as a {@link WireDialect}. */
-import { toResponsesInput } from '../../conversation/responses-format.js';
+
 import { openAIErrorAnswer } from '../_internal/openai-error.js';
 import { copyUsage, eventUsageOf, usageField } from '../_internal/usage.js';
 import { collectProblems } from '../_internal/validate-helpers.js';
 import type { WireDialect } from '../dialect.js';
 import { readResponsesConversation, serializeResponses } from './read-responses.js';
 import { readResponsesRequest } from './request-responses.js';
+import { toResponsesInput } from './responses-format.js';
 import { responsesAnswerText, responsesSummaryCall } from './summary-responses.js';
 import { validateResponsesInput } from './validate-responses.js';
 

@@ -1,8 +1,9 @@
 /** The summary call on the OpenAI Responses API, borrowing the request being compacted. */
-import { toResponsesInput } from '../../conversation/responses-format.js';
+
 import type { SummaryRequest } from '../../summary/summary-model.js';
 import { withoutStreaming } from '../_internal/summary-call.js';
 import type { SummaryCall } from '../dialect.js';
+import { toResponsesInput } from './responses-format.js';
 
 export function responsesSummaryCall(
   url: URL,

@@ -1,9 +1,9 @@
 import OpenAI from 'openai';
 import type { ResponseInputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fromResponsesInput, toResponsesInput } from '../../../core/conversation/responses-format.js';
 import { codexLikeInput } from '../../../core/conversation/responses-input.test-utils.js';
 import type { ResponsesInputItem } from '../../../core/conversation/responses-types.js';
+import { fromResponsesInput, toResponsesInput } from '../../../core/wire/responses/responses-format.js';
 import type { ScriptStep } from '../../script.js';
 import { type ScriptedModelServer, startScriptedModelServer } from '../../scripted-model-server.js';
 

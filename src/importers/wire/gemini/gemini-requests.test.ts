@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { validateMessages } from '../core/conversation/validate.js';
-import { CompactError } from '../core/model/errors.js';
-import { importTranscript, importTranscriptFile } from './index.js';
+import { validateMessages } from '../../../core/conversation/validate.js';
+import { CompactError } from '../../../core/model/errors.js';
+import { importTranscript, importTranscriptFile } from '../../index.js';
 
 // Three exchanges of an agent reading two files, the last answer streamed (its chunks as an array).
-const fixture = fileURLToPath(new URL('./__fixtures__/gemini-requests.jsonl', import.meta.url));
+const fixture = fileURLToPath(new URL('../../__fixtures__/gemini-requests.jsonl', import.meta.url));
 const text = readFileSync(fixture, 'utf8');
 const lines = text
   .trim()

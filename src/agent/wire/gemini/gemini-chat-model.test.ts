@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Message } from '../core/model/messages.js';
-import { type ScriptedModelServer, startScriptedModelServer } from '../testing/scripted-model-server.js';
-import { signatureOf } from '../testing/wire/gemini/gemini-server.js';
+import type { Message } from '../../../core/model/messages.js';
+import {
+  type ScriptedModelServer,
+  startScriptedModelServer,
+} from '../../../testing/scripted-model-server.js';
+import { signatureOf } from '../../../testing/wire/gemini/gemini-server.js';
 import { createGeminiChatModel } from './gemini-chat-model.js';
 
 let server: ScriptedModelServer | undefined;

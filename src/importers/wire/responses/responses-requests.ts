@@ -5,12 +5,13 @@
  * conversation so far, so the conversation is the last request's input (plus its answer's output);
  * each answer's `usage` is the usage of the assistant turn it produced.
  */
-import { fromResponsesInput } from '../core/conversation/responses-format.js';
-import type { ResponsesInputItem } from '../core/conversation/responses-types.js';
-import { finishImport } from './_finish.js';
-import { isObject } from './_json.js';
-import { notARequestLine, readExchanges, usageByTurn } from './_request-log.js';
-import type { ImportedTranscript, ImportedUsage } from './imported-transcript.js';
+
+import type { ResponsesInputItem } from '../../../core/conversation/responses-types.js';
+import { fromResponsesInput } from '../../../core/wire/responses/responses-format.js';
+import { finishImport } from '../../_finish.js';
+import { isObject } from '../../_json.js';
+import { notARequestLine, readExchanges, usageByTurn } from '../../_request-log.js';
+import type { ImportedTranscript, ImportedUsage } from '../../imported-transcript.js';
 
 type JsonRecord = Record<string, unknown>;
 

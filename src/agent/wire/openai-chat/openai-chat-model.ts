@@ -1,15 +1,15 @@
 import type OpenAI from 'openai';
-import { fromOpenAIMessages, toOpenAIMessages } from '../core/conversation/openai-format.js';
-import type { OpenAIAssistantMessage, OpenAIChatMessage } from '../core/conversation/openai-types.js';
-import type { Message, ProviderUsage } from '../core/model/messages.js';
+import { fromOpenAIMessages, toOpenAIMessages } from '../../../core/conversation/openai-format.js';
+import type { OpenAIAssistantMessage, OpenAIChatMessage } from '../../../core/conversation/openai-types.js';
+import type { Message, ProviderUsage } from '../../../core/model/messages.js';
 import {
   DEFAULT_SDK_MAX_RETRIES,
   DEFAULT_SDK_TIMEOUT_MS,
   lazyOpenAIClient,
   withChildSignal,
-} from './_sdk-client.js';
-import { type ChatModel, type ChatStopReason, toModelCallError } from './chat-model.js';
-import { toOpenAITool } from './tool-definitions.js';
+} from '../../_sdk-client.js';
+import { type ChatModel, type ChatStopReason, toModelCallError } from '../../chat-model.js';
+import { toOpenAITool } from '../../tool-definitions.js';
 
 /** Options of {@link createOpenAIChatModel}. */
 export interface OpenAIChatModelOptions {

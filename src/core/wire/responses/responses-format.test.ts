@@ -1,15 +1,15 @@
 import fc from 'fast-check';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../model/messages.js';
-import { fromResponsesInput, toResponsesInput } from './responses-format.js';
 import {
   arbitraryResponsesItem,
   codexLikeInput,
   compactedInput,
   encryptedSample,
-} from './responses-input.test-utils.js';
-import type { ResponsesInputItem } from './responses-types.js';
+} from '../../conversation/responses-input.test-utils.js';
+import type { ResponsesInputItem } from '../../conversation/responses-types.js';
+import type { Message } from '../../model/messages.js';
+import { fromResponsesInput, toResponsesInput } from './responses-format.js';
 
 /** The round trip as the API sees it: the JSON text of the input. */
 function roundTrip(input: readonly ResponseInputItem[], instructions?: string): string {

@@ -1,10 +1,10 @@
 import type { Content, GenerateContentResponse, GoogleGenAI } from '@google/genai';
-import type { Message, ProviderUsage, SystemPrompt } from '../core/model/messages.js';
-import { fromGeminiContents } from '../core/wire/gemini/gemini-format.js';
-import type { GeminiPart } from '../core/wire/gemini/gemini-types.js';
-import { toGeminiContents } from '../core/wire/gemini/gemini-write.js';
-import { DEFAULT_SDK_TIMEOUT_MS, withChildSignal } from './_sdk-client.js';
-import { type ChatModel, type ChatStopReason, toModelCallError } from './chat-model.js';
+import type { Message, ProviderUsage, SystemPrompt } from '../../../core/model/messages.js';
+import { fromGeminiContents } from '../../../core/wire/gemini/gemini-format.js';
+import type { GeminiPart } from '../../../core/wire/gemini/gemini-types.js';
+import { toGeminiContents } from '../../../core/wire/gemini/gemini-write.js';
+import { DEFAULT_SDK_TIMEOUT_MS, withChildSignal } from '../../_sdk-client.js';
+import { type ChatModel, type ChatStopReason, toModelCallError } from '../../chat-model.js';
 
 /**
  * What this model needs of a `GoogleGenAI` client from `@google/genai`, written out so that code

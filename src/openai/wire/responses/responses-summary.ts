@@ -3,17 +3,21 @@
  * between the canonical model and the SDK's Responses types.
  */
 import type OpenAI from 'openai';
-import { fromResponsesInput, toResponsesInput } from '../core/conversation/responses-format.js';
-import type { ResponsesInputItem } from '../core/conversation/responses-types.js';
-import { CompactError } from '../core/model/errors.js';
-import type { Conversation, Message, SystemPrompt } from '../core/model/messages.js';
+import type { ResponsesInputItem } from '../../../core/conversation/responses-types.js';
+import { CompactError } from '../../../core/model/errors.js';
+import type { Conversation, Message, SystemPrompt } from '../../../core/model/messages.js';
 import type {
   SummaryModel,
   SummaryRequest,
   SummaryResult,
   SummaryUsage,
-} from '../core/summary/summary-model.js';
-import { callWithRetries, describeSdkError, type SummaryRetryPolicy } from '../core/summary/summary-retry.js';
+} from '../../../core/summary/summary-model.js';
+import {
+  callWithRetries,
+  describeSdkError,
+  type SummaryRetryPolicy,
+} from '../../../core/summary/summary-retry.js';
+import { fromResponsesInput, toResponsesInput } from '../../../core/wire/responses/responses-format.js';
 
 /** The API's smallest `max_output_tokens`. */
 const MIN_OUTPUT_TOKENS = 16;

@@ -1,9 +1,9 @@
-import { fromGeminiContents } from '../core/wire/gemini/gemini-format.js';
-import type { GeminiContent, GeminiPart } from '../core/wire/gemini/gemini-types.js';
-import { finishImport } from './_finish.js';
-import { isObject } from './_json.js';
-import { notARequestLine, readExchanges, usageByTurn } from './_request-log.js';
-import type { ImportedTranscript, ImportedUsage } from './imported-transcript.js';
+import { fromGeminiContents } from '../../../core/wire/gemini/gemini-format.js';
+import type { GeminiContent, GeminiPart } from '../../../core/wire/gemini/gemini-types.js';
+import { finishImport } from '../../_finish.js';
+import { isObject } from '../../_json.js';
+import { notARequestLine, readExchanges, usageByTurn } from '../../_request-log.js';
+import type { ImportedTranscript, ImportedUsage } from '../../imported-transcript.js';
 
 type JsonRecord = Record<string, unknown>;
 

@@ -1,15 +1,15 @@
 import type OpenAI from 'openai';
-import { fromResponsesInput, toResponsesInput } from '../core/conversation/responses-format.js';
-import type { ResponsesInputItem } from '../core/conversation/responses-types.js';
-import type { ContentBlock, Message, ProviderUsage, SystemPrompt } from '../core/model/messages.js';
+import type { ResponsesInputItem } from '../../../core/conversation/responses-types.js';
+import type { ContentBlock, Message, ProviderUsage, SystemPrompt } from '../../../core/model/messages.js';
+import { fromResponsesInput, toResponsesInput } from '../../../core/wire/responses/responses-format.js';
 import {
   DEFAULT_SDK_MAX_RETRIES,
   DEFAULT_SDK_TIMEOUT_MS,
   lazyOpenAIClient,
   withChildSignal,
-} from './_sdk-client.js';
-import { type ChatModel, type ChatStopReason, toModelCallError } from './chat-model.js';
-import type { AgentToolDefinition } from './tool-definitions.js';
+} from '../../_sdk-client.js';
+import { type ChatModel, type ChatStopReason, toModelCallError } from '../../chat-model.js';
+import type { AgentToolDefinition } from '../../tool-definitions.js';
 
 /** Options of {@link createOpenAIResponsesChatModel}. */
 export interface OpenAIResponsesChatModelOptions {

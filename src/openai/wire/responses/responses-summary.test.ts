@@ -1,13 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCompactor } from '../core/compactor.js';
-import { fromResponsesInput, toResponsesInput } from '../core/conversation/responses-format.js';
-import { codexSession } from '../core/conversation/responses-input.test-utils.js';
-import type { ResponsesInputItem } from '../core/conversation/responses-types.js';
-import { validateMessages } from '../core/conversation/validate.js';
-import { CompactError } from '../core/model/errors.js';
-import type { ScriptStep } from '../testing/script.js';
-import { type ScriptedModelServer, startScriptedModelServer } from '../testing/scripted-model-server.js';
-import { createOpenAISummaryModel } from './index.js';
+import { createCompactor } from '../../../core/compactor.js';
+import { codexSession } from '../../../core/conversation/responses-input.test-utils.js';
+import type { ResponsesInputItem } from '../../../core/conversation/responses-types.js';
+import { validateMessages } from '../../../core/conversation/validate.js';
+import { CompactError } from '../../../core/model/errors.js';
+import { fromResponsesInput, toResponsesInput } from '../../../core/wire/responses/responses-format.js';
+import type { ScriptStep } from '../../../testing/script.js';
+import {
+  type ScriptedModelServer,
+  startScriptedModelServer,
+} from '../../../testing/scripted-model-server.js';
+import { createOpenAISummaryModel } from '../../index.js';
 
 let server: ScriptedModelServer | undefined;
 afterEach(async () => {

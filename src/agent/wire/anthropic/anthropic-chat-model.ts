@@ -1,8 +1,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ContentBlock, Message, ProviderUsage, TextBlock } from '../core/model/messages.js';
-import { DEFAULT_SDK_MAX_RETRIES, DEFAULT_SDK_TIMEOUT_MS, lazyClient } from './_sdk-client.js';
-import { type ChatModel, type ChatStopReason, toModelCallError } from './chat-model.js';
-import { toAnthropicTool } from './tool-definitions.js';
+import type { ContentBlock, Message, ProviderUsage, TextBlock } from '../../../core/model/messages.js';
+import { DEFAULT_SDK_MAX_RETRIES, DEFAULT_SDK_TIMEOUT_MS, lazyClient } from '../../_sdk-client.js';
+import { type ChatModel, type ChatStopReason, toModelCallError } from '../../chat-model.js';
+import { toAnthropicTool } from '../../tool-definitions.js';
 
 /** Options of {@link createAnthropicChatModel}. */
 export interface AnthropicChatModelOptions {
