@@ -2,7 +2,7 @@
 // `compactRequest` does on every model call — fromResponsesInput, toResponsesInput and the
 // Responses validation, on Codex-like sessions of growing length. `npm run bench -- responses`.
 
-import { fromResponsesInput, toResponsesInput } from '../../core/conversation/responses-format.js';
+import { fromResponsesInput, toResponsesInput } from '../../core/wire/responses/responses-format.js';
 import type { ResponsesInputItem } from '../../core/conversation/responses-types.js';
 import { validateMessages } from '../../core/conversation/validate.js';
 
