@@ -43,6 +43,14 @@ export interface MicroOptions {
    * @default 5/8 of the mid threshold, at most 20,000
    */
   clearAtLeast?: number;
+  /**
+   * With `cacheAware`, micro masks nothing while the request is under this many tokens: with room
+   * to spare the agent keeps every result whole, and a short run never pays back the cache a batch
+   * rewrites (a call after the prompt cache expired still masks: it rewrites nothing). `0` masks
+   * from the first turn.
+   * @default half the mid threshold; 0 with `cacheAware: false`
+   */
+  startAt?: number;
 }
 
 /** Options of layer 2, mid compaction. */

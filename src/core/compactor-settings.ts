@@ -33,6 +33,11 @@ const MAX_CLEAR_AT_LEAST = 20_000;
  * region from 0.6 to 0.7 of mid measured alike (4.0–4.5 rewrites); under half it rose past 5.
  */
 const CLEAR_AT_LEAST_MID_FRACTION = 5 / 8;
+/**
+ * Micro starts masking once the request reaches this fraction of mid: under it the agent keeps
+ * every result whole (`npm run bench -- mid-cost` and `-- replay`, BENCHMARKS.md).
+ */
+const MICRO_START_MID_FRACTION = 1 / 2;
 const DEFAULT_KEEP_TOOL_RESULTS = 5;
 const DEFAULT_MAX_ASSISTANT_CHARS = 600;
 const DEFAULT_MAX_TOOL_INPUT_TOKENS = 500;
@@ -85,7 +90,8 @@ export interface CompactorSettings {
   recall: boolean;
   counter: TokenCounter;
   rule: MaskRule;
-  micro: MicroSettings;
+  /** Micro's plan settings, and the request size under which it masks nothing. */
+  micro: MicroSettings & { startAt: number };
   mid: MidSettings;
   hard: HardSettings;
   /** Outlines code for the working set; the lexer when undefined. */
@@ -136,6 +142,9 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
       clearAtLeast:
         micro.clearAtLeast ??
         Math.min(MAX_CLEAR_AT_LEAST, Math.floor(limits.mid * CLEAR_AT_LEAST_MID_FRACTION)),
+      // Masking every turn (not cache-aware) is the seed's micro: from the first turn.
+      startAt:
+        micro.startAt ?? (micro.cacheAware === false ? 0 : Math.floor(limits.mid * MICRO_START_MID_FRACTION)),
     },
     mid: {
       rule,

@@ -1,11 +1,11 @@
 import type { TurnFacts } from './decide-turn.js';
 
-/** mid 50k, hard 80k, cache-aware micro batching 20k, nothing else going on. */
+/** mid 50k, hard 80k, cache-aware micro batching 20k from the first token, nothing else going on. */
 export const baseFacts: TurnFacts = {
   tokens: 10_000,
   limits: { mid: 50_000, hard: 80_000 },
   force: undefined,
-  micro: { cacheAware: true, clearAtLeast: 20_000 },
+  micro: { cacheAware: true, clearAtLeast: 20_000, startAt: 0 },
   cacheExpired: false,
   midEstimate: 0,
   breaker: {

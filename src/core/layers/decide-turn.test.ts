@@ -22,6 +22,21 @@ describe('decideTurn', () => {
   it.each<[string, Partial<TurnFacts>, TurnStep]>([
     ['under mid: micro', {}, { kind: 'micro', cacheAware: true }],
     [
+      "under micro's startAt: nothing changes",
+      { tokens: 24_999, micro: { ...base.micro, startAt: 25_000 } },
+      { kind: 'hold', start: false },
+    ],
+    [
+      "from micro's startAt: micro",
+      { tokens: 25_000, micro: { ...base.micro, startAt: 25_000 } },
+      { kind: 'micro', cacheAware: true },
+    ],
+    [
+      "under micro's startAt with the cache expired: micro without batching (it rewrites no cache)",
+      { tokens: 24_999, cacheExpired: true, micro: { ...base.micro, startAt: 25_000 } },
+      { kind: 'micro', cacheAware: false },
+    ],
+    [
       'under mid, cache expired: micro without batching',
       { cacheExpired: true },
       { kind: 'micro', cacheAware: false },
@@ -43,7 +58,7 @@ describe('decideTurn', () => {
     ],
     [
       'between the thresholds, micro not cache-aware: mid whatever it frees',
-      { tokens: 60_000, micro: { cacheAware: false, clearAtLeast: 20_000 } },
+      { tokens: 60_000, micro: { cacheAware: false, clearAtLeast: 20_000, startAt: 0 } },
       { kind: 'mid-else-micro', rule: { minFreed: 0, payback: false }, cacheAware: false },
     ],
     [

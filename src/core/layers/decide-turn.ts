@@ -27,8 +27,11 @@ export interface TurnFacts {
   tokens: number;
   limits: { mid: number; hard: number };
   force: MaybeCompactOptions['force'];
-  /** Micro's settings: batching for the prompt cache, and the smallest batch worth a cache write. */
-  micro: { cacheAware: boolean; clearAtLeast: number };
+  /**
+   * Micro's settings: batching for the prompt cache, the smallest batch worth a cache write, and
+   * the request size under which it masks nothing.
+   */
+  micro: { cacheAware: boolean; clearAtLeast: number; startAt: number };
   /** Whether the prompt cache expired since the last call (no prefix to keep: no batching). */
   cacheExpired: boolean;
   /** The history index's cheap estimate of what a mid plan would free. */
@@ -129,7 +132,7 @@ export function keepRewrite(rule: RewriteRule, plan: RewriteFacts): boolean {
  * The whole choice of a call, as a pure function of its facts. `force` wins; then a background
  * summary on its way or ready; then the thresholds: over hard, mid when enough, else hard (unless
  * the breaker is open); between the thresholds, mid when the index estimates it frees a batch
- * worth a cache write; micro otherwise.
+ * worth a cache write; micro otherwise, once the request reaches micro's `startAt`.
  */
 export function decideTurn(facts: TurnFacts): TurnStep {
   const { tokens, limits, force, micro } = facts;
@@ -153,6 +156,9 @@ export function decideTurn(facts: TurnFacts): TurnStep {
   if (tokens > limits.mid && facts.midEstimate >= minFreed) {
     return { kind: 'mid-else-micro', rule: { minFreed, payback }, cacheAware };
   }
+  // Far under mid the agent keeps every result whole: what a batch saves there is small, and a
+  // run that ends soon never earns back the cache it rewrites. An expired cache rewrites nothing.
+  if (cacheAware && tokens < micro.startAt) return { kind: 'hold', start: false };
   return { kind: 'micro', cacheAware };
 }
 
