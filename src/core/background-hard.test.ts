@@ -133,7 +133,7 @@ describe('cold-cache compaction', () => {
     const run = async (secondsLater: number) => {
       const compactor = createCompactor({
         thresholds: { mid: 40_000, hard: 80_000 },
-        micro: { keepTurns: 2, clearAtLeast: 50_000 },
+        micro: { keepTurns: 2, clearAtLeast: 50_000, startAt: 0 },
       });
       const start = Date.parse('2026-01-06T09:00:00Z');
       await compactor.maybeCompact(history(6), { now: start });

@@ -44,10 +44,9 @@ export interface MicroOptions {
    */
   clearAtLeast?: number;
   /**
-   * With `cacheAware`, micro masks nothing while the request is under this many tokens: with room
-   * to spare the agent keeps every result whole, and a short run never pays back the cache a batch
-   * rewrites (a call after the prompt cache expired still masks: it rewrites nothing). `0` masks
-   * from the first turn.
+   * Micro masks nothing while the request is under this many tokens, after an expired prompt
+   * cache too: with room to spare the agent keeps every result whole, and a short run never pays
+   * back the cache a batch rewrites. `0` masks from the first turn.
    * @default half the mid threshold; 0 with `cacheAware: false`
    */
   startAt?: number;

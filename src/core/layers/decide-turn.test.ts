@@ -32,9 +32,9 @@ describe('decideTurn', () => {
       { kind: 'micro', cacheAware: true },
     ],
     [
-      "under micro's startAt with the cache expired: micro without batching (it rewrites no cache)",
+      "under micro's startAt with the cache expired: nothing changes either",
       { tokens: 24_999, cacheExpired: true, micro: { ...base.micro, startAt: 25_000 } },
-      { kind: 'micro', cacheAware: false },
+      { kind: 'hold', start: false },
     ],
     [
       'under mid, cache expired: micro without batching',

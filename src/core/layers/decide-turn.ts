@@ -156,9 +156,9 @@ export function decideTurn(facts: TurnFacts): TurnStep {
   if (tokens > limits.mid && facts.midEstimate >= minFreed) {
     return { kind: 'mid-else-micro', rule: { minFreed, payback }, cacheAware };
   }
-  // Far under mid the agent keeps every result whole: what a batch saves there is small, and a
-  // run that ends soon never earns back the cache it rewrites. An expired cache rewrites nothing.
-  if (cacheAware && tokens < micro.startAt) return { kind: 'hold', start: false };
+  // Far under mid the agent keeps every result whole: what masking saves there is small (on an
+  // expired cache too), and a run that ends soon never earns back the cache a batch rewrites.
+  if (tokens < micro.startAt) return { kind: 'hold', start: false };
   return { kind: 'micro', cacheAware };
 }
 
