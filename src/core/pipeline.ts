@@ -140,7 +140,7 @@ function turnFacts(turn: Turn, now: number, overheadTokens: number): TurnFacts {
     tokens: tokensBefore,
     limits,
     force: options.force,
-    micro: { cacheAware: micro.cacheAware, clearAtLeast: micro.clearAtLeast, startAt: micro.startAt },
+    micro,
     cacheExpired,
     // Only read over a threshold where a row uses it (the estimate walks the pending results).
     midEstimate:

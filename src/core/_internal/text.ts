@@ -48,6 +48,11 @@ export function formatCount(value: number): string {
   return `${Math.round(value / 1000)}k`;
 }
 
+/** The last part of a path: `src/app.ts` → `app.ts`. */
+export function fileName(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
 /** Number of lines in a text (a trailing newline does not start a new line). */
 export function countLines(text: string): number {
   if (text.length === 0) return 0;

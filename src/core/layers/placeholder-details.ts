@@ -5,9 +5,10 @@
  * write or an edit sent, the names it defines. Read with the lexer: no parser call on the masking
  * path.
  */
-import { toolResultText } from '../_internal/text.js';
+import { fileName, toolResultText } from '../_internal/text.js';
 import { toolCallFact } from '../ledger/tool-call-facts.js';
 import type { ToolResultBlock, ToolUseBlock } from '../model/messages.js';
+import { functionsFirst } from '../working-set/code-outline.js';
 import { fileReadOf, shownRead } from '../working-set/file-reads.js';
 import { outlineFile } from '../working-set/outline-file.js';
 import { searchHits } from '../working-set/search-hits.js';
@@ -28,7 +29,7 @@ export function placeholderDetails(
   if (search)
     return listed(
       'found in',
-      searchHits(text).map((hit) => baseName(hit.path)),
+      searchHits(text).map((hit) => fileName(hit.path)),
     );
   const read = fileReadOf(toolUse, fact);
   const shown = read && shownRead(read, text);
@@ -44,12 +45,11 @@ export function inputDetails(toolUse: ToolUseBlock, value: unknown): string | un
 }
 
 function defines(path: string, text: string, firstLine: number): string | undefined {
-  const definitions = outlineFile(path, text, undefined, firstLine) ?? [];
-  const isValue = (kind: string) => kind === 'constant' || kind === 'variable';
-  return listed('defines', [
-    ...definitions.filter((definition) => !isValue(definition.kind)).map((definition) => definition.name),
-    ...definitions.filter((definition) => isValue(definition.kind)).map((definition) => definition.name),
-  ]);
+  const definitions = functionsFirst(outlineFile(path, text, undefined, firstLine) ?? []);
+  return listed(
+    'defines',
+    definitions.map((definition) => definition.name),
+  );
 }
 
 /** `label a, b (+n)`: the distinct names, first first, within {@link DETAILS_CHARS}. */
@@ -65,8 +65,4 @@ function listed(label: string, names: readonly string[]): string | undefined {
   if (shown.length === 0) return undefined;
   const more = unique.length > shown.length ? ` (+${unique.length - shown.length})` : '';
   return `${label} ${shown.join(', ')}${more}`;
-}
-
-function baseName(path: string): string {
-  return path.slice(path.lastIndexOf('/') + 1);
 }

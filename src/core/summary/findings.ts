@@ -1,4 +1,4 @@
-import { shortenLine } from '../_internal/text.js';
+import { fileName, shortenLine } from '../_internal/text.js';
 import { toolCallFact } from '../ledger/tool-call-facts.js';
 import type { Message, ToolUseBlock } from '../model/messages.js';
 import { editsOf } from '../working-set/tool-edits.js';
@@ -73,7 +73,7 @@ export function currentWork(messages: readonly Message[], latestRequest: string 
       if (fact.kind !== 'change') continue;
       for (const edit of editsOf(use, fact.paths[0])) {
         const first = edit.newText.split('\n').find((line) => line.trim() !== '') ?? '(removed text)';
-        const name = edit.path.slice(edit.path.lastIndexOf('/') + 1);
+        const name = fileName(edit.path);
         edits.push(`${edit.whole ? 'wrote ' : ''}${name}: ${shortenLine(first, EDIT_LINE_CHARS)}`);
       }
     }

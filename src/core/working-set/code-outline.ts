@@ -3,6 +3,8 @@
  * `agent-compact/code-parser` subpath, tree-sitter) or by the core's own lexer.
  */
 
+import { fileName } from '../_internal/text.js';
+
 /** A language the outline knows; `undefined` for any other file. */
 export type CodeLanguage = 'typescript' | 'tsx' | 'javascript' | 'python' | 'go' | 'rust' | 'java';
 
@@ -31,6 +33,15 @@ export interface CodeParser {
   outline(language: CodeLanguage, text: string): CodeDefinition[] | undefined;
 }
 
+/**
+ * The definitions with functions, types and classes before constants and variables, each group in
+ * its order: the names the agent calls and edits next come first where only some fit.
+ */
+export function functionsFirst<T extends Pick<CodeDefinition, 'kind'>>(definitions: readonly T[]): T[] {
+  const isValue = (definition: T) => definition.kind === 'constant' || definition.kind === 'variable';
+  return [...definitions.filter((definition) => !isValue(definition)), ...definitions.filter(isValue)];
+}
+
 const extensions: Record<string, CodeLanguage> = {
   ts: 'typescript',
   mts: 'typescript',
@@ -49,7 +60,7 @@ const extensions: Record<string, CodeLanguage> = {
 
 /** The language of a file by its extension, or `undefined` for one the outline does not know. */
 export function languageOf(path: string): CodeLanguage | undefined {
-  const name = path.slice(path.lastIndexOf('/') + 1);
+  const name = fileName(path);
   const dot = name.lastIndexOf('.');
   if (dot <= 0) return undefined;
   return extensions[name.slice(dot + 1).toLowerCase()];

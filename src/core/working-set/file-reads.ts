@@ -5,6 +5,7 @@
  * SWE-agent `open` counts the way a Read call does. Only unambiguous forms count: one file, no
  * pipes but `nl -ba f | sed -n 'a,bp'`, no globs or variables; anything else stays a command.
  */
+import { fileName } from '../_internal/text.js';
 import type { ToolCallFact } from '../ledger/tool-call-facts.js';
 import type { ToolUseBlock } from '../model/messages.js';
 import { type ShownText, stripLineNumbers } from './outline-file.js';
@@ -141,7 +142,7 @@ export function shownRead(read: FileRead, result: string): ShownRead | undefined
 
 /** True when `command` names `path` and may change it (`sed -i`, a redirect, `git checkout`, …). */
 export function mayChange(command: string, path: string): boolean {
-  const name = path.slice(path.lastIndexOf('/') + 1);
+  const name = fileName(path);
   return name !== '' && command.includes(name) && changingCommand.test(command.replace(harmlessRedirect, ''));
 }
 

@@ -1,6 +1,7 @@
 import { escapeReservedTags } from '../_internal/text.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { forEachIdentifier } from './code-names.js';
+import { functionsFirst } from './code-outline.js';
 import type { WorkingSetDefinition, WorkingSetFile, WorkingSetState } from './working-set-state.js';
 
 export const workingSetOpen = '<working_set';
@@ -163,11 +164,10 @@ function fileCandidates(
       score: recency + EDIT_WEIGHT - (file.edits.length - 1 - index),
     });
   });
-  // Functions and types before constants: the names the agent calls and edits next.
-  const rest = file.definitions
-    .filter((definition) => !listed.includes(definition) && !hidden.has(definition.name))
-    .sort((left, right) => Number(isValue(left)) - Number(isValue(right)))
-    .slice(0, MAX_NAMES);
+  const inList = new Set(listed);
+  const rest = functionsFirst(
+    file.definitions.filter((definition) => !inList.has(definition) && !hidden.has(definition.name)),
+  ).slice(0, MAX_NAMES);
   if (rest.length > 0) {
     candidates.push({
       file: file.path,
@@ -186,10 +186,6 @@ function fileCandidates(
       score: recency + NAMES_WEIGHT,
     });
   return candidates;
-}
-
-function isValue(definition: WorkingSetDefinition): boolean {
-  return definition.kind === 'constant' || definition.kind === 'variable';
 }
 
 /** The line that ends an edit's text cut to its first lines (`cutEdit` in record-working-set.ts). */
