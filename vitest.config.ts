@@ -22,7 +22,8 @@ export default defineConfig({
       { find: /^agent-compact\/([a-z-]+)$/, replacement: source('$1/index.ts') },
       { find: /^agent-compact$/, replacement: source('index.ts') },
       // The packages beside the core: `@agent-compact/redis` is src/redis, and so on.
-      { find: /^@agent-compact\/(redis|testing)$/, replacement: source('$1/index.ts') },
+      { find: /^@agent-compact\/(redis|testing|proxy)$/, replacement: source('$1/index.ts') },
+      { find: /^@agent-compact\/proxy\/otel$/, replacement: source('otel/index.ts') },
     ],
   },
   test: {

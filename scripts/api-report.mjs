@@ -35,37 +35,39 @@ const FORMAT =
   ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope |
   ts.TypeFormatFlags.WriteArrowStyleSignature;
 
-/**
- * The name users import: the core package's (`packages/core`). The private workspace root, whose
- * `exports` list every subpath (the core's and the proxy's, Redis's, the scripted server's, the
- * agent's), goes by another name.
- */
-const PACKAGE_NAME = JSON.parse(
-  readFileSync(path.join(repositoryRoot, 'packages/core/package.json'), 'utf8'),
-).name;
+/** The published packages: the core (`packages/core`) and those beside it; the lab at the root is private. */
+const PACKAGE_FOLDERS = ['core', 'redis', 'testing', 'proxy'];
 
-/** The name of the workspace package a subpath is published as (`redis` → `@agent-compact/redis`), if any. */
-function ownPackageName(sub) {
-  const manifest = path.join(repositoryRoot, 'packages', sub, 'package.json');
-  return sub && existsSync(manifest) ? JSON.parse(readFileSync(manifest, 'utf8')).name : undefined;
+/** The `rootDir` of a package's build: where the source of its `dist/` lies (comments stripped). */
+function buildRootDir(folder) {
+  const text = readFileSync(path.join(repositoryRoot, 'packages', folder, 'tsconfig.build.json'), 'utf8');
+  return JSON.parse(text.replace(/^\s*\/\/.*$/gm, '')).compilerOptions.rootDir;
 }
 
 /**
- * `"."` → `agent-compact`, `"./tokenizer"` → `agent-compact/tokenizer`, `"./redis"` →
- * `@agent-compact/redis` (its own package), with its source entry.
+ * Each subpath of each published package, with its source entry: `agent-compact` →
+ * `agent-compact.api.md`, `agent-compact/tokenizer` → `tokenizer.api.md`, `@agent-compact/redis`
+ * → `redis.api.md`, `@agent-compact/proxy/otel` → `proxy-otel.api.md`.
  */
 export function subpaths() {
-  const manifest = JSON.parse(readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8'));
-  return Object.keys(manifest.exports)
-    .filter((key) => key !== './package.json')
-    .map((key) => {
-      const sub = key === '.' ? '' : key.slice(2);
-      return {
-        specifier: ownPackageName(sub) ?? (sub ? `${PACKAGE_NAME}/${sub}` : PACKAGE_NAME),
-        file: sub ? `${sub.replaceAll('/', '-')}.api.md` : `${PACKAGE_NAME}.api.md`,
-        entry: path.join(repositoryRoot, 'src', sub, 'index.ts'),
-      };
-    });
+  return PACKAGE_FOLDERS.flatMap((folder) => {
+    const manifest = JSON.parse(
+      readFileSync(path.join(repositoryRoot, 'packages', folder, 'package.json'), 'utf8'),
+    );
+    const core = folder === 'core';
+    const sourceRoot = path.resolve(repositoryRoot, 'packages', folder, buildRootDir(folder));
+    return Object.entries(manifest.exports)
+      .filter(([key]) => key !== './package.json')
+      .map(([key, target]) => {
+        const sub = key === '.' ? '' : key.slice(2);
+        const stem = core ? sub || manifest.name : [folder, sub].filter(Boolean).join('-');
+        return {
+          specifier: sub ? `${manifest.name}/${sub}` : manifest.name,
+          file: `${stem.replaceAll('/', '-')}.api.md`,
+          entry: path.join(sourceRoot, target.import.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts')),
+        };
+      });
+  });
 }
 
 function kindOf(symbol) {

@@ -1,14 +1,15 @@
 /**
- * What `npm pack` publishes: the package's `files` rules applied to a dist tree that has everything
- * the build emits (bench, e2e, reliability, tests, test utilities, fixtures), so the check does not
- * depend on a build having run. `npm run bench` and `npm run e2e` still run from dist/.
+ * What `npm pack` publishes: each package's `files` rules applied to a dist tree with test files in
+ * it, so the check does not depend on a build having run.
  *
  * The core package (`packages/core`, published as `agent-compact`) is checked the same way: its
  * build compiles its subpaths' entry points and what they import (read here with the TypeScript
  * program of `packages/core/tsconfig.build.json`), which must hold no file of the proxy, the CLI,
  * the lab or the tests, and its manifest names no runtime dependency. The packages beside it
  * (`packages/redis`, `packages/testing`) each compile their own folder of src/ alone and reach the
- * core through its package name.
+ * core through its package name; so do the proxy package (`packages/proxy`: src/proxy, src/cli
+ * without the lab's commands, src/otel) and the private lab at the root, whose build holds no core
+ * file, so a process loads one copy of the core.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,25 +23,8 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const scratch = mkdtempSync(join(tmpdir(), 'agent-compact-pack-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-const EMITTED = [
-  'dist/index.js',
-  'dist/index.d.ts',
-  'dist/cli/bin.js',
-  'dist/tokenizer/index.js',
-  'dist/bench/run.js',
-  'dist/bench/suites/proxy.js',
-  'dist/e2e/run.js',
-  'dist/reliability/fleet.js',
-  'dist/core/compactor.test.js',
-  'dist/core/compactor.test.d.ts',
-  'dist/cli/cli-io.test-utils.js',
-  'dist/simulate/__fixtures__/run.json',
-  'examples/quick-start.ts',
-  'README.md',
-];
-
 /** The paths `npm pack --dry-run --json` lists for a package with these fields and that tree. */
-function packedFiles(fields = manifest, emitted = EMITTED, folder = join(scratch, 'root')): string[] {
+function packedFiles(fields: Record<string, unknown>, emitted: string[], folder: string): string[] {
   const { name, version, files, bin, main, types, exports } = fields;
   mkdirSync(folder, { recursive: true });
   writeFileSync(
@@ -58,32 +42,6 @@ function packedFiles(fields = manifest, emitted = EMITTED, folder = join(scratch
   });
   return (JSON.parse(output) as [{ files: { path: string }[] }])[0].files.map((file) => file.path);
 }
-
-describe('the published files', () => {
-  it('hold no bench, e2e, reliability, test or fixture files, and everything a user runs', () => {
-    const files = packedFiles();
-    expect(files).toEqual(
-      expect.arrayContaining([
-        'dist/index.js',
-        'dist/index.d.ts',
-        'dist/cli/bin.js',
-        'dist/tokenizer/index.js',
-        'examples/quick-start.ts',
-        'package.json',
-      ]),
-    );
-    expect(
-      files.filter((path) => /(^|\/)(bench|e2e|reliability|__fixtures__)\/|\.test(-utils)?\./.test(path)),
-    ).toEqual([]);
-  });
-
-  it('still builds bench and e2e, which their scripts run from dist/', () => {
-    const build = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8'));
-    expect(build.exclude.join(' ')).not.toMatch(/bench|e2e/);
-    expect(manifest.scripts.bench).toContain('dist/bench/run.js');
-    expect(manifest.scripts.e2e).toContain('dist/e2e/run.js');
-  });
-});
 
 const corePackage = join(root, 'packages', 'core');
 const coreManifest = JSON.parse(readFileSync(join(corePackage, 'package.json'), 'utf8'));
@@ -129,9 +87,11 @@ describe('the core package (agent-compact)', () => {
     expect(peers.filter((peer) => coreManifest.peerDependenciesMeta?.[peer]?.optional !== true)).toEqual([]);
   });
 
-  it('exports a subpath for each entry point it builds, each the same as the workspace root', () => {
+  it('exports a subpath for each entry point it builds', () => {
     for (const [subpath, target] of Object.entries(coreManifest.exports)) {
-      expect([subpath, target]).toEqual([subpath, manifest.exports[subpath]]);
+      if (subpath === './package.json') continue;
+      const entry = (target as { import: string }).import.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts');
+      expect([subpath, sources]).toEqual([subpath, expect.arrayContaining([entry])]);
     }
   });
 
@@ -196,5 +156,75 @@ describe.each(besideCore)('the package $name', ({ folder, name, dependencies, pe
     expect(elsewhere).toEqual([]);
     expect(files).toContain('dist/index.js');
     expect(files.filter((path) => /\.test\./.test(path))).toEqual([]);
+  });
+});
+
+const proxyPackage = join(root, 'packages', 'proxy');
+const proxyManifest = JSON.parse(readFileSync(join(proxyPackage, 'package.json'), 'utf8'));
+/** What only the lab needs: simulate and its peers, the reference agent and the lab's commands. */
+const LAB = /^(lab|simulate|agent|bench|e2e|reliability)\//;
+
+describe('the proxy package (@agent-compact/proxy)', () => {
+  const sources = packageSources(proxyPackage);
+
+  it('compiles the proxy, the CLI and its OpenTelemetry adapter; the core by name, no lab file', () => {
+    expect(sources).toEqual(
+      expect.arrayContaining(['cli/bin.ts', 'cli/commands/wrap.ts', 'proxy/index.ts', 'otel/index.ts']),
+    );
+    expect(sources.filter((path) => !/^(cli|proxy|otel)\//.test(path) || LAB.test(path))).toEqual([]);
+  });
+
+  it('depends on the core, undici, the SSE parser and lru-cache; the Redis stores and OpenTelemetry are optional', () => {
+    expect(Object.keys(proxyManifest.dependencies).sort()).toEqual([
+      'agent-compact',
+      'eventsource-parser',
+      'lru-cache',
+      'undici',
+    ]);
+    expect(proxyManifest.dependencies['agent-compact']).toBe(coreManifest.version);
+    for (const peer of Object.keys(proxyManifest.peerDependencies)) {
+      expect([peer, proxyManifest.peerDependenciesMeta[peer]?.optional]).toEqual([peer, true]);
+    }
+  });
+
+  it('links the agent-compact bin to a committed file that runs the built CLI', () => {
+    expect(proxyManifest.bin).toEqual({ 'agent-compact': './bin/agent-compact.js' });
+    expect(readFileSync(join(proxyPackage, 'bin', 'agent-compact.js'), 'utf8')).toContain(
+      "import '../dist/cli/bin.js';",
+    );
+  });
+
+  it('packs its bin and dist and nothing else of the repository', () => {
+    const files = packedFiles(
+      proxyManifest,
+      ['bin/agent-compact.js', 'dist/cli/bin.js', 'dist/proxy/index.js', 'dist/proxy/access.test.js'],
+      join(scratch, 'proxy'),
+    );
+    expect(files.sort()).toEqual([
+      'bin/agent-compact.js',
+      'dist/cli/bin.js',
+      'dist/proxy/index.js',
+      'package.json',
+    ]);
+  });
+});
+
+describe('the lab (the private workspace root)', () => {
+  const sources = packageSources(root);
+
+  it('is never published', () => {
+    expect(manifest.private).toBe(true);
+  });
+
+  it('compiles no core file: the lab, the proxy and the CLI reach the core by its package name', () => {
+    expect(sources).toEqual(expect.arrayContaining(['lab/bin.ts', 'simulate/simulate.ts', 'bench/run.ts']));
+    const core = new Set(packageSources(corePackage));
+    expect(sources.filter((path) => core.has(path))).toEqual([]);
+  });
+
+  it('builds bench and e2e, which their scripts run from dist/', () => {
+    expect(sources).toEqual(expect.arrayContaining(['bench/run.ts', 'e2e/run.ts']));
+    expect(manifest.scripts.bench).toContain('dist/bench/run.js');
+    expect(manifest.scripts.e2e).toContain('dist/e2e/run.js');
   });
 });

@@ -1,8 +1,8 @@
-// The compatibility suite (`npm run test:compat`): the package as a user installs it, beside the
+// The compatibility suite (`npm run test:compat`): the packages as a user installs them, beside the
 // SDK versions users run, on the Node versions users run.
 //
-// It builds and packs the package, and for each setup below creates a scratch project in a temp
-// folder, installs the tarball beside that setup's SDKs with a plain `npm install` (failing on any
+// It builds and packs the packages, and for each setup below creates a scratch project in a temp
+// folder, installs the tarballs beside that setup's SDKs with a plain `npm install` (failing on any
 // peer conflict or peer warning, and on an engine warning about this package), type-checks a file
 // that uses the installed package's types, then runs every `tests/*.test.mjs` with `node --test`
 // on each of the setup's Node versions. The tests import the installed package by name and talk
@@ -94,8 +94,8 @@ function main() {
   const totals = { passed: 0, failed: 0, skipped: 0 };
   try {
     if (!values['no-build']) run('npm', ['run', 'build', '--silent'], { cwd: repositoryRoot });
-    const tarball = pack(workFolder);
-    for (const setup of setups) add(totals, runSetup(setup, tarball, workFolder));
+    const tarballs = pack(workFolder);
+    for (const setup of setups) add(totals, runSetup(setup, tarballs, workFolder));
   } finally {
     if (values.keep) console.log(`compat: scratch projects kept in ${workFolder}`);
     else rmSync(workFolder, { recursive: true, force: true });
@@ -106,22 +106,29 @@ function main() {
 }
 
 /**
- * `npm pack` of the repository's root package into the work folder; returns the tarball's path.
- * The root (`agent-compact-workspace`, private) still holds every subpath, the proxy, the CLI and
- * the scripted server; it is installed under the name `agent-compact`, the name the tests import.
- * The core package alone (`packages/core`) is checked by src/package-files.test.ts and publint.
+ * The packages a user installs (the core, the proxy with its bin, the scripted server) and the
+ * private lab (`agent-compact-workspace`, for the reference agent and its `run` command), each
+ * `npm pack`ed from its folder into the work folder: the install specs, `name@file:tarball`.
  */
+const PACKED = [
+  { name: 'agent-compact', folder: 'packages/core' },
+  { name: '@agent-compact/proxy', folder: 'packages/proxy' },
+  { name: '@agent-compact/testing', folder: 'packages/testing' },
+  { name: 'agent-compact-workspace', folder: '.' },
+];
+
 function pack(workFolder) {
-  const output = run('npm', ['pack', '--silent', '--pack-destination', workFolder], {
-    cwd: repositoryRoot,
-    capture: true,
+  return PACKED.map(({ name, folder }) => {
+    const output = run('npm', ['pack', '--silent', '--pack-destination', workFolder], {
+      cwd: path.join(repositoryRoot, folder),
+      capture: true,
+    });
+    return `${name}@file:${path.join(workFolder, output.trim().split('\n').at(-1))}`;
   });
-  const name = output.trim().split('\n').at(-1);
-  return path.join(workFolder, name);
 }
 
 /** Installs, type-checks and tests one setup; returns its counts. */
-function runSetup(setup, tarball, workFolder) {
+function runSetup(setup, tarballs, workFolder) {
   const project = path.join(workFolder, setup.name);
   mkdirSync(project);
   writeFileSync(
@@ -133,7 +140,7 @@ function runSetup(setup, tarball, workFolder) {
   console.log(
     `\ncompat ${setup.name}: npm install on Node ${nodeVersion(installer)}: ${setup.packages.join(' ')}`,
   );
-  if (!install(installer, project, [`agent-compact@file:${tarball}`, ...setup.packages])) {
+  if (!install(installer, project, [...tarballs, ...setup.packages])) {
     counts.failed += 1;
     return counts;
   }

@@ -1,13 +1,13 @@
-import type { Compactor } from '../core/compactor-options.js';
 import type {
+  Compactor,
   ContentBlock,
   Message,
   ProviderUsage,
   SystemPrompt,
   ToolResultBlock,
   ToolUseBlock,
-} from '../core/model/messages.js';
-import { promptTokensFromUsage } from '../core/model/messages.js';
+} from 'agent-compact';
+import { promptTokensFromUsage } from 'agent-compact/counters';
 import type { AgentStatusHandler } from './agent-status.js';
 import { type ChatModel, ModelCallError } from './chat-model.js';
 import type { TranscriptEntry } from './session-store.js';

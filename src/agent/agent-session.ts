@@ -1,10 +1,6 @@
 import { realpath } from 'node:fs/promises';
-import type { ArchiveStore } from '../core/archive/archive-store.js';
-import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.js';
-import type { SessionStateStore } from '../core/archive/session-state-store.js';
-import { createCompactor } from '../core/compactor.js';
-import type { Compactor } from '../core/compactor-options.js';
-import type { CompactionEventHandler } from '../core/events.js';
+import type { ArchiveStore, CompactionEventHandler, Compactor, SessionStateStore } from 'agent-compact';
+import { createCompactor, createMemoryArchiveStore } from 'agent-compact';
 import { type AgentLoop, createAgentLoop } from './agent-loop.js';
 import type { AgentStatusHandler } from './agent-status.js';
 import type { ChatModel } from './chat-model.js';

@@ -1,4 +1,4 @@
-import type { CompactionLayer } from '../core/events.js';
+import type { CompactionLayer } from 'agent-compact';
 
 /** What the agent loop reports while it works; the CLI prints each as a status line on stderr. */
 export type AgentStatusEvent =

@@ -1,4 +1,4 @@
-import type { Message, ProviderUsage, SystemPrompt } from '../core/model/messages.js';
+import type { Message, ProviderUsage, SystemPrompt } from 'agent-compact';
 import type { AgentToolDefinition } from './tool-definitions.js';
 
 /** One request of the agent loop to its model. */

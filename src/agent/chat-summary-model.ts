@@ -1,5 +1,5 @@
-import { CompactError } from '../core/model/errors.js';
-import type { SummaryModel } from '../core/summary/summary-model.js';
+import type { SummaryModel } from 'agent-compact';
+import { CompactError } from 'agent-compact';
 import type { ChatModel } from './chat-model.js';
 import type { AgentToolDefinition } from './tool-definitions.js';
 

@@ -1,5 +1,5 @@
-import { createFileArchiveStore } from '../archive/index.js';
-import type { ArchiveStore } from '../core/archive/archive-store.js';
+import type { ArchiveStore } from 'agent-compact';
+import { createFileArchiveStore } from 'agent-compact/archive';
 
 /**
  * The archive store of a session: the file store (append-only JSONL, fsync, 0600) in the session's

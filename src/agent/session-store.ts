@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { appendFile, mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { CompactionLayer } from '../core/events.js';
-import { CompactError } from '../core/model/errors.js';
-import type { Message } from '../core/model/messages.js';
+import type { CompactionLayer, Message } from 'agent-compact';
+import { CompactError } from 'agent-compact';
 
 /** What `session.json` holds. */
 export interface SessionInfo {

@@ -1,5 +1,5 @@
 /** The agent's tools in a provider-neutral form, and in Anthropic and OpenAI form. */
-import { compactTool, recallTool } from '../core/archive/compaction-tools.js';
+import { compactTool, recallTool } from 'agent-compact/recall';
 
 /** A JSON Schema object describing a tool's input. */
 export interface ToolInputSchema {

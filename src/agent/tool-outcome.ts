@@ -1,4 +1,4 @@
-import type { ToolResultContentBlock } from '../core/model/messages.js';
+import type { ToolResultContentBlock } from 'agent-compact';
 
 /** What a tool hands back to the loop; becomes a `tool_result` block (`isError` → `is_error`). */
 export interface ToolOutcome {

@@ -1,7 +1,6 @@
-import type { ArchiveStore } from '../core/archive/archive-store.js';
-import { handleRecall, parseCompactInput } from '../core/archive/compaction-tools.js';
-import { CompactError } from '../core/model/errors.js';
-import type { ToolResultBlock, ToolUseBlock } from '../core/model/messages.js';
+import type { ArchiveStore, ToolResultBlock, ToolUseBlock } from 'agent-compact';
+import { CompactError } from 'agent-compact';
+import { handleRecall, parseCompactInput } from 'agent-compact/recall';
 import { bashTool } from './bash-tool.js';
 import { editFileTool, readFileTool, writeFileTool } from './file-tools.js';
 import type { AgentToolName } from './tool-definitions.js';

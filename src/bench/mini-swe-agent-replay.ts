@@ -4,10 +4,8 @@
 // the `tokens` benchmark and the accuracy test; not part of the package's API.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Message } from '../core/model/messages.js';
-import { createAnchoredCounter } from '../core/tokens/anchored-counter.js';
-import { createIncrementalCounter } from '../core/tokens/incremental-counter.js';
-import type { TokenCounter } from '../core/tokens/token-counter.js';
+import type { Message, TokenCounter } from 'agent-compact';
+import { createAnchoredCounter, createIncrementalCounter } from 'agent-compact/counters';
 
 /** The folder of `*.traj.json` files; src/bench and dist/bench are both two levels below the root. */
 export const miniSweAgentTrajectoriesDir = fileURLToPath(

@@ -8,13 +8,13 @@
  */
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { createCompactor } from '../core/compactor.js';
-import { contentBlocks, type Message, type ToolUseBlock } from '../core/model/messages.js';
-import { createExtractiveSummaryModel } from '../core/summary/extractive-summary.js';
-import { importTranscriptFile } from '../importers/index.js';
+import type { Message, ToolUseBlock } from 'agent-compact';
+import { createCompactor, createExtractiveSummaryModel } from 'agent-compact';
+import { importTranscriptFile } from 'agent-compact/importers';
+import { createTiktokenCounter } from 'agent-compact/tokenizer';
+import { contentBlocks } from 'agent-compact/wire';
 import { requestText } from '../simulate/key-facts.js';
 import { createNextNeedProbe, hasWholeToken, type NextNeedItem } from '../simulate/next-need.js';
-import { createTiktokenCounter } from '../tokenizer/index.js';
 
 const counter = createTiktokenCounter();
 const summarizer = createExtractiveSummaryModel();

@@ -4,13 +4,13 @@
 // them for the shared trajectories and for the shared sessions at --window 200000.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createExtractiveSummaryModel } from '../core/summary/extractive-summary.js';
-import { importTranscriptFile } from '../importers/index.js';
+import { createExtractiveSummaryModel } from 'agent-compact';
+import { importTranscriptFile } from 'agent-compact/importers';
+import { createTiktokenCounter } from 'agent-compact/tokenizer';
 import { type NextNeed, type NextNeedCount, nextNeedKinds } from '../simulate/next-need.js';
 import { peerNames } from '../simulate/replay-strategies.js';
 import type { StrategyName } from '../simulate/replay-strategy.js';
 import { type SimulationResult, simulate, simulationInputOf } from '../simulate/simulate.js';
-import { createTiktokenCounter } from '../tokenizer/index.js';
 import { nextNeedTable, share } from './next-need-table.js';
 
 /** Issue #32: the window the shared sessions are replayed at. */

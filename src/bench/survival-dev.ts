@@ -5,11 +5,10 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createCompactor } from '../core/compactor.js';
-import type { CompactorOptions } from '../core/compactor-options.js';
-import type { Message, ToolResultBlock, ToolUseBlock } from '../core/model/messages.js';
-import { claudeCodeFromLines } from '../importers/claude-code.js';
-import { createTiktokenCounter } from '../tokenizer/index.js';
+import type { CompactorOptions, Message, ToolResultBlock, ToolUseBlock } from 'agent-compact';
+import { createCompactor } from 'agent-compact';
+import { claudeCodeFromLines } from 'agent-compact/internal';
+import { createTiktokenCounter } from 'agent-compact/tokenizer';
 
 const directory = process.argv[2] ?? '../shared/data/sessions/claude-code-entireio-cli';
 const kinds = ['edited', 'read', 'commands', 'errors', 'todo', 'user'] as const;

@@ -6,12 +6,11 @@
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createCompactor } from '../core/compactor.js';
-import { createExtractiveSummaryModel } from '../core/summary/extractive-summary.js';
-import { importTranscriptFile } from '../importers/index.js';
+import { createCompactor, createExtractiveSummaryModel } from 'agent-compact';
+import { importTranscriptFile } from 'agent-compact/importers';
+import { createTiktokenCounter } from 'agent-compact/tokenizer';
 import { requestText } from '../simulate/key-facts.js';
 import { historyFacts, MOST_WORDS } from '../simulate/survival.js';
-import { createTiktokenCounter } from '../tokenizer/index.js';
 
 const directory = process.argv[2] ?? '../shared/data/sessions/codex-entireio-git-sync';
 const kinds = new Set(

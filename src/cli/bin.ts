@@ -1,11 +1,5 @@
 #!/usr/bin/env node
+import { processIO } from './cli-io.js';
 import { main } from './main.js';
 
-const exitCode = await main(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-  env: process.env,
-  cwd: process.cwd(),
-  isTTY: Boolean(process.stderr.isTTY),
-});
-process.exitCode = exitCode;
+process.exitCode = await main(process.argv.slice(2), processIO());

@@ -10,6 +10,17 @@ export interface CliIO {
   now?: () => number;
 }
 
+/** The process's own streams, environment and folder: what a bin gives `main`. */
+export function processIO(): CliIO {
+  return {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    cwd: process.cwd(),
+    isTTY: Boolean(process.stderr.isTTY),
+  };
+}
+
 /** A failure the CLI reports as one line and an exit code, never a stack trace. */
 export class CliError extends Error {
   constructor(

@@ -1,7 +1,7 @@
 /** Argument parsing the commands share: node's `util.parseArgs`, with every mistake a one-line UsageError. */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { WIRE_FORMATS, type WireFormat } from '../core/model/wire-format.js';
-import type { TokenCounter } from '../core/tokens/token-counter.js';
+import type { TokenCounter } from 'agent-compact';
+import { WIRE_FORMATS, type WireFormat } from 'agent-compact/wire';
 import { CliError, UsageError } from './cli-io.js';
 
 /** The option declarations `util.parseArgs` takes. */
@@ -133,14 +133,12 @@ export async function createCliCounter(
 ): Promise<TokenCounter> {
   switch (tokenizer) {
     case 'heuristic': {
-      const { createHeuristicCounter } = await import('../core/tokens/heuristic-counter.js');
+      const { createHeuristicCounter } = await import('agent-compact/counters');
       return createHeuristicCounter();
     }
     case 'o200k':
     case 'cl100k': {
-      const { isTokenizerInstalled, TOKENIZER_INSTALL_COMMAND } = await import(
-        '../tokenizer/load-tokenizer.js'
-      );
+      const { isTokenizerInstalled, TOKENIZER_INSTALL_COMMAND } = await import('agent-compact/internal');
       if (!isTokenizerInstalled()) {
         if (asked) {
           stderr?.(
@@ -149,7 +147,7 @@ export async function createCliCounter(
         }
         return createCliCounter('heuristic');
       }
-      const { createTiktokenCounter } = await import('../tokenizer/index.js');
+      const { createTiktokenCounter } = await import('agent-compact/tokenizer');
       return createTiktokenCounter({ encoding: tokenizer });
     }
     default: {

@@ -1,14 +1,15 @@
-import { CompactError } from '../core/model/errors.js';
+import { CompactError } from 'agent-compact';
 import { type CliCommand, CliError, type CliIO, UsageError } from './cli-io.js';
 
 /** A command: its line in the list, its usage line (the first line of its --help), how to load it. */
-interface CommandEntry {
+export interface CommandEntry {
   summary: string;
   usage: string;
   load: () => Promise<CliCommand>;
 }
 
-const commands: Record<string, CommandEntry> = {
+/** The published `agent-compact` command's commands; the lab's bin adds its own (src/lab/main.ts). */
+export const commands: Record<string, CommandEntry> = {
   validate: {
     summary: 'check a conversation against the provider rules (--fix -o OUT repairs it)',
     usage: 'agent-compact validate FILE [--json] [--format anthropic|openai|responses|gemini] [--fix -o OUT]',
@@ -29,16 +30,6 @@ const commands: Record<string, CommandEntry> = {
     summary: 'print the original of an archived item (recall ID --archive DIR)',
     usage: 'agent-compact recall ID --archive DIR [--session S]',
     load: async () => (await import('./commands/recall.js')).recallCommand,
-  },
-  simulate: {
-    summary: 'replay agent transcripts through the strategies and compare them',
-    usage: 'agent-compact simulate FILE|DIR... [options]',
-    load: async () => (await import('./commands/simulate.js')).simulateCommand,
-  },
-  run: {
-    summary: 'run the reference coding agent on one task',
-    usage: 'agent-compact run "TASK" [options]',
-    load: async () => (await import('./commands/run.js')).runCommand,
   },
   proxy: {
     summary: 'compact the conversations of any agent through its base URL',
@@ -70,32 +61,37 @@ const commands: Record<string, CommandEntry> = {
     usage: 'agent-compact mcp (--archive DIR | --store redis://…)',
     load: async () => (await import('./commands/mcp.js')).mcpCommand,
   },
-  chat: {
-    summary: 'chat with the reference coding agent',
-    usage: 'agent-compact chat [options]',
-    load: async () => (await import('./commands/chat.js')).chatCommand,
-  },
 };
 
-function usage(): string {
+/** The lab's commands (src/lab/main.ts): named when asked for here, where they are not. */
+const LAB_COMMANDS = ['simulate', 'run', 'chat'];
+
+function usage(commands: Record<string, CommandEntry>): string {
   const lines = Object.entries(commands).map(([name, { summary }]) => `  ${name.padEnd(10)}${summary}`);
   return `Usage: agent-compact <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun agent-compact <command> --help for a command's options and exit codes.\nExit codes: 2 an unknown command or bad arguments; otherwise the command's own.\n`;
 }
 
 /** Runs the CLI and returns the exit code. Errors become one line on stderr. */
-export async function main(argv: string[], io: CliIO): Promise<number> {
+export async function main(
+  argv: string[],
+  io: CliIO,
+  table: Record<string, CommandEntry> = commands,
+): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    io.stdout(usage());
+    io.stdout(usage(table));
     return name ? 0 : 2;
   }
   if (name === '--version' || name === '-v') {
     io.stdout('0.1.0\n');
     return 0;
   }
-  const command = commands[name];
+  const command = table[name];
   if (!command) {
-    io.stderr(`agent-compact: unknown command "${name}"\n\n${usage()}`);
+    const where = LAB_COMMANDS.includes(name)
+      ? ` (it is a command of the agent-compact repository's lab: npm run lab -- ${name})`
+      : '';
+    io.stderr(`agent-compact: unknown command "${name}"${where}\n\n${usage(table)}`);
     return 2;
   }
   try {

@@ -9,12 +9,10 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { conversationFromValue, parseConversation } from '../core/conversation/parse-conversation.js';
-import { CompactError } from '../core/model/errors.js';
-import type { Message, SystemPrompt } from '../core/model/messages.js';
-import type { WireFormat } from '../core/model/wire-format.js';
-import type { ParsedConversation } from '../core/wire/parsed-conversation.js';
-import { jsonFileLines } from '../importers/_json-lines.js';
+import type { Message, ParsedConversation, SystemPrompt } from 'agent-compact';
+import { CompactError, parseConversation } from 'agent-compact';
+import { conversationFromValue, jsonFileLines } from 'agent-compact/internal';
+import type { WireFormat } from 'agent-compact/wire';
 import { CliError, type CliIO } from './cli-io.js';
 import { lineVerdict, streamedFormat } from './wire/line-streaming.js';
 

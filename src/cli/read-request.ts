@@ -8,13 +8,12 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { CompactError } from '../core/model/errors.js';
-import type { ValidationProblem } from '../core/model/problems.js';
-import type { RequestBody, RequestConversation } from '../core/model/request.js';
-import type { WireFormat } from '../core/model/wire-format.js';
-import { readRequestConversation } from '../core/request/request-conversation.js';
-import { detectRequestFormat, isPlainObject } from '../core/request/request-format.js';
-import { dialects } from '../core/wire/dialects.js';
+import type { ValidationProblem } from 'agent-compact';
+import { CompactError } from 'agent-compact';
+import type { RequestConversation } from 'agent-compact/internal';
+import { dialects, isPlainObject, readRequestConversation } from 'agent-compact/internal';
+import type { RequestBody, WireFormat } from 'agent-compact/wire';
+import { detectRequestFormat } from 'agent-compact/wire';
 import type { CliIO } from './cli-io.js';
 
 /** The only top-level fields of a conversation file; any other field makes the object a request. */

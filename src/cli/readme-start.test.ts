@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../lab/main.js';
 import { recordingIO } from './cli-io.test-utils.js';
-import { main } from './main.js';
 
 // The README shows what `npm start` prints: the block under its "npm start" is the stdout of the
 // command package.json's `start` script runs, to the character. When a change moves a figure,
@@ -22,7 +22,7 @@ function startArgs(): string[] {
     .map((part) => part.trim())
     .find((part) => part.startsWith('node '));
   const [, bin, ...args] = command!.split(/\s+/);
-  expect(bin).toBe('dist/cli/bin.js');
+  expect(bin).toBe('dist/lab/bin.js');
   const report = args.indexOf('--report');
   if (report >= 0) args[report + 1] = join(scratch, 'report.html');
   return args;

@@ -1,5 +1,4 @@
-import type { ArchiveStore } from '../core/archive/archive-store.js';
-import type { SessionStateStore } from '../core/archive/session-state-store.js';
+import type { ArchiveStore, SessionStateStore } from 'agent-compact';
 import { CliError } from './cli-io.js';
 
 /** Where a CLI command keeps archives and compactor state, from its `--store` option. */
@@ -9,7 +8,7 @@ export interface OpenedStore {
   /** The compactor state store, or undefined when state stays in the process. */
   stateStore?: SessionStateStore;
   /** The proxy's conversation store (only with `forProxy`), or undefined for its default. */
-  proxyStore?: import('../redis/index.js').RedisProxySessionStore;
+  proxyStore?: import('@agent-compact/redis').RedisProxySessionStore;
   /** For status lines: the URL with its password replaced by `***`. */
   description: string;
   close(): Promise<void>;
@@ -39,11 +38,11 @@ export async function openStoreFromSpec(
   if (!/^rediss?:\/\//i.test(spec)) {
     throw new CliError('--store takes a Redis URL: redis://[:password@]host[:port][/db] or rediss://…', 2);
   }
-  let redis: typeof import('../redis/index.js');
+  let redis: typeof import('@agent-compact/redis');
   try {
-    redis = await import('../redis/index.js');
+    redis = await import('@agent-compact/redis');
   } catch {
-    throw new CliError('--store redis://… needs the redis package: npm install redis', 2);
+    throw new CliError('--store redis://… needs the Redis stores: npm install @agent-compact/redis redis', 2);
   }
   const description = redis.redactUrl(spec);
   const url = withPassword(spec, env[REDIS_PASSWORD_ENV]);

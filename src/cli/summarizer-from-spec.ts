@@ -1,5 +1,5 @@
-import { WIRE_FORMATS } from '../core/model/wire-format.js';
-import type { SummaryModel } from '../core/summary/summary-model.js';
+import type { SummaryModel } from 'agent-compact';
+import { WIRE_FORMATS } from 'agent-compact/wire';
 import { CliError } from './cli-io.js';
 import {
   importAdapter as defaultImportAdapter,

@@ -2,8 +2,9 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { main } from '../lab/main.js';
 import { recordingIO } from './cli-io.test-utils.js';
-import { main } from './main.js';
+import { main as publishedMain } from './main.js';
 
 /** Commands whose --help the CLI prints itself (the agent short forms pass --help to the agent). */
 const commands = [
@@ -76,5 +77,21 @@ describe('--help', () => {
     const { code, stdout } = await run(['--help']);
     expect(code).toBe(0);
     expect(stdout).toContain('Exit codes: 2 an unknown command or bad arguments');
+  });
+});
+
+describe('the published command (src/cli) beside the lab (src/lab)', () => {
+  it('lists the proxy and library commands, not the lab’s, and says where a lab command is', async () => {
+    const { output, io } = recordingIO(await mkdtemp(join(tmpdir(), 'agent-compact-usage-')));
+    expect(await publishedMain(['--help'], io)).toBe(0);
+    expect(output.stdout).toMatch(/\n {2}wrap {6}/);
+    expect(output.stdout).not.toMatch(/\n {2}(simulate|run|chat) /);
+    expect(await publishedMain(['simulate', 'x.jsonl'], io)).toBe(2);
+    expect(output.stderr).toContain('lab: npm run lab -- simulate');
+  });
+
+  it('the lab’s command lists every command', async () => {
+    const { stdout } = await run(['--help']);
+    for (const name of commands) expect(stdout).toMatch(new RegExp(`\\n {2}${name} `));
   });
 });

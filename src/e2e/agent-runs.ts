@@ -9,12 +9,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ProxyRequestRecord, type ProxyStats, startProxy } from '../proxy/index.js';
 import {
   type RecordedRequest,
   type ScriptedModelServerOptions,
   startScriptedModelServer,
-} from '../testing/index.js';
+} from '@agent-compact/testing';
+import { type ProxyRequestRecord, type ProxyStats, startProxy } from '../proxy/index.js';
 import type { E2ETraffic } from './e2e-checks.js';
 import { startHttpHop } from './http-hop.js';
 

@@ -1,12 +1,11 @@
 /** What every end-to-end run must show, as named checks with the figures behind them. */
 
-import type { WireFormat } from '../core/model/wire-format.js';
-import { dialects } from '../core/wire/dialects.js';
-import { workingSetOpen } from '../core/working-set/render-working-set.js';
+import { estimateRequestTokens, type RecordedRequest } from '@agent-compact/testing';
+import { dialects, workingSetOpen } from 'agent-compact/internal';
+import type { WireFormat } from 'agent-compact/wire';
 import type { ProxyRequestRecord, ProxyStats } from '../proxy/index.js';
 import { createRequestTokens } from '../proxy/request-tokens.js';
 import { fingerprintMessage } from '../proxy/session-identity.js';
-import { estimateRequestTokens, type RecordedRequest } from '../testing/index.js';
 import type { HopRequest } from './http-hop.js';
 
 /** One check's outcome. */

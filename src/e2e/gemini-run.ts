@@ -6,7 +6,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RecordedRequest, ScriptStep } from '../testing/index.js';
+import type { RecordedRequest, ScriptStep } from '@agent-compact/testing';
 
 /** Gemini CLI's shell tool (0.61). */
 const SHELL_TOOL = 'run_shell_command';

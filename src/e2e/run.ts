@@ -8,7 +8,7 @@
 // ~/.cache/agent-compact-e2e (AGENT_COMPACT_E2E_DIR); kept out of npm test.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { allowsSystemMessages } from '../core/conversation/validate.js';
+import { allowsSystemMessages } from 'agent-compact/wire';
 import { type AgentRun, type AgentSpec, directRun, proxiedRun, wrappedRun } from './agent-runs.js';
 import {
   checkPeak,

@@ -6,9 +6,17 @@
 
 export { COMPACTOR_STATE_SCHEMA } from '../core/archive/session-state-store.js';
 export { defaultThresholds } from '../core/compactor.js';
+// What the proxy, the CLI and the lab (simulate, bench, the reference agent) use beyond the stable
+// API: the request-level readers and writers and the format registry.
+export { resolveSettings } from '../core/compactor-settings.js';
 export { TOOL_ERROR_PREFIX } from '../core/conversation/openai-format.js';
+export { conversationFromValue } from '../core/conversation/parse-conversation.js';
 export { LEADING_USER_MESSAGE_TEXT, MISSING_TOOL_RESULT_TEXT } from '../core/conversation/repair.js';
+export type { RequestConversation } from '../core/model/request.js';
 export { MAX_CACHE_BREAKPOINTS } from '../core/request/cache-breakpoints.js';
+export { withMessages } from '../core/request/compact-request.js';
+export { readRequestConversation } from '../core/request/request-conversation.js';
+export { isPlainObject } from '../core/request/request-format.js';
 export { extractiveSummary } from '../core/summary/extractive-summary.js';
 export {
   bridgeText,
@@ -24,3 +32,9 @@ export {
   MESSAGE_OVERHEAD_TOKENS,
 } from '../core/tokens/message-tokens.js';
 export { TOOL_OVERHEAD_TOKENS, TOOLS_PREAMBLE_TOKENS } from '../core/tokens/tool-tokens.js';
+export type { WireDialect } from '../core/wire/dialect.js';
+export { dialects } from '../core/wire/dialects.js';
+export { workingSetOpen } from '../core/working-set/render-working-set.js';
+export { jsonFileLines } from '../importers/_json-lines.js';
+export { claudeCodeFromLines } from '../importers/claude-code.js';
+export { isTokenizerInstalled, TOKENIZER_INSTALL_COMMAND } from '../tokenizer/load-tokenizer.js';

@@ -5,7 +5,7 @@
  * `gen_ai.conversation.compacted`. Spans go to the registered tracer provider; none registered,
  * they cost next to nothing.
  *
- * @module agent-compact/otel
+ * @module @agent-compact/proxy/otel
  */
 import {
   type Attributes,
@@ -16,7 +16,7 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import type { CompactionEvent, CompactionEventHandler } from '../core/events.js';
+import type { CompactionEvent, CompactionEventHandler } from 'agent-compact';
 import type { ExchangeObservation } from '../proxy/dashboard/monitor.js';
 import type { ProxyTracing } from '../proxy/proxy-tracing.js';
 

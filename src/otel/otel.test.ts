@@ -18,7 +18,7 @@ function memoryTracer() {
   return { exporter, tracer: provider.getTracer('test') };
 }
 
-describe('agent-compact/otel', () => {
+describe('@agent-compact/proxy/otel', () => {
   it('is off by itself: no tracer provider is registered in tests', () => {
     expect(isTracerProviderRegistered()).toBe(false);
   });

@@ -9,7 +9,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
-import { CompactError } from '../core/model/errors.js';
+import { CompactError } from 'agent-compact';
 
 /** Every route of the proxy itself lives under this prefix; everything else belongs to the provider. */
 export const OWN_PREFIX = '/agent-compact/';

@@ -14,7 +14,7 @@
  * to the last field or past the first, and whole fields after them. Such bytes have one parse, and
  * it is the one built here; anything else is parsed whole.
  */
-import { isPlainObject } from '../core/request/request-format.js';
+import { isPlainObject } from 'agent-compact/internal';
 
 /** A parsed request body and where its conversation's items lie in its bytes. */
 export interface ParsedBody {

@@ -4,8 +4,8 @@
  * still holds it (the dashboard) holds nothing: a memory-only archive loses its items then, and a
  * recall or the dashboard finds none (`--archive DIR` or `--store` keep them).
  */
-import type { ArchiveStore } from '../core/archive/archive-store.js';
-import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.js';
+import type { ArchiveStore } from 'agent-compact';
+import { createMemoryArchiveStore } from 'agent-compact';
 
 /** An in-memory archive with its size and a way to empty it. */
 export interface BudgetedArchive extends ArchiveStore {

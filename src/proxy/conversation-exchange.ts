@@ -5,11 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import { handleRecall } from '../core/archive/compaction-tools.js';
-import { validateMessages } from '../core/conversation/validate.js';
-import type { CompactionLayer } from '../core/events.js';
-import type { ProviderUsage } from '../core/model/messages.js';
-import type { WireFormat } from '../core/model/wire-format.js';
+import type { CompactionLayer, ProviderUsage } from 'agent-compact';
+import { validateMessages } from 'agent-compact';
+import { handleRecall } from 'agent-compact/recall';
+import type { WireFormat } from 'agent-compact/wire';
 import type { ExchangeObservation } from './dashboard/monitor.js';
 import { type ForwardOutcome, forwardRequest } from './forward.js';
 import { noticeText, prependNoteToStream, setCompactionHeaders } from './notify/compaction-notice.js';

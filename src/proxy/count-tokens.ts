@@ -5,7 +5,7 @@
  * contradict).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { WIRE_FORMATS, type WireFormat } from '../core/model/wire-format.js';
+import { WIRE_FORMATS, type WireFormat } from 'agent-compact/wire';
 import { conversationOf, withConversation } from './request-conversation.js';
 import { sessionInput } from './session-history.js';
 import { sessionKeyOf } from './session-identity.js';

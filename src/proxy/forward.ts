@@ -4,7 +4,7 @@
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { ProviderUsage } from '../core/model/messages.js';
+import type { ProviderUsage } from 'agent-compact';
 import type { AnswerReading, AnswerSink, RelayEnd, UpstreamClient } from './upstream/upstream-client.js';
 
 /** Headers that belong to one connection, never forwarded (RFC 9110 §7.6.1). */

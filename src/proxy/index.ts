@@ -2,7 +2,7 @@
  * The compaction proxy: agent-compact for any agent through its base URL (Claude Code, Codex, …).
  * `startProxy` runs it in-process; `agent-compact proxy` runs it from the command line.
  *
- * @module agent-compact/proxy
+ * @module @agent-compact/proxy
  */
 
 export type { ExchangeObservation, MonitoredSession } from './dashboard/monitor.js';

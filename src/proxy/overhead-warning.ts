@@ -3,9 +3,8 @@
  * (system prompt, tools and first message: about 19k tokens for Claude Code). Compaction cannot
  * remove that part, so every request would fall back with nothing to show why.
  */
-import { defaultThresholds } from '../core/compactor-settings.js';
-import type { WireFormat } from '../core/model/wire-format.js';
-import { dialects } from '../core/wire/dialects.js';
+import { defaultThresholds, dialects } from 'agent-compact/internal';
+import type { WireFormat } from 'agent-compact/wire';
 
 /** Characters per token of the estimate (the core heuristic's ratio for prose and code). */
 const CHARACTERS_PER_TOKEN = 4;

@@ -1,7 +1,7 @@
 /** Errors the proxy itself answers with, in each provider's own error shape so clients read them. */
 
 import type { ServerResponse } from 'node:http';
-import { dialects } from '../core/wire/dialects.js';
+import { dialects } from 'agent-compact/internal';
 import type { ProxyProvider } from './routes.js';
 
 /**

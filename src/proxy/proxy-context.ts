@@ -3,8 +3,8 @@
  * one HTTP client, the session compactors and queue, the stats and the watchers.
  */
 
-import type { CompactionEvent } from '../core/events.js';
-import { CompactError } from '../core/model/errors.js';
+import type { CompactionEvent } from 'agent-compact';
+import { CompactError } from 'agent-compact';
 import { type HostPolicy, hostPolicy } from './access.js';
 import type { ExchangeDependencies } from './conversation-exchange.js';
 import { dashboardRoutes } from './dashboard/dashboard-routes.js';

@@ -1,7 +1,4 @@
-import type { ArchiveStore } from '../core/archive/archive-store.js';
-import type { SessionStateStore } from '../core/archive/session-state-store.js';
-import type { SummaryModel } from '../core/summary/summary-model.js';
-import type { TokenCounter } from '../core/tokens/token-counter.js';
+import type { ArchiveStore, SessionStateStore, SummaryModel, TokenCounter } from 'agent-compact';
 import type { ProxyRequestRecord, ProxyStats } from './proxy-stats.js';
 import type { ProxyTracing } from './proxy-tracing.js';
 import type { ProxySessionStore } from './session-store.js';
@@ -83,7 +80,7 @@ export interface ProxyOptions {
    * kept in memory. @default true
    */
   dashboard?: boolean;
-  /** Traces requests and compactions, e.g. `createOtelProxyTracing()` from `agent-compact/otel`. */
+  /** Traces requests and compactions, e.g. `createOtelProxyTracing()` from `@agent-compact/proxy/otel`. */
   tracing?: ProxyTracing;
   /**
    * The longest one exchange may take, from arrival to the end of the answer: past it the upstream

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { WireFormat } from '../core/model/wire-format.js';
+import type { WireFormat } from 'agent-compact/wire';
 import { accessRefusal, assertSafeBinding } from './access.js';
 import { type ExchangeDependencies, runExchange, statefulReason } from './conversation-exchange.js';
 import { countTokensPayload, isCountTokens } from './count-tokens.js';

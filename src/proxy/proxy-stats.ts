@@ -1,6 +1,6 @@
 /** What the proxy did: one record per request, a log line per record, and running totals. */
-import type { CompactionLayer } from '../core/events.js';
-import type { WireFormat } from '../core/model/wire-format.js';
+import type { CompactionLayer } from 'agent-compact';
+import type { WireFormat } from 'agent-compact/wire';
 
 /** One request as the proxy handled it. */
 export interface ProxyRequestRecord {

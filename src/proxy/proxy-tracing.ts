@@ -1,8 +1,8 @@
 /**
- * The proxy's tracing hook, kept free of any tracing library: `agent-compact/otel` implements it
+ * The proxy's tracing hook, kept free of any tracing library: `@agent-compact/proxy/otel` implements it
  * with OpenTelemetry (`createOtelProxyTracing`), `--otel` turns that on from the command line.
  */
-import type { CompactionEvent } from '../core/events.js';
+import type { CompactionEvent } from 'agent-compact';
 import type { ExchangeObservation } from './dashboard/monitor.js';
 
 /** Told of each session's compactor events and of every finished exchange, by short session id. */

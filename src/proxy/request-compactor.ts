@@ -2,13 +2,15 @@
  * The one thing the proxy needs from the library: compact a whole request body of one session,
  * with the core's `createCompactor(...).compactRequest`.
  */
-import type { ArchiveStore } from '../core/archive/archive-store.js';
-import { createCompactor } from '../core/compactor.js';
-import type { CompactorOptions } from '../core/compactor-options.js';
-import type { CompactionLayer } from '../core/events.js';
-import type { ProviderUsage } from '../core/model/messages.js';
-import type { WireFormat } from '../core/model/wire-format.js';
-import type { SummaryModel } from '../core/summary/summary-model.js';
+import type {
+  ArchiveStore,
+  CompactionLayer,
+  CompactorOptions,
+  ProviderUsage,
+  SummaryModel,
+} from 'agent-compact';
+import { createCompactor } from 'agent-compact';
+import type { WireFormat } from 'agent-compact/wire';
 
 /** What compacting one request returns; `body` is the input object itself when nothing changed. */
 export interface RequestCompaction {

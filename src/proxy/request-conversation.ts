@@ -1,7 +1,7 @@
 /** Where each API keeps the conversation in a request body: its dialect's `conversationField`. */
 
-import type { WireFormat } from '../core/model/wire-format.js';
-import { dialects } from '../core/wire/dialects.js';
+import { dialects } from 'agent-compact/internal';
+import type { WireFormat } from 'agent-compact/wire';
 
 /** The field holding the conversation. */
 export function conversationField(api: WireFormat): 'messages' | 'input' | 'contents' {

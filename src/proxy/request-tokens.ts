@@ -4,13 +4,16 @@
  * its input, which after a compaction is the proxy's compacted history, not the client's.
  */
 
-import type { WireFormat } from '../core/model/wire-format.js';
-import { readRequestConversation } from '../core/request/request-conversation.js';
-import { createHeuristicCounter } from '../core/tokens/heuristic-counter.js';
-import { createMemoizedCounter } from '../core/tokens/memoized-counter.js';
-import { countMessageTokens, countSystemTokens } from '../core/tokens/message-tokens.js';
-import type { TokenCounter } from '../core/tokens/token-counter.js';
-import { countToolTokens } from '../core/tokens/tool-tokens.js';
+import type { TokenCounter } from 'agent-compact';
+import {
+  countMessageTokens,
+  countSystemTokens,
+  countToolTokens,
+  createHeuristicCounter,
+  createMemoizedCounter,
+} from 'agent-compact/counters';
+import { readRequestConversation } from 'agent-compact/internal';
+import type { WireFormat } from 'agent-compact/wire';
 
 /**
  * Texts whose counts the shared counter keeps, short ones included: the figures count every text

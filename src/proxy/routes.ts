@@ -1,7 +1,7 @@
 /** Which provider API a request path belongs to, and where it goes upstream. */
 
 import type { IncomingHttpHeaders } from 'node:http';
-import { WIRE_FORMATS, type WireFormat } from '../core/model/wire-format.js';
+import { WIRE_FORMATS, type WireFormat } from 'agent-compact/wire';
 import { fallbackProvider, formatRoutes, providerRoutes } from './wire/proxy-routes.js';
 
 /**

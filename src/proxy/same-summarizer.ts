@@ -6,11 +6,11 @@
  */
 
 import type { IncomingHttpHeaders } from 'node:http';
-import { CompactError } from '../core/model/errors.js';
-import type { WireFormat } from '../core/model/wire-format.js';
-import type { SummaryModel, SummaryResult } from '../core/summary/summary-model.js';
-import type { WireDialect } from '../core/wire/dialect.js';
-import { dialects } from '../core/wire/dialects.js';
+import type { SummaryModel, SummaryResult } from 'agent-compact';
+import { CompactError } from 'agent-compact';
+import type { WireDialect } from 'agent-compact/internal';
+import { dialects } from 'agent-compact/internal';
+import type { WireFormat } from 'agent-compact/wire';
 import { upstreamHeaders } from './forward.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 

@@ -5,14 +5,18 @@
  * one entry of the proxy's {@link MemoryBudget} (its compactor, in-memory archive and last request),
  * which evicts the least recently used.
  */
+
+import type {
+  ArchiveStore,
+  CompactionEvent,
+  CompactionLayer,
+  SessionStateStore,
+  SummaryModel,
+  TokenCounter,
+} from 'agent-compact';
+import { createExtractiveSummaryModel } from 'agent-compact';
+import type { WireFormat } from 'agent-compact/wire';
 import { LRUCache } from 'lru-cache';
-import type { ArchiveStore } from '../core/archive/archive-store.js';
-import type { SessionStateStore } from '../core/archive/session-state-store.js';
-import type { CompactionEvent, CompactionLayer } from '../core/events.js';
-import type { WireFormat } from '../core/model/wire-format.js';
-import { createExtractiveSummaryModel } from '../core/summary/extractive-summary.js';
-import type { SummaryModel } from '../core/summary/summary-model.js';
-import type { TokenCounter } from '../core/tokens/token-counter.js';
 import { type BudgetedArchive, createBudgetedArchive } from './budgeted-archive.js';
 import { HEAP_BYTES_PER_JSON_BYTE, type MemoryBudget } from './memory-budget.js';
 import { fallbackReasonOf } from './proxy-stats.js';

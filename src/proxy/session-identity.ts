@@ -10,7 +10,7 @@
  */
 import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { WireFormat } from '../core/model/wire-format.js';
+import type { WireFormat } from 'agent-compact/wire';
 import { conversationOf } from './request-conversation.js';
 
 /** The header that names a session outright. */

@@ -10,7 +10,7 @@
  */
 import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { WireFormat } from '../core/model/wire-format.js';
+import type { WireFormat } from 'agent-compact/wire';
 import { layoutOf, type ParsedBody, parseAppended, parseObject } from './appended-body.js';
 import { HEAP_BYTES_PER_JSON_BYTE } from './memory-budget.js';
 import { conversationField } from './request-conversation.js';

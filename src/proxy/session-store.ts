@@ -2,8 +2,9 @@
  * Where the proxy keeps each conversation's state between requests. A small load/save contract so
  * a shared store (Redis) can replace the in-memory one for several proxy processes.
  */
+
+import type { ProviderUsage } from 'agent-compact';
 import { LRUCache } from 'lru-cache';
-import type { ProviderUsage } from '../core/model/messages.js';
 
 /** What the proxy remembers of one conversation: plain JSON. */
 export interface ProxySessionState {

@@ -3,9 +3,9 @@
  * server-sent events are read whole by the proxy's SSE reader, a JSON body is kept only up to a cap.
  */
 
-import type { ProviderUsage } from '../core/model/messages.js';
-import type { WireFormat } from '../core/model/wire-format.js';
-import { dialects } from '../core/wire/dialects.js';
+import type { ProviderUsage } from 'agent-compact';
+import { dialects } from 'agent-compact/internal';
+import type { WireFormat } from 'agent-compact/wire';
 import { createSseReader, type SseMessage } from './upstream/sse-reader.js';
 
 /** A JSON answer larger than this is not parsed for usage (the count then falls back to estimates). */

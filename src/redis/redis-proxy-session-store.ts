@@ -5,7 +5,7 @@ import { checkPrefix, DEFAULT_PREFIX, sessionKey } from './redis-keys.js';
 
 /**
  * A proxy's per-conversation state store, the shape of `ProxySessionStore` from
- * `agent-compact/proxy` (repeated here: subpaths import the core, never each other).
+ * `@agent-compact/proxy` (repeated here: subpaths import the core, never each other).
  */
 export interface RedisProxySessionStore {
   readonly specificationVersion: 'v1';

@@ -13,13 +13,13 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordingIO } from '../cli/cli-io.test-utils.js';
-import { main } from '../cli/main.js';
 import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.js';
 import { createCompactor } from '../core/compactor.js';
 import { parseConversation } from '../core/conversation/parse-conversation.js';
 import { assertValidMessages, validateMessages } from '../core/conversation/validate.js';
 import { CompactError } from '../core/model/errors.js';
 import type { Conversation } from '../core/model/messages.js';
+import { main } from '../lab/main.js';
 import { type BadInput, badInputs } from './bad-input-corpus.test-utils.js';
 import { builtBin, expectNothingLost, hasDist, removeDir, tempDir, timed } from './reliability.test-utils.js';
 

@@ -17,7 +17,7 @@ import type { Message, SystemPrompt } from '../core/model/messages.js';
 export const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The built CLI, or undefined when `dist/` has not been built. */
-export const builtBin = join(packageRoot, 'dist/cli/bin.js');
+export const builtBin = join(packageRoot, 'dist/lab/bin.js');
 
 /** True when the built package is there (suites that spawn it skip with a reason otherwise). */
 export const hasDist = existsSync(builtBin) && existsSync(join(packageRoot, 'dist/index.js'));

@@ -4,12 +4,11 @@
  * for its own context beside agent-compact's (`maybeCompact(history, { force: 'hard' })` on the same
  * history) and any other compaction the caller names (the peers, in the survival bench).
  */
-import { createCompactor } from '../core/compactor.js';
-import type { CompactorOptions } from '../core/compactor-options.js';
-import { contentBlocks, type Message } from '../core/model/messages.js';
-import type { SummaryModel } from '../core/summary/summary-model.js';
-import type { TokenCounter } from '../core/tokens/token-counter.js';
-import type { AgentCompaction, ImportedTranscript } from '../importers/imported-transcript.js';
+
+import type { CompactorOptions, Message, SummaryModel, TokenCounter } from 'agent-compact';
+import { createCompactor } from 'agent-compact';
+import type { AgentCompaction, ImportedTranscript } from 'agent-compact/importers';
+import { contentBlocks } from 'agent-compact/wire';
 import { createNextNeedProbe, type NextNeed } from './next-need.js';
 import { createRequestTokenCounter } from './prompt-cache.js';
 import { measureSurvival, type Survival } from './survival.js';

@@ -22,13 +22,7 @@
  * thinking). An exit code is visible when the text states that code in any of the notations above
  * or as `exit N`; it is not tied to its call, so a code other calls also returned reads as visible.
  */
-import type {
-  ContentBlock,
-  Message,
-  SystemPrompt,
-  ToolResultBlock,
-  ToolUseBlock,
-} from '../core/model/messages.js';
+import type { ContentBlock, Message, SystemPrompt, ToolResultBlock, ToolUseBlock } from 'agent-compact';
 
 /** Key arguments are cut to this many characters. */
 export const argumentFactLength = 40;

@@ -2,8 +2,7 @@
  * A {@link SummaryModel} wrapper that records every call, so the replay can bill summary calls and
  * time the waits they cause: the request as sent (system and messages) and the text that came back.
  */
-import type { SystemPrompt } from '../core/model/messages.js';
-import type { SummaryModel, SummaryRequest, SummaryUsage } from '../core/summary/summary-model.js';
+import type { SummaryModel, SummaryRequest, SummaryUsage, SystemPrompt } from 'agent-compact';
 
 /** One recorded summary call. */
 export interface SummaryCall {

@@ -17,7 +17,7 @@
  *   Codex `exec_command` / `shell`, mini-swe-agent's and SWE-agent's actions): its first non-empty
  *   line, whitespace collapsed, whole.
  */
-import type { ToolUseBlock } from '../core/model/messages.js';
+import type { ToolUseBlock } from 'agent-compact';
 import { collapseWhitespace } from './key-facts.js';
 import { basename, firstString, inputObject } from './tool-input.js';
 

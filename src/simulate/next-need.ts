@@ -15,7 +15,9 @@
  *   a file name or identifier as a case-sensitive whole token (no letter, digit, `_` or `$` just
  *   before or after it), an edit text or command as a case-sensitive substring.
  */
-import { contentBlocks, type Message, type SystemPrompt, type ToolUseBlock } from '../core/model/messages.js';
+
+import type { Message, SystemPrompt, ToolUseBlock } from 'agent-compact';
+import { contentBlocks } from 'agent-compact/wire';
 import { requestText } from './key-facts.js';
 import { type NeedItems, type NextNeedKind, nextNeedKinds, toolCallNeeds } from './next-need-items.js';
 import type { SurvivalRequest } from './survival.js';

@@ -4,8 +4,7 @@
  * the history's size, so it summarizes right there, with mid at the defaults' ratio of hard. Its
  * budgets, stated for a 200k window, scale by hard ÷ 200,000 as in a replay.
  */
-import type { Message, SystemPrompt } from '../core/model/messages.js';
-import type { SummaryModel } from '../core/summary/summary-model.js';
+import type { Message, SummaryModel, SystemPrompt } from 'agent-compact';
 import type { PointCompaction } from './agent-compactions.js';
 import type { RequestTokenCounter } from './prompt-cache.js';
 import { createReplayStrategy, peerNames } from './replay-strategies.js';

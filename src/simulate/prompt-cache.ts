@@ -19,32 +19,12 @@
  * before the previous one's end is a prefix rewrite: the cache held for the rest of it is lost.
  */
 
-import { type ContentBlock, contentBlocks, type Message, type SystemPrompt } from '../core/model/messages.js';
-import { countMessageTokens, countSystemTokens } from '../core/tokens/message-tokens.js';
-import type { TokenCounter } from '../core/tokens/token-counter.js';
+import type { ContentBlock, Message, SystemPrompt, TokenCounter } from 'agent-compact';
+import { countMessageTokens, countSystemTokens } from 'agent-compact/counters';
+import { contentBlocks } from 'agent-compact/wire';
+import type { PriceTable } from '../proxy/price-table.js';
 
-/** Prices in US dollars per million tokens, and the cache multipliers. */
-export interface PriceTable {
-  /** A name for the report, e.g. `claude-sonnet-4-5`. */
-  model: string;
-  /** Base input price, $ per million tokens. @default 3 */
-  inputPerMillion: number;
-  /** Output price, $ per million tokens. @default 15 */
-  outputPerMillion: number;
-  /** Cache writes cost this much of the base input price. @default 1.25 */
-  cacheWriteMultiplier: number;
-  /** Cache reads cost this much of the base input price. @default 0.1 */
-  cacheReadMultiplier: number;
-}
-
-/** Claude Sonnet 4.5 list prices with 5-minute prompt caching. */
-export const defaultPriceTable: PriceTable = {
-  model: 'claude-sonnet-4-5',
-  inputPerMillion: 3,
-  outputPerMillion: 15,
-  cacheWriteMultiplier: 1.25,
-  cacheReadMultiplier: 0.1,
-};
+export { defaultPriceTable, type PriceTable } from '../proxy/price-table.js';
 
 /** One request as sent: the system prompt and the messages. */
 export interface SentRequest {

@@ -2,12 +2,16 @@
  * The types of a strategy `simulate` replays: what it is given, what it returns, its options.
  * A type file, so each strategy in `strategies/` imports them without the registry that lists it.
  */
-import type { CompactorOptions } from '../core/compactor-options.js';
-import type { CompactionLayer } from '../core/events.js';
-import type { Message, ProviderUsage, SystemPrompt } from '../core/model/messages.js';
-import type { SummaryModel } from '../core/summary/summary-model.js';
-import type { TokenCounter } from '../core/tokens/token-counter.js';
-import type { AgentCompaction } from '../importers/imported-transcript.js';
+import type {
+  CompactionLayer,
+  CompactorOptions,
+  Message,
+  ProviderUsage,
+  SummaryModel,
+  SystemPrompt,
+  TokenCounter,
+} from 'agent-compact';
+import type { AgentCompaction } from 'agent-compact/importers';
 import type { RequestTokenCounter } from './prompt-cache.js';
 import type { LatencyModel } from './timing.js';
 

@@ -21,8 +21,7 @@
  * cache lifetime after the previous one reads nothing from the cache.
  */
 
-import type { CompactionLayer } from '../core/events.js';
-import type { Message, ProviderUsage, SystemPrompt } from '../core/model/messages.js';
+import type { CompactionLayer, Message, ProviderUsage, SystemPrompt } from 'agent-compact';
 import type { MeteredSummaryModel, SummaryCall } from './metered-summary-model.js';
 import {
   billRequest,

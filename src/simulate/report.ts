@@ -3,7 +3,7 @@
  * external URL) with the totals table, and per transcript a chart of the context size sent on each
  * turn for each strategy, the threshold lines, and markers where a layer fired.
  */
-import type { CompactionLayer } from '../core/events.js';
+import type { CompactionLayer } from 'agent-compact';
 import type { StrategySummary } from './replay.js';
 import type { StrategyName } from './replay-strategy.js';
 import type { FileResult, SimulationResult } from './simulate.js';

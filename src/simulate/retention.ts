@@ -3,12 +3,9 @@
  * result the original transcript had counts; a call kept whole shows all its key facts, a call
  * compacted away shows those still visible as text (see `key-facts.ts`).
  */
-import {
-  contentBlocks,
-  type Message,
-  type ToolResultBlock,
-  type ToolUseBlock,
-} from '../core/model/messages.js';
+
+import type { Message, ToolResultBlock, ToolUseBlock } from 'agent-compact';
+import { contentBlocks } from 'agent-compact/wire';
 import {
   extractKeyFacts,
   isFactVisible,

@@ -24,9 +24,14 @@
  *   message, as in the sketch; no `<identity>` reminder (the diagram mentions one, the code has none).
  */
 
-import type { CompactionLayer } from '../core/events.js';
-import type { ContentBlock, Message, SystemPrompt, ToolResultBlock } from '../core/model/messages.js';
-import type { SummaryModel } from '../core/summary/summary-model.js';
+import type {
+  CompactionLayer,
+  ContentBlock,
+  Message,
+  SummaryModel,
+  SystemPrompt,
+  ToolResultBlock,
+} from 'agent-compact';
 
 /** The sketch's summary prompt, word for word. */
 export const seedSummaryPrompt =

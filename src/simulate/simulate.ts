@@ -3,12 +3,10 @@
  * the report and the benchmark print: per file, per strategy, and totals.
  */
 
-import { resolveSettings } from '../core/compactor-settings.js';
-import type { CompactionLayer } from '../core/events.js';
-import type { SummaryModel } from '../core/summary/summary-model.js';
-import { createMemoizedCounter } from '../core/tokens/memoized-counter.js';
-import type { TokenCounter } from '../core/tokens/token-counter.js';
-import type { AgentCompaction, ImportedTranscript } from '../importers/imported-transcript.js';
+import type { CompactionLayer, SummaryModel, TokenCounter } from 'agent-compact';
+import { createMemoizedCounter } from 'agent-compact/counters';
+import type { AgentCompaction, ImportedTranscript } from 'agent-compact/importers';
+import { resolveSettings } from 'agent-compact/internal';
 import { createMeteredSummaryModel } from './metered-summary-model.js';
 import {
   addNextNeed,

@@ -24,13 +24,9 @@
  * visible when they are a substring of the request's text (escape codes removed, whitespace
  * collapsed; see `requestText`).
  */
-import {
-  contentBlocks,
-  type Message,
-  type SystemPrompt,
-  type ToolResultBlock,
-  type ToolUseBlock,
-} from '../core/model/messages.js';
+
+import type { Message, SystemPrompt, ToolResultBlock, ToolUseBlock } from 'agent-compact';
+import { contentBlocks } from 'agent-compact/wire';
 import {
   collapseWhitespace,
   errorFactLength,

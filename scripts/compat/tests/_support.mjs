@@ -2,7 +2,7 @@
 // framework tests' 20-read task, and what the setup has installed.
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { startScriptedModelServer } from 'agent-compact/testing';
+import { startScriptedModelServer } from '@agent-compact/testing';
 
 /** Whether the setup has `specifier` installed (resolved from the setup's project). */
 export function has(specifier) {

@@ -1,5 +1,6 @@
-// The installed `agent-compact` command: help, `compact` with each SDK's summarizer, and the
-// reference agent (`run`) on each provider, against the scripted server.
+// The installed `agent-compact` command (@agent-compact/proxy's bin): help and `compact` with each
+// SDK's summarizer; and the lab's bin (the private agent-compact-workspace) running the reference
+// agent (`run`) on each provider, against the scripted server.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -10,12 +11,14 @@ import { promisify } from 'node:util';
 import { agentConversation, invalidRequests, scriptedServer } from './_support.mjs';
 
 const bin = path.resolve('node_modules', '.bin', 'agent-compact');
+const labBin = path.resolve('node_modules', 'agent-compact-workspace', 'dist', 'lab', 'bin.js');
 const keys = { ANTHROPIC_API_KEY: 'test-key', OPENAI_API_KEY: 'test-key' };
 
 /** Runs the installed command; resolves with its exit code and output, whatever the code. */
 async function agentCompact(args, { cwd }) {
+  const [file, ...rest] = args[0] === 'run' ? [process.execPath, labBin, ...args] : [bin, ...args];
   try {
-    const { stdout, stderr } = await promisify(execFile)(bin, args, {
+    const { stdout, stderr } = await promisify(execFile)(file, rest, {
       cwd,
       env: { ...process.env, ...keys },
     });

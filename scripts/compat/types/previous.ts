@@ -4,10 +4,10 @@
 import type { LanguageModelV3, LanguageModelV3Middleware } from '@ai-sdk/provider';
 import Anthropic from '@anthropic-ai/sdk';
 import { createCompactor, type Message } from 'agent-compact';
-import { createAnthropicChatModel, createOpenAIChatModel } from 'agent-compact/agent';
 import { createCompactionMiddleware } from 'agent-compact/ai-sdk';
 import { createAnthropicSummaryModel, toAnthropicParams } from 'agent-compact/anthropic';
 import { createOpenAISummaryModel, toChatCompletionMessages } from 'agent-compact/openai';
+import { createAnthropicChatModel, createOpenAIChatModel } from 'agent-compact-workspace/agent';
 import { wrapLanguageModel } from 'ai';
 import OpenAI from 'openai';
 

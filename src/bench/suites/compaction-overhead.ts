@@ -2,13 +2,11 @@
 // session that grows by one tool turn per call, at 100, 1,000 and 5,000 turns. Both carry their
 // own compacted history forward, as an agent does, with the seed's thresholds (50,000 / 80,000)
 // and the offline extractive summarizer. Only the compaction calls are timed.
-import { createCompactor } from '../../core/compactor.js';
-import type { CompactionLayer } from '../../core/events.js';
-import type { Message } from '../../core/model/messages.js';
-import { createExtractiveSummaryModel } from '../../core/summary/extractive-summary.js';
-import type { TokenCounter } from '../../core/tokens/token-counter.js';
+
+import type { CompactionLayer, Message, TokenCounter } from 'agent-compact';
+import { createCompactor, createExtractiveSummaryModel } from 'agent-compact';
+import { createTiktokenCounter } from 'agent-compact/tokenizer';
 import { createSeedStrategy } from '../../simulate/seed-strategy.js';
-import { createTiktokenCounter } from '../../tokenizer/index.js';
 
 const sessionLengths = [100, 1_000, 5_000];
 

@@ -3,6 +3,8 @@
 // accepted, peak and billed input tokens (summary calls included), cost at $3 per million input
 // tokens, and how many of the 40 file paths and contents the last request still shows.
 // `npm run bench -- frameworks`. Mastra runs where Node is 22.13 or later.
+
+import { type ScriptedModelServer, startScriptedModelServer } from '@agent-compact/testing';
 import {
   moduleText as fileText,
   moduleIndex as indexOf,
@@ -12,7 +14,6 @@ import {
   READING_TASK as TASK,
   READING_WINDOW as WINDOW,
 } from '../../testing/_reading-task.js';
-import { type ScriptedModelServer, startScriptedModelServer } from '../../testing/index.js';
 
 const PRICE_PER_INPUT_TOKEN = 3 / 1_000_000;
 
@@ -88,7 +89,7 @@ async function langchainRows(): Promise<Row[]> {
   );
   const { tool } = await import('@langchain/core/tools');
   const { ChatOpenAI } = await import('@langchain/openai');
-  const { agentCompactMiddleware } = await import('../../langchain/index.js');
+  const { agentCompactMiddleware } = await import('agent-compact/langchain');
   const readFile = tool(async (input: { path: string }) => fileText(indexOf(input.path)), {
     name: 'read_file',
     description: 'Read a file',
@@ -137,7 +138,7 @@ async function langchainRows(): Promise<Row[]> {
 
 async function agentsRows(): Promise<Row[]> {
   const { Agent, OpenAIProvider, Runner, setTracingDisabled, tool } = await import('@openai/agents');
-  const { agentCompactFilter } = await import('../../openai-agents/index.js');
+  const { agentCompactFilter } = await import('agent-compact/openai-agents');
   setTracingDisabled(true);
   const readFile = tool({
     name: 'read_file',
@@ -178,7 +179,7 @@ async function mastraRows(): Promise<Row[]> {
   const { createTool } = await import('@mastra/core/tools');
   const { TokenLimiterProcessor, ToolCallFilter } = await import('@mastra/core/processors');
   const { z } = await import('zod');
-  const { AgentCompactProcessor } = await import('../../mastra/index.js');
+  const { AgentCompactProcessor } = await import('agent-compact/mastra');
   const readFile = createTool({
     id: 'read_file',
     description: 'Read a file',

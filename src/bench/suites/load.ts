@@ -7,13 +7,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
-import { createFileArchiveStore } from '../../archive/index.js';
-import type { ArchiveStore } from '../../core/archive/archive-store.js';
-import { createMemoryArchiveStore } from '../../core/archive/memory-archive-store.js';
-import { createCompactor } from '../../core/compactor.js';
-import type { CompactionLayer } from '../../core/events.js';
-import type { Message } from '../../core/model/messages.js';
-import { createRedisArchiveStore } from '../../redis/index.js';
+import { createRedisArchiveStore } from '@agent-compact/redis';
+import type { ArchiveStore, CompactionLayer, Message } from 'agent-compact';
+import { createCompactor, createMemoryArchiveStore } from 'agent-compact';
+import { createFileArchiveStore } from 'agent-compact/archive';
 import { percentile, startBenchRedis } from '../redis-bench-server.js';
 
 /** Options of {@link runLoad}. */

@@ -6,14 +6,14 @@
 // mid's cache rewrites per 100 turns. `MID_COST_FILTER=REGEX` replays only the matching files.
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { createExtractiveSummaryModel } from '../../core/summary/extractive-summary.js';
-import { importTranscriptFile } from '../../importers/index.js';
+import { createExtractiveSummaryModel } from 'agent-compact';
+import { importTranscriptFile } from 'agent-compact/importers';
+import { createTiktokenCounter } from 'agent-compact/tokenizer';
 import { midRewritesPer100Turns } from '../../simulate/format-results.js';
 import type { StrategySummary } from '../../simulate/replay.js';
 import { peerNames } from '../../simulate/replay-strategies.js';
 import type { StrategyName } from '../../simulate/replay-strategy.js';
 import { type SimulationInput, simulate, simulationInputOf } from '../../simulate/simulate.js';
-import { createTiktokenCounter } from '../../tokenizer/index.js';
 
 /** The folders replayed, under ../shared/data. */
 const folders = ['sessions/claude-code-entireio-cli', 'sessions/codex-entireio-git-sync', 'trajectories'];

@@ -13,12 +13,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { startProxy } from '../../proxy/index.js';
 import {
   type RecordedRequest,
   type ScriptedModelServer,
   startScriptedModelServer,
-} from '../../testing/index.js';
+} from '@agent-compact/testing';
+import { startProxy } from '../../proxy/index.js';
 import {
   agent,
   agentSizedRequestBody,

@@ -4,9 +4,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFileArchiveStore } from '../../archive/index.js';
-import type { ArchiveItem, ArchiveStore } from '../../core/archive/archive-store.js';
-import { createRedisArchiveStore } from '../../redis/index.js';
+import { createRedisArchiveStore } from '@agent-compact/redis';
+import type { ArchiveItem, ArchiveStore } from 'agent-compact';
+import { createFileArchiveStore } from 'agent-compact/archive';
 import { percentile, startBenchRedis } from '../redis-bench-server.js';
 
 /** Puts timed one at a time. */

@@ -5,8 +5,9 @@
 // Then next need per strategy there and on the shared sessions at --window 200000 (issue #32).
 import { readdir, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { createExtractiveSummaryModel } from '../../core/summary/extractive-summary.js';
-import { importTranscriptFile } from '../../importers/index.js';
+import { createExtractiveSummaryModel } from 'agent-compact';
+import { importTranscriptFile } from 'agent-compact/importers';
+import { createTiktokenCounter } from 'agent-compact/tokenizer';
 import type { StrategySummary } from '../../simulate/replay.js';
 import { peerNames, strategyNames } from '../../simulate/replay-strategies.js';
 import type { StrategyName } from '../../simulate/replay-strategy.js';
@@ -16,7 +17,6 @@ import {
   simulate,
   simulationInputOf,
 } from '../../simulate/simulate.js';
-import { createTiktokenCounter } from '../../tokenizer/index.js';
 import { printNextNeedTargets, printSessionNextNeed } from '../replay-next-need.js';
 import { printSurvivalTargets } from './replay-survival.js';
 

@@ -3,11 +3,11 @@
 // on Anthropic, OpenAI chat and Responses bodies of growing length, below the thresholds (the
 // common call). `npm run bench -- requests`.
 
-import { createCompactor } from '../../core/compactor.js';
-import { toOpenAIMessages } from '../../core/conversation/openai-format.js';
-import type { Message } from '../../core/model/messages.js';
-import type { WireFormat } from '../../core/model/wire-format.js';
-import { readRequestConversation } from '../../core/request/request-conversation.js';
+import type { Message } from 'agent-compact';
+import { createCompactor } from 'agent-compact';
+import { readRequestConversation } from 'agent-compact/internal';
+import type { WireFormat } from 'agent-compact/wire';
+import { toOpenAIMessages } from 'agent-compact/wire';
 
 /** Session lengths in tool-call steps. */
 const stepCounts = [100, 1000];

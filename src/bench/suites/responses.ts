@@ -2,9 +2,9 @@
 // `compactRequest` does on every model call — fromResponsesInput, toResponsesInput and the
 // Responses validation, on Codex-like sessions of growing length. `npm run bench -- responses`.
 
-import type { ResponsesInputItem } from '../../core/conversation/responses-types.js';
-import { validateMessages } from '../../core/conversation/validate.js';
-import { fromResponsesInput, toResponsesInput } from '../../core/wire/responses/responses-format.js';
+import { validateMessages } from 'agent-compact';
+import type { ResponsesInputItem } from 'agent-compact/wire';
+import { fromResponsesInput, toResponsesInput } from 'agent-compact/wire';
 
 /** Session lengths in tool-call steps (3 items each: reasoning, call, output). */
 const stepCounts = [100, 1000, 5000];

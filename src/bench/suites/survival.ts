@@ -7,8 +7,9 @@
 // own context, agent-compact's and each peer policy's, with issue #32's targets.
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { createExtractiveSummaryModel } from '../../core/summary/extractive-summary.js';
-import { importTranscriptFile } from '../../importers/index.js';
+import { createExtractiveSummaryModel } from 'agent-compact';
+import { importTranscriptFile } from 'agent-compact/importers';
+import { createTiktokenCounter } from 'agent-compact/tokenizer';
 import {
   type CompactionPoint,
   type CompactionPointOptions,
@@ -25,7 +26,6 @@ import {
   type SurvivalKind,
   survivalKinds,
 } from '../../simulate/survival.js';
-import { createTiktokenCounter } from '../../tokenizer/index.js';
 import { nextNeedTable } from '../next-need-table.js';
 
 /** Issue #18's targets for agent-compact at Claude Code's own compaction points (percent kept). */

@@ -2,12 +2,13 @@
 // on every turn, and accuracy of every counter against the provider's reported prompt tokens, on the
 // shared mini-swe-agent × Gemini 3 Pro runs replayed turn by turn. `npm run bench -- tokens`.
 
-import type { Message } from '../../core/model/messages.js';
-import { createAnchoredCounter } from '../../core/tokens/anchored-counter.js';
-import { createHeuristicCounter } from '../../core/tokens/heuristic-counter.js';
-import { createIncrementalCounter } from '../../core/tokens/incremental-counter.js';
-import type { TokenCounter } from '../../core/tokens/token-counter.js';
-import { createTiktokenCounter } from '../../tokenizer/index.js';
+import type { Message, TokenCounter } from 'agent-compact';
+import {
+  createAnchoredCounter,
+  createHeuristicCounter,
+  createIncrementalCounter,
+} from 'agent-compact/counters';
+import { createTiktokenCounter } from 'agent-compact/tokenizer';
 import {
   hasMiniSweAgentData,
   loadReplayRuns,

@@ -7,20 +7,18 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { createFileArchiveStore } from '../../archive/index.js';
-import { createCompactor } from '../../core/compactor.js';
 import type {
   Compactor,
   CompactorOptions,
   CompactResult,
   MaybeCompactOptions,
-} from '../../core/compactor-options.js';
-import { serializeConversation } from '../../core/conversation/parse-conversation.js';
-import { assertValidMessages } from '../../core/conversation/validate.js';
-import type { WireFormat } from '../../core/model/wire-format.js';
-import { readRequestConversation } from '../../core/request/request-conversation.js';
-import { createMemoizedCounter } from '../../core/tokens/memoized-counter.js';
-import type { ParsedConversation } from '../../core/wire/parsed-conversation.js';
+  ParsedConversation,
+} from 'agent-compact';
+import { assertValidMessages, createCompactor, serializeConversation } from 'agent-compact';
+import { createFileArchiveStore } from 'agent-compact/archive';
+import { createMemoizedCounter } from 'agent-compact/counters';
+import { readRequestConversation } from 'agent-compact/internal';
+import type { WireFormat } from 'agent-compact/wire';
 import { type CliCommand, CliError, UsageError } from '../cli-io.js';
 import {
   type CliTokenizer,

@@ -6,11 +6,9 @@
  * request's tool definitions.
  */
 
-import type { SystemPrompt } from '../../core/model/messages.js';
-import type { WireFormat } from '../../core/model/wire-format.js';
-import { countMessageTokens, countSystemTokens } from '../../core/tokens/message-tokens.js';
-import type { TokenCounter } from '../../core/tokens/token-counter.js';
-import { countToolTokens } from '../../core/tokens/tool-tokens.js';
+import type { SystemPrompt, TokenCounter } from 'agent-compact';
+import { countMessageTokens, countSystemTokens, countToolTokens } from 'agent-compact/counters';
+import type { WireFormat } from 'agent-compact/wire';
 import type { CliCommand, CliIO } from '../cli-io.js';
 import {
   type CliTokenizer,

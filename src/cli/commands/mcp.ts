@@ -6,8 +6,8 @@
  * mcp --archive DIR`. Runs until the client closes stdin.
  */
 import { resolve } from 'node:path';
-import { createFileArchiveStore } from '../../archive/index.js';
-import type { ArchiveStore } from '../../core/archive/archive-store.js';
+import type { ArchiveStore } from 'agent-compact';
+import { createFileArchiveStore } from 'agent-compact/archive';
 import { type CliCommand, CliError, UsageError } from '../cli-io.js';
 import { parseCommandArgs } from '../command-args.js';
 import { openStoreFromSpec } from '../store-from-spec.js';
@@ -42,9 +42,9 @@ export const mcpCommand: CliCommand = async (args, io) => {
   if ((values.archive === undefined) === (values.store === undefined)) {
     throw new UsageError('pass exactly one of --archive DIR and --store URL (see --help)');
   }
-  let mcp: typeof import('../../mcp/index.js');
+  let mcp: typeof import('agent-compact/mcp');
   try {
-    mcp = await import('../../mcp/index.js');
+    mcp = await import('agent-compact/mcp');
   } catch {
     throw new CliError('agent-compact mcp needs the MCP SDK: npm install @modelcontextprotocol/sdk', 2);
   }

@@ -4,8 +4,8 @@
  */
 import { createWriteStream } from 'node:fs';
 import { resolve } from 'node:path';
-import { createFileArchiveStore } from '../../archive/index.js';
-import type { SummaryModel } from '../../core/summary/summary-model.js';
+import type { SummaryModel } from 'agent-compact';
+import { createFileArchiveStore } from 'agent-compact/archive';
 import { isLoopbackHost, randomToken } from '../../proxy/access.js';
 import {
   type ProxyOptions,

@@ -6,8 +6,8 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { createFileArchiveStore, originalText } from '../../archive/index.js';
-import type { ArchiveItem } from '../../core/archive/archive-store.js';
+import type { ArchiveItem } from 'agent-compact';
+import { createFileArchiveStore, originalText } from 'agent-compact/archive';
 import { type CliCommand, CliError, UsageError } from '../cli-io.js';
 import { parseCommandArgs } from '../command-args.js';
 

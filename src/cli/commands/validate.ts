@@ -8,15 +8,10 @@
 
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { serializeConversation } from '../../core/conversation/parse-conversation.js';
-import { type RepairChange, repairMessages } from '../../core/conversation/repair.js';
-import { CompactError } from '../../core/model/errors.js';
-import type { ValidationProblem } from '../../core/model/problems.js';
-import type { WireFormat } from '../../core/model/wire-format.js';
-import { withMessages } from '../../core/request/compact-request.js';
-import { readRequestConversation } from '../../core/request/request-conversation.js';
-import { dialects } from '../../core/wire/dialects.js';
-import type { ParsedConversation } from '../../core/wire/parsed-conversation.js';
+import type { ParsedConversation, ValidationProblem } from 'agent-compact';
+import { CompactError, type RepairChange, repairMessages, serializeConversation } from 'agent-compact';
+import { dialects, readRequestConversation, withMessages } from 'agent-compact/internal';
+import type { WireFormat } from 'agent-compact/wire';
 import { type CliCommand, CliError, type CliIO, UsageError } from '../cli-io.js';
 import { formatOption, parseCommandArgs, singleFile } from '../command-args.js';
 import { fileProgress } from '../progress.js';

@@ -4,8 +4,8 @@
  * can be counted or compacted before the next line is read. Other formats' tool results span
  * messages; their files are read whole.
  */
-import type { WireFormat } from '../../core/model/wire-format.js';
-import { detectFormat } from '../../core/wire/detect-format.js';
+import type { WireFormat } from 'agent-compact/wire';
+import { detectFormat } from 'agent-compact/wire';
 
 /** What one JSONL line says about a file that may stream. */
 export type LineVerdict = 'other-format' | 'settled' | 'open';

@@ -3,8 +3,8 @@
  * loads and how, and the key it reads. The `Record` type makes the compiler name a format left out.
  */
 
-import type { WireFormat } from '../../core/model/wire-format.js';
-import type { SummaryModel } from '../../core/summary/summary-model.js';
+import type { SummaryModel } from 'agent-compact';
+import type { WireFormat } from 'agent-compact/wire';
 
 /** What every adapter's factory takes from the CLI. */
 export interface SpecModelOptions {
@@ -31,9 +31,9 @@ export interface SummarizerSpec {
   create(adapter: unknown, options: SpecModelOptions): SummaryModel;
 }
 
-type AnthropicAdapter = typeof import('../../anthropic/index.js');
-type OpenAIAdapter = typeof import('../../openai/index.js');
-type GeminiAdapter = typeof import('../../gemini/index.js');
+type AnthropicAdapter = typeof import('agent-compact/anthropic');
+type OpenAIAdapter = typeof import('agent-compact/openai');
+type GeminiAdapter = typeof import('agent-compact/gemini');
 
 /** Every spec, by the format its adapter speaks. */
 export const summarizerSpecs: Readonly<Record<WireFormat, SummarizerSpec>> = {
@@ -76,9 +76,9 @@ export const summarizerSpecs: Readonly<Record<WireFormat, SummarizerSpec>> = {
 /** Loads an adapter subpath, only when a spec asks for it (the CLI runs without the SDKs). */
 export function importAdapter(adapter: SummarizerSpec['adapter']): Promise<unknown> {
   const loaders = {
-    anthropic: () => import('../../anthropic/index.js'),
-    openai: () => import('../../openai/index.js'),
-    gemini: () => import('../../gemini/index.js'),
+    anthropic: () => import('agent-compact/anthropic'),
+    openai: () => import('agent-compact/openai'),
+    gemini: () => import('agent-compact/gemini'),
   } satisfies Record<SummarizerSpec['adapter'], () => Promise<unknown>>;
   return loaders[adapter]();
 }

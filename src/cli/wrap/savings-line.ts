@@ -1,6 +1,6 @@
 /** The one line `wrap` prints when the agent exits: what went through the proxy and what it saved. */
 import type { CacheTokens, FallbackReason, ProxyStats } from '../../proxy/index.js';
-import { defaultPriceTable } from '../../simulate/prompt-cache.js';
+import { defaultPriceTable } from '../../proxy/price-table.js';
 
 /** The default price table's base input price (Claude Sonnet list price, the same as `simulate`'s). */
 const INPUT_DOLLARS_PER_TOKEN = defaultPriceTable.inputPerMillion / 1_000_000;

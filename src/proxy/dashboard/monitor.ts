@@ -3,10 +3,8 @@
  * (layer, before → after, time, cost, summary, archived ids), and listeners for live updates.
  * Only figures and archived content are kept; request headers (and so keys) never are.
  */
-import type { ArchiveStore } from '../../core/archive/archive-store.js';
-import type { CompactionEvent, CompactionLayer } from '../../core/events.js';
-import type { ProviderUsage } from '../../core/model/messages.js';
-import { defaultPriceTable } from '../../simulate/prompt-cache.js';
+import type { ArchiveStore, CompactionEvent, CompactionLayer, ProviderUsage } from 'agent-compact';
+import { defaultPriceTable } from '../price-table.js';
 import type { ProxyRequestRecord } from '../proxy-stats.js';
 import type { RequestCompaction } from '../request-compactor.js';
 

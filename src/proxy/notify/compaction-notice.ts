@@ -4,8 +4,8 @@
  * streamed answer after a hard compaction.
  */
 import type { ServerResponse } from 'node:http';
-import type { CompactionLayer } from '../../core/events.js';
-import type { WireFormat } from '../../core/model/wire-format.js';
+import type { CompactionLayer } from 'agent-compact';
+import type { WireFormat } from 'agent-compact/wire';
 import { createSseReader, type SseMessage, sseText } from '../upstream/sse-reader.js';
 
 /** The figures of one request, as the headers and the JSON log carry them. */

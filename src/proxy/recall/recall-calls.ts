@@ -4,7 +4,7 @@
  * its `RecallWire` (`recallWires[api]`).
  */
 
-import type { WireFormat } from '../../core/model/wire-format.js';
+import type { WireFormat } from 'agent-compact/wire';
 import { conversationOf, withConversation } from '../request-conversation.js';
 import { type JsonRecord, RECALL_TOOL_NAME, type RecallResult } from './recall-wire.js';
 import { recallWires } from './recall-wires.js';

@@ -6,9 +6,9 @@
  * client's own tools as well goes to the client whole without its recall calls, plain or streamed.
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import type { ProviderUsage } from '../../core/model/messages.js';
-import type { WireFormat } from '../../core/model/wire-format.js';
-import { dialects } from '../../core/wire/dialects.js';
+import type { ProviderUsage } from 'agent-compact';
+import { dialects } from 'agent-compact/internal';
+import type { WireFormat } from 'agent-compact/wire';
 import { drained, type ForwardOutcome, upstreamHeaders } from '../forward.js';
 import type { UpstreamAnswer, UpstreamClient } from '../upstream/upstream-client.js';
 import { createUsageTap } from '../usage-tap.js';

@@ -4,8 +4,8 @@
  * lives in the proxy, not in the core's `WireDialect`, because it is about answering a tool call
  * on the wire (held streams, follow-up requests), which only the proxy does.
  */
-import { recallTool } from '../../core/archive/compaction-tools.js';
-import type { WireFormat } from '../../core/model/wire-format.js';
+import { recallTool } from 'agent-compact/recall';
+import type { WireFormat } from 'agent-compact/wire';
 import type { SseEvent } from './sse-events.js';
 
 /** The tool's name; a client tool of the same name keeps it (the proxy then adds nothing). */

@@ -3,7 +3,7 @@
  * (`proxy/wire/<format>/`), and one line below; the `Record` type makes the compiler name a format
  * left out.
  */
-import type { WireFormat } from '../../core/model/wire-format.js';
+import type { WireFormat } from 'agent-compact/wire';
 import { anthropicRecall } from '../wire/anthropic/anthropic-recall.js';
 import { geminiRecall } from '../wire/gemini/gemini-recall.js';
 import { openAIChatRecall } from '../wire/openai-chat/openai-chat-recall.js';

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Transform } from 'node:stream';
-import { CompactError } from '../../core/model/errors.js';
+import { CompactError } from 'agent-compact';
 import { writeProviderError } from '../provider-errors.js';
 import type { providerOf } from '../routes.js';
 

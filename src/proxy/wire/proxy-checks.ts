@@ -4,11 +4,8 @@
  * below; the `Record` type makes the compiler name a format left out.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ResponsesInputItem } from '../../core/conversation/responses-types.js';
-import type { ValidateOptions } from '../../core/conversation/validate.js';
-import type { WireFormat } from '../../core/model/wire-format.js';
-import { allowsSystemMessages } from '../../core/wire/anthropic/anthropic-betas.js';
-import { fromResponsesInput } from '../../core/wire/responses/responses-format.js';
+import type { ResponsesInputItem, ValidateOptions, WireFormat } from 'agent-compact/wire';
+import { allowsSystemMessages, fromResponsesInput } from 'agent-compact/wire';
 
 /** One format's checks. */
 export interface FormatChecks {

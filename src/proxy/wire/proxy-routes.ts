@@ -4,7 +4,7 @@
  * format is one line in each table; the `Record` type makes the compiler name a format left out.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { WireFormat } from '../../core/model/wire-format.js';
+import type { WireFormat } from 'agent-compact/wire';
 import { isGeminiCompactedPath, isGeminiPath } from '../gemini/gemini-proxy.js';
 
 /** The path suffix of Anthropic's token counting endpoint (after any base-URL prefix). */

@@ -4,9 +4,7 @@
  * tail follows verbatim, and the two together as request-only edits. Each policy's own file keeps
  * its cited rules: how many results, which placeholder, which tail, which framing.
  */
-import type { Message, SystemPrompt } from '../../core/model/messages.js';
-import type { SummaryModel } from '../../core/summary/summary-model.js';
-import type { TokenCounter } from '../../core/tokens/token-counter.js';
+import type { Message, SummaryModel, SystemPrompt, TokenCounter } from 'agent-compact';
 import type { RequestTokenCounter } from '../prompt-cache.js';
 import type { ReplayStrategy, StrategyName, StrategyStep } from '../replay-strategy.js';
 import {

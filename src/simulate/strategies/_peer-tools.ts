@@ -7,13 +7,13 @@
 import type {
   ContentBlock,
   Message,
+  SummaryModel,
   SystemPrompt,
   TextBlock,
+  TokenCounter,
   ToolResultBlock,
-} from '../../core/model/messages.js';
-import { contentBlocks } from '../../core/model/messages.js';
-import type { SummaryModel } from '../../core/summary/summary-model.js';
-import type { TokenCounter } from '../../core/tokens/token-counter.js';
+} from 'agent-compact';
+import { contentBlocks } from 'agent-compact/wire';
 import { toolResultText } from '../key-facts.js';
 import type { RequestTokenCounter } from '../prompt-cache.js';
 

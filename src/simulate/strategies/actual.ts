@@ -6,8 +6,8 @@
  * no recorded compactions replays as `none`. The agent's own summary call is not in the transcript
  * and is not billed; its requests are billed like every strategy's.
  */
-import type { Message } from '../../core/model/messages.js';
-import type { AgentCompaction } from '../../importers/imported-transcript.js';
+import type { Message } from 'agent-compact';
+import type { AgentCompaction } from 'agent-compact/importers';
 import { agentContextAt, joinSameRole } from '../agent-compactions.js';
 import type { ReplayStrategy, StrategyStep } from '../replay-strategy.js';
 

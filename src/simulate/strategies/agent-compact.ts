@@ -12,11 +12,9 @@
  * `CONTEXT_OVERFLOW` (the compactor refusing to summarize twice in a row) sends the history as it
  * is, as an agent that catches the error would, and is counted.
  */
-import { createCompactor } from '../../core/compactor.js';
-import type { CompactorOptions } from '../../core/compactor-options.js';
-import { CompactError } from '../../core/model/errors.js';
-import type { Message } from '../../core/model/messages.js';
-import type { SummaryModel } from '../../core/summary/summary-model.js';
+
+import type { CompactorOptions, Message, SummaryModel } from 'agent-compact';
+import { CompactError, createCompactor } from 'agent-compact';
 import { createRequestTokenCounter, type RequestTokenCounter } from '../prompt-cache.js';
 import type { ReplayStrategy, ReplayStrategyOptions, StrategyStep } from '../replay-strategy.js';
 import { callSeconds, defaultLatencyModel, type LatencyModel } from '../timing.js';

@@ -15,7 +15,7 @@
  * Budgets assume a 200k window and are scaled by hard ÷ 200,000. Clearing counts as `micro`, a
  * summary as `hard`.
  */
-import type { Message } from '../../core/model/messages.js';
+import type { Message } from 'agent-compact';
 import type { ReplayStrategy, StrategyStep } from '../replay-strategy.js';
 import { clearAllButNewest, createHardSummary, currentTurnStart } from './_peer-steps.js';
 import {

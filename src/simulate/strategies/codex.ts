@@ -9,8 +9,8 @@
  * Nothing is cleared in between. The budget assumes a 200k window and is scaled by hard ÷ 200,000.
  * The turn in progress (the last call and its results) follows verbatim, as in every replayed policy.
  */
-import type { Message, TextBlock } from '../../core/model/messages.js';
-import { contentBlocks } from '../../core/model/messages.js';
+import type { Message, TextBlock } from 'agent-compact';
+import { contentBlocks } from 'agent-compact/wire';
 import type { ReplayStrategy, StrategyStep } from '../replay-strategy.js';
 import {
   defaultPeerThresholds,

@@ -14,8 +14,8 @@
  *   is edited afresh.
  * Clearing counts as `micro`, a summary as `hard`.
  */
-import type { Message } from '../../core/model/messages.js';
-import { contentBlocks } from '../../core/model/messages.js';
+import type { Message } from 'agent-compact';
+import { contentBlocks } from 'agent-compact/wire';
 import type { ReplayStrategy } from '../replay-strategy.js';
 import { createSummarizeThenClearStrategy } from './_peer-steps.js';
 import { isToolResultMessage, type PeerOptions } from './_peer-tools.js';

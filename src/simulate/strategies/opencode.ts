@@ -14,8 +14,8 @@
  * opencode). Budgets assume a 200k window and are scaled by hard ÷ 200,000. Pruning counts as
  * `micro`, a summary as `hard`.
  */
-import type { Message } from '../../core/model/messages.js';
-import { contentBlocks } from '../../core/model/messages.js';
+import type { Message } from 'agent-compact';
+import { contentBlocks } from 'agent-compact/wire';
 import type { ReplayStrategy, StrategyStep } from '../replay-strategy.js';
 import { createHardSummary, currentTurnStart } from './_peer-steps.js';
 import {

@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ContentBlock, Message, ProviderUsage, TextBlock } from '../../../core/model/messages.js';
+import type { ContentBlock, Message, ProviderUsage, TextBlock } from 'agent-compact';
 import { DEFAULT_SDK_MAX_RETRIES, DEFAULT_SDK_TIMEOUT_MS, lazyClient } from '../../_sdk-client.js';
 import { type ChatModel, type ChatStopReason, toModelCallError } from '../../chat-model.js';
 import { toAnthropicTool } from '../../tool-definitions.js';

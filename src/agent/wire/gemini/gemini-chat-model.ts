@@ -1,8 +1,7 @@
 import type { Content, GenerateContentResponse, GoogleGenAI } from '@google/genai';
-import type { Message, ProviderUsage, SystemPrompt } from '../../../core/model/messages.js';
-import { fromGeminiContents } from '../../../core/wire/gemini/gemini-format.js';
-import type { GeminiPart } from '../../../core/wire/gemini/gemini-types.js';
-import { toGeminiContents } from '../../../core/wire/gemini/gemini-write.js';
+import type { Message, ProviderUsage, SystemPrompt } from 'agent-compact';
+import type { GeminiPart } from 'agent-compact/wire';
+import { fromGeminiContents, toGeminiContents } from 'agent-compact/wire';
 import { DEFAULT_SDK_TIMEOUT_MS, withChildSignal } from '../../_sdk-client.js';
 import { type ChatModel, type ChatStopReason, toModelCallError } from '../../chat-model.js';
 

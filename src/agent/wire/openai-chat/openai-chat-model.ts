@@ -1,7 +1,7 @@
+import type { Message, ProviderUsage } from 'agent-compact';
+import type { OpenAIAssistantMessage, OpenAIChatMessage } from 'agent-compact/wire';
+import { fromOpenAIMessages, toOpenAIMessages } from 'agent-compact/wire';
 import type OpenAI from 'openai';
-import { fromOpenAIMessages, toOpenAIMessages } from '../../../core/conversation/openai-format.js';
-import type { OpenAIAssistantMessage, OpenAIChatMessage } from '../../../core/conversation/openai-types.js';
-import type { Message, ProviderUsage } from '../../../core/model/messages.js';
 import {
   DEFAULT_SDK_MAX_RETRIES,
   DEFAULT_SDK_TIMEOUT_MS,

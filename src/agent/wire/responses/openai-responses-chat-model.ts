@@ -1,7 +1,7 @@
+import type { ContentBlock, Message, ProviderUsage, SystemPrompt } from 'agent-compact';
+import type { ResponsesInputItem } from 'agent-compact/wire';
+import { fromResponsesInput, toResponsesInput } from 'agent-compact/wire';
 import type OpenAI from 'openai';
-import type { ResponsesInputItem } from '../../../core/conversation/responses-types.js';
-import type { ContentBlock, Message, ProviderUsage, SystemPrompt } from '../../../core/model/messages.js';
-import { fromResponsesInput, toResponsesInput } from '../../../core/wire/responses/responses-format.js';
 import {
   DEFAULT_SDK_MAX_RETRIES,
   DEFAULT_SDK_TIMEOUT_MS,

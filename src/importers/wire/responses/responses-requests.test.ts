@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordingIO } from '../../../cli/cli-io.test-utils.js';
-import { main } from '../../../cli/main.js';
 import { codexSession } from '../../../core/conversation/responses-input.test-utils.js';
 import type { ResponsesInputItem } from '../../../core/conversation/responses-types.js';
 import { fromResponsesInput } from '../../../core/wire/responses/responses-format.js';
+import { main } from '../../../lab/main.js';
 import { importTranscript, importTranscriptFile } from '../../index.js';
 
 const instructions = 'You are Codex.';

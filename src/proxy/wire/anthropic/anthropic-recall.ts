@@ -2,7 +2,7 @@
  * `--recall` on the Anthropic Messages API: `tool_use` blocks, `tool_result` follow-ups, and
  * streams of numbered content blocks (`content_block_start` / `_delta`).
  */
-import { recallTool } from '../../../core/archive/compaction-tools.js';
+import { recallTool } from 'agent-compact/recall';
 import { recallIndexes, renumbered, shiftedEvent } from '../../recall/held-events.js';
 import { arrayOf, parseJson, streamedInBody } from '../../recall/recall-json.js';
 import {

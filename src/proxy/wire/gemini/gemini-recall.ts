@@ -4,8 +4,8 @@
  * request whose `functionResponse` parts carry the recalled text. Gemini answers carry no block
  * indexes, so a follow-up's chunks continue the client's stream as they come.
  */
-import { recallTool } from '../../../core/archive/compaction-tools.js';
-import type { GeminiPart } from '../../../core/wire/gemini/gemini-types.js';
+import { recallTool } from 'agent-compact/recall';
+import type { GeminiPart } from 'agent-compact/wire';
 import { unchangedEvent } from '../../recall/recall-json.js';
 import {
   type JsonRecord,

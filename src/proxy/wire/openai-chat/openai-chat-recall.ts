@@ -2,7 +2,7 @@
  * `--recall` on OpenAI Chat Completions: `tool_calls` on the first choice's message, `role: "tool"`
  * follow-ups, and chunks whose call parts are numbered by `index` (only the first part names the call).
  */
-import { recallTool } from '../../../core/archive/compaction-tools.js';
+import { recallTool } from 'agent-compact/recall';
 import { closedUp, withData } from '../../recall/held-events.js';
 import { arrayOf, parseArguments, streamedInBody, unchangedEvent } from '../../recall/recall-json.js';
 import {

@@ -2,7 +2,7 @@
  * `--recall` on OpenAI Responses: `function_call` output items, `function_call_output` follow-ups,
  * and streams of numbered output items closed by `response.completed` with the whole output.
  */
-import { recallTool } from '../../../core/archive/compaction-tools.js';
+import { recallTool } from 'agent-compact/recall';
 import { recallIndexes, renumbered, shiftedEvent, withData } from '../../recall/held-events.js';
 import { arrayOf, parseArguments, streamedInBody } from '../../recall/recall-json.js';
 import {

@@ -4,9 +4,12 @@
  */
 import { readdir, stat, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { CompactError } from '../../core/model/errors.js';
-import { createExtractiveSummaryModel } from '../../core/summary/extractive-summary.js';
-import { importTranscriptFile, type TranscriptFormat, transcriptFormats } from '../../importers/index.js';
+import { CompactError, createExtractiveSummaryModel } from 'agent-compact';
+import { importTranscriptFile, type TranscriptFormat, transcriptFormats } from 'agent-compact/importers';
+import { type CliCommand, CliError, type CliIO, UsageError } from '../../cli/cli-io.js';
+import { createCliCounter, parseCommandArgs } from '../../cli/command-args.js';
+import { timeLeft } from '../../cli/progress.js';
+import { createSummaryModelFromSpec } from '../../cli/summarizer-from-spec.js';
 import { simulationToJson, simulationToText } from '../../simulate/format-results.js';
 import { defaultPriceTable, type PriceTable } from '../../simulate/prompt-cache.js';
 import { strategyNames } from '../../simulate/replay-strategies.js';
@@ -26,10 +29,6 @@ import {
   type LatencyModel,
   type ReplayClock,
 } from '../../simulate/timing.js';
-import { type CliCommand, CliError, type CliIO, UsageError } from '../cli-io.js';
-import { createCliCounter, parseCommandArgs } from '../command-args.js';
-import { timeLeft } from '../progress.js';
-import { createSummaryModelFromSpec } from '../summarizer-from-spec.js';
 
 const help = `Usage: agent-compact simulate FILE|DIR... [options]
 

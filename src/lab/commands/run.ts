@@ -8,9 +8,9 @@ import type { ChatModel } from '../../agent/chat-model.js';
 import { createArchive } from '../../agent/session-archive.js';
 import { openSession } from '../../agent/session-store.js';
 import type { BashApproval } from '../../agent/tool-runner.js';
-import { type CliCommand, CliError, type CliIO, UsageError } from '../cli-io.js';
-import { asUsageError, withNegativeValues } from '../command-args.js';
-import { openStoreFromSpec } from '../store-from-spec.js';
+import { type CliCommand, CliError, type CliIO, UsageError } from '../../cli/cli-io.js';
+import { asUsageError, withNegativeValues } from '../../cli/command-args.js';
+import { openStoreFromSpec } from '../../cli/store-from-spec.js';
 import { type AgentProvider, agentProviders, defaultAgentProvider } from '../wire/agent-providers.js';
 
 /** A {@link CliIO} with what the agent commands also need; tests pass their own. */

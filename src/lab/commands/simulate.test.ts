@@ -2,10 +2,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliIO } from '../../cli/cli-io.js';
 import type { Message } from '../../core/model/messages.js';
 import { codexRolloutLines, compactedClaudeCodeSession } from '../../importers/agent-sessions.test-utils.js';
 import { strategyNames } from '../../simulate/replay-strategies.js';
-import type { CliIO } from '../cli-io.js';
 import { main } from '../main.js';
 
 interface FakeIO extends CliIO {

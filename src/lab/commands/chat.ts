@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import { type CliCommand, UsageError } from '../cli-io.js';
+import { type CliCommand, UsageError } from '../../cli/cli-io.js';
 import { type AgentCliIO, parseAgentArgs, prepareAgent, subscribeInterrupt } from './run.js';
 
 /** Help text of `chat`. */

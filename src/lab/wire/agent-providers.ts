@@ -4,8 +4,8 @@
  * format left out.
  */
 
+import type { WireFormat } from 'agent-compact/wire';
 import type { ChatModel } from '../../agent/chat-model.js';
-import type { WireFormat } from '../../core/model/wire-format.js';
 
 /** What every chat model factory takes from the CLI. */
 export interface AgentModelOptions {

@@ -1,7 +1,7 @@
 /** What the tests of `agent-compact run` and `chat` share: keys, a test IO, reading tool results back. */
 
+import { recordingIO } from '../../cli/cli-io.test-utils.js';
 import type { WireFormat } from '../../core/model/wire-format.js';
-import { recordingIO } from '../cli-io.test-utils.js';
 import type { AgentCliIO } from './run.js';
 
 export const secretKey = 'sk-e2e-test-key-0123456789abcdef';
