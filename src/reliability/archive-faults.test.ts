@@ -8,7 +8,6 @@
 import { execFile } from 'node:child_process';
 import { appendFile, chmod, cp, mkdir, readFile, symlink, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFileArchiveStore } from '../archive/index.js';
@@ -24,6 +23,7 @@ import {
   hasDist,
   packageRoot,
   removeDir,
+  snapshotPackages,
   tempDir,
 } from './reliability.test-utils.js';
 
@@ -208,7 +208,7 @@ describe('archive storage faults through the compactor', () => {
       await writeFile(inputFile, JSON.stringify(session));
       await chmod(directory, 0o755);
       // The worker and the package it runs, where the unprivileged user can read them.
-      await cp(join(packageRoot, 'dist'), join(directory, 'dist'), { recursive: true });
+      const packagesUrl = await snapshotPackages(directory);
       await cp(
         join(packageRoot, 'src/reliability/__fixtures__/permission-worker.mjs'),
         join(directory, 'permission-worker.mjs'),
@@ -238,14 +238,7 @@ describe('archive storage faults through the compactor', () => {
       const run = async (archiveDir: string, sessionId: string, force: string) => {
         const { stdout } = await promisify(execFile)(
           node,
-          [
-            join(directory, 'permission-worker.mjs'),
-            pathToFileURL(join(directory, 'dist/')).href,
-            archiveDir,
-            sessionId,
-            inputFile,
-            force,
-          ],
+          [join(directory, 'permission-worker.mjs'), packagesUrl, archiveDir, sessionId, inputFile, force],
           asOtherUser ? { uid: 65534, gid: 65534 } : {},
         );
         return JSON.parse(stdout) as { outcome: string; code?: string; message?: string; unchanged: boolean };

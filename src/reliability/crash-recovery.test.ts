@@ -13,10 +13,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFileArchiveStore } from '../archive/index.js';
 import type { ArchiveItem } from '../core/archive/archive-store.js';
@@ -27,7 +26,7 @@ import { createRedisArchiveStore, type RedisArchiveStore } from '../redis/index.
 import { skipRedis, startTestRedis } from '../redis/redis-server.test-utils.js';
 import type { RedisServer } from '../testing/redis-server.js';
 import { crashSession } from './__fixtures__/crash-session.mjs';
-import { hasDist, packageRoot, removeDir } from './reliability.test-utils.js';
+import { hasDist, packageRoot, removeDir, snapshotPackages } from './reliability.test-utils.js';
 
 const kills = 50;
 /** A non-early kill comes 1 to this many turns into the process, so every kill leaves progress. */
@@ -62,7 +61,7 @@ interface RunReport {
  * any load; the delay still lands the kill at a random point of the turn under way.
  */
 function runWorker(
-  distUrl: string,
+  packagesUrl: string,
   directory: string,
   maxTurns: number,
   backend: Backend,
@@ -71,7 +70,7 @@ function runWorker(
   return new Promise<RunReport>((resolve, reject) => {
     const child: ChildProcess = spawn(
       process.execPath,
-      [worker, distUrl, directory, sessionId, String(maxTurns), ...backend.workerArgs],
+      [worker, packagesUrl, directory, sessionId, String(maxTurns), ...backend.workerArgs],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
       },
@@ -204,11 +203,8 @@ describe.each([
       const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
       if (directory) await removeDir(directory);
       directory = await mkdtemp(join(base, 'agent-compact-crash-'));
-      // Every process runs the same snapshot of dist/, even if it is rebuilt meanwhile.
-      await cp(join(packageRoot, 'dist'), join(directory, 'dist'), { recursive: true });
-      // The snapshot resolves its dependencies (the `redis` client) from the package's node_modules.
-      await symlink(join(packageRoot, 'node_modules'), join(directory, 'node_modules'));
-      const distUrl = pathToFileURL(join(directory, 'dist/')).href;
+      // Every process runs the same snapshot of the packages, even if they are rebuilt meanwhile.
+      const packagesUrl = await snapshotPackages(directory);
       const sessionDir = join(directory, 'session');
       await mkdir(sessionDir);
       const next = random(seed);
@@ -225,7 +221,7 @@ describe.each([
         const early = next() < 0.1;
         const afterMs = early ? Math.floor(next() * 150) : Math.floor(next() * 120);
         const afterTurns = 1 + Math.floor(next() * maxTurnsBeforeKill);
-        const report = await runWorker(distUrl, sessionDir, 1_000_000, backend, {
+        const report = await runWorker(packagesUrl, sessionDir, 1_000_000, backend, {
           afterMs,
           early,
           afterTurns,
@@ -254,7 +250,7 @@ describe.each([
         previousTurns = check.state.turns;
       }
       // A last process resumes and finishes cleanly.
-      const final = await runWorker(distUrl, sessionDir, previousTurns + 20, backend);
+      const final = await runWorker(packagesUrl, sessionDir, previousTurns + 20, backend);
       expect(final.code, final.stderr).toBe(0);
       const check = await checkNothingLost(sessionDir, backend);
       expect(check.state.turns).toBe(previousTurns + 20);

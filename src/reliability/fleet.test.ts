@@ -21,7 +21,7 @@ import type { Message, ProviderUsage } from '../core/model/messages.js';
 import { createRedisArchiveStore, type RedisArchiveStore } from '../redis/index.js';
 import { skipRedis, startTestRedis } from '../redis/redis-server.test-utils.js';
 import type { RedisServer } from '../testing/redis-server.js';
-import { hasDist, packageRoot } from './reliability.test-utils.js';
+import { builtPackages, hasDist, packageRoot } from './reliability.test-utils.js';
 
 const WORKERS = 4;
 const SESSIONS = 200;
@@ -29,7 +29,7 @@ const TURNS = 16;
 const PREFIX = 'fleet:';
 const seed = Number(process.env.RELIABILITY_SEED ?? 20261130);
 const workerScript = join(packageRoot, 'src/reliability/__fixtures__/fleet-worker.mjs');
-const distUrl = pathToFileURL(join(packageRoot, 'dist/')).href;
+const packagesUrl = pathToFileURL(`${builtPackages}/`).href;
 /** The same settings as the worker's (fleet-worker.mjs). */
 const settings = {
   thresholds: { mid: 1500, hard: 3000 },
@@ -67,7 +67,7 @@ class Worker {
   private readonly pending = new Map<number, { resolve(reply: Reply): void; reject(error: Error): void }>();
 
   constructor(redisUrl: string) {
-    this.child = spawn(process.execPath, [workerScript, distUrl, redisUrl, PREFIX], {
+    this.child = spawn(process.execPath, [workerScript, packagesUrl, redisUrl, PREFIX], {
       stdio: ['pipe', 'pipe', 'inherit'],
     });
     let markReady!: () => void;

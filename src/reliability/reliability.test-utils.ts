@@ -3,10 +3,10 @@
  * "next request is valid" check. Test-only (excluded from the build).
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { expect } from 'vitest';
 import type { ArchiveStore } from '../core/archive/archive-store.js';
 import { rebuildConversation } from '../core/archive/rebuild.js';
@@ -19,8 +19,29 @@ export const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
 /** The built CLI, or undefined when `dist/` has not been built. */
 export const builtBin = join(packageRoot, 'dist/lab/bin.js');
 
-/** True when the built package is there (suites that spawn it skip with a reason otherwise). */
-export const hasDist = existsSync(builtBin) && existsSync(join(packageRoot, 'dist/index.js'));
+/** The built packages' folder: `core/dist/` (the library), `redis/dist/` (its Redis stores). */
+export const builtPackages = join(packageRoot, 'packages');
+
+/** True when the packages are built (suites that spawn them skip with a reason otherwise). */
+export const hasDist =
+  existsSync(builtBin) &&
+  existsSync(join(builtPackages, 'core/dist/index.js')) &&
+  existsSync(join(builtPackages, 'redis/dist/index.js'));
+
+/**
+ * Copies the built core and Redis packages into `directory` (as `packages/<name>/dist`), so every
+ * process of a suite runs the same build even if it is rebuilt meanwhile; returns the folder's URL
+ * the workers take. The copies resolve their dependencies from the repository's node_modules.
+ */
+export async function snapshotPackages(directory: string): Promise<string> {
+  for (const name of ['core', 'redis'])
+    await cp(join(builtPackages, name, 'dist'), join(directory, 'packages', name, 'dist'), {
+      recursive: true,
+    });
+  await writeFile(join(directory, 'packages', 'package.json'), '{ "type": "module" }\n');
+  await symlink(join(packageRoot, 'node_modules'), join(directory, 'node_modules'));
+  return pathToFileURL(join(directory, 'packages/')).href;
+}
 
 /** A fresh temp folder; remove it with {@link removeDir}. */
 export function tempDir(prefix = 'agent-compact-reliability-'): Promise<string> {

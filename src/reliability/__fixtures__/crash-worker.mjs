@@ -1,21 +1,21 @@
 // A child process for the crash suite: grows a deterministic agent session turn by turn, compacting
-// with the BUILT package (dist/) and archiving to the file store, until it is killed (SIGKILL at a
+// with the BUILT packages (packages/core/dist, packages/redis/dist) and archiving to the file store, until it is killed (SIGKILL at a
 // random point) or reaches `maxTurns`. After each turn it persists its context atomically (write a
 // temp file, fsync, rename), so a new process resumes from the last completed turn.
 //
-//   node crash-worker.mjs DIST_URL DIRECTORY SESSION_ID MAX_TURNS [REDIS_URL]
+//   node crash-worker.mjs PACKAGES_URL DIRECTORY SESSION_ID MAX_TURNS [REDIS_URL]
 //
 // With REDIS_URL the archive is the Redis store (prefix `crash:`) instead of DIRECTORY/archive.
 import { open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crashSessionTurn } from './crash-session.mjs';
 
-const [distUrl, directory, sessionId, maxTurnsArg, redisUrl] = process.argv.slice(2);
+const [packagesUrl, directory, sessionId, maxTurnsArg, redisUrl] = process.argv.slice(2);
 const maxTurns = Number(maxTurnsArg);
-const { createCompactor } = await import(new URL('index.js', distUrl).href);
-const { createFileArchiveStore } = await import(new URL('archive/index.js', distUrl).href);
+const { createCompactor } = await import(new URL('core/dist/index.js', packagesUrl).href);
+const { createFileArchiveStore } = await import(new URL('core/dist/archive/index.js', packagesUrl).href);
 const { createRedisArchiveStore } = redisUrl
-  ? await import(new URL('redis/index.js', distUrl).href)
+  ? await import(new URL('redis/dist/index.js', packagesUrl).href)
   : {};
 
 const contextFile = join(directory, 'context.json');

@@ -1,13 +1,13 @@
 // A worker of the fleet suite: serves compaction turns of any session from one shared Redis, with the
-// BUILT package (dist/). Reads one JSON request per line on stdin, answers one JSON line on stdout:
+// BUILT packages (packages/*/dist). Reads one JSON request per line on stdin, answers one JSON line on stdout:
 //   { "id": 1, "sessionId": "s1", "messages": [...], "system": "...", "usage": {...} }
 //   -> { "id": 1, "messages": [...], "layer": "micro" }  or  { "id": 1, "error": "..." }
 //
-//   node fleet-worker.mjs DIST_URL REDIS_URL PREFIX
+//   node fleet-worker.mjs PACKAGES_URL REDIS_URL PREFIX
 import { createInterface } from 'node:readline';
 
-const [distUrl, redisUrl, prefix] = process.argv.slice(2);
-const { createSharedCompactor } = await import(new URL('redis/index.js', distUrl).href);
+const [packagesUrl, redisUrl, prefix] = process.argv.slice(2);
+const { createSharedCompactor } = await import(new URL('redis/dist/index.js', packagesUrl).href);
 
 const shared = createSharedCompactor({
   url: redisUrl,

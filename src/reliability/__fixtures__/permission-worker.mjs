@@ -3,9 +3,9 @@
 // it may not write, and prints what happened as one JSON line.
 import { readFile } from 'node:fs/promises';
 
-const [distUrl, directory, sessionId, inputFile, force] = process.argv.slice(2);
-const { createCompactor } = await import(new URL('index.js', distUrl).href);
-const { createFileArchiveStore } = await import(new URL('archive/index.js', distUrl).href);
+const [packagesUrl, directory, sessionId, inputFile, force] = process.argv.slice(2);
+const { createCompactor } = await import(new URL('core/dist/index.js', packagesUrl).href);
+const { createFileArchiveStore } = await import(new URL('core/dist/archive/index.js', packagesUrl).href);
 
 const input = JSON.parse(await readFile(inputFile, 'utf8'));
 const before = JSON.stringify(input);
