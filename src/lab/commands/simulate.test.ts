@@ -246,6 +246,41 @@ describe('agent-compact simulate', () => {
     expect(background.blockedSeconds).toBeLessThan(foreground.blockedSeconds);
   });
 
+  it('--compactor passes agent-compact its options; a value that is not a JSON object is a usage error', async () => {
+    const run = async (args: string[]) => {
+      const io = fakeIO(directory);
+      const code = await main(
+        [
+          'simulate',
+          'a.jsonl',
+          '--json',
+          '--strategies',
+          'agent-compact',
+          '--mid',
+          '3000',
+          '--hard',
+          '6000',
+          ...args,
+        ],
+        io,
+      );
+      return { code, io };
+    };
+    const layersOf = (out: string) =>
+      (JSON.parse(out) as { total: Record<string, { compactions: Record<string, number> }> }).total[
+        'agent-compact'
+      ]!.compactions;
+    const defaults = await run([]);
+    const seedMicro = await run(['--compactor', '{"micro":{"cacheAware":false}}']);
+    expect([defaults.code, seedMicro.code]).toEqual([0, 0]);
+    expect(layersOf(seedMicro.io.out).micro).toBeGreaterThan(layersOf(defaults.io.out).micro!);
+    for (const bad of ['{micro', '[1]', '7']) {
+      const refused = await run(['--compactor', bad]);
+      expect(refused.code).toBe(2);
+      expect(refused.io.err).toMatch(/--compactor expects a JSON object/);
+    }
+  });
+
   it('detects a Codex rollout, warns about a two-object line, and reports actual with survival', async () => {
     await writeFile(
       join(directory, 'rollout.jsonl'),

@@ -59,6 +59,8 @@ Options:
   --prefill-speed N   input tokens a second of a summary call (default ${defaultLatencyModel.prefillTokensPerSecond})
   --decode-speed N    output tokens a second of a summary call (default ${defaultLatencyModel.decodeTokensPerSecond})
   --background        agent-compact writes hard summaries in the background (hard: { background: true })
+  --compactor JSON    agent-compact's other options, as createCompactor takes them (micro, mid, hard…),
+                      e.g. '{"mid":{"keepToolResults":20}}'; the thresholds come from --mid/--hard/--window
   --next-calls N      tool calls after each compaction point the next-need probe looks at (default 40)
   --json              print one JSON object { files, total } instead of tables
   --report FILE       write a self-contained HTML report with a chart per transcript
@@ -193,6 +195,7 @@ const simulateOptions = {
   'prefill-speed': { type: 'string' },
   'decode-speed': { type: 'string' },
   background: { type: 'boolean', default: false },
+  compactor: { type: 'string' },
   'next-calls': { type: 'string' },
   json: { type: 'boolean', default: false },
   report: { type: 'string' },
@@ -252,6 +255,23 @@ function parseLatency(values: SimulateValues): LatencyModel {
     decodeTokensPerSecond:
       speed(values['decode-speed'], '--decode-speed') ?? defaultLatencyModel.decodeTokensPerSecond,
   };
+}
+
+/** `--compactor JSON` with `--background`: agent-compact's options for the replay, if any. */
+function parseCompactorOptions(values: SimulateValues): SimulateOptions['agentCompact'] {
+  let options: Record<string, unknown> = {};
+  if (values.compactor !== undefined) {
+    try {
+      options = JSON.parse(values.compactor);
+    } catch (error) {
+      throw new UsageError(`--compactor expects a JSON object: ${(error as Error).message}`);
+    }
+    if (typeof options !== 'object' || options === null || Array.isArray(options))
+      throw new UsageError('--compactor expects a JSON object, e.g. \'{"micro":{"keepTurns":6}}\'');
+  }
+  if (!values.background) return values.compactor === undefined ? undefined : options;
+  const hard = typeof options.hard === 'object' && options.hard !== null ? options.hard : {};
+  return { ...options, hard: { ...hard, background: true } };
 }
 
 /** A transcript that could not be read in a directory, and why. */
@@ -321,6 +341,7 @@ export const simulateCommand: CliCommand = async (args, io) => {
   const latency = parseLatency(values);
   const nextCalls = positiveNumber(values['next-calls'], '--next-calls', { integer: true });
   if (nextCalls === 0) throw new CliError('--next-calls expects a whole number > 0, got "0"', 2);
+  const agentCompact = parseCompactorOptions(values);
   const summarizer =
     (await createSummaryModelFromSpec(values.summarizer, {
       env: io.env,
@@ -345,7 +366,7 @@ export const simulateCommand: CliCommand = async (args, io) => {
     onFile: progress(io),
     ...thresholds,
     ...(nextCalls === undefined ? {} : { nextCalls }),
-    ...(values.background ? { agentCompact: { hard: { background: true } } } : {}),
+    ...(agentCompact === undefined ? {} : { agentCompact }),
   });
 
   if (values.report !== undefined) {
