@@ -38,10 +38,10 @@ const FORMAT =
 /** The published packages: the core (`packages/core`) and those beside it; the lab at the root is private. */
 const PACKAGE_FOLDERS = ['core', 'redis', 'testing', 'proxy'];
 
-/** The `rootDir` of a package's build: where the source of its `dist/` lies (comments stripped). */
+/** The `rootDir` of a package's build: where the source of its `dist/` lies. */
 function buildRootDir(folder) {
-  const text = readFileSync(path.join(repositoryRoot, 'packages', folder, 'tsconfig.build.json'), 'utf8');
-  return JSON.parse(text.replace(/^\s*\/\/.*$/gm, '')).compilerOptions.rootDir;
+  const configPath = path.join(repositoryRoot, 'packages', folder, 'tsconfig.build.json');
+  return ts.readConfigFile(configPath, ts.sys.readFile).config.compilerOptions.rootDir;
 }
 
 /**

@@ -66,8 +66,8 @@ export const commands: Record<string, CommandEntry> = {
 /** The lab's commands (src/lab/main.ts): named when asked for here, where they are not. */
 const LAB_COMMANDS = ['simulate', 'run', 'chat'];
 
-function usage(commands: Record<string, CommandEntry>): string {
-  const lines = Object.entries(commands).map(([name, { summary }]) => `  ${name.padEnd(10)}${summary}`);
+function usage(table: Record<string, CommandEntry>): string {
+  const lines = Object.entries(table).map(([name, { summary }]) => `  ${name.padEnd(10)}${summary}`);
   return `Usage: agent-compact <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun agent-compact <command> --help for a command's options and exit codes.\nExit codes: 2 an unknown command or bad arguments; otherwise the command's own.\n`;
 }
 

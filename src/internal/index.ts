@@ -2,12 +2,12 @@
  * `agent-compact/internal`: the prompt texts and tuning constants the library uses, for tests,
  * tooling and the curious. UNSTABLE: anything here may change or disappear in any release, minor
  * and patch included. Do not build on it; the stable API is `agent-compact` and its adapters.
+ * The proxy, the CLI and the lab (simulate, bench, the reference agent) import from here what they
+ * use beyond the stable API: the request-level readers and writers and the format registry.
  */
 
 export { COMPACTOR_STATE_SCHEMA } from '../core/archive/session-state-store.js';
 export { defaultThresholds } from '../core/compactor.js';
-// What the proxy, the CLI and the lab (simulate, bench, the reference agent) use beyond the stable
-// API: the request-level readers and writers and the format registry.
 export { resolveSettings } from '../core/compactor-settings.js';
 export { TOOL_ERROR_PREFIX } from '../core/conversation/openai-format.js';
 export { conversationFromValue } from '../core/conversation/parse-conversation.js';

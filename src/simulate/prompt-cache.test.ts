@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../core/model/messages.js';
 import { BLOCK_OVERHEAD_TOKENS, MESSAGE_OVERHEAD_TOKENS } from '../core/tokens/message-tokens.js';
-import { billRequest, commonPrefix, createRequestTokenCounter, defaultPriceTable } from './prompt-cache.js';
+import { defaultPriceTable } from '../proxy/price-table.js';
+import { billRequest, commonPrefix, createRequestTokenCounter } from './prompt-cache.js';
 import { characters } from './replay.test-utils.js';
 
 const tokens = createRequestTokenCounter(characters);

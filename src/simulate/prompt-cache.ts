@@ -24,8 +24,6 @@ import { countMessageTokens, countSystemTokens } from 'agent-compact/counters';
 import { contentBlocks } from 'agent-compact/wire';
 import type { PriceTable } from '../proxy/price-table.js';
 
-export { defaultPriceTable, type PriceTable } from '../proxy/price-table.js';
-
 /** One request as sent: the system prompt and the messages. */
 export interface SentRequest {
   system?: SystemPrompt | undefined;

@@ -22,14 +22,9 @@
  */
 
 import type { CompactionLayer, Message, ProviderUsage, SystemPrompt } from 'agent-compact';
+import type { PriceTable } from '../proxy/price-table.js';
 import type { MeteredSummaryModel, SummaryCall } from './metered-summary-model.js';
-import {
-  billRequest,
-  commonPrefix,
-  type PriceTable,
-  type RequestTokenCounter,
-  type SentRequest,
-} from './prompt-cache.js';
+import { billRequest, commonPrefix, type RequestTokenCounter, type SentRequest } from './prompt-cache.js';
 import type { ReplayStrategy, StrategyName, StrategyStep } from './replay-strategy.js';
 import { measureRetention, toolCallsOf } from './retention.js';
 import { addRetention, emptySummary, type StrategySummary } from './strategy-summary.js';

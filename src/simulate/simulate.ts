@@ -7,6 +7,7 @@ import type { CompactionLayer, SummaryModel, TokenCounter } from 'agent-compact'
 import { createMemoizedCounter } from 'agent-compact/counters';
 import type { AgentCompaction, ImportedTranscript } from 'agent-compact/importers';
 import { resolveSettings } from 'agent-compact/internal';
+import { defaultPriceTable, type PriceTable } from '../proxy/price-table.js';
 import { createMeteredSummaryModel } from './metered-summary-model.js';
 import {
   addNextNeed,
@@ -16,12 +17,7 @@ import {
   type NextNeed,
   type NextNeedProbe,
 } from './next-need.js';
-import {
-  createRequestTokenCounter,
-  defaultPriceTable,
-  type PriceTable,
-  type SentRequest,
-} from './prompt-cache.js';
+import { createRequestTokenCounter, type SentRequest } from './prompt-cache.js';
 import {
   addSummary,
   emptySummary,

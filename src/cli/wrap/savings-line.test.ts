@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ProxyStats } from '../../proxy/index.js';
+import { defaultPriceTable } from '../../proxy/price-table.js';
 import { StatsCollector } from '../../proxy/proxy-stats.js';
-import { defaultPriceTable } from '../../simulate/prompt-cache.js';
 import { fallbackWarning, savingsLine } from './savings-line.js';
 
 function statsOf(records: Parameters<StatsCollector['add']>[0][]): ProxyStats {

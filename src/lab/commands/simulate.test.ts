@@ -215,24 +215,30 @@ describe('agent-compact simulate', () => {
     });
   });
 
+  /** `simulate a.jsonl --json` of agent-compact alone at mid 3,000 / hard 6,000, with `args`. */
+  async function simulateAgentCompact(args: string[]) {
+    const io = fakeIO(directory);
+    const code = await main(
+      [
+        'simulate',
+        'a.jsonl',
+        '--json',
+        '--strategies',
+        'agent-compact',
+        '--mid',
+        '3000',
+        '--hard',
+        '6000',
+        ...args,
+      ],
+      io,
+    );
+    return { code, io };
+  }
+
   it('--background runs agent-compact hard summaries in the background: billed the same, waited for less', async () => {
     const run = async (args: string[]) => {
-      const io = fakeIO(directory);
-      const code = await main(
-        [
-          'simulate',
-          'a.jsonl',
-          '--json',
-          '--strategies',
-          'agent-compact',
-          '--mid',
-          '3000',
-          '--hard',
-          '6000',
-          ...args,
-        ],
-        io,
-      );
+      const { code, io } = await simulateAgentCompact(args);
       expect(io.err).not.toMatch(/Unknown option/);
       expect(code).toBe(0);
       return (
@@ -247,25 +253,7 @@ describe('agent-compact simulate', () => {
   });
 
   it('--compactor passes agent-compact its options; a value that is not a JSON object is a usage error', async () => {
-    const run = async (args: string[]) => {
-      const io = fakeIO(directory);
-      const code = await main(
-        [
-          'simulate',
-          'a.jsonl',
-          '--json',
-          '--strategies',
-          'agent-compact',
-          '--mid',
-          '3000',
-          '--hard',
-          '6000',
-          ...args,
-        ],
-        io,
-      );
-      return { code, io };
-    };
+    const run = simulateAgentCompact;
     const layersOf = (out: string) =>
       (JSON.parse(out) as { total: Record<string, { compactions: Record<string, number> }> }).total[
         'agent-compact'

@@ -10,8 +10,8 @@ import { type CliCommand, CliError, type CliIO, UsageError } from '../../cli/cli
 import { createCliCounter, parseCommandArgs } from '../../cli/command-args.js';
 import { timeLeft } from '../../cli/progress.js';
 import { createSummaryModelFromSpec } from '../../cli/summarizer-from-spec.js';
+import { defaultPriceTable, type PriceTable } from '../../proxy/price-table.js';
 import { simulationToJson, simulationToText } from '../../simulate/format-results.js';
-import { defaultPriceTable, type PriceTable } from '../../simulate/prompt-cache.js';
 import { strategyNames } from '../../simulate/replay-strategies.js';
 import type { StrategyName } from '../../simulate/replay-strategy.js';
 import { renderReport } from '../../simulate/report.js';
@@ -259,19 +259,21 @@ function parseLatency(values: SimulateValues): LatencyModel {
 
 /** `--compactor JSON` with `--background`: agent-compact's options for the replay, if any. */
 function parseCompactorOptions(values: SimulateValues): SimulateOptions['agentCompact'] {
-  let options: Record<string, unknown> = {};
-  if (values.compactor !== undefined) {
-    try {
-      options = JSON.parse(values.compactor);
-    } catch (error) {
-      throw new UsageError(`--compactor expects a JSON object: ${(error as Error).message}`);
-    }
-    if (typeof options !== 'object' || options === null || Array.isArray(options))
-      throw new UsageError('--compactor expects a JSON object, e.g. \'{"micro":{"keepTurns":6}}\'');
+  const options = values.compactor === undefined ? undefined : jsonObject(values.compactor);
+  if (!values.background) return options;
+  return { ...options, hard: { ...(options?.hard as object | undefined), background: true } };
+}
+
+function jsonObject(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--compactor expects a JSON object: ${(error as Error).message}`);
   }
-  if (!values.background) return values.compactor === undefined ? undefined : options;
-  const hard = typeof options.hard === 'object' && options.hard !== null ? options.hard : {};
-  return { ...options, hard: { ...hard, background: true } };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new UsageError('--compactor expects a JSON object, e.g. \'{"micro":{"keepTurns":6}}\'');
+  return value as Record<string, unknown>;
 }
 
 /** A transcript that could not be read in a directory, and why. */
