@@ -1,19 +1,16 @@
 /**
- * The structure test's format-literal rule: a wire format's name written as a string outside
- * `src/core/wire/` is a switch on the format that belongs in its folder (or the registry). Module
- * names (`import('openai')`) and comments are not literals; test files are inputs, not switches.
+ * The structure test's format-literal rule: a wire format's name written as a string outside a
+ * `wire/` folder is a switch on the format (or a copy of the list) that belongs in the format's
+ * folder or the registry. A format literal is a string the type checker types as a format: one
+ * passed where a `WireFormat` goes, compared with one (`===`, `case`), or a union type spelling
+ * the list again. The same word in another role — the `gemini` agent, an SDK's provider id `'openai'`,
+ * a public `api: 'chat' | 'responses'` option — is not a format, and is not counted.
  */
+import { dirname, resolve } from 'node:path';
 import ts from 'typescript';
 
-/** Every spelling a format goes by: the `WireFormat` names and the provider names built on them. */
-const FORMAT_NAMES = new Set([
-  'anthropic',
-  'openai',
-  'responses',
-  'gemini',
-  'openai-responses',
-  'openai-chat',
-]);
+/** The format names, as `core/model/wire-format.ts` lists them. */
+const WIRE_FORMAT_NAMES = ['anthropic', 'openai', 'responses', 'gemini'];
 
 /**
  * Where format names may be written: a `wire/` folder — the core's (`core/wire/<format>/`) or, for
@@ -22,50 +19,56 @@ const FORMAT_NAMES = new Set([
  */
 const FORMAT_HOME = /(^|\/)wire\/|^core\/model\/wire-format\.ts$/;
 
-/**
- * Files (relative to `src/`) that still write format names, with how many, when this rule arrived.
- * Each entry is future work or a name that is not a wire format (an agent, an SDK provider id, a
- * public option's value), said beside it: the count may only go down.
- */
-export const FORMAT_LITERALS_ALLOWED = new Map<string, number>([
-  // An SDK provider id (`SummaryModel.provider`, `anthropic:MODEL` in a summary's error): public.
-  ['anthropic/index.ts', 2],
-  // Benchmark code, owned elsewhere: an SDK provider id (`providerId: 'openai'`).
-  ['bench/suites/frameworks.ts', 1],
-  // Benchmark code, owned elsewhere: a `validateMessages` format option. Future work.
-  ['bench/suites/responses.ts', 1],
-  // The `gemini` subcommand runs the Gemini CLI agent: an agent name, not the format.
-  ['cli/main.ts', 1],
-  // Agent names (`AgentKind`, the `gemini` command, `@google/gemini-cli`), not the format.
-  ['cli/wrap/agent-launch.ts', 5],
-  // Lab code: the API each real agent speaks (spec data) and one Anthropic-only note. Future work.
-  ['e2e/run.ts', 4],
-  // An SDK provider id (`SummaryModel.provider`, `gemini:MODEL` in a summary's error): public.
-  ['gemini/index.ts', 2],
-  // Claude Code's session lines hold Anthropic messages: the agent's fact, not a switch.
-  ['importers/claude-code.ts', 1],
-  // A Gemini CLI chat record's `type: "gemini"` (the agent's turns), not the format.
-  ['importers/gemini-cli.ts', 1],
-  // `detectTranscriptFormat` returns the importer format name `anthropic`: public.
-  ['importers/index.ts', 2],
-  // The public `api: 'chat' | 'responses'` option of `createOpenAISummaryModel`.
-  ['openai/index.ts', 2],
-]);
-
-/** True for a string that is a module name (`import … from 'openai'`, `import('openai')`). */
-function isModuleName(node: ts.StringLiteralLike): boolean {
-  const parent = node.parent;
-  if (ts.isImportDeclaration(parent) || ts.isExportDeclaration(parent)) return true;
-  if (ts.isExternalModuleReference(parent)) return true;
-  if (ts.isLiteralTypeNode(parent) && ts.isImportTypeNode(parent.parent)) return true;
-  return ts.isCallExpression(parent) && parent.expression.kind === ts.SyntaxKind.ImportKeyword;
+/** The program of the project's `tsconfig.json`, whose checker types the literals. */
+export function projectProgram(tsconfig: string): ts.Program {
+  const config = ts.readConfigFile(tsconfig, ts.sys.readFile);
+  if (config.error) throw new Error(ts.flattenDiagnosticMessageText(config.error.messageText, '\n'));
+  const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, dirname(resolve(tsconfig)));
+  return ts.createProgram(parsed.fileNames, { ...parsed.options, noEmit: true });
 }
 
-/** The lines (1-based) where `file` writes a format name as a string. */
-export function formatLiteralLines(file: ts.SourceFile): number[] {
+/** True for a type that holds every format name: `WireFormat`, or a union that includes it. */
+function isFormatType(type: ts.Type | undefined): boolean {
+  if (type === undefined) return false;
+  const members = type.isUnion() ? type.types : [type];
+  const names = new Set(members.filter((member) => member.isStringLiteral()).map((member) => member.value));
+  return WIRE_FORMAT_NAMES.every((name) => names.has(name));
+}
+
+/** The declared (not narrowed) type of an expression a literal is compared with. */
+function declaredType(checker: ts.TypeChecker, expression: ts.Expression): ts.Type {
+  const named = ts.isPropertyAccessExpression(expression) ? expression.name : expression;
+  const symbol = checker.getSymbolAtLocation(named);
+  return symbol ? checker.getTypeOfSymbol(symbol) : checker.getTypeAtLocation(expression);
+}
+
+const EQUALITY = new Set([
+  ts.SyntaxKind.EqualsEqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsEqualsToken,
+  ts.SyntaxKind.EqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsToken,
+]);
+
+/** The type a literal is read as: what it is compared with, the union it is part of, or its slot. */
+function formatTypeOf(checker: ts.TypeChecker, node: ts.StringLiteralLike): boolean {
+  const parent = node.parent;
+  if (ts.isBinaryExpression(parent) && EQUALITY.has(parent.operatorToken.kind)) {
+    const other = parent.left === node ? parent.right : parent.left;
+    return isFormatType(declaredType(checker, other));
+  }
+  if (ts.isCaseClause(parent)) return isFormatType(declaredType(checker, parent.parent.parent.expression));
+  if (ts.isLiteralTypeNode(parent)) {
+    const union = ts.isUnionTypeNode(parent.parent) ? parent.parent : parent;
+    return isFormatType(checker.getTypeFromTypeNode(union));
+  }
+  return isFormatType(checker.getContextualType(node));
+}
+
+/** The lines (1-based) where `file` writes a format name as a string the checker types as a format. */
+export function formatLiteralLines(file: ts.SourceFile, checker: ts.TypeChecker): number[] {
   const lines: number[] = [];
   const visit = (node: ts.Node): void => {
-    if (ts.isStringLiteralLike(node) && FORMAT_NAMES.has(node.text) && !isModuleName(node))
+    if (ts.isStringLiteralLike(node) && WIRE_FORMAT_NAMES.includes(node.text) && formatTypeOf(checker, node))
       lines.push(file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1);
     ts.forEachChild(node, visit);
   };

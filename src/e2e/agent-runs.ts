@@ -42,6 +42,8 @@ export interface AgentSpec {
   env(workspace: string, baseUrl: string | undefined): Promise<Record<string, string>>;
   /** Writes the files the task needs. */
   setup?(workspace: string): Promise<void>;
+  /** A line the report prints about the proxied run's traffic, beside its checks. */
+  note?(traffic: E2ETraffic): string;
 }
 
 /** A run's traffic, and what the proxy reported (none for the baseline). */

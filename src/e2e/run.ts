@@ -23,6 +23,7 @@ import {
 } from './e2e-checks.js';
 import { geminiHome, geminiScript } from './gemini-run.js';
 import { installAgents } from './install-agents.js';
+import { AGENT_FORMATS } from './wire/agent-formats.js';
 
 type Body = Record<string, unknown> | undefined;
 
@@ -110,7 +111,8 @@ function claudeSpec(name: string, command: string[]): AgentSpec {
   const isMain = (body: Body) => toolNames(body).includes('Read');
   return {
     name,
-    api: 'anthropic',
+    api: AGENT_FORMATS.claudeCode,
+    note: (traffic) => `system messages: ${systemMessageRequests(traffic)}`,
     command,
     args: ['-p', CLAUDE_TASK, '--dangerously-skip-permissions'],
     thresholds: CLAUDE_THRESHOLDS,
@@ -151,7 +153,7 @@ function codexSpec(command: string[]): AgentSpec {
   const isMain = (body: Body) => codexTools(body).length > 0;
   return {
     name: 'Codex',
-    api: 'responses',
+    api: AGENT_FORMATS.codex,
     command,
     args: ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', SHELL_TASK],
     thresholds: THRESHOLDS,
@@ -213,7 +215,7 @@ function geminiSpec(command: string[]): AgentSpec {
     ).flatMap((tool) => (tool.functionDeclarations ?? []).map((declaration) => String(declaration.name)));
   return {
     name: 'Gemini CLI',
-    api: 'gemini',
+    api: AGENT_FORMATS.geminiCli,
     command,
     args: ['-p', SHELL_TASK, '--yolo'],
     thresholds: THRESHOLDS,
@@ -276,8 +278,7 @@ async function runAll(spec: AgentSpec, extra: (run: AgentRun) => E2ECheck[] = ()
       ],
       proxied,
     ) && passed;
-  if (spec.api === 'anthropic')
-    console.log(`  note system messages: ${systemMessageRequests(proxied.traffic)}`);
+  if (spec.note) console.log(`  note ${spec.note(proxied.traffic)}`);
   const wrapped = await wrappedRun(spec);
   const wrapChecks: E2ECheck[] = [
     ...checkTraffic(wrapped.traffic).slice(0, 2),

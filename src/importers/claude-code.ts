@@ -32,6 +32,7 @@
 import { conversationFromValue, parseJsonLine } from '../core/conversation/parse-conversation.js';
 import { CompactError } from '../core/model/errors.js';
 import type { Message } from '../core/model/messages.js';
+import { CANONICAL_FORMAT } from '../core/model/wire-format.js';
 import { finishImport } from './_finish.js';
 import { isObject, type JsonObject } from './_json.js';
 import type { AgentCompaction, ImportedTranscript, ImportedUsage } from './imported-transcript.js';
@@ -333,7 +334,7 @@ function readMessage(line: SessionLine, source: string | undefined): Message {
   const where = `${source ?? 'input'}:${line.lineNumber}`;
   try {
     const parsed = conversationFromValue([{ role: line.role, content: line.value.content }], 'array', {
-      format: 'anthropic',
+      format: CANONICAL_FORMAT,
     });
     return parsed.conversation.messages[0]!;
   } catch (error) {

@@ -13,7 +13,7 @@ import {
   parseJsonText,
 } from '../core/conversation/parse-conversation.js';
 import { CompactError } from '../core/model/errors.js';
-import type { WireFormat } from '../core/model/wire-format.js';
+import { CANONICAL_FORMAT, type WireFormat } from '../core/model/wire-format.js';
 import { isWireFormat } from '../core/wire/dialects.js';
 import { isObject } from './_json.js';
 import { jsonFileLines, jsonTextLines } from './_json-lines.js';
@@ -191,7 +191,7 @@ function withLineWarnings(
 /**
  * Names the transcript format of a text: a Claude Code session, a SWE-agent or mini-swe-agent
  * trajectory, or a plain conversation (`anthropic` or `openai` is decided when it is parsed, so
- * this returns `anthropic` for both).
+ * this returns the canonical format, `anthropic`, for both).
  */
 export function detectTranscriptFormat(text: string): TranscriptFormat {
   const whole = tryParse(text);
@@ -201,7 +201,7 @@ export function detectTranscriptFormat(text: string): TranscriptFormat {
     if (isClaudeCodeLine(whole.value)) return 'claude-code';
     if (isCodexRolloutLine(whole.value)) return 'codex';
     if (isGeminiCliChat(whole.value) || isGeminiCliRecord(whole.value)) return 'gemini-cli';
-    return 'anthropic';
+    return CANONICAL_FORMAT;
   }
   for (const line of text.split('\n', 20)) {
     if (line.trim() === '') continue;
@@ -210,7 +210,7 @@ export function detectTranscriptFormat(text: string): TranscriptFormat {
     if (parsed.ok && isCodexRolloutLine(parsed.value)) return 'codex';
     if (parsed.ok && isGeminiCliRecord(parsed.value)) return 'gemini-cli';
   }
-  return 'anthropic';
+  return CANONICAL_FORMAT;
 }
 
 function importDetected(body: string, source: string | undefined): ImportedTranscript {

@@ -4,7 +4,7 @@
 
 import { validateMessages } from 'agent-compact';
 import type { ResponsesInputItem } from 'agent-compact/wire';
-import { fromResponsesInput, toResponsesInput } from 'agent-compact/wire';
+import { detectFormat, fromResponsesInput, toResponsesInput } from 'agent-compact/wire';
 
 /** Session lengths in tool-call steps (3 items each: reasoning, call, output). */
 const stepCounts = [100, 1000, 5000];
@@ -71,6 +71,8 @@ export async function run(): Promise<void> {
     const input = codexSession(steps);
     const text = JSON.stringify(input);
     const { messages, system } = fromResponsesInput(input);
+    // Codex-like items are detected as Responses input, as a proxy decides before validating.
+    const format = detectFormat(input);
     const row = [
       steps,
       input.length,
@@ -78,7 +80,7 @@ export async function run(): Promise<void> {
       time(() => JSON.parse(text)).toFixed(2),
       time(() => fromResponsesInput(input)).toFixed(2),
       time(() => toResponsesInput(messages, system)).toFixed(2),
-      time(() => validateMessages(input, { format: 'responses' })).toFixed(2),
+      time(() => validateMessages(input, { format })).toFixed(2),
     ];
     console.log(`| ${row.join(' | ')} |`);
   }
