@@ -25,7 +25,7 @@ import type { BodyRead } from './session-state.js';
 import type { ProxySessionState, ProxySessionStore } from './session-store.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 import { createUsageTap, type UsageTap } from './usage-tap.js';
-import { formatChecks } from './wire/proxy-checks.js';
+import { proxyWires } from './wire/proxy-wires.js';
 
 /** One request to handle. */
 export interface Exchange {
@@ -272,7 +272,7 @@ function closedRecord(exchange: Exchange, outgoing?: Outgoing): ProxyRequestReco
  */
 export function statefulReason(api: WireFormat, body: Record<string, unknown>): string | undefined {
   if (coveredByProviderCompaction(conversationOf(api, body))) return 'provider compaction';
-  return formatChecks[api].statefulReason?.(body);
+  return proxyWires[api].checks.statefulReason?.(body);
 }
 
 /**
@@ -384,7 +384,7 @@ export function firstProblem(
   { sent, input }: { sent: unknown[]; input: unknown[] },
   headers: IncomingHttpHeaders,
 ): string | undefined {
-  const checks = formatChecks[api];
+  const checks = proxyWires[api].checks;
   const canonical = (items: unknown[]) => checks.canonical?.(items) ?? items;
   let before: unknown;
   try {

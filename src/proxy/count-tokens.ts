@@ -10,12 +10,14 @@ import { conversationOf, withConversation } from './request-conversation.js';
 import { sessionInput } from './session-history.js';
 import { sessionKeyOf } from './session-identity.js';
 import type { ProxySessionStore } from './session-store.js';
-import { ANTHROPIC_COUNT_TOKENS_SUFFIX, fallbackCountingFormat, formatRoutes } from './wire/proxy-routes.js';
+import { ANTHROPIC_COUNT_TOKENS_SUFFIX } from './wire/anthropic/anthropic-proxy-wire.js';
+import { fallbackCountingFormat } from './wire/proxy-routes.js';
+import { proxyWires } from './wire/proxy-wires.js';
 
 /** The format of a token counting request, or undefined for any other request. */
 function countingApi(method: string, pathname: string): WireFormat | undefined {
   if (method !== 'POST') return undefined;
-  return WIRE_FORMATS.find((format) => formatRoutes[format].tokenCount?.matches(pathname));
+  return WIRE_FORMATS.find((format) => proxyWires[format].route.tokenCount?.matches(pathname));
 }
 
 /** True for a token counting request. */
@@ -41,7 +43,7 @@ export async function countTokensPayload(
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return raw;
   const outer = body as Record<string, unknown>;
   // Gemini counts either `{ contents }` or a whole request under `generateContentRequest`.
-  const field = formatRoutes[api].tokenCount?.wrappedField;
+  const field = proxyWires[api].route.tokenCount?.wrappedField;
   const wrapped = field !== undefined && isRecord(outer[field]) ? field : undefined;
   const record = wrapped === undefined ? outer : (outer[wrapped] as Record<string, unknown>);
   const client = conversationOf(api, record);

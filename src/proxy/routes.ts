@@ -2,7 +2,8 @@
 
 import type { IncomingHttpHeaders } from 'node:http';
 import { WIRE_FORMATS, type WireFormat } from 'agent-compact/wire';
-import { fallbackProvider, formatRoutes, providerRoutes } from './wire/proxy-routes.js';
+import { fallbackProvider, providerRoutes } from './wire/proxy-routes.js';
+import { proxyWires } from './wire/proxy-wires.js';
 
 /**
  * The APIs whose conversations the proxy compacts.
@@ -31,7 +32,7 @@ export type ProxyProvider = keyof ProxyUpstreams;
 export function compactedApi(method: string | undefined, pathname: string): WireFormat | undefined {
   if (method !== 'POST') return undefined;
   const path = pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
-  return WIRE_FORMATS.find((format) => formatRoutes[format].compacts(path));
+  return WIRE_FORMATS.find((format) => proxyWires[format].route.compacts(path));
 }
 
 /**

@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 import type { CompactionLayer } from 'agent-compact';
 import type { WireFormat } from 'agent-compact/wire';
 import { createSseReader, type SseMessage, sseText } from '../upstream/sse-reader.js';
+import { proxyWires } from '../wire/proxy-wires.js';
 
 /** The figures of one request, as the headers and the JSON log carry them. */
 export interface CompactionFigures {
@@ -98,42 +99,7 @@ function withNote(api: WireFormat, message: SseMessage, note: string): string | 
   return sseText({ ...message, data: JSON.stringify(data) });
 }
 
-/** Prepends a note to one streamed event's text in place; false when the event has no text delta. */
-type NoteWriter = (data: Record<string, unknown>, note: string) => boolean;
-
-/** Where each API streams answer text: one writer per format, looked up instead of switched on. */
-const noteWriters: Record<WireFormat, NoteWriter> = {
-  anthropic: (data, note) => {
-    const delta = data.delta as { type?: unknown; text?: unknown } | undefined;
-    if (data.type !== 'content_block_delta' || delta?.type !== 'text_delta') return false;
-    delta.text = `${note}${String(delta.text ?? '')}`;
-    return true;
-  },
-  openai: (data, note) => {
-    const choice = (data.choices as { delta?: { content?: unknown } }[] | undefined)?.[0];
-    if (typeof choice?.delta?.content !== 'string' || choice.delta.content === '') return false;
-    choice.delta.content = `${note}${choice.delta.content}`;
-    return true;
-  },
-  responses: (data, note) => {
-    if (data.type !== 'response.output_text.delta' || typeof data.delta !== 'string') return false;
-    data.delta = `${note}${data.delta}`;
-    return true;
-  },
-  gemini: (data, note) => {
-    const candidates = data.candidates as
-      | { content?: { parts?: { text?: unknown; thought?: unknown }[] } }[]
-      | undefined;
-    const part = candidates?.[0]?.content?.parts?.find(
-      (each) => typeof each.text === 'string' && !each.thought,
-    );
-    if (part === undefined) return false;
-    part.text = `${note}${String(part.text)}`;
-    return true;
-  },
-};
-
 /** Prepends the note to the event's text field in place; false when the event has no text delta. */
 function addNote(api: WireFormat, data: Record<string, unknown>, note: string): boolean {
-  return noteWriters[api](data, note);
+  return proxyWires[api].writeNote(data, note);
 }

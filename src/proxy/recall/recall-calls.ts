@@ -1,13 +1,13 @@
 /**
  * The `recall` tool in a request, the model's recall calls in an answer, and the follow-up request
  * that carries their results — so the proxy can answer recall calls itself. Each format's shape is
- * its `RecallWire` (`recallWires[api]`).
+ * its `RecallWire` (`proxyWires[api].recall`).
  */
 
 import type { WireFormat } from 'agent-compact/wire';
 import { conversationOf, withConversation } from '../request-conversation.js';
+import { proxyWires } from '../wire/proxy-wires.js';
 import { type JsonRecord, RECALL_TOOL_NAME, type RecallResult } from './recall-wire.js';
-import { recallWires } from './recall-wires.js';
 
 export { RECALL_TOOL_NAME };
 
@@ -21,12 +21,12 @@ export interface RecallCall {
 export function withRecallTool(api: WireFormat, body: JsonRecord): JsonRecord {
   const tools = body.tools;
   if (!Array.isArray(tools) || tools.length === 0 || hasRecallTool(body)) return body;
-  return { ...body, tools: recallWires[api].withRecallTool(tools) };
+  return { ...body, tools: proxyWires[api].recall.withRecallTool(tools) };
 }
 
 /** True when the request's tools include the proxy's `recall` tool (in any API's shape). */
 export function hasRecallTool(body: JsonRecord): boolean {
-  const wires = Object.values(recallWires);
+  const wires = Object.values(proxyWires).map((wire) => wire.recall);
   return (
     Array.isArray(body.tools) &&
     body.tools.some((tool) => wires.some((wire) => wire.declaredNames(tool).includes(RECALL_TOOL_NAME)))
@@ -37,7 +37,7 @@ export function hasRecallTool(body: JsonRecord): boolean {
 export function toolCallsOf(api: WireFormat, answer: JsonRecord): { recall: RecallCall[]; others: number } {
   const recall: RecallCall[] = [];
   let others = 0;
-  for (const call of recallWires[api].toolCalls(answer)) {
+  for (const call of proxyWires[api].recall.toolCalls(answer)) {
     if (call.name === RECALL_TOOL_NAME) recall.push({ id: call.id, input: call.input });
     else others += 1;
   }
@@ -46,7 +46,7 @@ export function toolCallsOf(api: WireFormat, answer: JsonRecord): { recall: Reca
 
 /** The answer without its recall calls (when the model called client tools in the same turn). */
 export function withoutRecallCalls(api: WireFormat, answer: JsonRecord): JsonRecord {
-  return recallWires[api].withoutRecallCalls(answer);
+  return proxyWires[api].recall.withoutRecallCalls(answer);
 }
 
 /** The request that continues after the answer, with the recall results as tool results. */
@@ -57,5 +57,5 @@ export function followUpBody(
   results: readonly RecallResult[],
 ): JsonRecord {
   const conversation = conversationOf(api, body) ?? [];
-  return withConversation(api, body, recallWires[api].followUp(conversation, answer, results));
+  return withConversation(api, body, proxyWires[api].recall.followUp(conversation, answer, results));
 }

@@ -12,8 +12,8 @@ import type { WireFormat } from 'agent-compact/wire';
 import { drained, type ForwardOutcome, upstreamHeaders } from '../forward.js';
 import type { UpstreamAnswer, UpstreamClient } from '../upstream/upstream-client.js';
 import { createUsageTap } from '../usage-tap.js';
+import { proxyWires } from '../wire/proxy-wires.js';
 import { followUpBody, type RecallCall, toolCallsOf, withoutRecallCalls } from './recall-calls.js';
-import { recallWires } from './recall-wires.js';
 import { type SseEvent, sseEvents } from './sse-events.js';
 
 /** Recall rounds answered for one request before the model's answer goes to the client as it is. */
@@ -40,7 +40,7 @@ interface Sent {
 
 /** Forwards the request, answering recall calls; resolves like `forwardRequest`. */
 export async function forwardWithRecall(forward: RecallForward): Promise<ForwardOutcome> {
-  const streamed = recallWires[forward.api].isStreamed(forward.url, forward.body);
+  const streamed = proxyWires[forward.api].recall.isStreamed(forward.url, forward.body);
   const sent: Sent = { opened: 0 };
   let body = forward.body;
   for (let round = 0; ; round += 1) {
@@ -118,7 +118,7 @@ async function relayStream(
   lastRound: boolean,
 ): Promise<RoundResult> {
   const { response, api } = forward;
-  const wire = recallWires[api];
+  const wire = proxyWires[api].recall;
   if (!response.headersSent) response.writeHead(answer.status, responseHeaders(answer));
   const assembler = wire.createAssembler();
   const usageTap = createUsageTap(api, true);

@@ -1,6 +1,6 @@
 /**
  * What `--recall` does differently per wire format, behind one interface: the recall code looks
- * the format up (`recallWires[format]`, ./recall-wires.ts) instead of switching on its name. It
+ * the format up (`proxyWires[format].recall`, ../wire/proxy-wires.ts) instead of switching on its name. It
  * lives in the proxy, not in the core's `WireDialect`, because it is about answering a tool call
  * on the wire (held streams, follow-up requests), which only the proxy does.
  */
@@ -40,7 +40,7 @@ export interface StreamAssembler {
 
 /** One format's recall: its tool, its calls in an answer or a stream, and the follow-up request. */
 export interface RecallWire {
-  /** The format this speaks; its key in `recallWires`. */
+  /** The format this speaks; its key in `proxyWires`. */
   readonly format: WireFormat;
   /** True when the request asks for a streamed answer. */
   isStreamed(url: URL, body: JsonRecord): boolean;

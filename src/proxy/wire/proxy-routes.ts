@@ -1,52 +1,10 @@
 /**
- * The proxy's routes, per format and per provider family: which paths a format's conversations are
- * compacted on, where it counts tokens, and how a request is told to belong to a provider. A new
- * format is one line in each table; the `Record` type makes the compiler name a format left out.
+ * How a request is told to belong to a provider family (its upstream and error shape). Which paths
+ * a format's conversations are compacted and counted on is the format's own (`ProxyWire.route`).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { WireFormat } from 'agent-compact/wire';
-import { isGeminiCompactedPath, isGeminiPath } from '../gemini/gemini-proxy.js';
-
-/** The path suffix of Anthropic's token counting endpoint (after any base-URL prefix). */
-export const ANTHROPIC_COUNT_TOKENS_SUFFIX = '/v1/messages/count_tokens';
-
-/** Gemini's token counting method, after any prefix. */
-const geminiCountTokens = /\/models\/[^/:]+:countTokens$/;
-
-/** A format's own token counting endpoint. */
-export interface TokenCountRoute {
-  /** True for the endpoint's path (after any prefix). */
-  matches(pathname: string): boolean;
-  /** The field a count body may carry a whole request under, instead of the conversation itself. */
-  readonly wrappedField?: string;
-}
-
-/** What the proxy routes by for one format. */
-export interface FormatRoute {
-  /** True for a path (one trailing slash already dropped) whose conversation the proxy compacts. */
-  compacts(path: string): boolean;
-  /** Where the format counts tokens, if it has an endpoint for it. */
-  readonly tokenCount?: TokenCountRoute;
-}
-
-/** Every format's routes, by format. */
-export const formatRoutes: Readonly<Record<WireFormat, FormatRoute>> = {
-  anthropic: {
-    compacts: (path) => path.endsWith('/v1/messages'),
-    tokenCount: {
-      matches: (pathname) => pathname.replace(/\/+$/, '').endsWith(ANTHROPIC_COUNT_TOKENS_SUFFIX),
-    },
-  },
-  openai: { compacts: (path) => path.endsWith('/v1/chat/completions') },
-  responses: { compacts: (path) => path.endsWith('/v1/responses') },
-  gemini: {
-    compacts: isGeminiCompactedPath,
-    tokenCount: {
-      matches: (pathname) => geminiCountTokens.test(pathname),
-      wrappedField: 'generateContentRequest',
-    },
-  },
-};
+import { isGeminiPath } from '../gemini/gemini-proxy.js';
 
 /** The format a count request is read as when its path names none. */
 export const fallbackCountingFormat: WireFormat = 'anthropic';

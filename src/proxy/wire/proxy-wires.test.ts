@@ -1,10 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WIRE_FORMATS, type WireFormat } from '../../core/model/wire-format.js';
 import { dialects } from '../../core/wire/dialects.js';
-import { hasRecallTool, toolCallsOf, withoutRecallCalls, withRecallTool } from './recall-calls.js';
-import { recallWires } from './recall-wires.js';
+import { hasRecallTool, toolCallsOf, withoutRecallCalls, withRecallTool } from '../recall/recall-calls.js';
+import { proxyWires } from './proxy-wires.js';
 
 /** One answer per format calling `recall` (id r1) and the client's `read_file` (id c1). */
 const answers: Record<WireFormat, Record<string, unknown>> = {
@@ -57,10 +55,13 @@ const clientTools: Record<WireFormat, unknown> = {
   gemini: { functionDeclarations: [{ name: 'read_file', parameters: { type: 'object' } }] },
 };
 
-describe('the recall registry', () => {
-  it('has a recall implementation for every registered wire format, under its own name', () => {
-    expect(Object.keys(recallWires).sort()).toEqual(Object.keys(dialects).sort());
-    for (const format of WIRE_FORMATS) expect(recallWires[format]?.format, format).toBe(format);
+describe('the proxy wire registry', () => {
+  it('has a proxy part and a recall for every registered wire format, under its own name', () => {
+    expect(Object.keys(proxyWires).sort()).toEqual(Object.keys(dialects).sort());
+    for (const format of WIRE_FORMATS) {
+      expect(proxyWires[format]?.format, format).toBe(format);
+      expect(proxyWires[format]?.recall.format, format).toBe(format);
+    }
   });
 
   it.each(WIRE_FORMATS)('%s: declares recall once, finds its calls, and takes them out', (format) => {
@@ -83,26 +84,10 @@ describe('the recall registry', () => {
     const url = new URL('http://127.0.0.1/v1beta/models/m:streamGenerateContent');
     const plain = new URL('http://127.0.0.1/v1/messages');
     for (const format of ['anthropic', 'openai', 'responses'] as const) {
-      expect(recallWires[format].isStreamed(plain, { stream: true }), format).toBe(true);
-      expect(recallWires[format].isStreamed(url, {}), format).toBe(false);
+      expect(proxyWires[format].recall.isStreamed(plain, { stream: true }), format).toBe(true);
+      expect(proxyWires[format].recall.isStreamed(url, {}), format).toBe(false);
     }
-    expect(recallWires.gemini.isStreamed(url, {})).toBe(true);
-    expect(recallWires.gemini.isStreamed(plain, { stream: true })).toBe(false);
-  });
-});
-
-describe('the recall code outside the format modules', () => {
-  it('switches on no format name (it looks the recall wire up)', () => {
-    const formatModules = new Set(['anthropic.ts', 'openai-chat.ts', 'responses.ts', 'gemini.ts']);
-    const sources = readdirSync(import.meta.dirname).filter(
-      (name) => name.endsWith('.ts') && !name.includes('.test') && !formatModules.has(name),
-    );
-    const names = WIRE_FORMATS.join('|');
-    const onFormat = new RegExp(`case '(${names})':|(api|format) [!=]== '(${names})'`);
-    const found = sources.filter((name) =>
-      onFormat.test(readFileSync(join(import.meta.dirname, name), 'utf8')),
-    );
-    expect(found).toEqual([]);
-    expect(sources.length).toBeGreaterThan(5);
+    expect(proxyWires.gemini.recall.isStreamed(url, {})).toBe(true);
+    expect(proxyWires.gemini.recall.isStreamed(plain, { stream: true })).toBe(false);
   });
 });
