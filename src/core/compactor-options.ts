@@ -39,7 +39,7 @@ export interface MicroOptions {
   /**
    * With `cacheAware`, micro and mid change the history only once a batch frees at least this
    * many tokens: each change rewrites the cached prompt prefix, so fewer, larger batches are
-   * cheaper (measured on the shared runs in BENCHMARKS.md).
+   * cheaper (measured on the shared runs: CHANGELOG.md, 2026-12-01).
    * @default 5/8 of the mid threshold, at most 20,000
    */
   clearAtLeast?: number;

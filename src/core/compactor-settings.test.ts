@@ -3,7 +3,7 @@ import { resolveSettings } from './compactor-settings.js';
 
 describe('resolveSettings: the default cache-aware batch', () => {
   it.each([
-    // 5/8 of mid, measured on the shared runs (BENCHMARKS.md §3).
+    // 5/8 of mid, measured on the shared runs (CHANGELOG.md, 2026-12-01).
     { mid: 8000, hard: 16_000, expected: 5000 },
     { mid: 14_000, hard: 32_000, expected: 8750 },
     { mid: 10_001, hard: 20_000, expected: 6250 },

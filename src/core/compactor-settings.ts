@@ -27,15 +27,16 @@ const DEFAULT_MIN_TOKENS = 100;
 const MAX_CLEAR_AT_LEAST = 20_000;
 /**
  * A cache-aware batch is 5/8 of the mid threshold (below the 20k cap). Measured on the 202 shared
- * runs at mid 8,000 / hard 16,000 (`npm run bench -- replay`, BENCHMARKS.md §3): half of mid gave
- * 5.2 prefix rewrites per 100 turns at 0.840× none's cost and 90.7% retention; 5/8 gives 4.3 at
+ * runs at mid 8,000 / hard 16,000 (`simulate`, CHANGELOG.md 2026-12-01): half of mid gave 5.2
+ * prefix rewrites per 100 turns at 0.840× none's cost and 90.7% retention; 5/8 gives 4.3 at
  * 0.838× and 90.9%, with micro still masking (71 batches) and mid keeping its last 5 results. The
  * region from 0.6 to 0.7 of mid measured alike (4.0–4.5 rewrites); under half it rose past 5.
  */
 const CLEAR_AT_LEAST_MID_FRACTION = 5 / 8;
 /**
  * Micro starts masking once the request reaches this fraction of mid: under it the agent keeps
- * every result whole (`npm run bench -- mid-cost` and `-- replay`, BENCHMARKS.md).
+ * every result whole (`npm run bench -- mid-cost` and `-- replay`, BENCHMARKS.md; the other
+ * fractions measured are in CHANGELOG.md, 2026-12-03).
  */
 const MICRO_START_MID_FRACTION = 1 / 2;
 const DEFAULT_KEEP_TOOL_RESULTS = 5;
