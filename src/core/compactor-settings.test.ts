@@ -22,3 +22,23 @@ describe('resolveSettings: the default cache-aware batch', () => {
     expect(settings.micro.clearAtLeast).toBe(123);
   });
 });
+
+describe('resolveSettings: the default files-back budget', () => {
+  it.each([
+    // A twentieth of the usable window (the window less the 8,192 reserved for the answer)...
+    { options: { contextWindow: 200_000 }, expected: 9590 },
+    { options: { contextWindow: 1_000_000 }, expected: 49_590 },
+    // ...or of the window the hard threshold implies (80,000 / 0.85) without one...
+    { options: {}, expected: 4705 },
+    // ...and never under 2,000 tokens, where a small window leaves a twentieth too little.
+    { options: { thresholds: { mid: 8000, hard: 16_000 } }, expected: 2000 },
+    { options: { contextWindow: 32_000 }, expected: 2000 },
+  ])('is $expected for $options', ({ options, expected }) => {
+    expect(resolveSettings(options).hard.filesBack.maxTokens).toBe(expected);
+  });
+
+  it('gives way to an explicit maxTokens', () => {
+    const settings = resolveSettings({ contextWindow: 200_000, hard: { filesBack: { maxTokens: 300 } } });
+    expect(settings.hard.filesBack).toEqual({ maxFiles: 5, maxTokens: 300 });
+  });
+});

@@ -25,11 +25,12 @@ const PATH_CHARS = 200;
 const TIGHT_LINE_CHARS = 200;
 const LINE_CHARS = 2000;
 /**
- * The agent's findings take up to this many characters (beside the ledger and the working set,
- * which hold the facts, fewer: the compacted context stays under Claude Code's own).
+ * The agent's findings take up to this many characters: alone, the summary's main narrative;
+ * beside the ledger and the working set (which hold the files, commands and code) fewer, about a
+ * dozen of its conclusions (causes, decisions, what it verified).
  */
 const FINDINGS_CHARS = 2400;
-const LEDGER_FINDINGS_CHARS = 600;
+const LEDGER_FINDINGS_CHARS = 1500;
 
 const previousSummaryPattern = /<context_summary[^>]*>\n?([\s\S]*?)\n?<\/context_summary>/;
 

@@ -59,6 +59,26 @@ describe("the agent's findings", () => {
     expect(only).toContain('CalculateTokenUsage()');
     expect(agentFindings(history, 10)).toEqual([]);
   });
+  it('are prose: not fenced code, drawings, tables, headings or a line that introduces a list', () => {
+    const written: Message[] = [
+      {
+        role: 'assistant',
+        content: [
+          '## Root cause in `parseUsage()`',
+          '**Both fixes (2 changes):**',
+          '- The `parseUsage()` loop sums every chunk because `seenIds` is reset per line.',
+          '```go',
+          'usage := parseUsage(lines) // returns the wrong total',
+          '```',
+          '│ ├─ parseUsage() → sumChunks()',
+          '| `parseUsage()` | wrong total |',
+        ].join('\n'),
+      },
+    ];
+    expect(agentFindings(written, 1000)).toEqual([
+      '- The `parseUsage()` loop sums every chunk because `seenIds` is reset per line.',
+    ]);
+  });
 });
 
 describe('the current work', () => {

@@ -92,16 +92,30 @@ function assistantTexts(message: Message): string[] {
   );
 }
 
-/** Sentences of a text: its lines, each split after `.`, `!` or `?` before a capital; list markers off. */
+/** Lines drawn rather than written: trees, boxes and tables. */
+const drawing = /^[│├└┌┐┘┬┴┼╭╮╯╰─═║|+]/;
+
+/**
+ * Sentences of a text: its prose lines (not fenced code, drawings, tables, headings or a line that
+ * only introduces a list), each split after `.`, `!` or `?` before a capital; list markers off.
+ */
 function splitSentences(text: string): string[] {
-  return text
-    .split(/\n+/)
+  let inFence = false;
+  const prose = text.split(/\n+/).filter((line) => {
+    if (line.trimStart().startsWith('```')) {
+      inFence = !inFence;
+      return false;
+    }
+    return !inFence && !drawing.test(line.trimStart()) && !/^\s*#/.test(line);
+  });
+  return prose
     .flatMap((line) => line.split(/(?<=[.!?])\s+(?=[A-Z`])/))
     .map((sentence) =>
       sentence
-        .replace(/^\s*(?:[-*•]|\d+[.)]|#+)\s*/, '')
+        .replace(/^\s*(?:[-*•]|\d+[.)])\s*/, '')
         .replace(/\*\*/g, '')
+        .replace(/^[*_]+(?=\S)/, '')
         .trim(),
     )
-    .filter((sentence) => sentence !== '' && !sentence.startsWith('```') && !sentence.startsWith('|'));
+    .filter((sentence) => sentence !== '' && !sentence.endsWith(':'));
 }
