@@ -42,3 +42,31 @@ describe('resolveSettings: the default files-back budget', () => {
     expect(settings.hard.filesBack).toEqual({ maxFiles: 5, maxTokens: 300 });
   });
 });
+
+describe('resolveSettings: what micro and mid keep whole', () => {
+  it.each([
+    // Micro's three turns; mid's results one per 10,000 tokens of a known window...
+    { options: { contextWindow: 200_000 }, keepTurns: 3, keepToolResults: 19 },
+    { options: { contextWindow: 1_000_000 }, keepTurns: 3, keepToolResults: 99 },
+    // ...the seed's five without one (thresholds set out of reach change nothing)...
+    { options: {}, keepTurns: 3, keepToolResults: 5 },
+    { options: { thresholds: { mid: 1_000_000, hard: 2_000_000 } }, keepTurns: 3, keepToolResults: 5 },
+    // ...and never fewer than the seed's five.
+    { options: { thresholds: { mid: 8000, hard: 16_000 } }, keepTurns: 3, keepToolResults: 5 },
+    { options: { contextWindow: 32_000 }, keepTurns: 3, keepToolResults: 5 },
+  ])('$keepTurns turns and $keepToolResults results for $options', ({ options, ...expected }) => {
+    const settings = resolveSettings(options);
+    expect({ keepTurns: settings.micro.keepTurns, keepToolResults: settings.mid.keepToolResults }).toEqual(
+      expected,
+    );
+  });
+
+  it('give way to explicit counts', () => {
+    const settings = resolveSettings({
+      contextWindow: 200_000,
+      micro: { keepTurns: 2 },
+      mid: { keepToolResults: 1 },
+    });
+    expect([settings.micro.keepTurns, settings.mid.keepToolResults]).toEqual([2, 1]);
+  });
+});

@@ -39,7 +39,16 @@ const CLEAR_AT_LEAST_MID_FRACTION = 5 / 8;
  * fractions measured are in CHANGELOG.md, 2026-12-03).
  */
 const MICRO_START_MID_FRACTION = 1 / 2;
-const DEFAULT_KEEP_TOOL_RESULTS = 5;
+/**
+ * Mid keeps the last five tool results whole and, when the context window is known, one per
+ * 10,000 tokens of it if that is more (19 at 200k). At a 200k window on the shared sessions
+ * (`npm run bench -- replay`, BENCHMARKS.md §11) this took the identifiers the agent used next from
+ * 72% to 74% still visible and its edit texts from 56% to 59%, at 1% more cost. Micro's three
+ * turns stay: scaled with the window too (23 turns at 200k) they gave 82% and 68%, but at 18% more
+ * cost and with 9 sessions over 1.1× the cheapest peer (`npm run bench -- mid-cost`).
+ */
+const MIN_KEEP_TOOL_RESULTS = 5;
+const KEEP_TOOL_RESULT_WINDOW_TOKENS = 10_000;
 const DEFAULT_MAX_ASSISTANT_CHARS = 600;
 const DEFAULT_MAX_TOOL_INPUT_TOKENS = 500;
 const DEFAULT_MAX_SUMMARY_TOKENS = 2000;
@@ -65,11 +74,11 @@ const DEFAULT_WORKING_SET_TOKENS = 1200;
 const KEPT_TURN_WINDOW_SHARE = 1 / 4;
 /**
  * Files back: up to five files (as Claude Code puts back up to five) within a twentieth of the
- * usable window, and never under 2,000 tokens. Claude Code itself puts back up to 50,000 tokens of
- * files; a fixed 2,000 left the agent of a 200k window the same few lines as one of 16k. At Claude
- * Code's 41 own compaction points (`npm run bench -- survival`, BENCHMARKS.md §11; about 4,700
- * tokens at the default thresholds) the identifiers the agent used in its next 40 calls went from
- * 66% to 75% still visible and its next edits' texts from 46% to 62%.
+ * usable window, and never under 2,000 tokens: a fixed 2,000 left the agent of a 200k window the
+ * same few lines as one of 16k. At Claude Code's 41 own compaction points (`npm run bench --
+ * survival`, BENCHMARKS.md §11; about 4,700 tokens at the default thresholds) the identifiers the
+ * agent used in its next 40 calls went from 66% to 75% still visible and its next edits' texts
+ * from 46% to 62%.
  */
 const DEFAULT_FILES_BACK = 5;
 const MIN_FILES_BACK_TOKENS = 2000;
@@ -126,6 +135,7 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
   }
   const identity = options.identity ?? (recall ? defaultIdentity : defaultIdentityWithoutRecall);
   const limits = resolveThresholds(options);
+  const usable = usableWindow(options, limits);
   const rule: MaskRule = {
     minTokens: micro.minTokens ?? DEFAULT_MIN_TOKENS,
     excludeTools: new Set(micro.excludeTools ?? []),
@@ -152,29 +162,16 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
     },
     mid: {
       rule,
-      keepToolResults: mid.keepToolResults ?? DEFAULT_KEEP_TOOL_RESULTS,
+      keepToolResults:
+        mid.keepToolResults ??
+        (contextWindow === undefined
+          ? MIN_KEEP_TOOL_RESULTS
+          : Math.max(MIN_KEEP_TOOL_RESULTS, Math.floor(usable / KEEP_TOOL_RESULT_WINDOW_TOKENS))),
       maxAssistantChars: mid.maxAssistantChars ?? DEFAULT_MAX_ASSISTANT_CHARS,
       maxToolInputTokens: mid.maxToolInputTokens ?? DEFAULT_MAX_TOOL_INPUT_TOKENS,
       ...(mid.summarizer ? { summarizer: mid.summarizer } : {}),
     },
-    hard: {
-      summarizer,
-      identity,
-      maxSummaryTokens: hard.maxSummaryTokens ?? DEFAULT_MAX_SUMMARY_TOKENS,
-      maxAttempts: Math.max(1, hard.maxAttempts ?? DEFAULT_MAX_ATTEMPTS),
-      retryDelayMs: hard.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
-      timeoutMs: hard.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      ledgerTokens: hard.ledgerTokens ?? DEFAULT_LEDGER_TOKENS,
-      workingSetTokens: hard.workingSetTokens ?? DEFAULT_WORKING_SET_TOKENS,
-      keptTurnTokens:
-        hard.keptTurnTokens ?? Math.floor(usableWindow(options, limits) * KEPT_TURN_WINDOW_SHARE),
-      filesBack: {
-        maxFiles: hard.filesBack?.maxFiles ?? DEFAULT_FILES_BACK,
-        maxTokens:
-          hard.filesBack?.maxTokens ??
-          Math.max(MIN_FILES_BACK_TOKENS, Math.floor(usableWindow(options, limits) * FILES_BACK_WINDOW_SHARE)),
-      },
-    },
+    hard: hardSettings(hard, { summarizer, identity, usable }),
     codeParser: options.codeParser,
     background: hard.background
       ? resolveBackground(
@@ -183,6 +180,30 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
           contextWindow === undefined ? undefined : contextWindow - reserveOutputTokens,
         )
       : undefined,
+  };
+}
+
+/** The hard layer's settings: the options given, the rest from the defaults and the usable window. */
+function hardSettings(
+  hard: NonNullable<CompactorOptions['hard']>,
+  { summarizer, identity, usable }: Pick<HardSettings, 'summarizer' | 'identity'> & { usable: number },
+): HardSettings {
+  return {
+    summarizer,
+    identity,
+    maxSummaryTokens: hard.maxSummaryTokens ?? DEFAULT_MAX_SUMMARY_TOKENS,
+    maxAttempts: Math.max(1, hard.maxAttempts ?? DEFAULT_MAX_ATTEMPTS),
+    retryDelayMs: hard.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
+    timeoutMs: hard.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ledgerTokens: hard.ledgerTokens ?? DEFAULT_LEDGER_TOKENS,
+    workingSetTokens: hard.workingSetTokens ?? DEFAULT_WORKING_SET_TOKENS,
+    keptTurnTokens: hard.keptTurnTokens ?? Math.floor(usable * KEPT_TURN_WINDOW_SHARE),
+    filesBack: {
+      maxFiles: hard.filesBack?.maxFiles ?? DEFAULT_FILES_BACK,
+      maxTokens:
+        hard.filesBack?.maxTokens ??
+        Math.max(MIN_FILES_BACK_TOKENS, Math.floor(usable * FILES_BACK_WINDOW_SHARE)),
+    },
   };
 }
 
