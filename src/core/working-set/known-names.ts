@@ -69,7 +69,8 @@ export class KnownNames {
       this.searches.delete(search);
     }
     const { uses } = this.state;
-    for (const name of this.gone) if (!this.counts.has(name)) delete uses[name];
+    // `delete` of a name `uses` never counted is a call into the runtime per name: most are not there.
+    for (const name of this.gone) if (!this.counts.has(name) && Object.hasOwn(uses, name)) delete uses[name];
     this.gone.length = 0;
   }
 
