@@ -87,7 +87,8 @@ export class KnownNames {
         const went = new Set(gone);
         for (const name of unknown) if (went.has(name)) delete uses[name];
       }
-    } else for (const name of gone) if (!this.counts.has(name) && Object.hasOwn(uses, name)) delete uses[name];
+    } else
+      for (const name of gone) if (!this.counts.has(name) && Object.hasOwn(uses, name)) delete uses[name];
     gone.length = 0;
   }
 
