@@ -68,9 +68,28 @@ export class KnownNames {
       this.countSearch(search, -1);
       this.searches.delete(search);
     }
+    this.dropUsesOfGone();
+  }
+
+  /**
+   * Drops the uses of the names that went in this sync and were not counted again. Looking up in
+   * `uses` a name it does not hold goes through V8's string table (a `delete` through the runtime),
+   * and most names that go were never used: when `uses` holds fewer names than went, its own names
+   * are checked against those that went instead. The same names are deleted either way.
+   */
+  private dropUsesOfGone(): void {
+    const { gone } = this;
     const { uses } = this.state;
-    for (const name of this.gone) if (!this.counts.has(name)) delete uses[name];
-    this.gone.length = 0;
+    const used = gone.length === 0 ? [] : Object.keys(uses);
+    if (used.length < gone.length) {
+      const unknown = used.filter((name) => !this.counts.has(name));
+      if (unknown.length > 0) {
+        const went = new Set(gone);
+        for (const name of unknown) if (went.has(name)) delete uses[name];
+      }
+    } else
+      for (const name of gone) if (!this.counts.has(name) && Object.hasOwn(uses, name)) delete uses[name];
+    gone.length = 0;
   }
 
   /** Plain loops, no iterators: this runs on every tool result the working set records. */

@@ -128,6 +128,24 @@ const patterns: Record<CodeLanguage, Pattern[]> = {
   java: javaPatterns,
 };
 
+/**
+ * What a line's first character after its indentation must be for any of a language's patterns
+ * (definitions and constants) to match it: a line that opens otherwise (`}`, `//`, `*`, a number, a
+ * string) is passed over with one test instead of every pattern. Java has none: its method
+ * pattern may start with a type's `<`, `[` or `?`, and its class pattern with `@interface`.
+ */
+const tsStart = /^\s*[A-Za-z_$#]/;
+const wordStart = /^\s*[A-Za-z_]/;
+const definitionStarts: Record<CodeLanguage, RegExp | undefined> = {
+  typescript: tsStart,
+  tsx: tsStart,
+  javascript: tsStart,
+  python: wordStart,
+  go: wordStart,
+  rust: wordStart,
+  java: undefined,
+};
+
 /** Words that open a statement, not a method: `if (…) {` looks like a call with a body. */
 const statementWords = new Set([
   'if',
@@ -180,6 +198,7 @@ function definitionAt(
   index: number,
 ): CodeDefinition | undefined {
   const line = lines[index]!;
+  if (definitionStarts[language]?.test(line) === false) return undefined;
   for (const { kind, pattern } of patterns[language]) {
     const name = pattern.exec(line)?.groups?.name;
     if (name === undefined || (kind === 'method' && statementWords.has(name))) continue;
