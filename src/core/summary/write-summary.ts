@@ -64,7 +64,6 @@ export async function writeSummary(
   const { settings, counter, signal } = options;
   const events: CompactionEvent[] = [];
   const mergesPrevious = dropped.some((message) => firstText(message).startsWith(summaryOpen));
-  const historyTokens = dropped.reduce((sum, message) => sum + countMessageTokens(message, counter), 0);
   const write = (ledger: string | undefined) =>
     summaryInstructions({
       mergesPrevious,
@@ -76,21 +75,21 @@ export async function writeSummary(
   let budget = requestBudget(options, instructions);
   // The ledger goes out beside the summary anyway: in a small window it leaves room for the history.
   const chunkRoom = budget - settings.maxSummaryTokens - counter.countText(CHUNK_HEADER);
-  if (options.ledger && historyTokens > budget && chunkRoom < MIN_CHUNK_TOKENS) {
+  if (options.ledger && tokensOver(dropped, budget, counter) && chunkRoom < MIN_CHUNK_TOKENS) {
     instructions = write(undefined);
     budget = requestBudget(options, instructions);
   }
+  const inOneRequest = !tokensOver(dropped, budget, counter);
 
   let lastError: unknown;
   let attempts = 0;
   for (let attempt = 1; attempt <= settings.maxAttempts; attempt++) {
     attempts = attempt;
     try {
-      const text =
-        historyTokens <= budget
-          ? await callModel(withInstructions(dropped, instructions), options, events)
-          : await summarizeInChunks(dropped, budget, instructions, options, events);
-      return { text: acceptSummary(text, historyTokens, options), events };
+      const text = inOneRequest
+        ? await callModel(withInstructions(dropped, instructions), options, events)
+        : await summarizeInChunks(dropped, budget, instructions, options, events);
+      return { text: acceptSummary(text, dropped, options), events };
     } catch (error) {
       if (signal?.aborted)
         throw new CompactError('compaction was aborted', { code: 'ABORTED', cause: error });
@@ -114,6 +113,19 @@ export async function writeSummary(
  * Tokens of history one request may carry: the model's window less the answer, the system prompt
  * sent with every request, the instructions and a margin. Infinite when the window is unknown.
  */
+/**
+ * Whether `messages` hold more than `limit` tokens, counted only as far as that takes: a history
+ * of 80,000 tokens against a 2,000-token summary stops after a few messages.
+ */
+function tokensOver(messages: readonly Message[], limit: number, counter: TokenCounter): boolean {
+  let tokens = 0;
+  for (const message of messages) {
+    tokens += countMessageTokens(message, counter);
+    if (tokens > limit) return true;
+  }
+  return false;
+}
+
 function requestBudget(options: WriteSummaryOptions, instructions: string): number {
   const window = options.settings.summarizer.contextWindow;
   if (window === undefined) return Number.POSITIVE_INFINITY;
@@ -146,11 +158,15 @@ function rejectAnswer(message: string): CompactError {
 }
 
 /** Rejects summaries that are empty or do not shrink the context; escapes forged tags. */
-function acceptSummary(text: string, historyTokens: number, options: WriteSummaryOptions): string {
+function acceptSummary(text: string, dropped: readonly Message[], options: WriteSummaryOptions): string {
   const trimmed = typeof text === 'string' ? text.trim() : '';
   if (trimmed === '') throw rejectAnswer('the summary model returned an empty summary');
   const tokens = options.counter.countText(trimmed);
-  if (tokens >= historyTokens) {
+  if (!tokensOver(dropped, tokens, options.counter)) {
+    const historyTokens = dropped.reduce(
+      (sum, message) => sum + countMessageTokens(message, options.counter),
+      0,
+    );
     throw rejectAnswer(
       `the summary (${tokens} tokens) is not smaller than the history it replaces (${historyTokens})`,
     );
