@@ -115,9 +115,11 @@ export async function writeSummary(
  */
 /**
  * Whether `messages` hold more than `limit` tokens, counted only as far as that takes: a history
- * of 80,000 tokens against a 2,000-token summary stops after a few messages.
+ * of 80,000 tokens against a 2,000-token summary stops after a few messages, and against the
+ * unlimited request of a summarizer without a window it is not counted at all.
  */
 function tokensOver(messages: readonly Message[], limit: number, counter: TokenCounter): boolean {
+  if (limit === Number.POSITIVE_INFINITY) return false;
   let tokens = 0;
   for (const message of messages) {
     tokens += countMessageTokens(message, counter);
