@@ -150,13 +150,25 @@ function runSetup(setup, tarballs, workFolder) {
   return counts;
 }
 
+/**
+ * npm errors that a second try answers: a version the cached package document does not list yet
+ * (ETARGET for a version the registry has), or the registry's connection failing mid-install.
+ */
+const TRANSIENT_INSTALL_ERROR = /npm error code (ETARGET|ECONNRESET|ETIMEDOUT|E5\d\d)\b/;
+
 /** A plain `npm install`; false (with npm's output shown) on failure or a peer/engine warning. */
 function install(node, project, specs) {
-  const result = spawnSync(node, [npmCli(), 'install', '--no-audit', '--no-fund', ...specs], {
-    cwd: project,
-    env: cleanEnvironment({ PATH: `${path.dirname(node)}:${process.env.PATH}` }),
-    encoding: 'utf8',
-  });
+  const npmInstall = (flags) =>
+    spawnSync(node, [npmCli(), 'install', '--no-audit', '--no-fund', ...flags, ...specs], {
+      cwd: project,
+      env: cleanEnvironment({ PATH: `${path.dirname(node)}:${process.env.PATH}` }),
+      encoding: 'utf8',
+    });
+  let result = npmInstall([]);
+  if (result.status !== 0 && TRANSIENT_INSTALL_ERROR.test(`${result.stdout}\n${result.stderr}`)) {
+    console.log('  npm install failed on the registry; trying once more with fresh package documents');
+    result = npmInstall(['--prefer-online']);
+  }
   const output = `${result.stdout}\n${result.stderr}`;
   const engineWarning = /EBADENGINE[\s\S]{0,80}package: 'agent-compact(-workspace)?@/.test(output);
   const ok = result.status === 0 && !PEER_PROBLEM.test(output) && !engineWarning;
