@@ -37,6 +37,17 @@ describe('resolveSettings: the default files-back budget', () => {
     expect(resolveSettings(options).hard.filesBack.maxTokens).toBe(expected);
   });
 
+  it.each([
+    // The working set: a fortieth of the usable window, at least 1,200 tokens.
+    { options: { contextWindow: 200_000 }, expected: 4795 },
+    { options: {}, expected: 2352 },
+    { options: { thresholds: { mid: 8000, hard: 16_000 } }, expected: 1200 },
+    // Thresholds well under the window size it by the hard threshold: it goes out beside the kept turn.
+    { options: { contextWindow: 200_000, thresholds: { mid: 60_000, hard: 100_000 } }, expected: 2941 },
+  ])('the working set takes $expected for $options', ({ options, expected }) => {
+    expect(resolveSettings(options).hard.workingSetTokens).toBe(expected);
+  });
+
   it('gives way to an explicit maxTokens', () => {
     const settings = resolveSettings({ contextWindow: 200_000, hard: { filesBack: { maxTokens: 300 } } });
     expect(settings.hard.filesBack).toEqual({ maxFiles: 5, maxTokens: 300 });

@@ -59,13 +59,15 @@ const DEFAULT_MAX_SUMMARY_TOKENS = 2000;
  */
 const DEFAULT_LEDGER_TOKENS = 2600;
 /**
- * The working set's budget: the signatures and edited regions of the few files an agent works on
- * at once. At Claude Code's own compaction points 1,200 tokens of it took the identifiers the agent
- * used in its next 40 calls from 27% to 40% still visible (Claude Code's own summary: 33%), at a
- * larger compacted context than Claude Code's (BENCHMARKS.md, "Next need"): what the agent needs to
- * go on is worth its budget.
+ * The working set's budget: the signatures and edited regions of the files an agent works on, and
+ * the outlines of those it read, within a fortieth of the usable window and at least 1,200 tokens
+ * (2,352 at the default thresholds, 4,795 at a 200k window, 1,200 at mid 8,000 / hard 16,000). At
+ * Claude Code's own compaction points (`npm run bench -- survival`, BENCHMARKS.md §11) a fixed 1,200
+ * kept 75% of the identifiers the agent used in its next 40 calls, this 80%; at a 200k window it
+ * cost 0.4% more (`npm run bench -- replay`).
  */
-const DEFAULT_WORKING_SET_TOKENS = 1200;
+const MIN_WORKING_SET_TOKENS = 1200;
+const WORKING_SET_WINDOW_SHARE = 1 / 40;
 /**
  * The kept turn goes out whole unless it alone takes more than this share of the usable window
  * (issue #32: the file the agent just read arrived cut at 1,000 tokens a part, and with it the
@@ -171,7 +173,7 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
       maxToolInputTokens: mid.maxToolInputTokens ?? DEFAULT_MAX_TOOL_INPUT_TOKENS,
       ...(mid.summarizer ? { summarizer: mid.summarizer } : {}),
     },
-    hard: hardSettings(hard, { summarizer, identity, usable }),
+    hard: hardSettings(hard, { summarizer, identity, usable, hardThreshold: limits.hard }),
     codeParser: options.codeParser,
     background: hard.background
       ? resolveBackground(
@@ -186,7 +188,12 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
 /** The hard layer's settings: the options given, the rest from the defaults and the usable window. */
 function hardSettings(
   hard: NonNullable<CompactorOptions['hard']>,
-  { summarizer, identity, usable }: Pick<HardSettings, 'summarizer' | 'identity'> & { usable: number },
+  {
+    summarizer,
+    identity,
+    usable,
+    hardThreshold,
+  }: Pick<HardSettings, 'summarizer' | 'identity'> & { usable: number; hardThreshold: number },
 ): HardSettings {
   return {
     summarizer,
@@ -196,7 +203,7 @@ function hardSettings(
     retryDelayMs: hard.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
     timeoutMs: hard.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     ledgerTokens: hard.ledgerTokens ?? DEFAULT_LEDGER_TOKENS,
-    workingSetTokens: hard.workingSetTokens ?? DEFAULT_WORKING_SET_TOKENS,
+    workingSetTokens: hard.workingSetTokens ?? workingSetBudget(usable, hardThreshold),
     keptTurnTokens: hard.keptTurnTokens ?? Math.floor(usable * KEPT_TURN_WINDOW_SHARE),
     filesBack: {
       maxFiles: hard.filesBack?.maxFiles ?? DEFAULT_FILES_BACK,
@@ -205,6 +212,17 @@ function hardSettings(
         Math.max(MIN_FILES_BACK_TOKENS, Math.floor(usable * FILES_BACK_WINDOW_SHARE)),
     },
   };
+}
+
+/**
+ * The working set's default budget: a share of the usable window, or of the window the hard
+ * threshold implies when that is smaller. It goes out beside the turn a hard compaction keeps, so
+ * thresholds set well under a large window (hard 40,000 of 100,000) do not size it by the window
+ * and push that turn's fresh results into placeholders.
+ */
+function workingSetBudget(usable: number, hardThreshold: number): number {
+  const room = Math.min(usable, hardThreshold / DEFAULT_HARD_FRACTION);
+  return Math.max(MIN_WORKING_SET_TOKENS, Math.floor(room * WORKING_SET_WINDOW_SHARE));
 }
 
 /**
