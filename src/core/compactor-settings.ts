@@ -168,7 +168,7 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
         mid.keepToolResults ??
         (contextWindow === undefined
           ? MIN_KEEP_TOOL_RESULTS
-          : Math.max(MIN_KEEP_TOOL_RESULTS, Math.floor(usable / KEEP_TOOL_RESULT_WINDOW_TOKENS))),
+          : shareOf(usable, 1 / KEEP_TOOL_RESULT_WINDOW_TOKENS, MIN_KEEP_TOOL_RESULTS)),
       maxAssistantChars: mid.maxAssistantChars ?? DEFAULT_MAX_ASSISTANT_CHARS,
       maxToolInputTokens: mid.maxToolInputTokens ?? DEFAULT_MAX_TOOL_INPUT_TOKENS,
       ...(mid.summarizer ? { summarizer: mid.summarizer } : {}),
@@ -207,9 +207,7 @@ function hardSettings(
     keptTurnTokens: hard.keptTurnTokens ?? Math.floor(usable * KEPT_TURN_WINDOW_SHARE),
     filesBack: {
       maxFiles: hard.filesBack?.maxFiles ?? DEFAULT_FILES_BACK,
-      maxTokens:
-        hard.filesBack?.maxTokens ??
-        Math.max(MIN_FILES_BACK_TOKENS, Math.floor(usable * FILES_BACK_WINDOW_SHARE)),
+      maxTokens: hard.filesBack?.maxTokens ?? shareOf(usable, FILES_BACK_WINDOW_SHARE, MIN_FILES_BACK_TOKENS),
     },
   };
 }
@@ -222,7 +220,12 @@ function hardSettings(
  */
 function workingSetBudget(usable: number, hardThreshold: number): number {
   const room = Math.min(usable, hardThreshold / DEFAULT_HARD_FRACTION);
-  return Math.max(MIN_WORKING_SET_TOKENS, Math.floor(room * WORKING_SET_WINDOW_SHARE));
+  return shareOf(room, WORKING_SET_WINDOW_SHARE, MIN_WORKING_SET_TOKENS);
+}
+
+/** A default that grows with the window: `share` of `room`, rounded down, never under `min`. */
+function shareOf(room: number, share: number, min: number): number {
+  return Math.max(min, Math.floor(room * share));
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import type { ArchiveItem } from '../archive/archive-store.js';
 import type { Message } from '../model/messages.js';
-import { countMessageTokens } from '../tokens/message-tokens.js';
+import { countMessagesTokens } from '../tokens/message-tokens.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { applyRewrites, elideOlderInputs } from './elide-inputs.js';
 import { collectMaskTargets, type MaskRule, maskToolResults, type RewriteContext } from './mask.js';
@@ -42,7 +42,7 @@ export function fitKeptTurn(
     return targets.length === 0 ? { messages: output, items: [] } : maskToolResults(output, targets, rewrite);
   }
   const turn = output.slice(output.length - turnLength);
-  const turnTokens = turn.reduce((sum, message) => sum + countMessageTokens(message, counter), 0);
+  const turnTokens = countMessagesTokens(turn, counter);
   if (!(turnTokens > keptTurnTokens)) return { messages: output, items: [] };
   const partTokens = Math.max(1, Math.floor(keptTurnTokens / Math.max(1, countParts(turn))));
   const inputs = elideOlderInputs(

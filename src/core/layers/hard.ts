@@ -13,7 +13,7 @@ import {
 import { readableHistory } from '../summary/readable-history.js';
 import { bridgeText, summaryAcknowledgement } from '../summary/summary-format.js';
 import { type SummarySettings, writeSummary } from '../summary/write-summary.js';
-import { countMessageTokens } from '../tokens/message-tokens.js';
+import { countMessagesTokens } from '../tokens/message-tokens.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { RenderedWorkingSet } from '../working-set/render-working-set.js';
 import { type FileBack, type FilesBackSettings, filesBack } from './hard-files-back.js';
@@ -180,10 +180,7 @@ export async function planHard(
   // A history made mostly of the user's own long messages would not shrink with all of them in the
   // record: then the record gets at most a quarter of what it replaces.
   if (plan.freedTokens <= 0 && ledger && context.ledger) {
-    const replaced = split.dropped.reduce(
-      (sum, message) => sum + countMessageTokens(message, context.counter),
-      0,
-    );
+    const replaced = countMessagesTokens(split.dropped, context.counter);
     plan = assembleHard(
       messages,
       split,

@@ -72,11 +72,14 @@ describe("the agent's findings", () => {
           '```',
           '│ ├─ parseUsage() → sumChunks()',
           '| `parseUsage()` | wrong total |',
+          '+--------------+-------------+',
+          '+ So `sumChunks()` must skip a chunk whose id it has seen.',
         ].join('\n'),
       },
     ];
     expect(agentFindings(written, 1000)).toEqual([
       '- The `parseUsage()` loop sums every chunk because `seenIds` is reset per line.',
+      '- So `sumChunks()` must skip a chunk whose id it has seen.',
     ]);
   });
 });

@@ -92,8 +92,10 @@ function assistantTexts(message: Message): string[] {
   );
 }
 
-/** Lines drawn rather than written: trees, boxes and tables. */
-const drawing = /^[│├└┌┐┘┬┴┼╭╮╯╰─═║|+]/;
+/** Lines drawn rather than written: trees, boxes and tables (`+---+` borders included). */
+const drawing = /^(?:[│├└┌┐┘┬┴┼╭╮╯╰─═║|]|\+[-=+])/;
+/** A Markdown heading: one to six `#` and a space. */
+const heading = /^\s*#{1,6}\s/;
 
 /**
  * Sentences of a text: its prose lines (not fenced code, drawings, tables, headings or a line that
@@ -106,13 +108,13 @@ function splitSentences(text: string): string[] {
       inFence = !inFence;
       return false;
     }
-    return !inFence && !drawing.test(line.trimStart()) && !/^\s*#/.test(line);
+    return !inFence && !drawing.test(line.trimStart()) && !heading.test(line);
   });
   return prose
     .flatMap((line) => line.split(/(?<=[.!?])\s+(?=[A-Z`])/))
     .map((sentence) =>
       sentence
-        .replace(/^\s*(?:[-*•]|\d+[.)])\s*/, '')
+        .replace(/^\s*(?:[-*+•]|\d+[.)])\s*/, '')
         .replace(/\*\*/g, '')
         .replace(/^[*_]+(?=\S)/, '')
         .trim(),

@@ -4,6 +4,7 @@ import { CompactError } from '../model/errors.js';
 import type { ContentBlock, Message, SystemPrompt, TextBlock } from '../model/messages.js';
 import {
   BLOCK_OVERHEAD_TOKENS,
+  countMessagesTokens,
   countMessageTokens,
   countSystemTokens,
   MESSAGE_OVERHEAD_TOKENS,
@@ -75,11 +76,12 @@ export async function writeSummary(
   let budget = requestBudget(options, instructions);
   // The ledger goes out beside the summary anyway: in a small window it leaves room for the history.
   const chunkRoom = budget - settings.maxSummaryTokens - counter.countText(CHUNK_HEADER);
-  if (options.ledger && tokensOver(dropped, budget, counter) && chunkRoom < MIN_CHUNK_TOKENS) {
+  let inOneRequest = !tokensOver(dropped, budget, counter);
+  if (options.ledger && !inOneRequest && chunkRoom < MIN_CHUNK_TOKENS) {
     instructions = write(undefined);
     budget = requestBudget(options, instructions);
+    inOneRequest = !tokensOver(dropped, budget, counter);
   }
-  const inOneRequest = !tokensOver(dropped, budget, counter);
 
   let lastError: unknown;
   let attempts = 0;
@@ -110,10 +112,6 @@ export async function writeSummary(
 }
 
 /**
- * Tokens of history one request may carry: the model's window less the answer, the system prompt
- * sent with every request, the instructions and a margin. Infinite when the window is unknown.
- */
-/**
  * Whether `messages` hold more than `limit` tokens, counted only as far as that takes: a history
  * of 80,000 tokens against a 2,000-token summary stops after a few messages, and against the
  * unlimited request of a summarizer without a window it is not counted at all.
@@ -128,6 +126,10 @@ function tokensOver(messages: readonly Message[], limit: number, counter: TokenC
   return false;
 }
 
+/**
+ * Tokens of history one request may carry: the model's window less the answer, the system prompt
+ * sent with every request, the instructions and a margin. Infinite when the window is unknown.
+ */
 function requestBudget(options: WriteSummaryOptions, instructions: string): number {
   const window = options.settings.summarizer.contextWindow;
   if (window === undefined) return Number.POSITIVE_INFINITY;
@@ -165,10 +167,7 @@ function acceptSummary(text: string, dropped: readonly Message[], options: Write
   if (trimmed === '') throw rejectAnswer('the summary model returned an empty summary');
   const tokens = options.counter.countText(trimmed);
   if (!tokensOver(dropped, tokens, options.counter)) {
-    const historyTokens = dropped.reduce(
-      (sum, message) => sum + countMessageTokens(message, options.counter),
-      0,
-    );
+    const historyTokens = countMessagesTokens(dropped, options.counter);
     throw rejectAnswer(
       `the summary (${tokens} tokens) is not smaller than the history it replaces (${historyTokens})`,
     );

@@ -81,6 +81,13 @@ export function countMessageTokens(message: Message, counter: TokenCounter): num
   return tokens;
 }
 
+/** Tokens of a run of messages: each counted by {@link countMessageTokens}. */
+export function countMessagesTokens(messages: readonly Message[], counter: TokenCounter): number {
+  let tokens = 0;
+  for (const message of messages) tokens += countMessageTokens(message, counter);
+  return tokens;
+}
+
 /**
  * Tokens of a system prompt: {@link MESSAGE_OVERHEAD_TOKENS} plus its text (a string), or plus
  * {@link BLOCK_OVERHEAD_TOKENS} and the text of each block. No system prompt (or an empty one)
