@@ -234,4 +234,20 @@ describe('measureSurvival', () => {
     expect(survival['user-messages']).toEqual({ visible: 2, total: 2 });
     expect(survival.task).toEqual({ visible: 1, total: 1 });
   });
+
+  it("takes a task in its own tag (mini-swe-agent's <pr_description>) for the user's", () => {
+    const task = '<pr_description>\nTIME_ZONE in DATABASES is ignored on SQLite and MySQL\n</pr_description>';
+    const history: Message[] = [
+      { role: 'user', content: task },
+      { role: 'assistant', content: 'Looking.' },
+    ];
+    expect(measureSurvival(history, { messages: [{ role: 'user', content: 'Go on.' }] }).task).toEqual({
+      visible: 0,
+      total: 1,
+    });
+    expect(measureSurvival(history, { messages: [{ role: 'user', content: task }] }).task).toEqual({
+      visible: 1,
+      total: 1,
+    });
+  });
 });

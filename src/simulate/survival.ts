@@ -81,6 +81,12 @@ const commandTools = new Set(['Bash', 'bash', 'exec_command', 'shell', 'local_sh
 const patchFilePattern = /^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm;
 /** Plain-text harness notes in the user's turn (Claude Code, Codex): not typed. */
 const harnessPrefixes = ['Caveat:', '# AGENTS.md instructions for', 'Approved command prefix saved:'];
+/**
+ * The tags Claude Code and Codex put around what they write in the user's turn. Another opening
+ * tag is the user's (mini-swe-agent's task opens with `<pr_description>`).
+ */
+const harnessTag =
+  /^<(?:system-reminder|command-[a-z]+|local-command-[a-z]+|bash-[a-z]+|task-notification|user-prompt-submit-hook|ide_[a-z_]+|environment_context|user_instructions|collaboration_mode|permissions|skills_instructions|subagent_notification|turn_aborted|user_shell_command)[\s>/]/;
 const wordPattern = /[\p{L}\p{N}_]{3,}/gu;
 
 /** No facts yet: the start of a sum. */
@@ -284,7 +290,7 @@ function typedText(message: Message): string | undefined {
     const text = String(block.text ?? '')
       .replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '')
       .trim();
-    if (text !== '' && !text.startsWith('<') && !harnessPrefixes.some((prefix) => text.startsWith(prefix)))
+    if (text !== '' && !harnessTag.test(text) && !harnessPrefixes.some((prefix) => text.startsWith(prefix)))
       parts.push(text);
   }
   return parts.length === 0 ? undefined : parts.join('\n');

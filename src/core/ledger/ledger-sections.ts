@@ -92,11 +92,7 @@ export function ledgerSections(
   const users = state.userMessages.map((message, index) =>
     item(
       `t${message.turn}: ${
-        options.shownAfter?.has(message.text)
-          ? repeatedNote
-          : whole.has(index)
-            ? message.text.trim()
-            : userLine(message.text)
+        options.shownAfter?.has(message.text) ? repeatedNote : (whole.get(index) ?? userLine(message.text))
       }`,
     ),
   );
@@ -197,22 +193,45 @@ function commandStatus(entry: LedgerCommand): string {
 }
 
 /**
- * The user messages that are instructions kept whole: newest first, each text once, while they fit
- * in `instructionBudget` tokens (one that does not fit is shown by its first line).
+ * The user messages kept whole beyond {@link USER_MESSAGE_CHARS}, by index, with the text shown:
+ * first the task (the first message the user typed: what the agent works on, often a pasted issue
+ * with the harness's instructions, how to submit among them), cut to its head and tail when it
+ * alone is over `instructionBudget` tokens; then the instructions, newest first, each text once,
+ * while they fit (one that does not is shown by its first line).
  */
-function wholeInstructions(state: LedgerState, options: SectionOptions): Set<number> & { left: number } {
-  const whole = Object.assign(new Set<number>(), { left: options.instructionBudget });
+function wholeInstructions(
+  state: LedgerState,
+  options: SectionOptions,
+): Map<number, string> & { left: number } {
+  const whole = Object.assign(new Map<number, string>(), { left: options.instructionBudget });
   const kept = new Set<string>();
+  const task = state.userMessages[0]?.text;
+  if (task !== undefined && task.length > USER_MESSAGE_CHARS && !options.shownAfter?.has(task)) {
+    const tokens = options.counter.countText(task);
+    const shown = tokens <= whole.left ? task.trim() : headAndTail(task, (task.length * whole.left) / tokens);
+    whole.set(0, shown);
+    kept.add(task);
+    whole.left -= Math.min(tokens, options.counter.countText(shown));
+  }
   for (let index = state.userMessages.length - 1; index >= 0; index--) {
     const { text } = state.userMessages[index]!;
     if (!isInstruction(text) || kept.has(text) || options.shownAfter?.has(text)) continue;
     const tokens = options.counter.countText(text);
     if (tokens > whole.left) continue;
-    whole.add(index);
+    whole.set(index, text.trim());
     kept.add(text);
     whole.left -= tokens;
   }
   return whole;
+}
+
+/** The first two thirds and the last third of `max` characters of `text`, saying what is left out. */
+function headAndTail(text: string, max: number): string {
+  const trimmed = text.trim();
+  const head = Math.floor((Math.max(max, PASTE_CHARS) * 2) / 3);
+  const tail = Math.floor(Math.max(max, PASTE_CHARS) / 3);
+  const left = trimmed.length - head - tail;
+  return `${trimmed.slice(0, head)}\n[… ${left} characters of the task not shown …]\n${trimmed.slice(-tail)}`;
 }
 
 function isInstruction(text: string): boolean {

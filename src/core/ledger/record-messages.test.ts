@@ -86,9 +86,11 @@ describe('LedgerRecorder', () => {
     expect(recorder.state).toMatchObject(expected);
   });
 
-  it('leaves out harness markup and reminders: they are not words the user typed', () => {
+  it('leaves out harness markup and reminders (not words the user typed), not a task in its own tag', () => {
     const recorder = new LedgerRecorder();
     recorder.sync([
+      { role: 'user', content: '<pr_description>\nDates ignore TIME_ZONE.\n</pr_description>' },
+      { role: 'assistant', content: 'Looking.' },
       { role: 'user', content: '<command-name>/compact</command-name>' },
       { role: 'assistant', content: 'Compacted.' },
       {
@@ -100,7 +102,11 @@ describe('LedgerRecorder', () => {
       { role: 'assistant', content: 'Sure.' },
       { role: 'user', content: 'Now run the linter.' },
     ] satisfies Message[]);
-    expect(recorder.state.userMessages.map((message) => message.text)).toEqual(['Now run the linter.']);
+    // A task that opens with its own tag (mini-swe-agent's) is the user's.
+    expect(recorder.state.userMessages.map((message) => message.text)).toEqual([
+      '<pr_description>\nDates ignore TIME_ZONE.\n</pr_description>',
+      'Now run the linter.',
+    ]);
   });
 
   it('names a failed read by the end of its path, and lists every call that failed the same way', () => {

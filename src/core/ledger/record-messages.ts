@@ -1,5 +1,6 @@
 import { hashText } from '../_internal/archive-ids.js';
 import { fingerprintMessage } from '../_internal/fingerprint.js';
+import { isCompactorText, isHarnessText } from '../_internal/harness-text.js';
 import { failureLine, keyArgument, toolOutcome } from '../_internal/placeholder.js';
 import { shortenLine, toolResultText } from '../_internal/text.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
@@ -23,13 +24,6 @@ const SAME_ERROR_CALLS = 6;
 const jsonExitCode = /"exit_code"\s*:\s*(-?\d+)/;
 /** Claude Code's failed Bash result opens with `Exit code N`: the line after it says what failed. */
 const bareExitLine = /^exit code:? -?\d+$/i;
-/** Texts the compactor itself put in the history: not the user's words. */
-const ownTextPrefixes = ['<context_summary', '<identity>', '<session_ledger', '<file path='];
-/**
- * What harnesses write in the user's turn in plain text: Claude Code's `Caveat:` line, Codex's
- * AGENTS.md instructions and its notice of an approved command prefix (a developer message).
- */
-const harnessPrefixes = ['Caveat:', '# AGENTS.md instructions for', 'Approved command prefix saved:'];
 /** Where a command still running in a Codex unified exec session waits, in `state.open`. */
 const sessionKey = (session: string) => `exec-session:${session}`;
 
@@ -130,7 +124,7 @@ function recordMessage(
     else if (block.type === 'text' && typeof block.text === 'string') {
       const text = block.text;
       if (text.trim() === '' || text === bridgeText || seenUserTexts.has(text)) continue;
-      if (ownTextPrefixes.some((prefix) => text.startsWith(prefix))) continue;
+      if (isCompactorText(text)) continue;
       // Harness markup (Claude Code's `<command-name>`, `<bash-stdout>`, `Caveat:` lines) and
       // injected reminders are not words the user typed.
       if (isHarnessText(text)) continue;
@@ -138,11 +132,6 @@ function recordMessage(
       state.userMessages.push({ turn: state.turn + 1, text });
     }
   }
-}
-
-function isHarnessText(text: string): boolean {
-  const typed = text.replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '').trim();
-  return typed === '' || typed.startsWith('<') || harnessPrefixes.some((prefix) => typed.startsWith(prefix));
 }
 
 function recordToolUse(

@@ -115,6 +115,28 @@ describe('renderLedger', () => {
     expect(text).not.toContain('Follow huge. '.repeat(40));
   });
 
+  it('keeps a long task whole before newer instructions, and its head and tail when it alone is over', () => {
+    const issue = `<pr_description>\nTIME_ZONE in DATABASES is ignored. ${'The dates come back shifted. '.repeat(80)}\n</pr_description>`;
+    const submit = 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached';
+    const task = `${issue}\n<instructions>\n${'Work in small steps. '.repeat(40)}\n## Submission\n${submit}\n</instructions>`;
+    const plan = `Implement the following plan:\n# Plan: fix\n${'Use the database zone. '.repeat(30)}`;
+    const state = createLedgerState();
+    state.userMessages.push(
+      { turn: 1, text: task },
+      { turn: 2, text: 'Now run the tests.' },
+      { turn: 3, text: plan },
+    );
+    const roomy = renderLedger(state, { maxTokens: counter.countText(task) + 50, counter })!;
+    expect(roomy).toContain(task.trim());
+    // The task took the budget first: the plan is named by its first line.
+    expect(roomy).not.toContain(plan.trim());
+    const tight = renderLedger(state, { maxTokens: 300, counter })!;
+    expect(tight).toContain('TIME_ZONE in DATABASES is ignored.');
+    expect(tight).toContain(submit);
+    expect(tight).toMatch(/\[… \d+ characters of the task not shown …\]/);
+    expect(counter.countText(tight)).toBeLessThan(counter.countText(task));
+  });
+
   it('lists files one line per directory and merges commands that read the same', () => {
     const state = createLedgerState();
     const file = (path: string, changed: boolean, action = changed ? 'edit' : 'read') => ({

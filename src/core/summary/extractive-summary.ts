@@ -1,3 +1,4 @@
+import { isCompactorText, isHarnessText } from '../_internal/harness-text.js';
 import { keyArgument, toolOutcome } from '../_internal/placeholder.js';
 import { escapeReservedTags, shortenLine, toolResultText } from '../_internal/text.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
@@ -100,7 +101,7 @@ export function extractiveSummary(
           continue;
         }
         if (isInstructionOrBoilerplate(text)) continue;
-        if (!text.trimStart().startsWith('<')) latestRequest = text;
+        if (!isHarnessText(text) && !isCompactorText(text)) latestRequest = text;
         // The ledger beside the summary holds every message the user typed, the first verbatim.
         if (factsInLedger) continue;
         const isTask = sections.get('Task and constraints')!.length === 0;
