@@ -30,9 +30,15 @@ const harnessTags = new Set([
 ]);
 /**
  * What harnesses write in the user's turn in plain text: Claude Code's `Caveat:` line, Codex's
- * AGENTS.md instructions and its notice of an approved command prefix (a developer message).
+ * AGENTS.md instructions and its notice of an approved command prefix (a developer message),
+ * mini-swe-agent's reply to a turn without exactly one command.
  */
-const harnessPrefixes = ['Caveat:', '# AGENTS.md instructions for', 'Approved command prefix saved:'];
+const harnessPrefixes = [
+  'Caveat:',
+  '# AGENTS.md instructions for',
+  'Approved command prefix saved:',
+  'Please always provide EXACTLY ONE action in triple backticks',
+];
 const openingTag = /^<([\w-]+)[\s>/]/;
 
 /** True when a user text block holds nothing the user typed: harness markup or an injected note. */

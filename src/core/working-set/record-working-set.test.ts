@@ -11,6 +11,7 @@ const numbered = (text: string, from = 1) =>
     .map((line, index) => `${String(from + index).padStart(6)}→${line}`)
     .join('\n');
 
+const counter = createHeuristicCounter();
 let next = 0;
 /** One assistant call and its result. */
 function call(name: string, input: Record<string, unknown>, result: string, isError = false): Message[] {
@@ -106,6 +107,60 @@ describe('the working set', () => {
     expect(state.files).toEqual([]);
   });
 
+  it('places the hits of a search of one file, which grep prints without its path', () => {
+    const envelope = (output: string) => `<returncode>0</returncode>\n<output>\n${output}\n</output>`;
+    const one = call(
+      'bash',
+      { command: 'grep -n "CONVERT_TZ" django/db/backends/mysql/operations.py 2>/dev/null' },
+      envelope("73:        field_name = \"CONVERT_TZ(%s, 'UTC', '%s')\" % (field_name, tzname)"),
+    );
+    const piped = call(
+      'bash',
+      { command: 'cat django/db/utils.py | grep -A 2 "def typecast"' },
+      envelope('def typecast_timestamp(s):\n    if not s:\n        return None'),
+    );
+    const tool = call(
+      'Grep',
+      { pattern: 'staleLock', path: 'cmd/lock.go', '-n': true },
+      '12:const staleLock = 30',
+    );
+    const { state } = record([...one, ...piped, ...tool]).workingSet;
+    expect(state.searches).toEqual([
+      { pattern: 'CONVERT_TZ', turn: 1, hits: ['django/db/backends/mysql/operations.py:73'], total: 1 },
+      // Piped text names no file: its lines matched, which is not "nothing found".
+      { pattern: 'def typecast', turn: 2, hits: [], total: 0, lines: 3 },
+      { pattern: 'staleLock', turn: 3, hits: ['cmd/lock.go:12'], total: 1 },
+    ]);
+    const { text } = renderWorkingSet(state, { maxTokens: 1000, counter })!;
+    expect(text).toContain('"def typecast" → 3 matching lines');
+    expect(text).not.toContain('nothing found');
+  });
+
+  it('records a file the agent wrote with a shell heredoc as a file it changed, with its definitions', () => {
+    const script = [
+      'import django',
+      'from django.conf import settings',
+      '',
+      'def reproduce(zone):',
+      '    settings.configure(INSTALLED_APPS=["app"], TIME_ZONE=zone)',
+      '    return django.setup()',
+    ].join('\n');
+    const write = call(
+      'bash',
+      { command: `cat <<'EOF' > reproduce_issue.py\n${script}\nEOF\npython3 reproduce_issue.py` },
+      '<returncode>0</returncode>\n<output>\n</output>',
+    );
+    const appended = call(
+      'bash',
+      { command: 'cat >> notes.txt <<EOF\nmore\nEOF' },
+      '<returncode>0</returncode>',
+    );
+    const { state } = record([...write, ...appended]).workingSet;
+    expect(state.files.map((file) => [file.path, file.edited])).toEqual([['reproduce_issue.py', true]]);
+    expect(state.files[0]!.definitions.map((definition) => definition.name)).toContain('reproduce');
+    expect(renderWorkingSet(state, { maxTokens: 1000, counter })!.text).toContain('INSTALLED_APPS');
+  });
+
   it('counts how often the agent used each name afterwards', () => {
     const talk: Message = {
       role: 'assistant',
@@ -140,7 +195,6 @@ describe('the working set', () => {
 });
 
 describe('the rendered working set', () => {
-  const counter = createHeuristicCounter();
 
   it('shows changed definitions with their signature and the edit, within its budget', () => {
     const { state } = record([...read, ...edit]).workingSet;

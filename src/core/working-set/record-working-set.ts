@@ -7,8 +7,8 @@ import type { CodeDefinition, CodeParser } from './code-outline.js';
 import { type FileRead, fileReadOf, mayChange, shownRead } from './file-reads.js';
 import { KnownNames } from './known-names.js';
 import { outlineFile, stripLineNumbers } from './outline-file.js';
-import { searchHits } from './search-hits.js';
-import { applyEdit, editsOf, searchOf, type TextEdit } from './tool-edits.js';
+import { searchHits, unplacedMatches } from './search-hits.js';
+import { applyEdit, editsOf, heredocWrites, type SearchCall, searchOf, type TextEdit } from './tool-edits.js';
 import type { WorkingSetDefinition, WorkingSetFile, WorkingSetState } from './working-set-state.js';
 
 /** Files kept in the state: the most recently touched (edited files outlive read ones). */
@@ -32,7 +32,7 @@ const SCAN_CHARS = 20_000;
 type Pending =
   | { kind: 'read'; read: FileRead }
   | { kind: 'change'; edits: TextEdit[] }
-  | { kind: 'search'; pattern: string };
+  | { kind: 'search'; search: SearchCall };
 
 /**
  * Keeps a {@link WorkingSetState} up to date from the tool calls the ledger records, each once:
@@ -59,11 +59,13 @@ export class WorkingSetRecorder {
     const id = String(use.id);
     const search = searchOf(use, fact.kind === 'command' ? fact.command : undefined);
     const read = search ? undefined : fileReadOf(use, fact);
-    if (search) this.pending.set(id, { kind: 'search', pattern: search.pattern });
+    if (search) this.pending.set(id, { kind: 'search', search });
     else if (read) this.pending.set(id, { kind: 'read', read });
     else if (fact.kind === 'command') {
       // A `sed -i` or a redirect: the text kept of the files it names no longer places edits.
       for (const path of [...this.texts.keys()]) if (mayChange(fact.command, path)) this.texts.delete(path);
+      const writes = heredocWrites(fact.command);
+      if (writes.length > 0) this.pending.set(id, { kind: 'change', edits: writes });
     } else if (fact.kind === 'change') {
       const edits = editsOf(use, fact.paths[0]);
       if (edits.length > 0) this.pending.set(id, { kind: 'change', edits });
@@ -90,7 +92,7 @@ export class WorkingSetRecorder {
         for (const edit of pending.edits) this.recordEdit(edit, text, turn);
         break;
       case 'search':
-        this.recordSearch(pending.pattern, text, turn);
+        this.recordSearch(pending.search, text, turn);
         break;
       default: {
         const exhaustive: never = pending;
@@ -157,12 +159,21 @@ export class WorkingSetRecorder {
     ].slice(-MAX_EDITS_PER_FILE);
   }
 
-  /** The files a search found, one `path:line` each (its first match), so the agent can open them again. */
-  private recordSearch(pattern: string, result: string, turn: number): void {
+  /**
+   * The files a search found, one `path:line` each (its first match), so the agent can open them
+   * again; a search of one file names none in its output, so its first `N:` line places it there.
+   */
+  private recordSearch({ pattern, file }: SearchCall, result: string, turn: number): void {
     const found = searchHits(result);
-    const hits = found.slice(0, MAX_HITS).map((file) => file.hit);
+    const unplaced = found.length === 0 ? unplacedMatches(result) : { count: 0 };
+    if (file !== undefined && unplaced.count > 0) {
+      const hit = unplaced.firstLine === undefined ? file : `${file}:${unplaced.firstLine}`;
+      found.push({ path: file, hit, matched: true });
+    }
+    const hits = found.slice(0, MAX_HITS).map((entry) => entry.hit);
     const searches = this.state.searches.filter((search) => search.pattern !== pattern);
-    searches.push({ pattern, turn, hits, total: found.length });
+    const lines = found.length === 0 && unplaced.count > 0 ? { lines: unplaced.count } : {};
+    searches.push({ pattern, turn, hits, total: found.length, ...lines });
     this.state.searches = searches.slice(-MAX_SEARCHES);
   }
 

@@ -215,7 +215,12 @@ function searchCandidates(state: WorkingSetState, latest: number, root: string):
   return state.searches.map((search, index) => {
     const places = search.hits.slice(0, SHOWN_HITS).map((hit) => underRoot(hit, root));
     const more = search.total > places.length ? ` (${search.total} files)` : '';
-    const found = places.length > 0 ? `${places.join(', ')}${more}` : 'nothing found';
+    const found =
+      places.length > 0
+        ? `${places.join(', ')}${more}`
+        : search.lines
+          ? `${search.lines} matching line${search.lines === 1 ? '' : 's'}`
+          : 'nothing found';
     const uses = [...search.pattern.matchAll(/[A-Za-z_$][\w$]{2,}/g)].reduce(
       (sum, [name]) => sum + (state.uses[name] ?? 0),
       0,

@@ -39,3 +39,20 @@ export function searchHits(result: string): SearchHit[] {
 export function samePath(left: string, right: string): boolean {
   return left === right || left.endsWith(`/${right}`) || right.endsWith(`/${left}`);
 }
+
+/**
+ * The lines of a search's output that name no file (grep of one file, or of piped text): how many,
+ * and the number of the first when `-n` gave them. A harness's envelope lines (mini-swe-agent's
+ * `<returncode>`, `<output>`) are not matches.
+ */
+export function unplacedMatches(result: string): { count: number; firstLine?: number } {
+  let count = 0;
+  let firstLine: number | undefined;
+  for (const line of result.split('\n', MAX_LINES)) {
+    if (line.trim() === '' || /^<\/?\w+>/.test(line.trim())) continue;
+    count++;
+    const numbered = /^(\d+)[:-]/.exec(line);
+    if (numbered && firstLine === undefined) firstLine = Number(numbered[1]);
+  }
+  return firstLine === undefined ? { count } : { count, firstLine };
+}

@@ -22,9 +22,11 @@ export function applyEdit(
   return { text: text.slice(0, at) + newText + text.slice(at + oldText.length), at };
 }
 
-/** What the working set reads from a search call: its pattern. */
+/** What the working set reads from a search call: its pattern, and the one file it searched, if so. */
 export interface SearchCall {
   pattern: string;
+  /** The only operand of a shell search: the file its `N:` lines are in (grep names no file for one). */
+  file?: string;
 }
 
 const searchTools = new Set([
@@ -39,7 +41,6 @@ const searchTools = new Set([
 /** A shell search: `grep`, `rg`, `git grep`, `ag`, first in the command or after a pipe or `&&`. */
 const shellSearch =
   /(?:^|[|;&]\s*)(?:rg|grep|egrep|git\s+grep|ag)\s+((?:(?:-[ABCmgte]|--(?:glob|type|max-count|context|include|exclude))[= ]\S+\s+|-{1,2}[\w-]+(?:=\S+)?\s+)*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s|;&]+)/;
-/(?:^|[|;&]\s*)(?:rg|grep|egrep|git\s+grep|ag)\s+((?:-{1,2}[\w-]+(?:[= ](?:\d+|'[^']*'|"[^"]*"))?\s+)*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s|;&]+)/;
 const hunkFile = /^\*\*\* (Add|Update|Delete) File: (.+)$/;
 
 function inputOf(use: ToolUseBlock): Record<string, unknown> {
@@ -48,6 +49,33 @@ function inputOf(use: ToolUseBlock): Record<string, unknown> {
 
 function text(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
+}
+
+/** A heredoc's first line: `cat <<'EOF' > path`, `cat > path <<EOF`, `tee path <<-"EOF"`. */
+const heredocHead = /^(.*?)<<-?\s*(['"]?)([\w.-]+)\2(.*)$/;
+/** Where the head writes: `> path` (not `>>`, an append), or `tee path`. */
+const heredocTarget =
+  /(?:^|[^>\d&])>\s*(?!>)(['"]?)([^\s'"|;&<>]+)\1|\btee\s+(?:-\S+\s+)*(['"]?)([^\s'"|;&<>]+)\3/;
+
+/**
+ * The files a shell command writes whole with a heredoc (how shell-only agents such as
+ * mini-swe-agent create a script or a file): each with the text it now holds.
+ */
+export function heredocWrites(command: string): TextEdit[] {
+  const edits: TextEdit[] = [];
+  const lines = command.split('\n');
+  for (let index = 0; index < lines.length; index++) {
+    const head = heredocHead.exec(lines[index]!);
+    if (!head || !/\b(?:cat|tee)\b/.test(head[1]!)) continue;
+    const end = lines.findIndex((line, at) => at > index && line.replace(/^\t+/, '') === head[3]);
+    if (end === -1) break;
+    const target = heredocTarget.exec(`${head[1]} ${head[4]}`);
+    const path = target?.[2] ?? target?.[4];
+    if (path !== undefined && path !== '/dev/null')
+      edits.push({ path, oldText: '', newText: lines.slice(index + 1, end).join('\n'), whole: true });
+    index = end;
+  }
+  return edits;
 }
 
 /** The replacements a change call asks for (Edit, MultiEdit, Write, the text editor, apply_patch). */
@@ -111,11 +139,26 @@ export function searchOf(use: ToolUseBlock, command: string | undefined): Search
   if (searchTools.has(name)) {
     const input = inputOf(use);
     const pattern = text(input.pattern) ?? text(input.query) ?? text(input.regex);
-    return pattern?.trim() ? { pattern: pattern.trim() } : undefined;
+    if (!pattern?.trim()) return undefined;
+    const file = text(input.path)?.trim();
+    return file ? { pattern: pattern.trim(), file } : { pattern: pattern.trim() };
   }
   if (command === undefined) return undefined;
   const match = shellSearch.exec(command);
   if (!match) return undefined;
   const pattern = match[2]!.replace(/^(["'])([\s\S]*)\1$/, '$2');
-  return pattern.trim() ? { pattern } : undefined;
+  if (!pattern.trim()) return undefined;
+  const file = onlyOperand(command.slice(match.index + match[0].length));
+  return file === undefined ? { pattern } : { pattern, file };
+}
+
+/** The one operand after a shell search's pattern, up to the next pipe, list or redirect. */
+function onlyOperand(rest: string): string | undefined {
+  const operands = (rest.replace(/\s\d?>{1,2}&?\s*\S+/g, ' ').split(/[|;&<>\n]/, 1)[0] ?? '')
+    .trim()
+    .split(/\s+/)
+    .filter((word) => word !== '' && !word.startsWith('-'));
+  return operands.length === 1 && !/[*?]/.test(operands[0]!)
+    ? operands[0]!.replace(/^(["'])(.*)\1$/, '$2')
+    : undefined;
 }

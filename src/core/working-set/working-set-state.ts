@@ -52,6 +52,8 @@ export interface WorkingSetSearch {
   turn: number;
   /** The files it found, one `path:line` (its first hit) or path each, the first few. */
   hits: string[];
+  /** Lines it matched in text its output names no file of (a grep of piped output). */
+  lines?: number;
   /** How many files it found in all. */
   total: number;
 }

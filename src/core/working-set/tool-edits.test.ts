@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { heredocWrites, searchOf } from './tool-edits.js';
+
+const write = (path: string, newText: string) => ({ path, oldText: '', newText, whole: true });
+
+describe('heredocWrites', () => {
+  it('reads the files a command writes whole with a heredoc, in each way of writing one', () => {
+    expect(heredocWrites("cat <<'EOF' > a.py\nx = 1\nEOF")).toEqual([write('a.py', 'x = 1')]);
+    expect(heredocWrites('cat > "dir/b.go" << END\npackage b\n\nEND\ngo build ./...')).toEqual([
+      write('dir/b.go', 'package b\n'),
+    ]);
+    expect(heredocWrites('tee c.txt > /dev/null <<-"EOF"\n\tone\n\tEOF')).toEqual([write('c.txt', '\tone')]);
+  });
+
+  it('leaves out appends, a heredoc into a program, and one that never ends', () => {
+    expect(heredocWrites('cat >> log.txt <<EOF\nmore\nEOF')).toEqual([]);
+    expect(heredocWrites("python3 - <<'EOF'\nprint(1)\nEOF")).toEqual([]);
+    expect(heredocWrites("cat <<'EOF' > a.py\nx = 1")).toEqual([]);
+  });
+});
+
+describe('searchOf', () => {
+  it('names the one file a shell search reads, past flags and redirects', () => {
+    const bash = (command: string) => ({
+      type: 'tool_use' as const,
+      id: 'c',
+      name: 'bash',
+      input: { command },
+    });
+    expect(
+      searchOf(bash('grep -n "tzname" a/ops.py 2>/dev/null'), 'grep -n "tzname" a/ops.py 2>/dev/null'),
+    ).toEqual({
+      pattern: 'tzname',
+      file: 'a/ops.py',
+    });
+    expect(searchOf(bash('grep -rn tzname a b'), 'grep -rn tzname a b')).toEqual({ pattern: 'tzname' });
+    expect(searchOf(bash('grep -n tz *.py'), 'grep -n tz *.py')).toEqual({ pattern: 'tz' });
+    expect(searchOf(bash('nl -ba f | grep -n tz'), 'nl -ba f | grep -n tz')).toEqual({ pattern: 'tz' });
+  });
+});
