@@ -195,7 +195,6 @@ describe('the working set', () => {
 });
 
 describe('the rendered working set', () => {
-
   it('shows changed definitions with their signature and the edit, within its budget', () => {
     const { state } = record([...read, ...edit]).workingSet;
     const text = renderWorkingSet(state, { maxTokens: 400, counter })!.text;
