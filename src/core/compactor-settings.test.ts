@@ -48,6 +48,16 @@ describe('resolveSettings: the default files-back budget', () => {
     expect(resolveSettings(options).hard.workingSetTokens).toBe(expected);
   });
 
+  it.each([
+    // The ledger: a fortieth of the same room once that is over 2,600 tokens.
+    { options: { contextWindow: 200_000 }, expected: 4795 },
+    { options: {}, expected: 2600 },
+    { options: { thresholds: { mid: 8000, hard: 16_000 } }, expected: 2600 },
+    { options: { contextWindow: 1_000_000, hard: { ledgerTokens: 900 } }, expected: 900 },
+  ])('the ledger takes $expected for $options', ({ options, expected }) => {
+    expect(resolveSettings(options).hard.ledgerTokens).toBe(expected);
+  });
+
   it('gives way to an explicit maxTokens', () => {
     const settings = resolveSettings({ contextWindow: 200_000, hard: { filesBack: { maxTokens: 300 } } });
     expect(settings.hard.filesBack).toEqual({ maxFiles: 5, maxTokens: 300 });

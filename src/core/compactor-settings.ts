@@ -53,11 +53,14 @@ const DEFAULT_MAX_ASSISTANT_CHARS = 600;
 const DEFAULT_MAX_TOOL_INPUT_TOKENS = 500;
 const DEFAULT_MAX_SUMMARY_TOKENS = 2000;
 /**
- * The session ledger's budget. On the 30 shared Claude Code sessions at their own compaction points
- * (`node dist/bench/survival-dev.js`, BENCHMARKS.md) 2,000 keeps the median compacted context under
- * Claude Code's own summary (2,645 o200k tokens); 2,200 went over it (2,767).
+ * The session ledger's budget: at least 2,600 tokens, and a fortieth of the room the hard threshold
+ * leaves (as the working set) once that is more: 4,795 at a 200k window. A long session's ledger
+ * holds hundreds of commands; at a 200k window the fixed 2,600 had dropped every successful one
+ * (`git status`, the test run) by its last summary, and the agent ran 6 of the 17 it ran next again
+ * from nothing; 4,795 kept 16 for 0.5% more cost (`npm run bench -- replay`, BENCHMARKS.md §11).
  */
-const DEFAULT_LEDGER_TOKENS = 2600;
+const MIN_LEDGER_TOKENS = 2600;
+const LEDGER_WINDOW_SHARE = 1 / 40;
 /**
  * The working set's budget: the signatures and edited regions of the files an agent works on, and
  * the outlines of those it read, within a fortieth of the usable window and at least 1,200 tokens
@@ -202,8 +205,11 @@ function hardSettings(
     maxAttempts: Math.max(1, hard.maxAttempts ?? DEFAULT_MAX_ATTEMPTS),
     retryDelayMs: hard.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
     timeoutMs: hard.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    ledgerTokens: hard.ledgerTokens ?? DEFAULT_LEDGER_TOKENS,
-    workingSetTokens: hard.workingSetTokens ?? workingSetBudget(usable, hardThreshold),
+    ledgerTokens:
+      hard.ledgerTokens ?? shareOf(hardRoom(usable, hardThreshold), LEDGER_WINDOW_SHARE, MIN_LEDGER_TOKENS),
+    workingSetTokens:
+      hard.workingSetTokens ??
+      shareOf(hardRoom(usable, hardThreshold), WORKING_SET_WINDOW_SHARE, MIN_WORKING_SET_TOKENS),
     keptTurnTokens: hard.keptTurnTokens ?? Math.floor(usable * KEPT_TURN_WINDOW_SHARE),
     filesBack: {
       maxFiles: hard.filesBack?.maxFiles ?? DEFAULT_FILES_BACK,
@@ -213,14 +219,13 @@ function hardSettings(
 }
 
 /**
- * The working set's default budget: a share of the usable window, or of the window the hard
- * threshold implies when that is smaller. It goes out beside the turn a hard compaction keeps, so
- * thresholds set well under a large window (hard 40,000 of 100,000) do not size it by the window
- * and push that turn's fresh results into placeholders.
+ * What the working set's and the ledger's defaults are shares of: the usable window, or the window
+ * the hard threshold implies when that is smaller. They go out beside the turn a hard compaction
+ * keeps, so thresholds set well under a large window (hard 40,000 of 100,000) do not size them by
+ * the window and push that turn's fresh results into placeholders.
  */
-function workingSetBudget(usable: number, hardThreshold: number): number {
-  const room = Math.min(usable, hardThreshold / DEFAULT_HARD_FRACTION);
-  return shareOf(room, WORKING_SET_WINDOW_SHARE, MIN_WORKING_SET_TOKENS);
+function hardRoom(usable: number, hardThreshold: number): number {
+  return Math.min(usable, hardThreshold / DEFAULT_HARD_FRACTION);
 }
 
 /** A default that grows with the window: `share` of `room`, rounded down, never under `min`. */

@@ -130,11 +130,14 @@ export function ledgerSections(
     sections[section]!.items.flatMap((_, index) =>
       index >= from && keep(index) ? [[section, index] as Droppable] : [],
     );
+  // The latest commands (shown whole: the ones an agent runs again) go after the older failures.
+  const recent = (index: number) => index >= commands.failed.length - WHOLE_COMMANDS;
   const dropOrder = [
-    ...all(4, 0, (index) => !commands.failed[index]),
+    ...all(4, 0, (index) => !commands.failed[index] && !recent(index)),
     ...all(3),
-    ...all(4, 0, (index) => commands.failed[index]!),
+    ...all(4, 0, (index) => commands.failed[index]! && !recent(index)),
     ...all(5),
+    ...all(4, 0, recent),
     ...all(1, 1, (index) => !whole.has(index)),
     ...all(2),
   ];

@@ -62,6 +62,19 @@ describe('renderLedger', () => {
     expect(text).not.toMatch(/ls dir199\b/);
   });
 
+  it('keeps the latest commands, the ones an agent runs again, over older failures', () => {
+    const state = createLedgerState();
+    const run = (command: string, failed: boolean) =>
+      state.commands.push({ command, turn: state.commands.length + 1, toolUseId: command, failed, runs: 1 });
+    for (let index = 0; index < 60; index++) run(`git add file${index}.go → ignored by .gitignore`, true);
+    run('git status --short', false);
+    run('go test ./internal/syncer', false);
+    const text = renderLedger(state, { maxTokens: 250, counter, historyId: 'r1' })!;
+    expect(text).toContain('- git status --short\n');
+    expect(text).toContain('- go test ./internal/syncer\n');
+    expect(text).not.toContain('git add file0.go');
+  });
+
   it('with recall: false names no archive id: not on a line, not in a note, not in the header', () => {
     const state = recorded();
     // More commands than the budget holds, so some are dropped.
