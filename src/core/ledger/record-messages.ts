@@ -144,7 +144,7 @@ function recordToolUse(
   if (seenCalls.has(id)) return;
   seenCalls.add(id);
   const fact = toolCallFact(use);
-  workingSet.toolUse(use, fact);
+  workingSet.toolUse(use, fact, state.turn);
   const polled = pollsSession(state, use);
   if (polled) {
     state.open[id] = polled;

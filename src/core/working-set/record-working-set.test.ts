@@ -161,6 +161,19 @@ describe('the working set', () => {
     expect(renderWorkingSet(state, { maxTokens: 1000, counter })!.text).toContain('INSTALLED_APPS');
   });
 
+  it('ranks a file the agent still runs over one it wrote later and left', () => {
+    const script = (name: string) =>
+      call('bash', { command: `cat <<'EOF' > ${name}.py\ndef ${name}_check():\n    return 1\nEOF` }, 'ok');
+    const run = call('bash', { command: 'python3 reproduce.py' }, '1');
+    const { state } = record([...script('reproduce'), ...script('scratch'), ...run]).workingSet;
+    expect(state.files.find((file) => file.path === 'reproduce.py')?.namedTurn).toBe(3);
+    const full = renderWorkingSet(state, { maxTokens: 1000, counter })!.text;
+    expect(full).toContain('scratch_check');
+    const tight = renderWorkingSet(state, { maxTokens: counter.countText(full) / 2, counter })!.text;
+    expect(tight).toContain('reproduce_check');
+    expect(tight).not.toContain('scratch_check');
+  });
+
   it('counts how often the agent used each name afterwards', () => {
     const talk: Message = {
       role: 'assistant',

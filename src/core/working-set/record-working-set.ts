@@ -1,5 +1,5 @@
 import { hashText } from '../_internal/archive-ids.js';
-import { safeJson } from '../_internal/text.js';
+import { fileName, safeJson } from '../_internal/text.js';
 import type { ToolCallFact } from '../ledger/tool-call-facts.js';
 import type { ToolUseBlock } from '../model/messages.js';
 import { codeNames, forEachIdentifier } from './code-names.js';
@@ -53,9 +53,11 @@ export class WorkingSetRecorder {
   ) {}
 
   /** A call the agent made: what it will read, change or search for, and the names it uses. */
-  toolUse(use: ToolUseBlock, fact: ToolCallFact): void {
+  toolUse(use: ToolUseBlock, fact: ToolCallFact, turn: number): void {
     if (!this.enabled) return;
-    this.countUses(safeJson(use.input).slice(0, SCAN_CHARS));
+    const input = safeJson(use.input).slice(0, SCAN_CHARS);
+    this.countUses(input);
+    this.markNamed(input, turn);
     const id = String(use.id);
     const search = searchOf(use, fact.kind === 'command' ? fact.command : undefined);
     const read = search ? undefined : fileReadOf(use, fact);
@@ -212,6 +214,14 @@ export class WorkingSetRecorder {
     while (files.length > MAX_FILES) {
       const oldestRead = files.findIndex((file) => !file.edited);
       files.splice(oldestRead === -1 ? 0 : oldestRead, 1);
+    }
+  }
+
+  /** The files a call names (runs, searches, changes by a command): still in use, though not read again. */
+  private markNamed(input: string, turn: number): void {
+    for (const file of this.state.files) {
+      const name = fileName(file.path);
+      if (name !== '' && input.includes(name)) file.namedTurn = turn;
     }
   }
 

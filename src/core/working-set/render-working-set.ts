@@ -62,7 +62,7 @@ export function renderWorkingSet(
   if (maxTokens <= 0) return undefined;
   const latest = Math.max(
     1,
-    ...state.files.map((file) => file.turn),
+    ...state.files.map((file) => Math.max(file.turn, file.namedTurn ?? 0)),
     ...state.searches.map((search) => search.turn),
   );
   const root = commonDirectory(state.files.map((file) => file.path));
@@ -133,7 +133,9 @@ function fileCandidates(
   latest: number,
   shownText?: string,
 ): Omit<Candidate, 'tokens'>[] {
-  const recency = (RECENCY_WEIGHT * file.turn) / latest + (file.edited ? 1 : 0);
+  // A file the agent still runs or names is in use though it was not read again since.
+  const recency =
+    (RECENCY_WEIGHT * Math.max(file.turn, file.namedTurn ?? 0)) / latest + (file.edited ? 1 : 0);
   const used = (definition: WorkingSetDefinition) => USE_WEIGHT * Math.log2(1 + (uses[definition.name] ?? 0));
   const hidden = shownWords(shownText);
   const candidates: Omit<Candidate, 'tokens'>[] = [];

@@ -18,6 +18,8 @@ export interface WorkingSetFile {
   edited: boolean;
   /** The assistant turn it was last read or edited in. */
   turn: number;
+  /** The last turn a call named it (ran it, searched or changed it with a command). */
+  namedTurn?: number;
   /** Its outline as last seen: definitions in file order. */
   definitions: WorkingSetDefinition[];
   /** The latest edits, oldest first: where they are and their text now. */
