@@ -66,6 +66,10 @@ describe('placeholderDetails', () => {
     const output =
       '<returncode>0</returncode>\n<output>\n./store/store.go:9:func NewStore() *Store {\n</output>';
     expect(placeholderDetails(grep, result('g2', output))).toBe('found in store.go');
+    // grep prints no path for the one file it searched: the command names it.
+    const one: ToolUseBlock = { ...grep, id: 'g3', input: { command: 'grep -n NewStore store/store.go' } };
+    const lines = '<returncode>0</returncode>\n<output>\n9:func NewStore() *Store {\n</output>';
+    expect(placeholderDetails(one, result('g3', lines))).toBe('found in store.go');
   });
 
   it('says nothing for a failed read, a file of no known language or a command that only runs', () => {
