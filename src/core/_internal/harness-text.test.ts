@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isCompactorText, isHarnessText } from './harness-text.js';
+import { isCompactorText, isHarnessText, slashCommandText } from './harness-text.js';
 
 describe('isHarnessText', () => {
   it('takes a task that opens with its own tag for the user', () => {
@@ -29,5 +29,21 @@ describe('isHarnessText', () => {
     expect(isCompactorText('<session_ledger>\n…')).toBe(true);
     expect(isCompactorText('<working_set>\n…')).toBe(true);
     expect(isCompactorText('<pr_description>')).toBe(false);
+  });
+});
+
+describe('slashCommandText', () => {
+  it('reads the command the user ran and its arguments, not the commands that only steer the session', () => {
+    const run = (name: string, args: string) =>
+      `<command-message>${name.slice(1)}</command-message>\n<command-name>${name}</command-name>\n<command-args>${args}</command-args>`;
+    expect(slashCommandText(run('/superpowers:brainstorm', ' ENT-221 and ENT-194 '))).toBe(
+      '/superpowers:brainstorm ENT-221 and ENT-194',
+    );
+    expect(
+      slashCommandText('<command-message>review</command-message>\n<command-name>/review</command-name>'),
+    ).toBe('/review');
+    expect(slashCommandText(run('/exit', ''))).toBeUndefined();
+    expect(slashCommandText(run('/compact', 'keep the plan'))).toBeUndefined();
+    expect(slashCommandText('Fix the parser.')).toBeUndefined();
   });
 });

@@ -62,3 +62,31 @@ const compactorPrefixes = [
 export function isCompactorText(text: string): boolean {
   return compactorPrefixes.some((prefix) => text.startsWith(prefix));
 }
+
+/** Claude Code's own commands: they steer the session, they ask the agent for nothing. */
+const sessionCommands = new Set([
+  '/clear',
+  '/compact',
+  '/config',
+  '/context',
+  '/cost',
+  '/exit',
+  '/help',
+  '/login',
+  '/logout',
+  '/model',
+  '/resume',
+  '/status',
+]);
+
+/**
+ * What the user typed to run a slash command (`/superpowers:brainstorm ENT-221`), from the markup
+ * Claude Code writes for it; undefined for other text and for the commands that only steer the
+ * session (`/exit`, `/compact`).
+ */
+export function slashCommandText(text: string): string | undefined {
+  const name = /<command-name>\s*(\/[^<\s]+)\s*<\/command-name>/.exec(text)?.[1];
+  if (name === undefined || sessionCommands.has(name)) return undefined;
+  const args = /<command-args>([\s\S]*?)<\/command-args>/.exec(text)?.[1]?.trim() ?? '';
+  return args === '' ? name : `${name} ${args}`;
+}

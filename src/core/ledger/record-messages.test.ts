@@ -86,12 +86,18 @@ describe('LedgerRecorder', () => {
     expect(recorder.state).toMatchObject(expected);
   });
 
-  it('leaves out harness markup and reminders (not words the user typed), not a task in its own tag', () => {
+  it('leaves out harness markup and reminders (not words the user typed), not a task in its own tag nor a slash command', () => {
     const recorder = new LedgerRecorder();
     recorder.sync([
       { role: 'user', content: '<pr_description>\nDates ignore TIME_ZONE.\n</pr_description>' },
       { role: 'assistant', content: 'Looking.' },
       { role: 'user', content: '<command-name>/compact</command-name>' },
+      { role: 'assistant', content: 'Compacted.' },
+      {
+        role: 'user',
+        content:
+          '<command-message>superpowers:brainstorm</command-message>\n<command-name>/superpowers:brainstorm</command-name>\n<command-args>ENT-221 state machine</command-args>',
+      },
       { role: 'assistant', content: 'Compacted.' },
       {
         role: 'user',
@@ -105,6 +111,7 @@ describe('LedgerRecorder', () => {
     // A task that opens with its own tag (mini-swe-agent's) is the user's.
     expect(recorder.state.userMessages.map((message) => message.text)).toEqual([
       '<pr_description>\nDates ignore TIME_ZONE.\n</pr_description>',
+      '/superpowers:brainstorm ENT-221 state machine',
       'Now run the linter.',
     ]);
   });

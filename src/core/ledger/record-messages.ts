@@ -1,6 +1,6 @@
 import { hashText } from '../_internal/archive-ids.js';
 import { fingerprintMessage } from '../_internal/fingerprint.js';
-import { isCompactorText, isHarnessText } from '../_internal/harness-text.js';
+import { isCompactorText, isHarnessText, slashCommandText } from '../_internal/harness-text.js';
 import { failureLine, keyArgument, toolOutcome } from '../_internal/placeholder.js';
 import { shortenLine, toolResultText } from '../_internal/text.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
@@ -125,11 +125,12 @@ function recordMessage(
       const text = block.text;
       if (text.trim() === '' || text === bridgeText || seenUserTexts.has(text)) continue;
       if (isCompactorText(text)) continue;
-      // Harness markup (Claude Code's `<command-name>`, `<bash-stdout>`, `Caveat:` lines) and
-      // injected reminders are not words the user typed.
-      if (isHarnessText(text)) continue;
+      // Harness markup (`<bash-stdout>`, `Caveat:` lines) and injected reminders are not words the
+      // user typed; of a slash command's markup, the command and its arguments are.
+      const typed = slashCommandText(text) ?? (isHarnessText(text) ? undefined : text);
+      if (typed === undefined) continue;
       seenUserTexts.add(text);
-      state.userMessages.push({ turn: state.turn + 1, text });
+      state.userMessages.push({ turn: state.turn + 1, text: typed });
     }
   }
 }
