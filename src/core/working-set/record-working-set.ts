@@ -55,9 +55,9 @@ export class WorkingSetRecorder {
   /** A call the agent made: what it will read, change or search for, and the names it uses. */
   toolUse(use: ToolUseBlock, fact: ToolCallFact, turn: number): void {
     if (!this.enabled) return;
-    const input = safeJson(use.input).slice(0, SCAN_CHARS);
-    this.countUses(input);
-    this.markNamed(input, turn);
+    this.countUses(safeJson(use.input).slice(0, SCAN_CHARS));
+    // A read or an edit touches its file itself; a command names the files it runs or changes.
+    if (fact.kind === 'command') this.markNamed(fact.command.slice(0, SCAN_CHARS), turn);
     const id = String(use.id);
     const search = searchOf(use, fact.kind === 'command' ? fact.command : undefined);
     const read = search ? undefined : fileReadOf(use, fact);
@@ -217,11 +217,11 @@ export class WorkingSetRecorder {
     }
   }
 
-  /** The files a call names (runs, searches, changes by a command): still in use, though not read again. */
-  private markNamed(input: string, turn: number): void {
+  /** The files a command names (runs, searches, changes): still in use, though not read again. */
+  private markNamed(command: string, turn: number): void {
     for (const file of this.state.files) {
       const name = fileName(file.path);
-      if (name !== '' && input.includes(name)) file.namedTurn = turn;
+      if (name !== '' && command.includes(name)) file.namedTurn = turn;
     }
   }
 
