@@ -271,6 +271,25 @@ describe('the rendered working set', () => {
     );
   });
 
+  it("lists a search's files within a line: long absolute paths give way to the count", () => {
+    const deep = (index: number) =>
+      `/Users/dev/go/pkg/mod/github.com/go-git/go-git/v5@v5.17.${index}/plumbing/repository.go:${700 + index}:func CreateTag(`;
+    const grep = call(
+      'Bash',
+      { command: 'rg -n "CreateTag" ~/go/pkg/mod' },
+      Array.from({ length: 8 }, (_, index) => deep(index)).join('\n'),
+    );
+    const { state } = record([...read, ...edit, ...grep]).workingSet;
+    expect(state.searches[0]!.hits).toHaveLength(8);
+    const line = renderWorkingSet(state, { maxTokens: 2000, counter })!
+      .text.split('\n')
+      .find((entry) => entry.startsWith('- "CreateTag"'))!;
+    expect(line).toContain('v5@v5.17.0/plumbing/repository.go:700');
+    expect(line).not.toContain('v5@v5.17.7');
+    expect(line).toMatch(/\(8 files\)$/);
+    expect(line.length).toBeLessThan(300);
+  });
+
   it('drops the lowest ranked lines first and is undefined without room or content', () => {
     const { state } = record([...read, ...edit]).workingSet;
     const full = renderWorkingSet(state, { maxTokens: 400, counter })!.text;

@@ -8,8 +8,9 @@ export const workingSetOpen = '<working_set';
 const header = 'Code the agent worked on, from its tool calls (* = changed by its edits).';
 /** Definitions of a file not shown with their signature are listed by name, up to this many. */
 const MAX_NAMES = 24;
-/** A search's files are listed up to this many. */
+/** A search's files are listed up to this many, in up to this many characters (at least one). */
 const SHOWN_HITS = 8;
+const SHOWN_HITS_CHARS = 240;
 /** Weights of the ranking: how recent the file or search is, and how often the agent used a name since. */
 const RECENCY_WEIGHT = 4;
 const CHANGED_WEIGHT = 3;
@@ -215,7 +216,10 @@ function namesLine(
 /** A search each, the files it found after it: the agent opens them again without searching again. */
 function searchCandidates(state: WorkingSetState, latest: number, root: string): Omit<Candidate, 'tokens'>[] {
   return state.searches.map((search, index) => {
-    const places = search.hits.slice(0, SHOWN_HITS).map((hit) => underRoot(hit, root));
+    const places = fitting(
+      search.hits.slice(0, SHOWN_HITS).map((hit) => underRoot(hit, root)),
+      SHOWN_HITS_CHARS,
+    );
     const more = search.total > places.length ? ` (${search.total} files)` : '';
     const found =
       places.length > 0
@@ -234,6 +238,18 @@ function searchCandidates(state: WorkingSetState, latest: number, root: string):
       score: (RECENCY_WEIGHT * search.turn) / latest + SEARCH_WEIGHT + USE_WEIGHT * Math.log2(1 + uses),
     };
   });
+}
+
+/** The first `items` that fit in `chars` characters joined by `, ` (the first whatever its length). */
+function fitting(items: readonly string[], chars: number): string[] {
+  const kept: string[] = [];
+  let length = 0;
+  for (const item of items) {
+    length += item.length + (kept.length > 0 ? 2 : 0);
+    if (kept.length > 0 && length > chars) break;
+    kept.push(item);
+  }
+  return kept;
 }
 
 /** A path with the common directory cut, whether written absolute or relative to a parent of it. */
