@@ -9,7 +9,7 @@ import { toolCallFact } from '../ledger/tool-call-facts.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 import { type FileRead, fileReadOf, mayChange, shownRead } from '../working-set/file-reads.js';
 import { isUnreadable } from '../working-set/outline-file.js';
-import { applyEdit, editsOf, type TextEdit } from '../working-set/tool-edits.js';
+import { applyEdit, editsOf, heredocWrites, type TextEdit } from '../working-set/tool-edits.js';
 import { editParts, type FilePart, withPart } from './hard-file-parts.js';
 
 /** The latest edit texts kept per file: where the agent is working now. */
@@ -33,7 +33,7 @@ export interface CurrentFile {
 type Pending =
   | { kind: 'read'; read: FileRead }
   | { kind: 'change'; edits: TextEdit[] }
-  | { kind: 'command'; command: string };
+  | { kind: 'command'; command: string; writes: TextEdit[] };
 
 /** Every file the history read or changed, least recently touched first. */
 export function currentFiles(history: readonly Message[]): CurrentFile[] {
@@ -66,7 +66,8 @@ function pendingCall(use: ToolUseBlock): Pending | undefined {
   const fact = toolCallFact(use);
   const read = fileReadOf(use, fact);
   if (read) return { kind: 'read', read };
-  if (fact.kind === 'command') return { kind: 'command', command: fact.command };
+  if (fact.kind === 'command')
+    return { kind: 'command', command: fact.command, writes: heredocWrites(fact.command) };
   if (fact.kind !== 'change') return undefined;
   const path = fact.paths[0];
   const edits = editsOf(use, path);
@@ -78,6 +79,8 @@ function record(files: Map<string, CurrentFile>, call: Pending, result: string, 
     // A `sed -i`, a redirect, a checkout: what was read of the files it names is no longer known.
     for (const file of files.values())
       if (mayChange(call.command, file.path)) [file.text, file.parts] = [undefined, []];
+    // A file it writes whole with a heredoc is known again: the text it wrote.
+    for (const write of call.writes) recordEdit(touch(files, write.path, turn), write);
     return;
   }
   if (call.kind === 'read') {

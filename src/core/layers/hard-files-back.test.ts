@@ -191,4 +191,19 @@ describe('filesBack', () => {
       '<file path="src/w.ts" as-of="t2">\nexport const w = 2;\n\n</file>',
     ]);
   });
+
+  it('follows a file a shell heredoc writes, and forgets one a later sed changes', () => {
+    const history = [
+      ...call(
+        'bash',
+        { command: "cat <<'EOF' > repro.py\nprint(parse('a,b'))\nEOF\npython3 repro.py" },
+        "['a', 'b']",
+      ),
+      ...call('bash', { command: 'cat > src/w.py <<EOF\nw = 1\nEOF' }, ''),
+      ...call('bash', { command: "sed -i 's/w = 1/w = 2/' src/w.py" }, ''),
+    ];
+    expect(blocksBack(history, [], budget, counter)).toEqual([
+      '<file path="repro.py" as-of="t1">\nprint(parse(\'a,b\'))\n</file>',
+    ]);
+  });
 });

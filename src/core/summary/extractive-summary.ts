@@ -34,6 +34,8 @@ const LINE_CHARS = 2000;
  */
 const FINDINGS_CHARS = 2400;
 const LEDGER_FINDINGS_CHARS = 600;
+/** The latest request when it is the task, which the ledger beside the summary holds verbatim. */
+const TASK_IN_LEDGER = 'the task (the first message the user typed, verbatim in the session ledger)';
 
 const previousSummaryPattern = /<context_summary[^>]*>\n?([\s\S]*?)\n?<\/context_summary>/;
 
@@ -80,6 +82,7 @@ export function extractiveSummary(
   const files = new Set<string>();
   let lastAssistantText = '';
   let latestRequest: string | undefined;
+  let task: string | undefined;
 
   for (const message of messages) {
     const blocks =
@@ -101,7 +104,10 @@ export function extractiveSummary(
           continue;
         }
         if (isInstructionOrBoilerplate(text)) continue;
-        if (!isHarnessText(text) && !isCompactorText(text)) latestRequest = text;
+        if (!isHarnessText(text) && !isCompactorText(text)) {
+          latestRequest = text;
+          task ??= text;
+        }
         // The ledger beside the summary holds every message the user typed, the first verbatim.
         if (factsInLedger) continue;
         const isTask = sections.get('Task and constraints')!.length === 0;
@@ -129,7 +135,10 @@ export function extractiveSummary(
   if (focus !== undefined && focus.trim() !== '')
     add('Task and constraints', `- Focus: ${shortenLine(focus, USER_MESSAGE_CHARS)}`);
   for (const path of files) add('Files touched', `- ${path}`);
-  addAgentsWork(add, messages, latestRequest, factsInLedger);
+  // Beside the ledger, which holds the task verbatim, a request that is still the task is named.
+  const request =
+    factsInLedger && latestRequest === task && task !== undefined ? TASK_IN_LEDGER : latestRequest;
+  addAgentsWork(add, messages, request, factsInLedger);
   if (lastAssistantText)
     add(
       'Current state',

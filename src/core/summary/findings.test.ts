@@ -105,6 +105,22 @@ describe('the offline summary', () => {
     },
   );
 
+  it('names a latest request that is still the task beside the ledger, which holds it verbatim', () => {
+    const task: Message[] = [
+      { role: 'user', content: '<pr_description>\nDates ignore TIME_ZONE on SQLite.\n</pr_description>' },
+      { role: 'assistant', content: 'Reading the backend first.' },
+    ];
+    const state = (factsInLedger: boolean) =>
+      parseSummarySections(extractiveSummary(task, 2000, undefined, { factsInLedger }))
+        .get('Current state')!
+        .join('\n');
+    expect(state(true)).toContain(
+      '- Latest request: the task (the first message the user typed, verbatim in',
+    );
+    expect(state(true)).not.toContain('TIME_ZONE');
+    expect(state(false)).toContain('- Latest request: <pr_description> Dates ignore TIME_ZONE on SQLite.');
+  });
+
   it('writes the current state again instead of keeping an earlier summary’s', () => {
     const earlier = extractiveSummary(history);
     const merged = extractiveSummary([
