@@ -96,11 +96,7 @@ export function extractiveSummary(
         }
         const previous = previousSummaryPattern.exec(text)?.[1];
         if (previous !== undefined) {
-          for (const [section, lines] of parseSummarySections(previous)) {
-            // The state then is not the state now: it is written again from what follows.
-            if (section === 'Current state') continue;
-            for (const line of lines) if (line.trim() !== '- (none)') add(section, line);
-          }
+          mergePrevious(add, previous);
           continue;
         }
         if (isInstructionOrBoilerplate(text)) continue;
@@ -111,8 +107,7 @@ export function extractiveSummary(
         // The ledger beside the summary holds every message the user typed, the first verbatim.
         if (factsInLedger) continue;
         const isTask = sections.get('Task and constraints')!.length === 0;
-        const chars = factsInLedger ? USER_MESSAGE_CHARS : isTask ? TASK_CHARS : USER_MESSAGE_CHARS;
-        add('Task and constraints', `- User: ${shortenLine(text, chars)}`);
+        add('Task and constraints', `- User: ${shortenLine(text, isTask ? TASK_CHARS : USER_MESSAGE_CHARS)}`);
       } else if (block.type === 'tool_use') {
         const toolUse = block as ToolUseBlock;
         toolUses.set(toolUse.id, toolUse);
@@ -121,14 +116,7 @@ export function extractiveSummary(
         if (path) files.add(path);
       } else if (block.type === 'tool_result' && !factsInLedger) {
         const result = block as ToolResultBlock;
-        const toolUse = toolUses.get(result.tool_use_id);
-        const text = toolResultText(result);
-        const outcome = toolOutcome(result, text);
-        const call = `${toolUse?.name ?? 'tool'}(${toolUse ? keyArgument(toolUse.input) : ''})`;
-        const status =
-          outcome.exitCode !== undefined ? `exit ${outcome.exitCode}` : outcome.failed ? 'failed' : 'ok';
-        add('Done so far', `- ${call} → ${status}`);
-        if (outcome.failed) add('Errors and fixes', `- ${call}: ${outcome.errorLine ?? status}`);
+        addOutcome(add, result, toolUses.get(result.tool_use_id));
       }
     }
   }
@@ -156,9 +144,29 @@ export function extractiveSummary(
 
 const counter = createHeuristicCounter();
 
+type AddLine = (section: SummarySection, line: string) => void;
+
+/** An earlier summary's sections, but its current state: the state then is not the state now. */
+function mergePrevious(add: AddLine, previous: string): void {
+  for (const [section, lines] of parseSummarySections(previous)) {
+    if (section === 'Current state') continue;
+    for (const line of lines) if (line.trim() !== '- (none)') add(section, line);
+  }
+}
+
+/** A tool call's outcome under "Done so far", and under "Errors and fixes" when it failed. */
+function addOutcome(add: AddLine, result: ToolResultBlock, toolUse: ToolUseBlock | undefined): void {
+  const outcome = toolOutcome(result, toolResultText(result));
+  const call = `${toolUse?.name ?? 'tool'}(${toolUse ? keyArgument(toolUse.input) : ''})`;
+  const status =
+    outcome.exitCode !== undefined ? `exit ${outcome.exitCode}` : outcome.failed ? 'failed' : 'ok';
+  add('Done so far', `- ${call} → ${status}`);
+  if (outcome.failed) add('Errors and fixes', `- ${call}: ${outcome.errorLine ?? status}`);
+}
+
 /** The agent's findings in its own words and where its work stands (its last edits, the latest request). */
 function addAgentsWork(
-  add: (section: SummarySection, line: string) => void,
+  add: AddLine,
   messages: readonly Message[],
   latestRequest: string | undefined,
   factsInLedger: boolean,
