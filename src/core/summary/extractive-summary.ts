@@ -53,9 +53,9 @@ export function createExtractiveSummaryModel(): SummaryModel {
     provider: 'extractive',
     modelId: 'extractive',
     async summarize(request) {
-      const factsInLedger = request.ledger !== undefined;
       const text = extractiveSummary(request.messages, request.maxOutputTokens, request.focus, {
-        factsInLedger,
+        factsInLedger: request.ledger !== undefined,
+        ...(request.ledger === undefined ? {} : { ledger: request.ledger }),
       });
       return { text };
     },
@@ -65,13 +65,14 @@ export function createExtractiveSummaryModel(): SummaryModel {
 /**
  * The extractive summary of a history, merged with any earlier summary found at its start. With
  * `factsInLedger` the session ledger goes out beside it: only the narrative is written (the task,
- * the last assistant note), not the files, commands, errors and later user messages it holds.
+ * the last assistant note), not the files, commands, errors and later user messages it holds;
+ * with the `ledger` text itself, a latest request the ledger quotes whole is named, not repeated.
  */
 export function extractiveSummary(
   messages: readonly Message[],
   maxTokens = DEFAULT_MAX_TOKENS,
   focus?: string,
-  { factsInLedger = false }: { factsInLedger?: boolean } = {},
+  { factsInLedger = false, ledger }: { factsInLedger?: boolean; ledger?: string } = {},
 ): string {
   const sections = new Map<SummarySection, string[]>(summarySections.map((name) => [name, []]));
   const add = (section: SummarySection, line: string) => {
@@ -123,9 +124,11 @@ export function extractiveSummary(
   if (focus !== undefined && focus.trim() !== '')
     add('Task and constraints', `- Focus: ${shortenLine(focus, USER_MESSAGE_CHARS)}`);
   for (const path of files) add('Files touched', `- ${path}`);
-  // Beside the ledger, which holds the task verbatim, a request that is still the task is named.
+  // A request that is still the task is named when the ledger beside the summary quotes it whole.
   const request =
-    factsInLedger && latestRequest === task && task !== undefined ? TASK_IN_LEDGER : latestRequest;
+    task !== undefined && latestRequest === task && ledger?.includes(task.trim())
+      ? TASK_IN_LEDGER
+      : latestRequest;
   addAgentsWork(add, messages, request, factsInLedger);
   if (lastAssistantText)
     add(

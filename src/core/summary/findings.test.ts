@@ -105,20 +105,34 @@ describe('the offline summary', () => {
     },
   );
 
-  it('names a latest request that is still the task beside the ledger, which holds it verbatim', () => {
+  it('names a latest request that is still the task when the ledger beside it quotes the task whole', () => {
+    const text = '<pr_description>\nDates ignore TIME_ZONE on SQLite.\n</pr_description>';
     const task: Message[] = [
-      { role: 'user', content: '<pr_description>\nDates ignore TIME_ZONE on SQLite.\n</pr_description>' },
+      { role: 'user', content: text },
       { role: 'assistant', content: 'Reading the backend first.' },
     ];
-    const state = (factsInLedger: boolean) =>
-      parseSummarySections(extractiveSummary(task, 2000, undefined, { factsInLedger }))
+    const state = (ledger: string | undefined) =>
+      parseSummarySections(
+        extractiveSummary(task, 2000, undefined, {
+          factsInLedger: ledger !== undefined,
+          ...(ledger === undefined ? {} : { ledger }),
+        }),
+      )
         .get('Current state')!
         .join('\n');
-    expect(state(true)).toContain(
-      '- Latest request: the task (the first message the user typed, verbatim in',
+    const quoted = state(
+      `<session_ledger>\n## Messages the user typed (verbatim)\n- t1: ${text}\n</session_ledger>`,
     );
-    expect(state(true)).not.toContain('TIME_ZONE');
-    expect(state(false)).toContain('- Latest request: <pr_description> Dates ignore TIME_ZONE on SQLite.');
+    expect(quoted).toContain('- Latest request: the task (the first message the user typed, verbatim in');
+    expect(quoted).not.toContain('TIME_ZONE');
+    // A ledger that only points at the request (repeated after it) does not quote it: it is written.
+    const pointed = state(
+      '<session_ledger>\n- t1: (the latest request, repeated verbatim below)\n</session_ledger>',
+    );
+    expect(pointed).toContain('- Latest request: <pr_description> Dates ignore TIME_ZONE on SQLite.');
+    expect(state(undefined)).toContain(
+      '- Latest request: <pr_description> Dates ignore TIME_ZONE on SQLite.',
+    );
   });
 
   it('writes the current state again instead of keeping an earlier summary’s', () => {

@@ -107,6 +107,7 @@ export async function writeSummary(
   });
   const text = extractiveSummary(dropped, settings.maxSummaryTokens, options.focus, {
     factsInLedger: options.ledger !== undefined,
+    ...(options.ledger === undefined ? {} : { ledger: options.ledger }),
   });
   return { text, events };
 }
