@@ -1,6 +1,7 @@
 import { isCompactorText, isHarnessText } from '../_internal/harness-text.js';
 import { keyArgument, toolOutcome } from '../_internal/placeholder.js';
 import { escapeReservedTags, shortenLine, toolResultText } from '../_internal/text.js';
+import { repeatedNote } from '../ledger/ledger-sections.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 import { createHeuristicCounter } from '../tokens/heuristic-counter.js';
 import { agentFindings, currentWork } from './findings.js';
@@ -34,8 +35,8 @@ const LINE_CHARS = 2000;
  */
 const FINDINGS_CHARS = 2400;
 const LEDGER_FINDINGS_CHARS = 600;
-/** The latest request when it is the task, which the ledger beside the summary holds verbatim. */
-const TASK_IN_LEDGER = 'the task (the first message the user typed, verbatim in the session ledger)';
+/** The latest request when it is the task, which the context quotes whole beside the summary. */
+const TASK_QUOTED = 'the task (the first message the user typed, quoted whole in this context)';
 
 const previousSummaryPattern = /<context_summary[^>]*>\n?([\s\S]*?)\n?<\/context_summary>/;
 
@@ -66,7 +67,7 @@ export function createExtractiveSummaryModel(): SummaryModel {
  * The extractive summary of a history, merged with any earlier summary found at its start. With
  * `factsInLedger` the session ledger goes out beside it: only the narrative is written (the task,
  * the last assistant note), not the files, commands, errors and later user messages it holds;
- * with the `ledger` text itself, a latest request the ledger quotes whole is named, not repeated.
+ * with the `ledger` text itself, a latest request the context quotes whole is named, not repeated.
  */
 export function extractiveSummary(
   messages: readonly Message[],
@@ -124,11 +125,13 @@ export function extractiveSummary(
   if (focus !== undefined && focus.trim() !== '')
     add('Task and constraints', `- Focus: ${shortenLine(focus, USER_MESSAGE_CHARS)}`);
   for (const path of files) add('Files touched', `- ${path}`);
-  // A request that is still the task is named when the ledger beside the summary quotes it whole.
-  const request =
-    task !== undefined && latestRequest === task && ledger?.includes(task.trim())
-      ? TASK_IN_LEDGER
-      : latestRequest;
+  // A request that is still the task is named when the context quotes it whole: in the ledger
+  // beside the summary, or after it (the ledger says so).
+  const quoted =
+    task !== undefined &&
+    ledger !== undefined &&
+    (ledger.includes(task.trim()) || ledger.includes(repeatedNote));
+  const request = quoted && latestRequest === task ? TASK_QUOTED : latestRequest;
   addAgentsWork(add, messages, request, factsInLedger);
   if (lastAssistantText)
     add(

@@ -105,7 +105,7 @@ describe('the offline summary', () => {
     },
   );
 
-  it('names a latest request that is still the task when the ledger beside it quotes the task whole', () => {
+  it('names a latest request that is still the task when the context quotes the task whole', () => {
     const text = '<pr_description>\nDates ignore TIME_ZONE on SQLite.\n</pr_description>';
     const task: Message[] = [
       { role: 'user', content: text },
@@ -123,13 +123,16 @@ describe('the offline summary', () => {
     const quoted = state(
       `<session_ledger>\n## Messages the user typed (verbatim)\n- t1: ${text}\n</session_ledger>`,
     );
-    expect(quoted).toContain('- Latest request: the task (the first message the user typed, verbatim in');
+    expect(quoted).toContain('- Latest request: the task (the first message the user typed, quoted whole in');
     expect(quoted).not.toContain('TIME_ZONE');
-    // A ledger that only points at the request (repeated after it) does not quote it: it is written.
-    const pointed = state(
+    // The ledger says the context repeats it after the ledger: named too.
+    const after = state(
       '<session_ledger>\n- t1: (the latest request, repeated verbatim below)\n</session_ledger>',
     );
-    expect(pointed).toContain('- Latest request: <pr_description> Dates ignore TIME_ZONE on SQLite.');
+    expect(after).toContain('- Latest request: the task (');
+    // A ledger that cuts it to its first line, or none: the request is written.
+    const cut = state('<session_ledger>\n- t1: <pr_description> Dates ignore…\n</session_ledger>');
+    expect(cut).toContain('- Latest request: <pr_description> Dates ignore TIME_ZONE on SQLite.');
     expect(state(undefined)).toContain(
       '- Latest request: <pr_description> Dates ignore TIME_ZONE on SQLite.',
     );
