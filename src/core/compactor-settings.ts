@@ -198,6 +198,7 @@ function hardSettings(
     hardThreshold,
   }: Pick<HardSettings, 'summarizer' | 'identity'> & { usable: number; hardThreshold: number },
 ): HardSettings {
+  const room = hardRoom(usable, hardThreshold);
   return {
     summarizer,
     identity,
@@ -205,11 +206,9 @@ function hardSettings(
     maxAttempts: Math.max(1, hard.maxAttempts ?? DEFAULT_MAX_ATTEMPTS),
     retryDelayMs: hard.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
     timeoutMs: hard.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    ledgerTokens:
-      hard.ledgerTokens ?? shareOf(hardRoom(usable, hardThreshold), LEDGER_WINDOW_SHARE, MIN_LEDGER_TOKENS),
+    ledgerTokens: hard.ledgerTokens ?? shareOf(room, LEDGER_WINDOW_SHARE, MIN_LEDGER_TOKENS),
     workingSetTokens:
-      hard.workingSetTokens ??
-      shareOf(hardRoom(usable, hardThreshold), WORKING_SET_WINDOW_SHARE, MIN_WORKING_SET_TOKENS),
+      hard.workingSetTokens ?? shareOf(room, WORKING_SET_WINDOW_SHARE, MIN_WORKING_SET_TOKENS),
     keptTurnTokens: hard.keptTurnTokens ?? Math.floor(usable * KEPT_TURN_WINDOW_SHARE),
     filesBack: {
       maxFiles: hard.filesBack?.maxFiles ?? DEFAULT_FILES_BACK,

@@ -11,7 +11,7 @@ import type { ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 import { functionsFirst } from '../working-set/code-outline.js';
 import { fileReadOf, shownRead } from '../working-set/file-reads.js';
 import { outlineFile } from '../working-set/outline-file.js';
-import { searchHits, unplacedMatches } from '../working-set/search-hits.js';
+import { searchPlaces } from '../working-set/search-hits.js';
 import { searchOf } from '../working-set/tool-edits.js';
 
 /** At most this many characters of names in one placeholder: a line, not a second file. */
@@ -26,13 +26,11 @@ export function placeholderDetails(
   const fact = toolCallFact(toolUse);
   const text = toolResultText(result);
   const search = searchOf(toolUse, fact.kind === 'command' ? fact.command : undefined);
-  if (search) {
-    const files = searchHits(text).map((hit) => fileName(hit.path));
-    // A search of one file prints its lines without the file's name.
-    if (files.length === 0 && search.file !== undefined && unplacedMatches(text).count > 0)
-      files.push(fileName(search.file));
-    return listed('found in', files);
-  }
+  if (search)
+    return listed(
+      'found in',
+      searchPlaces(text, search.file).hits.map((hit) => fileName(hit.path)),
+    );
   const read = fileReadOf(toolUse, fact);
   const shown = read && shownRead(read, text);
   if (!read || !shown) return undefined;

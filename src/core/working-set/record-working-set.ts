@@ -7,7 +7,7 @@ import type { CodeDefinition, CodeParser } from './code-outline.js';
 import { type FileRead, fileReadOf, mayChange, shownRead } from './file-reads.js';
 import { KnownNames } from './known-names.js';
 import { outlineFile, stripLineNumbers } from './outline-file.js';
-import { searchHits, unplacedMatches } from './search-hits.js';
+import { searchPlaces } from './search-hits.js';
 import { applyEdit, editsOf, heredocWrites, type SearchCall, searchOf, type TextEdit } from './tool-edits.js';
 import type { WorkingSetDefinition, WorkingSetFile, WorkingSetState } from './working-set-state.js';
 
@@ -166,16 +166,10 @@ export class WorkingSetRecorder {
    * again; a search of one file names none in its output, so its first `N:` line places it there.
    */
   private recordSearch({ pattern, file }: SearchCall, result: string, turn: number): void {
-    const found = searchHits(result);
-    const unplaced = found.length === 0 ? unplacedMatches(result) : { count: 0 };
-    if (file !== undefined && unplaced.count > 0) {
-      const hit = unplaced.firstLine === undefined ? file : `${file}:${unplaced.firstLine}`;
-      found.push({ path: file, hit, matched: true });
-    }
+    const { hits: found, lines } = searchPlaces(result, file);
     const hits = found.slice(0, MAX_HITS).map((entry) => entry.hit);
     const searches = this.state.searches.filter((search) => search.pattern !== pattern);
-    const lines = found.length === 0 && unplaced.count > 0 ? { lines: unplaced.count } : {};
-    searches.push({ pattern, turn, hits, total: found.length, ...lines });
+    searches.push({ pattern, turn, hits, total: found.length, ...(lines > 0 ? { lines } : {}) });
     this.state.searches = searches.slice(-MAX_SEARCHES);
   }
 

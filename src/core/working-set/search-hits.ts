@@ -45,7 +45,7 @@ export function samePath(left: string, right: string): boolean {
  * and the number of the first when `-n` gave them. A harness's envelope lines (mini-swe-agent's
  * `<returncode>`, `<output>`) are not matches.
  */
-export function unplacedMatches(result: string): { count: number; firstLine?: number } {
+function unplacedMatches(result: string): { count: number; firstLine?: number } {
   let count = 0;
   let firstLine: number | undefined;
   for (const line of result.split('\n', MAX_LINES)) {
@@ -55,4 +55,21 @@ export function unplacedMatches(result: string): { count: number; firstLine?: nu
     if (numbered && firstLine === undefined) firstLine = Number(numbered[1]);
   }
   return firstLine === undefined ? { count } : { count, firstLine };
+}
+
+/**
+ * Where a search found its pattern: the files its output names, or, when it names none, the one
+ * file the call searched (grep prints no path for one) at its first `N:` line; and how many lines
+ * matched where no file is known (piped text).
+ */
+export function searchPlaces(result: string, file: string | undefined): { hits: SearchHit[]; lines: number } {
+  const hits = searchHits(result);
+  if (hits.length > 0) return { hits, lines: 0 };
+  const { count, firstLine } = unplacedMatches(result);
+  if (count === 0) return { hits, lines: 0 };
+  if (file === undefined) return { hits, lines: count };
+  return {
+    hits: [{ path: file, hit: firstLine === undefined ? file : `${file}:${firstLine}`, matched: true }],
+    lines: 0,
+  };
 }
