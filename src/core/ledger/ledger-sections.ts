@@ -30,7 +30,7 @@ const PLAN_ITEM_CHARS = 300;
 const instructionPrefixes = ['Base directory for this skill:', 'Implement the following plan:'];
 
 /** Stands for a user message the compacted context repeats whole after the ledger. */
-export const repeatedNote = '(the latest request, repeated verbatim below)';
+const repeatedNote = '(the latest request, repeated verbatim below)';
 
 /** One fact of a section: a line of its own, or a name joined with others of its `group`. */
 export interface LedgerItem {

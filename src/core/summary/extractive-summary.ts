@@ -1,7 +1,6 @@
 import { isCompactorText, isHarnessText } from '../_internal/harness-text.js';
 import { keyArgument, toolOutcome } from '../_internal/placeholder.js';
 import { escapeReservedTags, shortenLine, toolResultText } from '../_internal/text.js';
-import { repeatedNote } from '../ledger/ledger-sections.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 import { createHeuristicCounter } from '../tokens/heuristic-counter.js';
 import { agentFindings, currentWork } from './findings.js';
@@ -35,8 +34,8 @@ const LINE_CHARS = 2000;
  */
 const FINDINGS_CHARS = 2400;
 const LEDGER_FINDINGS_CHARS = 600;
-/** The latest request when it is the task, which the context quotes whole beside the summary. */
-const TASK_QUOTED = 'the task (the first message the user typed, quoted whole in this context)';
+/** The latest request when the ledger beside the summary quotes it whole (and it is longer than this). */
+const QUOTED_IN_LEDGER = '(quoted whole in the session ledger)';
 
 const previousSummaryPattern = /<context_summary[^>]*>\n?([\s\S]*?)\n?<\/context_summary>/;
 
@@ -67,7 +66,7 @@ export function createExtractiveSummaryModel(): SummaryModel {
  * The extractive summary of a history, merged with any earlier summary found at its start. With
  * `factsInLedger` the session ledger goes out beside it: only the narrative is written (the task,
  * the last assistant note), not the files, commands, errors and later user messages it holds;
- * with the `ledger` text itself, a latest request the context quotes whole is named, not repeated.
+ * with the `ledger` text itself, a long latest request the ledger quotes whole is named, not repeated.
  */
 export function extractiveSummary(
   messages: readonly Message[],
@@ -84,7 +83,6 @@ export function extractiveSummary(
   const files = new Set<string>();
   let lastAssistantText = '';
   let latestRequest: string | undefined;
-  let task: string | undefined;
 
   for (const message of messages) {
     const blocks =
@@ -102,10 +100,7 @@ export function extractiveSummary(
           continue;
         }
         if (isInstructionOrBoilerplate(text)) continue;
-        if (!isHarnessText(text) && !isCompactorText(text)) {
-          latestRequest = text;
-          task ??= text;
-        }
+        if (!isHarnessText(text) && !isCompactorText(text)) latestRequest = text;
         // The ledger beside the summary holds every message the user typed, the first verbatim.
         if (factsInLedger) continue;
         const isTask = sections.get('Task and constraints')!.length === 0;
@@ -125,13 +120,12 @@ export function extractiveSummary(
   if (focus !== undefined && focus.trim() !== '')
     add('Task and constraints', `- Focus: ${shortenLine(focus, USER_MESSAGE_CHARS)}`);
   for (const path of files) add('Files touched', `- ${path}`);
-  // A request that is still the task is named when the context quotes it whole: in the ledger
-  // beside the summary, or after it (the ledger says so).
-  const quoted =
-    task !== undefined &&
-    ledger !== undefined &&
-    (ledger.includes(task.trim()) || ledger.includes(repeatedNote));
-  const request = quoted && latestRequest === task ? TASK_QUOTED : latestRequest;
+  // The ledger holds every message the user typed: a long request it quotes whole is named.
+  const named =
+    latestRequest !== undefined &&
+    latestRequest.length > QUOTED_IN_LEDGER.length &&
+    ledger?.includes(latestRequest.trim());
+  const request = named ? QUOTED_IN_LEDGER : latestRequest;
   addAgentsWork(add, messages, request, factsInLedger);
   if (lastAssistantText)
     add(

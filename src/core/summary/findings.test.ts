@@ -105,15 +105,15 @@ describe('the offline summary', () => {
     },
   );
 
-  it('names a latest request that is still the task when the context quotes the task whole', () => {
+  it('names a long latest request the ledger beside it quotes whole, and writes any other', () => {
     const text = '<pr_description>\nDates ignore TIME_ZONE on SQLite.\n</pr_description>';
-    const task: Message[] = [
+    const history: Message[] = [
       { role: 'user', content: text },
       { role: 'assistant', content: 'Reading the backend first.' },
     ];
-    const state = (ledger: string | undefined) =>
+    const state = (ledger: string | undefined, messages = history) =>
       parseSummarySections(
-        extractiveSummary(task, 2000, undefined, {
+        extractiveSummary(messages, 2000, undefined, {
           factsInLedger: ledger !== undefined,
           ...(ledger === undefined ? {} : { ledger }),
         }),
@@ -123,18 +123,21 @@ describe('the offline summary', () => {
     const quoted = state(
       `<session_ledger>\n## Messages the user typed (verbatim)\n- t1: ${text}\n</session_ledger>`,
     );
-    expect(quoted).toContain('- Latest request: the task (the first message the user typed, quoted whole in');
+    expect(quoted).toContain('- Latest request: (quoted whole in the session ledger)');
     expect(quoted).not.toContain('TIME_ZONE');
-    // The ledger says the context repeats it after the ledger: named too.
-    const after = state(
-      '<session_ledger>\n- t1: (the latest request, repeated verbatim below)\n</session_ledger>',
+    // A ledger that only points at the request repeated after it, or cuts it, or none: it is written.
+    const written = '- Latest request: <pr_description> Dates ignore TIME_ZONE on SQLite.';
+    expect(
+      state('<session_ledger>\n- t1: (the latest request, repeated verbatim below)\n</session_ledger>'),
+    ).toContain(written);
+    expect(state('<session_ledger>\n- t1: <pr_description> Dates ignore…\n</session_ledger>')).toContain(
+      written,
     );
-    expect(after).toContain('- Latest request: the task (');
-    // A ledger that cuts it to its first line, or none: the request is written.
-    const cut = state('<session_ledger>\n- t1: <pr_description> Dates ignore…\n</session_ledger>');
-    expect(cut).toContain('- Latest request: <pr_description> Dates ignore TIME_ZONE on SQLite.');
-    expect(state(undefined)).toContain(
-      '- Latest request: <pr_description> Dates ignore TIME_ZONE on SQLite.',
+    expect(state(undefined)).toContain(written);
+    // A short request costs less than the name: it is written.
+    const short: Message[] = [{ role: 'user', content: 'yes, do 1' }];
+    expect(state('<session_ledger>\n- t3: yes, do 1\n</session_ledger>', short)).toContain(
+      '- Latest request: yes, do 1',
     );
   });
 
