@@ -36,7 +36,6 @@ export type {
   Conversation,
   ImageBlock,
   Message,
-  MessageFormat,
   ProviderUsage,
   RedactedThinkingBlock,
   SystemPrompt,
@@ -47,8 +46,8 @@ export type {
   ToolUseBlock,
 } from './core/model/messages.js';
 export type { ValidationProblem } from './core/model/problems.js';
+export type { WireFormat } from './core/model/wire-format.js';
 export { compactRequest } from './core/request/compact-request-once.js';
-export type { RequestFormat } from './core/request/request-format.js';
 export { createExtractiveSummaryModel } from './core/summary/extractive-summary.js';
 export type {
   SummaryCallOptions,

@@ -3,7 +3,7 @@ import type { SessionStateStore } from './archive/session-state-store.js';
 import type { CompactionEventHandler, CompactionLayer } from './events.js';
 import type { Message, ProviderUsage, SystemPrompt } from './model/messages.js';
 import type { RequestBody, ToolDefinition } from './model/request.js';
-import type { RequestFormat } from './request/request-format.js';
+import type { WireFormat } from './model/wire-format.js';
 import type { SummaryModel } from './summary/summary-model.js';
 import type { TokenCounter } from './tokens/token-counter.js';
 import type { CodeParser } from './working-set/code-outline.js';
@@ -274,7 +274,7 @@ export interface Compactor {
 /** Per-call options of `compactRequest`. */
 export interface CompactRequestOptions extends Omit<MaybeCompactOptions, 'system' | 'tools'> {
   /** The API the body is written for. @default detected by {@link detectRequestFormat} */
-  format?: RequestFormat;
+  format?: WireFormat;
 }
 
 /** What `compactRequest` returns. */
@@ -282,7 +282,7 @@ export interface CompactRequestResult<Body extends object = RequestBody> {
   /** The request to send: the input body itself when nothing changed, else a copy with new messages. */
   body: Body;
   /** The API the body is written for. */
-  format: RequestFormat;
+  format: WireFormat;
   /** The strongest layer that changed something. */
   layer: CompactionLayer;
   /** Tokens of the request before compaction (system, tools and messages). */

@@ -10,7 +10,6 @@ export type { ProxyOptions, RunningProxy } from './proxy-options.js';
 export { STATS_PATH, startProxy } from './proxy-server.js';
 export type { CacheTokens, FallbackReason, ProxyRequestRecord, ProxyStats } from './proxy-stats.js';
 export type { ProxyTracing } from './proxy-tracing.js';
-export type { ProxyApi } from './routes.js';
 export { claudeCodeSessionId, SESSION_HEADER } from './session-identity.js';
 export {
   createMemoryProxySessionStore,

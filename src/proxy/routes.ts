@@ -5,12 +5,6 @@ import { WIRE_FORMATS, type WireFormat } from 'agent-compact/wire';
 import { fallbackProvider, providerRoutes } from './wire/proxy-routes.js';
 import { proxyWires } from './wire/proxy-wires.js';
 
-/**
- * The APIs whose conversations the proxy compacts.
- * @deprecated Use `WireFormat` (from `agent-compact/wire`): the same union under its one name.
- */
-export type ProxyApi = WireFormat;
-
 /** The upstream base URLs, one per provider family. */
 export interface ProxyUpstreams {
   /** Where Anthropic traffic goes (`/v1/messages`, `count_tokens`, and requests with Anthropic headers). */

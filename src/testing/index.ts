@@ -11,7 +11,6 @@ export type {
   RecordedRequest,
   ResponseOutcome,
   Script,
-  ScriptedApi,
   ScriptedToolCall,
   ScriptStep,
 } from './script.js';

@@ -4,8 +4,6 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import type { WireFormat } from 'agent-compact/wire';
-// The public signature keeps its published alias, so the API report stays as it is.
-import type { ScriptedApi } from './script.js';
 
 /**
  * The server's token estimate for one JSON value: its JSON length divided by four, rounded up.
@@ -114,7 +112,7 @@ function unitsOf(api: WireFormat, body: Record<string, unknown>): RequestUnit[] 
 }
 
 /** Input tokens of a request by the server's estimate, as {@link estimateTokens} per unit. */
-export function estimateRequestTokens(api: ScriptedApi, body: Record<string, unknown>): number {
+export function estimateRequestTokens(api: WireFormat, body: Record<string, unknown>): number {
   const units = unitsOf(api, body);
   return units.reduce((sum, unit) => sum + estimateTokens(unit.value), 0);
 }

@@ -47,12 +47,6 @@ export type ScriptStep =
       tokens?: number;
     };
 
-/**
- * The API a request was made to.
- * @deprecated Use `WireFormat` (from `agent-compact/wire`): the same union under its one name.
- */
-export type ScriptedApi = WireFormat;
-
 /** One request the server received, as recorded. */
 export interface RecordedRequest {
   /** Zero-based position among all requests this server received. */

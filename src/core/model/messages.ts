@@ -2,7 +2,6 @@
  * The canonical message model: the Anthropic Messages API shape. Every other format converts to
  * and from it. Unknown block types are kept as {@link UnknownBlock} and pass through untouched.
  */
-import type { WireFormat } from './wire-format.js';
 
 /**
  * Fields of a block's wire form that the canonical model has no slot for, keyed by the format that
@@ -113,12 +112,6 @@ export interface Conversation {
   system?: SystemPrompt;
   messages: Message[];
 }
-
-/**
- * A wire format this library reads and writes.
- * @deprecated Use `WireFormat` (from `agent-compact/wire`): the same union under its one name.
- */
-export type MessageFormat = WireFormat;
 
 /** Token usage the provider reported for one request. */
 export interface ProviderUsage {

@@ -12,10 +12,11 @@ import { validateMessages } from '../conversation/validate.js';
 import { CompactError } from '../model/errors.js';
 import type { Message } from '../model/messages.js';
 import type { RequestBody, RequestConversation } from '../model/request.js';
+import type { WireFormat } from '../model/wire-format.js';
 import { dialectOf } from '../wire/dialects.js';
 import { countFixedBreakpoints, keepCacheBreakpoints } from './cache-breakpoints.js';
 import { readRequestConversation } from './request-conversation.js';
-import { detectRequestFormat, isPlainObject, type RequestFormat, typeName } from './request-format.js';
+import { detectRequestFormat, isPlainObject, typeName } from './request-format.js';
 
 /**
  * Compacts the conversation of a whole request body with `compactor`; see
@@ -46,7 +47,7 @@ export async function compactRequestWith<Body extends object>(
 async function compactBody<Body extends object>(
   compactor: Pick<Compactor, 'maybeCompact'>,
   body: Body,
-  used: RequestFormat,
+  used: WireFormat,
   options: Omit<CompactRequestOptions, 'format'>,
 ): Promise<CompactRequestResult<Body>> {
   const conversation = readRequestConversation(body as RequestBody, used);
@@ -106,7 +107,7 @@ function inBodyTerms(
     body,
     format,
     conversation,
-  }: { body: RequestBody; format: RequestFormat; conversation: RequestConversation },
+  }: { body: RequestBody; format: WireFormat; conversation: RequestConversation },
 ): unknown {
   if (!CompactError.isInstance(error) || error.code !== 'INVALID_TRANSCRIPT' || error.path === undefined) {
     return error;
@@ -132,7 +133,7 @@ function inBodyTerms(
  * Malformed input (a null message, a block of the wrong type) trips the conversion with a raw
  * TypeError: name the first broken rule instead, or at least the field.
  */
-function asRequestError(error: unknown, body: RequestBody, format: RequestFormat): unknown {
+function asRequestError(error: unknown, body: RequestBody, format: WireFormat): unknown {
   if (CompactError.isInstance(error)) return error;
   const field = dialectOf(format).conversationField;
   const [first] = validateMessages(body[field], { format });
