@@ -3,6 +3,7 @@
 // figures, the medians and this build's median ÷ the baseline's.
 //
 //   npm run build && node scripts/bench-compare.mjs --baseline 354f8f2 [--runs 3] compaction-overhead
+//   node scripts/bench-compare.mjs --baseline 354f8f2 proxy-cpu   # both proxies in one run, taking turns
 //
 // The baseline is checked out with `git worktree` into a temporary folder, installed with `npm ci`
 // and built once (`--keep DIR` reuses one). Figures are normalised within each run where the suite
@@ -86,14 +87,24 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
 });
 const [suite] = positionals;
-if (!values.baseline || !FIGURES[suite]) {
+// proxy-cpu starts the baseline's proxy itself, beside this build's, taking turns within one run.
+const SAME_RUN = ['proxy-cpu'];
+if (!values.baseline || !(FIGURES[suite] || SAME_RUN.includes(suite))) {
   console.error(
-    `usage: node scripts/bench-compare.mjs --baseline COMMIT [--runs N] [--keep DIR] ${Object.keys(FIGURES).join('|')}`,
+    `usage: node scripts/bench-compare.mjs --baseline COMMIT [--runs N] [--keep DIR] ${[...Object.keys(FIGURES), ...SAME_RUN].join('|')}`,
   );
   process.exit(2);
 }
 if (!existsSync(path.join(root, 'dist', 'bench', 'run.js'))) throw new Error('run `npm run build` first');
 const baseline = baselineBuild(values.baseline, values.keep);
+if (SAME_RUN.includes(suite)) {
+  const result = spawnSync(process.execPath, ['dist/bench/run.js', suite], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, AGENT_COMPACT_BENCH_BASELINE: baseline },
+  });
+  process.exit(result.status ?? 1);
+}
 const runs = { baseline: [], this: [] };
 for (let run = 1; run <= Number(values.runs); run++) {
   for (const [side, dir] of [

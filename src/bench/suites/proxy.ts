@@ -10,8 +10,6 @@
 // is the proxy just started (cold); every later row runs after each process served
 // WARM_REQUESTS requests, as a proxy that runs all day has.
 // `npm run bench -- proxy`. Targets (warm): p50 added ≤ 2 ms on a small request, first byte within 1 ms.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
   type RecordedRequest,
@@ -19,6 +17,7 @@ import {
   startScriptedModelServer,
 } from '@agent-compact/testing';
 import { startProxy } from '../../proxy/index.js';
+import { cpuMs, startProxyProcess as startBuiltProxy, startListening } from '../child-process.js';
 import {
   agent,
   agentSizedRequestBody,
@@ -145,38 +144,9 @@ async function throughput(origin: string): Promise<number> {
   return (CONCURRENT_SESSIONS * REQUESTS_PER_SESSION * 1000) / (performance.now() - started);
 }
 
-async function startProxyProcess(
-  upstream: string,
-  extra: string[] = [],
-): Promise<{ url: string; child: ChildProcess }> {
-  const bin = fileURLToPath(new URL('../../cli/bin.js', import.meta.url));
-  return startListening([
-    bin,
-    'proxy',
-    '--upstream',
-    upstream,
-    '--port',
-    '0',
-    '--mid',
-    '150000',
-    '--hard',
-    '190000',
-    ...extra,
-  ]);
-}
-
-/** A child process that prints `listening on URL` first. */
-async function startListening(args: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.once('data', (chunk: Buffer) => {
-      const match = /^listening on (\S+)/.exec(chunk.toString('utf8'));
-      if (match?.[1]) resolve(match[1]);
-      else reject(new Error(`unexpected first line: ${chunk.toString('utf8')}`));
-    });
-    child.once('exit', (code) => reject(new Error(`proxy exited with ${code}`)));
-  });
-  return { url, child };
+/** `agent-compact proxy` of this build, as a child process. */
+function startProxyProcess(upstream: string, extra: string[] = []) {
+  return startBuiltProxy(fileURLToPath(new URL('../../cli/bin.js', import.meta.url)), upstream, extra);
 }
 
 /** The small-request comparison again with the dashboard open (its event stream read) and `--otel`. */
@@ -226,18 +196,6 @@ async function compareGemini(direct: string, proxied: string): Promise<void> {
     'first',
     geminiStreamRoute,
   );
-}
-
-/** Milliseconds of CPU (user + system) a process used so far, from Linux's /proc; undefined elsewhere. */
-function cpuMs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    // Fields 14 and 15 of /proc/PID/stat (after the command in parentheses): clock ticks of 10 ms.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The scripted server keeps every request it received; drop them between phases to bound memory. */
@@ -351,7 +309,7 @@ async function compareWithBareHop(
     const [bareCpu, proxyCpu] = [perRequest(0, cpuMs(bare.child.pid)), perRequest(1, cpuMs(proxyPid))];
     if (!Number.isNaN(bareCpu) && !Number.isNaN(proxyCpu)) {
       console.log(
-        `  CPU per request (user + system, from /proc): bare hop ${bareCpu.toFixed(2)} ms, proxy ${proxyCpu.toFixed(2)} ms`,
+        `  CPU per request (user + system, from /proc): bare hop ${bareCpu.toFixed(3)} ms, proxy ${proxyCpu.toFixed(3)} ms`,
       );
     }
     console.log(`\nThe agent-sized first-byte row against the bare hop, ${SAMPLES_STREAM} samples:`);
