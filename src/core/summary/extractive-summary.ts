@@ -54,8 +54,7 @@ export function createExtractiveSummaryModel(): SummaryModel {
     modelId: 'extractive',
     async summarize(request) {
       const text = extractiveSummary(request.messages, request.maxOutputTokens, request.focus, {
-        factsInLedger: request.ledger !== undefined,
-        ...(request.ledger === undefined ? {} : { ledger: request.ledger }),
+        ledger: request.ledger,
       });
       return { text };
     },
@@ -64,16 +63,17 @@ export function createExtractiveSummaryModel(): SummaryModel {
 
 /**
  * The extractive summary of a history, merged with any earlier summary found at its start. With
- * `factsInLedger` the session ledger goes out beside it: only the narrative is written (the task,
- * the last assistant note), not the files, commands, errors and later user messages it holds;
- * with the `ledger` text itself, a long latest request the ledger quotes whole is named, not repeated.
+ * a `ledger`, the session ledger goes out beside it: only the narrative is written (the task, the
+ * last assistant note), not the files, commands, errors and later user messages it holds, and a
+ * long latest request the ledger quotes whole is named, not repeated.
  */
 export function extractiveSummary(
   messages: readonly Message[],
   maxTokens = DEFAULT_MAX_TOKENS,
   focus?: string,
-  { factsInLedger = false, ledger }: { factsInLedger?: boolean; ledger?: string } = {},
+  { ledger }: { ledger?: string | undefined } = {},
 ): string {
+  const factsInLedger = ledger !== undefined;
   const sections = new Map<SummarySection, string[]>(summarySections.map((name) => [name, []]));
   const add = (section: SummarySection, line: string) => {
     const list = sections.get(section)!;

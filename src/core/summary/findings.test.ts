@@ -96,8 +96,9 @@ describe('the current work', () => {
 describe('the offline summary', () => {
   it.each([false, true])(
     'never leaves the findings and the current state empty when the history has them (ledger beside it: %s)',
-    (factsInLedger) => {
-      const sections = parseSummarySections(extractiveSummary(history, 2000, undefined, { factsInLedger }));
+    (withLedger) => {
+      const ledger = withLedger ? '<session_ledger>\n</session_ledger>' : undefined;
+      const sections = parseSummarySections(extractiveSummary(history, 2000, undefined, { ledger }));
       expect(sections.get('Key findings and decisions')!.join('\n')).toContain('`CalculateTokenUsage()`');
       const state = sections.get('Current state')!.join('\n');
       expect(state).toContain('- Last edit: transcript.go: if seen[id] {');
@@ -112,12 +113,7 @@ describe('the offline summary', () => {
       { role: 'assistant', content: 'Reading the backend first.' },
     ];
     const state = (ledger: string | undefined, messages = history) =>
-      parseSummarySections(
-        extractiveSummary(messages, 2000, undefined, {
-          factsInLedger: ledger !== undefined,
-          ...(ledger === undefined ? {} : { ledger }),
-        }),
-      )
+      parseSummarySections(extractiveSummary(messages, 2000, undefined, { ledger }))
         .get('Current state')!
         .join('\n');
     const quoted = state(

@@ -106,8 +106,7 @@ export async function writeSummary(
     reason: `summary model ${settings.summarizer.provider}:${settings.summarizer.modelId} failed after ${attempts} attempt(s): ${describe(lastError)}`,
   });
   const text = extractiveSummary(dropped, settings.maxSummaryTokens, options.focus, {
-    factsInLedger: options.ledger !== undefined,
-    ...(options.ledger === undefined ? {} : { ledger: options.ledger }),
+    ledger: options.ledger,
   });
   return { text, events };
 }
