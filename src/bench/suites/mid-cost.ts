@@ -9,6 +9,7 @@ import { join, relative, resolve } from 'node:path';
 import { createExtractiveSummaryModel } from 'agent-compact';
 import { importTranscriptFile } from 'agent-compact/importers';
 import { createTiktokenCounter } from 'agent-compact/tokenizer';
+import { defaultPriceTable } from '../../proxy/price-table.js';
 import { midRewritesPer100Turns } from '../../simulate/format-results.js';
 import type { StrategySummary } from '../../simulate/replay.js';
 import { peerNames } from '../../simulate/replay-strategies.js';
@@ -38,6 +39,8 @@ interface FileRow {
   agent: StrategySummary;
   ofNone: number;
   cheapestPeer: StrategyName;
+  /** The cheapest peer's figures, for how its summary calls were billed beside agent-compact's. */
+  peer: StrategySummary;
   ofPeer: number;
 }
 
@@ -97,6 +100,7 @@ async function replayConfiguration(
       agent,
       ofNone: none.cost === 0 ? 1 : agent.cost / none.cost,
       cheapestPeer: cheapestPeer!,
+      peer: summaries[cheapestPeer!]!.summary,
       ofPeer: peerCost === 0 ? 1 : agent.cost / peerCost,
     });
     for (const name of ['none', 'agent-compact'] as const)
@@ -118,6 +122,26 @@ function addTo(total: StrategySummary | undefined, summary: StrategySummary): St
   total.facts += summary.facts;
   total.factsVisible += summary.factsVisible;
   return total;
+}
+
+/**
+ * agent-compact ÷ the cheapest peer had its summary calls read from the cache the share of their
+ * input the peer's did: the uncached part is billed as a cache write, the cached one as a read.
+ */
+function atPeerCacheShare({ agent, peer }: FileRow): number {
+  const share = peer.summaryInputTokens === 0 ? 0 : peer.summaryCacheReadTokens / peer.summaryInputTokens;
+  const moreRead = Math.max(0, share * agent.summaryInputTokens - agent.summaryCacheReadTokens);
+  const prices = defaultPriceTable;
+  const saved =
+    (moreRead * (prices.cacheWriteMultiplier - prices.cacheReadMultiplier) * prices.inputPerMillion) / 1e6;
+  return peer.cost === 0 ? 1 : (agent.cost - saved) / peer.cost;
+}
+
+/** The share of the summary calls' input tokens read from the prompt cache, as a percentage. */
+function cachedShare(summaries: readonly StrategySummary[]): string {
+  const input = summaries.reduce((sum, summary) => sum + summary.summaryInputTokens, 0);
+  const cached = summaries.reduce((sum, summary) => sum + summary.summaryCacheReadTokens, 0);
+  return input === 0 ? 'n/a' : `${((100 * cached) / input).toFixed(0)}%`;
 }
 
 function verdict(pass: boolean): string {
@@ -144,17 +168,25 @@ function printConfiguration(label: string, rows: readonly FileRow[], [none, agen
   const worstPeer = [...rows].sort((left, right) => right.ofPeer - left.ofPeer);
   console.log(`\n### ${label}: ${rows.length} transcripts, ${agent!.turns.toLocaleString('en-US')} turns\n`);
   console.log(
-    '| transcript | turns | ÷ none | ÷ cheapest peer | cheapest peer | mid / hard | mid rewrites / 100 turns |',
+    '| transcript | turns | ÷ none | ÷ cheapest peer | cheapest peer | mid / hard | mid rewrites / 100 turns | summary input from cache (agent-compact / peer) |',
   );
-  console.log('| --- | ---: | ---: | ---: | --- | ---: | ---: |');
+  console.log('| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |');
   for (const row of worstPeer.slice(0, WORST_ROWS)) {
     console.log(
-      `| ${row.file} | ${row.agent.turns} | ${row.ofNone.toFixed(3)}× | ${row.ofPeer.toFixed(3)}× | ${row.cheapestPeer} | ${row.agent.compactions.mid} / ${row.agent.compactions.hard} | ${midRewritesPer100Turns(row.agent).toFixed(1)} |`,
+      `| ${row.file} | ${row.agent.turns} | ${row.ofNone.toFixed(3)}× | ${row.ofPeer.toFixed(3)}× | ${row.cheapestPeer} | ${row.agent.compactions.mid} / ${row.agent.compactions.hard} | ${midRewritesPer100Turns(row.agent).toFixed(1)} | ${cachedShare([row.agent])} / ${cachedShare([row.peer])} |`,
     );
   }
   console.log(
     `\nAll transcripts: agent-compact $${agent!.cost.toFixed(2)} = ${(agent!.cost / none!.cost).toFixed(3)}× none; mid ${agent!.compactions.mid}, hard ${agent!.compactions.hard}, mid rewrites ${agent!.midRewrites} = ${midRewritesPer100Turns(agent!).toFixed(1)} per 100 turns; context overflows ${agent!.contextOverflows}; retention ${((agent!.facts === 0 ? 1 : agent!.factsVisible / agent!.facts) * 100).toFixed(1)}%.`,
   );
+  if (overPeer.length > 0) {
+    // Thinking blocks stay out of agent-compact's summary calls (a summary runs with thinking off);
+    // the peers' stand-in calls send the history as it is and read it from the agent's cache.
+    const stillOver = overPeer.filter((row) => atPeerCacheShare(row) > MAX_OF_CHEAPEST_PEER);
+    console.log(
+      `Summary calls' input read from the prompt cache on the ${overPeer.length} transcripts over ${MAX_OF_CHEAPEST_PEER}× the cheapest peer: agent-compact ${cachedShare(overPeer.map((row) => row.agent))}, their cheapest peers ${cachedShare(overPeer.map((row) => row.peer))}; billed at the peer's share, ${stillOver.length} of them would stay over.`,
+    );
+  }
   console.log(
     `- never more than none on a transcript: worst ${worstNone?.ofNone.toFixed(3)}× (${worstNone?.file}), ${overNone.length} over — ${verdict(overNone.length === 0)}`,
   );
