@@ -18,6 +18,7 @@ export { withMessages } from '../core/request/compact-request.js';
 export { readRequestConversation } from '../core/request/request-conversation.js';
 export { isPlainObject } from '../core/request/request-format.js';
 export { extractiveSummary } from '../core/summary/extractive-summary.js';
+export { SAME_MODEL_PROVIDER } from '../core/summary/readable-history.js';
 export {
   bridgeText,
   defaultIdentity,

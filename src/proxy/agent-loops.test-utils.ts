@@ -53,7 +53,7 @@ export interface LoopOptions {
   systemMessage?: string;
 }
 
-const readFileTool = {
+export const readFileTool = {
   name: 'read_file',
   description: 'Read a file',
   input_schema: { type: 'object' as const, properties: { path: { type: 'string' } } },

@@ -8,7 +8,9 @@ import {
   anthropicLoop,
   isSummaryRequest,
   openAIChatLoop,
+  readFileTool,
   toolCallingScript,
+  toolOutput,
 } from './agent-loops.test-utils.js';
 import type { RunningProxy } from './proxy-options.js';
 import { startProxy } from './proxy-server.js';
@@ -117,5 +119,52 @@ describe('the same summarizer with extended thinking', () => {
     expect(sent.thinking).toBeUndefined();
     expect(sent.context_management).toBeUndefined();
     expect(sent.max_tokens).toBe(1000);
+  });
+});
+
+describe('the same summarizer for an agent that thinks', () => {
+  /** A Claude Code-like loop: adaptive thinking, and each answer kept with its signed thinking first. */
+  async function thinkingLoop(url: string, turns: number): Promise<void> {
+    const messages: Record<string, unknown>[] = [{ role: 'user', content: 'Read every file.' }];
+    for (let turn = 0; turn < turns; turn += 1) {
+      const answer = await fetch(`${url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({
+          model: 'claude-test',
+          max_tokens: 32_000,
+          thinking: { type: 'adaptive' },
+          context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
+          system: 'You are a coding agent.',
+          tools: [readFileTool],
+          messages,
+        }),
+      });
+      const message = (await answer.json()) as { content: { type: string; id?: string }[] };
+      const thinking = { type: 'thinking', thinking: `Turn ${turn}: the next file.`, signature: `SIG${turn}` };
+      messages.push({ role: 'assistant', content: [thinking, ...message.content] });
+      const calls = message.content.filter((block) => block.type === 'tool_use');
+      if (calls.length === 0) break;
+      messages.push({
+        role: 'user',
+        content: calls.map((call) => ({ type: 'tool_result', tool_use_id: call.id, content: toolOutput(turn) })),
+      });
+    }
+  }
+
+  it('Anthropic: keeps thinking on and the thinking blocks in, so the summary reads the agent’s cached messages', async () => {
+    const { server, records } = await startWithSame();
+    await thinkingLoop(proxy!.url, 12);
+    expect(records.some((record) => record.layer === 'hard')).toBe(true);
+    const index = server.requests.findIndex(isSummaryRequest);
+    const summary = server.requests[index]!.body;
+    const previous = server.requests[index - 1]!.body;
+    expect(summary.thinking).toEqual({ type: 'adaptive' });
+    expect(summary.context_management).toEqual(previous.context_management);
+    expect(summary.max_tokens).toBe(32_000);
+    // The summary's history is the request before it, message for message, thinking included.
+    const sent = summary.messages as unknown[];
+    expect(JSON.stringify(sent)).toContain('"signature":"SIG');
+    expect(sent.slice(0, -1)).toEqual((previous.messages as unknown[]).slice(0, sent.length - 1));
   });
 });

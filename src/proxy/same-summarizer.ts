@@ -9,7 +9,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { SummaryModel, SummaryResult } from 'agent-compact';
 import { CompactError } from 'agent-compact';
 import type { WireDialect } from 'agent-compact/internal';
-import { dialects } from 'agent-compact/internal';
+import { dialects, SAME_MODEL_PROVIDER } from 'agent-compact/internal';
 import type { WireFormat } from 'agent-compact/wire';
 import { upstreamHeaders } from './forward.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
@@ -32,7 +32,7 @@ export function createSameSummaryModel(client: UpstreamClient, context: SummaryC
   const dialect = dialects[context.api];
   return {
     specificationVersion: 'v1',
-    provider: 'same',
+    provider: SAME_MODEL_PROVIDER,
     modelId: 'same',
     async summarize(request, options = {}) {
       const call = dialect.summaryCall(context.url, context.body, request);

@@ -10,7 +10,7 @@ import {
   type SystemPrompt,
   type TextBlock,
 } from '../model/messages.js';
-import { readableHistory } from '../summary/readable-history.js';
+import { historyForSummarizer } from '../summary/readable-history.js';
 import { bridgeText, summaryAcknowledgement } from '../summary/summary-format.js';
 import { type SummarySettings, writeSummary } from '../summary/write-summary.js';
 import { countMessagesTokens } from '../tokens/message-tokens.js';
@@ -165,8 +165,8 @@ export async function planHard(
   // Both records are ground truth for a model summarizer: it must not contradict them. Without
   // the ledger the summary keeps the facts itself (the extractive model writes them only then).
   const groundTruth = ledger && workingSet ? `${ledger}\n\n${workingSet}` : ledger;
-  // The summarizer reads only what is readable: nothing signed or encrypted leaves for another model.
-  const summary = await writeSummary(readableHistory(split.dropped), {
+  // Nothing signed or encrypted leaves for another model; the agent's own model gets it all.
+  const summary = await writeSummary(historyForSummarizer(split.dropped, context.settings.summarizer), {
     settings: context.settings,
     counter: context.counter,
     ...(context.system === undefined ? {} : { system: context.system }),

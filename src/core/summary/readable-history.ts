@@ -6,6 +6,10 @@ import type {
   ToolResultBlock,
   ToolResultContentBlock,
 } from '../model/messages.js';
+import type { SummaryModel } from './summary-model.js';
+
+/** The provider of a summary model that is the agent's own model with its own settings. */
+export const SAME_MODEL_PROVIDER = 'same';
 
 /** Stands in for a message whose every block was unreadable, so the history stays valid. */
 export const UNREADABLE_CONTENT_TEXT = '[encrypted or signed content omitted]';
@@ -30,6 +34,17 @@ export function readableHistory(messages: readonly Message[]): Message[] {
       content: content.length > 0 ? content : [{ type: 'text', text: UNREADABLE_CONTENT_TEXT }],
     };
   });
+}
+
+/**
+ * The history a summarizer gets: as the agent sent it for the agent's own model (its request then
+ * shares the agent's cached prefix, thinking blocks and all), {@link readableHistory} for any other.
+ */
+export function historyForSummarizer(
+  messages: readonly Message[],
+  summarizer: Pick<SummaryModel, 'provider'>,
+): readonly Message[] {
+  return summarizer.provider === SAME_MODEL_PROVIDER ? messages : readableHistory(messages);
 }
 
 function needsRewrite(block: ContentBlock): boolean {

@@ -53,7 +53,12 @@ export interface SummaryCallOptions {
  */
 export interface SummaryModel {
   readonly specificationVersion: 'v1';
-  /** Provider name, e.g. `anthropic`, `openai`, `extractive`. */
+  /**
+   * Provider name, e.g. `anthropic`, `openai`, `extractive`. `same` is the agent's own model,
+   * called with the agent's own request settings (the proxy's default summarizer): it gets the
+   * history exactly as the agent sent it, signed reasoning included, so its request can read the
+   * agent's cached prefix; every other summarizer gets it without what another model cannot read.
+   */
   readonly provider: string;
   /** The model id. */
   readonly modelId: string;

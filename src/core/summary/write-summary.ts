@@ -11,6 +11,7 @@ import {
 } from '../tokens/message-tokens.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { extractiveSummary } from './extractive-summary.js';
+import { readableHistory } from './readable-history.js';
 import { renderMessage } from './render-message.js';
 import { summaryInstructions, summaryOpen } from './summary-format.js';
 import type { SummaryModel, SummaryResult } from './summary-model.js';
@@ -105,7 +106,8 @@ export async function writeSummary(
     type: 'fallback-used',
     reason: `summary model ${settings.summarizer.provider}:${settings.summarizer.modelId} failed after ${attempts} attempt(s): ${describe(lastError)}`,
   });
-  const text = extractiveSummary(dropped, settings.maxSummaryTokens, options.focus, {
+  // The agent's own model may have been given the history as sent; the fallback reads what is readable.
+  const text = extractiveSummary(readableHistory(dropped), settings.maxSummaryTokens, options.focus, {
     ledger: options.ledger,
   });
   return { text, events };

@@ -8,6 +8,10 @@
  * the step returns at once; the compactor swaps it in on the first request after the answer arrived,
  * and only a request over the hard threshold before then waits for the rest.
  *
+ * The offline stand-in summarizer answers for the agent's own model, as the proxy's default (`same`)
+ * summarizer does: its request carries the history as the agent sent it, thinking blocks included,
+ * as the peers' stand-in calls do.
+ *
  * Every request is passed its time (`now`), so the compactor sees an expired prompt cache. A
  * `CONTEXT_OVERFLOW` (the compactor refusing to summarize twice in a row) sends the history as it
  * is, as an agent that catches the error would, and is counted.
@@ -15,6 +19,7 @@
 
 import type { CompactorOptions, Message, SummaryModel } from 'agent-compact';
 import { CompactError, createCompactor } from 'agent-compact';
+import { SAME_MODEL_PROVIDER } from 'agent-compact/internal';
 import { createRequestTokenCounter, type RequestTokenCounter } from '../prompt-cache.js';
 import type { ReplayStrategy, ReplayStrategyOptions, StrategyStep } from '../replay-strategy.js';
 import { callSeconds, defaultLatencyModel, type LatencyModel } from '../timing.js';
@@ -40,7 +45,9 @@ function createVirtualTimeSummaryModel(
   const due: Array<{ at: number; release: () => void }> = [];
   return {
     specificationVersion: 'v1',
-    provider: inner.provider,
+    // The offline stand-in answers for the agent's own model (its calls are priced as that model's),
+    // as the proxy's default summarizer is: it gets the history as the agent sent it.
+    provider: inner.provider === 'extractive' ? SAME_MODEL_PROVIDER : inner.provider,
     modelId: inner.modelId,
     async summarize(request, options) {
       const startedAt = now;

@@ -1,4 +1,5 @@
 /** The summary call on the Gemini API, borrowing the request being compacted. */
+import { readableHistory } from '../../summary/readable-history.js';
 import type { SummaryRequest } from '../../summary/summary-model.js';
 import type { SummaryCall } from '../dialect.js';
 import { toGeminiContents } from './gemini-write.js';
@@ -33,7 +34,7 @@ export function geminiSummaryCall(
     body: {
       ...rest,
       ...(system ? { systemInstruction: { parts: [{ text: system }] } } : {}),
-      contents: toGeminiContents(request.messages),
+      contents: toGeminiContents(readableHistory(request.messages)),
       generationConfig: { ...kept, maxOutputTokens: request.maxOutputTokens },
     },
   };

@@ -1,5 +1,6 @@
 /** The summary call on OpenAI Chat Completions, borrowing the request being compacted. */
 import { toOpenAIMessages } from '../../conversation/openai-format.js';
+import { readableHistory } from '../../summary/readable-history.js';
 import type { SummaryRequest } from '../../summary/summary-model.js';
 import { withoutStreaming, withSystem } from '../_internal/summary-call.js';
 import type { SummaryCall } from '../dialect.js';
@@ -9,7 +10,7 @@ export function openAIChatSummaryCall(
   body: Record<string, unknown>,
   request: SummaryRequest,
 ): SummaryCall {
-  const messages = toOpenAIMessages(withSystem(request.messages, request.system));
+  const messages = toOpenAIMessages(withSystem(readableHistory(request.messages), request.system));
   // The request's own limit field: older models take `max_tokens`, newer ones only the other.
   const limitField = body.max_tokens !== undefined ? 'max_tokens' : 'max_completion_tokens';
   return { url, body: { ...withoutStreaming(body), messages, [limitField]: request.maxOutputTokens } };

@@ -1,5 +1,6 @@
 /** The summary call on the OpenAI Responses API, borrowing the request being compacted. */
 
+import { readableHistory } from '../../summary/readable-history.js';
 import type { SummaryRequest } from '../../summary/summary-model.js';
 import { withoutStreaming } from '../_internal/summary-call.js';
 import type { SummaryCall } from '../dialect.js';
@@ -11,7 +12,7 @@ export function responsesSummaryCall(
   request: SummaryRequest,
 ): SummaryCall {
   // System text read from `instructions` stays there (toResponsesInput leaves it out).
-  const input = toResponsesInput(request.messages, request.system);
+  const input = toResponsesInput(readableHistory(request.messages), request.system);
   return { url, body: { ...withoutStreaming(body), input, max_output_tokens: request.maxOutputTokens } };
 }
 
