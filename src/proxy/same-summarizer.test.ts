@@ -141,13 +141,21 @@ describe('the same summarizer for an agent that thinks', () => {
         }),
       });
       const message = (await answer.json()) as { content: { type: string; id?: string }[] };
-      const thinking = { type: 'thinking', thinking: `Turn ${turn}: the next file.`, signature: `SIG${turn}` };
+      const thinking = {
+        type: 'thinking',
+        thinking: `Turn ${turn}: the next file.`,
+        signature: `SIG${turn}`,
+      };
       messages.push({ role: 'assistant', content: [thinking, ...message.content] });
       const calls = message.content.filter((block) => block.type === 'tool_use');
       if (calls.length === 0) break;
       messages.push({
         role: 'user',
-        content: calls.map((call) => ({ type: 'tool_result', tool_use_id: call.id, content: toolOutput(turn) })),
+        content: calls.map((call) => ({
+          type: 'tool_result',
+          tool_use_id: call.id,
+          content: toolOutput(turn),
+        })),
       });
     }
   }

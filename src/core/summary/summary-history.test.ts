@@ -12,7 +12,10 @@ function thinkingSession(turns: number): Message[] {
     message.role === 'assistant' && Array.isArray(message.content)
       ? {
           ...message,
-          content: [{ type: 'thinking', thinking: `plan ${index}`, signature: `SIG${index}` }, ...message.content],
+          content: [
+            { type: 'thinking', thinking: `plan ${index}`, signature: `SIG${index}` },
+            ...message.content,
+          ],
         }
       : message,
   );
@@ -34,7 +37,9 @@ function recording(provider: string): SummaryModel & { requests: SummaryRequest[
 }
 
 const blockTypes = (messages: readonly Message[]) =>
-  messages.flatMap((message) => (Array.isArray(message.content) ? message.content.map((block) => block.type) : []));
+  messages.flatMap((message) =>
+    Array.isArray(message.content) ? message.content.map((block) => block.type) : [],
+  );
 
 describe('the history a hard compaction sends its summarizer', () => {
   it('is the history as the agent sent it for the agent’s own model, so its request shares the cached prefix', async () => {
