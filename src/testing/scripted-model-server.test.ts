@@ -135,6 +135,60 @@ describe('Anthropic Messages API', () => {
     expect(requests[0]?.outcome).toBe('invalid-request');
   });
 
+  it('opens each answer with a signed thinking block when the request turns thinking on', async () => {
+    const { anthropicBaseURL } = await start(['Plain.', 'Streamed.']);
+    const client = anthropicClient(anthropicBaseURL);
+    const request = {
+      model: 'claude-test',
+      max_tokens: 2000,
+      thinking: { type: 'adaptive' as const },
+      messages: question,
+    };
+    const plain = await client.messages.create(request);
+    expect(plain.content[0]).toMatchObject({ type: 'thinking', thinking: '' });
+    expect(plain.content[1]).toEqual({ type: 'text', text: 'Plain.' });
+    const streamed = await client.messages.stream(request).finalMessage();
+    expect(streamed.content[0]).toMatchObject({
+      type: 'thinking',
+      signature: expect.stringMatching(/^scripted-signature-/),
+    });
+    expect(streamed.content[1]).toMatchObject({ type: 'text', text: 'Streamed.' });
+    const off = await start(['No thinking.']);
+    const unthinking = await anthropicClient(off.anthropicBaseURL).messages.create({
+      ...request,
+      thinking: undefined,
+    });
+    expect(unthinking.content.map((block) => block.type)).toEqual(['text']);
+  });
+
+  it('holds a thinking request to the API’s rules: the tool turn opens with its thinking, a prefill holds none', async () => {
+    const { anthropicBaseURL, requests } = await start(['never sent']);
+    const client = anthropicClient(anthropicBaseURL);
+    const toolTurn = (content: Anthropic.ContentBlockParam[]): Anthropic.MessageParam[] => [
+      ...question,
+      {
+        role: 'assistant',
+        content: [...content, { type: 'tool_use', id: 'toolu_1', name: 'read', input: {} }],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'x' }] },
+    ];
+    const send = (body: Omit<Anthropic.MessageCreateParamsNonStreaming, 'model' | 'max_tokens'>) =>
+      client.messages
+        .create({ model: 'claude-test', max_tokens: 2000, ...body })
+        .catch((caught: unknown) => caught);
+    const withoutThinking = await send({ thinking: { type: 'adaptive' }, messages: toolTurn([]) });
+    expect(withoutThinking).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((withoutThinking as Error).message).toContain('must start with a thinking block');
+    const prefill = await send({
+      messages: [
+        ...question,
+        { role: 'assistant', content: [{ type: 'thinking', thinking: '', signature: 's' }] },
+      ],
+    });
+    expect((prefill as Error).message).toContain('When thinking is disabled');
+    expect(requests.map((request) => request.outcome)).toEqual(['invalid-request', 'invalid-request']);
+  });
+
   it('rejects a block type the API does not take, as the API does', async () => {
     const { anthropicBaseURL, openaiBaseURL, requests } = await start(['never sent']);
     const anthropicError = await anthropicClient(anthropicBaseURL)

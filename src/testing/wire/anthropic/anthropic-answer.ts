@@ -4,6 +4,31 @@
  */
 import { type Answer, streamPieces } from '../../_wire.js';
 
+/** What an Anthropic answer carries beyond {@link Answer}. */
+interface AnthropicExtras {
+  /** With thinking on, the signature of the thinking block the answer opens with. */
+  thinkingSignature?: string;
+}
+
+/**
+ * A request that turns thinking on gets answers that open with a signed thinking block, as the API
+ * gives them with `display: "omitted"`: no text, a signature the client must send back.
+ */
+export function anthropicExtras(body: Record<string, unknown>, answerNumber: number): AnthropicExtras {
+  return thinkingOn(body) ? { thinkingSignature: `scripted-signature-${answerNumber}` } : {};
+}
+
+/** Whether a request turns thinking on (`enabled` with a budget, or `adaptive`). */
+export function thinkingOn(body: Record<string, unknown>): boolean {
+  const type = (body.thinking as { type?: unknown } | undefined)?.type;
+  return type === 'enabled' || type === 'adaptive';
+}
+
+function thinkingBlock(answer: Answer): Record<string, unknown>[] {
+  const signature = (answer as Answer & AnthropicExtras).thinkingSignature;
+  return signature === undefined ? [] : [{ type: 'thinking', thinking: '', signature }];
+}
+
 function anthropicUsage(answer: Answer, outputTokens: number): Record<string, unknown> {
   const usage: Record<string, unknown> = { input_tokens: answer.usage.uncachedTokens };
   if (answer.reportCacheFields) {
@@ -21,7 +46,7 @@ export function anthropicMessage(answer: Answer): Record<string, unknown> {
     type: 'message',
     role: 'assistant',
     model: answer.model,
-    content: answer.blocks,
+    content: [...thinkingBlock(answer), ...answer.blocks],
     stop_reason: answer.stop,
     stop_sequence: null,
     usage: anthropicUsage(answer, answer.usage.outputTokens),
@@ -44,7 +69,22 @@ export function anthropicEvents(answer: Answer): string[] {
     },
   });
   event({ type: 'ping' });
-  answer.blocks.forEach((block, index) => {
+  const thinking = thinkingBlock(answer);
+  for (const [index, block] of thinking.entries()) {
+    event({
+      type: 'content_block_start',
+      index,
+      content_block: { type: 'thinking', thinking: '', signature: '' },
+    });
+    event({
+      type: 'content_block_delta',
+      index,
+      delta: { type: 'signature_delta', signature: block.signature },
+    });
+    event({ type: 'content_block_stop', index });
+  }
+  answer.blocks.forEach((block, blockIndex) => {
+    const index = blockIndex + thinking.length;
     switch (block.type) {
       case 'text':
         event({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });

@@ -9,6 +9,7 @@ import { countCacheControl } from '../../_cache-control.js';
 import { type UnknownContentType, unknownIn } from '../../_content-types.js';
 import { invalidRequest, type WireError } from '../../_wire.js';
 import type { CheckedRequest } from '../scripted-wire.js';
+import { thinkingOn } from './anthropic-answer.js';
 
 /** The API's limit on `cache_control` marks in one request. */
 const MAX_CACHE_BREAKPOINTS = 4;
@@ -66,6 +67,8 @@ export function checkAnthropicRequest({
       unknown.path,
     );
   }
+  const thinking = thinkingProblem(body);
+  if (thinking) return thinking;
   const [first] = validateMessages(body.messages, {
     format: 'anthropic',
     ...(body.system !== undefined ? { system: body.system } : {}),
@@ -73,6 +76,44 @@ export function checkAnthropicRequest({
     ...(allowsSystemMessages(headers['anthropic-beta']) ? { systemMessages: true } : {}),
   });
   return first ? invalidRequest(`${first.path}: ${first.message}`, first.path) : undefined;
+}
+
+/**
+ * The API's thinking rules, with its messages: with thinking on, the assistant turn a tool result
+ * answers must open with its thinking (so a client sends back what it was given); with thinking
+ * off, a final assistant message (a prefill) cannot hold thinking.
+ */
+function thinkingProblem(body: Record<string, unknown>): WireError | undefined {
+  const messages = Array.isArray(body.messages) ? (body.messages as Record<string, unknown>[]) : [];
+  const last = messages.length - 1;
+  if (!thinkingOn(body)) {
+    const final = messages[last];
+    if (final?.role !== 'assistant' || !blocksOf(final).some((block) => isThinking(block))) return undefined;
+    return invalidRequest(
+      `messages.${last}.content: When thinking is disabled, an \`assistant\` message in the final position cannot contain \`thinking\`. To use thinking blocks, enable \`thinking\` in your request.`,
+      `messages.${last}.content`,
+    );
+  }
+  if (
+    messages[last]?.role !== 'user' ||
+    !blocksOf(messages[last]!).some((block) => block.type === 'tool_result')
+  )
+    return undefined;
+  const answered = last - 1;
+  const first = blocksOf(messages[answered] ?? {})[0];
+  if (messages[answered]?.role !== 'assistant' || isThinking(first)) return undefined;
+  return invalidRequest(
+    `messages.${answered}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first?.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`.`,
+    `messages.${answered}.content.0.type`,
+  );
+}
+
+function blocksOf(message: Record<string, unknown>): { type?: unknown }[] {
+  return Array.isArray(message.content) ? (message.content as { type?: unknown }[]) : [];
+}
+
+function isThinking(block: { type?: unknown } | undefined): boolean {
+  return block?.type === 'thinking' || block?.type === 'redacted_thinking';
 }
 
 /** The checks before the conversation: the version header, the fields, the cache marks. */

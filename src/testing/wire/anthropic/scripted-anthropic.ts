@@ -2,7 +2,7 @@
 import { answerRequest } from '../../_answer-request.js';
 import { invalidRequest, type WireError } from '../../_wire.js';
 import type { AnswerWriter, ScriptedWire } from '../scripted-wire.js';
-import { anthropicEvents, anthropicMessage } from './anthropic-answer.js';
+import { anthropicEvents, anthropicExtras, anthropicMessage } from './anthropic-answer.js';
 import { checkAnthropicRequest } from './anthropic-request.js';
 
 function errorBody(error: WireError): Record<string, unknown> {
@@ -27,6 +27,7 @@ const writer: AnswerWriter = {
   checkRequest: checkAnthropicRequest,
   promptTooLong: (tokens, contextWindow) =>
     invalidRequest(`prompt is too long: ${tokens} tokens > ${contextWindow} maximum`, null),
+  answerExtras: anthropicExtras,
   streamParts: anthropicEvents,
   answerBody: anthropicMessage,
   errorBody,
