@@ -3,6 +3,7 @@ import type { ProxyRequestRecord } from '../proxy/index.js';
 import type { RecordedRequest } from '../testing/index.js';
 import {
   checkAgainstBaseline,
+  checkSummaryReadsCache,
   checkSurvivesHard,
   checkTokensSent,
   checkUpstreamCompactions,
@@ -161,6 +162,53 @@ describe('valueForSchema', () => {
     expect(valueForSchema(router)).toEqual({ complexity_reasoning: 'scripted', complexity_score: 50 });
     expect(valueForSchema({ type: 'object', properties: { next: { enum: ['user', 'model'] } } })).toEqual({
       next: 'user',
+    });
+  });
+});
+
+describe('checkSummaryReadsCache', () => {
+  const thinking = { type: 'adaptive' };
+  const turn = (index: number) => [
+    { role: 'assistant', content: [{ type: 'thinking', thinking: '', signature: `s${index}` }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${index}`, content: 'x' }] },
+  ];
+  const history = [{ role: 'user', content: 'Read.' }, ...turn(1), ...turn(2)];
+  const request = (index: number, body: Record<string, unknown>) =>
+    ({ index, api: 'anthropic', method: 'POST', path: '/v1/messages', body }) as unknown as RecordedRequest;
+  const run = (summaryBody: Record<string, unknown>): E2ETraffic => {
+    const agent = request(0, { thinking, messages: history });
+    const summary = request(1, summaryBody);
+    return {
+      api: 'anthropic',
+      exitCode: 0,
+      client: [],
+      server: [agent],
+      allServer: [agent, summary],
+      records: [],
+    };
+  };
+  const isSummary = (recorded: RecordedRequest) => recorded.index === 1;
+  const instructions = {
+    role: 'user',
+    content: [...(history[4]!.content as object[]), { type: 'text', text: 'Write a summary.' }],
+  };
+
+  it('passes a summary with the agent’s thinking and history', () => {
+    const check = checkSummaryReadsCache(
+      run({ thinking, messages: [...history.slice(0, -1), instructions] }),
+      isSummary,
+    );
+    expect(check).toMatchObject({ passed: true, detail: 'messages shared with the request before: 4/5' });
+  });
+
+  it('fails one that turned thinking off or left the thinking blocks out', () => {
+    const off = run({ messages: [...history.slice(0, -1), instructions] });
+    expect(checkSummaryReadsCache(off, isSummary).passed).toBe(false);
+    const stripped = [history[0], { role: 'assistant', content: [] }, ...history.slice(2, -1), instructions];
+    const check = checkSummaryReadsCache(run({ thinking, messages: stripped }), isSummary);
+    expect(check).toMatchObject({
+      passed: false,
+      detail: 'messages shared with the request before: 1/5; parted: requests 1',
     });
   });
 });

@@ -258,3 +258,48 @@ function workingSetBlock(body: unknown): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * The summary the proxy asked for reads the agent's cache: each summary request the server
+ * received carries the agent's `thinking` setting and system prompt, and opens with the history of
+ * the agent's request just before it, thinking blocks included, at least through its first
+ * assistant turn (where a history without thinking blocks, or with the system messages moved into
+ * the system prompt, parted). The detail says how much of that history each one shares.
+ */
+export function checkSummaryReadsCache(
+  traffic: E2ETraffic,
+  isSummary: (request: RecordedRequest) => boolean,
+): E2ECheck {
+  let previous: RecordedRequest | undefined;
+  const shares: string[] = [];
+  const parted: string[] = [];
+  for (const request of traffic.allServer) {
+    if (traffic.server.includes(request)) previous = request;
+    if (!isSummary(request)) continue;
+    const before = messagesOf(previous?.body);
+    const sent = messagesOf(request.body).slice(0, -1);
+    const differs = sent.findIndex(
+      (message, index) => JSON.stringify(message) !== JSON.stringify(before[index]),
+    );
+    const shared = differs === -1 ? sent.length : differs;
+    shares.push(`${shared}/${before.length}`);
+    const firstAssistant = before.findIndex(
+      (message) => (message as { role?: unknown }).role === 'assistant',
+    );
+    const same = (field: string) =>
+      JSON.stringify(request.body[field]) === JSON.stringify(previous?.body[field]);
+    if (!same('thinking') || !same('system') || shared <= firstAssistant) parted.push(String(request.index));
+  }
+  return {
+    name: "the summary request shares the agent's cached prefix (its thinking, system and history)",
+    passed: shares.length > 0 && parted.length === 0,
+    detail:
+      shares.length === 0
+        ? 'no summary request'
+        : `messages shared with the request before: ${shares.join(', ')}${parted.length ? `; parted: requests ${parted.join(', ')}` : ''}`,
+  };
+}
+
+function messagesOf(body: Record<string, unknown> | undefined): unknown[] {
+  return Array.isArray(body?.messages) ? (body.messages as unknown[]) : [];
+}

@@ -13,6 +13,7 @@ import { type AgentRun, type AgentSpec, directRun, proxiedRun, wrappedRun } from
 import {
   checkPeak,
   checkPrefixRewrites,
+  checkSummaryReadsCache,
   checkSurvivesHard,
   checkTokensSent,
   checkTraffic,
@@ -310,6 +311,7 @@ const specs: Array<[AgentSpec, (run: AgentRun) => E2ECheck[]]> = [
     (run) => [
       checkSurvivesHard(run.traffic, CLAUDE_FACTS),
       checkWorkingSetAfterHard(run.traffic, { file: CODE_FILE, definition: CODE_EDIT.definition }),
+      checkSummaryReadsCache(run.traffic, isSummary),
     ],
   ]),
   [codexSpec(agents.codex), () => []],

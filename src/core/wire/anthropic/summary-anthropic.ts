@@ -1,5 +1,6 @@
 /** The summary call on the Anthropic Messages API, borrowing the request being compacted. */
 import type { Message } from '../../model/messages.js';
+import { isSystemMessage, placeSystemMessages, splitSystemMessages } from '../../request/system-messages.js';
 import { readableHistory } from '../../summary/readable-history.js';
 import type { SummaryRequest } from '../../summary/summary-model.js';
 import { textOfBlocks, withoutStreaming } from '../_internal/summary-call.js';
@@ -21,14 +22,15 @@ export function anthropicSummaryCall(
   const { thinking, context_management: management, ...settings } = withoutStreaming(body);
   const keepsThinking = thinkingOn(thinking) && lastAssistantThinks(request.messages);
   const kept = keepsThinking ? management : withoutThinkingEdits(management);
+  const { system, messages } = withAgentSystemMessages(body, request);
   return {
     url,
     body: {
       ...settings,
       ...(keepsThinking ? { thinking } : {}),
       ...(kept === undefined ? {} : { context_management: kept }),
-      ...(request.system === undefined ? {} : { system: request.system }),
-      messages: keepsThinking ? request.messages : readableHistory(request.messages),
+      ...(system === undefined ? {} : { system }),
+      messages: keepsThinking ? messages : readableHistory(messages as Message[]),
       max_tokens:
         keepsThinking && typeof body.max_tokens === 'number' ? body.max_tokens : request.maxOutputTokens,
     },
@@ -37,6 +39,28 @@ export function anthropicSummaryCall(
 
 export function anthropicAnswerText(answer: Record<string, unknown>): string {
   return textOfBlocks(answer.content);
+}
+
+/**
+ * The summary's system prompt and messages as the agent's request had them: the compactor reads
+ * the agent's `role: "system"` messages into the system prompt it gives the summarizer, so here
+ * the agent's own system prompt comes back and each system message goes back before the message it
+ * stood before, as the proxy placed it in the request it forwarded.
+ */
+function withAgentSystemMessages(
+  body: Record<string, unknown>,
+  request: SummaryRequest,
+): { system: unknown; messages: unknown[] } {
+  const places = splitSystemMessages(Array.isArray(body.messages) ? body.messages : []);
+  if (places.placed.length === 0) return { system: request.system, messages: request.messages };
+  // The summary covers the agent's previous request: what stood before the turn the compaction
+  // keeps (the last assistant message on) came later. The rest are placed as the proxy placed them.
+  const keptTurn = places.conversation.findLastIndex((message) => message.role === 'assistant');
+  const covered = places.placed.filter(({ before }) => keptTurn === -1 || before < keptTurn);
+  const placed = placeSystemMessages(request.messages.slice(0, -1), { ...places, placed: covered });
+  let end = placed.length;
+  while (end > 0 && isSystemMessage(placed[end - 1])) end--;
+  return { system: body.system, messages: [...placed.slice(0, end), ...request.messages.slice(-1)] };
 }
 
 function thinkingOn(thinking: unknown): boolean {
