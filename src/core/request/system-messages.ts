@@ -65,12 +65,14 @@ export function withSystemMessageText(
  * Puts the system messages back into compacted messages. When the compaction kept every message
  * in place (`inPlace`: micro and mid rewrite blocks, never move messages), each goes back at its own
  * position; otherwise before the message it stood before if that survived (the same object), else
- * before the first later message that survived, else at the end.
+ * before the first later message that survived, else at the end. A displaced one that a later
+ * identical one repeats is left out, unless `keepCopies` (a summary request keeps it, as the
+ * request forwarded before held it when the client's copies still differed).
  */
 export function placeSystemMessages(
   compacted: readonly Message[],
   { conversation, placed }: SystemMessagePlaces,
-  { inPlace = false }: { inPlace?: boolean } = {},
+  { inPlace = false, keepCopies = false }: { inPlace?: boolean; keepCopies?: boolean } = {},
 ): unknown[] {
   if (placed.length === 0) return compacted.slice();
   const positionOf = new Map(compacted.map((message, index) => [message, index] as const));
@@ -82,12 +84,13 @@ export function placeSystemMessages(
     }
     return compacted.length;
   };
-  const kept = inPlace
-    ? placed
-    : withoutDisplacedCopies(placed, (before) => {
-        const own = conversation[before];
-        return own !== undefined && !positionOf.has(own);
-      });
+  const kept =
+    inPlace || keepCopies
+      ? placed
+      : withoutDisplacedCopies(placed, (before) => {
+          const own = conversation[before];
+          return own !== undefined && !positionOf.has(own);
+        });
   const output: unknown[] = [];
   let next = 0;
   compacted.forEach((message, position) => {

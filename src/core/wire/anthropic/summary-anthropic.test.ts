@@ -40,7 +40,24 @@ describe('anthropicSummaryCall', () => {
     expect(call.body.system).toBe('You are a coding agent.');
     expect(call.body.thinking).toEqual({ type: 'adaptive' });
     expect(call.body.max_tokens).toBe(32_000);
-    // `later` stood before the kept turn, which the agent's previous request did not have yet.
-    expect(call.body.messages).toEqual([task, environment, a1, instructions]);
+    // `later` stood before the kept turn, which the agent's previous request did not have yet; the
+    // end of that request (the block before the instructions) is marked for the cache.
+    const [result, text] = instructions.content as object[];
+    expect(call.body.messages).toEqual([
+      task,
+      environment,
+      a1,
+      { role: 'user', content: [{ ...result, cache_control: { type: 'ephemeral' } }, text] },
+    ]);
+  });
+
+  it('adds no cache breakpoint to a request that has its four', () => {
+    const marked = { type: 'text', text: 'tools', cache_control: { type: 'ephemeral' } };
+    const call = anthropicSummaryCall(
+      new URL('http://127.0.0.1/v1/messages'),
+      { ...body, system: [marked, marked, marked, marked] },
+      { messages: [task, a1!, instructions], maxOutputTokens: 1000 },
+    );
+    expect((call.body.messages as unknown[]).at(-1)).toEqual(instructions);
   });
 });

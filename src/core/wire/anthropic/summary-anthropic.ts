@@ -1,5 +1,10 @@
 /** The summary call on the Anthropic Messages API, borrowing the request being compacted. */
 import type { Message } from '../../model/messages.js';
+import {
+  countFixedBreakpoints,
+  countMessageBreakpoints,
+  MAX_CACHE_BREAKPOINTS,
+} from '../../request/cache-breakpoints.js';
 import { isSystemMessage, placeSystemMessages, splitSystemMessages } from '../../request/system-messages.js';
 import { readableHistory } from '../../summary/readable-history.js';
 import type { SummaryRequest } from '../../summary/summary-model.js';
@@ -30,7 +35,11 @@ export function anthropicSummaryCall(
       ...(keepsThinking ? { thinking } : {}),
       ...(kept === undefined ? {} : { context_management: kept }),
       ...(system === undefined ? {} : { system }),
-      messages: keepsThinking ? messages : readableHistory(messages as Message[]),
+      messages: withBreakpointBeforeInstructions(
+        keepsThinking ? messages : readableHistory(messages as Message[]),
+        system,
+        settings.tools,
+      ),
       max_tokens:
         keepsThinking && typeof body.max_tokens === 'number' ? body.max_tokens : request.maxOutputTokens,
     },
@@ -57,10 +66,43 @@ function withAgentSystemMessages(
   // keeps (the last assistant message on) came later. The rest are placed as the proxy placed them.
   const keptTurn = places.conversation.findLastIndex((message) => message.role === 'assistant');
   const covered = places.placed.filter(({ before }) => keptTurn === -1 || before < keptTurn);
-  const placed = placeSystemMessages(request.messages.slice(0, -1), { ...places, placed: covered });
+  const placed = placeSystemMessages(
+    request.messages.slice(0, -1),
+    { ...places, placed: covered },
+    { keepCopies: true },
+  );
   let end = placed.length;
   while (end > 0 && isSystemMessage(placed[end - 1])) end--;
   return { system: body.system, messages: [...placed.slice(0, end), ...request.messages.slice(-1)] };
+}
+
+/**
+ * The instructions' message with a cache breakpoint on its block before the instructions (the end
+ * of the agent's previous request), so the provider reads the history from the cache up to there;
+ * only while the request has a breakpoint left (the API takes four).
+ */
+function withBreakpointBeforeInstructions(messages: unknown[], system: unknown, tools: unknown): unknown[] {
+  const last = messages.at(-1) as Message | undefined;
+  if (!last || !Array.isArray(last.content) || last.content.length < 2) return messages;
+  const used =
+    countFixedBreakpoints(system, Array.isArray(tools) ? tools : undefined) +
+    countMessageBreakpoints(messages.filter((message): message is Message => !isSystemMessage(message))) +
+    systemMessageBreakpoints(messages);
+  const at = last.content.length - 2;
+  const block = last.content[at]!;
+  if (used >= MAX_CACHE_BREAKPOINTS || 'cache_control' in block || block.type === 'thinking') return messages;
+  const content = last.content.map((each, index) =>
+    index === at ? { ...each, cache_control: { type: 'ephemeral' } } : each,
+  ) as Message['content'];
+  return [...messages.slice(0, -1), { ...last, content }];
+}
+
+/** Breakpoints in the `role: "system"` messages among `messages`. */
+function systemMessageBreakpoints(messages: readonly unknown[]): number {
+  return messages
+    .filter(isSystemMessage)
+    .flatMap((message) => (Array.isArray(message.content) ? message.content : []))
+    .filter((block) => typeof block === 'object' && block !== null && 'cache_control' in block).length;
 }
 
 function thinkingOn(thinking: unknown): boolean {
