@@ -18,7 +18,6 @@ export { withMessages } from '../core/request/compact-request.js';
 export { readRequestConversation } from '../core/request/request-conversation.js';
 export { isPlainObject } from '../core/request/request-format.js';
 export { extractiveSummary } from '../core/summary/extractive-summary.js';
-export { SAME_MODEL_PROVIDER } from '../core/summary/readable-history.js';
 export {
   bridgeText,
   defaultIdentity,
@@ -27,6 +26,7 @@ export {
   summaryInstructions,
   summarySections,
 } from '../core/summary/summary-format.js';
+export { SAME_MODEL_PROVIDER } from '../core/summary/summary-model.js';
 export {
   BLOCK_OVERHEAD_TOKENS,
   IMAGE_TOKENS,

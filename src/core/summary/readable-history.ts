@@ -6,10 +6,7 @@ import type {
   ToolResultBlock,
   ToolResultContentBlock,
 } from '../model/messages.js';
-import type { SummaryModel } from './summary-model.js';
-
-/** The provider of a summary model that is the agent's own model with its own settings. */
-export const SAME_MODEL_PROVIDER = 'same';
+import { SAME_MODEL_PROVIDER, type SummaryModel } from './summary-model.js';
 
 /** Stands in for a message whose every block was unreadable, so the history stays valid. */
 export const UNREADABLE_CONTENT_TEXT = '[encrypted or signed content omitted]';

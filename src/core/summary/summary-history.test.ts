@@ -3,8 +3,7 @@ import { createCompactor } from '../compactor.js';
 import { agentSession } from '../conversation/session-builder.test-utils.js';
 import type { Message } from '../model/messages.js';
 import { createExtractiveSummaryModel } from './extractive-summary.js';
-import { SAME_MODEL_PROVIDER } from './readable-history.js';
-import type { SummaryModel, SummaryRequest } from './summary-model.js';
+import { SAME_MODEL_PROVIDER, type SummaryModel, type SummaryRequest } from './summary-model.js';
 
 /** The test session with each assistant turn opening with its signed thinking, as Claude Code's do. */
 function thinkingSession(turns: number): Message[] {

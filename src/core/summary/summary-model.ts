@@ -46,6 +46,9 @@ export interface SummaryCallOptions {
   signal?: AbortSignal;
 }
 
+/** The provider of a summary model that is the agent's own model with its own settings. */
+export const SAME_MODEL_PROVIDER = 'same';
+
 /**
  * A model that writes summaries. Adapters over the official SDKs implement it
  * (`agent-compact/anthropic`, `agent-compact/openai`); {@link createExtractiveSummaryModel} is the

@@ -84,10 +84,10 @@ function withAgentSystemMessages(
 function withBreakpointBeforeInstructions(messages: unknown[], system: unknown, tools: unknown): unknown[] {
   const last = messages.at(-1) as Message | undefined;
   if (!last || !Array.isArray(last.content) || last.content.length < 2) return messages;
+  // The count reads every message's blocks, the `role: "system"` ones included.
   const used =
     countFixedBreakpoints(system, Array.isArray(tools) ? tools : undefined) +
-    countMessageBreakpoints(messages.filter((message): message is Message => !isSystemMessage(message))) +
-    systemMessageBreakpoints(messages);
+    countMessageBreakpoints(messages as Message[]);
   const at = last.content.length - 2;
   const block = last.content[at]!;
   if (used >= MAX_CACHE_BREAKPOINTS || 'cache_control' in block || block.type === 'thinking') return messages;
@@ -95,14 +95,6 @@ function withBreakpointBeforeInstructions(messages: unknown[], system: unknown, 
     index === at ? { ...each, cache_control: { type: 'ephemeral' } } : each,
   ) as Message['content'];
   return [...messages.slice(0, -1), { ...last, content }];
-}
-
-/** Breakpoints in the `role: "system"` messages among `messages`. */
-function systemMessageBreakpoints(messages: readonly unknown[]): number {
-  return messages
-    .filter(isSystemMessage)
-    .flatMap((message) => (Array.isArray(message.content) ? message.content : []))
-    .filter((block) => typeof block === 'object' && block !== null && 'cache_control' in block).length;
 }
 
 function thinkingOn(thinking: unknown): boolean {
