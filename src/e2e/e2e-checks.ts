@@ -52,11 +52,8 @@ export function checkTraffic(traffic: E2ETraffic): E2ECheck[] {
   const unstable: number[] = [];
   for (let index = 1; index < traffic.server.length; index += 1) {
     if (traffic.records[index]?.layer !== 'none') continue;
-    const before = conversationOf(traffic.server[index - 1]?.body).map(fingerprintMessage);
-    const after = conversationOf(traffic.server[index]?.body).map(fingerprintMessage);
-    const extends_ =
-      before.length <= after.length && before.every((item, position) => item === after[position]);
-    if (extends_) stablePairs += 1;
+    const before = conversationOf(traffic.server[index - 1]?.body);
+    if (sharedPrefix(before, conversationOf(traffic.server[index]?.body)) === before.length) stablePairs += 1;
     else unstable.push(index);
   }
   return [
@@ -110,9 +107,8 @@ export function checkPeak(traffic: E2ETraffic, baseline: E2ETraffic): E2ECheck {
 export function checkPrefixRewrites(traffic: E2ETraffic): E2ECheck {
   const rewrites: number[] = [];
   for (let index = 1; index < traffic.server.length; index += 1) {
-    const before = conversation(traffic.api, traffic.server[index - 1]?.body).map(fingerprintMessage);
-    const after = conversation(traffic.api, traffic.server[index]?.body).map(fingerprintMessage);
-    if (before.length > after.length || before.some((item, position) => item !== after[position]))
+    const before = conversation(traffic.api, traffic.server[index - 1]?.body);
+    if (sharedPrefix(before, conversation(traffic.api, traffic.server[index]?.body)) < before.length)
       rewrites.push(index);
   }
   return {
@@ -128,6 +124,21 @@ function modelCalls(traffic: E2ETraffic): RecordedRequest[] {
     (request) =>
       request.method === 'POST' && (request.path.startsWith('/v1/') || request.path.startsWith('/v1beta/')),
   );
+}
+
+/**
+ * How many messages `after` opens with that are `before`'s, as the prompt cache sees them (cache
+ * breakpoints aside, one text block as a string).
+ */
+function sharedPrefix(before: readonly unknown[], after: readonly unknown[]): number {
+  let shared = 0;
+  while (
+    shared < before.length &&
+    shared < after.length &&
+    fingerprintMessage(before[shared]) === fingerprintMessage(after[shared])
+  )
+    shared++;
+  return shared;
 }
 
 /** The conversation array of a request body in the run's API. */
@@ -276,12 +287,8 @@ export function checkSummaryReadsCache(
   for (const request of traffic.allServer) {
     if (traffic.server.includes(request)) previous = request;
     if (!isSummary(request)) continue;
-    const before = messagesOf(previous?.body);
-    const sent = messagesOf(request.body).slice(0, -1);
-    const differs = sent.findIndex(
-      (message, index) => JSON.stringify(message) !== JSON.stringify(before[index]),
-    );
-    const shared = differs === -1 ? sent.length : differs;
+    const before = conversation(traffic.api, previous?.body);
+    const shared = sharedPrefix(before, conversation(traffic.api, request.body).slice(0, -1));
     shares.push(`${shared}/${before.length}`);
     const firstAssistant = before.findIndex(
       (message) => (message as { role?: unknown }).role === 'assistant',
@@ -298,8 +305,4 @@ export function checkSummaryReadsCache(
         ? 'no summary request'
         : `messages shared with the request before: ${shares.join(', ')}${parted.length ? `; parted: requests ${parted.join(', ')}` : ''}`,
   };
-}
-
-function messagesOf(body: Record<string, unknown> | undefined): unknown[] {
-  return Array.isArray(body?.messages) ? (body.messages as unknown[]) : [];
 }
