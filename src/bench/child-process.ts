@@ -1,6 +1,10 @@
 // Child processes the proxy suites start (the proxy as users run it, the bare hop) and the CPU they use.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** This build's `agent-compact` command. */
+const thisBuild = fileURLToPath(new URL('../cli/bin.js', import.meta.url));
 
 /** A child process that prints `listening on URL` first. */
 export async function startListening(args: string[]): Promise<{ url: string; child: ChildProcess }> {
@@ -16,14 +20,18 @@ export async function startListening(args: string[]): Promise<{ url: string; chi
   return { url, child };
 }
 
-/** `agent-compact proxy` from the build at `bin`, at thresholds no bench request reaches. */
+/** `agent-compact proxy` (this build's, or the command at `bin`) at thresholds no bench request reaches. */
 export function startProxyProcess(
-  bin: string,
   upstream: string,
-  extra: string[] = [],
+  { extra = [], bin = thisBuild }: { extra?: string[]; bin?: string } = {},
 ): Promise<{ url: string; child: ChildProcess }> {
   const thresholds = ['--mid', '150000', '--hard', '190000'];
   return startListening([bin, 'proxy', '--upstream', upstream, '--port', '0', ...thresholds, ...extra]);
+}
+
+/** The bare pass-through hop in front of `upstream` (`bare-hop.ts`): the floor of any proxy. */
+export function startBareHop(upstream: string): Promise<{ url: string; child: ChildProcess }> {
+  return startListening([fileURLToPath(new URL('./bare-hop.js', import.meta.url)), upstream]);
 }
 
 /**

@@ -11,6 +11,7 @@ import { importTranscriptFile } from 'agent-compact/importers';
 import { createTiktokenCounter } from 'agent-compact/tokenizer';
 import { defaultPriceTable } from '../../proxy/price-table.js';
 import { midRewritesPer100Turns } from '../../simulate/format-results.js';
+import { billRequest } from '../../simulate/prompt-cache.js';
 import type { StrategySummary } from '../../simulate/replay.js';
 import { peerNames } from '../../simulate/replay-strategies.js';
 import type { StrategyName } from '../../simulate/replay-strategy.js';
@@ -126,14 +127,17 @@ function addTo(total: StrategySummary | undefined, summary: StrategySummary): St
 
 /**
  * agent-compact ÷ the cheapest peer had its summary calls read from the cache the share of their
- * input the peer's did: the uncached part is billed as a cache write, the cached one as a read.
+ * input the peer's did, billed as the replay bills a request.
  */
 function atPeerCacheShare({ agent, peer }: FileRow): number {
   const share = peer.summaryInputTokens === 0 ? 0 : peer.summaryCacheReadTokens / peer.summaryInputTokens;
-  const moreRead = Math.max(0, share * agent.summaryInputTokens - agent.summaryCacheReadTokens);
-  const prices = defaultPriceTable;
-  const saved =
-    (moreRead * (prices.cacheWriteMultiplier - prices.cacheReadMultiplier) * prices.inputPerMillion) / 1e6;
+  const inputCost = (reusedTokens: number) =>
+    billRequest({ inputTokens: agent.summaryInputTokens, reusedTokens, outputTokens: 0 }, defaultPriceTable)
+      .cost;
+  const saved = Math.max(
+    0,
+    inputCost(agent.summaryCacheReadTokens) - inputCost(share * agent.summaryInputTokens),
+  );
   return peer.cost === 0 ? 1 : (agent.cost - saved) / peer.cost;
 }
 
@@ -180,8 +184,8 @@ function printConfiguration(label: string, rows: readonly FileRow[], [none, agen
     `\nAll transcripts: agent-compact $${agent!.cost.toFixed(2)} = ${(agent!.cost / none!.cost).toFixed(3)}× none; mid ${agent!.compactions.mid}, hard ${agent!.compactions.hard}, mid rewrites ${agent!.midRewrites} = ${midRewritesPer100Turns(agent!).toFixed(1)} per 100 turns; context overflows ${agent!.contextOverflows}; retention ${((agent!.facts === 0 ? 1 : agent!.factsVisible / agent!.facts) * 100).toFixed(1)}%.`,
   );
   if (overPeer.length > 0) {
-    // Thinking blocks stay out of agent-compact's summary calls (a summary runs with thinking off);
-    // the peers' stand-in calls send the history as it is and read it from the agent's cache.
+    // Every strategy's summary call sends the history as it is; agent-compact's instructions also
+    // carry the ledger and the working set as ground truth, new in every call.
     const stillOver = overPeer.filter((row) => atPeerCacheShare(row) > MAX_OF_CHEAPEST_PEER);
     console.log(
       `Summary calls' input read from the prompt cache on the ${overPeer.length} transcripts over ${MAX_OF_CHEAPEST_PEER}× the cheapest peer: agent-compact ${cachedShare(overPeer.map((row) => row.agent))}, their cheapest peers ${cachedShare(overPeer.map((row) => row.peer))}; billed at the peer's share, ${stillOver.length} of them would stay over.`,

@@ -6,10 +6,10 @@
 // build's proxy takes its turn too, and the suite prints this build ÷ the baseline.
 // `npm run bench -- proxy-cpu`. Target: within 10% of the round's starting build.
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type RecordedRequest, startScriptedModelServer } from '@agent-compact/testing';
-import { cpuMs, startListening, startProxyProcess } from '../child-process.js';
+import { cpuMs, startBareHop, startProxyProcess } from '../child-process.js';
 import { post, requestBody, smallConversation } from '../proxy-requests.js';
+import { percentile } from '../redis-bench-server.js';
 
 /** Requests each process serves before the rounds: V8 optimizes after hundreds of calls. */
 const WARM_REQUESTS = 1_500;
@@ -17,22 +17,18 @@ const ROUNDS = 7;
 /** Requests per process per round: at about 0.5 ms of CPU each, a second of CPU per figure. */
 const REQUESTS_PER_ROUND = 2_000;
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
+const median = (values: readonly number[]) => percentile(values, 0.5);
 
 export async function run(): Promise<void> {
   const server = await startScriptedModelServer({ script: () => 'ok', validation: 'off' });
   const baseline = process.env.AGENT_COMPACT_BENCH_BASELINE;
-  const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
   const sides = [
-    { name: 'bare hop', process: await startListening([here('../bare-hop.js'), server.url]) },
-    { name: 'proxy', process: await startProxyProcess(here('../../cli/bin.js'), server.url) },
+    { name: 'bare hop', process: await startBareHop(server.url) },
+    { name: 'proxy', process: await startProxyProcess(server.url) },
   ];
   if (baseline) {
     const bin = path.resolve(baseline, 'dist', 'cli', 'bin.js');
-    sides.push({ name: 'baseline proxy', process: await startProxyProcess(bin, server.url) });
+    sides.push({ name: 'baseline proxy', process: await startProxyProcess(server.url, { bin }) });
   }
   const forget = () => {
     (server.requests as RecordedRequest[]).length = 0;

@@ -10,14 +10,13 @@
 // is the proxy just started (cold); every later row runs after each process served
 // WARM_REQUESTS requests, as a proxy that runs all day has.
 // `npm run bench -- proxy`. Targets (warm): p50 added ≤ 2 ms on a small request, first byte within 1 ms.
-import { fileURLToPath } from 'node:url';
 import {
   type RecordedRequest,
   type ScriptedModelServer,
   startScriptedModelServer,
 } from '@agent-compact/testing';
 import { startProxy } from '../../proxy/index.js';
-import { cpuMs, startProxyProcess as startBuiltProxy, startListening } from '../child-process.js';
+import { cpuMs, startBareHop, startProxyProcess } from '../child-process.js';
 import {
   agent,
   agentSizedRequestBody,
@@ -97,7 +96,7 @@ async function compare(
  * warming up shows.
  */
 async function coldCurve(server: ScriptedModelServer, proxied: string): Promise<void> {
-  const bare = await startListening([fileURLToPath(new URL('../bare-hop.js', import.meta.url)), server.url]);
+  const bare = await startBareHop(server.url);
   const added = { proxy: [] as string[], bare: [] as string[] };
   try {
     for (let start = 0; start < WARM_REQUESTS; start += SAMPLES_STREAM) {
@@ -144,15 +143,10 @@ async function throughput(origin: string): Promise<number> {
   return (CONCURRENT_SESSIONS * REQUESTS_PER_SESSION * 1000) / (performance.now() - started);
 }
 
-/** `agent-compact proxy` of this build, as a child process. */
-function startProxyProcess(upstream: string, extra: string[] = []) {
-  return startBuiltProxy(fileURLToPath(new URL('../../cli/bin.js', import.meta.url)), upstream, extra);
-}
-
 /** The small-request comparison again with the dashboard open (its event stream read) and `--otel`. */
 async function compareWatched(server: ScriptedModelServer): Promise<void> {
   const direct = server.url;
-  const { url, child } = await startProxyProcess(direct, ['--otel']);
+  const { url, child } = await startProxyProcess(direct, { extra: ['--otel'] });
   const watcher = new AbortController();
   try {
     await (await fetch(`${url}/agent-compact/`)).text();
@@ -275,7 +269,7 @@ async function compareWithBareHop(
   proxyPid?: number,
 ): Promise<void> {
   const direct = server.url;
-  const bare = await startListening([fileURLToPath(new URL('../bare-hop.js', import.meta.url)), direct]);
+  const bare = await startBareHop(direct);
   try {
     await warmUp(server, [bare.url]);
     console.log(
