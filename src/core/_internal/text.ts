@@ -41,6 +41,18 @@ export function shortenLine(text: string, max: number): string {
   return line.length <= max ? line : `${line.slice(0, Math.max(0, max - 1))}…`;
 }
 
+/** The first `items` that fit in `chars` characters joined by `, ` (the first whatever its length). */
+export function fittingItems(items: readonly string[], chars: number): string[] {
+  const kept: string[] = [];
+  let length = 0;
+  for (const item of items) {
+    length += item.length + (kept.length > 0 ? 2 : 0);
+    if (kept.length > 0 && length > chars) break;
+    kept.push(item);
+  }
+  return kept;
+}
+
 /** `3.1k` style figures for placeholders. */
 export function formatCount(value: number): string {
   if (value < 1000) return String(value);

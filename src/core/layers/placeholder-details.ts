@@ -5,7 +5,7 @@
  * write or an edit sent, the names it defines. Read with the lexer: no parser call on the masking
  * path.
  */
-import { fileName, toolResultText } from '../_internal/text.js';
+import { fileName, fittingItems, toolResultText } from '../_internal/text.js';
 import { toolCallFact } from '../ledger/tool-call-facts.js';
 import type { ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 import { functionsFirst } from '../working-set/code-outline.js';
@@ -52,16 +52,10 @@ function defines(path: string, text: string, firstLine: number): string | undefi
   );
 }
 
-/** `label a, b (+n)`: the distinct names, first first, within {@link DETAILS_CHARS}. */
+/** `label a, b (+n)`: the distinct names, first first, within {@link DETAILS_CHARS} (the first whatever its length). */
 function listed(label: string, names: readonly string[]): string | undefined {
   const unique = [...new Set(names)].filter((name) => name !== '');
-  const shown: string[] = [];
-  let used = 0;
-  for (const name of unique) {
-    if (used + name.length + 2 > DETAILS_CHARS) break;
-    shown.push(name);
-    used += name.length + 2;
-  }
+  const shown = fittingItems(unique, DETAILS_CHARS);
   if (shown.length === 0) return undefined;
   const more = unique.length > shown.length ? ` (+${unique.length - shown.length})` : '';
   return `${label} ${shown.join(', ')}${more}`;

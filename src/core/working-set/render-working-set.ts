@@ -1,4 +1,4 @@
-import { escapeReservedTags } from '../_internal/text.js';
+import { escapeReservedTags, fittingItems } from '../_internal/text.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { forEachIdentifier } from './code-names.js';
 import { functionsFirst } from './code-outline.js';
@@ -216,7 +216,7 @@ function namesLine(
 /** A search each, the files it found after it: the agent opens them again without searching again. */
 function searchCandidates(state: WorkingSetState, latest: number, root: string): Omit<Candidate, 'tokens'>[] {
   return state.searches.map((search, index) => {
-    const places = fitting(
+    const places = fittingItems(
       search.hits.slice(0, SHOWN_HITS).map((hit) => underRoot(hit, root)),
       SHOWN_HITS_CHARS,
     );
@@ -238,18 +238,6 @@ function searchCandidates(state: WorkingSetState, latest: number, root: string):
       score: (RECENCY_WEIGHT * search.turn) / latest + SEARCH_WEIGHT + USE_WEIGHT * Math.log2(1 + uses),
     };
   });
-}
-
-/** The first `items` that fit in `chars` characters joined by `, ` (the first whatever its length). */
-function fitting(items: readonly string[], chars: number): string[] {
-  const kept: string[] = [];
-  let length = 0;
-  for (const item of items) {
-    length += item.length + (kept.length > 0 ? 2 : 0);
-    if (kept.length > 0 && length > chars) break;
-    kept.push(item);
-  }
-  return kept;
 }
 
 /** A path with the common directory cut, whether written absolute or relative to a parent of it. */
