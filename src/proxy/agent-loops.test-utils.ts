@@ -51,13 +51,22 @@ export interface LoopOptions {
    * its `anthropic-beta` header, unless `headers` overrides it).
    */
   systemMessage?: string;
+  /** Adaptive thinking with its context management, as Claude Code on its default model asks. */
+  thinking?: boolean;
 }
 
-export const readFileTool = {
+const readFileTool = {
   name: 'read_file',
   description: 'Read a file',
   input_schema: { type: 'object' as const, properties: { path: { type: 'string' } } },
 };
+
+/** What Claude Code adds to a request on its default model (fields newer than the SDK's types). */
+const thinkingFields = {
+  max_tokens: 32_000,
+  thinking: { type: 'adaptive' },
+  context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
+} as unknown as { max_tokens: number };
 
 /** An Anthropic tool loop through `baseURL`; returns the client's final history. */
 export async function anthropicLoop(
@@ -83,6 +92,7 @@ export async function anthropicLoop(
     const body = {
       model: 'claude-test',
       max_tokens: 200,
+      ...(options.thinking ? thinkingFields : {}),
       system: [
         {
           type: 'text' as const,

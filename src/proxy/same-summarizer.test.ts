@@ -8,9 +8,7 @@ import {
   anthropicLoop,
   isSummaryRequest,
   openAIChatLoop,
-  readFileTool,
   toolCallingScript,
-  toolOutput,
 } from './agent-loops.test-utils.js';
 import type { RunningProxy } from './proxy-options.js';
 import { startProxy } from './proxy-server.js';
@@ -123,42 +121,9 @@ describe('the same summarizer with extended thinking', () => {
 });
 
 describe('the same summarizer for an agent that thinks', () => {
-  /** A Claude Code-like loop: adaptive thinking, each answer (its signed thinking first) sent back as given. */
-  async function thinkingLoop(url: string, turns: number): Promise<void> {
-    const messages: Record<string, unknown>[] = [{ role: 'user', content: 'Read every file.' }];
-    for (let turn = 0; turn < turns; turn += 1) {
-      const answer = await fetch(`${url}/v1/messages`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
-        body: JSON.stringify({
-          model: 'claude-test',
-          max_tokens: 32_000,
-          thinking: { type: 'adaptive' },
-          context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
-          system: 'You are a coding agent.',
-          tools: [readFileTool],
-          messages,
-        }),
-      });
-      expect(answer.status).toBe(200);
-      const message = (await answer.json()) as { content: { type: string; id?: string }[] };
-      messages.push({ role: 'assistant', content: message.content });
-      const calls = message.content.filter((block) => block.type === 'tool_use');
-      if (calls.length === 0) break;
-      messages.push({
-        role: 'user',
-        content: calls.map((call) => ({
-          type: 'tool_result',
-          tool_use_id: call.id,
-          content: toolOutput(turn),
-        })),
-      });
-    }
-  }
-
   it('Anthropic: keeps thinking on and the thinking blocks in, so the summary reads the agent’s cached messages', async () => {
     const { server, records } = await startWithSame();
-    await thinkingLoop(proxy!.url, 12);
+    await anthropicLoop(proxy!.url, { turns: 12, stream: true, thinking: true });
     expect(records.some((record) => record.layer === 'hard')).toBe(true);
     const index = server.requests.findIndex(isSummaryRequest);
     const summary = server.requests[index]!.body;
