@@ -3,9 +3,10 @@ import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
 import { createMemorySessionStateStore } from './archive/memory-session-state-store.js';
 import { createCompactor } from './compactor.js';
 import { validateMessages } from './conversation/validate.js';
-import type { Message } from './model/messages.js';
+import type { Message, ToolResultBlock } from './model/messages.js';
 import type { SummaryModel, SummaryRequest } from './summary/summary-model.js';
 import { samples } from './working-set/__fixtures__/samples.js';
+import type { CodeParser } from './working-set/code-outline.js';
 
 const head = (messages: readonly Message[]) => (messages[0]!.content as { text: string }[])[0]!.text;
 const numbered = (text: string) =>
@@ -112,5 +113,42 @@ describe('the working set through maybeCompact', () => {
     expect(requests).toHaveLength(2);
     expect(requests[1]!.ledger).toContain('<working_set>');
     expect(requests[1]!.ledger).toContain('calculate_usage');
+  });
+});
+
+describe('a masked read through maybeCompact', () => {
+  it("names what the working set's parser found, without parsing the result again", async () => {
+    const seen: string[] = [];
+    const codeParser: CodeParser = {
+      specificationVersion: 'v1',
+      outline: (language, text) => {
+        seen.push(text);
+        return language === 'go'
+          ? [
+              {
+                name: 'ParsedByTreeSitter',
+                kind: 'function',
+                signature: 'func ParsedByTreeSitter()',
+                line: 1,
+                endLine: 2,
+              },
+            ]
+          : undefined;
+      },
+    };
+    const compactor = createCompactor({ codeParser, micro: { keepTurns: 1, cacheAware: false } });
+    const history: Message[] = [
+      { role: 'user', content: 'Fix the token count of transcripts.' },
+      ...call('Read', { file_path: goPath }, numbered(samples.go.text)),
+    ];
+    await compactor.maybeCompact(history);
+    const parsed = seen.length;
+    history.push(...call('Bash', { command: 'go test ./...' }, 'ok  \tgithub.com/x/cli/cmd\t0.5s\n'));
+    history.push(...call('Bash', { command: 'go vet ./...' }, 'ok\n'));
+    const result = await compactor.maybeCompact(history);
+    const placeholder = (result.messages[2]!.content as ToolResultBlock[])[0]!.content as string;
+    expect(placeholder).toMatch(/^\[Previous: used Read\(.*transcript\.go\).*; defines ParsedByTreeSitter;/);
+    expect(parsed).toBe(1);
+    expect(seen).toHaveLength(parsed);
   });
 });

@@ -441,6 +441,7 @@ function rewriteContext(runtime: SessionRuntime, settings: CompactorSettings, no
     now,
     toolUse: (id) => runtime.index.toolUse(id),
     recall: settings.recall,
+    parsedOutline: (toolUseId) => runtime.ledger.workingSet.readOutline(toolUseId),
   };
 }
 

@@ -13,7 +13,7 @@ import type { ArchiveItem } from '../archive/archive-store.js';
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 import { IMAGE_TOKENS } from '../tokens/message-tokens.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
-import { placeholderDetails } from './placeholder-details.js';
+import { type OutlineLookup, placeholderDetails } from './placeholder-details.js';
 
 /** What every layer produces: the new history, what it archives, and the tokens it frees. */
 export interface LayerPlan {
@@ -41,6 +41,8 @@ export interface RewriteContext {
   toolUse(id: string): ToolUseBlock | undefined;
   /** Whether the text the layers write names archive ids (the model has a recall tool). */
   recall: boolean;
+  /** The outline the working set already parsed for a file's text, when it has it. */
+  parsedOutline?: OutlineLookup;
 }
 
 /** The archive id to write into a placeholder: none when the model cannot recall it. */
@@ -167,7 +169,7 @@ export function maskToolResults(
                 result,
                 tokens: target.tokens,
                 archiveId: named,
-                details: placeholderDetails(toolUse, result),
+                details: placeholderDetails(toolUse, result, context.parsedOutline),
               })
             : supersededPlaceholder({ toolUse, newerToolUseId: target.newerToolUseId, archiveId: named }),
         ...(result.is_error === undefined ? {} : { is_error: result.is_error }),

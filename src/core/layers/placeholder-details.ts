@@ -2,12 +2,13 @@
  * What a masked tool result said, in a few words for its placeholder, so that after micro or mid
  * the agent still sees what it found without recalling it: for a file read, the names the file
  * defines (functions and types, then constants); for a search, the files it found; for the code a
- * write or an edit sent, the names it defines. Read with the lexer: no parser call on the masking
- * path.
+ * write or an edit sent, the names it defines. The outline the working set parsed when the result
+ * came in, else the lexer's: no parser call on the masking path.
  */
 import { fileName, fittingItems, toolResultText } from '../_internal/text.js';
 import { toolCallFact } from '../ledger/tool-call-facts.js';
 import type { ToolResultBlock, ToolUseBlock } from '../model/messages.js';
+import type { CodeDefinition } from '../working-set/code-outline.js';
 import { functionsFirst } from '../working-set/code-outline.js';
 import { fileReadOf, shownRead } from '../working-set/file-reads.js';
 import { outlineFile } from '../working-set/outline-file.js';
@@ -17,10 +18,14 @@ import { searchOf } from '../working-set/tool-edits.js';
 /** At most this many characters of names in one placeholder: a line, not a second file. */
 const DETAILS_CHARS = 160;
 
+/** The outline recorded for a read call's result, by tool_use id; undefined when there is none. */
+export type OutlineLookup = (toolUseId: string) => CodeDefinition[] | undefined;
+
 /** `defines A, B (+3)` for a file read, `found in a.go, b.go (+2)` for a search, else undefined. */
 export function placeholderDetails(
   toolUse: ToolUseBlock | undefined,
   result: ToolResultBlock,
+  parsed?: OutlineLookup,
 ): string | undefined {
   if (toolUse === undefined || result.is_error === true) return undefined;
   const fact = toolCallFact(toolUse);
@@ -34,7 +39,8 @@ export function placeholderDetails(
   const read = fileReadOf(toolUse, fact);
   const shown = read && shownRead(read, text);
   if (!read || !shown) return undefined;
-  return defines(read.path, shown.text, shown.firstLine);
+  const recorded = parsed?.(result.tool_use_id);
+  return recorded ? listed('defines', names(recorded)) : defines(read.path, shown.text, shown.firstLine);
 }
 
 /** `defines A, B (+3)` for a large field of a write or an edit (its code), else undefined. */
@@ -45,11 +51,12 @@ export function inputDetails(toolUse: ToolUseBlock, value: unknown): string | un
 }
 
 function defines(path: string, text: string, firstLine: number): string | undefined {
-  const definitions = functionsFirst(outlineFile(path, text, undefined, firstLine) ?? []);
-  return listed(
-    'defines',
-    definitions.map((definition) => definition.name),
-  );
+  return listed('defines', names(outlineFile(path, text, undefined, firstLine) ?? []));
+}
+
+/** The names of an outline, functions and types first. */
+function names(outline: readonly CodeDefinition[]): string[] {
+  return functionsFirst(outline).map((definition) => definition.name);
 }
 
 /** `label a, b (+n)`: the distinct names, first first, within {@link DETAILS_CHARS} (the first whatever its length). */

@@ -188,4 +188,29 @@ describe('renderLedger', () => {
     expect(text).toContain('- t4: (the latest request, repeated verbatim below)');
     expect(text).not.toContain(latest);
   });
+
+  it('counts the lines it shows, not every file a long session read', () => {
+    const state = createLedgerState();
+    state.files = Array.from({ length: 3000 }, (_, index) => ({
+      path: `/repo/src/module_${index % 97}/file_${index}.ts`,
+      action: 'read',
+      changed: false,
+      turn: index + 1,
+      toolUseId: `toolu_${index}`,
+    }));
+    const texts: string[] = [];
+    const counting = {
+      ...counter,
+      countText: (text: string) => {
+        texts.push(text);
+        return counter.countText(text);
+      },
+    };
+    const text = renderLedger(state, { maxTokens: 600, counter: counting }) ?? '';
+    expect(text).toMatch(/\(\d+ earlier not shown\)/);
+    expect(text).toContain('file_2999.ts');
+    expect(counter.countText(text)).toBeLessThanOrEqual(600);
+    // The files it shows, the directories and titles, and the check of the text: not 3,000 lines.
+    expect(texts.length).toBeLessThan(600);
+  });
 });

@@ -1,6 +1,12 @@
 import { escapeReservedTags } from '../_internal/text.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
-import { type Droppable, type LedgerSection, ledgerSections, sectionLines } from './ledger-sections.js';
+import {
+  type Droppable,
+  type LedgerItem,
+  type LedgerSection,
+  ledgerSections,
+  sectionLines,
+} from './ledger-sections.js';
 import type { LedgerState } from './ledger-state.js';
 
 export const ledgerOpen = '<session_ledger';
@@ -51,22 +57,19 @@ export function renderLedger(state: LedgerState, options: RenderLedgerOptions): 
     filesShown: options.filesShown,
   });
   if (sections.every((section) => section.items.length === 0)) return undefined;
-  const cost = sections.map((section) => section.items.map((entry) => counter.countText(entry.text) + 1));
   const groups = new Set(sections.flatMap((section) => section.items.map((entry) => entry.group ?? '')));
   const fixed =
     counter.countText(head) +
     sections.reduce((sum, section) => sum + counter.countText(section.title) + 2, 0) +
     [...groups].reduce((sum, group) => sum + counter.countText(group) + 1, 0);
-  let total = fixed + NOTE_TOKENS + cost.flat().reduce((sum, tokens) => sum + tokens, 0);
   // Instructions kept whole are paid for apart from the budget.
   const budget = maxTokens + instructionTokens;
   const drop = ([sectionIndex, itemIndex]: Droppable) => {
-    total -= cost[sectionIndex]![itemIndex]!;
     sections[sectionIndex]!.items[itemIndex]!.kept = false;
     sections[sectionIndex]!.dropped++;
   };
-  let next = 0;
-  while (next < dropOrder.length && total > budget) drop(dropOrder[next++]!);
+  let next = firstKept(sections, dropOrder, budget - fixed - NOTE_TOKENS, counter);
+  for (let index = 0; index < next; index++) drop(dropOrder[index]!);
   // The estimate misses how lines join: check the text itself and drop more while it is over.
   let text = formatLedger(sections, head, historyId);
   while (next < dropOrder.length && counter.countText(text) > budget) {
@@ -74,6 +77,30 @@ export function renderLedger(state: LedgerState, options: RenderLedgerOptions): 
     text = formatLedger(sections, head, historyId);
   }
   return text;
+}
+
+/**
+ * How many items of `dropOrder` go (its oldest first) so that what stays fits in `room`: the
+ * longest tail of it that fits beside the items never dropped. Counted from the tail, so a long
+ * session's ledger (thousands of files read) counts the lines it shows, not every line it holds.
+ */
+function firstKept(
+  sections: readonly LedgerSection[],
+  dropOrder: readonly Droppable[],
+  room: number,
+  counter: TokenCounter,
+): number {
+  const itemOf = ([section, item]: Droppable) => sections[section]!.items[item]!;
+  const cost = (item: LedgerItem) => counter.countText(item.text) + 1;
+  const droppable = new Set(dropOrder.map(itemOf));
+  let used = 0;
+  for (const section of sections)
+    for (const item of section.items) if (!droppable.has(item)) used += cost(item);
+  for (let index = dropOrder.length - 1; index >= 0; index--) {
+    used += cost(itemOf(dropOrder[index]!));
+    if (used > room) return index + 1;
+  }
+  return 0;
 }
 
 function formatLedger(

@@ -40,7 +40,7 @@ export function agentFindings(messages: readonly Message[], maxChars: number): s
       if (mentions === 0 && concludes === 0) continue;
       const recency = (RECENCY_WEIGHT * (index + 1)) / texts.length;
       sentences.push({
-        text: shortenLine(sentence, SENTENCE_CHARS),
+        text: sentence,
         at: sentences.length,
         score: mentions + concludes + recency,
       });
@@ -50,10 +50,13 @@ export function agentFindings(messages: readonly Message[], maxChars: number): s
   const seen = new Set<string>();
   let used = 0;
   for (const sentence of [...sentences].sort((left, right) => right.score - left.score)) {
-    if (seen.has(sentence.text) || used + sentence.text.length > maxChars) continue;
-    seen.add(sentence.text);
-    used += sentence.text.length + 3;
-    chosen.push(sentence);
+    // Every sentence is at least MIN_SENTENCE_CHARS long: none fits in less room.
+    if (maxChars - used < MIN_SENTENCE_CHARS) break;
+    const text = shortenLine(sentence.text, SENTENCE_CHARS);
+    if (seen.has(text) || used + text.length > maxChars) continue;
+    seen.add(text);
+    used += text.length + 3;
+    chosen.push({ ...sentence, text });
   }
   return chosen.sort((left, right) => left.at - right.at).map((sentence) => `- ${sentence.text}`);
 }

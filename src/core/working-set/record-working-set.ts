@@ -42,6 +42,8 @@ type Pending =
 export class WorkingSetRecorder {
   private readonly texts = new Map<string, string>();
   private readonly outlines = new Map<string, CodeDefinition[] | undefined>();
+  /** The outlines of the latest reads, by tool_use id. */
+  private readonly readOutlines = new Map<string, CodeDefinition[]>();
   private readonly pending = new Map<string, Pending>();
   private known: KnownNames | undefined;
 
@@ -88,7 +90,7 @@ export class WorkingSetRecorder {
     if (failed) return;
     switch (pending.kind) {
       case 'read':
-        this.recordRead(pending.read, text, turn);
+        this.recordRead(toolUseId, pending.read, text, turn);
         break;
       case 'change':
         for (const edit of pending.edits) this.recordEdit(edit, text, turn);
@@ -105,13 +107,16 @@ export class WorkingSetRecorder {
     this.known?.sync();
   }
 
-  private recordRead(read: FileRead, result: string, turn: number): void {
+  private recordRead(toolUseId: string, read: FileRead, result: string, turn: number): void {
     const shown = shownRead(read, result);
     if (shown === undefined) return;
     const { path } = read;
     const { text, firstLine, whole } = shown;
     const definitions = this.outline(path, text, firstLine);
     if (definitions === undefined) return;
+    if (this.readOutlines.size >= MAX_CACHED_OUTLINES)
+      this.readOutlines.delete(this.readOutlines.keys().next().value!);
+    this.readOutlines.set(toolUseId, definitions);
     if (whole) this.keepText(path, text);
     const file = this.touch(path, turn);
     const lastLine = firstLine + newlines(text);
@@ -171,6 +176,14 @@ export class WorkingSetRecorder {
     const searches = this.state.searches.filter((search) => search.pattern !== pattern);
     searches.push({ pattern, turn, hits, total: found.length, ...(lines > 0 ? { lines } : {}) });
     this.state.searches = searches.slice(-MAX_SEARCHES);
+  }
+
+  /**
+   * The outline of the file a recent read call showed, as recorded, or undefined: what a
+   * placeholder names without parsing the result again.
+   */
+  readOutline(toolUseId: string): CodeDefinition[] | undefined {
+    return this.readOutlines.get(toolUseId);
   }
 
   /** A file's outline, parsed once per distinct text. */
