@@ -15,6 +15,7 @@ import { createClaudeCodeStrategy } from './strategies/claude-code.js';
 import { createCodexStrategy } from './strategies/codex.js';
 import { createLangchainStrategy } from './strategies/langchain.js';
 import { createOpencodeStrategy } from './strategies/opencode.js';
+import { readingProviderUsage, usageReadingPeers } from './strategies/provider-usage.js';
 
 /** The peers, in report order. */
 export const peerNames: readonly PeerName[] = [
@@ -39,8 +40,10 @@ export const strategyNames: readonly StrategyName[] = [
  *
  * Recorded provider usage belongs to the uncompacted history, so `agent-compact` is anchored to it
  * only while its history is still byte-for-byte the recorded one (no layer has changed anything
- * yet); after the first change it counts on its own. `seed` never reads usage (the sketch does
- * not), and `none` needs no counting at all.
+ * yet); after the first change it counts on its own. The peers whose agents read the provider's
+ * usage (Claude Code, Codex, opencode, Anthropic's context editing) are anchored the same way
+ * (`strategies/provider-usage.ts`); LangChain's middleware and `seed` never read usage, and `none`
+ * needs no counting at all.
  */
 export function createReplayStrategy(name: StrategyName, options: ReplayStrategyOptions): ReplayStrategy {
   switch (name) {
@@ -75,20 +78,31 @@ export function createReplayStrategy(name: StrategyName, options: ReplayStrategy
     case 'actual':
       return createActualStrategy(options.compactions);
     case 'claude-code':
-      return createClaudeCodeStrategy(peerOptions(options));
+      return peer(name, createClaudeCodeStrategy, options);
     case 'codex':
-      return createCodexStrategy(peerOptions(options));
+      return peer(name, createCodexStrategy, options);
     case 'opencode':
-      return createOpencodeStrategy(peerOptions(options));
+      return peer(name, createOpencodeStrategy, options);
     case 'anthropic-context-editing':
-      return createAnthropicContextEditingStrategy(peerOptions(options));
+      return peer(name, createAnthropicContextEditingStrategy, options);
     case 'langchain':
-      return createLangchainStrategy(peerOptions(options));
+      return peer(name, createLangchainStrategy, options);
     default: {
       const unreachable: never = name;
       throw new Error(`unknown strategy ${String(unreachable)}`);
     }
   }
+}
+
+/** A peer, reading the provider's usage as its agent does (`strategies/provider-usage.ts`). */
+function peer(
+  name: PeerName,
+  create: (options: PeerOptions) => ReplayStrategy,
+  options: ReplayStrategyOptions,
+): ReplayStrategy {
+  return usageReadingPeers.has(name)
+    ? readingProviderUsage(create, peerOptions(options))
+    : create(peerOptions(options));
 }
 
 function peerOptions({ mid, hard, summarizer, counter, tokens }: ReplayStrategyOptions): PeerOptions {

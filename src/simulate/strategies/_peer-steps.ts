@@ -5,7 +5,7 @@
  * its cited rules: how many results, which placeholder, which tail, which framing.
  */
 import type { Message, SummaryModel, SystemPrompt, TokenCounter } from 'agent-compact';
-import type { RequestTokenCounter } from '../prompt-cache.js';
+import type { RequestTokenCounter, SentRequest } from '../prompt-cache.js';
 import type { ReplayStrategy, StrategyName, StrategyStep } from '../replay-strategy.js';
 import {
   clearToolResults,
@@ -17,6 +17,7 @@ import {
   standInSummary,
   summaryMessage,
   toolResultPositions,
+  triggerSize,
   withSummaryFirst,
 } from './_peer-tools.js';
 
@@ -47,6 +48,8 @@ export function clearAllButNewest(
 export interface HardSummaryRule {
   hard: number;
   tokens: RequestTokenCounter;
+  /** The size compared with `hard` (the replay's count when absent). */
+  size?: ((request: SentRequest) => number) | undefined;
   summarizer: SummaryModel;
   /** The words the policy puts before its summary. */
   framing: string;
@@ -62,6 +65,7 @@ export interface HardSummaryRule {
 export function createHardSummary({
   hard,
   tokens,
+  size,
   summarizer,
   framing,
   keepFrom,
@@ -70,7 +74,7 @@ export function createHardSummary({
   system: SystemPrompt | undefined,
 ) => Promise<Message[] | undefined> {
   return async (messages, system) => {
-    if (tokens.request({ system, messages }) <= hard) return undefined;
+    if (triggerSize({ tokens, size })({ system, messages }) <= hard) return undefined;
     const start = keepFrom(messages);
     if (start <= 0) return undefined;
     const summary = await standInSummary(summarizer, system, messages.slice(0, start));
@@ -100,11 +104,18 @@ export interface SummarizeThenClearRule {
  */
 export function createSummarizeThenClearStrategy(
   name: StrategyName,
-  { hard = defaultPeerThresholds.hard, mid = defaultPeerThresholds.mid, summarizer, tokens }: PeerOptions,
+  {
+    hard = defaultPeerThresholds.hard,
+    mid = defaultPeerThresholds.mid,
+    summarizer,
+    tokens,
+    size,
+  }: PeerOptions,
   { framing, keepFrom, keep, placeholder }: SummarizeThenClearRule,
 ): ReplayStrategy {
   const { counter } = tokens;
-  const summarizeOverHard = createHardSummary({ hard, tokens, summarizer, framing, keepFrom });
+  const summarizeOverHard = createHardSummary({ hard, tokens, size, summarizer, framing, keepFrom });
+  const sizeOf = triggerSize({ tokens, size });
   const originals = createOriginalResults(placeholder);
   // Edits are redone on every request; the layer fires only when a result is cleared for the first time.
   let cleared = new Set<string>();
@@ -119,7 +130,7 @@ export function createSummarizeThenClearStrategy(
         messages = summarized;
         layer = 'hard';
       }
-      if (tokens.request({ system, messages }) > mid) {
+      if (sizeOf({ system, messages }) > mid) {
         const edited = clearAllButNewest(messages, { counter, keep, placeholder });
         if ([...edited.clearedIds].some((id) => !cleared.has(id)) && layer === 'none') layer = 'micro';
         messages = edited.messages;

@@ -15,7 +15,7 @@ import type {
 } from 'agent-compact';
 import { contentBlocks } from 'agent-compact/wire';
 import { toolResultText } from '../key-facts.js';
-import type { RequestTokenCounter } from '../prompt-cache.js';
+import type { RequestTokenCounter, SentRequest } from '../prompt-cache.js';
 
 /** The window the peers' own budgets assume; budgets scale by the run's hard threshold ÷ this. */
 const PEER_REFERENCE_WINDOW = 200_000;
@@ -46,6 +46,19 @@ export interface PeerOptions {
    * are not counted again.
    */
   tokens: RequestTokenCounter;
+  /**
+   * A request's size as the policy's agent reads it when it decides to clear or summarize; the
+   * replay's count unless the agent reads the provider's usage (see `provider-usage.ts`).
+   */
+  size?: (request: SentRequest) => number;
+}
+
+/** The size a policy's triggers compare with its thresholds. */
+export function triggerSize({
+  size,
+  tokens,
+}: Pick<PeerOptions, 'size' | 'tokens'>): (request: SentRequest) => number {
+  return size ?? ((request) => tokens.request(request));
 }
 
 /** A budget stated for a 200k window, scaled to the run. */

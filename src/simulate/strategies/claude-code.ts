@@ -42,6 +42,7 @@ export function createClaudeCodeStrategy({
   mid = defaultPeerThresholds.mid,
   summarizer,
   tokens,
+  size,
 }: PeerOptions): ReplayStrategy {
   const { counter } = tokens;
   const keepMin = scaledBudget(CLAUDE_CODE_KEEP_MIN_TOKENS, hard);
@@ -67,6 +68,7 @@ export function createClaudeCodeStrategy({
   const summarizeOverHard = createHardSummary({
     hard,
     tokens,
+    size,
     summarizer,
     framing,
     keepFrom: (messages) => keptStart(messages, currentTurnStart(messages)),

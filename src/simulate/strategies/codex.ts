@@ -18,6 +18,7 @@ import {
   scaledBudget,
   splitCurrentTurn,
   standInSummary,
+  triggerSize,
 } from './_peer-tools.js';
 
 /** Recent user messages kept after a summary, in tokens (`COMPACT_USER_MESSAGE_MAX_TOKENS`, 200k window). */
@@ -33,8 +34,10 @@ export function createCodexStrategy({
   mid = defaultPeerThresholds.mid,
   summarizer,
   tokens,
+  size,
 }: PeerOptions): ReplayStrategy {
   const { counter } = tokens;
+  const sizeOf = triggerSize({ tokens, size });
   const userBudget = scaledBudget(CODEX_USER_MESSAGE_MAX_TOKENS, hard);
 
   /** The newest user texts (not tool results, not summaries) within the budget, oldest first. */
@@ -70,7 +73,7 @@ export function createCodexStrategy({
     name: 'codex',
     thresholds: { mid, hard },
     async step(input, { system }): Promise<StrategyStep> {
-      if (tokens.request({ system, messages: input }) <= hard) return { messages: [...input], layer: 'none' };
+      if (sizeOf({ system, messages: input }) <= hard) return { messages: [...input], layer: 'none' };
       const { before, turn } = splitCurrentTurn(input);
       if (before.length === 0) return { messages: [...input], layer: 'none' };
       const summary = await standInSummary(summarizer, system, before);

@@ -43,6 +43,7 @@ export function createOpencodeStrategy({
   mid = defaultPeerThresholds.mid,
   summarizer,
   tokens,
+  size,
 }: PeerOptions): ReplayStrategy {
   const { counter } = tokens;
   const pruneMinimum = scaledBudget(OPENCODE_PRUNE_MINIMUM, hard);
@@ -81,6 +82,7 @@ export function createOpencodeStrategy({
   const summarizeOverHard = createHardSummary({
     hard,
     tokens,
+    size,
     summarizer,
     framing,
     keepFrom: currentTurnStart,

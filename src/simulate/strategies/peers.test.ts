@@ -72,6 +72,34 @@ describe.each(peerNames)('%s', (name) => {
   });
 });
 
+describe('the size a peer compacts at', () => {
+  async function hardCompactions(name: PeerName, usage: ReplayTranscript['usage']): Promise<number> {
+    const { summarizer, strategy } = peer(name, 5000, 6000);
+    const transcript = { ...session(8), ...(usage === undefined ? {} : { usage }) };
+    const { summary } = await replayTranscript(transcript, {
+      strategy,
+      tokens: createRequestTokenCounter(characters),
+      prices: defaultPriceTable,
+      summaryCalls: summarizer,
+    });
+    return summary.compactions.hard;
+  }
+  // The provider reported 7,000 prompt tokens for each request the local count puts near 4,000.
+  const reported = Array.from({ length: 9 }, () => ({ input_tokens: 7000, output_tokens: 10 }));
+
+  it.each(['claude-code', 'codex', 'opencode', 'anthropic-context-editing'] as const)(
+    '%s reads the provider’s usage, as its agent does',
+    async (name) => {
+      expect(await hardCompactions(name, undefined)).toBe(0);
+      expect(await hardCompactions(name, reported)).toBeGreaterThan(0);
+    },
+  );
+
+  it('langchain counts on its own (its middleware reads no usage)', async () => {
+    expect(await hardCompactions('langchain', reported)).toBe(0);
+  });
+});
+
 describe('the peers’ own rules', () => {
   it('claude-code: microcompact only after the cache expired, keeping the 5 newest results', async () => {
     const { strategy } = peer('claude-code', 50_000, 80_000);
