@@ -68,6 +68,31 @@ describe('replayTranscript with none', () => {
   });
 });
 
+describe('recorded usage', () => {
+  it("reaches the strategies only for requests sent before the recording agent's own compaction", async () => {
+    const transcript = toolTurns(4);
+    const assistants = transcript.messages.flatMap((message, index) =>
+      message.role === 'assistant' ? [index] : [],
+    );
+    const usage = assistants.map((_, turn) => ({ input_tokens: 1000 + turn, output_tokens: 5 }));
+    const seen: (number | undefined)[] = [];
+    const reading: ReplayStrategy = {
+      name: 'seed',
+      thresholds: undefined,
+      async step(messages, context) {
+        seen.push(context.usage?.input_tokens);
+        return { messages: [...messages], layer: 'none' };
+      },
+    };
+    // The agent compacted just before its third reply: the third request held its compacted context.
+    await replay({ ...transcript, usage, compactedAt: assistants[2]! }, reading);
+    expect(seen).toEqual([undefined, 1000, 1001, undefined, undefined]);
+    seen.length = 0;
+    await replay({ ...transcript, usage }, reading);
+    expect(seen).toEqual([undefined, 1000, 1001, 1002, 1003]);
+  });
+});
+
 describe('replayTranscript carries the strategy history forward', () => {
   it('hands each step its own previous output plus the recorded reply and the new messages', async () => {
     const seen: Message[][] = [];

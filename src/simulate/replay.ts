@@ -46,6 +46,11 @@ export interface ReplayTranscript {
   messages: readonly Message[];
   /** Provider usage recorded for each assistant turn, in order, where the transcript has it. */
   usage?: readonly (ProviderUsage | undefined)[];
+  /**
+   * Index of the first message after the recording agent's first own compaction: from there its
+   * requests held its compacted context, not these messages, so their usage does not size them.
+   */
+  compactedAt?: number;
   /** When each assistant turn's request was made (ms since the epoch), where the transcript says. */
   timestamps?: readonly (number | undefined)[];
 }
@@ -216,7 +221,9 @@ export async function replayTranscript(
       pending.push(message);
       continue;
     }
-    const usage = assistantTurn > 0 ? transcript.usage?.[assistantTurn - 1] : undefined;
+    // The usage of the previous request sizes this history only if that request sent it whole.
+    const sentWhole = lastAssistantIndex < (transcript.compactedAt ?? Number.POSITIVE_INFINITY);
+    const usage = assistantTurn > 0 && sentWhole ? transcript.usage?.[assistantTurn - 1] : undefined;
     const time = times[assistantTurn]!;
     const secondsSincePrevious = assistantTurn === 0 ? undefined : time - times[assistantTurn - 1]!;
     const expired = secondsSincePrevious !== undefined && secondsSincePrevious > clock.cacheTtlSeconds;

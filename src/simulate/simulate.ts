@@ -52,6 +52,9 @@ export function simulationInputOf(file: string, imported: ImportedTranscript): S
       messages: imported.conversation.messages,
       usage: imported.usage,
       ...(imported.timestamps === undefined ? {} : { timestamps: imported.timestamps }),
+      ...(imported.compactions?.length
+        ? { compactedAt: Math.min(...imported.compactions.map((compaction) => compaction.index)) }
+        : {}),
     },
     ...(imported.compactions === undefined ? {} : { compactions: imported.compactions }),
   };
