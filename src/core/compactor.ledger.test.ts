@@ -74,8 +74,16 @@ describe('the session ledger through maybeCompact', () => {
     expect(text(second.messages).split('Thanks, commit it.').length).toBe(2);
     const last = requests[requests.length - 1]!;
     expect(last.ledger).toContain('git diff');
-    expect(text(last.messages.slice(-1))).toContain('ground truth');
-    expect(text(last.messages.slice(-1))).toContain('npm test -- parser');
+    const instructions = text(last.messages.slice(-1));
+    expect(instructions).toContain('ground truth');
+    // New facts go out in the instructions; those the earlier summary in the history shows as they
+    // are, the model reads there (and from the cache), and the instructions count them.
+    expect(instructions).toContain('- git diff');
+    expect(instructions).not.toContain('npm test -- parser');
+    expect(instructions).toContain('[2 lines as in the earlier summary above]');
+    expect(text(last.messages.slice(0, 1))).toContain('npm test -- parser → Exit code 1');
+    // The first summary had no earlier one: its instructions carried every fact.
+    expect(text(requests[0]!.messages.slice(-1))).toContain('npm test -- parser');
   });
 
   it('ledgerTokens: 0 turns it off', async () => {

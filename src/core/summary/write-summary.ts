@@ -11,6 +11,7 @@ import {
 } from '../tokens/message-tokens.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { extractiveSummary } from './extractive-summary.js';
+import { groundTruthBeside } from './ground-truth.js';
 import { readableHistory } from './readable-history.js';
 import { renderMessage } from './render-message.js';
 import { summaryInstructions, summaryOpen } from './summary-format.js';
@@ -65,7 +66,8 @@ export async function writeSummary(
 ): Promise<WrittenSummary> {
   const { settings, counter, signal } = options;
   const events: CompactionEvent[] = [];
-  const mergesPrevious = dropped.some((message) => firstText(message).startsWith(summaryOpen));
+  const earlier = dropped.map(firstText).filter((text) => text.startsWith(summaryOpen));
+  const mergesPrevious = earlier.length > 0;
   const write = (ledger: string | undefined) =>
     summaryInstructions({
       mergesPrevious,
@@ -73,16 +75,21 @@ export async function writeSummary(
       ...(options.focus ? { focus: options.focus } : {}),
       ...(ledger ? { ledger } : {}),
     });
-  let instructions = write(options.ledger);
+  let groundTruth = options.ledger;
+  let instructions = write(groundTruth);
   let budget = requestBudget(options, instructions);
   // The ledger goes out beside the summary anyway: in a small window it leaves room for the history.
   const chunkRoom = budget - settings.maxSummaryTokens - counter.countText(CHUNK_HEADER);
   let inOneRequest = !tokensOver(dropped, budget, counter);
-  if (options.ledger && !inOneRequest && chunkRoom < MIN_CHUNK_TOKENS) {
-    instructions = write(undefined);
+  if (groundTruth && !inOneRequest && chunkRoom < MIN_CHUNK_TOKENS) {
+    groundTruth = undefined;
+    instructions = write(groundTruth);
     budget = requestBudget(options, instructions);
     inOneRequest = !tokensOver(dropped, budget, counter);
   }
+  // In one request the model reads the earlier summary's record in the history itself.
+  if (groundTruth && inOneRequest && mergesPrevious)
+    instructions = write(groundTruthBeside(groundTruth, earlier));
 
   let lastError: unknown;
   let attempts = 0;
