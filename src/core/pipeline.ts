@@ -441,7 +441,7 @@ function rewriteContext(runtime: SessionRuntime, settings: CompactorSettings, no
     now,
     toolUse: (id) => runtime.index.toolUse(id),
     recall: settings.recall,
-    parsedOutline: (toolUseId) => runtime.ledger.workingSet.readOutline(toolUseId),
+    parsedOutline: (toolUseId, shown) => runtime.ledger.workingSet.readOutline(toolUseId, shown),
   };
 }
 

@@ -18,8 +18,14 @@ import { searchOf } from '../working-set/tool-edits.js';
 /** At most this many characters of names in one placeholder: a line, not a second file. */
 const DETAILS_CHARS = 160;
 
-/** The outline recorded for a read call's result, by tool_use id; undefined when there is none. */
-export type OutlineLookup = (toolUseId: string) => CodeDefinition[] | undefined;
+/**
+ * The outline recorded for a read call's result, by tool_use id and the text it showed; undefined
+ * when there is none.
+ */
+export type OutlineLookup = (
+  toolUseId: string,
+  shown: { path: string; firstLine: number; chars: number },
+) => CodeDefinition[] | undefined;
 
 /** `defines A, B (+3)` for a file read, `found in a.go, b.go (+2)` for a search, else undefined. */
 export function placeholderDetails(
@@ -39,7 +45,11 @@ export function placeholderDetails(
   const read = fileReadOf(toolUse, fact);
   const shown = read && shownRead(read, text);
   if (!read || !shown) return undefined;
-  const recorded = parsed?.(result.tool_use_id);
+  const recorded = parsed?.(result.tool_use_id, {
+    path: read.path,
+    firstLine: shown.firstLine,
+    chars: shown.text.length,
+  });
   return recorded ? listed('defines', names(recorded)) : defines(read.path, shown.text, shown.firstLine);
 }
 

@@ -47,6 +47,19 @@ function record(messages: Message[]): LedgerRecorder {
 }
 
 describe('the working set', () => {
+  it('gives a placeholder the outline of a read it recorded, only for the text that read showed', () => {
+    const recorder = record(read).workingSet;
+    const id = (read[0]!.content as { id: string }[])[0]!.id;
+    const shown = { path, firstLine: 1, chars: go.text.length };
+    expect(recorder.readOutline(id, shown)?.map((definition) => definition.name)).toEqual(
+      expect.arrayContaining(['CalculateTokenUsage']),
+    );
+    // Another read under the same id (a client that reuses ids) gets nothing: the lexer reads it.
+    expect(recorder.readOutline(id, { ...shown, path: '/repo/other.go' })).toBeUndefined();
+    expect(recorder.readOutline(id, { ...shown, chars: shown.chars + 1 })).toBeUndefined();
+    expect(recorder.readOutline('toolu_unknown', shown)).toBeUndefined();
+  });
+
   it('outlines a file read and places an edit in the definitions it changed', () => {
     const { state } = record([...read, ...edit]).workingSet;
     const [file] = state.files;

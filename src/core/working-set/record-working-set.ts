@@ -43,7 +43,7 @@ export class WorkingSetRecorder {
   private readonly texts = new Map<string, string>();
   private readonly outlines = new Map<string, CodeDefinition[] | undefined>();
   /** The outlines of the latest reads, by tool_use id. */
-  private readonly readOutlines = new Map<string, CodeDefinition[]>();
+  private readonly readOutlines = new Map<string, { read: ShownFile; definitions: CodeDefinition[] }>();
   private readonly pending = new Map<string, Pending>();
   private known: KnownNames | undefined;
 
@@ -116,7 +116,8 @@ export class WorkingSetRecorder {
     if (definitions === undefined) return;
     if (this.readOutlines.size >= MAX_CACHED_OUTLINES)
       this.readOutlines.delete(this.readOutlines.keys().next().value!);
-    this.readOutlines.set(toolUseId, definitions);
+    this.readOutlines.delete(toolUseId);
+    this.readOutlines.set(toolUseId, { read: { path, firstLine, chars: text.length }, definitions });
     if (whole) this.keepText(path, text);
     const file = this.touch(path, turn);
     const lastLine = firstLine + newlines(text);
@@ -182,8 +183,14 @@ export class WorkingSetRecorder {
    * The outline of the file a recent read call showed, as recorded, or undefined: what a
    * placeholder names without parsing the result again.
    */
-  readOutline(toolUseId: string): CodeDefinition[] | undefined {
-    return this.readOutlines.get(toolUseId);
+  readOutline(toolUseId: string, shown: ShownFile): CodeDefinition[] | undefined {
+    const recorded = this.readOutlines.get(toolUseId);
+    // A client that reuses tool_use ids (`call_0` on every turn) must not get another read's names.
+    const same =
+      recorded?.read.path === shown.path &&
+      recorded.read.firstLine === shown.firstLine &&
+      recorded.read.chars === shown.chars;
+    return same ? recorded.definitions : undefined;
   }
 
   /** A file's outline, parsed once per distinct text. */
@@ -242,6 +249,13 @@ export class WorkingSetRecorder {
       if (known.has(name)) uses[name] = (uses[name] ?? 0) + 1;
     });
   }
+}
+
+/** Which text of a file a read showed: enough to tell two reads under one tool_use id apart. */
+export interface ShownFile {
+  path: string;
+  firstLine: number;
+  chars: number;
 }
 
 /** The names `text` uses that the file does not define, before those an earlier look gave. */
