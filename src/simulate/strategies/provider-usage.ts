@@ -5,10 +5,10 @@
  * overflow; Anthropic's context editing counts the request on the server. All in the provider's
  * tokens, not o200k: on one mini-swe-agent run Gemini 3 Pro reported 16,417 prompt tokens for a
  * request o200k counts at about 14,100, so at hard 16,000 the real agents compact there and an o200k
- * count would not. agent-compact reads that usage in the replay, so
- * these peers do too, the same way: anchored to the recorded usage while their history is still the
- * recorded one, then counting with the ratio learned from it. LangChain's middleware counts
- * approximately, without usage, and keeps the replay's count.
+ * count would not. agent-compact reads that usage in the replay, so these peers do too, the same
+ * way: anchored to the recorded usage while their history is still the recorded one, then counting
+ * with the ratio learned from it. LangChain's middleware counts approximately, without usage, and
+ * keeps the replay's count.
  */
 import { createAnchoredCounter } from 'agent-compact/counters';
 import type { SentRequest } from '../prompt-cache.js';
