@@ -38,9 +38,9 @@ export const strategyNames: readonly StrategyName[] = [
 /**
  * A fresh strategy for one transcript.
  *
- * Recorded provider usage belongs to the uncompacted history, so `agent-compact` is anchored to it
- * only while its history is still byte-for-byte the recorded one (no layer has changed anything
- * yet); after the first change it counts on its own. The peers whose agents read the provider's
+ * Recorded provider usage belongs to the uncompacted history, so the replay gives it only while a
+ * strategy's requests are still the recorded ones (no layer has changed anything yet); after the
+ * first change `agent-compact` counts with what it learned from it. The peers whose agents read the provider's
  * usage (Claude Code, Codex, opencode, Anthropic's context editing) are anchored the same way
  * (`strategies/provider-usage.ts`); LangChain's middleware and `seed` never read usage, and `none`
  * needs no counting at all.

@@ -57,8 +57,8 @@ export interface ReplayStrategy {
   readonly thresholds: { readonly mid: number; readonly hard: number } | undefined;
   /**
    * Compacts the history before one request. `usage` is the provider's usage recorded for the
-   * previous request of the original transcript, passed only while the strategy's history is still
-   * the original one (see {@link createReplayStrategy}).
+   * previous request of the original transcript, passed only while every request the strategy sent
+   * was the recorded one unchanged (the replay checks; see `replayTranscript`).
    */
   step(messages: readonly Message[], context: StepContext): Promise<StrategyStep>;
 }

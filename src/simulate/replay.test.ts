@@ -93,6 +93,26 @@ describe('recorded usage', () => {
   });
 });
 
+describe('recorded usage after a strategy changed its history', () => {
+  it('stops: the usage belongs to the recorded requests, not the strategy’s own', async () => {
+    const transcript = toolTurns(4);
+    const usage = Array.from({ length: 5 }, (_, turn) => ({ input_tokens: 1000 + turn, output_tokens: 5 }));
+    const seen: (number | undefined)[] = [];
+    let step = 0;
+    const dropping: ReplayStrategy = {
+      name: 'seed',
+      thresholds: undefined,
+      async step(messages, context) {
+        seen.push(context.usage?.input_tokens);
+        // The third request drops the oldest message, as a compaction would.
+        return { messages: ++step === 3 ? messages.slice(1) : [...messages], layer: 'none' };
+      },
+    };
+    await replay({ ...transcript, usage }, dropping);
+    expect(seen).toEqual([undefined, 1000, 1001, undefined, undefined]);
+  });
+});
+
 describe('replayTranscript carries the strategy history forward', () => {
   it('hands each step its own previous output plus the recorded reply and the new messages', async () => {
     const seen: Message[][] = [];

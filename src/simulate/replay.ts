@@ -216,18 +216,23 @@ export async function replayTranscript(
   let previous: SentRequest | undefined;
   let assistantTurn = 0;
   let lastAssistantIndex = -1;
+  // Whether every request the strategy sent so far was the recorded one, unchanged.
+  let sentRecorded = true;
   for (const [index, message] of messages.entries()) {
     if (message.role !== 'assistant') {
       pending.push(message);
       continue;
     }
-    // The usage of the previous request sizes this history only if that request sent it whole.
+    // The recorded usage of the previous request sizes this history only if the strategy sent the
+    // recorded messages unchanged and the recording agent had not compacted them by then.
     const sentWhole = lastAssistantIndex < (transcript.compactedAt ?? Number.POSITIVE_INFINITY);
-    const usage = assistantTurn > 0 && sentWhole ? transcript.usage?.[assistantTurn - 1] : undefined;
+    const usage =
+      assistantTurn > 0 && sentWhole && sentRecorded ? transcript.usage?.[assistantTurn - 1] : undefined;
     const time = times[assistantTurn]!;
     const secondsSincePrevious = assistantTurn === 0 ? undefined : time - times[assistantTurn - 1]!;
     const expired = secondsSincePrevious !== undefined && secondsSincePrevious > clock.cacheTtlSeconds;
-    const step = await strategy.step([...history, ...pending], {
+    const input = [...history, ...pending];
+    const step = await strategy.step(input, {
       ...(system === undefined ? {} : { system }),
       ...(usage === undefined ? {} : { usage }),
       time,
@@ -235,6 +240,8 @@ export async function replayTranscript(
       cacheTtlSeconds: clock.cacheTtlSeconds,
     });
     pending = [];
+    sentRecorded &&=
+      step.messages.length === input.length && step.messages.every((sent, at) => sent === input[at]);
     const summaries = billSummaryCalls(summaryCalls?.drain() ?? [], {
       previous,
       expired,

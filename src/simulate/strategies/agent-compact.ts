@@ -98,8 +98,6 @@ export function createAgentCompactStrategy(options: ReplayStrategyOptions): Repl
   }
   if (options.window !== undefined) compactorOptions.contextWindow = options.window;
   const compactor = createCompactor(compactorOptions);
-  // Recorded usage belongs to the uncompacted history: anchor to it only until the first change.
-  let pristine = true;
 
   /** Runs one call on the virtual clock; returns its outcome and the seconds it waited for summaries. */
   async function onClock(run: () => Promise<StrategyStep>): Promise<{ step: StrategyStep; blocked: number }> {
@@ -140,10 +138,9 @@ export function createAgentCompactStrategy(options: ReplayStrategyOptions): Repl
         const { step, blocked } = await onClock(async () => {
           const result = await compactor.maybeCompact(messages, {
             ...(system === undefined ? {} : { system }),
-            ...(pristine && usage !== undefined ? { usage } : {}),
+            ...(usage === undefined ? {} : { usage }),
             now: time * 1000,
           });
-          if (result.layer !== 'none' || result.messages !== messages) pristine = false;
           return { messages: [...result.messages], layer: result.layer };
         });
         return { ...step, blockedSeconds: blocked };

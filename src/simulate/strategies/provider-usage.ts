@@ -34,17 +34,13 @@ export function readingProviderUsage(
     size: ({ messages, system }) => anchored.count(messages, system),
   });
   let sent: SentRequest | undefined;
-  let recorded = true;
   return {
     name: strategy.name,
     thresholds: strategy.thresholds,
     async step(messages, context) {
-      // The recorded usage belongs to the recorded history: it anchors only while the peer sent that.
-      if (recorded && sent && context.usage) anchored.observe(context.usage, sent.messages, sent.system);
+      // The replay gives usage only while the peer sent the recorded history unchanged.
+      if (sent && context.usage) anchored.observe(context.usage, sent.messages, sent.system);
       const step = await strategy.step(messages, context);
-      recorded &&=
-        step.messages.length === messages.length &&
-        step.messages.every((message, index) => message === messages[index]);
       sent = { system: context.system, messages: step.messages };
       return step;
     },
