@@ -25,7 +25,48 @@ export const definitionNodes: Record<CodeLanguage, Record<string, string>> = {
     method_declaration: 'method',
     constructor_declaration: 'constructor',
   },
+  c: cNodes(),
+  cpp: { ...cNodes(), class_specifier: 'class' },
+  csharp: {
+    class_declaration: 'class',
+    interface_declaration: 'interface',
+    struct_declaration: 'struct',
+    enum_declaration: 'enum',
+    record_declaration: 'record',
+    method_declaration: 'method',
+    constructor_declaration: 'constructor',
+  },
+  ruby: { method: 'method', singleton_method: 'method', class: 'class', module: 'module' },
+  php: {
+    function_definition: 'function',
+    method_declaration: 'method',
+    class_declaration: 'class',
+    interface_declaration: 'interface',
+    trait_declaration: 'trait',
+    enum_declaration: 'enum',
+  },
+  kotlin: { function_declaration: 'function', class_declaration: 'class', object_declaration: 'object' },
+  // A Swift class, struct, enum, extension or actor is a `class_declaration`: its kind is read off it.
+  swift: {
+    function_declaration: 'function',
+    init_declaration: 'constructor',
+    class_declaration: 'class',
+    protocol_declaration: 'protocol',
+  },
 };
+
+/** C and C++ (a struct, union or enum counts only with its body: `struct buffer *b` names one). */
+function cNodes(): Record<string, string> {
+  return {
+    function_definition: 'function',
+    struct_specifier: 'struct',
+    union_specifier: 'union',
+    enum_specifier: 'enum',
+    type_definition: 'type',
+    preproc_def: 'constant',
+    preproc_function_def: 'macro',
+  };
+}
 
 function tsNodes(): Record<string, string> {
   return {
@@ -51,6 +92,13 @@ export const grammarFiles: Record<CodeLanguage, string> = {
   go: 'tree-sitter-go.wasm',
   rust: 'tree-sitter-rust.wasm',
   java: 'tree-sitter-java.wasm',
+  c: 'tree-sitter-c.wasm',
+  cpp: 'tree-sitter-cpp.wasm',
+  csharp: 'tree-sitter-c_sharp.wasm',
+  ruby: 'tree-sitter-ruby.wasm',
+  php: 'tree-sitter-php.wasm',
+  kotlin: 'tree-sitter-kotlin.wasm',
+  swift: 'tree-sitter-swift.wasm',
 };
 
 /** A variable is a definition when it holds a function (`const run = async () => …`). */

@@ -20,7 +20,22 @@ const firstLines = (definitions: { name: string; line: number }[] | undefined) =
 
 describe('the tree-sitter code parser', () => {
   it('loads every grammar', () => {
-    expect(parser.languages).toEqual(['typescript', 'tsx', 'javascript', 'python', 'go', 'rust', 'java']);
+    expect(parser.languages).toEqual([
+      'typescript',
+      'tsx',
+      'javascript',
+      'python',
+      'go',
+      'rust',
+      'java',
+      'c',
+      'cpp',
+      'csharp',
+      'ruby',
+      'php',
+      'kotlin',
+      'swift',
+    ]);
   });
 
   it.each(Object.entries(samples))('and the lexer both outline a %s file', (_, sample) => {
@@ -41,6 +56,19 @@ describe('the tree-sitter code parser', () => {
       kind: 'method',
       signature: 'def total(self, cached=False)',
     });
+  });
+
+  it('leaves a PHP read without its opening tag to the lexer', () => {
+    const part =
+      '    public function handle(Request $request): Response\n    {\n        return null;\n    }\n';
+    expect(parser.outline('php', part)).toBeUndefined();
+    expect(firstLines(outlineFile('src/Controller.php', part, parser, 9))).toEqual({ handle: 9 });
+  });
+
+  it('ends a C macro on its own line and skips a struct named without its body', () => {
+    const parsed = parser.outline('c', samples.c.text)!;
+    expect(parsed[0]).toMatchObject({ name: 'BUFFER_MAX', kind: 'constant', line: 3, endLine: 3 });
+    expect(parsed.filter((definition) => definition.name === 'buffer')).toHaveLength(1);
   });
 
   it('outlines what parses, and never throws on broken code', () => {

@@ -1,6 +1,6 @@
 /**
  * `agent-compact/code-parser`: the working set's outlines parsed by tree-sitter (TypeScript,
- * TSX, JavaScript, Python, Go, Rust, Java), from the prebuilt WASM grammars of the optional peer
+ * TSX, JavaScript, Python, Go, Rust, Java, C, C++, C#, Ruby, PHP, Kotlin, Swift), from the prebuilt WASM grammars of the optional peer
  * dependencies `web-tree-sitter` and `tree-sitter-wasms`. Without it the core outlines code with
  * its own lexer.
  */
@@ -29,7 +29,7 @@ const DEFAULT_PARSE_BUDGET_MS = 10_000;
 
 /** Options of {@link createTreeSitterCodeParser}. */
 export interface TreeSitterCodeParserOptions {
-  /** The languages to load. @default all seven */
+  /** The languages to load. @default all fourteen */
   languages?: readonly CodeLanguage[];
   /** The folder holding the `tree-sitter-<language>.wasm` grammars. @default the `tree-sitter-wasms` package's `out/` */
   grammarDirectory?: string;
@@ -75,6 +75,9 @@ export async function createTreeSitterCodeParser(
     outline(language, text) {
       const parser = parsers.get(language);
       if (!parser || hasLongLine(text)) return undefined;
+      // PHP's grammar reads what precedes `<?php` as page text: a part of a file read from its
+      // middle would outline to nothing, so the lexer takes it.
+      if (language === 'php' && !text.includes('<?php')) return undefined;
       return outlineTree(parser, language, text, options.parseBudgetMs ?? DEFAULT_PARSE_BUDGET_MS);
     },
   };
@@ -158,7 +161,8 @@ function outlineTree(
 function definitionOf(node: Node, kind: string, lines: readonly string[]): CodeDefinition | undefined {
   if (node.type === 'variable_declarator' && !functionValues.has(node.childForFieldName('value')?.type ?? ''))
     return undefined;
-  const name = (node.childForFieldName('name') ?? node.childForFieldName('type'))?.text;
+  if (bodyless.has(node.type) && !node.childForFieldName('body')) return undefined;
+  const name = nameOf(node);
   if (!name) return undefined;
   const startRow = (node.type === 'variable_declarator' ? (node.parent ?? node) : node).startPosition.row;
   const value = node.childForFieldName('value');
@@ -168,12 +172,51 @@ function definitionOf(node: Node, kind: string, lines: readonly string[]): CodeD
   const head = bodyAt
     ? [...lines.slice(startRow, bodyAt.row), (lines[bodyAt.row] ?? '').slice(0, bodyAt.column)].join(' ')
     : lines.slice(startRow, startRow + 1).join(' ');
-  const method = kind === 'function' && node.parent?.parent?.type === 'class_definition' ? 'method' : kind;
+  const method =
+    kind === 'function' && node.parent?.parent?.type === 'class_definition'
+      ? 'method'
+      : (node.childForFieldName('declaration_kind')?.text ?? kind);
   return {
     name,
     kind: method,
     signature: signatureOf(head),
     line: startRow + 1,
-    endLine: node.endPosition.row + 1,
+    // A node that takes its line break (`#define`) ends on the line before the next one starts.
+    endLine: Math.max(startRow + 1, node.endPosition.row + (node.endPosition.column === 0 ? 0 : 1)),
   };
+}
+
+/** Kinds that only declare a name without their body (`struct buffer *b`, `enum color c`). */
+const bodyless = new Set(['struct_specifier', 'union_specifier', 'enum_specifier', 'class_specifier']);
+/** The nodes a C or C++ declarator ends in: the name it declares. */
+const declaredNames = new Set([
+  'identifier',
+  'field_identifier',
+  'type_identifier',
+  'destructor_name',
+  'operator_name',
+]);
+
+/**
+ * A definition's name: its `name` field in most grammars; in C and C++ the identifier at the end
+ * of its declarator (`*buffer_text(…)`, `Session::save`); in Kotlin its first identifier; a Swift
+ * `init` is called that.
+ */
+function nameOf(node: Node): string | undefined {
+  const named = node.childForFieldName('name');
+  if (named) return named.text;
+  if (node.type === 'init_declaration') return 'init';
+  let declarator = node.childForFieldName('declarator');
+  while (declarator && !declaredNames.has(declarator.type)) {
+    declarator =
+      declarator.type === 'qualified_identifier'
+        ? declarator.childForFieldName('name')
+        : declarator.childForFieldName('declarator');
+  }
+  // Rust's `impl Type` names its type.
+  const name = declarator ?? node.childForFieldName('type');
+  if (name) return name.text;
+  return node.namedChildren.find(
+    (child) => child?.type === 'simple_identifier' || child?.type === 'type_identifier',
+  )?.text;
 }

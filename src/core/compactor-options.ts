@@ -194,7 +194,7 @@ export interface CompactorOptions {
   /**
    * Outlines the code the agent read and edited for the working set (`hard.workingSetTokens`):
    * `await createTreeSitterCodeParser()` from `agent-compact/code-parser` parses TypeScript,
-   * JavaScript, Python, Go, Rust and Java with tree-sitter.
+   * JavaScript, Python, Go, Rust, Java, C, C++, C#, Ruby, PHP, Kotlin and Swift with tree-sitter.
    * @default the core's lexer (regular expressions per language)
    */
   codeParser?: CodeParser;

@@ -116,6 +116,30 @@ describe('the working set through maybeCompact', () => {
   });
 });
 
+describe('the working set of code in other languages', () => {
+  it.each(['c', 'cpp', 'csharp', 'ruby', 'php', 'kotlin', 'swift'] as const)(
+    'outlines a %s file the agent read',
+    async (language) => {
+      const sample = samples[language];
+      const messages: Message[] = [
+        { role: 'user', content: 'Look at the store.' },
+        ...call('Bash', { command: 'make test' }, 'PASS ok\n'.repeat(400)),
+        ...call('Read', { file_path: `/repo/${sample.path}` }, numbered(sample.text)),
+        { role: 'assistant', content: 'Read it.' },
+        { role: 'user', content: 'Go on.' },
+      ];
+      const compactor = createCompactor({ hard: { workingSetTokens: 1200, filesBack: { maxFiles: 0 } } });
+      const text = head((await compactor.maybeCompact(messages, { force: 'hard' })).messages);
+      const workingSet = text.slice(
+        text.indexOf(`## /repo/${sample.path} (read t`),
+        text.indexOf('</working_set>'),
+      );
+      expect(workingSet).not.toBe('');
+      for (const name of Object.keys(sample.names)) expect(workingSet).toMatch(new RegExp(`\\b${name}\\b`));
+    },
+  );
+});
+
 describe('a masked read through maybeCompact', () => {
   it("names what the working set's parser found, without parsing the result again", async () => {
     const seen: string[] = [];

@@ -6,7 +6,21 @@
 import { fileName } from '../_internal/text.js';
 
 /** A language the outline knows; `undefined` for any other file. */
-export type CodeLanguage = 'typescript' | 'tsx' | 'javascript' | 'python' | 'go' | 'rust' | 'java';
+export type CodeLanguage =
+  | 'typescript'
+  | 'tsx'
+  | 'javascript'
+  | 'python'
+  | 'go'
+  | 'rust'
+  | 'java'
+  | 'c'
+  | 'cpp'
+  | 'csharp'
+  | 'ruby'
+  | 'php'
+  | 'kotlin'
+  | 'swift';
 
 /** One definition in a file: a function, method, type, class. */
 export interface CodeDefinition {
@@ -56,6 +70,23 @@ const extensions: Record<string, CodeLanguage> = {
   go: 'go',
   rs: 'rust',
   java: 'java',
+  // A `.h` may be C or C++: the C grammar takes it, and the lexer what it cannot parse.
+  c: 'c',
+  h: 'c',
+  cc: 'cpp',
+  cpp: 'cpp',
+  cxx: 'cpp',
+  'c++': 'cpp',
+  hh: 'cpp',
+  hpp: 'cpp',
+  hxx: 'cpp',
+  cs: 'csharp',
+  rb: 'ruby',
+  rake: 'ruby',
+  php: 'php',
+  kt: 'kotlin',
+  kts: 'kotlin',
+  swift: 'swift',
 };
 
 /** The language of a file by its extension, or `undefined` for one the outline does not know. */

@@ -45,6 +45,28 @@ describe('the lexer outline', () => {
       'class A {\n  private static final int LIMIT = 3;\n  int plain = 1;\n  void run() {\n  }\n}\n',
       ['A', 'LIMIT', 'run'],
     ],
+    [
+      'c',
+      '#define LIMIT 3\ntypedef unsigned long size;\nstatic const int local = 1;\nint f(void) {\n  return LIMIT;\n}\n',
+      ['LIMIT', 'size', 'f'],
+    ],
+    [
+      'csharp',
+      'class A\n{\n    public const int Limit = 3;\n    private int plain = 1;\n}\n',
+      ['A', 'Limit'],
+    ],
+    [
+      'ruby',
+      'MAX_TURNS = 40\nclass A\n  LIMIT = 3\n  def run\n    local = 1\n  end\nend\n',
+      ['MAX_TURNS', 'A', 'LIMIT', 'run'],
+    ],
+    ['php', '<?php\nclass A {\n    const VERSION = 2;\n    private $plain = 1;\n}\n', ['A', 'VERSION']],
+    [
+      'kotlin',
+      'const val MAX_RETRIES = 3\nval debug = false\nfun f() {\n    val local = 1\n}\n',
+      ['MAX_RETRIES', 'debug', 'f'],
+    ],
+    ['swift', 'let limit = 3\nfunc f() {\n    let local = 1\n}\n', ['limit', 'f']],
   ] as const)('finds the top-level constants of a %s file', (language, text, expected) => {
     expect(lexerOutline(language, text).map((definition) => definition.name)).toEqual(expected);
   });
@@ -55,6 +77,55 @@ describe('the lexer outline', () => {
       ['table', 1, 4],
       ['after', 5, 5],
     ]);
+  });
+
+  it.each([
+    [
+      'c',
+      'int f(int a);\nint g(int a)\n{\n    if (a) {\n    }\n    while (a) {\n    }\n    return h(a,\n        1);\n}\n',
+      ['g'],
+    ],
+    ['cpp', 'void A::run() {\n  else if (x) {\n  }\n  delete ptr;\n}\nint size() const;\n', ['run']],
+    [
+      'csharp',
+      'class A\n{\n    void Run()\n    {\n        foreach (var x in xs)\n        {\n        }\n        using (var f = Open())\n        {\n        }\n    }\n}\n',
+      ['A', 'Run'],
+    ],
+  ] as const)('takes no statement, call or prototype in %s for a function', (language, text, expected) => {
+    expect(lexerOutline(language, text).map((definition) => definition.name)).toEqual(expected);
+  });
+
+  it.each([
+    [
+      'ruby',
+      'class A\n  def run\n    1\n  end\n\n  def stop; end\nend\n',
+      [
+        ['A', 1, 7],
+        ['run', 2, 4],
+        ['stop', 6, 6],
+      ],
+    ],
+    [
+      'kotlin',
+      'interface I\nfun f(\n    a: Int,\n) =\n    a + 1\nclass B : I {\n}\n',
+      [
+        ['I', 1, 1],
+        ['f', 2, 5],
+        ['B', 6, 7],
+      ],
+    ],
+    [
+      'swift',
+      'protocol P {\n}\nfunc f() -> Int\n{\n    1\n}\n',
+      [
+        ['P', 1, 2],
+        ['f', 3, 6],
+      ],
+    ],
+  ] as const)('ends a %s definition where its body ends', (language, text, expected) => {
+    expect(lexerOutline(language, text).map(({ name, line, endLine }) => [name, line, endLine])).toEqual(
+      expected,
+    );
   });
 
   it('does not take statements for methods', () => {
