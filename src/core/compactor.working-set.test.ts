@@ -140,6 +140,30 @@ describe('the working set of code in other languages', () => {
   );
 });
 
+describe("opencode's tools", () => {
+  it('give the working set its reads and edits (`filePath`, `oldString`, `newString`)', async () => {
+    const path = '/repo/cmd/transcript.go';
+    const lines = samples.go.text.split('\n').map((line, index) => `${index + 1}: ${line}`);
+    const read = `<path>${path}</path>\n<type>file</type>\n<content>\n${lines.join('\n')}\n\n(End of file - total ${lines.length} lines)\n</content>`;
+    const messages: Message[] = [
+      { role: 'user', content: 'Fix the token count.' },
+      ...call('bash', { command: 'go test ./...' }, 'ok  \tgithub.com/x/cli/cmd\t0.5s\n'.repeat(400)),
+      ...call('read', { filePath: path }, read),
+      ...call(
+        'edit',
+        { filePath: path, oldString: '\treturn &Usage{}, nil', newString: '\treturn dedupe(lines), nil' },
+        'Edit applied successfully.',
+      ),
+      { role: 'assistant', content: 'Done.' },
+      { role: 'user', content: 'Go on.' },
+    ];
+    const compactor = createCompactor({ hard: { workingSetTokens: 1200, filesBack: { maxFiles: 0 } } });
+    const text = head((await compactor.maybeCompact(messages, { force: 'hard' })).messages);
+    expect(text).toContain('- * func CalculateTokenUsage(lines []string) (*Usage, error) :11');
+    expect(text).toContain('return dedupe(lines), nil');
+  });
+});
+
 describe('a masked read through maybeCompact', () => {
   it("names what the working set's parser found, without parsing the result again", async () => {
     const seen: string[] = [];

@@ -46,7 +46,8 @@ const commandTools = new Set([
 // Claude Code and Anthropic's text editor tool use `command` to say what a call did.
 const editorTools = new Set(['str_replace_editor', 'str_replace_based_edit_tool', 'text_editor']);
 const planTools = new Set(['todowrite', 'update_plan', 'write_todos', 'todo_write']);
-const pathArguments = ['file_path', 'path', 'filename', 'file', 'target_file', 'notebook_path'];
+// `filePath`: opencode's read, edit and write.
+const pathArguments = ['file_path', 'filePath', 'path', 'filename', 'file', 'target_file', 'notebook_path'];
 const patchFileLine = /^\*\*\* (Add|Update|Delete) File: (.+)$/gm;
 
 /** What `toolUse` did: a read, a change, a shell command, a new plan, or something else. */

@@ -6,6 +6,13 @@ import { fileReadOf, mayChange, shellRead, shownRead } from './file-reads.js';
 const envelope = (output: string, code = 0) =>
   `<returncode>${code}</returncode>\n<output>\n${output}</output>`;
 
+const use = (name: string, input: Record<string, unknown>): ToolUseBlock => ({
+  type: 'tool_use',
+  id: 'toolu_1',
+  name,
+  input,
+});
+
 describe('shellRead', () => {
   it.each([
     ['cat src/a.py', { path: 'src/a.py', whole: true, shape: 'plain', firstLine: 1 }],
@@ -39,12 +46,6 @@ describe('shellRead', () => {
 });
 
 describe('fileReadOf', () => {
-  const use = (name: string, input: Record<string, unknown>): ToolUseBlock => ({
-    type: 'tool_use',
-    id: 'toolu_1',
-    name,
-    input,
-  });
   it.each([
     [use('Read', { file_path: 'a.ts' }), { path: 'a.ts', whole: true }],
     [use('Read', { file_path: 'a.ts', offset: 10, limit: 5 }), { path: 'a.ts', whole: false }],
@@ -52,6 +53,8 @@ describe('fileReadOf', () => {
     [use('open', { command: 'open a.ts' }), { path: 'a.ts', whole: false }],
     [use('bash', { command: 'ls src' }), undefined],
     [use('Edit', { file_path: 'a.ts', old_string: 'a', new_string: 'b' }), undefined],
+    [use('read', { filePath: '/repo/a.ts' }), { path: '/repo/a.ts', whole: true }],
+    [use('read_file', { file_path: 'a.ts', start_line: 40, end_line: 60 }), { path: 'a.ts', whole: false }],
   ])('%j', (call, expected) => {
     const read = fileReadOf(call, toolCallFact(call));
     expect(read && { path: read.path, whole: read.whole }).toEqual(expected);
@@ -91,6 +94,26 @@ describe('shownRead', () => {
     ['no output', envelope('')],
   ])('is undefined for %s', (_, result) => {
     expect(shownRead(shellRead('cat a.py')!, result)).toBeUndefined();
+  });
+
+  it("reads opencode's Read, in both of its envelopes", () => {
+    const read = { path: '/repo/a.py', whole: true, shape: 'numbered', firstLine: 1 } as const;
+    const current =
+      '<path>/repo/a.py</path>\n<type>file</type>\n<content>\n1: def f():\n2:     return 1\n\n(End of file - total 2 lines)\n</content>';
+    expect(shownRead(read, current)).toEqual({ text: 'def f():\n    return 1', firstLine: 1, whole: true });
+    const earlier =
+      '<file>\n00040| x = 1\n00041| y = 2\n\n(File has more lines. Use offset to read beyond line 41)\n</file>';
+    expect(shownRead({ ...read, whole: false }, earlier)).toEqual({
+      text: 'x = 1\ny = 2',
+      firstLine: 40,
+      whole: false,
+    });
+  });
+
+  it('starts an unnumbered part of a file at the line the call asked for (Gemini CLI `start_line`)', () => {
+    const call = use('read_file', { file_path: 'a.py', start_line: 40, end_line: 41 });
+    const read = fileReadOf(call, toolCallFact(call))!;
+    expect(shownRead(read, 'x = 1\ny = 2')).toEqual({ text: 'x = 1\ny = 2', firstLine: 40, whole: false });
   });
 
   it("reads SWE-agent's window: whole only when it shows every line", () => {

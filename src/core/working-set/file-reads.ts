@@ -20,10 +20,12 @@ export interface FileRead {
    * stripped), `plain` as `cat` / `sed -n` (from `firstLine`), `window` as SWE-agent's `open`.
    */
   shape: 'numbered' | 'plain' | 'window';
-  /** For a `plain` read: the line its output starts at. */
+  /** For a `plain` read, the line its output starts at; for a `numbered` one, where an output without numbers starts. */
   firstLine: number;
 }
 
+/** Arguments of a read tool that ask for part of a file. */
+const partArguments = ['offset', 'limit', 'view_range', 'start_line', 'end_line'];
 /** A path as one shell word: bare, or quoted without spaces; no globs, variables or `~`. */
 const pathWord = String.raw`(?:'([^'\s*?$~]+)'|"([^"\s*?$~\\]+)"|([\w@%+,./:=-]+))`;
 /** A `sed` line range script: `10,80p`, `10p`, quoted or not. */
@@ -56,8 +58,10 @@ export function fileReadOf(use: ToolUseBlock, fact: ToolCallFact): FileRead | un
   if (fact.kind === 'read') {
     const path = fact.paths[0];
     if (path === undefined) return undefined;
-    const whole = input.offset === undefined && input.limit === undefined && input.view_range === undefined;
-    return { path, whole, shape: 'numbered', firstLine: 1 };
+    // Claude Code and opencode: `offset`, `limit`; Gemini CLI: `start_line`, `end_line`; the text editor: `view_range`.
+    const whole = partArguments.every((name) => input[name] === undefined);
+    const start = Number(input.start_line);
+    return { path, whole, shape: 'numbered', firstLine: Number.isInteger(start) && start > 0 ? start : 1 };
   }
   if (fact.kind === 'command') return shellRead(fact.command);
   // SWE-agent's own `open` tool (its importer names the call after it).
@@ -125,7 +129,7 @@ export function shownRead(read: FileRead, result: string): ShownRead | undefined
   } else if (result.startsWith('<returncode>')) return undefined;
   switch (read.shape) {
     case 'numbered': {
-      const shown = stripLineNumbers(output);
+      const shown = stripLineNumbers(output, read.firstLine);
       return { ...shown, whole: read.whole && shown.firstLine === 1 };
     }
     case 'plain':

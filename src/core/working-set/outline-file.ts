@@ -11,6 +11,12 @@ const MAX_LONG_LINE_SHARE = 0.3;
 const MAX_DEFINITIONS = 400;
 /** `cat -n` and Claude Code's Read: a right-aligned line number, then a tab or an arrow. */
 const numberedLine = /^ *(\d+)(?:\t|→)/;
+/**
+ * opencode's Read: `<path>…</path>`, `<type>file</type>`, then `<content>` holding `12: text` lines
+ * (earlier versions: `<file>` holding `00012| text`), then a note and the closing tag.
+ */
+const opencodeEnvelope = /^(?:<path>[^\n]*<\/path>\n<type>file<\/type>\n<content>|<file>)\n/;
+const opencodeLine = /^(\d+)(?:: |\| )/;
 
 /** A file's text as a tool showed it: without line numbers, and the number of its first line. */
 export interface ShownText {
@@ -18,14 +24,20 @@ export interface ShownText {
   firstLine: number;
 }
 
-/** The text without the line numbers a read tool put in front of each line (and where it starts). */
-export function stripLineNumbers(shown: string): ShownText {
-  const first = numberedLine.exec(shown);
-  if (!first) return { text: shown, firstLine: 1 };
-  const lines = shown.split('\n');
+/**
+ * The text without the line numbers a read tool put in front of each line (and where it starts);
+ * a text without them is taken as it is, starting at `unnumberedFirstLine` (the line the call asked for).
+ */
+export function stripLineNumbers(shown: string, unnumberedFirstLine = 1): ShownText {
+  const envelope = opencodeEnvelope.exec(shown);
+  const body = envelope ? shown.slice(envelope[0].length) : shown;
+  const pattern = envelope ? opencodeLine : numberedLine;
+  const first = pattern.exec(body);
+  if (!first) return { text: shown, firstLine: unnumberedFirstLine };
+  const lines = body.split('\n');
   const stripped: string[] = [];
   for (const line of lines) {
-    const match = numberedLine.exec(line);
+    const match = pattern.exec(line);
     // A line without a number ends the file's text (a tool's own note follows).
     if (!match) {
       if (line.trim() === '') continue;

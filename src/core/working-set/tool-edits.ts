@@ -91,15 +91,17 @@ export function editsOf(use: ToolUseBlock, path: string | undefined): TextEdit[]
   if (Array.isArray(input.edits)) {
     return input.edits.flatMap((edit) => {
       const record = (typeof edit === 'object' && edit !== null ? edit : {}) as Record<string, unknown>;
-      const newText = text(record.new_string) ?? text(record.newText);
-      return newText === undefined
-        ? []
-        : [{ path, oldText: text(record.old_string) ?? text(record.oldText) ?? '', newText, whole: false }];
+      const newText = text(record.new_string) ?? text(record.newString) ?? text(record.newText);
+      const oldText = text(record.old_string) ?? text(record.oldString) ?? text(record.oldText) ?? '';
+      return newText === undefined ? [] : [{ path, oldText, newText, whole: false }];
     });
   }
-  const newText = text(input.new_string) ?? text(input.new_str) ?? text(input.new_source);
+  // Claude Code and Gemini CLI: `new_string`; the text editor: `new_str`; opencode: `newString`.
+  const newText =
+    text(input.new_string) ?? text(input.new_str) ?? text(input.newString) ?? text(input.new_source);
   if (newText === undefined) return [];
-  return [{ path, oldText: text(input.old_string) ?? text(input.old_str) ?? '', newText, whole: false }];
+  const oldText = text(input.old_string) ?? text(input.old_str) ?? text(input.oldString) ?? '';
+  return [{ path, oldText, newText, whole: false }];
 }
 
 /** An `apply_patch` as replacements: each hunk's context and removed lines, then its context and added lines. */
