@@ -1,11 +1,14 @@
 /**
  * The files a search's output names: `path:line:` hits (grep -n, rg, Grep's content mode),
- * `path-line-` context lines around them, and bare paths (Grep's files mode, `grep -l`), each file
- * once with its first hit.
+ * `path-line-` context lines around them, Gemini CLI's `File:` blocks of `L12:` hits, and bare
+ * paths (Grep's files mode, `grep -l`), each file once with its first hit.
  */
 
 /** `path:line:` (grep -n, rg, Grep content mode) or `path-line-` (its context lines). */
 const hitLine = /^(.+?\.[\w]+)[:-](\d+)([:-])/;
+/** Gemini CLI's `grep_search`: a `File: path` line, then its hits as `L12: text` (`L13- text` around them). */
+const fileHeader = /^File: (.+)$/;
+const headedHit = /^L(\d+)([:-]) /;
 /** A bare path: no spaces, colons or angle brackets (mini-swe-agent's `<returncode>` envelope is none). */
 const pathLine = /^[^\s:<>]*[/.][^\s:<>]*$/;
 /** Lines read of a search's output: more is a search too broad to place anything. */
@@ -21,9 +24,13 @@ export interface SearchHit {
 /** The files `result` names, in the order it names them. */
 export function searchHits(result: string): SearchHit[] {
   const found: SearchHit[] = [];
+  let header: string | undefined;
   for (const line of result.split('\n', MAX_LINES)) {
-    const match = hitLine.exec(line);
-    const path = match ? match[1]! : pathLine.test(line.trim()) ? line.trim() : undefined;
+    const file = fileHeader.exec(line)?.[1]?.trim();
+    if (file) header = file;
+    const headed = header === undefined ? null : headedHit.exec(line);
+    const match = headed ? [line, header!, headed[1]!, headed[2]!] : hitLine.exec(line);
+    const path = match ? match[1]! : (file ?? (pathLine.test(line.trim()) ? line.trim() : undefined));
     if (path === undefined) continue;
     // `path:line:` is a match, `path-line-` a context line around it.
     const matched = match?.[3] === ':';

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { searchHits } from './search-hits.js';
+
+const hits = (result: string) => searchHits(result).map(({ hit, matched }) => [hit, matched]);
+
+describe('searchHits', () => {
+  it('takes `path:line:` hits, each file once with its first match', () => {
+    expect(hits('src/a.ts-3-context\nsrc/a.ts:4:match\nsrc/a.ts:9:again\nlib/b.py:1:x')).toEqual([
+      ['src/a.ts:4', true],
+      ['lib/b.py:1', true],
+    ]);
+  });
+
+  it('takes bare paths (a files-only search)', () => {
+    expect(hits('src/a.ts\nlib/b.py\n')).toEqual([
+      ['src/a.ts', false],
+      ['lib/b.py', false],
+    ]);
+  });
+
+  it("takes Gemini CLI's `File:` blocks of `L12:` hits", () => {
+    const result = [
+      'Found 3 matches for pattern "dedupe" in the workspace directory:',
+      '---',
+      'File: cmd/transcript.go',
+      'L11- func CalculateTokenUsage(lines []string) (*Usage, error) {',
+      'L12: \treturn dedupe(lines), nil',
+      '---',
+      'File: cmd/dedupe.go',
+      'L8: func dedupe(lines []string) *Usage {',
+      '---',
+    ].join('\n');
+    expect(hits(result)).toEqual([
+      ['cmd/transcript.go:12', true],
+      ['cmd/dedupe.go:8', true],
+    ]);
+  });
+});
