@@ -110,6 +110,22 @@ describe('shownRead', () => {
     });
   });
 
+  it("reads Gemini CLI's note on a part of a file", () => {
+    const call = use('read_file', { file_path: 'a.py' });
+    const read = fileReadOf(call, toolCallFact(call))!;
+    const result = [
+      '',
+      'IMPORTANT: The file content has been truncated.',
+      'Status: Showing lines 1-2 of 900 total lines.',
+      "Action: To read more of the file, you can use the 'start_line' and 'end_line' parameters.",
+      '',
+      '--- FILE CONTENT (truncated) ---',
+      'x = 1',
+      'y = 2',
+    ].join('\n');
+    expect(shownRead(read, result)).toEqual({ text: 'x = 1\ny = 2', firstLine: 1, whole: false });
+  });
+
   it('starts an unnumbered part of a file at the line the call asked for (Gemini CLI `start_line`)', () => {
     const call = use('read_file', { file_path: 'a.py', start_line: 40, end_line: 41 });
     const read = fileReadOf(call, toolCallFact(call))!;

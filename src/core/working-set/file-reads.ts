@@ -43,6 +43,9 @@ const miniSweEnvelope = /^<returncode>(-?\d+)<\/returncode>\n<output>\n([\s\S]*)
 const windowHeader = /^\[File: .+ \((\d+) lines total\)\]$/;
 const windowLine = /^(\d+):(.*)$/;
 const windowNote = /^\(\d+ more lines (?:above|below)\)$/;
+/** Gemini CLI's read of part of a file: a note saying which lines, then the text as it is. */
+const geminiPartNote =
+  /^\s*IMPORTANT: The file content has been truncated\.\nStatus: Showing lines (\d+)-\d+ of \d+ total lines\.\n[\s\S]*?\n--- FILE CONTENT \(truncated\) ---\n/;
 /** Redirects that write no file: `2>&1`, `> /dev/null`. */
 const harmlessRedirect = /\d?>&\d|\d?>\s*\/dev\/null/g;
 /** Shell words that may change the file a command names (the text read before is stale after). */
@@ -129,6 +132,8 @@ export function shownRead(read: FileRead, result: string): ShownRead | undefined
   } else if (result.startsWith('<returncode>')) return undefined;
   switch (read.shape) {
     case 'numbered': {
+      const part = geminiPart(output);
+      if (part) return { ...part, whole: false };
       const shown = stripLineNumbers(output, read.firstLine);
       return { ...shown, whole: read.whole && shown.firstLine === 1 };
     }
@@ -184,4 +189,12 @@ function rangeOf(match: RegExpExecArray, group: number): number | undefined {
     return first >= 1 && last >= first ? first : undefined;
   }
   return undefined;
+}
+
+/** The text of a Gemini CLI read that showed part of its file, from the line its note names. */
+function geminiPart(output: string): ShownText | undefined {
+  const note = geminiPartNote.exec(output);
+  return note
+    ? { text: output.slice(note[0].length).replace(/\n$/, ''), firstLine: Number(note[1]) }
+    : undefined;
 }
