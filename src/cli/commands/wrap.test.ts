@@ -264,7 +264,8 @@ describe('agentLaunch', () => {
   it.each([
     ['/usr/local/bin/claude', { ANTHROPIC_BASE_URL: url }],
     ['gemini', { GOOGLE_GEMINI_BASE_URL: url }],
-    ['opencode', { OPENAI_BASE_URL: `${url}/v1` }],
+    ['opencode', { ANTHROPIC_BASE_URL: `${url}/v1`, OPENAI_BASE_URL: `${url}/v1` }],
+    ['aider', { OPENAI_BASE_URL: `${url}/v1` }],
     ['my-agent', { ANTHROPIC_BASE_URL: url, OPENAI_BASE_URL: `${url}/v1` }],
   ])('%s gets %o', (command, env) => {
     const launch = agentLaunch(command, ['-p', 'hi'], url, {});

@@ -24,7 +24,8 @@ How the agent is pointed at the proxy:
   codex      -c model_providers.agent_compact.… -c model_provider="agent_compact" (its own auth:
              OPENAI_API_KEY when set, else its login)
   gemini     GOOGLE_GEMINI_BASE_URL
-  opencode   OPENAI_BASE_URL (also crush, aider)
+  opencode   ANTHROPIC_BASE_URL and OPENAI_BASE_URL, each ending in /v1 (its AI SDK providers')
+  crush      OPENAI_BASE_URL (also aider)
   other      both ANTHROPIC_BASE_URL and OPENAI_BASE_URL, with a note
 
 Proxy options, the same as agent-compact proxy's; --upstream defaults to the provider's own

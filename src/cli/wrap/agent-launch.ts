@@ -1,7 +1,8 @@
 /**
  * How each agent is pointed at the proxy: Claude Code and Gemini CLI by a base-URL variable, Codex
- * by a `model_providers` override on its command line (its own auth kept), OpenAI-compatible agents
- * by `OPENAI_BASE_URL`; an agent we do not know gets both base-URL variables and a note.
+ * by a `model_providers` override on its command line (its own auth kept), opencode by the base-URL
+ * variables of the AI SDK providers it runs on, OpenAI-compatible agents by `OPENAI_BASE_URL`; an
+ * agent we do not know gets both base-URL variables and a note.
  */
 import { basename } from 'node:path';
 
@@ -16,7 +17,7 @@ const GEMINI_UPSTREAM = 'https://generativelanguage.googleapis.com';
 const CODEX_PROVIDER = 'agent_compact';
 
 /** The agents `wrap` knows by the name of their command. */
-export type AgentKind = 'claude' | 'codex' | 'gemini' | 'openai-compatible' | 'unknown';
+export type AgentKind = 'claude' | 'codex' | 'gemini' | 'opencode' | 'openai-compatible' | 'unknown';
 
 /** How to start the agent, and where the proxy should forward. */
 export interface AgentLaunch {
@@ -31,7 +32,7 @@ export interface AgentLaunch {
 }
 
 /** OpenAI-compatible agents that read `OPENAI_BASE_URL`. */
-const openAICompatible = new Set(['opencode', 'crush', 'aider']);
+const openAICompatible = new Set(['crush', 'aider']);
 
 /** Runtimes whose first argument is the agent's script (`node …/@openai/codex/bin/codex.js`). */
 const runtimes = new Set(['node', 'bun', 'deno']);
@@ -48,6 +49,7 @@ export function agentKind(command: string): AgentKind {
   if (name === 'claude') return 'claude';
   if (name === 'codex') return 'codex';
   if (name === 'gemini') return 'gemini';
+  if (name === 'opencode') return 'opencode';
   if (openAICompatible.has(name)) return 'openai-compatible';
   return packagePaths.find(([path]) => command.replaceAll('\\', '/').includes(path))?.[1] ?? 'unknown';
 }
@@ -87,6 +89,10 @@ export function agentLaunch(
         env: { GOOGLE_GEMINI_BASE_URL: proxyUrl },
         upstreams: { ...DEFAULT_UPSTREAMS, gemini: GEMINI_UPSTREAM },
       };
+    case 'opencode':
+      // The AI SDK's Anthropic and OpenAI providers take a base URL that ends in `/v1` (Claude
+      // Code's has none): opencode on an Anthropic key posts `${ANTHROPIC_BASE_URL}/messages`.
+      return { ...base, env: { ANTHROPIC_BASE_URL: `${proxyUrl}/v1`, OPENAI_BASE_URL: `${proxyUrl}/v1` } };
     case 'openai-compatible':
       return { ...base, env: { OPENAI_BASE_URL: `${proxyUrl}/v1` } };
     case 'unknown':
