@@ -68,7 +68,8 @@ export async function runAgent(
   const [executable, ...prefix] = command;
   const child = spawn(executable!, [...prefix, ...args], {
     cwd,
-    env: { ...process.env, ...env },
+    // PWD as a shell sets it: opencode takes its project from PWD, and a path outside it asks for permission.
+    env: { ...process.env, PWD: cwd, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

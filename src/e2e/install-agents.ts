@@ -10,11 +10,14 @@ import { join } from 'node:path';
  * a cached older install cannot hide that again.
  */
 export const PINNED_CLAUDE_CODE = '2.1.328';
+/** opencode pinned at the version whose requests were checked (its native binary comes in a platform package). */
+const PINNED_OPENCODE = '1.18.33';
 /** The packages the end-to-end runs drive; Gemini CLI pinned (its requests were checked at 0.61.0). */
 const agentPackages = [
   `@anthropic-ai/claude-code@${PINNED_CLAUDE_CODE}`,
   '@openai/codex',
   '@google/gemini-cli@0.61.0',
+  `opencode-ai@${PINNED_OPENCODE}`,
 ];
 /** The newest Claude Code at install time, in a folder of its own beside the pinned one. */
 const NEWEST_CLAUDE_FOLDER = 'claude-code-newest';
@@ -32,6 +35,8 @@ export interface InstalledAgents {
   claudeNewestVersion: string;
   codex: string[];
   gemini: string[];
+  opencode: string[];
+  opencodeVersion: string;
 }
 
 function installedVersion(modules: string, name: string): string | undefined {
@@ -62,9 +67,12 @@ export function installAgents(): InstalledAgents {
   const claudeWrapper = (folder: string) => join(folder, '@anthropic-ai', 'claude-code', 'cli-wrapper.cjs');
   const codexBin = join(modules, '@openai', 'codex', 'bin', 'codex.js');
   const geminiBundle = join(modules, '@google', 'gemini-cli', 'bundle', 'gemini.js');
+  // The package's `bin` is the native binary itself (its postinstall, which npm may skip, only checks it).
+  const opencodeBin = join(modules, 'opencode-ai', 'bin', 'opencode.exe');
   const current =
-    [claudeWrapper(modules), codexBin, geminiBundle].every((path) => existsSync(path)) &&
-    installedVersion(modules, '@anthropic-ai/claude-code') === PINNED_CLAUDE_CODE;
+    [claudeWrapper(modules), codexBin, geminiBundle, opencodeBin].every((path) => existsSync(path)) &&
+    installedVersion(modules, '@anthropic-ai/claude-code') === PINNED_CLAUDE_CODE &&
+    installedVersion(modules, 'opencode-ai') === PINNED_OPENCODE;
   if (!current) npmInstall(directory, agentPackages);
   const newest = join(directory, NEWEST_CLAUDE_FOLDER);
   const newestModules = join(newest, 'node_modules');
@@ -77,5 +85,7 @@ export function installAgents(): InstalledAgents {
     claudeNewestVersion: installedVersion(newestModules, '@anthropic-ai/claude-code') ?? '?',
     codex: [process.execPath, codexBin],
     gemini: [process.execPath, geminiBundle],
+    opencode: [opencodeBin],
+    opencodeVersion: installedVersion(modules, 'opencode-ai') ?? '?',
   };
 }

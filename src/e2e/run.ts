@@ -1,4 +1,4 @@
-// `npm run e2e`: the real Claude Code (pinned 2.1.328 and the newest), Codex CLI and Gemini CLI,
+// `npm run e2e`: the real Claude Code (pinned 2.1.328 and the newest), Codex CLI, opencode and Gemini CLI,
 // each on its defaults (no model flag), run a multi-step task in a scratch workspace in front of
 // the scripted model server scripted to drive tool calls: once straight at it (the baseline), once
 // through `startProxy`, once under `agent-compact wrap`. Passes when each run exits 0, every request
@@ -66,6 +66,11 @@ const CODE_EDIT = {
 };
 const CLAUDE_TASK = `Make totalTokens in ${CODE_FILE} count cached tokens, then read the ${FILES} files file1.txt to file${FILES}.txt one by one, then say Done.`;
 const CLAUDE_THRESHOLDS = { mid: 24_000, hard: 40_000 };
+/**
+ * opencode's system prompt and tools are ~7k (Claude Code's ~11k): lower thresholds, so mid, which
+ * keeps the last tool results whole, cannot get under mid and hard has work after the edit.
+ */
+const OPENCODE_THRESHOLDS = { mid: 20_000, hard: 30_000 };
 /** What a hard compaction must keep: the user's task, and the harness's environment system message. */
 const CLAUDE_FACTS = [CLAUDE_TASK, 'Primary working directory'];
 
@@ -108,6 +113,17 @@ function claudeStep(workspace: string, step: number) {
   return { type: 'tool-calls', calls: [call] };
 }
 
+/** The files of the Claude Code and opencode task: the code file and the text files. */
+async function writeCodeTask(workspace: string): Promise<void> {
+  const line = (file: number, index: number) =>
+    `file ${file} line ${index + 1}: const value${index} = compute(input, ${index}); // lorem ipsum dolor`;
+  for (let file = 1; file <= FILES; file += 1) {
+    const text = Array.from({ length: FILE_LINES }, (_, index) => line(file, index)).join('\n');
+    await writeFile(join(workspace, `file${file}.txt`), `${text}\n`);
+  }
+  await writeFile(join(workspace, CODE_FILE), CODE_TEXT);
+}
+
 function claudeSpec(name: string, command: string[]): AgentSpec {
   const isMain = (body: Body) => toolNames(body).includes('Read');
   return {
@@ -119,15 +135,7 @@ function claudeSpec(name: string, command: string[]): AgentSpec {
     thresholds: CLAUDE_THRESHOLDS,
     isMain: (request) => isMain(request.body),
     isSummary,
-    setup: async (workspace) => {
-      const line = (file: number, index: number) =>
-        `file ${file} line ${index + 1}: const value${index} = compute(input, ${index}); // lorem ipsum dolor`;
-      for (let file = 1; file <= FILES; file += 1) {
-        const text = Array.from({ length: FILE_LINES }, (_, index) => line(file, index)).join('\n');
-        await writeFile(join(workspace, `file${file}.txt`), `${text}\n`);
-      }
-      await writeFile(join(workspace, CODE_FILE), CODE_TEXT);
-    },
+    setup: writeCodeTask,
     script: (workspace) => stepScript(isMain, FILES + 2, (step) => claudeStep(workspace, step)),
     env: async (workspace, baseUrl) => ({
       ...(baseUrl ? { ANTHROPIC_BASE_URL: baseUrl } : {}),
@@ -136,6 +144,54 @@ function claudeSpec(name: string, command: string[]): AgentSpec {
       CLAUDE_CONFIG_DIR: join(workspace, '.claude-config'),
       DISABLE_AUTOUPDATER: '1',
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    }),
+  };
+}
+
+/** opencode's call at `step`: the same task as Claude Code's, with its own tools (`read`, `edit`, `filePath`). */
+function opencodeStep(workspace: string, step: number) {
+  const code = join(workspace, CODE_FILE);
+  const call =
+    step === 1
+      ? { name: 'read', input: { filePath: code } }
+      : step === 2
+        ? {
+            name: 'edit',
+            input: { filePath: code, oldString: CODE_EDIT.old_string, newString: CODE_EDIT.new_string },
+          }
+        : { name: 'read', input: { filePath: join(workspace, `file${step - 2}.txt`) } };
+  return { type: 'tool-calls', calls: [call] };
+}
+
+/**
+ * opencode on its default model (an Anthropic key: Claude Sonnet), run with `opencode run`. Its
+ * title call has no tools; the main conversation declares `read` and `edit`. Downloads it would
+ * start (models list, language servers, updates) are turned off: the tests never reach the internet.
+ */
+function opencodeSpec(version: string, command: string[]): AgentSpec {
+  const isMain = (body: Body) => ['read', 'edit'].every((name) => toolNames(body).includes(name));
+  return {
+    name: `opencode ${version}`,
+    api: AGENT_FORMATS.opencode,
+    command,
+    args: ['run', CLAUDE_TASK],
+    thresholds: OPENCODE_THRESHOLDS,
+    isMain: (request) => isMain(request.body),
+    isSummary,
+    setup: writeCodeTask,
+    script: (workspace) => stepScript(isMain, FILES + 2, (step) => opencodeStep(workspace, step)),
+    env: async (workspace, baseUrl) => ({
+      // Its AI SDK Anthropic provider wants the base URL with `/v1` (wrap sets it so).
+      ...(baseUrl ? { ANTHROPIC_BASE_URL: `${baseUrl}/v1` } : {}),
+      ANTHROPIC_API_KEY: 'sk-ant-e2e-dummy',
+      HOME: join(workspace, '.opencode-home'),
+      XDG_CONFIG_HOME: join(workspace, '.opencode-home', 'config'),
+      XDG_DATA_HOME: join(workspace, '.opencode-home', 'data'),
+      XDG_CACHE_HOME: join(workspace, '.opencode-home', 'cache'),
+      XDG_STATE_HOME: join(workspace, '.opencode-home', 'state'),
+      OPENCODE_DISABLE_AUTOUPDATE: '1',
+      OPENCODE_DISABLE_MODELS_FETCH: '1',
+      OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
     }),
   };
 }
@@ -315,6 +371,13 @@ const specs: Array<[AgentSpec, (run: AgentRun) => E2ECheck[]]> = [
     ],
   ]),
   [codexSpec(agents.codex), () => []],
+  [
+    opencodeSpec(agents.opencodeVersion, agents.opencode),
+    (run) => [
+      checkSurvivesHard(run.traffic, [CLAUDE_TASK]),
+      checkWorkingSetAfterHard(run.traffic, { file: CODE_FILE, definition: CODE_EDIT.definition }),
+    ],
+  ],
   [geminiSpec(agents.gemini), (run) => [checkPrefixRewrites(run.traffic)]],
 ];
 let passed = true;

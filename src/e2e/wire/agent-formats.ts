@@ -8,4 +8,5 @@ export const AGENT_FORMATS = {
   claudeCode: 'anthropic',
   codex: 'responses',
   geminiCli: 'gemini',
+  opencode: 'anthropic',
 } as const satisfies Record<string, WireFormat>;
