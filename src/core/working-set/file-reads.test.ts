@@ -103,6 +103,11 @@ describe('shownRead', () => {
     expect(shownRead(read, current)).toEqual({ text: 'def f():\n    return 1', firstLine: 1, whole: true });
     const earlier =
       '<file>\n00040| x = 1\n00041| y = 2\n\n(File has more lines. Use offset to read beyond line 41)\n</file>';
+    const cut = current.replace(
+      '(End of file - total 2 lines)',
+      '(Showing lines 1-2 of 4000. Use offset=3 to continue.)',
+    );
+    expect(shownRead(read, cut)).toMatchObject({ firstLine: 1, whole: false });
     expect(shownRead({ ...read, whole: false }, earlier)).toEqual({
       text: 'x = 1\ny = 2',
       firstLine: 40,
