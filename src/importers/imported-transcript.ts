@@ -14,7 +14,8 @@ export type TranscriptFormat =
   | 'swe-agent'
   | 'mini-swe-agent'
   | WireFormat
-  | 'gemini-cli';
+  | 'gemini-cli'
+  | 'opencode';
 
 /** Every {@link TranscriptFormat}, for argument parsing and help texts. */
 export const transcriptFormats: readonly TranscriptFormat[] = [
@@ -24,6 +25,7 @@ export const transcriptFormats: readonly TranscriptFormat[] = [
   'mini-swe-agent',
   ...WIRE_FORMATS,
   'gemini-cli',
+  'opencode',
 ];
 
 /** Provider usage as found in a transcript; OpenAI-style reports may say how much was cached. */

@@ -22,6 +22,7 @@ import { codexFromLines, isCodexRolloutLine } from './codex.js';
 import { geminiCliFromRecords, isGeminiCliChat, isGeminiCliRecord } from './gemini-cli.js';
 import type { ImportedTranscript, TranscriptFormat } from './imported-transcript.js';
 import { isMiniSweAgentTrajectory, miniSweAgentFromValue } from './mini-swe-agent.js';
+import { isOpencodeExport, opencodeFromExport } from './opencode.js';
 import { importPlainConversation, plainConversationFromParsed } from './plain-conversation.js';
 import { isSweAgentTrajectory, sweAgentFromValue } from './swe-agent.js';
 import { geminiRequestsFromLines, isGeminiRequestLine } from './wire/gemini/gemini-requests.js';
@@ -73,6 +74,8 @@ export function importTranscript(
       return withLineWarnings((warnings) => codexFromLines(jsonTextLines(body, source, warnings), source));
     case 'gemini-cli':
       return geminiCliFromRecords(geminiCliValues(body, source), source);
+    case 'opencode':
+      return opencodeFromExport(parseWhole(body, source), source);
     case 'swe-agent':
       return sweAgentFromValue(parseWhole(body, source), source);
     case 'mini-swe-agent':
@@ -201,6 +204,7 @@ export function detectTranscriptFormat(text: string): TranscriptFormat {
     if (isClaudeCodeLine(whole.value)) return 'claude-code';
     if (isCodexRolloutLine(whole.value)) return 'codex';
     if (isGeminiCliChat(whole.value) || isGeminiCliRecord(whole.value)) return 'gemini-cli';
+    if (isOpencodeExport(whole.value)) return 'opencode';
     return CANONICAL_FORMAT;
   }
   for (const line of text.split('\n', 20)) {
@@ -223,6 +227,7 @@ function importDetected(body: string, source: string | undefined): ImportedTrans
     if (isGeminiCliChat(whole.value) || isGeminiCliRecord(whole.value)) {
       return geminiCliFromRecords([whole.value], source);
     }
+    if (isOpencodeExport(whole.value)) return opencodeFromExport(whole.value, source);
     return importResponses(body, whole, source, 'detect');
   }
   const detected = detectTranscriptFormat(body);
