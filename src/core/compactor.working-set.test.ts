@@ -164,6 +164,41 @@ describe("opencode's tools", () => {
   });
 });
 
+describe("Codex's `exec` tool (its default model)", () => {
+  it('gives the working set the reads and patches its scripts make', async () => {
+    const exec = (code: string) => ({ input: code });
+    const patch = [
+      '*** Begin Patch',
+      '*** Update File: cmd/transcript.go',
+      '@@',
+      '-\treturn &Usage{}, nil',
+      '+\treturn dedupe(lines), nil',
+      '*** End Patch',
+    ].join('\n');
+    const messages: Message[] = [
+      { role: 'user', content: 'Fix the token count.' },
+      ...call('exec', exec('await tools.exec_command({cmd: "go test ./..."});'), 'ok\n'.repeat(2000)),
+      ...call(
+        'exec',
+        exec('text((await tools.exec_command({"cmd":"cat cmd/transcript.go"})).output);'),
+        samples.go.text,
+      ),
+      ...call(
+        'exec',
+        exec(`await tools.apply_patch(${JSON.stringify(patch)});`),
+        'Success. Updated the following files:\nM cmd/transcript.go',
+      ),
+      { role: 'assistant', content: 'Done.' },
+      { role: 'user', content: 'Go on.' },
+    ];
+    const compactor = createCompactor({ hard: { workingSetTokens: 1200, filesBack: { maxFiles: 0 } } });
+    const text = head((await compactor.maybeCompact(messages, { force: 'hard' })).messages);
+    expect(text).toContain('- * func CalculateTokenUsage(lines []string) (*Usage, error) :11');
+    expect(text).toContain('return dedupe(lines), nil');
+    expect(text).toContain('- go test ./...');
+  });
+});
+
 describe('a masked read through maybeCompact', () => {
   it("names what the working set's parser found, without parsing the result again", async () => {
     const seen: string[] = [];

@@ -98,18 +98,45 @@ function stepScript(isMain: (body: Body) => boolean, steps: number, call: (step:
   };
 }
 
-/** Claude Code's call at `step`: read the code file, edit it (Edit wants it read first), then the text files. */
-function claudeStep(workspace: string, step: number) {
+/** A file tool set: its read and edit tools, and the names of their arguments. */
+interface FileTools {
+  read: string;
+  edit: string;
+  path: string;
+  oldText: string;
+  newText: string;
+}
+const CLAUDE_TOOLS: FileTools = {
+  read: 'Read',
+  edit: 'Edit',
+  path: 'file_path',
+  oldText: 'old_string',
+  newText: 'new_string',
+};
+const OPENCODE_TOOLS: FileTools = {
+  read: 'read',
+  edit: 'edit',
+  path: 'filePath',
+  oldText: 'oldString',
+  newText: 'newString',
+};
+
+/** The call at `step`: read the code file, edit it (the edit tools want it read first), then the text files. */
+function codeTaskStep(tools: FileTools, workspace: string, step: number) {
   const code = join(workspace, CODE_FILE);
   const call =
     step === 1
-      ? { name: 'Read', input: { file_path: code } }
+      ? { name: tools.read, input: { [tools.path]: code } }
       : step === 2
         ? {
-            name: 'Edit',
-            input: { file_path: code, old_string: CODE_EDIT.old_string, new_string: CODE_EDIT.new_string },
+            name: tools.edit,
+            input: {
+              [tools.path]: code,
+              [tools.oldText]: CODE_EDIT.old_string,
+              [tools.newText]: CODE_EDIT.new_string,
+            },
           }
-        : { name: 'Read', input: { file_path: join(workspace, `file${step - 2}.txt`) } };
+        : { name: tools.read, input: { [tools.path]: join(workspace, `file${step - 2}.txt`) } };
   return { type: 'tool-calls', calls: [call] };
 }
 
@@ -136,7 +163,8 @@ function claudeSpec(name: string, command: string[]): AgentSpec {
     isMain: (request) => isMain(request.body),
     isSummary,
     setup: writeCodeTask,
-    script: (workspace) => stepScript(isMain, FILES + 2, (step) => claudeStep(workspace, step)),
+    script: (workspace) =>
+      stepScript(isMain, FILES + 2, (step) => codeTaskStep(CLAUDE_TOOLS, workspace, step)),
     env: async (workspace, baseUrl) => ({
       ...(baseUrl ? { ANTHROPIC_BASE_URL: baseUrl } : {}),
       ANTHROPIC_API_KEY: 'sk-ant-e2e-dummy',
@@ -146,21 +174,6 @@ function claudeSpec(name: string, command: string[]): AgentSpec {
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     }),
   };
-}
-
-/** opencode's call at `step`: the same task as Claude Code's, with its own tools (`read`, `edit`, `filePath`). */
-function opencodeStep(workspace: string, step: number) {
-  const code = join(workspace, CODE_FILE);
-  const call =
-    step === 1
-      ? { name: 'read', input: { filePath: code } }
-      : step === 2
-        ? {
-            name: 'edit',
-            input: { filePath: code, oldString: CODE_EDIT.old_string, newString: CODE_EDIT.new_string },
-          }
-        : { name: 'read', input: { filePath: join(workspace, `file${step - 2}.txt`) } };
-  return { type: 'tool-calls', calls: [call] };
 }
 
 /**
@@ -179,7 +192,8 @@ function opencodeSpec(version: string, command: string[]): AgentSpec {
     isMain: (request) => isMain(request.body),
     isSummary,
     setup: writeCodeTask,
-    script: (workspace) => stepScript(isMain, FILES + 2, (step) => opencodeStep(workspace, step)),
+    script: (workspace) =>
+      stepScript(isMain, FILES + 2, (step) => codeTaskStep(OPENCODE_TOOLS, workspace, step)),
     env: async (workspace, baseUrl) => ({
       // Its AI SDK Anthropic provider wants the base URL with `/v1` (wrap sets it so).
       ...(baseUrl ? { ANTHROPIC_BASE_URL: `${baseUrl}/v1` } : {}),

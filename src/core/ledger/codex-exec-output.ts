@@ -6,7 +6,8 @@
  *   `Wall time: …`, `Process exited with code N` or `Process running with session ID N`,
  *   `Original token count: …`, then `Output:` and the output (maybe `Total output lines: N` first);
  * - `shell` (freeform): `Exit code: N`, `Wall time: …`, then `Output:` and the output;
- * - `shell` (JSON): `{"output": "…", "metadata": {"exit_code": N, …}}`.
+ * - `shell` (JSON): `{"output": "…", "metadata": {"exit_code": N, …}}`;
+ * - an `exec_command` result a Codex `exec` script printed whole: `{"exit_code": N, "output": "…", …}`.
  */
 
 /** A Codex shell output, its wrapping read. */
@@ -43,12 +44,17 @@ export function readCodexExecOutput(text: string): CodexExecOutput | undefined {
   return jsonOutput(text);
 }
 
+/** `shell`'s JSON, or an `exec_command` result an `exec` script printed whole (`text(result)`). */
 function jsonOutput(text: string): CodexExecOutput | undefined {
-  if (!text.startsWith('{"output"')) return undefined;
+  if (!text.startsWith('{"') || !text.includes('"output":')) return undefined;
   try {
-    const value = JSON.parse(text) as { output?: unknown; metadata?: { exit_code?: unknown } };
+    const value = JSON.parse(text) as {
+      output?: unknown;
+      exit_code?: unknown;
+      metadata?: { exit_code?: unknown };
+    };
     if (typeof value.output !== 'string') return undefined;
-    const code = value.metadata?.exit_code;
+    const code = value.metadata?.exit_code ?? value.exit_code;
     return { output: value.output, ...(typeof code === 'number' ? { exitCode: code } : {}) };
   } catch {
     return undefined;

@@ -1,4 +1,5 @@
 import type { ToolUseBlock } from '../model/messages.js';
+import { codexExecCalls } from './codex-exec-call.js';
 import type { TaskOperation } from './ledger-state.js';
 import { taskOperation } from './task-list.js';
 
@@ -57,6 +58,8 @@ export function toolCallFact(toolUse: ToolUseBlock): ToolCallFact {
     string,
     unknown
   >;
+  const nested = codexExecCalls(toolUse);
+  if (nested) return execFact(nested);
   if (planTools.has(name))
     return { kind: 'plan', items: planItems(input.todos ?? input.plan ?? input.items) };
   const task = taskOperation(name, input);
@@ -74,6 +77,18 @@ export function toolCallFact(toolUse: ToolUseBlock): ToolCallFact {
     if (command) return { kind: 'command', command };
   }
   return { kind: 'other' };
+}
+
+/** A Codex `exec` call by what it calls: one nested call's fact, or its shell commands together. */
+function execFact(nested: readonly ToolUseBlock[]): ToolCallFact {
+  if (nested.length === 1) return toolCallFact(nested[0]!);
+  const commands = nested.flatMap((call) => {
+    const fact = call.name === 'exec_command' ? toolCallFact(call) : undefined;
+    return fact?.kind === 'command' ? [fact.command] : [];
+  });
+  return commands.length > 0 && commands.length === nested.length
+    ? { kind: 'command', command: commands.join('\n') }
+    : { kind: 'other' };
 }
 
 function changeOf(command: string, path: string): ToolCallFact {

@@ -1,3 +1,4 @@
+import { codexExecCalls } from '../ledger/codex-exec-call.js';
 import type { ToolUseBlock } from '../model/messages.js';
 
 /** One replacement a change tool made: the text it replaced (empty for a new file) and the new text. */
@@ -78,8 +79,10 @@ export function heredocWrites(command: string): TextEdit[] {
   return edits;
 }
 
-/** The replacements a change call asks for (Edit, MultiEdit, Write, the text editor, apply_patch). */
+/** The replacements a change call asks for (Edit, MultiEdit, Write, the text editor, apply_patch, in a Codex `exec` too). */
 export function editsOf(use: ToolUseBlock, path: string | undefined): TextEdit[] {
+  const nested = codexExecCalls(use);
+  if (nested) return nested.flatMap((call) => (call.name === 'apply_patch' ? editsOf(call, path) : []));
   const input = inputOf(use);
   const name = String(use.name).toLowerCase();
   if (name === 'apply_patch')
