@@ -113,7 +113,8 @@ function commandText(value: unknown): string | undefined {
 
 /** The files an `apply_patch` touches (its patch text in `input`, `patch` or the raw input). */
 function patchFact(input: Record<string, unknown>, raw: unknown): ToolCallFact {
-  const text = [input.input, input.patch, raw].find((value) => typeof value === 'string') as
+  // Codex: the call's input itself (freeform) or `input`; opencode: `patchText`.
+  const text = [input.input, input.patch, input.patchText, raw].find((value) => typeof value === 'string') as
     | string
     | undefined;
   const paths: string[] = [];

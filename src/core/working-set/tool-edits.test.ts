@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { heredocWrites, searchOf } from './tool-edits.js';
+import { toolCallFact } from '../ledger/tool-call-facts.js';
+import type { ToolUseBlock } from '../model/messages.js';
+import { editsOf, heredocWrites, searchOf } from './tool-edits.js';
 
 const write = (path: string, newText: string) => ({ path, oldText: '', newText, whole: true });
 
@@ -36,5 +38,19 @@ describe('searchOf', () => {
     expect(searchOf(bash('grep -rn tzname a b'), 'grep -rn tzname a b')).toEqual({ pattern: 'tzname' });
     expect(searchOf(bash('grep -n tz *.py'), 'grep -n tz *.py')).toEqual({ pattern: 'tz' });
     expect(searchOf(bash('nl -ba f | grep -n tz'), 'nl -ba f | grep -n tz')).toEqual({ pattern: 'tz' });
+  });
+});
+
+describe("opencode's apply_patch (its GPT models' edit tool)", () => {
+  it('reads the patch from `patchText`', () => {
+    const patch = '*** Begin Patch\n*** Update File: src/a.ts\n@@\n-  return 1;\n+  return 2;\n*** End Patch';
+    const call: ToolUseBlock = {
+      type: 'tool_use',
+      id: 'c',
+      name: 'apply_patch',
+      input: { patchText: patch },
+    };
+    expect(toolCallFact(call)).toMatchObject({ kind: 'change', paths: ['src/a.ts'] });
+    expect(editsOf(call, undefined)).toHaveLength(1);
   });
 });

@@ -86,7 +86,9 @@ export function editsOf(use: ToolUseBlock, path: string | undefined): TextEdit[]
   const input = inputOf(use);
   const name = String(use.name).toLowerCase();
   if (name === 'apply_patch')
-    return patchEdits(text(input.input) ?? text(input.patch) ?? text(use.input) ?? '');
+    return patchEdits(
+      text(input.input) ?? text(input.patch) ?? text(input.patchText) ?? text(use.input) ?? '',
+    );
   if (path === undefined) return [];
   const whole =
     text(input.content) ?? text(input.file_text) ?? (name.startsWith('write') ? text(input.text) : undefined);
