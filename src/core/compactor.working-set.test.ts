@@ -199,6 +199,25 @@ describe("Codex's `exec` tool (its default model)", () => {
   });
 });
 
+describe("Gemini CLI's shell", () => {
+  it('gives the working set the file a `cat` printed, without the lines the CLI adds', async () => {
+    const messages: Message[] = [
+      { role: 'user', content: 'Look at the counter.' },
+      ...call('run_shell_command', { command: 'pytest -q' }, `Output: ${'.'.repeat(80)}\n`.repeat(300)),
+      ...call(
+        'run_shell_command',
+        { command: 'cat pkg/tokens.py' },
+        `Output: ${samples.python.text}\nProcess Group PGID: 4242`,
+      ),
+      { role: 'assistant', content: 'Read it.' },
+      { role: 'user', content: 'Go on.' },
+    ];
+    const compactor = createCompactor({ hard: { workingSetTokens: 1200, filesBack: { maxFiles: 0 } } });
+    const text = head((await compactor.maybeCompact(messages, { force: 'hard' })).messages);
+    expect(text).toMatch(/## pkg\/tokens\.py \(read t\d+\)\n- also: TokenUsage, total, calculate_usage/);
+  });
+});
+
 describe('a masked read through maybeCompact', () => {
   it("names what the working set's parser found, without parsing the result again", async () => {
     const seen: string[] = [];

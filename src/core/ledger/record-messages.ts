@@ -9,6 +9,7 @@ import type { CodeParser } from '../working-set/code-outline.js';
 import { WorkingSetRecorder } from '../working-set/record-working-set.js';
 import { createWorkingSetState, isWorkingSetState } from '../working-set/working-set-state.js';
 import { type CodexExecOutput, readCodexExecOutput } from './codex-exec-output.js';
+import { readGeminiShellOutput } from './gemini-shell-output.js';
 import { createLedgerState, type LedgerFile, type LedgerOpenCall, type LedgerState } from './ledger-state.js';
 import { applyTaskOperation } from './task-list.js';
 import { toolCallFact } from './tool-call-facts.js';
@@ -191,7 +192,7 @@ function recordToolResult(
   if (!call) return;
   delete state.open[id];
   const text = toolResultText(result);
-  const codex = readCodexExecOutput(text);
+  const codex = readCodexExecOutput(text) ?? readGeminiShellOutput(text);
   const { exitCode, failed, errorLine } = codex ? codexOutcome(result, codex) : resultOutcome(result, text);
   workingSet.toolResult(id, codex ? codex.output : text, failed, call.turn);
   if (call.kind === 'task' && call.task && !failed) {
