@@ -83,6 +83,17 @@ describe('toolResultPlaceholder', () => {
       '[Previous: used bash(python t.py) → error, 3 lines, 3.1k tokens; "KeyError: \'id\'"; recall r17]',
     );
   });
+  it("names the file of opencode's edit, whatever its arguments' order", () => {
+    const input = { oldString: 'return 1', newString: 'return 2', filePath: '/repo/a.py' };
+    expect(
+      toolResultPlaceholder({
+        toolUse: { type: 'tool_use', id: 't1', name: 'edit', input },
+        result: result('Edit applied successfully.'),
+        tokens: 300,
+        archiveId: undefined,
+      }),
+    ).toMatch(/^\[Previous: used edit\(\/repo\/a\.py\) → /);
+  });
 });
 
 describe('isPlaceholderText and archiveIdInPlaceholder', () => {

@@ -22,6 +22,7 @@ const keyArgumentNames = [
   'cmd',
   'path',
   'file_path',
+  'filePath',
   'filename',
   'file',
   'url',
