@@ -8,7 +8,7 @@ import { type CliCommand, CliError } from '../cli-io.js';
 import { parseCommandArgs } from '../command-args.js';
 import { agentLaunch } from '../wrap/agent-launch.js';
 import { findCommand, runAgent } from '../wrap/run-agent.js';
-import { fallbackWarning, savingsLine } from '../wrap/savings-line.js';
+import { bypassWarning, fallbackWarning, savingsLine } from '../wrap/savings-line.js';
 import { PROXY_ARG_OPTIONS, PROXY_OPTIONS_HELP, startProxyFromArgs } from './proxy-setup.js';
 
 const help = `Usage: agent-compact wrap [proxy options] -- AGENT [ARGS…]
@@ -76,7 +76,7 @@ export const wrapCommand: CliCommand = async (args, io) => {
     await running.stop();
     if (started) {
       io.stderr(`${savingsLine(stats, `${running.proxy.url}/agent-compact/`)}\n`);
-      const warning = fallbackWarning(stats);
+      const warning = fallbackWarning(stats) ?? bypassWarning(stats, launch.kind, agentArgs);
       if (warning) io.stderr(`${warning}\n`);
     }
   }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ProxyStats } from '../../proxy/index.js';
 import { defaultPriceTable } from '../../proxy/price-table.js';
 import { StatsCollector } from '../../proxy/proxy-stats.js';
-import { fallbackWarning, savingsLine } from './savings-line.js';
+import { bypassWarning, fallbackWarning, savingsLine } from './savings-line.js';
 
 function statsOf(records: Parameters<StatsCollector['add']>[0][]): ProxyStats {
   const collector = new StatsCollector();
@@ -73,5 +73,22 @@ describe('savingsLine', () => {
     expect(fallbackWarning(stats)).toMatch(
       /^agent-compact: warning: every compaction fell back \(3 compactions rejected: .*; 1 compaction failed: boom\)/,
     );
+  });
+});
+
+describe('bypassWarning', () => {
+  it('warns when no request reached the proxy, with the way around it for the agent', () => {
+    const none = statsOf([]);
+    expect(bypassWarning(none, 'gemini', ['-p', 'fix it'])).toMatch(
+      /^agent-compact: warning: no request reached the proxy; .*\(Gemini CLI reads GOOGLE_GEMINI_BASE_URL with API-key auth only: .*gemini-api-key/,
+    );
+    expect(bypassWarning(none, 'unknown', [])).toMatch(/went around agent-compact\.$/);
+  });
+
+  it('says nothing when requests came through, or the agent only printed its help or version', () => {
+    expect(
+      bypassWarning(statsOf([{ ...base, tokensIn: 1, tokensOut: 1, layer: 'none' }]), 'gemini', []),
+    ).toBeUndefined();
+    expect(bypassWarning(statsOf([]), 'claude', ['--version'])).toBeUndefined();
   });
 });

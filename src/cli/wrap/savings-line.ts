@@ -1,6 +1,7 @@
 /** The one line `wrap` prints when the agent exits: what went through the proxy and what it saved. */
 import type { CacheTokens, FallbackReason, ProxyStats } from '../../proxy/index.js';
 import { defaultPriceTable } from '../../proxy/price-table.js';
+import type { AgentKind } from './agent-launch.js';
 
 /** The default price table's base input price (Claude Sonnet list price, the same as `simulate`'s). */
 const INPUT_DOLLARS_PER_TOKEN = defaultPriceTable.inputPerMillion / 1_000_000;
@@ -41,6 +42,31 @@ export function fallbackWarning(stats: ProxyStats): string | undefined {
     'as it sent them and nothing was saved. Please report the reason and the request shape it names ' +
     "to agent-compact's issue tracker; run again with --json-log FILE for every request's record."
   );
+}
+
+/** Where an agent's model calls go instead of the base URL `wrap` gave it, by kind of agent. */
+const bypassHints: Readonly<Partial<Record<AgentKind, string>>> = {
+  gemini:
+    'Gemini CLI reads GOOGLE_GEMINI_BASE_URL with API-key auth only: set security.auth.selectedType to "gemini-api-key" in ~/.gemini/settings.json and GEMINI_API_KEY',
+  opencode:
+    'opencode reads the base URL of its Anthropic and OpenAI providers only: a Google or other provider, or a baseURL in its config, goes around the proxy',
+};
+/** Arguments that make an agent print and exit without calling its model. */
+const printOnly = new Set(['--help', '-h', 'help', '--version', '-v', '-V', 'version']);
+
+/**
+ * The line after the savings line when the agent ran but no request reached the proxy: its model
+ * calls went straight to the provider, and nothing was compacted. `undefined` otherwise, and for a
+ * run that only asks the agent for its help or version.
+ */
+export function bypassWarning(
+  stats: ProxyStats,
+  kind: AgentKind,
+  args: readonly string[],
+): string | undefined {
+  if (stats.requests > 0 || args.some((arg) => printOnly.has(arg))) return undefined;
+  const hint = bypassHints[kind];
+  return `agent-compact: warning: no request reached the proxy; if the agent called its model, it went around agent-compact${hint ? ` (${hint})` : ''}.`;
 }
 
 /** Base-input-token equivalents of cached input. */
