@@ -24,6 +24,12 @@ function call(name: string, input: Record<string, unknown>, result: string): Mes
   ];
 }
 
+/** The first message of a forced hard compaction of `messages`: the working set alone, no files back. */
+async function hardHead(messages: Message[]): Promise<string> {
+  const compactor = createCompactor({ hard: { workingSetTokens: 1200, filesBack: { maxFiles: 0 } } });
+  return head((await compactor.maybeCompact(messages, { force: 'hard' })).messages);
+}
+
 const goPath = '/repo/cmd/transcript.go';
 function session(): Message[] {
   return [
@@ -128,8 +134,7 @@ describe('the working set of code in other languages', () => {
         { role: 'assistant', content: 'Read it.' },
         { role: 'user', content: 'Go on.' },
       ];
-      const compactor = createCompactor({ hard: { workingSetTokens: 1200, filesBack: { maxFiles: 0 } } });
-      const text = head((await compactor.maybeCompact(messages, { force: 'hard' })).messages);
+      const text = await hardHead(messages);
       const workingSet = text.slice(
         text.indexOf(`## /repo/${sample.path} (read t`),
         text.indexOf('</working_set>'),
@@ -157,8 +162,7 @@ describe("opencode's tools", () => {
       { role: 'assistant', content: 'Done.' },
       { role: 'user', content: 'Go on.' },
     ];
-    const compactor = createCompactor({ hard: { workingSetTokens: 1200, filesBack: { maxFiles: 0 } } });
-    const text = head((await compactor.maybeCompact(messages, { force: 'hard' })).messages);
+    const text = await hardHead(messages);
     expect(text).toContain('- * func CalculateTokenUsage(lines []string) (*Usage, error) :11');
     expect(text).toContain('return dedupe(lines), nil');
   });
@@ -191,8 +195,7 @@ describe("Codex's `exec` tool (its default model)", () => {
       { role: 'assistant', content: 'Done.' },
       { role: 'user', content: 'Go on.' },
     ];
-    const compactor = createCompactor({ hard: { workingSetTokens: 1200, filesBack: { maxFiles: 0 } } });
-    const text = head((await compactor.maybeCompact(messages, { force: 'hard' })).messages);
+    const text = await hardHead(messages);
     expect(text).toContain('- * func CalculateTokenUsage(lines []string) (*Usage, error) :11');
     expect(text).toContain('return dedupe(lines), nil');
     expect(text).toContain('- go test ./...');
@@ -212,8 +215,7 @@ describe("Gemini CLI's shell", () => {
       { role: 'assistant', content: 'Read it.' },
       { role: 'user', content: 'Go on.' },
     ];
-    const compactor = createCompactor({ hard: { workingSetTokens: 1200, filesBack: { maxFiles: 0 } } });
-    const text = head((await compactor.maybeCompact(messages, { force: 'hard' })).messages);
+    const text = await hardHead(messages);
     expect(text).toMatch(/## pkg\/tokens\.py \(read t\d+\)\n- also: TokenUsage, total, calculate_usage/);
   });
 });
