@@ -95,6 +95,33 @@ describe('toolCallNeeds', () => {
       call('Bash', { command: 'curl https://example.com/x.json -o 1.5' }),
       { commands: ['curl https://example.com/x.json -o 1.5'] },
     ],
+    [
+      "Gemini CLI's replace: as Edit",
+      call('replace', {
+        file_path: '/repo/a.py',
+        old_string: 'def load_config():',
+        new_string: 'def load_config(p):',
+      }),
+      { files: ['a.py'], identifiers: ['load_config'], 'edit-texts': ['def load_config():'] },
+    ],
+    [
+      "opencode's edit: filePath, oldString, newString",
+      call('edit', { filePath: '/repo/a.ts', oldString: 'return countTokens(x);', newString: 'return 0;' }),
+      { files: ['a.ts'], identifiers: ['countTokens'], 'edit-texts': ['return countTokens(x);'] },
+    ],
+    [
+      "Codex's exec: the calls in its script",
+      call('exec', {
+        input:
+          'await tools.exec_command({cmd: "rg -n load_config src"});\nawait tools.apply_patch("*** Begin Patch\\n*** Update File: src/a.py\\n@@\\n-x = parseArgs()\\n+x = 1\\n*** End Patch");',
+      }),
+      {
+        files: ['a.py'],
+        identifiers: ['load_config', 'parseArgs'],
+        'edit-texts': ['x = parseArgs()'],
+        commands: ['rg -n load_config src'],
+      },
+    ],
     ['TodoWrite: nothing', call('TodoWrite', { todos: [{ content: 'Fix parseArgs' }] }), {}],
   ])('%s', (_, block, expected) => {
     expect(toolCallNeeds(block)).toEqual({ ...none, ...expected });

@@ -3,21 +3,26 @@
  * format and every strategy, written down in docs/simulate.md "Next need".
  *
  * - `files`: the basename of a file tool's path (`Read`, `Edit`, `Write`, `MultiEdit`,
- *   `NotebookEdit`, `read_file`, `view`, `edit_file`, `write_file`: `file_path`, `path`,
- *   `notebook_path`, `filePath`), of each file a Codex `apply_patch` adds, updates or deletes, and of
+ *   `NotebookEdit`, `read_file`, `view`, `edit_file`, `write_file`, Gemini CLI's `replace`,
+ *   opencode's `read`, `edit`, `write`, `multiedit`: `file_path`, `path`, `notebook_path`,
+ *   `filePath`), of each file a Codex `apply_patch` adds, updates or deletes, and of
  *   each word of a shell command that names a file with a known extension ({@link fileExtensions});
  * - `identifiers`: the code-shaped words ({@link isCodeShaped}) of an edit's old and new text (Claude
  *   Code `Edit` / `MultiEdit` `old_string` and `new_string`, the hunk lines of an `apply_patch`), of
  *   a search pattern (`Grep` `pattern`, the pattern of a `grep` / `rg` / `git grep` in a shell
  *   command; a pattern that is one bare word counts whatever its shape) and of a shell command;
- * - `edit-texts`: the first line holding a letter or digit of each `old_string` (`Edit`,
- *   `MultiEdit`), and of each `apply_patch` hunk the first such context or removed line, whitespace
- *   collapsed;
+ * - `edit-texts`: the first line holding a letter or digit of each `old_string` or `oldString`
+ *   (the edit tools above), and of each `apply_patch` hunk the first such context or removed line,
+ *   whitespace collapsed;
  * - `commands`: the command of any call whose input has `command` or `cmd` (Claude Code `Bash`,
  *   Codex `exec_command` / `shell`, mini-swe-agent's and SWE-agent's actions): its first non-empty
  *   line, whitespace collapsed, whole.
+ *
+ * A Codex `exec` call (JavaScript calling `tools.exec_command` and `tools.apply_patch`) uses what the
+ * calls in it whose argument is a literal use.
  */
 import type { ToolUseBlock } from 'agent-compact';
+import { codexExecCalls } from 'agent-compact/internal';
 import { collapseWhitespace } from './key-facts.js';
 import { basename, firstString, inputObject } from './tool-input.js';
 
@@ -40,7 +45,15 @@ const fileTools = new Set([
   'view',
   'edit_file',
   'write_file',
+  // Gemini CLI's edit; opencode's file tools.
+  'replace',
+  'read',
+  'edit',
+  'write',
+  'multiedit',
 ]);
+/** The tools whose input is a replacement (`old_string` or `oldString`), or a list of them in `edits`. */
+const editTools = new Set(['Edit', 'MultiEdit', 'edit_file', 'replace', 'edit', 'multiedit']);
 const pathKeys = ['file_path', 'path', 'notebook_path', 'filePath'];
 const searchTools = new Set(['Grep', 'grep', 'search', 'grep_search']);
 const searchCommands = new Set(['grep', 'egrep', 'fgrep', 'rg', 'ag']);
@@ -174,8 +187,21 @@ export function firstMeaningfulLine(text: string): string {
   return collapseWhitespace(text.split('\n').find((line) => /[\p{L}\p{N}]/u.test(line)) ?? '');
 }
 
-/** What one tool call uses (see the module comment). */
+/** What one tool call uses (see the module comment); a Codex `exec` call, what the calls in it use. */
 export function toolCallNeeds(block: ToolUseBlock): NeedItems {
+  const nested = codexExecCalls(block);
+  if (nested) return mergedNeeds(nested.map(callNeeds));
+  return callNeeds(block);
+}
+
+function mergedNeeds(needs: readonly NeedItems[]): NeedItems {
+  const merged = Object.fromEntries(
+    nextNeedKinds.map((kind) => [kind, [...new Set(needs.flatMap((need) => need[kind]))]]),
+  );
+  return merged as NeedItems;
+}
+
+function callNeeds(block: ToolUseBlock): NeedItems {
   const items = { files: new Set<string>(), identifiers: new Set<string>(), edits: new Set<string>() };
   const name = String(block.name ?? '');
   const input = inputObject(block.input);
@@ -210,19 +236,18 @@ export function toolCallNeeds(block: ToolUseBlock): NeedItems {
 
 /** The old and new text of each replacement an `Edit` or `MultiEdit` call makes. */
 function editsOf(name: string, input: Record<string, unknown>): { old: string; new: string }[] {
-  const edits = name === 'MultiEdit' && Array.isArray(input.edits) ? input.edits : [input];
-  if (name !== 'Edit' && name !== 'MultiEdit' && name !== 'edit_file') return [];
+  if (!editTools.has(name)) return [];
+  const edits = Array.isArray(input.edits) ? input.edits : [input];
   return edits.flatMap((edit) => {
     const record = inputObject(edit);
-    return typeof record.old_string === 'string'
-      ? [{ old: record.old_string, new: typeof record.new_string === 'string' ? record.new_string : '' }]
-      : [];
+    const old = firstString(record, ['old_string', 'oldString']);
+    return old === undefined ? [] : [{ old, new: firstString(record, ['new_string', 'newString']) ?? '' }];
   });
 }
 
 function patchText(raw: unknown, input: Record<string, unknown>): string {
   if (typeof raw === 'string') return raw;
-  return firstString(input, ['input', 'patch']) ?? '';
+  return firstString(input, ['input', 'patch', 'patchText']) ?? '';
 }
 
 /** A patch's files, the identifiers of its hunk lines and each hunk's first context or removed line. */
