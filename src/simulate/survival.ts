@@ -4,10 +4,13 @@
  * down in docs/simulate.md):
  *
  * - `files-edited`: basenames of the paths of `Edit`, `Write`, `MultiEdit` (and `NotebookEdit`,
- *   `write_file`, `edit_file`) calls, and of the files a Codex `apply_patch` adds, updates or deletes;
- * - `files-read`: basenames of the paths of `Read` (and `read_file`, `view`) calls;
- * - `commands`: the command of `Bash`, `exec_command` and `shell` calls: first line, whitespace
- *   collapsed, first {@link commandFactLength} characters;
+ *   `write_file`, `edit_file`, Gemini CLI's `replace`, opencode's `edit`, `write`, `multiedit`)
+ *   calls, and of the files a Codex `apply_patch` adds, updates or deletes;
+ * - `files-read`: basenames of the paths of `Read` (and `read_file`, `view`, opencode's `read`) calls;
+ * - `commands`: the command of `Bash`, `exec_command`, `shell` and `run_shell_command` calls: first
+ *   line, whitespace collapsed, first {@link commandFactLength} characters;
+ *
+ * (a Codex `exec` call counts as the calls in its script whose argument is a literal);
  * - `exit-codes`: each non-zero exit code a tool result states (see `key-facts.ts` for the notations);
  * - `errors`: the first line of each `is_error` result, else the first error line of each result
  *   with a non-zero exit code (`firstErrorLine`), first {@link errorFactLength} characters;
@@ -26,6 +29,7 @@
  */
 
 import type { Message, SystemPrompt, ToolResultBlock, ToolUseBlock } from 'agent-compact';
+import { codexExecCalls } from 'agent-compact/internal';
 import { contentBlocks } from 'agent-compact/wire';
 import {
   collapseWhitespace,
@@ -75,9 +79,21 @@ export interface SurvivalRequest {
   messages: readonly Message[];
 }
 
-const editTools = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'write_file', 'edit_file']);
-const readTools = new Set(['Read', 'read_file', 'view']);
-const commandTools = new Set(['Bash', 'bash', 'exec_command', 'shell', 'local_shell']);
+// Gemini CLI's `replace` and `run_shell_command`; opencode's lower-case file tools.
+const editTools = new Set([
+  'Edit',
+  'Write',
+  'MultiEdit',
+  'NotebookEdit',
+  'write_file',
+  'edit_file',
+  'replace',
+  'edit',
+  'write',
+  'multiedit',
+]);
+const readTools = new Set(['Read', 'read_file', 'view', 'read']);
+const commandTools = new Set(['Bash', 'bash', 'exec_command', 'shell', 'local_shell', 'run_shell_command']);
 const patchFilePattern = /^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm;
 /** Plain-text harness notes in the user's turn (Claude Code, Codex): not typed. */
 const harnessPrefixes = ['Caveat:', '# AGENTS.md instructions for', 'Approved command prefix saved:'];
@@ -177,6 +193,12 @@ export function historyFacts(history: readonly Message[]): HistoryFacts {
 
 /** Records a call's files and command; returns its todo list when it writes one. */
 function toolUseFacts(block: ToolUseBlock, facts: HistoryFacts, tasks: TaskList): string[] | undefined {
+  // A Codex `exec` call: the facts of the calls in its script.
+  const nested = codexExecCalls(block);
+  if (nested) {
+    for (const call of nested) toolUseFacts(call, facts, tasks);
+    return undefined;
+  }
   const name = String(block.name ?? '');
   const input = inputObject(block.input);
   const path = firstString(input, ['file_path', 'path', 'notebook_path', 'filePath']);
@@ -184,7 +206,9 @@ function toolUseFacts(block: ToolUseBlock, facts: HistoryFacts, tasks: TaskList)
   if (readTools.has(name) && path !== undefined) facts.text['files-read'].add(basename(path));
   if (name === 'apply_patch') {
     const patch =
-      typeof block.input === 'string' ? block.input : (firstString(input, ['input', 'patch']) ?? '');
+      typeof block.input === 'string'
+        ? block.input
+        : (firstString(input, ['input', 'patch', 'patchText']) ?? '');
     for (const match of patch.matchAll(patchFilePattern)) facts.text['files-edited'].add(basename(match[1]!));
   }
   if (commandTools.has(name)) {
