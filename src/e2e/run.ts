@@ -71,6 +71,8 @@ const CLAUDE_THRESHOLDS = { mid: 24_000, hard: 40_000 };
  * keeps the last tool results whole, cannot get under mid and hard has work after the edit.
  */
 const OPENCODE_THRESHOLDS = { mid: 20_000, hard: 30_000 };
+/** Codex: thresholds low enough for a hard compaction, whose ledger must name the commands its `exec` scripts ran. */
+const CODEX_THRESHOLDS = { mid: 30_000, hard: 45_000 };
 /** What a hard compaction must keep: the user's task, and the harness's environment system message. */
 const CLAUDE_FACTS = [CLAUDE_TASK, 'Primary working directory'];
 
@@ -227,7 +229,7 @@ function codexSpec(command: string[]): AgentSpec {
     api: AGENT_FORMATS.codex,
     command,
     args: ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', SHELL_TASK],
-    thresholds: THRESHOLDS,
+    thresholds: CODEX_THRESHOLDS,
     isMain: (request) => isMain(request.body),
     isSummary,
     script: () => {
@@ -384,7 +386,11 @@ const specs: Array<[AgentSpec, (run: AgentRun) => E2ECheck[]]> = [
       checkSummaryReadsCache(run.traffic, isSummary),
     ],
   ]),
-  [codexSpec(agents.codex), () => []],
+  [
+    codexSpec(agents.codex),
+    // The command of the first step, run inside an `exec` script on Codex's default model.
+    (run) => [checkSurvivesHard(run.traffic, [SHELL_TASK, 'seq 1 6000 > part1.txt && cat part1.txt'])],
+  ],
   [
     opencodeSpec(agents.opencodeVersion, agents.opencode),
     (run) => [

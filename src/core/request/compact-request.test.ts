@@ -329,3 +329,58 @@ function toOpenAIChat(messages: readonly Message[]): ChatCompletionCreateParamsN
     return [{ role: 'assistant', content: text.join('\n'), tool_calls: calls }];
   });
 }
+
+describe("compactRequest on Codex's default model (tools declared in an input item)", () => {
+  const additionalTools = {
+    type: 'additional_tools',
+    role: 'developer',
+    tools: [
+      {
+        type: 'namespace',
+        name: 'functions',
+        tools: [{ type: 'custom', name: 'exec', description: 'Run JavaScript.' }],
+      },
+    ],
+  };
+  const developer = {
+    type: 'message',
+    role: 'developer',
+    content: [{ type: 'input_text', text: 'You are Codex.' }],
+  };
+  function codexBody(steps: number) {
+    const input: Record<string, unknown>[] = [
+      additionalTools,
+      developer,
+      {
+        type: 'message',
+        role: 'user',
+        content: [{ type: 'input_text', text: 'Count the lines of every log.' }],
+      },
+    ];
+    for (let step = 1; step <= steps; step++) {
+      const call_id = `call_${step}`;
+      input.push(
+        {
+          type: 'custom_tool_call',
+          call_id,
+          name: 'exec',
+          input: `text(await tools.exec_command({cmd: "wc -l log${step}.txt"}));`,
+        },
+        { type: 'custom_tool_call_output', call_id, output: `${step} log${step}.txt\n`.repeat(300) },
+      );
+    }
+    return { model: 'gpt-6.2-sol', input, stream: true };
+  }
+
+  it('keeps the tools item and the developer instructions through a hard compaction', async () => {
+    const body = codexBody(8);
+    const result = await compactRequest(body, { force: 'hard' });
+    expect(result.layer).toBe('hard');
+    const input = result.body.input as Record<string, unknown>[];
+    expect(input[0]).toEqual(additionalTools);
+    expect(input[1]).toEqual(developer);
+    expect(input.length).toBeLessThan(body.input.length);
+    // The summary names the commands the exec scripts ran.
+    expect(JSON.stringify(input)).toContain('wc -l log1.txt');
+  });
+});

@@ -5,7 +5,8 @@
  *   `custom_tool_call`, `reasoning`, `compaction` and other tool-call items form assistant
  *   messages; user, `system` and `developer` `message`s and call outputs form user messages; an
  *   `item_reference` joins the side before it.
- * - `system` and `developer` messages at the start of the input (text only) and `instructions`
+ * - `system` and `developer` messages at the start of the input (text only), a leading `developer`
+ *   item of another type (Codex's `additional_tools`, kept whole) and `instructions`
  *   become the system prompt. Instructions are marked, so {@link toResponsesInput} leaves them to
  *   the request's `instructions` field; later system messages stay where they are, in user turns.
  * - `function_call` becomes `tool_use` (its `arguments` parsed into `input`, see
@@ -57,6 +58,11 @@ export interface ResponsesBlockData {
   untyped?: 'absent' | 'null';
   /** A system block read from the request's `instructions`: not written into `input`. */
   instructions?: true;
+  /**
+   * A system block standing for a leading item that is not a message (Codex's `additional_tools`,
+   * `role: "developer"`, which declares its default model's tools): the item, written back as it is.
+   */
+  systemItem?: Record<string, unknown>;
 }
 
 /** Options of {@link fromResponsesInput}. */
@@ -183,9 +189,18 @@ function sideOf(item: ResponsesInputItem, previous: Side | undefined): Side {
   return 'assistant';
 }
 
-/** A leading system/developer message of text parts only, as system blocks; else undefined. */
+/**
+ * A leading system/developer message of text parts only, as system blocks; a leading system or
+ * developer item of another type as one block whose text is its JSON (counted as the provider reads
+ * it; the layers never change the system prompt); else undefined.
+ */
 function systemBlocksOf(item: ResponsesInputItem): TextBlock[] | undefined {
-  if (!isMessageItem(item) || (item.role !== 'system' && item.role !== 'developer')) return undefined;
+  const role = (item as { role?: unknown }).role;
+  if (role !== 'system' && role !== 'developer') return undefined;
+  if (!isMessageItem(item)) {
+    if (typeof item.type !== 'string') return undefined;
+    return [withData({ type: 'text', text: JSON.stringify(item) }, { systemItem: item as JsonRecord })];
+  }
   const { content } = item;
   if (Array.isArray(content) && (content.length === 0 || !content.every(isTextPart))) return undefined;
   return blocksOfMessage(item, 'developer') as TextBlock[];
@@ -336,7 +351,10 @@ function writeBlocks(
   let open: OpenMessage | undefined;
   for (const block of blocks) {
     const data = dataOf(block);
-    if (block.type === 'tool_use') {
+    if (data?.systemItem) {
+      open = undefined;
+      items.push(data.systemItem as ResponsesInputItem);
+    } else if (block.type === 'tool_use') {
       open = undefined;
       const call = callItem(block as ToolUseBlock, data);
       callTypes.set(String(call.call_id), String(call.type));
