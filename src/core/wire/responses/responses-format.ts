@@ -38,6 +38,7 @@ import type {
   ToolResultContentBlock,
   ToolUseBlock,
 } from '../../model/messages.js';
+import { isMessageItem, isOutput, isTextPart, textPartType } from './responses-items.js';
 
 /** The key under `provider_data` that holds {@link ResponsesBlockData}. */
 export const RESPONSES_DATA_KEY = 'responses';
@@ -58,10 +59,7 @@ export interface ResponsesBlockData {
   untyped?: 'absent' | 'null';
   /** A system block read from the request's `instructions`: not written into `input`. */
   instructions?: true;
-  /**
-   * A system block standing for a leading item that is not a message (Codex's `additional_tools`,
-   * `role: "developer"`, which declares its default model's tools): the item, written back as it is.
-   */
+  /** A leading developer item that is not a message (Codex's `additional_tools`), written back whole. */
   systemItem?: Record<string, unknown>;
 }
 
@@ -191,8 +189,7 @@ function sideOf(item: ResponsesInputItem, previous: Side | undefined): Side {
 
 /**
  * A leading system/developer message of text parts only, as system blocks; a leading system or
- * developer item of another type as one block whose text is its JSON (counted as the provider reads
- * it; the layers never change the system prompt); else undefined.
+ * developer item of another type as one block whose text is its JSON (counted as sent); else undefined.
  */
 function systemBlocksOf(item: ResponsesInputItem): TextBlock[] | undefined {
   const role = (item as { role?: unknown }).role;
@@ -450,35 +447,6 @@ function partFromBlock(block: ContentBlock, role: string): ResponsesContentPart 
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
-
-function textPartType(role: string): string {
-  return role === 'assistant' ? 'output_text' : 'input_text';
-}
-
-function isMessageItem(
-  item: ResponsesInputItem,
-): item is ResponsesInputItem & { role: string; content: string | ResponsesContentPart[] } {
-  if (item.type !== undefined && item.type !== 'message') return false;
-  const { role, content } = item as JsonRecord;
-  return typeof role === 'string' && (typeof content === 'string' || Array.isArray(content));
-}
-
-function isTextPart(part: unknown): boolean {
-  const record = part as JsonRecord | null;
-  return (
-    typeof record === 'object' &&
-    record !== null &&
-    record.type === 'input_text' &&
-    typeof record.text === 'string'
-  );
-}
-
-function isOutput(output: unknown): boolean {
-  return (
-    typeof output === 'string' ||
-    (Array.isArray(output) && output.every((part) => typeof part === 'object' && part !== null))
-  );
-}
 
 /** `{ item }` when the item's envelope is not the default one the writer would produce. */
 function itemData(envelope: JsonRecord, fallback: JsonRecord): ResponsesBlockData {
