@@ -71,6 +71,19 @@ describe('the tree-sitter code parser', () => {
     expect(parsed.filter((definition) => definition.name === 'buffer')).toHaveLength(1);
   });
 
+  it('names a C++ function returning a reference, and starts a C# signature after its attributes', () => {
+    const cpp = parser.outline('cpp', 'Pipe &Loop::createPipe() {\n  return pipe_;\n}\n')!;
+    expect(cpp[0]).toMatchObject({ name: 'createPipe', signature: 'Pipe &Loop::createPipe()' });
+    const text =
+      '[Guid("6380BCFF-41D3-4B2E-8B2E-BF8A6810C848")]\n[ComImport]\npublic interface IStore\n{\n}\n';
+    expect(parser.outline('csharp', text)![0]).toMatchObject({
+      name: 'IStore',
+      kind: 'interface',
+      signature: 'public interface IStore',
+      line: 3,
+    });
+  });
+
   it('outlines what parses, and never throws on broken code', () => {
     const broken = 'func (( {{ type struct }\nfunc Fine() {\n}\n';
     expect(() => outlineFile('x.go', broken, parser)).not.toThrow();

@@ -164,7 +164,7 @@ function definitionOf(node: Node, kind: string, lines: readonly string[]): CodeD
   if (bodyless.has(node.type) && !node.childForFieldName('body')) return undefined;
   const name = nameOf(node);
   if (!name) return undefined;
-  const startRow = (node.type === 'variable_declarator' ? (node.parent ?? node) : node).startPosition.row;
+  const startRow = headStart(node.type === 'variable_declarator' ? (node.parent ?? node) : node);
   const value = node.childForFieldName('value');
   const body = node.childForFieldName('body') ?? value?.childForFieldName('body');
   // The head ends where the body starts (its column on that row), or a few lines down.
@@ -208,10 +208,11 @@ function nameOf(node: Node): string | undefined {
   if (node.type === 'init_declaration') return 'init';
   let declarator = node.childForFieldName('declarator');
   while (declarator && !declaredNames.has(declarator.type)) {
+    // A C++ reference declarator (`Pipe &Loop::create()`) holds its declarator without a field name.
     declarator =
       declarator.type === 'qualified_identifier'
         ? declarator.childForFieldName('name')
-        : declarator.childForFieldName('declarator');
+        : (declarator.childForFieldName('declarator') ?? declarator.namedChildren.at(-1) ?? null);
   }
   // Rust's `impl Type` names its type.
   const name = declarator ?? node.childForFieldName('type');
@@ -219,4 +220,13 @@ function nameOf(node: Node): string | undefined {
   return node.namedChildren.find(
     (child) => child?.type === 'simple_identifier' || child?.type === 'type_identifier',
   )?.text;
+}
+
+/** Attributes written above a declaration (C# `[Guid("…")]`): the signature starts after them. */
+const attributeTypes = new Set(['attribute_list', 'attribute', 'decorator']);
+
+/** The row the declaration's head starts on, past the attributes above it. */
+function headStart(node: Node): number {
+  const first = node.children.find((child) => child !== null && !attributeTypes.has(child.type));
+  return (first ?? node).startPosition.row;
 }

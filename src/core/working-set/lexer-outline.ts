@@ -45,13 +45,15 @@ function definitionAt(
   const line = lines[index]!;
   if (!definitionStarts[language].test(line)) return undefined;
   for (const { kind, pattern, needsBody: bodyNeeded } of definitionPatterns[language]) {
-    const name = pattern.exec(line)?.groups?.name;
+    const groups = pattern.exec(line)?.groups;
+    const name = groups?.name;
     const needsBody = bodyNeeded ?? kind === 'method';
     if (name === undefined || (needsBody && statementWords.has(name))) continue;
-    if (needsBody && !opensBody(lines, index)) break;
+    if (needsBody && (isParameterLine(line) || !opensBody(lines, index))) break;
     return {
       name,
-      kind,
+      // A pattern for several keywords names the kind by the keyword (`interface`, `enum`, `struct`).
+      kind: groups?.keyword ?? kind,
       signature: signatureOf(line),
       line: index + 1,
       endLine: bodyEnd(language, lines, index),
@@ -62,6 +64,20 @@ function definitionAt(
     if (name !== undefined) return constantAt(lines, index, name, kind);
   }
   return undefined;
+}
+
+/**
+ * A parameter inside a signature written over several lines (`    const Flag (&table)[n],`): it
+ * ends in `,` with its own parentheses closed. A signature's first line leaves its list open.
+ */
+function isParameterLine(line: string): boolean {
+  if (!/,\s*$/.test(line)) return false;
+  let depth = 0;
+  for (const character of line) {
+    if (character === '(') depth++;
+    else if (character === ')') depth--;
+  }
+  return depth === 0;
 }
 
 /** A constant whose value ends where the brackets opened on its first line close. */

@@ -6,6 +6,7 @@ import type { CodeLanguage } from './code-outline.js';
  */
 
 export interface Pattern {
+  /** What a definition it matches is; a `keyword` group, when the pattern has one, names it instead. */
   kind: string;
   pattern: RegExp;
   /**
@@ -108,7 +109,7 @@ const cppPatterns: Pattern[] = [
   {
     kind: 'class',
     pattern:
-      /^\s*(?:template\s*<[^>]*>\s*)?(?:class|struct)\s+(?:\w+\s+)?(?<name>[A-Za-z_]\w*)\s*(?:final\s*)?(?::[^;]*)?(?:\{|$)/,
+      /^\s*(?:template\s*<[^>]*>\s*)?(?<keyword>class|struct)\s+(?:\w+\s+)?(?<name>[A-Za-z_]\w*)\s*(?:final\s*)?(?::[^;]*)?(?:\{|$)/,
   },
   ...cPatterns.slice(1, 3),
   // `Type::name(…)` at the left margin: a constructor, destructor or method defined out of its class.
@@ -126,7 +127,7 @@ const csharpPatterns: Pattern[] = [
   {
     kind: 'class',
     pattern: new RegExp(
-      String.raw`^\s*${csharpModifiers}(?:class|interface|struct|enum|record(?:\s+(?:class|struct))?)\s+(?<name>[A-Za-z_]\w*)`,
+      String.raw`^\s*${csharpModifiers}(?<keyword>class|interface|struct|enum|record)(?:\s+(?:class|struct))?\s+(?<name>[A-Za-z_]\w*)`,
     ),
   },
   {
@@ -149,7 +150,8 @@ const phpPatterns: Pattern[] = [
   },
   {
     kind: 'class',
-    pattern: /^\s*(?:(?:abstract|final|readonly)\s+)*(?:class|interface|trait|enum)\s+(?<name>[A-Za-z_]\w*)/,
+    pattern:
+      /^\s*(?:(?:abstract|final|readonly)\s+)*(?<keyword>class|interface|trait|enum)\s+(?<name>[A-Za-z_]\w*)/,
   },
 ];
 const kotlinPatterns: Pattern[] = [
@@ -161,7 +163,7 @@ const kotlinPatterns: Pattern[] = [
   {
     kind: 'class',
     pattern:
-      /^\s*(?:(?:public|private|protected|internal|open|abstract|final|sealed|data|enum|annotation|inner|value|inline|expect|actual|fun)\s+)*(?:class|interface|object)\s+(?<name>[A-Za-z_]\w*)/,
+      /^\s*(?:(?:public|private|protected|internal|open|abstract|final|sealed|data|enum|annotation|inner|value|inline|expect|actual|fun)\s+)*(?<keyword>class|interface|object)\s+(?<name>[A-Za-z_]\w*)/,
   },
 ];
 const swiftModifiers = String.raw`(?:(?:public|private|fileprivate|internal|open|static|class|final|override|mutating|nonmutating|convenience|required|dynamic|indirect|@\w+(?:\([^)]*\))?)\s+)*`;
@@ -174,7 +176,7 @@ const swiftPatterns: Pattern[] = [
   {
     kind: 'class',
     pattern: new RegExp(
-      String.raw`^\s*${swiftModifiers}(?:class|struct|enum|protocol|extension|actor)\s+(?<name>[A-Za-z_]\w*)`,
+      String.raw`^\s*${swiftModifiers}(?<keyword>class|struct|enum|protocol|extension|actor)\s+(?<name>[A-Za-z_]\w*)`,
     ),
   },
 ];

@@ -87,6 +87,11 @@ describe('the lexer outline', () => {
     ],
     ['cpp', 'void A::run() {\n  else if (x) {\n  }\n  delete ptr;\n}\nint size() const;\n', ['run']],
     [
+      'cpp',
+      'static void write(Builder &out, int flags,\n    const Flag (&table)[n],\n    bool all)\n{\n}\n',
+      ['write'],
+    ],
+    [
       'csharp',
       'class A\n{\n    void Run()\n    {\n        foreach (var x in xs)\n        {\n        }\n        using (var f = Open())\n        {\n        }\n    }\n}\n',
       ['A', 'Run'],
@@ -126,6 +131,16 @@ describe('the lexer outline', () => {
     expect(lexerOutline(language, text).map(({ name, line, endLine }) => [name, line, endLine])).toEqual(
       expected,
     );
+  });
+
+  it.each([
+    ['csharp', 'public interface IStore\n{\n}\npublic enum Kind { A }\n', ['interface', 'enum']],
+    ['swift', 'protocol P {\n}\nstruct S {\n}\nextension S {\n}\n', ['protocol', 'struct', 'extension']],
+    ['kotlin', 'interface I\nobject O {\n}\n', ['interface', 'object']],
+    ['php', '<?php\ntrait T {\n}\n', ['trait']],
+    ['cpp', 'struct S {\n};\n', ['struct']],
+  ] as const)('names a %s type by its keyword', (language, text, kinds) => {
+    expect(lexerOutline(language, text).map((definition) => definition.kind)).toEqual(kinds);
   });
 
   it('does not take statements for methods', () => {
