@@ -220,6 +220,28 @@ describe("Gemini CLI's shell", () => {
   });
 });
 
+describe("Gemini CLI's read_many_files", () => {
+  it('gives the working set each file its result holds', async () => {
+    const result = [
+      `--- /repo/pkg/tokens.py ---`,
+      samples.python.text,
+      `--- /repo/cmd/transcript.go ---`,
+      samples.go.text,
+      '--- End of content ---',
+    ].join('\n');
+    const messages: Message[] = [
+      { role: 'user', content: 'Look at both counters.' },
+      ...call('run_shell_command', { command: 'pytest -q' }, `Output: ${'.'.repeat(80)}\n`.repeat(300)),
+      ...call('read_many_files', { include: ['pkg/*.py', 'cmd/*.go'] }, result),
+      { role: 'assistant', content: 'Read them.' },
+      { role: 'user', content: 'Go on.' },
+    ];
+    const text = await hardHead(messages);
+    expect(text).toMatch(/## pkg\/tokens\.py \(read t\d+\)\n- also: TokenUsage, total, calculate_usage/);
+    expect(text).toMatch(/## cmd\/transcript\.go \(read t\d+\)\n- also: Usage, Add, CalculateTokenUsage/);
+  });
+});
+
 describe('a masked read through maybeCompact', () => {
   it("names what the working set's parser found, without parsing the result again", async () => {
     const seen: string[] = [];

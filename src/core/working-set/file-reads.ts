@@ -200,3 +200,35 @@ function geminiPart(output: string): ShownText | undefined {
     ? { text: output.slice(note[0].length).replace(/\n$/, ''), firstLine: Number(note[1]) }
     : undefined;
 }
+
+/** Gemini CLI's `read_many_files` result: each file after a `--- path ---` line, then `--- End of content ---`. */
+const manyFilesSeparator = /^--- (.+) ---$/;
+const manyFilesEnd = '--- End of content ---';
+
+/** True for a call that reads several files into one result (Gemini CLI's `read_many_files`). */
+export function readsManyFiles(use: ToolUseBlock): boolean {
+  return String(use.name) === 'read_many_files';
+}
+
+/** The files a `read_many_files` result holds, each whole, in order. */
+export function manyFileReads(result: string): { read: FileRead; text: string }[] {
+  const files: { read: FileRead; text: string }[] = [];
+  let current: { path: string; lines: string[] } | undefined;
+  const close = () => {
+    if (current === undefined) return;
+    const text = current.lines.join('\n').replace(/\n+$/, '');
+    if (text !== '')
+      files.push({ read: { path: current.path, whole: true, shape: 'plain', firstLine: 1 }, text });
+    current = undefined;
+  };
+  for (const line of result.split('\n')) {
+    if (line === manyFilesEnd) break;
+    const separator = manyFilesSeparator.exec(line);
+    if (separator) {
+      close();
+      current = { path: separator[1]!, lines: [] };
+    } else current?.lines.push(line);
+  }
+  close();
+  return files;
+}

@@ -4,7 +4,14 @@ import type { ToolCallFact } from '../ledger/tool-call-facts.js';
 import type { ToolUseBlock } from '../model/messages.js';
 import { codeNames, forEachIdentifier } from './code-names.js';
 import type { CodeDefinition, CodeParser } from './code-outline.js';
-import { type FileRead, fileReadOf, mayChange, shownRead } from './file-reads.js';
+import {
+  type FileRead,
+  fileReadOf,
+  manyFileReads,
+  mayChange,
+  readsManyFiles,
+  shownRead,
+} from './file-reads.js';
 import { KnownNames } from './known-names.js';
 import { outlineFile, stripLineNumbers } from './outline-file.js';
 import { searchPlaces } from './search-hits.js';
@@ -31,6 +38,7 @@ const SCAN_CHARS = 20_000;
 
 type Pending =
   | { kind: 'read'; read: FileRead }
+  | { kind: 'many-reads' }
   | { kind: 'change'; edits: TextEdit[] }
   | { kind: 'search'; search: SearchCall };
 
@@ -65,6 +73,7 @@ export class WorkingSetRecorder {
     const read = search ? undefined : fileReadOf(use, fact);
     if (search) this.pending.set(id, { kind: 'search', search });
     else if (read) this.pending.set(id, { kind: 'read', read });
+    else if (readsManyFiles(use)) this.pending.set(id, { kind: 'many-reads' });
     else if (fact.kind === 'command') {
       // A `sed -i` or a redirect: the text kept of the files it names no longer places edits.
       for (const path of [...this.texts.keys()]) if (mayChange(fact.command, path)) this.texts.delete(path);
@@ -91,6 +100,12 @@ export class WorkingSetRecorder {
     switch (pending.kind) {
       case 'read':
         this.recordRead(toolUseId, pending.read, text, turn);
+        break;
+      case 'many-reads':
+        // Each file under an id of its own: a placeholder looks outlines up by the call's id.
+        manyFileReads(text).forEach(({ read, text: file }, index) => {
+          this.recordRead(`${toolUseId}#${index}`, read, file, turn);
+        });
         break;
       case 'change':
         for (const edit of pending.edits) this.recordEdit(edit, text, turn);
