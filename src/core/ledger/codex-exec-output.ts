@@ -10,8 +10,8 @@
  * - an `exec_command` result a Codex `exec` script printed whole: `{"exit_code": N, "output": "…", …}`.
  */
 
-/** A Codex shell output, its wrapping read. */
-export interface CodexExecOutput {
+/** A shell result, its wrapping read (the shape every harness's reader gives, see `shell-output.ts`). */
+export interface ShellOutput {
   /** What the command printed. */
   output: string;
   /** The exit code, when the process ended. */
@@ -27,7 +27,7 @@ const runningLine = /^Process running with session ID (\S+)$/m;
 const truncatedLine = /^Total output lines: \d+\n\n?/;
 
 /** The output and exit status of a Codex shell result, or undefined when `text` has none of its shapes. */
-export function readCodexExecOutput(text: string): CodexExecOutput | undefined {
+export function readCodexExecOutput(text: string): ShellOutput | undefined {
   const unified = unifiedHeader.exec(text);
   if (unified) {
     const header = unified[0];
@@ -45,7 +45,7 @@ export function readCodexExecOutput(text: string): CodexExecOutput | undefined {
 }
 
 /** `shell`'s JSON, or an `exec_command` result an `exec` script printed whole (`text(result)`). */
-function jsonOutput(text: string): CodexExecOutput | undefined {
+function jsonOutput(text: string): ShellOutput | undefined {
   if (!text.startsWith('{"') || !text.includes('"output":')) return undefined;
   try {
     const value = JSON.parse(text) as {

@@ -4,7 +4,7 @@
  * (when not 0), `Signal: …`, `Background PIDs: …`, `Process Group PGID: N`. Read apart, so the
  * ledger quotes what the command printed and a `cat` of a file is the file's text.
  */
-import type { CodexExecOutput } from './codex-exec-output.js';
+import type { ShellOutput } from './codex-exec-output.js';
 
 /** The lines the CLI adds after the output, at most one of each, in this order. */
 const trailers = [
@@ -17,7 +17,7 @@ const trailers = [
 const OUTPUT = 'Output: ';
 
 /** The output and exit code of a Gemini CLI shell result, or undefined when `text` is not one. */
-export function readGeminiShellOutput(text: string): CodexExecOutput | undefined {
+export function readGeminiShellOutput(text: string): ShellOutput | undefined {
   if (!text.startsWith(OUTPUT)) return undefined;
   const lines = text.split('\n');
   let end = lines.length;

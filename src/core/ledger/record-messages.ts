@@ -8,9 +8,8 @@ import { bridgeText, summaryAcknowledgement } from '../summary/summary-format.js
 import type { CodeParser } from '../working-set/code-outline.js';
 import { WorkingSetRecorder } from '../working-set/record-working-set.js';
 import { createWorkingSetState, isWorkingSetState } from '../working-set/working-set-state.js';
-import { type CodexExecOutput, readCodexExecOutput } from './codex-exec-output.js';
-import { readGeminiShellOutput } from './gemini-shell-output.js';
 import { createLedgerState, type LedgerFile, type LedgerOpenCall, type LedgerState } from './ledger-state.js';
+import { readShellOutput, type ShellOutput } from './shell-output.js';
 import { applyTaskOperation } from './task-list.js';
 import { toolCallFact } from './tool-call-facts.js';
 
@@ -192,17 +191,17 @@ function recordToolResult(
   if (!call) return;
   delete state.open[id];
   const text = toolResultText(result);
-  const codex = readCodexExecOutput(text) ?? readGeminiShellOutput(text);
-  const { exitCode, failed, errorLine } = codex ? codexOutcome(result, codex) : resultOutcome(result, text);
-  workingSet.toolResult(id, codex ? codex.output : text, failed, call.turn);
+  const shell = readShellOutput(text);
+  const { exitCode, failed, errorLine } = shell ? shellOutcome(result, shell) : resultOutcome(result, text);
+  workingSet.toolResult(id, shell ? shell.output : text, failed, call.turn);
   if (call.kind === 'task' && call.task && !failed) {
     applyTaskOperation(state, call.task, call.turn, text);
     return;
   }
   if (call.kind === 'command' && call.command !== undefined) {
     const command = shortenLine(call.command.split('\n', 1)[0]!, COMMAND_CHARS);
-    if (codex?.sessionId !== undefined)
-      state.open[sessionKey(codex.sessionId)] = { ...call, session: codex.sessionId };
+    if (shell?.sessionId !== undefined)
+      state.open[sessionKey(shell.sessionId)] = { ...call, session: shell.sessionId };
     else if (call.session !== undefined) delete state.open[sessionKey(call.session)];
     // A poll of a running command ends the run its call recorded, not a new one.
     const running = call.session === undefined ? undefined : runningEntry(state, command);
@@ -293,11 +292,11 @@ function resultOutcome(result: ToolResultBlock, text: string): Outcome {
   return { exitCode, failed, errorLine: failed ? describeError(text, outcome.errorLine) : undefined };
 }
 
-/** A Codex shell result: its exit code from the wrapping, its error line from what the command printed. */
-function codexOutcome(result: ToolResultBlock, codex: CodexExecOutput): Outcome {
-  const { exitCode } = codex;
+/** A wrapped shell result: its exit code from the wrapping, its error line from what the command printed. */
+function shellOutcome(result: ToolResultBlock, shell: ShellOutput): Outcome {
+  const { exitCode } = shell;
   const failed = result.is_error === true || (exitCode !== undefined && exitCode !== 0);
-  const line = failed ? failureLine(codex.output) : undefined;
+  const line = failed ? failureLine(shell.output) : undefined;
   return {
     exitCode,
     failed,

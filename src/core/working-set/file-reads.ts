@@ -46,8 +46,6 @@ const windowNote = /^\(\d+ more lines (?:above|below)\)$/;
 /** Gemini CLI's read of part of a file: a note saying which lines, then the text as it is. */
 const geminiPartNote =
   /^\s*IMPORTANT: The file content has been truncated\.\nStatus: Showing lines (\d+)-\d+ of \d+ total lines\.\n[\s\S]*?\n--- FILE CONTENT \(truncated\) ---\n/;
-/** opencode's note under a read that stopped before the end of its file. */
-const opencodeCut = /\n\((?:Showing lines \d+-\d+ of \d+\.|Output capped at )/;
 /** Redirects that write no file: `2>&1`, `> /dev/null`. */
 const harmlessRedirect = /\d?>&\d|\d?>\s*\/dev\/null/g;
 /** Shell words that may change the file a command names (the text read before is stale after). */
@@ -137,7 +135,8 @@ export function shownRead(read: FileRead, result: string): ShownRead | undefined
       const part = geminiPart(output);
       if (part) return { ...part, whole: false };
       const shown = stripLineNumbers(output, read.firstLine);
-      return { ...shown, whole: read.whole && shown.firstLine === 1 && !opencodeCut.test(output) };
+      const { cut, ...text } = shown;
+      return { ...text, whole: read.whole && shown.firstLine === 1 && !cut };
     }
     case 'plain':
       if (output.trim() === '') return undefined;

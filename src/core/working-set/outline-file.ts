@@ -17,11 +17,15 @@ const numberedLine = /^ *(\d+)(?:\t|→)/;
  */
 const opencodeEnvelope = /^(?:<path>[^\n]*<\/path>\n<type>file<\/type>\n<content>|<file>)\n/;
 const opencodeLine = /^(\d+)(?:: |\| )/;
+/** opencode's note under a read that stopped before the end of its file. */
+const opencodeCut = /\n\((?:Showing lines \d+-\d+ of \d+\.|Output capped at )/;
 
 /** A file's text as a tool showed it: without line numbers, and the number of its first line. */
 export interface ShownText {
   text: string;
   firstLine: number;
+  /** The tool's note says the read stopped before the end of the file (opencode's `Showing lines`). */
+  cut?: true;
 }
 
 /**
@@ -45,7 +49,8 @@ export function stripLineNumbers(shown: string, unnumberedFirstLine = 1): ShownT
     }
     stripped.push(line.slice(match[0].length));
   }
-  return { text: stripped.join('\n'), firstLine: Number(first[1]) };
+  const shownText: ShownText = { text: stripped.join('\n'), firstLine: Number(first[1]) };
+  return envelope && opencodeCut.test(body) ? { ...shownText, cut: true } : shownText;
 }
 
 /** True when `text` is not source a parser should see: binary, minified, or too large. */

@@ -102,10 +102,8 @@ export class WorkingSetRecorder {
         this.recordRead(toolUseId, pending.read, text, turn);
         break;
       case 'many-reads':
-        // Each file under an id of its own: a placeholder looks outlines up by the call's id.
-        manyFileReads(text).forEach(({ read, text: file }, index) => {
-          this.recordRead(`${toolUseId}#${index}`, read, file, turn);
-        });
+        // No outline kept by id: a placeholder of the call covers several files, not one.
+        for (const { read, text: file } of manyFileReads(text)) this.recordRead(undefined, read, file, turn);
         break;
       case 'change':
         for (const edit of pending.edits) this.recordEdit(edit, text, turn);
@@ -122,17 +120,16 @@ export class WorkingSetRecorder {
     this.known?.sync();
   }
 
-  private recordRead(toolUseId: string, read: FileRead, result: string, turn: number): void {
+  /** `toolUseId`: the call whose placeholder may name the outline (none for a read of many files). */
+  private recordRead(toolUseId: string | undefined, read: FileRead, result: string, turn: number): void {
     const shown = shownRead(read, result);
     if (shown === undefined) return;
     const { path } = read;
     const { text, firstLine, whole } = shown;
     const definitions = this.outline(path, text, firstLine);
     if (definitions === undefined) return;
-    if (this.readOutlines.size >= MAX_CACHED_OUTLINES)
-      this.readOutlines.delete(this.readOutlines.keys().next().value!);
-    this.readOutlines.delete(toolUseId);
-    this.readOutlines.set(toolUseId, { read: { path, firstLine, chars: text.length }, definitions });
+    if (toolUseId !== undefined)
+      this.keepReadOutline(toolUseId, { path, firstLine, chars: text.length }, definitions);
     if (whole) this.keepText(path, text);
     const file = this.touch(path, turn);
     const lastLine = firstLine + newlines(text);
@@ -206,6 +203,14 @@ export class WorkingSetRecorder {
       recorded.read.firstLine === shown.firstLine &&
       recorded.read.chars === shown.chars;
     return same ? recorded.definitions : undefined;
+  }
+
+  /** The outline a read call showed, for its placeholder; the oldest of {@link MAX_CACHED_OUTLINES} go. */
+  private keepReadOutline(toolUseId: string, read: ShownFile, definitions: CodeDefinition[]): void {
+    if (this.readOutlines.size >= MAX_CACHED_OUTLINES)
+      this.readOutlines.delete(this.readOutlines.keys().next().value!);
+    this.readOutlines.delete(toolUseId);
+    this.readOutlines.set(toolUseId, { read, definitions });
   }
 
   /** A file's outline, parsed once per distinct text. */

@@ -25,21 +25,39 @@ export interface SearchHit {
 export function searchHits(result: string): SearchHit[] {
   const found: SearchHit[] = [];
   let header: string | undefined;
-  for (const line of result.split('\n', MAX_LINES)) {
-    const file = fileHeader.exec(line)?.[1]?.trim();
+  for (const text of result.split('\n', MAX_LINES)) {
+    const file = fileHeader.exec(text)?.[1]?.trim();
     if (file) header = file;
-    const headed = header === undefined ? null : headedHit.exec(line);
-    const match = headed ? [line, header!, headed[1]!, headed[2]!] : hitLine.exec(line);
-    const path = match ? match[1]! : (file ?? (pathLine.test(line.trim()) ? line.trim() : undefined));
-    if (path === undefined) continue;
-    // `path:line:` is a match, `path-line-` a context line around it.
-    const matched = match?.[3] === ':';
-    const hit = match ? `${path}:${match[2]}` : path;
-    const seen = found.find((file) => samePath(file.path, path));
-    if (seen === undefined) found.push({ path, hit, matched });
-    else if (matched && !seen.matched) Object.assign(seen, { hit: `${seen.path}:${match![2]}`, matched });
+    const place: Place | undefined = placeOf(text, header) ?? (file ? { path: file } : bareFile(text));
+    if (place === undefined) continue;
+    const { path, line } = place;
+    const matched = place.matched === true;
+    const seen = found.find((entry) => samePath(entry.path, path));
+    if (seen === undefined) found.push({ path, hit: line === undefined ? path : `${path}:${line}`, matched });
+    else if (matched && !seen.matched) Object.assign(seen, { hit: `${seen.path}:${line}`, matched });
   }
   return found;
+}
+
+/** Where a line of a search's output points: a file, and the line of a hit in it when it names one. */
+interface Place {
+  path: string;
+  line?: string;
+  matched?: boolean;
+}
+
+/** A line's hit: `path:line:` (a match) or `path-line-` (a context line), or `L12:` under a `File:` line. */
+function placeOf(text: string, header: string | undefined): Required<Place> | undefined {
+  const headed = header === undefined ? null : headedHit.exec(text);
+  if (headed) return { path: header!, line: headed[1]!, matched: headed[2] === ':' };
+  const hit = hitLine.exec(text);
+  return hit ? { path: hit[1]!, line: hit[2]!, matched: hit[3] === ':' } : undefined;
+}
+
+/** A line that is a path alone (a files-only search). */
+function bareFile(text: string): Place | undefined {
+  const path = text.trim();
+  return pathLine.test(path) ? { path } : undefined;
 }
 
 /** One file written two ways: Grep prints a hit's path absolute or relative, even in one output. */
