@@ -192,6 +192,40 @@ describe('filesBack', () => {
     ]);
   });
 
+  it("meets Codex's relative reads in its workdir with its absolute patches, through its exec wrapping", () => {
+    const text = 'package a\n\nfunc A() int {\n\treturn 1\n}\n';
+    const exec = (output: string) =>
+      `Command: /bin/zsh -lc "sed -n '1,200p' internal/a.go"\nChunk ID: 1\nWall time: 0.0 seconds\nProcess exited with code 0\nOutput:\n${output}`;
+    const patch =
+      '*** Begin Patch\n*** Update File: /repo/internal/a.go\n@@\n-\treturn 1\n+\treturn 2\n*** End Patch';
+    const history = [
+      ...call('exec_command', { cmd: "sed -n '1,200p' internal/a.go", workdir: '/repo' }, exec(text)),
+      ...call(
+        'apply_patch',
+        { input: patch },
+        'Success. Updated the following files:\nM /repo/internal/a.go',
+      ),
+    ];
+    expect(blocksBack(history, [], budget, counter)).toEqual([
+      '<file path="/repo/internal/a.go" as-of="t2" lines="1-5">\npackage a\n\nfunc A() int {\n\treturn 2\n}\n</file>',
+    ]);
+  });
+
+  it("meets Claude Code's Read of an absolute path with its Bash read of the relative one", () => {
+    const history = [
+      ...call('Bash', { command: 'cat src/p.ts' }, parser),
+      ...call('Read', { file_path: '/repo/src/p.ts' }, numbered(parser)),
+      ...call(
+        'Edit',
+        { file_path: '/repo/src/p.ts', old_string: 'split(",")', new_string: 'split(";")' },
+        'The file /repo/src/p.ts has been updated successfully.',
+      ),
+    ];
+    const back = filesBack(history, [], budget, counter);
+    expect(back.map((file) => file.path)).toEqual(['/repo/src/p.ts']);
+    expect(back[0]!.block).toContain('split(";")');
+  });
+
   it('follows a file a shell heredoc writes, and forgets one a later sed changes', () => {
     const history = [
       ...call(

@@ -34,7 +34,21 @@ describe('readCodexExecOutput', () => {
     [
       'unified exec, output cut',
       unified('rg -n x', 'Process exited with code 0', 'Total output lines: 1478\n\na.go:1:x\n'),
-      { output: 'a.go:1:x\n', exitCode: 0 },
+      { output: 'a.go:1:x\n', exitCode: 0, truncated: true },
+    ],
+    [
+      'unified exec, output cut with a warning',
+      unified(
+        'rg -n x',
+        'Process exited with code 0',
+        'Warning: truncated output (original token count: 90)\nTotal output lines: 9\n\na\n…80 tokens truncated…z\n',
+      ),
+      { output: 'a\n…80 tokens truncated…z\n', exitCode: 0, truncated: true },
+    ],
+    [
+      'freeform shell, output cut',
+      'Exit code: 0\nWall time: 0.1 seconds\nTotal output lines: 900\nOutput:\nx\n…812 tokens truncated…\ny\n',
+      { output: 'x\n…812 tokens truncated…\ny\n', exitCode: 0, truncated: true },
     ],
     [
       'freeform shell',

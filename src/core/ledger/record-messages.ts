@@ -108,12 +108,13 @@ function recordMessage(
     // A history read again (a caller that sends copies, not the array it got) adds no turn: a
     // turn is new when it has a new call, or text not seen before (the compactor's own excepted).
     const text = blocks.map((block) => (block.type === 'text' ? String(block.text) : '')).join('\n');
-    const textKey = `text\u0000${hashText(text)}`;
-    const isNew =
-      uses.length > 0
-        ? uses.some((use) => !seenCalls.has(String(use.id)))
-        : text !== summaryAcknowledgement && !seenCalls.has(textKey);
-    if (uses.length === 0) seenCalls.add(textKey);
+    let isNew: boolean;
+    if (uses.length > 0) isNew = uses.some((use) => !seenCalls.has(String(use.id)));
+    else {
+      const textKey = `text\u0000${hashText(text)}`;
+      isNew = text !== summaryAcknowledgement && !seenCalls.has(textKey);
+      seenCalls.add(textKey);
+    }
     if (isNew) state.turn++;
     if (isNew && text.trim() !== '') workingSet.assistantText(text);
     for (const use of uses) recordToolUse(state, use, seenCalls, workingSet);

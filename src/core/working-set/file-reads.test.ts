@@ -96,6 +96,47 @@ describe('shownRead', () => {
     expect(shownRead(shellRead('cat a.py')!, result)).toBeUndefined();
   });
 
+  it("takes the file's text from Codex's exec header and Gemini CLI's trailer lines", () => {
+    const codex = [
+      `Command: /bin/zsh -lc "sed -n '1,260p' main.go"`,
+      'Chunk ID: 72a6c1',
+      'Wall time: 0.0000 seconds',
+      'Process exited with code 0',
+      'Original token count: 9',
+      'Output:',
+      'package main',
+      '',
+      'func main() {}',
+      '',
+    ].join('\n');
+    expect(shownRead(shellRead("sed -n '1,260p' main.go")!, codex)).toEqual({
+      text: 'package main\n\nfunc main() {}',
+      firstLine: 1,
+      whole: false,
+    });
+    const gemini = 'Output: x = 1\ny = 2\nProcess Group PGID: 4242';
+    expect(shownRead(shellRead('cat a.py')!, gemini)).toEqual({
+      text: 'x = 1\ny = 2',
+      firstLine: 1,
+      whole: true,
+    });
+  });
+
+  it.each([
+    [
+      'Codex cut it',
+      'Exit code: 0\nTotal output lines: 900\nOutput:\nx = 1\n…812 tokens truncated…\ny = 2\n',
+    ],
+    ['it failed under Codex', 'Exit code: 1\nOutput:\ncat: a.py: No such file or directory\n'],
+    [
+      'it still runs under Codex',
+      'Command: cat a.py\nChunk ID: 1\nProcess running with session ID 7\nOutput:\nx = 1\n',
+    ],
+    ['it failed under Gemini CLI', 'Output: cat: a.py: No such file\nExit Code: 1\nProcess Group PGID: 7'],
+  ])('is undefined when %s', (_, result) => {
+    expect(shownRead(shellRead('cat a.py')!, result)).toBeUndefined();
+  });
+
   it("reads opencode's Read, in both of its envelopes", () => {
     const read = { path: '/repo/a.py', whole: true, shape: 'numbered', firstLine: 1 } as const;
     const current =
@@ -156,6 +197,11 @@ describe('mayChange', () => {
     ['python reproduce.py 2>&1', false],
     ['grep -n foo src/a.py', false],
     ["sed -i 's/a/b/' src/other.py", false],
+    ['black src/a.py && python -m pytest', false],
+    ['gofmt -w src/a.py internal/b.go && go test ./...', false],
+    ["gofmt -w src/b.py; sed -i 's/a/b/' src/a.py", true],
+    ['prettier --write src/a.py > /tmp/log', false],
+    ['prettier --write src/b.py | tee src/a.py', true],
   ])('%j', (command, expected) => {
     expect(mayChange(command, 'src/a.py')).toBe(expected);
   });

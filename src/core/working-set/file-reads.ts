@@ -6,9 +6,11 @@
  * pipes but `nl -ba f | sed -n 'a,bp'`, no globs or variables; anything else stays a command.
  */
 import { fileName } from '../_internal/text.js';
+import { readShellOutput } from '../ledger/shell-output.js';
 import type { ToolCallFact } from '../ledger/tool-call-facts.js';
 import type { ToolUseBlock } from '../model/messages.js';
 import { type ShownText, stripLineNumbers } from './outline-file.js';
+import { inDirectory } from './same-file.js';
 
 /** One read of a file: the path, whether it asked for the whole file, and how the result shows it. */
 export interface FileRead {
@@ -48,6 +50,13 @@ const geminiPartNote =
   /^\s*IMPORTANT: The file content has been truncated\.\nStatus: Showing lines (\d+)-\d+ of \d+ total lines\.\n[\s\S]*?\n--- FILE CONTENT \(truncated\) ---\n/;
 /** Redirects that write no file: `2>&1`, `> /dev/null`. */
 const harmlessRedirect = /\d?>&\d|\d?>\s*\/dev\/null/g;
+/**
+ * A code formatter's run, up to the next `;`, `&` or `|`: it changes a file's layout, not its code,
+ * so the text read before still places the agent's edits (the next one is most often in code it
+ * just wrote), where dropping it would leave the file unknown until read again.
+ */
+const formatterRun =
+  /\b(?:gofmt|goimports|go\s+fmt|prettier|black|ruff\s+format|rustfmt|cargo\s+fmt|biome\s+format|clang-format|dart\s+format|mix\s+format|swiftformat)\b[^;&|]*/g;
 /** Shell words that may change the file a command names (the text read before is stale after). */
 const changingCommand =
   /\bsed\s+-[a-z]*i|>|\bperl\s+-[a-z]*i|\b(?:mv|cp|rm|touch|truncate|patch|tee|dd)\s|\bgit\s+(?:checkout|restore|apply|stash|reset|am|cherry-pick|merge|rebase)\b|\s-w\b|--write\b|\bopen\(|\bwrite_text\(|\bedit\s/;
@@ -66,7 +75,11 @@ export function fileReadOf(use: ToolUseBlock, fact: ToolCallFact): FileRead | un
     const start = Number(input.start_line);
     return { path, whole, shape: 'numbered', firstLine: Number.isInteger(start) && start > 0 ? start : 1 };
   }
-  if (fact.kind === 'command') return shellRead(fact.command);
+  if (fact.kind === 'command') {
+    const read = shellRead(fact.command);
+    // Codex runs each command in a `workdir` of its own; its edits name files by absolute path.
+    return read && { ...read, path: inDirectory(input.workdir, read.path) };
+  }
   // SWE-agent's own `open` tool (its importer names the call after it).
   if (String(use.name).toLowerCase() === 'open' && typeof input.command === 'string') {
     return shellRead(input.command);
@@ -124,12 +137,8 @@ export interface ShownRead extends ShownText {
  * text (a failed command, a cut output, an empty window).
  */
 export function shownRead(read: FileRead, result: string): ShownRead | undefined {
-  let output = result;
-  const envelope = miniSweEnvelope.exec(result);
-  if (envelope) {
-    if (envelope[1] !== '0') return undefined;
-    output = envelope[2]!;
-  } else if (result.startsWith('<returncode>')) return undefined;
+  const output = unwrapped(result);
+  if (output === undefined) return undefined;
   switch (read.shape) {
     case 'numbered': {
       const part = geminiPart(output);
@@ -150,10 +159,26 @@ export function shownRead(read: FileRead, result: string): ShownRead | undefined
   }
 }
 
+/**
+ * What the command printed, without its harness's wrapping (mini-swe-agent's `<returncode>`,
+ * Codex's exec header, Gemini CLI's trailer lines), or undefined when it failed, still runs or was
+ * cut by the harness: then the text is not the file's.
+ */
+function unwrapped(result: string): string | undefined {
+  const envelope = miniSweEnvelope.exec(result);
+  if (envelope) return envelope[1] === '0' ? envelope[2]! : undefined;
+  if (result.startsWith('<returncode>')) return undefined;
+  const shell = readShellOutput(result);
+  if (shell === undefined) return result;
+  const failed = shell.exitCode !== undefined && shell.exitCode !== 0;
+  return failed || shell.sessionId !== undefined || shell.truncated ? undefined : shell.output;
+}
+
 /** True when `command` names `path` and may change it (`sed -i`, a redirect, `git checkout`, …). */
 export function mayChange(command: string, path: string): boolean {
   const name = fileName(path);
-  return name !== '' && command.includes(name) && changingCommand.test(command.replace(harmlessRedirect, ''));
+  if (name === '' || !command.includes(name)) return false;
+  return changingCommand.test(command.replace(formatterRun, '').replace(harmlessRedirect, ''));
 }
 
 /** SWE-agent's window without its header, notes and `12:` line numbers; whole when it shows every line. */

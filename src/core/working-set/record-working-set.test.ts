@@ -79,6 +79,14 @@ describe('the working set', () => {
     );
   });
 
+  it('takes a relative read and an absolute edit of one file for one file, under its absolute name', () => {
+    const relative = call('Bash', { command: `cat ${go.path}` }, go.text);
+    const { state } = record([...relative, ...edit]).workingSet;
+    expect(state.files.map((file) => [file.path, file.edited])).toEqual([[path, true]]);
+    // The edit was placed in the text the relative read showed: its line, not the fragment's.
+    expect(state.files[0]!.edits[0]).toMatchObject({ line: 12, definitions: ['CalculateTokenUsage'] });
+  });
+
   it('records an edit to a file never read from the text the edit wrote', () => {
     const write = call(
       'Edit',

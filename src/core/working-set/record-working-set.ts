@@ -14,6 +14,7 @@ import {
 } from './file-reads.js';
 import { KnownNames } from './known-names.js';
 import { outlineFile, stripLineNumbers } from './outline-file.js';
+import { fullerPath, sameFile } from './same-file.js';
 import { searchPlaces } from './search-hits.js';
 import { applyEdit, editsOf, heredocWrites, type SearchCall, searchOf, type TextEdit } from './tool-edits.js';
 import type { WorkingSetDefinition, WorkingSetFile, WorkingSetState } from './working-set-state.js';
@@ -124,12 +125,12 @@ export class WorkingSetRecorder {
   private recordRead(toolUseId: string | undefined, read: FileRead, result: string, turn: number): void {
     const shown = shownRead(read, result);
     if (shown === undefined) return;
-    const { path } = read;
+    const path = this.nameOf(read.path);
     const { text, firstLine, whole } = shown;
     const definitions = this.outline(path, text, firstLine);
     if (definitions === undefined) return;
     if (toolUseId !== undefined)
-      this.keepReadOutline(toolUseId, { path, firstLine, chars: text.length }, definitions);
+      this.keepReadOutline(toolUseId, { path: read.path, firstLine, chars: text.length }, definitions);
     if (whole) this.keepText(path, text);
     const file = this.touch(path, turn);
     const lastLine = firstLine + newlines(text);
@@ -140,7 +141,8 @@ export class WorkingSetRecorder {
   }
 
   private recordEdit(edit: TextEdit, result: string, turn: number): void {
-    const previous = this.texts.get(edit.path);
+    const path = this.nameOf(edit.path);
+    const previous = this.texts.get(path);
     let current: string | undefined;
     let line: number | undefined;
     const edited = edit.whole || previous === undefined ? undefined : applyEdit(previous, edit);
@@ -153,12 +155,12 @@ export class WorkingSetRecorder {
     } else {
       line = lineInSnippet(result, edit.newText);
     }
-    if (current === undefined) this.texts.delete(edit.path);
-    else this.keepText(edit.path, current);
-    const fragment = current === undefined ? this.outline(edit.path, edit.newText, line ?? 1) : undefined;
-    const outline = current === undefined ? undefined : this.outline(edit.path, current, 1);
+    if (current === undefined) this.texts.delete(path);
+    else this.keepText(path, current);
+    const fragment = current === undefined ? this.outline(path, edit.newText, line ?? 1) : undefined;
+    const outline = current === undefined ? undefined : this.outline(path, current, 1);
     if (outline === undefined && fragment === undefined) return;
-    const file = this.touch(edit.path, turn);
+    const file = this.touch(path, turn);
     file.edited = true;
     const span = edit.newText.split('\n').length;
     const definitions = outline
@@ -228,6 +230,27 @@ export class WorkingSetRecorder {
     if (text.length > MAX_TEXT_CHARS) return;
     this.texts.set(path, text);
     if (this.texts.size > MAX_TEXTS) this.texts.delete(this.texts.keys().next().value!);
+  }
+
+  /**
+   * The name the state knows `path`'s file by (see `same-file.ts`); a relative name known before
+   * gives way to an absolute one.
+   */
+  private nameOf(path: string): string {
+    const { files } = this.state;
+    let known: string | undefined;
+    for (let index = files.length - 1; index >= 0 && known === undefined; index--)
+      if (sameFile(files[index]!.path, path)) known = files[index]!.path;
+    if (known === undefined) for (const name of this.texts.keys()) if (sameFile(name, path)) known = name;
+    if (known === undefined || known === path) return path;
+    const name = fullerPath(known, path);
+    if (name !== known) {
+      for (const file of files) if (file.path === known) file.path = name;
+      const text = this.texts.get(known);
+      this.texts.delete(known);
+      if (text !== undefined) this.texts.set(name, text);
+    }
+    return name;
   }
 
   /** The file's entry, moved to the end (most recent). */
