@@ -30,6 +30,25 @@ describe("a Codex `exec` call's nested calls", () => {
     expect(toolCallFact(bare)).toEqual({ kind: 'command', command: 'rg -n "retry\\(" src' });
   });
 
+  it("reads a read's path in the call's workdir, never in the next call's", () => {
+    const read = exec(
+      `text(await tools.exec_command({ cmd: "sed -n '1,20p' src/a.ts", workdir: '/repo' }));`,
+    );
+    expect(codexExecCalls(read)).toEqual([
+      {
+        type: 'tool_use',
+        id: 'call_1',
+        name: 'exec_command',
+        input: { cmd: "sed -n '1,20p' src/a.ts", workdir: '/repo' },
+      },
+    ]);
+    expect(fileReadOf(read, toolCallFact(read))?.path).toBe('/repo/src/a.ts');
+    const next = exec(
+      `await tools.exec_command({cmd: "cat src/a.ts"});\nawait tools.exec_command({cmd: "ls", workdir: "/other"});`,
+    );
+    expect(codexExecCalls(next)?.[0]?.input).toEqual({ cmd: 'cat src/a.ts' });
+  });
+
   it('reads a patch given to apply_patch as a template or a quoted string', () => {
     const patch = '*** Begin Patch\n*** Update File: src/a.ts\n@@\n-  return 1;\n+  return 2;\n*** End Patch';
     for (const call of [

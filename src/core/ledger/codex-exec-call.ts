@@ -8,8 +8,9 @@ import type { ToolUseBlock } from '../model/messages.js';
 
 /** A nested call: `tools.NAME(` where NAME is one the ledger reads. */
 const nestedCall = /\btools\.(exec_command|apply_patch)\s*\(\s*/g;
-/** `cmd:` in an object literal, its key bare or quoted. */
+/** `cmd:` and `workdir:` in an object literal, each key bare or quoted. */
 const cmdKey = /(?:^|[{,\s])(?:cmd|"cmd"|'cmd')\s*:\s*/;
+const workdirKey = /(?:^|[{,\s])(?:workdir|"workdir"|'workdir')\s*:\s*/;
 
 /** The nested calls of a Codex `exec` call, as the tool calls they stand for; undefined for another tool. */
 export function codexExecCalls(use: ToolUseBlock): ToolUseBlock[] | undefined {
@@ -21,24 +22,31 @@ export function codexExecCalls(use: ToolUseBlock): ToolUseBlock[] | undefined {
   for (const match of code.matchAll(nestedCall)) {
     const name = match[1]!;
     const at = match.index + match[0].length;
-    const argument = name === 'apply_patch' ? stringAt(code, at) : commandAt(code, at);
-    if (argument === undefined) continue;
-    calls.push({
-      type: 'tool_use',
-      id: use.id,
-      name,
-      input: name === 'apply_patch' ? { input: argument } : { cmd: argument },
-    });
+    const patch = name === 'apply_patch' ? stringAt(code, at) : undefined;
+    const input = patch === undefined ? commandAt(code, at) : { input: patch };
+    if (input === undefined) continue;
+    calls.push({ type: 'tool_use', id: use.id, name, input });
   }
   return calls;
 }
 
-/** The command of `exec_command(` at `at`: a string argument, or the object's `cmd`. */
-function commandAt(code: string, at: number): string | undefined {
-  if (code[at] !== '{') return stringAt(code, at);
-  // The object's text up to its first `}` outside a string is enough to find `cmd`.
-  const key = cmdKey.exec(code.slice(at, at + 4000));
-  return key ? stringAt(code, at + key.index + key[0].length) : undefined;
+/** The arguments of `exec_command(` at `at`: a string argument, or the object's `cmd` and `workdir`. */
+function commandAt(code: string, at: number): { cmd: string; workdir?: string } | undefined {
+  if (code[at] !== '{') {
+    const cmd = stringAt(code, at);
+    return cmd === undefined ? undefined : { cmd };
+  }
+  // The object's text, up to the next nested call at most, is enough to find its keys.
+  const window = code.slice(at, at + 4000);
+  const next = window.indexOf('tools.');
+  const object = next === -1 ? window : window.slice(0, next);
+  const valueOf = (key: RegExp) => {
+    const found = key.exec(object);
+    return found ? stringAt(code, at + found.index + found[0].length) : undefined;
+  };
+  const cmd = valueOf(cmdKey);
+  const workdir = valueOf(workdirKey);
+  return cmd === undefined ? undefined : { cmd, ...(workdir === undefined ? {} : { workdir }) };
 }
 
 /**

@@ -6,6 +6,7 @@
  * pipes but `nl -ba f | sed -n 'a,bp'`, no globs or variables; anything else stays a command.
  */
 import { fileName } from '../_internal/text.js';
+import { codexExecCalls } from '../ledger/codex-exec-call.js';
 import { readShellOutput } from '../ledger/shell-output.js';
 import type { ToolCallFact } from '../ledger/tool-call-facts.js';
 import type { ToolUseBlock } from '../model/messages.js';
@@ -78,13 +79,20 @@ export function fileReadOf(use: ToolUseBlock, fact: ToolCallFact): FileRead | un
   if (fact.kind === 'command') {
     const read = shellRead(fact.command);
     // Codex runs each command in a `workdir` of its own; its edits name files by absolute path.
-    return read && { ...read, path: inDirectory(input.workdir, read.path) };
+    return read && { ...read, path: inDirectory(workdirOf(use, input), read.path) };
   }
   // SWE-agent's own `open` tool (its importer names the call after it).
   if (String(use.name).toLowerCase() === 'open' && typeof input.command === 'string') {
     return shellRead(input.command);
   }
   return undefined;
+}
+
+/** The directory a shell call runs in: its `workdir`, or that of the one call a Codex `exec` script makes. */
+function workdirOf(use: ToolUseBlock, input: Record<string, unknown>): unknown {
+  const nested = codexExecCalls(use);
+  if (nested === undefined) return input.workdir;
+  return nested.length === 1 ? (nested[0]!.input as { workdir?: unknown }).workdir : undefined;
 }
 
 /** The file a shell command only prints, or undefined for any other command. */
