@@ -40,12 +40,12 @@ function commandAt(code: string, at: number): { cmd: string; workdir?: string } 
   const window = code.slice(at, at + 4000);
   const next = window.indexOf('tools.');
   const object = next === -1 ? window : window.slice(0, next);
-  const valueOf = (key: RegExp) => {
+  const stringAfter = (key: RegExp) => {
     const found = key.exec(object);
     return found ? stringAt(code, at + found.index + found[0].length) : undefined;
   };
-  const cmd = valueOf(cmdKey);
-  const workdir = valueOf(workdirKey);
+  const cmd = stringAfter(cmdKey);
+  const workdir = stringAfter(workdirKey);
   return cmd === undefined ? undefined : { cmd, ...(workdir === undefined ? {} : { workdir }) };
 }
 
