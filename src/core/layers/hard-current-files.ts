@@ -9,7 +9,7 @@ import { toolCallFact } from '../ledger/tool-call-facts.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 import { type FileRead, fileReadOf, mayChange, shownRead } from '../working-set/file-reads.js';
 import { isUnreadable } from '../working-set/outline-file.js';
-import { fullerPath, sameFile } from '../working-set/same-file.js';
+import { fullerPath, latestNameOf } from '../working-set/same-file.js';
 import { applyEdit, editsOf, heredocWrites, type TextEdit } from '../working-set/tool-edits.js';
 import { editParts, type FilePart, withPart } from './hard-file-parts.js';
 
@@ -121,18 +121,11 @@ function recordEdit(file: CurrentFile, edit: TextEdit): void {
 
 /** The file's entry (under any name of it, kept under the fuller one), moved to the end (most recent). */
 function touch(files: Map<string, CurrentFile>, path: string, turn: number): CurrentFile {
-  const file = files.get(path) ??
-    namedOtherwise(files, path) ?? { path, text: undefined, parts: [], edited: false, edits: [], turn };
+  const known = files.get(path) ?? files.get(latestNameOf(files.keys(), path) ?? path);
+  const file = known ?? { path, text: undefined, parts: [], edited: false, edits: [], turn };
   files.delete(file.path);
   file.path = fullerPath(file.path, path);
   file.turn = turn;
   files.set(file.path, file);
   return file;
-}
-
-/** The latest file known under another name of `path` (absolute against relative). */
-function namedOtherwise(files: Map<string, CurrentFile>, path: string): CurrentFile | undefined {
-  let found: CurrentFile | undefined;
-  for (const file of files.values()) if (sameFile(file.path, path)) found = file;
-  return found;
 }

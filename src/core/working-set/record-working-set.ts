@@ -14,7 +14,7 @@ import {
 } from './file-reads.js';
 import { KnownNames } from './known-names.js';
 import { outlineFile, stripLineNumbers } from './outline-file.js';
-import { fullerPath, sameFile } from './same-file.js';
+import { fullerPath, latestNameOf } from './same-file.js';
 import { searchPlaces } from './search-hits.js';
 import { applyEdit, editsOf, heredocWrites, type SearchCall, searchOf, type TextEdit } from './tool-edits.js';
 import type { WorkingSetDefinition, WorkingSetFile, WorkingSetState } from './working-set-state.js';
@@ -238,10 +238,8 @@ export class WorkingSetRecorder {
    */
   private nameOf(path: string): string {
     const { files } = this.state;
-    let known: string | undefined;
-    for (let index = files.length - 1; index >= 0 && known === undefined; index--)
-      if (sameFile(files[index]!.path, path)) known = files[index]!.path;
-    if (known === undefined) for (const name of this.texts.keys()) if (sameFile(name, path)) known = name;
+    const paths = files.map((file) => file.path);
+    const known = latestNameOf(paths, path) ?? latestNameOf(this.texts.keys(), path);
     if (known === undefined || known === path) return path;
     const name = fullerPath(known, path);
     if (name !== known) {

@@ -18,20 +18,32 @@ export function inDirectory(directory: unknown, path: string): string {
 }
 
 /**
- * True when `left` and `right` name one file: the same path, or an absolute path and a relative one
- * it ends with (`/repo/src/a.ts` and `src/a.ts` or `./src/a.ts`). A bare name (`index.ts`) or one
- * going up (`../a.ts`) matches no absolute path: too many files end that way to tell which.
+ * True when `left` and `right` name one file: the same path but for a leading `./`, or an absolute
+ * path and a relative one it ends with (`/repo/src/a.ts` and `src/a.ts`). A bare name (`index.ts`)
+ * or one going up (`../a.ts`) matches no absolute path: too many files end that way to tell which.
  */
 export function sameFile(left: string, right: string): boolean {
   if (left === right) return true;
-  const leftAbsolute = left.startsWith('/');
-  if (leftAbsolute === right.startsWith('/')) return false;
-  const [absolute, relative] = leftAbsolute ? [left, right] : [right, left];
-  const tail = relative.replace(/^(?:\.\/)+/, '');
-  return tail.includes('/') && !tail.startsWith('../') && absolute.endsWith(`/${tail}`);
+  const [one, other] = [withoutDotSlash(left), withoutDotSlash(right)];
+  if (one === other) return true;
+  const oneAbsolute = one.startsWith('/');
+  if (oneAbsolute === other.startsWith('/')) return false;
+  const [absolute, relative] = oneAbsolute ? [one, other] : [other, one];
+  return relative.includes('/') && !relative.startsWith('../') && absolute.endsWith(`/${relative}`);
+}
+
+/** Of `names` (oldest first), the latest that names the file `path` names, if any. */
+export function latestNameOf(names: Iterable<string>, path: string): string | undefined {
+  let found: string | undefined;
+  for (const name of names) if (sameFile(name, path)) found = name;
+  return found;
 }
 
 /** The name to keep of two names of one file: the absolute one, which says more. */
 export function fullerPath(known: string, seen: string): string {
   return seen.startsWith('/') && !known.startsWith('/') ? seen : known;
+}
+
+function withoutDotSlash(path: string): string {
+  return path.startsWith('./') ? path.replace(/^(?:\.\/)+/, '') : path;
 }

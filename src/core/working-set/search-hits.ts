@@ -60,7 +60,11 @@ function bareFile(text: string): Place | undefined {
   return pathLine.test(path) ? { path } : undefined;
 }
 
-/** One file written two ways: Grep prints a hit's path absolute or relative, even in one output. */
+/**
+ * One file written two ways: Grep prints a hit's path absolute or relative, even in one output.
+ * Within one listing from one directory any ending is the same file, `a.ts` too; across calls the
+ * stricter `sameFile` (`same-file.ts`) decides.
+ */
 export function samePath(left: string, right: string): boolean {
   return left === right || left.endsWith(`/${right}`) || right.endsWith(`/${left}`);
 }
