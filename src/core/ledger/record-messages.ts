@@ -194,7 +194,7 @@ function recordToolResult(
   const text = toolResultText(result);
   const shell = readShellOutput(text);
   const { exitCode, failed, errorLine } = shell ? shellOutcome(result, shell) : resultOutcome(result, text);
-  workingSet.toolResult(id, shell ? shell.output : text, failed, call.turn);
+  workingSet.toolResult(id, { text, shell: shell ?? null, failed }, call.turn);
   if (call.kind === 'task' && call.task && !failed) {
     applyTaskOperation(state, call.task, call.turn, text);
     return;

@@ -7,7 +7,7 @@
  */
 import { fileName } from '../_internal/text.js';
 import { codexExecCalls } from '../ledger/codex-exec-call.js';
-import { readShellOutput } from '../ledger/shell-output.js';
+import { readShellOutput, type ShellOutput } from '../ledger/shell-output.js';
 import type { ToolCallFact } from '../ledger/tool-call-facts.js';
 import type { ToolUseBlock } from '../model/messages.js';
 import { type ShownText, stripLineNumbers } from './outline-file.js';
@@ -142,10 +142,15 @@ export interface ShownRead extends ShownText {
 
 /**
  * The file's text as `result` shows it for `read`, or undefined when the result is not the file's
- * text (a failed command, a cut output, an empty window).
+ * text (a failed command, a cut output, an empty window). `wrapping`: the harness's shell wrapping
+ * of `result` when the caller has read it already (the ledger has), null when it has none.
  */
-export function shownRead(read: FileRead, result: string): ShownRead | undefined {
-  const output = unwrapped(result);
+export function shownRead(
+  read: FileRead,
+  result: string,
+  wrapping: ShellOutput | null = readShellOutput(result) ?? null,
+): ShownRead | undefined {
+  const output = unwrapped(result, wrapping);
   if (output === undefined) return undefined;
   switch (read.shape) {
     case 'numbered': {
@@ -172,12 +177,11 @@ export function shownRead(read: FileRead, result: string): ShownRead | undefined
  * Codex's exec header, Gemini CLI's trailer lines), or undefined when it failed, still runs or was
  * cut by the harness: then the text is not the file's.
  */
-function unwrapped(result: string): string | undefined {
+function unwrapped(result: string, shell: ShellOutput | null): string | undefined {
   const envelope = miniSweEnvelope.exec(result);
   if (envelope) return envelope[1] === '0' ? envelope[2]! : undefined;
   if (result.startsWith('<returncode>')) return undefined;
-  const shell = readShellOutput(result);
-  if (shell === undefined) return result;
+  if (shell === null) return result;
   const failed = shell.exitCode !== undefined && shell.exitCode !== 0;
   return failed || shell.sessionId !== undefined || shell.truncated ? undefined : shell.output;
 }

@@ -87,6 +87,14 @@ describe('the working set', () => {
     expect(state.files[0]!.edits[0]).toMatchObject({ line: 12, definitions: ['CalculateTokenUsage'] });
   });
 
+  it("takes nothing of a file from a read Codex cut, and the file's text from one it did not", () => {
+    const cut = `Exit code: 0\nWall time: 0.1 seconds\nTotal output lines: 900\nOutput:\n${go.text.slice(0, 200)}\n…812 tokens truncated…\n${go.text.slice(-200)}`;
+    expect(record(call('exec_command', { cmd: `cat ${path}` }, cut)).workingSet.state.files).toEqual([]);
+    const whole = `Exit code: 0\nWall time: 0.1 seconds\nOutput:\n${go.text}`;
+    const [file] = record(call('exec_command', { cmd: `cat ${path}` }, whole)).workingSet.state.files;
+    expect(file?.definitions.map((definition) => definition.name)).toContain('CalculateTokenUsage');
+  });
+
   it('records an edit to a file never read from the text the edit wrote', () => {
     const write = call(
       'Edit',

@@ -1,5 +1,6 @@
 import { hashText } from '../_internal/archive-ids.js';
 import { fileName, safeJson } from '../_internal/text.js';
+import type { ShellOutput } from '../ledger/shell-output.js';
 import type { ToolCallFact } from '../ledger/tool-call-facts.js';
 import type { ToolUseBlock } from '../model/messages.js';
 import { codeNames, forEachIdentifier } from './code-names.js';
@@ -10,6 +11,7 @@ import {
   manyFileReads,
   mayChange,
   readsManyFiles,
+  type ShownRead,
   shownRead,
 } from './file-reads.js';
 import { KnownNames } from './known-names.js';
@@ -92,19 +94,29 @@ export class WorkingSetRecorder {
     this.countUses(text.slice(0, SCAN_CHARS));
   }
 
-  /** A call's result: the outline, edit or hits it gives. */
-  toolResult(toolUseId: string, text: string, failed: boolean, turn: number): void {
+  /**
+   * A call's result: the outline, edit or hits it gives. `text` as the tool returned it, with its
+   * harness's shell wrapping as the ledger read it (null for none): a read needs to know whether
+   * the harness cut the output, the rest takes what the command printed.
+   */
+  toolResult(toolUseId: string, result: ToolResultText, turn: number): void {
     const pending = this.pending.get(toolUseId);
     if (!pending) return;
     this.pending.delete(toolUseId);
-    if (failed) return;
+    if (result.failed) return;
+    const text = result.shell?.output ?? result.text;
     switch (pending.kind) {
-      case 'read':
-        this.recordRead(toolUseId, pending.read, text, turn);
+      case 'read': {
+        const shown = shownRead(pending.read, result.text, result.shell);
+        if (shown) this.recordRead(toolUseId, pending.read, shown, turn);
         break;
+      }
       case 'many-reads':
         // No outline kept by id: a placeholder of the call covers several files, not one.
-        for (const { read, text: file } of manyFileReads(text)) this.recordRead(undefined, read, file, turn);
+        for (const { read, text: file } of manyFileReads(text)) {
+          const shown = shownRead(read, file, null);
+          if (shown) this.recordRead(undefined, read, shown, turn);
+        }
         break;
       case 'change':
         for (const edit of pending.edits) this.recordEdit(edit, text, turn);
@@ -122,9 +134,7 @@ export class WorkingSetRecorder {
   }
 
   /** `toolUseId`: the call whose placeholder may name the outline (none for a read of many files). */
-  private recordRead(toolUseId: string | undefined, read: FileRead, result: string, turn: number): void {
-    const shown = shownRead(read, result);
-    if (shown === undefined) return;
+  private recordRead(toolUseId: string | undefined, read: FileRead, shown: ShownRead, turn: number): void {
     const path = this.nameOf(read.path);
     const { text, firstLine, whole } = shown;
     const definitions = this.outline(path, text, firstLine);
@@ -290,6 +300,14 @@ export class WorkingSetRecorder {
       if (known.has(name)) uses[name] = (uses[name] ?? 0) + 1;
     });
   }
+}
+
+/** A call's result as the ledger read it. */
+export interface ToolResultText {
+  text: string;
+  /** The harness's shell wrapping of `text` (see `ledger/shell-output.ts`), null for none. */
+  shell: ShellOutput | null;
+  failed: boolean;
 }
 
 /** Which text of a file a read showed: enough to tell two reads under one tool_use id apart. */
