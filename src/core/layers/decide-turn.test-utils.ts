@@ -11,6 +11,7 @@ export const baseFacts: TurnFacts = {
   breaker: {
     lastHardTokensAfter: undefined,
     fitsWindow: true,
+    floorFitsWindow: true,
     previousTokensAfter: undefined,
     floorTokens: 5_000,
     historyTokens: 5_000,
