@@ -201,7 +201,10 @@ describe('decideTurn', () => {
     ],
     [
       'over hard, grown less than the band, but over the window: hard may run (an overflow is worse)',
-      { tokens: 84_000, breaker: { ...base.breaker, lastHardTokensAfter: 55_000, fitsWindow: false, floorFitsWindow: true } },
+      {
+        tokens: 84_000,
+        breaker: { ...base.breaker, lastHardTokensAfter: 55_000, fitsWindow: false, floorFitsWindow: true },
+      },
       { kind: 'mid-else-hard', under: 50_000, breaker: undefined, rule: paying, cacheAware: true },
     ],
     [
