@@ -136,9 +136,6 @@ function turnFacts(turn: Turn, now: number, overheadTokens: number): TurnFacts {
   // The breaker is read over hard, and between the thresholds where an expired cache weighs a summary.
   const weighHard = overHard || (cacheExpired && tokensBefore > limits.mid);
   const fixed = weighHard ? fixedPart(input, options, runtime, settings, 'delta') : undefined;
-  const floorTokens = fixed ? overheadTokens + fixed.fixed : 0;
-  const fits = (tokens: number) =>
-    settings.contextWindow === undefined || tokens <= settings.contextWindow - settings.reserveOutputTokens;
   return {
     tokens: tokensBefore,
     limits,
@@ -152,11 +149,12 @@ function turnFacts(turn: Turn, now: number, overheadTokens: number): TurnFacts {
         : 0,
     breaker: {
       previousTokensAfter: weighHard ? previousHardTokens(runtime) : undefined,
-      floorTokens,
+      floorTokens: fixed ? overheadTokens + fixed.fixed : 0,
       historyTokens: fixed ? historyTokens(input, runtime, fixed.requestTokens) : 0,
       lastHardTokensAfter: weighHard ? runtime.breaker.hardTokensAfter : undefined,
-      fitsWindow: fits(tokensBefore),
-      floorFitsWindow: fits(floorTokens),
+      fitsWindow:
+        settings.contextWindow === undefined ||
+        tokensBefore <= settings.contextWindow - settings.reserveOutputTokens,
     },
     expiredSummary:
       fixed && !overHard ? expiredSummary(runtime, settings, overheadTokens + fixed.fixed) : undefined,

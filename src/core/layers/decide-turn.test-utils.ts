@@ -11,7 +11,6 @@ export const baseFacts: TurnFacts = {
   breaker: {
     lastHardTokensAfter: undefined,
     fitsWindow: true,
-    floorFitsWindow: true,
     previousTokensAfter: undefined,
     floorTokens: 5_000,
     historyTokens: 5_000,

@@ -73,7 +73,6 @@ describe('decideTurn', () => {
         breaker: {
           lastHardTokensAfter: undefined,
           fitsWindow: true,
-          floorFitsWindow: true,
           previousTokensAfter: 55_000,
           floorTokens: 5_000,
           historyTokens: 85_000,
@@ -94,7 +93,6 @@ describe('decideTurn', () => {
         breaker: {
           lastHardTokensAfter: undefined,
           fitsWindow: true,
-          floorFitsWindow: true,
           previousTokensAfter: 45_000,
           floorTokens: 5_000,
           historyTokens: 85_000,
@@ -109,7 +107,6 @@ describe('decideTurn', () => {
         breaker: {
           lastHardTokensAfter: undefined,
           fitsWindow: true,
-          floorFitsWindow: true,
           previousTokensAfter: undefined,
           floorTokens: 51_000,
           historyTokens: 39_000,
@@ -124,34 +121,12 @@ describe('decideTurn', () => {
       },
     ],
     [
-      'over hard with a floor over the window: no summary could make the request fit, the breaker holds hard',
-      {
-        tokens: 210_000,
-        breaker: {
-          lastHardTokensAfter: undefined,
-          fitsWindow: false,
-          floorFitsWindow: false,
-          previousTokensAfter: undefined,
-          floorTokens: 110_000,
-          historyTokens: 100_000,
-        },
-      },
-      {
-        kind: 'mid-else-hard',
-        under: 50_000,
-        breaker: { reason: 'fixed-overhead', floorTokens: 110_000 },
-        rule: paying,
-        cacheAware: true,
-      },
-    ],
-    [
       'over hard with a floor over mid, the history alone over hard: a summary pays, hard may run',
       {
         tokens: 150_000,
         breaker: {
           lastHardTokensAfter: undefined,
           fitsWindow: true,
-          floorFitsWindow: true,
           previousTokensAfter: undefined,
           floorTokens: 60_000,
           historyTokens: 90_000,
@@ -166,7 +141,6 @@ describe('decideTurn', () => {
         breaker: {
           lastHardTokensAfter: undefined,
           fitsWindow: true,
-          floorFitsWindow: true,
           previousTokensAfter: 64_000,
           floorTokens: 60_000,
           historyTokens: 90_000,
@@ -201,10 +175,7 @@ describe('decideTurn', () => {
     ],
     [
       'over hard, grown less than the band, but over the window: hard may run (an overflow is worse)',
-      {
-        tokens: 84_000,
-        breaker: { ...base.breaker, lastHardTokensAfter: 55_000, fitsWindow: false, floorFitsWindow: true },
-      },
+      { tokens: 84_000, breaker: { ...base.breaker, lastHardTokensAfter: 55_000, fitsWindow: false } },
       { kind: 'mid-else-hard', under: 50_000, breaker: undefined, rule: paying, cacheAware: true },
     ],
     [
@@ -265,7 +236,6 @@ describe('decideTurn', () => {
         breaker: {
           lastHardTokensAfter: undefined,
           fitsWindow: true,
-          floorFitsWindow: true,
           previousTokensAfter: 60_000,
           floorTokens: 60_000,
           historyTokens: 30_000,

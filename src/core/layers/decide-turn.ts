@@ -51,8 +51,6 @@ export interface TurnFacts {
     lastHardTokensAfter: number | undefined;
     /** Whether the request fits the window less the reserved output (true when no window is set). */
     fitsWindow: boolean;
-    /** Whether `floorTokens` fits the window less the reserved output (true when no window is set). */
-    floorFitsWindow: boolean;
   };
   /**
    * Between the thresholds with the prompt cache expired: what a summary would leave and cost
@@ -226,9 +224,7 @@ function backgroundStep({ background, tokens, limits, midEstimate }: TurnFacts):
  */
 function breakerOpen({ breaker, limits, tokens }: TurnFacts): BreakerOpen | undefined {
   const { floorTokens, historyTokens } = breaker;
-  // A floor over the window: every summary would be thrown away with the request it left, one
-  // summary call for each request of the session.
-  if (!breaker.floorFitsWindow || (floorTokens > limits.mid && historyTokens <= limits.hard))
+  if (floorTokens > limits.mid && historyTokens <= limits.hard)
     return { reason: 'fixed-overhead', floorTokens };
   const { previousTokensAfter, lastHardTokensAfter } = breaker;
   if (previousTokensAfter !== undefined && previousTokensAfter > limits.mid) {
