@@ -2,6 +2,7 @@ import { sameJson } from './_internal/same-json.js';
 import type { ArchiveItem } from './archive/archive-store.js';
 import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
 import type { CompactorState, StoredSessionState } from './archive/session-state-store.js';
+import { checkCallOptions, checkCompactorOptions } from './check-options.js';
 import type { Compactor, CompactorOptions, CompactResult, MaybeCompactOptions } from './compactor-options.js';
 import { type CompactorSettings, resolveSettings } from './compactor-settings.js';
 import { validateMessages } from './conversation/validate.js';
@@ -44,6 +45,7 @@ interface LoadedSession {
  * messages = toSend;
  */
 export function createCompactor(options: CompactorOptions = {}): Compactor {
+  checkCompactorOptions(options);
   const settings = resolveSettings(options);
   const { archive = createMemoryArchiveStore(), stateStore, onEvent = () => {} } = options;
   const emit = safeEmitter(onEvent);
@@ -88,6 +90,7 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
     if (!Array.isArray(input)) {
       throw new CompactError('messages must be an array', { code: 'INVALID_TRANSCRIPT', path: 'messages' });
     }
+    checkCallOptions(callOptions);
     for (let attempt = 0; ; attempt++) {
       try {
         return await runOnce(input, callOptions);

@@ -1,0 +1,169 @@
+// The shape of a compactor's options, checked before any is used: a JavaScript caller, or options
+// read from a JSON config, gets `INVALID_OPTIONS` naming the option (`hard.maxSummaryTokens`)
+// instead of a TypeError from deep inside its first call, or a value silently read as another.
+
+import { CompactError } from './model/errors.js';
+
+/** What one option must be. Options left out (undefined) always pass. */
+type Rule =
+  /** A number ≥ 0. */
+  | 'count'
+  /** A number > 0. */
+  | 'positive'
+  /** A number in (0, 1]. */
+  | 'fraction'
+  | 'boolean'
+  | 'string'
+  /** A string with something in it. */
+  | 'name'
+  | 'strings'
+  | 'function'
+  /** An object with these functions (a store, a model, a counter). */
+  | { methods: readonly string[] }
+  /** An object whose fields follow these rules. */
+  | { fields: Readonly<Record<string, Rule>> };
+
+const summaryModel: Rule = { methods: ['summarize'] };
+
+const compactorRules: Readonly<Record<string, Rule>> = {
+  thresholds: { fields: { mid: 'positive', hard: 'positive' } },
+  contextWindow: 'positive',
+  reserveOutputTokens: 'count',
+  thresholdFractions: { fields: { mid: 'fraction', hard: 'fraction' } },
+  counter: { methods: ['countText'] },
+  archive: { methods: ['put', 'get', 'list'] },
+  sessionId: 'name',
+  stateStore: { methods: ['load', 'save'] },
+  summarizer: summaryModel,
+  recall: 'boolean',
+  identity: 'string',
+  cacheTtlSeconds: 'count',
+  codeParser: { methods: ['outline'] },
+  onEvent: 'function',
+  micro: {
+    fields: {
+      keepTurns: 'count',
+      minTokens: 'count',
+      excludeTools: 'strings',
+      supersede: 'boolean',
+      cacheAware: 'boolean',
+      clearAtLeast: 'count',
+      startAt: 'count',
+    },
+  },
+  mid: {
+    fields: {
+      keepToolResults: 'count',
+      maxAssistantChars: 'count',
+      maxToolInputTokens: 'count',
+      summarizer: summaryModel,
+    },
+  },
+  hard: {
+    fields: {
+      maxSummaryTokens: 'positive',
+      maxAttempts: 'positive',
+      retryDelayMs: 'count',
+      timeoutMs: 'positive',
+      ledgerTokens: 'count',
+      workingSetTokens: 'count',
+      filesBack: { fields: { maxFiles: 'count', maxTokens: 'count' } },
+      keptTurnTokens: 'count',
+      background: 'boolean',
+      backgroundThreshold: 'positive',
+      backgroundLimit: 'positive',
+    },
+  },
+};
+
+const callRules: Readonly<Record<string, Rule>> = {
+  summarizer: summaryModel,
+  focus: 'string',
+  now: 'count',
+};
+
+/** Throws `INVALID_OPTIONS` at the first option of `createCompactor` that has the wrong shape. */
+export function checkCompactorOptions(options: unknown): void {
+  checkFields(options, compactorRules, undefined);
+}
+
+/** Throws `INVALID_OPTIONS` at the first option of a `maybeCompact` call that has the wrong shape. */
+export function checkCallOptions(options: unknown): void {
+  checkFields(options, callRules, undefined);
+  const force = (options as { force?: unknown } | undefined)?.force;
+  if (force !== undefined && force !== 'mid' && force !== 'hard') fail('force', `"mid" or "hard"`, force);
+}
+
+function checkFields(value: unknown, rules: Readonly<Record<string, Rule>>, path: string | undefined): void {
+  if (value === undefined) return;
+  if (!isObject(value)) fail(path ?? 'options', 'an object', value);
+  for (const [key, rule] of Object.entries(rules)) {
+    const field = (value as Record<string, unknown>)[key];
+    if (field !== undefined) checkRule(field, rule, path === undefined ? key : `${path}.${key}`);
+  }
+}
+
+function checkRule(value: unknown, rule: Rule, path: string): void {
+  if (typeof rule !== 'object') {
+    if (!passes(value, rule)) fail(path, expected[rule], value);
+  } else if ('fields' in rule) {
+    checkFields(value, rule.fields, path);
+  } else {
+    checkMethods(value, rule.methods, path);
+  }
+}
+
+function checkMethods(value: unknown, methods: readonly string[], path: string): void {
+  const wanted = `an object with ${methods.map((name) => `${name}()`).join(', ')}`;
+  if (!isObject(value)) fail(path, wanted, value);
+  const missing = methods.find((name) => typeof value[name] !== 'function');
+  if (missing !== undefined)
+    throw new CompactError(`must be ${wanted}; ${missing}() is missing`, { code: 'INVALID_OPTIONS', path });
+}
+
+function passes(value: unknown, rule: Exclude<Rule, object>): boolean {
+  switch (rule) {
+    // Infinity is a budget with no limit (`keptTurnTokens: Infinity`); NaN fails both.
+    case 'count':
+      return typeof value === 'number' && value >= 0;
+    case 'positive':
+      return typeof value === 'number' && value > 0;
+    case 'fraction':
+      return typeof value === 'number' && value > 0 && value <= 1;
+    case 'name':
+      return typeof value === 'string' && value.trim() !== '';
+    case 'strings':
+      return Array.isArray(value) && value.every((item) => typeof item === 'string');
+    default:
+      return typeof value === rule;
+  }
+}
+
+const expected: Readonly<Record<Exclude<Rule, object>, string>> = {
+  count: 'a number ≥ 0',
+  positive: 'a number > 0',
+  fraction: 'a number over 0 and at most 1',
+  boolean: 'true or false',
+  string: 'a string',
+  name: 'a non-empty string',
+  strings: 'an array of strings',
+  function: 'a function',
+};
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function fail(path: string, wanted: string, value: unknown): never {
+  throw new CompactError(`must be ${wanted}, got ${shown(value)}`, { code: 'INVALID_OPTIONS', path });
+}
+
+/** A value as an error message may show it: a short string quoted, an object by its kind. */
+function shown(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  return typeof value === 'object' || typeof value === 'function'
+    ? `a value of type ${typeof value}`
+    : String(value);
+}
