@@ -5,7 +5,7 @@
 import { CompactError } from './model/errors.js';
 
 /** What one option must be. Options left out (undefined) always pass. */
-type Rule =
+export type OptionRule =
   /** A number ≥ 0. */
   | 'count'
   /** A number > 0. */
@@ -18,24 +18,34 @@ type Rule =
   | 'name'
   | 'strings'
   | 'function'
-  /** An object with these functions (a store, a model, a counter). */
-  | { methods: readonly string[] }
+  /** One of these strings. */
+  | { oneOf: readonly string[] }
+  /** An object with these functions (a store, a model, a counter), or one of `or`. */
+  | { methods: readonly string[]; or?: readonly string[] }
   /** An object whose fields follow these rules. */
-  | { fields: Readonly<Record<string, Rule>> };
+  | { fields: OptionRules };
 
-const summaryModel: Rule = { methods: ['summarize'] };
+/** The rules of an options object, by key. */
+export type OptionRules = Readonly<Record<string, OptionRule>>;
 
-const compactorRules: Readonly<Record<string, Rule>> = {
+const summaryModel: OptionRule = { methods: ['summarize'] };
+
+/** The options a compactor shares with what builds one (the proxy): their rules, for both. */
+export const sharedCompactorRules = {
   thresholds: { fields: { mid: 'positive', hard: 'positive' } },
   contextWindow: 'positive',
-  reserveOutputTokens: 'count',
-  thresholdFractions: { fields: { mid: 'fraction', hard: 'fraction' } },
   counter: { methods: ['countText'] },
   archive: { methods: ['put', 'get', 'list'] },
-  sessionId: 'name',
   stateStore: { methods: ['load', 'save'] },
-  summarizer: summaryModel,
   recall: 'boolean',
+} as const satisfies OptionRules;
+
+const compactorRules: OptionRules = {
+  ...sharedCompactorRules,
+  reserveOutputTokens: 'count',
+  thresholdFractions: { fields: { mid: 'fraction', hard: 'fraction' } },
+  sessionId: 'name',
+  summarizer: summaryModel,
   identity: 'string',
   cacheTtlSeconds: 'count',
   codeParser: { methods: ['outline'] },
@@ -76,25 +86,29 @@ const compactorRules: Readonly<Record<string, Rule>> = {
   },
 };
 
-const callRules: Readonly<Record<string, Rule>> = {
+const callRules: OptionRules = {
   summarizer: summaryModel,
   focus: 'string',
   now: 'count',
+  force: { oneOf: ['mid', 'hard'] },
 };
 
 /** Throws `INVALID_OPTIONS` at the first option of `createCompactor` that has the wrong shape. */
 export function checkCompactorOptions(options: unknown): void {
-  checkFields(options, compactorRules, undefined);
+  checkOptions(options, compactorRules);
 }
 
 /** Throws `INVALID_OPTIONS` at the first option of a `maybeCompact` call that has the wrong shape. */
 export function checkCallOptions(options: unknown): void {
-  checkFields(options, callRules, undefined);
-  const force = (options as { force?: unknown } | undefined)?.force;
-  if (force !== undefined && force !== 'mid' && force !== 'hard') fail('force', `"mid" or "hard"`, force);
+  checkOptions(options, callRules);
 }
 
-function checkFields(value: unknown, rules: Readonly<Record<string, Rule>>, path: string | undefined): void {
+/** Throws `INVALID_OPTIONS`, with the option's path, at the first option `rules` refuse. */
+export function checkOptions(options: unknown, rules: OptionRules): void {
+  checkFields(options, rules, undefined);
+}
+
+function checkFields(value: unknown, rules: OptionRules, path: string | undefined): void {
   if (value === undefined) return;
   if (!isObject(value)) fail(path ?? 'options', 'an object', value);
   for (const [key, rule] of Object.entries(rules)) {
@@ -103,25 +117,34 @@ function checkFields(value: unknown, rules: Readonly<Record<string, Rule>>, path
   }
 }
 
-function checkRule(value: unknown, rule: Rule, path: string): void {
+function checkRule(value: unknown, rule: OptionRule, path: string): void {
   if (typeof rule !== 'object') {
     if (!passes(value, rule)) fail(path, expected[rule], value);
   } else if ('fields' in rule) {
     checkFields(value, rule.fields, path);
-  } else {
-    checkMethods(value, rule.methods, path);
+  } else if ('oneOf' in rule) {
+    if (!rule.oneOf.includes(value as string)) fail(path, quotedList(rule.oneOf), value);
+  } else if (!(typeof value === 'string' && rule.or?.includes(value))) {
+    checkMethods(value, rule.methods, path, rule.or);
   }
 }
 
-function checkMethods(value: unknown, methods: readonly string[], path: string): void {
-  const wanted = `an object with ${methods.map((name) => `${name}()`).join(', ')}`;
+function checkMethods(
+  value: unknown,
+  methods: readonly string[],
+  path: string,
+  or: readonly string[] = [],
+): void {
+  const object = `an object with ${methods.map((name) => `${name}()`).join(', ')}`;
+  const wanted =
+    or.length > 0 ? `${or.map((value) => JSON.stringify(value)).join(', ')} or ${object}` : object;
   if (!isObject(value)) fail(path, wanted, value);
   const missing = methods.find((name) => typeof value[name] !== 'function');
   if (missing !== undefined)
     throw new CompactError(`must be ${wanted}; ${missing}() is missing`, { code: 'INVALID_OPTIONS', path });
 }
 
-function passes(value: unknown, rule: Exclude<Rule, object>): boolean {
+function passes(value: unknown, rule: Exclude<OptionRule, object>): boolean {
   switch (rule) {
     // Infinity is a budget with no limit (`keptTurnTokens: Infinity`); NaN fails both.
     case 'count':
@@ -139,7 +162,7 @@ function passes(value: unknown, rule: Exclude<Rule, object>): boolean {
   }
 }
 
-const expected: Readonly<Record<Exclude<Rule, object>, string>> = {
+const expected: Readonly<Record<Exclude<OptionRule, object>, string>> = {
   count: 'a number ≥ 0',
   positive: 'a number > 0',
   fraction: 'a number over 0 and at most 1',
@@ -149,6 +172,12 @@ const expected: Readonly<Record<Exclude<Rule, object>, string>> = {
   strings: 'an array of strings',
   function: 'a function',
 };
+
+/** `"mid" or "hard"`, `"a", "b" or "c"`. */
+function quotedList(values: readonly string[]): string {
+  const quoted = values.map((value) => JSON.stringify(value));
+  return quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}` : quoted.join('');
+}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -7,6 +7,7 @@
  */
 
 export { COMPACTOR_STATE_SCHEMA } from '../core/archive/session-state-store.js';
+export { checkOptions, type OptionRules, sharedCompactorRules } from '../core/check-options.js';
 export { defaultThresholds } from '../core/compactor.js';
 export { resolveSettings } from '../core/compactor-settings.js';
 export { TOOL_ERROR_PREFIX } from '../core/conversation/openai-format.js';

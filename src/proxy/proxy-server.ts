@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { WireFormat } from 'agent-compact/wire';
 import { accessRefusal, assertSafeBinding } from './access.js';
+import { checkProxyOptions } from './check-proxy-options.js';
 import { type ExchangeDependencies, runExchange, statefulReason } from './conversation-exchange.js';
 import { countTokensPayload, isCountTokens } from './count-tokens.js';
 import { type ForwardOutcome, forwardRequest } from './forward.js';
@@ -37,6 +38,7 @@ export const STATS_PATH = '/agent-compact/stats';
  * await proxy.close();
  */
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
+  checkProxyOptions(options);
   const { host = '127.0.0.1', port = 0 } = options;
   assertSafeBinding(host, options.token);
   const context = createProxyContext(options);
