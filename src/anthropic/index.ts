@@ -4,7 +4,9 @@
  *
  * @module agent-compact/anthropic
  */
+
 import Anthropic from '@anthropic-ai/sdk';
+import { checkSummaryModelOptions } from '../core/check-options.js';
 import { CompactError } from '../core/model/errors.js';
 import type { ContentBlock, Conversation, Message, SystemPrompt, TextBlock } from '../core/model/messages.js';
 import type {
@@ -68,21 +70,9 @@ type AnthropicSummaryParams = Anthropic.MessageCreateParamsNonStreaming;
  * const summarizer = createAnthropicSummaryModel({ model: 'claude-haiku-4-5', maxTokens: 2000 });
  * const compactor = createCompactor({ summarizer });
  */
-export function createAnthropicSummaryModel({
-  model,
-  client,
-  apiKey,
-  baseURL,
-  maxTokens,
-  contextWindow,
-  tools,
-  ...retryOptions
-}: AnthropicSummaryModelOptions): SummaryModel {
-  if (model.trim() === '') {
-    throw new CompactError('createAnthropicSummaryModel: `model` must be a model id', {
-      code: 'INVALID_OPTIONS',
-    });
-  }
+export function createAnthropicSummaryModel(options: AnthropicSummaryModelOptions): SummaryModel {
+  checkSummaryModelOptions(options);
+  const { model, client, apiKey, baseURL, maxTokens, contextWindow, tools, ...retryOptions } = options;
   const sdk =
     client ??
     new Anthropic({

@@ -103,6 +103,26 @@ export function checkCallOptions(options: unknown): void {
   checkOptions(options, callRules);
 }
 
+const summaryModelRules: OptionRules = {
+  model: 'name',
+  apiKey: 'string',
+  baseURL: 'string',
+  maxTokens: 'positive',
+  contextWindow: 'positive',
+  timeoutMs: 'positive',
+  maxRetries: 'count',
+  retryDelayMs: 'count',
+  maxRetryDelayMs: 'count',
+  maxRetryAfterMs: 'count',
+};
+
+/** Throws `INVALID_OPTIONS` at the first option of a provider's summary model factory of the wrong shape. */
+export function checkSummaryModelOptions(options: unknown): void {
+  checkOptions(options, summaryModelRules);
+  if ((options as { model?: unknown } | undefined)?.model === undefined)
+    fail('model', 'a model id', undefined);
+}
+
 /** Throws `INVALID_OPTIONS`, with the option's path, at the first option `rules` refuse. */
 export function checkOptions(options: unknown, rules: OptionRules): void {
   checkFields(options, rules, undefined);

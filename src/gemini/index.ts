@@ -4,7 +4,9 @@
  *
  * @module agent-compact/gemini
  */
+
 import { type Content, type GenerateContentResponse, GoogleGenAI } from '@google/genai';
+import { checkSummaryModelOptions } from '../core/check-options.js';
 import { CompactError } from '../core/model/errors.js';
 import type { Message } from '../core/model/messages.js';
 import type {
@@ -53,20 +55,9 @@ export interface GeminiSummaryModelOptions extends SummaryRetryOptions {
  * const summarizer = createGeminiSummaryModel({ model: 'gemini-2.5-flash', maxTokens: 2000 });
  * const compactor = createCompactor({ summarizer });
  */
-export function createGeminiSummaryModel({
-  model,
-  client,
-  apiKey,
-  baseURL,
-  maxTokens,
-  contextWindow,
-  ...retryOptions
-}: GeminiSummaryModelOptions): SummaryModel {
-  if (model.trim() === '') {
-    throw new CompactError('createGeminiSummaryModel: `model` must be a model id', {
-      code: 'INVALID_OPTIONS',
-    });
-  }
+export function createGeminiSummaryModel(options: GeminiSummaryModelOptions): SummaryModel {
+  checkSummaryModelOptions(options);
+  const { model, client, apiKey, baseURL, maxTokens, contextWindow, ...retryOptions } = options;
   const sdk =
     client ??
     new GoogleGenAI({

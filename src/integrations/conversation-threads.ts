@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { checkCompactorOptions, checkOptions } from '../core/check-options.js';
 import { createCompactor } from '../core/compactor.js';
 import type { Compactor, CompactorOptions } from '../core/compactor-options.js';
 import { repairMessages } from '../core/conversation/repair.js';
@@ -42,6 +43,10 @@ export class ConversationThreads {
   readonly #warned = new Set<string>();
 
   constructor(options: IntegrationOptions) {
+    // Checked here, not on a thread's first call: a bad option fails where it was given.
+    const { onWarning, ...compactorOptions } = options;
+    checkCompactorOptions(compactorOptions);
+    checkOptions({ onWarning }, { onWarning: 'function' });
     this.#options = options;
   }
 

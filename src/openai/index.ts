@@ -5,10 +5,11 @@
  *
  * @module agent-compact/openai
  */
+
 import OpenAI from 'openai';
+import { checkSummaryModelOptions } from '../core/check-options.js';
 import { fromOpenAIMessages } from '../core/conversation/openai-format.js';
 import type { OpenAIChatMessage, OpenAISystemRole } from '../core/conversation/openai-types.js';
-import { CompactError } from '../core/model/errors.js';
 import type { Conversation } from '../core/model/messages.js';
 import type { SummaryModel } from '../core/summary/summary-model.js';
 import { type SummaryRetryOptions, summaryRetryPolicy } from '../core/summary/summary-retry.js';
@@ -84,24 +85,21 @@ export interface OpenAISummaryModelOptions extends SummaryRetryOptions {
  * });
  * const compactor = createCompactor({ summarizer });
  */
-export function createOpenAISummaryModel({
-  api = 'chat',
-  model,
-  client,
-  apiKey,
-  baseURL,
-  maxTokens,
-  maxTokensField = baseURL === undefined && client === undefined ? 'max_completion_tokens' : 'max_tokens',
-  systemRole = 'system',
-  contextWindow,
-  tools,
-  ...retryOptions
-}: OpenAISummaryModelOptions): SummaryModel {
-  if (model.trim() === '') {
-    throw new CompactError('createOpenAISummaryModel: `model` must be a model id', {
-      code: 'INVALID_OPTIONS',
-    });
-  }
+export function createOpenAISummaryModel(options: OpenAISummaryModelOptions): SummaryModel {
+  checkSummaryModelOptions(options);
+  const {
+    api = 'chat',
+    model,
+    client,
+    apiKey,
+    baseURL,
+    maxTokens,
+    maxTokensField = baseURL === undefined && client === undefined ? 'max_completion_tokens' : 'max_tokens',
+    systemRole = 'system',
+    contextWindow,
+    tools,
+    ...retryOptions
+  } = options;
   const sdk =
     client ??
     new OpenAI({
