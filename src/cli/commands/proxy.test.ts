@@ -93,6 +93,7 @@ describe('agent-compact proxy', () => {
     const { output, io } = recordingIO(tmpdir());
     expect(await main(['proxy', '--upstream', 'http://127.0.0.1:1', '--max-memory', 'lots'], io)).toBe(2);
     expect(output.stderr).toContain('--max-memory: "lots" is not a size in bytes');
+    expect(output.stderr).not.toContain('--max-memory: --max-memory');
   });
 
   it('needs an upstream', async () => {

@@ -32,7 +32,7 @@ export function parseByteSize(text: string, path: string): number {
   const bytes = match && unit !== undefined ? Number(match[1]) * unit : Number.NaN;
   if (!Number.isSafeInteger(bytes) || bytes <= 0) {
     throw new CompactError(
-      `${path}: "${text}" is not a size in bytes (a whole number, optionally with KB, MB, GB, KiB, MiB or GiB)`,
+      `"${text}" is not a size in bytes (a whole number, optionally with KB, MB, GB, KiB, MiB or GiB)`,
       { code: 'INVALID_OPTIONS', path },
     );
   }
