@@ -181,7 +181,7 @@ export function observeWith(
 
 function assertBytes(value: number, path: string): void {
   if (!Number.isSafeInteger(value) || value <= 0) {
-    throw new CompactError(`${path} must be a positive whole number of bytes, got ${value}`, {
+    throw new CompactError(`must be a positive whole number of bytes, got ${value}`, {
       code: 'INVALID_OPTIONS',
       path,
     });
