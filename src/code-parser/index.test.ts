@@ -45,17 +45,19 @@ describe('the tree-sitter code parser', () => {
     expect(firstLines(lexerOutline(language, sample.text))).toMatchObject(sample.names);
   });
 
-  it('writes signatures up to the body', () => {
+  it('writes a signature on one line as the line is written, one over several lines up to the body', () => {
     const parsed = parser.outline('go', samples.go.text)!;
     expect(parsed.map((definition) => definition.signature)).toEqual([
-      'type Usage struct',
-      'func (u *Usage) Add(other Usage)',
-      'func CalculateTokenUsage(lines []string) (*Usage, error)',
+      'type Usage struct {',
+      'func (u *Usage) Add(other Usage) {',
+      'func CalculateTokenUsage(lines []string) (*Usage, error) {',
     ]);
     expect(parser.outline('python', samples.python.text)![1]).toMatchObject({
       kind: 'method',
-      signature: 'def total(self, cached=False)',
+      signature: 'def total(self, cached=False):',
     });
+    const wrapped = parser.outline('python', 'def f(a,\n      b):\n    pass\n')!;
+    expect(wrapped[0]!.signature).toBe('def f(a, b):');
   });
 
   it('leaves a PHP read without its opening tag to the lexer', () => {
@@ -73,7 +75,7 @@ describe('the tree-sitter code parser', () => {
 
   it('names a C++ function returning a reference, and starts a C# signature after its attributes', () => {
     const cpp = parser.outline('cpp', 'Pipe &Loop::createPipe() {\n  return pipe_;\n}\n')!;
-    expect(cpp[0]).toMatchObject({ name: 'createPipe', signature: 'Pipe &Loop::createPipe()' });
+    expect(cpp[0]).toMatchObject({ name: 'createPipe', signature: 'Pipe &Loop::createPipe() {' });
     const text =
       '[Guid("6380BCFF-41D3-4B2E-8B2E-BF8A6810C848")]\n[ComImport]\npublic interface IStore\n{\n}\n';
     expect(parser.outline('csharp', text)![0]).toMatchObject({

@@ -167,11 +167,15 @@ function definitionOf(node: Node, kind: string, lines: readonly string[]): CodeD
   const startRow = headStart(node.type === 'variable_declarator' ? (node.parent ?? node) : node);
   const value = node.childForFieldName('value');
   const body = node.childForFieldName('body') ?? value?.childForFieldName('body');
-  // The head ends where the body starts (its column on that row), or a few lines down.
+  // A head on one line is that line as written (what an edit of it must match); one over several
+  // lines ends where the body starts (its column on that row), its lines joined.
   const bodyAt = body && body.startPosition.row < startRow + SIGNATURE_LINES ? body.startPosition : undefined;
-  const head = bodyAt
-    ? [...lines.slice(startRow, bodyAt.row), (lines[bodyAt.row] ?? '').slice(0, bodyAt.column)].join(' ')
-    : lines.slice(startRow, startRow + 1).join(' ');
+  const head =
+    bodyAt && bodyAt.row > startRow
+      ? [...lines.slice(startRow, bodyAt.row), (lines[bodyAt.row] ?? '').slice(0, bodyAt.column)]
+          .join(' ')
+          .replace(/\s+/g, ' ')
+      : (lines[startRow] ?? '');
   const method =
     kind === 'function' && node.parent?.parent?.type === 'class_definition'
       ? 'method'

@@ -62,7 +62,7 @@ describe('the working set through maybeCompact', () => {
     });
     const text = head(result.messages);
     expect(text).toMatch(/<\/session_ledger>\n\n<working_set>\n[\s\S]*<\/working_set>\n\n<identity>/);
-    expect(text).toContain('- * func CalculateTokenUsage(lines []string) (*Usage, error) :11');
+    expect(text).toContain('- * 11: func CalculateTokenUsage(lines []string) (*Usage, error) {');
     expect(text).toContain('return dedupe(lines), nil');
     expect(text).toContain('- "dedupe" → cmd/dedupe.go:8');
     expect(validateMessages(result.messages)).toEqual([]);
@@ -74,7 +74,7 @@ describe('the working set through maybeCompact', () => {
     const back = files.find((file) => file.includes('func CalculateTokenUsage(lines []string)'));
     expect(back).toContain('return dedupe(lines), nil');
     const workingSet = /<working_set>[\s\S]*<\/working_set>/.exec(text ?? '')?.[0];
-    expect(workingSet).toContain('- * func CalculateTokenUsage(lines []string) (*Usage, error) :11');
+    expect(workingSet).toContain('- * 11: func CalculateTokenUsage(lines []string) (*Usage, error) {');
     expect(workingSet).not.toContain('return dedupe(lines), nil');
     const alone = await createCompactor({ hard: { filesBack: { maxFiles: 0 } } }).maybeCompact(session(), {
       force: 'hard',
@@ -114,7 +114,7 @@ describe('the working set through maybeCompact', () => {
     // Another compactor on the same stores: the working set comes back with the stored state.
     const second = await createCompactor(options).maybeCompact(later, { force: 'hard' });
     const text = head(second.messages);
-    expect(text).toContain('* func CalculateTokenUsage');
+    expect(text).toContain('* 11: func CalculateTokenUsage');
     expect(text).toContain('## py/tokens.py (read t');
     expect(requests).toHaveLength(2);
     expect(requests[1]!.ledger).toContain('<working_set>');
@@ -163,7 +163,7 @@ describe("opencode's tools", () => {
       { role: 'user', content: 'Go on.' },
     ];
     const text = await hardHead(messages);
-    expect(text).toContain('- * func CalculateTokenUsage(lines []string) (*Usage, error) :11');
+    expect(text).toContain('- * 11: func CalculateTokenUsage(lines []string) (*Usage, error) {');
     expect(text).toContain('return dedupe(lines), nil');
   });
 });
@@ -196,7 +196,7 @@ describe("Codex's `exec` tool (its default model)", () => {
       { role: 'user', content: 'Go on.' },
     ];
     const text = await hardHead(messages);
-    expect(text).toContain('- * func CalculateTokenUsage(lines []string) (*Usage, error) :11');
+    expect(text).toContain('- * 11: func CalculateTokenUsage(lines []string) (*Usage, error) {');
     expect(text).toContain('return dedupe(lines), nil');
     expect(text).toContain('- go test ./...');
   });

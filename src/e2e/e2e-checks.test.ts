@@ -77,7 +77,7 @@ describe('checkWorkingSetAfterHard', () => {
   it('passes when the first request from the hard compaction on shows the edited file and definition', () => {
     const shown = block([
       '## /w/usage.ts (edited t3)',
-      '- * export function totalTokens(usage: Usage): number :7',
+      '- * 7: export function totalTokens(usage: Usage): number {',
     ]);
     const run = withLayers(traffic([[turn('task')], [turn(shown)], [turn('later')]]), [
       'none',
@@ -86,7 +86,7 @@ describe('checkWorkingSetAfterHard', () => {
     ]);
     const check = checkWorkingSetAfterHard(run, edited);
     expect(check.passed).toBe(true);
-    expect(check.detail).toContain('"- * export function totalTokens(usage: Usage): number :7"');
+    expect(check.detail).toContain('"- * 7: export function totalTokens(usage: Usage): number {"');
   });
 
   it.each([

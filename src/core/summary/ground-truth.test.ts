@@ -10,7 +10,7 @@ const record = [
   '</session_ledger>',
   '<working_set>',
   '## parser.ts (edited t4)',
-  '- * func parseHeader(line string) (Header, error) :12',
+  '- * 12: func parseHeader(line string) (Header, error) {',
   'Edit t4 at :12 (parseHeader), now:',
   '    return header, nil',
   '</working_set>',
@@ -34,7 +34,7 @@ describe('groundTruthBeside', () => {
 
   it('keeps a line that changed since (a command that failed since, a definition that moved)', () => {
     const earlier = [
-      '- npm test -- parser → Exit code 0\n- * func parseHeader(line string) (Header, error) :10',
+      '- npm test -- parser → Exit code 0\n- * 10: func parseHeader(line string) (Header, error) {',
     ];
     expect(groundTruthBeside(record, earlier)).toBe(record);
   });

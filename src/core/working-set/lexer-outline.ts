@@ -117,11 +117,12 @@ function opensBody(lines: readonly string[], index: number): boolean {
   return false;
 }
 
-/** The declaration on one line up to its body. */
+/**
+ * The line a declaration starts on, as written (indentation aside): the agent's next edit of it
+ * must match it exactly, its `{` or `:` and spacing included.
+ */
 export function signatureOf(line: string): string {
-  const trimmed = line.trim().replace(/\s+/g, ' ');
-  const body = trimmed.search(/\s*\{\s*$/);
-  const head = body > 0 ? trimmed.slice(0, body) : trimmed.replace(/:\s*$/, '');
+  const head = line.trim();
   return head.length <= SIGNATURE_CHARS ? head : `${head.slice(0, SIGNATURE_CHARS - 1)}…`;
 }
 

@@ -16,11 +16,15 @@ describe('the lexer outline', () => {
     expect(names(definitions)).toMatchObject(sample.names);
   });
 
-  it('gives each definition a signature up to its body and where the body ends', () => {
+  it('gives each definition its first line as written (what an edit of it must match) and where the body ends', () => {
     const [usage, add, calculate] = lexerOutline('go', samples.go.text);
-    expect(usage).toMatchObject({ kind: 'type', signature: 'type Usage struct', line: 3, endLine: 5 });
-    expect(add).toMatchObject({ kind: 'method', signature: 'func (u *Usage) Add(other Usage)', endLine: 9 });
-    expect(calculate?.signature).toBe('func CalculateTokenUsage(lines []string) (*Usage, error)');
+    expect(usage).toMatchObject({ kind: 'type', signature: 'type Usage struct {', line: 3, endLine: 5 });
+    expect(add).toMatchObject({
+      kind: 'method',
+      signature: 'func (u *Usage) Add(other Usage) {',
+      endLine: 9,
+    });
+    expect(calculate?.signature).toBe('func CalculateTokenUsage(lines []string) (*Usage, error) {');
   });
 
   it.each([

@@ -241,7 +241,7 @@ describe('the rendered working set', () => {
     const { state } = record([...read, ...edit]).workingSet;
     const text = renderWorkingSet(state, { maxTokens: 400, counter })!.text;
     expect(text).toContain('## /repo/cmd/transcript.go (edited t2)');
-    expect(text).toContain('- * func CalculateTokenUsage(lines []string) (*Usage, error) :11');
+    expect(text).toContain('- * 11: func CalculateTokenUsage(lines []string) (*Usage, error) {');
     expect(text).toContain('usage.Input++');
     expect(counter.countText(text)).toBeLessThanOrEqual(400);
   });
@@ -326,7 +326,7 @@ describe('the rendered working set', () => {
     // One token less: a line below the changed definition and the edit goes, they stay.
     const small = renderWorkingSet(state, { maxTokens: counter.countText(full) - 1, counter })!.text;
     expect(small.split('\n').length).toBeLessThan(full.split('\n').length);
-    expect(small).toContain('* func CalculateTokenUsage');
+    expect(small).toContain('* 11: func CalculateTokenUsage');
     expect(small).toContain('usage.Input++');
     expect(renderWorkingSet(state, { maxTokens: 0, counter })).toBeUndefined();
     expect(renderWorkingSet(record([]).workingSet.state, { maxTokens: 400, counter })).toBeUndefined();

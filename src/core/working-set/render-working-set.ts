@@ -148,7 +148,8 @@ function fileCandidates(
     candidates.push({
       file: file.path,
       order: definition.line,
-      text: `- ${definition.changedTurn === undefined ? '' : '* '}${definition.signature}${definition.line > 0 ? ` :${definition.line}` : ''}`,
+      // `12: func f() {` as `grep -n` prints it: the line as written, for an edit to match.
+      text: `- ${definition.changedTurn === undefined ? '' : '* '}${definition.line > 0 ? `${definition.line}: ` : ''}${definition.signature}`,
       score: recency + changed + used(definition),
     });
   }
