@@ -28,6 +28,19 @@ function files(): string[] {
 
 const runs = files();
 
+const sessionsDirectory = resolve(import.meta.dirname, '../../../shared/data/sessions');
+
+/** The real Claude Code sessions and Codex rollouts, with their thinking, images and harness shapes. */
+function sessionFiles(): string[] {
+  if (!existsSync(sessionsDirectory)) return [];
+  return readdirSync(sessionsDirectory, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.jsonl'))
+    .sort()
+    .map((name) => join(sessionsDirectory, name));
+}
+
+const sessions = sessionFiles();
+
 describe.skipIf(runs.length === 0)('the compactor on the shared agent runs (../shared/data)', () => {
   if (runs.length === 0) console.warn('skipped: ../shared/data/trajectories is absent');
 
@@ -74,3 +87,34 @@ function tokensOfLastTurn(history: readonly Message[]): number {
     .slice(-2)
     .reduce((sum, message) => sum + counter.countText(JSON.stringify(message.content)), 0);
 }
+
+describe.skipIf(sessions.length === 0)('the compactor on the shared Claude Code and Codex sessions', () => {
+  if (sessions.length === 0) console.warn('skipped: ../shared/data/sessions is absent');
+
+  it(`replays ${sessions.length} sessions: every request valid, the original rebuilt from the archive`, async () => {
+    let compactions = 0;
+    for (const file of sessions) {
+      const { conversation } = await importTranscriptFile(file);
+      const store = createMemoryArchiveStore();
+      const compactor = createCompactor({ thresholds: { mid: 8000, hard: 16_000 }, archive: store });
+      const original: Message[] = [];
+      let history: Message[] = [];
+      for (const message of conversation.messages) {
+        original.push(message);
+        history = [...history, message];
+        if (message.role !== 'user') continue;
+        const result = await compactor.maybeCompact(
+          history,
+          conversation.system === undefined ? {} : { system: conversation.system },
+        );
+        if (result.layer !== 'none') compactions++;
+        const problems = validateMessages(result.messages);
+        expect(problems, `${file}: ${problems[0]?.path} ${problems[0]?.message}`).toEqual([]);
+        expect(result.tokensAfter).toBeLessThanOrEqual(result.tokensBefore);
+        history = result.messages;
+      }
+      expect(rebuildConversation(history, await store.list(compactor.sessionId)), file).toEqual(original);
+    }
+    expect(compactions).toBeGreaterThan(sessions.length);
+  });
+});
