@@ -5,6 +5,7 @@ import { importTranscriptFile } from '../importers/index.js';
 import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
 import { rebuildConversation } from './archive/rebuild.js';
 import { createCompactor } from './compactor.js';
+import type { CompactResult } from './compactor-options.js';
 import { validateMessages } from './conversation/validate.js';
 import type { Message } from './model/messages.js';
 import { createHeuristicCounter } from './tokens/heuristic-counter.js';
@@ -41,41 +42,56 @@ function sessionFiles(): string[] {
 
 const sessions = sessionFiles();
 
+/**
+ * Replays `file` turn by turn through a compactor at mid 8,000 / hard 16,000, as an agent calls it
+ * before each model call: every request validates and never grows, `check` sees each result, and
+ * the original is rebuilt from the output and the archive. Returns the calls that compacted.
+ */
+async function replay(
+  file: string,
+  check: (result: CompactResult, history: readonly Message[]) => void = () => {},
+): Promise<number> {
+  const { conversation } = await importTranscriptFile(file);
+  const store = createMemoryArchiveStore();
+  const compactor = createCompactor({
+    thresholds: { mid: 8000, hard: 16_000 },
+    archive: store,
+    counter: createHeuristicCounter(),
+  });
+  const original: Message[] = [];
+  let history: Message[] = [];
+  let compactions = 0;
+  for (const message of conversation.messages) {
+    original.push(message);
+    history = [...history, message];
+    if (message.role !== 'user') continue;
+    const result = await compactor.maybeCompact(
+      history,
+      conversation.system === undefined ? {} : { system: conversation.system },
+    );
+    if (result.layer !== 'none') compactions++;
+    const problems = validateMessages(result.messages);
+    expect(problems, `${file}: ${problems[0]?.path} ${problems[0]?.message}`).toEqual([]);
+    expect(result.tokensAfter).toBeLessThanOrEqual(result.tokensBefore);
+    check(result, history);
+    history = result.messages;
+  }
+  expect(rebuildConversation(history, await store.list(compactor.sessionId)), file).toEqual(original);
+  return compactions;
+}
+
 describe.skipIf(runs.length === 0)('the compactor on the shared agent runs (../shared/data)', () => {
   if (runs.length === 0) console.warn('skipped: ../shared/data/trajectories is absent');
 
   it(`replays ${runs.length} runs turn by turn with every invariant holding`, async () => {
     let compactions = 0;
     for (const file of runs) {
-      const { conversation } = await importTranscriptFile(file);
-      const store = createMemoryArchiveStore();
-      const compactor = createCompactor({
-        thresholds: { mid: 8000, hard: 16_000 },
-        archive: store,
-        counter: createHeuristicCounter(),
-      });
-      const original: Message[] = [];
-      let history: Message[] = [];
-      for (const message of conversation.messages) {
-        original.push(message);
-        history = [...history, message];
-        if (message.role !== 'user') continue;
-        // Before each model call: the history goes through the compactor.
-        const result = await compactor.maybeCompact(
-          history,
-          conversation.system === undefined ? {} : { system: conversation.system },
-        );
-        if (result.layer !== 'none') compactions++;
-        const problems = validateMessages(result.messages);
-        expect(problems, `${file}: ${problems[0]?.path} ${problems[0]?.message}`).toEqual([]);
-        expect(result.tokensAfter).toBeLessThanOrEqual(result.tokensBefore);
+      compactions += await replay(file, (result, history) => {
         // The latest human request is kept, and the last message is the one the model answers.
         expect(result.messages.at(-1)?.role).toBe('user');
         if (result.layer === 'hard')
           expect(result.tokensAfter).toBeLessThanOrEqual(16_000 + 2 * tokensOfLastTurn(history));
-        history = result.messages;
-      }
-      expect(rebuildConversation(history, await store.list(compactor.sessionId)), file).toEqual(original);
+      });
     }
     expect(compactions).toBeGreaterThan(runs.length);
   });
@@ -93,28 +109,7 @@ describe.skipIf(sessions.length === 0)('the compactor on the shared Claude Code 
 
   it(`replays ${sessions.length} sessions: every request valid, the original rebuilt from the archive`, async () => {
     let compactions = 0;
-    for (const file of sessions) {
-      const { conversation } = await importTranscriptFile(file);
-      const store = createMemoryArchiveStore();
-      const compactor = createCompactor({ thresholds: { mid: 8000, hard: 16_000 }, archive: store });
-      const original: Message[] = [];
-      let history: Message[] = [];
-      for (const message of conversation.messages) {
-        original.push(message);
-        history = [...history, message];
-        if (message.role !== 'user') continue;
-        const result = await compactor.maybeCompact(
-          history,
-          conversation.system === undefined ? {} : { system: conversation.system },
-        );
-        if (result.layer !== 'none') compactions++;
-        const problems = validateMessages(result.messages);
-        expect(problems, `${file}: ${problems[0]?.path} ${problems[0]?.message}`).toEqual([]);
-        expect(result.tokensAfter).toBeLessThanOrEqual(result.tokensBefore);
-        history = result.messages;
-      }
-      expect(rebuildConversation(history, await store.list(compactor.sessionId)), file).toEqual(original);
-    }
+    for (const file of sessions) compactions += await replay(file);
     expect(compactions).toBeGreaterThan(sessions.length);
   });
 });
