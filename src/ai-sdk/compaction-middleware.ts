@@ -1,6 +1,6 @@
 import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { recallTool } from '../core/archive/compaction-tools.js';
-import { checkCompactorOptions, checkOptions } from '../core/check-options.js';
+import { checkCompactorOptions } from '../core/check-options.js';
 import { createCompactor } from '../core/compactor.js';
 import type { Compactor, CompactorOptions } from '../core/compactor-options.js';
 import type { Message, ProviderUsage } from '../core/model/messages.js';
@@ -148,15 +148,17 @@ interface ConversationState {
  * });
  * const { text } = await generateText({ model, tools, prompt: task, stopWhen: stepCountIs(50) });
  */
-export function createCompactionMiddleware<Version extends AISDKSpecificationVersion = 'v3'>({
-  specificationVersion = 'v3' as Version,
-  conversationId,
-  maxConversations = 1000,
-  ...compactorOptions
-}: CompactionMiddlewareOptions<Version> = {}): CompactionMiddleware<Version> {
+export function createCompactionMiddleware<Version extends AISDKSpecificationVersion = 'v3'>(
+  options: CompactionMiddlewareOptions<Version> = {},
+): CompactionMiddleware<Version> {
   // Checked here, not on a conversation's first call: a bad option fails where it was given.
-  checkCompactorOptions(compactorOptions);
-  checkOptions({ maxConversations }, { maxConversations: 'positive' });
+  checkCompactorOptions(options, { maxConversations: 'positive', conversationId: 'function' });
+  const {
+    specificationVersion = 'v3' as Version,
+    conversationId,
+    maxConversations = 1000,
+    ...compactorOptions
+  } = options;
   // `get` marks a conversation most recently used; `set` past `max` drops the least recently used.
   const conversations = new RecentMap<string, ConversationState>({ max: maxConversations });
   const idsByParams = new WeakMap<object, string>();

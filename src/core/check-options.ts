@@ -93,9 +93,12 @@ const callRules: OptionRules = {
   force: { oneOf: ['mid', 'hard'] },
 };
 
-/** Throws `INVALID_OPTIONS` at the first option of `createCompactor` that has the wrong shape. */
-export function checkCompactorOptions(options: unknown): void {
-  checkOptions(options, compactorRules);
+/**
+ * Throws `INVALID_OPTIONS` at the first option of `createCompactor` that has the wrong shape; `own`
+ * adds the rules of the options an entry point that makes compactors takes beside them.
+ */
+export function checkCompactorOptions(options: unknown, own: OptionRules = {}): void {
+  checkOptions(options, { ...compactorRules, ...own });
 }
 
 /** Throws `INVALID_OPTIONS` at the first option of a `maybeCompact` call that has the wrong shape. */

@@ -1,3 +1,4 @@
+import { checkCompactorOptions } from './check-options.js';
 import type { CompactorOptions } from './compactor-options.js';
 import type { HardSettings } from './layers/hard.js';
 import type { MaskRule } from './layers/mask.js';
@@ -120,6 +121,7 @@ export interface CompactorSettings {
 
 /** The settings for a compactor's options; throws `INVALID_OPTIONS` for inconsistent ones. */
 export function resolveSettings(options: CompactorOptions): CompactorSettings {
+  checkCompactorOptions(options);
   const {
     contextWindow,
     reserveOutputTokens = DEFAULT_RESERVE_OUTPUT_TOKENS,
@@ -132,12 +134,6 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
     hard = {},
     cacheTtlSeconds = DEFAULT_CACHE_TTL_SECONDS,
   } = options;
-  if (typeof recall !== 'boolean') {
-    throw new CompactError(`must be true or false, got ${JSON.stringify(recall)}`, {
-      code: 'INVALID_OPTIONS',
-      path: 'recall',
-    });
-  }
   const identity = options.identity ?? (recall ? defaultIdentity : defaultIdentityWithoutRecall);
   const limits = resolveThresholds(options);
   const usable = usableWindow(options, limits);

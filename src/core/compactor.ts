@@ -2,7 +2,7 @@ import { sameJson } from './_internal/same-json.js';
 import type { ArchiveItem } from './archive/archive-store.js';
 import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
 import type { CompactorState, StoredSessionState } from './archive/session-state-store.js';
-import { checkCallOptions, checkCompactorOptions } from './check-options.js';
+import { checkCallOptions } from './check-options.js';
 import type { Compactor, CompactorOptions, CompactResult, MaybeCompactOptions } from './compactor-options.js';
 import { type CompactorSettings, resolveSettings } from './compactor-settings.js';
 import { validateMessages } from './conversation/validate.js';
@@ -45,7 +45,6 @@ interface LoadedSession {
  * messages = toSend;
  */
 export function createCompactor(options: CompactorOptions = {}): Compactor {
-  checkCompactorOptions(options);
   const settings = resolveSettings(options);
   const { archive = createMemoryArchiveStore(), stateStore, onEvent = () => {} } = options;
   const emit = safeEmitter(onEvent);

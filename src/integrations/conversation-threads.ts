@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { checkCompactorOptions, checkOptions } from '../core/check-options.js';
+import { checkCompactorOptions } from '../core/check-options.js';
 import { createCompactor } from '../core/compactor.js';
 import type { Compactor, CompactorOptions } from '../core/compactor-options.js';
 import { repairMessages } from '../core/conversation/repair.js';
@@ -44,9 +44,7 @@ export class ConversationThreads {
 
   constructor(options: IntegrationOptions) {
     // Checked here, not on a thread's first call: a bad option fails where it was given.
-    const { onWarning, ...compactorOptions } = options;
-    checkCompactorOptions(compactorOptions);
-    checkOptions({ onWarning }, { onWarning: 'function' });
+    checkCompactorOptions(options, { onWarning: 'function' });
     this.#options = options;
   }
 
