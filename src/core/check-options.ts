@@ -59,6 +59,7 @@ const compactorRules: OptionRules = {
       cacheAware: 'boolean',
       clearAtLeast: 'count',
       startAt: 'count',
+      keepReads: { fields: { turns: 'count', maxTokens: 'count' } },
     },
   },
   mid: {

@@ -50,6 +50,15 @@ export interface MicroOptions {
    * @default half the mid threshold; 0 with `cacheAware: false`
    */
   startAt?: number;
+  /**
+   * File reads stay whole longer than other results: those of the last `turns` assistant turns,
+   * newest first, while they fit in `maxTokens` together and the request, everything else masked,
+   * stays a batch (`clearAtLeast`) under the mid threshold. An agent most often edits a file a few
+   * calls after reading it, and its edit must match the text exactly. `turns: 0` masks reads by
+   * `keepTurns` like any result.
+   * @default `{ turns: 10, maxTokens: a tenth of the usable window }`
+   */
+  keepReads?: { turns?: number; maxTokens?: number };
 }
 
 /** Options of layer 2, mid compaction. */

@@ -49,6 +49,17 @@ const MICRO_START_MID_FRACTION = 1 / 2;
  * cost and with 9 sessions over 1.1× the cheapest peer (`npm run bench -- mid-cost`).
  */
 const MIN_KEEP_TOOL_RESULTS = 5;
+/**
+ * Micro keeps the file reads of the last 10 turns whole, within a tenth of the usable window
+ * (19,180 tokens at 200k). At a 200k window on the shared sessions (`npm run bench -- replay`,
+ * BENCHMARKS.md §11) the identifiers the agent used next went from 75% to 79% still visible at
+ * every changed request and its edit texts from 61% to 65%, at 2.5% more cost: masked three calls
+ * after it came in, the file the agent was about to edit had left it a one-line placeholder.
+ * Counting the agent's edits of a file as keeping its read added 0.4% to the cost and nothing the
+ * agent used next; 15 turns gave 79% and 66% at 4.4% more cost.
+ */
+const DEFAULT_KEEP_READS_TURNS = 10;
+const KEEP_READS_WINDOW_SHARE = 1 / 10;
 const KEEP_TOOL_RESULT_WINDOW_TOKENS = 10_000;
 const DEFAULT_MAX_ASSISTANT_CHARS = 600;
 const DEFAULT_MAX_TOOL_INPUT_TOKENS = 500;
@@ -160,6 +171,10 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
       // Masking every turn (not cache-aware) is the seed's micro: from the first turn.
       startAt:
         micro.startAt ?? (micro.cacheAware === false ? 0 : Math.floor(limits.mid * MICRO_START_MID_FRACTION)),
+      keepReads: {
+        turns: micro.keepReads?.turns ?? DEFAULT_KEEP_READS_TURNS,
+        maxTokens: micro.keepReads?.maxTokens ?? Math.floor(usable * KEEP_READS_WINDOW_SHARE),
+      },
     },
     mid: {
       rule,

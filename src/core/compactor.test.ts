@@ -21,10 +21,12 @@ const countTokens = (messages: readonly Message[]) => createIncrementalCounter(c
 const resultText = (message: Message | undefined, block = 0) =>
   (((message?.content ?? []) as ToolResultBlock[])[block]?.content ?? '') as string;
 
+const ageOnly = { cacheAware: false, keepReads: { turns: 0 } }; // every turn, by age alone
+
 describe('micro layer', () => {
   it('masks tool results older than the last 3 turns with a descriptive placeholder', async () => {
     const messages = agentSession(8);
-    const compactor = createCompactor({ micro: { cacheAware: false } });
+    const compactor = createCompactor({ micro: ageOnly });
     const result = await compactor.maybeCompact(messages);
     expect(result.layer).toBe('micro');
     // Turn 1 answers in messages[2]: masked. The last 3 turns (6, 7, 8) stay whole.
@@ -83,7 +85,7 @@ describe('micro layer', () => {
   });
 
   it('cacheAware false masks every turn, as the seed does', async () => {
-    const compactor = createCompactor({ micro: { cacheAware: false } });
+    const compactor = createCompactor({ micro: ageOnly });
     let messages = agentSession(4, { lines: 40 });
     let maskings = 0;
     for (let turn = 5; turn <= 20; turn++) {

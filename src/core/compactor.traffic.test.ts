@@ -52,7 +52,8 @@ function toolDefinitions(tokens: number) {
 
 describe('1. callers that push onto the returned array', () => {
   it('still masks old results when the loop pushes each turn onto the same array', async () => {
-    const compactor = createCompactor({ micro: { cacheAware: false } });
+    // By age alone: the files it reads are not kept as working files.
+    const compactor = createCompactor({ micro: { cacheAware: false, keepReads: { turns: 0 } } });
     let messages = agentSession(1);
     for (let turn = 2; turn <= 8; turn++) {
       messages = (await compactor.maybeCompact(messages)).messages;

@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
 import { createMemorySessionStateStore } from './archive/memory-session-state-store.js';
 import { createCompactor } from './compactor.js';
+import { agentSession } from './conversation/session-builder.test-utils.js';
 import { validateMessages } from './conversation/validate.js';
 import type { Message, ToolResultBlock } from './model/messages.js';
 import type { SummaryModel, SummaryRequest } from './summary/summary-model.js';
+import { createHeuristicCounter } from './tokens/heuristic-counter.js';
+import { countMessageTokens } from './tokens/message-tokens.js';
 import { samples } from './working-set/__fixtures__/samples.js';
 import type { CodeParser } from './working-set/code-outline.js';
 
@@ -262,7 +265,10 @@ describe('a masked read through maybeCompact', () => {
           : undefined;
       },
     };
-    const compactor = createCompactor({ codeParser, micro: { keepTurns: 1, cacheAware: false } });
+    const compactor = createCompactor({
+      codeParser,
+      micro: { keepTurns: 1, cacheAware: false, keepReads: { turns: 0 } },
+    });
     const history: Message[] = [
       { role: 'user', content: 'Fix the token count of transcripts.' },
       ...call('Read', { file_path: goPath }, numbered(samples.go.text)),
@@ -276,5 +282,39 @@ describe('a masked read through maybeCompact', () => {
     expect(placeholder).toMatch(/^\[Previous: used Read\(.*transcript\.go\).*; defines ParsedByTreeSitter;/);
     expect(parsed).toBe(1);
     expect(seen).toHaveLength(parsed);
+  });
+});
+
+describe('micro and the files the agent just read', () => {
+  const resultText = (message: Message | undefined) =>
+    (((message?.content ?? []) as ToolResultBlock[])[0]?.content ?? '') as string;
+
+  it('keeps the file reads of the last 10 turns whole, by default, and masks older ones by age', async () => {
+    // Odd turns run a command, even turns read src/module-N.ts (the result in messages[2N]).
+    // Reads of 40 lines: the five of the last 10 turns fit in a tenth of the usable window.
+    const messages = agentSession(13, { lines: 40 });
+    const result = await createCompactor({ micro: { cacheAware: false } }).maybeCompact(messages);
+    expect(result.layer).toBe('micro');
+    expect(resultText(result.messages[2])).toMatch(/^\[Previous: used bash\(npm test -- part1\)/);
+    expect(resultText(result.messages[4])).toMatch(/^\[Previous: used read_file\(src\/module-2.ts\)/);
+    expect(resultText(result.messages[10])).toMatch(/^\[Previous: used bash\(npm test -- part5\)/);
+    for (const index of [8, 12, 16, 20]) expect(result.messages[index]).toBe(messages[index]);
+  });
+
+  it('keeps them only while the request leaves micro a batch of room under mid', async () => {
+    const counter = createHeuristicCounter();
+    const messages = agentSession(13, { lines: 40 });
+    const tokens = messages.reduce((sum, message) => sum + countMessageTokens(message, counter), 0);
+    const compact = (mid: number) =>
+      createCompactor({
+        counter,
+        thresholds: { mid, hard: 10 * tokens },
+        micro: { cacheAware: false, clearAtLeast: tokens },
+      }).maybeCompact(messages);
+    const roomy = await compact(3 * tokens);
+    expect(roomy.messages[8]).toBe(messages[8]);
+    // Kept, module-4's read would leave the request less than a batch under mid.
+    const tight = await compact(tokens + 100);
+    expect(resultText(tight.messages[8])).toMatch(/^\[Previous: used read_file\(src\/module-4.ts\)/);
   });
 });

@@ -253,11 +253,13 @@ function runLayer(attempt: Attempt, turn: Turn): Promise<AppliedStep | undefined
 async function microStep(turn: Turn, cacheAware: boolean): Promise<AppliedStep | undefined> {
   const { split, runtime, environment, context } = turn;
   const settings = { ...environment.settings.micro, cacheAware };
+  // Reads kept whole leave micro a batch of room under mid, so they never bring mid on sooner.
+  const room = environment.settings.limits.mid - settings.clearAtLeast - turn.tokensBefore;
   const started = Date.now();
-  const plan = await planAfterSplit(split, (rest) => planMicro(rest, runtime.index, settings, context));
+  const plan = await planAfterSplit(split, (rest) => planMicro(rest, runtime.index, settings, context, room));
   if (!plan) return undefined;
-  const { consumed, superseded } = plan;
-  return { layer: 'micro', plan, durationMs: Date.now() - started, consumed, superseded };
+  const { consumed, kept, superseded } = plan;
+  return { layer: 'micro', plan, durationMs: Date.now() - started, consumed, kept, superseded };
 }
 
 async function midStep({ split, options, environment, context }: Turn): Promise<AppliedStep> {
@@ -430,7 +432,13 @@ function indexUpdate(steps: readonly AppliedStep[], output: readonly Message[]):
   const { rest } = splitAtProviderCompaction(output);
   const inPlace = steps.length === 1 && only.layer === 'micro';
   return inPlace
-    ? { kind: 'adopt', rest, consumed: only.consumed, superseded: only.superseded ?? [] }
+    ? {
+        kind: 'adopt',
+        rest,
+        consumed: only.consumed,
+        kept: only.kept ?? new Set(),
+        superseded: only.superseded ?? [],
+      }
     : { kind: 'sync', rest };
 }
 

@@ -13,6 +13,8 @@ export interface AppliedStep {
   durationMs: number;
   /** Pending results of the index the step masked (micro only). */
   consumed: number;
+  /** Of those, results that stay whole (micro only). */
+  kept?: ReadonlySet<string>;
   /** Results the step replaced with a pointer to a newer copy (micro only). */
   superseded?: string[];
 }

@@ -1,8 +1,10 @@
 import type { ArchiveIds } from '../_internal/archive-ids.js';
 import { isPlaceholderText, placeholderTokens } from '../_internal/placeholder.js';
 import { safeJson } from '../_internal/text.js';
+import { type ToolCallFact, toolCallFact } from '../ledger/tool-call-facts.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
+import { fileReadOf } from '../working-set/file-reads.js';
 import { type MaskRule, maskableTokens } from './mask.js';
 import { CUT_TEXT_CHARS_PER_TOKEN, ELIDED_INPUT_TOKENS } from './mid.js';
 import { supersedeKey } from './supersede-key.js';
@@ -13,6 +15,8 @@ export interface PendingResult {
   blockIndex: number;
   toolUseId: string;
   tokens: number;
+  /** Set when the result is a read of one file's text. */
+  fileRead?: true;
 }
 
 /** A whole tool result a later copy made stale, and the call holding that newer copy. */
@@ -43,6 +47,8 @@ export class HistoryIndex {
   /** Results a later copy made stale, oldest first, and those no longer whole (replaced or masked). */
   private stale: StaleResult[] = [];
   private readonly superseded = new Set<string>();
+  /** What each call whose result has not come yet did, read once for staleness and file reads. */
+  private readonly factsAwaited = new Map<string, { fact: ToolCallFact; fileRead: boolean }>();
 
   constructor(
     private readonly counter: TokenCounter,
@@ -117,13 +123,20 @@ export class HistoryIndex {
     this.stale = this.stale.filter((entry) => !this.superseded.has(entry.toolUseId));
   }
 
-  /** Marks the first `count` pending results as masked. */
-  consumePending(count: number): void {
+  /** Marks the first `count` pending results as masked, but for those in `kept`, which stay pending. */
+  consumePending(count: number, kept: ReadonlySet<string> = new Set()): void {
+    const stillWhole: PendingResult[] = [];
     for (let index = this.pendingStart; index < this.pendingStart + count; index++) {
       const entry = this.pending[index];
-      if (entry) this.superseded.add(entry.toolUseId);
+      if (entry === undefined) continue;
+      if (kept.has(entry.toolUseId)) stillWhole.push(entry);
+      else this.superseded.add(entry.toolUseId);
     }
     this.pendingStart += count;
+    if (stillWhole.length > 0) {
+      this.pending = [...stillWhole, ...this.pending.slice(this.pendingStart)];
+      this.pendingStart = 0;
+    }
     if (count > 0) this.markSuperseded([]);
   }
 
@@ -155,6 +168,7 @@ export class HistoryIndex {
     this.latestCopy = new Map();
     this.stale = [];
     this.superseded.clear();
+    this.factsAwaited.clear();
   }
 
   private addCondensable(index: number, freed: number): void {
@@ -178,6 +192,8 @@ export class HistoryIndex {
       if (block.type === 'tool_use') {
         const toolUse = block as ToolUseBlock;
         this.toolUses.set(toolUse.id, toolUse);
+        const fact = toolCallFact(toolUse);
+        this.factsAwaited.set(toolUse.id, { fact, fileRead: fileReadOf(toolUse, fact) !== undefined });
         const input = safeJson(toolUse.input);
         // Inputs under a quarter of the limit in characters cannot be over it in tokens.
         if (input.length > this.condensable.maxToolInputTokens) {
@@ -192,18 +208,31 @@ export class HistoryIndex {
           this.addCondensable(index, this.counter.countText(text) - kept);
         }
       } else if (block.type === 'tool_result') {
-        this.toolResultPositions.push(index);
-        const result = block as ToolResultBlock;
-        const toolUse = this.toolUses.get(result.tool_use_id);
-        const tokens = maskableTokens(result, toolUse?.name, this.counter, this.rule, this.ids);
-        const entry =
-          tokens === undefined
-            ? undefined
-            : { messageIndex: index, blockIndex, toolUseId: result.tool_use_id, tokens };
-        this.recordCopy(supersedeKey(toolUse, result), result.tool_use_id, entry);
-        if (entry) this.pending.push(entry);
+        this.addToolResult(block as ToolResultBlock, index, blockIndex);
       }
     });
+  }
+
+  /** A result is pending while it could be masked, and the newest copy of what it shows. */
+  private addToolResult(result: ToolResultBlock, index: number, blockIndex: number): void {
+    this.toolResultPositions.push(index);
+    const toolUse = this.toolUses.get(result.tool_use_id);
+    const tokens = maskableTokens(result, toolUse?.name, this.counter, this.rule, this.ids);
+    const awaited = this.factsAwaited.get(result.tool_use_id);
+    this.factsAwaited.delete(result.tool_use_id);
+    const fileRead = awaited?.fileRead === true && result.is_error !== true;
+    const entry: PendingResult | undefined =
+      tokens === undefined
+        ? undefined
+        : {
+            messageIndex: index,
+            blockIndex,
+            toolUseId: result.tool_use_id,
+            tokens,
+            ...(fileRead ? { fileRead: true } : {}),
+          };
+    this.recordCopy(supersedeKey(toolUse, result, awaited?.fact), result.tool_use_id, entry);
+    if (entry) this.pending.push(entry);
   }
 }
 

@@ -13,12 +13,16 @@ export interface MicroSettings {
   clearAtLeast: number;
   /** Replace results a later copy made stale (at any age) with a pointer to the newer copy. */
   supersede: boolean;
+  /** File reads of the last `turns` turns stay whole, newest first, within `maxTokens` together. */
+  keepReads: { turns: number; maxTokens: number };
 }
 
 /** What micro would change, and how many of the index's pending results it masks. */
 export interface MicroPlan extends LayerPlan {
   /** Pending results of the index the plan masks (the oldest ones). */
   consumed: number;
+  /** Pending results among the consumed ones that stay whole (recent file reads). */
+  kept: ReadonlySet<string>;
   /** Tool results the plan replaced because a later copy made them stale. */
   superseded: string[];
 }
@@ -26,25 +30,69 @@ export interface MicroPlan extends LayerPlan {
 /**
  * Layer 1: masks whole tool results older than the last `keepTurns` assistant turns, using the
  * index the pipeline brought up to date with `messages`. With `cacheAware`, nothing changes until
- * the batch frees `clearAtLeast` tokens. Returns undefined when there is nothing to do.
+ * the batch frees `clearAtLeast` tokens. Recent file reads stay whole within `keepReads`, while
+ * the request with everything else masked stays within `room`: how far it is under the mid
+ * threshold less a batch, so kept reads never bring mid on sooner. Returns undefined when there is
+ * nothing to do.
  */
 export function planMicro(
   messages: readonly Message[],
   index: HistoryIndex,
   settings: MicroSettings,
   context: RewriteContext,
+  room = Number.POSITIVE_INFINITY,
 ): MicroPlan | undefined {
   const pending = index.pendingBefore(index.keepBoundary(settings.keepTurns));
   // Supersede before masking by age: a stale copy points at the newer one, whatever its age.
   const stale = settings.supersede ? index.staleResults() : [];
   const staleIds = new Set(stale.map((entry) => entry.toolUseId));
-  const aged = pending.filter(
+  const old = pending.filter(
     (entry) => !staleIds.has(entry.toolUseId) && !index.isSuperseded(entry.toolUseId),
   );
-  const targets: MaskTarget[] = [...stale, ...aged];
+  const freedByAll = freed([...stale, ...old]);
+  // Keeping reads only frees less: most calls end here, before looking for them.
+  if (settings.cacheAware && freedByAll < settings.clearAtLeast) return undefined;
+  const kept = recentReads(index, staleIds, settings, room + freedByAll);
+  const targets: MaskTarget[] = [...stale, ...old.filter((entry) => !kept.has(entry.toolUseId))];
   if (targets.length === 0) return undefined;
-  const freedTokens = targets.reduce((sum, entry) => sum + entry.tokens - placeholderTokens, 0);
+  const freedTokens = freed(targets);
   if (settings.cacheAware && freedTokens < settings.clearAtLeast) return undefined;
   const masked = maskToolResults(messages, targets, context);
-  return { ...masked, freedTokens, consumed: pending.length, superseded: [...staleIds] };
+  return { ...masked, freedTokens, consumed: pending.length, kept, superseded: [...staleIds] };
+}
+
+function freed(targets: readonly MaskTarget[]): number {
+  return targets.reduce((sum, entry) => sum + entry.tokens - placeholderTokens, 0);
+}
+
+/**
+ * The whole file reads of the last `keepReads.turns` turns, newest first while they fit in
+ * `keepReads.maxTokens` together (the reads of micro's own last turns, kept anyway, count too),
+ * and those older than `keepTurns` in `room`.
+ */
+function recentReads(
+  index: HistoryIndex,
+  staleIds: ReadonlySet<string>,
+  { keepReads, keepTurns }: MicroSettings,
+  room: number,
+): Set<string> {
+  const kept = new Set<string>();
+  if (keepReads.turns <= 0) return kept;
+  const boundary = index.keepBoundary(keepReads.turns);
+  const masking = index.keepBoundary(keepTurns);
+  const whole = index.pendingBefore(Number.POSITIVE_INFINITY);
+  let budget = keepReads.maxTokens;
+  let left = room;
+  for (let position = whole.length - 1; position >= 0; position--) {
+    const entry = whole[position]!;
+    if (entry.messageIndex < boundary) break;
+    if (entry.fileRead !== true || entry.tokens > budget) continue;
+    if (staleIds.has(entry.toolUseId) || index.isSuperseded(entry.toolUseId)) continue;
+    budget -= entry.tokens;
+    if (entry.messageIndex >= masking) continue;
+    if (entry.tokens > left) continue;
+    left -= entry.tokens;
+    kept.add(entry.toolUseId);
+  }
+  return kept;
 }

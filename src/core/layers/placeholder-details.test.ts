@@ -129,7 +129,13 @@ describe('a masked read', () => {
     const plan = planMicro(
       messages,
       context.index,
-      { keepTurns: 1, cacheAware: false, clearAtLeast: 0, supersede: true },
+      {
+        keepTurns: 1,
+        cacheAware: false,
+        clearAtLeast: 0,
+        supersede: true,
+        keepReads: { turns: 0, maxTokens: 0 },
+      },
       context,
     );
     const masked = plan?.messages[2]?.content as ToolResultBlock[] | undefined;

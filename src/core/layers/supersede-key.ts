@@ -1,6 +1,6 @@
 import { hashText } from '../_internal/archive-ids.js';
 import { toolResultText } from '../_internal/text.js';
-import { toolCallFact } from '../ledger/tool-call-facts.js';
+import { type ToolCallFact, toolCallFact } from '../ledger/tool-call-facts.js';
 import type { ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 
 /**
@@ -8,9 +8,12 @@ import type { ToolResultBlock, ToolUseBlock } from '../model/messages.js';
  * write of the whole file), or a command's output (the same command with byte-identical output).
  * Undefined for results a later one cannot supersede (edits, searches, failures).
  */
-export function supersedeKey(toolUse: ToolUseBlock | undefined, result: ToolResultBlock): string | undefined {
-  if (!toolUse || result.is_error === true) return undefined;
-  const fact = toolCallFact(toolUse);
+export function supersedeKey(
+  toolUse: ToolUseBlock | undefined,
+  result: ToolResultBlock,
+  fact: ToolCallFact | undefined = toolUse && toolCallFact(toolUse),
+): string | undefined {
+  if (!toolUse || !fact || result.is_error === true) return undefined;
   switch (fact.kind) {
     case 'read':
       return fact.paths.length === 1 ? `file\u0000${fact.paths[0]}` : undefined;

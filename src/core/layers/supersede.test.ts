@@ -25,7 +25,13 @@ const results = (messages: readonly Message[]) =>
   );
 
 // keepTurns is large: nothing is old enough to mask by age, only staleness can replace a result.
-const settings = { keepTurns: 50, cacheAware: false, clearAtLeast: 0, supersede: true };
+const settings = {
+  keepTurns: 50,
+  cacheAware: false,
+  clearAtLeast: 0,
+  supersede: true,
+  keepReads: { turns: 0, maxTokens: 0 },
+};
 
 describe('supersede before masking', () => {
   it.each([

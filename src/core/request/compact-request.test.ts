@@ -49,7 +49,7 @@ function anthropicBody(turns: number): AnthropicBody {
   };
 }
 
-const forceMicro = { micro: { cacheAware: false } } as const;
+const forceMicro = { micro: { cacheAware: false, keepReads: { turns: 0 } } } as const;
 const counter = createHeuristicCounter();
 
 describe('compactRequest', () => {
