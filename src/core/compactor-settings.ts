@@ -51,12 +51,12 @@ const MICRO_START_MID_FRACTION = 1 / 2;
 const MIN_KEEP_TOOL_RESULTS = 5;
 /**
  * Micro keeps the file reads of the last 10 turns whole, within a tenth of the usable window
- * (19,180 tokens at 200k). At a 200k window on the shared sessions (`npm run bench -- replay`,
- * BENCHMARKS.md §11) the identifiers the agent used next went from 75% to 79% still visible at
- * every changed request and its edit texts from 61% to 65%, at 2.5% more cost: masked three calls
- * after it came in, the file the agent was about to edit had left it a one-line placeholder.
- * Counting the agent's edits of a file as keeping its read added 0.4% to the cost and nothing the
- * agent used next; 15 turns gave 79% and 66% at 4.4% more cost.
+ * (19,180 tokens at 200k): masked three calls after it came in, the file the agent was about to
+ * edit had left it a one-line placeholder. At a 200k window on the shared sessions (`npm run bench
+ * -- replay`, BENCHMARKS.md §11) the identifiers the agent used next went from 74.9% to 77.7%
+ * still visible at every changed request and its edit texts from 60.6% to 61.8%, at 2.7% more
+ * cost. Counting the agent's edits of a file as keeping its read added cost and nothing the agent
+ * used next; 15 turns kept a little more at about twice the cost.
  */
 const DEFAULT_KEEP_READS_TURNS = 10;
 const KEEP_READS_WINDOW_SHARE = 1 / 10;

@@ -66,9 +66,9 @@ function freed(targets: readonly MaskTarget[]): number {
 }
 
 /**
- * The whole file reads of the last `keepReads.turns` turns, newest first while they fit in
- * `keepReads.maxTokens` together (the reads of micro's own last turns, kept anyway, count too),
- * and those older than `keepTurns` in `room`.
+ * The whole file reads of the last `keepReads.turns` turns that micro would mask by age, newest
+ * first while all those turns' reads fit in `keepReads.maxTokens` together (the reads of the last
+ * `keepTurns`, whole anyway, count too) and the ones it keeps fit in `room`.
  */
 function recentReads(
   index: HistoryIndex,
