@@ -258,8 +258,8 @@ async function microStep(turn: Turn, cacheAware: boolean): Promise<AppliedStep |
   const started = Date.now();
   const plan = await planAfterSplit(split, (rest) => planMicro(rest, runtime.index, settings, context, room));
   if (!plan) return undefined;
-  const { consumed, kept, superseded } = plan;
-  return { layer: 'micro', plan, durationMs: Date.now() - started, consumed, kept, superseded };
+  const replaced = [...plan.superseded, ...plan.masked];
+  return { layer: 'micro', plan, durationMs: Date.now() - started, replaced };
 }
 
 async function midStep({ split, options, environment, context }: Turn): Promise<AppliedStep> {
@@ -268,7 +268,7 @@ async function midStep({ split, options, environment, context }: Turn): Promise<
   const plan = await planAfterSplit(split, (rest) =>
     planMid(rest, settings.mid, settings.counter, context, options.signal),
   );
-  return { layer: 'mid', plan, durationMs: Date.now() - started, consumed: 0 };
+  return { layer: 'mid', plan, durationMs: Date.now() - started };
 }
 
 /**
@@ -313,7 +313,7 @@ function swapIn({ job, input }: Turn): AppliedStep[] {
   const plan = job?.outcome && 'plan' in job.outcome ? job.outcome.plan : undefined;
   if (!job || !plan) return [];
   const messages = [...plan.messages, ...input.slice(job.length)];
-  return [{ layer: 'hard', plan: { ...plan, messages }, durationMs: 0, consumed: 0 }];
+  return [{ layer: 'hard', plan: { ...plan, messages }, durationMs: 0 }];
 }
 
 /** The hard step; undefined when hard would free nothing. */
@@ -361,7 +361,7 @@ async function hardStep({
     });
     return undefined;
   }
-  return { layer: 'hard', plan, durationMs: Date.now() - started, consumed: 0 };
+  return { layer: 'hard', plan, durationMs: Date.now() - started };
 }
 
 /**
@@ -431,15 +431,7 @@ function indexUpdate(steps: readonly AppliedStep[], output: readonly Message[]):
   if (only === undefined) return undefined;
   const { rest } = splitAtProviderCompaction(output);
   const inPlace = steps.length === 1 && only.layer === 'micro';
-  return inPlace
-    ? {
-        kind: 'adopt',
-        rest,
-        consumed: only.consumed,
-        kept: only.kept ?? new Set(),
-        superseded: only.superseded ?? [],
-      }
-    : { kind: 'sync', rest };
+  return inPlace ? { kind: 'adopt', rest, replaced: only.replaced ?? [] } : { kind: 'sync', rest };
 }
 
 function rewriteContext(runtime: SessionRuntime, settings: CompactorSettings, now: number): RewriteContext {

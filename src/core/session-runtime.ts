@@ -63,13 +63,7 @@ export interface BackgroundJob {
 
 /** How the history index follows a call's output (`adopt`: micro rewrote it in place). */
 export type IndexUpdate =
-  | {
-      kind: 'adopt';
-      rest: readonly Message[];
-      consumed: number;
-      kept: ReadonlySet<string>;
-      superseded: readonly string[];
-    }
+  | { kind: 'adopt'; rest: readonly Message[]; replaced: readonly string[] }
   | { kind: 'sync'; rest: readonly Message[] };
 
 /** How a call moves the runtime; applied by the compactor beside saving the state. */
@@ -86,8 +80,7 @@ export interface RuntimeUpdate {
 export function applyUpdate(runtime: SessionRuntime, update: RuntimeUpdate): void {
   const { index } = update;
   if (index?.kind === 'adopt') {
-    runtime.index.consumePending(index.consumed, index.kept);
-    runtime.index.markSuperseded(index.superseded);
+    runtime.index.markReplaced(index.replaced);
     runtime.index.adopt(index.rest);
   } else if (index?.kind === 'sync') {
     runtime.index.sync(index.rest);

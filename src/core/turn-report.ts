@@ -11,12 +11,8 @@ export interface AppliedStep {
   layer: Exclude<CompactionLayer, 'none'>;
   plan: LayerPlan;
   durationMs: number;
-  /** Pending results of the index the step masked (micro only). */
-  consumed: number;
-  /** Of those, results that stay whole (micro only). */
-  kept?: ReadonlySet<string>;
-  /** Results the step replaced with a pointer to a newer copy (micro only). */
-  superseded?: string[];
+  /** The tool results micro masked or pointed at a newer copy (micro only: it rewrites in place). */
+  replaced?: readonly string[];
 }
 
 /** What a call archives and reports once its state is saved. */

@@ -34,9 +34,8 @@ export class HistoryIndex {
   private snapshot: Message[] = [];
   private readonly toolUses = new Map<string, ToolUseBlock>();
   private assistantPositions: number[] = [];
+  /** The tool results still whole that could be masked, oldest first. */
   private pending: PendingResult[] = [];
-  /** Index of the first pending entry not yet masked (entries before it are gone). */
-  private pendingStart = 0;
   /** The message index of every tool result, in order (the mid layer keeps the last few). */
   private toolResultPositions: number[] = [];
   /** Long assistant text and large tool inputs the mid layer would shorten, with running totals. */
@@ -44,9 +43,10 @@ export class HistoryIndex {
   private condensableTotals: number[] = [];
   /** The newest copy of each file or command output seen (see `supersedeKey`). */
   private latestCopy = new Map<string, { toolUseId: string; entry: PendingResult | undefined }>();
-  /** Results a later copy made stale, oldest first, and those no longer whole (replaced or masked). */
+  /** Results a later copy made stale, oldest first. */
   private stale: StaleResult[] = [];
-  private readonly superseded = new Set<string>();
+  /** Results no longer whole: masked, or pointed at their newer copy. */
+  private readonly replaced = new Set<string>();
   /** What each call whose result has not come yet did, read once for staleness and file reads. */
   private readonly factsAwaited = new Map<string, { fact: ToolCallFact; fileRead: boolean }>();
 
@@ -66,8 +66,7 @@ export class HistoryIndex {
     const resultBoundary =
       positions.length >= keepToolResults ? positions[positions.length - keepToolResults]! : -1;
     let freed = 0;
-    for (let index = this.pendingStart; index < this.pending.length; index++) {
-      const entry = this.pending[index]!;
+    for (const entry of this.pending) {
       if (entry.messageIndex >= resultBoundary) break;
       freed += entry.tokens - placeholderTokens;
     }
@@ -96,11 +95,10 @@ export class HistoryIndex {
     return this.toolUses.get(id);
   }
 
-  /** Whole tool results in messages before `beforeIndex`, oldest first (superseded ones included). */
+  /** Whole tool results in messages before `beforeIndex`, oldest first. */
   pendingBefore(beforeIndex: number): PendingResult[] {
     const eligible: PendingResult[] = [];
-    for (let index = this.pendingStart; index < this.pending.length; index++) {
-      const entry = this.pending[index]!;
+    for (const entry of this.pending) {
       if (entry.messageIndex >= beforeIndex) break;
       eligible.push(entry);
     }
@@ -109,35 +107,15 @@ export class HistoryIndex {
 
   /** Whole results a later copy made stale and that are not replaced yet, oldest first. */
   staleResults(): StaleResult[] {
-    return this.stale.filter((entry) => !this.superseded.has(entry.toolUseId));
+    return this.stale.filter((entry) => !this.replaced.has(entry.toolUseId));
   }
 
-  /** True when the result was already replaced by a pointer to its newer copy. */
-  isSuperseded(toolUseId: string): boolean {
-    return this.superseded.has(toolUseId);
-  }
-
-  /** Marks stale results as replaced. */
-  markSuperseded(toolUseIds: readonly string[]): void {
-    for (const id of toolUseIds) this.superseded.add(id);
-    this.stale = this.stale.filter((entry) => !this.superseded.has(entry.toolUseId));
-  }
-
-  /** Marks the first `count` pending results as masked, but for those in `kept`, which stay pending. */
-  consumePending(count: number, kept: ReadonlySet<string> = new Set()): void {
-    const stillWhole: PendingResult[] = [];
-    for (let index = this.pendingStart; index < this.pendingStart + count; index++) {
-      const entry = this.pending[index];
-      if (entry === undefined) continue;
-      if (kept.has(entry.toolUseId)) stillWhole.push(entry);
-      else this.superseded.add(entry.toolUseId);
-    }
-    this.pendingStart += count;
-    if (stillWhole.length > 0) {
-      this.pending = [...stillWhole, ...this.pending.slice(this.pendingStart)];
-      this.pendingStart = 0;
-    }
-    if (count > 0) this.markSuperseded([]);
+  /** Marks results replaced (masked, or pointed at their newer copy): no longer whole. */
+  markReplaced(toolUseIds: readonly string[]): void {
+    if (toolUseIds.length === 0) return;
+    for (const id of toolUseIds) this.replaced.add(id);
+    this.pending = this.pending.filter((entry) => !this.replaced.has(entry.toolUseId));
+    this.stale = this.stale.filter((entry) => !this.replaced.has(entry.toolUseId));
   }
 
   /** Replaces the snapshot after the compactor rewrote messages in place (same length, same order). */
@@ -161,13 +139,12 @@ export class HistoryIndex {
     this.toolUses.clear();
     this.assistantPositions = [];
     this.pending = [];
-    this.pendingStart = 0;
     this.toolResultPositions = [];
     this.condensablePositions = [];
     this.condensableTotals = [];
     this.latestCopy = new Map();
     this.stale = [];
-    this.superseded.clear();
+    this.replaced.clear();
     this.factsAwaited.clear();
   }
 

@@ -51,7 +51,7 @@ describe('planMicro: the files the agent just read', () => {
     const plan = planMicro(messages, context.index, settings({ turns: 5, maxTokens: 10_000 }), context);
     expect(resultText(plan, 'r')).toContain('func f3(a int) int { return a + 3 }');
     expect(resultText(plan, 'c1')).toMatch(/^\[Previous: used bash/);
-    expect(plan?.kept).toEqual(new Set(['r']));
+    expect(plan?.masked).toEqual(['c1', 'c2']);
   });
 
   it('masks it by age once it is older, when it does not fit, or with turns 0', () => {
@@ -87,7 +87,7 @@ describe('planMicro: the files the agent just read', () => {
     const context = contextFor(messages);
     const keepReads = settings({ turns: 5, maxTokens: 10_000 });
     const plan = planMicro(messages, context.index, keepReads, context);
-    context.index.consumePending(plan?.consumed ?? 0, plan?.kept);
+    context.index.markReplaced([...(plan?.superseded ?? []), ...(plan?.masked ?? [])]);
     context.index.adopt(plan?.messages ?? []);
     const pending = context.index.pendingBefore(Number.POSITIVE_INFINITY).map((entry) => entry.toolUseId);
     expect(pending).toEqual(['r', 'c3', 'c4']);
@@ -110,7 +110,7 @@ describe('planMicro', () => {
       { keepTurns: 3, cacheAware: false, clearAtLeast: 0, supersede: true, keepReads: off },
       context,
     );
-    expect(plan?.consumed).toBe(2);
+    expect(plan?.masked).toEqual(['t1', 't2']);
     expect(plan?.freedTokens).toMatchInlineSnapshot(`206`);
     expect(plan?.messages.slice(1, 5)).toMatchInlineSnapshot(`
       [

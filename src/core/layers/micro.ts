@@ -17,12 +17,10 @@ export interface MicroSettings {
   keepReads: { turns: number; maxTokens: number };
 }
 
-/** What micro would change, and how many of the index's pending results it masks. */
+/** What micro would change, and which tool results it replaces. */
 export interface MicroPlan extends LayerPlan {
-  /** Pending results of the index the plan masks (the oldest ones). */
-  consumed: number;
-  /** Pending results among the consumed ones that stay whole (recent file reads). */
-  kept: ReadonlySet<string>;
+  /** Tool results the plan masks by age. */
+  masked: string[];
   /** Tool results the plan replaced because a later copy made them stale. */
   superseded: string[];
 }
@@ -46,19 +44,19 @@ export function planMicro(
   // Supersede before masking by age: a stale copy points at the newer one, whatever its age.
   const stale = settings.supersede ? index.staleResults() : [];
   const staleIds = new Set(stale.map((entry) => entry.toolUseId));
-  const old = pending.filter(
-    (entry) => !staleIds.has(entry.toolUseId) && !index.isSuperseded(entry.toolUseId),
-  );
+  const old = pending.filter((entry) => !staleIds.has(entry.toolUseId));
   const freedByAll = freed([...stale, ...old]);
   // Keeping reads only frees less: most calls end here, before looking for them.
   if (settings.cacheAware && freedByAll < settings.clearAtLeast) return undefined;
   const kept = recentReads(index, staleIds, settings, room + freedByAll);
-  const targets: MaskTarget[] = [...stale, ...old.filter((entry) => !kept.has(entry.toolUseId))];
+  const aged = old.filter((entry) => !kept.has(entry.toolUseId));
+  const targets: MaskTarget[] = [...stale, ...aged];
   if (targets.length === 0) return undefined;
   const freedTokens = freed(targets);
   if (settings.cacheAware && freedTokens < settings.clearAtLeast) return undefined;
-  const masked = maskToolResults(messages, targets, context);
-  return { ...masked, freedTokens, consumed: pending.length, kept, superseded: [...staleIds] };
+  const plan = maskToolResults(messages, targets, context);
+  const masked = aged.map((entry) => entry.toolUseId);
+  return { ...plan, freedTokens, masked, superseded: [...staleIds] };
 }
 
 function freed(targets: readonly MaskTarget[]): number {
@@ -87,7 +85,7 @@ function recentReads(
     const entry = whole[position]!;
     if (entry.messageIndex < boundary) break;
     if (entry.fileRead !== true || entry.tokens > budget) continue;
-    if (staleIds.has(entry.toolUseId) || index.isSuperseded(entry.toolUseId)) continue;
+    if (staleIds.has(entry.toolUseId)) continue;
     budget -= entry.tokens;
     if (entry.messageIndex >= masking) continue;
     if (entry.tokens > left) continue;
