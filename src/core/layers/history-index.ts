@@ -1,7 +1,7 @@
 import type { ArchiveIds } from '../_internal/archive-ids.js';
 import { isPlaceholderText, placeholderTokens } from '../_internal/placeholder.js';
 import { safeJson } from '../_internal/text.js';
-import { type ToolCallFact, toolCallFact } from '../ledger/tool-call-facts.js';
+import { toolCallFact } from '../ledger/tool-call-facts.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { fileReadOf } from '../working-set/file-reads.js';
@@ -47,8 +47,6 @@ export class HistoryIndex {
   private stale: StaleResult[] = [];
   /** Results no longer whole: masked, or pointed at their newer copy. */
   private readonly replaced = new Set<string>();
-  /** What each call whose result has not come yet did, read once for staleness and file reads. */
-  private readonly factsAwaited = new Map<string, { fact: ToolCallFact; fileRead: boolean }>();
 
   constructor(
     private readonly counter: TokenCounter,
@@ -145,7 +143,6 @@ export class HistoryIndex {
     this.latestCopy = new Map();
     this.stale = [];
     this.replaced.clear();
-    this.factsAwaited.clear();
   }
 
   private addCondensable(index: number, freed: number): void {
@@ -169,8 +166,6 @@ export class HistoryIndex {
       if (block.type === 'tool_use') {
         const toolUse = block as ToolUseBlock;
         this.toolUses.set(toolUse.id, toolUse);
-        const fact = toolCallFact(toolUse);
-        this.factsAwaited.set(toolUse.id, { fact, fileRead: fileReadOf(toolUse, fact) !== undefined });
         const input = safeJson(toolUse.input);
         // Inputs under a quarter of the limit in characters cannot be over it in tokens.
         if (input.length > this.condensable.maxToolInputTokens) {
@@ -195,9 +190,10 @@ export class HistoryIndex {
     this.toolResultPositions.push(index);
     const toolUse = this.toolUses.get(result.tool_use_id);
     const tokens = maskableTokens(result, toolUse?.name, this.counter, this.rule, this.ids);
-    const awaited = this.factsAwaited.get(result.tool_use_id);
-    this.factsAwaited.delete(result.tool_use_id);
-    const fileRead = awaited?.fileRead === true && result.is_error !== true;
+    // What the call did, read once for staleness and for file reads.
+    const fact = toolUse && toolCallFact(toolUse);
+    const fileRead =
+      fact !== undefined && result.is_error !== true && fileReadOf(toolUse!, fact) !== undefined;
     const entry: PendingResult | undefined =
       tokens === undefined
         ? undefined
@@ -208,7 +204,7 @@ export class HistoryIndex {
             tokens,
             ...(fileRead ? { fileRead: true } : {}),
           };
-    this.recordCopy(supersedeKey(toolUse, result, awaited?.fact), result.tool_use_id, entry);
+    this.recordCopy(supersedeKey(fact, result), result.tool_use_id, entry);
     if (entry) this.pending.push(entry);
   }
 }
