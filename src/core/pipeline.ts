@@ -88,7 +88,7 @@ export async function compactTurn(
     usage && previous ? learnedOverhead(usage, previous, runtime) : runtime.breaker.overheadTokens;
   const tokensBefore = runtime.tokens.count(input, system, tools);
   // The whole prompt is counted; the layers plan only on what follows a provider compaction.
-  const split = splitAtProviderCompaction(input);
+  const split = splitAtProviderCompaction(input, runtime.lastOutput?.messages);
   runtime.index.sync(split.rest);
   // The ledger, like the index, is a cache that advances as it reads: it records what is new.
   if (previous) runtime.ledger.resume(splitAtProviderCompaction(previous.messages).rest);

@@ -14,6 +14,19 @@ const result = (content: string, isError?: boolean) => ({
 });
 
 describe('toolOutcome', () => {
+  it('reads a block again when its text or its error flag changed since the last reading', () => {
+    const block = result('<returncode>0</returncode>\nall good');
+    expect(toolOutcome(block, block.content)).toEqual({ failed: false, exitCode: 0 });
+    expect(toolOutcome(block, '<returncode>3</returncode>\nbroken')).toMatchObject({
+      failed: true,
+      exitCode: 3,
+    });
+    const flagged = result('permission refused');
+    expect(toolOutcome(flagged, flagged.content).failed).toBe(false);
+    Object.assign(flagged, { is_error: true });
+    expect(toolOutcome(flagged, flagged.content).failed).toBe(true);
+  });
+
   it.each([
     [
       'a mini-swe-agent return code',

@@ -67,11 +67,25 @@ const failureSignals = [
 const openingFailure = /^(npm ERR!|error(\[E\d+\])?:|fatal:)/im;
 const OPENING_LINES = 3;
 
+/** What a tool result says of its call: whether it failed, its exit code and first error line. */
+export type ToolOutcome = { failed: boolean; exitCode?: number; errorLine?: string };
+
+/**
+ * The last outcome read from each result block: the ledger, micro's placeholder and the extractive
+ * summary all read the same result, and its patterns scan up to 50,000 characters each time.
+ */
+const outcomes = new WeakMap<ToolResultBlock, { text: string; isError: unknown; outcome: ToolOutcome }>();
+
 /** The outcome of a tool result: whether it failed, its exit code and first error line where seen. */
-export function toolOutcome(
-  block: ToolResultBlock,
-  text: string,
-): { failed: boolean; exitCode?: number; errorLine?: string } {
+export function toolOutcome(block: ToolResultBlock, text: string): ToolOutcome {
+  const known = outcomes.get(block);
+  if (known !== undefined && known.text === text && known.isError === block.is_error) return known.outcome;
+  const outcome = readOutcome(block, text);
+  outcomes.set(block, { text, isError: block.is_error, outcome });
+  return outcome;
+}
+
+function readOutcome(block: ToolResultBlock, text: string): ToolOutcome {
   let exitCode: number | undefined;
   for (const pattern of exitCodePatterns) {
     const match = pattern.exec(text);

@@ -38,6 +38,26 @@ describe('providerCompactionBoundary', () => {
     expect(providerCompactionBoundary(messages)).toBe(-1);
   });
 
+  it('reads only what follows a previous scan that a new array starts with', () => {
+    let reads = 0;
+    const watched = (text: string): Message => ({
+      role: 'user',
+      get content() {
+        reads++;
+        return text;
+      },
+    });
+    const previous: Message[] = [watched('a'), compaction, watched('b')];
+    expect(providerCompactionBoundary(previous)).toBe(1);
+    reads = 0;
+    expect(providerCompactionBoundary([...previous, user('c')], previous)).toBe(1);
+    expect(reads).toBe(0);
+    expect(providerCompactionBoundary([...previous, compaction, user('d')], previous)).toBe(3);
+    // A new array that replaced a message the previous scan saw is scanned whole.
+    expect(providerCompactionBoundary([previous[0]!, user('x'), previous[2]!], previous)).toBe(-1);
+    expect(providerCompactionBoundary([previous[0]!], previous)).toBe(-1);
+  });
+
   it('splits into the head sent as it came and the rest', () => {
     const messages = [user('a'), compaction, user('b')];
     const { head, rest } = splitAtProviderCompaction(messages);

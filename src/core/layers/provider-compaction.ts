@@ -5,10 +5,13 @@ import type { Message } from '../model/messages.js';
  * array they got back, so the next call scans only the messages added since (a message replaced
  * at the last scanned position, or a shorter array, means a new history: it is scanned whole).
  */
-const scans = new WeakMap<
-  readonly Message[],
-  { length: number; last: Message | undefined; boundary: number }
->();
+const scans = new WeakMap<readonly Message[], Scan>();
+
+interface Scan {
+  length: number;
+  last: Message | undefined;
+  boundary: number;
+}
 
 /**
  * Where an earlier provider-side compaction ends: the index of the last message holding a
@@ -17,13 +20,17 @@ const scans = new WeakMap<
  * precedes such a block and the block itself is signed, so the compactor leaves everything up to
  * and including that message as it came. A block with neither `content` nor `encrypted_content`
  * is a failed compaction the provider ignores, and no boundary.
+ *
+ * `previous`: an array scanned before that `messages` may start with (the last request, which an
+ * agent copies into a new array with the next turn after it): then only what follows is scanned.
  */
-export function providerCompactionBoundary(messages: readonly Message[]): number {
-  const known = scans.get(messages);
-  const continues =
-    known !== undefined && known.length <= messages.length && messages[known.length - 1] === known.last;
-  const from = continues ? known.length : 0;
-  let boundary = continues ? known.boundary : -1;
+export function providerCompactionBoundary(
+  messages: readonly Message[],
+  previous?: readonly Message[],
+): number {
+  const known = scannedPrefix(messages, messages) ?? (previous && scannedPrefix(previous, messages));
+  const from = known ? known.length : 0;
+  let boundary = known ? known.boundary : -1;
   for (let index = messages.length - 1; index >= from; index--) {
     if (holdsCompaction(messages[index]!)) {
       boundary = index;
@@ -32,6 +39,16 @@ export function providerCompactionBoundary(messages: readonly Message[]): number
   }
   scans.set(messages, { length: messages.length, last: messages[messages.length - 1], boundary });
   return boundary;
+}
+
+/** The scan of `scanned` when `messages` still starts with what it scanned. */
+function scannedPrefix(scanned: readonly Message[], messages: readonly Message[]): Scan | undefined {
+  const known = scans.get(scanned);
+  if (known === undefined || known.length > messages.length) return undefined;
+  if (scanned === messages) return messages[known.length - 1] === known.last ? known : undefined;
+  // Comparing references is far cheaper than looking into every message's blocks.
+  for (let index = 0; index < known.length; index++) if (messages[index] !== scanned[index]) return undefined;
+  return known;
 }
 
 function holdsCompaction(message: Message): boolean {
@@ -56,9 +73,12 @@ export interface ProviderCompactionSplit {
   rest: readonly Message[];
 }
 
-/** Splits `messages` at the latest provider compaction. */
-export function splitAtProviderCompaction(messages: readonly Message[]): ProviderCompactionSplit {
-  const boundary = providerCompactionBoundary(messages);
+/** Splits `messages` at the latest provider compaction (`previous` as {@link providerCompactionBoundary} reads it). */
+export function splitAtProviderCompaction(
+  messages: readonly Message[],
+  previous?: readonly Message[],
+): ProviderCompactionSplit {
+  const boundary = providerCompactionBoundary(messages, previous);
   if (boundary === -1) return { head: [], rest: messages };
   // A compaction turn that also calls tools keeps its results with it: a layer that summarized
   // them away would leave a `tool_use` with no `tool_result`.
