@@ -56,6 +56,11 @@ describe('providerCompactionBoundary', () => {
     // A new array that replaced a message the previous scan saw is scanned whole.
     expect(providerCompactionBoundary([previous[0]!, user('x'), previous[2]!], previous)).toBe(-1);
     expect(providerCompactionBoundary([previous[0]!], previous)).toBe(-1);
+    // The previous array rewritten in place after its scan: a copy of it is scanned whole.
+    const rewritten: Message[] = [user('a'), user('b')];
+    expect(providerCompactionBoundary(rewritten)).toBe(-1);
+    rewritten[1] = compaction;
+    expect(providerCompactionBoundary([...rewritten, user('c')], rewritten)).toBe(1);
   });
 
   it('splits into the head sent as it came and the rest', () => {

@@ -45,7 +45,9 @@ export function providerCompactionBoundary(
 function scannedPrefix(scanned: readonly Message[], messages: readonly Message[]): Scan | undefined {
   const known = scans.get(scanned);
   if (known === undefined || known.length > messages.length) return undefined;
-  if (scanned === messages) return messages[known.length - 1] === known.last ? known : undefined;
+  // The last message scanned still in place: the array was only pushed onto since.
+  if (messages[known.length - 1] !== known.last) return undefined;
+  if (scanned === messages) return known;
   // Comparing references is far cheaper than looking into every message's blocks.
   for (let index = 0; index < known.length; index++) if (messages[index] !== scanned[index]) return undefined;
   return known;
