@@ -10,6 +10,8 @@ for (const file of files) {
   const name = file.replace(/\.js$/, '');
   if (wanted.length > 0 && !wanted.includes(name)) continue;
   console.log(`\n## ${name}\n`);
-  const suite = (await import(new URL(`./suites/${file}`, import.meta.url).href)) as { run(): Promise<void> };
+  const suite = (await import(new URL(`./suites/${file}`, import.meta.url).href)) as { run?: unknown };
+  if (typeof suite.run !== 'function')
+    throw new Error(`bench: suites/${file} exports no run(): only suites belong in suites/`);
   await suite.run();
 }

@@ -18,7 +18,7 @@ import {
   simulationInputOf,
 } from '../../simulate/simulate.js';
 import { printNextNeedTargets, printSessionNextNeed } from '../replay-next-need.js';
-import { printSurvivalTargets } from './replay-survival.js';
+import { printSurvivalTargets } from '../replay-survival-targets.js';
 
 const thresholds = { mid: 8000, hard: 16000 };
 

@@ -1,11 +1,11 @@
 // Issue #18's targets on the shared trajectories: agent-compact's retention and survival ahead of
 // every peer policy's at a cost no higher than the cheapest peer's, and on the six largest runs its
 // retention above the seed's — for foreground and background summaries alike.
-import type { StrategySummary } from '../../simulate/replay.js';
-import { peerNames } from '../../simulate/replay-strategies.js';
-import type { StrategyName } from '../../simulate/replay-strategy.js';
-import type { SimulationResult } from '../../simulate/simulate.js';
-import { type Survival, survivalKinds } from '../../simulate/survival.js';
+import type { StrategySummary } from '../simulate/replay.js';
+import { peerNames } from '../simulate/replay-strategies.js';
+import type { StrategyName } from '../simulate/replay-strategy.js';
+import type { SimulationResult } from '../simulate/simulate.js';
+import { type Survival, survivalKinds } from '../simulate/survival.js';
 
 /** How many of the largest runs (by the tokens `none` sends at its largest request) are compared with the seed. */
 const LARGEST_RUNS = 6;

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { SimulationResult } from '../../simulate/simulate.js';
-import { emptySurvival } from '../../simulate/survival.js';
-import { largestRuns, printSurvivalTargets } from './replay-survival.js';
+import type { SimulationResult } from '../simulate/simulate.js';
+import { emptySurvival } from '../simulate/survival.js';
+import { largestRuns, printSurvivalTargets } from './replay-survival-targets.js';
 
 /** A replay result with only what the targets read: per file none's peak and each strategy's facts. */
 function result(agentVisible: number): SimulationResult {
