@@ -246,6 +246,21 @@ describe('the rendered working set', () => {
     expect(counter.countText(text)).toBeLessThanOrEqual(400);
   });
 
+  it('lists a name defined again and again once', () => {
+    const handlers = call(
+      'Read',
+      { file_path: '/repo/src/handlers.ts' },
+      numbered(
+        Array.from({ length: 30 }, () => 'export function handler(input) { return compute(input); }').join(
+          '\n',
+        ),
+      ),
+    );
+    const { state } = record(handlers).workingSet;
+    const text = renderWorkingSet(state, { maxTokens: 400, counter })!.text;
+    expect(text).toContain('- also: handler\n');
+  });
+
   it('lists the names the code calls that the file does not define, the most used by the agent first', () => {
     const caller = call(
       'Read',

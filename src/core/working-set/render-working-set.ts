@@ -169,15 +169,20 @@ function fileCandidates(
     });
   });
   const inList = new Set(listed);
-  const rest = functionsFirst(
-    file.definitions.filter((definition) => !inList.has(definition) && !hidden.has(definition.name)),
-  ).slice(0, MAX_NAMES);
+  // Each name once: overloads, or a handler defined on every line, are one name to grep for.
+  const rest = [
+    ...new Set(
+      functionsFirst(
+        file.definitions.filter((definition) => !inList.has(definition) && !hidden.has(definition.name)),
+      ).map((definition) => definition.name),
+    ),
+  ].slice(0, MAX_NAMES);
   if (rest.length > 0) {
     candidates.push({
       file: file.path,
       order: Number.MAX_SAFE_INTEGER - file.edits.length - 1,
       // Names alone: a line number each would double the line, and a Grep finds the name again.
-      text: `- also: ${rest.map((definition) => definition.name).join(', ')}`,
+      text: `- also: ${rest.join(', ')}`,
       score: recency + 0.5,
     });
   }
