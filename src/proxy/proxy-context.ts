@@ -15,6 +15,7 @@ import type { OwnRouteHandler } from './own-routes.js';
 import type { ProxyOptions } from './proxy-options.js';
 import { formatLogLine, type ProxyRequestRecord, StatsCollector } from './proxy-stats.js';
 import type { ProxyTracing } from './proxy-tracing.js';
+import { countCacheBudget } from './request-tokens.js';
 import type { ProxyUpstreams } from './routes.js';
 import { SessionCompactors } from './session-compactors.js';
 import { shortSessionId } from './session-identity.js';
@@ -82,7 +83,9 @@ export function createProxyContext({
   const upstreams = resolveUpstreams(upstream, anthropicUpstream, openaiUpstream, geminiUpstream);
   assertBytes(maxBodyBytes, 'maxBodyBytes');
   assertBytes(maxMemoryBytes, 'maxMemoryBytes');
-  const budget = new MemoryBudget(maxMemoryBytes);
+  // The counted texts' cache is held apart, within --max-memory: the budget is the rest.
+  const countCache = countCacheBudget(maxMemoryBytes);
+  const budget = new MemoryBudget(maxMemoryBytes - countCache.bytes);
   const store = givenStore ?? createMemoryProxySessionStore();
   const monitor = dashboard ? new ProxyMonitor() : undefined;
   const client = createUpstreamClient({ timeoutMs: upstreamTimeoutMs });
@@ -98,7 +101,12 @@ export function createProxyContext({
     budget,
     compactors: createCompactors(
       { ...options, ...settings, recall },
-      { client, budget, states: new SessionStates((how) => stats.addBodyRead(how)) },
+      {
+        client,
+        budget,
+        states: new SessionStates((how) => stats.addBodyRead(how)),
+        countCacheChars: countCache.chars,
+      },
       [...(monitor ? [monitor] : []), ...(tracing ? [tracing] : [])],
       // The default store's state goes with an evicted compactor; a store of the caller's keeps it.
       givenStore ? undefined : (key) => void store.delete(key),
@@ -138,7 +146,7 @@ function createCompactors(
     recall = false,
     background = false,
   }: ProxyOptions,
-  shared: { client: UpstreamClient; budget: MemoryBudget; states: SessionStates },
+  shared: { client: UpstreamClient; budget: MemoryBudget; states: SessionStates; countCacheChars: number },
   watchers: { event(id: string, event: CompactionEvent): void }[],
   onEvict: ((sessionKey: string) => void) | undefined,
 ): SessionCompactors {

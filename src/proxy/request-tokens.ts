@@ -25,11 +25,29 @@ const SHARED_COUNT_ENTRIES = 20_000;
 export type RequestTokens = (api: WireFormat, body: Record<string, unknown>) => number | undefined;
 
 /**
- * `counter` (the core's heuristic by default) with every text's count kept, to hand to the
- * compactors and to {@link createRequestTokens} alike.
+ * The share of `--max-memory` the shared counter's cache of counted texts may hold. The cache keeps
+ * each text it counted, a copy the sessions' budget entries do not see (every request is parsed
+ * anew), so it is bounded in bytes, and the budget for the rest is smaller by as much.
  */
-export function createSharedCounter(counter: TokenCounter = createHeuristicCounter()): TokenCounter {
-  return createMemoizedCounter(counter, { minLength: 0, maxEntries: SHARED_COUNT_ENTRIES });
+export const COUNT_CACHE_MEMORY_SHARE = 1 / 8;
+/** A character of a JavaScript string takes up to two bytes. */
+const BYTES_PER_CHAR = 2;
+
+/** What the shared counter's cache may hold under a `--max-memory` of `maxMemoryBytes`. */
+export function countCacheBudget(maxMemoryBytes: number): { bytes: number; chars: number } {
+  const chars = Math.floor((maxMemoryBytes * COUNT_CACHE_MEMORY_SHARE) / BYTES_PER_CHAR);
+  return { bytes: chars * BYTES_PER_CHAR, chars };
+}
+
+/**
+ * `counter` (the core's heuristic by default) with the counts of up to `maxChars` characters of
+ * texts kept, to hand to the compactors and to {@link createRequestTokens} alike.
+ */
+export function createSharedCounter(
+  counter: TokenCounter = createHeuristicCounter(),
+  maxChars = Number.POSITIVE_INFINITY,
+): TokenCounter {
+  return createMemoizedCounter(counter, { minLength: 0, maxEntries: SHARED_COUNT_ENTRIES, maxChars });
 }
 
 /**

@@ -75,3 +75,40 @@ describe('SessionCompactors: no paid summary that would be thrown away', () => {
     expect(summarize).toHaveBeenCalledTimes(1);
   });
 });
+
+describe('SessionCompactors: the counted texts kept within their share of --max-memory', () => {
+  it('counts a text again once the cache would pass countCacheChars, and keeps none longer', () => {
+    const seen: string[] = [];
+    const counter = {
+      specificationVersion: 'v1' as const,
+      name: 'chars',
+      countText: (text: string) => {
+        seen.push(text);
+        return text.length;
+      },
+    };
+    const compactors = new SessionCompactors({
+      summarizer: 'extractive',
+      client: {} as UpstreamClient,
+      recall: false,
+      background: false,
+      budget: new MemoryBudget(DEFAULT_MAX_MEMORY_BYTES),
+      counter,
+      countCacheChars: 2_000,
+    });
+    const body = (text: string) => ({ messages: [{ role: 'user', content: text }] });
+    const [a, b] = ['a'.repeat(1_200), 'b'.repeat(1_200)];
+    // Each body is parsed anew in the proxy: new messages, the same text.
+    compactors.tokensOf('anthropic', body(a));
+    compactors.tokensOf('anthropic', body(a));
+    expect(seen.filter((text) => text === a)).toHaveLength(1);
+    // b would take the cache past 2,000 characters: it is emptied, so a is counted again.
+    compactors.tokensOf('anthropic', body(b));
+    compactors.tokensOf('anthropic', body(a));
+    expect(seen.filter((text) => text === a)).toHaveLength(2);
+    const long = 'c'.repeat(3_000);
+    compactors.tokensOf('anthropic', body(long));
+    compactors.tokensOf('anthropic', body(long));
+    expect(seen.filter((text) => text === long)).toHaveLength(2);
+  });
+});

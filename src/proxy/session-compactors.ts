@@ -65,6 +65,11 @@ export interface SessionCompactorSettings {
   /** What compactors, their in-memory archives and kept bodies are charged to. */
   budget: MemoryBudget;
   /**
+   * Characters of counted texts the shared counter keeps (see `countCacheChars`).
+   * @default Infinity
+   */
+  countCacheChars?: number;
+  /**
    * Every session's last request, which the proxy also reads bodies from (the incremental read).
    * @default a new, empty one
    */
@@ -139,7 +144,7 @@ export class SessionCompactors {
 
   constructor(private readonly settings: SessionCompactorSettings) {
     this.rejections = new LRUCache({ max: MAX_REJECTION_STREAKS });
-    this.counter = createSharedCounter(settings.counter);
+    this.counter = createSharedCounter(settings.counter, settings.countCacheChars);
     this.tokensOf = createRequestTokens(this.counter);
     this.states = settings.states ?? new SessionStates();
   }

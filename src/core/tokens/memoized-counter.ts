@@ -12,6 +12,13 @@ export interface MemoizedCounterOptions {
   minLength?: number;
   /** The cache is emptied when it holds this many texts. @default 50000 */
   maxEntries?: number;
+  /**
+   * The cache is emptied when the texts it holds would pass this many characters in all (a text
+   * longer than this is counted directly). The cache keeps each text it counted alive: in a process
+   * that parses every request anew (a proxy), that is a copy of each, whoever else dropped it.
+   * @default Infinity
+   */
+  maxChars?: number;
 }
 
 /**
@@ -22,19 +29,24 @@ export interface MemoizedCounterOptions {
  */
 export function createMemoizedCounter(
   counter: TokenCounter,
-  { minLength = 64, maxEntries = 50_000 }: MemoizedCounterOptions = {},
+  { minLength = 64, maxEntries = 50_000, maxChars = Number.POSITIVE_INFINITY }: MemoizedCounterOptions = {},
 ): TokenCounter {
   const counts = new Map<string, number>();
+  let chars = 0;
   return {
     specificationVersion: 'v1',
     name: counter.name,
     countText(text) {
-      if (text.length < minLength) return counter.countText(text);
+      if (text.length < minLength || text.length > maxChars) return counter.countText(text);
       let tokens = counts.get(text);
       if (tokens === undefined) {
         tokens = counter.countText(text);
-        if (counts.size >= maxEntries) counts.clear();
+        if (counts.size >= maxEntries || chars + text.length > maxChars) {
+          counts.clear();
+          chars = 0;
+        }
         counts.set(text, tokens);
+        chars += text.length;
       }
       return tokens;
     },
