@@ -8,7 +8,7 @@
 // Then the same traffic once more through a proxy in this process, for what the proxy retains: its
 // heap and external memory after a full GC (the RSS also holds garbage V8 has not returned yet).
 // Target: the RSS grows by no more than the budget, and what is retained stays within it.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -163,6 +163,9 @@ async function retained(upstream: string): Promise<void> {
   }
 }
 
+/** Large sessions at a small budget, in a process of their own (`memory-large-child.ts`). */
+const largeChild = fileURLToPath(new URL('../memory-large-child.js', import.meta.url));
+
 export async function run(): Promise<void> {
   const upstream = await bareUpstream();
   const { url, child } = await startProxy(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`);
@@ -191,6 +194,10 @@ export async function run(): Promise<void> {
   }
   try {
     await retained(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`);
+    // On a heap of its own: no earlier proxy's garbage in what it reads.
+    const large = spawnSync(process.execPath, ['--expose-gc', largeChild], { encoding: 'utf8' });
+    process.stdout.write(large.stdout);
+    if (large.status !== 0) throw new Error(`memory-large-child failed: ${large.stderr}`);
   } finally {
     upstream.close();
   }
