@@ -71,8 +71,11 @@ const OPENING_LINES = 3;
 export type ToolOutcome = { failed: boolean; exitCode?: number; errorLine?: string };
 
 /**
- * The last outcome read from each result block: the ledger, micro's placeholder and the extractive
- * summary all read the same result, and its patterns scan up to 50,000 characters each time.
+ * The last outcome read from each result block whose content is its text: the ledger, micro's
+ * placeholder and the extractive summary all read the same result, and its patterns scan up to
+ * 50,000 characters each time. Only a string content is kept as the key's check (the block holds
+ * it anyway); the text of a content in parts is joined anew by each caller, and keeping that copy
+ * for as long as the block lives would cost more memory than reading it again costs time.
  */
 const outcomes = new WeakMap<ToolResultBlock, { text: string; isError: unknown; outcome: ToolOutcome }>();
 
@@ -81,7 +84,7 @@ export function toolOutcome(block: ToolResultBlock, text: string): ToolOutcome {
   const known = outcomes.get(block);
   if (known !== undefined && known.text === text && known.isError === block.is_error) return known.outcome;
   const outcome = readOutcome(block, text);
-  outcomes.set(block, { text, isError: block.is_error, outcome });
+  if (text === block.content) outcomes.set(block, { text, isError: block.is_error, outcome });
   return outcome;
 }
 
