@@ -103,6 +103,17 @@ export class HistoryIndex {
     return eligible;
   }
 
+  /** Whole tool results in messages from `fromIndex` on, newest first (read from the end). */
+  pendingSince(fromIndex: number): PendingResult[] {
+    const recent: PendingResult[] = [];
+    for (let position = this.pending.length - 1; position >= 0; position--) {
+      const entry = this.pending[position]!;
+      if (entry.messageIndex < fromIndex) break;
+      recent.push(entry);
+    }
+    return recent;
+  }
+
   /** Whole results a later copy made stale and that are not replaced yet, oldest first. */
   staleResults(): StaleResult[] {
     return this.stale.filter((entry) => !this.replaced.has(entry.toolUseId));

@@ -76,14 +76,10 @@ function recentReads(
 ): Set<string> {
   const kept = new Set<string>();
   if (keepReads.turns <= 0) return kept;
-  const boundary = index.keepBoundary(keepReads.turns);
   const masking = index.keepBoundary(keepTurns);
-  const whole = index.pendingBefore(Number.POSITIVE_INFINITY);
   let budget = keepReads.maxTokens;
   let left = room;
-  for (let position = whole.length - 1; position >= 0; position--) {
-    const entry = whole[position]!;
-    if (entry.messageIndex < boundary) break;
+  for (const entry of index.pendingSince(index.keepBoundary(keepReads.turns))) {
     if (entry.fileRead !== true || entry.tokens > budget) continue;
     if (staleIds.has(entry.toolUseId)) continue;
     budget -= entry.tokens;
