@@ -1,11 +1,10 @@
 // The memory suite's large sessions, in a process of their own: 300 sessions of one 280 kB request
 // each (60 distinct tool results of about 3.7 kB) through a proxy in this process at --max-memory
 // 32MiB, and its heap plus external memory after a GC before and after. Run by suites/memory.ts.
-import { once } from 'node:events';
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startProxy } from '../proxy/index.js';
 import { parseByteSize } from '../proxy/upstream/request-body.js';
+import { bareUpstream, retainedMiB } from './memory-measure.js';
 import { agent, post } from './proxy-requests.js';
 
 /** Large sessions: one request each of many distinct tool results, at a budget they overfill. */
@@ -70,35 +69,7 @@ async function retainedLarge(upstream: string): Promise<void> {
   }
 }
 
-/** Heap plus external memory after full GCs, in MiB (twice, a turn apart: weak maps let go on the second). */
-async function retainedMiB(): Promise<number> {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  gc?.();
-  await new Promise((resolve) => setImmediate(resolve));
-  gc?.();
-  const { heapUsed, external } = process.memoryUsage();
-  return (heapUsed + external) / 2 ** 20;
-}
-
-/** An upstream that answers every request at once with a small message. */
-const upstream = createServer((incoming, response) => {
-  incoming.resume();
-  incoming.on('end', () =>
-    response.writeHead(200, { 'content-type': 'application/json' }).end(
-      JSON.stringify({
-        id: 'msg_bench',
-        type: 'message',
-        role: 'assistant',
-        model: 'claude-bench',
-        content: [{ type: 'text', text: 'ok' }],
-        stop_reason: 'end_turn',
-        usage: { input_tokens: 1000, output_tokens: 8 },
-      }),
-    ),
-  );
-});
-upstream.listen(0, '127.0.0.1');
-await once(upstream, 'listening');
+const upstream = await bareUpstream();
 try {
   await retainedLarge(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`);
 } finally {

@@ -11,12 +11,12 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { startProxy as startProxyInProcess } from '../../proxy/index.js';
 import { parseByteSize } from '../../proxy/upstream/request-body.js';
+import { bareUpstream, retainedMiB } from '../memory-measure.js';
 import { post } from '../proxy-requests.js';
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 3_000);
@@ -27,35 +27,6 @@ const CONCURRENCY = 8;
 /** About 4 kB per tool result: six turns make bodies of up to 25 kB, past the incremental read's 16 KiB. */
 const TOOL_OUTPUT = 'export function handler(input) { return compute(input); } // source line\n'.repeat(55);
 const BUDGET = process.env.BENCH_MAX_MEMORY ?? '512MiB';
-
-/** An answer whose usage counts a token per four bytes of the request, as the proxy's heuristic does. */
-function answer(requestBytes: number): string {
-  return JSON.stringify({
-    id: 'msg_bench',
-    type: 'message',
-    role: 'assistant',
-    model: 'claude-bench',
-    content: [{ type: 'text', text: 'Reading the next file.' }],
-    stop_reason: 'end_turn',
-    usage: { input_tokens: Math.round(requestBytes / 4), output_tokens: 8 },
-  });
-}
-
-/** An upstream that reads the body and answers at once, keeping nothing. */
-async function bareUpstream(): Promise<Server> {
-  const server = createServer((incoming, response) => {
-    let bytes = 0;
-    incoming.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-    });
-    incoming.on('end', () =>
-      response.writeHead(200, { 'content-type': 'application/json' }).end(answer(bytes)),
-    );
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return server;
-}
 
 /** The request of `turn` in session `session`: a task, then a tool call and its result per turn. */
 function sessionBody(session: number, turn: number): string {
@@ -136,16 +107,9 @@ async function drive(url: string, onSession: (done: number) => void): Promise<vo
   );
 }
 
-/** Heap plus external memory of this process after a full GC, in MiB. */
-function retainedMiB(): number {
-  (globalThis as { gc?: () => void }).gc?.();
-  const { heapUsed, external } = process.memoryUsage();
-  return (heapUsed + external) / 2 ** 20;
-}
-
 /** The same traffic through a proxy in this process: what it retains after a GC. */
 async function retained(upstream: string): Promise<void> {
-  const before = retainedMiB();
+  const before = await retainedMiB();
   const proxy = await startProxyInProcess({
     upstream,
     thresholds: { mid: 2000, hard: 4000 },
@@ -154,7 +118,7 @@ async function retained(upstream: string): Promise<void> {
   });
   try {
     await drive(proxy.url, () => undefined);
-    const after = retainedMiB();
+    const after = await retainedMiB();
     console.log(
       `in process: heap + external after GC ${before.toFixed(0)} → ${after.toFixed(0)} MiB (+${(after - before).toFixed(0)} MiB; budget ${BUDGET})`,
     );
