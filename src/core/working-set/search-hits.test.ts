@@ -18,6 +18,18 @@ describe('searchHits', () => {
     ]);
   });
 
+  it('takes `path:text` matches grep prints without -n, and no count of `grep -c`', () => {
+    const result = [
+      '<returncode>0</returncode>',
+      '<output>',
+      'django/db/models/expressions.py:    filterable = True',
+      'django/db/models/expressions.py:    filterable = False',
+      'django/db/models/query.py:0',
+      '</output>',
+    ].join('\n');
+    expect(hits(result)).toEqual([['django/db/models/expressions.py', true]]);
+  });
+
   it("takes Gemini CLI's `File:` blocks of `L12:` hits", () => {
     const result = [
       'Found 3 matches for pattern "dedupe" in the workspace directory:',

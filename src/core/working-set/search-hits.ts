@@ -1,11 +1,13 @@
 /**
  * The files a search's output names: `path:line:` hits (grep -n, rg, Grep's content mode),
- * `path-line-` context lines around them, Gemini CLI's `File:` blocks of `L12:` hits, and bare
+ * `path-line-` context lines around them, `path:text` hits (grep -r without -n), Gemini CLI's `File:` blocks of `L12:` hits, and bare
  * paths (Grep's files mode, `grep -l`), each file once with its first hit.
  */
 
 /** `path:line:` (grep -n, rg, Grep content mode) or `path-line-` (its context lines). */
 const hitLine = /^(.+?\.[\w]+)[:-](\d+)([:-])/;
+/** `path:text`: a match without its line number (`grep -r` without `-n`); not a count (`path:3`). */
+const unnumberedHit = /^([^\s:<>"']+\.\w+):(?!\d+(?:[:-]|$))/;
 /** Gemini CLI's `grep_search`: a `File: path` line, then its hits as `L12: text` (`L13- text` around them). */
 const fileHeader = /^File: (.+)$/;
 const headedHit = /^L(\d+)([:-]) /;
@@ -34,7 +36,8 @@ export function searchHits(result: string): SearchHit[] {
     const matched = place.matched === true;
     const seen = found.find((entry) => samePath(entry.path, path));
     if (seen === undefined) found.push({ path, hit: line === undefined ? path : `${path}:${line}`, matched });
-    else if (matched && !seen.matched) Object.assign(seen, { hit: `${seen.path}:${line}`, matched });
+    else if (matched && !seen.matched)
+      Object.assign(seen, { hit: line === undefined ? seen.path : `${seen.path}:${line}`, matched });
   }
   return found;
 }
@@ -46,12 +49,17 @@ interface Place {
   matched?: boolean;
 }
 
-/** A line's hit: `path:line:` (a match) or `path-line-` (a context line), or `L12:` under a `File:` line. */
-function placeOf(text: string, header: string | undefined): Required<Place> | undefined {
+/**
+ * A line's hit: `path:line:` (a match) or `path-line-` (a context line), `L12:` under a `File:`
+ * line, or `path:text` (a match whose line grep did not number).
+ */
+function placeOf(text: string, header: string | undefined): Place | undefined {
   const headed = header === undefined ? null : headedHit.exec(text);
   if (headed) return { path: header!, line: headed[1]!, matched: headed[2] === ':' };
   const hit = hitLine.exec(text);
-  return hit ? { path: hit[1]!, line: hit[2]!, matched: hit[3] === ':' } : undefined;
+  if (hit) return { path: hit[1]!, line: hit[2]!, matched: hit[3] === ':' };
+  const unnumbered = unnumberedHit.exec(text);
+  return unnumbered ? { path: unnumbered[1]!, matched: true } : undefined;
 }
 
 /** A line that is a path alone (a files-only search). */

@@ -22,13 +22,14 @@ describe('heredocWrites', () => {
 });
 
 describe('searchOf', () => {
+  const bash = (command: string) => ({
+    type: 'tool_use' as const,
+    id: 'c',
+    name: 'bash',
+    input: { command },
+  });
+
   it('names the one file a shell search reads, past flags and redirects', () => {
-    const bash = (command: string) => ({
-      type: 'tool_use' as const,
-      id: 'c',
-      name: 'bash',
-      input: { command },
-    });
     expect(
       searchOf(bash('grep -n "tzname" a/ops.py 2>/dev/null'), 'grep -n "tzname" a/ops.py 2>/dev/null'),
     ).toEqual({
@@ -38,6 +39,14 @@ describe('searchOf', () => {
     expect(searchOf(bash('grep -rn tzname a b'), 'grep -rn tzname a b')).toEqual({ pattern: 'tzname' });
     expect(searchOf(bash('grep -n tz *.py'), 'grep -n tz *.py')).toEqual({ pattern: 'tz' });
     expect(searchOf(bash('nl -ba f | grep -n tz'), 'nl -ba f | grep -n tz')).toEqual({ pattern: 'tz' });
+  });
+
+  it("takes an option's value after the file for a value, not a second operand", () => {
+    const command = 'grep -n "def check_filterable" django/db/models/sql/query.py -A 20';
+    expect(searchOf(bash(command), command)).toEqual({
+      pattern: 'def check_filterable',
+      file: 'django/db/models/sql/query.py',
+    });
   });
 });
 

@@ -159,12 +159,29 @@ export function searchOf(use: ToolUseBlock, command: string | undefined): Search
   return file === undefined ? { pattern } : { pattern, file };
 }
 
+/** Options of grep and rg whose value is the next word, not an operand (`-A 20`, `-g '*.py'`). */
+const optionsWithValue = new Set([
+  '-A',
+  '-B',
+  '-C',
+  '-m',
+  '-g',
+  '-t',
+  '-e',
+  '--glob',
+  '--type',
+  '--max-count',
+  '--context',
+]);
+
 /** The one operand after a shell search's pattern, up to the next pipe, list or redirect. */
 function onlyOperand(rest: string): string | undefined {
-  const operands = (rest.replace(/\s\d?>{1,2}&?\s*\S+/g, ' ').split(/[|;&<>\n]/, 1)[0] ?? '')
+  const words = (rest.replace(/\s\d?>{1,2}&?\s*\S+/g, ' ').split(/[|;&<>\n]/, 1)[0] ?? '')
     .trim()
-    .split(/\s+/)
-    .filter((word) => word !== '' && !word.startsWith('-'));
+    .split(/\s+/);
+  const operands = words.filter(
+    (word, index) => word !== '' && !word.startsWith('-') && !optionsWithValue.has(words[index - 1] ?? ''),
+  );
   return operands.length === 1 && !/[*?]/.test(operands[0]!)
     ? operands[0]!.replace(/^(["'])(.*)\1$/, '$2')
     : undefined;
