@@ -7,7 +7,7 @@ import type { TokenCounter } from '../tokens/token-counter.js';
 import { fileReadOf } from '../working-set/file-reads.js';
 import { type MaskRule, maskableTokens } from './mask.js';
 import { CUT_TEXT_CHARS_PER_TOKEN, ELIDED_INPUT_TOKENS } from './mid.js';
-import { supersedeKey } from './supersede-key.js';
+import { PART_SEPARATOR, supersedeKey } from './supersede-key.js';
 
 /** A tool result that is still whole and could be masked later. */
 export interface PendingResult {
@@ -43,6 +43,8 @@ export class HistoryIndex {
   private condensableTotals: number[] = [];
   /** The newest copy of each file or command output seen (see `supersedeKey`). */
   private latestCopy = new Map<string, { toolUseId: string; entry: PendingResult | undefined }>();
+  /** The keys of the copies of a file's parts, by the file's key: a copy of the whole supersedes them. */
+  private partCopies = new Map<string, Set<string>>();
   /** Results a later copy made stale, oldest first. */
   private stale: StaleResult[] = [];
   /** Results no longer whole: masked, or pointed at their newer copy. */
@@ -152,6 +154,7 @@ export class HistoryIndex {
     this.condensablePositions = [];
     this.condensableTotals = [];
     this.latestCopy = new Map();
+    this.partCopies = new Map();
     this.stale = [];
     this.replaced.clear();
   }
@@ -162,12 +165,28 @@ export class HistoryIndex {
     this.condensableTotals.push((this.condensableTotals[this.condensableTotals.length - 1] ?? 0) + freed);
   }
 
-  /** A newer copy of a file or output makes the previous one stale (when that one is worth replacing). */
+  /**
+   * A newer copy of a file or output makes the previous one stale (when that one is worth
+   * replacing); a copy of a whole file also makes the copies of its parts stale.
+   */
   private recordCopy(key: string | undefined, toolUseId: string, entry: PendingResult | undefined): void {
     if (key === undefined) return;
     const previous = this.latestCopy.get(key);
     if (previous?.entry) this.stale.push({ ...previous.entry, newerToolUseId: toolUseId });
     this.latestCopy.set(key, { toolUseId, entry });
+    const separator = key.indexOf(PART_SEPARATOR);
+    if (separator >= 0) {
+      const file = key.slice(0, separator);
+      const parts = this.partCopies.get(file) ?? new Set();
+      this.partCopies.set(file, parts.add(key));
+      return;
+    }
+    for (const part of this.partCopies.get(key) ?? []) {
+      const copy = this.latestCopy.get(part);
+      if (copy?.entry) this.stale.push({ ...copy.entry, newerToolUseId: toolUseId });
+      this.latestCopy.delete(part);
+    }
+    this.partCopies.delete(key);
   }
 
   private add(message: Message, index: number): void {
@@ -215,7 +234,7 @@ export class HistoryIndex {
             tokens,
             ...(fileRead ? { fileRead: true } : {}),
           };
-    this.recordCopy(supersedeKey(fact, result), result.tool_use_id, entry);
+    this.recordCopy(supersedeKey(fact, result, toolUse), result.tool_use_id, entry);
     if (entry) this.pending.push(entry);
   }
 }

@@ -54,6 +54,24 @@ describe('supersede before masking', () => {
       /^\[Previous: used Read\(src\/a.ts\) → superseded by the newer copy in c2; recall r\d+\]$/,
     ],
     [
+      'the same part of a file read again',
+      session([
+        ['Read', { file_path: 'src/a.ts', offset: 100, limit: 50 }, body('old a')],
+        ['Read', { file_path: 'src/b.ts' }, body('b')],
+        ['Read', { file_path: 'src/a.ts', offset: 100, limit: 50 }, body('new a')],
+      ]),
+      /^\[Previous: used Read\(src\/a.ts\) → superseded by the newer copy in c3; recall r\d+\]$/,
+    ],
+    [
+      'a part of a file, then the whole file',
+      session([
+        ['Read', { file_path: 'src/a.ts', offset: 100, limit: 50 }, body('old a')],
+        ['Read', { file_path: 'src/b.ts' }, body('b')],
+        ['Read', { file_path: 'src/a.ts' }, body('new a')],
+      ]),
+      /^\[Previous: used Read\(src\/a.ts\) → superseded by the newer copy in c3; recall r\d+\]$/,
+    ],
+    [
       'the same command with identical output',
       session([
         ['Bash', { command: 'git status' }, body('status')],
@@ -79,6 +97,21 @@ describe('supersede before masking', () => {
     expect(second).toBe(results(messages)[1]);
     expect(third).toBe(results(messages)[2]);
     expect(plan?.superseded).toEqual(['c1']);
+  });
+
+  it('keeps a read of another part of the file, and the part a whole read came before', () => {
+    for (const [first, second] of [
+      [{ offset: 100, limit: 50 }, { offset: 145, limit: 60 }],
+      [{}, { offset: 145, limit: 60 }],
+      [{ start_line: 1, end_line: 80 }, { start_line: 81, end_line: 160 }],
+    ]) {
+      const messages = session([
+        ['Read', { file_path: 'src/a.ts', ...first }, body('a, first part')],
+        ['Read', { file_path: 'src/a.ts', ...second }, body('a, second part')],
+      ]);
+      const context = contextFor(messages);
+      expect(planMicro(messages, context.index, settings, context)).toBeUndefined();
+    }
   });
 
   it('keeps both runs of a command whose output changed, and does nothing when turned off', () => {

@@ -28,7 +28,7 @@ export interface FileRead {
 }
 
 /** Arguments of a read tool that ask for part of a file. */
-const partArguments = ['offset', 'limit', 'view_range', 'start_line', 'end_line'];
+export const partArguments = ['offset', 'limit', 'view_range', 'start_line', 'end_line'];
 /** A path as one shell word: bare, or quoted without spaces; no globs, variables or `~`. */
 const pathWord = String.raw`(?:'([^'\s*?$~]+)'|"([^"\s*?$~\\]+)"|([\w@%+,./:=-]+))`;
 /** A `sed` line range script: `10,80p`, `10p`, quoted or not. */
