@@ -107,6 +107,20 @@ describe('toolResultPlaceholder', () => {
       }),
     ).toMatch(/^\[Previous: used edit\(\/repo\/a\.py\) → /);
   });
+
+  it('names the file of a deep path and the end of a long command', () => {
+    const placeholder = (name: string, input: Record<string, unknown>) =>
+      toolResultPlaceholder({
+        toolUse: { type: 'tool_use', id: 't1', name, input },
+        result: result('x\n'.repeat(200)),
+        tokens: 300,
+        archiveId: undefined,
+      });
+    const path = '/Users/soph/Work/entire/devenv/cli/cmd/entire/cli/strategy/manual_commit_session.go';
+    expect(placeholder('Read', { file_path: path })).toMatch(/used Read\(….*\/manual_commit_session\.go\)/);
+    const command = `sed -n '1,220p' $(go env GOMODCACHE)/github.com/go-git/go-git/v5@v5.17.0/plumbing/revlist/revlist.go`;
+    expect(placeholder('Bash', { command })).toMatch(/used Bash\(sed -n '1,220p' .*….*revlist\.go\)/);
+  });
 });
 
 describe('isPlaceholderText and archiveIdInPlaceholder', () => {

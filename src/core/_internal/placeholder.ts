@@ -1,5 +1,13 @@
 import type { ToolResultBlock, ToolUseBlock } from '../model/messages.js';
-import { countLines, formatCount, safeJson, shortenLine, toolResultText } from './text.js';
+import {
+  countLines,
+  formatCount,
+  pathTail,
+  safeJson,
+  shortenLine,
+  shortenMiddle,
+  toolResultText,
+} from './text.js';
 
 /** About what one placeholder costs in tokens, to estimate what masking frees. */
 export const placeholderTokens = 30;
@@ -29,17 +37,27 @@ const keyArgumentNames = [
   'id',
 ];
 
-/** The argument that best says what a tool call did: its pattern or query, command, or path, shortened. */
+/** Arguments that name a file: shortened from their start, so the file name stays. */
+const pathArgumentNames = new Set(['path', 'file_path', 'filePath', 'filename', 'file']);
+
+/**
+ * The argument that best says what a tool call did: its pattern or query, command, or path,
+ * shortened — a path by its start (`…/strategy/cleanup.go`), anything else by its middle, so two
+ * reads of files in one deep folder do not read the same.
+ */
 export function keyArgument(input: unknown): string {
-  if (typeof input === 'string') return shortenLine(input, KEY_ARGUMENT_CHARS);
+  if (typeof input === 'string') return shortenMiddle(input, KEY_ARGUMENT_CHARS);
   if (typeof input !== 'object' || input === null) return '';
   const record = input as Record<string, unknown>;
   for (const name of keyArgumentNames) {
     const value = record[name];
-    if (typeof value === 'string' && value.trim() !== '') return shortenLine(value, KEY_ARGUMENT_CHARS);
+    if (typeof value !== 'string' || value.trim() === '') continue;
+    return pathArgumentNames.has(name)
+      ? pathTail(value, KEY_ARGUMENT_CHARS)
+      : shortenMiddle(value, KEY_ARGUMENT_CHARS);
   }
   for (const value of Object.values(record)) {
-    if (typeof value === 'string' && value.trim() !== '') return shortenLine(value, KEY_ARGUMENT_CHARS);
+    if (typeof value === 'string' && value.trim() !== '') return shortenMiddle(value, KEY_ARGUMENT_CHARS);
   }
   return '';
 }

@@ -41,6 +41,30 @@ export function shortenLine(text: string, max: number): string {
   return line.length <= max ? line : `${line.slice(0, Math.max(0, max - 1))}…`;
 }
 
+/**
+ * `text` on one line within `max` characters, keeping how it starts and how it ends: the middle of
+ * a long command goes, so its program and options stay and so does the file it reads or the pipe
+ * it ends in. Cutting the end alone left forty `sed -n '1,220p' $(go env GOMODCACHE)/github.com/…`
+ * lines that all read the same.
+ *
+ * @example
+ * shortenMiddle("sed -n '1,80p' $(go env GOMODCACHE)/github.com/go-git/go-git/v5/plumbing/format/packfile/encoder.go", 60)
+ * // "sed -n '1,80p' $(go env GOMODCACHE)/gith…packfile/encoder.go"
+ */
+export function shortenMiddle(text: string, max: number): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  if (line.length <= max) return line;
+  const tail = Math.floor((max - 1) / 3);
+  const head = Math.max(0, max - 1 - tail);
+  return `${line.slice(0, head)}…${line.slice(line.length - tail)}`;
+}
+
+/** A path within `max` characters, cut from its start so its file name stays: `…/strategy/cleanup.go`. */
+export function pathTail(path: string, max: number): string {
+  const line = path.replace(/\s+/g, ' ').trim();
+  return line.length <= max ? line : `…${line.slice(-(max - 1))}`;
+}
+
 /** The first `items` that fit in `chars` characters joined by `, ` (the first whatever its length). */
 export function fittingItems(items: readonly string[], chars: number): string[] {
   const kept: string[] = [];

@@ -101,9 +101,15 @@ describe('supersede before masking', () => {
 
   it('keeps a read of another part of the file, and the part a whole read came before', () => {
     for (const [first, second] of [
-      [{ offset: 100, limit: 50 }, { offset: 145, limit: 60 }],
+      [
+        { offset: 100, limit: 50 },
+        { offset: 145, limit: 60 },
+      ],
       [{}, { offset: 145, limit: 60 }],
-      [{ start_line: 1, end_line: 80 }, { start_line: 81, end_line: 160 }],
+      [
+        { start_line: 1, end_line: 80 },
+        { start_line: 81, end_line: 160 },
+      ],
     ]) {
       const messages = session([
         ['Read', { file_path: 'src/a.ts', ...first }, body('a, first part')],

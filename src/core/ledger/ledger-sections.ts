@@ -1,7 +1,6 @@
-import { shortenLine } from '../_internal/text.js';
+import { shortenLine, shortenMiddle } from '../_internal/text.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { LedgerCommand, LedgerFile, LedgerState } from './ledger-state.js';
-import { shortenCommand } from './shorten-command.js';
 
 /**
  * A user message is kept whole up to this many characters (instructions are what users complain
@@ -14,7 +13,7 @@ const PASTE_CHARS = 160;
 const COMMAND_CHARS = 300;
 /**
  * Older commands are shown to this many characters, their start and their end (the file a `sed -n`
- * or a `cat` read): enough to recognise one, so more of them fit.
+ * or a `cat` read; `shortenMiddle`): enough to recognise one, so more of them fit.
  */
 const OLDER_COMMAND_CHARS = 100;
 /** How many of the latest distinct commands are shown whole (the ones an agent runs again). */
@@ -183,7 +182,7 @@ function commandLine(
 ): string {
   const times = runs > 1 ? ` ×${runs}` : '';
   const where = entry.failed ? recall(entry.toolUseId) : '';
-  return `${shortenCommand(entry.command, chars + 1)}${times}${commandStatus(entry)}${where}`;
+  return `${shortenMiddle(entry.command, chars + 1)}${times}${commandStatus(entry)}${where}`;
 }
 
 /**

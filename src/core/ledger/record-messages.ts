@@ -2,7 +2,7 @@ import { hashText } from '../_internal/archive-ids.js';
 import { fingerprintMessage } from '../_internal/fingerprint.js';
 import { isCompactorText, isHarnessText, slashCommandText } from '../_internal/harness-text.js';
 import { failureLine, keyArgument, toolOutcome } from '../_internal/placeholder.js';
-import { shortenLine, toolResultText } from '../_internal/text.js';
+import { pathTail, shortenLine, toolResultText } from '../_internal/text.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 import { bridgeText, summaryAcknowledgement } from '../summary/summary-format.js';
 import type { CodeParser } from '../working-set/code-outline.js';
@@ -153,7 +153,7 @@ function recordToolUse(
     return;
   }
   const path = fact.kind === 'read' || fact.kind === 'change' ? fact.paths[0] : undefined;
-  const call = `${String(use.name)}(${path === undefined ? keyArgument(use.input) : pathTail(path)})`;
+  const call = `${String(use.name)}(${path === undefined ? keyArgument(use.input) : pathTail(path, CALL_PATH_CHARS)})`;
   const open: LedgerOpenCall = { kind: 'other', call, turn: state.turn };
   switch (fact.kind) {
     case 'plan':
@@ -333,12 +333,6 @@ function describeError(text: string, namedLine: string | undefined): string {
     if (named) detail = ` — ${shortenLine(named, ERROR_LINE_CHARS)}`;
   }
   return `${shortenLine(first, ERROR_LINE_CHARS)}${detail}` || 'failed';
-}
-
-/** A path cut from its start, so its file name stays: `…/strategy/cleanup.go`. */
-function pathTail(path: string): string {
-  const line = path.replace(/\s+/g, ' ').trim();
-  return line.length <= CALL_PATH_CHARS ? line : `…${line.slice(-(CALL_PATH_CHARS - 1))}`;
 }
 
 function numberOf(value: string | undefined): number | undefined {
