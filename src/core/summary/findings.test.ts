@@ -53,6 +53,19 @@ describe("the agent's findings", () => {
     ]);
   });
 
+  it('are not replies: a conclusion that names no code needs a whole sentence', () => {
+    const replies: Message[] = [
+      { role: 'assistant', content: "Confirmed — you're right. An integration test failed." },
+      {
+        role: 'assistant',
+        content: 'We check each commit for content but carry files forward as a whole, which is wrong.',
+      },
+    ];
+    expect(agentFindings(replies, 1000)).toEqual([
+      '- We check each commit for content but carry files forward as a whole, which is wrong.',
+    ]);
+  });
+
   it('keep the best within the budget, in the order they were written', () => {
     const [only, ...rest] = agentFindings(history, 130);
     expect(rest).toEqual([]);

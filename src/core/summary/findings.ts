@@ -7,6 +7,11 @@ import { editsOf } from '../working-set/tool-edits.js';
 const SENTENCE_CHARS = 280;
 /** Shorter sentences say too little to be a finding ("Done.", "Let me check."). */
 const MIN_SENTENCE_CHARS = 24;
+/**
+ * A conclusion that names no code says something only at this length: "Confirmed — you're right."
+ * or "An integration test failed." are replies, not findings.
+ */
+const MIN_PROSE_WORDS = 7;
 /** The last edits the current state names, and how much of each. */
 const LAST_EDITS = 3;
 const EDIT_LINE_CHARS = 120;
@@ -37,7 +42,7 @@ export function agentFindings(messages: readonly Message[], maxChars: number): s
       if (sentence.length < MIN_SENTENCE_CHARS || narration.test(sentence)) continue;
       const mentions = new Set(sentence.match(codeMention) ?? []).size;
       const concludes = conclusion.test(sentence) ? 1 : 0;
-      if (mentions === 0 && concludes === 0) continue;
+      if (mentions === 0 && (concludes === 0 || wordCount(sentence) < MIN_PROSE_WORDS)) continue;
       const recency = (RECENCY_WEIGHT * (index + 1)) / texts.length;
       sentences.push({
         text: sentence,
@@ -123,4 +128,8 @@ function splitSentences(text: string): string[] {
         .trim(),
     )
     .filter((sentence) => sentence !== '' && !sentence.endsWith(':'));
+}
+
+function wordCount(sentence: string): number {
+  return sentence.split(/\s+/).filter((word) => /\w/.test(word)).length;
 }
