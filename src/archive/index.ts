@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { mkdir, open, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { copyData } from '../core/_internal/copy-data.js';
 import { type ArchiveItem, type ArchiveStore, groupItemsBySession } from '../core/archive/archive-store.js';
 import { CompactError } from '../core/model/errors.js';
 
@@ -117,7 +118,7 @@ export function createFileArchiveStore({
     for (const [index, item] of items.entries()) {
       const length = Buffer.byteLength(lines[index] as string);
       state.items.set(item.id, { offset, length });
-      cache.set(cacheKey(sessionId, item.id), structuredClone(item), Math.max(1, length));
+      cache.set(cacheKey(sessionId, item.id), copyData(item), Math.max(1, length));
       offset += length + 1;
     }
   }
@@ -174,7 +175,7 @@ export function createFileArchiveStore({
     },
     async get(sessionId, id) {
       const item = await getItem(sessionId, id);
-      return item ? structuredClone(item) : undefined;
+      return item ? copyData(item) : undefined;
     },
     list: (sessionId) => listItems(sessionId),
     sessions: () => sessionsIn(directory),

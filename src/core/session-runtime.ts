@@ -1,4 +1,5 @@
 import { ArchiveIds } from './_internal/archive-ids.js';
+import { copyData } from './_internal/copy-data.js';
 import { fingerprintMessages, requestKey, startsWithFingerprints } from './_internal/fingerprint.js';
 import type { ArchiveItem } from './archive/archive-store.js';
 import { COMPACTOR_STATE_SCHEMA, type CompactorState } from './archive/session-state-store.js';
@@ -137,7 +138,7 @@ export function restoreRuntime(
   };
   // A state written before the ledger existed has none: it starts from the messages it sees.
   if (isLedgerState(state.ledger))
-    runtime.ledger = new LedgerRecorder(structuredClone(state.ledger), ledgerOptions(settings));
+    runtime.ledger = new LedgerRecorder(copyData(state.ledger), ledgerOptions(settings));
   return runtime;
 }
 
@@ -172,7 +173,7 @@ export function runtimeToState(runtime: SessionRuntime, settings: CompactorSetti
     counter: runtime.tokens.toState(),
     breaker: { ...runtime.breaker },
     // A copy: the saved state is compared with the next one to skip saves that change nothing.
-    ledger: structuredClone(runtime.ledger.state),
+    ledger: copyData(runtime.ledger.state),
   };
 }
 

@@ -1,8 +1,10 @@
+import { copyData } from '../_internal/copy-data.js';
 import type { ArchiveItem, ArchiveStore } from './archive-store.js';
 
 /**
  * An {@link ArchiveStore} kept in memory, one map per session. Items are deep-copied on the way in
- * and out so later changes to the caller's objects cannot alter the archive.
+ * and out (`copyData`: their objects, not their strings) so later changes to the caller's objects
+ * cannot alter the archive.
  *
  * @example
  * const archive = createMemoryArchiveStore();
@@ -19,15 +21,15 @@ export function createMemoryArchiveStore(): ArchiveStore {
           session = new Map();
           sessions.set(item.sessionId, session);
         }
-        session.set(item.id, structuredClone(item));
+        session.set(item.id, copyData(item));
       }
     },
     async get(sessionId, id) {
       const item = sessions.get(sessionId)?.get(id);
-      return item ? structuredClone(item) : undefined;
+      return item ? copyData(item) : undefined;
     },
     async list(sessionId) {
-      return [...(sessions.get(sessionId)?.values() ?? [])].map((item) => structuredClone(item));
+      return [...(sessions.get(sessionId)?.values() ?? [])].map((item) => copyData(item));
     },
     async sessions() {
       return [...sessions.keys()];
