@@ -1,3 +1,4 @@
+import { tooDeepPath } from './_internal/nesting.js';
 import { sameJson } from './_internal/same-json.js';
 import type { ArchiveItem } from './archive/archive-store.js';
 import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
@@ -204,10 +205,24 @@ function safeEmitter(onEvent: (event: CompactionEvent) => void): (event: Compact
   };
 }
 
-/** The error for input the layers could not read: `INVALID_TRANSCRIPT` at the first broken rule. */
+/** Nesting past this many levels is reported when serialising the input overflowed the stack. */
+const MAX_NESTING = 1000;
+
+/**
+ * The error for input the layers could not read: `INVALID_TRANSCRIPT` at the first broken rule, or
+ * `UNREADABLE_INPUT` at a value nested too deep to serialise (`JSON.stringify` overflows the stack).
+ */
 function invalidInputError(error: unknown, input: unknown, system: SystemPrompt | undefined): unknown {
   const problems = validateMessages(input, system === undefined ? {} : { system });
   const [first] = problems;
+  const deep = error instanceof RangeError ? tooDeepPath(input, 'messages', MAX_NESTING) : undefined;
+  if (!first && deep !== undefined) {
+    return new CompactError(`nested more than ${MAX_NESTING} levels deep: too deep to read`, {
+      code: 'UNREADABLE_INPUT',
+      path: deep,
+      cause: error,
+    });
+  }
   // Valid input that still failed is a bug: let it surface as it is.
   if (!first) return error;
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problems)` : '';
