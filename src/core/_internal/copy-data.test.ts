@@ -13,6 +13,17 @@ describe('copyData', () => {
     expect(copy.content).toEqual([{ type: 'text', text: 'hi' }]);
   });
 
+  it('keeps a `__proto__` key as its own field, at any depth, and leaves prototypes alone', () => {
+    const parsed = JSON.parse('{"__proto__": {"polluted": true}, "a": [{"__proto__": 1}]}');
+    let deep: unknown = parsed;
+    for (let level = 0; level < 200; level++) deep = { next: deep };
+    for (const copy of [copyData(parsed), copyData(deep)]) {
+      expect(JSON.stringify(copy)).toContain('"__proto__":{"polluted":true}');
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    }
+    expect(Object.getPrototypeOf(copyData(parsed))).toBe(Object.prototype);
+  });
+
   it('copies other objects and deep nesting with structuredClone', () => {
     const date = new Date(0);
     const copy = copyData({ at: date, bytes: new Uint8Array([1, 2]) });
