@@ -42,7 +42,8 @@ function copyDeep<T>(value: T): T {
     if (Array.isArray(from)) {
       const copy: unknown[] = new Array(from.length);
       setField(into, key, copy);
-      from.forEach((item, index) => pending.push({ from: item, into: copy as never, key: index }));
+      for (const [index, item] of from.entries())
+        pending.push({ from: item, into: copy as never, key: index });
       continue;
     }
     const prototype = Object.getPrototypeOf(from);

@@ -11,15 +11,12 @@ export function tooDeepPath(root: unknown, rootPath: string, maxDepth: number): 
     const { value, path, depth } = next;
     if (typeof value !== 'object' || value === null) continue;
     if (depth > maxDepth) return `${path}…`;
-    // Past the first levels the path only grows: it names where the nesting starts.
+    // Past the first levels the path stops growing: it names where the nesting starts.
     const named = (step: string) => (depth < PATH_LEVELS ? `${path}${step}` : path);
-    if (Array.isArray(value))
-      value.forEach((item, index) =>
-        pending.push({ value: item, path: named(`[${index}]`), depth: depth + 1 }),
-      );
-    else
-      for (const [key, item] of Object.entries(value))
-        pending.push({ value: item, path: named(`.${key}`), depth: depth + 1 });
+    const children: Array<[string, unknown]> = Array.isArray(value)
+      ? value.map((item, index) => [`[${index}]`, item])
+      : Object.entries(value).map(([key, item]) => [`.${key}`, item]);
+    for (const [step, item] of children) pending.push({ value: item, path: named(step), depth: depth + 1 });
   }
   return undefined;
 }
