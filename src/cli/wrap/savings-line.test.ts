@@ -40,6 +40,21 @@ describe('savingsLine', () => {
     expect(fallbackWarning(stats)).toBeUndefined();
   });
 
+  it('says what the cache rewrites cost when a run ends before they pay', () => {
+    // Sent: 100k written, then 100k read + 10k written. Forwarded: 100k written, then 60k written whole.
+    const stats = statsOf([
+      { ...base, tokensIn: 100_000, tokensOut: 100_000, layer: 'none' },
+      { ...base, tokensIn: 110_000, tokensOut: 60_000, layer: 'micro' },
+    ]);
+    const { cacheReadMultiplier: read, cacheWriteMultiplier: write, inputPerMillion } = defaultPriceTable;
+    const sent = 110_000 * write + 100_000 * read;
+    const forwarded = 160_000 * write;
+    const lost = ((forwarded - sent) * inputPerMillion) / 1_000_000;
+    expect(savingsLine(stats, 'http://d/')).toContain(
+      `, 1 compaction, ~$0.00 saved (cache rewrites cost ~$${lost.toFixed(2)} more), dashboard http://d/`,
+    );
+  });
+
   it('names the fallbacks by their most frequent reason of each kind, cut to one line', () => {
     const long = `messages[1].role: ${'x'.repeat(200)}`;
     const stats = statsOf([

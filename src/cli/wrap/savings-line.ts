@@ -16,17 +16,20 @@ const MAX_REASON_CHARACTERS = 90;
  *
  * Saved is the input's price with prompt caching (`stats.cache`: reads at the cache-read price,
  * writes at the cache-write price) for what the client sent less the same for what went upstream;
- * the summary calls are left out.
+ * the summary calls are left out. When the compactions' cache writes cost more than they saved (a
+ * run that ends soon after them), the line says `~$0.00 saved (cache rewrites cost ~$0.31 more)`.
  */
 export function savingsLine(stats: ProxyStats, dashboard: string): string {
   const number = (value: number) => value.toLocaleString('en-US');
   const compactions = stats.byLayer.micro + stats.byLayer.mid + stats.byLayer.hard;
-  const saved =
-    Math.max(0, billed(stats.cache.sent) - billed(stats.cache.forwarded)) * INPUT_DOLLARS_PER_TOKEN;
+  const difference = (billed(stats.cache.sent) - billed(stats.cache.forwarded)) * INPUT_DOLLARS_PER_TOKEN;
+  const saved = Math.max(0, difference);
+  // A run too short to earn back the cache its compactions rewrote cost more: say so, not just $0.
+  const lost = difference <= -0.005 ? ` (cache rewrites cost ~$${(-difference).toFixed(2)} more)` : '';
   const fallbacks = fallbackParts(stats.fallbackReasons)
     .map((part) => `, ${part}`)
     .join('');
-  return `agent-compact: ${plural(stats.requests, 'request')}, ${number(stats.tokensIn)} tokens sent → ${number(stats.tokensOut)} forwarded, ${plural(compactions, 'compaction')}${fallbacks}, ~$${saved.toFixed(2)} saved, dashboard ${dashboard}`;
+  return `agent-compact: ${plural(stats.requests, 'request')}, ${number(stats.tokensIn)} tokens sent → ${number(stats.tokensOut)} forwarded, ${plural(compactions, 'compaction')}${fallbacks}, ~$${saved.toFixed(2)} saved${lost}, dashboard ${dashboard}`;
 }
 
 /**
