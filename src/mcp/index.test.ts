@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -120,5 +122,18 @@ describe('agent-compact mcp over stdio (the built bin)', () => {
     const answer = await client.callTool({ name: 'recall', arguments: { id: 'r2', session: 'alpha' } });
     expect(textOf(answer)).toBe('README contents');
     await client.close();
+  });
+
+  it.skipIf(!existsSync(bin))('exits 0 when its client closes stdin', async () => {
+    const child = spawn(process.execPath, [bin, 'mcp', '--archive', directory], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.stdin.end();
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
   });
 });

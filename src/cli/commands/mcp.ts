@@ -55,7 +55,11 @@ export const mcpCommand: CliCommand = async (args, io) => {
   const server = await mcp.serveRecallOverStdio({ archive });
   await new Promise<void>((done) => {
     server.onclose = done;
+    // The SDK's stdio transport does not notice the client closing stdin: without this the process
+    // ran out of work with `main` still waiting, and Node exited with code 13.
+    process.stdin.once('end', done);
   });
+  await server.close();
   await opened?.close();
   return 0;
 };
