@@ -56,6 +56,23 @@ describe('placeholderDetails', () => {
     expect(placeholderDetails(grep, result('g1', hits.join('\n')))).toBe('found in store.go, main.go');
   });
 
+  it("names the files and the code a subagent's report mentions, files first", () => {
+    const task: ToolUseBlock = {
+      type: 'tool_use',
+      id: 't1',
+      name: 'Task',
+      input: { description: 'Explore the commit hooks', prompt: 'Find where sessions are condensed.' },
+    };
+    const report = [
+      '`PostCommit()` in manual_commit_hooks.go calls `condenseSession()` for each session with new content.',
+      'condenseSession reads the transcript through `SliceFromLine` (transcript/parse.go).',
+      'Nothing in manual_commit_hooks locks the state file.',
+    ].join('\n');
+    expect(placeholderDetails(task, result('t1', report))).toBe(
+      'names manual_commit_hooks.go, parse.go, condenseSession, PostCommit, SliceFromLine',
+    );
+  });
+
   it("reads a shell search's output inside mini-swe-agent's envelope", () => {
     const grep: ToolUseBlock = {
       type: 'tool_use',

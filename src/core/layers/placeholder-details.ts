@@ -8,6 +8,7 @@
 import { fileName, fittingItems, toolResultText } from '../_internal/text.js';
 import { toolCallFact } from '../ledger/tool-call-facts.js';
 import type { ToolResultBlock, ToolUseBlock } from '../model/messages.js';
+import { codeNames } from '../working-set/code-names.js';
 import type { CodeDefinition } from '../working-set/code-outline.js';
 import { functionsFirst } from '../working-set/code-outline.js';
 import { fileReadOf, shownRead } from '../working-set/file-reads.js';
@@ -17,6 +18,13 @@ import { searchOf } from '../working-set/tool-edits.js';
 
 /** At most this many characters of names in one placeholder: a line, not a second file. */
 const DETAILS_CHARS = 160;
+/** Tools that run a subagent: their result is its report, what it found for the agent. */
+const subagentTools = new Set(['task', 'agent']);
+/** Of a report's files, this many come before its code names. */
+const REPORT_FILES = 3;
+/** A file name in prose: a word with a source or config extension (`manual_commit_hooks.go`). */
+const fileNamePattern =
+  /\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|py|go|rs|java|kt|rb|php|cs|swift|c|h|cc|cpp|md|json|ya?ml|toml|sh|sql)\b/g;
 
 /**
  * The outline recorded for a read call's result, by tool_use id and the text it showed; undefined
@@ -36,6 +44,7 @@ export function placeholderDetails(
   if (toolUse === undefined || result.is_error === true) return undefined;
   const fact = toolCallFact(toolUse);
   const text = toolResultText(result);
+  if (subagentTools.has(String(toolUse.name).toLowerCase())) return listed('names', reportNames(text));
   const search = searchOf(toolUse, fact.kind === 'command' ? fact.command : undefined);
   if (search)
     return listed(
@@ -62,6 +71,19 @@ export function inputDetails(toolUse: ToolUseBlock, value: unknown): string | un
 
 function defines(path: string, text: string, firstLine: number): string | undefined {
   return listed('defines', names(outlineFile(path, text, undefined, firstLine) ?? []));
+}
+
+/**
+ * What a subagent's report names, for its placeholder: the files, then the code names it mentions
+ * most (`condenseSession`, `PostCommit`), so the agent sees where its helper looked and what it
+ * found without recalling the report.
+ */
+function reportNames(text: string): string[] {
+  const files = [...new Set([...text.matchAll(fileNamePattern)].map((match) => match[0]))];
+  // A few files, then the code: a report about one folder would otherwise list only its files.
+  // A file's name without its extension is no code name of its own.
+  const stems = new Set(files.map((file) => file.slice(0, file.lastIndexOf('.'))));
+  return [...files.slice(0, REPORT_FILES), ...codeNames(text, stems), ...files.slice(REPORT_FILES)];
 }
 
 /** The names of an outline, functions and types first. */
