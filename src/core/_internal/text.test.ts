@@ -22,5 +22,6 @@ describe('pathTail', () => {
     const path = '/Users/soph/Work/entire/devenv/cli/cmd/entire/cli/strategy/manual_commit_session.go';
     expect(pathTail(path, 40)).toBe('…e/cli/strategy/manual_commit_session.go');
     expect(pathTail('src/a.ts', 40)).toBe('src/a.ts');
+    expect(pathTail(path, 1)).toBe('…');
   });
 });

@@ -62,7 +62,9 @@ export function shortenMiddle(text: string, max: number): string {
 /** A path within `max` characters, cut from its start so its file name stays: `…/strategy/cleanup.go`. */
 export function pathTail(path: string, max: number): string {
   const line = path.replace(/\s+/g, ' ').trim();
-  return line.length <= max ? line : `…${line.slice(-(max - 1))}`;
+  if (line.length <= max) return line;
+  // `slice(-0)` is the whole line: a budget of one character is the mark alone.
+  return max <= 1 ? '…' : `…${line.slice(-(max - 1))}`;
 }
 
 /** The first `items` that fit in `chars` characters joined by `, ` (the first whatever its length). */
