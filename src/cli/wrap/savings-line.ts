@@ -17,7 +17,7 @@ const MAX_REASON_CHARACTERS = 90;
  * Saved is the input's price with prompt caching (`stats.cache`: reads at the cache-read price,
  * writes at the cache-write price) for what the client sent less the same for what went upstream;
  * the summary calls are left out. When the compactions' cache writes cost more than they saved (a
- * run that ends soon after them), the line says `~$0.00 saved (cache rewrites cost ~$0.31 more)`.
+ * run that ends soon after them), the line says `~$0.00 saved (cache rewrites cost up to ~$0.31 more)`.
  */
 export function savingsLine(stats: ProxyStats, dashboard: string): string {
   const number = (value: number) => value.toLocaleString('en-US');
@@ -25,7 +25,8 @@ export function savingsLine(stats: ProxyStats, dashboard: string): string {
   const difference = (billed(stats.cache.sent) - billed(stats.cache.forwarded)) * INPUT_DOLLARS_PER_TOKEN;
   const saved = Math.max(0, difference);
   // A run too short to earn back the cache its compactions rewrote cost more: say so, not just $0.
-  const lost = difference <= -0.005 ? ` (cache rewrites cost ~$${(-difference).toFixed(2)} more)` : '';
+  // At most that much: a compacted request counts as written whole, its unchanged prefix too.
+  const lost = difference <= -0.005 ? ` (cache rewrites cost up to ~$${(-difference).toFixed(2)} more)` : '';
   const fallbacks = fallbackParts(stats.fallbackReasons)
     .map((part) => `, ${part}`)
     .join('');
