@@ -64,6 +64,8 @@ export interface ProxyStats {
    * cache and writes the rest; a request the proxy changed (or the first) writes all of it.
    */
   cache: { sent: CacheTokens; forwarded: CacheTokens };
+  /** {@link ProxyStats.cache} by API: providers bill cache writes differently. */
+  cacheByApi: Record<WireFormat, { sent: CacheTokens; forwarded: CacheTokens }>;
   /** Conversations whose history rewound or was compacted by the client. */
   restarts: number;
   /** Answers with an upstream status of 400 or more, and 502s for an unreachable upstream. */
@@ -91,6 +93,10 @@ export interface CacheTokens {
   write: number;
 }
 
+function emptyCache(): { sent: CacheTokens; forwarded: CacheTokens } {
+  return { sent: { read: 0, write: 0 }, forwarded: { read: 0, write: 0 } };
+}
+
 /** Sessions whose previous sizes are kept for the cache figures; older ones count as new. */
 const CACHE_SESSIONS = 1024;
 
@@ -114,7 +120,13 @@ export class StatsCollector {
     tokensOut: 0,
     fallbacks: 0,
     fallbackReasons: [],
-    cache: { sent: { read: 0, write: 0 }, forwarded: { read: 0, write: 0 } },
+    cache: emptyCache(),
+    cacheByApi: {
+      anthropic: emptyCache(),
+      openai: emptyCache(),
+      responses: emptyCache(),
+      gemini: emptyCache(),
+    },
     restarts: 0,
     upstreamErrors: 0,
     bodies: { incremental: 0, whole: 0 },
@@ -131,7 +143,7 @@ export class StatsCollector {
       totals.tokensIn += record.tokensIn;
       totals.tokensOut += record.tokensOut;
       if (record.tokensOut < record.tokensIn) totals.compactedRequests += 1;
-      this.addCache(record);
+      this.addCache({ ...record, api: record.api });
     }
     if (record.fallback) {
       totals.fallbacks += 1;
@@ -146,15 +158,16 @@ export class StatsCollector {
    * history restarted; the forwarded one only when no layer changed it (a compaction rewrites the
    * prefix, so it is counted as written whole: the saving is not overstated).
    */
-  private addCache(record: ProxyRequestRecord): void {
-    const { cache } = this.totals;
+  private addCache(record: ProxyRequestRecord & { api: WireFormat }): void {
     const before = record.restarted ? undefined : this.previous.get(record.session);
     const sentRead = Math.min(before?.sent ?? 0, record.tokensIn);
     const forwardedRead = record.layer === 'none' ? Math.min(before?.forwarded ?? 0, record.tokensOut) : 0;
-    cache.sent.read += sentRead;
-    cache.sent.write += record.tokensIn - sentRead;
-    cache.forwarded.read += forwardedRead;
-    cache.forwarded.write += record.tokensOut - forwardedRead;
+    for (const cache of [this.totals.cache, this.totals.cacheByApi[record.api]]) {
+      cache.sent.read += sentRead;
+      cache.sent.write += record.tokensIn - sentRead;
+      cache.forwarded.read += forwardedRead;
+      cache.forwarded.write += record.tokensOut - forwardedRead;
+    }
     this.previous.delete(record.session);
     this.previous.set(record.session, { sent: record.tokensIn, forwarded: record.tokensOut });
     if (this.previous.size > CACHE_SESSIONS) this.previous.delete(this.previous.keys().next().value!);

@@ -40,6 +40,22 @@ describe('savingsLine', () => {
     expect(fallbackWarning(stats)).toBeUndefined();
   });
 
+  it('prices the cache writes of an OpenAI or Gemini session without a premium', () => {
+    for (const api of ['openai', 'responses', 'gemini'] as const) {
+      const stats = statsOf([
+        { ...base, api, tokensIn: 100_000, tokensOut: 100_000, layer: 'none' },
+        { ...base, api, tokensIn: 200_000, tokensOut: 50_000, layer: 'hard' },
+        { ...base, api, tokensIn: 210_000, tokensOut: 60_000, layer: 'none' },
+      ]);
+      const { cacheReadMultiplier: read, inputPerMillion } = defaultPriceTable;
+      // The same requests as above, every write at the base input price.
+      const sent = 210_000 + (100_000 + 200_000) * read;
+      const forwarded = 160_000 + 50_000 * read;
+      const dollars = ((sent - forwarded) * inputPerMillion) / 1_000_000;
+      expect(savingsLine(stats, 'http://d/'), api).toContain(`, ~$${dollars.toFixed(2)} saved, `);
+    }
+  });
+
   it('says what the cache rewrites cost when a run ends before they pay', () => {
     // Sent: 100k written, then 100k read + 10k written. Forwarded: 100k written, then 60k written whole.
     const stats = statsOf([

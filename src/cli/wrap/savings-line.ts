@@ -1,6 +1,8 @@
 /** The one line `wrap` prints when the agent exits: what went through the proxy and what it saved. */
+
+import type { WireFormat } from 'agent-compact/wire';
 import type { CacheTokens, FallbackReason, ProxyStats } from '../../proxy/index.js';
-import { defaultPriceTable } from '../../proxy/price-table.js';
+import { cacheWriteMultiplierFor, defaultPriceTable } from '../../proxy/price-table.js';
 import type { AgentKind } from './agent-launch.js';
 
 /** The default price table's base input price (Claude Sonnet list price, the same as `simulate`'s). */
@@ -14,15 +16,20 @@ const MAX_REASON_CHARACTERS = 90;
  * ~$0.36 saved, dashboard http://127.0.0.1:41234/agent-compact/`; with fallbacks, after the
  * compactions, `3 compactions rejected: messages[1].role: role must be …`.
  *
- * Saved is the input's price with prompt caching (`stats.cache`: reads at the cache-read price,
- * writes at the cache-write price) for what the client sent less the same for what went upstream;
+ * Saved is the input's price with prompt caching (`stats.cacheByApi`: reads at the cache-read price,
+ * writes at the cache-write price of the API's provider: 1.25× on Anthropic, free of a premium on
+ * OpenAI and Gemini) for what the client sent less the same for what went upstream;
  * the summary calls are left out. When the compactions' cache writes cost more than they saved (a
  * run that ends soon after them), the line says `~$0.00 saved (cache rewrites cost up to ~$0.31 more)`.
  */
 export function savingsLine(stats: ProxyStats, dashboard: string): string {
   const number = (value: number) => value.toLocaleString('en-US');
   const compactions = stats.byLayer.micro + stats.byLayer.mid + stats.byLayer.hard;
-  const difference = (billed(stats.cache.sent) - billed(stats.cache.forwarded)) * INPUT_DOLLARS_PER_TOKEN;
+  const difference =
+    Object.entries(stats.cacheByApi).reduce((sum, [api, cache]) => {
+      const writePrice = cacheWriteMultiplierFor(api as WireFormat);
+      return sum + billed(cache.sent, writePrice) - billed(cache.forwarded, writePrice);
+    }, 0) * INPUT_DOLLARS_PER_TOKEN;
   const saved = Math.max(0, difference);
   // A run too short to earn back the cache its compactions rewrote cost more: say so, not just $0.
   // At most that much: a compacted request counts as written whole, its unchanged prefix too.
@@ -74,8 +81,8 @@ export function bypassWarning(
 }
 
 /** Base-input-token equivalents of cached input. */
-function billed({ read, write }: CacheTokens): number {
-  return read * defaultPriceTable.cacheReadMultiplier + write * defaultPriceTable.cacheWriteMultiplier;
+function billed({ read, write }: CacheTokens, writePrice: number): number {
+  return read * defaultPriceTable.cacheReadMultiplier + write * writePrice;
 }
 
 /** `3 compactions rejected: REASON`, and `1 compaction failed: REASON`: the most frequent reason of each kind. */
