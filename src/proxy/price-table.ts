@@ -1,5 +1,3 @@
-import type { WireFormat } from 'agent-compact/wire';
-
 /**
  * What a token costs: the prices the dashboard and `wrap`'s savings line bill a session's requests
  * at, and the replay lab's default (src/simulate/prompt-cache.ts).
@@ -27,12 +25,3 @@ export const defaultPriceTable: PriceTable = {
   cacheWriteMultiplier: 1.25,
   cacheReadMultiplier: 0.1,
 };
-
-/**
- * What a cache write costs, as a share of the base input price, on each API's provider: Anthropic
- * bills a write at 1.25× ({@link defaultPriceTable}); OpenAI's prompt caching and Gemini's implicit
- * caching write for free, so a token written there costs what any input token costs.
- */
-export function cacheWriteMultiplierFor(api: WireFormat): number {
-  return api === 'anthropic' ? defaultPriceTable.cacheWriteMultiplier : 1;
-}

@@ -2,7 +2,8 @@
 
 import type { WireFormat } from 'agent-compact/wire';
 import type { CacheTokens, FallbackReason, ProxyStats } from '../../proxy/index.js';
-import { cacheWriteMultiplierFor, defaultPriceTable } from '../../proxy/price-table.js';
+import { defaultPriceTable } from '../../proxy/price-table.js';
+import { proxyWires } from '../../proxy/wire/proxy-wires.js';
 import type { AgentKind } from './agent-launch.js';
 
 /** The default price table's base input price (Claude Sonnet list price, the same as `simulate`'s). */
@@ -27,7 +28,7 @@ export function savingsLine(stats: ProxyStats, dashboard: string): string {
   const compactions = stats.byLayer.micro + stats.byLayer.mid + stats.byLayer.hard;
   const difference =
     Object.entries(stats.cacheByApi).reduce((sum, [api, cache]) => {
-      const writePrice = cacheWriteMultiplierFor(api as WireFormat);
+      const writePrice = proxyWires[api as WireFormat].cacheWriteMultiplier;
       return sum + billed(cache.sent, writePrice) - billed(cache.forwarded, writePrice);
     }, 0) * INPUT_DOLLARS_PER_TOKEN;
   const saved = Math.max(0, difference);

@@ -51,5 +51,10 @@ export interface ProxyWire {
   readonly checks: FormatChecks;
   /** Where the format streams answer text, for the compaction note. */
   readonly writeNote: NoteWriter;
+  /**
+   * What the provider bills a prompt-cache write at, as a share of the input price (`wrap`'s
+   * saving): Anthropic 1.25×; OpenAI's and Gemini's caching write for free, 1×.
+   */
+  readonly cacheWriteMultiplier: number;
   readonly recall: RecallWire;
 }

@@ -1,5 +1,6 @@
 /** The proxy's part of Anthropic Messages: `/v1/messages`, its token count, betas, text deltas. */
 import { allowsSystemMessages } from 'agent-compact/wire';
+import { defaultPriceTable } from '../../price-table.js';
 import type { ProxyWire } from '../proxy-wire.js';
 import { anthropicRecall } from './anthropic-recall.js';
 
@@ -28,4 +29,5 @@ export const anthropicProxy: ProxyWire = {
     return true;
   },
   recall: anthropicRecall,
+  cacheWriteMultiplier: defaultPriceTable.cacheWriteMultiplier,
 };

@@ -28,4 +28,5 @@ export const geminiProxy: ProxyWire = {
     return true;
   },
   recall: geminiRecall,
+  cacheWriteMultiplier: 1,
 };

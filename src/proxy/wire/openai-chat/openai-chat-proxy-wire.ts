@@ -13,4 +13,5 @@ export const openAIChatProxy: ProxyWire = {
     return true;
   },
   recall: openAIChatRecall,
+  cacheWriteMultiplier: 1,
 };

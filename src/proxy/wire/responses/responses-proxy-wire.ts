@@ -30,4 +30,5 @@ export const responsesProxy: ProxyWire = {
     return true;
   },
   recall: responsesRecall,
+  cacheWriteMultiplier: 1,
 };
