@@ -95,6 +95,26 @@ describe('the working set', () => {
     expect(file?.definitions.map((definition) => definition.name)).toContain('CalculateTokenUsage');
   });
 
+  it("keeps the text of a file's six latest edits: the agent's next edit often matches an earlier one", () => {
+    const file = '/repo/steps.py';
+    const body = Array.from({ length: 7 }, (_, index) => `def step${index}():\n    return ${index}\n`).join(
+      '\n',
+    );
+    const edits = Array.from({ length: 7 }, (_, index) =>
+      call(
+        'Edit',
+        { file_path: file, old_string: `    return ${index}\n`, new_string: `    return ${index} * 10\n` },
+        'updated',
+      ),
+    ).flat();
+    const { state } = record([
+      ...call('Write', { file_path: file, content: body }, 'written'),
+      ...edits,
+    ]).workingSet;
+    const texts = state.files[0]!.edits.map((entry) => entry.text.trim());
+    expect(texts).toEqual([1, 2, 3, 4, 5, 6].map((index) => `return ${index} * 10`));
+  });
+
   it('records an edit to a file never read from the text the edit wrote', () => {
     const write = call(
       'Edit',
