@@ -67,6 +67,8 @@ describe('placeholderDetails', () => {
       '`PostCommit()` in manual_commit_hooks.go calls `condenseSession()` for each session with new content.',
       'condenseSession reads the transcript through `SliceFromLine` (transcript/parse.go).',
       'Nothing in manual_commit_hooks locks the state file.',
+      "agentId: a6810fb (for resuming to continue this agent's work if needed)",
+      '<usage>total_tokens: 41977\ntool_uses: 12\nduration_ms: 38521</usage>',
     ].join('\n');
     expect(placeholderDetails(task, result('t1', report))).toBe(
       'names manual_commit_hooks.go, parse.go, condenseSession, PostCommit, SliceFromLine',

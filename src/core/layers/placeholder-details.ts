@@ -20,6 +20,11 @@ import { searchOf } from '../working-set/tool-edits.js';
 const DETAILS_CHARS = 160;
 /** Tools that run a subagent: their result is its report, what it found for the agent. */
 const subagentTools = new Set(['task', 'agent']);
+/**
+ * What Claude Code appends to a subagent's report: its id to resume it and its usage. Not the
+ * report's own names (`agentId`, `total_tokens`).
+ */
+const harnessTrailer = /agentId: \w+ \(for resuming[^)]*\)|<usage>[\s\S]*?<\/usage>/g;
 /** Of a report's files, this many come before its code names. */
 const REPORT_FILES = 3;
 /** A file name in prose: a word with a source or config extension (`manual_commit_hooks.go`). */
@@ -78,7 +83,8 @@ function defines(path: string, text: string, firstLine: number): string | undefi
  * most (`condenseSession`, `PostCommit`), so the agent sees where its helper looked and what it
  * found without recalling the report.
  */
-function reportNames(text: string): string[] {
+function reportNames(report: string): string[] {
+  const text = report.replace(harnessTrailer, '');
   const files = [...new Set([...text.matchAll(fileNamePattern)].map((match) => match[0]))];
   // A few files, then the code: a report about one folder would otherwise list only its files.
   // A file's name without its extension is no code name of its own.
