@@ -7,7 +7,7 @@ import type { TokenCounter } from '../tokens/token-counter.js';
 import { fileReadOf } from '../working-set/file-reads.js';
 import { type MaskRule, maskableTokens } from './mask.js';
 import { CUT_TEXT_CHARS_PER_TOKEN, ELIDED_INPUT_TOKENS } from './mid.js';
-import { PART_SEPARATOR, supersedeKey } from './supersede-key.js';
+import { type CopyKey, supersedeKey } from './supersede-key.js';
 
 /** A tool result that is still whole and could be masked later. */
 export interface PendingResult {
@@ -169,24 +169,25 @@ export class HistoryIndex {
    * A newer copy of a file or output makes the previous one stale (when that one is worth
    * replacing); a copy of a whole file also makes the copies of its parts stale.
    */
-  private recordCopy(key: string | undefined, toolUseId: string, entry: PendingResult | undefined): void {
-    if (key === undefined) return;
-    const previous = this.latestCopy.get(key);
-    if (previous?.entry) this.stale.push({ ...previous.entry, newerToolUseId: toolUseId });
-    this.latestCopy.set(key, { toolUseId, entry });
-    const separator = key.indexOf(PART_SEPARATOR);
-    if (separator >= 0) {
-      const file = key.slice(0, separator);
-      const parts = this.partCopies.get(file) ?? new Set();
-      this.partCopies.set(file, parts.add(key));
+  private recordCopy(copy: CopyKey | undefined, toolUseId: string, entry: PendingResult | undefined): void {
+    if (copy === undefined) return;
+    this.supersede(copy.key, toolUseId);
+    this.latestCopy.set(copy.key, { toolUseId, entry });
+    if (copy.partOf !== undefined) {
+      this.partCopies.set(copy.partOf, (this.partCopies.get(copy.partOf) ?? new Set()).add(copy.key));
       return;
     }
-    for (const part of this.partCopies.get(key) ?? []) {
-      const copy = this.latestCopy.get(part);
-      if (copy?.entry) this.stale.push({ ...copy.entry, newerToolUseId: toolUseId });
+    for (const part of this.partCopies.get(copy.key) ?? []) {
+      this.supersede(part, toolUseId);
       this.latestCopy.delete(part);
     }
-    this.partCopies.delete(key);
+    this.partCopies.delete(copy.key);
+  }
+
+  /** Marks the latest copy under `key` stale, pointing at `newerToolUseId`. */
+  private supersede(key: string, newerToolUseId: string): void {
+    const previous = this.latestCopy.get(key)?.entry;
+    if (previous) this.stale.push({ ...previous, newerToolUseId });
   }
 
   private add(message: Message, index: number): void {
@@ -234,7 +235,7 @@ export class HistoryIndex {
             tokens,
             ...(fileRead ? { fileRead: true } : {}),
           };
-    this.recordCopy(supersedeKey(fact, result, toolUse), result.tool_use_id, entry);
+    this.recordCopy(toolUse && supersedeKey(fact, result, toolUse), result.tool_use_id, entry);
     if (entry) this.pending.push(entry);
   }
 }

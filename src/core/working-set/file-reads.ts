@@ -28,7 +28,7 @@ export interface FileRead {
 }
 
 /** Arguments of a read tool that ask for part of a file. */
-export const partArguments = ['offset', 'limit', 'view_range', 'start_line', 'end_line'];
+const partArguments = ['offset', 'limit', 'view_range', 'start_line', 'end_line'];
 /** A path as one shell word: bare, or quoted without spaces; no globs, variables or `~`. */
 const pathWord = String.raw`(?:'([^'\s*?$~]+)'|"([^"\s*?$~\\]+)"|([\w@%+,./:=-]+))`;
 /** A `sed` line range script: `10,80p`, `10p`, quoted or not. */
@@ -62,6 +62,22 @@ const formatterRun =
 const changingCommand =
   /\bsed\s+-[a-z]*i|>|\bperl\s+-[a-z]*i|\b(?:mv|cp|rm|touch|truncate|patch|tee|dd)\s|\bgit\s+(?:checkout|restore|apply|stash|reset|am|cherry-pick|merge|rebase)\b|\s-w\b|--write\b|\bopen\(|\bwrite_text\(|\bedit\s/;
 
+/**
+ * The part of a file a read tool's call asks for, as its range arguments (`offset=100 limit=50`),
+ * or undefined when it reads the whole file. Claude Code and opencode: `offset`, `limit`; Gemini
+ * CLI: `start_line`, `end_line`; the text editor: `view_range`.
+ */
+export function readPart(use: ToolUseBlock): string | undefined {
+  const input = (typeof use.input === 'object' && use.input !== null ? use.input : {}) as Record<
+    string,
+    unknown
+  >;
+  const part = partArguments
+    .filter((name) => input[name] !== undefined)
+    .map((name) => `${name}=${JSON.stringify(input[name])}`);
+  return part.length === 0 ? undefined : part.join(' ');
+}
+
 /** The file `use` reads (per `fact`), or undefined when it reads none or not exactly one. */
 export function fileReadOf(use: ToolUseBlock, fact: ToolCallFact): FileRead | undefined {
   const input = (typeof use.input === 'object' && use.input !== null ? use.input : {}) as Record<
@@ -71,8 +87,7 @@ export function fileReadOf(use: ToolUseBlock, fact: ToolCallFact): FileRead | un
   if (fact.kind === 'read') {
     const path = fact.paths[0];
     if (path === undefined) return undefined;
-    // Claude Code and opencode: `offset`, `limit`; Gemini CLI: `start_line`, `end_line`; the text editor: `view_range`.
-    const whole = partArguments.every((name) => input[name] === undefined);
+    const whole = readPart(use) === undefined;
     const start = Number(input.start_line);
     return { path, whole, shape: 'numbered', firstLine: Number.isInteger(start) && start > 0 ? start : 1 };
   }
