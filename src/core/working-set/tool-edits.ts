@@ -39,9 +39,17 @@ const searchTools = new Set([
   'codebase_search',
   'grep_search',
 ]);
+/**
+ * Options of grep and rg whose value is the next word (`-A 20`, `-g '*.py'`): neither the pattern
+ * before it nor an operand after it.
+ */
+const optionsWithValue = new Set(
+  '-A -B -C -m -g -t -e --glob --type --max-count --context --include --exclude'.split(' '),
+);
 /** A shell search: `grep`, `rg`, `git grep`, `ag`, first in the command or after a pipe or `&&`. */
-const shellSearch =
-  /(?:^|[|;&]\s*)(?:rg|grep|egrep|git\s+grep|ag)\s+((?:(?:-[ABCmgte]|--(?:glob|type|max-count|context|include|exclude))[= ]\S+\s+|-{1,2}[\w-]+(?:=\S+)?\s+)*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s|;&]+)/;
+const shellSearch = new RegExp(
+  String.raw`(?:^|[|;&]\s*)(?:rg|grep|egrep|git\s+grep|ag)\s+((?:(?:${[...optionsWithValue].join('|')})[= ]\S+\s+|-{1,2}[\w-]+(?:=\S+)?\s+)*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s|;&]+)`,
+);
 const hunkFile = /^\*\*\* (Add|Update|Delete) File: (.+)$/;
 
 function inputOf(use: ToolUseBlock): Record<string, unknown> {
@@ -158,21 +166,6 @@ export function searchOf(use: ToolUseBlock, command: string | undefined): Search
   const file = onlyOperand(command.slice(match.index + match[0].length));
   return file === undefined ? { pattern } : { pattern, file };
 }
-
-/** Options of grep and rg whose value is the next word, not an operand (`-A 20`, `-g '*.py'`). */
-const optionsWithValue = new Set([
-  '-A',
-  '-B',
-  '-C',
-  '-m',
-  '-g',
-  '-t',
-  '-e',
-  '--glob',
-  '--type',
-  '--max-count',
-  '--context',
-]);
 
 /** The one operand after a shell search's pattern, up to the next pipe, list or redirect. */
 function onlyOperand(rest: string): string | undefined {
