@@ -42,6 +42,13 @@ export function shortenLine(text: string, max: number): string {
 }
 
 /**
+ * Extensions of the files an agent's prose names (`manual_commit_hooks.go`, `config.yaml`), as a
+ * regular expression alternation: what makes a word in a sentence or a report a file name.
+ */
+export const PROSE_FILE_EXTENSIONS =
+  'ts|tsx|js|jsx|mjs|py|go|rs|java|kt|rb|php|cs|swift|c|h|cc|cpp|md|json|ya?ml|toml|sh|sql';
+
+/**
  * `text` on one line within `max` characters, keeping how it starts and how it ends: the middle of
  * a long command goes, so its program and options stay and so does the file it reads or the pipe
  * it ends in. Cutting the end alone left forty `sed -n '1,220p' $(go env GOMODCACHE)/github.com/…`

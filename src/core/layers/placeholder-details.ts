@@ -5,7 +5,7 @@
  * write or an edit sent, the names it defines. The outline the working set parsed when the result
  * came in, else the lexer's: no parser call on the masking path.
  */
-import { fileName, fittingItems, toolResultText } from '../_internal/text.js';
+import { fileName, fittingItems, PROSE_FILE_EXTENSIONS, toolResultText } from '../_internal/text.js';
 import { toolCallFact } from '../ledger/tool-call-facts.js';
 import type { ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 import { codeNames } from '../working-set/code-names.js';
@@ -28,8 +28,7 @@ const harnessTrailer = /agentId: \w+ \(for resuming[^)]*\)|<usage>[\s\S]*?<\/usa
 /** Of a report's files, this many come before its code names. */
 const REPORT_FILES = 3;
 /** A file name in prose: a word with a source or config extension (`manual_commit_hooks.go`). */
-const fileNamePattern =
-  /\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|py|go|rs|java|kt|rb|php|cs|swift|c|h|cc|cpp|md|json|ya?ml|toml|sh|sql)\b/g;
+const fileNamePattern = new RegExp(String.raw`\b[\w-]+\.(?:${PROSE_FILE_EXTENSIONS})\b`, 'g');
 
 /**
  * The outline recorded for a read call's result, by tool_use id and the text it showed; undefined

@@ -1,4 +1,4 @@
-import { fileName, shortenLine } from '../_internal/text.js';
+import { fileName, PROSE_FILE_EXTENSIONS, shortenLine } from '../_internal/text.js';
 import { toolCallFact } from '../ledger/tool-call-facts.js';
 import type { Message, ToolUseBlock } from '../model/messages.js';
 import { editsOf } from '../working-set/tool-edits.js';
@@ -20,8 +20,10 @@ const REQUEST_CHARS = 400;
 const RECENCY_WEIGHT = 3;
 
 /** Code in prose: `backticks`, calls, paths with an extension, camelCase, snake_case, PascalCase words. */
-const codeMention =
-  /`[^`\n]{2,80}`|\b[\w.-]+\/[\w./-]+|\b\w+\.(?:ts|tsx|js|py|go|rs|java|json|md|yaml|yml|toml|sh)\b|\b[A-Za-z_]\w*\(\)|\b[a-z]+[A-Z]\w*|\b[a-z]+_[a-z_]\w*|\b[A-Z][a-z]+[A-Z]\w*/g;
+const codeMention = new RegExp(
+  String.raw`\`[^\`\n]{2,80}\`|\b[\w.-]+\/[\w./-]+|\b[\w-]+\.(?:${PROSE_FILE_EXTENSIONS})\b|\b[A-Za-z_]\w*\(\)|\b[a-z]+[A-Z]\w*|\b[a-z]+_[a-z_]\w*|\b[A-Z][a-z]+[A-Z]\w*`,
+  'g',
+);
 /** Words that mark a conclusion, a cause or a decision. */
 const conclusion =
   /\b(because|caus|root cause|the (?:issue|problem|bug) (?:is|was)|turns out|found|means|instead|decid|should|must|so that|fix|fails?|failing|works|missing|wrong|never|always|only|confirmed|verified)/i;
