@@ -97,6 +97,18 @@ function emptyCache(): { sent: CacheTokens; forwarded: CacheTokens } {
   return { sent: { read: 0, write: 0 }, forwarded: { read: 0, write: 0 } };
 }
 
+/** The cache figures of every API together. */
+function sumOfCaches(caches: readonly { sent: CacheTokens; forwarded: CacheTokens }[]) {
+  const total = emptyCache();
+  for (const { sent, forwarded } of caches) {
+    total.sent.read += sent.read;
+    total.sent.write += sent.write;
+    total.forwarded.read += forwarded.read;
+    total.forwarded.write += forwarded.write;
+  }
+  return total;
+}
+
 /** Sessions whose previous sizes are kept for the cache figures; older ones count as new. */
 const CACHE_SESSIONS = 1024;
 
@@ -110,7 +122,7 @@ interface PreviousSizes {
 export class StatsCollector {
   private readonly started = Date.now();
   private readonly previous = new Map<string, PreviousSizes>();
-  private readonly totals: Omit<ProxyStats, 'startedAt' | 'uptimeMs' | 'sessions'> = {
+  private readonly totals: Omit<ProxyStats, 'startedAt' | 'uptimeMs' | 'sessions' | 'cache'> = {
     requests: 0,
     conversationRequests: 0,
     compactedRequests: 0,
@@ -120,7 +132,6 @@ export class StatsCollector {
     tokensOut: 0,
     fallbacks: 0,
     fallbackReasons: [],
-    cache: emptyCache(),
     cacheByApi: {
       anthropic: emptyCache(),
       openai: emptyCache(),
@@ -162,12 +173,11 @@ export class StatsCollector {
     const before = record.restarted ? undefined : this.previous.get(record.session);
     const sentRead = Math.min(before?.sent ?? 0, record.tokensIn);
     const forwardedRead = record.layer === 'none' ? Math.min(before?.forwarded ?? 0, record.tokensOut) : 0;
-    for (const cache of [this.totals.cache, this.totals.cacheByApi[record.api]]) {
-      cache.sent.read += sentRead;
-      cache.sent.write += record.tokensIn - sentRead;
-      cache.forwarded.read += forwardedRead;
-      cache.forwarded.write += record.tokensOut - forwardedRead;
-    }
+    const cache = this.totals.cacheByApi[record.api];
+    cache.sent.read += sentRead;
+    cache.sent.write += record.tokensIn - sentRead;
+    cache.forwarded.read += forwardedRead;
+    cache.forwarded.write += record.tokensOut - forwardedRead;
     this.previous.delete(record.session);
     this.previous.set(record.session, { sent: record.tokensIn, forwarded: record.tokensOut });
     if (this.previous.size > CACHE_SESSIONS) this.previous.delete(this.previous.keys().next().value!);
@@ -184,6 +194,7 @@ export class StatsCollector {
       startedAt: new Date(this.started).toISOString(),
       uptimeMs: Date.now() - this.started,
       ...structuredClone(this.totals),
+      cache: sumOfCaches(Object.values(this.totals.cacheByApi)),
       sessions,
     };
   }
