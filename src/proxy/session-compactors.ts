@@ -65,7 +65,7 @@ export interface SessionCompactorSettings {
   /** What compactors, their in-memory archives and kept bodies are charged to. */
   budget: MemoryBudget;
   /**
-   * Characters of counted texts the shared counter keeps (see `countCacheChars`).
+   * Characters of counted texts the shared counter keeps (`countCacheBudget` in request-tokens.ts).
    * @default Infinity
    */
   countCacheChars?: number;
