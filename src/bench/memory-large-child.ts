@@ -2,9 +2,8 @@
 // each (60 distinct tool results of about 3.7 kB) through a proxy in this process at --max-memory
 // 32MiB, and its heap plus external memory after a GC before and after. Run by suites/memory.ts.
 import type { AddressInfo } from 'node:net';
-import { startProxy } from '../proxy/index.js';
 import { parseByteSize } from '../proxy/upstream/request-body.js';
-import { bareUpstream, retainedMiB } from './memory-measure.js';
+import { bareUpstream, retainedMiB, withProxyInProcess } from './memory-measure.js';
 import { agent, post } from './proxy-requests.js';
 
 /** Large sessions: one request each of many distinct tool results, at a budget they overfill. */
@@ -46,27 +45,21 @@ function largeSessionBody(session: number): string {
  * (everything it keeps per text, such as the counted texts' cache, must fit the budget too).
  */
 async function retainedLarge(upstream: string): Promise<void> {
-  const proxy = await startProxy({
-    upstream,
-    thresholds: { mid: 20_000, hard: 60_000 },
-    summarizer: 'extractive',
-    maxMemoryBytes: parseByteSize(LARGE_BUDGET, 'LARGE_BUDGET'),
-  });
-  try {
+  const thresholds = { mid: 20_000, hard: 60_000 };
+  const maxMemoryBytes = parseByteSize(LARGE_BUDGET, 'LARGE_BUDGET');
+  await withProxyInProcess({ upstream, thresholds, maxMemoryBytes }, async (url) => {
     const started = await retainedMiB();
     // The code and tables a proxy loads on its first compactions are not what it keeps per session.
     for (let session = 0; session < WARM_UP_SESSIONS; session += 1)
-      await post(proxy.url, largeSessionBody(-1 - session), { 'x-api-key': `bench-warm-up-${session}` });
+      await post(url, largeSessionBody(-1 - session), { 'x-api-key': `bench-warm-up-${session}` });
     const warm = await retainedMiB();
     for (let session = 0; session < LARGE_SESSIONS; session += 1)
-      await post(proxy.url, largeSessionBody(session), { 'x-api-key': `bench-key-${session}` });
+      await post(url, largeSessionBody(session), { 'x-api-key': `bench-key-${session}` });
     const after = await retainedMiB();
     console.log(
       `in process, sessions of 280 kB, budget ${LARGE_BUDGET}: heap + external after GC ${started.toFixed(0)} MiB at start, ${warm.toFixed(0)} MiB after ${WARM_UP_SESSIONS} sessions, ${after.toFixed(0)} MiB after ${LARGE_SESSIONS} more (+${(after - started).toFixed(0)} MiB in all)`,
     );
-  } finally {
-    await proxy.close();
-  }
+  });
 }
 
 const upstream = await bareUpstream();

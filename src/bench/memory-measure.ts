@@ -1,7 +1,8 @@
-// What the memory suite and its large-session child share: the upstream the proxy forwards to, and
-// how much memory the process retains.
+// What the memory suite and its large-session child share: the upstream the proxy forwards to, a
+// proxy in the bench's own process, and how much memory the process retains.
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
+import { startProxy } from '../proxy/index.js';
 
 /** An answer whose usage counts a token per four bytes of the request, as the proxy's heuristic does. */
 function answer(requestBytes: number): string {
@@ -43,4 +44,25 @@ export async function retainedMiB(): Promise<number> {
   gc?.();
   const { heapUsed, external } = process.memoryUsage();
   return (heapUsed + external) / 2 ** 20;
+}
+
+/**
+ * A proxy in this process in front of `upstream` (extractive summaries, a `--max-memory` of
+ * `maxMemoryBytes`), handed to `use` and closed after.
+ */
+export async function withProxyInProcess(
+  options: { upstream: string; thresholds: { mid: number; hard: number }; maxMemoryBytes: number },
+  use: (url: string) => Promise<void>,
+): Promise<void> {
+  const proxy = await startProxy({
+    upstream: options.upstream,
+    thresholds: options.thresholds,
+    summarizer: 'extractive',
+    maxMemoryBytes: options.maxMemoryBytes,
+  });
+  try {
+    await use(proxy.url);
+  } finally {
+    await proxy.close();
+  }
 }

@@ -14,9 +14,8 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { startProxy as startProxyInProcess } from '../../proxy/index.js';
 import { parseByteSize } from '../../proxy/upstream/request-body.js';
-import { bareUpstream, retainedMiB } from '../memory-measure.js';
+import { bareUpstream, retainedMiB, withProxyInProcess } from '../memory-measure.js';
 import { post } from '../proxy-requests.js';
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 3_000);
@@ -110,21 +109,17 @@ async function drive(url: string, onSession: (done: number) => void): Promise<vo
 /** The same traffic through a proxy in this process: what it retains after a GC. */
 async function retained(upstream: string): Promise<void> {
   const before = await retainedMiB();
-  const proxy = await startProxyInProcess({
-    upstream,
-    thresholds: { mid: 2000, hard: 4000 },
-    summarizer: 'extractive',
-    maxMemoryBytes: parseByteSize(BUDGET, 'BENCH_MAX_MEMORY'),
-  });
-  try {
-    await drive(proxy.url, () => undefined);
-    const after = await retainedMiB();
-    console.log(
-      `in process: heap + external after GC ${before.toFixed(0)} → ${after.toFixed(0)} MiB (+${(after - before).toFixed(0)} MiB; budget ${BUDGET})`,
-    );
-  } finally {
-    await proxy.close();
-  }
+  const maxMemoryBytes = parseByteSize(BUDGET, 'BENCH_MAX_MEMORY');
+  await withProxyInProcess(
+    { upstream, thresholds: { mid: 2000, hard: 4000 }, maxMemoryBytes },
+    async (url) => {
+      await drive(url, () => undefined);
+      const after = await retainedMiB();
+      console.log(
+        `in process: heap + external after GC ${before.toFixed(0)} → ${after.toFixed(0)} MiB (+${(after - before).toFixed(0)} MiB; budget ${BUDGET})`,
+      );
+    },
+  );
 }
 
 /** Large sessions at a small budget, in a process of their own (`memory-large-child.ts`). */
