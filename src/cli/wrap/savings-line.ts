@@ -1,6 +1,6 @@
 /** The one line `wrap` prints when the agent exits: what went through the proxy and what it saved. */
 
-import type { WireFormat } from 'agent-compact/wire';
+import { WIRE_FORMATS } from 'agent-compact/wire';
 import type { CacheTokens, FallbackReason, ProxyStats } from '../../proxy/index.js';
 import { defaultPriceTable } from '../../proxy/price-table.js';
 import { proxyWires } from '../../proxy/wire/proxy-wires.js';
@@ -27,9 +27,10 @@ export function savingsLine(stats: ProxyStats, dashboard: string): string {
   const number = (value: number) => value.toLocaleString('en-US');
   const compactions = stats.byLayer.micro + stats.byLayer.mid + stats.byLayer.hard;
   const difference =
-    Object.entries(stats.cacheByApi).reduce((sum, [api, cache]) => {
-      const writePrice = proxyWires[api as WireFormat].cacheWriteMultiplier;
-      return sum + billed(cache.sent, writePrice) - billed(cache.forwarded, writePrice);
+    WIRE_FORMATS.reduce((sum, api) => {
+      const { sent, forwarded } = stats.cacheByApi[api];
+      const writePrice = proxyWires[api].cacheWriteMultiplier;
+      return sum + billed(sent, writePrice) - billed(forwarded, writePrice);
     }, 0) * INPUT_DOLLARS_PER_TOKEN;
   const saved = Math.max(0, difference);
   // A run too short to earn back the cache its compactions rewrote cost more: say so, not just $0.
