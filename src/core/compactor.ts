@@ -6,6 +6,7 @@ import type { CompactorState, StoredSessionState } from './archive/session-state
 import { checkCallOptions } from './check-options.js';
 import type { Compactor, CompactorOptions, CompactResult, MaybeCompactOptions } from './compactor-options.js';
 import { type CompactorSettings, resolveSettings } from './compactor-settings.js';
+import { MAX_NESTING_DEPTH } from './conversation/parse-conversation.js';
 import { validateMessages } from './conversation/validate.js';
 import type { CompactionEvent } from './events.js';
 import { CompactError } from './model/errors.js';
@@ -205,19 +206,17 @@ function safeEmitter(onEvent: (event: CompactionEvent) => void): (event: Compact
   };
 }
 
-/** Nesting past this many levels is reported when serialising the input overflowed the stack. */
-const MAX_NESTING = 1000;
-
 /**
  * The error for input the layers could not read: `INVALID_TRANSCRIPT` at the first broken rule, or
- * `UNREADABLE_INPUT` at a value nested too deep to serialise (`JSON.stringify` overflows the stack).
+ * `UNREADABLE_INPUT` at a value nested too deep to serialise (`JSON.stringify` overflowed the stack),
+ * past the depth `parseConversation` refuses.
  */
 function invalidInputError(error: unknown, input: unknown, system: SystemPrompt | undefined): unknown {
   const problems = validateMessages(input, system === undefined ? {} : { system });
   const [first] = problems;
-  const deep = error instanceof RangeError ? tooDeepPath(input, 'messages', MAX_NESTING) : undefined;
+  const deep = error instanceof RangeError ? tooDeepPath(input, 'messages', MAX_NESTING_DEPTH) : undefined;
   if (!first && deep !== undefined) {
-    return new CompactError(`nested more than ${MAX_NESTING} levels deep: too deep to read`, {
+    return new CompactError(`nested deeper than ${MAX_NESTING_DEPTH} levels`, {
       code: 'UNREADABLE_INPUT',
       path: deep,
       cause: error,
