@@ -6,13 +6,14 @@
 //   node scripts/bench-compare.mjs --baseline 354f8f2 proxy-cpu   # both proxies in one run, taking turns
 //
 // The baseline is checked out with `git worktree` into a temporary folder, installed with `npm ci`
-// and built once (`--keep DIR` reuses one). Figures are normalised within each run where the suite
+// and built once (`--keep DIR` reuses one). compaction-overhead runs this checkout's harness on both
+// sides (each against its own library); the other suites run each side's own. Figures are normalised within each run where the suite
 // prints a floor measured beside it (the seed port, the bare Node hop), so load moves both sides.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -65,8 +66,25 @@ function baselineBuild(commit, keep) {
   return dir;
 }
 
+/**
+ * Suites that use only the public API: both sides run this checkout's copy of the suite, each
+ * against its own library, so a change to the harness (its warm-up, its session) moves both.
+ */
+const SAME_HARNESS = ['compaction-overhead'];
+
+/** This checkout's compiled suite, copied into `dir`'s dist beside its own (where its imports resolve). */
+function harnessIn(dir, suite) {
+  const target = path.join(dir, 'dist', 'bench', 'compare-harness');
+  mkdirSync(target, { recursive: true });
+  copyFileSync(path.join(root, 'dist', 'bench', 'suites', `${suite}.js`), path.join(target, `${suite}.js`));
+  return pathToFileURL(path.join(target, `${suite}.js`)).href;
+}
+
 function runSuite(dir, suite) {
-  const result = spawnSync(process.execPath, ['--expose-gc', 'dist/bench/run.js', suite], {
+  const args = SAME_HARNESS.includes(suite)
+    ? ['--input-type=module', '-e', `await (await import(${JSON.stringify(harnessIn(dir, suite))})).run();`]
+    : ['dist/bench/run.js', suite];
+  const result = spawnSync(process.execPath, ['--expose-gc', ...args], {
     cwd: dir,
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
