@@ -180,6 +180,31 @@ describe('filesBack', () => {
     expect(blocksBack(history, [], { maxFiles: 5, maxTokens: 5 }, counter)).toEqual([]);
   });
 
+  it('skips a file whose text the request after the head already holds (a plan pasted into it)', () => {
+    const plan = [
+      '# Plan: move the session phase into a state machine',
+      '1. Add a Phase type with the transitions allowed from each phase.',
+      '2. Replace the boolean flags in SessionState with the Phase field.',
+      '3. Call the transition function from every hook handler.',
+      'Short line',
+    ].join('\n');
+    const history = [
+      ...call('Read', { file_path: '/home/me/.claude/plans/plan.md' }, numbered(plan)),
+      ...call('Read', { file_path: 'src/lexer.ts' }, numbered(lexer)),
+    ];
+    const request: Message = { role: 'user', content: `Implement the following plan:\n\n${plan}` };
+    expect(filesBack(history, [request], budget, counter).map((file) => file.path)).toEqual(['src/lexer.ts']);
+    // A request quoting one line of it does not hold the file: it goes back.
+    const quoting: Message = {
+      role: 'user',
+      content: 'Start with: 1. Add a Phase type with the transitions allowed from each phase.',
+    };
+    expect(filesBack(history, [quoting], budget, counter).map((file) => file.path)).toEqual([
+      'src/lexer.ts',
+      '/home/me/.claude/plans/plan.md',
+    ]);
+  });
+
   it('follows a whole write and a Codex apply_patch', () => {
     const patch =
       '*** Begin Patch\n*** Update File: src/w.ts\n@@\n-export const w = 1;\n+export const w = 2;\n*** End Patch';

@@ -5,8 +5,8 @@
  * its edits; a file read only in parts goes back as the parts it read last; a file the kept turn
  * shows, or whose text the history does not hold, is skipped.
  */
-import { escapeReservedTags } from '../_internal/text.js';
-import type { Message } from '../model/messages.js';
+import { blockText, escapeReservedTags } from '../_internal/text.js';
+import { contentBlocks, type Message } from '../model/messages.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { type CurrentFile, currentFiles } from './hard-current-files.js';
 import type { FilePart } from './hard-file-parts.js';
@@ -27,15 +27,28 @@ export interface FileBack {
   block: string;
 }
 
-/** The files that go back after the summary, within `settings`: each path and `<file>` block. */
+/**
+ * Lines of at least this many characters say which code they are; shorter ones (`}`, `return nil`)
+ * are in any file, and do not count when telling whether a file's text is shown elsewhere.
+ */
+const TELLING_LINE_CHARS = 20;
+/** A file whose telling lines the output after the head mostly holds already does not go back. */
+const SHOWN_SHARE = 0.8;
+
+/**
+ * The files that go back after the summary, within `settings`: each path and `<file>` block.
+ * `after`: what the output sends after its head (the latest request, the kept turn); a file it
+ * reads, or whose text it holds (a plan pasted into the request), does not go back.
+ */
 export function filesBack(
   history: readonly Message[],
-  keptTurn: readonly Message[],
+  after: readonly Message[],
   settings: FilesBackSettings,
   counter: TokenCounter,
 ): FileBack[] {
   if (settings.maxFiles <= 0 || settings.maxTokens <= 0) return [];
-  const shown = new Set(currentFiles(keptTurn).flatMap((file) => (known(file) ? [file.path] : [])));
+  const shown = new Set(currentFiles(after).flatMap((file) => (known(file) ? [file.path] : [])));
+  const shownText = after.flatMap((message) => contentBlocks(message).map(blockText)).join('\n');
   const candidates = currentFiles(history)
     .filter((file) => known(file) && !shown.has(file.path))
     .reverse();
@@ -46,11 +59,24 @@ export function filesBack(
   for (const file of ordered) {
     if (files.length >= settings.maxFiles) break;
     const block = fileBlock(file, { maxTokens: left, focus }, counter);
-    if (block === undefined) continue;
+    if (block === undefined || mostlyShown(block, shownText)) continue;
     left -= counter.countText(block);
     files.push({ path: file.path, block });
   }
   return files;
+}
+
+/** True when `text` holds most of the block's telling lines (and it has a few). */
+function mostlyShown(block: string, text: string): boolean {
+  if (text === '') return false;
+  const telling = block
+    .split('\n')
+    .slice(1, -1)
+    .map((line) => line.trim())
+    .filter((line) => line.length >= TELLING_LINE_CHARS);
+  if (telling.length < 3) return false;
+  const held = telling.filter((line) => text.includes(line)).length;
+  return held >= telling.length * SHOWN_SHARE;
 }
 
 /** True when the history holds the file's text, whole or in parts. */

@@ -227,7 +227,7 @@ function assembleHard(
   const bridge = needsBridge(split);
   let text = headText({ archiveId, summaryText, workingSet }, ledger, context);
   let output = hardOutput(split, text, bridge);
-  const files = chooseFilesBack(output, messages, split, context);
+  const files = chooseFilesBack(output, messages, context);
   if (files.length > 0 && context.workingSet) {
     // The files going back hold some of what the working set showed: it shows the rest instead.
     const beside = context.workingSet(new Map(files.map((file) => [file.path, file.block])))?.text;
@@ -300,13 +300,13 @@ function hardOutput(split: HardSplit, text: string, bridge: boolean): Message[] 
 function chooseFilesBack(
   output: readonly Message[],
   messages: readonly Message[],
-  split: HardSplit,
   context: HardContext,
 ): FileBack[] {
   const { maxFiles, maxTokens } = context.settings.filesBack;
   const left = context.maxTokens - context.countTokens(output);
   const room = Math.min(maxTokens, Math.floor(left * FILES_BACK_ROOM_SHARE));
-  return filesBack(messages, split.tail, { maxFiles, maxTokens: room }, context.counter);
+  // After the head: the acknowledgement, the latest request (or the bridge), the kept turn.
+  return filesBack(messages, output.slice(1), { maxFiles, maxTokens: room }, context.counter);
 }
 
 /** The output with the files' blocks after the head's text. */
