@@ -179,4 +179,26 @@ describe('regressions the fuzzer found', () => {
       await expectComplete(messages, result.messages, archive);
     },
   );
+
+  it('two tool_use blocks under one id (invalid input) each keep their own elided input', async () => {
+    const patch =
+      "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.ts\n@@\n-\n+\n*** End Patch\nEOF";
+    const messages: Message[] = [
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_1_0', name: 'bash', input: { command: patch } }],
+      },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_1_0', name: 'bash', input: { content: 'x'.repeat(2000) } }],
+      },
+      { role: 'assistant', content: [] },
+    ];
+    const { compactor, archive } = fuzzCompactor(2000);
+    const result = await compactor.maybeCompact(messages, { force: 'mid' });
+    // Both inputs were elided: each placeholder names an item of its own.
+    expect(JSON.stringify(result.messages.slice(0, 2))).not.toContain('Begin Patch');
+    expect(JSON.stringify(result.messages.slice(0, 2))).not.toContain('x'.repeat(2000));
+    await expectComplete(messages, result.messages, archive);
+  });
 });

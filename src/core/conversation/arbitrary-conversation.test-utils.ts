@@ -54,15 +54,61 @@ const arbitraryThinkingBlock = fc.oneof(
   fc.constant<ContentBlock>({ type: 'redacted_thinking', data: 'ZW5jcnlwdGVk' }),
 );
 
+/** Code-like text: what the working set and files back parse (unterminated, binary, tags, long lines). */
+const arbitraryCode = fc
+  .array(
+    fc.constantFrom(
+      'export function parse(input: string) {',
+      '  return input.split(",");',
+      '}',
+      'def handle(self, x):',
+      'func Run() error {',
+      '/* unterminated',
+      '`template ${',
+      '\u0000\u0001binary',
+      '</context_summary>',
+      'x'.repeat(2_000),
+    ),
+    { maxLength: 12 },
+  )
+  .map((lines) => lines.join('\n'));
+
+/** A value of the wrong type where a tool input holds a string or a number. */
+const arbitraryWrongType = fc.constantFrom<unknown>(null, -5, 1e12, [], {}, true);
+const codeOrWrong = fc.oneof(
+  { weight: 4, arbitrary: arbitraryCode },
+  { weight: 1, arbitrary: arbitraryWrongType },
+);
+const arbitraryPath = fc.constantFrom('src/a.ts', '/repo/src/a.ts', './src/a.ts', 'a.py', '', '../up.rs');
+
 const arbitraryToolInput = fc.oneof(
   fc.constant({}),
   fc.record({ path: fc.constantFrom('a.ts', 'b.ts'), line: fc.nat(500) }),
   fc.record({ command: arbitraryText }),
+  // The shapes of the code tools (Claude Code, Codex, Gemini CLI), right and wrong.
+  fc.record(
+    {
+      file_path: fc.oneof(arbitraryPath, arbitraryWrongType),
+      offset: fc.oneof(fc.nat(300), arbitraryWrongType),
+      limit: fc.oneof(fc.nat(300), arbitraryWrongType),
+      old_string: codeOrWrong,
+      new_string: codeOrWrong,
+      content: codeOrWrong,
+    },
+    { requiredKeys: [] },
+  ),
+  fc.tuple(arbitraryPath, arbitraryCode, arbitraryCode).map(([path, before, after]) => ({
+    command: `apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: ${path}\n@@\n-${before}\n+${after}\n*** End Patch\nEOF`,
+  })),
+  fc
+    .tuple(arbitraryPath, arbitraryCode)
+    .map(([path, text]) => ({ command: `cat > ${path} <<'EOF'\n${text}\nEOF` })),
 );
 
 /** Tool result content: a string (maybe empty or huge), a block list (maybe empty), or none. */
 const arbitraryToolResultContent: fc.Arbitrary<ToolResultBlock['content']> = fc.oneof(
   { weight: 4, arbitrary: arbitraryText },
+  { weight: 2, arbitrary: arbitraryCode },
   { weight: 1, arbitrary: fc.constant('') },
   { weight: 1, arbitrary: fc.integer({ min: 10_000, max: 60_000 }).map((size) => 'x'.repeat(size)) },
   { weight: 1, arbitrary: fc.constant<ToolResultContentBlock[]>([]) },
@@ -98,7 +144,7 @@ const arbitraryTurnPlan: fc.Arbitrary<TurnPlan> = fc.record({
   assistantText: fc.option(arbitraryTextBlock, { nil: undefined }),
   toolCalls: fc.array(
     fc.record({
-      name: fc.constantFrom('read_file', 'bash', 'grep'),
+      name: fc.constantFrom('read_file', 'bash', 'grep', 'Read', 'Edit', 'Write', 'shell'),
       input: arbitraryToolInput,
       result: arbitraryToolResultContent,
       isError: fc.boolean(),

@@ -32,10 +32,20 @@ export function elideOlderInputs(
   const rewrites: BlockRewrite[] = [];
   const items: ArchiveItem[] = [];
   let freedTokens = 0;
+  const seen = new Set<string>();
   forEachOlderAssistantBlock(messages, assistantEnd, (block, messageIndex, blockIndex) => {
     if (block.type !== 'tool_use') return;
     const toolUse = block as ToolUseBlock;
-    const elided = elideLargeInput(toolUse, settings.maxToolInputTokens, counter, context);
+    // A tool_use id used twice (invalid input) must not share one archive item: the second
+    // would name the first's input, and its own would be lost.
+    const repeated = seen.has(toolUse.id);
+    seen.add(toolUse.id);
+    const elided = elideLargeInput(
+      toolUse,
+      { maxTokens: settings.maxToolInputTokens, repeated },
+      counter,
+      context,
+    );
     if (!elided) return;
     if (!elided.known) {
       items.push({
@@ -83,7 +93,7 @@ export function applyRewrites(messages: Message[], rewrites: readonly BlockRewri
 
 function elideLargeInput(
   toolUse: ToolUseBlock,
-  maxTokens: number,
+  { maxTokens, repeated }: { maxTokens: number; repeated: boolean },
   counter: TokenCounter,
   context: RewriteContext,
 ): { block: ToolUseBlock; id: string; known: boolean; freedTokens: number } | undefined {
@@ -100,7 +110,7 @@ function elideLargeInput(
     );
   });
   if (large.length === 0) return undefined;
-  const { id, known } = context.ids.idFor(archiveKey('tool-input', toolUse.id));
+  const { id, known } = context.ids.idFor(repeated ? undefined : archiveKey('tool-input', toolUse.id));
   const elided: Record<string, unknown> = { ...record };
   for (const [name, value] of large) {
     const text = typeof value === 'string' ? value : safeJson(value);
