@@ -258,7 +258,7 @@ async function microStep(turn: Turn, cacheAware: boolean): Promise<AppliedStep |
   const started = Date.now();
   const plan = await planAfterSplit(split, (rest) => planMicro(rest, runtime.index, settings, context, room));
   if (!plan) return undefined;
-  const replaced = [...plan.superseded, ...plan.masked];
+  const { replaced } = plan;
   return { layer: 'micro', plan, durationMs: Date.now() - started, replaced };
 }
 

@@ -1,4 +1,6 @@
 import type { ArchiveItem } from '../archive/archive-store.js';
+import type { ContentBlock } from '../model/messages.js';
+import { safeJson } from './text.js';
 
 /**
  * Hands out short archive ids (`r1`, `r2`, …) and gives the same id again for the same original,
@@ -6,7 +8,14 @@ import type { ArchiveItem } from '../archive/archive-store.js';
  */
 export class ArchiveIds {
   private next = 1;
+  /** The latest id each key was given. */
   private readonly byKey = new Map<string, string>();
+  /** The key each id was given for (a key names more than one original when ids repeat). */
+  private readonly keyOfId = new Map<string, string>();
+  /** What each id's original held ({@link originalPrint}), where known. */
+  private readonly prints = new Map<string, string>();
+  /** Keys given to more than one original: their latest id is no pointer to any one of them. */
+  private readonly shared = new Set<string>();
   private readonly stored = new Set<string>();
 
   /** Continues numbering after the items a store already holds (a resumed session). */
@@ -15,7 +24,8 @@ export class ArchiveIds {
       const number = Number(item.id.slice(1));
       if (Number.isInteger(number) && number >= this.next) this.next = number + 1;
       const key = keyOf(item);
-      if (key !== undefined) this.byKey.set(key, item.id);
+      if (key !== undefined) this.remember(key, item.id);
+      if (item.block !== undefined) this.prints.set(item.id, originalPrint(item.block));
       this.stored.add(item.id);
     }
   }
@@ -23,18 +33,27 @@ export class ArchiveIds {
   /**
    * The id for an original identified by `key`, and whether an item with that id is already
    * stored. A plan that is dropped keeps its ids but stores nothing, so `known` stays false.
+   * `print` ({@link originalPrint}) tells two originals under one key apart: a client that reuses
+   * a tool call id (`call_0` on every turn) gets a new id for each result, never another's.
    */
-  idFor(key: string | undefined): { id: string; known: boolean } {
+  idFor(key: string | undefined, print?: string): { id: string; known: boolean } {
     const existing = key === undefined ? undefined : this.byKey.get(key);
-    if (existing !== undefined) return { id: existing, known: this.stored.has(existing) };
+    const earlier = existing === undefined ? undefined : this.prints.get(existing);
+    if (existing !== undefined && (print === undefined || earlier === undefined || earlier === print))
+      return { id: existing, known: this.stored.has(existing) };
     const id = `r${this.next++}`;
-    if (key !== undefined) this.byKey.set(key, id);
+    if (key !== undefined) this.remember(key, id);
+    if (print !== undefined) this.prints.set(id, print);
     return { id, known: false };
   }
 
-  /** The id of a stored original, without handing one out (undefined when none is stored). */
+  /**
+   * The id of a stored original, without handing one out (undefined when none is stored, or when
+   * the key named several originals: a pointer to the latest could name another call's result).
+   */
   storedId(key: string | undefined): string | undefined {
-    const id = key === undefined ? undefined : this.byKey.get(key);
+    if (key === undefined || this.shared.has(key)) return undefined;
+    const id = this.byKey.get(key);
     return id !== undefined && this.stored.has(id) ? id : undefined;
   }
 
@@ -44,11 +63,11 @@ export class ArchiveIds {
   }
 
   /**
-   * True when `id` is the id this session gave the original `key` names: a placeholder naming it
+   * True when `id` is an id this session gave an original `key` names: a placeholder naming it
    * stands in for that original. Text that only looks like a placeholder names some other id.
    */
   issued(key: string | undefined, id: string): boolean {
-    return key !== undefined && this.byKey.get(key) === id && this.stored.has(id);
+    return key !== undefined && this.keyOfId.get(id) === key && this.stored.has(id);
   }
 
   /** The ids handed out, as plain JSON (what the archive alone cannot tell: ids of dropped plans). */
@@ -59,8 +78,20 @@ export class ArchiveIds {
   /** Continues from {@link ArchiveIds.toState}, after {@link ArchiveIds.restore} read the archive. */
   restoreState(state: { next: number; keys: Record<string, string> }): void {
     this.next = Math.max(this.next, state.next);
-    for (const [key, id] of Object.entries(state.keys)) this.byKey.set(key, id);
+    for (const [key, id] of Object.entries(state.keys)) this.remember(key, id);
   }
+
+  private remember(key: string, id: string): void {
+    const latest = this.byKey.get(key);
+    if (latest !== undefined && latest !== id) this.shared.add(key);
+    this.byKey.set(key, id);
+    this.keyOfId.set(id, key);
+  }
+}
+
+/** What an archived block held, short: two results under one tool call id differ in it. */
+export function originalPrint(block: ContentBlock): string {
+  return hashText(safeJson(block));
 }
 
 /** The identity of an archived original, used to give it the same id every time. */

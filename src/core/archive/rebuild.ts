@@ -13,7 +13,11 @@ const summaryHeadWithoutId = '<context_summary>';
  */
 interface ItemIndex {
   byId: Map<string, ArchiveItem>;
-  byCall: Map<string, ArchiveItem>;
+  /**
+   * Items of a tool call id, oldest first, each taken once in the order the placeholders come: a
+   * client that reuses a call id has one item per result under it.
+   */
+  byCall: Map<string, ArchiveItem[]>;
   bySummary: Map<string, ArchiveItem>;
   byPlaceholder: Map<string, ArchiveItem>;
 }
@@ -29,7 +33,7 @@ function indexItems(items: readonly ArchiveItem[]): ItemIndex {
     index.byId.set(item.id, item);
     if ((item.kind === 'tool-result' || item.kind === 'tool-input') && item.toolUseId !== undefined) {
       const key = `${item.kind}:${item.toolUseId}`;
-      if (!index.byCall.has(key)) index.byCall.set(key, item);
+      index.byCall.set(key, [...(index.byCall.get(key) ?? []), item]);
     }
     const summary = item.placeholder === undefined ? undefined : summaryBlock(item.placeholder);
     if (item.kind === 'messages' && summary?.startsWith(summaryHeadWithoutId))
@@ -139,9 +143,14 @@ function archivedOriginal(block: ContentBlock, items: ItemIndex): ContentBlock |
   return undefined;
 }
 
-/** The item a placeholder names by id, or, for one without an id, the item archived for `call`. */
+/**
+ * The item a placeholder names by id, or, for one without an id, the next item archived for
+ * `call` (the last one again once all are taken).
+ */
 function itemNamedBy(text: string, items: ItemIndex, call?: string): ArchiveItem | undefined {
   const id = archiveIdInPlaceholder(text);
   if (id !== undefined) return items.byId.get(id);
-  return call !== undefined && isPlaceholderText(text) ? items.byCall.get(call) : undefined;
+  if (call === undefined || !isPlaceholderText(text)) return undefined;
+  const queue = items.byCall.get(call);
+  return queue && queue.length > 1 ? queue.shift() : queue?.[0];
 }

@@ -2,7 +2,7 @@
  * Large `tool_use` inputs with their large fields elided (the originals archived), and the block
  * rewrites mid and hard apply: mid on the older turns, hard on the turn it keeps.
  */
-import { archiveKey } from '../_internal/archive-ids.js';
+import { archiveKey, originalPrint } from '../_internal/archive-ids.js';
 import { elidedInputText } from '../_internal/placeholder.js';
 import { safeJson } from '../_internal/text.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
@@ -110,7 +110,10 @@ function elideLargeInput(
     );
   });
   if (large.length === 0) return undefined;
-  const { id, known } = context.ids.idFor(repeated ? undefined : archiveKey('tool-input', toolUse.id));
+  const { id, known } = context.ids.idFor(
+    repeated ? undefined : archiveKey('tool-input', toolUse.id),
+    originalPrint(toolUse),
+  );
   const elided: Record<string, unknown> = { ...record };
   for (const [name, value] of large) {
     const text = typeof value === 'string' ? value : safeJson(value);

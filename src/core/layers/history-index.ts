@@ -17,6 +17,19 @@ export interface PendingResult {
   tokens: number;
   /** Set when the result is a read of one file's text. */
   fileRead?: true;
+  /** The call it answers (the latest under its id when it came in; a client may reuse ids). */
+  toolUse?: ToolUseBlock;
+}
+
+/** Where a tool result is (`message:block`): what names one result when tool call ids repeat. */
+export function resultPosition({
+  messageIndex,
+  blockIndex,
+}: {
+  messageIndex: number;
+  blockIndex: number;
+}): string {
+  return `${messageIndex}:${blockIndex}`;
 }
 
 /** A whole tool result a later copy made stale, and the call holding that newer copy. */
@@ -118,15 +131,18 @@ export class HistoryIndex {
 
   /** Whole results a later copy made stale and that are not replaced yet, oldest first. */
   staleResults(): StaleResult[] {
-    return this.stale.filter((entry) => !this.replaced.has(entry.toolUseId));
+    return this.stale.filter((entry) => !this.replaced.has(resultPosition(entry)));
   }
 
-  /** Marks results replaced (masked, or pointed at their newer copy): no longer whole. */
-  markReplaced(toolUseIds: readonly string[]): void {
-    if (toolUseIds.length === 0) return;
-    for (const id of toolUseIds) this.replaced.add(id);
-    this.pending = this.pending.filter((entry) => !this.replaced.has(entry.toolUseId));
-    this.stale = this.stale.filter((entry) => !this.replaced.has(entry.toolUseId));
+  /**
+   * Marks results replaced (masked, or pointed at their newer copy), by {@link resultPosition}: no
+   * longer whole. By position, not id: a client that reuses a tool call id has other results under it.
+   */
+  markReplaced(positions: readonly string[]): void {
+    if (positions.length === 0) return;
+    for (const position of positions) this.replaced.add(position);
+    this.pending = this.pending.filter((entry) => !this.replaced.has(resultPosition(entry)));
+    this.stale = this.stale.filter((entry) => !this.replaced.has(resultPosition(entry)));
   }
 
   /** Replaces the snapshot after the compactor rewrote messages in place (same length, same order). */
@@ -234,6 +250,7 @@ export class HistoryIndex {
             toolUseId: result.tool_use_id,
             tokens,
             ...(fileRead ? { fileRead: true } : {}),
+            ...(toolUse ? { toolUse } : {}),
           };
     this.recordCopy(toolUse && supersedeKey(fact, result, toolUse), result.tool_use_id, entry);
     if (entry) this.pending.push(entry);

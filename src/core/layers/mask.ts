@@ -1,5 +1,5 @@
 import type { ArchiveIds } from '../_internal/archive-ids.js';
-import { archiveKey } from '../_internal/archive-ids.js';
+import { archiveKey, originalPrint } from '../_internal/archive-ids.js';
 import {
   archiveIdInPlaceholder,
   isPlaceholderText,
@@ -31,6 +31,11 @@ export interface MaskTarget {
   tokens: number;
   /** Set when a later copy made the result stale: the call holding that copy. */
   newerToolUseId?: string;
+  /**
+   * The call the result answers, when the finder paired it by position: a client that reuses a
+   * tool call id has several calls under it, and the placeholder must name this one.
+   */
+  toolUse?: ToolUseBlock;
 }
 
 /** Context every layer's rewrite needs: ids, the session, and how to find a tool call. */
@@ -113,17 +118,26 @@ export function collectMaskTargets(
   { end = messages.length, endBlock = 0 }: { end?: number; endBlock?: number } = {},
 ): MaskTarget[] {
   const targets: MaskTarget[] = [];
+  // The latest call under each id so far: the one a result answers, whatever later calls reuse it.
+  const calls = new Map<string, ToolUseBlock>();
   for (let messageIndex = 0; messageIndex <= end && messageIndex < messages.length; messageIndex++) {
     const content = messages[messageIndex]!.content;
     if (typeof content === 'string') continue;
     const blocks = messageIndex === end ? content.slice(0, endBlock) : content;
     blocks.forEach((block, blockIndex) => {
+      if (block.type === 'tool_use') calls.set(String(block.id), block as ToolUseBlock);
       if (block.type !== 'tool_result') return;
       const result = block as ToolResultBlock;
-      const name = context.toolUse(result.tool_use_id)?.name;
-      const tokens = maskableTokens(result, name, counter, rule, context.ids);
+      const toolUse = calls.get(result.tool_use_id) ?? context.toolUse(result.tool_use_id);
+      const tokens = maskableTokens(result, toolUse?.name, counter, rule, context.ids);
       if (tokens !== undefined)
-        targets.push({ messageIndex, blockIndex, toolUseId: result.tool_use_id, tokens });
+        targets.push({
+          messageIndex,
+          blockIndex,
+          toolUseId: result.tool_use_id,
+          tokens,
+          ...(toolUse ? { toolUse } : {}),
+        });
     });
   }
   return targets;
@@ -150,14 +164,15 @@ export function maskToolResults(
       const block = content[target.blockIndex];
       if (block?.type !== 'tool_result') continue;
       const result = block as ToolResultBlock;
-      const toolUse = context.toolUse(result.tool_use_id);
+      const toolUse = target.toolUse ?? context.toolUse(result.tool_use_id);
       // A tool_use_id answered twice (invalid input) must not share one archive item.
       const repeated = seen.has(result.tool_use_id);
       seen.add(result.tool_use_id);
       const { id, known } = context.ids.idFor(
         repeated ? undefined : archiveKey('tool-result', result.tool_use_id),
+        resultPrint(result),
       );
-      if (!known) items.push(toolResultItem(result, id, context));
+      if (!known) items.push(toolResultItem(result, id, context, toolUse));
       const named = namedId(context, id);
       const placeholder: ToolResultBlock = {
         type: 'tool_result',
@@ -181,9 +196,21 @@ export function maskToolResults(
   return { messages: output, items };
 }
 
+/**
+ * What tells this result from another under the same tool call id (a client reusing ids); none
+ * for one this session cut to its head and tail, which keeps the id of the original it was cut from.
+ */
+export function resultPrint(result: ToolResultBlock): string | undefined {
+  return toolResultText(result).includes(shortenedMark) ? undefined : originalPrint(result);
+}
+
 /** The archive item holding a tool result whole, under `id`. */
-export function toolResultItem(result: ToolResultBlock, id: string, context: RewriteContext): ArchiveItem {
-  const toolUse = context.toolUse(result.tool_use_id);
+export function toolResultItem(
+  result: ToolResultBlock,
+  id: string,
+  context: RewriteContext,
+  toolUse = context.toolUse(result.tool_use_id),
+): ArchiveItem {
   return {
     id,
     sessionId: context.sessionId,

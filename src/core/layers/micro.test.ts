@@ -87,7 +87,7 @@ describe('planMicro: the files the agent just read', () => {
     const context = contextFor(messages);
     const keepReads = settings({ turns: 5, maxTokens: 10_000 });
     const plan = planMicro(messages, context.index, keepReads, context);
-    context.index.markReplaced([...(plan?.superseded ?? []), ...(plan?.masked ?? [])]);
+    context.index.markReplaced(plan?.replaced ?? []);
     context.index.adopt(plan?.messages ?? []);
     const pending = context.index.pendingBefore(Number.POSITIVE_INFINITY).map((entry) => entry.toolUseId);
     expect(pending).toEqual(['r', 'c3', 'c4']);

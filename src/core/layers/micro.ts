@@ -1,6 +1,6 @@
 import { placeholderTokens } from '../_internal/placeholder.js';
 import type { Message } from '../model/messages.js';
-import type { HistoryIndex } from './history-index.js';
+import { type HistoryIndex, resultPosition } from './history-index.js';
 import { type LayerPlan, type MaskTarget, maskToolResults, type RewriteContext } from './mask.js';
 
 /** Resolved options of the micro layer. */
@@ -19,10 +19,15 @@ export interface MicroSettings {
 
 /** What micro would change, and which tool results it replaces. */
 export interface MicroPlan extends LayerPlan {
-  /** Tool results the plan masks by age. */
+  /** Tool results the plan masks by age (their tool call ids). */
   masked: string[];
-  /** Tool results the plan replaced because a later copy made them stale. */
+  /** Tool results the plan replaced because a later copy made them stale (their tool call ids). */
   superseded: string[];
+  /**
+   * Every result the plan replaced, by position (`resultPosition`): what the index marks, since a
+   * client that reuses a tool call id has other results under it.
+   */
+  replaced: string[];
 }
 
 /**
@@ -43,20 +48,25 @@ export function planMicro(
   const pending = index.pendingBefore(index.keepBoundary(settings.keepTurns));
   // Supersede before masking by age: a stale copy points at the newer one, whatever its age.
   const stale = settings.supersede ? index.staleResults() : [];
-  const staleIds = new Set(stale.map((entry) => entry.toolUseId));
-  const old = pending.filter((entry) => !staleIds.has(entry.toolUseId));
+  const staleAt = new Set(stale.map(resultPosition));
+  const old = pending.filter((entry) => !staleAt.has(resultPosition(entry)));
   const freedByAll = freed([...stale, ...old]);
   // Keeping reads only frees less: most calls end here, before looking for them.
   if (settings.cacheAware && freedByAll < settings.clearAtLeast) return undefined;
-  const kept = recentReads(index, staleIds, settings, room + freedByAll);
-  const aged = old.filter((entry) => !kept.has(entry.toolUseId));
+  const kept = recentReads(index, staleAt, settings, room + freedByAll);
+  const aged = old.filter((entry) => !kept.has(resultPosition(entry)));
   const targets: MaskTarget[] = [...stale, ...aged];
   if (targets.length === 0) return undefined;
   const freedTokens = freed(targets);
   if (settings.cacheAware && freedTokens < settings.clearAtLeast) return undefined;
   const plan = maskToolResults(messages, targets, context);
-  const masked = aged.map((entry) => entry.toolUseId);
-  return { ...plan, freedTokens, masked, superseded: [...staleIds] };
+  return {
+    ...plan,
+    freedTokens,
+    masked: aged.map((entry) => entry.toolUseId),
+    superseded: stale.map((entry) => entry.toolUseId),
+    replaced: targets.map(resultPosition),
+  };
 }
 
 function freed(targets: readonly MaskTarget[]): number {
@@ -70,7 +80,7 @@ function freed(targets: readonly MaskTarget[]): number {
  */
 function recentReads(
   index: HistoryIndex,
-  staleIds: ReadonlySet<string>,
+  staleAt: ReadonlySet<string>,
   { keepReads, keepTurns }: MicroSettings,
   room: number,
 ): Set<string> {
@@ -81,12 +91,13 @@ function recentReads(
   let left = room;
   for (const entry of index.pendingSince(index.keepBoundary(keepReads.turns))) {
     if (entry.fileRead !== true || entry.tokens > budget) continue;
-    if (staleIds.has(entry.toolUseId)) continue;
+    const position = resultPosition(entry);
+    if (staleAt.has(position)) continue;
     budget -= entry.tokens;
     if (entry.messageIndex >= masking) continue;
     if (entry.tokens > left) continue;
     left -= entry.tokens;
-    kept.add(entry.toolUseId);
+    kept.add(position);
   }
   return kept;
 }

@@ -10,7 +10,7 @@ import { formatCount, toolResultText } from '../_internal/text.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
 import type { ContentBlock, Message, ToolResultBlock } from '../model/messages.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
-import { type MaskTarget, namedId, type RewriteContext, toolResultItem } from './mask.js';
+import { type MaskTarget, namedId, type RewriteContext, resultPrint, toolResultItem } from './mask.js';
 
 /** The share of the kept size that goes to the head; the tail gets the rest. */
 const HEAD_SHARE = 0.6;
@@ -35,7 +35,10 @@ export function shortenToolResults(
     const result = message.content[target.blockIndex] as ToolResultBlock | undefined;
     if (result?.type !== 'tool_result' || hasImages(result)) continue;
     const text = toolResultText(result);
-    const { id, known } = context.ids.idFor(archiveKey('tool-result', result.tool_use_id));
+    const { id, known } = context.ids.idFor(
+      archiveKey('tool-result', result.tool_use_id),
+      resultPrint(result),
+    );
     const short = headAndTail(text, keepTokens, counter);
     if (short === undefined) continue;
     const shortened = `${short}${shortenedNote(namedId(context, id), target.tokens)}`;
