@@ -112,7 +112,7 @@ function elideLargeInput(
   if (large.length === 0) return undefined;
   const { id, known } = context.ids.idFor(
     repeated ? undefined : archiveKey('tool-input', toolUse.id),
-    originalPrint(toolUse),
+    context.reused?.(toolUse.id) ? originalPrint(toolUse) : undefined,
   );
   const elided: Record<string, unknown> = { ...record };
   for (const [name, value] of large) {

@@ -44,6 +44,11 @@ export interface RewriteContext {
   sessionId: string;
   now: number;
   toolUse(id: string): ToolUseBlock | undefined;
+  /**
+   * True when the history holds more than one call under `id` (a client that reuses ids): only
+   * then do archive ids tell originals apart by what they hold (`originalPrint`, a hash of each).
+   */
+  reused?(id: string): boolean;
   /** Whether the text the layers write names archive ids (the model has a recall tool). */
   recall: boolean;
   /** The outline the working set already parsed for a file's text, when it has it. */
@@ -170,7 +175,7 @@ export function maskToolResults(
       seen.add(result.tool_use_id);
       const { id, known } = context.ids.idFor(
         repeated ? undefined : archiveKey('tool-result', result.tool_use_id),
-        resultPrint(result),
+        resultPrint(result, context),
       );
       if (!known) items.push(toolResultItem(result, id, context, toolUse));
       const named = namedId(context, id);
@@ -197,10 +202,15 @@ export function maskToolResults(
 }
 
 /**
- * What tells this result from another under the same tool call id (a client reusing ids); none
- * for one this session cut to its head and tail, which keeps the id of the original it was cut from.
+ * What tells this result from another under the same tool call id, when the client reuses it;
+ * none for one this session cut to its head and tail, which keeps the id of the original it was
+ * cut from.
  */
-export function resultPrint(result: ToolResultBlock): string | undefined {
+export function resultPrint(
+  result: ToolResultBlock,
+  context: Pick<RewriteContext, 'reused'>,
+): string | undefined {
+  if (context.reused?.(result.tool_use_id) !== true) return undefined;
   return toolResultText(result).includes(shortenedMark) ? undefined : originalPrint(result);
 }
 
