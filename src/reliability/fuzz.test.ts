@@ -27,6 +27,7 @@ import type { Message } from '../core/model/messages.js';
 const seed = Number(process.env.FUZZ_SEED ?? 20261130);
 const validRuns = Number(process.env.FUZZ_RUNS ?? 10_000);
 const invalidRuns = Math.max(1, Math.floor(validRuns / 5));
+const sessionRuns = Math.max(1, Math.floor(validRuns / 10));
 const system = 'You are a coding agent.';
 
 /** Small thresholds and no backoff, so every layer runs on small generated histories, fast. */
@@ -131,6 +132,43 @@ describe(`fuzzing (seed ${seed})`, () => {
     );
     console.info(`fuzz: ${invalidRuns} rule-breaking conversations, ${errors} refused with a CompactError`);
   });
+});
+
+/** The prefixes of a conversation that end in a user message: the requests of a session. */
+function requestEnds(messages: readonly Message[]): number[] {
+  return messages.flatMap((message, index) => (message.role === 'user' && index > 0 ? [index + 1] : []));
+}
+
+describe(`fuzzing sessions (seed ${seed})`, () => {
+  // A session sends one request per turn: through the proxy the client resends its own whole
+  // history; a library caller carries the compactor's output forward and appends the new turn.
+  it.each(['resends its own history', 'carries the output forward'] as const)(
+    `${sessionRuns} generated sessions whose client %s: every request valid and rebuildable`,
+    async (style) => {
+      await fc.assert(
+        fc.asyncProperty(
+          arbitraryValidConversation(),
+          fc.constantFrom(400, 1500, 4000),
+          async (messages, hard) => {
+            const { compactor, archive } = fuzzCompactor(hard);
+            let previous: Message[] = [];
+            let sent = 0;
+            for (const end of requestEnds(messages)) {
+              const original = messages.slice(0, end);
+              const input =
+                style === 'resends its own history' ? original : [...previous, ...messages.slice(sent, end)];
+              const result = await compactor.maybeCompact(input, { system });
+              expectValid(result.messages);
+              await expectComplete(original, result.messages, archive);
+              previous = result.messages;
+              sent = end;
+            }
+          },
+        ),
+        { numRuns: sessionRuns, seed: seed + 2 },
+      );
+    },
+  );
 });
 
 describe('regressions the fuzzer found', () => {
