@@ -1,20 +1,22 @@
 /**
- * Fuzzing the proxy: generated conversations sent turn by turn through `startProxy` to the
+ * Fuzzing the proxy: generated conversations in each wire format sent turn by turn through `startProxy` to the
  * scripted server, as an agent resends its whole history each turn, at thresholds low enough that
  * most sessions compact (hard from 800 tokens). Every request the server accepts from the client
  * directly, it also accepts after the proxy's compaction, and the proxy never answers 5xx.
- * Replay with FUZZ_SEED=<seed> (and FUZZ_RUNS, the count of sessions ×10).
+ * Replay with FUZZ_SEED=<seed> (and FUZZ_RUNS, the count of sessions per format ×20).
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { arbitraryValidConversation } from '../core/conversation/arbitrary-conversation.test-utils.js';
+import { serializeConversation } from '../core/conversation/parse-conversation.js';
 import type { Message } from '../core/model/messages.js';
+import { WIRE_FORMATS, type WireFormat } from '../core/model/wire-format.js';
 import type { RunningProxy } from '../proxy/proxy-options.js';
 import { startProxy } from '../proxy/proxy-server.js';
 import { type ScriptedModelServer, startScriptedModelServer } from '../testing/index.js';
 
 const seed = Number(process.env.FUZZ_SEED ?? 20261206);
-const sessions = Math.max(1, Math.floor(Number(process.env.FUZZ_RUNS ?? 2_000) / 10));
+const sessions = Math.max(1, Math.floor(Number(process.env.FUZZ_RUNS ?? 2_000) / 20));
 
 const layers = new Map<string, number>();
 let server: ScriptedModelServer;
@@ -33,52 +35,83 @@ afterAll(async () => {
   await server.close();
 });
 
-/** Posts an Anthropic Messages request to `origin`: the status and the answer's text. */
-async function post(origin: string, messages: readonly Message[], session: string) {
-  const response = await fetch(`${origin}/v1/messages`, {
+/** Each format's route, headers and body around the serialized conversation. */
+const routes = {
+  anthropic: {
+    path: '/v1/messages',
+    headers: { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+    extra: { model: 'claude-test', max_tokens: 100 },
+  },
+  openai: {
+    path: '/v1/chat/completions',
+    headers: { authorization: 'Bearer k' },
+    extra: { model: 'gpt-test' },
+  },
+  responses: { path: '/v1/responses', headers: { authorization: 'Bearer k' }, extra: { model: 'gpt-test' } },
+  gemini: {
+    path: '/v1beta/models/gemini-test:generateContent',
+    headers: { 'x-goog-api-key': 'k' },
+    extra: {},
+  },
+} satisfies Record<WireFormat, unknown>;
+
+/** The request body of `messages` in `format`, or undefined when the format cannot hold them. */
+function bodyOf(format: WireFormat, messages: readonly Message[]): string | undefined {
+  try {
+    const conversation = { system: 'You are a coding agent.', messages: [...messages] };
+    const serialized = JSON.parse(serializeConversation(conversation, format)) as Record<string, unknown>;
+    return JSON.stringify({ ...routes[format].extra, ...serialized });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Posts `body` on the format's route at `origin`: the status. */
+async function post(origin: string, format: WireFormat, body: string, session: string): Promise<number> {
+  const { path, headers } = routes[format];
+  const response = await fetch(`${origin}${path}`, {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-api-key': 'k',
-      'anthropic-version': '2023-06-01',
-      'x-agent-compact-session': session,
-    },
-    body: JSON.stringify({
-      model: 'claude-test',
-      max_tokens: 100,
-      system: 'You are a coding agent.',
-      messages,
-    }),
+    headers: { 'content-type': 'application/json', 'x-agent-compact-session': session, ...headers },
+    body,
   });
-  return { status: response.status, text: await response.text() };
+  await response.arrayBuffer();
+  return response.status;
 }
 
 describe(`fuzzing the proxy (seed ${seed})`, () => {
-  it(`${sessions} generated sessions: what the provider takes from the client, it takes through the proxy`, async () => {
-    let session = 0;
-    let checked = 0;
-    await fc.assert(
-      fc.asyncProperty(arbitraryValidConversation(), async (messages) => {
-        session += 1;
-        for (let end = 1; end <= messages.length; end++) {
-          if (messages[end - 1]!.role !== 'user') continue;
-          const request = messages.slice(0, end);
-          const direct = await post(server.url, request, '');
-          const before = server.requests.length;
-          const proxied = await post(proxy.url, request, `s${session}`);
-          expect(proxied.status).toBeLessThan(500);
-          if (direct.status !== 200) continue;
-          const rejected = server.requests.slice(before).filter((sent) => sent.outcome === 'invalid-request');
-          if (rejected.length > 0) expect(JSON.stringify(rejected[0]!.body.messages)).toBe('accepted');
-          checked += 1;
-        }
-      }),
-      { numRuns: sessions, seed },
-    );
-    console.info(
-      `proxy fuzz: ${checked} requests checked; layers: ${[...layers].map(([layer, count]) => `${layer} ${count}`).join(', ')}`,
-    );
-    // The generator reached the layers that rewrite the request.
+  it.each(WIRE_FORMATS)(
+    `${sessions} generated sessions (%s): what the provider takes from the client, it takes through the proxy`,
+    async (format) => {
+      let session = 0;
+      let checked = 0;
+      await fc.assert(
+        fc.asyncProperty(arbitraryValidConversation(), async (messages) => {
+          session += 1;
+          for (let end = 1; end <= messages.length; end++) {
+            if (messages[end - 1]!.role !== 'user') continue;
+            const body = bodyOf(format, messages.slice(0, end));
+            if (body === undefined) continue;
+            const direct = await post(server.url, format, body, '');
+            const before = server.requests.length;
+            expect(await post(proxy.url, format, body, `${format}-${session}`)).toBeLessThan(500);
+            if (direct !== 200) continue;
+            const rejected = server.requests
+              .slice(before)
+              .filter((sent) => sent.outcome === 'invalid-request');
+            if (rejected.length > 0) expect(JSON.stringify(rejected[0]!.body)).toBe('accepted');
+            checked += 1;
+          }
+        }),
+        { numRuns: sessions, seed },
+      );
+      console.info(`proxy fuzz (${format}): ${checked} requests checked`);
+      // Enough of the generated requests are ones the provider takes for the check to mean something.
+      expect(checked).toBeGreaterThan(sessions / 4);
+    },
+  );
+
+  it('reached the layers that rewrite a request', () => {
+    console.info(`proxy fuzz layers: ${[...layers].map(([layer, count]) => `${layer} ${count}`).join(', ')}`);
     expect(layers.get('hard') ?? 0).toBeGreaterThan(0);
     expect(layers.get('mid') ?? 0).toBeGreaterThan(0);
   });
