@@ -12,21 +12,34 @@ export class ArchiveIds {
   private readonly byKey = new Map<string, string>();
   /** The key each id was given for (a key names more than one original when ids repeat). */
   private readonly keyOfId = new Map<string, string>();
-  /** What each id's original held ({@link originalPrint}), where known. */
-  private readonly prints = new Map<string, string>();
+  /** The ids whose original's print ({@link originalPrint}) was taken. */
+  private readonly printed = new Set<string>();
+  /** The id of each key and print, as `key` NUL `print`. */
+  private readonly byPrint = new Map<string, string>();
   /** Keys given to more than one original: their latest id is no pointer to any one of them. */
   private readonly shared = new Set<string>();
   private readonly stored = new Set<string>();
 
   /** Continues numbering after the items a store already holds (a resumed session). */
   restore(items: readonly ArchiveItem[]): void {
+    const byKey = new Map<string, ArchiveItem[]>();
     for (const item of items) {
       const number = Number(item.id.slice(1));
       if (Number.isInteger(number) && number >= this.next) this.next = number + 1;
       const key = keyOf(item);
-      if (key !== undefined) this.remember(key, item.id);
-      if (item.block !== undefined) this.prints.set(item.id, originalPrint(item.block));
+      if (key !== undefined) {
+        this.remember(key, item.id);
+        const group = byKey.get(key);
+        if (group) group.push(item);
+        else byKey.set(key, [item]);
+      }
       this.stored.add(item.id);
+    }
+    // Only originals that share a key (a reused tool call id) need telling apart by what they hold.
+    for (const [key, group] of byKey) {
+      if (group.length < 2) continue;
+      for (const item of group)
+        if (item.block !== undefined) this.remember(key, item.id, originalPrint(item.block));
     }
   }
 
@@ -37,14 +50,22 @@ export class ArchiveIds {
    * a tool call id (`call_0` on every turn) gets a new id for each result, never another's.
    */
   idFor(key: string | undefined, print?: string): { id: string; known: boolean } {
-    const existing = key === undefined ? undefined : this.byKey.get(key);
-    const earlier = existing === undefined ? undefined : this.prints.get(existing);
-    if (existing !== undefined && (print === undefined || earlier === undefined || earlier === print))
-      return { id: existing, known: this.stored.has(existing) };
+    const found = key === undefined ? undefined : this.idOf(key, print);
+    if (found !== undefined) return { id: found, known: this.stored.has(found) };
     const id = `r${this.next++}`;
-    if (key !== undefined) this.remember(key, id);
-    if (print !== undefined) this.prints.set(id, print);
+    if (key !== undefined) this.remember(key, id, print);
     return { id, known: false };
+  }
+
+  /**
+   * The id already given the original: by its print, else the key's latest id unless that one's
+   * print was taken (then it is another original's). Without a print, the key's latest id.
+   */
+  private idOf(key: string, print: string | undefined): string | undefined {
+    const same = print === undefined ? undefined : this.byPrint.get(`${key}\u0000${print}`);
+    if (same !== undefined) return same;
+    const latest = this.byKey.get(key);
+    return latest !== undefined && (print === undefined || !this.printed.has(latest)) ? latest : undefined;
   }
 
   /**
@@ -81,11 +102,14 @@ export class ArchiveIds {
     for (const [key, id] of Object.entries(state.keys)) this.remember(key, id);
   }
 
-  private remember(key: string, id: string): void {
+  private remember(key: string, id: string, print?: string): void {
     const latest = this.byKey.get(key);
     if (latest !== undefined && latest !== id) this.shared.add(key);
     this.byKey.set(key, id);
     this.keyOfId.set(id, key);
+    if (print === undefined) return;
+    this.printed.add(id);
+    this.byPrint.set(`${key}\u0000${print}`, id);
   }
 }
 
