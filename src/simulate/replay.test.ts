@@ -161,6 +161,8 @@ describe('replayTranscript with seed', () => {
     expect(turns.map((turn) => turn.prefixRewrite)).toEqual([false, false, false, false, true, true, true]);
     expect(summary.prefixRewrites).toBe(3);
     expect(summary.compactions).toEqual({ micro: 3, mid: 0, hard: 0 });
+    // The fifth of seven requests was the first a layer changed.
+    expect(summary.firstCompactionTurn).toBe(5);
     // In the last request the results of steps 0-2 are placeholders. Their commands stay visible in
     // the tool_use inputs, but step 1's exit code and error line are gone.
     expect(summary.compactedCalls).toBe(3);

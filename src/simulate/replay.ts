@@ -360,4 +360,5 @@ function addTurn(
   if (turn.prefixRewrite) summary.prefixRewrites++;
   if (turn.prefixRewrite && turn.layer === 'mid') summary.midRewrites++;
   if (turn.layer !== 'none') summary.compactions[turn.layer]++;
+  if (turn.layer !== 'none') summary.firstCompactionTurn ??= summary.turns;
 }

@@ -49,6 +49,11 @@ export interface StrategySummary {
   /** How often each layer changed something. */
   compactions: LayerCounts;
   /**
+   * The request (1-based) at which a layer first changed something, absent when none did: how
+   * close to the transcript's end its first cache rewrite came. Not summed over transcripts.
+   */
+  firstCompactionTurn?: number;
+  /**
    * Fraction (0–1) of the key facts of every tool call answered before the last request that are
    * visible in the last request (a call kept whole shows all its facts): one denominator for every
    * strategy.

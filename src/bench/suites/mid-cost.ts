@@ -24,6 +24,8 @@ const transcriptExtensions = ['.json', '.jsonl', '.traj'];
 /** The issue's targets: never dearer than sending everything, at most 10% over the cheapest peer. */
 const MAX_OF_NONE = 1;
 const MAX_OF_CHEAPEST_PEER = 1.1;
+/** A first compaction this close to a transcript's end is counted as late (see `lateShare`). */
+const LATE_TURNS = 5;
 /** Rows of the worst transcripts printed per configuration. */
 const WORST_ROWS = 8;
 
@@ -111,7 +113,10 @@ async function replayConfiguration(
 }
 
 function addTo(total: StrategySummary | undefined, summary: StrategySummary): StrategySummary {
-  if (!total) return { ...summary, compactions: { ...summary.compactions } };
+  if (!total) {
+    const { firstCompactionTurn: _first, ...first } = summary;
+    return { ...first, compactions: { ...summary.compactions } };
+  }
   total.turns += summary.turns;
   total.cost += summary.cost;
   total.midRewrites += summary.midRewrites;
@@ -208,12 +213,32 @@ function printMisses(misses: readonly Misses[]): void {
     console.log(`| ${label} | ${transcripts} | ${overNone.length} | ${overPeer.length} |`);
   for (const { label, overNone, overPeer } of misses) {
     const named = (rows: readonly FileRow[], ratio: (row: FileRow) => number) =>
-      rows.map((row) => `${row.file} ${ratio(row).toFixed(3)}×`).join(', ') || 'none';
+      rows.map((row) => `${row.file} ${ratio(row).toFixed(3)}× (${firstCompaction(row)})`).join(', ') ||
+      'none';
     console.log(`- ${label}, over none: ${named(overNone, (row) => row.ofNone)}`);
+    if (overNone.length > 0) console.log(`  ${lateShare(overNone)}`);
     console.log(
       `- ${label}, over ${MAX_OF_CHEAPEST_PEER}× the cheapest peer: ${named(overPeer, (row) => row.ofPeer)}`,
     );
   }
+}
+
+/** Where agent-compact first compacted in a transcript: `first compaction at turn 16 of 19`. */
+function firstCompaction({ agent }: FileRow): string {
+  const first = agent.firstCompactionTurn;
+  return first === undefined ? 'no compaction' : `first compaction at turn ${first} of ${agent.turns}`;
+}
+
+/**
+ * How many of `rows` first compacted within {@link LATE_TURNS} turns of their end: a compaction
+ * there cannot pay for its cache write before the transcript stops, whatever decides it.
+ */
+function lateShare(rows: readonly FileRow[]): string {
+  const late = rows.filter(
+    ({ agent }) =>
+      agent.firstCompactionTurn !== undefined && agent.turns - agent.firstCompactionTurn < LATE_TURNS,
+  );
+  return `${late.length} of these ${rows.length} first compacted in their last ${LATE_TURNS} turns.`;
 }
 
 /** Prints, per configuration, the worst transcripts and whether the targets are met; then the counts. */
