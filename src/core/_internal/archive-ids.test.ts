@@ -16,9 +16,9 @@ const key = archiveKey('tool-result', 'call_0');
 describe('ArchiveIds', () => {
   it('gives the same original the same id, and another original under the same key a new one', () => {
     const ids = new ArchiveIds();
-    const first = ids.idFor(key, originalPrint(result('one')));
-    expect(ids.idFor(key, originalPrint(result('one'))).id).toBe(first.id);
-    const second = ids.idFor(key, originalPrint(result('two')));
+    const first = ids.idFor(key, originalPrint(result('one'), true));
+    expect(ids.idFor(key, originalPrint(result('one'), true)).id).toBe(first.id);
+    const second = ids.idFor(key, originalPrint(result('two'), true));
     expect(second.id).not.toBe(first.id);
     ids.markStored([item(first.id, 'one'), item(second.id, 'two')]);
     // Both are this session's own ids for the key; no single one is "the" stored result of it.
@@ -37,8 +37,8 @@ describe('ArchiveIds', () => {
   it('after a restart, tells apart the originals an archive holds under one key', () => {
     const ids = new ArchiveIds();
     ids.restore([item('r1', 'one'), item('r2', 'two')]);
-    expect(ids.idFor(key, originalPrint(result('one'))).id).toBe('r1');
-    expect(ids.idFor(key, originalPrint(result('two'))).id).toBe('r2');
-    expect(ids.idFor(key, originalPrint(result('three')))).toEqual({ id: 'r3', known: false });
+    expect(ids.idFor(key, originalPrint(result('one'), true)).id).toBe('r1');
+    expect(ids.idFor(key, originalPrint(result('two'), true)).id).toBe('r2');
+    expect(ids.idFor(key, originalPrint(result('three'), true))).toEqual({ id: 'r3', known: false });
   });
 });

@@ -1,6 +1,6 @@
 import type { ArchiveItem } from '../archive/archive-store.js';
-import type { ContentBlock } from '../model/messages.js';
-import { safeJson } from './text.js';
+import type { ContentBlock, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
+import { safeJson, toolResultText } from './text.js';
 
 /**
  * Hands out short archive ids (`r1`, `r2`, …) and gives the same id again for the same original,
@@ -19,6 +19,21 @@ export class ArchiveIds {
   /** Keys given to more than one original: their latest id is no pointer to any one of them. */
   private readonly shared = new Set<string>();
   private readonly stored = new Set<string>();
+  private reuses = false;
+
+  /**
+   * True once the session was seen to reuse a tool call id (two calls under one id in a history,
+   * or two archived originals under one key): from then on each original is told apart by its
+   * print, so one under a reused id never takes another's archive id.
+   */
+  get reusesIds(): boolean {
+    return this.reuses;
+  }
+
+  /** Records that the session reuses tool call ids (see {@link ArchiveIds.reusesIds}). */
+  noteReusedIds(): void {
+    this.reuses = true;
+  }
 
   /** Continues numbering after the items a store already holds (a resumed session). */
   restore(items: readonly ArchiveItem[]): void {
@@ -35,11 +50,13 @@ export class ArchiveIds {
       }
       this.stored.add(item.id);
     }
-    // Only originals that share a key (a reused tool call id) need telling apart by what they hold.
+    // Originals that share a key (a reused tool call id) are told apart by a hash of what they
+    // hold; the others by their size, as they were printed when archived.
     for (const [key, group] of byKey) {
-      if (group.length < 2) continue;
+      const full = group.length > 1;
+      if (full) this.reuses = true;
       for (const item of group)
-        if (item.block !== undefined) this.remember(key, item.id, originalPrint(item.block));
+        if (item.block !== undefined) this.remember(key, item.id, originalPrint(item.block, full));
     }
   }
 
@@ -58,14 +75,16 @@ export class ArchiveIds {
   }
 
   /**
-   * The id already given the original: by its print, else the key's latest id unless that one's
-   * print was taken (then it is another original's). Without a print, the key's latest id.
+   * The id already given the original: with a print, the id given that print under the key, or
+   * the key's latest id if that was given without one (an id of the state, not of the archive);
+   * without a print, the key's latest id. Another print under a printed key is another original:
+   * a new id loses nothing.
    */
   private idOf(key: string, print: string | undefined): string | undefined {
-    const same = print === undefined ? undefined : this.byPrint.get(`${key}\u0000${print}`);
-    if (same !== undefined) return same;
     const latest = this.byKey.get(key);
-    return latest !== undefined && (print === undefined || !this.printed.has(latest)) ? latest : undefined;
+    if (print === undefined) return latest;
+    const same = this.byPrint.get(`${key}\u0000${print}`);
+    return same ?? (latest !== undefined && !this.printed.has(latest) ? latest : undefined);
   }
 
   /**
@@ -113,9 +132,20 @@ export class ArchiveIds {
   }
 }
 
-/** What an archived block held, short: two results under one tool call id differ in it. */
-export function originalPrint(block: ContentBlock): string {
-  return hashText(safeJson(block));
+/**
+ * What an archived block held, short: two originals under one tool call id differ in it. `full`:
+ * a hash of all of it, for a session that reuses ids (where a key names several calls); else its
+ * size, which costs nothing to take.
+ */
+export function originalPrint(block: ContentBlock, full: boolean): string {
+  if (full) return `h:${hashText(safeJson(block))}`;
+  // Its size, cheap: results told apart by no more than their size share an id only in a session
+  // that reuses no tool call id, where a key names one call.
+  if (block.type === 'tool_result') {
+    const result = block as ToolResultBlock;
+    return `n:${toolResultText(result).length}${result.is_error === true ? 'e' : ''}`;
+  }
+  return `n:${safeJson(block.type === 'tool_use' ? (block as ToolUseBlock).input : block).length}`;
 }
 
 /** The identity of an archived original, used to give it the same id every time. */

@@ -14,10 +14,13 @@ const summaryHeadWithoutId = '<context_summary>';
 interface ItemIndex {
   byId: Map<string, ArchiveItem>;
   /**
-   * Items of a tool call id, oldest first, each taken once in the order the placeholders come: a
-   * client that reuses a call id has one item per result under it.
+   * Items of a tool call id, oldest first: a client that reuses a call id has one item per result
+   * under it. The placeholders without an id stand for the newest of them (older ones may stand
+   * for results a later summary holds whole), taken in order from `next`.
    */
   byCall: Map<string, ArchiveItem[]>;
+  /** Placeholders without an id met per call, counted by a first pass; then the next item to take. */
+  calls: { counting: boolean; met: Map<string, number>; next: Map<string, number> };
   bySummary: Map<string, ArchiveItem>;
   byPlaceholder: Map<string, ArchiveItem>;
 }
@@ -26,6 +29,7 @@ function indexItems(items: readonly ArchiveItem[]): ItemIndex {
   const index: ItemIndex = {
     byId: new Map(),
     byCall: new Map(),
+    calls: { counting: false, met: new Map(), next: new Map() },
     bySummary: new Map(),
     byPlaceholder: new Map(),
   };
@@ -33,7 +37,9 @@ function indexItems(items: readonly ArchiveItem[]): ItemIndex {
     index.byId.set(item.id, item);
     if ((item.kind === 'tool-result' || item.kind === 'tool-input') && item.toolUseId !== undefined) {
       const key = `${item.kind}:${item.toolUseId}`;
-      index.byCall.set(key, [...(index.byCall.get(key) ?? []), item]);
+      const queue = index.byCall.get(key);
+      if (queue) queue.push(item);
+      else index.byCall.set(key, [item]);
     }
     const summary = item.placeholder === undefined ? undefined : summaryBlock(item.placeholder);
     if (item.kind === 'messages' && summary?.startsWith(summaryHeadWithoutId))
@@ -53,7 +59,15 @@ function indexItems(items: readonly ArchiveItem[]): ItemIndex {
  * const original = rebuildConversation(result.messages, await compactor.archive.list(compactor.sessionId));
  */
 export function rebuildConversation(messages: readonly Message[], items: readonly ArchiveItem[]): Message[] {
-  return rebuildWith(messages, indexItems(items), 0);
+  const index = indexItems(items);
+  if (![...index.byCall.values()].some((queue) => queue.length > 1)) return rebuildWith(messages, index, 0);
+  // A reused call id: count its placeholders without an id, then give them its newest items.
+  index.calls.counting = true;
+  rebuildWith(messages, index, 0);
+  index.calls.counting = false;
+  for (const [call, queue] of index.byCall)
+    index.calls.next.set(call, Math.max(0, queue.length - (index.calls.met.get(call) ?? 0)));
+  return rebuildWith(messages, index, 0);
 }
 
 function rebuildWith(messages: readonly Message[], items: ItemIndex, depth: number): Message[] {
@@ -145,12 +159,20 @@ function archivedOriginal(block: ContentBlock, items: ItemIndex): ContentBlock |
 
 /**
  * The item a placeholder names by id, or, for one without an id, the next item archived for
- * `call` (the last one again once all are taken).
+ * `call` (see `ItemIndex.byCall`; the last one again once all are taken).
  */
 function itemNamedBy(text: string, items: ItemIndex, call?: string): ArchiveItem | undefined {
   const id = archiveIdInPlaceholder(text);
   if (id !== undefined) return items.byId.get(id);
   if (call === undefined || !isPlaceholderText(text)) return undefined;
   const queue = items.byCall.get(call);
-  return queue && queue.length > 1 ? queue.shift() : queue?.[0];
+  if (!queue || queue.length < 2) return queue?.[0];
+  const { counting, met, next } = items.calls;
+  if (counting) {
+    met.set(call, (met.get(call) ?? 0) + 1);
+    return queue[0];
+  }
+  const position = next.get(call) ?? 0;
+  next.set(call, position + 1);
+  return queue[Math.min(position, queue.length - 1)];
 }

@@ -32,20 +32,10 @@ export function elideOlderInputs(
   const rewrites: BlockRewrite[] = [];
   const items: ArchiveItem[] = [];
   let freedTokens = 0;
-  const seen = new Set<string>();
   forEachOlderAssistantBlock(messages, assistantEnd, (block, messageIndex, blockIndex) => {
     if (block.type !== 'tool_use') return;
     const toolUse = block as ToolUseBlock;
-    // A tool_use id used twice (invalid input) must not share one archive item: the second
-    // would name the first's input, and its own would be lost.
-    const repeated = seen.has(toolUse.id);
-    seen.add(toolUse.id);
-    const elided = elideLargeInput(
-      toolUse,
-      { maxTokens: settings.maxToolInputTokens, repeated },
-      counter,
-      context,
-    );
+    const elided = elideLargeInput(toolUse, settings.maxToolInputTokens, counter, context);
     if (!elided) return;
     if (!elided.known) {
       items.push({
@@ -93,7 +83,7 @@ export function applyRewrites(messages: Message[], rewrites: readonly BlockRewri
 
 function elideLargeInput(
   toolUse: ToolUseBlock,
-  { maxTokens, repeated }: { maxTokens: number; repeated: boolean },
+  maxTokens: number,
   counter: TokenCounter,
   context: RewriteContext,
 ): { block: ToolUseBlock; id: string; known: boolean; freedTokens: number } | undefined {
@@ -110,9 +100,13 @@ function elideLargeInput(
     );
   });
   if (large.length === 0) return undefined;
+  // Two inputs under one tool_use id (a reused id) differ in their print: an id each. An input
+  // elided before keeps the id of its original (archived whole under it).
   const { id, known } = context.ids.idFor(
-    repeated ? undefined : archiveKey('tool-input', toolUse.id),
-    context.reused?.(toolUse.id) ? originalPrint(toolUse) : undefined,
+    archiveKey('tool-input', toolUse.id),
+    Object.values(record).some((value) => typeof value === 'string' && value.startsWith('[elided:'))
+      ? undefined
+      : originalPrint(toolUse, context.reused?.(toolUse.id) === true),
   );
   const elided: Record<string, unknown> = { ...record };
   for (const [name, value] of large) {

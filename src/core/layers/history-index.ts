@@ -46,7 +46,7 @@ export class HistoryIndex {
   /** A copy of the references last indexed: callers push onto the array they passed. */
   private snapshot: Message[] = [];
   private readonly toolUses = new Map<string, ToolUseBlock>();
-  /** How many calls the history holds under each id. */
+  /** How many calls the history holds under each id: a second tells the ids the session reuses them. */
   private readonly callCounts = new Map<string, number>();
   private assistantPositions: number[] = [];
   /** The tool results still whole that could be masked, oldest first. */
@@ -103,11 +103,6 @@ export class HistoryIndex {
       this.add(message, index);
       this.snapshot.push(message);
     }
-  }
-
-  /** True when the history holds more than one call under `id` (a client that reuses ids). */
-  reused(id: string): boolean {
-    return (this.callCounts.get(id) ?? 0) > 1;
   }
 
   /** The tool_use a result answers, when it is in the history. */
@@ -221,7 +216,9 @@ export class HistoryIndex {
       if (block.type === 'tool_use') {
         const toolUse = block as ToolUseBlock;
         this.toolUses.set(toolUse.id, toolUse);
-        this.callCounts.set(toolUse.id, (this.callCounts.get(toolUse.id) ?? 0) + 1);
+        const calls = (this.callCounts.get(toolUse.id) ?? 0) + 1;
+        this.callCounts.set(toolUse.id, calls);
+        if (calls === 2) this.ids.noteReusedIds();
         const input = safeJson(toolUse.input);
         // Inputs under a quarter of the limit in characters cannot be over it in tokens.
         if (input.length > this.condensable.maxToolInputTokens) {

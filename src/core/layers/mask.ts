@@ -45,8 +45,8 @@ export interface RewriteContext {
   now: number;
   toolUse(id: string): ToolUseBlock | undefined;
   /**
-   * True when the history holds more than one call under `id` (a client that reuses ids): only
-   * then do archive ids tell originals apart by what they hold (`originalPrint`, a hash of each).
+   * True when the session reuses tool call ids (`ArchiveIds.reusesIds`): only then do archive ids
+   * tell originals under one id apart by what they hold (`originalPrint`, a hash of each).
    */
   reused?(id: string): boolean;
   /** Whether the text the layers write names archive ids (the model has a recall tool). */
@@ -160,7 +160,6 @@ export function maskToolResults(
 ): { messages: Message[]; items: ArchiveItem[] } {
   const output = messages.slice();
   const items: ArchiveItem[] = [];
-  const seen = new Set<string>();
   for (const [messageIndex, list] of groupByMessage(targets)) {
     const message = output[messageIndex];
     if (!message || typeof message.content === 'string') continue;
@@ -169,12 +168,13 @@ export function maskToolResults(
       const block = content[target.blockIndex];
       if (block?.type !== 'tool_result') continue;
       const result = block as ToolResultBlock;
+      // The index finds results when a call's output comes in, before its archive items are
+      // stored: a placeholder of that call's is its own by the next call, and stays as it is.
+      if (isOwnPlaceholder(result, context.ids)) continue;
       const toolUse = target.toolUse ?? context.toolUse(result.tool_use_id);
-      // A tool_use_id answered twice (invalid input) must not share one archive item.
-      const repeated = seen.has(result.tool_use_id);
-      seen.add(result.tool_use_id);
+      // Two results under one tool_use id (a reused id) differ in their print: an id each.
       const { id, known } = context.ids.idFor(
-        repeated ? undefined : archiveKey('tool-result', result.tool_use_id),
+        archiveKey('tool-result', result.tool_use_id),
         resultPrint(result, context),
       );
       if (!known) items.push(toolResultItem(result, id, context, toolUse));
@@ -202,16 +202,18 @@ export function maskToolResults(
 }
 
 /**
- * What tells this result from another under the same tool call id, when the client reuses it;
- * none for one this session cut to its head and tail, which keeps the id of the original it was
- * cut from.
+ * What tells this result from another under the same tool call id (`originalPrint`: a hash once
+ * the session reuses ids, else its size); none for a placeholder or a result cut to its head and
+ * tail, which keep the id of the original they stand for.
  */
 export function resultPrint(
   result: ToolResultBlock,
   context: Pick<RewriteContext, 'reused'>,
 ): string | undefined {
-  if (context.reused?.(result.tool_use_id) !== true) return undefined;
-  return toolResultText(result).includes(shortenedMark) ? undefined : originalPrint(result);
+  const text = toolResultText(result);
+  // Text this session wrote keeps the id of the original it stands for.
+  if (text.includes(shortenedMark) || isPlaceholderText(text)) return undefined;
+  return originalPrint(result, context.reused?.(result.tool_use_id) === true);
 }
 
 /** The archive item holding a tool result whole, under `id`. */
