@@ -21,7 +21,8 @@ interface ItemIndex {
   byCall: Map<string, ArchiveItem[]>;
   /** Placeholders without an id met per call, counted by a first pass; then the next item to take. */
   calls: { counting: boolean; met: Map<string, number>; next: Map<string, number> };
-  bySummary: Map<string, ArchiveItem>;
+  /** Summary items by their summary, oldest first: two hard compactions may write the same one. */
+  bySummary: Map<string, ArchiveItem[]>;
   byPlaceholder: Map<string, ArchiveItem>;
 }
 
@@ -43,7 +44,7 @@ function indexItems(items: readonly ArchiveItem[]): ItemIndex {
     }
     const summary = item.placeholder === undefined ? undefined : summaryBlock(item.placeholder);
     if (item.kind === 'messages' && summary?.startsWith(summaryHeadWithoutId))
-      index.bySummary.set(summary, item);
+      index.bySummary.set(summary, [...(index.bySummary.get(summary) ?? []), item]);
     if (item.kind === 'assistant-text' && item.placeholder !== undefined)
       index.byPlaceholder.set(item.placeholder, item);
   }
@@ -70,14 +71,20 @@ export function rebuildConversation(messages: readonly Message[], items: readonl
   return rebuildWith(messages, index, 0);
 }
 
-function rebuildWith(messages: readonly Message[], items: ItemIndex, depth: number): Message[] {
+/** `within`: the summary items being expanded around `messages`, which a head inside them is not. */
+function rebuildWith(
+  messages: readonly Message[],
+  items: ItemIndex,
+  depth: number,
+  within: ReadonlySet<ArchiveItem> = new Set(),
+): Message[] {
   if (depth > 1000) throw new Error('archive items refer to each other in a cycle');
   const output: Message[] = [];
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index]!;
-    const summarized = summarizedBy(message, items);
+    const summarized = summarizedBy(message, items, within);
     if (summarized?.messages) {
-      output.push(...rebuildWith(summarized.messages, items, depth + 1));
+      output.push(...rebuildWith(summarized.messages, items, depth + 1, new Set([...within, summarized])));
       index += (summarized.headLength ?? 2) - 1;
       continue;
     }
@@ -90,14 +97,27 @@ function rebuildWith(messages: readonly Message[], items: ItemIndex, depth: numb
  * The summary item this message is the head of, when it is one (not text that looks like one): by
  * the id its head names, or, for a head without one, by the summary recorded with the item.
  */
-function summarizedBy(message: Message, items: ItemIndex): ArchiveItem | undefined {
+function summarizedBy(
+  message: Message,
+  items: ItemIndex,
+  within: ReadonlySet<ArchiveItem>,
+): ArchiveItem | undefined {
   if (message.role !== 'user' || typeof message.content === 'string') return undefined;
   const first = message.content[0];
   if (first?.type !== 'text' || typeof first.text !== 'string') return undefined;
   const id = summaryHeadPattern.exec(first.text)?.[1];
   const summary = id === undefined ? summaryBlock(first.text) : undefined;
+  // Without an id, the newest item with that summary not already being expanded (an older
+  // compaction that wrote the same summary is the one inside it).
   const item =
-    id !== undefined ? items.byId.get(id) : summary === undefined ? undefined : items.bySummary.get(summary);
+    id !== undefined
+      ? items.byId.get(id)
+      : summary === undefined
+        ? undefined
+        : items.bySummary
+            .get(summary)
+            ?.filter((each) => !within.has(each))
+            .at(-1);
   return item?.kind === 'messages' && matchesPlaceholder(item, first.text) ? item : undefined;
 }
 
@@ -167,6 +187,9 @@ function itemNamedBy(text: string, items: ItemIndex, call?: string): ArchiveItem
   if (call === undefined || !isPlaceholderText(text)) return undefined;
   const queue = items.byCall.get(call);
   if (!queue || queue.length < 2) return queue?.[0];
+  // Archived with the placeholder it was replaced with (a compactor without recall): that one.
+  const said = queue.find((item) => item.placeholder === text);
+  if (said !== undefined) return said;
   const { counting, met, next } = items.calls;
   if (counting) {
     met.set(call, (met.get(call) ?? 0) + 1);

@@ -177,7 +177,6 @@ export function maskToolResults(
         archiveKey('tool-result', result.tool_use_id),
         resultPrint(result, context),
       );
-      if (!known) items.push(toolResultItem(result, id, context, toolUse));
       const named = namedId(context, id);
       const placeholder: ToolResultBlock = {
         type: 'tool_result',
@@ -194,6 +193,10 @@ export function maskToolResults(
             : supersededPlaceholder({ toolUse, newerToolUseId: target.newerToolUseId, archiveId: named }),
         ...(result.is_error === undefined ? {} : { is_error: result.is_error }),
       };
+      // Without recall the placeholder names no id: what it says tells the results of a reused
+      // tool_use id apart when the conversation is rebuilt.
+      const said = named === undefined ? String(placeholder.content) : undefined;
+      if (!known) items.push(toolResultItem(result, id, context, toolUse, said));
       content[target.blockIndex] = placeholder;
     }
     output[messageIndex] = { ...message, content };
@@ -222,6 +225,7 @@ export function toolResultItem(
   id: string,
   context: RewriteContext,
   toolUse = context.toolUse(result.tool_use_id),
+  placeholder?: string,
 ): ArchiveItem {
   return {
     id,
@@ -231,6 +235,7 @@ export function toolResultItem(
     toolUseId: result.tool_use_id,
     ...(toolUse ? { toolName: toolUse.name } : {}),
     block: result,
+    ...(placeholder === undefined ? {} : { placeholder }),
   };
 }
 
