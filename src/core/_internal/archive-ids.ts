@@ -137,13 +137,13 @@ export class ArchiveIds {
  * a hash of all of it, for a session that reuses ids (where a key names several calls); else its
  * size, which costs nothing to take.
  */
-export function originalPrint(block: ContentBlock, full: boolean): string {
+export function originalPrint(block: ContentBlock, full: boolean, text?: string): string {
   if (full) return `h:${hashText(safeJson(block))}`;
   // Its size, cheap: results told apart by no more than their size share an id only in a session
-  // that reuses no tool call id, where a key names one call.
+  // that reuses no tool call id, where a key names one call. `text`: a result's, when known.
   if (block.type === 'tool_result') {
     const result = block as ToolResultBlock;
-    return `n:${toolResultText(result).length}${result.is_error === true ? 'e' : ''}`;
+    return `n:${(text ?? toolResultText(result)).length}${result.is_error === true ? 'e' : ''}`;
   }
   return `n:${safeJson(block.type === 'tool_use' ? (block as ToolUseBlock).input : block).length}`;
 }

@@ -48,7 +48,7 @@ export function filesBack(
 ): FileBack[] {
   if (settings.maxFiles <= 0 || settings.maxTokens <= 0) return [];
   const shown = new Set(currentFiles(after).flatMap((file) => (known(file) ? [file.path] : [])));
-  const shownText = after.flatMap((message) => contentBlocks(message).map(blockText)).join('\n');
+  const shownLines = linesOf(after.flatMap((message) => contentBlocks(message).map(blockText)));
   const candidates = currentFiles(history)
     .filter((file) => known(file) && !shown.has(file.path))
     .reverse();
@@ -59,23 +59,40 @@ export function filesBack(
   for (const file of ordered) {
     if (files.length >= settings.maxFiles) break;
     const block = fileBlock(file, { maxTokens: left, focus }, counter);
-    if (block === undefined || mostlyShown(block, shownText)) continue;
+    if (block === undefined || mostlyShown(block, shownLines)) continue;
     left -= counter.countText(block);
     files.push({ path: file.path, block });
   }
   return files;
 }
 
-/** True when `text` holds most of the block's telling lines (and it has a few). */
-function mostlyShown(block: string, text: string): boolean {
-  if (text === '') return false;
+/**
+ * The lines of `texts`, trimmed, without a line number a read put before them (Claude Code's
+ * `   12→`, `cat -n`'s `    12\t`): what a file's own lines are compared with.
+ */
+function linesOf(texts: readonly string[]): Set<string> {
+  const lines = new Set<string>();
+  for (const text of texts)
+    for (const line of text.split('\n'))
+      lines.add(
+        line
+          .trim()
+          .replace(/^\d+(?:→|\t)/, '')
+          .trim(),
+      );
+  return lines;
+}
+
+/** True when `shown` holds most of the block's telling lines (and it has a few). */
+function mostlyShown(block: string, shown: ReadonlySet<string>): boolean {
+  if (shown.size === 0) return false;
   const telling = block
     .split('\n')
     .slice(1, -1)
     .map((line) => line.trim())
     .filter((line) => line.length >= TELLING_LINE_CHARS);
   if (telling.length < 3) return false;
-  const held = telling.filter((line) => text.includes(line)).length;
+  const held = telling.filter((line) => shown.has(line)).length;
   return held >= telling.length * SHOWN_SHARE;
 }
 

@@ -168,14 +168,15 @@ export function maskToolResults(
       const block = content[target.blockIndex];
       if (block?.type !== 'tool_result') continue;
       const result = block as ToolResultBlock;
+      const text = toolResultText(result);
       // The index finds results when a call's output comes in, before its archive items are
       // stored: a placeholder of that call's is its own by the next call, and stays as it is.
-      if (isOwnPlaceholder(result, context.ids)) continue;
+      if (text.startsWith('[') && isOwnPlaceholder(result, context.ids)) continue;
       const toolUse = target.toolUse ?? context.toolUse(result.tool_use_id);
       // Two results under one tool_use id (a reused id) differ in their print: an id each.
       const { id, known } = context.ids.idFor(
         archiveKey('tool-result', result.tool_use_id),
-        resultPrint(result, context),
+        resultPrint(result, text, context),
       );
       const named = namedId(context, id);
       const placeholder: ToolResultBlock = {
@@ -211,12 +212,13 @@ export function maskToolResults(
  */
 export function resultPrint(
   result: ToolResultBlock,
+  text: string,
   context: Pick<RewriteContext, 'reused'>,
 ): string | undefined {
-  const text = toolResultText(result);
-  // Text this session wrote keeps the id of the original it stands for.
-  if (text.includes(shortenedMark) || isPlaceholderText(text)) return undefined;
-  return originalPrint(result, context.reused?.(result.tool_use_id) === true);
+  // Text this session wrote keeps the id of the original it stands for (a placeholder starts
+  // with `[`; a cut result holds the mark).
+  if (text.includes(shortenedMark) || (text.startsWith('[') && isPlaceholderText(text))) return undefined;
+  return originalPrint(result, context.reused?.(result.tool_use_id) === true, text);
 }
 
 /** The archive item holding a tool result whole, under `id`. */

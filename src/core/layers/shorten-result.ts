@@ -37,7 +37,7 @@ export function shortenToolResults(
     const text = toolResultText(result);
     const { id, known } = context.ids.idFor(
       archiveKey('tool-result', result.tool_use_id),
-      resultPrint(result, context),
+      resultPrint(result, text, context),
     );
     const short = headAndTail(text, keepTokens, counter);
     if (short === undefined) continue;
