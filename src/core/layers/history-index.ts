@@ -46,8 +46,6 @@ export class HistoryIndex {
   /** A copy of the references last indexed: callers push onto the array they passed. */
   private snapshot: Message[] = [];
   private readonly toolUses = new Map<string, ToolUseBlock>();
-  /** How many calls the history holds under each id: a second tells the ids the session reuses them. */
-  private readonly callCounts = new Map<string, number>();
   private assistantPositions: number[] = [];
   /** The tool results still whole that could be masked, oldest first. */
   private pending: PendingResult[] = [];
@@ -166,7 +164,6 @@ export class HistoryIndex {
   reset(): void {
     this.snapshot = [];
     this.toolUses.clear();
-    this.callCounts.clear();
     this.assistantPositions = [];
     this.pending = [];
     this.toolResultPositions = [];
@@ -215,10 +212,9 @@ export class HistoryIndex {
     message.content.forEach((block, blockIndex) => {
       if (block.type === 'tool_use') {
         const toolUse = block as ToolUseBlock;
+        // A second call under one id tells the archive ids the session reuses them.
+        if (this.toolUses.has(toolUse.id)) this.ids.noteReusedIds();
         this.toolUses.set(toolUse.id, toolUse);
-        const calls = (this.callCounts.get(toolUse.id) ?? 0) + 1;
-        this.callCounts.set(toolUse.id, calls);
-        if (calls === 2) this.ids.noteReusedIds();
         const input = safeJson(toolUse.input);
         // Inputs under a quarter of the limit in characters cannot be over it in tokens.
         if (input.length > this.condensable.maxToolInputTokens) {
