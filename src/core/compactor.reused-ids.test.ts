@@ -70,3 +70,70 @@ describe('a tool call id reused on every turn', () => {
     },
   );
 });
+
+/** A read of `path` answered under `id` with `text`. */
+function read(id: string, path: string, text: string): Message[] {
+  return [
+    { role: 'assistant', content: [{ type: 'tool_use', id, name: 'read_file', input: { path } }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: text }] },
+  ];
+}
+
+describe('results under a reused id that no placeholder tells apart', () => {
+  const compactor = (recall: boolean, archive = createMemoryArchiveStore()) => ({
+    archive,
+    compactor: createCompactor({
+      archive,
+      sessionId: 's',
+      recall,
+      thresholds: { mid: 1_000_000, hard: 2_000_000 },
+      micro: { cacheAware: false, keepTurns: 1, minTokens: 1, startAt: 0, keepReads: { turns: 0 } },
+    }),
+  });
+
+  it('without recall, placeholders that would read the same name their archive items, and the conversation rebuilds', async () => {
+    const { archive, compactor: session } = compactor(false);
+    // One file read four times, its text changed between reads but not its size.
+    const original: Message[] = [{ role: 'user', content: 'Watch the file.' }];
+    let history: Message[] = [...original];
+    for (const letter of ['a', 'b', 'c', 'd']) {
+      const next = read('call_0', 'watched.ts', `${letter}${'x'.repeat(3000)}`);
+      original.push(...next);
+      history = (await session.maybeCompact([...history, ...next])).messages;
+    }
+    const texts = resultTexts(history);
+    // The first is masked before the session shows two calls under one id: nothing to tell apart yet.
+    expect(texts.slice(1, 3)).toEqual([
+      expect.stringMatching(/; archived r\d+\]$/),
+      expect.stringMatching(/; archived r\d+\]$/),
+    ]);
+    expect(rebuildConversation(history, await archive.list('s'))).toEqual(original);
+  });
+
+  it('an id used again after a summary dropped its first call keeps the new result too', async () => {
+    const { archive, compactor: session } = compactor(true);
+    const original: Message[] = [{ role: 'user', content: 'Read both.' }];
+    let history: Message[] = [...original];
+    const send = async (next: Message[], force?: 'hard') => {
+      original.push(...next);
+      history = (await session.maybeCompact([...history, ...next], force ? { force } : {})).messages;
+    };
+    await send(read('call_0', 'a.ts', 'a'.repeat(3000)));
+    await send(read('call_1', 'b.ts', 'b'.repeat(3000)));
+    await send(
+      [
+        { role: 'assistant', content: 'Both read.' },
+        { role: 'user', content: 'Go on.' },
+      ],
+      'hard',
+    );
+    // The same id, a result of the same size: only what it holds tells it from the archived one.
+    await send(read('call_0', 'c.ts', 'c'.repeat(3000)));
+    await send(read('call_1', 'd.ts', 'd'.repeat(10)));
+    const items = await archive.list('s');
+    expect(items.filter((item) => item.kind === 'tool-result' && item.toolUseId === 'call_0')).toHaveLength(
+      2,
+    );
+    expect(rebuildConversation(history, items)).toEqual(original);
+  });
+});

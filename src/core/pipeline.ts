@@ -440,7 +440,7 @@ function rewriteContext(runtime: SessionRuntime, settings: CompactorSettings, no
     sessionId: settings.sessionId,
     now,
     toolUse: (id) => runtime.index.toolUse(id),
-    reused: () => runtime.ids.reusesIds,
+    reusesIds: () => runtime.ids.reusesIds,
     recall: settings.recall,
     parsedOutline: (toolUseId, shown) => runtime.ledger.workingSet.readOutline(toolUseId, shown),
   };

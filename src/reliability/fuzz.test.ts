@@ -149,6 +149,7 @@ const sessionKinds = [
   { ids: 'unique', recall: true },
   { ids: 'unique', recall: false },
   { ids: 'reused every turn', recall: true },
+  { ids: 'reused every turn', recall: false },
 ] as const;
 
 describe(`fuzzing sessions (seed ${seed})`, () => {

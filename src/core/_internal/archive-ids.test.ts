@@ -24,6 +24,24 @@ describe('ArchiveIds', () => {
     // Both are this session's own ids for the key; no single one is "the" stored result of it.
     expect(ids.issued(key, first.id) && ids.issued(key, second.id)).toBe(true);
     expect(ids.storedId(key)).toBeUndefined();
+    // A placeholder without an id under the key is still this session's own.
+    expect(ids.holdsKey(key)).toBe(true);
+    expect(ids.holdsKey(archiveKey('tool-result', 'call_1'))).toBe(false);
+  });
+
+  it('the cheap print (ids not seen reused) tells apart results of one size by what they hold', () => {
+    const same = (text: string) => originalPrint(result(text), false);
+    expect(same('a'.repeat(3000))).toBe(same('a'.repeat(3000)));
+    expect(same('a'.repeat(3000))).not.toBe(same('b'.repeat(3000)));
+    const image = (source: object) =>
+      originalPrint(
+        { type: 'tool_result', tool_use_id: 'call_0', content: [{ type: 'image', source }] },
+        false,
+      );
+    // Parts other than text: their JSON, not the `[image]` their text shows.
+    expect(image({ type: 'url', url: 'https://example.com/a.png' })).not.toBe(
+      image({ type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' }),
+    );
   });
 
   it('without prints (ids never reused), one key keeps one id', () => {

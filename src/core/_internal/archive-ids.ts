@@ -19,6 +19,8 @@ export class ArchiveIds {
   /** Keys given to more than one original: their latest id is no pointer to any one of them. */
   private readonly shared = new Set<string>();
   private readonly stored = new Set<string>();
+  /** The keys with an original stored under them. */
+  private readonly storedKeys = new Set<string>();
   private reuses = false;
 
   /**
@@ -47,6 +49,7 @@ export class ArchiveIds {
         const group = byKey.get(key);
         if (group) group.push(item);
         else byKey.set(key, [item]);
+        this.storedKeys.add(key);
       }
       this.stored.add(item.id);
     }
@@ -99,7 +102,19 @@ export class ArchiveIds {
 
   /** Records items the store has accepted. */
   markStored(items: readonly ArchiveItem[]): void {
-    for (const item of items) this.stored.add(item.id);
+    for (const item of items) {
+      this.stored.add(item.id);
+      const key = this.keyOfId.get(item.id);
+      if (key !== undefined) this.storedKeys.add(key);
+    }
+  }
+
+  /**
+   * True when an original under `key` is stored: a placeholder without an id for that key is this
+   * session's, though under a reused tool call id no one id says which original it stands for.
+   */
+  holdsKey(key: string | undefined): boolean {
+    return key !== undefined && this.storedKeys.has(key);
   }
 
   /**
@@ -132,20 +147,36 @@ export class ArchiveIds {
   }
 }
 
+/** Characters of each end of a text a cheap print hashes. */
+const PRINT_SAMPLE_CHARS = 256;
+
 /**
  * What an archived block held, short: two originals under one tool call id differ in it. `full`:
- * a hash of all of it, for a session that reuses ids (where a key names several calls); else its
- * size, which costs nothing to take.
+ * a hash of all of it, for a session seen reusing ids (where a key names several calls); else its
+ * size and a hash of its two ends, which costs little and still tells apart the results of an id
+ * reused before the session noticed (the first one summarized away, the next one masked).
  */
 export function originalPrint(block: ContentBlock, full: boolean, text?: string): string {
   if (full) return `h:${hashText(safeJson(block))}`;
-  // Its size, cheap: results told apart by no more than their size share an id only in a session
-  // that reuses no tool call id, where a key names one call. `text`: a result's, when known.
   if (block.type === 'tool_result') {
     const result = block as ToolResultBlock;
-    return `n:${(text ?? toolResultText(result)).length}${result.is_error === true ? 'e' : ''}`;
+    // Parts other than text (images, documents) show in the JSON of the content, not in its text.
+    const shown =
+      typeof result.content === 'string' || result.content === undefined
+        ? (text ?? toolResultText(result))
+        : safeJson(result.content);
+    return `n:${endsPrint(shown)}${result.is_error === true ? 'e' : ''}`;
   }
-  return `n:${safeJson(block.type === 'tool_use' ? (block as ToolUseBlock).input : block).length}`;
+  return `n:${endsPrint(safeJson(block.type === 'tool_use' ? (block as ToolUseBlock).input : block))}`;
+}
+
+/** A text's length and a hash of its first and last {@link PRINT_SAMPLE_CHARS} characters. */
+function endsPrint(text: string): string {
+  const sample =
+    text.length <= 2 * PRINT_SAMPLE_CHARS
+      ? text
+      : text.slice(0, PRINT_SAMPLE_CHARS) + text.slice(-PRINT_SAMPLE_CHARS);
+  return `${text.length}:${hashText(sample)}`;
 }
 
 /** The identity of an archived original, used to give it the same id every time. */

@@ -179,15 +179,24 @@ function errorLineOf(text: string, failed: boolean): string | undefined {
 }
 
 /**
- * What a placeholder ends with: `; recall r17` when the model can recall the original by that id,
- * nothing when it cannot (the compactor's `recall: false`; the original is archived all the same).
+ * The archive id a placeholder names: `r17` when the model can recall the original by it;
+ * `{ archived: 'r17' }` when it cannot but two originals could read the same (a client that
+ * reuses tool call ids), so a rebuild tells them apart; undefined for none.
  */
-function recallMarker(archiveId: string | undefined): string {
-  return archiveId === undefined ? '' : `; recall ${archiveId}`;
+export type PlaceholderId = string | { archived: string } | undefined;
+
+/**
+ * What a placeholder ends with: `; recall r17` when the model can recall the original by that id,
+ * `; archived r17` when it names the id for a rebuild only, nothing otherwise (the compactor's
+ * `recall: false`; the original is archived all the same).
+ */
+function recallMarker(archiveId: PlaceholderId): string {
+  if (archiveId === undefined) return '';
+  return typeof archiveId === 'string' ? `; recall ${archiveId}` : `; archived ${archiveId.archived}`;
 }
 
-/** A placeholder's end: its recall marker, if any, and the closing bracket. */
-const placeholderEnd = /(?:; recall (r\d+))?\]\s*$/;
+/** A placeholder's end: its recall (or archive) marker, if any, and the closing bracket. */
+const placeholderEnd = /(?:; (?:recall|archived) (r\d+))?\]\s*$/;
 const shortenedEnd = /…shortened; [^\]\n]*\]\s*$/;
 
 /**
@@ -212,8 +221,8 @@ export function toolResultPlaceholder(options: {
   toolUse: ToolUseBlock | undefined;
   result: ToolResultBlock;
   tokens: number;
-  /** The archive id to name; undefined when the model has no recall tool. */
-  archiveId: string | undefined;
+  /** The archive id to name (see {@link PlaceholderId}). */
+  archiveId: PlaceholderId;
   /** A few words of what the result said (`defines …`, `found in …`), from `placeholderDetails`. */
   details?: string | undefined;
 }): string {
@@ -238,8 +247,8 @@ export function toolResultPlaceholder(options: {
 export function supersededPlaceholder(options: {
   toolUse: ToolUseBlock | undefined;
   newerToolUseId: string;
-  /** The archive id to name; undefined when the model has no recall tool. */
-  archiveId: string | undefined;
+  /** The archive id to name (see {@link PlaceholderId}). */
+  archiveId: PlaceholderId;
 }): string {
   const { toolUse, newerToolUseId, archiveId } = options;
   const call = toolUse ? `${String(toolUse.name)}(${keyArgument(toolUse.input)})` : 'tool()';
@@ -250,7 +259,7 @@ export function supersededPlaceholder(options: {
 export const shortenedMark = '…shortened;';
 
 /** What a shortened block's trailing note says (`archiveId` undefined: no recall id named). */
-export function shortenedNote(archiveId: string | undefined, tokens: number): string {
+export function shortenedNote(archiveId: PlaceholderId, tokens: number): string {
   return ` [${shortenedMark} ${formatCount(tokens)} tokens in full${recallMarker(archiveId)}]`;
 }
 
@@ -261,7 +270,7 @@ export function shortenedNote(archiveId: string | undefined, tokens: number): st
 export function elidedInputText(
   value: unknown,
   tokens: number,
-  archiveId: string | undefined,
+  archiveId: PlaceholderId,
   details?: string,
 ): string {
   const size = typeof value === 'string' ? `${formatCount(countLines(value))} lines, ` : '';

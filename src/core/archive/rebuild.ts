@@ -19,8 +19,11 @@ interface ItemIndex {
    * for results a later summary holds whole), taken in order from `next`.
    */
   byCall: Map<string, ArchiveItem[]>;
-  /** Placeholders without an id met per call, counted by a first pass; then the next item to take. */
-  calls: { counting: boolean; met: Map<string, number>; next: Map<string, number> };
+  /**
+   * Placeholders without an id met per call and the ids placeholders name, gathered by a first
+   * pass; then the next item to take.
+   */
+  calls: { counting: boolean; met: Map<string, number>; named: Set<string>; next: Map<string, number> };
   /** Summary items by their summary, oldest first: two hard compactions may write the same one. */
   bySummary: Map<string, ArchiveItem[]>;
   byPlaceholder: Map<string, ArchiveItem>;
@@ -30,7 +33,7 @@ function indexItems(items: readonly ArchiveItem[]): ItemIndex {
   const index: ItemIndex = {
     byId: new Map(),
     byCall: new Map(),
-    calls: { counting: false, met: new Map(), next: new Map() },
+    calls: { counting: false, met: new Map(), named: new Set(), next: new Map() },
     bySummary: new Map(),
     byPlaceholder: new Map(),
   };
@@ -62,12 +65,17 @@ function indexItems(items: readonly ArchiveItem[]): ItemIndex {
 export function rebuildConversation(messages: readonly Message[], items: readonly ArchiveItem[]): Message[] {
   const index = indexItems(items);
   if (![...index.byCall.values()].some((queue) => queue.length > 1)) return rebuildWith(messages, index, 0);
-  // A reused call id: count its placeholders without an id, then give them its newest items.
-  index.calls.counting = true;
+  // A reused call id: count its placeholders without an id, then give them its newest items that
+  // no placeholder names by id (a session seen reusing ids names them from then on).
+  const { calls } = index;
+  calls.counting = true;
   rebuildWith(messages, index, 0);
-  index.calls.counting = false;
-  for (const [call, queue] of index.byCall)
-    index.calls.next.set(call, Math.max(0, queue.length - (index.calls.met.get(call) ?? 0)));
+  calls.counting = false;
+  for (const [call, queue] of index.byCall) {
+    const unnamed = queue.filter((item) => !calls.named.has(item.id));
+    index.byCall.set(call, unnamed.length > 0 ? unnamed : queue);
+    calls.next.set(call, Math.max(0, index.byCall.get(call)!.length - (calls.met.get(call) ?? 0)));
+  }
   return rebuildWith(messages, index, 0);
 }
 
@@ -183,7 +191,10 @@ function archivedOriginal(block: ContentBlock, items: ItemIndex): ContentBlock |
  */
 function itemNamedBy(text: string, items: ItemIndex, call?: string): ArchiveItem | undefined {
   const id = archiveIdInPlaceholder(text);
-  if (id !== undefined) return items.byId.get(id);
+  if (id !== undefined) {
+    if (items.calls.counting) items.calls.named.add(id);
+    return items.byId.get(id);
+  }
   if (call === undefined || !isPlaceholderText(text)) return undefined;
   const queue = items.byCall.get(call);
   if (!queue || queue.length < 2) return queue?.[0];

@@ -106,7 +106,7 @@ function elideLargeInput(
     archiveKey('tool-input', toolUse.id),
     Object.values(record).some((value) => typeof value === 'string' && value.startsWith('[elided:'))
       ? undefined
-      : originalPrint(toolUse, context.reused?.(toolUse.id) === true),
+      : originalPrint(toolUse, context.reusesIds?.() === true),
   );
   const elided: Record<string, unknown> = { ...record };
   for (const [name, value] of large) {

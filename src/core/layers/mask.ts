@@ -4,6 +4,7 @@ import {
   archiveIdInPlaceholder,
   isPlaceholderText,
   minMaskableTokens,
+  type PlaceholderId,
   shortenedMark,
   supersededPlaceholder,
   toolResultPlaceholder,
@@ -48,16 +49,21 @@ export interface RewriteContext {
    * True when the session reuses tool call ids (`ArchiveIds.reusesIds`): only then do archive ids
    * tell originals under one id apart by what they hold (`originalPrint`, a hash of each).
    */
-  reused?(id: string): boolean;
+  reusesIds?(): boolean;
   /** Whether the text the layers write names archive ids (the model has a recall tool). */
   recall: boolean;
   /** The outline the working set already parsed for a file's text, when it has it. */
   parsedOutline?: OutlineLookup;
 }
 
-/** The archive id to write into a placeholder: none when the model cannot recall it. */
-export function namedId(context: Pick<RewriteContext, 'recall'>, id: string): string | undefined {
-  return context.recall ? id : undefined;
+/**
+ * The archive id to write into a placeholder: the id when the model can recall it; without recall,
+ * none, unless the session reuses tool call ids: two results under one id may then read the same,
+ * and only the id tells a rebuild which original each stands for.
+ */
+export function namedId(context: Pick<RewriteContext, 'recall' | 'reusesIds'>, id: string): PlaceholderId {
+  if (context.recall) return id;
+  return context.reusesIds?.() === true ? { archived: id } : undefined;
 }
 
 /** What decides whether a tool result may be masked; one rule for the index and every layer. */
@@ -90,7 +96,7 @@ export function isOwnPlaceholder(result: ToolResultBlock, ids: ArchiveIds): bool
   const key = archiveKey('tool-result', result.tool_use_id);
   const id = archiveIdInPlaceholder(text);
   if (id !== undefined) return ids.issued(key, id);
-  return isPlaceholderText(text) && ids.storedId(key) !== undefined;
+  return isPlaceholderText(text) && ids.holdsKey(key);
 }
 
 /**
@@ -194,8 +200,8 @@ export function maskToolResults(
             : supersededPlaceholder({ toolUse, newerToolUseId: target.newerToolUseId, archiveId: named }),
         ...(result.is_error === undefined ? {} : { is_error: result.is_error }),
       };
-      // Without recall the placeholder names no id: what it says tells the results of a reused
-      // tool_use id apart when the conversation is rebuilt.
+      // A placeholder that names no id (recall off, before the session was seen reusing ids):
+      // what it says tells the results of a tool_use id reused later apart in a rebuild.
       const said = named === undefined ? String(placeholder.content) : undefined;
       if (!known) items.push(toolResultItem(result, id, context, toolUse, said));
       content[target.blockIndex] = placeholder;
@@ -213,12 +219,12 @@ export function maskToolResults(
 export function resultPrint(
   result: ToolResultBlock,
   text: string,
-  context: Pick<RewriteContext, 'reused'>,
+  context: Pick<RewriteContext, 'reusesIds'>,
 ): string | undefined {
   // Text this session wrote keeps the id of the original it stands for (a placeholder starts
   // with `[`; a cut result holds the mark).
   if (text.includes(shortenedMark) || (text.startsWith('[') && isPlaceholderText(text))) return undefined;
-  return originalPrint(result, context.reused?.(result.tool_use_id) === true, text);
+  return originalPrint(result, context.reusesIds?.() === true, text);
 }
 
 /** The archive item holding a tool result whole, under `id`. */
