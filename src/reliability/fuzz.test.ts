@@ -19,6 +19,7 @@ import type { CompactorOptions } from '../core/compactor-options.js';
 import {
   arbitraryAnyConversation,
   arbitraryValidConversation,
+  withReusedIds,
 } from '../core/conversation/arbitrary-conversation.test-utils.js';
 import { validateMessages } from '../core/conversation/validate.js';
 import { CompactError } from '../core/model/errors.js';
@@ -139,11 +140,6 @@ function requestEnds(messages: readonly Message[]): number[] {
   return messages.flatMap((message, index) => (message.role === 'user' && index > 0 ? [index + 1] : []));
 }
 
-/** The conversation with every turn's calls named `call_0`, `call_1`, … again, as some servers name them. */
-function reusingIds(messages: readonly Message[]): Message[] {
-  return JSON.parse(JSON.stringify(messages).replace(/"toolu_\d+_(\d+)"/g, '"call_$1"')) as Message[];
-}
-
 /** Session variants: the ids the client sends, and whether the model has the recall tool. */
 const sessionKinds = [
   { ids: 'unique', recall: true },
@@ -166,7 +162,7 @@ describe(`fuzzing sessions (seed ${seed})`, () => {
           arbitraryValidConversation(),
           fc.constantFrom(400, 1500, 4000),
           async (generated, hard) => {
-            const messages = ids === 'unique' ? generated : reusingIds(generated);
+            const messages = ids === 'unique' ? generated : withReusedIds(generated);
             const { compactor, archive } = fuzzCompactor(hard, { recall });
             let previous: Message[] = [];
             let sent = 0;

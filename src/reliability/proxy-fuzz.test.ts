@@ -7,7 +7,10 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { arbitraryValidConversation } from '../core/conversation/arbitrary-conversation.test-utils.js';
+import {
+  arbitraryValidConversation,
+  withReusedIds,
+} from '../core/conversation/arbitrary-conversation.test-utils.js';
 import { serializeConversation } from '../core/conversation/parse-conversation.js';
 import type { Message } from '../core/model/messages.js';
 import { WIRE_FORMATS, type WireFormat } from '../core/model/wire-format.js';
@@ -78,14 +81,19 @@ async function post(origin: string, format: WireFormat, body: string, session: s
   return response.status;
 }
 
+const cases = WIRE_FORMATS.flatMap((format) =>
+  (['unique', 'reused every turn'] as const).map((ids) => ({ format, ids })),
+);
+
 describe(`fuzzing the proxy (seed ${seed})`, () => {
-  it.each(WIRE_FORMATS)(
-    `${sessions} generated sessions (%s): what the provider takes from the client, it takes through the proxy`,
-    async (format) => {
+  it.each(cases)(
+    `${sessions} generated sessions ($format, tool call ids $ids): what the provider takes from the client, it takes through the proxy`,
+    async ({ format, ids }) => {
       let session = 0;
       let checked = 0;
       await fc.assert(
-        fc.asyncProperty(arbitraryValidConversation(), async (messages) => {
+        fc.asyncProperty(arbitraryValidConversation(), async (generated) => {
+          const messages = ids === 'unique' ? generated : withReusedIds(generated);
           session += 1;
           for (let end = 1; end <= messages.length; end++) {
             if (messages[end - 1]!.role !== 'user') continue;
@@ -93,7 +101,7 @@ describe(`fuzzing the proxy (seed ${seed})`, () => {
             if (body === undefined) continue;
             const direct = await post(server.url, format, body, '');
             const before = server.requests.length;
-            expect(await post(proxy.url, format, body, `${format}-${session}`)).toBeLessThan(500);
+            expect(await post(proxy.url, format, body, `${format}-${ids}-${session}`)).toBeLessThan(500);
             if (direct !== 200) continue;
             const rejected = server.requests
               .slice(before)
@@ -104,7 +112,7 @@ describe(`fuzzing the proxy (seed ${seed})`, () => {
         }),
         { numRuns: sessions, seed },
       );
-      console.info(`proxy fuzz (${format}): ${checked} requests checked`);
+      console.info(`proxy fuzz (${format}, ids ${ids}): ${checked} requests checked`);
       // Enough of the generated requests are ones the provider takes for the check to mean something.
       expect(checked).toBeGreaterThan(sessions / 4);
     },

@@ -204,6 +204,14 @@ function buildConversation(plans: readonly TurnPlan[], endWithAssistant: boolean
 }
 
 /**
+ * A generated conversation with every turn's calls named `call_0`, `call_1`, … again (its ids are
+ * `toolu_<turn>_<call>`), as some OpenAI-compatible servers and SWE-agent runs name them.
+ */
+export function withReusedIds(messages: readonly Message[]): Message[] {
+  return JSON.parse(JSON.stringify(messages).replace(/"toolu_\d+_(\d+)"/g, '"call_$1"')) as Message[];
+}
+
+/**
  * Conversations that {@link validateMessages} accepts: 1–8 exchanges with parallel tool calls,
  * thinking, images, unknown blocks, empty and huge tool results, split same-role turns.
  *
