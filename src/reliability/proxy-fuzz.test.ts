@@ -5,13 +5,16 @@
  * directly, it also accepts after the proxy's compaction, and the proxy never answers 5xx.
  * Replay with FUZZ_SEED=<seed> (and FUZZ_RUNS, the count of sessions per format ×20).
  */
+import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   arbitraryValidConversation,
   withReusedIds,
 } from '../core/conversation/arbitrary-conversation.test-utils.js';
-import { serializeConversation } from '../core/conversation/parse-conversation.js';
+import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.js';
+import { rebuildConversation } from '../core/archive/rebuild.js';
+import { parseConversation, serializeConversation } from '../core/conversation/parse-conversation.js';
 import type { Message } from '../core/model/messages.js';
 import { WIRE_FORMATS, type WireFormat } from '../core/model/wire-format.js';
 import type { RunningProxy } from '../proxy/proxy-options.js';
@@ -24,12 +27,15 @@ const sessions = Math.max(1, Math.floor(Number(process.env.FUZZ_RUNS ?? 2_000) /
 const layers = new Map<string, number>();
 let server: ScriptedModelServer;
 let proxy: RunningProxy;
+const archive = createMemoryArchiveStore();
+const archiveSessions = async () => (await archive.sessions?.()) ?? [];
 beforeAll(async () => {
   server = await startScriptedModelServer({ script: () => 'ok' });
   proxy = await startProxy({
     upstream: server.url,
     thresholds: { mid: 300, hard: 800 },
     summarizer: 'extractive',
+    archive,
     onRequest: (record) => layers.set(record.layer ?? 'none', (layers.get(record.layer ?? 'none') ?? 0) + 1),
   });
 });
@@ -115,6 +121,45 @@ describe(`fuzzing the proxy (seed ${seed})`, () => {
       console.info(`proxy fuzz (${format}, ids ${ids}): ${checked} requests checked`);
       // Enough of the generated requests are ones the provider takes for the check to mean something.
       expect(checked).toBeGreaterThan(sessions / 4);
+    },
+  );
+
+  // A session's archive is one of those the proxy opened since the session began (a history the
+  // client rewrote starts another): the request that went upstream rebuilds from one of them.
+  it.each(cases)(
+    `${Math.ceil(sessions / 2)} generated sessions ($format, tool call ids $ids): what went upstream and the archive rebuild what the client sent`,
+    async ({ format, ids }) => {
+      let session = 0;
+      let compacted = 0;
+      await fc.assert(
+        fc.asyncProperty(arbitraryValidConversation(), async (generated) => {
+          const messages = ids === 'unique' ? generated : withReusedIds(generated);
+          session += 1;
+          const known = new Set(await archiveSessions());
+          for (let end = 1; end <= messages.length; end++) {
+            if (messages[end - 1]!.role !== 'user') continue;
+            const body = bodyOf(format, messages.slice(0, end));
+            if (body === undefined) continue;
+            const before = server.requests.length;
+            const status = await post(proxy.url, format, body, `rebuild-${format}-${ids}-${session}`);
+            const sent = server.requests.slice(before).at(-1);
+            if (status !== 200 || sent === undefined) continue;
+            const upstream = parseConversation(JSON.stringify(sent.body), { format }).conversation.messages;
+            const client = parseConversation(body, { format }).conversation.messages;
+            if (isDeepStrictEqual(upstream, client)) continue;
+            compacted += 1;
+            const opened = (await archiveSessions()).filter((id) => !known.has(id));
+            const rebuilds = await Promise.all(
+              opened.map(async (id) => rebuildConversation(upstream, await archive.list(id))),
+            );
+            if (!rebuilds.some((rebuilt) => isDeepStrictEqual(rebuilt, client)))
+              expect(rebuilds[0] ?? upstream).toEqual(client);
+          }
+        }),
+        { numRuns: Math.ceil(sessions / 2), seed: seed + 1 },
+      );
+      console.info(`proxy fuzz rebuild (${format}, ids ${ids}): ${compacted} compacted requests rebuilt`);
+      expect(compacted).toBeGreaterThan(0);
     },
   );
 

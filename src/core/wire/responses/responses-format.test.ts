@@ -9,7 +9,9 @@ import {
 } from '../../conversation/responses-input.test-utils.js';
 import type { ResponsesInputItem } from '../../conversation/responses-types.js';
 import type { Message } from '../../model/messages.js';
+import type { ValidationProblem } from '../../model/problems.js';
 import { fromResponsesInput, toResponsesInput } from './responses-format.js';
+import { validateResponsesInput } from './validate-responses.js';
 
 /** The round trip as the API sees it: the JSON text of the input. */
 function roundTrip(input: readonly ResponseInputItem[], instructions?: string): string {
@@ -314,6 +316,26 @@ describe('toResponsesInput', () => {
     const call = (messages[0]!.content as Array<{ input: unknown }>)[0]!;
     call.input = { a: '[elided]' };
     expect(toResponsesInput(messages)[0]).toMatchObject({ arguments: '{"a":"[elided]"}' });
+  });
+
+  it('writes a block of another format (Anthropic thinking, a document) as its JSON in a text part the API takes', () => {
+    const thinking = { type: 'thinking', thinking: 'check the parser', signature: 'sig' };
+    const document = { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'doc' } };
+    const messages: Message[] = [
+      { role: 'user', content: [{ type: 'text', text: 'read' }, document] },
+      { role: 'assistant', content: [thinking, { type: 'text', text: 'done' }] },
+    ];
+    const input = toResponsesInput(messages);
+    const problems: ValidationProblem[] = [];
+    validateResponsesInput(input, problems);
+    expect(problems).toEqual([]);
+    // One message item per block, as the writer writes canonical blocks.
+    expect(input.map((item) => (item as { content: unknown }).content)).toEqual([
+      [{ type: 'input_text', text: 'read' }],
+      [{ type: 'input_text', text: JSON.stringify(document) }],
+      [{ type: 'output_text', text: JSON.stringify(thinking) }],
+      [{ type: 'output_text', text: 'done' }],
+    ]);
   });
 });
 

@@ -38,7 +38,7 @@ import type {
   ToolResultContentBlock,
   ToolUseBlock,
 } from '../../model/messages.js';
-import { isMessageItem, isOutput, isTextPart, textPartType } from './responses-items.js';
+import { isMessageItem, isOutput, isTextPart, partTypesOf, textPartType } from './responses-items.js';
 
 /** The key under `provider_data` that holds {@link ResponsesBlockData}. */
 export const RESPONSES_DATA_KEY = 'responses';
@@ -442,7 +442,10 @@ function partFromBlock(block: ContentBlock, role: string): ResponsesContentPart 
     return shape(data?.part ?? { type: 'input_image', detail: 'auto', image_url: null }, 'image_url', url);
   }
   const { provider_data: _data, ...part } = block as JsonRecord;
-  return part as ResponsesContentPart;
+  if (partTypesOf(role).has(block.type)) return part as ResponsesContentPart;
+  // A block of another format (Anthropic thinking, a document): its JSON, as text, since the API
+  // refuses a part it does not know.
+  return { type: textPartType(role), text: JSON.stringify(part) } as ResponsesContentPart;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,6 +8,15 @@ export function textPartType(role: string): string {
   return role === 'assistant' ? 'output_text' : 'input_text';
 }
 
+/** Part types each side of a message may hold (the API rejects the others with a 400). */
+const assistantPartTypes = new Set(['output_text', 'refusal']);
+const inputPartTypes = new Set(['input_text', 'input_image', 'input_file', 'input_audio']);
+
+/** The part types a message of `role` may hold. */
+export function partTypesOf(role: unknown): ReadonlySet<string> {
+  return role === 'assistant' ? assistantPartTypes : inputPartTypes;
+}
+
 /** A message item: a role, and string or part-list content (a `type`, when present, is `message`). */
 export function isMessageItem(
   item: ResponsesInputItem,

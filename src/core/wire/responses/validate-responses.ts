@@ -3,6 +3,7 @@
  * (`input[4].call_id`). Never throws: anything it cannot read becomes a problem.
  */
 import type { ValidationProblem } from '../../model/problems.js';
+import { partTypesOf } from './responses-items.js';
 
 type JsonRecord = Record<string, unknown>;
 
@@ -12,9 +13,6 @@ const callOutputOf: Record<string, string> = {
 };
 const outputTypes = new Set(Object.values(callOutputOf));
 const messageRoles = new Set<unknown>(['user', 'assistant', 'system', 'developer']);
-/** Part types each side of a message may hold (the API rejects the others with a 400). */
-const assistantPartTypes = new Set(['output_text', 'refusal']);
-const inputPartTypes = new Set(['input_text', 'input_image', 'input_file', 'input_audio']);
 
 /** What the checks remember while walking the input. */
 interface ResponsesWalk {
@@ -112,7 +110,7 @@ function checkMessage(item: JsonRecord, path: string, problems: ValidationProble
     });
     return;
   }
-  const allowed = role === 'assistant' ? assistantPartTypes : inputPartTypes;
+  const allowed = partTypesOf(role);
   content.forEach((part: unknown, index) => {
     const partPath = `${path}.content[${index}]`;
     if (!isRecord(part) || typeof part.type !== 'string') {
