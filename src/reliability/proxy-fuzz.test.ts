@@ -8,12 +8,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.js';
+import { rebuildConversation } from '../core/archive/rebuild.js';
 import {
   arbitraryValidConversation,
   withReusedIds,
 } from '../core/conversation/arbitrary-conversation.test-utils.js';
-import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.js';
-import { rebuildConversation } from '../core/archive/rebuild.js';
 import { parseConversation, serializeConversation } from '../core/conversation/parse-conversation.js';
 import type { Message } from '../core/model/messages.js';
 import { WIRE_FORMATS, type WireFormat } from '../core/model/wire-format.js';
@@ -26,21 +26,26 @@ const sessions = Math.max(1, Math.floor(Number(process.env.FUZZ_RUNS ?? 2_000) /
 
 const layers = new Map<string, number>();
 let server: ScriptedModelServer;
+/** The proxy as it runs by default, and one with `--recall` (placeholders name archive ids). */
 let proxy: RunningProxy;
+let recalling: RunningProxy;
 const archive = createMemoryArchiveStore();
-const archiveSessions = async () => (await archive.sessions?.()) ?? [];
+const recallArchive = createMemoryArchiveStore();
 beforeAll(async () => {
   server = await startScriptedModelServer({ script: () => 'ok' });
-  proxy = await startProxy({
+  const options = {
     upstream: server.url,
     thresholds: { mid: 300, hard: 800 },
     summarizer: 'extractive',
-    archive,
-    onRequest: (record) => layers.set(record.layer ?? 'none', (layers.get(record.layer ?? 'none') ?? 0) + 1),
-  });
+    onRequest: (record: { layer?: string }) =>
+      layers.set(record.layer ?? 'none', (layers.get(record.layer ?? 'none') ?? 0) + 1),
+  } as const;
+  proxy = await startProxy({ ...options, archive });
+  recalling = await startProxy({ ...options, archive: recallArchive, recall: true });
 });
 afterAll(async () => {
   await proxy.close();
+  await recalling.close();
   await server.close();
 });
 
@@ -126,9 +131,11 @@ describe(`fuzzing the proxy (seed ${seed})`, () => {
 
   // A session's archive is one of those the proxy opened since the session began (a history the
   // client rewrote starts another): the request that went upstream rebuilds from one of them.
-  it.each(cases)(
-    `${Math.ceil(sessions / 2)} generated sessions ($format, tool call ids $ids): what went upstream and the archive rebuild what the client sent`,
-    async ({ format, ids }) => {
+  it.each(cases.flatMap((each) => [false, true].map((recall) => ({ ...each, recall }))))(
+    `${Math.ceil(sessions / 2)} generated sessions ($format, tool call ids $ids, recall $recall): what went upstream and the archive rebuild what the client sent`,
+    async ({ format, ids, recall }) => {
+      const [through, kept] = recall ? [recalling, recallArchive] : [proxy, archive];
+      const archiveSessions = async () => (await kept.sessions?.()) ?? [];
       let session = 0;
       let compacted = 0;
       await fc.assert(
@@ -141,7 +148,7 @@ describe(`fuzzing the proxy (seed ${seed})`, () => {
             const body = bodyOf(format, messages.slice(0, end));
             if (body === undefined) continue;
             const before = server.requests.length;
-            const status = await post(proxy.url, format, body, `rebuild-${format}-${ids}-${session}`);
+            const status = await post(through.url, format, body, `rebuild-${format}-${ids}-${session}`);
             const sent = server.requests.slice(before).at(-1);
             if (status !== 200 || sent === undefined) continue;
             const upstream = parseConversation(JSON.stringify(sent.body), { format }).conversation.messages;
@@ -150,7 +157,7 @@ describe(`fuzzing the proxy (seed ${seed})`, () => {
             compacted += 1;
             const opened = (await archiveSessions()).filter((id) => !known.has(id));
             const rebuilds = await Promise.all(
-              opened.map(async (id) => rebuildConversation(upstream, await archive.list(id))),
+              opened.map(async (id) => rebuildConversation(upstream, await kept.list(id))),
             );
             if (!rebuilds.some((rebuilt) => isDeepStrictEqual(rebuilt, client)))
               expect(rebuilds[0] ?? upstream).toEqual(client);
@@ -158,7 +165,9 @@ describe(`fuzzing the proxy (seed ${seed})`, () => {
         }),
         { numRuns: Math.ceil(sessions / 2), seed: seed + 1 },
       );
-      console.info(`proxy fuzz rebuild (${format}, ids ${ids}): ${compacted} compacted requests rebuilt`);
+      console.info(
+        `proxy fuzz rebuild (${format}, ids ${ids}, recall ${recall}): ${compacted} compacted requests rebuilt`,
+      );
       expect(compacted).toBeGreaterThan(0);
     },
   );
