@@ -131,9 +131,16 @@ describe(`fuzzing the proxy (seed ${seed})`, () => {
 
   // A session's archive is one of those the proxy opened since the session began (a history the
   // client rewrote starts another): the request that went upstream rebuilds from one of them.
-  it.each(cases.flatMap((each) => [false, true].map((recall) => ({ ...each, recall }))))(
-    `${Math.ceil(sessions / 2)} generated sessions ($format, tool call ids $ids, recall $recall): what went upstream and the archive rebuild what the client sent`,
-    async ({ format, ids, recall }) => {
+  // A client that goes back (a rewind, a retry from an earlier turn) sends the session's requests,
+  // then its first half again, then all of them again: the proxy starts over twice.
+  const rebuildCases = cases.flatMap((each) =>
+    [false, true].flatMap((recall) =>
+      (['appends', 'goes back'] as const).map((client) => ({ ...each, recall, client })),
+    ),
+  );
+  it.each(rebuildCases)(
+    `${Math.ceil(sessions / 2)} generated sessions ($format, tool call ids $ids, recall $recall, client $client): what went upstream and the archive rebuild what the client sent`,
+    async ({ format, ids, recall, client: style }) => {
       const [through, kept] = recall ? [recalling, recallArchive] : [proxy, archive];
       const archiveSessions = async () => (await kept.sessions?.()) ?? [];
       let session = 0;
@@ -143,12 +150,15 @@ describe(`fuzzing the proxy (seed ${seed})`, () => {
           const messages = ids === 'unique' ? generated : withReusedIds(generated);
           session += 1;
           const known = new Set(await archiveSessions());
-          for (let end = 1; end <= messages.length; end++) {
-            if (messages[end - 1]!.role !== 'user') continue;
+          const ends = messages.flatMap((message, index) => (message.role === 'user' ? [index + 1] : []));
+          const order =
+            style === 'appends' ? ends : [...ends, ...ends.slice(0, Math.ceil(ends.length / 2)), ...ends];
+          for (const end of order) {
             const body = bodyOf(format, messages.slice(0, end));
             if (body === undefined) continue;
             const before = server.requests.length;
-            const status = await post(through.url, format, body, `rebuild-${format}-${ids}-${session}`);
+            const name = `rebuild-${format}-${ids}-${style}-${session}`;
+            const status = await post(through.url, format, body, name);
             const sent = server.requests.slice(before).at(-1);
             if (status !== 200 || sent === undefined) continue;
             const upstream = parseConversation(JSON.stringify(sent.body), { format }).conversation.messages;
@@ -166,7 +176,7 @@ describe(`fuzzing the proxy (seed ${seed})`, () => {
         { numRuns: Math.ceil(sessions / 2), seed: seed + 1 },
       );
       console.info(
-        `proxy fuzz rebuild (${format}, ids ${ids}, recall ${recall}): ${compacted} compacted requests rebuilt`,
+        `proxy fuzz rebuild (${format}, ids ${ids}, recall ${recall}, client ${style}): ${compacted} compacted requests rebuilt`,
       );
       expect(compacted).toBeGreaterThan(0);
     },
