@@ -155,7 +155,7 @@ describe(`fuzzing sessions (seed ${seed})`, () => {
     sessionKinds.map((kind) => ({ style, ...kind })),
   );
   it.each(cases)(
-    `${sessionRuns} generated sessions whose client $style, tool call ids $ids, recall $recall: every request valid and rebuildable`,
+    `${sessionRuns} generated sessions whose client $style, tool call ids $ids, recall $recall: every request valid, no larger and rebuildable`,
     async ({ style, ids, recall }) => {
       await fc.assert(
         fc.asyncProperty(
@@ -171,6 +171,7 @@ describe(`fuzzing sessions (seed ${seed})`, () => {
               const input =
                 style === 'resends its own history' ? original : [...previous, ...messages.slice(sent, end)];
               const result = await compactor.maybeCompact(input, { system });
+              expect(result.tokensAfter).toBeLessThanOrEqual(result.tokensBefore);
               // Reused ids break the Anthropic rules already in the input: no new problem.
               const problems = validateMessages(result.messages, { system, relativeTo: input });
               if (problems.length > 0) expect(problems).toEqual([]);
