@@ -142,11 +142,23 @@ function requestEnds(messages: readonly Message[]): number[] {
 
 /** Session variants: the ids the client sends, and whether the model has the recall tool. */
 const sessionKinds = [
-  { ids: 'unique', recall: true },
-  { ids: 'unique', recall: false },
-  { ids: 'reused every turn', recall: true },
-  { ids: 'reused every turn', recall: false },
+  { ids: 'unique', recall: true, layers: 'small' },
+  { ids: 'unique', recall: false, layers: 'small' },
+  { ids: 'reused every turn', recall: true, layers: 'small' },
+  { ids: 'reused every turn', recall: false, layers: 'small' },
+  // As a user runs it: every layer at its defaults (batching, kept reads, files back, the working
+  // set), only the thresholds small.
+  { ids: 'unique', recall: true, layers: 'default' },
+  { ids: 'reused every turn', recall: false, layers: 'default' },
 ] as const;
+
+/** A compactor with the session fuzz's thresholds and, with `default` layers, nothing else set. */
+function sessionCompactor(hard: number, recall: boolean, layers: 'small' | 'default') {
+  if (layers === 'small') return fuzzCompactor(hard, { recall });
+  const archive = createMemoryArchiveStore();
+  const thresholds = { mid: Math.floor(hard / 2), hard };
+  return { archive, compactor: createCompactor({ archive, sessionId: 'fuzz', recall, thresholds }) };
+}
 
 describe(`fuzzing sessions (seed ${seed})`, () => {
   // A session sends one request per turn: through the proxy the client resends its own whole
@@ -155,15 +167,15 @@ describe(`fuzzing sessions (seed ${seed})`, () => {
     sessionKinds.map((kind) => ({ style, ...kind })),
   );
   it.each(cases)(
-    `${sessionRuns} generated sessions whose client $style, tool call ids $ids, recall $recall: every request valid, no larger and rebuildable`,
-    async ({ style, ids, recall }) => {
+    `${sessionRuns} generated sessions whose client $style, tool call ids $ids, recall $recall, $layers layers: every request valid, no larger and rebuildable`,
+    async ({ style, ids, recall, layers }) => {
       await fc.assert(
         fc.asyncProperty(
           arbitraryValidConversation(),
           fc.constantFrom(400, 1500, 4000),
           async (generated, hard) => {
             const messages = ids === 'unique' ? generated : withReusedIds(generated);
-            const { compactor, archive } = fuzzCompactor(hard, { recall });
+            const { compactor, archive } = sessionCompactor(hard, recall, layers);
             let previous: Message[] = [];
             let sent = 0;
             for (const end of requestEnds(messages)) {
