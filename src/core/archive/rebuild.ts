@@ -13,41 +13,54 @@ const summaryHeadWithoutId = '<context_summary>';
  */
 interface ItemIndex {
   byId: Map<string, ArchiveItem>;
-  /**
-   * Items of a tool call id, oldest first: a client that reuses a call id has one item per result
-   * under it. The placeholders without an id stand for the newest of them (older ones may stand
-   * for results a later summary holds whole), taken in order from `next`.
-   */
+  /** Items of a tool call (`tool-result:<id>`), oldest first: a reused call id has one per result. */
   byCall: Map<string, ArchiveItem[]>;
-  /**
-   * Placeholders without an id met per call and the ids placeholders name, gathered by a first
-   * pass; then the next item to take.
-   */
-  calls: { counting: boolean; met: Map<string, number>; named: Set<string>; next: Map<string, number> };
+  /** Items of a tool call by the placeholder each was replaced with (a compactor without recall). */
+  bySaid: Map<string, ArchiveItem[]>;
+  unnamed: UnnamedPlaceholders;
   /** Summary items by their summary, oldest first: two hard compactions may write the same one. */
   bySummary: Map<string, ArchiveItem[]>;
   byPlaceholder: Map<string, ArchiveItem>;
+}
+
+/**
+ * How placeholders without an id take a call's items when it has several (a reused call id). A
+ * first pass counts them per slot (the call, or the call and the placeholder's text when items
+ * were archived with it) and gathers the ids other placeholders name; the second gives each slot
+ * its newest items in order (older ones may stand for results a later summary holds whole).
+ */
+interface UnnamedPlaceholders {
+  counting: boolean;
+  named: Set<string>;
+  met: Map<string, number>;
+  next: Map<string, number>;
+}
+
+function push<Key>(map: Map<Key, ArchiveItem[]>, key: Key, item: ArchiveItem): void {
+  const list = map.get(key);
+  if (list) list.push(item);
+  else map.set(key, [item]);
 }
 
 function indexItems(items: readonly ArchiveItem[]): ItemIndex {
   const index: ItemIndex = {
     byId: new Map(),
     byCall: new Map(),
-    calls: { counting: false, met: new Map(), named: new Set(), next: new Map() },
+    bySaid: new Map(),
+    unnamed: { counting: false, named: new Set(), met: new Map(), next: new Map() },
     bySummary: new Map(),
     byPlaceholder: new Map(),
   };
   for (const item of items) {
     index.byId.set(item.id, item);
     if ((item.kind === 'tool-result' || item.kind === 'tool-input') && item.toolUseId !== undefined) {
-      const key = `${item.kind}:${item.toolUseId}`;
-      const queue = index.byCall.get(key);
-      if (queue) queue.push(item);
-      else index.byCall.set(key, [item]);
+      const call = `${item.kind}:${item.toolUseId}`;
+      push(index.byCall, call, item);
+      if (item.placeholder !== undefined) push(index.bySaid, `${call}\u0000${item.placeholder}`, item);
     }
     const summary = item.placeholder === undefined ? undefined : summaryBlock(item.placeholder);
     if (item.kind === 'messages' && summary?.startsWith(summaryHeadWithoutId))
-      index.bySummary.set(summary, [...(index.bySummary.get(summary) ?? []), item]);
+      push(index.bySummary, summary, item);
     if (item.kind === 'assistant-text' && item.placeholder !== undefined)
       index.byPlaceholder.set(item.placeholder, item);
   }
@@ -66,15 +79,15 @@ export function rebuildConversation(messages: readonly Message[], items: readonl
   const index = indexItems(items);
   if (![...index.byCall.values()].some((queue) => queue.length > 1)) return rebuildWith(messages, index, 0);
   // A reused call id: count its placeholders without an id, then give them its newest items that
-  // no placeholder names by id (a session seen reusing ids names them from then on).
-  const { calls } = index;
-  calls.counting = true;
+  // no placeholder names by id and none was archived saying (a session seen reusing ids names
+  // them from then on; without recall, one archived with its placeholder's text is that one's).
+  const { unnamed } = index;
+  unnamed.counting = true;
   rebuildWith(messages, index, 0);
-  calls.counting = false;
+  unnamed.counting = false;
   for (const [call, queue] of index.byCall) {
-    const unnamed = queue.filter((item) => !calls.named.has(item.id));
-    index.byCall.set(call, unnamed.length > 0 ? unnamed : queue);
-    calls.next.set(call, Math.max(0, index.byCall.get(call)!.length - (calls.met.get(call) ?? 0)));
+    const left = queue.filter((item) => !unnamed.named.has(item.id) && item.placeholder === undefined);
+    if (left.length > 0) index.byCall.set(call, left);
   }
   return rebuildWith(messages, index, 0);
 }
@@ -187,26 +200,33 @@ function archivedOriginal(block: ContentBlock, items: ItemIndex): ContentBlock |
 
 /**
  * The item a placeholder names by id, or, for one without an id, the next item archived for
- * `call` (see `ItemIndex.byCall`; the last one again once all are taken).
+ * `call` (see {@link UnnamedPlaceholders}; the last one again once all are taken).
  */
 function itemNamedBy(text: string, items: ItemIndex, call?: string): ArchiveItem | undefined {
   const id = archiveIdInPlaceholder(text);
   if (id !== undefined) {
-    if (items.calls.counting) items.calls.named.add(id);
+    if (items.unnamed.counting) items.unnamed.named.add(id);
     return items.byId.get(id);
   }
   if (call === undefined || !isPlaceholderText(text)) return undefined;
-  const queue = items.byCall.get(call);
-  if (!queue || queue.length < 2) return queue?.[0];
-  // Archived with the placeholder it was replaced with (a compactor without recall): that one.
-  const said = queue.find((item) => item.placeholder === text);
-  if (said !== undefined) return said;
-  const { counting, met, next } = items.calls;
-  if (counting) {
-    met.set(call, (met.get(call) ?? 0) + 1);
-    return queue[0];
+  const all = items.byCall.get(call);
+  if (!all || all.length < 2) return all?.[0];
+  const slot = `${call}\u0000${text}`;
+  const said = items.bySaid.get(slot);
+  return takeInOrder(said ? slot : call, said ?? all, items.unnamed);
+}
+
+/** The next of `candidates` for a placeholder without an id in `slot` (see {@link UnnamedPlaceholders}). */
+function takeInOrder(
+  slot: string,
+  candidates: readonly ArchiveItem[],
+  state: UnnamedPlaceholders,
+): ArchiveItem {
+  if (state.counting) {
+    state.met.set(slot, (state.met.get(slot) ?? 0) + 1);
+    return candidates[0]!;
   }
-  const position = next.get(call) ?? 0;
-  next.set(call, position + 1);
-  return queue[Math.min(position, queue.length - 1)];
+  const position = state.next.get(slot) ?? Math.max(0, candidates.length - (state.met.get(slot) ?? 0));
+  state.next.set(slot, position + 1);
+  return candidates[Math.min(position, candidates.length - 1)]!;
 }
