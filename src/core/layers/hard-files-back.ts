@@ -8,6 +8,7 @@
 import { blockText, escapeReservedTags } from '../_internal/text.js';
 import { contentBlocks, type Message } from '../model/messages.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
+import { withoutLineNumber } from '../working-set/outline-file.js';
 import { type CurrentFile, currentFiles } from './hard-current-files.js';
 import type { FilePart } from './hard-file-parts.js';
 import { focusNames, focusRanges } from './hard-focus.js';
@@ -67,19 +68,12 @@ export function filesBack(
 }
 
 /**
- * The lines of `texts`, trimmed, without a line number a read put before them (Claude Code's
- * `   12→`, `cat -n`'s `    12\t`): what a file's own lines are compared with.
+ * The lines of `texts`, trimmed, without a line number a read put before them
+ * (`withoutLineNumber`): what a file's own lines are compared with.
  */
 function linesOf(texts: readonly string[]): Set<string> {
   const lines = new Set<string>();
-  for (const text of texts)
-    for (const line of text.split('\n'))
-      lines.add(
-        line
-          .trim()
-          .replace(/^\d+(?:→|\t)/, '')
-          .trim(),
-      );
+  for (const text of texts) for (const line of text.split('\n')) lines.add(withoutLineNumber(line).trim());
   return lines;
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { samples } from './__fixtures__/samples.js';
 import type { CodeParser } from './code-outline.js';
 import { lexerOutline } from './lexer-outline.js';
-import { isUnreadable, outlineFile, stripLineNumbers } from './outline-file.js';
+import { isUnreadable, outlineFile, stripLineNumbers, withoutLineNumber } from './outline-file.js';
 
 /** Each name at its first definition (a Rust `impl` repeats its type's name). */
 const names = (definitions: { name: string; line: number }[] | undefined) =>
@@ -217,5 +217,11 @@ describe('line numbers of read tools', () => {
       firstLine: 7,
     });
     expect(stripLineNumbers('plain text')).toEqual({ text: 'plain text', firstLine: 1 });
+  });
+
+  it("are taken off one line at a time, in each read tool's form", () => {
+    expect(
+      ['    40→func A() {', '     7\tx := 1', '12: const a = 1;', 'plain 12: text'].map(withoutLineNumber),
+    ).toEqual(['func A() {', 'x := 1', 'const a = 1;', 'plain 12: text']);
   });
 });

@@ -29,6 +29,15 @@ export interface ShownText {
 }
 
 /**
+ * A line of a read's output without the number the read put before it (`   12→`, `    12\t`,
+ * opencode's `12: `), for comparing a line with a file's own.
+ */
+export function withoutLineNumber(line: string): string {
+  const match = numberedLine.exec(line) ?? opencodeLine.exec(line);
+  return match ? line.slice(match[0].length) : line;
+}
+
+/**
  * The text without the line numbers a read tool put in front of each line (and where it starts);
  * a text without them is taken as it is, starting at `unnumberedFirstLine` (the line the call asked for).
  */
