@@ -263,6 +263,11 @@ export function shortenedNote(archiveId: PlaceholderId, tokens: number): string 
   return ` [${shortenedMark} ${formatCount(tokens)} tokens in full${recallMarker(archiveId)}]`;
 }
 
+/** True for a tool input field this library elided (`[elided: …]`). */
+export function isElidedField(value: unknown): value is string {
+  return typeof value === 'string' && value.startsWith('[elided:');
+}
+
 /**
  * The text that stands in for a large elided tool input field (`archiveId` undefined: none named),
  * with a few words of what it held (`details`, e.g. `defines …`).

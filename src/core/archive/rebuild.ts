@@ -1,4 +1,4 @@
-import { archiveIdInPlaceholder, isPlaceholderText } from '../_internal/placeholder.js';
+import { archiveIdInPlaceholder, isElidedField, isPlaceholderText } from '../_internal/placeholder.js';
 import { toolResultText } from '../_internal/text.js';
 import type { ContentBlock, Message, ToolResultBlock } from '../model/messages.js';
 import type { ArchiveItem } from './archive-store.js';
@@ -190,7 +190,7 @@ function archivedOriginal(block: ContentBlock, items: ItemIndex): ContentBlock |
   }
   if (block.type === 'tool_use' && typeof block.input === 'object' && block.input !== null) {
     for (const value of Object.values(block.input as Record<string, unknown>)) {
-      if (typeof value !== 'string' || !value.startsWith('[elided:')) continue;
+      if (!isElidedField(value)) continue;
       const item = itemNamedBy(value, items, `tool-input:${String(block.id)}`);
       if (item?.kind === 'tool-input' && item.toolUseId === block.id) return item.block;
     }

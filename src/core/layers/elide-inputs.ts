@@ -3,7 +3,7 @@
  * rewrites mid and hard apply: mid on the older turns, hard on the turn it keeps.
  */
 import { archiveKey, originalPrint } from '../_internal/archive-ids.js';
-import { elidedInputText } from '../_internal/placeholder.js';
+import { elidedInputText, isElidedField } from '../_internal/placeholder.js';
 import { safeJson } from '../_internal/text.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
 import type { ContentBlock, Message, ToolUseBlock } from '../model/messages.js';
@@ -92,28 +92,23 @@ function elideLargeInput(
   const total = counter.countText(safeJson(input));
   if (total <= maxTokens) return undefined;
   const record = input as Record<string, unknown>;
-  const large = Object.entries(record).filter(([, value]) => {
-    const text = typeof value === 'string' ? value : safeJson(value);
-    return (
-      counter.countText(text) > maxTokens * LARGE_FIELD_SHARE &&
-      !(typeof value === 'string' && value.startsWith('[elided:'))
-    );
+  const large = Object.entries(record).flatMap(([name, value]) => {
+    if (isElidedField(value)) return [];
+    const tokens = counter.countText(typeof value === 'string' ? value : safeJson(value));
+    return tokens > maxTokens * LARGE_FIELD_SHARE ? [{ name, value, tokens }] : [];
   });
   if (large.length === 0) return undefined;
   // Two inputs under one tool_use id (a reused id) differ in their print: an id each. An input
   // elided before keeps the id of its original (archived whole under it).
   const { id, known } = context.ids.idFor(
     archiveKey('tool-input', toolUse.id),
-    Object.values(record).some((value) => typeof value === 'string' && value.startsWith('[elided:'))
+    Object.values(record).some(isElidedField)
       ? undefined
       : originalPrint(toolUse, context.reusesIds?.() === true),
   );
   const elided: Record<string, unknown> = { ...record };
-  for (const [name, value] of large) {
-    const text = typeof value === 'string' ? value : safeJson(value);
-    const details = inputDetails(toolUse, value);
-    elided[name] = elidedInputText(value, counter.countText(text), namedId(context, id), details);
-  }
+  for (const { name, value, tokens } of large)
+    elided[name] = elidedInputText(value, tokens, namedId(context, id), inputDetails(toolUse, value));
   const freedTokens = total - counter.countText(safeJson(elided));
   // Small fields (a low maxToolInputTokens) can cost less than their placeholders: keep them.
   if (freedTokens <= 0) return undefined;

@@ -90,8 +90,11 @@ export function toolResultTokens(result: ToolResultBlock, counter: TokenCounter)
  * names the id issued for its call, or, written without an id, its call's result is archived. A
  * result cut to its head and tail is not: it still holds enough to be worth masking later.
  */
-export function isOwnPlaceholder(result: ToolResultBlock, ids: ArchiveIds): boolean {
-  const text = toolResultText(result);
+export function isOwnPlaceholder(
+  result: ToolResultBlock,
+  ids: ArchiveIds,
+  text = toolResultText(result),
+): boolean {
   if (text.includes(shortenedMark)) return false;
   const key = archiveKey('tool-result', result.tool_use_id);
   const id = archiveIdInPlaceholder(text);
@@ -177,7 +180,7 @@ export function maskToolResults(
       const text = toolResultText(result);
       // The index finds results when a call's output comes in, before its archive items are
       // stored: a placeholder of that call's is its own by the next call, and stays as it is.
-      if (text.startsWith('[') && isOwnPlaceholder(result, context.ids)) continue;
+      if (text.startsWith('[') && isOwnPlaceholder(result, context.ids, text)) continue;
       const toolUse = target.toolUse ?? context.toolUse(result.tool_use_id);
       // Two results under one tool_use id (a reused id) differ in their print: an id each.
       const { id, known } = context.ids.idFor(
