@@ -19,6 +19,7 @@ import type { CompactorOptions } from '../core/compactor-options.js';
 import {
   arbitraryAnyConversation,
   arbitraryValidConversation,
+  requestEnds,
   withReusedIds,
 } from '../core/conversation/arbitrary-conversation.test-utils.js';
 import { validateMessages } from '../core/conversation/validate.js';
@@ -134,11 +135,6 @@ describe(`fuzzing (seed ${seed})`, () => {
     console.info(`fuzz: ${invalidRuns} rule-breaking conversations, ${errors} refused with a CompactError`);
   });
 });
-
-/** The prefixes of a conversation that end in a user message: the requests of a session. */
-function requestEnds(messages: readonly Message[]): number[] {
-  return messages.flatMap((message, index) => (message.role === 'user' && index > 0 ? [index + 1] : []));
-}
 
 /** Session variants: the ids the client sends, and whether the model has the recall tool. */
 const sessionKinds = [

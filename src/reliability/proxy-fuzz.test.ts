@@ -12,6 +12,7 @@ import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.j
 import { rebuildConversation } from '../core/archive/rebuild.js';
 import {
   arbitraryValidConversation,
+  requestEnds,
   withReusedIds,
 } from '../core/conversation/arbitrary-conversation.test-utils.js';
 import { parseConversation, serializeConversation } from '../core/conversation/parse-conversation.js';
@@ -106,8 +107,7 @@ describe(`fuzzing the proxy (seed ${seed})`, () => {
         fc.asyncProperty(arbitraryValidConversation(), async (generated) => {
           const messages = ids === 'unique' ? generated : withReusedIds(generated);
           session += 1;
-          for (let end = 1; end <= messages.length; end++) {
-            if (messages[end - 1]!.role !== 'user') continue;
+          for (const end of requestEnds(messages)) {
             const body = bodyOf(format, messages.slice(0, end));
             if (body === undefined) continue;
             const direct = await post(server.url, format, body, '');
@@ -150,7 +150,7 @@ describe(`fuzzing the proxy (seed ${seed})`, () => {
           const messages = ids === 'unique' ? generated : withReusedIds(generated);
           session += 1;
           const known = new Set(await archiveSessions());
-          const ends = messages.flatMap((message, index) => (message.role === 'user' ? [index + 1] : []));
+          const ends = requestEnds(messages);
           const order =
             style === 'appends' ? ends : [...ends, ...ends.slice(0, Math.ceil(ends.length / 2)), ...ends];
           for (const end of order) {

@@ -203,6 +203,11 @@ function buildConversation(plans: readonly TurnPlan[], endWithAssistant: boolean
   return messages;
 }
 
+/** The ends of a conversation's prefixes that end in a user message: the requests of a session. */
+export function requestEnds(messages: readonly Message[]): number[] {
+  return messages.flatMap((message, index) => (message.role === 'user' ? [index + 1] : []));
+}
+
 /**
  * A generated conversation with every turn's calls named `call_0`, `call_1`, … again (its ids are
  * `toolu_<turn>_<call>`), as some OpenAI-compatible servers and SWE-agent runs name them.
