@@ -92,6 +92,7 @@ const callRules: OptionRules = {
   focus: 'string',
   now: 'count',
   force: { oneOf: ['mid', 'hard'] },
+  preservedThinking: 'boolean',
 };
 
 /**

@@ -239,6 +239,16 @@ export interface MaybeCompactOptions {
   /** With `force: 'hard'`, what the summary should keep in focus. */
   focus?: string;
   /**
+   * The model checks each thinking block it is sent back against everything before it, as it was
+   * when the block was produced (Claude's preserved thinking: Claude Fable 5.1 and Claude Opus,
+   * Sonnet and Haiku 5.5 on; a changed prefix is a 400 by default). A call that changes the history
+   * then leaves out every `thinking` and `redacted_thinking` block from the first message it
+   * changed on, as the API asks of client-side compaction; the thinking before it stays.
+   * `compactRequest` sets it from the body's `model`.
+   * @default false
+   */
+  preservedThinking?: boolean;
+  /**
    * When this request is made, in milliseconds since the epoch (a replay passes its own clock).
    * Compared with the previous call's to tell whether the prompt cache expired.
    * @default Date.now()

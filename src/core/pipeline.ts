@@ -18,6 +18,7 @@ import type { LayerPlan, RewriteContext } from './layers/mask.js';
 import { planMicro } from './layers/micro.js';
 import { planMid } from './layers/mid.js';
 import { type ProviderCompactionSplit, splitAtProviderCompaction } from './layers/provider-compaction.js';
+import { sendableOutput } from './layers/thinking-after-change.js';
 import { renderLedger } from './ledger/render-ledger.js';
 import { type Message, type ProviderUsage, promptTokensFromUsage } from './model/messages.js';
 import {
@@ -103,10 +104,13 @@ export async function compactTurn(
   const run = await runPlan(planTurn(turnFacts(turn, now, overheadTokens)), turn, overheadTokens, now);
 
   const last = run.steps[run.steps.length - 1];
-  const output = last?.plan.messages ?? input;
+  const output = sendableOutput(input, last?.plan.messages, options);
   const layer = last?.layer ?? 'none';
   const sizes = measureSteps(run.steps, input, options, tokensBefore, runtime);
-  const tokensAfter = sizes[sizes.length - 1]?.after ?? tokensBefore;
+  const measured = sizes[sizes.length - 1]?.after ?? tokensBefore;
+  // Thinking left out after the change counts no more (rare: only models with preserved thinking).
+  const tokensAfter =
+    output === (last?.plan.messages ?? input) ? measured : runtime.tokens.count(output, system, tools);
   if (run.breaker) assertFitsWithoutHard(tokensAfter, run.breaker, settings);
   assertFitsWindow(layer, tokensAfter, settings);
   const items = run.steps.flatMap((step) => step.plan.items);

@@ -52,10 +52,14 @@ async function compactBody<Body extends object>(
 ): Promise<CompactRequestResult<Body>> {
   const conversation = readRequestConversation(body as RequestBody, used);
   const { system, messages, tools } = conversation;
+  // The body names its model: one that checks its thinking's prefix gets none after a change.
+  const preservedThinking =
+    options.preservedThinking ?? dialectOf(used).checksThinkingPrefix?.(body as RequestBody) === true;
   const callOptions: MaybeCompactOptions = {
     ...options,
     ...(system === undefined ? {} : { system }),
     ...(tools === undefined ? {} : { tools }),
+    ...(preservedThinking ? { preservedThinking } : {}),
   };
   const result = await compactor.maybeCompact(messages, callOptions).catch((error: unknown) => {
     throw inBodyTerms(error, { body: body as RequestBody, format: used, conversation });

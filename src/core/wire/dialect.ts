@@ -96,4 +96,10 @@ export interface WireDialect {
   answerText(answer: Record<string, unknown>): string;
   /** An error answer with `status` and `message`, in the provider's own shape. */
   errorAnswer(status: number, message: string): DialectErrorAnswer;
+  /**
+   * True when the request's model checks each thinking block it is sent back against everything
+   * before it (Claude's preserved thinking): a compaction must not send a thinking block after
+   * what it changed (`MaybeCompactOptions.preservedThinking`). Absent: the format has no such check.
+   */
+  checksThinkingPrefix?(body: RequestBody): boolean;
 }

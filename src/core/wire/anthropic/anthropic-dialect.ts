@@ -5,6 +5,7 @@ import { retryHeaders } from '../_internal/error-headers.js';
 import { copyUsage, eventUsageOf, SAME_NAMED_USAGE, usageField } from '../_internal/usage.js';
 import { collectProblems } from '../_internal/validate-helpers.js';
 import type { WireDialect } from '../dialect.js';
+import { checksThinkingPrefix } from './preserved-thinking.js';
 import { readAnthropicConversation, serializeAnthropic } from './read-anthropic.js';
 import { readAnthropicRequest } from './request-anthropic.js';
 import { anthropicAnswerText, anthropicSummaryCall } from './summary-anthropic.js';
@@ -52,6 +53,7 @@ export const anthropicDialect: WireDialect = {
     body: { type: 'error', error: { type: anthropicErrorType(status), message } },
     headers: retryHeaders(status),
   }),
+  checksThinkingPrefix: (body) => checksThinkingPrefix(body.model),
 };
 
 /** Anthropic's error type for a status the proxy answers with itself. */

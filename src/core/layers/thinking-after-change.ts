@@ -1,0 +1,57 @@
+/**
+ * Compaction for a model with preserved thinking (`MaybeCompactOptions.preservedThinking`): a
+ * thinking block stays valid only while everything before it is what it was when the model wrote
+ * it, so once a layer changed the history, every `thinking` and `redacted_thinking` block from the
+ * first changed message on is left out (what the API asks of client-side compaction). The thinking
+ * before that message is still the model's own, on the prefix it was written on, and stays.
+ */
+import { sameJson } from '../_internal/same-json.js';
+import type { MaybeCompactOptions } from '../compactor-options.js';
+import type { ContentBlock, Message } from '../model/messages.js';
+
+/** What an assistant message that held nothing but thinking says instead (the API refuses empty content). */
+export const omittedThinkingText = '(thinking omitted)';
+
+/**
+ * What the layers made (`planned`), as the provider takes it: for a model with preserved thinking,
+ * without the thinking after the first change. The input when nothing changed.
+ */
+export function sendableOutput(
+  input: readonly Message[],
+  planned: readonly Message[] | undefined,
+  options: Pick<MaybeCompactOptions, 'preservedThinking'>,
+): readonly Message[] {
+  if (planned === undefined) return input;
+  return options.preservedThinking ? withoutThinkingAfterChange(input, planned).messages : planned;
+}
+
+/** The output with its thinking left out after the first message that differs from the input's. */
+export function withoutThinkingAfterChange(
+  input: readonly Message[],
+  output: readonly Message[],
+): { messages: Message[]; removed: number } {
+  const first = firstChange(input, output);
+  let removed = 0;
+  const messages = output.map((message, index) => {
+    if (index < first || message.role !== 'assistant' || typeof message.content === 'string') return message;
+    const kept = message.content.filter((block) => !isThinking(block));
+    if (kept.length === message.content.length) return message;
+    removed += message.content.length - kept.length;
+    const content: ContentBlock[] = kept.length > 0 ? kept : [{ type: 'text', text: omittedThinkingText }];
+    return { ...message, content };
+  });
+  return { messages: removed === 0 ? (output as Message[]) : messages, removed };
+}
+
+function isThinking(block: ContentBlock): boolean {
+  return block.type === 'thinking' || block.type === 'redacted_thinking';
+}
+
+/** The first index where the output's message is not the input's (the same object or the same JSON). */
+function firstChange(input: readonly Message[], output: readonly Message[]): number {
+  const shared = Math.min(input.length, output.length);
+  for (let index = 0; index < shared; index++) {
+    if (input[index] !== output[index] && !sameJson(input[index], output[index])) return index;
+  }
+  return shared;
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { checksThinkingPrefix } from './preserved-thinking.js';
+
+describe('checksThinkingPrefix', () => {
+  it.each([
+    'claude-opus-5-5',
+    'claude-sonnet-5-5',
+    'claude-haiku-5-5',
+    'claude-fable-5-1',
+    'claude-fable-5-2',
+    'claude-mythos-5-1',
+    'claude-opus-5-5-20261015',
+    'anthropic.claude-opus-5-5-v1:0',
+    'claude-opus-5-5@20261015',
+    'claude-opus-6',
+  ])('%s checks the prefix of the thinking it is sent back', (model) => {
+    expect(checksThinkingPrefix(model)).toBe(true);
+  });
+
+  it.each([
+    'claude-opus-5',
+    'claude-sonnet-5',
+    'claude-fable-5',
+    'claude-opus-4-8',
+    'claude-sonnet-4-5-20250929',
+    'claude-3-7-sonnet-20250219',
+    'claude-mythos-preview',
+    'claude-test',
+    'gpt-5.4',
+  ])('%s does not', (model) => {
+    expect(checksThinkingPrefix(model)).toBe(false);
+  });
+
+  it('reads no model from a value that is not a string', () => {
+    expect(checksThinkingPrefix(undefined)).toBe(false);
+    expect(checksThinkingPrefix(55)).toBe(false);
+  });
+});
