@@ -53,6 +53,8 @@ export interface LoopOptions {
   systemMessage?: string;
   /** Adaptive thinking with its context management, as Claude Code on its default model asks. */
   thinking?: boolean;
+  /** The model the requests name. @default 'claude-test' (no preserved thinking) */
+  model?: string;
 }
 
 const readFileTool = {
@@ -90,7 +92,7 @@ export async function anthropicLoop(
   ];
   for (let turn = 0; turn < options.turns; turn += 1) {
     const body = {
-      model: 'claude-test',
+      model: options.model ?? 'claude-test',
       max_tokens: 200,
       ...(options.thinking ? thinkingFields : {}),
       system: [

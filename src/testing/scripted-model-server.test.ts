@@ -189,6 +189,43 @@ describe('Anthropic Messages API', () => {
     expect(requests.map((request) => request.outcome)).toEqual(['invalid-request', 'invalid-request']);
   });
 
+  it('binds a thinking block to the messages before it on a model with preserved thinking, as the API does', async () => {
+    const { anthropicBaseURL, requests } = await start(['First.', 'Second.', 'Third.', 'Fourth.']);
+    const client = anthropicClient(anthropicBaseURL);
+    const send = (model: string, messages: Anthropic.MessageParam[], extra: object = {}) =>
+      client.messages
+        .create({ model, max_tokens: 2000, thinking: { type: 'adaptive' }, messages, ...extra })
+        .catch((caught: unknown) => caught);
+    const first = (await send('claude-opus-5-5', question)) as Anthropic.Message;
+    const history: Anthropic.MessageParam[] = [
+      ...question,
+      { role: 'assistant', content: first.content },
+      { role: 'user', content: 'Go on.' },
+    ];
+    // Sent back as written: taken.
+    expect(await send('claude-opus-5-5', history)).toMatchObject({ type: 'message' });
+    // A message before the block changed: the API's 400, naming the block.
+    const changed = [{ role: 'user' as const, content: 'Another question.' }, ...history.slice(1)];
+    const rejected = await send('claude-opus-5-5', changed);
+    expect(rejected).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((rejected as Error).message).toContain(
+      'messages.1.content.0: Invalid `signature` in `thinking` block. The block is bound to a different conversation.',
+    );
+    // Asked to drop such blocks, or on a model without the check, the request is taken.
+    const dropping = {
+      thinking: { type: 'adaptive', block_binding: { prefix_mismatch_behavior: 'drop_block' } },
+    };
+    expect(await send('claude-opus-5-5', changed, dropping)).toMatchObject({ type: 'message' });
+    expect(await send('claude-test', changed)).toMatchObject({ type: 'message' });
+    expect(requests.map((request) => request.outcome)).toEqual([
+      'text',
+      'text',
+      'invalid-request',
+      'text',
+      'text',
+    ]);
+  });
+
   it('rejects a block type the API does not take, as the API does', async () => {
     const { anthropicBaseURL, openaiBaseURL, requests } = await start(['never sent']);
     const anthropicError = await anthropicClient(anthropicBaseURL)

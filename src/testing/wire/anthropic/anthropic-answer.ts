@@ -3,6 +3,7 @@
  * its server-sent events (`message_start`, `content_block_*`, `message_delta`), in the real order.
  */
 import { type Answer, streamPieces } from '../../_wire.js';
+import { thinkingSignature } from './thinking-prefix.js';
 
 /** What an Anthropic answer carries beyond {@link Answer}. */
 interface AnthropicExtras {
@@ -12,10 +13,11 @@ interface AnthropicExtras {
 
 /**
  * A request that turns thinking on gets answers that open with a signed thinking block, as the API
- * gives them with `display: "omitted"`: no text, a signature the client must send back.
+ * gives them with `display: "omitted"`: no text, a signature the client must send back (bound to the
+ * messages before it on a model with preserved thinking, `thinking-prefix.ts`).
  */
 export function anthropicExtras(body: Record<string, unknown>, answerNumber: number): AnthropicExtras {
-  return thinkingOn(body) ? { thinkingSignature: `scripted-signature-${answerNumber}` } : {};
+  return thinkingOn(body) ? { thinkingSignature: thinkingSignature(body, answerNumber) } : {};
 }
 
 /** Whether a request turns thinking on (`enabled` with a budget, or `adaptive`). */

@@ -4,12 +4,13 @@
  * types the SDK knows, then the conversation's rules.
  */
 import { validateMessages } from 'agent-compact';
-import { allowsSystemMessages } from 'agent-compact/wire';
+import { allowsSystemMessages, checksThinkingPrefix } from 'agent-compact/wire';
 import { countCacheControl } from '../../_cache-control.js';
 import { type UnknownContentType, unknownIn } from '../../_content-types.js';
 import { invalidRequest, type WireError } from '../../_wire.js';
 import type { CheckedRequest } from '../scripted-wire.js';
 import { thinkingOn } from './anthropic-answer.js';
+import { thinkingPrefixProblem } from './thinking-prefix.js';
 
 /** The API's limit on `cache_control` marks in one request. */
 const MAX_CACHE_BREAKPOINTS = 4;
@@ -67,7 +68,7 @@ export function checkAnthropicRequest({
       unknown.path,
     );
   }
-  const thinking = thinkingProblem(body);
+  const thinking = thinkingPrefixProblem(body) ?? thinkingProblem(body);
   if (thinking) return thinking;
   const [first] = validateMessages(body.messages, {
     format: 'anthropic',
@@ -80,8 +81,10 @@ export function checkAnthropicRequest({
 
 /**
  * The API's thinking rules, with its messages: with thinking on, the assistant turn a tool result
- * answers must open with its thinking (so a client sends back what it was given); with thinking
- * off, a final assistant message (a prefill) cannot hold thinking.
+ * answers must open with its thinking (so a client sends back what it was given) — except on a
+ * model with preserved thinking, which takes that turn without the thinking a change made invalid,
+ * as it does when it drops such blocks itself; with thinking off, a final assistant message (a
+ * prefill) cannot hold thinking.
  */
 function thinkingProblem(body: Record<string, unknown>): WireError | undefined {
   const messages = Array.isArray(body.messages) ? (body.messages as Record<string, unknown>[]) : [];
@@ -95,6 +98,7 @@ function thinkingProblem(body: Record<string, unknown>): WireError | undefined {
     );
   }
   if (
+    checksThinkingPrefix(body.model) ||
     messages[last]?.role !== 'user' ||
     !blocksOf(messages[last]!).some((block) => block.type === 'tool_result')
   )

@@ -1,0 +1,58 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type ScriptedModelServer, startScriptedModelServer } from '../testing/index.js';
+import { anthropicLoop, toolCallingScript } from './agent-loops.test-utils.js';
+import type { RunningProxy } from './proxy-options.js';
+import { startProxy } from './proxy-server.js';
+import type { ProxyRequestRecord } from './proxy-stats.js';
+
+let server: ScriptedModelServer | undefined;
+let proxy: RunningProxy | undefined;
+afterEach(async () => {
+  await proxy?.close();
+  await server?.close();
+  proxy = undefined;
+  server = undefined;
+});
+
+/** The thinking signatures a request body sends back. */
+function signatures(body: Record<string, unknown>): string[] {
+  return [...JSON.stringify(body.messages).matchAll(/"signature":"(scripted-signature-[^"]+)"/g)].map(
+    (match) => match[1]!,
+  );
+}
+
+describe('Claude Code on its default model (preserved thinking) through the proxy', () => {
+  it('every compacted request is one the API takes: no thinking block after what the compaction changed', async () => {
+    // The scripted server checks each thinking block against the messages it was written after,
+    // and answers a changed prefix with the API's 400, as an account created since 31 August 2026.
+    server = await startScriptedModelServer({ script: toolCallingScript });
+    const records: ProxyRequestRecord[] = [];
+    proxy = await startProxy({
+      upstream: server.url,
+      thresholds: { mid: 3000, hard: 6000 },
+      log: () => {},
+      onRequest: (record) => records.push(record),
+    });
+    const history = await anthropicLoop(proxy.url, {
+      turns: 20,
+      stream: true,
+      thinking: true,
+      model: 'claude-opus-5-5',
+    });
+    expect(history.length).toBeGreaterThan(26);
+    const layers = new Set(records.map((record) => record.layer));
+    expect(layers.has('micro') || layers.has('mid')).toBe(true);
+    expect(layers.has('hard')).toBe(true);
+    expect(server.requests.filter((request) => request.outcome === 'invalid-request')).toEqual([]);
+    expect(records.filter((record) => record.fallback !== undefined)).toEqual([]);
+    // Only what a change made invalid is left out: the thinking before the first micro batch still
+    // goes with it, and the answer to it brings one more block that the next request sends back.
+    const micro = records.findIndex((record) => record.layer === 'micro' || record.layer === 'mid');
+    const atMicro = signatures(server.requests[micro]!.body);
+    expect(atMicro.length).toBeGreaterThan(0);
+    expect(signatures(server.requests[micro + 1]!.body)).toEqual([
+      ...atMicro,
+      expect.stringMatching(/^scripted-signature-/),
+    ]);
+  });
+});
