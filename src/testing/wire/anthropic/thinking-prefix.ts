@@ -3,7 +3,10 @@
  * block the server writes is signed with a print of the messages it was written after, and a
  * request that sends one back after other messages gets the API's 400, as a real account created
  * since 31 August 2026 does. Only the messages are printed (an agent keeps `system` and `tools` as
- * they were; the proxy never changes them), `cache_control` aside, since clients move it.
+ * they were; the proxy never changes them), as their content reads: `cache_control` aside (clients
+ * move it), a string the same as its one text block, and without `role: "system"` messages
+ * (Claude Code's turn-scoped ones, with their `output_config`, come and go between requests, as the
+ * API lets them).
  */
 import { createHash } from 'node:crypto';
 import { checksThinkingPrefix } from 'agent-compact/wire';
@@ -47,9 +50,14 @@ function dropsMismatchedBlocks(body: Record<string, unknown>): boolean {
   return binding?.prefix_mismatch_behavior === 'drop_block';
 }
 
-/** A short print of messages as JSON, keys sorted and `cache_control` left out. */
+/** A short print of the conversation's messages as their content reads (see the module comment). */
 function prefixPrint(messages: readonly unknown[]): string {
-  return createHash('sha256').update(canonicalJson(messages)).digest('hex').slice(0, 16);
+  const read = messages.flatMap((message) => {
+    const { role, content } = (message ?? {}) as { role?: unknown; content?: unknown };
+    if (role === 'system') return [];
+    return [{ role, content: typeof content === 'string' ? [{ type: 'text', text: content }] : content }];
+  });
+  return createHash('sha256').update(canonicalJson(read)).digest('hex').slice(0, 16);
 }
 
 function canonicalJson(value: unknown): string {
