@@ -93,6 +93,7 @@ const callRules: OptionRules = {
   now: 'count',
   force: { oneOf: ['mid', 'hard'] },
   preservedThinking: 'boolean',
+  resetThinking: 'boolean',
 };
 
 /**

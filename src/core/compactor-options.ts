@@ -249,6 +249,14 @@ export interface MaybeCompactOptions {
    */
   preservedThinking?: boolean;
   /**
+   * With `preservedThinking`: leave out every thinking block of this call's history, whether or
+   * not a layer changes anything. For a history whose thinking may have been written after another
+   * prefix than this one, such as a conversation a proxy picks up again after losing its state (the
+   * client's copy holds thinking written after the proxy's compacted history).
+   * @default false
+   */
+  resetThinking?: boolean;
+  /**
    * When this request is made, in milliseconds since the epoch (a replay passes its own clock).
    * Compared with the previous call's to tell whether the prompt cache expired.
    * @default Date.now()

@@ -18,7 +18,7 @@ import type { LayerPlan, RewriteContext } from './layers/mask.js';
 import { planMicro } from './layers/micro.js';
 import { planMid } from './layers/mid.js';
 import { type ProviderCompactionSplit, splitAtProviderCompaction } from './layers/provider-compaction.js';
-import { sendableOutput } from './layers/thinking-after-change.js';
+import { sendableOutput, withoutUnboundThinking } from './layers/thinking-after-change.js';
 import { renderLedger } from './ledger/render-ledger.js';
 import { type Message, type ProviderUsage, promptTokensFromUsage } from './model/messages.js';
 import {
@@ -76,11 +76,13 @@ interface StepRun {
  * read); the compactor applies `update`, saves the state, then calls `archiveAndReport` (`turn-report.ts`).
  */
 export async function compactTurn(
-  input: readonly Message[],
+  given: readonly Message[],
   options: MaybeCompactOptions,
   runtime: SessionRuntime,
   environment: TurnEnvironment,
 ): Promise<TurnOutcome> {
+  // A history whose thinking may be bound to another prefix goes on without it, summary call included.
+  const input = withoutUnboundThinking(given, options);
   const { settings } = environment;
   const { system, tools, usage, force, now = Date.now() } = options;
   const previous = recallLastOutput(runtime, input, { system, tools }, settings);

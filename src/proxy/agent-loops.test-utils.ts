@@ -55,6 +55,8 @@ export interface LoopOptions {
   thinking?: boolean;
   /** The model the requests name. @default 'claude-test' (no preserved thinking) */
   model?: string;
+  /** A history to go on from (a client resuming its conversation) instead of the task alone. */
+  resume?: Anthropic.MessageParam[];
 }
 
 const readFileTool = {
@@ -86,10 +88,12 @@ export async function anthropicLoop(
       ...options.headers,
     },
   });
-  const messages: Anthropic.MessageParam[] = [
-    { role: 'user', content: [{ type: 'text', text: options.task ?? 'Read every file.' }] },
-    ...(options.systemMessage ? [{ role: 'system' as const, content: options.systemMessage }] : []),
-  ];
+  const messages: Anthropic.MessageParam[] = options.resume
+    ? [...options.resume]
+    : [
+        { role: 'user', content: [{ type: 'text', text: options.task ?? 'Read every file.' }] },
+        ...(options.systemMessage ? [{ role: 'system' as const, content: options.systemMessage }] : []),
+      ];
   for (let turn = 0; turn < options.turns; turn += 1) {
     const body = {
       model: options.model ?? 'claude-test',

@@ -96,12 +96,10 @@ export async function runExchange(
   const lineage = lineageOf(state, input.restarted);
   const session = compactors.get(sessionKey, lineage, clientExchange.recall && !ownRecall);
   compactors.remember(sessionKey, clientExchange.read);
-  const outgoing = await compactOnce(
-    exchange,
-    session,
-    input.conversation,
-    input.restarted ? undefined : state?.usage,
-  );
+  const outgoing = await compactOnce(exchange, session, input.conversation, {
+    usage: input.restarted ? undefined : state?.usage,
+    pickedUp: state === undefined || (input.restarted && state.sent !== undefined),
+  });
   compactors.noteOutcome(sessionKey, {
     layer: outgoing.compaction?.layer ?? 'none',
     fallback: outgoing.fallback,
@@ -314,17 +312,25 @@ async function passThrough(
   return { ...record, overheadMs: 0, passthrough: reason };
 }
 
-/** Compacts the request; the client's own bytes when nothing changed or anything went wrong. */
+/**
+ * Compacts the request; the client's own bytes when nothing changed or anything went wrong. On a
+ * model that binds its thinking to the history before it, the client's copy of a history the
+ * proxy compacted holds thinking written after the proxy's version: what goes back then is the
+ * proxy's history with the client's new messages, and a history the proxy picks up without knowing
+ * what it sent (`pickedUp`: a new session, or one started over after a compaction) goes without
+ * its thinking.
+ */
 async function compactOnce(
   exchange: Exchange,
   session: ReturnType<SessionCompactors['get']>,
   conversation: unknown[],
-  usage: ProviderUsage | undefined,
+  { usage, pickedUp }: { usage: ProviderUsage | undefined; pickedUp: boolean },
 ): Promise<Outgoing> {
   const { api, body } = exchange;
   const client = conversationOf(api, body) ?? [];
-  const original: Outgoing = { body, sent: client };
   const inputBody = conversation === client ? body : withConversation(api, body, conversation);
+  const bindsThinking = proxyWires[api].checks.bindsThinking?.(body) === true;
+  const original: Outgoing = bindsThinking ? { body: inputBody, sent: conversation } : { body, sent: client };
   // The check of the result is relative to what the client sent (`firstProblem`), so a problem the
   // client's request holds never throws a summary away: no guard is needed here.
   const summarizer = session.summarizerFor({ api, url: exchange.target, headers: exchange.headers, body });
@@ -332,6 +338,7 @@ async function compactOnce(
   try {
     compaction = await session.compactor.compactRequest(inputBody, {
       format: api,
+      ...(bindsThinking && pickedUp ? { resetThinking: true } : {}),
       ...(summarizer ? { summarizer } : {}),
       ...(usage ? { usage } : {}),
       signal: exchange.signal,

@@ -55,4 +55,28 @@ describe('Claude Code on its default model (preserved thinking) through the prox
       expect.stringMatching(/^scripted-signature-/),
     ]);
   });
+
+  it('a conversation picked up by a proxy that lost its state goes on: the client’s thinking, written after the compacted history, is left out', async () => {
+    server = await startScriptedModelServer({ script: toolCallingScript });
+    const options = { stream: true, thinking: true, model: 'claude-opus-5-5' };
+    const records: ProxyRequestRecord[] = [];
+    const first = await startProxy({
+      upstream: server.url,
+      thresholds: { mid: 3000, hard: 6000 },
+      log: () => {},
+      onRequest: (record) => records.push(record),
+    });
+    const history = await anthropicLoop(first.url, { ...options, turns: 12 });
+    await first.close();
+    expect(records.some((record) => record.layer !== 'none')).toBe(true);
+    // A new proxy (a restart, or `wrap -- claude --continue` the next day) sees the client's copy.
+    proxy = await startProxy({ upstream: server.url, thresholds: { mid: 3000, hard: 6000 }, log: () => {} });
+    const resumed = await anthropicLoop(proxy.url, { ...options, turns: 2, resume: history });
+    expect(resumed.length).toBe(history.length + 4);
+    expect(server.requests.filter((request) => request.outcome === 'invalid-request')).toEqual([]);
+    const picked = server.requests.at(-2)!.body;
+    expect(signatures(picked)).toEqual([]);
+    // From there the thinking written again goes back as it came.
+    expect(signatures(server.requests.at(-1)!.body)).toHaveLength(1);
+  });
 });

@@ -29,7 +29,14 @@ export interface RequestCompactor {
   readonly sessionId: string;
   compactRequest(
     body: Record<string, unknown>,
-    options: { format: WireFormat; usage?: ProviderUsage; signal?: AbortSignal; summarizer?: SummaryModel },
+    options: {
+      format: WireFormat;
+      usage?: ProviderUsage;
+      signal?: AbortSignal;
+      summarizer?: SummaryModel;
+      /** Leave out every thinking block (`MaybeCompactOptions.resetThinking`). */
+      resetThinking?: boolean;
+    },
   ): Promise<RequestCompaction>;
 }
 
@@ -39,9 +46,10 @@ export function createRequestCompactor(options: CompactorOptions): RequestCompac
   return {
     archive: compactor.archive,
     sessionId: compactor.sessionId,
-    async compactRequest(body, { format, usage, signal, summarizer }) {
+    async compactRequest(body, { format, usage, signal, summarizer, resetThinking }) {
       const result = await compactor.compactRequest(body, {
         format,
+        ...(resetThinking ? { resetThinking } : {}),
         ...(usage ? { usage } : {}),
         ...(signal ? { signal } : {}),
         ...(summarizer ? { summarizer } : {}),

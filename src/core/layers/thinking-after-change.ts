@@ -19,10 +19,21 @@ export const omittedThinkingText = '(thinking omitted)';
 export function sendableOutput(
   input: readonly Message[],
   planned: readonly Message[] | undefined,
-  options: Pick<MaybeCompactOptions, 'preservedThinking'>,
+  { preservedThinking }: Pick<MaybeCompactOptions, 'preservedThinking'>,
 ): readonly Message[] {
   if (planned === undefined) return input;
-  return options.preservedThinking ? withoutThinkingAfterChange(input, planned).messages : planned;
+  return preservedThinking ? withoutThinkingAfterChange(input, planned).messages : planned;
+}
+
+/**
+ * The call's history as the layers and the summary call take it: with `resetThinking` (and
+ * `preservedThinking`), without any thinking block; otherwise as it came.
+ */
+export function withoutUnboundThinking(
+  given: readonly Message[],
+  { preservedThinking, resetThinking }: Pick<MaybeCompactOptions, 'preservedThinking' | 'resetThinking'>,
+): readonly Message[] {
+  return preservedThinking && resetThinking ? withoutThinkingAfterChange([], given).messages : given;
 }
 
 /** The output with its thinking left out after the first message that differs from the input's. */

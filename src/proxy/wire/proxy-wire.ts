@@ -31,6 +31,11 @@ export interface FormatChecks {
    * item references the part it carries points at).
    */
   statefulReason?(body: Record<string, unknown>): string | undefined;
+  /**
+   * True when the request's model binds each thinking block to the history before it (Claude's
+   * preserved thinking): the client's copy of a history the proxy compacted is then not one to send.
+   */
+  bindsThinking?(body: Record<string, unknown>): boolean;
   /** The conversation in the model `validateMessages` checks it in, when that is not the one sent. */
   canonical?(items: unknown[]): unknown[];
   /** The `validateMessages` options for a request's conversation: its format, system prompt, betas. */

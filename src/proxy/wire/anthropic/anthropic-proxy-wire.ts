@@ -1,5 +1,5 @@
 /** The proxy's part of Anthropic Messages: `/v1/messages`, its token count, betas, text deltas. */
-import { allowsSystemMessages } from 'agent-compact/wire';
+import { allowsSystemMessages, checksThinkingPrefix } from 'agent-compact/wire';
 import { defaultPriceTable } from '../../price-table.js';
 import type { ProxyWire } from '../proxy-wire.js';
 import { anthropicRecall } from './anthropic-recall.js';
@@ -16,6 +16,7 @@ export const anthropicProxy: ProxyWire = {
     },
   },
   checks: {
+    bindsThinking: (body) => checksThinkingPrefix(body.model),
     validation: (body, headers) => ({
       format: 'anthropic',
       ...(body.system !== undefined ? { system: body.system } : {}),
