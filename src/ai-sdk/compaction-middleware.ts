@@ -4,6 +4,7 @@ import { checkCompactorOptions } from '../core/check-options.js';
 import { createCompactor } from '../core/compactor.js';
 import type { Compactor, CompactorOptions } from '../core/compactor-options.js';
 import type { Message, ProviderUsage } from '../core/model/messages.js';
+import { checksThinkingPrefix } from '../core/wire/anthropic/preserved-thinking.js';
 import { RecentMap } from './_recent-map.js';
 import {
   fromCanonicalMessages,
@@ -37,9 +38,14 @@ export interface CompactionCallOptions {
   tools?: readonly { name?: string }[];
 }
 
-/** The model the AI SDK passes to middleware; only its specification version is read. */
+/** The model the AI SDK passes to middleware; its specification version and id are read. */
 export interface CompactionMiddlewareModel {
   readonly specificationVersion: string;
+  /**
+   * The model's id: one that binds each thinking block to the history before it (Claude's preserved
+   * thinking, `claude-opus-5-5`) gets no reasoning after what a compaction changed.
+   */
+  readonly modelId?: string;
 }
 
 /** Token usage as the AI SDK reports it (the same in v3 and v4); unknown counts are `undefined`. */
@@ -196,7 +202,8 @@ export function createCompactionMiddleware<Version extends AISDKSpecificationVer
       // ai 7 hands middleware a v4 model (wrapping older ones), ai 6 a v3 one.
       const version = (model?.specificationVersion ?? specificationVersion) === 'v4' ? 'v4' : 'v3';
       const state = stateFor(id, version, params);
-      const run = state.queue.then(() => compactParams(state, params));
+      const preservedThinking = checksThinkingPrefix(model?.modelId);
+      const run = state.queue.then(() => compactParams(state, params, preservedThinking));
       state.queue = run.catch(() => undefined);
       const transformed = await run;
       idsByParams.set(transformed, id);
@@ -231,6 +238,7 @@ export function createCompactionMiddleware<Version extends AISDKSpecificationVer
 async function compactParams<Params extends CompactionCallOptions>(
   state: ConversationState,
   params: Params,
+  preservedThinking: boolean,
 ): Promise<Params> {
   // Both versions' prompts share the v3 message structure the conversion is typed with.
   const prompt = params.prompt as LanguageModelV3Prompt;
@@ -252,6 +260,7 @@ async function compactParams<Params extends CompactionCallOptions>(
     ...(system === undefined ? {} : { system }),
     ...(state.usage === undefined ? {} : { usage: state.usage }),
     ...(params.abortSignal === undefined ? {} : { signal: params.abortSignal }),
+    ...(preservedThinking ? { preservedThinking } : {}),
   });
   state.systemKey = systemKey;
   state.consumedKeys = keys;
