@@ -33,7 +33,7 @@ export function withoutUnboundThinking(
   given: readonly Message[],
   { preservedThinking, resetThinking }: Pick<MaybeCompactOptions, 'preservedThinking' | 'resetThinking'>,
 ): readonly Message[] {
-  return preservedThinking && resetThinking ? withoutThinkingAfterChange([], given).messages : given;
+  return preservedThinking && resetThinking ? withoutThinkingFrom(given, 0).messages : given;
 }
 
 /** The output with its thinking left out after the first message that differs from the input's. */
@@ -41,7 +41,14 @@ export function withoutThinkingAfterChange(
   input: readonly Message[],
   output: readonly Message[],
 ): { messages: Message[]; removed: number } {
-  const first = firstChange(input, output);
+  return withoutThinkingFrom(output, firstChange(input, output));
+}
+
+/** The messages with no thinking block from `first` on (the same array when there was none). */
+function withoutThinkingFrom(
+  output: readonly Message[],
+  first: number,
+): { messages: Message[]; removed: number } {
   let removed = 0;
   const messages = output.map((message, index) => {
     if (index < first || message.role !== 'assistant' || typeof message.content === 'string') return message;
