@@ -1,18 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { type ScriptedModelServer, startScriptedModelServer } from '../testing/index.js';
+import { describe, expect, it } from 'vitest';
 import { anthropicLoop, toolCallingScript } from './agent-loops.test-utils.js';
-import type { RunningProxy } from './proxy-options.js';
+import { useProxyHarness } from './proxy-harness.test-utils.js';
 import { startProxy } from './proxy-server.js';
-import type { ProxyRequestRecord } from './proxy-stats.js';
 
-let server: ScriptedModelServer | undefined;
-let proxy: RunningProxy | undefined;
-afterEach(async () => {
-  await proxy?.close();
-  await server?.close();
-  proxy = undefined;
-  server = undefined;
-});
+const startProxyOver = useProxyHarness();
 
 /** The thinking signatures a request body sends back. */
 function signatures(body: Record<string, unknown>): string[] {
@@ -25,13 +16,9 @@ describe('Claude Code on its default model (preserved thinking) through the prox
   it('every compacted request is one the API takes: no thinking block after what the compaction changed', async () => {
     // The scripted server checks each thinking block against the messages it was written after,
     // and answers a changed prefix with the API's 400, as an account created since 31 August 2026.
-    server = await startScriptedModelServer({ script: toolCallingScript });
-    const records: ProxyRequestRecord[] = [];
-    proxy = await startProxy({
-      upstream: server.url,
+    const { server, proxy, records } = await startProxyOver(toolCallingScript, {
       thresholds: { mid: 3000, hard: 6000 },
       log: () => {},
-      onRequest: (record) => records.push(record),
     });
     const history = await anthropicLoop(proxy.url, {
       turns: 20,
@@ -57,21 +44,26 @@ describe('Claude Code on its default model (preserved thinking) through the prox
   });
 
   it('a conversation picked up by a proxy that lost its state goes on: the client’s thinking, written after the compacted history, is left out', async () => {
-    server = await startScriptedModelServer({ script: toolCallingScript });
     const options = { stream: true, thinking: true, model: 'claude-opus-5-5' };
-    const records: ProxyRequestRecord[] = [];
-    const first = await startProxy({
+    const {
+      server,
+      proxy: first,
+      records,
+    } = await startProxyOver(toolCallingScript, {
+      thresholds: { mid: 3000, hard: 6000 },
+      log: () => {},
+    });
+    const history = await anthropicLoop(first.url, { ...options, turns: 12 });
+    expect(records.some((record) => record.layer !== 'none')).toBe(true);
+    // A new proxy (a restart, or `wrap -- claude --continue` the next day) sees the client's copy.
+    const second = await startProxy({
       upstream: server.url,
       thresholds: { mid: 3000, hard: 6000 },
       log: () => {},
-      onRequest: (record) => records.push(record),
     });
-    const history = await anthropicLoop(first.url, { ...options, turns: 12 });
-    await first.close();
-    expect(records.some((record) => record.layer !== 'none')).toBe(true);
-    // A new proxy (a restart, or `wrap -- claude --continue` the next day) sees the client's copy.
-    proxy = await startProxy({ upstream: server.url, thresholds: { mid: 3000, hard: 6000 }, log: () => {} });
-    const resumed = await anthropicLoop(proxy.url, { ...options, turns: 2, resume: history });
+    const resumed = await anthropicLoop(second.url, { ...options, turns: 2, resume: history }).finally(() =>
+      second.close(),
+    );
     expect(resumed.length).toBe(history.length + 4);
     expect(server.requests.filter((request) => request.outcome === 'invalid-request')).toEqual([]);
     const picked = server.requests.at(-2)!.body;

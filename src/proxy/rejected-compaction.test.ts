@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { fallbackWarning, savingsLine } from '../cli/wrap/savings-line.js';
 import type { ValidationProblem } from '../core/model/problems.js';
-import { isSummaryRequest } from './agent-loops.test-utils.js';
+import { anthropicLoop, isSummaryRequest, toolCallingScript } from './agent-loops.test-utils.js';
 import { firstProblem } from './conversation-exchange.js';
 import { useProxyHarness } from './proxy-harness.test-utils.js';
 
@@ -188,5 +188,31 @@ describe('a compaction the proxy rejects', () => {
     );
     expect(server.requests.filter(isSummaryRequest).length).toBeLessThanOrEqual(2);
     expect(server.requests.filter((request) => !isSummaryRequest(request))).toHaveLength(4);
+  });
+});
+
+describe('a rejected compaction on a model with preserved thinking', () => {
+  it('goes on from the proxy’s own history, not the client’s copy, whose thinking was written after it', async () => {
+    const { server, proxy, records } = await startProxyOver(toolCallingScript, {
+      thresholds: { mid: 3000, hard: 6000 },
+      log: () => {},
+    });
+    let sent = 0;
+    await anthropicLoop(proxy.url, {
+      turns: 16,
+      stream: true,
+      thinking: true,
+      model: 'claude-opus-5-5',
+      onRequest: () => {
+        // Once a compaction went upstream, every later one is refused by the proxy's own check.
+        sent += 1;
+        if (records.some((record) => record.layer !== 'none' && record.fallback === undefined))
+          forced.problem = { path: 'messages[2].content[0]', message: 'forced', rule: 'unanswered-tool-use' };
+      },
+    });
+    forced.problem = undefined;
+    expect(sent).toBe(16);
+    expect(records.some((record) => record.fallback !== undefined)).toBe(true);
+    expect(server.requests.filter((request) => request.outcome === 'invalid-request')).toEqual([]);
   });
 });
