@@ -1,4 +1,5 @@
 import { archiveKey } from './_internal/archive-ids.js';
+import { commonPrefixLength } from './_internal/common-prefix.js';
 import { continuesSnapshot, jobState, startJob } from './background-hard.js';
 import type { CompactResult, MaybeCompactOptions } from './compactor-options.js';
 import type { CompactorSettings } from './compactor-settings.js';
@@ -306,11 +307,9 @@ function tokensAfter({ runtime, options, input, tokensBefore }: Turn, step: Appl
 /** The tokens of the request's tail from the first message the step rewrites (what the cache writes again). */
 function rewrittenTokens({ input, environment }: Turn, step: AppliedStep): number {
   const { messages } = step.plan;
-  const first = messages.findIndex((message, index) => message !== input[index]);
   let tokens = 0;
-  if (first >= 0)
-    for (const message of input.slice(first))
-      tokens += countMessageTokens(message, environment.settings.counter);
+  for (const message of input.slice(commonPrefixLength(input, messages)))
+    tokens += countMessageTokens(message, environment.settings.counter);
   return tokens;
 }
 

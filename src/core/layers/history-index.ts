@@ -1,4 +1,5 @@
 import type { ArchiveIds } from '../_internal/archive-ids.js';
+import { commonPrefixLength } from '../_internal/common-prefix.js';
 import { isPlaceholderText, placeholderTokens } from '../_internal/placeholder.js';
 import { safeJson } from '../_internal/text.js';
 import { toolCallFact } from '../ledger/tool-call-facts.js';
@@ -257,14 +258,6 @@ export class HistoryIndex {
     this.recordCopy(toolUse && supersedeKey(fact, result, toolUse), result.tool_use_id, entry);
     if (entry) this.pending.push(entry);
   }
-}
-
-function commonPrefixLength(previous: readonly Message[], next: readonly Message[]): number {
-  if (previous === next) return previous.length;
-  const limit = Math.min(previous.length, next.length);
-  let index = 0;
-  while (index < limit && previous[index] === next[index]) index++;
-  return index;
 }
 
 /** The number of entries in a sorted array that are smaller than `value`. */

@@ -5,7 +5,7 @@
  * first changed message on is left out (what the API asks of client-side compaction). The thinking
  * before that message is still the model's own, on the prefix it was written on, and stays.
  */
-import { sameJson } from '../_internal/same-json.js';
+import { commonPrefixLength } from '../_internal/common-prefix.js';
 import type { MaybeCompactOptions } from '../compactor-options.js';
 import type { ContentBlock, Message } from '../model/messages.js';
 
@@ -36,12 +36,15 @@ export function withoutUnboundThinking(
   return preservedThinking && resetThinking ? withoutThinkingFrom(given, 0).messages : given;
 }
 
-/** The output with its thinking left out after the first message that differs from the input's. */
+/**
+ * The output with its thinking left out from the first message that is not the input's own object
+ * (where the layer's change starts, as the prompt-cache cost reads it too).
+ */
 export function withoutThinkingAfterChange(
   input: readonly Message[],
   output: readonly Message[],
 ): { messages: Message[]; removed: number } {
-  return withoutThinkingFrom(output, firstChange(input, output));
+  return withoutThinkingFrom(output, commonPrefixLength(input, output));
 }
 
 /** The messages with no thinking block from `first` on (the same array when there was none). */
@@ -63,13 +66,4 @@ function withoutThinkingFrom(
 
 function isThinking(block: ContentBlock): boolean {
   return block.type === 'thinking' || block.type === 'redacted_thinking';
-}
-
-/** The first index where the output's message is not the input's (the same object or the same JSON). */
-function firstChange(input: readonly Message[], output: readonly Message[]): number {
-  const shared = Math.min(input.length, output.length);
-  for (let index = 0; index < shared; index++) {
-    if (input[index] !== output[index] && !sameJson(input[index], output[index])) return index;
-  }
-  return shared;
 }
