@@ -7,7 +7,7 @@
  */
 import { commonPrefixLength } from '../_internal/common-prefix.js';
 import type { MaybeCompactOptions } from '../compactor-options.js';
-import type { ContentBlock, Message } from '../model/messages.js';
+import { type ContentBlock, isThinkingBlock, type Message } from '../model/messages.js';
 
 /** What an assistant message that held nothing but thinking says instead (the API refuses empty content). */
 export const omittedThinkingText = '(thinking omitted)';
@@ -55,15 +55,11 @@ function withoutThinkingFrom(
   let removed = 0;
   const messages = output.map((message, index) => {
     if (index < first || message.role !== 'assistant' || typeof message.content === 'string') return message;
-    const kept = message.content.filter((block) => !isThinking(block));
+    const kept = message.content.filter((block) => !isThinkingBlock(block));
     if (kept.length === message.content.length) return message;
     removed += message.content.length - kept.length;
     const content: ContentBlock[] = kept.length > 0 ? kept : [{ type: 'text', text: omittedThinkingText }];
     return { ...message, content };
   });
   return { messages: removed === 0 ? (output as Message[]) : messages, removed };
-}
-
-function isThinking(block: ContentBlock): boolean {
-  return block.type === 'thinking' || block.type === 'redacted_thinking';
 }

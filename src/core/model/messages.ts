@@ -153,6 +153,13 @@ export function isBlock<T extends KnownBlockType>(
   return block.type === type;
 }
 
+/** True for a `thinking` or `redacted_thinking` block (signed: sent back as it came, or not at all). */
+export function isThinkingBlock(
+  block: ContentBlock | undefined,
+): block is ThinkingBlock | RedactedThinkingBlock {
+  return block?.type === 'thinking' || block?.type === 'redacted_thinking';
+}
+
 /** True when the block's type is one this library models. */
 export function isKnownBlock(block: ContentBlock): block is KnownBlock {
   return knownTypes.has(block.type);

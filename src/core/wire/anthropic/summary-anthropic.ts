@@ -1,5 +1,5 @@
 /** The summary call on the Anthropic Messages API, borrowing the request being compacted. */
-import type { Message } from '../../model/messages.js';
+import { isThinkingBlock, type Message } from '../../model/messages.js';
 import {
   countFixedBreakpoints,
   countMessageBreakpoints,
@@ -105,8 +105,7 @@ function thinkingOn(thinking: unknown): boolean {
 /** Whether the last assistant message opens with its thinking, as the API wants with thinking on. */
 function lastAssistantThinks(messages: readonly Message[]): boolean {
   const last = messages.findLast((message) => message.role === 'assistant');
-  const first = Array.isArray(last?.content) ? last.content[0] : undefined;
-  return first?.type === 'thinking' || first?.type === 'redacted_thinking';
+  return isThinkingBlock(Array.isArray(last?.content) ? last.content[0] : undefined);
 }
 
 /** Context management without its thinking edits (they need thinking on); `undefined` when none are left. */
