@@ -16,7 +16,7 @@ export function estimateTokens(value: unknown): number {
 }
 
 /** One countable piece of a request: a tool definition, a system block, a content block or message. */
-interface RequestUnit {
+export interface RequestUnit {
   /** The value counted and hashed, without `cache_control`. */
   value: unknown;
   /** True when this unit carries an Anthropic cache breakpoint. */
@@ -52,7 +52,17 @@ function anthropicUnits(body: Record<string, unknown>): RequestUnit[] {
   // A string is the same prompt as one text block, as the provider treats it.
   const systemBlocks = typeof system === 'string' ? [{ type: 'text', text: system }] : arrayOrEmpty(system);
   for (const block of systemBlocks) units.push(withoutCacheControl(block));
-  for (const message of arrayOrEmpty(body.messages)) {
+  units.push(...anthropicMessageUnits(arrayOrEmpty(body.messages)));
+  return units;
+}
+
+/**
+ * Anthropic messages as the provider reads them: block by block, a string content as its one text
+ * block, `cache_control` aside (what the prompt cache and the thinking check compare).
+ */
+export function anthropicMessageUnits(messages: readonly unknown[]): RequestUnit[] {
+  const units: RequestUnit[] = [];
+  for (const message of messages) {
     const { role, content } = (message ?? {}) as { role?: unknown; content?: unknown };
     const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
     if (!Array.isArray(blocks)) {

@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { checksThinkingPrefix } from 'agent-compact/wire';
 import { invalidRequest, type WireError } from '../../_wire.js';
+import { anthropicMessageUnits } from '../../prompt-usage.js';
 
 const signedPattern = /^scripted-signature-\d+\.([0-9a-f]{16})$/;
 
@@ -50,22 +51,14 @@ function dropsMismatchedBlocks(body: Record<string, unknown>): boolean {
   return binding?.prefix_mismatch_behavior === 'drop_block';
 }
 
-/** A short print of the conversation's messages as their content reads (see the module comment). */
+/**
+ * A short print of the conversation's messages as the provider reads them (the prompt cache's
+ * units), without `role: "system"` messages (see the module comment).
+ */
 function prefixPrint(messages: readonly unknown[]): string {
-  const read = messages.flatMap((message) => {
-    const { role, content } = (message ?? {}) as { role?: unknown; content?: unknown };
-    if (role === 'system') return [];
-    return [{ role, content: typeof content === 'string' ? [{ type: 'text', text: content }] : content }];
-  });
-  return createHash('sha256').update(canonicalJson(read)).digest('hex').slice(0, 16);
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record)
-    .filter((key) => key !== 'cache_control' && record[key] !== undefined)
-    .sort();
-  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(',')}}`;
+  const conversation = messages.filter(
+    (message) => (message as { role?: unknown } | null)?.role !== 'system',
+  );
+  const read = anthropicMessageUnits(conversation).map((unit) => unit.value);
+  return createHash('sha256').update(JSON.stringify(read)).digest('hex').slice(0, 16);
 }
