@@ -318,7 +318,7 @@ async function passThrough(
  * proxy compacted holds thinking written after the proxy's version: what goes back then is the
  * proxy's history with the client's new messages, and a history the proxy picks up without knowing
  * what it sent (`pickedUp`: a new session, or one started over after a compaction) goes without
- * its thinking.
+ * its thinking, compacted or not.
  */
 async function compactOnce(
   exchange: Exchange,
@@ -329,8 +329,11 @@ async function compactOnce(
   const { api, body } = exchange;
   const client = conversationOf(api, body) ?? [];
   const inputBody = conversation === client ? body : withConversation(api, body, conversation);
-  const bindsThinking = proxyWires[api].checks.bindsThinking?.(body) === true;
-  const original: Outgoing = bindsThinking ? { body: inputBody, sent: conversation } : { body, sent: client };
+  const checks = proxyWires[api].checks;
+  const bindsThinking = checks.bindsThinking?.(body) === true;
+  const original = bindsThinking
+    ? unboundFallback(api, inputBody, conversation, pickedUp ? checks.withoutThinking : undefined)
+    : { body, sent: client };
   // The check of the result is relative to what the client sent (`firstProblem`), so a problem the
   // client's request holds never throws a summary away: no guard is needed here.
   const summarizer = session.summarizerFor({ api, url: exchange.target, headers: exchange.headers, body });
@@ -366,6 +369,20 @@ async function compactOnce(
     };
   }
   return { body: compaction.body, sent, compaction };
+}
+
+/**
+ * What goes upstream when a compaction for a model that binds its thinking fails: the proxy's own
+ * history, without its thinking when the proxy does not know what prefix it was written on.
+ */
+function unboundFallback(
+  api: WireFormat,
+  body: Record<string, unknown>,
+  conversation: unknown[],
+  withoutThinking: ((items: unknown[]) => unknown[]) | undefined,
+): Outgoing {
+  const sent = withoutThinking?.(conversation) ?? conversation;
+  return { body: sent === conversation ? body : withConversation(api, body, sent), sent };
 }
 
 /**

@@ -4,6 +4,8 @@ import type { ValidationProblem } from '../core/model/problems.js';
 import { anthropicLoop, isSummaryRequest, toolCallingScript } from './agent-loops.test-utils.js';
 import { firstProblem } from './conversation-exchange.js';
 import { useProxyHarness } from './proxy-harness.test-utils.js';
+import { startProxy } from './proxy-server.js';
+import type { ProxyRequestRecord } from './proxy-stats.js';
 
 // Lets one test make the proxy's check of the compacted request fail, to follow the fallback path.
 const forced = vi.hoisted(() => ({ problem: undefined as ValidationProblem | undefined }));
@@ -214,5 +216,32 @@ describe('a rejected compaction on a model with preserved thinking', () => {
     expect(sent).toBe(16);
     expect(records.some((record) => record.fallback !== undefined)).toBe(true);
     expect(server.requests.filter((request) => request.outcome === 'invalid-request')).toEqual([]);
+  });
+  it('a conversation a new proxy picks up goes without its thinking even when the compaction is refused', async () => {
+    const options = { stream: true, thinking: true, model: 'claude-opus-5-5' };
+    const { server, proxy, records } = await startProxyOver(toolCallingScript, {
+      thresholds: { mid: 3000, hard: 6000 },
+      log: () => {},
+    });
+    const history = await anthropicLoop(proxy.url, { ...options, turns: 12 });
+    expect(records.some((record) => record.layer !== 'none')).toBe(true);
+    // The new proxy cannot know the prefix the client's thinking was written on, and its own
+    // check refuses every compaction: what goes upstream is the client's history, unbound.
+    const picked: ProxyRequestRecord[] = [];
+    const second = await startProxy({
+      upstream: server.url,
+      thresholds: { mid: 3000, hard: 6000 },
+      onRequest: (record) => picked.push(record),
+      log: () => {},
+    });
+    forced.problem = { path: 'messages[2].content[0]', message: 'forced', rule: 'unanswered-tool-use' };
+    const resumed = await anthropicLoop(second.url, { ...options, turns: 1, resume: history }).finally(() => {
+      forced.problem = undefined;
+      return second.close();
+    });
+    expect(resumed.length).toBe(history.length + 2);
+    expect(picked[0]?.fallback).toMatch(/^compacted request rejected/);
+    expect(server.requests.filter((request) => request.outcome === 'invalid-request')).toEqual([]);
+    expect(JSON.stringify(server.requests.at(-1)!.body.messages)).not.toContain('scripted-signature-');
   });
 });

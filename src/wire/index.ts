@@ -56,7 +56,7 @@ export type { RequestBody } from '../core/model/request.js';
 export { WIRE_FORMATS, type WireFormat } from '../core/model/wire-format.js';
 export { detectRequestFormat } from '../core/request/request-format.js';
 export type { AnthropicBetaShapes } from '../core/wire/anthropic/anthropic-betas.js';
-export { checksThinkingPrefix } from '../core/wire/anthropic/preserved-thinking.js';
+export { checksThinkingPrefix, withoutThinking } from '../core/wire/anthropic/preserved-thinking.js';
 export {
   type FromGeminiOptions,
   type FromGeminiResult,

@@ -7,10 +7,8 @@
  */
 import { commonPrefixLength } from '../_internal/common-prefix.js';
 import type { MaybeCompactOptions } from '../compactor-options.js';
-import { type ContentBlock, isThinkingBlock, type Message } from '../model/messages.js';
-
-/** What an assistant message that held nothing but thinking says instead (the API refuses empty content). */
-export const omittedThinkingText = '(thinking omitted)';
+import type { Message } from '../model/messages.js';
+import { withoutThinkingFrom } from '../model/thinking.js';
 
 /**
  * What the layers made (`planned`), as the provider takes it: for a model with preserved thinking,
@@ -45,21 +43,4 @@ export function withoutThinkingAfterChange(
   output: readonly Message[],
 ): { messages: Message[]; removed: number } {
   return withoutThinkingFrom(output, commonPrefixLength(input, output));
-}
-
-/** The messages with no thinking block from `first` on (the same array when there was none). */
-function withoutThinkingFrom(
-  output: readonly Message[],
-  first: number,
-): { messages: Message[]; removed: number } {
-  let removed = 0;
-  const messages = output.map((message, index) => {
-    if (index < first || message.role !== 'assistant' || typeof message.content === 'string') return message;
-    const kept = message.content.filter((block) => !isThinkingBlock(block));
-    if (kept.length === message.content.length) return message;
-    removed += message.content.length - kept.length;
-    const content: ContentBlock[] = kept.length > 0 ? kept : [{ type: 'text', text: omittedThinkingText }];
-    return { ...message, content };
-  });
-  return { messages: removed === 0 ? (output as Message[]) : messages, removed };
 }

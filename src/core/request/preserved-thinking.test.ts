@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createCompactor } from '../compactor.js';
-import { omittedThinkingText, withoutThinkingAfterChange } from '../layers/thinking-after-change.js';
+import { withoutThinkingAfterChange } from '../layers/thinking-after-change.js';
 import type { Message } from '../model/messages.js';
+import { omittedThinkingText } from '../model/thinking.js';
 import { claudeCodeRequest } from './request-fixtures.test-utils.js';
 
 /** The indices of the messages that carry a thinking block. */

@@ -36,6 +36,8 @@ export interface FormatChecks {
    * preserved thinking): the client's copy of a history the proxy compacted is then not one to send.
    */
   bindsThinking?(body: Record<string, unknown>): boolean;
+  /** The conversation without its thinking blocks, for a model that binds them (`bindsThinking`). */
+  withoutThinking?(items: unknown[]): unknown[];
   /** The conversation in the model `validateMessages` checks it in, when that is not the one sent. */
   canonical?(items: unknown[]): unknown[];
   /** The `validateMessages` options for a request's conversation: its format, system prompt, betas. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checksThinkingPrefix } from './preserved-thinking.js';
+import { checksThinkingPrefix, withoutThinking } from './preserved-thinking.js';
 
 describe('checksThinkingPrefix', () => {
   it.each([
@@ -34,5 +34,33 @@ describe('checksThinkingPrefix', () => {
   it('reads no model from a value that is not a string', () => {
     expect(checksThinkingPrefix(undefined)).toBe(false);
     expect(checksThinkingPrefix(55)).toBe(false);
+  });
+});
+
+describe('withoutThinking', () => {
+  it('leaves out every thinking block, says so in a message of thinking alone, and keeps the rest', () => {
+    const messages = [
+      { role: 'user', content: 'go' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'plan', signature: 's1' },
+          { type: 'tool_use', id: 't1', name: 'run', input: {} },
+        ],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }] },
+      { role: 'assistant', content: [{ type: 'redacted_thinking', data: 'x' }] },
+    ];
+    expect(withoutThinking(messages)).toEqual([
+      messages[0],
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'run', input: {} }] },
+      messages[2],
+      { role: 'assistant', content: [{ type: 'text', text: '(thinking omitted)' }] },
+    ]);
+  });
+
+  it('returns the same array when there is no thinking', () => {
+    const messages = [{ role: 'user', content: 'go' }];
+    expect(withoutThinking(messages)).toBe(messages);
   });
 });

@@ -7,6 +7,9 @@
  * the blocks are dropped. Claude Code 2.1.332 runs on `claude-opus-5-5` by default.
  */
 
+import type { Message } from '../../model/messages.js';
+import { withoutThinkingFrom } from '../../model/thinking.js';
+
 /** Families whose preserved thinking starts at 5.1; every other family's at 5.5. */
 const earlyFamilies = new Set(['fable', 'mythos']);
 /** `claude-opus-5-5`, `anthropic.claude-opus-5-5-v1:0`, `claude-fable-5-1@20261015`: family, major, minor. */
@@ -20,4 +23,14 @@ export function checksThinkingPrefix(model: unknown): boolean {
   const [, family, major, minor = '0'] = match;
   const version = Number(major) + Number(minor) / 10;
   return version >= (earlyFamilies.has(family!) ? 5.1 : 5.5);
+}
+
+/**
+ * Anthropic messages without their `thinking` and `redacted_thinking` blocks (an assistant message
+ * of thinking alone says `(thinking omitted)`): a history whose blocks may be bound to a
+ * prefix the sender no longer has, sent as the API takes it. The same array when there was none.
+ */
+export function withoutThinking(messages: readonly unknown[]): unknown[] {
+  // The canonical model is the Anthropic shape: only assistant messages with block arrays change.
+  return withoutThinkingFrom(messages as readonly Message[], 0).messages;
 }

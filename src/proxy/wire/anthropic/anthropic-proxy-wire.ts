@@ -1,5 +1,5 @@
 /** The proxy's part of Anthropic Messages: `/v1/messages`, its token count, betas, text deltas. */
-import { allowsSystemMessages, checksThinkingPrefix } from 'agent-compact/wire';
+import { allowsSystemMessages, checksThinkingPrefix, withoutThinking } from 'agent-compact/wire';
 import { defaultPriceTable } from '../../price-table.js';
 import type { ProxyWire } from '../proxy-wire.js';
 import { anthropicRecall } from './anthropic-recall.js';
@@ -17,6 +17,7 @@ export const anthropicProxy: ProxyWire = {
   },
   checks: {
     bindsThinking: (body) => checksThinkingPrefix(body.model),
+    withoutThinking,
     validation: (body, headers) => ({
       format: 'anthropic',
       ...(body.system !== undefined ? { system: body.system } : {}),
