@@ -98,6 +98,22 @@ describe("the agent's findings", () => {
 });
 
 describe('the current work', () => {
+  it('names an edit that reads like a later one once, at its latest place', () => {
+    const edit = (id: string, text: string): Message => ({
+      role: 'assistant',
+      content: [
+        {
+          type: 'tool_use',
+          id,
+          name: 'Edit',
+          input: { file_path: '/r/a.go', old_string: 'x', new_string: text },
+        },
+      ],
+    });
+    const edits = [edit('e1', '// check'), edit('e2', 'import ('), edit('e3', '// check')];
+    expect(currentWork(edits, undefined)).toEqual(['- Edit: a.go: import (', '- Last edit: a.go: // check']);
+  });
+
   it('names the last edit and the latest request', () => {
     expect(currentWork(history, 'Good. Now add a test for the dedupe.')).toEqual([
       '- Last edit: transcript.go: if seen[id] {',

@@ -88,7 +88,9 @@ export function currentWork(messages: readonly Message[], latestRequest: string 
       }
     }
   }
-  const lines = edits
+  // An edit that reads like a later one (the same file, the same first line) is named once, last.
+  const distinct = edits.filter((edit, index) => edits.lastIndexOf(edit) === index);
+  const lines = distinct
     .slice(-LAST_EDITS)
     .map((edit, index, list) => `- ${index === list.length - 1 ? 'Last edit' : 'Edit'}: ${edit}`);
   if (latestRequest) lines.push(`- Latest request: ${shortenLine(latestRequest, REQUEST_CHARS)}`);
