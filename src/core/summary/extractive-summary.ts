@@ -79,44 +79,8 @@ export function extractiveSummary(
     const list = sections.get(section)!;
     if (!list.includes(line)) list.push(line);
   };
-  const toolUses = new Map<string, ToolUseBlock>();
-  const files = new Set<string>();
-  let lastAssistantText = '';
-  let latestRequest: string | undefined;
-
-  for (const message of messages) {
-    const blocks =
-      typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
-    for (const block of blocks) {
-      if (block.type === 'text' && typeof block.text === 'string') {
-        const text = block.text;
-        if (message.role === 'assistant') {
-          if (text.trim()) lastAssistantText = text;
-          continue;
-        }
-        const previous = previousSummaryPattern.exec(text)?.[1];
-        if (previous !== undefined) {
-          mergePrevious(add, previous);
-          continue;
-        }
-        if (isInstructionOrBoilerplate(text)) continue;
-        if (!isHarnessText(text) && !isCompactorText(text)) latestRequest = text;
-        // The ledger beside the summary holds every message the user typed, the first verbatim.
-        if (factsInLedger) continue;
-        const isTask = sections.get('Task and constraints')!.length === 0;
-        add('Task and constraints', `- User: ${shortenLine(text, isTask ? TASK_CHARS : USER_MESSAGE_CHARS)}`);
-      } else if (block.type === 'tool_use') {
-        const toolUse = block as ToolUseBlock;
-        toolUses.set(toolUse.id, toolUse);
-        if (factsInLedger) continue;
-        const path = pathOf(toolUse.input);
-        if (path) files.add(path);
-      } else if (block.type === 'tool_result' && !factsInLedger) {
-        const result = block as ToolResultBlock;
-        addOutcome(add, result, toolUses.get(result.tool_use_id));
-      }
-    }
-  }
+  const isTask = () => sections.get('Task and constraints')!.length === 0;
+  const { files, lastAssistantText, latestRequest } = readHistory(messages, add, isTask, factsInLedger);
   if (focus !== undefined && focus.trim() !== '')
     add('Task and constraints', `- Focus: ${shortenLine(focus, USER_MESSAGE_CHARS)}`);
   for (const path of files) add('Files touched', `- ${path}`);
@@ -140,6 +104,73 @@ export function extractiveSummary(
   // Recall ids are the identity reminder's to mention: a model without the recall tool gets neither.
   add('Next steps', '- Continue the task from the current state.');
   return escapeReservedTags(fitToBudget(sections, maxTokens));
+}
+
+/** What a walk through the history found beside the lines it added. */
+interface HistoryRead {
+  files: Set<string>;
+  lastAssistantText: string;
+  latestRequest: string | undefined;
+}
+
+/**
+ * One walk through the history: the user's messages, an earlier summary's sections and each tool
+ * call's outcome go to `add` (beside the ledger, which holds those facts, only the earlier
+ * summary); the files the calls named, the last assistant text and the latest request come back.
+ */
+function readHistory(
+  messages: readonly Message[],
+  add: AddLine,
+  isTask: () => boolean,
+  factsInLedger: boolean,
+): HistoryRead {
+  const read: HistoryRead = { files: new Set(), lastAssistantText: '', latestRequest: undefined };
+  const toolUses = new Map<string, ToolUseBlock>();
+  for (const message of messages) {
+    const blocks =
+      typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+    for (const block of blocks) {
+      if (block.type === 'text' && typeof block.text === 'string') {
+        readText(block.text, message.role, { add, isTask, factsInLedger, read });
+      } else if (block.type === 'tool_use') {
+        const toolUse = block as ToolUseBlock;
+        toolUses.set(toolUse.id, toolUse);
+        const path = factsInLedger ? undefined : pathOf(toolUse.input);
+        if (path) read.files.add(path);
+      } else if (block.type === 'tool_result' && !factsInLedger) {
+        const result = block as ToolResultBlock;
+        addOutcome(add, result, toolUses.get(result.tool_use_id));
+      }
+    }
+  }
+  return read;
+}
+
+/** A text block of the history: the agent's note, an earlier summary, or what the user typed. */
+function readText(
+  text: string,
+  role: Message['role'],
+  {
+    add,
+    isTask,
+    factsInLedger,
+    read,
+  }: { add: AddLine; isTask: () => boolean; factsInLedger: boolean; read: HistoryRead },
+): void {
+  if (role === 'assistant') {
+    if (text.trim()) read.lastAssistantText = text;
+    return;
+  }
+  const previous = previousSummaryPattern.exec(text)?.[1];
+  if (previous !== undefined) {
+    mergePrevious(add, previous);
+    return;
+  }
+  if (isInstructionOrBoilerplate(text)) return;
+  if (!isHarnessText(text) && !isCompactorText(text)) read.latestRequest = text;
+  // The ledger beside the summary holds every message the user typed, the first verbatim.
+  if (factsInLedger) return;
+  add('Task and constraints', `- User: ${shortenLine(text, isTask() ? TASK_CHARS : USER_MESSAGE_CHARS)}`);
 }
 
 const counter = createHeuristicCounter();
