@@ -129,22 +129,35 @@ export function ledgerSections(
       dropped: 0,
     },
   ];
+  const dropOrder = dropOrderOf(sections, commands.failed, whole);
+  return { sections, dropOrder, instructionTokens: options.instructionBudget - whole.left };
+}
+
+/**
+ * Which items go first when over budget, by section (as `ledgerSections` lists them): successful
+ * commands, files read, failed commands, errors, the latest commands, user messages (never the
+ * first, nor one in `whole`), files changed. The plan is not in it: it always stays.
+ */
+function dropOrderOf(
+  sections: readonly LedgerSection[],
+  failed: readonly boolean[],
+  whole: ReadonlyMap<number, string>,
+): Droppable[] {
   const all = (section: number, from = 0, keep: (index: number) => boolean = () => true) =>
     sections[section]!.items.flatMap((_, index) =>
       index >= from && keep(index) ? [[section, index] as Droppable] : [],
     );
   // The latest commands (shown whole: the ones an agent runs again) go after the older failures.
-  const recent = (index: number) => index >= commands.failed.length - WHOLE_COMMANDS;
-  const dropOrder = [
-    ...all(4, 0, (index) => !commands.failed[index] && !recent(index)),
+  const recent = (index: number) => index >= failed.length - WHOLE_COMMANDS;
+  return [
+    ...all(4, 0, (index) => !failed[index] && !recent(index)),
     ...all(3),
-    ...all(4, 0, (index) => commands.failed[index]! && !recent(index)),
+    ...all(4, 0, (index) => failed[index]! && !recent(index)),
     ...all(5),
     ...all(4, 0, recent),
     ...all(1, 1, (index) => !whole.has(index)),
     ...all(2),
   ];
-  return { sections, dropOrder, instructionTokens: options.instructionBudget - whole.left };
 }
 
 /**
