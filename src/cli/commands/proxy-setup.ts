@@ -139,23 +139,12 @@ export async function startProxyFromArgs(
   defaults: CliProxyDefaults,
 ): Promise<CliProxy> {
   const host = values.host ?? '127.0.0.1';
-  const given = values.token ?? io.env.AGENT_COMPACT_TOKEN;
-  const chosen = given !== undefined && given !== '';
-  if (!isLoopbackHost(host) && !chosen) {
-    throw new CliError(
-      `refusing to listen on ${host} without a token: pass --token TOKEN (or set AGENT_COMPACT_TOKEN)`,
-      2,
-    );
-  }
-  // A loopback proxy still gets a token: other users of the machine and pages in a browser must not
-  // read the dashboard.
-  const token = chosen ? given : randomToken();
+  const { token, chosen } = proxyToken(values, io, host);
   if (values.store !== undefined && values.archive !== undefined) {
     throw new CliError('--store and --archive both say where archives go: pass one of them', 2);
   }
-  const anthropicUpstream = values['anthropic-upstream'] ?? values.upstream ?? defaults.upstreams?.anthropic;
-  const openaiUpstream = values['openai-upstream'] ?? values.upstream ?? defaults.upstreams?.openai;
-  const geminiUpstream = values['gemini-upstream'] ?? values.upstream ?? defaults.upstreams?.gemini;
+  const upstreams = upstreamsOf(values, defaults);
+  const { anthropicUpstream, openaiUpstream, geminiUpstream } = upstreams;
   // Bad numbers fail before anything is opened.
   const limits = thresholdOptions(values);
   const port = values.port === undefined ? defaults.defaultPort : portOption(values.port);
@@ -169,9 +158,7 @@ export async function startProxyFromArgs(
     ...storeTtlOption(values['store-ttl']),
   });
   const options: ProxyOptions = {
-    ...(anthropicUpstream ? { anthropicUpstream } : {}),
-    ...(openaiUpstream ? { openaiUpstream } : {}),
-    ...(geminiUpstream ? { geminiUpstream } : {}),
+    ...upstreams,
     host,
     ...(values['allow-host'] ? { allowHosts: values['allow-host'] } : {}),
     port,
@@ -215,6 +202,38 @@ export async function startProxyFromArgs(
       await shared.close();
       if (jsonLog) await new Promise<void>((done) => jsonLog.end(() => done()));
     },
+  };
+}
+
+/**
+ * The token the proxy's own routes ask for: `--token` or `AGENT_COMPACT_TOKEN`, else a fresh random
+ * one on loopback (other users of the machine and pages in a browser must not read the dashboard);
+ * off loopback a token must be given.
+ */
+function proxyToken(values: ProxyArgValues, io: CliIO, host: string): { token: string; chosen: boolean } {
+  const given = values.token ?? io.env.AGENT_COMPACT_TOKEN;
+  if (given !== undefined && given !== '') return { token: given, chosen: true };
+  if (!isLoopbackHost(host)) {
+    throw new CliError(
+      `refusing to listen on ${host} without a token: pass --token TOKEN (or set AGENT_COMPACT_TOKEN)`,
+      2,
+    );
+  }
+  return { token: randomToken(), chosen: false };
+}
+
+/** Each format's upstream: its own flag, else `--upstream`, else the command's default. */
+function upstreamsOf(
+  values: ProxyArgValues,
+  defaults: CliProxyDefaults,
+): Pick<ProxyOptions, 'anthropicUpstream' | 'openaiUpstream' | 'geminiUpstream'> {
+  const anthropicUpstream = values['anthropic-upstream'] ?? values.upstream ?? defaults.upstreams?.anthropic;
+  const openaiUpstream = values['openai-upstream'] ?? values.upstream ?? defaults.upstreams?.openai;
+  const geminiUpstream = values['gemini-upstream'] ?? values.upstream ?? defaults.upstreams?.gemini;
+  return {
+    ...(anthropicUpstream ? { anthropicUpstream } : {}),
+    ...(openaiUpstream ? { openaiUpstream } : {}),
+    ...(geminiUpstream ? { geminiUpstream } : {}),
   };
 }
 
