@@ -57,54 +57,66 @@ export function answerStep(
       writeAnswer(response, writer, stream, makeAnswer(textBlocks(text.slice(0, tokens * 4)), 'end_turn'));
       return;
     }
-    case 'rate-limit': {
-      const seconds = step.retryAfterSeconds ?? 1;
-      fail({
-        status: 429,
-        message: step.message ?? 'Number of request tokens has exceeded your per-minute rate limit.',
-        anthropicType: 'rate_limit_error',
-        openAIType: 'requests',
-        code: 'rate_limit_exceeded',
-        headers: { 'retry-after': String(seconds) },
-      });
+    case 'rate-limit':
+    case 'server-error':
+      fail(providerError(step));
       return;
-    }
-    case 'server-error': {
-      const status = step.status ?? 500;
-      const overloaded = status === 529;
-      fail({
-        status,
-        message: step.message ?? (overloaded ? 'Overloaded' : 'Internal server error'),
-        anthropicType: overloaded ? 'overloaded_error' : 'api_error',
-        openAIType: 'server_error',
-      });
-      return;
-    }
     case 'hang':
       // Never answer: the socket stays open until the client gives up or close() drops it.
       return;
-    case 'drop-connection': {
-      const answer = makeAnswer(textBlocks('This answer is cut off when the connection drops.'), 'end_turn');
-      if (stream) {
-        response.writeHead(200, streamHeaders(writer));
-        response.write(writer.streamParts(answer).slice(0, 3).join(''));
-      } else {
-        const json = JSON.stringify(writer.answerBody(answer));
-        response.writeHead(200, {
-          'content-type': 'application/json',
-          'content-length': String(json.length),
-        });
-        response.write(json.slice(0, Math.floor(json.length / 2)));
-      }
-      // Let the partial answer reach the client before the socket goes.
-      setTimeout(() => response.socket?.destroy(), 10);
+    case 'drop-connection':
+      dropConnection(response, writer, stream, makeAnswer);
       return;
-    }
     default: {
       const unreachable: never = step;
       throw new Error(`unknown script step ${JSON.stringify(unreachable)}`);
     }
   }
+}
+
+/** The provider error a rate-limit or server-error step answers with. */
+function providerError(step: Extract<ScriptStepObject, { type: 'rate-limit' | 'server-error' }>): WireError {
+  if (step.type === 'rate-limit') {
+    return {
+      status: 429,
+      message: step.message ?? 'Number of request tokens has exceeded your per-minute rate limit.',
+      anthropicType: 'rate_limit_error',
+      openAIType: 'requests',
+      code: 'rate_limit_exceeded',
+      headers: { 'retry-after': String(step.retryAfterSeconds ?? 1) },
+    };
+  }
+  const status = step.status ?? 500;
+  const overloaded = status === 529;
+  return {
+    status,
+    message: step.message ?? (overloaded ? 'Overloaded' : 'Internal server error'),
+    anthropicType: overloaded ? 'overloaded_error' : 'api_error',
+    openAIType: 'server_error',
+  };
+}
+
+/** Starts an answer (the first stream events, or half the JSON) and drops the connection. */
+function dropConnection(
+  response: ServerResponse,
+  writer: AnswerWriter,
+  stream: boolean,
+  makeAnswer: StepAnswer['makeAnswer'],
+): void {
+  const answer = makeAnswer(textBlocks('This answer is cut off when the connection drops.'), 'end_turn');
+  if (stream) {
+    response.writeHead(200, streamHeaders(writer));
+    response.write(writer.streamParts(answer).slice(0, 3).join(''));
+  } else {
+    const json = JSON.stringify(writer.answerBody(answer));
+    response.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': String(json.length),
+    });
+    response.write(json.slice(0, Math.floor(json.length / 2)));
+  }
+  // Let the partial answer reach the client before the socket goes.
+  setTimeout(() => response.socket?.destroy(), 10);
 }
 
 /** Builds answers to one request: its id, model, usage (from the prompt cache) and API extras. */
