@@ -87,30 +87,41 @@ export async function bashTool(
     child.on('close', (exitCode, killSignal) => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
-      const text = output.text();
-      const body = text === '' ? '(no output)' : text;
-      switch (stopReason) {
-        case 'timeout':
-          resolve({
-            content: `${body}\n[timed out after ${timeoutMs} ms; the command was killed]`,
-            isError: true,
-          });
-          return;
-        case 'abort':
-          resolve({ content: `${body}\n[interrupted by the user; the command was killed]`, isError: true });
-          return;
-        case undefined: {
-          const status = exitCode === null ? `killed by ${killSignal}` : `exit code ${exitCode}`;
-          resolve({ content: `${body}\n[${status}]`, isError: exitCode !== 0 });
-          return;
-        }
-        default: {
-          const unreachable: never = stopReason;
-          throw new Error(`unknown stop reason ${String(unreachable)}`);
-        }
-      }
+      resolve(outcomeOf(output.text(), { stopReason, timeoutMs, exitCode, killSignal }));
     });
   });
+}
+
+/** What the model reads of a finished command: its output and how it ended. */
+function outcomeOf(
+  text: string,
+  {
+    stopReason,
+    timeoutMs,
+    exitCode,
+    killSignal,
+  }: {
+    stopReason: 'timeout' | 'abort' | undefined;
+    timeoutMs: number;
+    exitCode: number | null;
+    killSignal: NodeJS.Signals | null;
+  },
+): ToolOutcome {
+  const body = text === '' ? '(no output)' : text;
+  switch (stopReason) {
+    case 'timeout':
+      return { content: `${body}\n[timed out after ${timeoutMs} ms; the command was killed]`, isError: true };
+    case 'abort':
+      return { content: `${body}\n[interrupted by the user; the command was killed]`, isError: true };
+    case undefined: {
+      const status = exitCode === null ? `killed by ${killSignal}` : `exit code ${exitCode}`;
+      return { content: `${body}\n[${status}]`, isError: exitCode !== 0 };
+    }
+    default: {
+      const unreachable: never = stopReason;
+      throw new Error(`unknown stop reason ${String(unreachable)}`);
+    }
+  }
 }
 
 /** Keeps the first and last `maxBytes / 2` bytes of a stream and counts what falls between. */
