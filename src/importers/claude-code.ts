@@ -173,11 +173,7 @@ export function claudeCodeFromLines(
       markers[markerAt]!.resolved = true;
       markerAt++;
     }
-    const latest = markers[markerAt - 1];
-    if (latest?.resolved && line.role === 'user' && line.lineNumber > (latest.summaryLine ?? Infinity)) {
-      if (messages.slice(latest.compaction.index).every((sent) => sent.role !== 'assistant'))
-        latest.compaction.attached.push(message);
-    }
+    attachAfterSummary(markers[markerAt - 1], line, message, messages);
     const id = typeof line.value.id === 'string' ? line.value.id : undefined;
     if (line.role === 'assistant' && id !== undefined && open?.id === id) {
       // Another part of the same API message: Claude Code may have logged results of earlier
@@ -211,18 +207,39 @@ export function claudeCodeFromLines(
   flushHeld();
   const compactions = markers.filter((marker) => marker.resolved).map((marker) => marker.compaction);
   const result = finishImport({ messages, usage, format: 'claude-code', source, compactions });
-  const warnings = compactionWarnings(markers, source);
-  for (const [type, { line, count }] of unknownTypes) {
-    warnings.push(
-      `${source ?? 'input'}:${line}: unknown line type "${type}" skipped (${count} line${count === 1 ? '' : 's'})`,
-    );
-  }
+  const warnings = [...compactionWarnings(markers, source), ...unknownTypeWarnings(unknownTypes, source)];
   if (warnings.length > 0) result.meta.warnings = [...(result.meta.warnings ?? []), ...warnings];
-
   if (timestamps.some((value) => value !== undefined) && result.usage.length === timestamps.length) {
     result.timestamps = timestamps;
   }
   return result;
+}
+
+/**
+ * A user line after the latest compaction's summary, before the agent answers again: what Claude
+ * Code sent beside the summary, kept with the compaction.
+ */
+function attachAfterSummary(
+  latest: CompactionMarker | undefined,
+  line: SessionLine,
+  message: Message,
+  messages: readonly Message[],
+): void {
+  if (!latest?.resolved || line.role !== 'user' || line.lineNumber <= (latest.summaryLine ?? Infinity))
+    return;
+  if (messages.slice(latest.compaction.index).every((sent) => sent.role !== 'assistant'))
+    latest.compaction.attached.push(message);
+}
+
+/** One warning per line type the importer does not know, with its first line and count. */
+function unknownTypeWarnings(
+  unknownTypes: ReadonlyMap<string, { line: number; count: number }>,
+  source: string | undefined,
+): string[] {
+  return [...unknownTypes].map(
+    ([type, { line, count }]) =>
+      `${source ?? 'input'}:${line}: unknown line type "${type}" skipped (${count} line${count === 1 ? '' : 's'})`,
+  );
 }
 
 function isCompactBoundary(line: JsonObject): boolean {
