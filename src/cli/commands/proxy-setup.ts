@@ -144,7 +144,6 @@ export async function startProxyFromArgs(
     throw new CliError('--store and --archive both say where archives go: pass one of them', 2);
   }
   const upstreams = upstreamsOf(values, defaults);
-  const { anthropicUpstream, openaiUpstream, geminiUpstream } = upstreams;
   // Bad numbers fail before anything is opened.
   const limits = thresholdOptions(values);
   const port = values.port === undefined ? defaults.defaultPort : portOption(values.port);
@@ -168,21 +167,8 @@ export async function startProxyFromArgs(
     background: values.background === true,
     notify: values.notify === true,
     ...(await tracingOption(values.otel === true)),
-    summarizer: await summarizerOption(values.summarizer, io, {
-      anthropicUpstream,
-      openaiUpstream,
-      geminiUpstream,
-    }),
-    counter: await createCliCounter(tokenizerOption(values.tokenizer ?? 'heuristic'), {
-      stderr: io.stderr,
-      asked: values.tokenizer !== undefined,
-    }),
-    ...(values.archive
-      ? { archive: createFileArchiveStore({ directory: resolve(io.cwd, values.archive) }) }
-      : {}),
-    ...(shared.archive ? { archive: shared.archive } : {}),
-    ...(shared.stateStore ? { stateStore: shared.stateStore } : {}),
-    ...(shared.proxyStore ? { store: shared.proxyStore } : {}),
+    ...(await modelOptions(values, io, upstreams)),
+    ...storeOptions(values, io, shared),
     ...(defaults.log ? { log: (line: string) => io.stderr(`${line}\n`) } : {}),
     onRequest: (record) => {
       jsonLog?.write(`${JSON.stringify(record)}\n`);
@@ -234,6 +220,41 @@ function upstreamsOf(
     ...(anthropicUpstream ? { anthropicUpstream } : {}),
     ...(openaiUpstream ? { openaiUpstream } : {}),
     ...(geminiUpstream ? { geminiUpstream } : {}),
+  };
+}
+
+/** The summary model (`--summarizer`) and the token counter (`--tokenizer`). */
+async function modelOptions(
+  values: ProxyArgValues,
+  io: CliIO,
+  { anthropicUpstream, openaiUpstream, geminiUpstream }: ReturnType<typeof upstreamsOf>,
+): Promise<Pick<ProxyOptions, 'summarizer' | 'counter'>> {
+  return {
+    summarizer: await summarizerOption(values.summarizer, io, {
+      anthropicUpstream,
+      openaiUpstream,
+      geminiUpstream,
+    }),
+    counter: await createCliCounter(tokenizerOption(values.tokenizer ?? 'heuristic'), {
+      stderr: io.stderr,
+      asked: values.tokenizer !== undefined,
+    }),
+  };
+}
+
+/** Where archives, session state and the proxy's sessions go: `--archive DIR`, or `--store`'s stores. */
+function storeOptions(
+  values: ProxyArgValues,
+  io: CliIO,
+  shared: Awaited<ReturnType<typeof openStoreFromSpec>>,
+): Pick<ProxyOptions, 'archive' | 'stateStore' | 'store'> {
+  return {
+    ...(values.archive
+      ? { archive: createFileArchiveStore({ directory: resolve(io.cwd, values.archive) }) }
+      : {}),
+    ...(shared.archive ? { archive: shared.archive } : {}),
+    ...(shared.stateStore ? { stateStore: shared.stateStore } : {}),
+    ...(shared.proxyStore ? { store: shared.proxyStore } : {}),
   };
 }
 
