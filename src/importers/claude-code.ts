@@ -176,13 +176,7 @@ export function claudeCodeFromLines(
     attachAfterSummary(markers[markerAt - 1], line, message, messages);
     const id = typeof line.value.id === 'string' ? line.value.id : undefined;
     if (line.role === 'assistant' && id !== undefined && open?.id === id) {
-      // Another part of the same API message: Claude Code may have logged results of earlier
-      // tool_use blocks in between (it runs them one by one); they move after the whole message.
-      const between = messages.splice(open.index + 1);
-      if (between.length > 0)
-        heldResults = mergeUserMessages([...(heldResults ? [heldResults] : []), ...between]);
-      const target = messages[open.index]!;
-      target.content = [...blocksOf(target), ...blocksOf(message)];
+      heldResults = joinMessagePart(messages, open.index, message, heldResults);
       usage[usage.length - 1] = usageOf(line.value) ?? usage[usage.length - 1];
       continue;
     }
@@ -213,6 +207,23 @@ export function claudeCodeFromLines(
     result.timestamps = timestamps;
   }
   return result;
+}
+
+/**
+ * Another part of the API message at `index` joins it. Claude Code may have logged results of its
+ * earlier tool_use blocks in between (it runs them one by one): they are taken out and returned
+ * with the results already held, to go after the whole message.
+ */
+function joinMessagePart(
+  messages: Message[],
+  index: number,
+  part: Message,
+  held: Message | undefined,
+): Message | undefined {
+  const between = messages.splice(index + 1);
+  const target = messages[index]!;
+  target.content = [...blocksOf(target), ...blocksOf(part)];
+  return between.length > 0 ? mergeUserMessages([...(held ? [held] : []), ...between]) : held;
 }
 
 /**
