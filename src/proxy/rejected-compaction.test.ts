@@ -244,4 +244,25 @@ describe('a rejected compaction on a model with preserved thinking', () => {
     expect(server.requests.filter((request) => request.outcome === 'invalid-request')).toEqual([]);
     expect(JSON.stringify(server.requests.at(-1)!.body.messages)).not.toContain('scripted-signature-');
   });
+  it('a request the compactor cannot read goes upstream as it came, unbound thinking or not: no 502', async () => {
+    const { server, proxy, records } = await startProxyOver(toolCallingScript, {
+      thresholds: { mid: 3000, hard: 6000 },
+      log: () => {},
+    });
+    const messages = [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: [{ type: 'thinking', thinking: 'plan', signature: 's' }] },
+      null,
+    ];
+    const response = await fetch(`${proxy.url}/v1/messages`, {
+      method: 'POST',
+      headers: headers(),
+      body: JSON.stringify({ model: 'claude-opus-5-5', max_tokens: 50, messages }),
+    });
+    await response.arrayBuffer();
+    // The provider, not the proxy, says what is wrong with it.
+    expect(response.status).toBeLessThan(500);
+    expect(server.requests).toHaveLength(1);
+    expect(records[0]?.fallback).toMatch(/^compaction failed/);
+  });
 });

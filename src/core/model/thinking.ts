@@ -14,7 +14,7 @@ export function withoutThinkingFrom(
 ): { messages: Message[]; removed: number } {
   let removed = 0;
   const messages = output.map((message, index) => {
-    if (index < first || message.role !== 'assistant' || typeof message.content === 'string') return message;
+    if (index < first || message.role !== 'assistant' || !Array.isArray(message.content)) return message;
     const kept = message.content.filter((block) => !isThinkingBlock(block));
     if (kept.length === message.content.length) return message;
     removed += message.content.length - kept.length;

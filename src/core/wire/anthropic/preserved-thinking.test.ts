@@ -59,6 +59,13 @@ describe('withoutThinking', () => {
     ]);
   });
 
+  it('leaves a history it cannot read as it is, and an assistant message without blocks alone', () => {
+    const unreadable = [{ role: 'user', content: 'go' }, null];
+    expect(withoutThinking(unreadable)).toBe(unreadable);
+    const noBlocks = [{ role: 'assistant' }, { role: 'assistant', content: 'done' }];
+    expect(withoutThinking(noBlocks)).toBe(noBlocks);
+  });
+
   it('returns the same array when there is no thinking', () => {
     const messages = [{ role: 'user', content: 'go' }];
     expect(withoutThinking(messages)).toBe(messages);

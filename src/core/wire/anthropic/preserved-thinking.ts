@@ -31,6 +31,12 @@ export function checksThinkingPrefix(model: unknown): boolean {
  * prefix the sender no longer has, sent as the API takes it. The same array when there was none.
  */
 export function withoutThinking(messages: readonly unknown[]): unknown[] {
+  // A history that is not a list of messages goes as it is: the provider says what is wrong.
+  if (!messages.every(isObject)) return messages as unknown[];
   // The canonical model is the Anthropic shape: only assistant messages with block arrays change.
   return withoutThinkingFrom(messages as readonly Message[], 0).messages;
+}
+
+function isObject(item: unknown): boolean {
+  return typeof item === 'object' && item !== null;
 }
