@@ -331,9 +331,11 @@ async function compactOnce(
   const inputBody = conversation === client ? body : withConversation(api, body, conversation);
   const checks = proxyWires[api].checks;
   const bindsThinking = checks.bindsThinking?.(body) === true;
-  const original = bindsThinking
-    ? unboundFallback(api, inputBody, conversation, pickedUp ? checks.withoutThinking : undefined)
-    : { body, sent: client };
+  // Built only when the compaction fails: a picked-up history is read once more to unbind it.
+  const fallback = (): Outgoing =>
+    bindsThinking
+      ? unboundFallback(api, inputBody, conversation, pickedUp ? checks.withoutThinking : undefined)
+      : { body, sent: client };
   // The check of the result is relative to what the client sent (`firstProblem`), so a problem the
   // client's request holds never throws a summary away: no guard is needed here.
   const summarizer = session.summarizerFor({ api, url: exchange.target, headers: exchange.headers, body });
@@ -347,22 +349,18 @@ async function compactOnce(
       signal: exchange.signal,
     });
   } catch (error) {
-    return { ...original, fallback: `compaction failed: ${errorSummary(error)}` };
+    return { ...fallback(), fallback: `compaction failed: ${errorSummary(error)}` };
   }
-  if (compaction.body === body) return { ...original, compaction };
+  // Unchanged: the compaction ran on the client's own body.
+  if (compaction.body === body) return { body, sent: client, compaction };
   const sent = conversationOf(api, compaction.body);
   const problem =
     sent === undefined
       ? 'the compacted request has no conversation'
-      : firstProblem(
-          api,
-          compaction.body,
-          { sent, input: conversationOf(api, inputBody) ?? [] },
-          exchange.headers,
-        );
+      : firstProblem(api, compaction.body, { sent, input: conversation }, exchange.headers);
   if (problem !== undefined || sent === undefined) {
     return {
-      ...original,
+      ...fallback(),
       // What went upstream is the client's request: no layer ran on it.
       compaction: { ...compaction, layer: 'none', tokensAfter: compaction.tokensBefore },
       fallback: `compacted request rejected (${compaction.layer}): ${problem}`,
