@@ -89,10 +89,12 @@ export function currentWork(messages: readonly Message[], latestRequest: string 
     }
   }
   // An edit that reads like a later one (the same file, the same first line) is named once, last.
-  const distinct = edits.filter((edit, index) => edits.lastIndexOf(edit) === index);
-  const lines = distinct
-    .slice(-LAST_EDITS)
-    .map((edit, index, list) => `- ${index === list.length - 1 ? 'Last edit' : 'Edit'}: ${edit}`);
+  const latest: string[] = [];
+  for (let index = edits.length - 1; index >= 0 && latest.length < LAST_EDITS; index--)
+    if (!latest.includes(edits[index]!)) latest.unshift(edits[index]!);
+  const lines = latest.map(
+    (edit, index, list) => `- ${index === list.length - 1 ? 'Last edit' : 'Edit'}: ${edit}`,
+  );
   if (latestRequest) lines.push(`- Latest request: ${shortenLine(latestRequest, REQUEST_CHARS)}`);
   return lines;
 }
