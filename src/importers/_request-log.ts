@@ -24,12 +24,37 @@ export function readExchanges<Exchange>(
   exchangeOf: (value: unknown, lineNumber: number, source: string | undefined) => Exchange,
   format: string,
   source: string | undefined,
-): { exchanges: Exchange[]; last: Exchange } {
+): { exchanges: Exchange[]; last: Exchange; lastLine: number } {
   const exchanges = lines.map(({ value, lineNumber }) => exchangeOf(value, lineNumber, source));
   const last = exchanges.at(-1);
   if (last === undefined)
     throw new CompactError(`no ${format} requests in the file`, { code: 'UNREADABLE_INPUT', path: source });
-  return { exchanges, last };
+  return { exchanges, last, lastLine: lines.at(-1)!.lineNumber };
+}
+
+/**
+ * `convert()`, with a `CompactError` it throws located at the log line it read
+ * (`traffic.jsonl:12: contents[1].parts`) instead of only a path into that line's request.
+ */
+export function atLogLine<Result>(
+  convert: () => Result,
+  lineNumber: number,
+  source: string | undefined,
+): Result {
+  try {
+    return convert();
+  } catch (error) {
+    if (!CompactError.isInstance(error)) throw error;
+    const where = `${source ?? 'line'}${source === undefined ? ' ' : ':'}${lineNumber}`;
+    const path = error.path === undefined ? where : `${where}: ${error.path}`;
+    const message = error.path === undefined ? error.message : error.message.slice(error.path.length + 2);
+    throw new CompactError(message, {
+      code: error.code,
+      path,
+      cause: error,
+      ...(error.problems === undefined ? {} : { problems: error.problems }),
+    });
+  }
 }
 
 /**

@@ -71,6 +71,24 @@ describe('Codex rollout importer', () => {
     expect(imported.meta.warnings).toEqual(['r.jsonl:4: unknown line type "telemetry" skipped (2 lines)']);
   });
 
+  it('skips a response_item the API would refuse with a warning naming its line, and imports the rest', () => {
+    const lines = codexRolloutLines();
+    const clean = importTranscript(lines.join('\n'), { source: 'r.jsonl' });
+    lines.splice(
+      3,
+      0,
+      JSON.stringify({ type: 'response_item', payload: { type: 'message', role: 'user', content: [42] } }),
+      JSON.stringify({ type: 'response_item', payload: null }),
+    );
+    const imported = importTranscript(lines.join('\n'), { source: 'r.jsonl' });
+    expect(imported.meta.warnings).toEqual([
+      'r.jsonl:4: payload.content[0]: part must be an object with a string type, got 42; item skipped',
+      'r.jsonl:5: payload: item must be an object, got null; item skipped',
+    ]);
+    expect(imported.conversation).toEqual(clean.conversation);
+    expect(imported.usage).toEqual(clean.usage);
+  });
+
   it.skipIf(!existsSync(shared))(
     'reads the shared rollouts, warning about the two-object line (../shared present)',
     async () => {

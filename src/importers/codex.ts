@@ -17,7 +17,9 @@
 import type { ResponsesInputItem } from '../core/conversation/responses-types.js';
 import { CompactError } from '../core/model/errors.js';
 import type { SystemPrompt } from '../core/model/messages.js';
+import type { ValidationProblem } from '../core/model/problems.js';
 import { fromResponsesInput } from '../core/wire/responses/responses-format.js';
+import { validateResponsesItem } from '../core/wire/responses/validate-responses.js';
 import { finishImport } from './_finish.js';
 import { isObject, type JsonObject } from './_json.js';
 import type { AgentCompaction, ImportedTranscript, ImportedUsage } from './imported-transcript.js';
@@ -53,6 +55,9 @@ interface RolloutParts {
 
 /**
  * Reads Codex rollout lines that are already parsed (with their 1-based line numbers).
+ *
+ * A `response_item` the Responses API would refuse is skipped with a warning naming its line
+ * (`rollout.jsonl:12: payload.content[1]: …`).
  *
  * @throws {CompactError} `UNREADABLE_INPUT` when the file holds no `response_item`.
  * @example
@@ -113,14 +118,9 @@ function readRollout(lines: Iterable<{ value: unknown; lineNumber: number }>, so
       case 'session_meta':
         parts.instructions ??= instructionsOf(payload);
         break;
-      case 'response_item': {
-        const assistant = isAssistantSide(payload, onAssistantSide);
-        // A new run of assistant-side items is the next assistant turn.
-        if (assistant && !onAssistantSide) parts.timestamps.push(timestampOf(value));
-        onAssistantSide = assistant;
-        parts.items.push(payload as ResponsesInputItem);
+      case 'response_item':
+        onAssistantSide = addItem(parts, value, `${source ?? 'input'}:${lineNumber}`, onAssistantSide);
         break;
-      }
       case 'event_msg': {
         const usage = payload.type === 'token_count' ? usageOf(payload.info) : undefined;
         const turn = parts.timestamps.length - 1;
@@ -148,6 +148,35 @@ function readRollout(lines: Iterable<{ value: unknown; lineNumber: number }>, so
     );
   }
   return parts;
+}
+
+/**
+ * Adds a `response_item` line's item, or a warning when the API would refuse it; returns the side
+ * the items are on after it (a new run of assistant-side items is the next assistant turn).
+ */
+function addItem(parts: RolloutParts, line: JsonObject, where: string, onAssistantSide: boolean): boolean {
+  const problem = itemProblem(line.payload);
+  if (problem !== undefined) {
+    parts.warnings.push(`${where}: ${problem}; item skipped`);
+    return onAssistantSide;
+  }
+  const item = line.payload as JsonObject;
+  const assistant = isAssistantSide(item, onAssistantSide);
+  if (assistant && !onAssistantSide) parts.timestamps.push(timestampOf(line));
+  parts.items.push(item as ResponsesInputItem);
+  return assistant;
+}
+
+/**
+ * What is wrong with an item whose shape the Responses API would refuse (`payload.content[1]: part
+ * must be …`), or undefined. One broken line is skipped with a warning naming it, as a line that is
+ * not a rollout line is: the rest of a long session still imports.
+ */
+function itemProblem(item: unknown): string | undefined {
+  const problems: ValidationProblem[] = [];
+  validateResponsesItem(item, 'payload', problems);
+  const [first] = problems;
+  return first === undefined ? undefined : `${first.path}: ${first.message}`;
 }
 
 /** The side `fromResponsesInput` puts an item on (outputs of tools are the user's side). */

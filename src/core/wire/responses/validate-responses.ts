@@ -65,6 +65,24 @@ export function validateResponsesInput(input: unknown, problems: ValidationProbl
   }
 }
 
+/**
+ * Checks one item's own shape (its type, role, parts and fields) at `path`, without the rules that
+ * pair it with other items (a call and its output, a reasoning item and what follows it): what a
+ * reader of items one at a time, such as a Codex rollout's lines, can tell about each.
+ */
+export function validateResponsesItem(item: unknown, path: string, problems: ValidationProblem[]): void {
+  if (!isRecord(item)) {
+    problems.push({
+      path,
+      message: `item must be an object, got ${describe(item)}`,
+      rule: 'message-not-object',
+    });
+    return;
+  }
+  // As if a stored item came before: an output alone answers a call this reader has not seen.
+  checkItem(item, path, { problems, calls: new Map(), answered: new Map(), sawReference: true });
+}
+
 function checkItem(item: JsonRecord, path: string, walk: ResponsesWalk): void {
   const type = item.type;
   if (type === undefined || type === 'message') {

@@ -56,4 +56,13 @@ describe('Gemini request logs', () => {
     expect(CompactError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ code: 'UNREADABLE_INPUT', path: 'traffic.jsonl:2' });
   });
+
+  it('names the line whose request cannot be read, and the place in it', () => {
+    const broken = structuredClone(lines);
+    (broken[2]!.request.contents[1] as { parts: unknown }).parts = null;
+    const text = broken.map((line) => JSON.stringify(line)).join('\n');
+    expect(() => importTranscript(text, { source: 'traffic.jsonl' })).toThrow(
+      expect.objectContaining({ path: 'traffic.jsonl:3: contents[1].parts' }),
+    );
+  });
 });

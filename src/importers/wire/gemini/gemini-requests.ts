@@ -2,7 +2,7 @@ import { fromGeminiContents } from '../../../core/wire/gemini/gemini-format.js';
 import type { GeminiContent, GeminiPart } from '../../../core/wire/gemini/gemini-types.js';
 import { finishImport } from '../../_finish.js';
 import { isObject } from '../../_json.js';
-import { notARequestLine, readExchanges, usageByTurn } from '../../_request-log.js';
+import { atLogLine, notARequestLine, readExchanges, usageByTurn } from '../../_request-log.js';
 import type { ImportedTranscript, ImportedUsage } from '../../imported-transcript.js';
 
 type JsonRecord = Record<string, unknown>;
@@ -37,12 +37,14 @@ export function geminiRequestsFromLines(
   lines: ReadonlyArray<{ value: unknown; lineNumber: number }>,
   source?: string,
 ): ImportedTranscript {
-  const { exchanges, last } = readExchanges(lines, exchangeOf, 'Gemini', source);
+  const { exchanges, last, lastLine } = readExchanges(lines, exchangeOf, 'Gemini', source);
   const answer = answerOf(last.responses);
   const contents = [...(last.request.contents as GeminiContent[]), ...(answer ? [answer] : [])];
-  const { messages, system } = fromGeminiContents(contents, {
-    systemInstruction: last.request.systemInstruction,
-  });
+  const { messages, system } = atLogLine(
+    () => fromGeminiContents(contents, { systemInstruction: last.request.systemInstruction }),
+    lastLine,
+    source,
+  );
   const turns = messages.filter((message) => message.role === 'assistant').length;
   const usage = usageByTurn(exchanges, turns, (exchange) => ({
     usage: usageOf(exchange.responses),

@@ -91,6 +91,13 @@ describe('Responses request logs', () => {
     expect(transcript.usage.every((usage) => usage === undefined)).toBe(true);
   });
 
+  it('names the line whose input cannot be read, and the place in it', () => {
+    const text = `${JSON.stringify({ model: 'm', input: 'Hi' })}\n${JSON.stringify({ model: 'm', input: [7] })}\n`;
+    expect(() => importTranscript(text, { source: 'log.jsonl' })).toThrow(
+      expect.objectContaining({ code: 'UNREADABLE_INPUT', path: 'log.jsonl:2: input[0]' }),
+    );
+  });
+
   it('names the line that is not a request', () => {
     const text = `${JSON.stringify({ model: 'm', input: 'Hi' })}\n{"model":"m"}\n`;
     expect(() => importTranscript(text, { source: 'log.jsonl' })).toThrow(

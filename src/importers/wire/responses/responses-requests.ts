@@ -10,7 +10,7 @@ import type { ResponsesInputItem } from '../../../core/conversation/responses-ty
 import { fromResponsesInput } from '../../../core/wire/responses/responses-format.js';
 import { finishImport } from '../../_finish.js';
 import { isObject } from '../../_json.js';
-import { notARequestLine, readExchanges, usageByTurn } from '../../_request-log.js';
+import { atLogLine, notARequestLine, readExchanges, usageByTurn } from '../../_request-log.js';
 import type { ImportedTranscript, ImportedUsage } from '../../imported-transcript.js';
 
 type JsonRecord = Record<string, unknown>;
@@ -41,11 +41,15 @@ export function responsesRequestsFromLines(
   lines: ReadonlyArray<{ value: unknown; lineNumber: number }>,
   source?: string,
 ): ImportedTranscript {
-  const { exchanges, last } = readExchanges(lines, exchangeOf, 'Responses', source);
+  const { exchanges, last, lastLine } = readExchanges(lines, exchangeOf, 'Responses', source);
   const output = Array.isArray(last.response?.output) ? (last.response.output as ResponsesInputItem[]) : [];
   const input = itemsOf(last.request.input);
   const instructions = typeof last.request.instructions === 'string' ? last.request.instructions : undefined;
-  const { messages, system } = fromResponsesInput([...input, ...output], { instructions });
+  const { messages, system } = atLogLine(
+    () => fromResponsesInput([...input, ...output], { instructions }),
+    lastLine,
+    source,
+  );
   const turns = messages.filter((message) => message.role === 'assistant').length;
   const usage = usageByTurn(exchanges, turns, (exchange) => ({
     usage: usageOf(exchange.response?.usage),
