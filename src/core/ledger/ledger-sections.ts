@@ -1,3 +1,4 @@
+import { commonDirectory } from '../_internal/common-directory.js';
 import { shortenLine, shortenMiddle } from '../_internal/text.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { LedgerCommand, LedgerFile, LedgerState } from './ledger-state.js';
@@ -262,16 +263,6 @@ function isInstruction(text: string): boolean {
 function userLine(text: string): string {
   const cut = isInstruction(text) || text.length > USER_MESSAGE_CHARS;
   return shortenLine(text, cut ? PASTE_CHARS : USER_MESSAGE_CHARS);
-}
-
-/** The directory every path starts with (ending in `/`), so long absolute paths are written once. */
-function commonDirectory(paths: readonly string[]): string {
-  if (paths.length < 2) return '';
-  let prefix = paths[0]!;
-  for (const path of paths) {
-    while (!path.startsWith(prefix)) prefix = prefix.slice(0, -1);
-  }
-  return prefix.slice(0, prefix.lastIndexOf('/') + 1);
 }
 
 /** The text lines of a section's kept items: files one line per directory. */

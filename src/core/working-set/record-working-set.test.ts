@@ -131,6 +131,17 @@ describe('the working set', () => {
     ]);
   });
 
+  it('writes paths whole when they share only the root (no "Paths under /." and no relative-looking path)', () => {
+    const state = record([
+      ...read,
+      ...call('Write', { file_path: '/tmp/check.go', content: 'package main\n' }, 'ok'),
+    ]).workingSet.state;
+    const { text } = renderWorkingSet(state, { maxTokens: 1000, counter })!;
+    expect(text).not.toContain('Paths under');
+    expect(text).toContain(`## ${path} (read t1)`);
+    expect(text).toContain('## /tmp/check.go (edited t2)');
+  });
+
   it('records where a search found its symbol, and nothing for a failed call', () => {
     const grep = call(
       'Grep',

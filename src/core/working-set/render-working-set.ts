@@ -1,3 +1,4 @@
+import { commonDirectory } from '../_internal/common-directory.js';
 import { escapeReservedTags, fittingItems } from '../_internal/text.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { forEachIdentifier } from './code-names.js';
@@ -255,12 +256,4 @@ function underRoot(path: string, root: string): string {
     if (path.startsWith(tail)) return path.slice(tail.length);
   }
   return path;
-}
-
-/** The directory every path starts with (ending in `/`). */
-function commonDirectory(paths: readonly string[]): string {
-  if (paths.length < 2) return '';
-  let prefix = paths[0]!;
-  for (const path of paths) while (!path.startsWith(prefix)) prefix = prefix.slice(0, -1);
-  return prefix.slice(0, prefix.lastIndexOf('/') + 1);
 }
