@@ -138,55 +138,16 @@ function fileCandidates(
   // A file the agent still runs or names is in use though it was not read again since.
   const recency =
     (RECENCY_WEIGHT * Math.max(file.turn, file.namedTurn ?? 0)) / latest + (file.edited ? 1 : 0);
-  const used = (definition: WorkingSetDefinition) => USE_WEIGHT * Math.log2(1 + (uses[definition.name] ?? 0));
   const hidden = shownWords(shownText);
-  const candidates: Omit<Candidate, 'tokens'>[] = [];
   const listed = file.definitions.filter(
     (definition) => definition.changedTurn !== undefined || (uses[definition.name] ?? 0) > 0,
   );
-  for (const definition of listed) {
-    const changed = definition.changedTurn === undefined ? 0 : CHANGED_WEIGHT;
-    candidates.push({
-      file: file.path,
-      order: definition.line,
-      // `12: func f() {` as `grep -n` prints it: the line as written, for an edit to match.
-      text: `- ${definition.changedTurn === undefined ? '' : '* '}${definition.line > 0 ? `${definition.line}: ` : ''}${definition.signature}`,
-      score: recency + changed + used(definition),
-    });
-  }
-  file.edits.forEach((edit, index) => {
-    if (shownText?.includes(edit.text.replace(cutTrailer, ''))) return;
-    const at = edit.line === undefined ? '' : ` at :${edit.line}`;
-    const names = edit.definitions.length > 0 ? ` (${edit.definitions.join(', ')})` : '';
-    const text = edit.text
-      .split('\n')
-      .map((line) => `    ${line}`)
-      .join('\n');
-    candidates.push({
-      file: file.path,
-      order: Number.MAX_SAFE_INTEGER - file.edits.length + index,
-      text: `Edit t${edit.turn}${at}${names}, now:\n${text}`,
-      score: recency + EDIT_WEIGHT - (file.edits.length - 1 - index),
-    });
-  });
-  const inList = new Set(listed);
-  // Each name once: overloads, or a handler defined on every line, are one name to grep for.
-  const rest = [
-    ...new Set(
-      functionsFirst(
-        file.definitions.filter((definition) => !inList.has(definition) && !hidden.has(definition.name)),
-      ).map((definition) => definition.name),
-    ),
-  ].slice(0, MAX_NAMES);
-  if (rest.length > 0) {
-    candidates.push({
-      file: file.path,
-      order: Number.MAX_SAFE_INTEGER - file.edits.length - 1,
-      // Names alone: a line number each would double the line, and a Grep finds the name again.
-      text: `- also: ${rest.join(', ')}`,
-      score: recency + 0.5,
-    });
-  }
+  const candidates = [
+    ...definitionLines(file, listed, uses, recency),
+    ...editLines(file, recency, shownText),
+  ];
+  const also = alsoLine(file, new Set(listed), hidden, recency);
+  if (also !== undefined) candidates.push(also);
   const names = namesLine(file, uses, hidden);
   if (names !== undefined)
     candidates.push({
@@ -196,6 +157,67 @@ function fileCandidates(
       score: recency + NAMES_WEIGHT,
     });
   return candidates;
+}
+
+/** A line per definition the agent changed or used, ranked by recency, change and use. */
+function definitionLines(
+  file: WorkingSetFile,
+  listed: readonly WorkingSetDefinition[],
+  uses: Readonly<Record<string, number>>,
+  recency: number,
+): Omit<Candidate, 'tokens'>[] {
+  return listed.map((definition) => ({
+    file: file.path,
+    order: definition.line,
+    // `12: func f() {` as `grep -n` prints it: the line as written, for an edit to match.
+    text: `- ${definition.changedTurn === undefined ? '' : '* '}${definition.line > 0 ? `${definition.line}: ` : ''}${definition.signature}`,
+    score:
+      recency +
+      (definition.changedTurn === undefined ? 0 : CHANGED_WEIGHT) +
+      USE_WEIGHT * Math.log2(1 + (uses[definition.name] ?? 0)),
+  }));
+}
+
+/** The text of each edit `shownText` does not hold already, the latest ranked first. */
+function editLines(file: WorkingSetFile, recency: number, shownText?: string): Omit<Candidate, 'tokens'>[] {
+  const lines: Omit<Candidate, 'tokens'>[] = [];
+  file.edits.forEach((edit, index) => {
+    if (shownText?.includes(edit.text.replace(cutTrailer, ''))) return;
+    const at = edit.line === undefined ? '' : ` at :${edit.line}`;
+    const names = edit.definitions.length > 0 ? ` (${edit.definitions.join(', ')})` : '';
+    const text = edit.text
+      .split('\n')
+      .map((line) => `    ${line}`)
+      .join('\n');
+    lines.push({
+      file: file.path,
+      order: Number.MAX_SAFE_INTEGER - file.edits.length + index,
+      text: `Edit t${edit.turn}${at}${names}, now:\n${text}`,
+      score: recency + EDIT_WEIGHT - (file.edits.length - 1 - index),
+    });
+  });
+  return lines;
+}
+
+/** The file's other names, functions first, each once (overloads are one name to grep for). */
+function alsoLine(
+  file: WorkingSetFile,
+  listed: ReadonlySet<WorkingSetDefinition>,
+  hidden: ReadonlySet<string>,
+  recency: number,
+): Omit<Candidate, 'tokens'> | undefined {
+  const others = file.definitions.filter(
+    (definition) => !listed.has(definition) && !hidden.has(definition.name),
+  );
+  const rest = [...new Set(functionsFirst(others).map((definition) => definition.name))].slice(0, MAX_NAMES);
+  if (rest.length === 0) return undefined;
+  return {
+    file: file.path,
+    order: Number.MAX_SAFE_INTEGER - file.edits.length - 1,
+    // Names alone: a line number each would double the line, and a Grep finds the name again.
+    text: `- also: ${rest.join(', ')}`,
+    score: recency + 0.5,
+  };
 }
 
 /** The line that ends an edit's text cut to its first lines (`cutEdit` in record-working-set.ts). */
