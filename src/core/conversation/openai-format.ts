@@ -33,6 +33,7 @@ import type {
   OpenAIAssistantMessage,
   OpenAIChatMessage,
   OpenAIContentPart,
+  OpenAISystemMessage,
   OpenAISystemRole,
   OpenAIToolCall,
 } from './openai-types.js';
@@ -72,32 +73,49 @@ const dataUrlPattern = /^data:([^;,]+);base64,(.*)$/s;
  * // system === 'Be brief.', messages[0] === { role: 'user', content: 'Hi' }
  */
 export function fromOpenAIMessages(openAIMessages: readonly OpenAIChatMessage[]): FromOpenAIResult {
-  const systemBlocks: TextBlock[] = [];
-  let systemStrings = 0;
-  let systemMessages = 0;
-  let systemRole: OpenAISystemRole | undefined;
+  const result: FromOpenAIResult = { messages: conversationOf(openAIMessages) };
+  const system = systemOf(openAIMessages);
+  if (system !== undefined) {
+    result.system = system.prompt;
+    result.systemRole = system.role;
+  }
+  return result;
+}
+
+/**
+ * The system and developer messages as one prompt: a string when there is one string message,
+ * else its text blocks; with the role of the first.
+ */
+function systemOf(
+  openAIMessages: readonly OpenAIChatMessage[],
+): { prompt: string | TextBlock[]; role: OpenAISystemRole } | undefined {
+  const blocks: TextBlock[] = [];
+  const system = openAIMessages.filter(
+    (message): message is OpenAISystemMessage => message.role === 'system' || message.role === 'developer',
+  );
+  const [first] = system;
+  if (first === undefined) return undefined;
+  for (const message of system) {
+    if (typeof message.content === 'string') blocks.push({ type: 'text', text: message.content });
+    else for (const part of message.content) blocks.push({ type: 'text', text: partText(part) });
+  }
+  const onlyOneString = system.length === 1 && typeof first.content === 'string';
+  return { prompt: onlyOneString ? blocks[0]!.text : blocks, role: first.role };
+}
+
+/** The other messages: tool messages join the user turn that follows them, or form their own. */
+function conversationOf(openAIMessages: readonly OpenAIChatMessage[]): Message[] {
   const messages: Message[] = [];
   let pendingResults: ToolResultBlock[] | undefined;
-
   const flushResults = (): void => {
     if (pendingResults) messages.push({ role: 'user', content: pendingResults });
     pendingResults = undefined;
   };
-
   for (const message of openAIMessages) {
     switch (message.role) {
       case 'system':
-      case 'developer': {
-        systemRole ??= message.role;
-        systemMessages += 1;
-        if (typeof message.content === 'string') {
-          systemStrings += 1;
-          systemBlocks.push({ type: 'text', text: message.content });
-        } else {
-          for (const part of message.content) systemBlocks.push({ type: 'text', text: partText(part) });
-        }
+      case 'developer':
         break;
-      }
       case 'tool': {
         pendingResults ??= [];
         pendingResults.push(toolResultFromMessage(message.tool_call_id, message.content));
@@ -127,14 +145,7 @@ export function fromOpenAIMessages(openAIMessages: readonly OpenAIChatMessage[])
     }
   }
   flushResults();
-
-  const result: FromOpenAIResult = { messages };
-  if (systemMessages > 0) {
-    const onlyOneString = systemMessages === 1 && systemStrings === 1;
-    result.system = onlyOneString ? systemBlocks[0]!.text : systemBlocks;
-    if (systemRole) result.systemRole = systemRole;
-  }
-  return result;
+  return messages;
 }
 
 /**
