@@ -72,26 +72,15 @@ export function miniSweAgentFromValue(value: unknown, source?: string): Imported
       case 'assistant': {
         usage.push(usageOf(entry));
         timestamps.push(createdOf(entry));
-        const next = entries[index + 1];
-        const commands = [...content.matchAll(bashBlockPattern)];
-        const command = commands.length === 1 ? commands[0]! : undefined;
-        if (!command || !isObject(next) || next.role !== 'user') {
+        const call = bashCall(content, entries[index + 1], `call_bash_${toolCalls + 1}`, (output) =>
+          textContent(output, `messages[${index + 1}].content`, source),
+        );
+        if (call === undefined) {
           messages.push({ role: 'assistant', content });
           break;
         }
         toolCalls += 1;
-        const id = `call_bash_${toolCalls}`;
-        const thought = (
-          content.slice(0, command.index) + content.slice(command.index + command[0].length)
-        ).trim();
-        const blocks: ContentBlock[] = [];
-        if (thought !== '') blocks.push({ type: 'text', text: thought });
-        blocks.push({ type: 'tool_use', id, name: 'bash', input: { command: command[1]! } });
-        messages.push({ role: 'assistant', content: blocks });
-        const output = textContent(next.content, `messages[${index + 1}].content`, source);
-        const result: ContentBlock = { type: 'tool_result', tool_use_id: id, content: output };
-        if (isErrorOutput(output)) result.is_error = true;
-        messages.push({ role: 'user', content: [result] });
+        messages.push(...call);
         index += 1;
         break;
       }
@@ -114,6 +103,32 @@ export function miniSweAgentFromValue(value: unknown, source?: string): Imported
     result.timestamps = timestamps;
   }
   return result;
+}
+
+/**
+ * An assistant turn with exactly one fenced bash block, answered by the next (user) entry, as a
+ * `bash` tool call and its result (the rest of the text is the thought); undefined otherwise.
+ */
+function bashCall(
+  content: string,
+  next: unknown,
+  id: string,
+  outputOf: (content: unknown) => string,
+): Message[] | undefined {
+  const commands = [...content.matchAll(bashBlockPattern)];
+  const command = commands.length === 1 ? commands[0]! : undefined;
+  if (!command || !isObject(next) || next.role !== 'user') return undefined;
+  const thought = (content.slice(0, command.index) + content.slice(command.index + command[0].length)).trim();
+  const blocks: ContentBlock[] = [];
+  if (thought !== '') blocks.push({ type: 'text', text: thought });
+  blocks.push({ type: 'tool_use', id, name: 'bash', input: { command: command[1]! } });
+  const output = outputOf(next.content);
+  const result: ContentBlock = { type: 'tool_result', tool_use_id: id, content: output };
+  if (isErrorOutput(output)) result.is_error = true;
+  return [
+    { role: 'assistant', content: blocks },
+    { role: 'user', content: [result] },
+  ];
 }
 
 /** When the provider created the response (`extra.response.created`, seconds), in milliseconds. */
