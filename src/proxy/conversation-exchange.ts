@@ -18,7 +18,7 @@ import { hasRecallTool, type RecallCall, withRecallTool } from './recall/recall-
 import { forwardWithRecall } from './recall/recall-forward.js';
 import type { RequestCompaction, RequestCompactor } from './request-compactor.js';
 import { conversationOf, withConversation } from './request-conversation.js';
-import type { SessionCompactors } from './session-compactors.js';
+import type { SessionCompactor, SessionCompactors } from './session-compactors.js';
 import { nextState, sessionInput } from './session-history.js';
 import { shortSessionId } from './session-identity.js';
 import type { BodyRead } from './session-state.js';
@@ -127,16 +127,27 @@ export async function runExchange(
     overheadMs,
     ...(input.restarted ? { restarted: true } : {}),
   };
-  dependencies.observe?.({
+  dependencies.observe?.(observationOf(exchange, record, outgoing, session, usage));
+  return record;
+}
+
+/** What the dashboard and the logs hear of one finished exchange. */
+function observationOf(
+  exchange: Exchange,
+  record: ProxyRequestRecord,
+  outgoing: Outgoing,
+  session: SessionCompactor,
+  usage: ProviderUsage | undefined,
+): ExchangeObservation {
+  return {
     record,
-    model: typeof body.model === 'string' ? body.model : undefined,
+    model: typeof exchange.body.model === 'string' ? exchange.body.model : undefined,
     agent: exchange.headers['user-agent'],
     usage,
     compaction: outgoing.compaction,
     archive: session.compactor.archive,
     archiveSessionId: session.compactor.sessionId,
-  });
-  return record;
+  };
 }
 
 /**
