@@ -1,5 +1,5 @@
 import { checkCompactorOptions } from './check-options.js';
-import type { CompactorOptions } from './compactor-options.js';
+import type { CompactorOptions, MicroOptions, MidOptions } from './compactor-options.js';
 import type { HardSettings } from './layers/hard.js';
 import type { MaskRule } from './layers/mask.js';
 import type { MicroSettings } from './layers/micro.js';
@@ -161,32 +161,8 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
     recall,
     counter: createMemoizedCounter(counter, { maxEntries: COUNTER_CACHE_ENTRIES }),
     rule,
-    micro: {
-      keepTurns: micro.keepTurns ?? DEFAULT_KEEP_TURNS,
-      cacheAware: micro.cacheAware ?? true,
-      supersede: micro.supersede ?? true,
-      clearAtLeast:
-        micro.clearAtLeast ??
-        Math.min(MAX_CLEAR_AT_LEAST, Math.floor(limits.mid * CLEAR_AT_LEAST_MID_FRACTION)),
-      // Masking every turn (not cache-aware) is the seed's micro: from the first turn.
-      startAt:
-        micro.startAt ?? (micro.cacheAware === false ? 0 : Math.floor(limits.mid * MICRO_START_MID_FRACTION)),
-      keepReads: {
-        turns: micro.keepReads?.turns ?? DEFAULT_KEEP_READS_TURNS,
-        maxTokens: micro.keepReads?.maxTokens ?? Math.floor(usable * KEEP_READS_WINDOW_SHARE),
-      },
-    },
-    mid: {
-      rule,
-      keepToolResults:
-        mid.keepToolResults ??
-        (contextWindow === undefined
-          ? MIN_KEEP_TOOL_RESULTS
-          : shareOf(usable, 1 / KEEP_TOOL_RESULT_WINDOW_TOKENS, MIN_KEEP_TOOL_RESULTS)),
-      maxAssistantChars: mid.maxAssistantChars ?? DEFAULT_MAX_ASSISTANT_CHARS,
-      maxToolInputTokens: mid.maxToolInputTokens ?? DEFAULT_MAX_TOOL_INPUT_TOKENS,
-      ...(mid.summarizer ? { summarizer: mid.summarizer } : {}),
-    },
+    micro: microSettings(micro, limits.mid, usable),
+    mid: midSettings(mid, rule, { contextWindow, usable }),
     hard: hardSettings(hard, { summarizer, identity, usable, hardThreshold: limits.hard }),
     codeParser: options.codeParser,
     background: hard.background
@@ -196,6 +172,48 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
           contextWindow === undefined ? undefined : contextWindow - reserveOutputTokens,
         )
       : undefined,
+  };
+}
+
+/** Micro's settings, defaults filled in from the mid threshold and the usable window. */
+function microSettings(
+  micro: MicroOptions,
+  midThreshold: number,
+  usable: number,
+): CompactorSettings['micro'] {
+  return {
+    keepTurns: micro.keepTurns ?? DEFAULT_KEEP_TURNS,
+    cacheAware: micro.cacheAware ?? true,
+    supersede: micro.supersede ?? true,
+    clearAtLeast:
+      micro.clearAtLeast ??
+      Math.min(MAX_CLEAR_AT_LEAST, Math.floor(midThreshold * CLEAR_AT_LEAST_MID_FRACTION)),
+    // Masking every turn (not cache-aware) is the seed's micro: from the first turn.
+    startAt:
+      micro.startAt ?? (micro.cacheAware === false ? 0 : Math.floor(midThreshold * MICRO_START_MID_FRACTION)),
+    keepReads: {
+      turns: micro.keepReads?.turns ?? DEFAULT_KEEP_READS_TURNS,
+      maxTokens: micro.keepReads?.maxTokens ?? Math.floor(usable * KEEP_READS_WINDOW_SHARE),
+    },
+  };
+}
+
+/** Mid's settings: one tool result kept whole per 10,000 tokens of a known window, at least five. */
+function midSettings(
+  mid: MidOptions,
+  rule: MaskRule,
+  { contextWindow, usable }: { contextWindow: number | undefined; usable: number },
+): MidSettings {
+  return {
+    rule,
+    keepToolResults:
+      mid.keepToolResults ??
+      (contextWindow === undefined
+        ? MIN_KEEP_TOOL_RESULTS
+        : shareOf(usable, 1 / KEEP_TOOL_RESULT_WINDOW_TOKENS, MIN_KEEP_TOOL_RESULTS)),
+    maxAssistantChars: mid.maxAssistantChars ?? DEFAULT_MAX_ASSISTANT_CHARS,
+    maxToolInputTokens: mid.maxToolInputTokens ?? DEFAULT_MAX_TOOL_INPUT_TOKENS,
+    ...(mid.summarizer ? { summarizer: mid.summarizer } : {}),
   };
 }
 
