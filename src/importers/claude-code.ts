@@ -149,8 +149,27 @@ export function claudeCodeFromLines(
   const { sessionLines, links, markers, unknownTypes } = collectLines(lines);
   const hasMainChain = sessionLines.some((line) => !line.sidechain);
   const chain = hasMainChain ? sessionLines.filter((line) => !line.sidechain) : sessionLines;
-  const kept = activeBranch(chain, links);
+  const { messages, usage, timestamps } = readBranch(activeBranch(chain, links), markers, source);
+  const compactions = markers.filter((marker) => marker.resolved).map((marker) => marker.compaction);
+  const result = finishImport({ messages, usage, format: 'claude-code', source, compactions });
+  const warnings = [...compactionWarnings(markers, source), ...unknownTypeWarnings(unknownTypes, source)];
+  if (warnings.length > 0) result.meta.warnings = [...(result.meta.warnings ?? []), ...warnings];
+  if (timestamps.some((value) => value !== undefined) && result.usage.length === timestamps.length) {
+    result.timestamps = timestamps;
+  }
+  return result;
+}
 
+/**
+ * The branch's lines as messages, with usage and time per assistant message: the parts of one
+ * API message joined, one call's tool results in one user message, and each compaction marker
+ * resolved to the index of the first message after it.
+ */
+function readBranch(
+  kept: readonly SessionLine[],
+  markers: CompactionMarker[],
+  source: string | undefined,
+): { messages: Message[]; usage: (ImportedUsage | undefined)[]; timestamps: (number | undefined)[] } {
   const messages: Message[] = [];
   const usage: (ImportedUsage | undefined)[] = [];
   const timestamps: (number | undefined)[] = [];
@@ -199,14 +218,7 @@ export function claudeCodeFromLines(
     }
   }
   flushHeld();
-  const compactions = markers.filter((marker) => marker.resolved).map((marker) => marker.compaction);
-  const result = finishImport({ messages, usage, format: 'claude-code', source, compactions });
-  const warnings = [...compactionWarnings(markers, source), ...unknownTypeWarnings(unknownTypes, source)];
-  if (warnings.length > 0) result.meta.warnings = [...(result.meta.warnings ?? []), ...warnings];
-  if (timestamps.some((value) => value !== undefined) && result.usage.length === timestamps.length) {
-    result.timestamps = timestamps;
-  }
-  return result;
+  return { messages, usage, timestamps };
 }
 
 /**
