@@ -71,14 +71,7 @@ export function openRedisConnection({
   if ((url === undefined) === (client === undefined)) {
     throw new CompactError('pass exactly one of url and client', { code: 'INVALID_OPTIONS' });
   }
-  const where = url === undefined ? 'the given Redis client' : `Redis at ${redactUrl(url)}`;
-  const secrets = url === undefined ? [] : secretsOf(url);
-  const scrub = (text: string) => secrets.reduce((result, secret) => result.split(secret).join('***'), text);
-  const fail = (message: string, error?: unknown) =>
-    new CompactError(`${message} (${where})`, {
-      code: 'ARCHIVE_FAILED',
-      ...(error === undefined ? {} : { cause: scrubbedError(error, scrub) }),
-    });
+  const { where, scrub, fail } = failuresAt(url);
 
   const owned = url === undefined ? undefined : ownClient(url, timeoutMs, fail);
   let connecting: Promise<unknown> | undefined;
@@ -129,6 +122,26 @@ export function openRedisConnection({
       else owned?.destroy();
     },
   };
+}
+
+/**
+ * How a connection names itself in errors (its URL without the password) and builds them: every
+ * secret of the URL scrubbed from the message and the cause.
+ */
+function failuresAt(url: string | undefined): {
+  where: string;
+  scrub: (text: string) => string;
+  fail: (message: string, error?: unknown) => CompactError;
+} {
+  const where = url === undefined ? 'the given Redis client' : `Redis at ${redactUrl(url)}`;
+  const secrets = url === undefined ? [] : secretsOf(url);
+  const scrub = (text: string) => secrets.reduce((result, secret) => result.split(secret).join('***'), text);
+  const fail = (message: string, error?: unknown) =>
+    new CompactError(`${message} (${where})`, {
+      code: 'ARCHIVE_FAILED',
+      ...(error === undefined ? {} : { cause: scrubbedError(error, scrub) }),
+    });
+  return { where, scrub, fail };
 }
 
 /** Runs a script by SHA1, sending its body once when the server does not have it yet. */
