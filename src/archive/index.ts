@@ -76,62 +76,94 @@ export function createFileArchiveStore({
   sync = true,
   cacheBytes = DEFAULT_CACHE_BYTES,
 }: FileArchiveStoreOptions): FileArchiveStore {
-  const sessions = new Map<string, Promise<SessionState>>();
-  const cache = createItemCache(Math.max(1, cacheBytes));
-  const cacheKey = (sessionId: string, id: string) => `${sessionId}\n${id}`;
+  const files = new SessionFiles(directory, sync, cacheBytes);
   const serialized = createSerializer();
-  let directoryReady: Promise<unknown> | undefined;
+  return {
+    specificationVersion: 'v1',
+    async put(items) {
+      const bySession = groupItemsBySession(items);
+      await Promise.all(
+        [...bySession].map(([sessionId, list]) => serialized(sessionId, () => files.append(sessionId, list))),
+      );
+    },
+    async get(sessionId, id) {
+      const item = await files.item(sessionId, id);
+      return item ? copyData(item) : undefined;
+    },
+    list: (sessionId) => files.items(sessionId),
+    sessions: () => sessionsIn(directory),
+    async inspect(sessionId) {
+      const state = await files.load(sessionId);
+      return { items: state.items.size, truncatedTail: state.truncatedTail };
+    },
+  };
+}
 
-  const fileOf = (sessionId: string) => join(directory, `${safeSessionId(sessionId)}.jsonl`);
+/**
+ * The session files of one folder: where each item's line lies (read once per session), and the
+ * items recently written or read, in a cache of bounded bytes.
+ */
+class SessionFiles {
+  readonly #sessions = new Map<string, Promise<SessionState>>();
+  readonly #cache: ReturnType<typeof createItemCache>;
+  #directoryReady: Promise<unknown> | undefined;
 
-  function load(sessionId: string): Promise<SessionState> {
-    let state = sessions.get(sessionId);
+  constructor(
+    readonly directory: string,
+    readonly sync: boolean,
+    cacheBytes: number,
+  ) {
+    this.#cache = createItemCache(Math.max(1, cacheBytes));
+  }
+
+  fileOf(sessionId: string): string {
+    return join(this.directory, `${safeSessionId(sessionId)}.jsonl`);
+  }
+
+  load(sessionId: string): Promise<SessionState> {
+    let state = this.#sessions.get(sessionId);
     if (!state) {
-      state = readSession(fileOf(sessionId), sessionId);
-      sessions.set(sessionId, state);
+      state = readSession(this.fileOf(sessionId), sessionId);
+      this.#sessions.set(sessionId, state);
       // A failed read must not stick: the next call tries again.
-      state.catch(() => sessions.delete(sessionId));
+      state.catch(() => this.#sessions.delete(sessionId));
     }
     return state;
   }
 
-  async function append(sessionId: string, items: readonly ArchiveItem[]): Promise<void> {
-    const state = await load(sessionId);
-    directoryReady ??= mkdir(directory, { recursive: true, mode: 0o700 });
-    await directoryReady.catch((error: unknown) => {
-      directoryReady = undefined;
-      throw archiveError(`cannot create the archive folder ${directory}`, error);
-    });
+  async append(sessionId: string, items: readonly ArchiveItem[]): Promise<void> {
+    const state = await this.load(sessionId);
+    await this.#ensureDirectory();
     const lines = items.map((item) => JSON.stringify(item));
     const prefix = state.needsNewline ? `\n${recoveryMarker}\n` : '';
     const text = `${prefix}${lines.join('\n')}\n`;
     let end: number;
     try {
-      end = await appendText(fileOf(sessionId), text, sync);
+      end = await appendText(this.fileOf(sessionId), text, this.sync);
     } catch (error) {
       // Part of the text may be on disk: start the next append on a fresh line so no item is glued to it.
       state.needsNewline = true;
-      throw archiveError(`cannot append ${items.length} item(s) to ${fileOf(sessionId)}`, error);
+      throw archiveError(`cannot append ${items.length} item(s) to ${this.fileOf(sessionId)}`, error);
     }
     state.needsNewline = false;
     let offset = end - Buffer.byteLength(text) + Buffer.byteLength(prefix);
     for (const [index, item] of items.entries()) {
       const length = Buffer.byteLength(lines[index] as string);
       state.items.set(item.id, { offset, length });
-      cache.set(cacheKey(sessionId, item.id), copyData(item), Math.max(1, length));
+      this.#cache.set(cacheKey(sessionId, item.id), copyData(item), Math.max(1, length));
       offset += length + 1;
     }
   }
 
   /** Every item of a session, read from its file at once; nothing of it stays in memory. */
-  async function listItems(sessionId: string, again = true): Promise<ArchiveItem[]> {
-    const state = await load(sessionId);
+  async items(sessionId: string, again = true): Promise<ArchiveItem[]> {
+    const state = await this.load(sessionId);
     if (state.items.size === 0) return [];
     let bytes: Buffer;
     try {
-      bytes = await readFile(fileOf(sessionId));
+      bytes = await readFile(this.fileOf(sessionId));
     } catch (error) {
-      throw archiveError(`cannot read the archive ${fileOf(sessionId)}`, error);
+      throw archiveError(`cannot read the archive ${this.fileOf(sessionId)}`, error);
     }
     const items: ArchiveItem[] = [];
     for (const [id, span] of state.items) {
@@ -142,48 +174,40 @@ export function createFileArchiveStore({
       }
       if (!again) continue;
       // Another writer changed the file: read it again for where the items are now.
-      sessions.delete(sessionId);
-      return listItems(sessionId, false);
+      this.#sessions.delete(sessionId);
+      return this.items(sessionId, false);
     }
     return items;
   }
 
   /** One item, from the cache or from its line; the file read again once if its line moved. */
-  async function getItem(sessionId: string, id: string, again = true): Promise<ArchiveItem | undefined> {
-    const span = (await load(sessionId)).items.get(id);
+  async item(sessionId: string, id: string, again = true): Promise<ArchiveItem | undefined> {
+    const span = (await this.load(sessionId)).items.get(id);
     if (span === undefined) return undefined;
-    const cached = cache.get(cacheKey(sessionId, id));
+    const cached = this.#cache.get(cacheKey(sessionId, id));
     if (cached) return cached;
-    const item = await readSpan(fileOf(sessionId), sessionId, id, span);
+    const item = await readSpan(this.fileOf(sessionId), sessionId, id, span);
     if (item === undefined) {
       if (!again) return undefined;
       // Another writer changed the file: read it again for where the item is now.
-      sessions.delete(sessionId);
-      return getItem(sessionId, id, false);
+      this.#sessions.delete(sessionId);
+      return this.item(sessionId, id, false);
     }
-    cache.set(cacheKey(sessionId, id), item, Math.max(1, span.length));
+    this.#cache.set(cacheKey(sessionId, id), item, Math.max(1, span.length));
     return item;
   }
 
-  return {
-    specificationVersion: 'v1',
-    async put(items) {
-      const bySession = groupItemsBySession(items);
-      await Promise.all(
-        [...bySession].map(([sessionId, list]) => serialized(sessionId, () => append(sessionId, list))),
-      );
-    },
-    async get(sessionId, id) {
-      const item = await getItem(sessionId, id);
-      return item ? copyData(item) : undefined;
-    },
-    list: (sessionId) => listItems(sessionId),
-    sessions: () => sessionsIn(directory),
-    async inspect(sessionId) {
-      const state = await load(sessionId);
-      return { items: state.items.size, truncatedTail: state.truncatedTail };
-    },
-  };
+  async #ensureDirectory(): Promise<void> {
+    this.#directoryReady ??= mkdir(this.directory, { recursive: true, mode: 0o700 });
+    await this.#directoryReady.catch((error: unknown) => {
+      this.#directoryReady = undefined;
+      throw archiveError(`cannot create the archive folder ${this.directory}`, error);
+    });
+  }
+}
+
+function cacheKey(sessionId: string, id: string): string {
+  return `${sessionId}\n${id}`;
 }
 
 /** Runs each task after every earlier task of the same session; sessions run independently. */
