@@ -143,76 +143,8 @@ export function createSharedCompactor({
     ...common,
     ...(leaseMs === undefined ? {} : { leaseMs }),
   });
-  const warm = new LRUCache<string, WarmSession>({ max: Math.max(1, maxWarmSessions) });
-
-  function remember(sessionId: string, session: WarmSession) {
-    warm.set(sessionId, session);
-  }
-
-  function warmSession(sessionId: string, version: number, interrupted: boolean): WarmSession {
-    let session = warm.get(sessionId);
-    // Another process served the session since (or this one never did), or a call died half way
-    // (its archive writes are unknown to this compactor): start from what the stores hold.
-    if (!session || session.version !== version || interrupted) {
-      const deferred = deferredSaves(stateStore);
-      session = {
-        compactor: createCompactor({ ...compactorOptions, archive, stateStore: deferred.store, sessionId }),
-        version,
-        takeSaved: deferred.takeSaved,
-      };
-    }
-    remember(sessionId, session);
-    return session;
-  }
-
-  /** One attempt of a turn under the lock: replay, or run and commit state and result together. */
-  async function attempt<T>(
-    sessionId: string,
-    task: (compactor: Compactor) => Promise<T>,
-    requestKey: string | undefined,
-  ): Promise<T> {
-    const peeked = await stateStore.peek(sessionId, requestKey);
-    if (peeked.result !== undefined) return JSON.parse(peeked.result) as T;
-    const session = warmSession(sessionId, peeked.version, peeked.interrupted);
-    try {
-      const result = await task(session.compactor);
-      const saved = session.takeSaved();
-      const committed = await stateStore.commit(sessionId, {
-        expectedVersion: saved?.expectedVersion ?? session.version,
-        ...(saved ? { state: saved.state } : {}),
-        ...(requestKey === undefined ? {} : { call: { requestKey, result: JSON.stringify(result) } }),
-      });
-      session.version = committed.version;
-      return result;
-    } catch (error) {
-      // The compactor's memory may hold a state that was never committed: forget it.
-      warm.delete(sessionId);
-      throw error;
-    }
-  }
-
-  async function withSession<T>(
-    sessionId: string,
-    task: (compactor: Compactor) => Promise<T>,
-    options: SessionLockOptions & { requestKey?: string } = {},
-  ): Promise<T> {
-    const { requestKey, ...lockOptions } = options;
-    return stateStore.withSessionLock(
-      sessionId,
-      async () => {
-        for (let attemptNumber = 1; ; attemptNumber++) {
-          try {
-            return await attempt(sessionId, task, requestKey);
-          } catch (error) {
-            const conflict = CompactError.isInstance(error) && error.code === 'STATE_CONFLICT';
-            if (!conflict || attemptNumber >= MAX_CONFLICT_ATTEMPTS) throw error;
-          }
-        }
-      },
-      lockOptions,
-    );
-  }
-
+  const sessions = new WarmSessions(archive, stateStore, compactorOptions, maxWarmSessions);
+  const withSession = sessions.withSession.bind(sessions);
   return {
     withSession,
     maybeCompact: (sessionId, messages, options) =>
@@ -225,4 +157,91 @@ export function createSharedCompactor({
       await Promise.all([archive.close(), stateStore.close()]);
     },
   };
+}
+
+/**
+ * The compactors this process keeps warm, one per session it served last, and the turns run on
+ * them under the session's lock: a turn replays a recorded result, or runs and commits its state
+ * and result together, again on a conflict up to {@link MAX_CONFLICT_ATTEMPTS} times.
+ */
+class WarmSessions {
+  readonly #warm: LRUCache<string, WarmSession>;
+
+  constructor(
+    readonly archive: RedisArchiveStore,
+    readonly stateStore: RedisSessionStateStore,
+    readonly compactorOptions: Omit<CompactorOptions, 'archive' | 'stateStore' | 'sessionId'>,
+    maxWarmSessions: number,
+  ) {
+    this.#warm = new LRUCache<string, WarmSession>({ max: Math.max(1, maxWarmSessions) });
+  }
+
+  async withSession<T>(
+    sessionId: string,
+    task: (compactor: Compactor) => Promise<T>,
+    options: SessionLockOptions & { requestKey?: string } = {},
+  ): Promise<T> {
+    const { requestKey, ...lockOptions } = options;
+    return this.stateStore.withSessionLock(
+      sessionId,
+      async () => {
+        for (let attemptNumber = 1; ; attemptNumber++) {
+          try {
+            return await this.#attempt(sessionId, task, requestKey);
+          } catch (error) {
+            const conflict = CompactError.isInstance(error) && error.code === 'STATE_CONFLICT';
+            if (!conflict || attemptNumber >= MAX_CONFLICT_ATTEMPTS) throw error;
+          }
+        }
+      },
+      lockOptions,
+    );
+  }
+
+  /** One attempt of a turn under the lock: replay, or run and commit state and result together. */
+  async #attempt<T>(
+    sessionId: string,
+    task: (compactor: Compactor) => Promise<T>,
+    requestKey: string | undefined,
+  ): Promise<T> {
+    const peeked = await this.stateStore.peek(sessionId, requestKey);
+    if (peeked.result !== undefined) return JSON.parse(peeked.result) as T;
+    const session = this.#session(sessionId, peeked.version, peeked.interrupted);
+    try {
+      const result = await task(session.compactor);
+      const saved = session.takeSaved();
+      const committed = await this.stateStore.commit(sessionId, {
+        expectedVersion: saved?.expectedVersion ?? session.version,
+        ...(saved ? { state: saved.state } : {}),
+        ...(requestKey === undefined ? {} : { call: { requestKey, result: JSON.stringify(result) } }),
+      });
+      session.version = committed.version;
+      return result;
+    } catch (error) {
+      // The compactor's memory may hold a state that was never committed: forget it.
+      this.#warm.delete(sessionId);
+      throw error;
+    }
+  }
+
+  #session(sessionId: string, version: number, interrupted: boolean): WarmSession {
+    let session = this.#warm.get(sessionId);
+    // Another process served the session since (or this one never did), or a call died half way
+    // (its archive writes are unknown to this compactor): start from what the stores hold.
+    if (!session || session.version !== version || interrupted) {
+      const deferred = deferredSaves(this.stateStore);
+      session = {
+        compactor: createCompactor({
+          ...this.compactorOptions,
+          archive: this.archive,
+          stateStore: deferred.store,
+          sessionId,
+        }),
+        version,
+        takeSaved: deferred.takeSaved,
+      };
+    }
+    this.#warm.set(sessionId, session);
+    return session;
+  }
 }
