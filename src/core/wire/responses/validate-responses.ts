@@ -45,11 +45,7 @@ export function validateResponsesInput(input: unknown, problems: ValidationProbl
   input.forEach((item: unknown, index) => {
     const path = `input[${index}]`;
     if (!isRecord(item)) {
-      problems.push({
-        path,
-        message: `item must be an object, got ${describe(item)}`,
-        rule: 'message-not-object',
-      });
+      problems.push(notAnObject(item, path));
       return;
     }
     checkItem(item, path, walk);
@@ -72,15 +68,15 @@ export function validateResponsesInput(input: unknown, problems: ValidationProbl
  */
 export function validateResponsesItem(item: unknown, path: string, problems: ValidationProblem[]): void {
   if (!isRecord(item)) {
-    problems.push({
-      path,
-      message: `item must be an object, got ${describe(item)}`,
-      rule: 'message-not-object',
-    });
+    problems.push(notAnObject(item, path));
     return;
   }
   // As if a stored item came before: an output alone answers a call this reader has not seen.
   checkItem(item, path, { problems, calls: new Map(), answered: new Map(), sawReference: true });
+}
+
+function notAnObject(item: unknown, path: string): ValidationProblem {
+  return { path, message: `item must be an object, got ${describe(item)}`, rule: 'message-not-object' };
 }
 
 function checkItem(item: JsonRecord, path: string, walk: ResponsesWalk): void {
