@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ContentBlock, Message, ProviderUsage, TextBlock } from 'agent-compact';
+import type { ContentBlock, Message, TextBlock } from 'agent-compact';
 import { DEFAULT_SDK_MAX_RETRIES, DEFAULT_SDK_TIMEOUT_MS, lazyClient } from '../../_sdk-client.js';
-import { type ChatModel, type ChatStopReason, toModelCallError } from '../../chat-model.js';
+import { type ChatModel, type ChatRequest, type ChatStopReason, toModelCallError } from '../../chat-model.js';
 import { toAnthropicTool } from '../../tool-definitions.js';
 
 /** Options of {@link createAnthropicChatModel}. */
@@ -57,24 +57,8 @@ export function createAnthropicChatModel({
     specificationVersion: 'v1',
     provider: 'anthropic',
     modelId: model,
-    async generate({ system, messages, tools, maxOutputTokens, toolChoice = 'auto' }, { signal } = {}) {
-      const cached = promptCaching === 'auto';
-      // Empty text blocks are rejected by the API.
-      const systemBlocks: TextBlock[] = (
-        typeof system === 'string'
-          ? [{ type: 'text' as const, text: system }]
-          : system.map((block) => ({ ...block }))
-      ).filter((block) => block.text !== '');
-      const lastSystem = systemBlocks.at(-1);
-      if (cached && lastSystem) lastSystem.cache_control = { type: 'ephemeral' };
-      const body = {
-        model,
-        max_tokens: maxOutputTokens,
-        ...(systemBlocks.length > 0 ? { system: systemBlocks } : {}),
-        messages: cached ? withCacheBreakpoint(messages) : messages,
-        ...(tools.length > 0 ? { tools: tools.map(toAnthropicTool) } : {}),
-        ...(tools.length > 0 && toolChoice === 'none' ? { tool_choice: { type: 'none' } } : {}),
-      };
+    async generate(call, { signal } = {}) {
+      const body = requestBody(model, call, promptCaching === 'auto');
       const anthropic = await getClient();
       let response: Anthropic.Message;
       try {
@@ -87,18 +71,43 @@ export function createAnthropicChatModel({
       } catch (error) {
         throw toModelCallError(error, 'anthropic', anthropic.baseURL);
       }
-      const usage: ProviderUsage = {
-        input_tokens: response.usage.input_tokens,
-        output_tokens: response.usage.output_tokens,
-        cache_creation_input_tokens: response.usage.cache_creation_input_tokens ?? null,
-        cache_read_input_tokens: response.usage.cache_read_input_tokens ?? null,
-      };
       return {
         message: { role: 'assistant', content: response.content as unknown as ContentBlock[] },
         stopReason: stopReasonOf(response.stop_reason),
-        usage,
+        usage: {
+          input_tokens: response.usage.input_tokens,
+          output_tokens: response.usage.output_tokens,
+          cache_creation_input_tokens: response.usage.cache_creation_input_tokens ?? null,
+          cache_read_input_tokens: response.usage.cache_read_input_tokens ?? null,
+        },
       };
     },
+  };
+}
+
+/**
+ * A Messages API body for one call: empty system blocks left out (the API refuses them) and, with
+ * prompt caching, breakpoints on the last system block and the conversation.
+ */
+function requestBody(
+  model: string,
+  { system, messages, tools, maxOutputTokens, toolChoice = 'auto' }: ChatRequest,
+  cached: boolean,
+): Record<string, unknown> {
+  const systemBlocks: TextBlock[] = (
+    typeof system === 'string'
+      ? [{ type: 'text' as const, text: system }]
+      : system.map((block) => ({ ...block }))
+  ).filter((block) => block.text !== '');
+  const lastSystem = systemBlocks.at(-1);
+  if (cached && lastSystem) lastSystem.cache_control = { type: 'ephemeral' };
+  return {
+    model,
+    max_tokens: maxOutputTokens,
+    ...(systemBlocks.length > 0 ? { system: systemBlocks } : {}),
+    messages: cached ? withCacheBreakpoint(messages) : messages,
+    ...(tools.length > 0 ? { tools: tools.map(toAnthropicTool) } : {}),
+    ...(tools.length > 0 && toolChoice === 'none' ? { tool_choice: { type: 'none' } } : {}),
   };
 }
 
