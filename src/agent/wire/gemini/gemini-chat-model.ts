@@ -1,9 +1,9 @@
-import type { Content, GenerateContentResponse, GoogleGenAI } from '@google/genai';
+import type { Content, GenerateContentConfig, GenerateContentResponse, GoogleGenAI } from '@google/genai';
 import type { Message, ProviderUsage, SystemPrompt } from 'agent-compact';
 import type { GeminiPart } from 'agent-compact/wire';
 import { fromGeminiContents, toGeminiContents } from 'agent-compact/wire';
 import { DEFAULT_SDK_TIMEOUT_MS, withChildSignal } from '../../_sdk-client.js';
-import { type ChatModel, type ChatStopReason, toModelCallError } from '../../chat-model.js';
+import { type ChatModel, type ChatRequest, type ChatStopReason, toModelCallError } from '../../chat-model.js';
 
 /**
  * What this model needs of a `GoogleGenAI` client from `@google/genai`, written out so that code
@@ -73,25 +73,8 @@ export function createGeminiChatModel({
             model,
             contents: toGeminiContents(messages) as Content[],
             config: {
-              systemInstruction: systemText(system),
-              maxOutputTokens,
+              ...generateConfig({ system, tools, maxOutputTokens, toolChoice }),
               abortSignal: callSignal,
-              ...(tools.length > 0
-                ? {
-                    tools: [
-                      {
-                        functionDeclarations: tools.map((tool) => ({
-                          name: tool.name,
-                          description: tool.description,
-                          parametersJsonSchema: tool.inputSchema,
-                        })),
-                      },
-                    ],
-                  }
-                : {}),
-              ...(tools.length > 0 && toolChoice === 'none'
-                ? { toolConfig: { functionCallingConfig: { mode: 'NONE' as never } } }
-                : {}),
             },
           }),
         );
@@ -105,6 +88,35 @@ export function createGeminiChatModel({
         usage: usageOf(response),
       };
     },
+  };
+}
+
+/** The call's settings: the system prompt, the answer's bound and the tools, callable or not. */
+function generateConfig({
+  system,
+  tools,
+  maxOutputTokens,
+  toolChoice,
+}: Omit<ChatRequest, 'messages'>): GenerateContentConfig {
+  return {
+    systemInstruction: systemText(system),
+    maxOutputTokens,
+    ...(tools.length > 0
+      ? {
+          tools: [
+            {
+              functionDeclarations: tools.map((tool) => ({
+                name: tool.name,
+                description: tool.description,
+                parametersJsonSchema: tool.inputSchema,
+              })),
+            },
+          ],
+        }
+      : {}),
+    ...(tools.length > 0 && toolChoice === 'none'
+      ? { toolConfig: { functionCallingConfig: { mode: 'NONE' as never } } }
+      : {}),
   };
 }
 
