@@ -5,6 +5,7 @@
 import { repairMessages } from '../core/conversation/repair.js';
 import { validateMessages } from '../core/conversation/validate.js';
 import type { Message, SystemPrompt } from '../core/model/messages.js';
+import { within } from './_json.js';
 import type {
   AgentCompaction,
   ImportedTranscript,
@@ -36,7 +37,8 @@ export function finishImport({
   let finalMessages = messages;
   let finalUsage = usage;
   if (validateMessages(messages).length > 0) {
-    const repaired = repairMessages(messages);
+    // A conversation no repair makes valid is refused with the file it came from.
+    const repaired = within(source, () => repairMessages(messages));
     finalMessages = repaired.messages;
     meta.repairs = repaired.changes;
     finalUsage = realignUsage(messages, repaired.messages, usage);

@@ -22,6 +22,26 @@ export function unreadable(
   return new CompactError(message, { code: 'UNREADABLE_INPUT', ...(where ? { path: where } : {}) });
 }
 
+/**
+ * `run()`, with a `CompactError` it throws located under `where` (`traffic.jsonl:12:
+ * contents[1].parts`, `rollout.jsonl: messages[20]`); `where` undefined leaves it as it is.
+ */
+export function within<Result>(where: string | undefined, run: () => Result): Result {
+  try {
+    return run();
+  } catch (error) {
+    if (where === undefined || !CompactError.isInstance(error)) throw error;
+    const path = error.path === undefined ? where : `${where}: ${error.path}`;
+    const message = error.path === undefined ? error.message : error.message.slice(error.path.length + 2);
+    throw new CompactError(message, {
+      code: error.code,
+      path,
+      cause: error,
+      ...(error.problems === undefined ? {} : { problems: error.problems }),
+    });
+  }
+}
+
 /** Text content that is a string or a list of OpenAI/Anthropic text parts. */
 export function textContent(value: unknown, path: string, source: string | undefined): string {
   if (typeof value === 'string') return value;

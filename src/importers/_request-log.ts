@@ -1,5 +1,6 @@
 /** What the importers of plain request logs (one request, or `{ request, response }`, a line) share. */
 import { CompactError } from '../core/model/errors.js';
+import { within } from './_json.js';
 import type { ImportedUsage } from './imported-transcript.js';
 
 /** The one-line error for a log line that is not a request of the format, naming where it is. */
@@ -41,20 +42,7 @@ export function atLogLine<Result>(
   lineNumber: number,
   source: string | undefined,
 ): Result {
-  try {
-    return convert();
-  } catch (error) {
-    if (!CompactError.isInstance(error)) throw error;
-    const where = `${source ?? 'line'}${source === undefined ? ' ' : ':'}${lineNumber}`;
-    const path = error.path === undefined ? where : `${where}: ${error.path}`;
-    const message = error.path === undefined ? error.message : error.message.slice(error.path.length + 2);
-    throw new CompactError(message, {
-      code: error.code,
-      path,
-      cause: error,
-      ...(error.problems === undefined ? {} : { problems: error.problems }),
-    });
-  }
+  return within(source === undefined ? `line ${lineNumber}` : `${source}:${lineNumber}`, convert);
 }
 
 /**
