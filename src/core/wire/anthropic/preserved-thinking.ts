@@ -9,6 +9,7 @@
 
 import type { Message } from '../../model/messages.js';
 import { withoutThinkingFrom } from '../../model/thinking.js';
+import { isObject } from '../_internal/read-helpers.js';
 
 /** Families whose preserved thinking starts at 5.1; every other family's at 5.5. */
 const earlyFamilies = new Set(['fable', 'mythos']);
@@ -32,11 +33,7 @@ export function checksThinkingPrefix(model: unknown): boolean {
  */
 export function withoutThinking(messages: readonly unknown[]): unknown[] {
   // A history that is not a list of messages goes as it is: the provider says what is wrong.
-  if (!messages.every(isObject)) return messages as unknown[];
+  if (messages.some((item) => !isObject(item))) return messages as unknown[];
   // The canonical model is the Anthropic shape: only assistant messages with block arrays change.
   return withoutThinkingFrom(messages as readonly Message[], 0).messages;
-}
-
-function isObject(item: unknown): boolean {
-  return typeof item === 'object' && item !== null;
 }
