@@ -26,7 +26,7 @@ import { createRedisArchiveStore, type RedisArchiveStore } from '../redis/index.
 import { skipRedis, startTestRedis } from '../redis/redis-server.test-utils.js';
 import type { RedisServer } from '../testing/redis-server.js';
 import { crashSession } from './__fixtures__/crash-session.mjs';
-import { hasDist, packageRoot, removeDir, snapshotPackages } from './reliability.test-utils.js';
+import { hasDist, packageRoot, random, removeDir, snapshotPackages } from './reliability.test-utils.js';
 
 const kills = 50;
 /** A non-early kill comes 1 to this many turns into the process, so every kill leaves progress. */
@@ -34,17 +34,6 @@ const maxTurnsBeforeKill = 3;
 const seed = Number(process.env.RELIABILITY_SEED ?? 20261130);
 const worker = join(packageRoot, 'src/reliability/__fixtures__/crash-worker.mjs');
 const sessionId = 'crash-session';
-
-/** mulberry32: a small seeded generator, so a failing run can be replayed with RELIABILITY_SEED. */
-function random(state: number): () => number {
-  let value = state >>> 0;
-  return () => {
-    value = (value + 0x6d2b79f5) >>> 0;
-    let mixed = Math.imul(value ^ (value >>> 15), 1 | value);
-    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface RunReport {
   turns: number;

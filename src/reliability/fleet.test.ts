@@ -21,7 +21,7 @@ import type { Message, ProviderUsage } from '../core/model/messages.js';
 import { createRedisArchiveStore, type RedisArchiveStore } from '../redis/index.js';
 import { skipRedis, startTestRedis } from '../redis/redis-server.test-utils.js';
 import type { RedisServer } from '../testing/redis-server.js';
-import { builtPackages, hasDist, packageRoot } from './reliability.test-utils.js';
+import { builtPackages, hasDist, packageRoot, random } from './reliability.test-utils.js';
 
 const WORKERS = 4;
 const SESSIONS = 200;
@@ -36,17 +36,6 @@ const settings = {
   micro: { cacheAware: false },
   hard: { retryDelayMs: 0 },
 } as const;
-
-/** mulberry32, so a failing run replays with RELIABILITY_SEED. */
-function random(state: number): () => number {
-  let value = state >>> 0;
-  return () => {
-    value = (value + 0x6d2b79f5) >>> 0;
-    let mixed = Math.imul(value ^ (value >>> 15), 1 | value);
-    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const usageOf = (sent: readonly Message[]): ProviderUsage => ({
   input_tokens: Math.round(JSON.stringify(sent).length / 3.7),

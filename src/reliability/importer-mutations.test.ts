@@ -12,21 +12,12 @@ import { describe, expect, it } from 'vitest';
 import { createCompactor } from '../core/compactor.js';
 import { CompactError } from '../core/model/errors.js';
 import { importTranscript } from '../importers/index.js';
-import { expectValidRequest } from './reliability.test-utils.js';
+import { expectValidRequest, random } from './reliability.test-utils.js';
 
 const SEED = 20261206;
 const MUTATIONS_PER_FILE = 3;
 const fixtures = resolve(import.meta.dirname, '../importers/__fixtures__');
 const shared = resolve(import.meta.dirname, '../../../shared/data');
-
-/** A seeded generator of numbers in [0, 1): the same damage on every run. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (Math.imul(state, 1103515245) + 12345) & 0x7fffffff;
-    return state / 0x80000000;
-  };
-}
 
 /** The value with a few of its fields removed, set to null, to a number or to a string. */
 function damaged(value: unknown, next: () => number): unknown {

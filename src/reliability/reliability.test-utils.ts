@@ -80,3 +80,14 @@ export async function timed<T>(
     return { ms: performance.now() - started, error };
   }
 }
+
+/** mulberry32: a small seeded generator, so a failing run replays from its printed seed. */
+export function random(state: number): () => number {
+  let value = state >>> 0;
+  return () => {
+    value = (value + 0x6d2b79f5) >>> 0;
+    let mixed = Math.imul(value ^ (value >>> 15), 1 | value);
+    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
+    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
+  };
+}
