@@ -50,22 +50,13 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
   const settings = resolveSettings(options);
   const { archive = createMemoryArchiveStore(), stateStore, onEvent = () => {} } = options;
   const emit = safeEmitter(onEvent);
-  let loading: Promise<LoadedSession> | undefined;
-
-  async function session(): Promise<LoadedSession> {
-    loading ??= loadSession(settings, archive, stateStore).catch((error: unknown) => {
-      // A failed read must not stick: the next call reads again.
-      loading = undefined;
-      throw error;
-    });
-    return loading;
-  }
+  const loader = new SessionLoader(settings, archive, stateStore);
 
   async function runOnce(
     input: readonly Message[],
     callOptions: MaybeCompactOptions,
   ): Promise<CompactResult> {
-    const loaded = await session();
+    const loaded = await loader.get();
     const environment: TurnEnvironment = { settings: withCallSummarizer(settings, callOptions), emit };
     const outcome = await compactTurn(input, callOptions, loaded.runtime, environment);
     // The runtime moves to the output and the state is saved before anything is archived.
@@ -73,15 +64,6 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
     await persist(stateStore, settings, loaded);
     await archiveAndReport(outcome, loaded.runtime, archive, emit);
     return outcome.result;
-  }
-
-  /** True when a call failed while another compactor had saved a newer state of the session. */
-  async function movedElsewhere(error: unknown): Promise<boolean> {
-    if (!stateStore || !CompactError.isInstance(error) || loading === undefined) return false;
-    const loaded = await loading.catch(() => undefined);
-    if (!loaded) return false;
-    const stored = await stateStore.load(settings.sessionId);
-    return (stored?.version ?? 0) !== loaded.version;
   }
 
   async function maybeCompact(
@@ -98,9 +80,9 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
       } catch (error) {
         // Another compactor moved the session (the save found a newer version, or this call failed
         // on a state that was stale): continue from the stored state and run the call again.
-        const stale = isStateConflict(error) || (await movedElsewhere(error));
+        const stale = isStateConflict(error) || (await loader.movedElsewhere(error));
         // The runtime moved to an output that was not returned: continue from what was stored.
-        if (stale || !CompactError.isInstance(error) || error.code === 'ARCHIVE_FAILED') loading = undefined;
+        if (stale || !CompactError.isInstance(error) || error.code === 'ARCHIVE_FAILED') loader.forget();
         if (stale && attempt < MAX_STATE_CONFLICT_RETRIES) continue;
         if (CompactError.isInstance(error)) throw error;
         // Malformed messages (a null block, content of the wrong type) trip the layers with a raw
@@ -117,6 +99,42 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
     sessionId: settings.sessionId,
     archive,
   };
+}
+
+/**
+ * The session as read once from the archive and the state store, shared by the calls that follow;
+ * forgotten when a call leaves the runtime behind, so the next call reads it again.
+ */
+class SessionLoader {
+  #loading: Promise<LoadedSession> | undefined;
+
+  constructor(
+    private readonly settings: CompactorSettings,
+    private readonly archive: NonNullable<CompactorOptions['archive']>,
+    private readonly stateStore: CompactorOptions['stateStore'],
+  ) {}
+
+  get(): Promise<LoadedSession> {
+    this.#loading ??= loadSession(this.settings, this.archive, this.stateStore).catch((error: unknown) => {
+      // A failed read must not stick: the next call reads again.
+      this.#loading = undefined;
+      throw error;
+    });
+    return this.#loading;
+  }
+
+  forget(): void {
+    this.#loading = undefined;
+  }
+
+  /** True when a call failed while another compactor had saved a newer state of the session. */
+  async movedElsewhere(error: unknown): Promise<boolean> {
+    if (!this.stateStore || !CompactError.isInstance(error) || this.#loading === undefined) return false;
+    const loaded = await this.#loading.catch(() => undefined);
+    if (!loaded) return false;
+    const stored = await this.stateStore.load(this.settings.sessionId);
+    return (stored?.version ?? 0) !== loaded.version;
+  }
 }
 
 /** The settings with this call's own summary model, when it brought one. */
