@@ -182,39 +182,19 @@ export async function simulate(
   const nextNeed: SimulationResult['nextNeed'] = {};
   for (const name of strategies) total[name] = emptySummary();
   const files: FileResult[] = [];
+  const settings = { mid, hard, window, summarizer, agentCompact, prices, summaryPrices, clock, latency };
   for (const [index, input] of inputs.entries()) {
     // One cache per file, shared by the strategies: they count the same texts over and over.
     const fileCounter = createMemoizedCounter(counter);
-    const tokens = createRequestTokenCounter(fileCounter);
+    const file: FileReplay = {
+      input,
+      counter: fileCounter,
+      tokens: createRequestTokenCounter(fileCounter),
+      needs: createNextNeedProbe(input.transcript, { nextCalls }),
+    };
     const result: FileResult = { file: input.file, format: input.format, strategies: {} };
-    const needs = createNextNeedProbe(input.transcript, { nextCalls });
     for (const name of strategies) {
-      // Each strategy's summary calls are recorded so the replay bills them and times the waits.
-      const metered = createMeteredSummaryModel(summarizer);
-      const strategy = createReplayStrategy(name, {
-        summarizer: metered,
-        counter: fileCounter,
-        tokens,
-        ...(mid === undefined ? {} : { mid }),
-        ...(hard === undefined ? {} : { hard }),
-        ...(window === undefined ? {} : { window }),
-        ...(agentCompact === undefined ? {} : { agentCompact }),
-        ...(input.compactions === undefined ? {} : { compactions: input.compactions }),
-        cacheTtlSeconds: clock.cacheTtlSeconds,
-        latency,
-      });
-      const probe = createSurvivalProbe(input, needs);
-      const replay = await replayTranscript(input.transcript, {
-        onRequest: probe.onRequest,
-        strategy,
-        tokens,
-        prices,
-        summaryPrices,
-        summaryCalls: metered,
-        clock,
-        latency,
-      });
-      const measured = probe.result();
+      const { replay, measured } = await replayStrategy(name, file, settings);
       result.strategies[name] = {
         summary: replay.summary,
         thresholds: replay.thresholds,
@@ -223,11 +203,7 @@ export async function simulate(
       };
       addSummary(total[name]!, replay.summary);
       addStrategySurvival(survival, name, measured);
-      nextNeed[name] ??= { nextNeed: emptyNextNeed(), points: 0, atHard: emptyNextNeed(), hardPoints: 0 };
-      addNextNeed(nextNeed[name].nextNeed, measured.nextNeed);
-      nextNeed[name].points += measured.nextNeedPoints;
-      addNextNeed(nextNeed[name].atHard, measured.nextNeedAtHard);
-      nextNeed[name].hardPoints += measured.nextNeedHardPoints;
+      addStrategyNextNeed(nextNeed, name, measured);
     }
     files.push(result);
     onFile?.(index + 1, inputs.length, input.file);
@@ -245,6 +221,62 @@ export async function simulate(
     latency,
     counter: counter.name,
   };
+}
+
+/** One file as every strategy replays it: its counters, shared, and its next-need probe. */
+interface FileReplay {
+  input: SimulationInput;
+  counter: TokenCounter;
+  tokens: ReturnType<typeof createRequestTokenCounter>;
+  needs: NextNeedProbe;
+}
+
+/** The options of a simulation that every replay of it shares. */
+type ReplaySettings = Pick<SimulateOptions, 'mid' | 'hard' | 'window' | 'summarizer' | 'agentCompact'> &
+  Required<Pick<SimulateOptions, 'prices' | 'summaryPrices' | 'clock' | 'latency'>>;
+
+/** Replays one file with one strategy, its probes watching every request. */
+async function replayStrategy(name: StrategyName, file: FileReplay, settings: ReplaySettings) {
+  const { input, tokens } = file;
+  const { mid, hard, window, agentCompact, clock, latency } = settings;
+  // Each strategy's summary calls are recorded so the replay bills them and times the waits.
+  const metered = createMeteredSummaryModel(settings.summarizer);
+  const strategy = createReplayStrategy(name, {
+    summarizer: metered,
+    counter: file.counter,
+    tokens,
+    ...(mid === undefined ? {} : { mid }),
+    ...(hard === undefined ? {} : { hard }),
+    ...(window === undefined ? {} : { window }),
+    ...(agentCompact === undefined ? {} : { agentCompact }),
+    ...(input.compactions === undefined ? {} : { compactions: input.compactions }),
+    cacheTtlSeconds: clock.cacheTtlSeconds,
+    latency,
+  });
+  const probe = createSurvivalProbe(input, file.needs);
+  const replay = await replayTranscript(input.transcript, {
+    onRequest: probe.onRequest,
+    strategy,
+    tokens,
+    prices: settings.prices,
+    summaryPrices: settings.summaryPrices,
+    summaryCalls: metered,
+    clock,
+    latency,
+  });
+  return { replay, measured: probe.result() };
+}
+
+function addStrategyNextNeed(
+  nextNeed: SimulationResult['nextNeed'],
+  name: StrategyName,
+  measured: ProbeResult,
+): void {
+  nextNeed[name] ??= { nextNeed: emptyNextNeed(), points: 0, atHard: emptyNextNeed(), hardPoints: 0 };
+  addNextNeed(nextNeed[name].nextNeed, measured.nextNeed);
+  nextNeed[name].points += measured.nextNeedPoints;
+  addNextNeed(nextNeed[name].atHard, measured.nextNeedAtHard);
+  nextNeed[name].hardPoints += measured.nextNeedHardPoints;
 }
 
 function addStrategySurvival(
