@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -94,5 +95,33 @@ describe('usage and failures', () => {
     expect(records[failed]?.fallback).toContain('compaction failed');
     expect(server.requests[failed]?.body.messages).toEqual(sent[failed]?.messages);
     expect(server.requests.every((request) => request.outcome === 'tool-calls')).toBe(true);
+  });
+});
+
+describe('a request line without a URL', () => {
+  it.each(['//[x', 'http://[::1'])('answers GET %s with 400 and goes on serving', async (target) => {
+    server = await startScriptedModelServer({ script: ['Still here.'] });
+    proxy = await startProxy({ upstream: server.url });
+    const { port } = proxy;
+    const answer = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`),
+      );
+      socket.on('data', (chunk) => {
+        text += chunk.toString();
+      });
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain('malformed request URL');
+    const anthropic = new Anthropic({ apiKey: 'k', baseURL: proxy.url, maxRetries: 0 });
+    const message = await anthropic.messages.create({
+      model: 'm',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
+    expect(message.content).toEqual([expect.objectContaining({ text: 'Still here.' })]);
   });
 });

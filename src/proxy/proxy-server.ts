@@ -112,8 +112,15 @@ interface ProxyRequest {
 /** One request: the stats endpoint, a compacted exchange (in its session's order), or a passthrough. */
 async function handleRequest(incoming: IncomingMessage, response: ServerResponse, context: ProxyContext) {
   const arrived = performance.now();
-  const url = new URL(incoming.url ?? '/', 'http://proxy.invalid');
+  const url = urlOf(incoming);
   const method = incoming.method ?? 'GET';
+  if (url === undefined) {
+    // A request line no URL parser reads (`GET //[x`): nothing to route, so no provider's shape.
+    response
+      .writeHead(400, { 'content-type': 'text/plain' })
+      .end('agent-compact proxy: malformed request URL\n');
+    return;
+  }
   const refusal = accessRefusal(incoming.headers, context.hosts);
   if (refusal !== undefined) return refuse(incoming, response, url, refusal, context);
   if (isOwnPath(url.pathname)) return serveOwn(incoming, response, url, context);
@@ -321,8 +328,14 @@ function timedOutRecord(
   return { ...rest, status: 504, fallback: `upstream timeout after ${timeoutMs} ms` };
 }
 
+/** The request's URL, or undefined when its request line holds none a URL parser reads. */
+function urlOf(incoming: IncomingMessage): URL | undefined {
+  const raw = incoming.url ?? '/';
+  return URL.canParse(raw, 'http://proxy.invalid') ? new URL(raw, 'http://proxy.invalid') : undefined;
+}
+
 function pathOf(incoming: IncomingMessage): string {
-  return new URL(incoming.url ?? '/', 'http://proxy.invalid').pathname;
+  return urlOf(incoming)?.pathname ?? '/';
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {
