@@ -92,7 +92,8 @@ function answerFailure(
   }
   const message = errorSummary(error);
   context.log?.(`proxy error: ${message}`);
-  const provider = providerOf(pathOf(incoming), incoming.headers);
+  const url = urlOf(incoming);
+  const provider = providerOf(url?.pathname ?? '/', incoming.headers, url?.searchParams);
   writeProviderError(response, provider, 502, `agent-compact proxy failed: ${message}`);
 }
 
@@ -124,7 +125,7 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
   const refusal = accessRefusal(incoming.headers, context.hosts);
   if (refusal !== undefined) return refuse(incoming, response, url, refusal, context);
   if (isOwnPath(url.pathname)) return serveOwn(incoming, response, url, context);
-  const provider = providerOf(url.pathname, incoming.headers);
+  const provider = providerOf(url.pathname, incoming.headers, url.searchParams);
   const target = upstreamUrl(context.upstreams[provider], `${url.pathname}${url.search}`);
   const aborter = new AbortController();
   const timeout = upstreamTimeout(aborter, context.upstreamTimeoutMs);
@@ -166,7 +167,8 @@ function refuse(
   const message = `agent-compact: ${reason}`;
   context.log?.(`${incoming.method ?? 'GET'} ${url.pathname} refused: ${reason}`);
   if (isOwnPath(url.pathname)) writeJson(response, 403, { error: message });
-  else writeProviderError(response, providerOf(url.pathname, incoming.headers), 403, message);
+  else
+    writeProviderError(response, providerOf(url.pathname, incoming.headers, url.searchParams), 403, message);
 }
 
 /** A body past `--max-body`: 413 in the provider's shape, the rest of it never read. */

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { useProxyHarness } from './proxy-harness.test-utils.js';
@@ -79,5 +81,51 @@ describe('routes', () => {
     });
     expect(message.content).toEqual([{ type: 'text', text: 'Hi.' }]);
     expect(server.requests.map((request) => request.path)).toEqual(['/v1/messages']);
+  });
+});
+
+describe('Gemini by its path or its key', () => {
+  it.each([
+    '/v1beta/models',
+    '/v1beta/models/gemini-2.5-pro',
+    '/v1beta/cachedContents',
+    '/upload/v1beta/files',
+    '/v1beta/tunedModels/my-model:generateContent',
+  ])('%s is Gemini, whatever the headers', (path) => {
+    expect(providerOf(path, {})).toBe('gemini');
+    expect(providerOf(path, { authorization: 'Bearer x' })).toBe('gemini');
+  });
+
+  it('a ?key= on a path every API has is Gemini; on a path of another API it is not', () => {
+    expect(providerOf('/v1/models', {}, new URLSearchParams('key=AIza'))).toBe('gemini');
+    expect(providerOf('/v1/models', {}, new URLSearchParams('limit=2'))).toBe('openai');
+    expect(providerOf('/v1/messages', {}, new URLSearchParams('key=AIza'))).toBe('anthropic');
+  });
+
+  it('compacts a tuned model generateContent', () => {
+    expect(compactedApi('POST', '/v1beta/tunedModels/my-model:generateContent')).toBe('gemini');
+  });
+
+  it('sends ?key= requests to the Gemini upstream, never to the OpenAI one', async () => {
+    const paths: string[] = [];
+    const gemini = createServer((request, response) => {
+      paths.push(request.url ?? '');
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"models":[]}');
+    });
+    await new Promise<void>((resolve) => gemini.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = gemini.address() as AddressInfo;
+      const { proxy } = await startProxyOver(['unused'], {
+        openaiUpstream: 'http://127.0.0.1:1',
+        geminiUpstream: `http://127.0.0.1:${port}`,
+      });
+      for (const path of ['/v1beta/models?key=K1', '/v1/models?key=K2', '/upload/v1beta/files?key=K3']) {
+        const response = await fetch(`${proxy.url}${path}`);
+        expect(response.status, path).toBe(200);
+      }
+      expect(paths).toEqual(['/v1beta/models?key=K1', '/v1/models?key=K2', '/upload/v1beta/files?key=K3']);
+    } finally {
+      await new Promise((resolve) => gemini.close(resolve));
+    }
   });
 });

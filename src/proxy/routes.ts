@@ -11,7 +11,7 @@ export interface ProxyUpstreams {
   anthropic: URL;
   /** Where OpenAI traffic goes (`/v1/chat/completions`, `/v1/responses`, everything else). */
   openai: URL;
-  /** Where Gemini traffic goes (`/v1beta/models/…`). */
+  /** Where Gemini traffic goes (`/v1beta/…`, `…/models/{model}:method`, and requests with a Gemini key). */
   gemini: URL;
 }
 
@@ -33,10 +33,14 @@ export function compactedApi(method: string | undefined, pathname: string): Wire
  * The provider family of any request: its path decides when it names one, so no header sends
  * `/v1/messages` (and its key) to another provider; headers only for the paths every API has.
  */
-export function providerOf(pathname: string, headers: IncomingHttpHeaders): ProxyProvider {
+export function providerOf(
+  pathname: string,
+  headers: IncomingHttpHeaders,
+  query: URLSearchParams = new URLSearchParams(),
+): ProxyProvider {
   const route =
     providerRoutes.find((candidate) => candidate.ownsPath(pathname)) ??
-    providerRoutes.find((candidate) => candidate.ownsHeaders(headers));
+    providerRoutes.find((candidate) => candidate.ownsHeaders(headers, query));
   return route?.provider ?? fallbackProvider;
 }
 

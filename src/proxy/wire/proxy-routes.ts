@@ -14,8 +14,8 @@ export interface ProviderRoute {
   readonly provider: string;
   /** True for a path only this provider has (after any prefix). */
   ownsPath(pathname: string): boolean;
-  /** True for headers only this provider's clients send, for the paths every API has. */
-  ownsHeaders(headers: IncomingHttpHeaders): boolean;
+  /** True for credentials only this provider's clients send, for the paths every API has. */
+  ownsHeaders(headers: IncomingHttpHeaders, query: URLSearchParams): boolean;
 }
 
 /** `/v1/messages` and everything under it (`count_tokens`, `batches`), after any prefix. */
@@ -28,7 +28,8 @@ export const providerRoutes = [
   {
     provider: 'gemini',
     ownsPath: isGeminiPath,
-    ownsHeaders: (headers) => headers['x-goog-api-key'] !== undefined,
+    // Only Gemini's clients put the key in the address (`?key=`, as LiteLLM does).
+    ownsHeaders: (headers, query) => headers['x-goog-api-key'] !== undefined || query.has('key'),
   },
   {
     provider: 'anthropic',
