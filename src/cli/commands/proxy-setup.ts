@@ -2,7 +2,6 @@
  * The options `proxy` and `wrap` share, turned into a running proxy: parsing, stores, summarizer,
  * JSON log, and the refusal to serve a non-loopback address without a token.
  */
-import { createWriteStream } from 'node:fs';
 import { resolve } from 'node:path';
 import type { SummaryModel } from 'agent-compact';
 import { createFileArchiveStore } from 'agent-compact/archive';
@@ -23,6 +22,7 @@ import {
 } from '../command-args.js';
 import { openStoreFromSpec } from '../store-from-spec.js';
 import { createSummaryModelFromSpec } from '../summarizer-from-spec.js';
+import { openJsonLog } from './json-log.js';
 
 /** The port when `--port` is not given. */
 export const DEFAULT_PORT = 8787;
@@ -147,10 +147,7 @@ export async function startProxyFromArgs(
   // Bad numbers fail before anything is opened.
   const limits = thresholdOptions(values);
   const port = values.port === undefined ? defaults.defaultPort : portOption(values.port);
-  const jsonLog =
-    values['json-log'] === undefined
-      ? undefined
-      : createWriteStream(resolve(io.cwd, values['json-log']), { flags: 'a' });
+  const jsonLog = values['json-log'] === undefined ? undefined : openJsonLog(values['json-log'], io);
   const shared = await openStoreFromSpec(values.store, {
     forProxy: { warn: (line) => io.stderr(`${line}\n`) },
     env: io.env,
@@ -171,7 +168,7 @@ export async function startProxyFromArgs(
     ...storeOptions(values, io, shared),
     ...(defaults.log ? { log: (line: string) => io.stderr(`${line}\n`) } : {}),
     onRequest: (record) => {
-      jsonLog?.write(`${JSON.stringify(record)}\n`);
+      jsonLog?.write(record);
       defaults.onRequest?.(record);
     },
   };
@@ -186,7 +183,7 @@ export async function startProxyFromArgs(
     async stop() {
       await proxy.close();
       await shared.close();
-      if (jsonLog) await new Promise<void>((done) => jsonLog.end(() => done()));
+      await jsonLog?.close();
     },
   };
 }

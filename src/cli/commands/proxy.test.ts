@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,6 +83,38 @@ describe('agent-compact proxy', () => {
     expect(output.stderr).toMatch(/ hard 200 \d+ms\n/);
     expect(server.requests.map((request) => request.outcome)).not.toContain('invalid-request');
   });
+
+  it('refuses a --json-log it cannot open, in one line with exit 2', async () => {
+    const { output, io } = recordingIO(tmpdir());
+    const args = ['proxy', '--upstream', 'http://127.0.0.1:1', '--port', '0'];
+    expect(await main([...args, '--json-log', 'no-such-dir/log.jsonl'], io)).toBe(2);
+    expect(output.stderr).toBe(
+      'agent-compact proxy: --json-log: cannot open no-such-dir/log.jsonl for appending (ENOENT)\n',
+    );
+  });
+
+  it.skipIf(!existsSync('/dev/full'))(
+    'goes on serving when the --json-log write fails, and says so once',
+    async () => {
+      server = await startScriptedModelServer({ script: ['One.', 'Two.'] });
+      const { output, io } = recordingIO(tmpdir());
+      const exit = main(['proxy', '--upstream', server.url, '--port', '0', '--json-log', '/dev/full'], io);
+      await vi.waitFor(() => expect(output.stdout).toMatch(/^listening on /), { timeout: 5000 });
+      const url = output.stdout.trim().replace('listening on ', '');
+      const client = new Anthropic({ apiKey: 'test-key', baseURL: url, maxRetries: 0 });
+      for (const text of ['Hello', 'Again']) {
+        await client.messages.create({
+          model: 'claude-test',
+          max_tokens: 50,
+          messages: [{ role: 'user', content: text }],
+        });
+      }
+      await vi.waitFor(() => expect(output.stderr).toContain('requests are no longer logged'));
+      process.emit('SIGTERM');
+      expect(await exit).toBe(0);
+      expect(output.stderr.match(/--json-log \/dev\/full: ENOSPC/g)).toHaveLength(1);
+    },
+  );
 
   it('refuses a --max-body that is not a size, naming the flag', async () => {
     const { output, io } = recordingIO(tmpdir());
