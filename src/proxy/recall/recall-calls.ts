@@ -49,13 +49,19 @@ export function withoutRecallCalls(api: WireFormat, answer: JsonRecord): JsonRec
   return proxyWires[api].recall.withoutRecallCalls(answer);
 }
 
-/** The request that continues after the answer, with the recall results as tool results. */
+/**
+ * The request that continues after the answer, with the recall results as tool results; with
+ * `last`, it asks for an answer without tool calls (the rounds are spent).
+ */
 export function followUpBody(
   api: WireFormat,
   body: JsonRecord,
   answer: JsonRecord,
   results: readonly RecallResult[],
+  last: boolean,
 ): JsonRecord {
+  const { recall } = proxyWires[api];
   const conversation = conversationOf(api, body) ?? [];
-  return withConversation(api, body, proxyWires[api].recall.followUp(conversation, answer, results));
+  const next = withConversation(api, body, recall.followUp(conversation, answer, results));
+  return last ? recall.forbidToolCalls(next) : next;
 }

@@ -16,7 +16,10 @@ import { proxyWires } from '../wire/proxy-wires.js';
 import { followUpBody, type RecallCall, toolCallsOf, withoutRecallCalls } from './recall-calls.js';
 import { type SseEvent, sseEvents } from './sse-events.js';
 
-/** Recall rounds answered for one request before the model's answer goes to the client as it is. */
+/**
+ * Recall rounds answered for one request. The last follow-up asks for an answer without tool calls
+ * (tool choice `none`), so the client gets the model's text rather than a turn emptied of calls.
+ */
 export const MAX_RECALL_ROUNDS = 3;
 
 /** What {@link forwardWithRecall} needs. */
@@ -83,7 +86,7 @@ export async function forwardWithRecall(forward: RecallForward): Promise<Forward
     const results = await Promise.all(
       next.calls.map(async (call) => ({ id: call.id, output: await forward.recall(call) })),
     );
-    body = followUpBody(forward.api, body, next.answer, results);
+    body = followUpBody(forward.api, body, next.answer, results, round + 1 === MAX_RECALL_ROUNDS);
   }
 }
 
@@ -136,7 +139,7 @@ async function relayStream(
     for await (const event of sseEvents(answer.body)) {
       assembler.add(event);
       usageTap.write(Buffer.from(event.raw));
-      if (held.length === 0 && !(assembler.recallStarted && !lastRound)) pass(event);
+      if (held.length === 0 && !assembler.recallStarted) pass(event);
       else held.push(event);
       // A slow client holds the upstream back here too.
       if (response.writableNeedDrain) await drained(response);
@@ -147,7 +150,9 @@ async function relayStream(
   }
   const full = held.length === 0 ? undefined : assembler.answer();
   const calls = full ? toolCallsOf(api, full) : undefined;
-  if (full && calls && calls.others === 0) return { type: 'recall', calls: calls.recall, answer: full };
+  if (full && calls && calls.others === 0 && !lastRound) {
+    return { type: 'recall', calls: calls.recall, answer: full };
+  }
   // No recall, or recall mixed with the client's own calls: the client gets every call of its own
   // (as the plain answer does), the recall calls taken out; the model's recall goes unanswered.
   for (const event of wire.withoutRecallEvents(held)) pass(event);

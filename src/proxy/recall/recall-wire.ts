@@ -48,6 +48,11 @@ export interface RecallWire {
   withRecallTool(tools: readonly unknown[]): unknown[];
   /** The function names one entry of a request's `tools` declares, read in this format's shape. */
   declaredNames(tool: unknown): unknown[];
+  /**
+   * The request asking for an answer without tool calls (the provider's tool choice `none`): the
+   * last recall round's, so the model answers from what it recalled instead of calling again.
+   */
+  forbidToolCalls(body: JsonRecord): JsonRecord;
   /** Every tool call of a complete (non-streamed) answer. */
   toolCalls(answer: JsonRecord): ToolCall[];
   /** The answer without its recall calls (when the model called client tools in the same turn). */

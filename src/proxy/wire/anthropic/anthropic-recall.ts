@@ -26,6 +26,7 @@ export const anthropicRecall: RecallWire = {
     arrayOf(answer.content)
       .filter((block) => block.type === 'tool_use')
       .map((block) => ({ id: String(block.id), name: block.name, input: block.input })),
+  forbidToolCalls: (body) => ({ ...body, tool_choice: { type: 'none' } }),
   withoutRecallCalls: (answer) => ({
     ...answer,
     content: arrayOf(answer.content).filter((block) => !isRecallBlock(block)),

@@ -26,6 +26,10 @@ export const geminiRecall: RecallWire = {
   withRecallTool: geminiToolsWithRecall,
   declaredNames: geminiDeclaredNames,
   toolCalls: geminiCalls,
+  forbidToolCalls: (body) => ({
+    ...body,
+    toolConfig: { ...(body.toolConfig as JsonRecord | undefined), functionCallingConfig: { mode: 'NONE' } },
+  }),
   withoutRecallCalls: geminiWithoutRecall,
   followUp: geminiFollowUp,
   createAssembler: geminiAssembler,

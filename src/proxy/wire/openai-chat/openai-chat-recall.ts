@@ -28,6 +28,7 @@ export const openAIChatRecall: RecallWire = {
       const fn = (call.function ?? {}) as { name?: unknown; arguments?: unknown };
       return { id: String(call.id), name: fn.name, input: parseArguments(fn.arguments) };
     }),
+  forbidToolCalls: (body) => ({ ...body, tool_choice: 'none' }),
   withoutRecallCalls(answer) {
     const choices = arrayOf(answer.choices).map((choice, index) => {
       if (index !== 0) return choice;

@@ -28,6 +28,7 @@ export const responsesRecall: RecallWire = {
     arrayOf(answer.output)
       .filter((item) => item.type === 'function_call')
       .map((item) => ({ id: String(item.call_id), name: item.name, input: parseArguments(item.arguments) })),
+  forbidToolCalls: (body) => ({ ...body, tool_choice: 'none' }),
   withoutRecallCalls: (answer) => ({
     ...answer,
     output: arrayOf(answer.output).filter((item) => !isRecallItem(item)),
