@@ -48,6 +48,12 @@ describe('createHeuristicCounter', () => {
     );
   });
 
+  it('counts megabytes of letters without punctuation (5M CJK characters) at their per-letter cost', () => {
+    expect(counter.countText('中'.repeat(5_000_000))).toBe(4_250_000);
+    // A run read in windows costs what one read whole does.
+    expect(counter.countText('中'.repeat(10_000))).toBe(8_500);
+  });
+
   it('gives exactly the count of the pre-tokenizer pattern it hand-codes for speed, on any text', () => {
     const pieces = fc.constantFrom(
       ...[

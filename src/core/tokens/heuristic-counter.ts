@@ -66,10 +66,20 @@ function punctuationTokens(length: number, foreign: number): number {
   return Math.max(1, ascii + foreign * 0.75);
 }
 
+/**
+ * The longest piece the pattern reads at once. Its backtracking over a run of letters with no end
+ * (megabytes of CJK without punctuation) overflows the stack; a longer run is read in windows,
+ * which changes its estimate by a rounding at most: a long word costs per letter.
+ */
+const MAX_PIECE_LENGTH = 4096;
+
 /** Tokens of the piece `piecePattern` matches at `index`, or undefined when nothing matches. */
 function patternPiece(text: string, index: number): { tokens: number; end: number } | undefined {
-  piecePattern.lastIndex = index;
-  const match = piecePattern.exec(text);
+  const windowed = text.length - index > MAX_PIECE_LENGTH;
+  const source = windowed ? text.slice(index, index + MAX_PIECE_LENGTH) : text;
+  const offset = windowed ? index : 0;
+  piecePattern.lastIndex = index - offset;
+  const match = piecePattern.exec(source);
   if (!match) return undefined;
   const [, before, word, , punctuation] = match;
   let tokens = 1; // a digit group of one to three digits or a whitespace run
@@ -79,7 +89,7 @@ function patternPiece(text: string, index: number): { tokens: number; end: numbe
     const foreign = nonAsciiCount(punctuation);
     tokens = punctuationTokens(punctuation.length - foreign, foreign);
   }
-  return { tokens, end: piecePattern.lastIndex };
+  return { tokens, end: offset + piecePattern.lastIndex };
 }
 
 // Character classes of ASCII for the fast scanner.
