@@ -12,6 +12,8 @@ import type { RequestCompaction } from '../request-compactor.js';
 const MAX_SESSIONS = 200;
 /** Requests kept per session for the chart. */
 const MAX_REQUESTS = 2000;
+/** Compactions kept per session for the timeline (each may hold a summary); the oldest go first. */
+export const MAX_COMPACTIONS = 200;
 
 /** One request on the chart. */
 export interface MonitoredRequest {
@@ -112,7 +114,7 @@ export class ProxyMonitor {
       compaction && compaction.layer !== 'none' && !record.fallback
         ? await compactionOf(record, compaction, events, entry)
         : undefined;
-    if (added) entry.session.compactions.push(added);
+    if (added) keepCompaction(entry, added);
     const { requests: _requests, compactions: _compactions, ...fields } = entry.session;
     const update: SessionUpdate = {
       ...fields,
@@ -182,6 +184,16 @@ export class ProxyMonitor {
     }
     return entry;
   }
+}
+
+/** Adds a compaction; past the cap the oldest goes, with the ids only it showed. */
+function keepCompaction(entry: SessionEntry, added: MonitoredCompaction): void {
+  const { compactions } = entry.session;
+  compactions.push(added);
+  if (compactions.length <= MAX_COMPACTIONS) return;
+  const dropped = compactions.shift();
+  const shown = new Set(compactions.flatMap((compaction) => compaction.archived));
+  for (const id of dropped?.archived ?? []) if (!shown.has(id)) entry.itemArchives.delete(id);
 }
 
 function requestOf(record: ProxyRequestRecord, usage: ProviderUsage | undefined): MonitoredRequest {
