@@ -127,6 +127,11 @@ describe('parseConversation', () => {
     ],
     ['JSON cut short', '{"messages": [', '1:15: broken JSON: Unexpected end of JSON input'],
     [
+      'a document laid out one message a line, broken on the third',
+      '{"messages": [\n {"role":"user","content":"hi"},\n {"role":"assistant", content: 1}]}',
+      '3:23: broken JSON: Expected double-quoted property name',
+    ],
+    [
       'a broken JSONL line',
       '{"role":"user","content":"a"}\n{"role":"assistant","content":\n',
       '2:31: broken JSON',

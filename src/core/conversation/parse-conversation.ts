@@ -216,12 +216,18 @@ function errorOffset(text: string): number | undefined {
   return good;
 }
 
+/**
+ * Two or more lines that open objects, the first of them a whole JSON value: a document laid out
+ * over lines (`{"messages": [` then one message a line) is one broken JSON value, not JSONL, and
+ * its error belongs where the whole parse stopped.
+ */
 function looksLikeJsonl(text: string): boolean {
   let objectLines = 0;
   for (const line of text.split('\n')) {
     const trimmed = line.trim();
     if (trimmed === '') continue;
     if (!trimmed.startsWith('{')) return false;
+    if (objectLines === 0 && !tryParseJson(trimmed).ok) return false;
     objectLines += 1;
     if (objectLines > 1) return true;
   }
