@@ -34,7 +34,7 @@ for (let step = 0; step < 50; step++) {
   messages = compacted.messages;
   if (compacted.layer !== 'none') console.log(`step ${step}: ${compacted.layer} ${compacted.tokensBefore} → ${compacted.tokensAfter}`);
   const response = await client.messages.create({
-    model: 'claude-sonnet-4-5',
+    model: 'claude-sonnet-5-5',
     max_tokens: 1024,
     system,
     tools,

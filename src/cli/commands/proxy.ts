@@ -12,8 +12,8 @@ import { DEFAULT_PORT, PROXY_ARG_OPTIONS, PROXY_OPTIONS_HELP, startProxyFromArgs
 const help = `Usage: agent-compact proxy --upstream URL [options]
 
 Compacts the conversation of every request an agent sends through it (POST /v1/messages,
-/v1/chat/completions, /v1/responses) and forwards everything else untouched. Point the agent's
-base URL at it: ANTHROPIC_BASE_URL=http://127.0.0.1:${DEFAULT_PORT} claude
+/v1/chat/completions, /v1/responses, Gemini's …/models/MODEL:generateContent and
+:streamGenerateContent) and forwards everything else untouched. Point the agent's base URL at it: ANTHROPIC_BASE_URL=http://127.0.0.1:${DEFAULT_PORT} claude
 
 Options:
 ${PROXY_OPTIONS_HELP}  -h, --help                 show this help
