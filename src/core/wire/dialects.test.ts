@@ -207,6 +207,14 @@ describe('the dialect registry', () => {
       body: { type: 'error', error: { type: 'invalid_request_error', message: 'bad' } },
       headers: { 'x-should-retry': 'true' },
     });
+    // The proxy's own refusals and timeouts carry the type the SDKs map the status to.
+    expect(dialects.anthropic.errorAnswer(403, 'no').body).toMatchObject({
+      error: { type: 'permission_error' },
+    });
+    expect(dialects.anthropic.errorAnswer(504, 'slow').body).toMatchObject({
+      error: { type: 'timeout_error' },
+    });
+    expect(dialects.anthropic.errorAnswer(502, 'down').body).toMatchObject({ error: { type: 'api_error' } });
     expect(dialects.responses.errorAnswer(502, 'down').body).toEqual({
       error: { message: 'down', type: 'server_error', param: null, code: null },
     });

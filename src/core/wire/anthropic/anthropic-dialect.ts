@@ -56,8 +56,17 @@ export const anthropicDialect: WireDialect = {
   checksThinkingPrefix: (body) => checksThinkingPrefix(body.model),
 };
 
-/** Anthropic's error type for a status the proxy answers with itself. */
+/** Anthropic's error types by status (its `ErrorType`), for a status the proxy answers with itself. */
+const anthropicErrorTypes: Readonly<Record<number, string>> = {
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  504: 'timeout_error',
+  529: 'overloaded_error',
+};
+
 function anthropicErrorType(status: number): string {
-  if (status === 413) return 'request_too_large';
-  return status === 502 ? 'api_error' : 'invalid_request_error';
+  return anthropicErrorTypes[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
 }
