@@ -191,90 +191,155 @@ function billSummaryCalls(
  */
 export async function replayTranscript(
   transcript: ReplayTranscript,
-  {
-    strategy,
-    tokens,
-    prices,
-    summaryPrices = prices,
-    summaryCalls,
-    clock = defaultReplayClock,
-    latency = defaultLatencyModel,
-    onRequest,
-  }: ReplayOptions,
+  options: ReplayOptions,
 ): Promise<StrategyReplay> {
   const started = performance.now();
-  const { system, messages } = transcript;
-  const summary = emptySummary();
-  const turns: ReplayTurn[] = [];
-  const times = requestTimes(
-    messages.filter((message) => message.role === 'assistant').length,
-    transcript.timestamps,
-    clock.turnSeconds,
-  );
-  let history: Message[] = [];
-  let pending: Message[] = [];
-  let previous: SentRequest | undefined;
-  let assistantTurn = 0;
-  let lastAssistantIndex = -1;
-  // Whether every request the strategy sent so far was the recorded one, unchanged.
-  let sentRecorded = true;
-  for (const [index, message] of messages.entries()) {
-    if (message.role !== 'assistant') {
-      pending.push(message);
-      continue;
-    }
-    // The recorded usage of the previous request sizes this history only if the strategy sent the
-    // recorded messages unchanged and the recording agent had not compacted them by then.
-    const sentWhole = lastAssistantIndex < (transcript.compactedAt ?? Number.POSITIVE_INFINITY);
-    const usage =
-      assistantTurn > 0 && sentWhole && sentRecorded ? transcript.usage?.[assistantTurn - 1] : undefined;
-    const time = times[assistantTurn]!;
-    const secondsSincePrevious = assistantTurn === 0 ? undefined : time - times[assistantTurn - 1]!;
-    const expired = secondsSincePrevious !== undefined && secondsSincePrevious > clock.cacheTtlSeconds;
-    const input = [...history, ...pending];
-    const step = await strategy.step(input, {
-      ...(system === undefined ? {} : { system }),
-      ...(usage === undefined ? {} : { usage }),
-      time,
-      ...(secondsSincePrevious === undefined ? {} : { secondsSincePrevious }),
-      cacheTtlSeconds: clock.cacheTtlSeconds,
-    });
-    pending = [];
-    sentRecorded &&=
-      step.messages.length === input.length && step.messages.every((sent, at) => sent === input[at]);
-    const summaries = billSummaryCalls(summaryCalls?.drain() ?? [], {
-      previous,
-      expired,
-      tokens,
-      prices: summaryPrices,
-      latency,
-    });
-    const request: SentRequest = { system, messages: step.messages };
-    onRequest?.(assistantTurn, request, step.layer);
-    const turn = measureTurn(request, {
-      previous,
-      summaries,
-      step,
-      turn: assistantTurn,
-      time,
-      expired,
-      outputTokens: outputTokensOf(transcript.usage?.[assistantTurn], message, tokens),
-      tokens,
-      prices,
-    });
-    turns.push(turn);
-    addTurn(summary, turn, summaries, step);
-    previous = request;
-    history = [...step.messages, message];
-    assistantTurn++;
-    lastAssistantIndex = index;
+  const run = new ReplayRun(transcript, options);
+  for (const [index, message] of transcript.messages.entries()) {
+    if (message.role === 'assistant') await run.assistantTurn(message, index);
+    else run.pending.push(message);
   }
-  if (previous) {
-    const calls = toolCallsOf(messages).filter((call) => call.resultIndex < lastAssistantIndex);
-    addRetention(summary, measureRetention(calls, previous));
-  }
+  const summary = run.finish();
   summary.durationMs = performance.now() - started;
-  return { strategy: strategy.name, thresholds: strategy.thresholds, summary, turns };
+  return {
+    strategy: options.strategy.name,
+    thresholds: options.strategy.thresholds,
+    summary,
+    turns: run.turns,
+  };
+}
+
+/** One replay in progress: the strategy's history, the messages since its last turn, the figures. */
+class ReplayRun {
+  readonly summary = emptySummary();
+  readonly turns: ReplayTurn[] = [];
+  /** Recorded user and tool messages since the previous assistant turn. */
+  pending: Message[] = [];
+  private history: Message[] = [];
+  private previous: SentRequest | undefined;
+  private assistantTurns = 0;
+  private lastAssistantIndex = -1;
+  /** Whether every request the strategy sent so far was the recorded one, unchanged. */
+  private sentRecorded = true;
+  private readonly times: number[];
+  private readonly clock: ReplayClock;
+
+  constructor(
+    private readonly transcript: ReplayTranscript,
+    private readonly options: ReplayOptions,
+  ) {
+    this.clock = options.clock ?? defaultReplayClock;
+    const assistants = transcript.messages.filter((message) => message.role === 'assistant').length;
+    this.times = requestTimes(assistants, transcript.timestamps, this.clock.turnSeconds);
+  }
+
+  /** The request before the recorded assistant `message`: through the strategy, then billed. */
+  async assistantTurn(message: Message, index: number): Promise<void> {
+    const { transcript, options, assistantTurns: turn } = this;
+    const { system } = transcript;
+    const { time, secondsSincePrevious, expired } = turnTiming(this.times, turn, this.clock);
+    const input = [...this.history, ...this.pending];
+    const step = await options.strategy.step(input, {
+      ...definedFields({ system, usage: this.recordedUsage(), secondsSincePrevious }),
+      time,
+      cacheTtlSeconds: this.clock.cacheTtlSeconds,
+    });
+    this.pending = [];
+    this.sentRecorded &&=
+      step.messages.length === input.length && step.messages.every((sent, at) => sent === input[at]);
+    const request: SentRequest = { system, messages: step.messages };
+    options.onRequest?.(turn, request, step.layer);
+    const prices = options.prices;
+    const billed = billStep(request, step, {
+      ...{ summaryCalls: options.summaryCalls, previous: this.previous, expired, tokens: options.tokens },
+      ...{
+        prices,
+        summaryPrices: options.summaryPrices ?? prices,
+        latency: options.latency ?? defaultLatencyModel,
+      },
+      turn,
+      time,
+      outputTokens: outputTokensOf(transcript.usage?.[turn], message, options.tokens),
+    });
+    this.turns.push(billed.turn);
+    addTurn(this.summary, billed.turn, billed.summaries, step);
+    this.previous = request;
+    this.history = [...step.messages, message];
+    this.assistantTurns++;
+    this.lastAssistantIndex = index;
+  }
+
+  /**
+   * The recorded usage of the previous request: it sizes this history only if the strategy sent
+   * the recorded messages unchanged and the recording agent had not compacted them by then.
+   */
+  private recordedUsage(): ProviderUsage | undefined {
+    const sentWhole = this.lastAssistantIndex < (this.transcript.compactedAt ?? Number.POSITIVE_INFINITY);
+    if (this.assistantTurns === 0 || !sentWhole || !this.sentRecorded) return undefined;
+    return this.transcript.usage?.[this.assistantTurns - 1];
+  }
+
+  /** The summary, with what the last request still shows of the calls answered before it. */
+  finish(): StrategySummary {
+    if (this.previous) {
+      const calls = toolCallsOf(this.transcript.messages).filter(
+        (call) => call.resultIndex < this.lastAssistantIndex,
+      );
+      addRetention(this.summary, measureRetention(calls, this.previous));
+    }
+    return this.summary;
+  }
+}
+
+/** The fields of `fields` that are defined: a step's options take no `undefined` values. */
+function definedFields<T extends Record<string, unknown>>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
+/** When a request goes out, how long after the previous one, and whether the cache expired between. */
+function turnTiming(times: readonly number[], turn: number, clock: ReplayClock) {
+  const time = times[turn]!;
+  const secondsSincePrevious = turn === 0 ? undefined : time - times[turn - 1]!;
+  const expired = secondsSincePrevious !== undefined && secondsSincePrevious > clock.cacheTtlSeconds;
+  return { time, secondsSincePrevious, expired };
+}
+
+/** What billing one request needs besides the request and the step. */
+interface BillContext {
+  summaryCalls: ReplayOptions['summaryCalls'];
+  previous: SentRequest | undefined;
+  expired: boolean;
+  tokens: RequestTokenCounter;
+  prices: PriceTable;
+  summaryPrices: PriceTable;
+  latency: LatencyModel;
+  turn: number;
+  time: number;
+  outputTokens: number;
+}
+
+/** The step's summary calls billed, and the request measured against the previous one. */
+function billStep(request: SentRequest, step: StrategyStep, context: BillContext) {
+  const { previous, expired, tokens, latency } = context;
+  const summaries = billSummaryCalls(context.summaryCalls?.drain() ?? [], {
+    previous,
+    expired,
+    tokens,
+    prices: context.summaryPrices,
+    latency,
+  });
+  const turn = measureTurn(request, {
+    previous,
+    summaries,
+    step,
+    turn: context.turn,
+    time: context.time,
+    expired,
+    outputTokens: context.outputTokens,
+    tokens,
+    prices: context.prices,
+  });
+  return { turn, summaries };
 }
 
 /** What a strategy's step returned, as far as the figures need it. */
