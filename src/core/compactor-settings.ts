@@ -162,7 +162,7 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
     counter: createMemoizedCounter(counter, { maxEntries: COUNTER_CACHE_ENTRIES }),
     rule,
     micro: microSettings(micro, limits.mid, usable),
-    mid: midSettings(mid, rule, { contextWindow, usable }),
+    mid: midSettings(mid, rule, { contextWindow, usable, timeoutMs: hard.timeoutMs ?? DEFAULT_TIMEOUT_MS }),
     hard: hardSettings(hard, { summarizer, identity, usable, hardThreshold: limits.hard }),
     codeParser: options.codeParser,
     background: hard.background
@@ -202,10 +202,15 @@ function microSettings(
 function midSettings(
   mid: MidOptions,
   rule: MaskRule,
-  { contextWindow, usable }: { contextWindow: number | undefined; usable: number },
+  {
+    contextWindow,
+    usable,
+    timeoutMs,
+  }: { contextWindow: number | undefined; usable: number; timeoutMs: number },
 ): MidSettings {
   return {
     rule,
+    timeoutMs,
     keepToolResults:
       mid.keepToolResults ??
       (contextWindow === undefined

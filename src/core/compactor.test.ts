@@ -412,6 +412,50 @@ describe('hard layer', () => {
     }).catch((caught: unknown) => caught);
     expect(CompactError.isInstance(error) && error.code).toBe('ABORTED');
   });
+
+  it('throws ABORTED at once for a signal that has already aborted, calling no model', async () => {
+    let calls = 0;
+    const model: SummaryModel = {
+      specificationVersion: 'v1',
+      provider: 'test',
+      modelId: 'm',
+      summarize: async () => {
+        calls += 1;
+        return { text: 'summary' };
+      },
+    };
+    const error = await maybeCompact(agentSession(30, { lines: 400 }), {
+      thresholds: { mid: 10_000, hard: 20_000 },
+      summarizer: model,
+      force: 'hard',
+      signal: AbortSignal.abort(),
+    }).catch((caught: unknown) => caught);
+    expect(CompactError.isInstance(error) && error.code).toBe('ABORTED');
+    expect(calls).toBe(0);
+  });
+
+  it('falls back to the extractive summary, and says so, when the summarizer never answers', async () => {
+    const events: CompactionEvent[] = [];
+    const silent: SummaryModel = {
+      specificationVersion: 'v1',
+      provider: 'test',
+      modelId: 'silent',
+      // Ignores its signal too: only the deadline ends the wait.
+      summarize: () => new Promise<never>(() => {}),
+    };
+    const result = await maybeCompact(agentSession(30, { lines: 400 }), {
+      thresholds: { mid: 10_000, hard: 20_000 },
+      summarizer: silent,
+      hard: { timeoutMs: 20, maxAttempts: 2, retryDelayMs: 0 },
+      onEvent: (event) => events.push(event),
+    });
+    expect(result.layer).toBe('hard');
+    expect(events.filter((event) => event.type === 'summary-error')).toHaveLength(2);
+    expect(events.find((event) => event.type === 'fallback-used')).toMatchObject({
+      reason: expect.stringContaining('the model did not answer within 20 ms'),
+    });
+    expect(validateMessages(result.messages)).toEqual([]);
+  });
 });
 
 describe('options', () => {

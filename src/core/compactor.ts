@@ -74,6 +74,9 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
       throw new CompactError('messages must be an array', { code: 'INVALID_TRANSCRIPT', path: 'messages' });
     }
     checkCallOptions(callOptions);
+    if (callOptions.signal?.aborted) {
+      throw new CompactError('compaction was aborted', { code: 'ABORTED', cause: callOptions.signal.reason });
+    }
     for (let attempt = 0; ; attempt++) {
       try {
         return await runOnce(input, callOptions);

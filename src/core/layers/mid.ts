@@ -1,6 +1,9 @@
 import { archiveKey } from '../_internal/archive-ids.js';
+import { withinDeadline } from '../_internal/deadline.js';
 import { isPlaceholderText, placeholderTokens, shortenedNote } from '../_internal/placeholder.js';
+import { escapeReservedTags, shortenLine } from '../_internal/text.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
+import { CompactError } from '../model/errors.js';
 import type { Message, TextBlock } from '../model/messages.js';
 import type { SummaryModel } from '../summary/summary-model.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
@@ -27,6 +30,8 @@ export const CUT_TEXT_CHARS_PER_TOKEN = 3;
 const CONDENSE_TOKENS_PER_NOTE = 80;
 const CONDENSE_EXTRA_TOKENS = 200;
 const CONDENSE_MAX_TOKENS = 4000;
+/** The condensing call's deadline when the settings name none (the hard layer's default). */
+const DEFAULT_CONDENSE_TIMEOUT_MS = 120_000;
 
 /** Resolved options of the mid layer. */
 export interface MidSettings {
@@ -34,12 +39,21 @@ export interface MidSettings {
   maxAssistantChars: number;
   maxToolInputTokens: number;
   summarizer?: SummaryModel;
+  /** How long the summarizer may take to condense (the hard layer's `timeoutMs`). @default 120,000 */
+  timeoutMs?: number;
   /** Which tool results may be masked (shared with micro). */
   rule: MaskRule;
 }
 
 /** What the mid layer changed. */
 export type MidPlan = LayerPlan;
+
+/** How one mid plan runs: the caller's signal, and who hears that the model's condensing failed. */
+export interface MidRun {
+  signal?: AbortSignal;
+  /** Told why the model's condensing failed; the notes are then cut to their first sentences. */
+  onFallback?: (reason: string) => void;
+}
 
 /**
  * Layer 2: keeps the last `keepToolResults` tool results whole; older tool results become
@@ -52,7 +66,7 @@ export async function planMid(
   settings: MidSettings,
   counter: TokenCounter,
   context: RewriteContext,
-  signal?: AbortSignal,
+  run: MidRun = {},
 ): Promise<MidPlan> {
   const boundary = keptResultsBoundary(messages, settings.keepToolResults);
   const targets = collectMaskTargets(messages, counter, settings.rule, context, {
@@ -66,7 +80,7 @@ export async function planMid(
     settings,
     counter,
     context,
-    signal,
+    run,
   );
   const inputs = elideOlderInputs(masked.messages, boundary.assistantIndex, settings, counter, context);
   const maskedFreed = targets.reduce((sum, target) => sum + target.tokens - placeholderTokens, 0);
@@ -84,7 +98,7 @@ async function shortenOlderTexts(
   settings: MidSettings,
   counter: TokenCounter,
   context: RewriteContext,
-  signal: AbortSignal | undefined,
+  run: MidRun,
 ): Promise<{ rewrites: BlockRewrite[]; items: ArchiveItem[]; freedTokens: number }> {
   const longTexts: { messageIndex: number; blockIndex: number; block: TextBlock }[] = [];
   forEachOlderAssistantBlock(messages, assistantEnd, (block, messageIndex, blockIndex) => {
@@ -96,7 +110,8 @@ async function shortenOlderTexts(
     ? await condenseWithModel(
         settings.summarizer,
         longTexts.map((entry) => entry.block.text),
-        signal,
+        settings,
+        run,
       )
     : [];
   const rewrites: BlockRewrite[] = [];
@@ -167,43 +182,65 @@ export function firstSentences(text: string, maxChars: number): string {
   return result.trim();
 }
 
+/**
+ * The notes condensed by the model, one line each, by number; none when the call fails or misses
+ * its deadline (the notes are then cut to their first sentences, and `onFallback` hears why).
+ * Throws only `ABORTED`, when the caller aborts.
+ */
 async function condenseWithModel(
   model: SummaryModel,
   texts: string[],
-  signal?: AbortSignal,
+  settings: MidSettings,
+  run: MidRun,
 ): Promise<string[]> {
   if (texts.length === 0) return [];
   const numbered = texts.map((text, index) => `${index + 1}: ${text.replace(/\s+/g, ' ')}`).join('\n\n');
-  try {
-    const { text } = await model.summarize(
+  const request = {
+    messages: [
       {
-        messages: [
-          {
-            role: 'user',
-            content:
-              'Condense each numbered assistant note below to one or two sentences, keeping file paths, ' +
-              'commands, identifiers and decisions. Answer with one line per note: "N: condensed text".\n\n' +
-              numbered,
-          },
-        ],
-        maxOutputTokens: Math.min(
-          CONDENSE_MAX_TOKENS,
-          CONDENSE_TOKENS_PER_NOTE * texts.length + CONDENSE_EXTRA_TOKENS,
-        ),
+        role: 'user' as const,
+        content:
+          'Condense each numbered assistant note below to one or two sentences, keeping file paths, ' +
+          'commands, identifiers and decisions. Answer with one line per note: "N: condensed text".\n\n' +
+          numbered,
       },
-      signal ? { signal } : {},
-    );
-    const condensed: string[] = [];
-    for (const line of text.split('\n')) {
-      const match = /^\s*(\d+)\s*[:.)]\s*(.+)$/.exec(line);
-      const index = match ? Number(match[1]) - 1 : -1;
-      if (match && index >= 0 && index < texts.length && match[2]!.length < texts[index]!.length) {
-        condensed[index] = match[2]!.trim();
-      }
-    }
-    return condensed;
-  } catch {
+    ],
+    maxOutputTokens: Math.min(
+      CONDENSE_MAX_TOKENS,
+      CONDENSE_TOKENS_PER_NOTE * texts.length + CONDENSE_EXTRA_TOKENS,
+    ),
+  };
+  let text: unknown;
+  try {
+    const timeoutMs = settings.timeoutMs ?? DEFAULT_CONDENSE_TIMEOUT_MS;
+    ({ text } = await withinDeadline(
+      (signal) => model.summarize(request, { signal }),
+      timeoutMs,
+      run.signal,
+    ));
+  } catch (error) {
+    if (run.signal?.aborted)
+      throw new CompactError('compaction was aborted', { code: 'ABORTED', cause: error });
     // The cut to first sentences is the fallback; mid compaction never fails on a model error.
+    run.onFallback?.(`mid's condensing model ${model.provider}:${model.modelId} failed: ${errorText(error)}`);
     return [];
   }
+  return condensedLines(typeof text === 'string' ? text : '', texts);
+}
+
+/** The model's "N: text" lines, each kept when it is shorter than note N; its tags escaped. */
+function condensedLines(answer: string, texts: readonly string[]): string[] {
+  const condensed: string[] = [];
+  for (const line of answer.split('\n')) {
+    const match = /^\s*(\d+)\s*[:.)]\s*(.+)$/.exec(line);
+    const index = match ? Number(match[1]) - 1 : -1;
+    if (match && index >= 0 && index < texts.length && match[2]!.length < texts[index]!.length) {
+      condensed[index] = escapeReservedTags(match[2]!.trim());
+    }
+  }
+  return condensed;
+}
+
+function errorText(error: unknown): string {
+  return shortenLine(error instanceof Error ? error.message : String(error), 200);
 }

@@ -1,3 +1,4 @@
+import { withinDeadline } from '../_internal/deadline.js';
 import { escapeReservedTags, shortenLine } from '../_internal/text.js';
 import type { CompactionEvent } from '../events.js';
 import { CompactError } from '../model/errors.js';
@@ -193,17 +194,17 @@ async function callModel(
   events: CompactionEvent[],
 ): Promise<string> {
   const { settings } = options;
-  const timeout = AbortSignal.timeout(settings.timeoutMs);
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  const result: SummaryResult = await settings.summarizer.summarize(
-    {
-      ...(options.system === undefined ? {} : { system: options.system }),
-      messages,
-      maxOutputTokens: settings.maxSummaryTokens,
-      ...(options.focus ? { focus: options.focus } : {}),
-      ...(options.ledger ? { ledger: options.ledger } : {}),
-    },
-    { signal },
+  const request = {
+    ...(options.system === undefined ? {} : { system: options.system }),
+    messages,
+    maxOutputTokens: settings.maxSummaryTokens,
+    ...(options.focus ? { focus: options.focus } : {}),
+    ...(options.ledger ? { ledger: options.ledger } : {}),
+  };
+  const result: SummaryResult = await withinDeadline(
+    (signal) => settings.summarizer.summarize(request, { signal }),
+    settings.timeoutMs,
+    options.signal,
   );
   if (result.usage) {
     events.push({ type: 'summary-usage', usage: result.usage, modelId: settings.summarizer.modelId });
