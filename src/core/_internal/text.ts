@@ -113,6 +113,8 @@ const reservedTags = [
   'session_ledger',
   'identity',
   'latest_request',
+  'working_set',
+  'file',
   'function_calls',
   'invoke',
   'tool_use',
@@ -121,7 +123,8 @@ const reservedTags = [
 const reservedTagPattern = new RegExp(`<(/?)(${reservedTags.join('|')})\\b`, 'gi');
 
 /**
- * Escapes text that imitates the tags compaction writes (`<context_summary>`, `<identity>`) or
+ * Escapes text that imitates the tags compaction writes (`<context_summary>`, `<identity>`, a
+ * files-back `<file path=…>`) or
  * tool-call markup, so tool output or a model's summary cannot forge them.
  */
 export function escapeReservedTags(text: string): string {
