@@ -17,6 +17,8 @@ export type OptionRule =
   /** A string with something in it. */
   | 'name'
   | 'strings'
+  /** An array of objects (a request's tool definitions). */
+  | 'objects'
   | 'function'
   /** One of these strings. */
   | { oneOf: readonly string[] }
@@ -89,6 +91,7 @@ const compactorRules: OptionRules = {
 
 const callRules: OptionRules = {
   summarizer: summaryModel,
+  tools: 'objects',
   focus: 'string',
   now: 'count',
   force: { oneOf: ['mid', 'hard'] },
@@ -183,6 +186,8 @@ function passes(value: unknown, rule: Exclude<OptionRule, object>): boolean {
       return typeof value === 'string' && value.trim() !== '';
     case 'strings':
       return Array.isArray(value) && value.every((item) => typeof item === 'string');
+    case 'objects':
+      return Array.isArray(value) && value.every(isObject);
     default:
       return typeof value === rule;
   }
@@ -196,6 +201,7 @@ const expected: Readonly<Record<Exclude<OptionRule, object>, string>> = {
   string: 'a string',
   name: 'a non-empty string',
   strings: 'an array of strings',
+  objects: 'an array of objects',
   function: 'a function',
 };
 

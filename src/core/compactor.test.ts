@@ -458,6 +458,48 @@ describe('hard layer', () => {
   });
 });
 
+describe('input no provider takes', () => {
+  const small = { thresholds: { mid: 2000, hard: 4000 } };
+
+  it('names the block that lacks a field the API requires, instead of a TypeError', async () => {
+    const messages: Message[] = agentSession(20);
+    messages[2] = {
+      role: 'assistant',
+      content: [{ type: 'thinking', signature: 's' } as never, ...(messages[2]!.content as never[])],
+    };
+    const error = await maybeCompact(messages, small).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'INVALID_TRANSCRIPT', path: 'messages[2].content[0].thinking' });
+  });
+
+  it('names a value JSON cannot hold (a cycle, a bigint) in a message or a tool', async () => {
+    const cyclic: Record<string, unknown> = { command: 'ls' };
+    cyclic.self = cyclic;
+    const messages: Message[] = [
+      ...agentSession(20),
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'loop', name: 'bash', input: cyclic }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'loop', content: 'ok' }] },
+    ];
+    const error = await maybeCompact(messages, small).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      code: 'UNREADABLE_INPUT',
+      path: `messages[${messages.length - 2}].content[0].input.self`,
+    });
+    expect((error as Error).message).toMatch(/: a cycle is not JSON data$/);
+    const tools = [{ name: 'bash', input_schema: { type: 'object', default: 10n } }];
+    const withTools = await maybeCompact(agentSession(20), { ...small, tools: tools as never }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(withTools).toMatchObject({ code: 'UNREADABLE_INPUT', path: 'tools[0].input_schema.default' });
+  });
+
+  it('refuses tools that are not an array of objects with INVALID_OPTIONS', async () => {
+    const error = await maybeCompact(agentSession(3), { tools: { a: 1 } as never }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toMatchObject({ code: 'INVALID_OPTIONS', path: 'tools' });
+  });
+});
+
 describe('options', () => {
   it.each([
     [{ thresholds: { mid: 100, hard: 50 } }],

@@ -1,4 +1,4 @@
-import { tooDeepPath } from './_internal/nesting.js';
+import { nonJsonValue, tooDeepPath } from './_internal/nesting.js';
 import { sameJson } from './_internal/same-json.js';
 import type { ArchiveItem } from './archive/archive-store.js';
 import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
@@ -10,7 +10,7 @@ import { MAX_NESTING_DEPTH } from './conversation/parse-conversation.js';
 import { validateMessages } from './conversation/validate.js';
 import type { CompactionEvent } from './events.js';
 import { CompactError } from './model/errors.js';
-import type { Message, SystemPrompt } from './model/messages.js';
+import type { Message } from './model/messages.js';
 import { compactTurn, type TurnEnvironment } from './pipeline.js';
 import { compactRequestWith } from './request/compact-request.js';
 import {
@@ -90,7 +90,7 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
         if (CompactError.isInstance(error)) throw error;
         // Malformed messages (a null block, content of the wrong type) trip the layers with a raw
         // TypeError: name what is wrong instead. Validation runs only here, so a good call stays cheap.
-        throw invalidInputError(error, input, callOptions.system);
+        throw invalidInputError(error, input, callOptions);
       }
     }
   }
@@ -229,12 +229,20 @@ function safeEmitter(onEvent: (event: CompactionEvent) => void): (event: Compact
 
 /**
  * The error for input the layers could not read: `INVALID_TRANSCRIPT` at the first broken rule, or
- * `UNREADABLE_INPUT` at a value nested too deep to serialise (`JSON.stringify` overflowed the stack),
- * past the depth `parseConversation` refuses.
+ * `UNREADABLE_INPUT` at a value JSON cannot hold (a cycle, a bigint) or one nested too deep to
+ * serialise (`JSON.stringify` overflowed the stack), past the depth `parseConversation` refuses.
  */
-function invalidInputError(error: unknown, input: unknown, system: SystemPrompt | undefined): unknown {
+function invalidInputError(error: unknown, input: unknown, { system, tools }: MaybeCompactOptions): unknown {
   const problems = validateMessages(input, system === undefined ? {} : { system });
   const [first] = problems;
+  // A value JSON cannot hold (a cycle, a bigint) can only come from the caller's own objects.
+  const odd = first ? undefined : nonJsonInput(input, system, tools);
+  if (odd)
+    return new CompactError(`${odd.kind} is not JSON data`, {
+      code: 'UNREADABLE_INPUT',
+      path: odd.path,
+      cause: error,
+    });
   const deep = error instanceof RangeError ? tooDeepPath(input, 'messages', MAX_NESTING_DEPTH) : undefined;
   if (!first && deep !== undefined) {
     return new CompactError(`nested deeper than ${MAX_NESTING_DEPTH} levels`, {
@@ -252,4 +260,13 @@ function invalidInputError(error: unknown, input: unknown, system: SystemPrompt 
     cause: error,
     problems,
   });
+}
+
+function nonJsonInput(input: unknown, system: unknown, tools: unknown) {
+  const depth = MAX_NESTING_DEPTH;
+  return (
+    nonJsonValue(input, 'messages', depth) ??
+    nonJsonValue(system, 'system', depth) ??
+    nonJsonValue(tools, 'tools', depth)
+  );
 }

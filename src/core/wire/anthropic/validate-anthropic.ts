@@ -193,8 +193,33 @@ function validateAnthropicBlock(
       validateToolResult(block, path, turn, problems);
       return;
     default:
-      // Images, thinking and block types this library does not model pass untouched.
+      // Other block types pass untouched, once the fields the API requires of them are there.
+      checkRequiredFields(block, path, problems);
       turn.firstOtherBlockPath ??= path;
+  }
+}
+
+/** The fields the API requires of a block type this library does not otherwise read. */
+const requiredFields: Readonly<Record<string, Readonly<Record<string, 'string' | 'object'>>>> = {
+  thinking: { thinking: 'string', signature: 'string' },
+  redacted_thinking: { data: 'string' },
+  image: { source: 'object' },
+  document: { source: 'object' },
+};
+
+function checkRequiredFields(
+  block: Record<string, unknown>,
+  path: string,
+  problems: ValidationProblem[],
+): void {
+  for (const [field, kind] of Object.entries(requiredFields[block.type as string] ?? {})) {
+    const value = block[field];
+    if (kind === 'string' ? typeof value === 'string' : isRecord(value)) continue;
+    problems.push({
+      path: `${path}.${field}`,
+      message: `a ${block.type as string} block needs ${kind === 'string' ? 'a string' : 'an object'} ${field}, got ${describe(value)}`,
+      rule: 'invalid-block',
+    });
   }
 }
 
