@@ -12,7 +12,7 @@ import {
 import { toolResultText } from '../_internal/text.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
-import { IMAGE_TOKENS } from '../tokens/message-tokens.js';
+import { blockContentTokens, type IMAGE_TOKENS } from '../tokens/message-tokens.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { type OutlineLookup, placeholderDetails } from './placeholder-details.js';
 
@@ -75,14 +75,16 @@ export interface MaskRule {
 }
 
 /**
- * Tokens of a tool result's content: its text plus {@link IMAGE_TOKENS} per image. The one size
- * the index, the layers and the placeholders use.
+ * Tokens of a tool result's content: its text, plus {@link IMAGE_TOKENS} per image (a PDF by its
+ * pages) and what any other part carries (a document). The one size the index, the layers and the
+ * placeholders use.
  */
 export function toolResultTokens(result: ToolResultBlock, counter: TokenCounter): number {
-  const images = Array.isArray(result.content)
-    ? result.content.filter((part) => part.type === 'image').length
-    : 0;
-  return counter.countText(toolResultText(result)) + images * IMAGE_TOKENS;
+  let parts = 0;
+  if (Array.isArray(result.content)) {
+    for (const part of result.content) if (part.type !== 'text') parts += blockContentTokens(part, counter);
+  }
+  return counter.countText(toolResultText(result)) + parts;
 }
 
 /**

@@ -1,5 +1,8 @@
 import { type ContentBlock, isKnownBlock, type Message, type SystemPrompt } from '../model/messages.js';
+import { IMAGE_TOKENS, inlineMediaTokens, pdfTokens } from './media-tokens.js';
 import type { TokenCounter } from './token-counter.js';
+
+export { IMAGE_TOKENS } from './media-tokens.js';
 
 /**
  * Tokens every message costs beyond its content: the role and the delimiters around it. OpenAI's
@@ -15,13 +18,6 @@ export const MESSAGE_OVERHEAD_TOKENS = 4;
 export const BLOCK_OVERHEAD_TOKENS = 3;
 
 /**
- * Tokens charged for an image whose size is unknown. Anthropic bills about width × height / 750
- * tokens and scales images down to about 1.15 megapixels, so a full-size image costs about 1,600;
- * smaller images cost less, so this errs on the high side.
- */
-export const IMAGE_TOKENS = 1600;
-
-/**
  * Characters of `redacted_thinking` data per token. The data is encrypted and base64-encoded, so
  * its length only loosely tracks the thinking it hides; four characters per token is the usual
  * rough rate.
@@ -29,10 +25,10 @@ export const IMAGE_TOKENS = 1600;
 export const REDACTED_THINKING_CHARACTERS_PER_TOKEN = 4;
 
 /** Tokens of one block's content, without {@link BLOCK_OVERHEAD_TOKENS}. */
-function blockContentTokens(block: ContentBlock, counter: TokenCounter): number {
+export function blockContentTokens(block: ContentBlock, counter: TokenCounter): number {
   // A block of a type this library does not model still reaches the provider; its JSON is the best
-  // measure of what it carries.
-  if (!isKnownBlock(block)) return counter.countText(JSON.stringify(block));
+  // measure of what it carries, but for the files in it, billed by their size or pages.
+  if (!isKnownBlock(block)) return unknownBlockTokens(block, counter);
   switch (block.type) {
     case 'text':
       return counter.countText(block.text);
@@ -40,8 +36,11 @@ function blockContentTokens(block: ContentBlock, counter: TokenCounter): number 
       return counter.countText(block.thinking);
     case 'redacted_thinking':
       return Math.ceil(block.data.length / REDACTED_THINKING_CHARACTERS_PER_TOKEN);
-    case 'image':
-      return IMAGE_TOKENS;
+    case 'image': {
+      const { source } = block;
+      const pdf = source.type === 'base64' && source.media_type === 'application/pdf';
+      return pdf && typeof source.data === 'string' ? pdfTokens(source.data) : IMAGE_TOKENS;
+    }
     case 'tool_use':
       return counter.countText(block.name) + counter.countText(JSON.stringify(block.input ?? {}));
     case 'tool_result': {
@@ -58,11 +57,25 @@ function blockContentTokens(block: ContentBlock, counter: TokenCounter): number 
   }
 }
 
+/** A block of unknown type: its JSON, each inline image or PDF in it at what it is billed. */
+function unknownBlockTokens(block: ContentBlock, counter: TokenCounter): number {
+  let media = 0;
+  const json = JSON.stringify(block, (_key, value: unknown) => {
+    if (typeof value !== 'string') return value;
+    const tokens = inlineMediaTokens(value);
+    if (tokens === undefined) return value;
+    media += tokens;
+    return '';
+  });
+  return counter.countText(json) + media;
+}
+
 /**
  * Tokens of one message: {@link MESSAGE_OVERHEAD_TOKENS}, plus for each block
  * {@link BLOCK_OVERHEAD_TOKENS} and the tokens of what the block carries — text, thinking text, a
  * tool call's name and the JSON of its input, a tool result's content, {@link IMAGE_TOKENS} per
- * image, the data length of redacted thinking, and the JSON of blocks of unknown type. The message
+ * image (a PDF by its pages), the data length of redacted thinking, and the JSON of blocks of
+ * unknown type with their inline images and PDFs counted the same way. The message
  * itself is never serialized, so ids, signatures and field names are not counted as text.
  *
  * @example
