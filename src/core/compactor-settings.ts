@@ -159,7 +159,7 @@ export function resolveSettings(options: CompactorOptions): CompactorSettings {
     cacheTtlSeconds,
     sessionId,
     recall,
-    counter: createMemoizedCounter(counter, { maxEntries: COUNTER_CACHE_ENTRIES }),
+    counter: createMemoizedCounter(checkedCounter(counter), { maxEntries: COUNTER_CACHE_ENTRIES }),
     rule,
     micro: microSettings(micro, limits.mid, usable),
     mid: midSettings(mid, rule, { contextWindow, usable, timeoutMs: hard.timeoutMs ?? DEFAULT_TIMEOUT_MS }),
@@ -324,5 +324,27 @@ function resolveBackground(
   return {
     threshold: Math.min(hard.backgroundThreshold ?? limits.hard, limit),
     limit: Math.max(limits.hard, limit),
+  };
+}
+
+/**
+ * The caller's counter, its every answer checked: a count that is not a number ≥ 0 (`NaN`) would
+ * leave every threshold unmet in silence.
+ */
+function checkedCounter(counter: TokenCounter): TokenCounter {
+  return {
+    specificationVersion: 'v1',
+    name: counter.name,
+    countText(text) {
+      const tokens = counter.countText(text);
+      if (typeof tokens === 'number' && tokens >= 0) return tokens;
+      throw new CompactError(
+        `counter ${counter.name}: countText returned ${String(tokens)}, not a number ≥ 0`,
+        {
+          code: 'INVALID_OPTIONS',
+          path: 'counter',
+        },
+      );
+    },
   };
 }

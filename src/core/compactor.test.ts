@@ -10,7 +10,7 @@ import { validateMessages } from './conversation/validate.js';
 import type { CompactionEvent } from './events.js';
 import { latestHumanRequest } from './layers/human-request.js';
 import { CompactError } from './model/errors.js';
-import type { Message, ToolResultBlock } from './model/messages.js';
+import type { Message, ProviderUsage, ToolResultBlock } from './model/messages.js';
 import type { SummaryModel } from './summary/summary-model.js';
 import { createHeuristicCounter } from './tokens/heuristic-counter.js';
 import { createIncrementalCounter } from './tokens/incremental-counter.js';
@@ -490,6 +490,32 @@ describe('input no provider takes', () => {
       (caught: unknown) => caught,
     );
     expect(withTools).toMatchObject({ code: 'UNREADABLE_INPUT', path: 'tools[0].input_schema.default' });
+  });
+
+  it('names a counter that answers NaN instead of never compacting in silence', async () => {
+    const broken = { specificationVersion: 'v1' as const, name: 'broken', countText: () => Number.NaN };
+    const error = await maybeCompact(agentSession(3), { counter: broken }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'INVALID_OPTIONS', path: 'counter' });
+  });
+
+  it('takes a usage no provider reports (Infinity, NaN) for no usage', async () => {
+    const messages = agentSession(20);
+    const next = [...messages, ...agentSession(2).slice(1)];
+    const secondCall = async (usage?: ProviderUsage) => {
+      const compactor = createCompactor({ thresholds: { mid: 200_000, hard: 400_000 } });
+      await compactor.maybeCompact(messages);
+      return (await compactor.maybeCompact(next, usage ? { usage } : {})).tokensBefore;
+    };
+    const without = await secondCall();
+    expect(await secondCall({ prompt_tokens: Number.POSITIVE_INFINITY })).toBe(without);
+    expect(await secondCall({ input_tokens: Number.NaN })).toBe(without);
+    expect(await secondCall({ prompt_tokens: 99_999 })).not.toBe(without);
+  });
+
+  it('refuses an archive whose list() breaks the contract with ARCHIVE_FAILED', async () => {
+    const archive = { ...createMemoryArchiveStore(), list: async () => null as never };
+    const error = await maybeCompact(agentSession(3), { archive }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'ARCHIVE_FAILED' });
   });
 
   it('refuses tools that are not an array of objects with INVALID_OPTIONS', async () => {

@@ -173,6 +173,13 @@ async function loadSession(
   let archived: ArchiveItem[];
   try {
     archived = await archive.list(settings.sessionId);
+    // A store of the caller's own that breaks the contract fails here, not deep in the first call.
+    if (!Array.isArray(archived) || !archived.every((item) => typeof item?.id === 'string')) {
+      throw new CompactError(
+        `the archive's list() of session ${settings.sessionId} did not return items with ids; the context was left unchanged`,
+        { code: 'ARCHIVE_FAILED' },
+      );
+    }
   } catch (error) {
     if (CompactError.isInstance(error)) throw error;
     throw new CompactError(

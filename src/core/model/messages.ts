@@ -172,6 +172,12 @@ export function contentBlocks(message: Message): readonly ContentBlock[] {
 
 /** Total prompt tokens of a request from the usage the provider reported, or undefined. */
 export function promptTokensFromUsage(usage: ProviderUsage | undefined): number | undefined {
+  const tokens = reportedPromptTokens(usage);
+  // A count no provider reports (NaN, Infinity, below 0) is no count: it would anchor every next one.
+  return tokens !== undefined && Number.isFinite(tokens) && tokens >= 0 ? tokens : undefined;
+}
+
+function reportedPromptTokens(usage: ProviderUsage | undefined): number | undefined {
   if (!usage) return undefined;
   if (typeof usage.prompt_tokens === 'number') return usage.prompt_tokens;
   if (typeof usage.promptTokenCount === 'number') return usage.promptTokenCount;
