@@ -11,7 +11,7 @@ import type { CompactionEvent } from './events.js';
 import { latestHumanRequest } from './layers/human-request.js';
 import { CompactError } from './model/errors.js';
 import type { Message, ProviderUsage, ToolResultBlock } from './model/messages.js';
-import type { SummaryModel } from './summary/summary-model.js';
+import type { SummaryModel, SummaryResult } from './summary/summary-model.js';
 import { createHeuristicCounter } from './tokens/heuristic-counter.js';
 import { createIncrementalCounter } from './tokens/incremental-counter.js';
 import { countMessageTokens } from './tokens/message-tokens.js';
@@ -22,6 +22,21 @@ const resultText = (message: Message | undefined, block = 0) =>
   (((message?.content ?? []) as ToolResultBlock[])[block]?.content ?? '') as string;
 
 const ageOnly = { cacheAware: false, keepReads: { turns: 0 } }; // every turn, by age alone
+
+/** A summary model whose every call answers `answer()` (or throws what it throws), counted in `calls`. */
+function countingModel(answer: () => SummaryResult, modelId = 'm'): SummaryModel & { calls: number } {
+  const model = {
+    specificationVersion: 'v1' as const,
+    provider: 'test',
+    modelId,
+    calls: 0,
+    summarize: async () => {
+      model.calls += 1;
+      return answer();
+    },
+  };
+  return model;
+}
 
 describe('micro layer', () => {
   it('masks tool results older than the last 3 turns with a descriptive placeholder', async () => {
@@ -248,16 +263,9 @@ describe('hard layer', () => {
   });
 
   it('retries a failing summarizer, then falls back to the extractive summary', async () => {
-    let calls = 0;
-    const failing: SummaryModel = {
-      specificationVersion: 'v1',
-      provider: 'test',
-      modelId: 'broken',
-      async summarize() {
-        calls++;
-        throw new Error('HTTP 500');
-      },
-    };
+    const failing = countingModel(() => {
+      throw new Error('HTTP 500');
+    }, 'broken');
     const events: CompactionEvent[] = [];
     const result = await maybeCompact(agentSession(30, { lines: 400 }), {
       thresholds: { mid: 10_000, hard: 20_000 },
@@ -265,7 +273,7 @@ describe('hard layer', () => {
       hard: { maxAttempts: 3, retryDelayMs: 1 },
       onEvent: (event) => events.push(event),
     });
-    expect(calls).toBe(3);
+    expect(failing.calls).toBe(3);
     expect(events.filter((event) => event.type === 'summary-error')).toHaveLength(3);
     expect(events.find((event) => event.type === 'fallback-used')).toBeDefined();
     expect(result.layer).toBe('hard');
@@ -273,37 +281,21 @@ describe('hard layer', () => {
   });
 
   it("takes an adapter's SUMMARY_FAILED as final: no retries on top of its own", async () => {
-    let calls = 0;
-    const model: SummaryModel = {
-      specificationVersion: 'v1',
-      provider: 'test',
-      modelId: 'm',
-      async summarize() {
-        calls++;
-        throw new CompactError('HTTP 400 after 1 try', { code: 'SUMMARY_FAILED', status: 400 });
-      },
-    };
+    const model = countingModel(() => {
+      throw new CompactError('HTTP 400 after 1 try', { code: 'SUMMARY_FAILED', status: 400 });
+    });
     const events: CompactionEvent[] = [];
     await maybeCompact(agentSession(30, { lines: 400 }), {
       thresholds: { mid: 10_000, hard: 20_000 },
       summarizer: model,
       onEvent: (event) => events.push(event),
     });
-    expect(calls).toBe(1);
+    expect(model.calls).toBe(1);
     expect(events.find((event) => event.type === 'fallback-used')).toBeDefined();
   });
 
   it('over the hard threshold, condenses instead of summarizing when that gets it under the mid threshold', async () => {
-    let calls = 0;
-    const model: SummaryModel = {
-      specificationVersion: 'v1',
-      provider: 'test',
-      modelId: 'm',
-      summarize: async () => {
-        calls++;
-        return { text: 'summary' };
-      },
-    };
+    const model = countingModel(() => ({ text: 'summary' }));
     const result = await maybeCompact(agentSession(30), {
       thresholds: { mid: 15_000, hard: 20_000 },
       summarizer: model,
@@ -311,7 +303,7 @@ describe('hard layer', () => {
     expect(result.tokensBefore).toBeGreaterThan(20_000);
     expect(result.layer).toBe('mid');
     expect(result.tokensAfter).toBeLessThanOrEqual(15_000);
-    expect(calls).toBe(0);
+    expect(model.calls).toBe(0);
   });
 
   it.each([
@@ -414,16 +406,7 @@ describe('hard layer', () => {
   });
 
   it('throws ABORTED at once for a signal that has already aborted, calling no model', async () => {
-    let calls = 0;
-    const model: SummaryModel = {
-      specificationVersion: 'v1',
-      provider: 'test',
-      modelId: 'm',
-      summarize: async () => {
-        calls += 1;
-        return { text: 'summary' };
-      },
-    };
+    const model = countingModel(() => ({ text: 'summary' }));
     const error = await maybeCompact(agentSession(30, { lines: 400 }), {
       thresholds: { mid: 10_000, hard: 20_000 },
       summarizer: model,
@@ -431,7 +414,7 @@ describe('hard layer', () => {
       signal: AbortSignal.abort(),
     }).catch((caught: unknown) => caught);
     expect(CompactError.isInstance(error) && error.code).toBe('ABORTED');
-    expect(calls).toBe(0);
+    expect(model.calls).toBe(0);
   });
 
   it('falls back to the extractive summary, and says so, when the summarizer never answers', async () => {
