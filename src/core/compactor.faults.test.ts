@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
+import { createCompactor, maybeCompact } from './compactor.js';
+import { agentSession } from './conversation/session-builder.test-utils.js';
+import { validateMessages } from './conversation/validate.js';
+import type { CompactionEvent } from './events.js';
+import { CompactError } from './model/errors.js';
+import type { Message, ProviderUsage } from './model/messages.js';
+import type { SummaryModel } from './summary/summary-model.js';
+import { countingModel } from './summary/summary-models.test-utils.js';
+
+// A compactor against a summarizer that never answers, a caller that aborted before the call, and
+// input no provider takes: each ends in a fallback or a typed error, never a hang or a TypeError.
+
+describe('summarizer faults', () => {
+  it('throws ABORTED at once for a signal that has already aborted, calling no model', async () => {
+    const model = countingModel(() => ({ text: 'summary' }));
+    const error = await maybeCompact(agentSession(30, { lines: 400 }), {
+      thresholds: { mid: 10_000, hard: 20_000 },
+      summarizer: model,
+      force: 'hard',
+      signal: AbortSignal.abort(),
+    }).catch((caught: unknown) => caught);
+    expect(CompactError.isInstance(error) && error.code).toBe('ABORTED');
+    expect(model.calls).toBe(0);
+  });
+
+  it('falls back to the extractive summary, and says so, when the summarizer never answers', async () => {
+    const events: CompactionEvent[] = [];
+    const silent: SummaryModel = {
+      specificationVersion: 'v1',
+      provider: 'test',
+      modelId: 'silent',
+      // Ignores its signal too: only the deadline ends the wait.
+      summarize: () => new Promise<never>(() => {}),
+    };
+    const result = await maybeCompact(agentSession(30, { lines: 400 }), {
+      thresholds: { mid: 10_000, hard: 20_000 },
+      summarizer: silent,
+      hard: { timeoutMs: 20, maxAttempts: 2, retryDelayMs: 0 },
+      onEvent: (event) => events.push(event),
+    });
+    expect(result.layer).toBe('hard');
+    expect(events.filter((event) => event.type === 'summary-error')).toHaveLength(2);
+    expect(events.find((event) => event.type === 'fallback-used')).toMatchObject({
+      reason: expect.stringContaining('the model did not answer within 20 ms'),
+    });
+    expect(validateMessages(result.messages)).toEqual([]);
+  });
+});
+
+describe('input no provider takes', () => {
+  const small = { thresholds: { mid: 2000, hard: 4000 } };
+
+  it('names the block that lacks a field the API requires, instead of a TypeError', async () => {
+    const messages: Message[] = agentSession(20);
+    messages[2] = {
+      role: 'assistant',
+      content: [{ type: 'thinking', signature: 's' } as never, ...(messages[2]!.content as never[])],
+    };
+    const error = await maybeCompact(messages, small).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'INVALID_TRANSCRIPT', path: 'messages[2].content[0].thinking' });
+  });
+
+  it('names a value JSON cannot hold (a cycle, a bigint) in a message or a tool', async () => {
+    const cyclic: Record<string, unknown> = { command: 'ls' };
+    cyclic.self = cyclic;
+    const messages: Message[] = [
+      ...agentSession(20),
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'loop', name: 'bash', input: cyclic }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'loop', content: 'ok' }] },
+    ];
+    const error = await maybeCompact(messages, small).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      code: 'UNREADABLE_INPUT',
+      path: `messages[${messages.length - 2}].content[0].input.self`,
+    });
+    expect((error as Error).message).toMatch(/: a cycle is not JSON data$/);
+    const tools = [{ name: 'bash', input_schema: { type: 'object', default: 10n } }];
+    const withTools = await maybeCompact(agentSession(20), { ...small, tools: tools as never }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(withTools).toMatchObject({ code: 'UNREADABLE_INPUT', path: 'tools[0].input_schema.default' });
+  });
+
+  it('names a counter that answers NaN instead of never compacting in silence', async () => {
+    const broken = { specificationVersion: 'v1' as const, name: 'broken', countText: () => Number.NaN };
+    const error = await maybeCompact(agentSession(3), { counter: broken }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'INVALID_OPTIONS', path: 'counter' });
+  });
+
+  it('takes a usage no provider reports (Infinity, NaN) for no usage', async () => {
+    const messages = agentSession(20);
+    const next = [...messages, ...agentSession(2).slice(1)];
+    const secondCall = async (usage?: ProviderUsage) => {
+      const compactor = createCompactor({ thresholds: { mid: 200_000, hard: 400_000 } });
+      await compactor.maybeCompact(messages);
+      return (await compactor.maybeCompact(next, usage ? { usage } : {})).tokensBefore;
+    };
+    const without = await secondCall();
+    expect(await secondCall({ prompt_tokens: Number.POSITIVE_INFINITY })).toBe(without);
+    expect(await secondCall({ input_tokens: Number.NaN })).toBe(without);
+    expect(await secondCall({ prompt_tokens: 99_999 })).not.toBe(without);
+  });
+
+  it('refuses an archive whose list() breaks the contract with ARCHIVE_FAILED', async () => {
+    const archive = { ...createMemoryArchiveStore(), list: async () => null as never };
+    const error = await maybeCompact(agentSession(3), { archive }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'ARCHIVE_FAILED' });
+  });
+
+  it('refuses tools that are not an array of objects with INVALID_OPTIONS', async () => {
+    const error = await maybeCompact(agentSession(3), { tools: { a: 1 } as never }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toMatchObject({ code: 'INVALID_OPTIONS', path: 'tools' });
+  });
+});
