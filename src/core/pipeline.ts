@@ -273,11 +273,9 @@ async function midStep({ split, options, environment, context }: Turn): Promise<
   const { settings } = environment;
   const started = Date.now();
   const plan = await planAfterSplit(split, (rest) =>
-    planMid(rest, settings.mid, settings.counter, context, {
-      ...(options.signal ? { signal: options.signal } : {}),
-      onFallback: (reason) => environment.emit({ type: 'fallback-used', reason }),
-    }),
+    planMid(rest, settings.mid, settings.counter, context, options.signal),
   );
+  for (const event of plan.events) environment.emit(event);
   return { layer: 'mid', plan, durationMs: Date.now() - started };
 }
 

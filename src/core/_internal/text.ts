@@ -41,6 +41,11 @@ export function shortenLine(text: string, max: number): string {
   return line.length <= max ? line : `${line.slice(0, Math.max(0, max - 1))}…`;
 }
 
+/** An error's message on one line of at most 200 characters, for an event's reason. */
+export function errorLine(error: unknown): string {
+  return shortenLine(error instanceof Error ? error.message : String(error), 200);
+}
+
 /**
  * Extensions of the files an agent's prose names (`manual_commit_hooks.go`, `config.yaml`), as a
  * regular expression alternation: what makes a word in a sentence or a report a file name.

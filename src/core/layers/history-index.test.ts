@@ -10,6 +10,7 @@ const settings = (keepToolResults: number) => ({
   maxAssistantChars: 80,
   maxToolInputTokens: 40,
   rule,
+  timeoutMs: 120_000,
 });
 
 const words = (count: number, seed: number) =>

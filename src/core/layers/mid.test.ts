@@ -4,7 +4,13 @@ import type { Message } from '../model/messages.js';
 import { planMid } from './mid.js';
 import { contextFor, counter, rule, smallSession } from './planner.test-utils.js';
 
-const settings = { keepToolResults: 2, maxAssistantChars: 80, maxToolInputTokens: 40, rule };
+const settings = {
+  keepToolResults: 2,
+  maxAssistantChars: 80,
+  maxToolInputTokens: 40,
+  rule,
+  timeoutMs: 120_000,
+};
 
 describe('planMid', () => {
   it('keeps the last keepToolResults results, masks older ones and cuts older long text', async () => {
@@ -161,16 +167,13 @@ describe('planMid', () => {
       modelId: 'silent',
       summarize: () => new Promise<never>(() => {}),
     };
-    const reasons: string[] = [];
     const plan = await planMid(
       messages,
       { ...settings, summarizer: silent, timeoutMs: 20 },
       counter,
       contextFor(messages),
-      {
-        onFallback: (reason) => reasons.push(reason),
-      },
     );
+    const reasons = plan.events.map((event) => (event.type === 'fallback-used' ? event.reason : event.type));
     const withoutModel = await planMid(messages, settings, counter, contextFor(messages));
     expect(plan.messages).toEqual(withoutModel.messages);
     expect(reasons).toEqual([
@@ -195,9 +198,7 @@ describe('planMid', () => {
       { ...settings, summarizer: aborting },
       counter,
       contextFor(messages),
-      {
-        signal: controller.signal,
-      },
+      controller.signal,
     ).catch((caught: unknown) => caught);
     expect(CompactError.isInstance(error) && error.code).toBe('ABORTED');
   });

@@ -1,8 +1,9 @@
 import { archiveKey } from '../_internal/archive-ids.js';
 import { withinDeadline } from '../_internal/deadline.js';
 import { isPlaceholderText, placeholderTokens, shortenedNote } from '../_internal/placeholder.js';
-import { escapeReservedTags, shortenLine } from '../_internal/text.js';
+import { errorLine, escapeReservedTags } from '../_internal/text.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
+import type { CompactionEvent } from '../events.js';
 import { CompactError } from '../model/errors.js';
 import type { Message, TextBlock } from '../model/messages.js';
 import type { SummaryModel } from '../summary/summary-model.js';
@@ -30,8 +31,6 @@ export const CUT_TEXT_CHARS_PER_TOKEN = 3;
 const CONDENSE_TOKENS_PER_NOTE = 80;
 const CONDENSE_EXTRA_TOKENS = 200;
 const CONDENSE_MAX_TOKENS = 4000;
-/** The condensing call's deadline when the settings name none (the hard layer's default). */
-const DEFAULT_CONDENSE_TIMEOUT_MS = 120_000;
 
 /** Resolved options of the mid layer. */
 export interface MidSettings {
@@ -39,20 +38,15 @@ export interface MidSettings {
   maxAssistantChars: number;
   maxToolInputTokens: number;
   summarizer?: SummaryModel;
-  /** How long the summarizer may take to condense (the hard layer's `timeoutMs`). @default 120,000 */
-  timeoutMs?: number;
+  /** How long the summarizer may take to condense (the hard layer's `timeoutMs`). */
+  timeoutMs: number;
   /** Which tool results may be masked (shared with micro). */
   rule: MaskRule;
 }
 
-/** What the mid layer changed. */
-export type MidPlan = LayerPlan;
-
-/** How one mid plan runs: the caller's signal, and who hears that the model's condensing failed. */
-export interface MidRun {
-  signal?: AbortSignal;
-  /** Told why the model's condensing failed; the notes are then cut to their first sentences. */
-  onFallback?: (reason: string) => void;
+/** What the mid layer changed, with the events of its condensing call (as the hard layer's plan). */
+export interface MidPlan extends LayerPlan {
+  events: CompactionEvent[];
 }
 
 /**
@@ -66,7 +60,7 @@ export async function planMid(
   settings: MidSettings,
   counter: TokenCounter,
   context: RewriteContext,
-  run: MidRun = {},
+  signal?: AbortSignal,
 ): Promise<MidPlan> {
   const boundary = keptResultsBoundary(messages, settings.keepToolResults);
   const targets = collectMaskTargets(messages, counter, settings.rule, context, {
@@ -80,7 +74,7 @@ export async function planMid(
     settings,
     counter,
     context,
-    run,
+    signal,
   );
   const inputs = elideOlderInputs(masked.messages, boundary.assistantIndex, settings, counter, context);
   const maskedFreed = targets.reduce((sum, target) => sum + target.tokens - placeholderTokens, 0);
@@ -88,6 +82,7 @@ export async function planMid(
     messages: applyRewrites(masked.messages, [...texts.rewrites, ...inputs.rewrites]),
     items: [...masked.items, ...texts.items, ...inputs.items],
     freedTokens: maskedFreed + texts.freedTokens + inputs.freedTokens,
+    events: texts.events,
   };
 }
 
@@ -98,22 +93,27 @@ async function shortenOlderTexts(
   settings: MidSettings,
   counter: TokenCounter,
   context: RewriteContext,
-  run: MidRun,
-): Promise<{ rewrites: BlockRewrite[]; items: ArchiveItem[]; freedTokens: number }> {
+  signal: AbortSignal | undefined,
+): Promise<{
+  rewrites: BlockRewrite[];
+  items: ArchiveItem[];
+  freedTokens: number;
+  events: CompactionEvent[];
+}> {
   const longTexts: { messageIndex: number; blockIndex: number; block: TextBlock }[] = [];
   forEachOlderAssistantBlock(messages, assistantEnd, (block, messageIndex, blockIndex) => {
     if (block.type !== 'text' || typeof block.text !== 'string') return;
     if (block.text.length > settings.maxAssistantChars && !isPlaceholderText(block.text))
       longTexts.push({ messageIndex, blockIndex, block: block as TextBlock });
   });
-  const condensed = settings.summarizer
+  const { condensed, events } = settings.summarizer
     ? await condenseWithModel(
         settings.summarizer,
         longTexts.map((entry) => entry.block.text),
-        settings,
-        run,
+        settings.timeoutMs,
+        signal,
       )
-    : [];
+    : { condensed: [], events: [] };
   const rewrites: BlockRewrite[] = [];
   const items: ArchiveItem[] = [];
   let freedTokens = 0;
@@ -137,7 +137,7 @@ async function shortenOlderTexts(
     freedTokens += saved;
     rewrites.push({ messageIndex, blockIndex, block: { type: 'text', text } });
   });
-  return { rewrites, items, freedTokens };
+  return { rewrites, items, freedTokens, events };
 }
 
 /**
@@ -184,16 +184,16 @@ export function firstSentences(text: string, maxChars: number): string {
 
 /**
  * The notes condensed by the model, one line each, by number; none when the call fails or misses
- * its deadline (the notes are then cut to their first sentences, and `onFallback` hears why).
- * Throws only `ABORTED`, when the caller aborts.
+ * its deadline (the notes are then cut to their first sentences, and a `fallback-used` event says
+ * why). Throws only `ABORTED`, when the caller aborts.
  */
 async function condenseWithModel(
   model: SummaryModel,
   texts: string[],
-  settings: MidSettings,
-  run: MidRun,
-): Promise<string[]> {
-  if (texts.length === 0) return [];
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<{ condensed: string[]; events: CompactionEvent[] }> {
+  if (texts.length === 0) return { condensed: [], events: [] };
   const numbered = texts.map((text, index) => `${index + 1}: ${text.replace(/\s+/g, ' ')}`).join('\n\n');
   const request = {
     messages: [
@@ -212,20 +212,18 @@ async function condenseWithModel(
   };
   let text: unknown;
   try {
-    const timeoutMs = settings.timeoutMs ?? DEFAULT_CONDENSE_TIMEOUT_MS;
     ({ text } = await withinDeadline(
-      (signal) => model.summarize(request, { signal }),
+      (callSignal) => model.summarize(request, { signal: callSignal }),
       timeoutMs,
-      run.signal,
+      signal,
     ));
   } catch (error) {
-    if (run.signal?.aborted)
-      throw new CompactError('compaction was aborted', { code: 'ABORTED', cause: error });
+    if (signal?.aborted) throw new CompactError('compaction was aborted', { code: 'ABORTED', cause: error });
     // The cut to first sentences is the fallback; mid compaction never fails on a model error.
-    run.onFallback?.(`mid's condensing model ${model.provider}:${model.modelId} failed: ${errorText(error)}`);
-    return [];
+    const reason = `mid's condensing model ${model.provider}:${model.modelId} failed: ${errorLine(error)}`;
+    return { condensed: [], events: [{ type: 'fallback-used', reason }] };
   }
-  return condensedLines(typeof text === 'string' ? text : '', texts);
+  return { condensed: condensedLines(typeof text === 'string' ? text : '', texts), events: [] };
 }
 
 /** The model's "N: text" lines, each kept when it is shorter than note N; its tags escaped. */
@@ -239,8 +237,4 @@ function condensedLines(answer: string, texts: readonly string[]): string[] {
     }
   }
   return condensed;
-}
-
-function errorText(error: unknown): string {
-  return shortenLine(error instanceof Error ? error.message : String(error), 200);
 }

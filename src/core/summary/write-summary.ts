@@ -1,5 +1,5 @@
 import { withinDeadline } from '../_internal/deadline.js';
-import { escapeReservedTags, shortenLine } from '../_internal/text.js';
+import { errorLine, escapeReservedTags } from '../_internal/text.js';
 import type { CompactionEvent } from '../events.js';
 import { CompactError } from '../model/errors.js';
 import type { ContentBlock, Message, SystemPrompt, TextBlock } from '../model/messages.js';
@@ -112,7 +112,7 @@ export async function writeSummary(
   }
   events.push({
     type: 'fallback-used',
-    reason: `summary model ${settings.summarizer.provider}:${settings.summarizer.modelId} failed after ${attempts} attempt(s): ${describe(lastError)}`,
+    reason: `summary model ${settings.summarizer.provider}:${settings.summarizer.modelId} failed after ${attempts} attempt(s): ${errorLine(lastError)}`,
   });
   // The agent's own model may have been given the history as sent; the fallback reads what is readable.
   const text = extractiveSummary(readableHistory(dropped), settings.maxSummaryTokens, options.focus, {
@@ -290,10 +290,6 @@ function firstText(message: Message): string {
   if (typeof message.content === 'string') return message.content;
   const first = message.content[0];
   return first?.type === 'text' && typeof first.text === 'string' ? first.text : '';
-}
-
-function describe(error: unknown): string {
-  return shortenLine(error instanceof Error ? error.message : String(error), 200);
 }
 
 function sleep(milliseconds: number, signal?: AbortSignal): Promise<void> {
