@@ -9,6 +9,7 @@ import type { CompactorOptions, Message, SummaryModel, TokenCounter } from 'agen
 import { createCompactor } from 'agent-compact';
 import type { AgentCompaction, ImportedTranscript } from 'agent-compact/importers';
 import { contentBlocks } from 'agent-compact/wire';
+import { agentSentTokens } from './agent-sent-size.js';
 import { createNextNeedProbe, type NextNeed } from './next-need.js';
 import { createRequestTokenCounter } from './prompt-cache.js';
 import { measureSurvival, type Survival } from './survival.js';
@@ -51,6 +52,12 @@ export interface CompactionPoint {
   agentTokens: number;
   /** Tokens of agent-compact's compacted context (messages only). */
   agentCompactTokens: number;
+  /**
+   * Tokens of the agent's own next request beyond its session's smallest one, by its provider's
+   * usage scaled to this counter (`agent-sent-size.ts`): what it really sent, with what it attached
+   * that the file does not record. Absent without usage around the point.
+   */
+  agentSentTokens?: number;
   /** Next need (`next-need.ts`) in what the agent itself sent. */
   agentNextNeed: NextNeed;
   /** Next need in agent-compact's hard compaction. */
@@ -127,12 +134,14 @@ export async function measureAgentCompactionPoints(
         tokens: tokens.request({ messages: context }),
       };
     }
+    const sent = agentSentTokens(transcript, compaction, tokens.request({ messages: history }));
     points.push({
       lineNumber: compaction.lineNumber,
       agent: measureSurvival(history, { messages: agentContext }),
       agentCompact: measureSurvival(history, { messages: compacted }),
       agentTokens: tokens.request({ messages: agentContext }),
       agentCompactTokens: tokens.request({ messages: compacted }),
+      ...(sent === undefined ? {} : { agentSentTokens: sent }),
       agentNextNeed: probe.measure(compaction.index, { messages: agentContext }),
       agentCompactNextNeed: probe.measure(compaction.index, { messages: compacted }),
       others: measured,

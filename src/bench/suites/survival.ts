@@ -157,6 +157,33 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : Math.round((sorted[middle - 1]! + sorted[middle]!) / 2);
 }
 
+/**
+ * The median compacted sizes: of the text the agent's file records, and of what it really sent by
+ * its provider's usage (Claude Code attaches re-read files the file does not record), at the points
+ * that have usage.
+ */
+function sizeRows(figures: FolderFigures, withTargets: boolean): string[][] {
+  const row = (
+    label: string,
+    points: readonly CompactionPoint[],
+    theirs: (point: CompactionPoint) => number,
+  ) => {
+    const agentSize = median(points.map(theirs));
+    const ourSize = median(points.map((point) => point.agentCompactTokens));
+    return [
+      label,
+      String(points.length),
+      String(agentSize),
+      String(ourSize),
+      ...(withTargets ? [`≤ ${agentSize}`, ourSize <= agentSize ? '' : 'MISSED'] : []),
+    ];
+  };
+  const rows = [row('median size (o200k)', figures.points, (point) => point.agentTokens)];
+  const sent = figures.points.filter((point) => point.agentSentTokens !== undefined);
+  if (sent.length > 0) rows.push(row('median size sent (usage)', sent, (point) => point.agentSentTokens!));
+  return rows;
+}
+
 function printTable(agentLabel: string, figures: FolderFigures, withTargets: boolean): void {
   const header = ['kind', 'facts', agentLabel, 'agent-compact', ...(withTargets ? ['target', ''] : [])];
   const rows: string[][] = [];
@@ -173,15 +200,7 @@ function printTable(agentLabel: string, figures: FolderFigures, withTargets: boo
       ...(withTargets ? [target === undefined ? '' : `${target}%`, met ? '' : 'MISSED'] : []),
     ]);
   }
-  const agentSize = median(figures.points.map((point) => point.agentTokens));
-  const ourSize = median(figures.points.map((point) => point.agentCompactTokens));
-  rows.push([
-    'median size (o200k)',
-    String(figures.points.length),
-    String(agentSize),
-    String(ourSize),
-    ...(withTargets ? [`≤ ${agentSize}`, ourSize <= agentSize ? '' : 'MISSED'] : []),
-  ]);
+  rows.push(...sizeRows(figures, withTargets));
   const widths = header.map((cell, column) =>
     Math.max(cell.length, ...rows.map((row) => row[column]!.length)),
   );
@@ -191,6 +210,11 @@ function printTable(agentLabel: string, figures: FolderFigures, withTargets: boo
       .join('  ');
   console.log(line(header));
   for (const row of rows) console.log(line(row));
+  if (figures.points.some((point) => point.agentSentTokens !== undefined)) {
+    console.log(
+      `  size sent: the agent's own next request by its provider's usage, beyond the session's smallest request, in o200k at the history's ratio; it holds what the agent attached and its file does not record (docs/simulate.md "Size sent")`,
+    );
+  }
 }
 
 /** Prints survival at the agents' own compaction points, and the targets. */
