@@ -2,6 +2,7 @@ import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import type { CompactionEvent } from 'agent-compact';
 import { type AgentSession, startAgentSession } from '../../agent/agent-session.js';
 import { type AgentStatusEvent, formatAgentStatus } from '../../agent/agent-status.js';
 import type { ChatModel } from '../../agent/chat-model.js';
@@ -10,7 +11,7 @@ import { openSession } from '../../agent/session-store.js';
 import type { BashApproval } from '../../agent/tool-runner.js';
 import { type CliCommand, CliError, type CliIO, UsageError } from '../../cli/cli-io.js';
 import { asUsageError, withNegativeValues } from '../../cli/command-args.js';
-import { openStoreFromSpec } from '../../cli/store-from-spec.js';
+import { type OpenedStore, openStoreFromSpec } from '../../cli/store-from-spec.js';
 import { type AgentProvider, agentProviders, defaultAgentProvider } from '../wire/agent-providers.js';
 
 /** A {@link CliIO} with what the agent commands also need; tests pass their own. */
@@ -86,41 +87,18 @@ export interface PreparedAgent extends AgentSession {
 
 /** Parses the shared options, checks the key and starts or resumes the session. Throws {@link CliError}. */
 export async function prepareAgent(
-  values: { [K in keyof typeof agentOptionSpec]?: string | boolean },
+  values: AgentOptionValues,
   io: AgentCliIO,
   { prompt }: { prompt?: Interface } = {},
 ): Promise<PreparedAgent> {
   const workspace = await resolveWorkspace(io.cwd, values.workspace as string | undefined);
   const resumeId = values.resume as string | undefined;
-  let resumedInfo: { provider: string; model: string } | undefined;
-  if (resumeId !== undefined) {
-    try {
-      resumedInfo = (await openSession({ workspace, id: resumeId })).info;
-    } catch (error) {
-      throw new CliError(error instanceof Error ? error.message : String(error), 2);
-    }
-  }
+  const resumedInfo = resumeId === undefined ? undefined : await resumedSessionInfo(workspace, resumeId);
+  const settings = agentSettings(values, io.env, resumedInfo);
+  const { providerSettings, provider, modelId, apiKey, baseURL, contextWindow, mid, hard, maxSteps } =
+    settings;
 
-  const settings = parseProvider(
-    (values.provider as string | undefined) ?? resumedInfo?.provider ?? defaultAgentProvider.name,
-  );
-  const provider = settings.name;
-  const apiKey = io.env[settings.keyVariable];
-  if (!apiKey) {
-    throw new CliError(`${settings.keyVariable} is not set; export it to use --provider ${provider}`, 2);
-  }
-  const modelId =
-    (values.model as string | undefined) ??
-    (resumedInfo?.provider === provider ? resumedInfo.model : undefined) ??
-    settings.model;
-  const baseURL = (values['base-url'] as string | undefined) ?? io.env[settings.baseUrlVariable];
-  const contextWindow = parseCount(values.window, '--window') ?? settings.window;
-  const mid = parseCount(values.mid, '--mid');
-  const hard = parseCount(values.hard, '--hard');
-  const maxSteps = parseCount(values['max-steps'], '--max-steps');
-  const summarizer = parseSummarizer(values.summarizer as string | undefined);
-
-  const model = await settings.create({ model: modelId, apiKey, ...(baseURL ? { baseURL } : {}) });
+  const model = await providerSettings.create({ model: modelId, apiKey, ...(baseURL ? { baseURL } : {}) });
   const store = await openStoreFromSpec(values.store as string | undefined, { env: io.env });
   const bash = bashApprovalFor(values.yes === true, io, prompt);
   const { approval } = bash;
@@ -140,7 +118,7 @@ export async function prepareAgent(
       ...(resumeId !== undefined ? { resumeId } : {}),
       contextWindow,
       ...(mid !== undefined || hard !== undefined ? { thresholds: { mid, hard } } : {}),
-      summarizer,
+      summarizer: settings.summarizer,
       ...(values.background === true ? { backgroundSummaries: true } : {}),
       bashApproval: approval,
       ...(maxSteps !== undefined ? { maxSteps } : {}),
@@ -148,43 +126,116 @@ export async function prepareAgent(
       createArchive: store.archive ? () => store.archive! : createArchive,
       ...(store.stateStore ? { stateStore: store.stateStore } : {}),
       onStatus: printStatus,
-      onCompactionEvent: (event) => {
-        switch (event.type) {
-          case 'compaction-start':
-            if (event.layer === 'hard')
-              io.stderr(`[compaction] hard: summarizing ${event.tokensBefore} tokens…\n`);
-            break;
-          case 'fallback-used':
-            io.stderr(`[compaction] summary model failed; used the extractive summary (${event.reason})\n`);
-            break;
-          case 'circuit-breaker-open':
-            io.stderr(
-              event.reason === 'previous-hard'
-                ? `[compaction] circuit breaker: the last hard compaction left ${event.previousTokensAfter} tokens, over mid ${event.mid}\n`
-                : `[compaction] circuit breaker: even a perfect summary would leave ${event.floorTokens} tokens, over mid ${event.mid}\n`,
-            );
-            break;
-          case 'summary-error':
-          case 'summary-usage':
-          case 'compaction-end':
-            break;
-          default: {
-            const unreachable: never = event;
-            throw new Error(`unknown compaction event ${JSON.stringify(unreachable)}`);
-          }
-        }
-      },
+      onCompactionEvent: (event) => printCompactionEvent(io, event),
     });
-    const { mid: midLimit, hard: hardLimit } = prepared.compactor.thresholds;
-    io.stderr(
-      `agent-compact: session ${prepared.session.id}${prepared.resumed ? ' (resumed)' : ''} · ${provider} ${modelId} · ${prepared.workspace} · compaction at ${midLimit} / ${hardLimit} of ${contextWindow} tokens${store.archive ? ` · store ${store.description}` : ''}\n`,
-    );
+    io.stderr(sessionBanner(prepared, settings, store));
     return { ...prepared, provider, model, printStatus, close };
   } catch (error) {
     close();
     if (error instanceof CliError) throw error;
     throw new CliError(error instanceof Error ? error.message : String(error), 2);
   }
+}
+
+/** The values {@link parseAgentArgs} returns for {@link agentOptionSpec}. */
+type AgentOptionValues = { [K in keyof typeof agentOptionSpec]?: string | boolean };
+
+/** What `--resume ID` names: the provider and model the session was started with. */
+async function resumedSessionInfo(
+  workspace: string,
+  resumeId: string,
+): Promise<{ provider: string; model: string }> {
+  try {
+    return (await openSession({ workspace, id: resumeId })).info;
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error), 2);
+  }
+}
+
+/** The provider, model, key and limits a session runs with, from its options and environment. */
+interface AgentSettings {
+  providerSettings: AgentProvider;
+  /** The provider's `--provider` name. */
+  provider: string;
+  modelId: string;
+  apiKey: string;
+  baseURL: string | undefined;
+  contextWindow: number;
+  mid: number | undefined;
+  hard: number | undefined;
+  maxSteps: number | undefined;
+  summarizer: 'model' | 'extractive';
+}
+
+/**
+ * The options read and checked, in the order their errors are reported. A resumed session keeps
+ * its provider, and its model too unless `--provider` names another one.
+ */
+function agentSettings(
+  values: AgentOptionValues,
+  env: CliIO['env'],
+  resumedInfo: { provider: string; model: string } | undefined,
+): AgentSettings {
+  const providerSettings = parseProvider(
+    (values.provider as string | undefined) ?? resumedInfo?.provider ?? defaultAgentProvider.name,
+  );
+  const provider = providerSettings.name;
+  const apiKey = env[providerSettings.keyVariable];
+  if (!apiKey) {
+    throw new CliError(
+      `${providerSettings.keyVariable} is not set; export it to use --provider ${provider}`,
+      2,
+    );
+  }
+  const modelId =
+    (values.model as string | undefined) ??
+    (resumedInfo?.provider === provider ? resumedInfo.model : undefined) ??
+    providerSettings.model;
+  return {
+    providerSettings,
+    provider,
+    modelId,
+    apiKey,
+    baseURL: (values['base-url'] as string | undefined) ?? env[providerSettings.baseUrlVariable],
+    contextWindow: parseCount(values.window, '--window') ?? providerSettings.window,
+    mid: parseCount(values.mid, '--mid'),
+    hard: parseCount(values.hard, '--hard'),
+    maxSteps: parseCount(values['max-steps'], '--max-steps'),
+    summarizer: parseSummarizer(values.summarizer as string | undefined),
+  };
+}
+
+/** Prints the compaction events the user should see while waiting: a hard summary, a fallback, a breaker. */
+function printCompactionEvent(io: AgentCliIO, event: CompactionEvent): void {
+  switch (event.type) {
+    case 'compaction-start':
+      if (event.layer === 'hard') io.stderr(`[compaction] hard: summarizing ${event.tokensBefore} tokens…\n`);
+      break;
+    case 'fallback-used':
+      io.stderr(`[compaction] summary model failed; used the extractive summary (${event.reason})\n`);
+      break;
+    case 'circuit-breaker-open':
+      io.stderr(
+        event.reason === 'previous-hard'
+          ? `[compaction] circuit breaker: the last hard compaction left ${event.previousTokensAfter} tokens, over mid ${event.mid}\n`
+          : `[compaction] circuit breaker: even a perfect summary would leave ${event.floorTokens} tokens, over mid ${event.mid}\n`,
+      );
+      break;
+    case 'summary-error':
+    case 'summary-usage':
+    case 'compaction-end':
+      break;
+    default: {
+      const unreachable: never = event;
+      throw new Error(`unknown compaction event ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/** The status line a session starts with: its id, model, workspace, thresholds and store. */
+function sessionBanner(prepared: AgentSession, settings: AgentSettings, store: OpenedStore): string {
+  const { mid: midLimit, hard: hardLimit } = prepared.compactor.thresholds;
+  return `agent-compact: session ${prepared.session.id}${prepared.resumed ? ' (resumed)' : ''} · ${settings.provider} ${settings.modelId} · ${prepared.workspace} · compaction at ${midLimit} / ${hardLimit} of ${settings.contextWindow} tokens${store.archive ? ` · store ${store.description}` : ''}\n`;
 }
 
 /** `--yes` runs everything; a terminal asks; otherwise bash is refused with a reason the model reads. */
