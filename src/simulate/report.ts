@@ -97,17 +97,48 @@ function marker(
   }
 }
 
+/** The chart's size and the plot's margins, in pixels: tick labels on the left, threshold labels on the right. */
+const chartFrame = { width: 1080, height: 340, left: 64, right: 120, top: 16, bottom: 40 } as const;
+const plotWidth = chartFrame.width - chartFrame.left - chartFrame.right;
+const plotHeight = chartFrame.height - chartFrame.top - chartFrame.bottom;
+
+/** A threshold line: one per layer and value, shared by the strategies that have it. */
+interface ChartThreshold {
+  value: number;
+  label: string;
+  strategies: StrategyName[];
+}
+
+/** Where a turn and a token count sit on the chart, and the token axis's ticks. */
+type ChartScale = ReturnType<typeof chartScale>;
+
 /** The SVG chart of one file: context size per turn for each strategy. */
 export function renderChart(file: FileResult, strategies: readonly StrategyName[]): string {
-  const width = 1080;
-  const height = 340;
-  const left = 64;
-  const right = 120;
-  const top = 16;
-  const bottom = 40;
-  const plotWidth = width - left - right;
-  const plotHeight = height - top - bottom;
-  const thresholds = new Map<string, { value: number; label: string; strategies: StrategyName[] }>();
+  const extent = chartExtent(file, strategies);
+  // A threshold far above every request would squash the lines; it is left out instead.
+  const visibleThresholds = extent.thresholds.filter(
+    (threshold) => threshold.value <= extent.maxTokens * 1.6,
+  );
+  let maxTokens = extent.maxTokens;
+  for (const threshold of visibleThresholds) maxTokens = Math.max(maxTokens, threshold.value);
+  const scale = chartScale(extent.maxTurns, maxTokens);
+  const { width, height } = chartFrame;
+  return [
+    `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="Context size per turn for ${escapeHtml(file.file)}" xmlns="http://www.w3.org/2000/svg">`,
+    ...chartAxes(scale),
+    ...thresholdLines(visibleThresholds, scale),
+    ...seriesLines(file, strategies, scale),
+    ...layerMarkers(file, strategies, scale),
+    '</svg>',
+  ].join('\n');
+}
+
+/** The most turns and tokens of any strategy, and the threshold lines of all of them. */
+function chartExtent(
+  file: FileResult,
+  strategies: readonly StrategyName[],
+): { maxTurns: number; maxTokens: number; thresholds: ChartThreshold[] } {
+  const thresholds = new Map<string, ChartThreshold>();
   let maxTurns = 1;
   let maxTokens = 1;
   for (const name of strategies) {
@@ -129,19 +160,27 @@ export function renderChart(file: FileResult, strategies: readonly StrategyName[
       }
     }
   }
-  const visibleThresholds = [...thresholds.values()].filter(
-    (threshold) => threshold.value <= maxTokens * 1.6,
-  );
-  for (const threshold of visibleThresholds) maxTokens = Math.max(maxTokens, threshold.value);
+  return { maxTurns, maxTokens, thresholds: [...thresholds.values()] };
+}
+
+/** The scale of a plot of `maxTurns` turns up to `maxTokens` tokens, with a little room on top. */
+function chartScale(maxTurns: number, maxTokens: number) {
+  const { left, top } = chartFrame;
   const step = niceStep(maxTokens);
   const yMax = Math.ceil((maxTokens * 1.04) / step) * step;
-  const x = (turn: number) => left + (maxTurns <= 1 ? 0 : (turn / (maxTurns - 1)) * plotWidth);
-  const y = (tokens: number) => top + plotHeight - (tokens / yMax) * plotHeight;
+  return {
+    maxTurns,
+    yMax,
+    step,
+    x: (turn: number) => left + (maxTurns <= 1 ? 0 : (turn / (maxTurns - 1)) * plotWidth),
+    y: (tokens: number) => top + plotHeight - (tokens / yMax) * plotHeight,
+  };
+}
 
+/** The grid with its token ticks, the turn ticks, the axis labels and the turn axis. */
+function chartAxes({ maxTurns, yMax, step, x, y }: ChartScale): string[] {
+  const { height, left, top } = chartFrame;
   const parts: string[] = [];
-  parts.push(
-    `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="Context size per turn for ${escapeHtml(file.file)}" xmlns="http://www.w3.org/2000/svg">`,
-  );
   for (let tick = 0; tick <= yMax; tick += step) {
     parts.push(
       `<line class="grid" x1="${left}" x2="${left + plotWidth}" y1="${y(tick).toFixed(1)}" y2="${y(tick).toFixed(1)}"/>`,
@@ -159,13 +198,24 @@ export function renderChart(file: FileResult, strategies: readonly StrategyName[
     `<text class="axis-label" transform="translate(14 ${top + plotHeight / 2}) rotate(-90)" text-anchor="middle">input tokens sent</text>`,
     `<line class="axis" x1="${left}" x2="${left + plotWidth}" y1="${top + plotHeight}" y2="${top + plotHeight}"/>`,
   );
-  for (const threshold of visibleThresholds) {
+  return parts;
+}
+
+/** A dashed line and a label per threshold, its strategies named in the tooltip. */
+function thresholdLines(thresholds: readonly ChartThreshold[], { y }: ChartScale): string[] {
+  const { left } = chartFrame;
+  return thresholds.flatMap((threshold) => {
     const lineY = y(threshold.value).toFixed(1);
-    parts.push(
+    return [
       `<line class="threshold" x1="${left}" x2="${left + plotWidth}" y1="${lineY}" y2="${lineY}"><title>${escapeHtml(`${threshold.label} threshold of ${threshold.strategies.join(', ')}`)}</title></line>`,
       `<text class="threshold-label" x="${left + plotWidth + 6}" y="${(Number(lineY) + 4).toFixed(1)}">${escapeHtml(threshold.label)}</text>`,
-    );
-  }
+    ];
+  });
+}
+
+/** One line per strategy through the size of each request it sent. */
+function seriesLines(file: FileResult, strategies: readonly StrategyName[], { x, y }: ChartScale): string[] {
+  const parts: string[] = [];
   for (const name of strategies) {
     const result = file.strategies[name];
     if (!result || result.turns.length === 0) continue;
@@ -174,6 +224,12 @@ export function renderChart(file: FileResult, strategies: readonly StrategyName[
       `<polyline class="series" data-strategy="${name}" points="${points.join(' ')}" fill="none" stroke="${colors[name]}" stroke-width="2" stroke-linejoin="round"/>`,
     );
   }
+  return parts;
+}
+
+/** A marker on every turn where a layer ran, drawn after all lines so no line hides one. */
+function layerMarkers(file: FileResult, strategies: readonly StrategyName[], { x, y }: ChartScale): string[] {
+  const parts: string[] = [];
   for (const name of strategies) {
     const result = file.strategies[name];
     if (!result) continue;
@@ -190,8 +246,7 @@ export function renderChart(file: FileResult, strategies: readonly StrategyName[
       );
     }
   }
-  parts.push('</svg>');
-  return parts.join('\n');
+  return parts;
 }
 
 function legend(strategies: readonly StrategyName[]): string {
