@@ -340,13 +340,24 @@ export function renderReport(
   result: SimulationResult,
   { maxCharts = 12, subtitle }: ReportOptions = {},
 ): string {
+  const { strategies } = result;
+  const sections = [
+    ...totalsSection(result),
+    ...survivalSection(result),
+    nextNeedSection(result, strategies, colors),
+    ...chartsSection(result, maxCharts),
+  ];
+  if (result.files.length > 1) {
+    sections.push('<h2>Files</h2>', `<div class="card">${filesTable(result, strategies)}</div>`);
+  }
+  const files = result.files.length;
+  return htmlPage(subtitle ?? `${files} transcript${files === 1 ? '' : 's'} replayed`, sections);
+}
+
+/** The totals table, and notes on how its figures are counted and priced. */
+function totalsSection(result: SimulationResult): string[] {
   const { strategies, prices } = result;
-  const charted = [...result.files]
-    .sort((left, right) => peakOf(right) - peakOf(left))
-    .slice(0, maxCharts)
-    .sort((left, right) => result.files.indexOf(left) - result.files.indexOf(right));
-  const sections: string[] = [];
-  sections.push(
+  return [
     '<h2>Totals</h2>',
     `<div class="card">${summaryTable(result.total, strategies)}</div>`,
     '<ul class="notes">',
@@ -357,7 +368,12 @@ export function renderReport(
     '<li>A prefix rewrite is a request that differs from the previous one before its end, which throws away the prompt cache from that point on.</li>',
     '<li>Retention: the share of key facts (path or command, non-zero exit code, first error line) of every tool call answered before the last request that the last request still shows (a call kept whole shows all its facts) — one denominator for every strategy. Of compacted: the same share among the calls the strategy compacted away.</li>',
     '</ul>',
-  );
+  ];
+}
+
+/** The survival charts, at the last request and at the agents' own compaction points; none when nothing was measured. */
+function survivalSection(result: SimulationResult): string[] {
+  const { strategies } = result;
   const lastSurvival: Partial<Record<StrategyName, Survival>> = {};
   const pointSurvival: Partial<Record<StrategyName, Survival>> = {};
   for (const name of strategies) {
@@ -365,20 +381,31 @@ export function renderReport(
     if (entry) lastSurvival[name] = entry.last;
     if (entry?.atCompactions) pointSurvival[name] = entry.atCompactions;
   }
-  if (Object.keys(lastSurvival).length > 0) {
-    sections.push(
-      '<h2>Survival</h2>',
-      `<div class="card"><h3>At the last request</h3>${renderSurvivalChart(lastSurvival, strategies, colors)}`,
-      Object.keys(pointSurvival).length > 0
-        ? `<h3>At the agents' own compaction points</h3>${renderSurvivalChart(pointSurvival, strategies, colors)}`
-        : '',
-      '<p class="notes">Facts of the history (files edited and read, commands, exit codes, error lines, the latest todo list, what the user typed, the task) still visible as text; counting rules in docs/simulate.md.</p></div>',
-    );
-  }
-  sections.push(nextNeedSection(result, strategies, colors));
-  sections.push(
+  if (Object.keys(lastSurvival).length === 0) return [];
+  return [
+    '<h2>Survival</h2>',
+    `<div class="card"><h3>At the last request</h3>${renderSurvivalChart(lastSurvival, strategies, colors)}`,
+    Object.keys(pointSurvival).length > 0
+      ? `<h3>At the agents' own compaction points</h3>${renderSurvivalChart(pointSurvival, strategies, colors)}`
+      : '',
+    '<p class="notes">Facts of the history (files edited and read, commands, exit codes, error lines, the latest todo list, what the user typed, the task) still visible as text; counting rules in docs/simulate.md.</p></div>',
+  ];
+}
+
+/**
+ * A card per charted file: its chart, and its own table when there are several files. Only the
+ * `maxCharts` files with the largest peak are charted (a report of hundreds of charts is unreadable),
+ * in the order of the input.
+ */
+function chartsSection(result: SimulationResult, maxCharts: number): string[] {
+  const { strategies } = result;
+  const charted = [...result.files]
+    .sort((left, right) => peakOf(right) - peakOf(left))
+    .slice(0, maxCharts)
+    .sort((left, right) => result.files.indexOf(left) - result.files.indexOf(right));
+  const sections = [
     `<h2>Context size per turn${result.files.length > charted.length ? ` (the ${charted.length} largest of ${result.files.length} files)` : ''}</h2>`,
-  );
+  ];
   for (const file of charted) {
     sections.push(
       '<div class="card">',
@@ -389,9 +416,11 @@ export function renderReport(
       '</div>',
     );
   }
-  if (result.files.length > 1) {
-    sections.push('<h2>Files</h2>', `<div class="card">${filesTable(result, strategies)}</div>`);
-  }
+  return sections;
+}
+
+/** The HTML document around the sections: its head with the inline style, the title and the subtitle. */
+function htmlPage(subtitle: string, sections: readonly string[]): string {
   return [
     '<!doctype html>',
     '<html lang="en">',
@@ -404,7 +433,7 @@ export function renderReport(
     '<body>',
     '<main>',
     '<h1>agent-compact simulate</h1>',
-    `<p class="subtitle">${escapeHtml(subtitle ?? `${result.files.length} transcript${result.files.length === 1 ? '' : 's'} replayed`)}</p>`,
+    `<p class="subtitle">${escapeHtml(subtitle)}</p>`,
     ...sections,
     '</main>',
     '</body>',
