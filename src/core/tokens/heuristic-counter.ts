@@ -134,10 +134,9 @@ let scannedTokens = 0;
  * times faster than the pattern on ASCII text, which is nearly all of an agent's tool output.
  */
 function scanAsciiPiece(text: string, index: number): number {
-  const length = text.length;
   const kind = classAt(text, index);
   if (kind === 0) return -1;
-  const nextKind = index + 1 < length ? classAt(text, index + 1) : -1;
+  const nextKind = index + 1 < text.length ? classAt(text, index + 1) : -1;
 
   // A word, with one character before it unless that is a newline or a digit.
   let start = -1;
@@ -147,52 +146,69 @@ function scanAsciiPiece(text: string, index: number): number {
     if (nextKind === lower || nextKind === upper) start = index + 1;
   }
   if (start >= 0) {
-    let end = start;
-    while (end < length && classAt(text, end) === upper) end++;
-    const capitals = end - start;
-    while (end < length && classAt(text, end) === lower) end++;
-    let allCapitals = end - start === capitals;
-    if (end + 1 < length && text.charCodeAt(end) === 39) {
-      const extra = isContractionLetter(
-        text.charCodeAt(end + 1),
-        end + 2 < length ? text.charCodeAt(end + 2) : 0,
-      );
-      if (extra > 0) {
-        const suffix = text.slice(end + 1, end + 1 + extra);
-        allCapitals &&= suffix.toUpperCase() === suffix;
-        end += 1 + extra;
-      }
-    }
-    if (end < length && classAt(text, end) === 0) return -1;
     const before: Before =
       start === index ? 'none' : kind === space && text.charCodeAt(index) === 32 ? 'space' : 'other';
-    scannedTokens = asciiWordTokens(end - start, before, allCapitals, capitals > 0);
-    return end;
+    return scanWord(text, start, before);
   }
-
-  if (kind === digit) {
-    let end = index + 1;
-    while (end < length && end < index + 3 && classAt(text, end) === digit) end++;
-    if (end < length && classAt(text, end) === 0) return -1;
-    scannedTokens = 1;
-    return end;
-  }
-
-  // A punctuation run, with one space before it and the newlines (and slashes) after it.
+  if (kind === digit) return scanDigits(text, index);
+  // A punctuation run, with one space before it.
   const spaceBefore = text.charCodeAt(index) === 32 && nextKind === mark;
-  if (kind === mark || spaceBefore) {
-    const runStart = spaceBefore ? index + 1 : index;
-    let end = runStart;
-    while (end < length && classAt(text, end) === mark) end++;
-    const runLength = end - runStart;
-    while (end < length && (classAt(text, end) === newline || text.charCodeAt(end) === 47)) end++;
-    if (end < length && classAt(text, end) === 0) return -1;
-    scannedTokens = punctuationTokens(runLength, 0);
-    return end;
-  }
+  if (kind === mark || spaceBefore) return scanPunctuation(text, spaceBefore ? index + 1 : index);
+  return scanWhitespace(text, index);
+}
 
-  // Whitespace: up to the last newline of the run; else all of it but the space that goes with the
-  // next word; else the one character.
+/** The word from `start`: capitals, then lower-case letters, then an English contraction. */
+function scanWord(text: string, start: number, before: Before): number {
+  const length = text.length;
+  let end = start;
+  while (end < length && classAt(text, end) === upper) end++;
+  const capitals = end - start;
+  while (end < length && classAt(text, end) === lower) end++;
+  let allCapitals = end - start === capitals;
+  if (end + 1 < length && text.charCodeAt(end) === 39) {
+    const extra = isContractionLetter(
+      text.charCodeAt(end + 1),
+      end + 2 < length ? text.charCodeAt(end + 2) : 0,
+    );
+    if (extra > 0) {
+      const suffix = text.slice(end + 1, end + 1 + extra);
+      allCapitals &&= suffix.toUpperCase() === suffix;
+      end += 1 + extra;
+    }
+  }
+  if (end < length && classAt(text, end) === 0) return -1;
+  scannedTokens = asciiWordTokens(end - start, before, allCapitals, capitals > 0);
+  return end;
+}
+
+/** One to three digits. */
+function scanDigits(text: string, index: number): number {
+  const length = text.length;
+  let end = index + 1;
+  while (end < length && end < index + 3 && classAt(text, end) === digit) end++;
+  if (end < length && classAt(text, end) === 0) return -1;
+  scannedTokens = 1;
+  return end;
+}
+
+/** The punctuation run from `runStart`, with the newlines (and slashes) after it. */
+function scanPunctuation(text: string, runStart: number): number {
+  const length = text.length;
+  let end = runStart;
+  while (end < length && classAt(text, end) === mark) end++;
+  const runLength = end - runStart;
+  while (end < length && (classAt(text, end) === newline || text.charCodeAt(end) === 47)) end++;
+  if (end < length && classAt(text, end) === 0) return -1;
+  scannedTokens = punctuationTokens(runLength, 0);
+  return end;
+}
+
+/**
+ * Whitespace: up to the last newline of the run; else all of it but the space that goes with the
+ * next word; else the one character.
+ */
+function scanWhitespace(text: string, index: number): number {
+  const length = text.length;
   let runEnd = index;
   let lastNewline = -1;
   for (; runEnd < length; runEnd++) {
