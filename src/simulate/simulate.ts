@@ -156,8 +156,8 @@ export async function simulate(
   inputs: readonly SimulationInput[],
   {
     strategies = strategyNames,
-    mid,
-    hard,
+    mid: midOption,
+    hard: hardOption,
     window,
     summarizer,
     counter,
@@ -170,49 +170,20 @@ export async function simulate(
     onFile,
   }: SimulateOptions,
 ): Promise<SimulationResult> {
-  // With a window, every strategy runs at the thresholds agent-compact derives from it: the peers'
-  // triggers are the window's too (Claude Code compacts near the window's end), not 50k/80k.
-  if (window !== undefined) {
-    const derived = resolveSettings({ contextWindow: window, thresholds: { mid, hard } }).limits;
-    mid = derived.mid;
-    hard = derived.hard;
-  }
-  const total: Partial<Record<StrategyName, StrategySummary>> = {};
-  const survival: SimulationResult['survival'] = {};
-  const nextNeed: SimulationResult['nextNeed'] = {};
-  for (const name of strategies) total[name] = emptySummary();
+  const { mid, hard } = runThresholds(window, midOption, hardOption);
+  const totals: Totals = { total: {}, survival: {}, nextNeed: {} };
+  for (const name of strategies) totals.total[name] = emptySummary();
   const files: FileResult[] = [];
   const settings = { mid, hard, window, summarizer, agentCompact, prices, summaryPrices, clock, latency };
   for (const [index, input] of inputs.entries()) {
-    // One cache per file, shared by the strategies: they count the same texts over and over.
-    const fileCounter = createMemoizedCounter(counter);
-    const file: FileReplay = {
-      input,
-      counter: fileCounter,
-      tokens: createRequestTokenCounter(fileCounter),
-      needs: createNextNeedProbe(input.transcript, { nextCalls }),
-    };
-    const result: FileResult = { file: input.file, format: input.format, strategies: {} };
-    for (const name of strategies) {
-      const { replay, measured } = await replayStrategy(name, file, settings);
-      result.strategies[name] = {
-        summary: replay.summary,
-        thresholds: replay.thresholds,
-        turns: replay.turns,
-        ...measured,
-      };
-      addSummary(total[name]!, replay.summary);
-      addStrategySurvival(survival, name, measured);
-      addStrategyNextNeed(nextNeed, name, measured);
-    }
+    const result = await replayFile(input, strategies, settings, { counter, nextCalls });
+    for (const name of strategies) addToTotals(totals, name, result.strategies[name]!);
     files.push(result);
     onFile?.(index + 1, inputs.length, input.file);
   }
   return {
     files,
-    total,
-    survival,
-    nextNeed,
+    ...totals,
     nextCalls,
     strategies,
     prices,
@@ -221,6 +192,58 @@ export async function simulate(
     latency,
     counter: counter.name,
   };
+}
+
+/**
+ * The thresholds every strategy runs at. With a window, those agent-compact derives from it: the
+ * peers' triggers are the window's too (Claude Code compacts near the window's end), not 50k/80k.
+ */
+function runThresholds(
+  window: number | undefined,
+  mid: number | undefined,
+  hard: number | undefined,
+): { mid: number | undefined; hard: number | undefined } {
+  if (window === undefined) return { mid, hard };
+  const derived = resolveSettings({ contextWindow: window, thresholds: { mid, hard } }).limits;
+  return { mid: derived.mid, hard: derived.hard };
+}
+
+/** One file replayed by every strategy, in order. */
+async function replayFile(
+  input: SimulationInput,
+  strategies: readonly StrategyName[],
+  settings: ReplaySettings,
+  { counter, nextCalls }: { counter: TokenCounter; nextCalls: number },
+): Promise<FileResult> {
+  // One cache per file, shared by the strategies: they count the same texts over and over.
+  const fileCounter = createMemoizedCounter(counter);
+  const file: FileReplay = {
+    input,
+    counter: fileCounter,
+    tokens: createRequestTokenCounter(fileCounter),
+    needs: createNextNeedProbe(input.transcript, { nextCalls }),
+  };
+  const result: FileResult = { file: input.file, format: input.format, strategies: {} };
+  for (const name of strategies) {
+    const { replay, measured } = await replayStrategy(name, file, settings);
+    result.strategies[name] = {
+      summary: replay.summary,
+      thresholds: replay.thresholds,
+      turns: replay.turns,
+      ...measured,
+    };
+  }
+  return result;
+}
+
+/** What a simulation adds up over its files, per strategy. */
+type Totals = Pick<SimulationResult, 'total' | 'survival' | 'nextNeed'>;
+
+/** Adds one strategy's replay of one file to the totals. */
+function addToTotals(totals: Totals, name: StrategyName, replayed: FileStrategyResult): void {
+  addSummary(totals.total[name]!, replayed.summary);
+  addStrategySurvival(totals.survival, name, replayed);
+  addStrategyNextNeed(totals.nextNeed, name, replayed);
 }
 
 /** One file as every strategy replays it: its counters, shared, and its next-need probe. */
