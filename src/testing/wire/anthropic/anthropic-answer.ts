@@ -2,7 +2,7 @@
  * How the scripted server writes answers on the Anthropic Messages wire: the `Message` object and
  * its server-sent events (`message_start`, `content_block_*`, `message_delta`), in the real order.
  */
-import { type Answer, streamPieces } from '../../_wire.js';
+import { type Answer, type AnswerBlock, streamPieces } from '../../_wire.js';
 import { thinkingSignature } from './thinking-prefix.js';
 
 /** What an Anthropic answer carries beyond {@link Answer}. */
@@ -57,72 +57,85 @@ export function anthropicMessage(answer: Answer): Record<string, unknown> {
 
 /** The Anthropic server-sent events of an answer, in the real order. */
 export function anthropicEvents(answer: Answer): string[] {
-  const events: string[] = [];
-  const event = (data: Record<string, unknown>): void => {
-    events.push(`event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`);
-  };
-  event({
-    type: 'message_start',
-    message: {
-      ...anthropicMessage(answer),
-      content: [],
-      stop_reason: null,
-      usage: anthropicUsage(answer, 1),
-    },
-  });
-  event({ type: 'ping' });
   const thinking = thinkingBlock(answer);
-  for (const [index, block] of thinking.entries()) {
-    event({
+  const events: Record<string, unknown>[] = [
+    {
+      type: 'message_start',
+      message: {
+        ...anthropicMessage(answer),
+        content: [],
+        stop_reason: null,
+        usage: anthropicUsage(answer, 1),
+      },
+    },
+    { type: 'ping' },
+    ...thinking.flatMap((block, index) => thinkingBlockEvents(block, index)),
+    // The content blocks are numbered after the thinking block.
+    ...answer.blocks.flatMap((block, blockIndex) => contentBlockEvents(block, blockIndex + thinking.length)),
+    {
+      type: 'message_delta',
+      delta: { stop_reason: answer.stop, stop_sequence: null },
+      usage: { output_tokens: answer.usage.outputTokens },
+    },
+    { type: 'message_stop' },
+  ];
+  return events.map(serverSentEvent);
+}
+
+/** One event as the stream writes it: its type as the event name, then its JSON. */
+function serverSentEvent(data: Record<string, unknown>): string {
+  return `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** A thinking block streams no text (`display: "omitted"`), only its signature. */
+function thinkingBlockEvents(block: Record<string, unknown>, index: number): Record<string, unknown>[] {
+  return [
+    {
       type: 'content_block_start',
       index,
       content_block: { type: 'thinking', thinking: '', signature: '' },
-    });
-    event({
+    },
+    {
       type: 'content_block_delta',
       index,
       delta: { type: 'signature_delta', signature: block.signature },
-    });
-    event({ type: 'content_block_stop', index });
-  }
-  answer.blocks.forEach((block, blockIndex) => {
-    const index = blockIndex + thinking.length;
-    switch (block.type) {
-      case 'text':
-        event({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-        for (const text of streamPieces(block.text)) {
-          event({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } });
-        }
-        break;
-      case 'tool_use': {
-        event({
-          type: 'content_block_start',
+    },
+    { type: 'content_block_stop', index },
+  ];
+}
+
+/** A text block streams in pieces; a tool call's input streams as its JSON, in two halves. */
+function contentBlockEvents(block: AnswerBlock, index: number): Record<string, unknown>[] {
+  const events: Record<string, unknown>[] = [];
+  switch (block.type) {
+    case 'text':
+      events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      for (const text of streamPieces(block.text)) {
+        events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } });
+      }
+      break;
+    case 'tool_use': {
+      events.push({
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+      });
+      const json = JSON.stringify(block.input);
+      const middle = Math.ceil(json.length / 2);
+      for (const partial of [json.slice(0, middle), json.slice(middle)]) {
+        events.push({
+          type: 'content_block_delta',
           index,
-          content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+          delta: { type: 'input_json_delta', partial_json: partial },
         });
-        const json = JSON.stringify(block.input);
-        const middle = Math.ceil(json.length / 2);
-        for (const partial of [json.slice(0, middle), json.slice(middle)]) {
-          event({
-            type: 'content_block_delta',
-            index,
-            delta: { type: 'input_json_delta', partial_json: partial },
-          });
-        }
-        break;
       }
-      default: {
-        const unreachable: never = block;
-        throw new Error(`unknown block ${JSON.stringify(unreachable)}`);
-      }
+      break;
     }
-    event({ type: 'content_block_stop', index });
-  });
-  event({
-    type: 'message_delta',
-    delta: { stop_reason: answer.stop, stop_sequence: null },
-    usage: { output_tokens: answer.usage.outputTokens },
-  });
-  event({ type: 'message_stop' });
+    default: {
+      const unreachable: never = block;
+      throw new Error(`unknown block ${JSON.stringify(unreachable)}`);
+    }
+  }
+  events.push({ type: 'content_block_stop', index });
   return events;
 }
