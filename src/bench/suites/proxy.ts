@@ -321,6 +321,64 @@ async function compareWithBareHop(
   }
 }
 
+/** Small and 100k-token requests, each a new turn of one session, with and without the dashboard watching. */
+async function compareRequestSizes(server: ScriptedModelServer, proxied: string): Promise<void> {
+  console.log(
+    `Small request (~40 tokens, no compaction), ${SAMPLES_SMALL} samples, each a new turn of one session:`,
+  );
+  await compare(
+    server.url,
+    proxied,
+    SAMPLES_SMALL,
+    (index) => requestBody(smallConversation(0, index % 50)),
+    'total',
+  );
+  forgetRequests(server);
+  await compareWatched(server);
+  forgetRequests(server);
+  const large = largeConversation();
+  console.log(
+    `\n${LARGE_REQUEST_TOKENS / 1000}k-token request (${(requestBody(large).length / 1e6).toFixed(1)} MB, below the thresholds), ${SAMPLES_LARGE} samples:`,
+  );
+  await compare(server.url, proxied, SAMPLES_LARGE, () => requestBody(large), 'total');
+  forgetRequests(server);
+}
+
+/** Time to the first streamed byte, of a small request and of one with an agent's system prompt and tools. */
+async function compareFirstByte(server: ScriptedModelServer, proxied: string): Promise<void> {
+  console.log(`\nTime to first streamed byte (small streamed request), ${SAMPLES_STREAM} samples:`);
+  await compare(
+    server.url,
+    proxied,
+    SAMPLES_STREAM,
+    (index) => requestBody(smallConversation(1, index % 50), true),
+    'first',
+  );
+  forgetRequests(server);
+  console.log(
+    `\nTime to first streamed byte with an agent-sized system prompt and 20 tools (62 KB sent again each turn), ${SAMPLES_STREAM} samples:`,
+  );
+  await compare(
+    server.url,
+    proxied,
+    SAMPLES_STREAM,
+    (index) => agentSizedRequestBody(6, index % 50),
+    'first',
+  );
+  forgetRequests(server);
+}
+
+/** Requests per second with many sessions at once, direct and through the proxy. */
+async function compareThroughput(server: ScriptedModelServer, proxied: string): Promise<void> {
+  const directRate = await throughput(server.url);
+  forgetRequests(server);
+  const proxyRate = await throughput(proxied);
+  forgetRequests(server);
+  console.log(
+    `\nRequests per second, ${CONCURRENT_SESSIONS} concurrent sessions × ${REQUESTS_PER_SESSION} turns: direct ${directRate.toFixed(0)}, proxy ${proxyRate.toFixed(0)}`,
+  );
+}
+
 export async function run(): Promise<void> {
   const server = await startScriptedModelServer({ script: () => 'ok', validation: 'off' });
   const { url: proxied, child } = await startProxyProcess(server.url);
@@ -332,56 +390,13 @@ export async function run(): Promise<void> {
     console.log(
       `\nWarm from here on: every process served ${WARM_REQUESTS} requests of every kind first, as a proxy that runs all day has.\n`,
     );
-    console.log(
-      `Small request (~40 tokens, no compaction), ${SAMPLES_SMALL} samples, each a new turn of one session:`,
-    );
-    await compare(
-      server.url,
-      proxied,
-      SAMPLES_SMALL,
-      (index) => requestBody(smallConversation(0, index % 50)),
-      'total',
-    );
-    forgetRequests(server);
-    await compareWatched(server);
-    forgetRequests(server);
-    const large = largeConversation();
-    console.log(
-      `\n${LARGE_REQUEST_TOKENS / 1000}k-token request (${(requestBody(large).length / 1e6).toFixed(1)} MB, below the thresholds), ${SAMPLES_LARGE} samples:`,
-    );
-    await compare(server.url, proxied, SAMPLES_LARGE, () => requestBody(large), 'total');
-    forgetRequests(server);
-    console.log(`\nTime to first streamed byte (small streamed request), ${SAMPLES_STREAM} samples:`);
-    await compare(
-      server.url,
-      proxied,
-      SAMPLES_STREAM,
-      (index) => requestBody(smallConversation(1, index % 50), true),
-      'first',
-    );
-    forgetRequests(server);
-    console.log(
-      `\nTime to first streamed byte with an agent-sized system prompt and 20 tools (62 KB sent again each turn), ${SAMPLES_STREAM} samples:`,
-    );
-    await compare(
-      server.url,
-      proxied,
-      SAMPLES_STREAM,
-      (index) => agentSizedRequestBody(6, index % 50),
-      'first',
-    );
-    forgetRequests(server);
+    await compareRequestSizes(server, proxied);
+    await compareFirstByte(server, proxied);
     await compareWithBareHop(server, proxied, child.pid);
     forgetRequests(server);
     await compareGemini(server.url, proxied);
     forgetRequests(server);
-    const directRate = await throughput(server.url);
-    forgetRequests(server);
-    const proxyRate = await throughput(proxied);
-    forgetRequests(server);
-    console.log(
-      `\nRequests per second, ${CONCURRENT_SESSIONS} concurrent sessions × ${REQUESTS_PER_SESSION} turns: direct ${directRate.toFixed(0)}, proxy ${proxyRate.toFixed(0)}`,
-    );
+    await compareThroughput(server, proxied);
     const parallel = await parallelConversations();
     console.log(
       `\n${PARALLEL_CONVERSATIONS} parallel conversations × ${PARALLEL_TURNS} turns (answers take ${ANSWER_DELAY_MS} ms), one user each: same first message ${parallel.same.toFixed(0)} ms, distinct ${parallel.distinct.toFixed(0)} ms, ratio ${(parallel.same / parallel.distinct).toFixed(2)} (target ≤ 1.5)`,
