@@ -98,20 +98,18 @@ export async function startAgentSession({
       : await openSession({ workspace, secrets, id: resumeId });
   const tools = agentToolDefinitions;
   const archive = createArchive(session.archiveDirectory);
-  const hasThresholds = thresholds?.mid !== undefined || thresholds?.hard !== undefined;
-  const compactor = createCompactor({
-    contextWindow,
-    reserveOutputTokens: maxOutputTokens,
-    ...(hasThresholds ? { thresholds } : {}),
-    archive,
-    ...(stateStore ? { stateStore } : {}),
+  const compactor = createSessionCompactor({
+    workspace,
     sessionId: session.id,
-    identity: agentIdentity({ workspace, tools }),
-    ...(summarizer === 'model'
-      ? { summarizer: createChatSummaryModel({ model, tools, contextWindow }) }
-      : {}),
-    ...(backgroundSummaries ? { hard: { background: true } } : {}),
-    ...(onCompactionEvent ? { onEvent: onCompactionEvent } : {}),
+    archive,
+    model,
+    contextWindow,
+    maxOutputTokens,
+    thresholds,
+    summarizer,
+    backgroundSummaries,
+    stateStore,
+    onCompactionEvent,
   });
   const runner = createToolRunner({
     workspace,
@@ -135,4 +133,50 @@ export async function startAgentSession({
     ...(onStatus ? { onStatus } : {}),
   });
   return { session, compactor, agent, workspace, resumed: resumeId !== undefined };
+}
+
+/**
+ * The session's compactor: thresholds from the window unless given, the agent's identity (what the
+ * model still knows of itself once its history is a summary), and the agent's own model as the
+ * summarizer unless told otherwise.
+ */
+function createSessionCompactor({
+  workspace,
+  sessionId,
+  archive,
+  model,
+  contextWindow,
+  maxOutputTokens,
+  thresholds,
+  summarizer,
+  backgroundSummaries,
+  stateStore,
+  onCompactionEvent,
+}: Pick<
+  AgentSessionOptions,
+  'model' | 'contextWindow' | 'thresholds' | 'stateStore' | 'onCompactionEvent'
+> & {
+  workspace: string;
+  sessionId: string;
+  archive: ArchiveStore;
+  maxOutputTokens: number;
+  summarizer: 'model' | 'extractive';
+  backgroundSummaries: boolean;
+}): Compactor {
+  const tools = agentToolDefinitions;
+  const hasThresholds = thresholds?.mid !== undefined || thresholds?.hard !== undefined;
+  return createCompactor({
+    contextWindow,
+    reserveOutputTokens: maxOutputTokens,
+    ...(hasThresholds ? { thresholds } : {}),
+    archive,
+    ...(stateStore ? { stateStore } : {}),
+    sessionId,
+    identity: agentIdentity({ workspace, tools }),
+    ...(summarizer === 'model'
+      ? { summarizer: createChatSummaryModel({ model, tools, contextWindow }) }
+      : {}),
+    ...(backgroundSummaries ? { hard: { background: true } } : {}),
+    ...(onCompactionEvent ? { onEvent: onCompactionEvent } : {}),
+  });
 }
