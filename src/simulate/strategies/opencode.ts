@@ -14,7 +14,7 @@
  * opencode). Budgets assume a 200k window and are scaled by hard ÷ 200,000. Pruning counts as
  * `micro`, a summary as `hard`.
  */
-import type { Message } from 'agent-compact';
+import type { Message, TokenCounter } from 'agent-compact';
 import { contentBlocks } from 'agent-compact/wire';
 import type { ReplayStrategy, StrategyStep } from '../replay-strategy.js';
 import { createHardSummary, currentTurnStart } from './_peer-steps.js';
@@ -49,36 +49,6 @@ export function createOpencodeStrategy({
   const pruneMinimum = scaledBudget(OPENCODE_PRUNE_MINIMUM, hard);
   const pruneProtect = scaledBudget(OPENCODE_PRUNE_PROTECT, hard);
 
-  /** The tool results `prune()` would clear, or none when they free too little. */
-  function pruneTargets(messages: readonly Message[]): Set<string> {
-    const positions = toolResultPositions(messages, counter, [OLD_TOOL_RESULT_CLEARED]);
-    let userTurns = 0;
-    let total = 0;
-    let pruned = 0;
-    const targets = new Set<string>();
-    let next = positions.length - 1;
-    for (let index = messages.length - 1; index >= 0; index--) {
-      const message = messages[index]!;
-      if (isHumanMessage(message) && !isSummary(message)) userTurns++;
-      if (isSummary(message)) break;
-      let stop = false;
-      for (; next >= 0 && positions[next]!.messageIndex === index; next--) {
-        const position = positions[next]!;
-        if (userTurns < OPENCODE_PROTECTED_USER_TURNS) continue;
-        if (position.cleared) {
-          stop = true;
-          break;
-        }
-        total += position.tokens;
-        if (total > pruneProtect) {
-          pruned += position.tokens;
-          targets.add(position.id);
-        }
-      }
-      if (stop) break;
-    }
-    return pruned > pruneMinimum ? targets : new Set();
-  }
   const summarizeOverHard = createHardSummary({
     hard,
     tokens,
@@ -94,7 +64,7 @@ export function createOpencodeStrategy({
     async step(input, { system }): Promise<StrategyStep> {
       let messages: Message[] = [...input];
       let layer: StrategyStep['layer'] = 'none';
-      const targets = pruneTargets(messages);
+      const targets = pruneTargets(messages, counter, { pruneProtect, pruneMinimum });
       if (targets.size > 0) {
         messages = clearToolResults(messages, targets, OLD_TOOL_RESULT_CLEARED);
         layer = 'micro';
@@ -107,6 +77,45 @@ export function createOpencodeStrategy({
       return { messages, layer };
     },
   };
+}
+
+/**
+ * The tool results `prune()` would clear, or none when they free too little: walking back from the
+ * newest message past the protected user turns, every output beyond the newest `pruneProtect`
+ * tokens, up to a summary or an output already cleared.
+ */
+function pruneTargets(
+  messages: readonly Message[],
+  counter: TokenCounter,
+  { pruneProtect, pruneMinimum }: { pruneProtect: number; pruneMinimum: number },
+): Set<string> {
+  const positions = toolResultPositions(messages, counter, [OLD_TOOL_RESULT_CLEARED]);
+  let userTurns = 0;
+  let total = 0;
+  let pruned = 0;
+  const targets = new Set<string>();
+  let next = positions.length - 1;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index]!;
+    if (isHumanMessage(message) && !isSummary(message)) userTurns++;
+    if (isSummary(message)) break;
+    let stop = false;
+    for (; next >= 0 && positions[next]!.messageIndex === index; next--) {
+      const position = positions[next]!;
+      if (userTurns < OPENCODE_PROTECTED_USER_TURNS) continue;
+      if (position.cleared) {
+        stop = true;
+        break;
+      }
+      total += position.tokens;
+      if (total > pruneProtect) {
+        pruned += position.tokens;
+        targets.add(position.id);
+      }
+    }
+    if (stop) break;
+  }
+  return pruned > pruneMinimum ? targets : new Set();
 }
 
 function isSummary(message: Message): boolean {
