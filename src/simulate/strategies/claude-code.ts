@@ -16,6 +16,7 @@
  * summary as `hard`.
  */
 import type { Message } from 'agent-compact';
+import type { RequestTokenCounter } from '../prompt-cache.js';
 import type { ReplayStrategy, StrategyStep } from '../replay-strategy.js';
 import { clearAllButNewest, createHardSummary, currentTurnStart } from './_peer-steps.js';
 import {
@@ -48,30 +49,13 @@ export function createClaudeCodeStrategy({
   const keepMin = scaledBudget(CLAUDE_CODE_KEEP_MIN_TOKENS, hard);
   const keepMax = scaledBudget(CLAUDE_CODE_KEEP_MAX_TOKENS, hard);
 
-  /** Where the verbatim part starts: back from the turn in progress until keepMin, never past keepMax. */
-  function keptStart(messages: readonly Message[], turnStart: number): number {
-    let start = turnStart;
-    let kept = messages.slice(start).reduce((sum, message) => sum + tokens.message(message), 0);
-    while (start > 0 && kept < keepMin) {
-      const next = kept + tokens.message(messages[start - 1]!);
-      if (next > keepMax) break;
-      start--;
-      kept = next;
-    }
-    // Never start on tool results whose call is cut off: take the call too, or drop the results.
-    if (start > 0 && start < turnStart && isToolResultMessage(messages[start]!)) {
-      if (kept + tokens.message(messages[start - 1]!) <= keepMax) start--;
-      else start++;
-    }
-    return start;
-  }
   const summarizeOverHard = createHardSummary({
     hard,
     tokens,
     size,
     summarizer,
     framing,
-    keepFrom: (messages) => keptStart(messages, currentTurnStart(messages)),
+    keepFrom: (messages) => keptStart(messages, currentTurnStart(messages), tokens, { keepMin, keepMax }),
   });
 
   return {
@@ -99,4 +83,27 @@ export function createClaudeCodeStrategy({
       return { messages, layer };
     },
   };
+}
+
+/** Where the verbatim part starts: back from the turn in progress until keepMin, never past keepMax. */
+function keptStart(
+  messages: readonly Message[],
+  turnStart: number,
+  tokens: RequestTokenCounter,
+  { keepMin, keepMax }: { keepMin: number; keepMax: number },
+): number {
+  let start = turnStart;
+  let kept = messages.slice(start).reduce((sum, message) => sum + tokens.message(message), 0);
+  while (start > 0 && kept < keepMin) {
+    const next = kept + tokens.message(messages[start - 1]!);
+    if (next > keepMax) break;
+    start--;
+    kept = next;
+  }
+  // Never start on tool results whose call is cut off: take the call too, or drop the results.
+  if (start > 0 && start < turnStart && isToolResultMessage(messages[start]!)) {
+    if (kept + tokens.message(messages[start - 1]!) <= keepMax) start--;
+    else start++;
+  }
+  return start;
 }
