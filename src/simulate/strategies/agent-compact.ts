@@ -81,6 +81,37 @@ export function createAgentCompactStrategy(options: ReplayStrategyOptions): Repl
     latency: options.latency ?? defaultLatencyModel,
     tokens: options.tokens ?? createRequestTokenCounter(options.counter),
   });
+  const compactor = createCompactor(compactorOptionsOf(options, summarizer));
+
+  return {
+    name: 'agent-compact',
+    thresholds: compactor.thresholds,
+    async step(messages, { system, usage, time }) {
+      summarizer.advanceTo(time);
+      await flush();
+      try {
+        const { step, blocked } = await onClock(summarizer, async () => {
+          const result = await compactor.maybeCompact(messages, {
+            ...(system === undefined ? {} : { system }),
+            ...(usage === undefined ? {} : { usage }),
+            now: time * 1000,
+          });
+          return { messages: [...result.messages], layer: result.layer };
+        });
+        return { ...step, blockedSeconds: blocked };
+      } catch (error) {
+        if (!CompactError.isInstance(error) || error.code !== 'CONTEXT_OVERFLOW') throw error;
+        return { messages: [...messages] as Message[], layer: 'none', blockedSeconds: 0, overflow: true };
+      }
+    },
+  };
+}
+
+/**
+ * The compactor's options: the replayed settings (`--compactor`), the replay's thresholds and window
+ * over them, and the replay's cache lifetime where they name none.
+ */
+function compactorOptionsOf(options: ReplayStrategyOptions, summarizer: SummaryModel): CompactorOptions {
   const compactorOptions: CompactorOptions = {
     ...options.agentCompact,
     counter: options.counter,
@@ -97,57 +128,40 @@ export function createAgentCompactStrategy(options: ReplayStrategyOptions): Repl
     };
   }
   if (options.window !== undefined) compactorOptions.contextWindow = options.window;
-  const compactor = createCompactor(compactorOptions);
+  return compactorOptions;
+}
 
-  /** Runs one call on the virtual clock; returns its outcome and the seconds it waited for summaries. */
-  async function onClock(run: () => Promise<StrategyStep>): Promise<{ step: StrategyStep; blocked: number }> {
-    let outcome: { step: StrategyStep } | { error: unknown } | undefined;
-    const work = run().then(
-      (step) => {
-        outcome = { step };
-      },
-      (error: unknown) => {
-        outcome = { error };
-      },
-    );
-    let blocked = 0;
-    let idle = 0;
-    await flush();
-    while (!outcome && idle < IDLE_FLUSHES) {
-      const next = summarizer.nextDue();
-      if (next === undefined) idle++;
-      else {
-        blocked += Math.max(0, next - summarizer.now);
-        summarizer.advanceTo(next);
-      }
-      await flush();
-    }
-    await work;
-    if (!outcome) throw new Error('agent-compact replay: the compactor never answered');
-    if ('error' in outcome) throw outcome.error;
-    return { step: outcome.step, blocked };
-  }
-
-  return {
-    name: 'agent-compact',
-    thresholds: compactor.thresholds,
-    async step(messages, { system, usage, time }) {
-      summarizer.advanceTo(time);
-      await flush();
-      try {
-        const { step, blocked } = await onClock(async () => {
-          const result = await compactor.maybeCompact(messages, {
-            ...(system === undefined ? {} : { system }),
-            ...(usage === undefined ? {} : { usage }),
-            now: time * 1000,
-          });
-          return { messages: [...result.messages], layer: result.layer };
-        });
-        return { ...step, blockedSeconds: blocked };
-      } catch (error) {
-        if (!CompactError.isInstance(error) || error.code !== 'CONTEXT_OVERFLOW') throw error;
-        return { messages: [...messages] as Message[], layer: 'none', blockedSeconds: 0, overflow: true };
-      }
+/**
+ * Runs one call on the virtual clock: while the call waits, moves the clock to the next summary
+ * due and releases it. Returns the call's outcome and the seconds it waited for summaries.
+ */
+async function onClock(
+  summarizer: VirtualTimeSummaryModel,
+  run: () => Promise<StrategyStep>,
+): Promise<{ step: StrategyStep; blocked: number }> {
+  let outcome: { step: StrategyStep } | { error: unknown } | undefined;
+  const work = run().then(
+    (step) => {
+      outcome = { step };
     },
-  };
+    (error: unknown) => {
+      outcome = { error };
+    },
+  );
+  let blocked = 0;
+  let idle = 0;
+  await flush();
+  while (!outcome && idle < IDLE_FLUSHES) {
+    const next = summarizer.nextDue();
+    if (next === undefined) idle++;
+    else {
+      blocked += Math.max(0, next - summarizer.now);
+      summarizer.advanceTo(next);
+    }
+    await flush();
+  }
+  await work;
+  if (!outcome) throw new Error('agent-compact replay: the compactor never answered');
+  if ('error' in outcome) throw outcome.error;
+  return { step: outcome.step, blocked };
 }
