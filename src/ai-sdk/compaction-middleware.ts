@@ -170,20 +170,7 @@ export function createCompactionMiddleware<Version extends AISDKSpecificationVer
   const idsByParams = new WeakMap<object, string>();
 
   const stateFor = (id: string, version: PromptVersion, params: CompactionCallOptions): ConversationState => {
-    let state = conversations.get(id);
-    if (!state) {
-      // Archive ids and the recall sentence only for a model that can call `recall` (as the proxy
-      // does without `--recall`): told of a tool it lacks, a model calls it or gives up on the content.
-      const recall = compactorOptions.recall !== false && offersRecall(params);
-      state = {
-        compactor: createCompactor({ ...compactorOptions, recall, sessionId: id }),
-        origins: new PromptOrigins(version),
-        systemKey: '',
-        consumedKeys: [],
-        carried: [],
-        queue: Promise.resolve(),
-      };
-    }
+    const state = conversations.get(id) ?? newConversation(compactorOptions, id, version, params);
     conversations.set(id, state);
     return state;
   };
@@ -217,18 +204,45 @@ export function createCompactionMiddleware<Version extends AISDKSpecificationVer
     async wrapStream({ doStream, params }) {
       const result = await doStream();
       type StreamPart = typeof result.stream extends ReadableStream<infer Part> ? Part : never;
-      const watch = new TransformStream<StreamPart, StreamPart>({
-        transform(part, controller) {
-          if (part.type === 'finish') rememberUsage(params, (part as { usage?: CompactionUsage }).usage);
-          controller.enqueue(part);
-        },
-      });
+      const watch = finishUsageWatcher<StreamPart>((usage) => rememberUsage(params, usage));
       return { ...result, stream: result.stream.pipeThrough(watch) };
     },
     compactorFor(id) {
       return conversations.peek(id)?.compactor;
     },
   };
+}
+
+/** A conversation's first call: a compactor of its own, its archive session named by the conversation id. */
+function newConversation(
+  compactorOptions: CompactorOptions,
+  id: string,
+  version: PromptVersion,
+  params: CompactionCallOptions,
+): ConversationState {
+  // Archive ids and the recall sentence only for a model that can call `recall` (as the proxy
+  // does without `--recall`): told of a tool it lacks, a model calls it or gives up on the content.
+  const recall = compactorOptions.recall !== false && offersRecall(params);
+  return {
+    compactor: createCompactor({ ...compactorOptions, recall, sessionId: id }),
+    origins: new PromptOrigins(version),
+    systemKey: '',
+    consumedKeys: [],
+    carried: [],
+    queue: Promise.resolve(),
+  };
+}
+
+/** Passes a stream's parts on, handing the usage of its `finish` part to `onUsage`. */
+function finishUsageWatcher<Part extends { type: string }>(
+  onUsage: (usage: CompactionUsage | undefined) => void,
+): TransformStream<Part, Part> {
+  return new TransformStream<Part, Part>({
+    transform(part, controller) {
+      if (part.type === 'finish') onUsage((part as { usage?: CompactionUsage }).usage);
+      controller.enqueue(part);
+    },
+  });
 }
 
 /**
