@@ -130,12 +130,7 @@ export function createRedisSessionStateStore({
 }: RedisSessionStateStoreOptions): RedisSessionStateStore {
   checkPrefix(prefix);
   const ttl = checkTtl(ttlSeconds);
-  if (!Number.isInteger(leaseMs) || leaseMs <= 0) {
-    throw new CompactError(`leaseMs must be a positive whole number, got ${leaseMs}`, {
-      code: 'INVALID_OPTIONS',
-      path: 'leaseMs',
-    });
-  }
+  checkLeaseMs(leaseMs);
   const redis = openRedisConnection(connection);
   const stateKey = (sessionId: string) => sessionKey(prefix, sessionId, 'state');
   const lockKey = (sessionId: string) => sessionKey(prefix, sessionId, 'lock');
@@ -172,39 +167,62 @@ export function createRedisSessionStateStore({
         string | null,
         string | null,
       ];
-      if (version === null || state === null) return undefined;
-      try {
-        return {
-          version: Number(version),
-          state: JSON.parse(state) as CompactorState,
-        } satisfies StoredSessionState;
-      } catch (error) {
-        throw new CompactError('the stored compactor state is not valid JSON', {
-          code: 'ARCHIVE_FAILED',
-          path: stateKey(sessionId),
-          cause: error,
-        });
-      }
+      return storedStateOf(version, state, stateKey(sessionId));
     },
     async peek(sessionId, requestKey = '') {
       const what = `reading the state version of session ${sessionId}`;
       const keys = [stateKey(sessionId), itemsKey(sessionId), sessionKey(prefix, sessionId, 'index')];
-      const [version, result, interrupted, rolledBack] = (await redis.run(
-        peekScript,
-        keys,
-        [requestKey],
-        what,
-      )) as [string, string | null | undefined, number | undefined, number | undefined];
-      return {
-        version: Number(version),
-        ...(typeof result === 'string' ? { result } : {}),
-        interrupted: interrupted === 1,
-        rolledBack: rolledBack ?? 0,
-      };
+      return peekReplyOf(await redis.run(peekScript, keys, [requestKey], what));
     },
     commit: (sessionId, change) => commit(sessionId, change),
     save: (sessionId, state, { expectedVersion }) => commit(sessionId, { expectedVersion, state }),
     withSessionLock: (sessionId, task, options) => withLock(lockKey(sessionId), sessionId, task, options),
     close: () => redis.close(),
   };
+}
+
+/** What {@link peekScript} answers: the version, the stored result, an interrupted call and the items rolled back. */
+function peekReplyOf(reply: unknown): Awaited<ReturnType<RedisSessionStateStore['peek']>> {
+  const [version, result, interrupted, rolledBack] = reply as [
+    string,
+    string | null | undefined,
+    number | undefined,
+    number | undefined,
+  ];
+  return {
+    version: Number(version),
+    ...(typeof result === 'string' ? { result } : {}),
+    interrupted: interrupted === 1,
+    rolledBack: rolledBack ?? 0,
+  };
+}
+
+function checkLeaseMs(leaseMs: number): void {
+  if (!Number.isInteger(leaseMs) || leaseMs <= 0) {
+    throw new CompactError(`leaseMs must be a positive whole number, got ${leaseMs}`, {
+      code: 'INVALID_OPTIONS',
+      path: 'leaseMs',
+    });
+  }
+}
+
+/** The state saved in a session's hash (its `version` and `state` fields), or undefined when none was. */
+function storedStateOf(
+  version: string | null,
+  state: string | null,
+  path: string,
+): StoredSessionState | undefined {
+  if (version === null || state === null) return undefined;
+  try {
+    return {
+      version: Number(version),
+      state: JSON.parse(state) as CompactorState,
+    } satisfies StoredSessionState;
+  } catch (error) {
+    throw new CompactError('the stored compactor state is not valid JSON', {
+      code: 'ARCHIVE_FAILED',
+      path,
+      cause: error,
+    });
+  }
 }
