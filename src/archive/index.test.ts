@@ -125,6 +125,32 @@ describe('createFileArchiveStore', () => {
     await expect(store.put([item('r1', sessionId)])).rejects.toThrow(/session id/);
   });
 
+  it('finds what another store appended after it read the session (a proxy writing, mcp serving)', async () => {
+    const directory = await tempDir();
+    const writer = createFileArchiveStore({ directory, sync: false });
+    const reader = createFileArchiveStore({ directory, sync: false });
+    await writer.put([item('r1')]);
+    expect((await reader.list('s1')).map((entry) => entry.id)).toEqual(['r1']);
+    expect(await reader.get('s1', 'r2')).toBeUndefined();
+    await writer.put([item('r2')]);
+    expect(await reader.get('s1', 'r2')).toEqual(item('r2'));
+    await writer.put([item('r3')]);
+    expect((await reader.list('s1')).map((entry) => entry.id)).toEqual(['r1', 'r2', 'r3']);
+    // Both append to one file: each then lists what the other wrote.
+    await reader.put([item('r4')]);
+    await writer.put([item('r5')]);
+    expect((await reader.list('s1')).map((entry) => entry.id)).toEqual(['r1', 'r2', 'r3', 'r4', 'r5']);
+    expect((await writer.list('s1')).map((entry) => entry.id)).toEqual(['r1', 'r2', 'r3', 'r4', 'r5']);
+  });
+
+  it('lists a session another store started after this one found it empty', async () => {
+    const directory = await tempDir();
+    const reader = createFileArchiveStore({ directory, sync: false });
+    expect(await reader.list('s1')).toEqual([]);
+    await createFileArchiveStore({ directory, sync: false }).put([item('r1')]);
+    expect((await reader.list('s1')).map((entry) => entry.id)).toEqual(['r1']);
+  });
+
   it('appends to an existing file created by another writer', async () => {
     const directory = await tempDir();
     await appendFile(join(directory, 's1.jsonl'), `${JSON.stringify(item('r1'))}\n`);

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, readFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { copyData } from '../core/_internal/copy-data.js';
 import { type ArchiveItem, type ArchiveStore, groupItemsBySession } from '../core/archive/archive-store.js';
@@ -60,6 +60,12 @@ interface SessionState {
   /** The file ends in a partial line: the next append starts with a newline instead of rewriting it. */
   needsNewline: boolean;
   truncatedTail: boolean;
+  /**
+   * The file's size as far as this store has indexed it: a file of another size was written by
+   * another store or process (a proxy appending while `agent-compact mcp` serves the folder), and is
+   * indexed again before an id it does not know is called missing. -1 when unknown.
+   */
+  size: number;
 }
 
 /**
@@ -146,7 +152,10 @@ class SessionFiles {
       throw archiveError(`cannot append ${items.length} item(s) to ${this.fileOf(sessionId)}`, error);
     }
     state.needsNewline = false;
-    let offset = end - Buffer.byteLength(text) + Buffer.byteLength(prefix);
+    const start = end - Buffer.byteLength(text);
+    // Another writer appended since the file was indexed: its items are read on the next miss.
+    state.size = start === state.size ? end : -1;
+    let offset = start + Buffer.byteLength(prefix);
     for (const [index, item] of items.entries()) {
       const length = Buffer.byteLength(lines[index] as string);
       state.items.set(item.id, { offset, length });
@@ -158,12 +167,17 @@ class SessionFiles {
   /** Every item of a session, read from its file at once; nothing of it stays in memory. */
   async items(sessionId: string, again = true): Promise<ArchiveItem[]> {
     const state = await this.load(sessionId);
-    if (state.items.size === 0) return [];
+    if (state.items.size === 0 && !(again && (await this.#resized(sessionId, state)))) return [];
     let bytes: Buffer;
     try {
       bytes = await readFile(this.fileOf(sessionId));
     } catch (error) {
       throw archiveError(`cannot read the archive ${this.fileOf(sessionId)}`, error);
+    }
+    if (bytes.length !== state.size && again) {
+      // Another writer added to the file: index it again, so its items are listed too.
+      this.#sessions.delete(sessionId);
+      return this.items(sessionId, false);
     }
     const items: ArchiveItem[] = [];
     for (const [id, span] of state.items) {
@@ -182,8 +196,14 @@ class SessionFiles {
 
   /** One item, from the cache or from its line; the file read again once if its line moved. */
   async item(sessionId: string, id: string, again = true): Promise<ArchiveItem | undefined> {
-    const span = (await this.load(sessionId)).items.get(id);
-    if (span === undefined) return undefined;
+    const state = await this.load(sessionId);
+    const span = state.items.get(id);
+    if (span === undefined) {
+      // An id this store never saw may have been appended by another writer since it read the file.
+      if (!again || !(await this.#resized(sessionId, state))) return undefined;
+      this.#sessions.delete(sessionId);
+      return this.item(sessionId, id, false);
+    }
     const cached = this.#cache.get(cacheKey(sessionId, id));
     if (cached) return cached;
     const item = await readSpan(this.fileOf(sessionId), sessionId, id, span);
@@ -195,6 +215,18 @@ class SessionFiles {
     }
     this.#cache.set(cacheKey(sessionId, id), item, Math.max(1, span.length));
     return item;
+  }
+
+  /** True when the session's file is no longer the size this store indexed (another writer added to it). */
+  async #resized(sessionId: string, state: SessionState): Promise<boolean> {
+    const size = await stat(this.fileOf(sessionId)).then(
+      (stats) => stats.size,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return 0;
+        throw archiveError(`cannot read the archive ${this.fileOf(sessionId)}`, error);
+      },
+    );
+    return size !== state.size;
   }
 
   async #ensureDirectory(): Promise<void> {
@@ -272,7 +304,7 @@ async function readSession(file: string, sessionId: string): Promise<SessionStat
     bytes = await readFile(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      return { items: new Map(), needsNewline: false, truncatedTail: false };
+      return { items: new Map(), needsNewline: false, truncatedTail: false, size: 0 };
     }
     throw archiveError(`cannot read the archive ${file}`, error);
   }
@@ -311,7 +343,7 @@ async function readSession(file: string, sessionId: string): Promise<SessionStat
     }
     take(item, span);
   });
-  return { items, needsNewline: !complete, truncatedTail };
+  return { items, needsNewline: !complete, truncatedTail, size: bytes.length };
 }
 
 /** The item of `id` at `span` of `bytes`, or undefined when another line is there now. */
