@@ -5,7 +5,7 @@ import { createCompactor } from '../core/compactor.js';
 import type { Compactor, CompactorOptions } from '../core/compactor-options.js';
 import type { Message, ProviderUsage } from '../core/model/messages.js';
 import { checksThinkingPrefix } from '../core/wire/anthropic/preserved-thinking.js';
-import { RecentMap } from './_recent-map.js';
+import { RecentMap } from '../integrations/_recent-map.js';
 import {
   fromCanonicalMessages,
   leadingSystemCount,

@@ -4,11 +4,18 @@ import { createCompactor } from '../core/compactor.js';
 import type { Compactor, CompactorOptions } from '../core/compactor-options.js';
 import { repairMessages } from '../core/conversation/repair.js';
 import type { Message, ProviderUsage, SystemPrompt } from '../core/model/messages.js';
+import { RecentMap } from './_recent-map.js';
 
 /** Options every framework integration takes: the compactor's, plus a warning hook. */
 export interface IntegrationOptions extends CompactorOptions {
   /** Told once per message or item type the conversion does not know (such input is kept whole). */
   onWarning?: (message: string) => void;
+  /**
+   * Conversations kept in memory; the least recently used is dropped past this (its archive items
+   * stay in the archive store).
+   * @default 1000
+   */
+  maxConversations?: number;
 }
 
 /** One framework call to compact: its items as JSON keys, and a way to read the new ones. */
@@ -26,6 +33,9 @@ export interface ThreadCall {
   signal?: AbortSignal | undefined;
 }
 
+/** Conversations kept by default, as the AI SDK middleware keeps. */
+const DEFAULT_MAX_CONVERSATIONS = 1000;
+
 interface ThreadState {
   compactor: Compactor;
   consumedKeys: readonly string[];
@@ -39,17 +49,19 @@ interface ThreadState {
  */
 export class ConversationThreads {
   readonly #options: IntegrationOptions;
-  readonly #threads = new Map<string, ThreadState>();
+  /** Each conversation seen, the least recently used dropped past `maxConversations`. */
+  readonly #threads: RecentMap<string, ThreadState>;
   readonly #warned = new Set<string>();
 
   constructor(options: IntegrationOptions) {
     // Checked here, not on a thread's first call: a bad option fails where it was given.
-    checkCompactorOptions(options, { onWarning: 'function' });
+    checkCompactorOptions(options, { onWarning: 'function', maxConversations: 'positive' });
     this.#options = options;
+    this.#threads = new RecentMap({ max: options.maxConversations ?? DEFAULT_MAX_CONVERSATIONS });
   }
 
   compactorFor(id: string): Compactor | undefined {
-    return this.#threads.get(id)?.compactor;
+    return this.#threads.peek(id)?.compactor;
   }
 
   /** The compacted canonical conversation of a call. */
@@ -89,7 +101,7 @@ export class ConversationThreads {
   #stateOf(id: string): ThreadState {
     let state = this.#threads.get(id);
     if (!state) {
-      const { onWarning: _, ...compactorOptions } = this.#options;
+      const { onWarning: _, maxConversations: __, ...compactorOptions } = this.#options;
       state = {
         compactor: createCompactor({ ...compactorOptions, sessionId: id }),
         consumedKeys: [],
