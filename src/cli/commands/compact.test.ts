@@ -113,6 +113,25 @@ describe('agent-compact compact', () => {
     ).toEqual([]);
   });
 
+  it.each([
+    [['compact', 'session.jsonl', '--archive', '.'], 'session.jsonl'],
+    [['compact', 'session.jsonl', '--archive', 'sub/..', '-o', 'out.jsonl'], 'session.jsonl'],
+    [['compact', 'session.json', '--archive', '.', '-o', 'session.jsonl'], 'session.jsonl'],
+  ])('%j: refuses an archive whose file is the input or the output, and writes nothing', async (args) => {
+    const directory = await workspace({
+      'session.jsonl': sessionJsonl(),
+      'session.json': JSON.stringify(session),
+    });
+    const { output, io } = recordingIO(directory);
+    expect(await main([...args, '--mid', '10000', '--hard', '20000'], io)).toBe(2);
+    expect(output.stderr).toMatch(
+      /^agent-compact compact: the archive would be written into .*session\.jsonl itself/,
+    );
+    expect(output.stderr.trim().split('\n')).toHaveLength(1);
+    expect(await readFile(join(directory, 'session.jsonl'), 'utf8')).toBe(sessionJsonl());
+    expect((await readdir(directory)).sort()).toEqual(['session.json', 'session.jsonl']);
+  });
+
   it('shows its progress on stderr when the work takes more than a couple of seconds', async () => {
     const directory = await workspace({ 'session.jsonl': sessionJsonl() });
     const { output, io } = recordingIO(directory);

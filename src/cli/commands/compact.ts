@@ -5,8 +5,8 @@
  * Runs one `maybeCompact` over a conversation file (or `compactRequest` over a whole request body)
  * and writes the result in the input's format.
  */
-import { writeFile } from 'node:fs/promises';
-import { basename, resolve } from 'node:path';
+import { realpath, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import type {
   Compactor,
   CompactorOptions,
@@ -50,7 +50,8 @@ Options:
   --base-url URL       base URL for the summarizer's API (OpenAI-compatible servers, proxies)
   --archive DIR        keep what leaves the context in DIR/<name>.jsonl (default: OUT.archive/, or
                        NAME.archive/ in the current folder without -o, NAME the file's base name);
-                       the line on stderr says where; agent-compact recall ID --archive DIR reads it
+                       the line on stderr says where; agent-compact recall ID --archive DIR reads it;
+                       refused when DIR/<name>.jsonl is FILE or OUT itself
   --force LAYER        run mid or hard even below its threshold
   --tokenizer T        o200k (default), cl100k or heuristic
   --format F           read the file as anthropic, openai, responses or gemini instead of detecting it
@@ -92,13 +93,18 @@ export const compactCommand: CliCommand = async (args, io) => {
   // Placeholders name archive ids: keep the archive somewhere it can be recalled from.
   // Without -o it goes in the current folder, never beside an input that may lie elsewhere.
   const archive = options.archive ?? `${options.output ?? basename(options.file)}.archive`;
+  const sessionId = sessionIdFor(options.file);
+  await assertArchiveApart(resolve(io.cwd, archive, `${sessionId}.jsonl`), [
+    resolve(io.cwd, options.file),
+    ...(options.output ? [resolve(io.cwd, options.output)] : []),
+  ]);
   const compactorOptions: CompactorOptions = {
     // One count per text however large the file: the compactor's own cache holds a few thousand
     // texts, so on a long session the index, the masks and the summary would each count it again.
     counter: createMemoizedCounter(await createCliCounter(options.tokenizer), {
       maxEntries: Number.POSITIVE_INFINITY,
     }),
-    sessionId: sessionIdFor(options.file),
+    sessionId,
     ...(options.mid !== undefined || options.hard !== undefined
       ? {
           thresholds: {
@@ -267,6 +273,29 @@ function parseCompactArgs(args: string[]): CompactArgs {
   if (format) parsed.format = format;
   if (force) parsed.force = force;
   return parsed;
+}
+
+/**
+ * Refuses an archive whose session file is the input or the output: `compact session.jsonl
+ * --archive .` would append the archive's items to the input itself, and `compact a.json -o a.jsonl
+ * --archive .` would write the output over the archive.
+ */
+async function assertArchiveApart(archiveFile: string, files: readonly string[]): Promise<void> {
+  const archiveAt = await canonicalPath(archiveFile);
+  for (const file of files) {
+    if ((await canonicalPath(file)) !== archiveAt) continue;
+    throw new CliError(
+      `the archive would be written into ${file} itself (${archiveFile}); pass another --archive folder`,
+      2,
+    );
+  }
+}
+
+/** The path with its folder's links resolved (the file itself may not exist yet). */
+async function canonicalPath(path: string): Promise<string> {
+  const folder = await realpath(dirname(path)).catch(() => dirname(path));
+  const file = join(folder, basename(path));
+  return realpath(file).catch(() => file);
 }
 
 /** The archive file name for an input file: its base name with unsafe characters replaced. */
