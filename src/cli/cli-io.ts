@@ -12,6 +12,10 @@ export interface CliIO {
 
 /** The process's own streams, environment and folder: what a bin gives `main`. */
 export function processIO(): CliIO {
+  handleOutputErrors(process.stdout, {
+    stderr: (text) => process.stderr.write(text),
+    exit: (code) => process.exit(code),
+  });
   return {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
@@ -45,3 +49,21 @@ export class UsageError extends CliError {
 
 /** One subcommand: parses its own arguments, returns the exit code. */
 export type CliCommand = (args: string[], io: CliIO) => Promise<number>;
+
+/**
+ * A failed write to stdout as one line and exit 2 (a full disk, an I/O error), where Node would
+ * throw an unhandled `'error'` with a stack trace; a reader that went away (`| head`: EPIPE) only
+ * stops the output, and the command ends with its own exit code.
+ */
+export function handleOutputErrors(
+  stdout: Pick<NodeJS.EventEmitter, 'on'>,
+  { stderr, exit }: { stderr: (text: string) => void; exit: (code: number) => void },
+): void {
+  let reported = false;
+  stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED' || reported) return;
+    reported = true;
+    stderr(`agent-compact: cannot write the output: ${error.message.split('\n')[0]}\n`);
+    exit(2);
+  });
+}
