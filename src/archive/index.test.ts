@@ -151,6 +151,15 @@ describe('createFileArchiveStore', () => {
     expect((await reader.list('s1')).map((entry) => entry.id)).toEqual(['r1']);
   });
 
+  it('lists as sessions only the files it could have written', async () => {
+    const directory = await tempDir();
+    const store = createFileArchiveStore({ directory });
+    await store.put([item('r1'), item('r2', 's.2')]);
+    for (const name of ['.hidden.jsonl', 'my notes.jsonl', 'notes.txt'])
+      await writeFile(join(directory, name), '{}\n');
+    expect((await store.sessions?.())?.sort()).toEqual(['s.2', 's1']);
+  });
+
   it('appends to an existing file created by another writer', async () => {
     const directory = await tempDir();
     await appendFile(join(directory, 's1.jsonl'), `${JSON.stringify(item('r1'))}\n`);

@@ -288,13 +288,20 @@ async function readSpan(
   return itemAt(bytes, { offset: 0, length: span.length }, sessionId, id);
 }
 
-/** The sessions with a file in `directory` (none when it does not exist yet). */
+/**
+ * The sessions with a file in `directory` (none when it does not exist yet). Only names the store
+ * could have written: another `.jsonl` in the folder (`.hidden.jsonl`, `my notes.jsonl`) is no
+ * session, and listing it made every unscoped recall and search fail on its name.
+ */
 async function sessionsIn(directory: string): Promise<string[]> {
   const files = await readdir(directory).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return [] as string[];
     throw archiveError(`cannot list the archive ${directory}`, error);
   });
-  return files.filter((file) => file.endsWith('.jsonl')).map((file) => file.slice(0, -'.jsonl'.length));
+  return files
+    .filter((file) => file.endsWith('.jsonl'))
+    .map((file) => file.slice(0, -'.jsonl'.length))
+    .filter(isSafeSessionId);
 }
 
 /** A session's file read: where each item lies. */
@@ -373,8 +380,13 @@ function lineText(bytes: Buffer, span: LineSpan): string {
   return bytes.toString('utf8', span.offset, span.offset + span.length);
 }
 
+/** A session id the store can name a file after. */
+function isSafeSessionId(sessionId: string): boolean {
+  return /^[A-Za-z0-9._-]{1,128}$/.test(sessionId) && !sessionId.startsWith('.');
+}
+
 function safeSessionId(sessionId: string): string {
-  if (!/^[A-Za-z0-9._-]{1,128}$/.test(sessionId) || sessionId.startsWith('.')) {
+  if (!isSafeSessionId(sessionId)) {
     throw new CompactError(
       `session id ${JSON.stringify(sessionId)} may only hold letters, digits, ".", "_" and "-"`,
       {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -86,6 +86,20 @@ describe('createRecallMcpServer', () => {
     expect(none).toBe('no archived item contains "zebra"');
     const sessions = textOf(await client.callTool({ name: 'sessions', arguments: {} }));
     expect(sessions.split('\n').sort()).toEqual(['alpha: 2 item(s)', 'beta: 1 item(s)']);
+    await client.close();
+  });
+
+  it('serves the sessions of a folder that also holds other .jsonl files', async () => {
+    await writeFile(join(directory, '.hidden.jsonl'), '{}\n');
+    await writeFile(join(directory, 'my notes.jsonl'), '{}\n');
+    const client = await connectInMemory();
+    const sessions = textOf(await client.callTool({ name: 'sessions', arguments: {} }));
+    expect(sessions.split('\n').sort()).toEqual(['alpha: 2 item(s)', 'beta: 1 item(s)']);
+    const recalled = await client.callTool({ name: 'recall', arguments: { id: 'r2' } });
+    expect([textOf(recalled), recalled.isError]).toEqual(['README contents', false]);
+    expect(textOf(await client.callTool({ name: 'search', arguments: { query: 'readme' } }))).toBe(
+      'alpha r2 (tool-result of bash): README contents',
+    );
     await client.close();
   });
 

@@ -113,6 +113,19 @@ describe('agent-compact compact', () => {
     ).toEqual([]);
   });
 
+  it('recalls from an archive folder that also holds a file that is no session', async () => {
+    const directory = await workspace({ 'session.json': JSON.stringify(session) });
+    const { io } = recordingIO(directory);
+    expect(
+      await main(['compact', 'session.json', '--mid', '10000', '--hard', '20000', '-o', 'out.json'], io),
+    ).toBe(0);
+    await writeFile(join(directory, 'out.json.archive', 'my notes.jsonl'), '{}\n');
+    const id = /recall(?: |=\\")(r\d+)/.exec(await readFile(join(directory, 'out.json'), 'utf8'))?.[1];
+    const recalled = recordingIO(directory);
+    expect(await main(['recall', id!, '--archive', 'out.json.archive'], recalled.io)).toBe(0);
+    expect([recalled.output.stderr, recalled.output.stdout.length > 0]).toEqual(['', true]);
+  });
+
   it.each([
     [['compact', 'session.jsonl', '--archive', '.'], 'session.jsonl'],
     [['compact', 'session.jsonl', '--archive', 'sub/..', '-o', 'out.jsonl'], 'session.jsonl'],

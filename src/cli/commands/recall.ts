@@ -4,10 +4,10 @@
  * Prints the original bytes of an archived item — what a placeholder `recall r17` names — from the
  * folder `compact` kept it in. Exit 0 printed, 2 unknown id, missing folder or bad arguments.
  */
-import { readdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ArchiveItem } from 'agent-compact';
-import { createFileArchiveStore, originalText } from 'agent-compact/archive';
+import { createFileArchiveStore, type FileArchiveStore, originalText } from 'agent-compact/archive';
 import { type CliCommand, CliError, UsageError } from '../cli-io.js';
 import { parseCommandArgs } from '../command-args.js';
 
@@ -41,9 +41,9 @@ export const recallCommand: CliCommand = async (args, io) => {
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}" (see --help)`);
   if (values.archive === undefined) throw new UsageError('missing --archive DIR (see --help)');
   const directory = resolve(io.cwd, values.archive);
-  const sessions =
-    values.session === undefined ? await sessionsIn(directory, values.archive) : [values.session];
   const store = createFileArchiveStore({ directory });
+  const sessions =
+    values.session === undefined ? await sessionsIn(store, directory, values.archive) : [values.session];
   const found: ArchiveItem[] = [];
   for (const session of sessions) {
     const item = await store.get(session, id);
@@ -58,12 +58,11 @@ export const recallCommand: CliCommand = async (args, io) => {
   return 0;
 };
 
-/** The session ids an archive folder holds: one `<session>.jsonl` file each. */
-async function sessionsIn(directory: string, name: string): Promise<string[]> {
+/** The session ids an archive folder holds, as its store lists them. */
+async function sessionsIn(store: FileArchiveStore, directory: string, name: string): Promise<string[]> {
   try {
     if (!(await stat(directory)).isDirectory()) throw new CliError(`${name}: not a folder`, 2);
-    const files = await readdir(directory);
-    return files.filter((file) => file.endsWith('.jsonl')).map((file) => file.slice(0, -'.jsonl'.length));
+    return (await store.sessions?.()) ?? [];
   } catch (error) {
     if (error instanceof CliError) throw error;
     throw new CliError(`${name}: no such archive folder`, 2);
