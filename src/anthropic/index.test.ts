@@ -113,6 +113,27 @@ describe('createAnthropicSummaryModel', () => {
     expect(server.requests[1]?.body.tool_choice).toBeUndefined();
   });
 
+  it("stays within the API's four breakpoints when the agent's tools and system hold some", async () => {
+    const cached = { cache_control: { type: 'ephemeral' as const } };
+    const agentTools: Anthropic.ToolUnion[] = [
+      { name: 'read_file', input_schema: { type: 'object' } },
+      { name: 'bash', input_schema: { type: 'object' }, ...cached },
+    ];
+    const { server, model } = await setup(['## Summary\n- done', '## Summary\n- done'], {
+      tools: agentTools,
+    });
+    const threeBlocks = ['static', 'project', 'session'].map((text) => ({
+      type: 'text' as const,
+      text,
+      ...cached,
+    }));
+    expect((await model.summarize({ ...request, system: threeBlocks })).text).toBe('## Summary\n- done');
+    expect(JSON.stringify(server.requests[0]?.body).match(/cache_control/g)).toHaveLength(4);
+    // With room left, the kept prefix is still marked.
+    await model.summarize(request);
+    expect(JSON.stringify(server.requests[1]?.body).match(/cache_control/g)).toHaveLength(2);
+  });
+
   it("reads the agent's cached history instead of paying for it again, and surfaces usage", async () => {
     const tools: Anthropic.ToolUnion[] = [{ name: 'read_file', input_schema: { type: 'object' } }];
     const { server, model } = await setup(['agent answer', 'the summary'], { tools });

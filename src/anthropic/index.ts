@@ -117,9 +117,11 @@ function buildSummaryParams(
   maxTokens: number | undefined,
   tools: readonly Anthropic.ToolUnion[] | undefined,
 ): AnthropicSummaryParams {
+  // The agent's tools may hold breakpoints of their own: they count towards the API's limit too.
+  const toolBreakpoints = tools?.filter((tool) => 'cache_control' in tool && tool.cache_control).length ?? 0;
   const { system, messages } = toAnthropicParams({
     ...(request.system === undefined ? {} : { system: request.system }),
-    messages: withCacheBreakpoint(request.messages, request.system),
+    messages: withBreakpointWithin(request.messages, systemBreakpoints(request.system) + toolBreakpoints),
   });
   return {
     model,
@@ -169,12 +171,23 @@ const maxBreakpoints = 4;
  * so the request stays within the API's limit of four. Never mutates its input.
  */
 export function withCacheBreakpoint(messages: readonly Message[], system?: SystemPrompt): Message[] {
-  const systemBreakpoints =
-    typeof system === 'string' || system === undefined
-      ? 0
-      : system.filter((block) => block.cache_control).length;
+  return withBreakpointWithin(messages, systemBreakpoints(system));
+}
+
+/** The breakpoints a system prompt holds. */
+function systemBreakpoints(system: SystemPrompt | undefined): number {
+  return typeof system === 'string' || system === undefined
+    ? 0
+    : system.filter((block) => block.cache_control).length;
+}
+
+/**
+ * {@link withCacheBreakpoint} for a request whose system prompt and tools already hold `reserved`
+ * breakpoints: one is added only while the request stays within the API's four.
+ */
+function withBreakpointWithin(messages: readonly Message[], reserved: number): Message[] {
   const copies = messages.map((message) => withoutCacheControl(message));
-  if (systemBreakpoints >= maxBreakpoints) return copies;
+  if (reserved >= maxBreakpoints) return copies;
   for (let messageIndex = copies.length - 2; messageIndex >= 0; messageIndex -= 1) {
     const message = copies[messageIndex] as Message;
     const blocks: ContentBlock[] =
