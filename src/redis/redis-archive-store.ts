@@ -13,7 +13,8 @@ export interface RedisArchiveStoreOptions extends RedisConnectionOptions {
   prefix?: string;
   /**
    * Delete a session's archive this many seconds after its last write. Unset: kept until deleted.
-   * Set it longer than a session can sit idle: an expired archive cannot be recalled or rebuilt.
+   * Set it longer than a session can sit idle: an expired archive cannot be recalled or rebuilt. A
+   * Redis state store of the same prefix and a ttl extends it to its own on every save.
    */
   ttlSeconds?: number;
 }

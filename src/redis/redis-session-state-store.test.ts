@@ -1,9 +1,14 @@
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ArchiveItem } from '../core/archive/archive-store.js';
 import { COMPACTOR_STATE_SCHEMA, type CompactorState } from '../core/archive/session-state-store.js';
 import { CompactError } from '../core/model/errors.js';
 import type { RedisServer } from '../testing/redis-server.js';
-import { createRedisSessionStateStore, type RedisSessionStateStore } from './index.js';
+import {
+  createRedisArchiveStore,
+  createRedisSessionStateStore,
+  type RedisSessionStateStore,
+} from './index.js';
 import { skipRedis, startTestRedis } from './redis-server.test-utils.js';
 
 const state = (next: number): CompactorState => ({
@@ -11,6 +16,15 @@ const state = (next: number): CompactorState => ({
   ids: { next, keys: { [`k${next}`]: `r${next}` } },
   counter: { overallRatio: 1, weightedSamples: 0, weights: 0, reports: 0 },
   breaker: { hardOnLastCall: false },
+});
+
+const result = (id: string, sessionId: string): ArchiveItem => ({
+  id,
+  sessionId,
+  kind: 'tool-result',
+  createdAt: 1,
+  toolUseId: `toolu_${id}`,
+  block: { type: 'tool_result', tool_use_id: `toolu_${id}`, content: `output ${id}` },
 });
 
 const codeOf = (error: unknown) => (CompactError.isInstance(error) ? error.code : String(error));
@@ -153,5 +167,25 @@ describe.skipIf(skipRedis)('createRedisSessionStateStore', () => {
     await client.connect();
     expect(await client.ttl('sttl:{s1}:state')).toBeGreaterThan(50);
     client.destroy();
+  });
+
+  it('keeps the archive of a saved state alive as long as the state, never shortening it', async () => {
+    const prefix = 'live:';
+    const archive = createRedisArchiveStore({ url: server.url, prefix, ttlSeconds: 60 });
+    const each = store({ prefix, ttlSeconds: 60 });
+    await archive.put([result('r1', 's1'), result('r1', 'kept')]);
+    const client = createClient({ url: server.url });
+    await client.connect();
+    // The session went on without archiving: its archive is 2 s from expiring, its state is saved.
+    for (const part of ['items', 'index']) await client.pExpire(`${prefix}{s1}:${part}`, 2_000);
+    await each.save('s1', state(1), { expectedVersion: 0 });
+    for (const part of ['items', 'index'])
+      expect(await client.ttl(`${prefix}{s1}:${part}`)).toBeGreaterThan(50);
+    // An archive kept without expiry stays so.
+    for (const part of ['items', 'index']) await client.persist(`${prefix}{kept}:${part}`);
+    await each.save('kept', state(1), { expectedVersion: 0 });
+    for (const part of ['items', 'index']) expect(await client.ttl(`${prefix}{kept}:${part}`)).toBe(-1);
+    client.destroy();
+    await archive.close();
   });
 });

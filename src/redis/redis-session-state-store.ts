@@ -89,10 +89,13 @@ return {stored[1] or '0', false, stored[4] and 1 or 0, rolledBack}
 const loadScript = luaScript(`return redis.call('HMGET', KEYS[1], 'version', 'state')`);
 
 // KEYS[1] the state hash, KEYS[2] the archive's items list (its length is recorded: what the
-// committed state knows of). ARGV: expected version, state JSON ('' keeps the state and its version),
-// ttl seconds (0: none), request key and result of the call ('' for none). One atomic step, so a
-// state and the result of the call that produced it are saved together or not at all.
-// Returns the new version, or -1 - the stored version on a conflict.
+// committed state knows of), KEYS[3] the archive's index. ARGV: expected version, state JSON (''
+// keeps the state and its version), ttl seconds (0: none), request key and result of the call (''
+// for none). One atomic step, so a state and the result of the call that produced it are saved
+// together or not at all. The archive's keys, when they expire sooner, are given the state's ttl:
+// the placeholders the state's session sends name its items, so the archive must live as long (an
+// active session that archives nothing new kept its state and lost its archive). An archive kept
+// without expiry stays so. Returns the new version, or -1 - the stored version on a conflict.
 const commitScript = luaScript(`
 local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
 if current ~= tonumber(ARGV[1]) then return -1 - current end
@@ -106,6 +109,12 @@ redis.call('HDEL', KEYS[1], 'pending')
 redis.call('HSET', KEYS[1], 'archived', redis.call('LLEN', KEYS[2]))
 local ttl = tonumber(ARGV[3])
 if ttl > 0 and redis.call('EXISTS', KEYS[1]) == 1 then redis.call('EXPIRE', KEYS[1], ttl) end
+if ttl > 0 then
+  for i = 2, 3 do
+    local left = redis.call('PTTL', KEYS[i])
+    if left > 0 and left < ttl * 1000 then redis.call('PEXPIRE', KEYS[i], ttl * 1000) end
+  end
+end
 return version
 `);
 
@@ -137,6 +146,7 @@ export function createRedisSessionStateStore({
   const withLock = createSessionLock(redis, leaseMs);
   // The archive store's keys under the same prefix (see createRedisArchiveStore).
   const itemsKey = (sessionId: string) => sessionKey(prefix, sessionId, 'items');
+  const indexKey = (sessionId: string) => sessionKey(prefix, sessionId, 'index');
 
   async function commit(sessionId: string, { expectedVersion, state, call }: SessionCommit) {
     const what = `saving the state of session ${sessionId}`;
@@ -148,7 +158,12 @@ export function createRedisSessionStateStore({
       call?.result ?? '',
     ];
     const reply = Number(
-      await redis.run(commitScript, [stateKey(sessionId), itemsKey(sessionId)], args, what),
+      await redis.run(
+        commitScript,
+        [stateKey(sessionId), itemsKey(sessionId), indexKey(sessionId)],
+        args,
+        what,
+      ),
     );
     if (reply < 0) {
       throw new CompactError(
@@ -171,7 +186,7 @@ export function createRedisSessionStateStore({
     },
     async peek(sessionId, requestKey = '') {
       const what = `reading the state version of session ${sessionId}`;
-      const keys = [stateKey(sessionId), itemsKey(sessionId), sessionKey(prefix, sessionId, 'index')];
+      const keys = [stateKey(sessionId), itemsKey(sessionId), indexKey(sessionId)];
       return peekReplyOf(await redis.run(peekScript, keys, [requestKey], what));
     },
     commit: (sessionId, change) => commit(sessionId, change),
