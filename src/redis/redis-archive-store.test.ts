@@ -63,6 +63,16 @@ describe.skipIf(skipRedis)('createRedisArchiveStore', () => {
     expect(await other.sessions!()).toEqual(['elsewhere']);
   });
 
+  it('lists its sessions past a key under its prefix that it did not write', async () => {
+    const archive = store({ prefix: 'foreign:' });
+    await archive.put([item('r1', 'task-1')]);
+    const client = createClient({ url: server.url });
+    await client.connect();
+    await client.rPush('foreign:{%E0%A4}:items', 'not an item');
+    expect(await archive.sessions!()).toEqual(['task-1']);
+    client.destroy();
+  });
+
   it('is idempotent: the same id with the same bytes is a no-op', async () => {
     const archive = store();
     await archive.put([item('r1'), item('r2')]);

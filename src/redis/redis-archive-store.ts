@@ -134,13 +134,28 @@ export function createRedisArchiveStore({
           string[],
         ];
         cursor = String(reply[0]);
-        for (const key of reply[1])
-          found.add(decodeURIComponent(key.slice(prefix.length + 1, -'}:items'.length)));
+        for (const key of reply[1]) {
+          const sessionId = decodedSessionId(key.slice(prefix.length + 1, -'}:items'.length));
+          if (sessionId !== undefined) found.add(sessionId);
+        }
       } while (cursor !== '0');
       return [...found].sort();
     },
     close: () => redis.close(),
   };
+}
+
+/**
+ * The session id of a key's hash tag, or undefined for a key the store did not write: a tag that is
+ * not percent-encoded text (`{%E0}`) would make decodeURIComponent throw a raw URIError, and one
+ * such key made every listing fail.
+ */
+function decodedSessionId(tag: string): string | undefined {
+  try {
+    return decodeURIComponent(tag);
+  } catch {
+    return undefined;
+  }
 }
 
 function parseItem(json: string, sessionId: string, where: string): ArchiveItem {
