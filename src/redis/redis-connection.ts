@@ -75,8 +75,11 @@ export function openRedisConnection({
 
   const owned = url === undefined ? undefined : ownClient(url, timeoutMs, fail);
   let connecting: Promise<unknown> | undefined;
+  let closed = false;
   const ready = async (): Promise<RedisScriptClient> => {
     if (!owned) return client as RedisScriptClient;
+    // A call after close() would open the connection again, and keep the process alive for ever.
+    if (closed) throw fail('the store was closed');
     if (!owned.isOpen) connecting ??= owned.connect().finally(() => (connecting = undefined));
     if (connecting) await connecting;
     return owned as unknown as RedisScriptClient;
@@ -118,8 +121,17 @@ export function openRedisConnection({
       return callWithTimeout(() => probe, Math.min(PROBE_WAIT_MS, timeoutMs), downError);
     },
     async close() {
-      if (owned?.isOpen) await owned.close().catch(() => owned.destroy());
-      else owned?.destroy();
+      closed = true;
+      if (!owned) return;
+      const opening = connecting;
+      if (owned.isOpen && opening === undefined) await owned.close().catch(() => destroy(owned));
+      else destroy(owned);
+      // A connection still being made when close() came could open after it (a store closed while
+      // its first call connects: the process never exited); it is ended once it settles.
+      opening?.then(
+        () => destroy(owned),
+        () => destroy(owned),
+      );
     },
   };
 }
@@ -182,6 +194,15 @@ async function callWithTimeout<T>(
 }
 
 type OwnedClient = ReturnType<typeof createClient>;
+
+/** Ends a client's connection now; one already ended stays so. */
+function destroy(client: OwnedClient): void {
+  try {
+    client.destroy();
+  } catch {
+    // Already closed.
+  }
+}
 
 function ownClient(
   url: string,
