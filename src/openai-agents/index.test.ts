@@ -90,6 +90,65 @@ describe('agentCompactFilter', () => {
     expect(server.requests.some((request) => request.outcome === 'prompt-too-long')).toBe(true);
   });
 
+  it('counts a screenshot as the image it is, not as its base64 text', async () => {
+    // 8 screenshots of 30 kB: a few thousand tokens as images, ~84,000 as JSON text.
+    const image = `data:image/png;base64,${Buffer.alloc(30_000, 7).toString('base64')}`;
+    server = await startScriptedModelServer({
+      script: ({ index }) =>
+        index < 8
+          ? { type: 'tool-calls', calls: [{ name: 'screenshot', input: {} }] }
+          : 'Eight screens seen.',
+    });
+    const screenshot = tool({
+      name: 'screenshot',
+      description: 'Take a screenshot',
+      parameters: { type: 'object', properties: {}, required: [], additionalProperties: false },
+      strict: true,
+      execute: async () => ({ type: 'image' as const, image }),
+    });
+    const events: CompactionEvent[] = [];
+    const filter = agentCompactFilter({ contextWindow: 128_000, onEvent: (event) => events.push(event) });
+    const agent = agentOn(server).clone({ tools: [screenshot] });
+    const result = await run(agent, 'Take eight screenshots.', {
+      maxTurns: 12,
+      callModelInputFilter: filter,
+    });
+    expect(result.finalOutput).toBe('Eight screens seen.');
+    expect(events).toEqual([]);
+    // The last request carried all eight images, as the SDK wrote them.
+    expect(JSON.stringify(server.requests.at(-1)?.body).split('"input_image"')).toHaveLength(9);
+  });
+
+  it('masks older screenshots as tool results, keeping the latest as the SDK wrote it', async () => {
+    const image = { type: 'image', image: { data: 'iVBORw0KGgo'.repeat(3_000), mediaType: 'image/png' } };
+    const input: Record<string, unknown>[] = [{ role: 'user', content: 'Watch the screen.' }];
+    for (let index = 0; index < 20; index++) {
+      input.push({ type: 'function_call', callId: `c${index}`, name: 'screenshot', arguments: '{}' });
+      input.push({
+        type: 'function_call_result',
+        callId: `c${index}`,
+        name: 'screenshot',
+        status: 'completed',
+        output: image,
+      });
+    }
+    const events: CompactionEvent[] = [];
+    const filter = agentCompactFilter({ contextWindow: 40_000, onEvent: (event) => events.push(event) });
+    const out = await filter({
+      modelData: { input: input as never },
+      agent: {} as never,
+      context: undefined,
+    });
+    expect(events.some((event) => event.type === 'compaction-end' && event.layer !== 'hard')).toBe(true);
+    expect(out.input.at(-1)).toBe(input.at(-1));
+    const masked = out.input.filter(
+      (item) => item.type === 'function_call_result' && !input.includes(item as never),
+    );
+    expect(masked.length).toBeGreaterThan(0);
+    for (const item of masked)
+      expect(item).toMatchObject({ output: { type: 'text', text: expect.stringContaining('screenshot') } });
+  });
+
   it('passes an item type it does not know through whole, with a warning', async () => {
     const warnings: string[] = [];
     const filter = agentCompactFilter({ contextWindow: window, onWarning: (line) => warnings.push(line) });

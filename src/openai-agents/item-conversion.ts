@@ -1,4 +1,4 @@
-import type { ResponsesInputItem } from '../core/conversation/responses-types.js';
+import type { ResponsesContentPart, ResponsesInputItem } from '../core/conversation/responses-types.js';
 
 /**
  * An Agents SDK input item as this module reads it: the protocol's items are plain JSON objects
@@ -45,19 +45,68 @@ function toResponsesItem(item: AgentItem, type: string): ResponsesInputItem {
     return {
       type: 'function_call_output',
       call_id: item.callId,
-      output: outputText(item.output),
+      output: responsesOutput(item.output),
     } as ResponsesInputItem;
   }
   return item as unknown as ResponsesInputItem;
 }
 
-/** A tool result's output as the text the model reads. */
-function outputText(output: unknown): string {
+/**
+ * A tool result's output as Responses output: text as text, and images (a screenshot tool's
+ * `{ type: 'image', image }`, or `input_text` / `input_image` parts) as `input_image` parts, which
+ * the compactor counts as the image they are. As JSON text, a 300 kB screenshot counted 105,000
+ * tokens and forced a hard compaction that dropped it. Anything else is read as its JSON.
+ */
+function responsesOutput(output: unknown): string | ResponsesContentPart[] {
   if (typeof output === 'string') return output;
-  if (output && typeof output === 'object' && (output as AgentItem).type === 'text') {
-    return String((output as AgentItem).text ?? '');
+  if (isRecord(output) && output.type === 'text') return String(output.text ?? '');
+  const parts = (Array.isArray(output) ? output : [output]).map(responsesPart);
+  return parts.every((part) => part !== undefined)
+    ? (parts as ResponsesContentPart[])
+    : JSON.stringify(output);
+}
+
+function responsesPart(part: unknown): ResponsesContentPart | undefined {
+  if (!isRecord(part)) return undefined;
+  if ((part.type === 'text' || part.type === 'input_text') && typeof part.text === 'string') {
+    return { type: 'input_text', text: part.text };
   }
-  return JSON.stringify(output);
+  if (part.type !== 'image' && part.type !== 'input_image') return undefined;
+  const source = imageSource(part.image);
+  const detail = typeof part.detail === 'string' ? part.detail : 'auto';
+  return source && { type: 'input_image', detail, ...source };
+}
+
+/** Where an Agents SDK image is: a URL (a `data:` URL for inline bytes) or an uploaded file. */
+function imageSource(image: unknown): { image_url: string } | { file_id: string } | undefined {
+  if (typeof image === 'string') return { image_url: image };
+  if (!isRecord(image)) return undefined;
+  if (typeof image.url === 'string') return { image_url: image.url };
+  if (typeof image.fileId === 'string') return { file_id: image.fileId };
+  if (typeof image.id === 'string') return { file_id: image.id };
+  if (typeof image.data === 'string') {
+    const mediaType = typeof image.mediaType === 'string' ? image.mediaType : 'image/png';
+    return { image_url: `data:${mediaType};base64,${image.data}` };
+  }
+  return undefined;
+}
+
+/** An Agents SDK output part for a Responses part the compactor wrote back. */
+function agentPart(part: ResponsesContentPart): AgentItem | undefined {
+  if (part.type === 'input_text' && typeof part.text === 'string')
+    return { type: 'input_text', text: part.text };
+  if (part.type !== 'input_image') return undefined;
+  const image =
+    typeof part.image_url === 'string'
+      ? part.image_url
+      : typeof part.file_id === 'string'
+        ? { id: part.file_id }
+        : undefined;
+  return image === undefined ? undefined : { type: 'input_image', image, detail: part.detail ?? 'auto' };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -72,15 +121,20 @@ function toAgentItem(item: ResponsesInputItem, view: ResponsesView): AgentItem {
   const record = item as unknown as AgentItem;
   if (record.type === 'function_call_output') {
     const callId = String(record.call_id);
+    const parts = Array.isArray(record.output)
+      ? (record.output as ResponsesContentPart[]).map(agentPart)
+      : undefined;
     return {
       type: 'function_call_result',
       callId,
       name: view.callNames.get(callId) ?? 'unknown',
       status: 'completed',
-      output: {
-        type: 'text',
-        text: typeof record.output === 'string' ? record.output : JSON.stringify(record.output),
-      },
+      output: parts?.every((part) => part !== undefined)
+        ? parts
+        : {
+            type: 'text',
+            text: typeof record.output === 'string' ? record.output : JSON.stringify(record.output),
+          },
     };
   }
   if (record.type === 'function_call') {
