@@ -98,7 +98,7 @@ export function outlineFile(
   }
   if (!Array.isArray(definitions)) {
     try {
-      definitions = lexerOutline(language, text);
+      definitions = lexerOutline(language, text, MAX_DEFINITIONS);
     } catch {
       return undefined;
     }

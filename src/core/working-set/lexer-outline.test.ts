@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { lexerOutline } from './lexer-outline.js';
+import { outlineFile } from './outline-file.js';
+
+/**
+ * How many characters `run` reads through `for…of` over a string, `charCodeAt` or a trim, the ways
+ * the lexer walks a line: a count of its work that does not depend on the machine's speed.
+ */
+function charactersRead(run: () => void): number {
+  const prototype = String.prototype;
+  const { charCodeAt, trim, trimStart } = prototype;
+  const iterator = prototype[Symbol.iterator];
+  let read = 0;
+  prototype.charCodeAt = function (this: string, index: number) {
+    read++;
+    return charCodeAt.call(this, index);
+  };
+  const reading = <T>(method: (this: string) => T) =>
+    function (this: string): T {
+      read += this.length;
+      return method.call(this);
+    };
+  prototype[Symbol.iterator] = reading(iterator);
+  prototype.trim = reading(trim);
+  prototype.trimStart = reading(trimStart);
+  try {
+    run();
+  } finally {
+    Object.assign(prototype, { charCodeAt, trim, trimStart, [Symbol.iterator]: iterator });
+  }
+  return read;
+}
+
+describe('the lexer outline on many definitions', () => {
+  // Each definition's end is looked for over up to 4,000 lines: read again for each definition,
+  // 20,000 lines of `function f() {` cost 14 s, 80,000 (1.2 MB) 68 s.
+  it.each([
+    ['unclosed functions', 'typescript', 'function f() {\n'.repeat(5000)],
+    ['nested functions', 'typescript', `${'function f() {\n'.repeat(2500)}${'}\n'.repeat(2500)}`],
+    [
+      'nested Python functions',
+      'python',
+      Array.from({ length: 2000 }, (_, i) => `${' '.repeat(i)}def f():`).join('\n'),
+    ],
+    ['unclosed constants', 'c', '#define X (\n'.repeat(5000)],
+    ['Kotlin functions without a body', 'kotlin', 'fun f(\n'.repeat(5000)],
+  ] as const)('reads each character of %s a few times, not once per definition', (_, language, text) => {
+    let definitions = 0;
+    const read = charactersRead(() => {
+      definitions = lexerOutline(language, text).length;
+    });
+    expect(definitions).toBeGreaterThanOrEqual(2000);
+    // Each line's brackets, its indentation and a definition's signature: three reads at most.
+    expect(read).toBeLessThanOrEqual(3 * text.length);
+  });
+
+  it('stops at the first `limit` definitions, as outlineFile keeps them', () => {
+    const text = 'function f() {\n'.repeat(5000);
+    const all = lexerOutline('typescript', text);
+    expect(lexerOutline('typescript', text, 400)).toEqual(all.slice(0, 400));
+    expect(outlineFile('src/f.ts', text, undefined)).toEqual(all.slice(0, 400));
+    expect(charactersRead(() => outlineFile('src/f.ts', text, undefined))).toBeLessThanOrEqual(
+      2 * text.length,
+    );
+  });
+});
