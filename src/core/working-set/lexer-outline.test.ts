@@ -64,3 +64,30 @@ describe('the lexer outline on many definitions', () => {
     );
   });
 });
+
+describe('the lexer patterns on long runs of blanks', () => {
+  // Patterns where two parts take the same blanks backtrack over every way to share them: in C,
+  // a line of `a  a  a …` took 2 s at 24 words and 16 times longer for each 4 more (exponential);
+  // in Java and Rust a line of 1,000 blanks after `public` or `impl` took a second (cubic). These
+  // sizes would run for days before the fix.
+  it.each([
+    ['c', `${'word  '.repeat(60)}x;`],
+    ['cpp', `  ${'word \t'.repeat(60)}x;`],
+    ['java', `class A {\n${`    public ${' '.repeat(980)}\n`.repeat(200)}}`],
+    ['java', `class A {\n${`    static final int${' '.repeat(980)}\n`.repeat(200)}}`],
+    ['rust', `${`impl${' '.repeat(990)}\n`.repeat(200)}fn f() {}`],
+  ] as const)('outlines %s with such lines in one pass of each', (language, text) => {
+    const names = lexerOutline(language, text).map((definition) => definition.name);
+    expect(names).toEqual(language === 'java' ? ['A'] : language === 'rust' ? ['f'] : []);
+  });
+
+  it('still reads what those patterns are for', () => {
+    const c = 'static unsigned  long *\tcount_lines(const char *text) {\n  return 0;\n}\n';
+    expect(lexerOutline('c', c)).toMatchObject([{ name: 'count_lines', line: 1, endLine: 3 }]);
+    const java =
+      'class A {\n    public static Map<String, List<Integer>> group(int a) {\n    }\n    private static final Map<String, Integer> LIMITS = Map.of();\n}\n';
+    expect(lexerOutline('java', java).map((definition) => definition.name)).toEqual(['A', 'group', 'LIMITS']);
+    const rust = 'impl<T: Clone> From<Vec<T>> for Stack<T> {\n    fn from(v: Vec<T>) -> Self {}\n}\n';
+    expect(lexerOutline('rust', rust).map((definition) => definition.name)).toEqual(['Stack', 'from']);
+  });
+});

@@ -67,7 +67,8 @@ const rustPatterns: Pattern[] = [
   { kind: 'trait', pattern: /^\s*(?:pub(?:\([^)]*\))?\s+)?(?:unsafe\s+)?trait\s+(?<name>[A-Za-z_]\w*)/ },
   {
     kind: 'impl',
-    pattern: /^\s*(?:unsafe\s+)?impl\b(?:\s*<[^>]*>)?\s+(?:[\w:<>, ]+\s+for\s+)?(?<name>[A-Za-z_][\w:]*)/,
+    pattern:
+      /^\s*(?:unsafe\s+)?impl\b(?:\s*<[^>]*>)?\s+(?:[\w:<>,](?:[\w:<>, ]*[\w:<>,])?\s+for\s+)?(?<name>[A-Za-z_][\w:]*)/,
   },
   { kind: 'type', pattern: /^\s*(?:pub(?:\([^)]*\))?\s+)?type\s+(?<name>[A-Za-z_]\w*)/ },
   { kind: 'module', pattern: /^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(?<name>[A-Za-z_]\w*)/ },
@@ -85,12 +86,12 @@ const javaPatterns: Pattern[] = [
   {
     kind: 'method',
     pattern:
-      /^\s+(?:(?:public|private|protected|static|final|abstract|synchronized|native|default)\s+)*(?:<[^>]*>\s+)?[\w$.<>[\],? ]+\s+(?<name>[A-Za-z_$][\w$]*)\s*\([^;]*$/,
+      /^\s+(?:(?:public|private|protected|static|final|abstract|synchronized|native|default)\s+)*(?:<[^>]*>\s+)?(?:[\w$.<>[\],?](?:[\w$.<>[\],? ]*[\w$.<>[\],?])?\s+)?(?<name>[A-Za-z_$][\w$]*)\s*\([^;]*$/,
   },
 ];
 
 /** A C or C++ declaration's return type, qualifiers included: one or more words before the name. */
-const cType = String.raw`(?:[A-Za-z_][\w:<>,]*\s*[*&]*\s+[*&]*)+`;
+const cType = String.raw`(?:[A-Za-z_][\w:<>,]*(?:\s+|\s*[*&]+\s+)[*&]*)+`;
 const cPatterns: Pattern[] = [
   { kind: 'struct', pattern: /^\s*(?:typedef\s+)?struct\s+(?<name>[A-Za-z_]\w*)\s*(?:\{|$)/ },
   { kind: 'union', pattern: /^\s*(?:typedef\s+)?union\s+(?<name>[A-Za-z_]\w*)\s*(?:\{|$)/ },
@@ -206,7 +207,7 @@ export const constantPatterns: Record<CodeLanguage, Pattern[]> = {
     {
       kind: 'constant',
       pattern:
-        /^\s+(?:(?:public|private|protected)\s+)?(?:static\s+final|final\s+static)\s+[\w$.<>[\],? ]+?\s+(?<name>[A-Za-z_$][\w$]*)\s*=/,
+        /^\s+(?:(?:public|private|protected)\s+)?(?:static\s+final|final\s+static)\s+[\w$.<>[\],?](?:[\w$.<>[\],? ]*?[\w$.<>[\],?])?\s+(?<name>[A-Za-z_$][\w$]*)\s*=/,
     },
   ],
   c: cConstants(),
