@@ -3,7 +3,9 @@
  * binary or minified contents, 1 MB lines, unknown languages, a parse cancelled → the lexer's
  * outline or nothing, never a throw.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { Node } from 'web-tree-sitter';
 import { LedgerRecorder } from '../core/ledger/record-messages.js';
 import type { Message } from '../core/model/messages.js';
 import { createHeuristicCounter } from '../core/tokens/heuristic-counter.js';
@@ -68,6 +70,30 @@ describe('the tree-sitter parser itself', () => {
     expect(treeSitter.outline('go', text)).toBeUndefined();
     expect(outlineFile('x.go', text, treeSitter)).toEqual(lexerOutline('go', text));
     expect(treeSitter.outline('go', text.replace('('.repeat(1001), '('.repeat(900)))).toBeDefined();
+  });
+
+  it('outlines deeply nested definitions without asking a node for its parent', () => {
+    // `Node.parent` walks down from the root: asked for each definition, 8,000 nested arrow
+    // functions (170 KB) took 28 s.
+    const parent = vi.spyOn(Node.prototype, 'parent', 'get');
+    try {
+      const arrows = `${'const a = () => {\n'.repeat(2000)}${'};\n'.repeat(2000)}`;
+      const nested = `${'function f() {\n'.repeat(2000)}${'}\n'.repeat(2000)}`;
+      const python = Array.from(
+        { length: 60 },
+        (_, depth) =>
+          `${'    '.repeat(depth)}${depth % 2 === 0 ? `class C${depth}:` : `def m${depth}(self):`}`,
+      ).join('\n');
+      expect(treeSitter.outline('typescript', arrows)).toHaveLength(2000);
+      expect(treeSitter.outline('typescript', nested)).toHaveLength(2000);
+      const methods = treeSitter.outline('python', `${python}\n${'    '.repeat(60)}pass\n`);
+      expect(methods?.map((definition) => definition.kind)).toEqual(
+        Array.from({ length: 60 }, (_, depth) => (depth % 2 === 0 ? 'class' : 'method')),
+      );
+      expect(parent).not.toHaveBeenCalled();
+    } finally {
+      parent.mockRestore();
+    }
   });
 
   it('cancels a parse over its budget and leaves the text to the lexer, parse after parse', async () => {

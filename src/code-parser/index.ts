@@ -147,9 +147,10 @@ function outlineTree(
     if (tree.rootNode.hasError) return undefined;
     const kinds = definitionNodes[language];
     const lines = text.split('\n');
+    const around = enclosing(tree.rootNode);
     const definitions: CodeDefinition[] = [];
     for (const node of tree.rootNode.descendantsOfType(Object.keys(kinds))) {
-      const definition = node ? definitionOf(node, kinds[node.type]!, lines) : undefined;
+      const definition = node ? definitionOf(node, kinds[node.type]!, lines, around) : undefined;
       if (definition) definitions.push(definition);
     }
     return definitions;
@@ -158,13 +159,50 @@ function outlineTree(
   }
 }
 
-function definitionOf(node: Node, kind: string, lines: readonly string[]): CodeDefinition | undefined {
+/**
+ * What a definition's parent tells, found from the top down: the declaration holding a
+ * `const f = () => …` (its head starts there) and the functions that are a Python class's methods.
+ * `node.parent` walks down from the root on every call: asked of each definition, it made a file
+ * of nested definitions quadratic (8,000 nested arrow functions, 170 KB, took 28 s).
+ */
+interface Enclosing {
+  declarations: Map<number, Node>;
+  methods: Set<number>;
+}
+
+function enclosing(root: Node): Enclosing {
+  const around: Enclosing = { declarations: new Map(), methods: new Set() };
+  for (const holder of root.descendantsOfType([
+    'lexical_declaration',
+    'variable_declaration',
+    'class_definition',
+  ])) {
+    if (!holder) continue;
+    if (holder.type !== 'class_definition') {
+      for (const child of holder.namedChildren)
+        if (child?.type === 'variable_declarator') around.declarations.set(child.id, holder);
+      continue;
+    }
+    for (const child of holder.childForFieldName('body')?.namedChildren ?? [])
+      if (child?.type === 'function_definition') around.methods.add(child.id);
+  }
+  return around;
+}
+
+function definitionOf(
+  node: Node,
+  kind: string,
+  lines: readonly string[],
+  around: Enclosing,
+): CodeDefinition | undefined {
   if (node.type === 'variable_declarator' && !functionValues.has(node.childForFieldName('value')?.type ?? ''))
     return undefined;
   if (bodyless.has(node.type) && !node.childForFieldName('body')) return undefined;
   const name = nameOf(node);
   if (!name) return undefined;
-  const startRow = headStart(node.type === 'variable_declarator' ? (node.parent ?? node) : node);
+  const startRow = headStart(
+    node.type === 'variable_declarator' ? (around.declarations.get(node.id) ?? node.parent ?? node) : node,
+  );
   const value = node.childForFieldName('value');
   const body = node.childForFieldName('body') ?? value?.childForFieldName('body');
   // A head on one line is that line as written (what an edit of it must match); one over several
@@ -177,7 +215,7 @@ function definitionOf(node: Node, kind: string, lines: readonly string[]): CodeD
           .replace(/\s+/g, ' ')
       : (lines[startRow] ?? '');
   const method =
-    kind === 'function' && node.parent?.parent?.type === 'class_definition'
+    kind === 'function' && around.methods.has(node.id)
       ? 'method'
       : (node.childForFieldName('declaration_kind')?.text ?? kind);
   return {
