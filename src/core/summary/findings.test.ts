@@ -178,4 +178,22 @@ describe('the offline summary', () => {
     expect(sections.get('Current state')!.join('\n')).toContain('Also update the changelog.');
     expect(sections.get('Key findings and decisions')!.join('\n')).toContain('CalculateTokenUsage');
   });
+
+  it('reads a sentence of a long run of dotted or dashed words in one pass', () => {
+    // Every other character of `a-b-c-…` is a word boundary, where a path or a file name was tried
+    // to the run's end: 100 KB took 65 s, this (400 KB) some twenty minutes.
+    for (const run of ['a-'.repeat(200_000), 'a.'.repeat(200_000)]) {
+      const findings = agentFindings(
+        [
+          { role: 'assistant', content: `The dump fails because ${run}` },
+          {
+            role: 'assistant',
+            content: 'Found it: `parseHeader()` drops the last line because of an off-by-one.',
+          },
+        ],
+        600,
+      );
+      expect(findings.at(-1)).toContain('parseHeader()');
+    }
+  });
 });

@@ -19,9 +19,14 @@ const REQUEST_CHARS = 400;
 /** How much a sentence's place weighs against what it names: the newest counts this much more. */
 const RECENCY_WEIGHT = 3;
 
-/** Code in prose: `backticks`, calls, paths with an extension, camelCase, snake_case, PascalCase words. */
+/**
+ * Code in prose: `backticks`, calls, paths with an extension, camelCase, snake_case, PascalCase
+ * words. A path's first part and a file's name are bounded: a run of `a.b.c…` or `a-b-c…` has a
+ * word boundary at every other character, and an unbounded part tried from each of them to the
+ * run's end made a sentence quadratic (100 KB of `a-b-…`: 65 s).
+ */
 const codeMention = new RegExp(
-  String.raw`\`[^\`\n]{2,80}\`|\b[\w.-]+\/[\w./-]+|\b[\w-]+\.(?:${PROSE_FILE_EXTENSIONS})\b|\b[A-Za-z_]\w*\(\)|\b[a-z]+[A-Z]\w*|\b[a-z]+_[a-z_]\w*|\b[A-Z][a-z]+[A-Z]\w*`,
+  String.raw`\`[^\`\n]{2,80}\`|\b[\w.-]{1,120}\/[\w./-]+|\b[\w-]{1,120}\.(?:${PROSE_FILE_EXTENSIONS})\b|\b[A-Za-z_]\w*\(\)|\b[a-z]+[A-Z]\w*|\b[a-z]+_[a-z_]\w*|\b[A-Z][a-z]+[A-Z]\w*`,
   'g',
 );
 /** Words that mark a conclusion, a cause or a decision. */
