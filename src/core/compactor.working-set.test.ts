@@ -318,3 +318,39 @@ describe('micro and the files the agent just read', () => {
     expect(resultText(tight.messages[8])).toMatch(/^\[Previous: used read_file\(src\/module-4.ts\)/);
   });
 });
+
+describe('text with characters outside the BMP', () => {
+  it('cuts no emoji in half anywhere in a hard compaction: a provider refuses a lone surrogate', async () => {
+    const emoji = (count: number) => '😀'.repeat(count);
+    for (const pad of ['', 'a']) {
+      const code = `export function alpha(s = "${pad}${emoji(200)}") {\n  return s;\n}\n`;
+      const messages: Message[] = [
+        { role: 'user', content: 'fix it' },
+        ...call('Bash', { command: 'npm test' }, 'ok\n'.repeat(3000)),
+        ...call('Read', { file_path: '/repo/src/a.ts' }, numbered(code)),
+        ...call(
+          'Edit',
+          {
+            file_path: '/repo/src/a.ts',
+            old_string: '  return s;',
+            new_string: `  return s + "${pad}${emoji(600)}";`,
+          },
+          'ok',
+        ),
+        ...call('Grep', { pattern: `${pad}${emoji(200)}`, output_mode: 'content' }, '/repo/src/a.ts:1:x'),
+        ...call('Bash', { command: `echo ${pad}${emoji(300)}` }, `Error: ${pad}${emoji(300)}`),
+        ...call('Read', { file_path: `/repo/${pad}${emoji(40)}/b.ts` }, `Error: ${pad}${emoji(300)}`),
+        { role: 'assistant', content: `I found that \`alpha\` breaks because ${pad}${emoji(800)}.` },
+        { role: 'user', content: `${pad}${emoji(3000)}` },
+        { role: 'assistant', content: `ok ${pad}${emoji(2000)}` },
+        { role: 'user', content: 'go on' },
+      ];
+      for (const hard of [{}, { workingSetTokens: 3000 }]) {
+        const result = await createCompactor({ hard }).maybeCompact(messages, { force: 'hard' });
+        expect(result.layer).toBe('hard');
+        // JSON.stringify writes a whole pair as it is and half of one as a `\udXXX` escape.
+        expect(JSON.stringify(result.messages)).not.toMatch(/\\ud[89a-f]/i);
+      }
+    }
+  });
+});

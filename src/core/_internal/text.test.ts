@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pathTail, shortenMiddle } from './text.js';
+import { pathTail, shortenLine, shortenMiddle, sliceHead, sliceTail } from './text.js';
 
 describe('shortenMiddle', () => {
   it('keeps a command that fits as written, on one line', () => {
@@ -23,5 +23,28 @@ describe('pathTail', () => {
     expect(pathTail(path, 40)).toBe('…e/cli/strategy/manual_commit_session.go');
     expect(pathTail('src/a.ts', 40)).toBe('src/a.ts');
     expect(pathTail(path, 1)).toBe('…');
+  });
+});
+
+describe('cutting text between the halves of a surrogate pair', () => {
+  const emoji = '😀'.repeat(10);
+  const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+  it('keeps whole characters: a pair is kept whole or left out whole', () => {
+    expect(sliceHead(emoji, 3)).toBe('😀');
+    expect(sliceHead(emoji, 4)).toBe('😀😀');
+    expect(sliceTail(emoji, 17)).toBe('😀');
+    expect(sliceTail(emoji, 16)).toBe('😀😀');
+    expect(sliceHead('abc', 2)).toBe('ab');
+    expect(sliceTail('abc', 2)).toBe('c');
+  });
+
+  it('gives no lone surrogate from the shortening helpers, at any length', () => {
+    for (const text of [emoji, `a${emoji}`]) {
+      for (let max = 1; max < text.length; max++) {
+        for (const short of [shortenLine(text, max), shortenMiddle(text, max), pathTail(text, max)])
+          expect(short).not.toMatch(lone);
+      }
+    }
   });
 });

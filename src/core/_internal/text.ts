@@ -35,10 +35,42 @@ export function safeJson(value: unknown): string {
   }
 }
 
+/**
+ * `text.slice(0, end)`, one character shorter when `end` falls between the two halves of a
+ * surrogate pair (an emoji, a rare CJK character): half a pair is invalid UTF-16, and a provider
+ * refuses the whole request that holds one (Anthropic: "no low surrogate in string").
+ */
+export function sliceHead(text: string, end: number): string {
+  const cut =
+    end > 0 && end < text.length && isLowSurrogate(text, end) && isHighSurrogate(text, end - 1)
+      ? end - 1
+      : end;
+  return text.slice(0, Math.max(0, cut));
+}
+
+/** `text.slice(start)`, one character later when `start` falls between the two halves of a surrogate pair. */
+export function sliceTail(text: string, start: number): string {
+  const from =
+    start > 0 && start < text.length && isLowSurrogate(text, start) && isHighSurrogate(text, start - 1)
+      ? start + 1
+      : start;
+  return text.slice(from);
+}
+
+function isHighSurrogate(text: string, index: number): boolean {
+  const code = text.charCodeAt(index);
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isLowSurrogate(text: string, index: number): boolean {
+  const code = text.charCodeAt(index);
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
 /** One line, at most `max` characters, with an ellipsis when cut. */
 export function shortenLine(text: string, max: number): string {
   const line = text.replace(/\s+/g, ' ').trim();
-  return line.length <= max ? line : `${line.slice(0, Math.max(0, max - 1))}…`;
+  return line.length <= max ? line : `${sliceHead(line, max - 1)}…`;
 }
 
 /** An error's message on one line of at most 200 characters, for an event's reason. */
@@ -68,7 +100,7 @@ export function shortenMiddle(text: string, max: number): string {
   if (line.length <= max) return line;
   const tail = Math.floor((max - 1) / 3);
   const head = Math.max(0, max - 1 - tail);
-  return `${line.slice(0, head)}…${line.slice(line.length - tail)}`;
+  return `${sliceHead(line, head)}…${sliceTail(line, line.length - tail)}`;
 }
 
 /** A path within `max` characters, cut from its start so its file name stays: `…/strategy/cleanup.go`. */
@@ -76,7 +108,7 @@ export function pathTail(path: string, max: number): string {
   const line = path.replace(/\s+/g, ' ').trim();
   if (line.length <= max) return line;
   // `slice(-0)` is the whole line: a budget of one character is the mark alone.
-  return max <= 1 ? '…' : `…${line.slice(-(max - 1))}`;
+  return max <= 1 ? '…' : `…${sliceTail(line, line.length - (max - 1))}`;
 }
 
 /** The first `items` that fit in `chars` characters joined by `, ` (the first whatever its length). */

@@ -1,5 +1,5 @@
 import { commonDirectory } from '../_internal/common-directory.js';
-import { shortenLine, shortenMiddle } from '../_internal/text.js';
+import { shortenLine, shortenMiddle, sliceHead, sliceTail } from '../_internal/text.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { LedgerCommand, LedgerFile, LedgerState } from './ledger-state.js';
 
@@ -251,7 +251,7 @@ function headAndTail(text: string, max: number): string {
   const head = Math.floor((Math.max(max, PASTE_CHARS) * 2) / 3);
   const tail = Math.floor(Math.max(max, PASTE_CHARS) / 3);
   const left = trimmed.length - head - tail;
-  return `${trimmed.slice(0, head)}\n[… ${left} characters of the task not shown …]\n${trimmed.slice(-tail)}`;
+  return `${sliceHead(trimmed, head)}\n[… ${left} characters of the task not shown …]\n${sliceTail(trimmed, trimmed.length - tail)}`;
 }
 
 function isInstruction(text: string): boolean {

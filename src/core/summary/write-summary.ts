@@ -1,5 +1,5 @@
 import { withinDeadline } from '../_internal/deadline.js';
-import { errorLine, escapeReservedTags } from '../_internal/text.js';
+import { errorLine, escapeReservedTags, sliceHead } from '../_internal/text.js';
 import type { CompactionEvent } from '../events.js';
 import { CompactError } from '../model/errors.js';
 import type { ContentBlock, Message, SystemPrompt, TextBlock } from '../model/messages.js';
@@ -278,10 +278,10 @@ async function summarizeInChunks(
 function fitRendered(rendered: string, maxTokens: number, counter: TokenCounter): string {
   if (counter.countText(rendered) <= maxTokens) return rendered;
   let characters = maxTokens * MIN_CHARACTERS_PER_TOKEN;
-  let cut = `${rendered.slice(0, characters)}${CUT_NOTE}`;
+  let cut = `${sliceHead(rendered, characters)}${CUT_NOTE}`;
   while (counter.countText(cut) > maxTokens && characters > 1) {
     characters = Math.floor(characters / 2);
-    cut = `${rendered.slice(0, characters)}${CUT_NOTE}`;
+    cut = `${sliceHead(rendered, characters)}${CUT_NOTE}`;
   }
   return cut;
 }

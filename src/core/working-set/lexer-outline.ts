@@ -1,3 +1,4 @@
+import { sliceHead } from '../_internal/text.js';
 import type { CodeDefinition, CodeLanguage } from './code-outline.js';
 import { constantPatterns, definitionPatterns, definitionStarts, statementWords } from './lexer-patterns.js';
 
@@ -193,7 +194,7 @@ function opensBody(lines: readonly string[], index: number): boolean {
  */
 export function signatureOf(line: string): string {
   const head = line.trim();
-  return head.length <= SIGNATURE_CHARS ? head : `${head.slice(0, SIGNATURE_CHARS - 1)}…`;
+  return head.length <= SIGNATURE_CHARS ? head : `${sliceHead(head, SIGNATURE_CHARS - 1)}…`;
 }
 
 /** The last line (from 1) of the definition that starts on line `start`. */

@@ -1,5 +1,5 @@
 import { hashText } from '../_internal/archive-ids.js';
-import { fileName, safeJson } from '../_internal/text.js';
+import { fileName, safeJson, sliceHead } from '../_internal/text.js';
 import type { ShellOutput } from '../ledger/shell-output.js';
 import type { ToolCallFact } from '../ledger/tool-call-facts.js';
 import type { ToolUseBlock } from '../model/messages.js';
@@ -431,6 +431,6 @@ function replaces(edit: TextEdit, earlier: string): boolean {
 function cutEdit(text: string): string {
   const lines = text.split('\n');
   let cut = lines.slice(0, EDIT_LINES).join('\n');
-  if (cut.length > EDIT_CHARS) cut = cut.slice(0, EDIT_CHARS);
+  if (cut.length > EDIT_CHARS) cut = sliceHead(cut, EDIT_CHARS);
   return cut.length < text.length ? `${cut}\n… (${lines.length} lines in all)` : cut;
 }

@@ -1,5 +1,5 @@
 import { commonDirectory } from '../_internal/common-directory.js';
-import { escapeReservedTags, fittingItems } from '../_internal/text.js';
+import { escapeReservedTags, fittingItems, sliceHead } from '../_internal/text.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { forEachIdentifier } from './code-names.js';
 import { functionsFirst } from './code-outline.js';
@@ -263,7 +263,7 @@ function searchCandidates(state: WorkingSetState, latest: number, root: string):
     return {
       file: '',
       order: index,
-      text: `- "${search.pattern.length > 120 ? `${search.pattern.slice(0, 119)}…` : search.pattern}" → ${found}`,
+      text: `- "${search.pattern.length > 120 ? `${sliceHead(search.pattern, 119)}…` : search.pattern}" → ${found}`,
       score: (RECENCY_WEIGHT * search.turn) / latest + SEARCH_WEIGHT + USE_WEIGHT * Math.log2(1 + uses),
     };
   });
