@@ -112,7 +112,8 @@ function formatWorkingSet(kept: readonly Candidate[], headings: Map<string, stri
       '\n',
     );
   });
-  const under = root ? ` Paths under ${root}.` : '';
+  // The common directory is a path the agent wrote: escaped like the rest.
+  const under = root ? ` Paths under ${escapeReservedTags(root)}.` : '';
   return `${workingSetOpen}>\n${header}${under}\n${escapeReservedTags(body.join('\n'))}\n</working_set>`;
 }
 
