@@ -378,3 +378,20 @@ describe('the rendered working set', () => {
     expect(renderWorkingSet(record([]).workingSet.state, { maxTokens: 400, counter })).toBeUndefined();
   });
 });
+
+describe('names an object already has', () => {
+  it('counts uses of `constructor`, `toString` and `valueOf` as numbers, and ranks them', () => {
+    const code =
+      'export class Session {\n  constructor(private id: string) {\n    this.id = id;\n  }\n  toString() {\n    return this.id;\n  }\n  valueOf() {\n    return 1;\n  }\n}\n';
+    const recorder = record([
+      ...call('Read', { file_path: '/repo/src/session.ts' }, numbered(code)),
+      { role: 'assistant', content: 'The constructor trims nothing; toString and valueOf are fine.' },
+      { role: 'assistant', content: 'Checked constructor, toString and valueOf again.' },
+    ]);
+    const { state } = recorder.workingSet;
+    expect(state.uses).toEqual({ constructor: 2, toString: 2, valueOf: 2 });
+    const text = renderWorkingSet(state, { maxTokens: 1200, counter })?.text ?? '';
+    expect(text).toContain('- 2: constructor(private id: string) {');
+    expect(text).toContain('- 5: toString() {');
+  });
+});

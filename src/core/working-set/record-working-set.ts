@@ -19,7 +19,12 @@ import { outlineFile, stripLineNumbers } from './outline-file.js';
 import { fullerPath, latestNameOf } from './same-file.js';
 import { searchPlaces } from './search-hits.js';
 import { applyEdit, editsOf, heredocWrites, type SearchCall, searchOf, type TextEdit } from './tool-edits.js';
-import type { WorkingSetDefinition, WorkingSetFile, WorkingSetState } from './working-set-state.js';
+import {
+  useCount,
+  type WorkingSetDefinition,
+  type WorkingSetFile,
+  type WorkingSetState,
+} from './working-set-state.js';
 
 /** Files kept in the state: the most recently touched (edited files outlive read ones). */
 const MAX_FILES = 40;
@@ -301,7 +306,8 @@ export class WorkingSetRecorder {
     const { known } = this;
     const { uses } = this.state;
     forEachIdentifier(text, (name) => {
-      if (known.has(name)) uses[name] = (uses[name] ?? 0) + 1;
+      // `__proto__` cannot be a key of a plain object: that name is not counted.
+      if (known.has(name) && name !== '__proto__') uses[name] = useCount(uses, name) + 1;
     });
   }
 }

@@ -3,7 +3,12 @@ import { escapeReservedTags, fittingItems, sliceHead } from '../_internal/text.j
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { forEachIdentifier } from './code-names.js';
 import { functionsFirst } from './code-outline.js';
-import type { WorkingSetDefinition, WorkingSetFile, WorkingSetState } from './working-set-state.js';
+import {
+  useCount,
+  type WorkingSetDefinition,
+  type WorkingSetFile,
+  type WorkingSetState,
+} from './working-set-state.js';
 
 export const workingSetOpen = '<working_set';
 const header = 'Code the agent worked on, from its tool calls (* = changed by its edits).';
@@ -141,7 +146,7 @@ function fileCandidates(
     (RECENCY_WEIGHT * Math.max(file.turn, file.namedTurn ?? 0)) / latest + (file.edited ? 1 : 0);
   const hidden = shownWords(shownText);
   const listed = file.definitions.filter(
-    (definition) => definition.changedTurn !== undefined || (uses[definition.name] ?? 0) > 0,
+    (definition) => definition.changedTurn !== undefined || useCount(uses, definition.name) > 0,
   );
   const candidates = [
     ...definitionLines(file, listed, uses, recency),
@@ -175,7 +180,7 @@ function definitionLines(
     score:
       recency +
       (definition.changedTurn === undefined ? 0 : CHANGED_WEIGHT) +
-      USE_WEIGHT * Math.log2(1 + (uses[definition.name] ?? 0)),
+      USE_WEIGHT * Math.log2(1 + useCount(uses, definition.name)),
   }));
 }
 
@@ -239,7 +244,7 @@ function namesLine(
 ): string | undefined {
   const names = (file.names ?? [])
     .filter((name) => !hidden.has(name))
-    .sort((left, right) => (uses[right] ?? 0) - (uses[left] ?? 0));
+    .sort((left, right) => useCount(uses, right) - useCount(uses, left));
   return names.length === 0 ? undefined : `- uses: ${names.join(', ')}`;
 }
 
@@ -258,7 +263,7 @@ function searchCandidates(state: WorkingSetState, latest: number, root: string):
           ? `${search.lines} matching line${search.lines === 1 ? '' : 's'}`
           : 'nothing found';
     const uses = [...search.pattern.matchAll(/[A-Za-z_$][\w$]{2,}/g)].reduce(
-      (sum, [name]) => sum + (state.uses[name] ?? 0),
+      (sum, [name]) => sum + useCount(state.uses, name),
       0,
     );
     return {

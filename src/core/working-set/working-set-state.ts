@@ -60,6 +60,16 @@ export interface WorkingSetSearch {
   total: number;
 }
 
+/**
+ * How many times the agent used `name`, from `uses`: its own count, never what a plain object
+ * inherits (`uses.toString` is a function, `uses.constructor` is `Object`: counted as `(uses[name]
+ * ?? 0) + 1`, a method named `toString` turned its count into a string and its rank into NaN).
+ */
+export function useCount(uses: Readonly<Record<string, number>>, name: string): number {
+  const count = Object.hasOwn(uses, name) ? uses[name] : undefined;
+  return typeof count === 'number' && Number.isFinite(count) ? count : 0;
+}
+
 /** An empty working set. */
 export function createWorkingSetState(): WorkingSetState {
   return { files: [], searches: [], uses: {} };
