@@ -5,7 +5,7 @@
  */
 
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { Node } from 'web-tree-sitter';
+import { Node, Parser } from 'web-tree-sitter';
 import { LedgerRecorder } from '../core/ledger/record-messages.js';
 import type { Message } from '../core/model/messages.js';
 import { createHeuristicCounter } from '../core/tokens/heuristic-counter.js';
@@ -94,6 +94,30 @@ describe('the tree-sitter parser itself', () => {
     } finally {
       parent.mockRestore();
     }
+  });
+
+  it('answers undefined, not a throw, when WebAssembly traps in the parse, the reset or the walk', () => {
+    const trap = () => {
+      // What a trap throws: a RuntimeError (WebAssembly's, not in this project's type lib).
+      throw Object.assign(new Error('memory access out of bounds'), { name: 'RuntimeError' });
+    };
+    const spies = [
+      vi.spyOn(Parser.prototype, 'parse').mockImplementation(trap),
+      vi.spyOn(Parser.prototype, 'reset').mockImplementation(trap),
+    ];
+    try {
+      expect(treeSitter.outline('typescript', code)).toBeUndefined();
+      expect(outlineFile('src/code.ts', code, treeSitter)).toHaveLength(400);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    const walk = vi.spyOn(Node.prototype, 'descendantsOfType').mockImplementation(trap);
+    try {
+      expect(treeSitter.outline('go', samples.go.text)).toBeUndefined();
+    } finally {
+      walk.mockRestore();
+    }
+    expect(treeSitter.outline('go', samples.go.text)).toEqual(expect.arrayContaining([expect.anything()]));
   });
 
   it('cancels a parse over its budget and leaves the text to the lexer, parse after parse', async () => {

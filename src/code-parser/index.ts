@@ -78,7 +78,13 @@ export async function createTreeSitterCodeParser(
       // PHP's grammar reads what precedes `<?php` as page text: a part of a file read from its
       // middle would outline to nothing, so the lexer takes it.
       if (language === 'php' && !text.includes('<?php')) return undefined;
-      return outlineTree(parser, language, text, options.parseBudgetMs ?? DEFAULT_PARSE_BUDGET_MS);
+      try {
+        return outlineTree(parser, language, text, options.parseBudgetMs ?? DEFAULT_PARSE_BUDGET_MS);
+      } catch {
+        // A WebAssembly trap (out of memory, a grammar's bug) in the parse, in the reset after a
+        // failed one or in the walk: the lexer outlines the text, as the contract says.
+        return undefined;
+      }
     },
   };
 }
