@@ -137,3 +137,52 @@ describe('results under a reused id that no placeholder tells apart', () => {
     expect(rebuildConversation(history, items)).toEqual(original);
   });
 });
+
+describe('the ledger and the working set of a session that reuses one id', () => {
+  /** A call under `call_0`: a test run when `command` is given, else a read of `path`. */
+  const step = (input: { command: string } | { file_path: string }, result: string): Message[] => [
+    {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'call_0', name: 'command' in input ? 'Bash' : 'Read', input }],
+    },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_0', content: result }] },
+  ];
+  const turns: Message[][] = [
+    step({ file_path: '/repo/src/a.ts' }, '     1→export function alpha() {}'),
+    step({ command: 'pytest' }, `Error: 1 failed\n${'x\n'.repeat(400)}`),
+    step({ file_path: '/repo/src/b.ts' }, '     1→export function beta() {}'),
+    step({ command: 'pytest' }, `3 passed\n${'y\n'.repeat(400)}`),
+  ];
+
+  it('records every call, each run of the same command too, sent with the output as an agent loop does', async () => {
+    const compactor = createCompactor({ hard: { filesBack: { maxFiles: 0 } } });
+    let history: Message[] = [{ role: 'user', content: 'Fix the tests.' }];
+    for (const turn of turns) history = (await compactor.maybeCompact([...history, ...turn])).messages;
+    const closing: Message[] = [
+      { role: 'assistant', content: 'The tests pass.' },
+      { role: 'user', content: 'Thanks.' },
+    ];
+    const result = await compactor.maybeCompact([...history, ...closing], { force: 'hard' });
+    const text = (result.messages[0]!.content as { text: string }[])[0]!.text;
+    // Five assistant turns; the failed run keeps its error line, the run after it is listed too.
+    expect(text).toContain('- t6: (the latest request');
+    expect(text).toContain('- pytest → failed: Error: 1 failed\n- pytest\n');
+    expect(text).toContain('## b.ts (read t3)');
+    expect(text).toContain('## a.ts (read t1)');
+  });
+
+  it('records a history sent again whole (not the output) once', async () => {
+    const compactor = createCompactor({ hard: { filesBack: { maxFiles: 0 } } });
+    const original: Message[] = [{ role: 'user', content: 'Fix the tests.' }, ...turns.flat()];
+    const closing: Message[] = [
+      { role: 'assistant', content: 'The tests pass.' },
+      { role: 'user', content: 'Thanks.' },
+    ];
+    await compactor.maybeCompact(original, { force: 'hard' });
+    const again = await compactor.maybeCompact([...original, ...closing], { force: 'hard' });
+    const text = (again.messages[0]!.content as { text: string }[])[0]!.text;
+    expect(text).toContain('- t6: (the latest request');
+    expect(text.match(/^- pytest/gm)).toHaveLength(2);
+    expect(text).toContain('## b.ts (read t3)');
+  });
+});

@@ -9,6 +9,7 @@ import type { CodeParser } from '../working-set/code-outline.js';
 import { WorkingSetRecorder } from '../working-set/record-working-set.js';
 import { createWorkingSetState, isWorkingSetState } from '../working-set/working-set-state.js';
 import { createLedgerState, type LedgerFile, type LedgerOpenCall, type LedgerState } from './ledger-state.js';
+import { SeenCalls } from './seen-calls.js';
 import { readShellOutput, type ShellOutput } from './shell-output.js';
 import { applyTaskOperation } from './task-list.js';
 import { toolCallFact } from './tool-call-facts.js';
@@ -33,8 +34,9 @@ const sessionKey = (session: string) => `exec-session:${session}`;
  */
 export class LedgerRecorder {
   private snapshot: Message[] = [];
-  /** Tool calls and user texts already recorded, so a history read again is not counted twice. */
-  private readonly seenCalls = new Set<string>();
+  /** Tool calls, assistant texts and user texts already recorded, so a history read again is not counted twice. */
+  private readonly seenCalls = new SeenCalls();
+  private readonly seenTexts = new Set<string>();
   private readonly seenUserTexts = new Set<string>();
   private readonly listed = new ListedPaths();
 
@@ -51,7 +53,7 @@ export class LedgerRecorder {
     this.restored = state !== undefined && state.turn > 0;
     if (!isWorkingSetState(state.workingSet)) state.workingSet = createWorkingSetState();
     this.workingSet = new WorkingSetRecorder(state.workingSet, parser, workingSet);
-    for (const id of Object.keys(state.open)) this.seenCalls.add(id);
+    for (const id of Object.keys(state.open)) this.seenCalls.restoreOpen(id);
     for (const message of state.userMessages) this.seenUserTexts.add(message.text);
   }
 
@@ -67,6 +69,8 @@ export class LedgerRecorder {
 
   /** Records what `messages` add to what was recorded last time. */
   sync(messages: readonly Message[]): void {
+    // A ledger restored without the output it recorded up to reads the history again: dedupe it.
+    const unread = this.restored && this.snapshot.length === 0;
     this.restored = false;
     let common = 0;
     const limit = Math.min(this.snapshot.length, messages.length);
@@ -79,10 +83,13 @@ export class LedgerRecorder {
     ) {
       common++;
     }
+    // The history grew by what follows: all new, even a call under an id recorded before.
+    const appended = common === this.snapshot.length && !unread;
     if (common < this.snapshot.length) this.snapshot = this.snapshot.slice(0, common);
+    const seen = { calls: this.seenCalls, texts: this.seenTexts, userTexts: this.seenUserTexts, appended };
     for (let index = common; index < messages.length; index++) {
       const message = messages[index]!;
-      recordMessage(this.state, message, this.seenCalls, this.seenUserTexts, this.workingSet, this.listed);
+      recordMessage(this.state, message, seen, this.workingSet, this.listed);
       this.snapshot.push(message);
     }
   }
@@ -93,11 +100,19 @@ export class LedgerRecorder {
   }
 }
 
+/** What a ledger recorded already, and whether the messages it reads now follow all of it. */
+interface Seen {
+  calls: SeenCalls;
+  /** Assistant texts (by hash) and user texts. */
+  texts: Set<string>;
+  userTexts: Set<string>;
+  appended: boolean;
+}
+
 function recordMessage(
   state: LedgerState,
   message: Message,
-  seenCalls: Set<string>,
-  seenUserTexts: Set<string>,
+  seen: Seen,
   workingSet: WorkingSetRecorder,
   listed: ListedPaths,
 ): void {
@@ -109,42 +124,43 @@ function recordMessage(
     // turn is new when it has a new call, or text not seen before (the compactor's own excepted).
     const text = blocks.map((block) => (block.type === 'text' ? String(block.text) : '')).join('\n');
     let isNew: boolean;
-    if (uses.length > 0) isNew = uses.some((use) => !seenCalls.has(String(use.id)));
+    if (uses.length > 0) isNew = uses.some((use) => seen.calls.isNew(use, seen.appended));
     else {
-      const textKey = `text\u0000${hashText(text)}`;
-      isNew = text !== summaryAcknowledgement && !seenCalls.has(textKey);
-      seenCalls.add(textKey);
+      const textKey = hashText(text);
+      isNew = text !== summaryAcknowledgement && !seen.texts.has(textKey);
+      seen.texts.add(textKey);
     }
     if (isNew) state.turn++;
     if (isNew && text.trim() !== '') workingSet.assistantText(text);
-    for (const use of uses) recordToolUse(state, use, seenCalls, workingSet);
+    for (const use of uses)
+      if (seen.calls.isNew(use, seen.appended)) recordToolUse(state, use, seen.calls, workingSet);
     return;
   }
   for (const block of blocks) {
     if (block.type === 'tool_result') recordToolResult(state, block as ToolResultBlock, workingSet, listed);
     else if (block.type === 'text' && typeof block.text === 'string') {
       const text = block.text;
-      if (text.trim() === '' || text === bridgeText || seenUserTexts.has(text)) continue;
+      if (text.trim() === '' || text === bridgeText || seen.userTexts.has(text)) continue;
       if (isCompactorText(text)) continue;
       // Harness markup (`<bash-stdout>`, `Caveat:` lines) and injected reminders are not words the
       // user typed; of a slash command's markup, the command and its arguments are.
       const typed = slashCommandText(text) ?? (isHarnessText(text) ? undefined : text);
       if (typed === undefined) continue;
-      seenUserTexts.add(text);
+      seen.userTexts.add(text);
       state.userMessages.push({ turn: state.turn + 1, text: typed });
     }
   }
 }
 
+/** A call not recorded yet (see {@link SeenCalls}). */
 function recordToolUse(
   state: LedgerState,
   use: ToolUseBlock,
-  seenCalls: Set<string>,
+  seenCalls: SeenCalls,
   workingSet: WorkingSetRecorder,
 ): void {
   const id = String(use.id);
-  if (seenCalls.has(id)) return;
-  seenCalls.add(id);
+  seenCalls.add(use);
   const fact = toolCallFact(use);
   workingSet.toolUse(use, fact, state.turn);
   const polled = pollsSession(state, use);
