@@ -3,7 +3,7 @@
  * the agent's later edits applied to it, and the texts those edits wrote. Read from the calls and
  * results alone (no file system), for putting the files back after a hard compaction.
  */
-import { isPlaceholderText, shortenedMark } from '../_internal/placeholder.js';
+import { isPlaceholderText, shortenedMark, toolOutcome } from '../_internal/placeholder.js';
 import { toolResultText } from '../_internal/text.js';
 import { toolCallFact } from '../ledger/tool-call-facts.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
@@ -52,7 +52,11 @@ export function currentFiles(history: readonly Message[]): CurrentFile[] {
         const result = block as ToolResultBlock;
         const call = pending.get(String(result.tool_use_id));
         pending.delete(String(result.tool_use_id));
-        if (call && result.is_error !== true) record(files, call, toolResultText(result), turn);
+        if (call === undefined) continue;
+        const text = toolResultText(result);
+        // A read the ledger lists as failed (`Error: ENOENT…` unflagged) shows no text of the file.
+        const failed = call.kind === 'read' ? toolOutcome(result, text).failed : result.is_error === true;
+        if (!failed) record(files, call, text, turn);
       }
     }
   }

@@ -66,6 +66,18 @@ describe('filesBack', () => {
     expect(block?.match(/<\/file>/g)).toHaveLength(1);
   });
 
+  it('puts back no harness note or unflagged error as a file read shows it', () => {
+    const reads = [
+      // Claude Code's result for an empty file, and for an offset past the end.
+      '<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>',
+      '<system-reminder>Warning: the file exists but is shorter than the provided offset (90). The file has 3 lines.</system-reminder>',
+      // A read tool that reports its failure in the text, without is_error (the ledger lists it as an error).
+      "Error: ENOENT: no such file or directory, open 'src/gone.ts'",
+    ];
+    for (const result of reads)
+      expect(blocksBack(call('Read', { file_path: 'src/gone.ts' }, result), [], budget, counter)).toEqual([]);
+  });
+
   it('sends the regions around the edits when the whole file does not fit', () => {
     const lines = Array.from({ length: 400 }, (_, index) => `const value${index} = compute(${index});`);
     const history = [

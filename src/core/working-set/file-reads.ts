@@ -49,6 +49,8 @@ const windowNote = /^\(\d+ more lines (?:above|below)\)$/;
 /** Gemini CLI's read of part of a file: a note saying which lines, then the text as it is. */
 const geminiPartNote =
   /^\s*IMPORTANT: The file content has been truncated\.\nStatus: Showing lines (\d+)-\d+ of \d+ total lines\.\n[\s\S]*?\n--- FILE CONTENT \(truncated\) ---\n/;
+/** A harness's note in a read's result (`<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>`). */
+const harnessNotes = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
 /** Redirects that write no file: `2>&1`, `> /dev/null`. */
 const harmlessRedirect = /\d?>&\d|\d?>\s*\/dev\/null/g;
 /**
@@ -169,6 +171,8 @@ export function shownRead(
   if (output === undefined) return undefined;
   switch (read.shape) {
     case 'numbered': {
+      // Claude Code's note on an empty file or an offset past its end, alone: none of its text.
+      if (output.replace(harnessNotes, '').trim() === '') return undefined;
       const part = geminiPart(output);
       if (part) return { ...part, whole: false };
       const shown = stripLineNumbers(output, read.firstLine);
