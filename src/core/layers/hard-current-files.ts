@@ -103,7 +103,21 @@ function record(files: Map<string, CurrentFile>, call: Pending, result: string, 
     }
     return;
   }
-  for (const edit of call.edits) recordEdit(touch(files, edit.path, turn), edit);
+  for (const edit of call.edits) {
+    if (edit.movedTo === undefined) recordEdit(touch(files, edit.path, turn), edit);
+    else move(files, edit.path, edit.movedTo, turn);
+  }
+}
+
+/** A file renamed: its entry goes on under the new name (what held that name before is gone). */
+function move(files: Map<string, CurrentFile>, path: string, movedTo: string, turn: number): void {
+  const file = files.get(path) ?? files.get(latestNameOf(files.keys(), path) ?? path);
+  if (file === undefined) return;
+  files.delete(file.path);
+  const replaced = files.get(movedTo) ?? files.get(latestNameOf(files.keys(), movedTo) ?? movedTo);
+  if (replaced !== undefined) files.delete(replaced.path);
+  Object.assign(file, { path: movedTo, turn, edited: true });
+  files.set(movedTo, file);
 }
 
 /** The file's text with the edit made, or unknown when the text it replaced is not in it. */

@@ -78,6 +78,23 @@ describe('filesBack', () => {
       expect(blocksBack(call('Read', { file_path: 'src/gone.ts' }, result), [], budget, counter)).toEqual([]);
   });
 
+  it('puts a file renamed by apply_patch back under its new name, and not under its old one', () => {
+    const history = [
+      ...call('Read', { file_path: 'src/parser.ts' }, numbered(parser)),
+      ...call(
+        'apply_patch',
+        {
+          input:
+            '*** Begin Patch\n*** Update File: src/parser.ts\n*** Move to: src/split.ts\n@@\n-  return input.split(",");\n+  return input.split(";");\n*** End Patch',
+        },
+        'Success. Updated the following files:\nM src/split.ts',
+      ),
+    ];
+    expect(blocksBack(history, [], budget, counter)).toEqual([
+      `<file path="src/split.ts" as-of="t2">\n${parser.replace('","', '";"')}\n</file>`,
+    ]);
+  });
+
   it('sends the regions around the edits when the whole file does not fit', () => {
     const lines = Array.from({ length: 400 }, (_, index) => `const value${index} = compute(${index});`);
     const history = [

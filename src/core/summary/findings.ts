@@ -87,6 +87,7 @@ export function currentWork(messages: readonly Message[], latestRequest: string 
       const fact = toolCallFact(use);
       if (fact.kind !== 'change') continue;
       for (const edit of editsOf(use, fact.paths[0])) {
+        if (edit.movedTo !== undefined) continue;
         const first = edit.newText.split('\n').find((line) => line.trim() !== '') ?? '(removed text)';
         const name = fileName(edit.path);
         edits.push(`${edit.whole ? 'wrote ' : ''}${name}: ${shortenLine(first, EDIT_LINE_CHARS)}`);

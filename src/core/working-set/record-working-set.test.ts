@@ -395,3 +395,21 @@ describe('names an object already has', () => {
     expect(text).toContain('- 5: toString() {');
   });
 });
+
+describe('a file renamed by apply_patch', () => {
+  it('is known under its new name, its old one gone', () => {
+    const recorder = record([
+      ...read,
+      ...call(
+        'apply_patch',
+        {
+          input: `*** Begin Patch\n*** Update File: ${path}\n*** Move to: /repo/cmd/usage.go\n@@\n-\treturn &Usage{}, nil\n+\treturn nil, nil\n*** End Patch`,
+        },
+        'Success.',
+      ),
+    ]);
+    const files = recorder.workingSet.state.files;
+    expect(files.map((file) => file.path)).toEqual(['/repo/cmd/usage.go']);
+    expect(files[0]!.edits.at(-1)?.text).toBe('\treturn nil, nil');
+  });
+});

@@ -128,7 +128,9 @@ export class WorkingSetRecorder {
         }
         break;
       case 'change':
-        for (const edit of pending.edits) this.recordEdit(edit, text, turn);
+        for (const edit of pending.edits)
+          if (edit.movedTo === undefined) this.recordEdit(edit, text, turn);
+          else this.recordMove(edit.path, edit.movedTo, turn);
         break;
       case 'search':
         this.recordSearch(pending.search, text, turn);
@@ -198,6 +200,20 @@ export class WorkingSetRecorder {
         definitions: [...changed],
       },
     ].slice(-MAX_EDITS_PER_FILE);
+  }
+
+  /** A file renamed (Codex's `*** Move to:`): known under its new name from now on, its old one gone. */
+  private recordMove(path: string, movedTo: string, turn: number): void {
+    const from = this.nameOf(path);
+    const text = this.texts.get(from);
+    this.texts.delete(from);
+    if (text !== undefined) this.keepText(movedTo, text);
+    const { files } = this.state;
+    const file = files.find((entry) => entry.path === from);
+    if (file === undefined) return;
+    this.state.files = files.filter((entry) => entry !== file && entry.path !== movedTo);
+    Object.assign(file, { path: movedTo, turn, edited: true });
+    this.state.files.push(file);
   }
 
   /**

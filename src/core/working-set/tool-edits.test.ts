@@ -63,3 +63,27 @@ describe("opencode's apply_patch (its GPT models' edit tool)", () => {
     expect(editsOf(call, undefined)).toHaveLength(1);
   });
 });
+
+describe('editsOf an apply_patch that renames a file', () => {
+  const patch = (input: string): ToolUseBlock => ({
+    type: 'tool_use',
+    id: 'p',
+    name: 'apply_patch',
+    input: { input },
+  });
+
+  it('gives the hunks under the old name, then the move to the new one', () => {
+    const moved = patch(
+      '*** Begin Patch\n*** Update File: src/a.ts\n*** Move to: src/b.ts\n@@\n-  return a;\n+  return a + 1;\n*** Update File: src/c.ts\n@@\n-x\n+y\n*** End Patch',
+    );
+    expect(editsOf(moved, undefined)).toEqual([
+      { path: 'src/a.ts', oldText: '  return a;', newText: '  return a + 1;', whole: false },
+      { path: 'src/a.ts', oldText: '', newText: '', whole: false, movedTo: 'src/b.ts' },
+      { path: 'src/c.ts', oldText: 'x', newText: 'y', whole: false },
+    ]);
+    // A rename alone, the patch's last file, no `*** End Patch`.
+    expect(editsOf(patch('*** Update File: src/a.ts\n*** Move to: src/b.ts'), undefined)).toEqual([
+      { path: 'src/a.ts', oldText: '', newText: '', whole: false, movedTo: 'src/b.ts' },
+    ]);
+  });
+});

@@ -8,6 +8,11 @@ export interface TextEdit {
   newText: string;
   /** True when `newText` is the whole file (Write, create). */
   whole: boolean;
+  /**
+   * A rename (Codex's `*** Move to:`), after the edits before it: the file at `path` is now at
+   * `movedTo`. Its `oldText` and `newText` are empty: it changes no text.
+   */
+  movedTo?: string;
 }
 
 /**
@@ -51,6 +56,7 @@ const shellSearch = new RegExp(
   String.raw`(?:^|[|;&]\s*)(?:rg|grep|egrep|git\s+grep|ag)\s+((?:(?:${[...optionsWithValue].join('|')})[= ]\S+\s+|-{1,2}[\w-]+(?:=\S+)?\s+)*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s|;&]+)`,
 );
 const hunkFile = /^\*\*\* (Add|Update|Delete) File: (.+)$/;
+const hunkMove = /^\*\*\* Move to: (.+)$/;
 
 function inputOf(use: ToolUseBlock): Record<string, unknown> {
   return typeof use.input === 'object' && use.input !== null ? (use.input as Record<string, unknown>) : {};
@@ -122,6 +128,7 @@ function patchEdits(patch: string): TextEdit[] {
   const edits: TextEdit[] = [];
   let path: string | undefined;
   let added = false;
+  let movedTo: string | undefined;
   let oldLines: string[] = [];
   let newLines: string[] = [];
   const flush = () => {
@@ -130,13 +137,25 @@ function patchEdits(patch: string): TextEdit[] {
     oldLines = [];
     newLines = [];
   };
+  // The file's hunks apply to its text under its old name; then it has the new one.
+  const closeFile = () => {
+    flush();
+    if (path !== undefined && movedTo !== undefined && movedTo !== path)
+      edits.push({ path, oldText: '', newText: '', whole: false, movedTo });
+    movedTo = undefined;
+  };
   for (const line of patch.split('\n')) {
     const file = hunkFile.exec(line);
+    const move = file ? undefined : hunkMove.exec(line);
     if (file) {
-      flush();
+      closeFile();
       path = file[1] === 'Delete' ? undefined : file[2]!.trim();
       added = file[1] === 'Add';
-    } else if (line.startsWith('@@') || line.startsWith('*** ')) flush();
+    } else if (move) {
+      flush();
+      movedTo = move[1]!.trim();
+    } else if (line.startsWith('*** End Patch')) closeFile();
+    else if (line.startsWith('@@') || line.startsWith('*** ')) flush();
     else if (line.startsWith('+')) newLines.push(line.slice(1));
     else if (line.startsWith('-')) oldLines.push(line.slice(1));
     else if (line.startsWith(' ')) {
@@ -144,7 +163,7 @@ function patchEdits(patch: string): TextEdit[] {
       newLines.push(line.slice(1));
     }
   }
-  flush();
+  closeFile();
   return edits;
 }
 
