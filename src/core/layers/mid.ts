@@ -1,7 +1,7 @@
 import { archiveKey } from '../_internal/archive-ids.js';
 import { withinDeadline } from '../_internal/deadline.js';
 import { isPlaceholderText, placeholderTokens, shortenedNote } from '../_internal/placeholder.js';
-import { errorLine, escapeReservedTags } from '../_internal/text.js';
+import { errorLine, escapeReservedTags, sliceHead } from '../_internal/text.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
 import type { CompactionEvent } from '../events.js';
 import { CompactError } from '../model/errors.js';
@@ -178,7 +178,7 @@ export function firstSentences(text: string, maxChars: number): string {
     if (result.length + sentence.length > maxChars) break;
     result += sentence;
   }
-  if (result.trim() === '') result = text.slice(0, maxChars);
+  if (result.trim() === '') result = sliceHead(text, maxChars);
   return result.trim();
 }
 

@@ -31,6 +31,15 @@ describe('headAndTail', () => {
     expect(counter.countText(cut)).toBeLessThan(260);
   });
 
+  it('cuts no surrogate pair in half where it cuts one long line (a provider refuses half an emoji)', () => {
+    const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+    for (const pad of ['', 'x']) {
+      const cut = headAndTail(`${pad}${'😀'.repeat(3000)}`, 200, counter)!;
+      expect(cut).toMatch(/characters cut here/);
+      expect(cut).not.toMatch(loneSurrogate);
+    }
+  });
+
   it('leaves a text that fits alone', () => {
     expect(headAndTail('one\ntwo\nthree', 300, counter)).toBeUndefined();
   });

@@ -6,7 +6,7 @@
  */
 import { archiveKey } from '../_internal/archive-ids.js';
 import { shortenedNote } from '../_internal/placeholder.js';
-import { formatCount, toolResultText } from '../_internal/text.js';
+import { formatCount, sliceHead, sliceTail, toolResultText } from '../_internal/text.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
 import type { ContentBlock, Message, ToolResultBlock } from '../model/messages.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
@@ -81,7 +81,7 @@ function byCharacters(text: string, keepTokens: number, counter: TokenCounter): 
   const headChars = Math.floor(keepChars * HEAD_SHARE);
   const tailChars = keepChars - headChars;
   const cut = text.length - headChars - tailChars;
-  return `${text.slice(0, headChars)}\n[… ${formatCount(cut)} characters cut here …]\n${text.slice(text.length - tailChars)}`;
+  return `${sliceHead(text, headChars)}\n[… ${formatCount(cut)} characters cut here …]\n${sliceTail(text, text.length - tailChars)}`;
 }
 
 function hasImages(result: ToolResultBlock): boolean {
