@@ -212,6 +212,39 @@ describe('createCompactionMiddleware with the AI SDK mock model', () => {
     expect(event?.type === 'circuit-breaker-open' && event.tokensBefore).toBeGreaterThanOrEqual(90_000);
   });
 
+  it('without a conversation id, never gives one chat the compactor of another that opens alike', async () => {
+    const middleware = createCompactionMiddleware({
+      thresholds: { mid: 3000, hard: 5000 },
+      micro: { cacheAware: false, keepTurns: 2, minTokens: 50 },
+    });
+    // Two users' tool loops open with the same system prompt and task, then read their own files.
+    const runFor = async (user: string) => {
+      const steps = 16;
+      const model = new MockLanguageModelV3({
+        doGenerate: [
+          ...Array.from({ length: steps - 1 }, (_, index) =>
+            toolCallResult(`call_${index}`, index === 6 ? 'src/big.ts' : `src/${user}-${index}.ts`),
+          ),
+          textResult('All files read.'),
+        ],
+      });
+      await generateText({
+        model: wrapLanguageModel({ model, middleware }),
+        system: 'You are a coding agent.',
+        prompt: 'Read every file in src/ and tell me what they export.',
+        tools: { read_file: readFile },
+        stopWhen: stepCountIs(steps),
+      });
+      return model.doGenerateCalls.map((call) => promptText(call.prompt));
+    };
+    const alice = await runFor('alice');
+    const bob = await runFor('bob');
+    expect(alice.at(-1)).toContain('<context_summary');
+    expect(bob.at(-1)).toContain('<context_summary');
+    expect(bob.at(-1)).toContain('src/bob-');
+    expect(bob.filter((prompt) => prompt.includes('alice'))).toEqual([]);
+  });
+
   it('keeps one compactor per conversation', async () => {
     const model = new MockLanguageModelV3({ doGenerate: [textResult('a'), textResult('b')] });
     const middleware = createCompactionMiddleware({

@@ -6,6 +6,7 @@ import type { Compactor, CompactorOptions } from '../core/compactor-options.js';
 import type { Message, ProviderUsage } from '../core/model/messages.js';
 import { checksThinkingPrefix } from '../core/wire/anthropic/preserved-thinking.js';
 import { RecentMap } from '../integrations/_recent-map.js';
+import { extendsKeys, ThreadRoutes } from '../integrations/thread-routes.js';
 import {
   fromCanonicalMessages,
   leadingSystemCount,
@@ -79,8 +80,8 @@ export interface CompactionMiddlewareOptions<Version extends AISDKSpecificationV
   /**
    * Names the conversation a call belongs to; each conversation gets its own compactor and so its
    * own archive session (the id is the archive's `sessionId`). Return `undefined` for the default.
-   * @default a hash of the system prompt and the first message — pass your chat id when two
-   *   conversations may open with the same words
+   * @default the conversation of the earlier call this one extends (same system prompt and first
+   *   message, each earlier message repeated); a call that extends none starts its own
    */
   // Method syntax: a function written for `LanguageModelV3CallOptions` or `V4CallOptions` fits too.
   conversationId?(params: CompactionCallOptions): string | undefined;
@@ -132,8 +133,6 @@ interface ConversationState {
   carried: Message[];
   /** Usage the model reported for the last compacted prompt. */
   usage?: ProviderUsage;
-  /** Calls of one conversation run one after another. */
-  queue: Promise<unknown>;
 }
 
 /**
@@ -168,6 +167,7 @@ export function createCompactionMiddleware<Version extends AISDKSpecificationVer
   // `get` marks a conversation most recently used; `set` past `max` drops the least recently used.
   const conversations = new RecentMap<string, ConversationState>({ max: maxConversations });
   const idsByParams = new WeakMap<object, string>();
+  const routes = new ThreadRoutes();
 
   const stateFor = (id: string, version: PromptVersion, params: CompactionCallOptions): ConversationState => {
     const state = conversations.get(id) ?? newConversation(compactorOptions, id, version, params);
@@ -185,16 +185,20 @@ export function createCompactionMiddleware<Version extends AISDKSpecificationVer
   return {
     specificationVersion,
     async transformParams({ params, model }) {
-      const id = conversationId?.(params) ?? defaultConversationId(params);
+      const named = conversationId?.(params);
+      const opening = named ?? defaultConversationId(params);
       // ai 7 hands middleware a v4 model (wrapping older ones), ai 6 a v3 one.
       const version = (model?.specificationVersion ?? specificationVersion) === 'v4' ? 'v4' : 'v3';
-      const state = stateFor(id, version, params);
       const preservedThinking = checksThinkingPrefix(model?.modelId);
-      const run = state.queue.then(() => compactParams(state, params, preservedThinking));
-      state.queue = run.catch(() => undefined);
-      const transformed = await run;
-      idsByParams.set(transformed, id);
-      return transformed;
+      // Unnamed, a call goes to the thread of its opening it continues (see ThreadRoutes).
+      return routes.serially(opening, async () => {
+        const parts = promptParts(params);
+        const id = named ?? routes.route(conversations, opening, parts.keys);
+        const state = stateFor(id, version, params);
+        const transformed = await compactParams(state, params, parts, preservedThinking);
+        idsByParams.set(transformed, id);
+        return transformed;
+      });
     },
     async wrapGenerate({ doGenerate, params }) {
       const result = await doGenerate();
@@ -229,7 +233,6 @@ function newConversation(
     systemKey: '',
     consumedKeys: [],
     carried: [],
-    queue: Promise.resolve(),
   };
 }
 
@@ -252,20 +255,11 @@ function finishUsageWatcher<Part extends { type: string }>(
 async function compactParams<Params extends CompactionCallOptions>(
   state: ConversationState,
   params: Params,
+  parts: PromptParts,
   preservedThinking: boolean,
 ): Promise<Params> {
-  // Both versions' prompts share the v3 message structure the conversion is typed with.
-  const prompt = params.prompt as LanguageModelV3Prompt;
-  const systemCount = leadingSystemCount(prompt);
-  const systemMessages = prompt.slice(0, systemCount);
-  const rest = prompt.slice(systemCount);
-  const systemKey = JSON.stringify(systemMessages);
-  const keys = rest.map((message) => JSON.stringify(message));
-  const continues =
-    state.consumedKeys.length > 0 &&
-    systemKey === state.systemKey &&
-    keys.length >= state.consumedKeys.length &&
-    state.consumedKeys.every((key, index) => keys[index] === key);
+  const { systemMessages, rest, systemKey, keys } = parts;
+  const continues = systemKey === state.systemKey && extendsKeys(keys, state.consumedKeys);
   const working = continues
     ? [...state.carried, ...toCanonicalMessages(rest.slice(state.consumedKeys.length), state.origins)]
     : toCanonicalMessages(rest, state.origins);
@@ -283,6 +277,23 @@ async function compactParams<Params extends CompactionCallOptions>(
   return {
     ...params,
     prompt: [...systemMessages, ...fromCanonicalMessages(result.messages, state.origins)],
+  };
+}
+
+type PromptParts = ReturnType<typeof promptParts>;
+
+/** A prompt's leading system messages and the rest, each also as JSON keys. */
+function promptParts(params: CompactionCallOptions) {
+  // Both versions' prompts share the v3 message structure the conversion is typed with.
+  const prompt = params.prompt as LanguageModelV3Prompt;
+  const systemCount = leadingSystemCount(prompt);
+  const systemMessages = prompt.slice(0, systemCount);
+  const rest = prompt.slice(systemCount);
+  return {
+    systemMessages,
+    rest,
+    systemKey: JSON.stringify(systemMessages),
+    keys: rest.map((message) => JSON.stringify(message)),
   };
 }
 

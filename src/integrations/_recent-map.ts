@@ -34,6 +34,11 @@ export class RecentMap<Key, Value> {
     }
   }
 
+  /** Every entry, least recently used first, without marking any. */
+  entries(): IterableIterator<[Key, Value]> {
+    return this.#entries.entries();
+  }
+
   get size(): number {
     return this.#entries.size;
   }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.js';
 import type { CompactError } from '../core/model/errors.js';
+import type { Message } from '../core/model/messages.js';
 import { ConversationThreads, type ThreadCall } from './conversation-threads.js';
 
 /** A one-message call of conversation `id`. */
@@ -9,6 +11,38 @@ const call = (id: string): ThreadCall => ({
   keys: [id],
   read: () => [{ role: 'user', content: `task ${id}` }],
 });
+
+/**
+ * A user's chat that opens with "hi" and goes on with reads of their own files: `call(turns)` is the
+ * call a framework makes after `turns` model turns, without a conversation id.
+ */
+function chat(user: string, word: string) {
+  const messages = (turns: number): Message[] => {
+    const list: Message[] = [{ role: 'user', content: 'hi' }];
+    for (let turn = 1; turn < turns; turn++) {
+      const id = `${user}-${turn}`;
+      list.push({
+        role: 'assistant',
+        content: [{ type: 'tool_use', id, name: 'read', input: { path: `${user}/${turn}.txt` } }],
+      });
+      list.push({
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: id, content: `${word} `.repeat(200) }],
+      });
+    }
+    return list;
+  };
+  return {
+    call(turns: number): ThreadCall {
+      const list = messages(turns);
+      return {
+        opening: ['system', list[0]],
+        keys: list.map((message) => JSON.stringify(message)),
+        read: (from) => list.slice(from),
+      };
+    },
+  };
+}
 
 describe('ConversationThreads', () => {
   it('keeps at most maxConversations conversations, dropping the least recently used', async () => {
@@ -28,6 +62,40 @@ describe('ConversationThreads', () => {
     expect(threads.compactorFor('c0')).toBeUndefined();
     expect(threads.compactorFor('c1')).toBeDefined();
     expect(threads.compactorFor('c1000')).toBeDefined();
+  });
+
+  it('never gives a call the thread of another chat that opens alike', async () => {
+    const archive = createMemoryArchiveStore();
+    const threads = new ConversationThreads({ thresholds: { mid: 600, hard: 1200 }, archive });
+    const alice = chat('alice', 'SECRET-ALICE');
+    const bob = chat('bob', 'bob-notes');
+    // Both open with "hi"; Alice's chat runs long enough to be summarised first.
+    await threads.compact(alice.call(1));
+    await threads.compact(bob.call(1));
+    await threads.compact(alice.call(12));
+    const bobs = await threads.compact(bob.call(12));
+    expect(JSON.stringify(bobs)).not.toContain('SECRET-ALICE');
+    expect(JSON.stringify(bobs)).toContain('bob-notes');
+    const items = await Promise.all(
+      ((await archive.sessions?.()) ?? []).map(async (session) =>
+        JSON.stringify(await archive.list(session)),
+      ),
+    );
+    expect(items.filter((text) => text.includes('SECRET-ALICE') && text.includes('bob-notes'))).toEqual([]);
+  });
+
+  it('continues the thread whose last call the new call extends, whichever user called last', async () => {
+    const threads = new ConversationThreads({});
+    const alice = chat('alice', 'a');
+    const bob = chat('bob', 'b');
+    const compacted: Message[][] = [];
+    for (let turn = 1; turn <= 3; turn++) {
+      compacted.push(await threads.compact(alice.call(turn)));
+      compacted.push(await threads.compact(bob.call(turn)));
+    }
+    // Nothing to compact at these sizes: each user's call comes back as that user's messages.
+    expect(compacted.map((messages) => messages.length)).toEqual([1, 1, 3, 3, 5, 5]);
+    expect(JSON.stringify(compacted.at(-1))).not.toContain('alice');
   });
 
   it.each([0, -1, Number.NaN])('refuses maxConversations %s as INVALID_OPTIONS', (value) => {

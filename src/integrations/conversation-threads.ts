@@ -5,6 +5,7 @@ import type { Compactor, CompactorOptions } from '../core/compactor-options.js';
 import { repairMessages } from '../core/conversation/repair.js';
 import type { Message, ProviderUsage, SystemPrompt } from '../core/model/messages.js';
 import { RecentMap } from './_recent-map.js';
+import { extendsKeys, ThreadRoutes } from './thread-routes.js';
 
 /** Options every framework integration takes: the compactor's, plus a warning hook. */
 export interface IntegrationOptions extends CompactorOptions {
@@ -20,7 +21,10 @@ export interface IntegrationOptions extends CompactorOptions {
 
 /** One framework call to compact: its items as JSON keys, and a way to read the new ones. */
 export interface ThreadCall {
-  /** The conversation; by default a hash of `opening`. */
+  /**
+   * The conversation. Without it, the call continues the thread of its `opening` whose last call it
+   * extends, or starts one.
+   */
   conversationId?: string | undefined;
   /** What identifies the conversation when no id is given (system prompt and first item). */
   opening: unknown;
@@ -28,6 +32,11 @@ export interface ThreadCall {
   keys: readonly string[];
   /** The canonical messages of the items from `from` on. */
   read(from: number): Message[];
+  /**
+   * The keys a later call holds for this call's compacted messages, when the framework keeps them
+   * in place of the history (LangChain's `persist`): such a call continues the thread too.
+   */
+  keysOf?(messages: Message[]): string[];
   system?: SystemPrompt | undefined;
   usage?: ProviderUsage | undefined;
   signal?: AbortSignal | undefined;
@@ -40,6 +49,8 @@ interface ThreadState {
   compactor: Compactor;
   consumedKeys: readonly string[];
   carried: Message[];
+  /** The keys of `carried` as the framework holds it, when it keeps the compacted messages. */
+  carriedKeys: readonly string[];
 }
 
 /**
@@ -52,6 +63,7 @@ export class ConversationThreads {
   /** Each conversation seen, the least recently used dropped past `maxConversations`. */
   readonly #threads: RecentMap<string, ThreadState>;
   readonly #warned = new Set<string>();
+  readonly #routes = new ThreadRoutes();
 
   constructor(options: IntegrationOptions) {
     // Checked here, not on a thread's first call: a bad option fails where it was given.
@@ -64,16 +76,24 @@ export class ConversationThreads {
     return this.#threads.peek(id)?.compactor;
   }
 
-  /** The compacted canonical conversation of a call. */
-  async compact(call: ThreadCall): Promise<Message[]> {
-    const id = call.conversationId ?? `conv-${hash(call.opening)}`;
-    const state = this.#stateOf(id);
+  /**
+   * The compacted canonical conversation of a call. A call with an id continues that conversation;
+   * one without goes to the thread of its opening it continues, or to a new one (see
+   * {@link ThreadRoutes}). Calls of one opening or id are compacted one at a time.
+   */
+  compact(call: ThreadCall): Promise<Message[]> {
+    const opening = call.conversationId ?? `conv-${hash(call.opening)}`;
+    return this.#routes.serially(opening, () => {
+      const id =
+        call.conversationId === undefined ? this.#routes.route(this.#threads, opening, call.keys) : opening;
+      return this.#compactIn(this.#stateOf(id), call);
+    });
+  }
+
+  async #compactIn(state: ThreadState, call: ThreadCall): Promise<Message[]> {
     const { keys } = call;
-    const continues =
-      state.consumedKeys.length > 0 &&
-      keys.length >= state.consumedKeys.length &&
-      state.consumedKeys.every((key, index) => keys[index] === key);
-    const read = continues ? [...state.carried, ...call.read(state.consumedKeys.length)] : call.read(0);
+    const kept = [state.consumedKeys, state.carriedKeys].find((prefix) => extendsKeys(keys, prefix));
+    const read = kept ? [...state.carried, ...call.read(kept.length)] : call.read(0);
     const working = this.#repaired(read);
     const result = await state.compactor.maybeCompact(working, {
       ...(call.system === undefined ? {} : { system: call.system }),
@@ -82,6 +102,7 @@ export class ConversationThreads {
     });
     state.consumedKeys = keys;
     state.carried = result.messages;
+    state.carriedKeys = call.keysOf?.(result.messages) ?? [];
     return result.messages;
   }
 
@@ -106,6 +127,7 @@ export class ConversationThreads {
         compactor: createCompactor({ ...compactorOptions, sessionId: id }),
         consumedKeys: [],
         carried: [],
+        carriedKeys: [],
       };
       this.#threads.set(id, state);
     }

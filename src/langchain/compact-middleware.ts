@@ -1,7 +1,7 @@
 import { type AIMessage, type BaseMessage, RemoveMessage } from '@langchain/core/messages';
 import { createMiddleware } from 'langchain';
 import { fromOpenAIMessages, toOpenAIMessages } from '../core/conversation/openai-format.js';
-import type { ProviderUsage } from '../core/model/messages.js';
+import type { Message, ProviderUsage } from '../core/model/messages.js';
 import { ConversationThreads, type IntegrationOptions } from '../integrations/conversation-threads.js';
 import { fromChatView, toChatView } from './message-conversion.js';
 
@@ -16,7 +16,10 @@ export interface AgentCompactMiddlewareOptions extends IntegrationOptions {
    * are replaced through the messages reducer), so checkpoints hold the compacted conversation.
    */
   persist?: boolean;
-  /** Tells conversations apart; by default a hash of the system prompt and the first message. */
+  /**
+   * Tells conversations apart. By default a call continues the conversation (same system prompt and
+   * first message) whose last call it repeats and extends; two that open alike never share one.
+   */
   conversationId?: (messages: readonly BaseMessage[]) => string | undefined;
 }
 
@@ -31,6 +34,11 @@ export interface AgentCompactMiddlewareOptions extends IntegrationOptions {
 export function agentCompactMiddleware(options: AgentCompactMiddlewareOptions = {}) {
   const { persist = false, conversationId, ...integration } = options;
   const threads = new ConversationThreads(integration);
+  // Persisted, the compacted messages come back as the next call's history: that call continues.
+  const keysOf = persist
+    ? (compacted: Message[]) =>
+        toOpenAIMessages({ messages: compacted }).map((message) => JSON.stringify(message))
+    : undefined;
   const compactMessages = async (messages: BaseMessage[], systemPrompt: string | undefined) => {
     const view = toChatView(messages);
     threads.warnAbout(view.unknownTypes, 'message');
@@ -42,6 +50,7 @@ export function agentCompactMiddleware(options: AgentCompactMiddlewareOptions = 
       read: (from) => fromOpenAIMessages(view.chat.slice(from)).messages,
       system,
       usage: lastUsage(messages),
+      ...(keysOf ? { keysOf } : {}),
     });
     return fromChatView(toOpenAIMessages({ messages: compacted }), view);
   };

@@ -3,6 +3,7 @@ import { tool } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
 import { createAgent } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.js';
 import type { CompactionEvent } from '../core/events.js';
 import {
   moduleIndex,
@@ -88,7 +89,10 @@ describe('agentCompactMiddleware', () => {
 
   it('persist: true writes the compacted conversation into the graph state through the reducer', async () => {
     const scripted = await start();
-    const agent = agentWith(scripted, [agentCompactMiddleware({ contextWindow: window, persist: true })]);
+    const archive = createMemoryArchiveStore();
+    const agent = agentWith(scripted, [
+      agentCompactMiddleware({ contextWindow: window, persist: true, archive }),
+    ]);
     const state = await agent.invoke({ messages: [new HumanMessage(task)] }, { recursionLimit: 200 });
     const messages = state.messages as BaseMessage[];
     expect(messages.at(-1)?.content).toBe(answer);
@@ -103,6 +107,8 @@ describe('agentCompactMiddleware', () => {
     expect(new Set(results.map((message) => (message as { tool_call_id?: string }).tool_call_id))).toEqual(
       new Set(callIds),
     );
+    // The call after a compaction holds the compacted messages it wrote: it continues the same thread.
+    expect(await archive.sessions?.()).toHaveLength(1);
   });
 
   it('keeps a message type it does not know, with one warning', async () => {

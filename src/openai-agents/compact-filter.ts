@@ -6,8 +6,9 @@ import type { AgentItem } from './item-conversion.js';
 /** Options of {@link agentCompactFilter}. */
 export interface AgentCompactFilterOptions extends AgentsCompactionOptions {
   /**
-   * Tells conversations apart. By default a hash of the instructions and the first item, so the
-   * same conversation keeps its compactor across `run` calls.
+   * Tells conversations apart. By default a call continues the conversation (same instructions and
+   * first item) whose last call it repeats and extends, so the same conversation keeps its compactor
+   * across `run` calls and two that open alike never share one.
    */
   conversationId?: (args: CallModelInputFilterArgs) => string | undefined;
 }

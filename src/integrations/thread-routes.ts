@@ -1,0 +1,75 @@
+import type { RecentMap } from './_recent-map.js';
+
+/** What routing reads of a thread: the items of its last call, as JSON keys. */
+export interface RoutedThread {
+  consumedKeys: readonly string[];
+  /** The keys of the last call's compacted messages, when the framework keeps those instead. */
+  carriedKeys?: readonly string[];
+}
+
+/**
+ * Which thread a call without a conversation id belongs to, and one call at a time per opening.
+ *
+ * Without an id, a call is known only by how it opens (system prompt and first message), and two
+ * users' chats may open alike ("hi"). A thread's compactor carries what it saw (its summary, ledger,
+ * working set and archive), so a call goes only to a thread whose last call it repeats item for item
+ * and extends: whatever the thread carries came from messages the call itself holds. Any other call
+ * starts a thread of its own, named after the opening with a number (`conv-…`, `conv-….2`).
+ */
+export class ThreadRoutes {
+  #forks = 0;
+  readonly #queues = new Map<string, Promise<unknown>>();
+
+  /**
+   * The thread of `opening` the call continues (the one whose last call is the longest prefix of
+   * `keys`), else a new id: `opening` itself while it names no thread, else a numbered fork.
+   */
+  route<Thread extends RoutedThread>(
+    threads: RecentMap<string, Thread>,
+    opening: string,
+    keys: readonly string[],
+  ): string {
+    let best: string | undefined;
+    let bestLength = -1;
+    for (const [id, thread] of threads.entries()) {
+      if (id !== opening && !id.startsWith(`${opening}.`)) continue;
+      for (const prefix of [thread.consumedKeys, thread.carriedKeys ?? []]) {
+        if (prefix.length <= bestLength || !extendsKeys(keys, prefix)) continue;
+        best = id;
+        bestLength = prefix.length;
+      }
+    }
+    if (best !== undefined) return best;
+    if (threads.peek(opening) === undefined) return opening;
+    this.#forks += 1;
+    return `${opening}.${this.#forks}`;
+  }
+
+  /**
+   * Runs `task` after every task queued under `key` has settled: a route is decided on the state
+   * the previous call of the same opening left, and one compactor never runs two calls at once.
+   */
+  serially<Result>(key: string, task: () => Promise<Result>): Promise<Result> {
+    const previous = this.#queues.get(key) ?? Promise.resolve();
+    const run = previous.then(task);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#queues.set(key, settled);
+    // The map holds a key only while a call of it is queued or running.
+    void settled.then(() => {
+      if (this.#queues.get(key) === settled) this.#queues.delete(key);
+    });
+    return run;
+  }
+}
+
+/** True when `keys` repeats every one of `consumed`, in order, from the start. */
+export function extendsKeys(keys: readonly string[], consumed: readonly string[]): boolean {
+  return (
+    consumed.length > 0 &&
+    keys.length >= consumed.length &&
+    consumed.every((key, index) => keys[index] === key)
+  );
+}
