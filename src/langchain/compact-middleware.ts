@@ -1,9 +1,9 @@
 import { type AIMessage, type BaseMessage, RemoveMessage } from '@langchain/core/messages';
 import { createMiddleware } from 'langchain';
-import { fromOpenAIMessages, toOpenAIMessages } from '../core/conversation/openai-format.js';
+import { fromOpenAIMessages } from '../core/conversation/openai-format.js';
 import type { Message, ProviderUsage } from '../core/model/messages.js';
 import { ConversationThreads, type IntegrationOptions } from '../integrations/conversation-threads.js';
-import { fromChatView, toChatView } from './message-conversion.js';
+import { fromCoreMessages, toChatView } from './message-conversion.js';
 
 /** LangGraph's "remove every message" id, understood by the messages reducer. */
 const REMOVE_ALL_MESSAGES = '__remove_all__';
@@ -34,13 +34,13 @@ export interface AgentCompactMiddlewareOptions extends IntegrationOptions {
 export function agentCompactMiddleware(options: AgentCompactMiddlewareOptions = {}) {
   const { persist = false, conversationId, ...integration } = options;
   const threads = new ConversationThreads(integration);
-  // Persisted, the compacted messages come back as the next call's history: that call continues.
-  const keysOf = persist
-    ? (compacted: Message[]) =>
-        toOpenAIMessages({ messages: compacted }).map((message) => JSON.stringify(message))
-    : undefined;
   const compactMessages = async (messages: BaseMessage[], systemPrompt: string | undefined) => {
     const view = toChatView(messages);
+    // Persisted, the compacted messages come back as the next call's history: that call continues.
+    const keysOf = persist
+      ? (compacted: Message[]) =>
+          toChatView(fromCoreMessages(compacted, view)).chat.map((message) => JSON.stringify(message))
+      : undefined;
     threads.warnAbout(view.unknownTypes, 'message');
     const system = systemPrompt ? systemPrompt : undefined;
     const compacted = await threads.compact({
@@ -52,7 +52,7 @@ export function agentCompactMiddleware(options: AgentCompactMiddlewareOptions = 
       usage: lastUsage(messages),
       ...(keysOf ? { keysOf } : {}),
     });
-    return fromChatView(toOpenAIMessages({ messages: compacted }), view);
+    return fromCoreMessages(compacted, view);
   };
   const middleware = persist
     ? createMiddleware({

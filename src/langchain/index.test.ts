@@ -1,4 +1,4 @@
-import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
 import { createAgent } from 'langchain';
@@ -165,4 +165,101 @@ describe('agentCompactMiddleware', () => {
     expect(answer?.tool_call_id).toBe('call_1');
     expect(warnings.some((line) => line.startsWith('agent-compact: repaired: '))).toBe(true);
   });
+
+  describe('images', () => {
+    // A 300 kB screenshot: about 1,600 tokens as an image, about 100,000 as base64 text.
+    const data = Buffer.alloc(300_000, 7).toString('base64');
+    const forms: [string, Record<string, unknown>][] = [
+      ['image_url { url }', { type: 'image_url', image_url: { url: `data:image/png;base64,${data}` } }],
+      ['image_url string', { type: 'image_url', image_url: `data:image/png;base64,${data}` }],
+      ['source_type base64', { type: 'image', source_type: 'base64', mime_type: 'image/png', data }],
+      ['standard data', { type: 'image', mimeType: 'image/png', data }],
+    ];
+    const screenshotCall = (id: string) =>
+      new AIMessage({ content: '', tool_calls: [{ id, name: 'screenshot', args: {} }] });
+
+    it.each(forms)(
+      'counts a %s screenshot in a tool message as an image and sends it back as it came',
+      async (_name, block) => {
+        const events: CompactionEvent[] = [];
+        const messages = [
+          new HumanMessage('Look at the screen.'),
+          screenshotCall('call_1'),
+          new ToolMessage({ tool_call_id: 'call_1', content: [block] as never }),
+        ];
+        const seen = await callWrapModelCall(
+          agentCompactMiddleware({ contextWindow: 128_000, onEvent: (event) => events.push(event) }),
+          messages,
+        );
+        expect(events).toEqual([]);
+        expect(seen).toHaveLength(messages.length);
+        for (const [index, message] of seen.entries()) expect(message).toBe(messages[index]);
+      },
+    );
+
+    it.each(forms)(
+      'counts a %s image in a human message as an image and sends it back as it came',
+      async (_name, block) => {
+        const events: CompactionEvent[] = [];
+        const messages = [
+          new HumanMessage({ content: [{ type: 'text', text: 'What is this?' }, block] as never }),
+        ];
+        const seen = await callWrapModelCall(
+          agentCompactMiddleware({ contextWindow: 128_000, onEvent: (event) => events.push(event) }),
+          messages,
+        );
+        expect(events).toEqual([]);
+        expect(seen).toHaveLength(1);
+        expect(seen[0]).toBe(messages[0]);
+      },
+    );
+
+    it('masks older screenshots as tool results, keeping the latest as the caller wrote it', async () => {
+      const screenshot = {
+        type: 'image',
+        source_type: 'base64',
+        mime_type: 'image/png',
+        data: 'iVBORw0KGgo'.repeat(3_000),
+      };
+      const messages: BaseMessage[] = [new HumanMessage('Watch the screen.')];
+      for (let index = 0; index < 20; index++) {
+        messages.push(screenshotCall(`call_${index}`));
+        messages.push(new ToolMessage({ tool_call_id: `call_${index}`, content: [screenshot] as never }));
+      }
+      const events: CompactionEvent[] = [];
+      const seen = await callWrapModelCall(
+        agentCompactMiddleware({ contextWindow: 40_000, onEvent: (event) => events.push(event) }),
+        messages,
+      );
+      const layers = events.flatMap((event) => (event.type === 'compaction-end' ? [event.layer] : []));
+      expect(layers.length).toBeGreaterThan(0);
+      expect(layers).not.toContain('hard');
+      expect(seen.at(-1)).toBe(messages.at(-1));
+      const masked = seen.filter((message) => message.type === 'tool' && !messages.includes(message));
+      expect(masked.length).toBeGreaterThan(0);
+      for (const message of masked) expect(String(message.content)).toContain('screenshot');
+    });
+  });
 });
+
+/** Calls the middleware's `wrapModelCall` with `messages`; returns the messages the model is handed. */
+async function callWrapModelCall(
+  middleware: ReturnType<typeof agentCompactMiddleware>,
+  messages: BaseMessage[],
+  tools: { name: string }[] = [],
+): Promise<BaseMessage[]> {
+  let seen: BaseMessage[] = [];
+  const hook = (
+    middleware as unknown as {
+      wrapModelCall: (
+        request: unknown,
+        handler: (request: { messages: BaseMessage[] }) => unknown,
+      ) => Promise<unknown>;
+    }
+  ).wrapModelCall;
+  await hook({ messages, systemPrompt: '', tools }, (request) => {
+    seen = request.messages;
+    return {};
+  });
+  return seen;
+}
