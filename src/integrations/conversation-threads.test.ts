@@ -103,4 +103,65 @@ describe('ConversationThreads', () => {
       expect.objectContaining({ code: 'INVALID_OPTIONS' }) as CompactError,
     );
   });
+
+  it.each([
+    ['offered, recall unset', ['read_file', 'recall'], undefined, true],
+    ['offered, recall: false', ['recall'], false, false],
+    ['not offered, recall unset', ['read_file'], undefined, false],
+    ['not offered, recall: true', ['read_file'], true, false],
+    ['tools not told, recall unset', undefined, undefined, false],
+    ['tools not told, recall: true', undefined, true, true],
+  ])('names archive ids only for a model that can call recall (%s)', async (_name, tools, recall, named) => {
+    const threads = new ConversationThreads({
+      contextWindow: 48_000,
+      ...(recall === undefined ? {} : { recall }),
+    });
+    const compacted = await threads.compact({
+      ...readingCall('r'),
+      ...(tools === undefined ? {} : { toolNames: () => tools }),
+    });
+    const text = JSON.stringify(compacted);
+    expect(text).toContain('[Previous: used read_file');
+    expect(/recall r\d+/.test(text)).toBe(named);
+  });
+
+  it("asks for the tools on a conversation's first call only", async () => {
+    const threads = new ConversationThreads({});
+    let asked = 0;
+    const toolNames = () => {
+      asked++;
+      return ['recall'];
+    };
+    await threads.compact({ ...call('a'), toolNames });
+    await threads.compact({ ...call('a'), toolNames });
+    await threads.compact({ ...call('b'), toolNames });
+    expect(asked).toBe(2);
+  });
 });
+
+/** A conversation `id` of 30 file reads of about 1,000 tokens each. */
+function readingCall(id: string): ThreadCall {
+  const messages: Message[] = [{ role: 'user', content: 'Read the files.' }];
+  for (let index = 0; index < 30; index++) {
+    messages.push({
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: `t${index}`, name: 'read_file', input: { path: `f${index}.ts` } }],
+    });
+    messages.push({
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: `t${index}`,
+          content: `export const v${index} = 1;\n`.repeat(200),
+        },
+      ],
+    });
+  }
+  return {
+    conversationId: id,
+    opening: id,
+    keys: messages.map((message) => JSON.stringify(message)),
+    read: () => messages,
+  };
+}

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { recallTool } from '../core/archive/compaction-tools.js';
 import { checkCompactorOptions } from '../core/check-options.js';
 import { createCompactor } from '../core/compactor.js';
 import type { Compactor, CompactorOptions } from '../core/compactor-options.js';
@@ -17,6 +18,18 @@ export interface IntegrationOptions extends CompactorOptions {
    * @default 1000
    */
   maxConversations?: number;
+  /**
+   * Whether what the compactor writes names archive ids and the `recall` tool. Told of a tool it
+   * lacks, a model calls it or gives up on the content, so where the integration sees the model
+   * call's tools (the LangChain middleware per model call, the Agents SDK filter) only a
+   * conversation whose first call offers a tool named `recall` gets them (see `recallTool` and
+   * `handleRecall` in `agent-compact/recall`), and `false` keeps them out even then. Where it does
+   * not (LangChain with `persist: true`, `AgentCompactSession`), only `true` turns them on: set it
+   * when the agent has the tool. Everything is archived under its id either way.
+   * @default true: when the conversation's first call offers `recall` (where the tools are not
+   *   seen, false)
+   */
+  recall?: boolean;
 }
 
 /** One framework call to compact: its items as JSON keys, and a way to read the new ones. */
@@ -40,6 +53,11 @@ export interface ThreadCall {
   system?: SystemPrompt | undefined;
   usage?: ProviderUsage | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * The names of the tools the model call offers, asked on a conversation's first call only;
+   * absent when the framework does not tell (then only `recall: true` names archive ids).
+   */
+  toolNames?: (() => readonly string[] | Promise<readonly string[]>) | undefined;
 }
 
 /** Conversations kept by default, as the AI SDK middleware keeps. */
@@ -83,10 +101,11 @@ export class ConversationThreads {
    */
   compact(call: ThreadCall): Promise<Message[]> {
     const opening = call.conversationId ?? `conv-${hash(call.opening)}`;
-    return this.#routes.serially(opening, () => {
+    return this.#routes.serially(opening, async () => {
       const id =
         call.conversationId === undefined ? this.#routes.route(this.#threads, opening, call.keys) : opening;
-      return this.#compactIn(this.#stateOf(id), call);
+      const state = this.#threads.get(id) ?? (await this.#newThread(id, call));
+      return this.#compactIn(state, call);
     });
   }
 
@@ -119,18 +138,21 @@ export class ConversationThreads {
     }
   }
 
-  #stateOf(id: string): ThreadState {
-    let state = this.#threads.get(id);
-    if (!state) {
-      const { onWarning: _, maxConversations: __, ...compactorOptions } = this.#options;
-      state = {
-        compactor: createCompactor({ ...compactorOptions, sessionId: id }),
-        consumedKeys: [],
-        carried: [],
-        carriedKeys: [],
-      };
-      this.#threads.set(id, state);
-    }
+  /** A conversation's first call: a compactor of its own, its archive session named by the id. */
+  async #newThread(id: string, call: ThreadCall): Promise<ThreadState> {
+    const { onWarning: _, maxConversations: __, recall, ...compactorOptions } = this.#options;
+    // Archive ids and the recall sentence only for a model that can call `recall`, as the AI SDK
+    // middleware and the proxy without `--recall` decide.
+    const offersRecall =
+      recall !== false &&
+      (call.toolNames === undefined ? recall === true : (await call.toolNames()).includes(recallTool.name));
+    const state: ThreadState = {
+      compactor: createCompactor({ ...compactorOptions, recall: offersRecall, sessionId: id }),
+      consumedKeys: [],
+      carried: [],
+      carriedKeys: [],
+    };
+    this.#threads.set(id, state);
     return state;
   }
 }

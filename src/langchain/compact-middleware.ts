@@ -14,6 +14,9 @@ export interface AgentCompactMiddlewareOptions extends IntegrationOptions {
    * `false` (default): compact in `wrapModelCall`, per model call; the graph's state keeps every
    * message. `true`: compact in `beforeModel` and write the result into the state (older messages
    * are replaced through the messages reducer), so checkpoints hold the compacted conversation.
+   * `beforeModel` is not told the model call's tools: there placeholders name archive ids only
+   * with `recall: true`.
+   * @default false
    */
   persist?: boolean;
   /**
@@ -34,7 +37,11 @@ export interface AgentCompactMiddlewareOptions extends IntegrationOptions {
 export function agentCompactMiddleware(options: AgentCompactMiddlewareOptions = {}) {
   const { persist = false, conversationId, ...integration } = options;
   const threads = new ConversationThreads(integration);
-  const compactMessages = async (messages: BaseMessage[], systemPrompt: string | undefined) => {
+  const compactMessages = async (
+    messages: BaseMessage[],
+    systemPrompt: string | undefined,
+    tools: readonly unknown[] | undefined,
+  ) => {
     const view = toChatView(messages);
     // Persisted, the compacted messages come back as the next call's history: that call continues.
     const keysOf = persist
@@ -50,6 +57,7 @@ export function agentCompactMiddleware(options: AgentCompactMiddlewareOptions = 
       read: (from) => fromOpenAIMessages(view.chat.slice(from)).messages,
       system,
       usage: lastUsage(messages),
+      toolNames: tools && (() => tools.flatMap(toolName)),
       ...(keysOf ? { keysOf } : {}),
     });
     return fromCoreMessages(compacted, view);
@@ -59,7 +67,8 @@ export function agentCompactMiddleware(options: AgentCompactMiddlewareOptions = 
         name: 'AgentCompactMiddleware',
         beforeModel: async (state) => {
           const messages = state.messages as BaseMessage[];
-          const compacted = await compactMessages(messages, undefined);
+          // `beforeModel` is not told the model call's tools.
+          const compacted = await compactMessages(messages, undefined, undefined);
           if (
             compacted.length === messages.length &&
             compacted.every((message, index) => message === messages[index])
@@ -72,7 +81,10 @@ export function agentCompactMiddleware(options: AgentCompactMiddlewareOptions = 
     : createMiddleware({
         name: 'AgentCompactMiddleware',
         wrapModelCall: async (request, handler) =>
-          handler({ ...request, messages: await compactMessages(request.messages, request.systemPrompt) }),
+          handler({
+            ...request,
+            messages: await compactMessages(request.messages, request.systemPrompt, request.tools),
+          }),
       });
   return Object.assign(middleware, { compactorFor: (id: string) => threads.compactorFor(id) });
 }
@@ -87,4 +99,15 @@ function lastUsage(messages: readonly BaseMessage[]): ProviderUsage | undefined 
     return { prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens };
   }
   return undefined;
+}
+
+/**
+ * The name a model call's tool goes by: a LangChain tool's `name`, or a provider tool given as a
+ * plain object (`{ name }`, or Chat Completions' `{ type: 'function', function: { name } }`).
+ */
+function toolName(tool: unknown): string[] {
+  if (typeof tool !== 'object' || tool === null) return [];
+  const { name, function: fn } = tool as { name?: unknown; function?: { name?: unknown } };
+  if (typeof name === 'string') return [name];
+  return typeof fn?.name === 'string' ? [fn.name] : [];
 }

@@ -1,5 +1,5 @@
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
-import { tool } from '@langchain/core/tools';
+import { type StructuredToolInterface, tool } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
 import { createAgent } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ import {
   startReadingServer,
 } from '../testing/_reading-task.js';
 import type { ScriptedModelServer } from '../testing/index.js';
-import { agentCompactMiddleware } from './index.js';
+import { agentCompactMiddleware, createRecallTool } from './index.js';
 
 const steps = READING_STEPS;
 const window = READING_WINDOW;
@@ -39,7 +39,11 @@ async function start() {
   return server;
 }
 
-function agentWith(scripted: ScriptedModelServer, middleware: ReturnType<typeof agentCompactMiddleware>[]) {
+function agentWith(
+  scripted: ScriptedModelServer,
+  middleware: ReturnType<typeof agentCompactMiddleware>[],
+  tools: StructuredToolInterface[] = [readFile],
+) {
   const model = new ChatOpenAI({
     model: 'gpt-test',
     apiKey: 'test-key',
@@ -48,7 +52,7 @@ function agentWith(scripted: ScriptedModelServer, middleware: ReturnType<typeof 
   });
   return createAgent({
     model,
-    tools: [readFile],
+    tools,
     systemPrompt: 'You read files and report on them.',
     middleware,
   });
@@ -74,10 +78,33 @@ describe('agentCompactMiddleware', () => {
     const results = messages.filter((message) => message.type === 'tool');
     expect(results).toHaveLength(steps);
     expect(String(results[0]!.content)).toContain('value0 = compute');
-    // What the model saw was compacted: the first result became a placeholder.
+    // What the model saw was compacted: the first result became a placeholder, which names no
+    // archive id: the agent has no `recall` tool.
     const lastRequest = JSON.stringify(scripted.requests.at(-1)!.body);
-    expect(lastRequest).toContain('recall r1');
+    expect(lastRequest).toContain('[Previous: used read_file');
+    expect(lastRequest).not.toMatch(/recall r\d+/);
   });
+
+  it.each([
+    ['offered, recall unset', true, undefined, true],
+    ['offered, recall: false', true, false, false],
+    ['not offered, recall: true', false, true, false],
+  ])(
+    'names archive ids in placeholders only when the agent offers recall (%s)',
+    async (_name, offered, recall, named) => {
+      const scripted = await start();
+      const recallTool = createRecallTool({ archive: createMemoryArchiveStore(), sessionId: 'unused' });
+      const agent = agentWith(
+        scripted,
+        [agentCompactMiddleware({ contextWindow: window, ...(recall === undefined ? {} : { recall }) })],
+        offered ? [readFile, recallTool] : [readFile],
+      );
+      await agent.invoke({ messages: [new HumanMessage(task)] }, { recursionLimit: 200 });
+      const lastRequest = JSON.stringify(scripted.requests.at(-1)!.body);
+      expect(lastRequest).toContain('[Previous: used read_file');
+      expect(/recall r\d+/.test(lastRequest)).toBe(named);
+    },
+  );
 
   it('without it, the same agent overflows the window', async () => {
     const scripted = await start();
@@ -99,7 +126,9 @@ describe('agentCompactMiddleware', () => {
     expect(accepted(scripted)).toEqual([]);
     const results = messages.filter((message) => message.type === 'tool');
     expect(results).toHaveLength(steps);
-    expect(String(results[0]!.content)).toMatch(/^\[Previous: .*recall r1\]$/);
+    // `beforeModel` is not told the tools: no archive ids without `recall: true`.
+    expect(String(results[0]!.content)).toMatch(/^\[Previous: used read_file[^\]]*\]$/);
+    expect(String(results[0]!.content)).not.toMatch(/recall r\d+/);
     // Every tool call in the state still has its result: the state is a valid conversation.
     const callIds = messages
       .flatMap((message) => (message as { tool_calls?: { id: string }[] }).tool_calls ?? [])
@@ -109,6 +138,19 @@ describe('agentCompactMiddleware', () => {
     );
     // The call after a compaction holds the compacted messages it wrote: it continues the same thread.
     expect(await archive.sessions?.()).toHaveLength(1);
+  });
+
+  it('persist: true names archive ids with recall: true', async () => {
+    const scripted = await start();
+    const recallTool = createRecallTool({ archive: createMemoryArchiveStore(), sessionId: 'unused' });
+    const agent = agentWith(
+      scripted,
+      [agentCompactMiddleware({ contextWindow: window, persist: true, recall: true })],
+      [readFile, recallTool],
+    );
+    const state = await agent.invoke({ messages: [new HumanMessage(task)] }, { recursionLimit: 200 });
+    const results = (state.messages as BaseMessage[]).filter((message) => message.type === 'tool');
+    expect(String(results[0]!.content)).toMatch(/^\[Previous: .*recall r1\]$/);
   });
 
   it('keeps a message type it does not know, with one warning', async () => {

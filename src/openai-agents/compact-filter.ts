@@ -1,4 +1,9 @@
-import type { CallModelInputFilter, CallModelInputFilterArgs, ModelInputData } from '@openai/agents';
+import {
+  type CallModelInputFilter,
+  type CallModelInputFilterArgs,
+  type ModelInputData,
+  RunContext,
+} from '@openai/agents';
 import type { Compactor } from '../core/compactor-options.js';
 import { type AgentsCompactionOptions, AgentsConversations } from './conversation-compaction.js';
 import type { AgentItem } from './item-conversion.js';
@@ -37,8 +42,25 @@ export function agentCompactFilter(options: AgentCompactFilterOptions = {}): Age
     const compacted = await conversations.compactItems(input as unknown as AgentItem[], {
       ...(instructions === undefined ? {} : { instructions }),
       ...(id === undefined ? {} : { conversationId: id }),
+      toolNames: () => toolNamesOf(args),
     });
     return { ...args.modelData, input: compacted as unknown as ModelInputData['input'] };
   };
   return Object.assign(filter, { compactorFor: (id: string) => conversations.compactorFor(id) });
+}
+
+/**
+ * The names of the tools the agent offers the model: its MCP servers' and its enabled tools, as
+ * the runner asks for them (`getAllTools`); its `tools` alone when that fails (the run will say
+ * why), so an MCP server's `recall` may then go unseen.
+ */
+async function toolNamesOf({ agent, context }: CallModelInputFilterArgs): Promise<readonly string[]> {
+  const listed = agent.tools ?? [];
+  let tools: readonly { name: string }[] = listed;
+  try {
+    if (typeof agent.getAllTools === 'function') tools = await agent.getAllTools(new RunContext(context));
+  } catch {
+    tools = listed;
+  }
+  return tools.map((tool) => tool.name);
 }

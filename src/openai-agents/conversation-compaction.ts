@@ -10,7 +10,16 @@ export class AgentsConversations extends ConversationThreads {
   /** The items the model should see for `items`, compacted when the compactor decides to. */
   async compactItems(
     items: readonly AgentItem[],
-    { instructions, conversationId }: { instructions?: string; conversationId?: string },
+    {
+      instructions,
+      conversationId,
+      toolNames,
+    }: {
+      instructions?: string;
+      conversationId?: string;
+      /** The names of the tools the model call offers, when the caller knows them. */
+      toolNames?: () => Promise<readonly string[]>;
+    },
   ): Promise<AgentItem[]> {
     const view = toResponsesView(items);
     this.warnAbout(view.unknownTypes, 'item');
@@ -21,6 +30,7 @@ export class AgentsConversations extends ConversationThreads {
       keys: items.map((item) => JSON.stringify(item)),
       read: (from) => fromResponsesInput(view.input.slice(from), options).messages,
       system: fromResponsesInput([], options).system,
+      toolNames,
     });
     return fromResponsesView(toResponsesInput(messages), view);
   }

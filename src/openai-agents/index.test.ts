@@ -1,4 +1,12 @@
-import { Agent, MemorySession, OpenAIResponsesModel, run, setTracingDisabled, tool } from '@openai/agents';
+import {
+  Agent,
+  type AgentInputItem,
+  MemorySession,
+  OpenAIResponsesModel,
+  run,
+  setTracingDisabled,
+  tool,
+} from '@openai/agents';
 import OpenAI from 'openai-v7';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CompactionEvent } from '../core/events.js';
@@ -80,7 +88,35 @@ describe('agentCompactFilter', () => {
     const outputs = result.history.filter((item) => item.type === 'function_call_result');
     expect(outputs).toHaveLength(steps);
     expect(JSON.stringify(outputs.at(0))).toContain('value0 = compute');
+    // Placeholders name no archive id: the agent has no `recall` tool.
+    const lastRequest = JSON.stringify(server.requests.at(-1)?.body);
+    expect(lastRequest).toContain('[Previous: used read_file');
+    expect(lastRequest).not.toMatch(/recall r\d+/);
   });
+
+  it.each([
+    ['offered, recall unset', true, undefined, true],
+    ['offered, recall: false', true, false, false],
+    ['not offered, recall: true', false, true, false],
+    ['not offered, recall unset', false, undefined, false],
+  ])(
+    'names archive ids in placeholders only when the agent offers recall (%s)',
+    async (_name, offered, recall, named) => {
+      const filter = agentCompactFilter({
+        contextWindow: window,
+        ...(recall === undefined ? {} : { recall }),
+      });
+      const agent = new Agent({ name: 'reader', tools: offered ? [readFile, recallTool] : [readFile] });
+      const out = await filter({
+        modelData: { input: readingItems(), instructions: 'Read.' },
+        agent: agent as never,
+        context: undefined,
+      });
+      const text = JSON.stringify(out.input);
+      expect(text).toContain('[Previous: used read_file');
+      expect(/recall r\d+/.test(text)).toBe(named);
+    },
+  );
 
   it('without it, the same agent overflows the window', async () => {
     server = await scriptedServer();
@@ -201,4 +237,55 @@ describe('AgentCompactSession', () => {
     expect(JSON.stringify(seen).length).toBeLessThan(JSON.stringify(whole).length / 2);
     expect((await session.compactor())?.sessionId).toBe(await inner.getSessionId());
   });
+
+  it.each([
+    ['recall unset', undefined, false],
+    ['recall: true', true, true],
+    ['recall: false', false, false],
+  ])('is not told the tools: names archive ids only with recall: true (%s)', async (_name, recall, named) => {
+    const inner = new MemorySession();
+    await inner.addItems(readingItems());
+    const session = new AgentCompactSession(inner, {
+      contextWindow: window,
+      ...(recall === undefined ? {} : { recall }),
+    });
+    const text = JSON.stringify(await session.getItems());
+    expect(text).toContain('[Previous: used read_file');
+    expect(/recall r\d+/.test(text)).toBe(named);
+  });
 });
+
+/** A `recall` tool, as an agent that can bring archived content back offers it. */
+const recallTool = tool({
+  name: 'recall',
+  description: 'Return the original content of an item a compaction placeholder names.',
+  parameters: {
+    type: 'object',
+    properties: { id: { type: 'string' } },
+    required: ['id'],
+    additionalProperties: false,
+  },
+  strict: true,
+  execute: async () => '',
+});
+
+/** A user turn and 40 file reads, past the 32k window: older reads become placeholders. */
+function readingItems(): AgentInputItem[] {
+  const items: AgentInputItem[] = [{ role: 'user', content: 'Read the modules.' }];
+  for (let index = 0; index < steps; index++) {
+    items.push({
+      type: 'function_call',
+      callId: `c${index}`,
+      name: 'read_file',
+      arguments: JSON.stringify({ path: `src/module-${index}.ts` }),
+    });
+    items.push({
+      type: 'function_call_result',
+      callId: `c${index}`,
+      name: 'read_file',
+      status: 'completed',
+      output: fileText(index),
+    });
+  }
+  return items;
+}
