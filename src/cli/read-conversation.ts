@@ -36,7 +36,7 @@ export async function readConversationFile(
   const path = resolve(io.cwd, file);
   await checkReadable(file, path);
   const options = format === undefined ? { source: file } : { format, source: file };
-  if (await startsWithJsonlMessage(path)) {
+  if (await startsWithJsonlMessage(file, path)) {
     const { values, lineNumbers } = await readJsonLines(file, path);
     return conversationFromValue(values, 'jsonl', { ...options, lineNumbers });
   }
@@ -73,7 +73,7 @@ export async function streamConversationFile(
 ): Promise<StreamedConversation | undefined> {
   const path = resolve(io.cwd, file);
   await checkReadable(file, path);
-  if ((format !== undefined && format !== streamedFormat) || !(await startsWithJsonlMessage(path)))
+  if ((format !== undefined && format !== streamedFormat) || !(await startsWithJsonlMessage(file, path)))
     return undefined;
   const result: StreamedConversation = { format: streamedFormat, messages: 0 };
   let decided = format === streamedFormat;
@@ -188,8 +188,17 @@ async function readText(file: string, path: string): Promise<string> {
 /**
  * True when the first non-empty line is a complete JSON object that is a message (or a system
  * line): then the file is JSONL. A pretty-printed JSON file's first line is never a whole object.
+ * A file that opens but whose read fails (EIO, a special file) fails here, first: one line naming it.
  */
-async function startsWithJsonlMessage(path: string): Promise<boolean> {
+async function startsWithJsonlMessage(file: string, path: string): Promise<boolean> {
+  try {
+    return await firstLineIsMessage(path);
+  } catch (error) {
+    throw asFileError(file, error);
+  }
+}
+
+async function firstLineIsMessage(path: string): Promise<boolean> {
   const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
   try {
     for await (const rawLine of lines) {

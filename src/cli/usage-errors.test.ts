@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,6 +58,25 @@ describe('argument mistakes', () => {
     const usage = help.split('\n')[0]!;
     expect(stderr).toBe(`${line}\n${usage}\n`);
     expect(stderr).not.toMatch(/Unknown option|ambiguous|ERR_PARSE_ARGS/);
+  });
+});
+
+/** A file that opens but whose read fails (EIO on Linux): what a bad disk or a special file does. */
+const UNREADABLE = '/proc/self/mem';
+
+describe('a file that opens but cannot be read', () => {
+  it.runIf(existsSync(UNREADABLE)).each([
+    ['validate', UNREADABLE],
+    ['validate', UNREADABLE, '--fix', '-o', 'out.json'],
+    ['count', UNREADABLE],
+    ['count', UNREADABLE, '--format', 'openai'],
+    ['compact', UNREADABLE],
+    ['simulate', UNREADABLE],
+  ])('%s %s…: one line naming the file and why, exit 2', async (...args) => {
+    const { code, stdout, stderr } = await run(args);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toBe(`agent-compact ${args[0]}: ${UNREADABLE}: EIO: i/o error, read\n`);
   });
 });
 
