@@ -4,6 +4,7 @@
  * dependencies `web-tree-sitter` and `tree-sitter-wasms`. Without it the core outlines code with
  * its own lexer.
  */
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Language, Node, Parser } from 'web-tree-sitter';
@@ -35,6 +36,8 @@ export interface TreeSitterCodeParserOptions {
   grammarDirectory?: string;
   /** How long one parse may run before it is cancelled and the lexer outlines the text, in milliseconds. @default 10000 */
   parseBudgetMs?: number;
+  /** Tree-sitter's own runtime, `tree-sitter.wasm`. @default the `web-tree-sitter` package's */
+  runtimeFile?: string;
 }
 
 /** A parser with the languages whose grammar loaded; the others are the lexer's. */
@@ -45,8 +48,9 @@ export interface TreeSitterCodeParser extends CodeParser {
 
 /**
  * Loads tree-sitter and the grammars, and returns a {@link CodeParser} for the compactor's
- * `codeParser` option. A grammar that fails to load leaves its language to the lexer; a text that
- * fails to parse is outlined by the lexer too. Throws `MISSING_DEPENDENCY` without the peers.
+ * `codeParser` option. A grammar that fails to load leaves its language to the lexer, and a runtime
+ * (`tree-sitter.wasm`) that fails to load leaves them all to it; a text that fails to parse is
+ * outlined by the lexer too. Throws `MISSING_DEPENDENCY` without the peers.
  *
  * @example
  * const compactor = createCompactor({ codeParser: await createTreeSitterCodeParser() });
@@ -55,10 +59,12 @@ export async function createTreeSitterCodeParser(
   options: TreeSitterCodeParserOptions = {},
 ): Promise<TreeSitterCodeParser> {
   const treeSitter = await loadTreeSitter();
-  await treeSitter.Parser.init();
   const directory = options.grammarDirectory ?? grammarDirectory();
   const parsers = new Map<CodeLanguage, Parser>();
-  for (const language of options.languages ?? (Object.keys(grammarFiles) as CodeLanguage[])) {
+  const started = await startRuntime(treeSitter, options.runtimeFile ?? runtimeFile());
+  for (const language of started
+    ? (options.languages ?? (Object.keys(grammarFiles) as CodeLanguage[]))
+    : []) {
     let grammar: Language;
     try {
       grammar = await treeSitter.Language.load(join(directory, grammarFiles[language]));
@@ -92,6 +98,53 @@ export async function createTreeSitterCodeParser(
 async function loadTreeSitter(): Promise<typeof import('web-tree-sitter')> {
   try {
     return await import('web-tree-sitter');
+  } catch (error) {
+    throw new CompactError(
+      `agent-compact/code-parser: the optional peer dependency "web-tree-sitter" is not installed; install it with: ${CODE_PARSER_INSTALL_COMMAND}`,
+      { code: 'MISSING_DEPENDENCY', cause: error },
+    );
+  }
+}
+
+/**
+ * Starts tree-sitter's runtime from `file`, compiled here first. Handed a file that does not
+ * compile, `Parser.init` rejects and its Emscripten module also rejects a promise nobody holds: an
+ * unhandled rejection that ends the process, whatever the caller catches. Compiled and linked here
+ * (the `instantiateWasm` hook), a corrupt or mismatched runtime is a false: the lexer outlines all.
+ */
+async function startRuntime(treeSitter: typeof import('web-tree-sitter'), file: string): Promise<boolean> {
+  // The project's libs declare no WebAssembly (no DOM); Node has it.
+  const { WebAssembly: wasm } = globalThis as unknown as { WebAssembly: WebAssemblyApi };
+  let compiled: object;
+  try {
+    compiled = await wasm.compile(await readFile(file));
+  } catch {
+    return false;
+  }
+  const moduleOptions = {
+    instantiateWasm(imports: object, receive: (instance: object, module: object) => void) {
+      // Synchronous, so a LinkError rejects `init` itself rather than a promise of Emscripten's own.
+      receive(new wasm.Instance(compiled, imports), compiled);
+      return {};
+    },
+  };
+  try {
+    await treeSitter.Parser.init(moduleOptions as Parameters<typeof treeSitter.Parser.init>[0]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What {@link startRuntime} uses of the `WebAssembly` global. */
+interface WebAssemblyApi {
+  compile(bytes: Uint8Array): Promise<object>;
+  Instance: new (module: object, imports: object) => object;
+}
+
+function runtimeFile(): string {
+  try {
+    return createRequire(import.meta.url).resolve('web-tree-sitter/tree-sitter.wasm');
   } catch (error) {
     throw new CompactError(
       `agent-compact/code-parser: the optional peer dependency "web-tree-sitter" is not installed; install it with: ${CODE_PARSER_INSTALL_COMMAND}`,
