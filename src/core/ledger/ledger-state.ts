@@ -62,6 +62,12 @@ export interface LedgerUserMessage {
   text: string;
 }
 
+/** A file renamed (apply_patch `*** Move to:`, a shell `mv`): its path before and after. */
+export interface FileMove {
+  from: string;
+  to: string;
+}
+
 /** A tool call waiting for its result. */
 export interface LedgerOpenCall {
   kind: 'read' | 'change' | 'command' | 'task' | 'other';
@@ -69,6 +75,8 @@ export interface LedgerOpenCall {
   turn: number;
   paths?: string[];
   action?: string;
+  /** Files the call renames, once its result says it worked. */
+  moves?: FileMove[];
   command?: string;
   /** A task tool's operation, applied when its result says how it went. */
   task?: TaskOperation;

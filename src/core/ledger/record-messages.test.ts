@@ -86,6 +86,90 @@ describe('LedgerRecorder', () => {
     expect(recorder.state).toMatchObject(expected);
   });
 
+  it.each([
+    [
+      'apply_patch `*** Move to:`',
+      {
+        name: 'apply_patch',
+        input: {
+          input:
+            '*** Begin Patch\n*** Update File: src/old.ts\n*** Move to: src/new.ts\n@@\n-a\n+b\n*** Update File: src/c.ts\n@@\n-x\n+y\n*** End Patch',
+        },
+      },
+      [
+        ['src/new.ts', 'patch', true],
+        ['src/c.ts', 'patch', true],
+      ],
+    ],
+    [
+      'git mv',
+      { name: 'bash', input: { command: 'git mv src/old.ts src/new.ts' } },
+      [['src/new.ts', 'edit', true]],
+    ],
+    [
+      'mv',
+      { name: 'bash', input: { command: 'mv -f src/old.ts src/new.ts' } },
+      [['src/new.ts', 'edit', true]],
+    ],
+  ])('lists a file renamed by %s under its new name only', (_name, call, files) => {
+    const messages: Message[] = [
+      { role: 'user', content: 'go' },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'c0', name: 'edit', input: { file_path: 'src/old.ts' } }],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c0', content: 'ok' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', ...call }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'Done' }] },
+    ];
+    const recorder = new LedgerRecorder();
+    recorder.sync(messages);
+    expect(recorder.state.files.map((file) => [file.path, file.action, file.changed])).toEqual(files);
+  });
+
+  it('renames a file listed by its absolute path when mv names it relative to the folder it ran in', () => {
+    const recorder = new LedgerRecorder();
+    recorder.sync([
+      { role: 'user', content: 'go' },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'c0', name: 'read', input: { file_path: '/repo/src/a.ts' } }],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c0', content: 'x' }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'c1', name: 'bash', input: { command: 'mv src/a.ts lib/' } }],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: '' }] },
+    ] satisfies Message[]);
+    expect(recorder.state.files.map((file) => [file.path, file.action])).toEqual([
+      ['/repo/lib/a.ts', 'read'],
+    ]);
+  });
+
+  it('keeps the old name of a file a failed mv did not move', () => {
+    const recorder = new LedgerRecorder();
+    recorder.sync([
+      { role: 'user', content: 'go' },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'c0', name: 'read', input: { file_path: 'a.ts' } }],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c0', content: 'x' }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'c1', name: 'bash', input: { command: 'mv a.ts b.ts' } }],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'c1', content: "mv: cannot stat 'a.ts'", is_error: true },
+        ],
+      },
+    ] satisfies Message[]);
+    expect(recorder.state.files.map((file) => file.path)).toEqual(['a.ts']);
+  });
+
   it('leaves out harness markup and reminders (not words the user typed), not a task in its own tag nor a slash command', () => {
     const recorder = new LedgerRecorder();
     recorder.sync([

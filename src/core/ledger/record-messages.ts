@@ -8,7 +8,13 @@ import { bridgeText, summaryAcknowledgement } from '../summary/summary-format.js
 import type { CodeParser } from '../working-set/code-outline.js';
 import { WorkingSetRecorder } from '../working-set/record-working-set.js';
 import { createWorkingSetState, isWorkingSetState } from '../working-set/working-set-state.js';
-import { createLedgerState, type LedgerFile, type LedgerOpenCall, type LedgerState } from './ledger-state.js';
+import {
+  createLedgerState,
+  type FileMove,
+  type LedgerFile,
+  type LedgerOpenCall,
+  type LedgerState,
+} from './ledger-state.js';
 import { SeenCalls } from './seen-calls.js';
 import { readShellOutput, type ShellOutput } from './shell-output.js';
 import { applyTaskOperation } from './task-list.js';
@@ -179,10 +185,10 @@ function recordToolUse(
       state.open[id] = { ...open, kind: 'read', paths: fact.paths };
       return;
     case 'change':
-      state.open[id] = { ...open, kind: 'change', paths: fact.paths, action: fact.action };
+      state.open[id] = { ...open, kind: 'change', paths: fact.paths, action: fact.action, ...movesOf(fact) };
       return;
     case 'command':
-      state.open[id] = { ...open, kind: 'command', command: fact.command };
+      state.open[id] = { ...open, kind: 'command', command: fact.command, ...movesOf(fact) };
       return;
     case 'task':
       state.open[id] = { ...open, kind: 'task', task: fact.operation };
@@ -216,6 +222,7 @@ function recordToolResult(
     return;
   }
   if (call.kind === 'command' && call.command !== undefined) {
+    if (!failed) for (const move of call.moves ?? []) renameFile(state, move, call.turn, listed);
     const command = shortenLine(call.command.split('\n', 1)[0]!, COMMAND_CHARS);
     if (shell?.sessionId !== undefined)
       state.open[sessionKey(shell.sessionId)] = { ...call, session: shell.sessionId };
@@ -256,7 +263,42 @@ function recordToolResult(
     state.errors.push({ call: call.call, turn: call.turn, line, ...(others.length > 0 ? { others } : {}) });
     return;
   }
-  for (const path of call.paths ?? []) touchFile(state, path, call, id, listed);
+  for (const move of call.moves ?? []) forgetFile(state, move.from, listed);
+  for (const path of call.paths ?? []) {
+    const moved = call.moves?.find((move) => move.from === path);
+    touchFile(state, moved?.to ?? path, call, id, listed);
+  }
+}
+
+function movesOf(fact: { moves?: FileMove[] }): { moves?: FileMove[] } {
+  return fact.moves ? { moves: fact.moves } : {};
+}
+
+/** Drops `path`'s entry: the file no longer has that name. */
+function forgetFile(state: LedgerState, path: string, listed: ListedPaths): LedgerFile | undefined {
+  if (!listed.has(state.files, path)) return undefined;
+  const index = state.files.findIndex((file) => file.path === path);
+  const [file] = index === -1 ? [] : state.files.splice(index, 1);
+  listed.removed(state.files, path);
+  return file;
+}
+
+/**
+ * A shell `mv` of a listed file: its entry takes the new name (as the session wrote the old one:
+ * `/repo/src/a.ts` for `mv src/a.ts src/b.ts` run in `/repo`) and keeps what was done to it.
+ */
+function renameFile(state: LedgerState, { from, to }: FileMove, turn: number, listed: ListedPaths): void {
+  const relative = !from.startsWith('/') && !from.startsWith('..');
+  const entry = state.files.find(
+    (file) => file.path === from || (relative && file.path.endsWith(`/${from.replace(/^\.\//, '')}`)),
+  );
+  if (!entry) return;
+  const base = entry.path.slice(0, entry.path.length - from.replace(/^\.\//, '').length);
+  const path = to.startsWith('/') || entry.path === from ? to : `${base}${to.replace(/^\.\//, '')}`;
+  forgetFile(state, entry.path, listed);
+  forgetFile(state, path, listed);
+  state.files.push({ ...entry, path, turn });
+  listed.pushed(state.files, path);
 }
 
 function touchFile(
@@ -291,6 +333,12 @@ class ListedPaths {
       this.length = files.length;
     }
     return this.paths.has(path);
+  }
+
+  /** `path`'s entry was taken out of `files` (after {@link has} on the same list). */
+  removed(files: readonly LedgerFile[], path: string): void {
+    this.paths.delete(path);
+    this.length = files.length;
   }
 
   /** `path` was pushed onto `files` (after {@link has} on the same list). */

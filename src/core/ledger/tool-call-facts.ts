@@ -1,13 +1,13 @@
 import type { ToolUseBlock } from '../model/messages.js';
 import { codexExecCalls } from './codex-exec-call.js';
-import type { TaskOperation } from './ledger-state.js';
+import type { FileMove, TaskOperation } from './ledger-state.js';
 import { taskOperation } from './task-list.js';
 
 /** What a tool call did, as far as the ledger cares; recognised from common tool names and shapes. */
 export type ToolCallFact =
   | { kind: 'read'; paths: string[] }
-  | { kind: 'change'; paths: string[]; action: string }
-  | { kind: 'command'; command: string }
+  | { kind: 'change'; paths: string[]; action: string; moves?: FileMove[] }
+  | { kind: 'command'; command: string; moves?: FileMove[] }
   | { kind: 'plan'; items: string[] }
   | { kind: 'task'; operation: TaskOperation }
   | { kind: 'other' };
@@ -50,6 +50,13 @@ const planTools = new Set(['todowrite', 'update_plan', 'write_todos', 'todo_writ
 // `filePath`: opencode's read, edit and write.
 const pathArguments = ['file_path', 'filePath', 'path', 'filename', 'file', 'target_file', 'notebook_path'];
 const patchFileLine = /^\*\*\* (Add|Update|Delete) File: (.+)$/gm;
+/** A patch's file header and, on the next line, where it moves to. */
+const patchMoveLines = /^\*\*\* Update File: (.+)\n\*\*\* Move to: (.+)$/gm;
+/**
+ * A shell command that is one `mv` or `git mv` of one file, flags aside: no other command, no
+ * variable, glob or redirection (those could move anything).
+ */
+const moveCommand = /^(?:git\s+)?mv\s+(?:-[A-Za-z]+\s+)*([^\s;&|<>$`*?'"()]+)\s+([^\s;&|<>$`*?'"()]+)$/;
 
 /** What `toolUse` did: a read, a change, a shell command, a new plan, or something else. */
 export function toolCallFact(toolUse: ToolUseBlock): ToolCallFact {
@@ -74,7 +81,8 @@ export function toolCallFact(toolUse: ToolUseBlock): ToolCallFact {
   if (action && path) return { kind: 'change', paths: [path], action };
   if (commandTools.has(name)) {
     const command = commandText(input.command ?? input.cmd ?? input.commands);
-    if (command) return { kind: 'command', command };
+    const move = command === undefined ? undefined : shellMove(command);
+    if (command) return move ? { kind: 'command', command, moves: [move] } : { kind: 'command', command };
   }
   return { kind: 'other' };
 }
@@ -119,7 +127,28 @@ function patchFact(input: Record<string, unknown>, raw: unknown): ToolCallFact {
     | undefined;
   const paths: string[] = [];
   for (const match of (text ?? '').matchAll(patchFileLine)) paths.push(match[2]!.trim());
-  return paths.length > 0 ? { kind: 'change', paths, action: 'patch' } : { kind: 'other' };
+  const moves: FileMove[] = [];
+  for (const match of (text ?? '').replaceAll('\r\n', '\n').matchAll(patchMoveLines)) {
+    const [from, to] = [match[1]!.trim(), match[2]!.trim()];
+    if (from !== to) moves.push({ from, to });
+  }
+  if (paths.length === 0) return { kind: 'other' };
+  return moves.length > 0
+    ? { kind: 'change', paths, action: 'patch', moves }
+    : { kind: 'change', paths, action: 'patch' };
+}
+
+/**
+ * The file a one-file `mv a.ts b.ts` (or `git mv`) renames. A destination ending in `/` is a
+ * folder; one whose last part has no dot may be a folder too, unknown from the command alone: no move.
+ */
+function shellMove(command: string): FileMove | undefined {
+  const match = moveCommand.exec(command.trim());
+  if (!match) return undefined;
+  const [from, target] = [match[1]!, match[2]!];
+  const name = from.slice(from.lastIndexOf('/') + 1);
+  if (target.endsWith('/')) return { from, to: `${target}${name}` };
+  return target.slice(target.lastIndexOf('/') + 1).includes('.') ? { from, to: target } : undefined;
 }
 
 /** The plan's items verbatim: `[status] text` (Claude Code `content`, Codex `step`). */
