@@ -158,7 +158,8 @@ describe('what is not outlined', () => {
   it.each([
     ['an unknown language', 'notes/readme.md', go.text],
     ['a file without extension', 'Makefile', go.text],
-    ['binary contents', 'bin/tool.go', `package x\u0000\u0001\u0002${go.text}`],
+    ['binary contents', 'bin/tool.go', `\u007fELF\u0002\u0001\u0001${'\u0000'.repeat(57)}${go.text}`],
+    ['binary contents read as UTF-8', 'bin/tool.go', `${'\uFFFD\u0001'.repeat(40)}${go.text}`],
     ['minified code', 'dist/app.js', `function a(){return 1};${'var b=function(){return 2};'.repeat(200)}`],
     ['a 1 MB line', 'gen/data.ts', `export const data = "${'x'.repeat(1_000_000)}";\nfunction f() {\n}\n`],
   ])('%s gives nothing', (_, path, text) => {
@@ -168,6 +169,30 @@ describe('what is not outlined', () => {
   it('is told unreadable text apart from code', () => {
     expect(isUnreadable(go.text)).toBe(false);
     expect(isUnreadable('\uFFFD\uFFFDPNG')).toBe(true);
+  });
+});
+
+describe('source with odd bytes', () => {
+  const { typescript } = samples;
+  const expected = outlineFile(typescript.path, typescript.text, undefined);
+
+  it.each([
+    ['CR line endings (classic Mac)', typescript.text.replaceAll('\n', '\r')],
+    ['CRLF line endings', typescript.text.replaceAll('\n', '\r\n')],
+    ['a NUL in a string', typescript.text.replace('return;', 'return "\u0000";')],
+    ['a stray NUL byte at the end', `${typescript.text}\u0000`],
+  ])('outlines a file with %s as the plain one', (_, text) => {
+    expect(expected?.length).toBeGreaterThan(0);
+    expect(outlineFile(typescript.path, text, undefined)).toEqual(expected);
+    expect(isUnreadable(text)).toBe(false);
+  });
+
+  it('takes a file of long CR-only lines as lines, not one long line', () => {
+    const text = Array.from({ length: 400 }, (_, index) => `function f${index}(a, b) { return a + b; }`).join(
+      '\r',
+    );
+    expect(isUnreadable(text)).toBe(false);
+    expect(outlineFile('src/f.ts', text, undefined)).toHaveLength(400);
   });
 });
 

@@ -7,8 +7,20 @@ const MAX_OUTLINE_CHARS = 2_000_000;
 const MAX_LINE_CHARS = 1000;
 /** More than this share of the text in over-long lines: minified or data, not outlined. */
 const MAX_LONG_LINE_SHARE = 0.3;
+/**
+ * More than this share of the text in characters no source holds (NUL, other C0 controls but tab,
+ * line breaks, form feed and escape; U+FFFD, a byte UTF-8 could not decode): binary. An executable
+ * is mostly NULs, compressed data about one byte in nine a control; a source file with a NUL in a
+ * string or a stray byte has a few in thousands, and is still code to outline. (git and grep call
+ * a file binary at its first NUL; that is a guess for a whole file, this is for reading its text.)
+ */
+const MAX_BINARY_SHARE = 0.01;
 /** At most this many definitions are kept of one file. */
 const MAX_DEFINITIONS = 400;
+const loneCarriageReturn = /\r(?!\n)/g;
+const lineBreak = /[\n\r]/g;
+/** See {@link MAX_BINARY_SHARE}. */
+const nonSourceCharacter = /[\u0000-\u0008\u000e-\u001a\u001c-\u001f\ufffd]/g;
 /** `cat -n` and Claude Code's Read: a right-aligned line number, then a tab or an arrow. */
 const numberedLine = /^ *(\d+)(?:\t|→)/;
 /**
@@ -62,15 +74,21 @@ export function stripLineNumbers(shown: string, unnumberedFirstLine = 1): ShownT
   return envelope && opencodeCut.test(body) ? { ...shownText, cut: true } : shownText;
 }
 
-/** True when `text` is not source a parser should see: binary, minified, or too large. */
+/**
+ * True when `text` is not source a parser should see: binary, minified, or too large. A CR alone
+ * ends a line as LF does (classic Mac line endings).
+ */
 export function isUnreadable(text: string): boolean {
   if (text.length > MAX_OUTLINE_CHARS) return true;
-  if (text.includes('\u0000') || text.includes('\uFFFD')) return true;
+  const binaryLimit = text.length * MAX_BINARY_SHARE;
+  let binary = 0;
+  nonSourceCharacter.lastIndex = 0;
+  while (nonSourceCharacter.exec(text)) if (++binary > binaryLimit) return true;
   let long = 0;
   let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end === -1) end = text.length;
+  lineBreak.lastIndex = 0;
+  while (start <= text.length) {
+    const end = lineBreak.exec(text)?.index ?? text.length;
     if (end - start > MAX_LINE_CHARS) long += end - start;
     start = end + 1;
   }
@@ -90,6 +108,8 @@ export function outlineFile(
 ): CodeDefinition[] | undefined {
   const language = languageOf(path);
   if (language === undefined || isUnreadable(text)) return undefined;
+  // A CR alone breaks a line (the parsers and the lexer split at LF; CRLF they take as it is).
+  text = text.replace(loneCarriageReturn, '\n');
   let definitions: CodeDefinition[] | undefined;
   try {
     definitions = parser?.outline(language, text);
