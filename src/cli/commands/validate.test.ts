@@ -138,6 +138,47 @@ describe('agent-compact validate', () => {
     expect((await run(['validate', 'fixed.jsonl'])).stdout).toBe('valid\n');
   });
 
+  it("names each --fix change of OpenAI input by the input's own paths", async () => {
+    writeFileSync(
+      join(directory, 'openai-fix.json'),
+      JSON.stringify({
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'hi' },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'c1', type: 'function', function: { name: 'ls', arguments: '{}' } },
+              { id: 'c2', type: 'function', function: { name: 'pwd', arguments: '{}' } },
+            ],
+          },
+          { role: 'tool', tool_call_id: 'c1', content: 'a b' },
+          { role: 'user', content: 'and?' },
+          { role: 'tool', tool_call_id: 'c9', content: 'orphan' },
+          { role: 'assistant', content: 'done' },
+        ],
+      }),
+    );
+    const result = await run(['validate', 'openai-fix.json', '--fix', '-o', 'openai-fixed.json']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        'messages[5]: merged into the user message before it (messages[3])',
+        'messages[5]: dropped tool_result "c9": no tool_use in messages[2]',
+        'messages[2].tool_calls[1]: added an is_error tool_result for tool_use "c2", whose result is missing',
+        'repaired with 3 change(s); wrote openai-fixed.json',
+        '',
+      ].join('\n'),
+    );
+    const json = await run(['validate', 'openai-fix.json', '--fix', '-o', 'openai-fixed.json', '--json']);
+    expect(JSON.parse(json.stdout).changes.map((change: { path: string }) => change.path)).toEqual([
+      'messages[5]',
+      'messages[5]',
+      'messages[2].tool_calls[1]',
+    ]);
+  });
+
   it.each([
     [['validate', 'missing.json'], /^agent-compact validate: missing\.json: no such file\n$/],
     [['validate', 'bad-json.json'], /^agent-compact validate: bad-json\.json:3:21: broken JSON: .+\n$/],

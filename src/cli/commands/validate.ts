@@ -143,13 +143,20 @@ async function fix(
 ) {
   let changes: RepairChange[];
   let messages = parsed.conversation.messages;
+  // The repair speaks of the canonical messages; the user reads their own file.
+  const inFile = dialects[parsed.format].filePaths?.(parsed) ?? ((text: string) => text);
   try {
     ({ messages, changes } = repairMessages(messages));
   } catch (error) {
     if (error instanceof CompactError && error.code === 'INVALID_TRANSCRIPT')
-      throw new CliError(error.message, 1);
+      throw new CliError(inFile(error.message), 1);
     throw error;
   }
+  changes = changes.map((change) => ({
+    ...change,
+    path: inFile(change.path),
+    message: inFile(change.message),
+  }));
   // The repaired conversation is checked as it is written, not as the input was read.
   const { openAIMessages: _asRead, responsesInput: _itemsAsRead, ...rest } = parsed;
   const repaired: ParsedConversation = { ...rest, conversation: { ...parsed.conversation, messages } };

@@ -72,6 +72,11 @@ export interface WireDialect {
   validate(messages: unknown, problems: ValidationProblem[], options: { systemMessages: boolean }): void;
   /** Every rule a conversation read from a file breaks, with the file's own paths (`input[3]`). */
   fileProblems(parsed: ParsedConversation): ValidationProblem[];
+  /**
+   * Rewrites the canonical paths in a text (`messages[3].content[0]`: a repair's change and its
+   * sentence) as paths into the file `parsed` was read from; absent where they are the same.
+   */
+  filePaths?(parsed: ParsedConversation): (text: string) => string;
   /** Every rule a request's conversation breaks, with paths into the body (`messages[3]…`). */
   requestProblems(body: RequestBody, conversation: RequestConversation): ValidationProblem[];
   /**

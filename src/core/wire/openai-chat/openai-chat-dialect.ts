@@ -4,6 +4,7 @@ import { openAIErrorAnswer } from '../_internal/openai-error.js';
 import { copyUsage, eventUsageOf, SAME_NAMED_USAGE, usageField } from '../_internal/usage.js';
 import { collectProblems } from '../_internal/validate-helpers.js';
 import type { WireDialect } from '../dialect.js';
+import { openAIFilePaths } from './openai-file-paths.js';
 import { readOpenAIConversation, serializeOpenAI } from './read-openai-chat.js';
 import { readOpenAIRequest } from './request-openai-chat.js';
 import { openAIChatAnswerText, openAIChatSummaryCall } from './summary-openai-chat.js';
@@ -25,6 +26,7 @@ export const openAIChatDialect: WireDialect = {
         problems,
       ),
     ),
+  filePaths: ({ openAIMessages }) => (openAIMessages ? openAIFilePaths(openAIMessages) : (text) => text),
   requestProblems: (body) => collectProblems((problems) => validateOpenAI(body.messages, problems)),
   readRequest: readOpenAIRequest,
   usageOf: (answer) => copyUsage(usageField(answer), SAME_NAMED_USAGE),
