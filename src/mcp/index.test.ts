@@ -138,6 +138,43 @@ describe('agent-compact mcp over stdio (the built bin)', () => {
     await client.close();
   });
 
+  it.skipIf(!existsSync(bin))('answers every request it read before its client closed stdin', async () => {
+    const child = spawn(process.execPath, [bin, 'mcp', '--archive', directory], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    const requests = [
+      {
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      },
+      { method: 'notifications/initialized' },
+      { id: 2, method: 'tools/call', params: { name: 'recall', arguments: { id: 'r2', session: 'alpha' } } },
+      {
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'search', arguments: { query: 'parser', session: 'alpha' } },
+      },
+    ];
+    // All at once and stdin closed straight after, as a client that sends its last request and quits.
+    child.stdin.end(
+      requests.map((request) => `${JSON.stringify({ jsonrpc: '2.0', ...request })}\n`).join(''),
+    );
+    const [code] = (await once(child, 'exit')) as [number | null];
+    const answers = stdout
+      .trim()
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { id: number; result?: { content?: { text: string }[] } });
+    expect(code).toBe(0);
+    expect(answers.map((answer) => answer.id)).toEqual([1, 2, 3]);
+    expect(answers[1]?.result?.content?.[0]?.text).toBe('README contents');
+  });
+
   it.skipIf(!existsSync(bin))('exits 0 when its client closes stdin', async () => {
     const child = spawn(process.execPath, [bin, 'mcp', '--archive', directory], {
       stdio: ['pipe', 'pipe', 'pipe'],

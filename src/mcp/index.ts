@@ -4,7 +4,11 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  type JSONRPCMessage,
+  ListToolsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ArchiveStore } from '../core/archive/archive-store.js';
 import { callRecallTool, recallToolDefinitions } from './recall-tools.js';
 
@@ -36,9 +40,47 @@ export function createRecallMcpServer({ archive, name = 'agent-compact' }: Recal
   return server;
 }
 
-/** Serves {@link createRecallMcpServer} on this process's stdin and stdout until the client closes it. */
+/**
+ * Serves {@link createRecallMcpServer} on this process's stdin and stdout until the client closes
+ * stdin; then it answers the requests it already read and closes (its `onclose` runs).
+ */
 export async function serveRecallOverStdio(options: RecallMcpServerOptions): Promise<Server> {
   const server = createRecallMcpServer(options);
-  await server.connect(new StdioServerTransport());
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  closeWhenAnswered(server, transport);
   return server;
+}
+
+/**
+ * Closes `server` once stdin has ended and every request read has its answer sent. The SDK's stdio
+ * transport does not notice the end of stdin, and closing on it at once dropped the answers still
+ * being worked on: a client that sends its last request and closes got none.
+ */
+function closeWhenAnswered(server: Server, transport: StdioServerTransport): void {
+  const unanswered = new Set<string | number>();
+  let ended = false;
+  const closeIfDone = () => {
+    if (ended && unanswered.size === 0) void server.close();
+  };
+  const receive = transport.onmessage;
+  transport.onmessage = (message: JSONRPCMessage) => {
+    if ('method' in message && 'id' in message) unanswered.add(message.id);
+    receive?.(message);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message: JSONRPCMessage) => {
+    try {
+      await send(message);
+    } finally {
+      if (!('method' in message) && 'id' in message && message.id !== undefined) {
+        unanswered.delete(message.id);
+        closeIfDone();
+      }
+    }
+  };
+  process.stdin.once('end', () => {
+    ended = true;
+    closeIfDone();
+  });
 }

@@ -53,13 +53,10 @@ export const mcpCommand: CliCommand = async (args, io) => {
   const archive: ArchiveStore =
     opened?.archive ?? createFileArchiveStore({ directory: resolve(io.cwd, values.archive!), sync: false });
   const server = await mcp.serveRecallOverStdio({ archive });
+  // It closes once the client closed stdin and every request read has its answer.
   await new Promise<void>((done) => {
     server.onclose = done;
-    // The SDK's stdio transport does not notice the client closing stdin: without this the process
-    // ran out of work with `main` still waiting, and Node exited with code 13.
-    process.stdin.once('end', done);
   });
-  await server.close();
   await opened?.close();
   return 0;
 };
