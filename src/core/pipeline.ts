@@ -280,13 +280,16 @@ async function midStep({ split, options, environment, context }: Turn): Promise<
 }
 
 /**
- * What {@link accepts} reads of a step's plan. A micro plan is a change by being returned; the
- * counts walk the request, so they run only when a predicate reads them.
+ * What {@link accepts} reads of a step's plan. A micro plan is a change by being returned; another
+ * by archiving something or freeing tokens: a plan whose originals the archive already holds (the
+ * same file compacted again, its first run's archive beside it) stores nothing and is still the
+ * same change, not a reason to fall back to micro. The counts walk the request, so they run only
+ * when a predicate reads them.
  */
 function measure(turn: Turn, step: AppliedStep): MeasuredAttempt {
   const { items, freedTokens } = step.plan;
   return {
-    changed: step.layer === 'micro' || items.length > 0,
+    changed: step.layer === 'micro' || items.length > 0 || freedTokens > 0,
     freedTokens,
     rewrittenTokens: () => rewrittenTokens(turn, step),
     tokensAfter: () => tokensAfter(turn, step),

@@ -163,6 +163,32 @@ describe('agent-compact compact', () => {
     expect(lines.at(-1)).toMatch(/^hard: /);
   });
 
+  it('gives the same result when run twice on one file with the default archive', async () => {
+    const session = await readFile(join(import.meta.dirname, '../../../examples/session.jsonl'), 'utf8');
+    const directory = await workspace({ 'session.jsonl': session });
+    const args = [
+      'compact',
+      'session.jsonl',
+      '--mid',
+      '60000',
+      '--hard',
+      '150000',
+      '--tokenizer',
+      'heuristic',
+    ];
+    const runs = [];
+    for (const output of ['a.jsonl', 'a.jsonl']) {
+      const { output: printed, io } = recordingIO(directory);
+      expect(await main([...args, '-o', output, '--json'], io)).toBe(0);
+      runs.push({ ...JSON.parse(printed.stdout), text: await readFile(join(directory, output), 'utf8') });
+    }
+    expect(runs[0]).toMatchObject({ layer: 'mid' });
+    // The second run finds the first's items in the archive: it names them again, stores nothing.
+    expect(runs[1]).toMatchObject({ layer: 'mid', archived: [] });
+    expect(runs[1].tokensAfter).toBe(runs[0].tokensAfter);
+    expect(runs[1].text).toBe(runs[0].text);
+  });
+
   it('leaves a small conversation alone (layer none)', async () => {
     const directory = await workspace({ 'small.json': JSON.stringify({ messages: agentSession(2) }) });
     const { output, io } = recordingIO(directory);
