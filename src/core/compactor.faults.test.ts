@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
 import { createCompactor, maybeCompact } from './compactor.js';
 import { agentSession } from './conversation/session-builder.test-utils.js';
@@ -8,6 +8,7 @@ import { CompactError } from './model/errors.js';
 import type { Message, ProviderUsage } from './model/messages.js';
 import type { SummaryModel } from './summary/summary-model.js';
 import { countingModel } from './summary/summary-models.test-utils.js';
+import { ARCHIVE_TIMEOUT_MS } from './turn-report.js';
 
 // A compactor against a summarizer that never answers, a caller that aborted before the call, and
 // input no provider takes: each ends in a fallback or a typed error, never a hang or a TypeError.
@@ -107,6 +108,31 @@ describe('input no provider takes', () => {
     const archive = { ...createMemoryArchiveStore(), list: async () => null as never };
     const error = await maybeCompact(agentSession(3), { archive }).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'ARCHIVE_FAILED' });
+  });
+
+  it('fails a put() that never settles as it fails one that rejects: ARCHIVE_FAILED, no hang', async () => {
+    const session = agentSession(30, { lines: 400 });
+    const options = { thresholds: { mid: 10_000, hard: 20_000 }, force: 'mid' as const };
+    const failing = {
+      ...createMemoryArchiveStore(),
+      put: async () => Promise.reject(new Error('disk full')),
+    };
+    const refused = await maybeCompact(session, { ...options, archive: failing }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(refused).toMatchObject({ code: 'ARCHIVE_FAILED' });
+
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const stuck = { ...createMemoryArchiveStore(), put: () => new Promise<void>(() => {}) };
+      const call = maybeCompact(session, { ...options, archive: stuck }).catch((caught: unknown) => caught);
+      await vi.advanceTimersByTimeAsync(ARCHIVE_TIMEOUT_MS);
+      const error = await call;
+      expect(error).toMatchObject({ code: 'ARCHIVE_FAILED' });
+      expect((error as Error).message).toMatch(/did not answer within 30 s; the context was left unchanged/);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('refuses tools that are not an array of objects with INVALID_OPTIONS', async () => {

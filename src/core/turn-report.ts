@@ -6,6 +6,14 @@ import { CompactError } from './model/errors.js';
 import type { Message } from './model/messages.js';
 import type { SessionRuntime } from './session-runtime.js';
 
+/**
+ * How long a call waits for the archive to store its originals before it fails as a store that
+ * refused them does (`ARCHIVE_FAILED`, the context left unchanged). A file append or a Redis write
+ * takes milliseconds; a store that has not answered in 30 s is down, and without a bound its call
+ * never ended. Well under an agent's own request timeout (Claude Code's and Codex's are minutes).
+ */
+export const ARCHIVE_TIMEOUT_MS = 30_000;
+
 /** One layer that changed the history. */
 export interface AppliedStep {
   layer: Exclude<CompactionLayer, 'none'>;
@@ -42,13 +50,26 @@ async function storeItems(
   items: ArchiveItem[],
 ): Promise<void> {
   if (items.length === 0) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<'timed-out'>((settle) => {
+    timer = setTimeout(() => settle('timed-out'), ARCHIVE_TIMEOUT_MS);
+  });
+  let outcome: 'stored' | 'timed-out';
   try {
-    await archive.put(items);
+    outcome = await Promise.race([archive.put(items).then(() => 'stored' as const), timedOut]);
   } catch (error) {
     throw new CompactError(`archiving ${items.length} item(s) failed; the context was left unchanged`, {
       code: 'ARCHIVE_FAILED',
       cause: error,
     });
+  } finally {
+    clearTimeout(timer);
+  }
+  if (outcome === 'timed-out') {
+    throw new CompactError(
+      `archiving ${items.length} item(s) failed: the archive did not answer within ${ARCHIVE_TIMEOUT_MS / 1000} s; the context was left unchanged`,
+      { code: 'ARCHIVE_FAILED' },
+    );
   }
   runtime.ids.markStored(items);
 }
