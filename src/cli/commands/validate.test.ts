@@ -179,6 +179,34 @@ describe('agent-compact validate', () => {
     ]);
   });
 
+  it("names each --fix change of Responses input by the input's own items", async () => {
+    writeFileSync(
+      join(directory, 'responses-fix.json'),
+      JSON.stringify({
+        instructions: 'Be brief.',
+        input: [
+          { role: 'user', content: 'hi' },
+          { type: 'function_call', call_id: 'c1', name: 'ls', arguments: '{}' },
+          { type: 'function_call', call_id: 'c2', name: 'pwd', arguments: '{}' },
+          { type: 'function_call_output', call_id: 'c1', output: 'a' },
+          { role: 'user', content: [{ type: 'input_text', text: 'and?' }] },
+          { type: 'function_call_output', call_id: 'c9', output: 'orphan' },
+          { role: 'assistant', content: 'done' },
+        ],
+      }),
+    );
+    const result = await run(['validate', 'responses-fix.json', '--fix', '-o', 'responses-fixed.json']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        'input[5]: dropped tool_result "c9": no tool_use in input[1]',
+        'input[2]: added an is_error tool_result for tool_use "c2", whose result is missing',
+        'repaired with 2 change(s); wrote responses-fixed.json',
+        '',
+      ].join('\n'),
+    );
+  });
+
   it.each([
     [['validate', 'missing.json'], /^agent-compact validate: missing\.json: no such file\n$/],
     [['validate', 'bad-json.json'], /^agent-compact validate: bad-json\.json:3:21: broken JSON: .+\n$/],

@@ -4,9 +4,7 @@
  * `messages[3].content[0]` may be the file's `messages[5]`; a repair's change names the file's.
  */
 import type { OpenAIChatMessage } from '../../conversation/openai-types.js';
-
-/** A canonical path, or a sentence's reference: `messages[i]`, maybe `.content[j]` after it. */
-const canonicalPath = /messages\[(\d+)\](?:\.content\[(\d+)\])?/g;
+import { type MessageSource, rewriteCanonicalPaths } from '../_internal/file-paths.js';
 
 /**
  * Rewrites every canonical path in `text` to the path of what it was read from in
@@ -17,19 +15,12 @@ const canonicalPath = /messages\[(\d+)\](?:\.content\[(\d+)\])?/g;
  * openAIFilePaths(file)('messages[1].content[1]'); // 'messages[2].tool_calls[1]'
  */
 export function openAIFilePaths(openAIMessages: readonly OpenAIChatMessage[]): (text: string) => string {
-  const sources = blockSources(openAIMessages);
-  return (text) =>
-    text.replace(canonicalPath, (path, message: string, block: string | undefined) => {
-      const source = sources[Number(message)];
-      if (!source) return path;
-      if (block === undefined) return source.message;
-      return source.blocks[Number(block)] ?? source.message;
-    });
+  return rewriteCanonicalPaths(blockSources(openAIMessages));
 }
 
 /** Per canonical message: the file's first message it came from, and each block's own path. */
-function blockSources(openAIMessages: readonly OpenAIChatMessage[]): { message: string; blocks: string[] }[] {
-  const sources: { message: string; blocks: string[] }[] = [];
+function blockSources(openAIMessages: readonly OpenAIChatMessage[]): MessageSource[] {
+  const sources: MessageSource[] = [];
   let pending: string[] = [];
   const flush = () => {
     if (pending.length > 0) sources.push({ message: pending[0]!, blocks: pending });

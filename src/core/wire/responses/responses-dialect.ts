@@ -1,11 +1,13 @@
 /** OpenAI Responses as a {@link WireDialect}. */
 
+import { rewriteCanonicalPaths } from '../_internal/file-paths.js';
 import { openAIErrorAnswer } from '../_internal/openai-error.js';
 import { copyUsage, eventUsageOf, usageField } from '../_internal/usage.js';
 import { collectProblems } from '../_internal/validate-helpers.js';
 import type { WireDialect } from '../dialect.js';
 import { readResponsesConversation, serializeResponses } from './read-responses.js';
 import { readResponsesRequest } from './request-responses.js';
+import { responsesBlockSources } from './responses-file-paths.js';
 import { toResponsesInput } from './responses-format.js';
 import { responsesAnswerText, responsesSummaryCall } from './summary-responses.js';
 import { validateResponsesInput } from './validate-responses.js';
@@ -31,6 +33,8 @@ export const responsesDialect: WireDialect = {
         problems,
       ),
     ),
+  filePaths: ({ responsesInput }) =>
+    responsesInput ? rewriteCanonicalPaths(responsesBlockSources(responsesInput)) : (text) => text,
   requestProblems: (body) =>
     collectProblems((problems) =>
       validateResponsesInput(typeof body.input === 'string' ? [] : body.input, problems),

@@ -80,7 +80,7 @@ export interface FromResponsesResult {
 /** Item types kept whole as blocks of their own type (no marker needed to write them back). */
 const wholeItemTypes = new Set(['reasoning', 'compaction', 'item_reference']);
 
-type Side = Message['role'];
+export type Side = Message['role'];
 type JsonRecord = Record<string, unknown>;
 
 /**
@@ -160,7 +160,8 @@ export function responsesDataOf(block: ContentBlock): ResponsesBlockData | undef
 // Reading
 
 /** The input as items; anything but a string or an array of objects is `UNREADABLE_INPUT`. */
-function itemsOf(input: unknown): readonly ResponsesInputItem[] {
+/** @internal Shared with `responses-file-paths.ts`. */
+export function itemsOf(input: unknown): readonly ResponsesInputItem[] {
   if (typeof input === 'string') return [{ role: 'user', content: input }];
   if (!Array.isArray(input)) {
     throw new CompactError('input must be a string or an array of items', {
@@ -176,7 +177,8 @@ function itemsOf(input: unknown): readonly ResponsesInputItem[] {
   return input as ResponsesInputItem[];
 }
 
-function sideOf(item: ResponsesInputItem, previous: Side | undefined): Side {
+/** @internal Shared with `responses-file-paths.ts`. */
+export function sideOf(item: ResponsesInputItem, previous: Side | undefined): Side {
   const type = typeof item.type === 'string' ? item.type : undefined;
   if (type === undefined || type === 'message') {
     if (!('role' in item) && type === undefined) return previous ?? 'user';
@@ -191,7 +193,8 @@ function sideOf(item: ResponsesInputItem, previous: Side | undefined): Side {
  * A leading system/developer message of text parts only, as system blocks; a leading system or
  * developer item of another type as one block whose text is its JSON (counted as sent); else undefined.
  */
-function systemBlocksOf(item: ResponsesInputItem): TextBlock[] | undefined {
+/** @internal Shared with `responses-file-paths.ts`. */
+export function systemBlocksOf(item: ResponsesInputItem): TextBlock[] | undefined {
   const role = (item as { role?: unknown }).role;
   if (role !== 'system' && role !== 'developer') return undefined;
   if (!isMessageItem(item)) {
@@ -204,7 +207,8 @@ function systemBlocksOf(item: ResponsesInputItem): TextBlock[] | undefined {
 }
 
 /** `customCalls`: the call ids of custom tool calls read so far (their outputs default to custom). */
-function blocksOfItem(item: ResponsesInputItem, side: Side, customCalls: Set<string>): ContentBlock[] {
+/** @internal Shared with `responses-file-paths.ts`. */
+export function blocksOfItem(item: ResponsesInputItem, side: Side, customCalls: Set<string>): ContentBlock[] {
   const type = item.type;
   if (isMessageItem(item)) {
     const empty = Array.isArray(item.content) && item.content.length === 0;
