@@ -1,4 +1,10 @@
-import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
+import {
+  AIMessage,
+  type BaseMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+} from '@langchain/core/messages';
 import { type StructuredToolInterface, tool } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
 import { createAgent } from 'langchain';
@@ -151,6 +157,26 @@ describe('agentCompactMiddleware', () => {
     const state = await agent.invoke({ messages: [new HumanMessage(task)] }, { recursionLimit: 200 });
     const results = (state.messages as BaseMessage[]).filter((message) => message.type === 'tool');
     expect(String(results[0]!.content)).toMatch(/^\[Previous: .*recall r1\]$/);
+  });
+
+  it('keeps the system messages of the list, first, in both modes', async () => {
+    for (const persist of [false, true]) {
+      const scripted = await start();
+      const agent = agentWith(scripted, [agentCompactMiddleware({ contextWindow: window, persist })]);
+      const rule = new SystemMessage('Quote every file name in backticks.');
+      const state = await agent.invoke({ messages: [rule, new HumanMessage(task)] }, { recursionLimit: 200 });
+      expect(accepted(scripted)).toEqual([]);
+      // Every request, compacted or not, carries the rule; the state keeps it.
+      const carrying = scripted.requests.filter((request) =>
+        JSON.stringify(request.body).includes('Quote every file name in backticks.'),
+      );
+      expect(carrying).toHaveLength(scripted.requests.length);
+      expect((state.messages as BaseMessage[]).filter((message) => message.type === 'system')).toEqual([
+        rule,
+      ]);
+      await scripted.close();
+      server = undefined;
+    }
   });
 
   it('keeps a message type it does not know, with one warning', async () => {
