@@ -21,17 +21,29 @@ export class AgentsConversations extends ConversationThreads {
       toolNames?: () => Promise<readonly string[]>;
     },
   ): Promise<AgentItem[]> {
-    const view = toResponsesView(items);
+    // System and developer messages stay out of compaction and go back first, as the core
+    // collects them; their text is counted with the instructions.
+    const systemItems = items.filter(isSystemMessage);
+    const rest = items.filter((item) => !isSystemMessage(item));
+    const view = toResponsesView(rest);
     this.warnAbout(view.unknownTypes, 'item');
     const options = instructions === undefined ? {} : { instructions };
     const messages = await this.compact({
       conversationId,
-      opening: [instructions ?? null, items[0] ?? null],
-      keys: items.map((item) => JSON.stringify(item)),
+      opening: [instructions ?? null, systemItems, rest[0] ?? null],
+      keys: rest.map((item) => JSON.stringify(item)),
       read: (from) => fromResponsesInput(view.input.slice(from), options).messages,
-      system: fromResponsesInput([], options).system,
+      system: fromResponsesInput(toResponsesView(systemItems).input, options).system,
       toolNames,
     });
-    return fromResponsesView(toResponsesInput(messages), view);
+    return [...systemItems, ...fromResponsesView(toResponsesInput(messages), view)];
   }
+}
+
+/** A `system` or `developer` message item (`{ role, content }`, with or without `type: 'message'`). */
+function isSystemMessage(item: AgentItem): boolean {
+  return (
+    (item.type === undefined || item.type === 'message') &&
+    (item.role === 'system' || item.role === 'developer')
+  );
 }

@@ -118,6 +118,21 @@ describe('agentCompactFilter', () => {
     },
   );
 
+  it('keeps system and developer messages of the input, first, in every request', async () => {
+    server = await scriptedServer();
+    const filter = agentCompactFilter({ contextWindow: window });
+    const input: AgentInputItem[] = [
+      { role: 'system', content: 'Quote every file name in backticks.' },
+      { role: 'user', content: 'Read src/module-0.ts to src/module-39.ts.' },
+    ];
+    await run(agentOn(server), input, { maxTurns: steps + 5, callModelInputFilter: filter });
+    expectEveryRequestAccepted(server);
+    const carrying = server.requests.filter((request) =>
+      JSON.stringify(request.body).includes('Quote every file name in backticks.'),
+    );
+    expect(carrying).toHaveLength(server.requests.length);
+  });
+
   it('without it, the same agent overflows the window', async () => {
     server = await scriptedServer();
     await expect(
