@@ -186,19 +186,7 @@ describe('agentCompactMiddleware', () => {
       onWarning: (line) => warnings.push(line),
     });
     const odd = Object.assign(new HumanMessage('note from a plugin'), { type: 'generic' });
-    let seen: BaseMessage[] = [];
-    const hook = (
-      middleware as unknown as {
-        wrapModelCall: (
-          request: unknown,
-          handler: (request: { messages: BaseMessage[] }) => unknown,
-        ) => Promise<unknown>;
-      }
-    ).wrapModelCall;
-    await hook({ messages: [new HumanMessage('hi'), odd], systemPrompt: '' }, (request) => {
-      seen = request.messages;
-      return {};
-    });
+    const seen = await callWrapModelCall(middleware, [new HumanMessage('hi'), odd]);
     expect(seen[1]).toBe(odd);
     expect(warnings).toEqual(['agent-compact: message type "generic" is not converted; it is kept whole']);
   });
@@ -213,22 +201,11 @@ describe('agentCompactMiddleware', () => {
       content: '',
       tool_calls: [{ id: 'call_1', name: 'read_file', args: { path: 'a.ts' } }],
     });
-    let seen: BaseMessage[] = [];
-    const hook = (
-      middleware as unknown as {
-        wrapModelCall: (
-          request: unknown,
-          handler: (request: { messages: BaseMessage[] }) => unknown,
-        ) => Promise<unknown>;
-      }
-    ).wrapModelCall;
-    await hook(
-      { messages: [new HumanMessage('read a.ts'), orphan, new HumanMessage('never mind')], systemPrompt: '' },
-      (request) => {
-        seen = request.messages;
-        return {};
-      },
-    );
+    const seen = await callWrapModelCall(middleware, [
+      new HumanMessage('read a.ts'),
+      orphan,
+      new HumanMessage('never mind'),
+    ]);
     const answer = seen.find((message) => message.type === 'tool') as { tool_call_id?: string } | undefined;
     expect(answer?.tool_call_id).toBe('call_1');
     expect(warnings.some((line) => line.startsWith('agent-compact: repaired: '))).toBe(true);
