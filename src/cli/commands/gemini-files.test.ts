@@ -27,7 +27,35 @@ beforeAll(() => {
   write('orphan.json', { contents: [...geminiSession(1).slice(0, 1), ...geminiSession(1).slice(2)] });
   write('unknown-part.json', { contents: [{ role: 'user', parts: [{ text: 'a' }, { audio: 'x' }] }] });
   write('not-array.json', { contents: { role: 'user' } });
+  for (const [name, contents] of Object.entries(unrepaired)) write(`${name}.json`, { contents });
 });
+
+const user = (...parts: unknown[]) => ({ role: 'user', parts });
+const model = (...parts: unknown[]) => ({ role: 'model', parts });
+const call = (name: string) => ({ functionCall: { name, args: {} } });
+const response = (name: string) => ({ functionResponse: { name, response: { output: 'ok' } } });
+
+/** Gemini contents the API refuses, each of a shape `validate --fix` must leave valid. */
+const unrepaired = {
+  'unanswered-call': [
+    user({ text: 'read a.txt' }),
+    model({ text: 'ok' }, call('read_file')),
+    user({ text: 'stop' }),
+  ],
+  'parallel-one-answered': [
+    user({ text: 'go' }),
+    model(call('ls'), call('cat')),
+    user(response('ls')),
+    model({ text: 'done' }),
+  ],
+  'response-without-call': [
+    user({ text: 'go' }),
+    model({ text: 'ok' }),
+    user(response('ls')),
+    model({ text: 'done' }),
+  ],
+  'call-then-model': [user({ text: 'go' }), model(call('ls')), model({ text: 'done' })],
+};
 
 describe('the CLI on Gemini files', () => {
   it('validates a Gemini request (detected and with --format gemini)', async () => {
@@ -51,6 +79,40 @@ describe('the CLI on Gemini files', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       'agent-compact validate: not-array.json: contents: contents must be an array, got object\n',
+    );
+  });
+
+  it.each(Object.keys(unrepaired))(
+    'validate --fix writes %s as contents the API accepts, exit 0',
+    async (name) => {
+      expect((await run(['validate', `${name}.json`])).code).toBe(1);
+      const fixed = await run(['validate', `${name}.json`, '--fix', '-o', `${name}-fixed.json`]);
+      expect(fixed).toMatchObject({ code: 0, stderr: '' });
+      expect(await run(['validate', `${name}-fixed.json`])).toMatchObject({ code: 0, stdout: 'valid\n' });
+    },
+  );
+
+  it('validate --fix answers an unanswered call with a functionResponse of its name in the next user turn', async () => {
+    const fixed = await run([
+      'validate',
+      'unanswered-call.json',
+      '--fix',
+      '-o',
+      'unanswered-fixed.json',
+      '--json',
+    ]);
+    expect(JSON.parse(fixed.stdout)).toMatchObject({ valid: false, fixedValid: true });
+    const body = JSON.parse(readFileSync(join(directory, 'unanswered-fixed.json'), 'utf8'));
+    expect(body.contents[2]).toEqual(
+      user(
+        {
+          functionResponse: {
+            name: 'read_file',
+            response: { error: 'The result of this tool call is missing from the conversation.' },
+          },
+        },
+        { text: 'stop' },
+      ),
     );
   });
 

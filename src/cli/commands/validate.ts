@@ -9,7 +9,13 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ParsedConversation, ValidationProblem } from 'agent-compact';
-import { CompactError, type RepairChange, repairMessages, serializeConversation } from 'agent-compact';
+import {
+  CompactError,
+  parseConversation,
+  type RepairChange,
+  repairMessages,
+  serializeConversation,
+} from 'agent-compact';
 import { dialects, readRequestConversation, withMessages } from 'agent-compact/internal';
 import type { WireFormat } from 'agent-compact/wire';
 import { type CliCommand, CliError, type CliIO, UsageError } from '../cli-io.js';
@@ -157,10 +163,7 @@ async function fix(
     path: inFile(change.path),
     message: inFile(change.message),
   }));
-  // The repaired conversation is checked as it is written, not as the input was read.
-  const { openAIMessages: _asRead, responsesInput: _itemsAsRead, ...rest } = parsed;
-  const repaired: ParsedConversation = { ...rest, conversation: { ...parsed.conversation, messages } };
-  const text = serializeConversation(repaired.conversation, parsed.format, {
+  const text = serializeConversation({ ...parsed.conversation, messages }, parsed.format, {
     jsonl: parsed.layout === 'jsonl',
     ...(parsed.systemRole ? { systemRole: parsed.systemRole } : {}),
   });
@@ -170,7 +173,9 @@ async function fix(
   } catch (error) {
     throw new CliError(`${output}: ${describeFileError(error)}`, 2);
   }
-  const remaining = problemsOf(repaired);
+  // What was written is read back and checked, rather than the input's as-read fields (the Gemini
+  // contents, the OpenAI messages) that a repaired copy could carry stale.
+  const remaining = problemsOf(parseConversation(text, { format: parsed.format }));
   return reportFix(io, { problems, changes, output, remaining, json: options.json });
 }
 
