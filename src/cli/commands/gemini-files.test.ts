@@ -55,6 +55,12 @@ const unrepaired = {
     model({ text: 'done' }),
   ],
   'call-then-model': [user({ text: 'go' }), model(call('ls')), model({ text: 'done' })],
+  'response-of-another-name': [
+    user({ text: 'go' }),
+    model(call('ls')),
+    user(response('cat')),
+    model({ text: 'done' }),
+  ],
 };
 
 describe('the CLI on Gemini files', () => {

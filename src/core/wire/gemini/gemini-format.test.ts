@@ -147,7 +147,7 @@ describe('fromGeminiContents / toGeminiContents', () => {
     `);
   });
 
-  it('pairs responses without ids by name, then by order', () => {
+  it('pairs responses without ids by name; one of another name answers no call', () => {
     const { messages } = fromGeminiContents([
       {
         role: 'model',
@@ -162,7 +162,7 @@ describe('fromGeminiContents / toGeminiContents', () => {
       },
     ]);
     const ids = (messages[1]!.content as { tool_use_id: string }[]).map((block) => block.tool_use_id);
-    expect(ids).toEqual(['gemini_call_0_1', 'gemini_call_0_0']);
+    expect(ids).toEqual(['gemini_call_0_1', 'gemini_response_1_1']);
   });
 
   it('writes a rewritten tool result as a functionResponse with the call name, and keeps the call signature', () => {

@@ -9,7 +9,7 @@
  *   blocks of their own type, kept whole.
  * - Calls without an `id` get a synthetic one (`gemini_call_<content>_<part>`, never written
  *   back); a response without an `id` answers the first open call of its name in the model turn
- *   before it, else the first open call.
+ *   before it, and none when no open call has its name (as the API pairs them).
  * - LOSSLESS: every block read from a part keeps that part under `provider_data.gemini.part`; the
  *   writer ({@link toGeminiContents}) sends the part back as it came whenever the block still says
  *   what the part says, so an unchanged conversation round-trips byte for byte, and a part's
@@ -193,11 +193,12 @@ function responseBlock(part: GeminiPart, context: PartContext): ContentBlock {
   const response = part.functionResponse;
   if (!isRecord(response) || typeof response.name !== 'string') return unknownPart(part);
   const { open } = context;
-  let index = typeof response.id === 'string' ? open.findIndex((call) => call.id === response.id) : -1;
-  if (typeof response.id !== 'string') {
-    index = open.findIndex((call) => call.name === response.name);
-    if (index === -1 && open.length > 0) index = 0;
-  }
+  // Without an id the API pairs by name (validate-gemini.ts): a response of another name answers
+  // no call, so the canonical model shows the orphan and the unanswered call the API refuses.
+  const index =
+    typeof response.id === 'string'
+      ? open.findIndex((call) => call.id === response.id)
+      : open.findIndex((call) => call.name === response.name);
   const [call] = index === -1 ? [] : open.splice(index, 1);
   const toolUseId =
     typeof response.id === 'string'
