@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import type { ArchiveItem } from './archive/archive-store.js';
 import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
 import { createCompactor, maybeCompact } from './compactor.js';
 import { agentSession } from './conversation/session-builder.test-utils.js';
@@ -130,6 +131,43 @@ describe('input no provider takes', () => {
       const error = await call;
       expect(error).toMatchObject({ code: 'ARCHIVE_FAILED' });
       expect((error as Error).message).toMatch(/did not answer within 30 s; the context was left unchanged/);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('fails a list() that never settles as it fails one that rejects: ARCHIVE_FAILED, no hang', async () => {
+    const session = agentSession(3);
+    const failing = {
+      ...createMemoryArchiveStore(),
+      list: async () => Promise.reject(new Error('ECONNRESET')),
+    };
+    const refused = await maybeCompact(session, { archive: failing }).catch((caught: unknown) => caught);
+    expect(refused).toMatchObject({ code: 'ARCHIVE_FAILED' });
+
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let lists = 0;
+      const stuck = {
+        ...createMemoryArchiveStore(),
+        list: () => {
+          lists++;
+          return new Promise<ArchiveItem[]>(() => {});
+        },
+      };
+      const compactor = createCompactor({ archive: stuck });
+      const call = compactor.maybeCompact(session).catch((caught: unknown) => caught);
+      await vi.advanceTimersByTimeAsync(ARCHIVE_TIMEOUT_MS);
+      const error = await call;
+      expect(error).toMatchObject({ code: 'ARCHIVE_FAILED' });
+      expect((error as Error).message).toBe(
+        `reading the archive of session ${compactor.sessionId} failed: the archive did not answer within 30 s; the context was left unchanged`,
+      );
+      // The failed read does not stick: the next call asks the archive again.
+      const again = compactor.maybeCompact(session).catch((caught: unknown) => caught);
+      await vi.advanceTimersByTimeAsync(ARCHIVE_TIMEOUT_MS);
+      expect(await again).toMatchObject({ code: 'ARCHIVE_FAILED' });
+      expect(lists).toBe(2);
     } finally {
       vi.useRealTimers();
     }

@@ -20,7 +20,7 @@ import {
   runtimeToState,
   type SessionRuntime,
 } from './session-runtime.js';
-import { archiveAndReport } from './turn-report.js';
+import { ARCHIVE_SILENT, archiveAndReport, archiveAnswer } from './turn-report.js';
 
 export { defaultThresholds } from './compactor-settings.js';
 
@@ -170,23 +170,7 @@ async function loadSession(
   archive: NonNullable<CompactorOptions['archive']>,
   stateStore: CompactorOptions['stateStore'],
 ): Promise<LoadedSession> {
-  let archived: ArchiveItem[];
-  try {
-    archived = await archive.list(settings.sessionId);
-    // A store of the caller's own that breaks the contract fails here, not deep in the first call.
-    if (!Array.isArray(archived) || !archived.every((item) => typeof item?.id === 'string')) {
-      throw new CompactError(
-        `the archive's list() of session ${settings.sessionId} did not return items with ids; the context was left unchanged`,
-        { code: 'ARCHIVE_FAILED' },
-      );
-    }
-  } catch (error) {
-    if (CompactError.isInstance(error)) throw error;
-    throw new CompactError(
-      `reading the archive of session ${settings.sessionId} failed; the context was left unchanged`,
-      { code: 'ARCHIVE_FAILED', cause: error },
-    );
-  }
+  const archived = await readArchive(archive, settings.sessionId);
   const stored: StoredSessionState | undefined = stateStore
     ? await stateStore.load(settings.sessionId)
     : undefined;
@@ -196,6 +180,45 @@ async function loadSession(
     version: stored.version,
     savedState: stored.state,
   };
+}
+
+/**
+ * The session's archived items, to continue their ids. A store that rejects, answers something
+ * other than items with ids, or has not answered within `ARCHIVE_TIMEOUT_MS` (turn-report.ts) fails the call
+ * with `ARCHIVE_FAILED` before anything changed.
+ */
+async function readArchive(
+  archive: NonNullable<CompactorOptions['archive']>,
+  sessionId: string,
+): Promise<ArchiveItem[]> {
+  let answer: { value: ArchiveItem[] } | 'timed-out';
+  try {
+    answer = await archiveAnswer(() => archive.list(sessionId));
+  } catch (error) {
+    if (CompactError.isInstance(error)) throw error;
+    throw new CompactError(
+      `reading the archive of session ${sessionId} failed; the context was left unchanged`,
+      {
+        code: 'ARCHIVE_FAILED',
+        cause: error,
+      },
+    );
+  }
+  if (answer === 'timed-out') {
+    throw new CompactError(
+      `reading the archive of session ${sessionId} failed: ${ARCHIVE_SILENT}; the context was left unchanged`,
+      { code: 'ARCHIVE_FAILED' },
+    );
+  }
+  const archived = answer.value;
+  // A store of the caller's own that breaks the contract fails here, not deep in the first call.
+  if (!Array.isArray(archived) || !archived.every((item) => typeof item?.id === 'string')) {
+    throw new CompactError(
+      `the archive's list() of session ${sessionId} did not return items with ids; the context was left unchanged`,
+      { code: 'ARCHIVE_FAILED' },
+    );
+  }
+  return archived;
 }
 
 /**

@@ -14,6 +14,29 @@ import type { SessionRuntime } from './session-runtime.js';
  */
 export const ARCHIVE_TIMEOUT_MS = 30_000;
 
+/** What an `ARCHIVE_FAILED` message says of a store that did not answer in time. */
+export const ARCHIVE_SILENT = `the archive did not answer within ${ARCHIVE_TIMEOUT_MS / 1000} s`;
+
+/**
+ * What an archive operation on a call's path (the first call's `list()`, each call's `put()`)
+ * settles to, or `'timed-out'` when it has not settled within {@link ARCHIVE_TIMEOUT_MS}; rejects
+ * as the operation does, a synchronous throw included. The timer is cleared either way.
+ */
+export async function archiveAnswer<T>(
+  operation: () => T | PromiseLike<T>,
+): Promise<{ value: T } | 'timed-out'> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<'timed-out'>((settle) => {
+    timer = setTimeout(() => settle('timed-out'), ARCHIVE_TIMEOUT_MS);
+  });
+  try {
+    const answered = (async () => ({ value: await operation() }))();
+    return await Promise.race([answered, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** One layer that changed the history. */
 export interface AppliedStep {
   layer: Exclude<CompactionLayer, 'none'>;
@@ -50,24 +73,18 @@ async function storeItems(
   items: ArchiveItem[],
 ): Promise<void> {
   if (items.length === 0) return;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<'timed-out'>((settle) => {
-    timer = setTimeout(() => settle('timed-out'), ARCHIVE_TIMEOUT_MS);
-  });
-  let outcome: 'stored' | 'timed-out';
+  let outcome: { value: unknown } | 'timed-out';
   try {
-    outcome = await Promise.race([archive.put(items).then(() => 'stored' as const), timedOut]);
+    outcome = await archiveAnswer(() => archive.put(items));
   } catch (error) {
     throw new CompactError(`archiving ${items.length} item(s) failed; the context was left unchanged`, {
       code: 'ARCHIVE_FAILED',
       cause: error,
     });
-  } finally {
-    clearTimeout(timer);
   }
   if (outcome === 'timed-out') {
     throw new CompactError(
-      `archiving ${items.length} item(s) failed: the archive did not answer within ${ARCHIVE_TIMEOUT_MS / 1000} s; the context was left unchanged`,
+      `archiving ${items.length} item(s) failed: ${ARCHIVE_SILENT}; the context was left unchanged`,
       { code: 'ARCHIVE_FAILED' },
     );
   }
