@@ -122,6 +122,19 @@ describe('the CLI on Gemini files', () => {
     );
   });
 
+  it('validate --fix leaves a response with an id to a call without one as it is: the API pairs them by name', async () => {
+    write('response-id-call-without.json', {
+      contents: [
+        user({ text: 'go' }),
+        model(call('ls')),
+        user({ functionResponse: { id: 'r1', name: 'ls', response: { output: 'ok' } } }),
+      ],
+    });
+    expect(await run(['validate', 'response-id-call-without.json'])).toMatchObject({ code: 0 });
+    const fixed = await run(['validate', 'response-id-call-without.json', '--fix', '-o', 'same.json']);
+    expect(fixed).toMatchObject({ code: 0, stdout: 'valid; wrote same.json unchanged\n' });
+  });
+
   it('counts a Gemini request with its tools and compacts it, keeping the other fields', async () => {
     const counted = await run(['count', '--json', 'request.json']);
     expect(JSON.parse(counted.stdout)).toMatchObject({ format: 'gemini', messages: 17 });

@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { validateMessages } from '../../conversation/validate.js';
 import type { ContentBlock } from '../../model/messages.js';
 import { fromGeminiContents } from './gemini-format.js';
 import { geminiSession } from './gemini-session.test-utils.js';
-import type { GeminiPart } from './gemini-types.js';
+import type { GeminiContent, GeminiPart } from './gemini-types.js';
 import { toGeminiContents } from './gemini-write.js';
 
 const roundTrip = (contents: unknown) => toGeminiContents(fromGeminiContents(contents).messages);
@@ -163,6 +164,27 @@ describe('fromGeminiContents / toGeminiContents', () => {
     ]);
     const ids = (messages[1]!.content as { tool_use_id: string }[]).map((block) => block.tool_use_id);
     expect(ids).toEqual(['gemini_call_0_1', 'gemini_response_1_1']);
+  });
+
+  it('pairs a response with an id with a call without one by name, as the API does, and writes it back as it came', () => {
+    const contents: GeminiContent[] = [
+      { role: 'user', parts: [{ text: 'go' }] },
+      { role: 'model', parts: [{ functionCall: { name: 'ls', args: {} } }] },
+      { role: 'user', parts: [{ functionResponse: { id: 'r1', name: 'ls', response: { output: 'a' } } }] },
+    ];
+    const { messages } = fromGeminiContents(contents);
+    expect(messages[2]!.content).toMatchObject([{ tool_use_id: 'gemini_call_1_0', content: 'a' }]);
+    expect(validateMessages(messages)).toEqual([]);
+    expect(toGeminiContents(messages)).toEqual(contents);
+    const result = (messages[2]!.content as ContentBlock[])[0]!;
+    const masked = [
+      ...messages.slice(0, 2),
+      { role: 'user' as const, content: [{ ...result, content: '[masked]' }] },
+    ];
+    expect(toGeminiContents(masked)[2]).toEqual({
+      role: 'user',
+      parts: [{ functionResponse: { id: 'r1', name: 'ls', response: { output: '[masked]' } } }],
+    });
   });
 
   it('writes a rewritten tool result as a functionResponse with the call name, and keeps the call signature', () => {

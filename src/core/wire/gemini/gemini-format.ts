@@ -8,8 +8,9 @@
  *   recallable like images), `executableCode` / `codeExecutionResult` and parts of unknown shape →
  *   blocks of their own type, kept whole.
  * - Calls without an `id` get a synthetic one (`gemini_call_<content>_<part>`, never written
- *   back); a response without an `id` answers the first open call of its name in the model turn
- *   before it, and none when no open call has its name (as the API pairs them).
+ *   back). A response answers an open call of the model turn before it as the API pairs them
+ *   (`validate-gemini.ts`): the call of its `id` when both carry one, else the first of its name;
+ *   none when no call fits (a response of another name is an orphan, as the API sees it).
  * - LOSSLESS: every block read from a part keeps that part under `provider_data.gemini.part`; the
  *   writer ({@link toGeminiContents}) sends the part back as it came whenever the block still says
  *   what the part says, so an unchanged conversation round-trips byte for byte, and a part's
@@ -46,6 +47,8 @@ export interface GeminiBlockData {
   syntheticId?: true;
   /** First block of a content that had no `role`. */
   roleAbsent?: true;
+  /** A response with an `id` that answers a call without one (by name): its tool_use_id is the call's. */
+  answersCallWithoutId?: true;
 }
 
 /** Options of {@link fromGeminiContents}. */
@@ -130,7 +133,7 @@ interface PartContext {
   contentIndex: number;
   partIndex: number;
   /** Calls of the previous model turn not answered yet (responses take them in order). */
-  open: { id: string; name: string }[];
+  open: OpenCall[];
 }
 
 /**
@@ -157,7 +160,7 @@ function bareBlockOfPart(part: GeminiPart, context: PartContext, data: GeminiBlo
     case 'functionCall':
       return callBlock(part, context, data);
     case 'functionResponse':
-      return responseBlock(part, context);
+      return responseBlock(part, context, data);
     case 'inlineData': {
       const { mimeType, data: base64 } = part.inlineData ?? {};
       if (typeof mimeType !== 'string' || typeof base64 !== 'string') return unknownPart(part);
@@ -189,21 +192,21 @@ function callBlock(part: GeminiPart, context: PartContext, data: GeminiBlockData
   return { type: 'tool_use', id, name: call.name, input: call.args ?? {} };
 }
 
-function responseBlock(part: GeminiPart, context: PartContext): ContentBlock {
+function responseBlock(part: GeminiPart, context: PartContext, data: GeminiBlockData): ContentBlock {
   const response = part.functionResponse;
   if (!isRecord(response) || typeof response.name !== 'string') return unknownPart(part);
   const { open } = context;
-  // Without an id the API pairs by name (validate-gemini.ts): a response of another name answers
-  // no call, so the canonical model shows the orphan and the unanswered call the API refuses.
-  const index =
-    typeof response.id === 'string'
-      ? open.findIndex((call) => call.id === response.id)
-      : open.findIndex((call) => call.name === response.name);
+  // As the API pairs them (validate-gemini.ts): by id when both carry one, else by name, so a
+  // response of another name answers no call and the canonical model shows what the API refuses.
+  const { id } = response;
+  const index = open.findIndex((call) =>
+    typeof id === 'string' && !call.syntheticId ? call.id === id : call.name === response.name,
+  );
   const [call] = index === -1 ? [] : open.splice(index, 1);
+  if (call?.syntheticId && typeof id === 'string') data.answersCallWithoutId = true;
   const toolUseId =
-    typeof response.id === 'string'
-      ? response.id
-      : (call?.id ?? `gemini_response_${context.contentIndex}_${context.partIndex}`);
+    call?.id ??
+    (typeof id === 'string' ? id : `gemini_response_${context.contentIndex}_${context.partIndex}`);
   return { type: 'tool_result', tool_use_id: toolUseId, ...resultContent(response.response) };
 }
 
@@ -226,11 +229,26 @@ function unknownPart(part: GeminiPart): ContentBlock {
   return { type: UNKNOWN_PART_BLOCK, part };
 }
 
+/** A call a response may answer; `syntheticId` when the call carried no id of its own. */
+interface OpenCall {
+  id: string;
+  name: string;
+  syntheticId: boolean;
+}
+
 /** The calls of a model message, in order, that later responses may answer. */
-function openCalls(previous: Message | undefined): { id: string; name: string }[] {
+function openCalls(previous: Message | undefined): OpenCall[] {
   if (previous?.role !== 'assistant' || typeof previous.content === 'string') return [];
   return previous.content.flatMap((block) =>
-    block.type === 'tool_use' ? [{ id: String(block.id), name: String(block.name) }] : [],
+    block.type === 'tool_use'
+      ? [
+          {
+            id: String(block.id),
+            name: String(block.name),
+            syntheticId: geminiDataOf(block)?.syntheticId === true,
+          },
+        ]
+      : [],
   );
 }
 

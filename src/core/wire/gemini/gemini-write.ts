@@ -16,6 +16,7 @@ import {
   CODE_RESULT_BLOCK,
   EXECUTABLE_CODE_BLOCK,
   GEMINI_DATA_KEY,
+  type GeminiBlockData,
   geminiDataOf,
   roleWasAbsent,
   UNKNOWN_PART_BLOCK,
@@ -71,10 +72,17 @@ function unchanged(block: ContentBlock): boolean {
   if (derived.type === 'tool_use' && typeof data.part.functionCall?.id !== 'string') {
     derived.id = (block as ToolUseBlock).id;
   }
-  if (derived.type === 'tool_result' && typeof data.part.functionResponse?.id !== 'string') {
+  // A response that answers a call without an id holds that call's made-up id, not its own.
+  if (derived.type === 'tool_result' && answersMadeUpId(data)) {
     derived.tool_use_id = (block as ToolResultBlock).tool_use_id;
   }
   return sameJson(withoutData(derived), withoutData(block as Record<string, unknown>));
+}
+
+/** True when the result's tool_use_id is not the id its part carries (none, or a made-up call's). */
+function answersMadeUpId(data: GeminiBlockData): boolean {
+  const id = data.part.functionResponse?.id;
+  return typeof id !== 'string' || data.answersCallWithoutId === true;
 }
 
 function partOfBlock(block: ContentBlock, calls: CallIndex): GeminiPart {
@@ -131,7 +139,9 @@ function responsePart(result: ToolResultBlock, calls: CallIndex): GeminiPart {
   const call = calls.get(result.tool_use_id);
   const original = geminiDataOf(result)?.part.functionResponse;
   const name = call?.name ?? original?.name ?? 'unknown';
-  const withId = call ? !call.syntheticId : typeof original?.id === 'string';
+  // A response keeps an id it carried, even when it answers a call that had none.
+  const originalId = typeof original?.id === 'string' ? original.id : undefined;
+  const id = call && !call.syntheticId ? result.tool_use_id : originalId;
   const { content } = result;
   const text =
     typeof content === 'string'
@@ -140,7 +150,7 @@ function responsePart(result: ToolResultBlock, calls: CallIndex): GeminiPart {
           .map((part) => (part.type === 'text' ? String(part.text) : `[${part.type}]`))
           .join('\n');
   const response = result.is_error ? { error: text } : { output: text };
-  return { functionResponse: { ...(withId ? { id: result.tool_use_id } : {}), name, response } };
+  return { functionResponse: { ...(id === undefined ? {} : { id }), name, response } };
 }
 
 function imagePart(image: ImageBlock): GeminiPart {
