@@ -55,6 +55,7 @@ const unrepaired = {
     model({ text: 'done' }),
   ],
   'call-then-model': [user({ text: 'go' }), model(call('ls')), model({ text: 'done' })],
+  'content-without-parts': [user({ text: 'go' }), model(), user({ text: 'go on' })],
   'response-of-another-name': [
     user({ text: 'go' }),
     model(call('ls')),

@@ -42,6 +42,15 @@ describe('validateMessages with format gemini', () => {
       ],
       ['contents[0].parts[0] unanswered-tool-use'],
     ],
+    [
+      'a content with no parts',
+      [
+        { role: 'user', parts: [{ text: 'go' }] },
+        { role: 'model', parts: [] },
+        { role: 'user', parts: [{ text: 'go on' }] },
+      ],
+      ['contents[1].parts empty-content'],
+    ],
   ])('reports %s', (_name, contents, expected) => {
     expect(problemsOf(contents)).toEqual(expected);
   });

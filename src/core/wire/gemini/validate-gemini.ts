@@ -23,7 +23,7 @@ interface Call {
 
 /**
  * Checks Gemini `contents` against the API's rules: an array of `user` / `model` contents whose
- * parts hold exactly one known data field; calls only in model turns and responses only in user
+ * parts (at least one) hold exactly one known data field; calls only in model turns and responses only in user
  * turns; every `functionResponse` answering a call of the model turn just before it (by `id`, or
  * by name when ids are absent) and every call answered; and, once the conversation carries thought
  * signatures, the first call of every model step in the current turn keeping its signature
@@ -101,6 +101,15 @@ function checkContent(
   }
   if (!Array.isArray(parts)) {
     problems.push(partsNotArray(path, parts));
+    return [];
+  }
+  if (parts.length === 0) {
+    // The API's own words: "GenerateContentRequest.contents[1].parts: contents.parts must not be empty".
+    problems.push({
+      path: `${path}.parts`,
+      message: 'contents.parts must not be empty',
+      rule: 'empty-content',
+    });
     return [];
   }
   const calls: Call[] = [];
