@@ -14,7 +14,7 @@ export interface RoutedThread {
  * users' chats may open alike ("hi"). A thread's compactor carries what it saw (its summary, ledger,
  * working set and archive), so a call goes only to a thread whose last call it repeats item for item
  * and extends: whatever the thread carries came from messages the call itself holds. Any other call
- * starts a thread of its own, named after the opening with a number (`conv-…`, `conv-….2`).
+ * starts a thread of its own, named after the opening with a number (`conv-…`, then `conv-….1`).
  */
 export class ThreadRoutes {
   #forks = 0;
