@@ -46,12 +46,20 @@ export function agentCompactMiddleware(options: AgentCompactMiddlewareOptions = 
     const systemMessages = messages.filter((message) => message.type === 'system');
     const view = toChatView(messages.filter((message) => message.type !== 'system'));
     // Persisted, the compacted messages come back as the next call's history: that call continues.
+    // They are written once here, and handed back below.
+    let written: BaseMessage[] | undefined;
     const keysOf = persist
-      ? (compacted: Message[]) =>
-          toChatView(fromCoreMessages(compacted, view)).chat.map((message) => JSON.stringify(message))
+      ? (compacted: Message[]) => {
+          written = fromCoreMessages(compacted, view);
+          return toChatView(written).chat.map((message) => JSON.stringify(message));
+        }
       : undefined;
     threads.warnAbout(view.unknownTypes, 'message');
-    const system = systemText(systemPrompt, systemMessages);
+    // The agent's prompt, then each system message's text, collected as the core collects them.
+    const { system } = fromOpenAIMessages([
+      ...(systemPrompt ? [{ role: 'system' as const, content: systemPrompt }] : []),
+      ...toChatView(systemMessages).chat,
+    ]);
     const compacted = await threads.compact({
       conversationId: conversationId?.(messages),
       opening: [system ?? null, view.chat[0] ?? null],
@@ -62,7 +70,7 @@ export function agentCompactMiddleware(options: AgentCompactMiddlewareOptions = 
       toolNames: tools && (() => tools.flatMap(toolName)),
       ...(keysOf ? { keysOf } : {}),
     });
-    return [...systemMessages, ...fromCoreMessages(compacted, view)];
+    return [...systemMessages, ...(written ?? fromCoreMessages(compacted, view))];
   };
   const middleware = persist
     ? createMiddleware({
@@ -89,22 +97,6 @@ export function agentCompactMiddleware(options: AgentCompactMiddlewareOptions = 
           }),
       });
   return Object.assign(middleware, { compactorFor: (id: string) => threads.compactorFor(id) });
-}
-
-/**
- * The system prompt the model sees: the agent's `systemPrompt`, then the text of each system
- * message of the list, in order (counted by the compactor, never compacted).
- */
-function systemText(systemPrompt: string | undefined, messages: readonly BaseMessage[]): string | undefined {
-  const texts = messages.map((message) =>
-    typeof message.content === 'string'
-      ? message.content
-      : message.content
-          .map((block) => ('text' in block && typeof block.text === 'string' ? block.text : ''))
-          .join(''),
-  );
-  const text = [systemPrompt ?? '', ...texts].filter((part) => part !== '').join('\n\n');
-  return text === '' ? undefined : text;
 }
 
 /** The prompt size the provider reported for the last model call, from its `usage_metadata`. */
