@@ -25,12 +25,13 @@ describe('resolveSettings: the default cache-aware batch', () => {
 
 describe('resolveSettings: the default files-back budget', () => {
   it.each([
-    // A twentieth of the usable window (the window less the 8,192 reserved for the answer)...
-    { options: { contextWindow: 200_000 }, expected: 9590 },
+    // A twelfth of the usable window (the window less the 8,192 reserved for the answer) up to
+    // 10,000, a twentieth of a larger one...
+    { options: { contextWindow: 200_000 }, expected: 10_000 },
     { options: { contextWindow: 1_000_000 }, expected: 49_590 },
     // ...or of the window the hard threshold implies (80,000 / 0.85) without one...
-    { options: {}, expected: 4705 },
-    // ...and never under 2,000 tokens, where a small window leaves a twentieth too little.
+    { options: {}, expected: 7843 },
+    // ...and never under 2,000 tokens, where a small window leaves a twelfth too little.
     { options: { thresholds: { mid: 8000, hard: 16_000 } }, expected: 2000 },
     { options: { contextWindow: 32_000 }, expected: 2000 },
   ])('is $expected for $options', ({ options, expected }) => {

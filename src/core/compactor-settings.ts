@@ -90,16 +90,22 @@ const WORKING_SET_WINDOW_SHARE = 1 / 40;
  */
 const KEPT_TURN_WINDOW_SHARE = 1 / 4;
 /**
- * Files back: up to five files (as Claude Code puts back up to five) within a twentieth of the
- * usable window, and never under 2,000 tokens: a fixed 2,000 left the agent of a 200k window the
- * same few lines as one of 16k. At Claude Code's 41 own compaction points (`npm run bench --
- * survival`, BENCHMARKS.md §11; about 4,700 tokens at the default thresholds) the identifiers the
- * agent used in its next 40 calls went from 66% to 75% still visible and its next edits' texts
- * from 46% to 62%.
+ * Files back: up to five files (as Claude Code puts back up to five) within a twelfth of the
+ * usable window up to 10,000 tokens, a twentieth of larger windows, and never under 2,000: a fixed
+ * 2,000 left the agent of a 200k window the same few lines as one of 16k. At Claude Code's 41 own
+ * compaction points (`npm run bench -- survival`, BENCHMARKS.md §11; 7,843 tokens at the default
+ * thresholds) the identifiers the agent used in its next 40 calls still visible went from 66% (a
+ * fixed 2,000) to 80% (a twentieth) to 84%, its next edits' texts from 46% to 66% to 72%, at a
+ * median no larger than what Claude Code itself sends after its compaction; at Codex's own points
+ * the identifiers went from 66% to 73%. A twelfth of a 200k window (15,984) cost 1.5% more in the
+ * replays there (`npm run bench -- replay`: a Codex rollout ran two more mids) and showed fewer of
+ * the next edits' texts at the summaries, so large windows keep a twentieth.
  */
 const DEFAULT_FILES_BACK = 5;
 const MIN_FILES_BACK_TOKENS = 2000;
-const FILES_BACK_WINDOW_SHARE = 1 / 20;
+const FILES_BACK_WINDOW_SHARE = 1 / 12;
+const MAX_FILES_BACK_SHARE_TOKENS = 10_000;
+const LARGE_WINDOW_FILES_BACK_SHARE = 1 / 20;
 const DEFAULT_MAX_ATTEMPTS = 3;
 const DEFAULT_RETRY_DELAY_MS = 500;
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -246,7 +252,7 @@ function hardSettings(
     keptTurnTokens: hard.keptTurnTokens ?? Math.floor(usable * KEPT_TURN_WINDOW_SHARE),
     filesBack: {
       maxFiles: hard.filesBack?.maxFiles ?? DEFAULT_FILES_BACK,
-      maxTokens: hard.filesBack?.maxTokens ?? shareOf(usable, FILES_BACK_WINDOW_SHARE, MIN_FILES_BACK_TOKENS),
+      maxTokens: hard.filesBack?.maxTokens ?? filesBackTokens(usable),
     },
   };
 }
@@ -262,6 +268,12 @@ function hardRoom(usable: number, hardThreshold: number): number {
 }
 
 /** A default that grows with the window: `share` of `room`, rounded down, never under `min`. */
+/** The default files-back budget of a usable window (see `FILES_BACK_WINDOW_SHARE`). */
+function filesBackTokens(usable: number): number {
+  const small = Math.min(MAX_FILES_BACK_SHARE_TOKENS, Math.floor(usable * FILES_BACK_WINDOW_SHARE));
+  return Math.max(MIN_FILES_BACK_TOKENS, small, Math.floor(usable * LARGE_WINDOW_FILES_BACK_SHARE));
+}
+
 function shareOf(room: number, share: number, min: number): number {
   return Math.max(min, Math.floor(room * share));
 }
