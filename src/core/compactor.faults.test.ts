@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ArchiveItem } from './archive/archive-store.js';
 import { createMemoryArchiveStore } from './archive/memory-archive-store.js';
+import { createMemorySessionStateStore } from './archive/memory-session-state-store.js';
 import { createCompactor, maybeCompact } from './compactor.js';
 import { agentSession } from './conversation/session-builder.test-utils.js';
 import { validateMessages } from './conversation/validate.js';
@@ -178,5 +179,73 @@ describe('input no provider takes', () => {
       (caught: unknown) => caught,
     );
     expect(error).toMatchObject({ code: 'INVALID_OPTIONS', path: 'tools' });
+  });
+});
+
+describe('state store faults', () => {
+  const session = agentSession(30, { lines: 400 });
+  const options = { sessionId: 'stored', thresholds: { mid: 10_000, hard: 20_000 }, force: 'mid' as const };
+
+  it('fails a load that rejects with STATE_FAILED naming the session, not the store error raw', async () => {
+    const stateStore = {
+      ...createMemorySessionStateStore(),
+      load: async () => Promise.reject(new Error('ECONNREFUSED 127.0.0.1:6379')),
+    };
+    const error = await maybeCompact(session, { ...options, stateStore }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'STATE_FAILED' });
+    expect((error as Error).message).toBe(
+      'reading the state of session stored failed; the context was left unchanged',
+    );
+    expect((error as Error & { cause?: Error }).cause?.message).toMatch(/ECONNREFUSED/);
+  });
+
+  it('fails a load or a save that never settles after 30 s instead of hanging the call', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const silentLoad = { ...createMemorySessionStateStore(), load: () => new Promise<never>(() => {}) };
+      const loading = maybeCompact(session, { ...options, stateStore: silentLoad }).catch(
+        (caught: unknown) => caught,
+      );
+      await vi.advanceTimersByTimeAsync(ARCHIVE_TIMEOUT_MS);
+      expect(await loading).toMatchObject({
+        code: 'STATE_FAILED',
+        message: expect.stringContaining('the state store did not answer within 30 s'),
+      });
+
+      let saves = 0;
+      const silentSave = {
+        ...createMemorySessionStateStore(),
+        save: () => {
+          saves++;
+          return new Promise<never>(() => {});
+        },
+      };
+      const compactor = createCompactor({ ...options, stateStore: silentSave });
+      const saving = compactor.maybeCompact(session, { force: 'mid' }).catch((caught: unknown) => caught);
+      await vi.advanceTimersByTimeAsync(ARCHIVE_TIMEOUT_MS);
+      expect(await saving).toMatchObject({
+        code: 'STATE_FAILED',
+        message: expect.stringMatching(/^saving the state of session stored failed: /),
+      });
+      expect(saves).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('lets a STATE_CONFLICT the store throws pass as it is, so the call runs again', async () => {
+    const memory = createMemorySessionStateStore();
+    let saves = 0;
+    const stateStore = {
+      ...memory,
+      save: (...args: Parameters<typeof memory.save>) => {
+        saves++;
+        if (saves === 1) return Promise.reject(new CompactError('moved', { code: 'STATE_CONFLICT' }));
+        return memory.save(...args);
+      },
+    };
+    const result = await maybeCompact(session, { ...options, stateStore });
+    expect(result.layer).toBe('mid');
+    expect(saves).toBe(2);
   });
 });

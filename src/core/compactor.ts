@@ -20,6 +20,7 @@ import {
   runtimeToState,
   type SessionRuntime,
 } from './session-runtime.js';
+import { loadState, saveState } from './state-access.js';
 import { ARCHIVE_SILENT, archiveAndReport, archiveAnswer } from './turn-report.js';
 
 export { defaultThresholds } from './compactor-settings.js';
@@ -85,7 +86,7 @@ export function createCompactor(options: CompactorOptions = {}): Compactor {
         // on a state that was stale): continue from the stored state and run the call again.
         const stale = isStateConflict(error) || (await loader.movedElsewhere(error));
         // The runtime moved to an output that was not returned: continue from what was stored.
-        if (stale || !CompactError.isInstance(error) || error.code === 'ARCHIVE_FAILED') loader.forget();
+        if (stale || !CompactError.isInstance(error) || leftRuntimeBehind(error.code)) loader.forget();
         if (stale && attempt < MAX_STATE_CONFLICT_RETRIES) continue;
         if (CompactError.isInstance(error)) throw error;
         // Malformed messages (a null block, content of the wrong type) trip the layers with a raw
@@ -135,8 +136,12 @@ class SessionLoader {
     if (!this.stateStore || !CompactError.isInstance(error) || this.#loading === undefined) return false;
     const loaded = await this.#loading.catch(() => undefined);
     if (!loaded) return false;
-    const stored = await this.stateStore.load(this.settings.sessionId);
-    return (stored?.version ?? 0) !== loaded.version;
+    // A store that cannot answer now says nothing of where the session is: the call's own error stands.
+    const stored = await loadState(this.stateStore, this.settings.sessionId).then(
+      (state) => ({ state }),
+      () => undefined,
+    );
+    return stored !== undefined && (stored.state?.version ?? 0) !== loaded.version;
   }
 }
 
@@ -149,6 +154,11 @@ function withCallSummarizer(
   return summarizer ? { ...settings, hard: { ...settings.hard, summarizer } } : settings;
 }
 
+/** A store that failed after the runtime moved: the next call reads the session again. */
+function leftRuntimeBehind(code: string): boolean {
+  return code === 'ARCHIVE_FAILED' || code === 'STATE_FAILED';
+}
+
 /** Saves the session's state when it changed; throws `STATE_CONFLICT` when it moved meanwhile. */
 async function persist(
   stateStore: CompactorOptions['stateStore'],
@@ -159,7 +169,9 @@ async function persist(
   const state = runtimeToState(loaded.runtime, settings);
   // Compared, not serialized: a state whose history grew differs at a length check.
   if (sameJson(state, loaded.savedState)) return;
-  const saved = await stateStore.save(settings.sessionId, state, { expectedVersion: loaded.version });
+  const saved = await saveState(stateStore, settings.sessionId, state, {
+    expectedVersion: loaded.version,
+  });
   loaded.version = saved.version;
   loaded.savedState = state;
 }
@@ -172,7 +184,7 @@ async function loadSession(
 ): Promise<LoadedSession> {
   const archived = await readArchive(archive, settings.sessionId);
   const stored: StoredSessionState | undefined = stateStore
-    ? await stateStore.load(settings.sessionId)
+    ? await loadState(stateStore, settings.sessionId)
     : undefined;
   if (!stored) return { runtime: createRuntime(settings, archived), version: 0, savedState: undefined };
   return {

@@ -20,6 +20,8 @@ export type CompactErrorCode =
   | 'ABORTED'
   /** A session state was saved by someone else since it was loaded (see `SessionStateStore`). */
   | 'STATE_CONFLICT'
+  /** The session state store could not read or write, or did not answer in time. */
+  | 'STATE_FAILED'
   /** An optional peer dependency a feature needs is not installed (the message names the install command). */
   | 'MISSING_DEPENDENCY';
 
