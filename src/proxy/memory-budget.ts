@@ -1,8 +1,9 @@
 /**
  * One byte budget for everything the proxy holds per session or per client (`--max-memory`): live
- * compactors with their session state and in-memory archives, kept request bodies, and dashboard
- * subscribers' unsent bytes. Each holder charges entries by key; past the budget the least recently
- * used entries of any holder are evicted first, each by its holder's own `evict`.
+ * compactors with their session state and in-memory archives, kept request bodies, dashboard
+ * subscribers' unsent bytes, and the requests in flight. Each holder charges entries by key; past
+ * the budget the least recently used entries of any holder are evicted first, each by its holder's
+ * own `evict`. Requests in flight are reserved, never evicted: they evict, or wait (`in-flight.ts`).
  */
 
 /**
@@ -34,6 +35,8 @@ export class MemoryBudget {
   /** Charged by {@link MemoryBudget.chargeLater} since the last eviction: spared by it. */
   private readonly spared = new Set<string>();
   private total = 0;
+  /** Bytes of the requests in flight ({@link MemoryBudget.reserve}): counted, never evicted. */
+  private reservedBytes = 0;
   private evictions = 0;
 
   constructor(readonly maxBytes: number = DEFAULT_MAX_MEMORY_BYTES) {}
@@ -59,6 +62,25 @@ export class MemoryBudget {
     this.spared.add(key);
   }
 
+  /**
+   * Reserves `bytes` for a request in flight. Like {@link MemoryBudget.chargeLater} it evicts
+   * nothing yet: the request's session is not known before its body is parsed, and the next
+   * {@link MemoryBudget.charge} (that session's, as its exchange starts) evicts least recently used
+   * entries for it, sparing the session it serves. When even evicting every entry would not make
+   * room beside the reservations already held it returns false, unless `alone` (no other request in
+   * flight: it goes through anyway, so a request larger than the budget is slowed, never refused).
+   */
+  reserve(bytes: number, alone: boolean): boolean {
+    if (!alone && this.reservedBytes + bytes > this.maxBytes) return false;
+    this.reservedBytes += bytes;
+    return true;
+  }
+
+  /** Gives back what {@link MemoryBudget.reserve} took. */
+  unreserve(bytes: number): void {
+    this.reservedBytes -= bytes;
+  }
+
   /** Marks `key` most recently used, its size unchanged. */
   touch(key: string): void {
     const entry = this.entries.get(key);
@@ -80,9 +102,14 @@ export class MemoryBudget {
     this.entries.delete(key);
   }
 
-  /** Bytes charged now. */
+  /** Bytes charged now, the reservations of requests in flight included. */
   get used(): number {
-    return this.total;
+    return this.total + this.reservedBytes;
+  }
+
+  /** Bytes reserved now by requests in flight. */
+  get reserved(): number {
+    return this.reservedBytes;
   }
 
   /** Entries evicted since start. */
@@ -104,7 +131,7 @@ export class MemoryBudget {
     const spared = new Set(this.spared);
     this.spared.clear();
     for (const [key, entry] of this.entries) {
-      if (this.total <= this.maxBytes) return;
+      if (this.used <= this.maxBytes) return;
       if (entry.group === keep || spared.has(key)) continue;
       this.release(key);
       this.evictions += 1;

@@ -9,6 +9,7 @@ import { type HostPolicy, hostPolicy } from './access.js';
 import type { ExchangeDependencies } from './conversation-exchange.js';
 import { dashboardRoutes } from './dashboard/dashboard-routes.js';
 import { ProxyMonitor } from './dashboard/monitor.js';
+import { InFlightRequests } from './in-flight.js';
 import { DEFAULT_MAX_MEMORY_BYTES, MemoryBudget } from './memory-budget.js';
 import { createOverheadWarning } from './overhead-warning.js';
 import type { OwnRouteHandler } from './own-routes.js';
@@ -37,6 +38,8 @@ export interface ProxyContext {
   compactors: SessionCompactors;
   /** The one byte budget of compactors, kept bodies, in-memory archives and subscribers (`--max-memory`). */
   budget: MemoryBudget;
+  /** The requests whose bodies are read, admitted into the budget or waiting for room in it. */
+  inFlight: InFlightRequests;
   queue: ReturnType<typeof createSessionQueue>;
   stats: StatsCollector;
   recall: boolean;
@@ -99,6 +102,7 @@ export function createProxyContext({
     client,
     store,
     budget,
+    inFlight: new InFlightRequests(budget),
     compactors: createCompactors(
       { ...options, ...settings, recall },
       {

@@ -11,6 +11,7 @@ import { checkProxyOptions } from './check-proxy-options.js';
 import { type ExchangeDependencies, runExchange, statefulReason } from './conversation-exchange.js';
 import { countTokensPayload, isCountTokens } from './count-tokens.js';
 import { type ForwardOutcome, forwardRequest } from './forward.js';
+import type { Admitted } from './in-flight.js';
 import { isOwnPath, type OwnRouteHandler, serveOwnRoute, writeJson } from './own-routes.js';
 import { errorSummary, writeProviderError } from './provider-errors.js';
 import { createProxyContext, observeWith, type ProxyContext } from './proxy-context.js';
@@ -23,6 +24,12 @@ import type { BodyRead } from './session-state.js';
 import { declaredTooLarge, limitedBody, readBody, writeTooLarge } from './upstream/request-body.js';
 
 export { DEFAULT_UPSTREAM_TIMEOUT_MS } from './proxy-context.js';
+
+/**
+ * The `retry-after` of a 503 for a request that waited for memory: the requests ahead of it were
+ * still in flight after a whole `--upstream-timeout`, so soon is not sooner; SDKs honour up to 60 s.
+ */
+const BUSY_RETRY_AFTER_SECONDS = 30;
 
 /** The proxy's own endpoint; everything else belongs to the provider. */
 export const STATS_PATH = '/agent-compact/stats';
@@ -140,20 +147,97 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
   if (declaredTooLarge(incoming, context.maxBodyBytes)) return refuseTooLarge(request, context);
   const api = compactedApi(method, url.pathname);
   const counting = isCountTokens(method, url.pathname);
-  const received =
-    api === undefined && !counting ? undefined : await readBody(incoming, context.maxBodyBytes);
+  if (api === undefined && !counting) {
+    return forwardUncompacted(request, { received: undefined, decoded: undefined, counting }, context);
+  }
+  const admitted = await readAdmitted(request, context);
+  if (admitted === undefined) return;
+  try {
+    await handleBody(request, { api, counting, ...admitted }, context);
+  } finally {
+    admitted.admission?.release();
+  }
+}
+
+/** A read body: compacted in its session's order, or forwarded as it is when no reader takes it. */
+async function handleBody(
+  request: ProxyRequest,
+  { api, counting, received, admission }: ReadBody & { api: WireFormat | undefined; counting: boolean },
+  context: ProxyContext,
+) {
   if (received === 'too-large') return refuseTooLarge(request, context);
-  const decoded =
-    received === undefined ? undefined : decodeRequestBody(received, incoming.headers, context.maxBodyBytes);
-  const plain = decoded?.type === 'identity' ? decoded : undefined;
+  const { headers } = request.incoming;
+  const decoded = decodeRequestBody(received, headers, context.maxBodyBytes);
+  const plain = decoded.type === 'identity' ? decoded : undefined;
+  // A compressed body is parsed at its decoded size.
+  if (plain) admission?.grow(plain.raw.length);
   const read =
     plain === undefined || api === undefined
       ? undefined
-      : context.compactors.states.read(api, plain.raw, incoming.headers);
+      : context.compactors.states.read(api, plain.raw, headers);
   if (api === undefined || plain === undefined || read === undefined) {
     return forwardUncompacted(request, { received, decoded, counting }, context);
   }
   return compactExchange(request, { api, plain, read }, context);
+}
+
+/** A body the proxy reads whole, and its reservation in `--max-memory` (none past `--max-body`). */
+interface ReadBody {
+  received: Buffer | 'too-large';
+  admission: Admitted | undefined;
+}
+
+/**
+ * Reads a body the proxy parses, then reserves it and its parse in `--max-memory` (`in-flight.ts`),
+ * waiting for room when there is none. A request waits with its body read (its socket read to the
+ * end, so a client that leaves is seen) but nothing parsed. Undefined when it was dropped or
+ * answered instead.
+ */
+async function readAdmitted(request: ProxyRequest, context: ProxyContext): Promise<ReadBody | undefined> {
+  const received = await readBody(request.incoming, context.maxBodyBytes);
+  if (received === 'too-large') return { received, admission: undefined };
+  const admission = await admit(request, received.length, context);
+  return admission && { received, admission };
+}
+
+/**
+ * Waits for room for a body of `bodyBytes`; held until the answer is done or the client goes away.
+ * A client gone while waiting is dropped unsent; a wait past `--upstream-timeout` is answered 503.
+ */
+async function admit(request: ProxyRequest, bodyBytes: number, context: ProxyContext) {
+  const { response, signal } = request;
+  const { inFlight } = context;
+  const onWait = () =>
+    context.log?.(
+      `${request.method} ${request.url.pathname} waits for memory (--max-memory): ${inFlight.size} in flight, ${inFlight.queued} ahead`,
+    );
+  const admission = await inFlight.admit(bodyBytes, { signal, timeoutMs: context.upstreamTimeoutMs, onWait });
+  switch (admission.type) {
+    case 'admitted':
+      response.once('close', admission.release);
+      return admission;
+    case 'closed':
+      context.finish(passthroughRecord(request.method, request.url.pathname, admission, request.arrived));
+      return undefined;
+    case 'timed-out':
+      refuseBusy(request, context);
+      return undefined;
+    default: {
+      const unknown: never = admission;
+      throw new Error(`unknown admission ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+/** A request that found no room in `--max-memory` within `--upstream-timeout`: 503, retry later. */
+function refuseBusy(request: ProxyRequest, context: ProxyContext) {
+  const { response, provider } = request;
+  const reason = `waited ${context.upstreamTimeoutMs} ms for memory (--max-memory) behind the requests in flight`;
+  response.setHeader('retry-after', String(BUSY_RETRY_AFTER_SECONDS));
+  writeProviderError(response, provider, 503, `agent-compact proxy: ${reason}`);
+  const outcome: ForwardOutcome = { type: 'answered', status: 503, complete: true };
+  const record = passthroughRecord(request.method, request.url.pathname, outcome, request.arrived);
+  context.finish({ ...record, fallback: reason });
 }
 
 /** A request from a host or page the proxy does not serve: 403, nothing read or forwarded. */
