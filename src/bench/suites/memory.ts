@@ -7,6 +7,7 @@
 // `npm run bench -- memory`; `BENCH_MAX_MEMORY=128MiB npm run bench -- memory` for another budget.
 // Then the same traffic once more through a proxy in this process, for what the proxy retains: its
 // heap and external memory after a full GC (the RSS also holds garbage V8 has not returned yet).
+// Last, eight 25 MB requests at once to an upstream that never answers (`memory-in-flight.ts`).
 // Target: the RSS grows by no more than the budget, and what is retained stays within it.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -15,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseByteSize } from '../../proxy/upstream/request-body.js';
+import { inFlightFigures } from '../memory-in-flight.js';
 import { bareUpstream, retainedMiB, withProxyInProcess } from '../memory-measure.js';
 import { post } from '../proxy-requests.js';
 
@@ -160,4 +162,5 @@ export async function run(): Promise<void> {
   } finally {
     upstream.close();
   }
+  await inFlightFigures();
 }
