@@ -36,7 +36,7 @@ export interface ProxyContext {
   client: UpstreamClient;
   store: ProxySessionStore;
   compactors: SessionCompactors;
-  /** The one byte budget of compactors, kept bodies, in-memory archives and subscribers (`--max-memory`). */
+  /** The one byte budget of compactors, kept bodies, archives, subscribers and requests in flight (`--max-memory`). */
   budget: MemoryBudget;
   /** The requests whose bodies are read, admitted into the budget or waiting for room in it. */
   inFlight: InFlightRequests;

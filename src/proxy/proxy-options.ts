@@ -97,10 +97,11 @@ export interface ProxyOptions {
   maxBodyBytes?: number;
   /**
    * The one byte budget (`--max-memory`) of what the proxy holds per session and per client: live
-   * compactors with their session state and in-memory archives, kept request bodies, and dashboard
-   * subscribers' unsent events. Past it the least recently used are evicted: a compactor is rebuilt
-   * from the session's next request; an in-memory archive loses its items (`archive` keeps them);
-   * a subscriber is disconnected.
+   * compactors with their session state and in-memory archives, kept request bodies, dashboard
+   * subscribers' unsent events, and the requests in flight (body and parse). Past it the least
+   * recently used are evicted: a compactor is rebuilt from the session's next request; an in-memory
+   * archive loses its items (`archive` keeps them); a subscriber is disconnected. A request it has
+   * no room for waits for earlier ones to finish (503 after `upstreamTimeoutMs`).
    * @default 536870912 (512 MiB)
    */
   maxMemoryBytes?: number;

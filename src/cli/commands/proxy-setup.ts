@@ -72,8 +72,9 @@ export const PROXY_OPTIONS_HELP = `  --upstream URL             where requests g
   --max-body SIZE            refuse request bodies over SIZE bytes with a 413 in the provider's
                              error shape, without reading the rest (default 32MiB; takes bytes or
                              KB, MB, GB, KiB, MiB, GiB)
-  --max-memory SIZE          one budget for live sessions, kept bodies, in-memory archives and
-                             dashboard subscribers; past it the least recently used are evicted
+  --max-memory SIZE          one budget for live sessions, kept bodies, in-memory archives,
+                             dashboard subscribers and requests in flight; past it the least
+                             recently used are evicted, and a request with no room waits
                              (default 512MiB; same units as --max-body)
   --tokenizer T              heuristic (default; provider usage anchors the count), o200k or cl100k
 `;
