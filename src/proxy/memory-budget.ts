@@ -3,7 +3,8 @@
  * compactors with their session state and in-memory archives, kept request bodies, dashboard
  * subscribers' unsent bytes, and the requests in flight. Each holder charges entries by key; past
  * the budget the least recently used entries of any holder are evicted first, each by its holder's
- * own `evict`. Requests in flight are reserved, never evicted: they evict, or wait (`in-flight.ts`).
+ * own `evict`. Requests in flight are reserved, never evicted: the next charge evicts for them, or they
+ * wait (`in-flight.ts`).
  */
 
 /**
