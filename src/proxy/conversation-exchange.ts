@@ -65,7 +65,7 @@ const CLIENT_CLOSED_STATUS = 499;
 
 /** What was decided before the upstream call. */
 interface Outgoing {
-  /** The body to send; serialized only by the path that sends bytes (see `payloadOf`). */
+  /** The body to send; serialized once, by `writeOutgoing`. */
   body: Record<string, unknown>;
   sent: unknown[];
   compaction?: RequestCompaction;
@@ -96,10 +96,13 @@ export async function runExchange(
   const lineage = lineageOf(state, input.restarted);
   const session = compactors.get(sessionKey, lineage, clientExchange.recall && !ownRecall);
   compactors.remember(sessionKey, clientExchange.read);
-  const outgoing = await compactOnce(exchange, session, input.conversation, {
-    usage: input.restarted ? undefined : state?.usage,
-    pickedUp: state === undefined || (input.restarted && state.sent !== undefined),
-  });
+  const { outgoing, payload } = writeOutgoing(
+    clientExchange,
+    await compactOnce(exchange, session, input.conversation, {
+      usage: input.restarted ? undefined : state?.usage,
+      pickedUp: state === undefined || (input.restarted && state.sent !== undefined),
+    }),
+  );
   compactors.noteOutcome(sessionKey, {
     layer: outgoing.compaction?.layer ?? 'none',
     fallback: outgoing.fallback,
@@ -110,7 +113,14 @@ export async function runExchange(
   const figures = figuresOf(compactors, clientExchange, outgoing);
   const overheadMs = performance.now() - exchange.arrived;
   announceCompaction(exchange, outgoing, figures);
-  const { outcome, usage } = await sendUpstream(exchange, clientExchange, outgoing, session, recallDeclared);
+  // A body the proxy could not write goes as the client's bytes, without the recall tool.
+  const recallSent = recallDeclared && outgoing.body !== clientExchange.body;
+  const { outcome, usage } = await sendUpstream(
+    exchange,
+    { body: outgoing.body, payload },
+    session,
+    recallSent,
+  );
   if (outcome.type === 'unreachable') dependencies.unreachable(exchange.response, outcome.message);
   if (outcome.type === 'answered' && outcome.status >= 200 && outcome.status < 300) {
     compactors.verify(sessionKey);
@@ -204,8 +214,7 @@ function announceCompaction(
 /** Sends the outgoing body (through the recall loop when the model has the tool) and reads its usage. */
 async function sendUpstream(
   exchange: Exchange,
-  clientExchange: Exchange,
-  outgoing: Outgoing,
+  outgoing: { body: Record<string, unknown>; payload: Buffer },
   session: ReturnType<SessionCompactors['get']>,
   recallDeclared: boolean,
 ): Promise<{ outcome: ForwardOutcome; usage: ProviderUsage | undefined }> {
@@ -217,6 +226,7 @@ async function sendUpstream(
       url: exchange.target,
       headers: exchange.headers,
       body: outgoing.body,
+      payload: outgoing.payload,
       response,
       signal: exchange.signal,
       recall: (call) => recallText(session.compactor, call),
@@ -230,7 +240,7 @@ async function sendUpstream(
       url: exchange.target,
       method: exchange.method,
       headers: { ...exchange.headers, 'accept-encoding': 'identity' },
-      body: payloadOf(clientExchange, outgoing.body),
+      body: outgoing.payload,
       signal: exchange.signal,
     },
     response,
@@ -395,13 +405,31 @@ function unboundFallback(
 }
 
 /**
- * The bytes to send for `body`: the client's own when it is the client's body, else one
- * serialization of the core's output as it is (the compactor writes recall ids only for a model
- * with the `recall` tool). The recall path serializes its own rounds, so it never pays for this.
+ * The bytes to send: the client's own when the body is the client's, else one serialization of the
+ * body (the core's output as it is, or the client's with the `recall` tool; the recall path sends
+ * them as its first round). A body `JSON.stringify` cannot write (a value nested deeper than its
+ * stack, which `JSON.parse` read) goes as the client sent it, without the recall tool, as a
+ * fallback that says why; before, the exception escaped the exchange as a 502.
  */
-function payloadOf(client: Exchange, body: Record<string, unknown>): Buffer {
-  if (body === client.body) return client.raw;
-  return Buffer.from(JSON.stringify(body));
+function writeOutgoing(client: Exchange, outgoing: Outgoing): { outgoing: Outgoing; payload: Buffer } {
+  if (outgoing.body === client.body) return { outgoing, payload: client.raw };
+  try {
+    return { outgoing, payload: Buffer.from(JSON.stringify(outgoing.body)) };
+  } catch (error) {
+    const { compaction } = outgoing;
+    return {
+      outgoing: {
+        body: client.body,
+        sent: conversationOf(client.api, client.body) ?? [],
+        // What went upstream is the client's request: no layer ran on it.
+        ...(compaction
+          ? { compaction: { ...compaction, layer: 'none', tokensAfter: compaction.tokensBefore } }
+          : {}),
+        fallback: outgoing.fallback ?? `request could not be written as JSON: ${errorSummary(error)}`,
+      },
+      payload: client.raw,
+    };
+  }
 }
 
 /**

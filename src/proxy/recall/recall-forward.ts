@@ -30,6 +30,8 @@ export interface RecallForward {
   url: URL;
   headers: IncomingHttpHeaders;
   body: Record<string, unknown>;
+  /** `body` as bytes, sent as the first round (it is serialized once, by the caller). */
+  payload?: Buffer;
   response: ServerResponse;
   signal: AbortSignal;
   /** Answers one recall call: the archived text, or an error text for the model. */
@@ -58,7 +60,7 @@ export async function forwardWithRecall(forward: RecallForward): Promise<Forward
         url: forward.url,
         method: 'POST',
         headers: requestHeaders(forward.headers),
-        body: JSON.stringify(body),
+        body: round === 0 && forward.payload ? forward.payload : JSON.stringify(body),
         signal: forward.signal,
       });
     } catch (error) {
