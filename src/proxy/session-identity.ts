@@ -40,11 +40,29 @@ export function sessionKeyOf(
   const owner = ownerOf(headers, url);
   const named = headers[SESSION_HEADER];
   if (typeof named === 'string' && named.trim() !== '') return `${owner}:header:${named.trim()}`;
-  const first = conversationOf(api, body)?.[0];
-  const head = shortHash(first === undefined ? '' : fingerprintMessage(first));
+  const head = shortHash(firstMessageText(conversationOf(api, body)?.[0]));
   const clientId = clientSessionId(api, body);
   return clientId === undefined ? `${owner}:conversation:${head}` : `${owner}:client:${clientId}:${head}`;
 }
+
+/**
+ * What names a conversation by its first message: its fingerprint, `''` without one. A message
+ * nested deeper than `JSON.stringify` can write (`JSON.parse` read it) is named by its place alone:
+ * such requests of one owner share a key, their lineages keep them apart, and the compaction that
+ * cannot read them either sends the client's bytes. Before, the `RangeError` was a 502.
+ */
+function firstMessageText(first: unknown): string {
+  if (first === undefined) return '';
+  try {
+    return fingerprintMessage(first);
+  } catch (error) {
+    if (error instanceof RangeError) return UNWRITABLE_FIRST_MESSAGE;
+    throw error;
+  }
+}
+
+/** The text a first message too deep to write is hashed as (no fingerprint starts with it). */
+const UNWRITABLE_FIRST_MESSAGE = 'unwritable first message';
 
 /** The owner part of a session key, `key:HASH` (`key:none` for a request without a credential). */
 function ownerOf(headers: IncomingHttpHeaders, url?: URL): string {

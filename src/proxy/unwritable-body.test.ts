@@ -25,19 +25,35 @@ async function recordingUpstream(received: string[]): Promise<string> {
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     incoming.on('end', () => {
       received.push(Buffer.concat(chunks).toString());
-      response.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          id: 'c',
-          object: 'chat.completion',
-          model: 'gpt-test',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'ok.' }, finish_reason: 'stop' }],
-          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-        }),
-      );
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify(answerOf(incoming.url)));
     });
   });
   await new Promise<void>((resolve) => upstream?.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+}
+
+/** The upstream's answer: a count for `count_tokens`, else a message of the path's API. */
+function answerOf(path: string | undefined): unknown {
+  if (path?.endsWith('/count_tokens')) return { input_tokens: 7 };
+  if (path?.endsWith('/v1/messages')) {
+    const content = [{ type: 'text', text: 'ok.' }];
+    return {
+      id: 'm',
+      type: 'message',
+      role: 'assistant',
+      content,
+      usage: { input_tokens: 1, output_tokens: 1 },
+    };
+  }
+  return {
+    id: 'c',
+    object: 'chat.completion',
+    model: 'gpt-test',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'ok.' }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+  };
 }
 
 /** A Chat Completions request past the thresholds whose first user message holds a deep value. */
@@ -87,4 +103,25 @@ describe('a request the proxy cannot write back as JSON', () => {
       expect(records[0]?.fallback).toMatch(/^request could not be written as JSON: /);
     },
   );
+});
+
+describe('a first message nested too deep to fingerprint', () => {
+  it.each(['/v1/messages', '/v1/messages/count_tokens'])('is forwarded on %s, not a 502', async (path) => {
+    const received: string[] = [];
+    proxy = await startProxy({ upstream: await recordingUpstream(received), summarizer: 'extractive' });
+    // The session key hashes the conversation's first message: this one `JSON.stringify` cannot write.
+    const body = JSON.stringify({
+      model: 'claude-test',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi', extra: '@DEEP@' }] }],
+    }).replace('"@DEEP@"', deep);
+    const answered = await fetch(`${proxy.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+      body,
+    });
+    expect(answered.status).toBe(200);
+    await answered.text();
+    expect(received).toEqual([body]);
+  });
 });
