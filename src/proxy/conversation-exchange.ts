@@ -103,6 +103,7 @@ export async function runExchange(
       pickedUp: state === undefined || (input.restarted && state.sent !== undefined),
     }),
   );
+  const modelFallback = compactors.takeModelFallback(sessionKey);
   compactors.noteOutcome(sessionKey, {
     layer: outgoing.compaction?.layer ?? 'none',
     fallback: outgoing.fallback,
@@ -136,6 +137,7 @@ export async function runExchange(
     ...figures,
     overheadMs,
     ...(input.restarted ? { restarted: true } : {}),
+    ...(modelFallback ? { modelFallback } : {}),
   };
   dependencies.observe?.(observationOf(exchange, record, outgoing, session, usage));
   return record;

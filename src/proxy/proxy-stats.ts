@@ -31,6 +31,12 @@ export interface ProxyRequestRecord {
   restarted?: boolean;
   /** Why the original request went upstream instead of a compacted one. */
   fallback?: string;
+  /**
+   * Why a layer wrote without its model: the summarizer failed (after its retries) and the offline
+   * fallback ran (the extractive summary; mid's notes cut to their first sentences). The compacted
+   * request still went upstream; the core's `fallback-used` reason.
+   */
+  modelFallback?: string;
   /** Why the request went upstream byte for byte without compaction (a stateful request). */
   passthrough?: string;
   /** True when the client went away before the answer ended (nothing more was sent upstream). */
@@ -238,6 +244,7 @@ export function formatLogLine(record: ProxyRequestRecord): string {
   const notes = [
     record.restarted ? 'restarted' : '',
     record.fallback ? `fallback: ${record.fallback}` : '',
+    record.modelFallback ? `model fallback: ${record.modelFallback}` : '',
     record.passthrough ? `passthrough: ${record.passthrough}` : '',
     record.clientClosed ? 'client closed' : '',
   ]

@@ -93,6 +93,27 @@ describe('the same summarizer', () => {
   });
 });
 
+describe('a summary call that fails', () => {
+  it('is reported on the record and the log line of the request whose summary was written offline', async () => {
+    const failingSummaries = (request: Parameters<typeof toolCallingScript>[0]) =>
+      isSummaryRequest(request) ? { type: 'server-error' as const } : toolCallingScript(request);
+    const { server, lines, records } = await startWithSame(failingSummaries);
+    await anthropicLoop(proxy!.url, { turns: 12, apiKey: secretKey });
+    const hard = records.filter((record) => record.layer === 'hard');
+    expect(hard.length).toBeGreaterThan(0);
+    expect(server.requests.filter(isSummaryRequest).length).toBeGreaterThan(0);
+    // The extractive summary went upstream: no client fallback, but the model's failure is named.
+    expect(hard[0]?.fallback).toBeUndefined();
+    expect(hard[0]?.modelFallback).toMatch(
+      /^summary model same:same failed after \d attempt\(s\): .*answered 500/,
+    );
+    expect(lines.some((line) => line.includes(`(model fallback: ${hard[0]?.modelFallback})`))).toBe(true);
+    // Only the request whose compaction fell back says so.
+    const named = records.filter((record) => record.modelFallback !== undefined);
+    expect(named.map((record) => record.layer)).toEqual(named.map(() => 'hard'));
+  });
+});
+
 describe('the same summarizer with extended thinking', () => {
   it('Anthropic: turns thinking off for the summary request, so a tool turn without its thinking is valid', async () => {
     server = await startScriptedModelServer({ script: ['## Summary\nDone.'] });

@@ -134,6 +134,8 @@ export class SessionCompactors {
   readonly states: SessionStates;
   private readonly verifiedOwners = new LRUCache<string, true>({ max: MAX_VERIFIED_OWNERS });
 
+  /** Why a session's layer last wrote without its model (`fallback-used`), until its request takes it. */
+  private readonly modelFallbacks = new LRUCache<string, string>({ max: MAX_REJECTION_STREAKS });
   /** The session's latest rejection reason and how many compactions in a row it threw away. */
   private readonly rejections: LRUCache<string, { reason: string; count: number }>;
   /** Counts request bodies for the proxy's figures, with the compactors' counter. */
@@ -154,6 +156,16 @@ export class SessionCompactors {
    * ({@link REJECTION_BREAKER}), one that went upstream closes it; a request that needed none
    * changes nothing.
    */
+  /**
+   * Why the session's layer last wrote without its model since the last call, once: the request
+   * whose compaction (or the background summary that finished before it) fell back reports it.
+   */
+  takeModelFallback(sessionKey: string): string | undefined {
+    const reason = this.modelFallbacks.get(sessionKey);
+    this.modelFallbacks.delete(sessionKey);
+    return reason;
+  }
+
   noteOutcome(sessionKey: string, { layer, fallback }: CompactionOutcome): void {
     if (fallback === undefined) {
       if (layer !== 'none') this.rejections.delete(sessionKey);
@@ -275,7 +287,10 @@ export class SessionCompactors {
       // Without the proxy's `recall` tool the core writes no archive ids for the model to call it with.
       recall,
       ...(background ? { hard: { background: true } } : {}),
-      ...(this.settings.onEvent ? { onEvent: (event) => this.settings.onEvent?.(sessionKey, event) } : {}),
+      onEvent: (event) => {
+        if (event.type === 'fallback-used') this.modelFallbacks.set(sessionKey, event.reason);
+        this.settings.onEvent?.(sessionKey, event);
+      },
     });
     const session: SessionCompactor = {
       compactor,
