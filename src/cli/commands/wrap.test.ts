@@ -274,6 +274,28 @@ describe('agentLaunch', () => {
     expect(launch.note !== undefined).toBe(command === 'my-agent');
   });
 
+  const gateway = 'http://127.0.0.1:9/gateway';
+  const local = 'http://127.0.0.1:11434/v1';
+  const defaults = { anthropic: 'https://api.anthropic.com', openai: 'https://api.openai.com' };
+  it.each([
+    ['claude', { ANTHROPIC_BASE_URL: gateway }, { ...defaults, anthropic: gateway }],
+    [
+      'opencode',
+      { ANTHROPIC_BASE_URL: `${gateway}/v1`, OPENAI_BASE_URL: local },
+      { anthropic: `${gateway}/v1`, openai: local },
+    ],
+    ['aider', { OPENAI_BASE_URL: local }, { ...defaults, openai: local }],
+    ['codex', { OPENAI_BASE_URL: local }, { ...defaults, openai: local }],
+    ['gemini', { GOOGLE_GEMINI_BASE_URL: gateway }, { ...defaults, gemini: gateway }],
+    ['claude', { ANTHROPIC_BASE_URL: '' }, defaults],
+  ])(
+    '%s forwards to the base URL its environment already had (%o), not the provider',
+    (command, env, upstreams) => {
+      // The agent's own gateway or local server would otherwise get its key sent to the provider.
+      expect(agentLaunch(command, [], url, env).upstreams).toEqual(upstreams);
+    },
+  );
+
   it('codex gets a model_providers override on its command line, keeping OPENAI_API_KEY or its login', () => {
     const withKey = agentLaunch('codex', ['exec', 'hi'], url, { OPENAI_API_KEY: 'sk-x' });
     expect(withKey.env).toEqual({});

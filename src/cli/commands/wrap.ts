@@ -28,8 +28,9 @@ How the agent is pointed at the proxy:
   crush      OPENAI_BASE_URL (also aider)
   other      both ANTHROPIC_BASE_URL and OPENAI_BASE_URL, with a note
 
-Proxy options, the same as agent-compact proxy's; --upstream defaults to the provider's own
-API, --port to a free one:
+Proxy options, the same as agent-compact proxy's; --upstream defaults to the base URL the
+agent's environment already names (ANTHROPIC_BASE_URL, OPENAI_BASE_URL, GOOGLE_GEMINI_BASE_URL:
+a gateway, a local model server), else the provider's own API; --port to a free one:
 ${PROXY_OPTIONS_HELP}  -h, --help                 show this help
 
 Exit codes: the agent's own, 127 the agent is not on PATH, 2 bad arguments or the proxy could not start.

@@ -62,9 +62,36 @@ function agentOf(command: string, args: readonly string[]): { kind: AgentKind; s
   return { kind: agentKind(command), skip: 0 };
 }
 
+/** The variables whose base URL the proxy forwards to, for each upstream `wrap` starts it with. */
+const BASE_URL_VARIABLES = {
+  anthropic: 'ANTHROPIC_BASE_URL',
+  openai: 'OPENAI_BASE_URL',
+  gemini: 'GOOGLE_GEMINI_BASE_URL',
+} as const;
+
+/**
+ * Where the proxy forwards: the base URL the agent's environment already named (a company gateway,
+ * a local model server), which `wrap` replaces with the proxy's; else the provider's own API. The
+ * agent would have sent its requests, and its key, there: forwarding them to the provider instead
+ * hands a gateway's token (or a local model's conversation) to a third party.
+ */
+function upstreamsOf(kind: AgentKind, env: Record<string, string | undefined>): AgentLaunch['upstreams'] {
+  const given = (name: string) => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const gemini = given(BASE_URL_VARIABLES.gemini) ?? (kind === 'gemini' ? GEMINI_UPSTREAM : undefined);
+  return {
+    anthropic: given(BASE_URL_VARIABLES.anthropic) ?? DEFAULT_UPSTREAMS.anthropic,
+    openai: given(BASE_URL_VARIABLES.openai) ?? DEFAULT_UPSTREAMS.openai,
+    ...(gemini === undefined ? {} : { gemini }),
+  };
+}
+
 /**
  * The launch of `command args` through the proxy at `proxyUrl`. `env` is the agent's environment,
- * read to keep Codex's own auth: an `OPENAI_API_KEY` it already has, else its login.
+ * read for the base URLs it already names (the proxy's upstreams) and to keep Codex's own auth: an
+ * `OPENAI_API_KEY` it already has, else its login.
  */
 export function agentLaunch(
   command: string,
@@ -73,7 +100,7 @@ export function agentLaunch(
   env: Record<string, string | undefined>,
 ): AgentLaunch {
   const { kind, skip } = agentOf(command, args);
-  const base = { kind, command, args: [...args], upstreams: { ...DEFAULT_UPSTREAMS } };
+  const base = { kind, command, args: [...args], upstreams: upstreamsOf(kind, env) };
   switch (kind) {
     case 'claude':
       return { ...base, env: { ANTHROPIC_BASE_URL: proxyUrl } };
@@ -87,7 +114,6 @@ export function agentLaunch(
       return {
         ...base,
         env: { GOOGLE_GEMINI_BASE_URL: proxyUrl },
-        upstreams: { ...DEFAULT_UPSTREAMS, gemini: GEMINI_UPSTREAM },
       };
     case 'opencode':
       // The AI SDK's Anthropic and OpenAI providers take a base URL that ends in `/v1` (Claude
