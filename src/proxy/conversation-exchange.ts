@@ -80,7 +80,7 @@ export async function runExchange(
   // Queued behind its session while the client went away: nothing is sent for it.
   if (clientExchange.signal.aborted) return closedRecord(clientExchange);
   const stateful = statefulReason(clientExchange.api, clientExchange.body);
-  if (stateful !== undefined) return passThrough(clientExchange, dependencies, stateful);
+  if (stateful !== undefined) return forwardAsSent(clientExchange, dependencies, { passthrough: stateful });
   const { store, compactors } = dependencies;
   compactors.reuseParsed(clientExchange.sessionKey, clientExchange.api, clientExchange.body);
   const exchange = clientExchange.recall ? withRecall(clientExchange) : clientExchange;
@@ -91,7 +91,15 @@ export async function runExchange(
   const ownRecall = clientExchange.recall && hasRecallTool(clientExchange.body);
   const { api, sessionKey, body } = exchange;
   const client = conversationOf(api, body) ?? [];
-  const state = await store.load(sessionKey);
+  let state: ProxySessionState | undefined;
+  try {
+    state = await store.load(sessionKey);
+  } catch (error) {
+    // Without the session's history nothing can be appended to it: the client's bytes go.
+    return forwardAsSent(clientExchange, dependencies, {
+      fallback: `session store failed: ${errorSummary(error)}`,
+    });
+  }
   const input = sessionInput(state, client);
   const lineage = lineageOf(state, input.restarted);
   const session = compactors.get(sessionKey, lineage, clientExchange.recall && !ownRecall);
@@ -313,11 +321,14 @@ function coveredByProviderCompaction(conversation: unknown[] | undefined): boole
   return conversation.slice(-2).some(holdsCompaction);
 }
 
-/** Forwards the client's bytes untouched (a stateful request), recorded with why. */
-async function passThrough(
+/**
+ * Forwards the client's bytes untouched, recorded with why: a stateful request (`passthrough`), or
+ * one whose session state could not be read (`fallback`).
+ */
+async function forwardAsSent(
   exchange: Exchange,
   dependencies: ExchangeDependencies,
-  reason: string,
+  why: Pick<ProxyRequestRecord, 'passthrough'> | Pick<ProxyRequestRecord, 'fallback'>,
 ): Promise<ProxyRequestRecord> {
   const outcome = await forwardRequest(
     {
@@ -332,7 +343,7 @@ async function passThrough(
   );
   if (outcome.type === 'unreachable') dependencies.unreachable(exchange.response, outcome.message);
   const record = recordOf(exchange, { body: exchange.body, sent: [] }, outcome);
-  return { ...record, overheadMs: 0, passthrough: reason };
+  return { ...record, overheadMs: 0, ...why };
 }
 
 /**

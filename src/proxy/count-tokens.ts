@@ -48,11 +48,16 @@ export async function countTokensPayload(
   const record = wrapped === undefined ? outer : (outer[wrapped] as Record<string, unknown>);
   const client = conversationOf(api, record);
   if (client === undefined) return raw;
-  const state = await store.load(sessionKeyOf(api, record, headers, url));
-  const input = sessionInput(state, client);
-  if (input.restarted || input.conversation === client) return raw;
-  const counted = withConversation(api, record, input.conversation);
-  return Buffer.from(JSON.stringify(wrapped === undefined ? counted : { ...outer, [wrapped]: counted }));
+  try {
+    const state = await store.load(sessionKeyOf(api, record, headers, url));
+    const input = sessionInput(state, client);
+    if (input.restarted || input.conversation === client) return raw;
+    const counted = withConversation(api, record, input.conversation);
+    return Buffer.from(JSON.stringify(wrapped === undefined ? counted : { ...outer, [wrapped]: counted }));
+  } catch {
+    // A session store that failed (or a history too deep to write): the client's request is counted.
+    return raw;
+  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

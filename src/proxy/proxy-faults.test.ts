@@ -98,6 +98,44 @@ describe('usage and failures', () => {
   });
 });
 
+describe('a session store that fails', () => {
+  const request = {
+    model: 'claude-test',
+    max_tokens: 10,
+    messages: [{ role: 'user', content: 'Hello there' }],
+  };
+  const send = (path: string) =>
+    fetch(`${proxy!.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify(request),
+    });
+
+  it('sends the client’s request as it came when load fails, and says so; count_tokens counts it', async () => {
+    server = await startScriptedModelServer({ script: ['Hi.'] });
+    const failing = {
+      ...createMemoryProxySessionStore(),
+      load: () => Promise.reject(new Error('store down')),
+    };
+    const records: ProxyRequestRecord[] = [];
+    proxy = await startProxy({
+      upstream: server.url,
+      store: failing,
+      onRequest: (record) => records.push(record),
+    });
+    const answered = await send('/v1/messages');
+    expect(answered.status).toBe(200);
+    expect(await answered.json()).toMatchObject({ content: [{ type: 'text', text: 'Hi.' }] });
+    expect(server.requests[0]?.body).toEqual(request);
+    expect(records).toMatchObject([
+      { status: 200, layer: 'none', fallback: 'session store failed: store down' },
+    ]);
+    const counted = await send('/v1/messages/count_tokens');
+    expect(counted.status).toBe(200);
+    expect(server.requests[1]?.body).toEqual(request);
+  });
+});
+
 describe('a request line without a URL', () => {
   it.each(['//[x', 'http://[::1'])('answers GET %s with 400 and goes on serving', async (target) => {
     server = await startScriptedModelServer({ script: ['Still here.'] });
