@@ -8,7 +8,7 @@ import {
 import { isSystemMessage, placeSystemMessages, splitSystemMessages } from '../../request/system-messages.js';
 import { readableHistory } from '../../summary/readable-history.js';
 import type { SummaryRequest } from '../../summary/summary-model.js';
-import { textOfBlocks, withoutStreaming } from '../_internal/summary-call.js';
+import { textOfBlocks, withoutForcedOutput, withoutStreaming } from '../_internal/summary-call.js';
 import type { SummaryCall } from '../dialect.js';
 
 /**
@@ -24,7 +24,16 @@ export function anthropicSummaryCall(
   body: Record<string, unknown>,
   request: SummaryRequest,
 ): SummaryCall {
-  const { thinking, context_management: management, ...settings } = withoutStreaming(body);
+  const {
+    thinking,
+    context_management: management,
+    ...settings
+  } = withoutForcedOutput(withoutStreaming(body), {
+    forcesTool: (choice) => {
+      const type = (choice as { type?: unknown } | null)?.type;
+      return type === 'any' || type === 'tool';
+    },
+  });
   const keepsThinking = thinkingOn(thinking) && lastAssistantThinks(request.messages);
   const kept = keepsThinking ? management : withoutThinkingEdits(management);
   const { system, messages } = withAgentSystemMessages(body, request);

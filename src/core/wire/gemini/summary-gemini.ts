@@ -7,7 +7,8 @@ import { toGeminiContents } from './gemini-write.js';
 /**
  * The `same` summarizer's call for a Gemini request: `:generateContent` (never streamed) on the
  * same model and query (so a `?key=` goes with it), the request's settings and tools kept, the
- * conversation replaced by the summary request's.
+ * conversation replaced by the summary request's; a JSON mode or a forced function call (mode ANY)
+ * is left out, as a summary is text.
  */
 export function geminiSummaryCall(
   url: URL,
@@ -17,7 +18,11 @@ export function geminiSummaryCall(
   const target = new URL(url);
   target.pathname = target.pathname.replace(/:streamGenerateContent$/, ':generateContent');
   target.searchParams.delete('alt');
-  const { systemInstruction: _system, contents: _contents, generationConfig, ...rest } = body;
+  const { systemInstruction: _system, contents: _contents, generationConfig, toolConfig, ...rest } = body;
+  // A summary is text: a `functionCallingConfig` of mode ANY would make it a function call.
+  const mode = (toolConfig as { functionCallingConfig?: { mode?: unknown } } | undefined)
+    ?.functionCallingConfig?.mode;
+  const keptToolConfig = toolConfig === undefined || mode === 'ANY' ? {} : { toolConfig };
   const system =
     typeof request.system === 'string'
       ? request.system
@@ -33,6 +38,7 @@ export function geminiSummaryCall(
     url: target,
     body: {
       ...rest,
+      ...keptToolConfig,
       ...(system ? { systemInstruction: { parts: [{ text: system }] } } : {}),
       contents: toGeminiContents(readableHistory(request.messages)),
       generationConfig: { ...kept, maxOutputTokens: request.maxOutputTokens },

@@ -2,7 +2,12 @@
 import { toOpenAIMessages } from '../../conversation/openai-format.js';
 import { readableHistory } from '../../summary/readable-history.js';
 import type { SummaryRequest } from '../../summary/summary-model.js';
-import { withoutStreaming, withSystem } from '../_internal/summary-call.js';
+import {
+  openAIForcesTool,
+  withoutForcedOutput,
+  withoutStreaming,
+  withSystem,
+} from '../_internal/summary-call.js';
 import type { SummaryCall } from '../dialect.js';
 
 export function openAIChatSummaryCall(
@@ -13,7 +18,11 @@ export function openAIChatSummaryCall(
   const messages = toOpenAIMessages(withSystem(readableHistory(request.messages), request.system));
   // The request's own limit field: older models take `max_tokens`, newer ones only the other.
   const limitField = body.max_tokens !== undefined ? 'max_tokens' : 'max_completion_tokens';
-  return { url, body: { ...withoutStreaming(body), messages, [limitField]: request.maxOutputTokens } };
+  const settings = withoutForcedOutput(withoutStreaming(body), {
+    forcesTool: openAIForcesTool,
+    formatField: 'response_format',
+  });
+  return { url, body: { ...settings, messages, [limitField]: request.maxOutputTokens } };
 }
 
 export function openAIChatAnswerText(answer: Record<string, unknown>): string {

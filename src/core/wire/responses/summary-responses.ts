@@ -2,7 +2,7 @@
 
 import { readableHistory } from '../../summary/readable-history.js';
 import type { SummaryRequest } from '../../summary/summary-model.js';
-import { withoutStreaming } from '../_internal/summary-call.js';
+import { openAIForcesTool, withoutForcedOutput, withoutStreaming } from '../_internal/summary-call.js';
 import type { SummaryCall } from '../dialect.js';
 import { toResponsesInput } from './responses-format.js';
 
@@ -13,7 +13,11 @@ export function responsesSummaryCall(
 ): SummaryCall {
   // System text read from `instructions` stays there (toResponsesInput leaves it out).
   const input = toResponsesInput(readableHistory(request.messages), request.system);
-  return { url, body: { ...withoutStreaming(body), input, max_output_tokens: request.maxOutputTokens } };
+  const settings = withoutForcedOutput(withoutStreaming(body), {
+    forcesTool: openAIForcesTool,
+    formatField: 'text',
+  });
+  return { url, body: { ...settings, input, max_output_tokens: request.maxOutputTokens } };
 }
 
 export function responsesAnswerText(answer: Record<string, unknown>): string {
