@@ -3,6 +3,7 @@ import { keyArgument, toolOutcome } from '../_internal/placeholder.js';
 import { escapeReservedTags, shortenLine, toolResultText } from '../_internal/text.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 import { createHeuristicCounter } from '../tokens/heuristic-counter.js';
+import { countMessagesTokens } from '../tokens/message-tokens.js';
 import { agentFindings, currentWork } from './findings.js';
 import {
   bridgeText,
@@ -26,14 +27,23 @@ const PATH_CHARS = 200;
 const TIGHT_LINE_CHARS = 200;
 const LINE_CHARS = 2000;
 /**
- * The agent's findings take up to this many characters: alone, the summary's main narrative;
- * beside the ledger and the working set (which hold the files, commands and code) a few of its
- * conclusions. 1,500 there kept 2 more of the 1,293 identifiers the agent used next at Claude
- * Code's points, and cost 4% more at mid 8,000 / hard 16,000, where each hard output's size
- * brings the next hard nearer (one session went from 1.29× to 1.52× the cheapest peer).
+ * The agent's findings, alone: the summary's main narrative beside the user's messages, the calls
+ * and the errors, up to this share of its budget (`maxTokens`; 600 tokens at the default 2,000).
  */
-const FINDINGS_CHARS = 2400;
-const LEDGER_FINDINGS_CHARS = 600;
+const FINDINGS_SHARE = 0.3;
+/**
+ * Beside the ledger and the working set, which hold the files, commands and code, the summary's
+ * narrative is the findings and the current state: the findings take up to half its budget, and
+ * a share of the history they replace (as the ledger and the working set take a share of the
+ * window), never under the floor. At Claude Code's own compaction points (some 150,000 tokens of
+ * history) that is the 1,000 tokens of half the default budget, the agent's conclusions in its own
+ * words (its own summaries there run some 2,600 tokens); at a hard threshold of 16,000 it stays
+ * near the floor, since every hard output's size there brings the next hard nearer (half the
+ * budget cost 5.5% more in the replay at --hard 16000: BENCHMARKS.md, section 9).
+ */
+const LEDGER_FINDINGS_SHARE = 0.5;
+const LEDGER_FINDINGS_HISTORY_SHARE = 1 / 120;
+const MIN_LEDGER_FINDINGS_TOKENS = 150;
 /** The latest request when the ledger beside the summary quotes it whole (and it is longer than this). */
 const QUOTED_IN_LEDGER = '(quoted whole in the session ledger)';
 
@@ -90,7 +100,7 @@ export function extractiveSummary(
     latestRequest.length > QUOTED_IN_LEDGER.length &&
     ledger?.includes(latestRequest.trim());
   const request = named ? QUOTED_IN_LEDGER : latestRequest;
-  addAgentsWork(add, messages, request, factsInLedger);
+  addAgentsWork(add, messages, request, { factsInLedger, maxTokens });
   if (lastAssistantText)
     add(
       'Current state',
@@ -200,10 +210,18 @@ function addAgentsWork(
   add: AddLine,
   messages: readonly Message[],
   latestRequest: string | undefined,
-  factsInLedger: boolean,
+  { factsInLedger, maxTokens }: { factsInLedger: boolean; maxTokens: number },
 ): void {
-  for (const line of agentFindings(messages, factsInLedger ? LEDGER_FINDINGS_CHARS : FINDINGS_CHARS))
-    add('Key findings and decisions', line);
+  const budget = factsInLedger
+    ? Math.min(
+        maxTokens * LEDGER_FINDINGS_SHARE,
+        Math.max(
+          MIN_LEDGER_FINDINGS_TOKENS,
+          countMessagesTokens(messages, counter) * LEDGER_FINDINGS_HISTORY_SHARE,
+        ),
+      )
+    : maxTokens * FINDINGS_SHARE;
+  for (const line of agentFindings(messages, Math.floor(budget))) add('Key findings and decisions', line);
   for (const line of currentWork(messages, latestRequest)) add('Current state', line);
 }
 

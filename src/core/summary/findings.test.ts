@@ -67,11 +67,59 @@ describe("the agent's findings", () => {
   });
 
   it('keep the best within the budget, in the order they were written', () => {
-    const [only, ...rest] = agentFindings(history, 130);
+    const [only, ...rest] = agentFindings(history, 40);
     expect(rest).toEqual([]);
     expect(only).toContain('CalculateTokenUsage()');
     expect(agentFindings(history, 10)).toEqual([]);
   });
+  it('are sentences about code, not labels or lists of names', () => {
+    const written: Message[] = [
+      {
+        role: 'assistant',
+        content: [
+          'Committed as `805f7b2c`.',
+          '- `up/k`, `down/j` - Navigate',
+          'Task 4: checkpoint.go, committed.go',
+          '`hasAnyLiveSession` found `test.json` and returned true, blocking the auto-apply.',
+        ].join('\n'),
+      },
+    ];
+    expect(agentFindings(written, 1000)).toEqual([
+      '- `hasAnyLiveSession` found `test.json` and returned true, blocking the auto-apply.',
+    ]);
+  });
+
+  it('say a thing once: of two sentences that say it, the later is kept', () => {
+    const said: Message[] = [
+      {
+        role: 'assistant',
+        content: 'Missing nil check: `ReadCommitted` can return `(nil, nil)` and the code panics.',
+      },
+      {
+        role: 'assistant',
+        content: 'Nil check added: `ReadCommitted` can return `(nil, nil)`, the code no longer panics.',
+      },
+    ];
+    expect(agentFindings(said, 1000)).toEqual([
+      '- Nil check added: `ReadCommitted` can return `(nil, nil)`, the code no longer panics.',
+    ]);
+  });
+
+  it('put the latest conclusion before an older sentence that only names more code', () => {
+    const messages: Message[] = [
+      {
+        role: 'assistant',
+        content:
+          'The flags are `verbose`, `dryRun`, `maxDepth`, `outputDir`, `logLevel`, `retryCount` and `timeoutMs` in config.ts.',
+      },
+      { role: 'assistant', content: 'Read the options.' },
+      { role: 'assistant', content: 'So `loadConfig()` must read `maxDepth` before the defaults apply.' },
+    ];
+    expect(agentFindings(messages, 25)).toEqual([
+      '- So `loadConfig()` must read `maxDepth` before the defaults apply.',
+    ]);
+  });
+
   it('are prose: not fenced code, drawings, tables, headings or a line that introduces a list', () => {
     const written: Message[] = [
       {
@@ -114,6 +162,38 @@ describe('the current work', () => {
     expect(currentWork(edits, undefined)).toEqual(['- Edit: a.go: import (', '- Last edit: a.go: // check']);
   });
 
+  it.each([
+    [
+      'what it added, in the function it changed',
+      {
+        file_path: '/r/parse.go',
+        old_string: 'func parse(s string) int {\n\treturn 0',
+        new_string: 'func parse(s string) int {\n\tif s == "" {\n\t\treturn -1\n\t}\n\treturn 0',
+      },
+      '- Last edit: parse.go: func parse(s string) int { … if s == "" {',
+    ],
+    [
+      'what it added after the line it anchored on',
+      {
+        file_path: '/r/notes.md',
+        old_string: '## Open',
+        new_string: '## Open\n- the retry loop never backs off',
+      },
+      '- Last edit: notes.md: ## Open … - the retry loop never backs off',
+    ],
+    [
+      'what it removed',
+      { file_path: '/r/notes.md', old_string: 'keep\ndrop this line', new_string: 'keep' },
+      '- Last edit: notes.md: keep … removed drop this line',
+    ],
+  ])('names what an edit did: %s', (_, input, line) => {
+    const edit: Message = {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'e1', name: 'Edit', input }],
+    };
+    expect(currentWork([edit], undefined)).toEqual([line]);
+  });
+
   it('names the last edit and the latest request', () => {
     expect(currentWork(history, 'Good. Now add a test for the dedupe.')).toEqual([
       '- Last edit: transcript.go: if seen[id] {',
@@ -134,6 +214,35 @@ describe('the offline summary', () => {
       expect(state).toContain('- Latest request: Good. Now add a test for the dedupe.');
     },
   );
+
+  it('carries more of the agent’s conclusions beside the ledger as the history it replaces grows', () => {
+    const conclusions = Array.from({ length: 12 }, (_, index) => ({
+      role: 'assistant' as const,
+      content: `Found it: \`handler${index}()\` skips check${index} because cache${index} keeps stale${index} entry${index} data${index}.`,
+    }));
+    const output = (id: string): Message[] => [
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id, name: 'Read', input: { file_path: `/r/${id}.go` } }],
+      },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: id, content: 'var x = 1 // padding\n'.repeat(20_000) }],
+      },
+    ];
+    const findings = (messages: Message[]) =>
+      parseSummarySections(
+        extractiveSummary(messages, 2000, undefined, { ledger: '<session_ledger>\n</session_ledger>' }),
+      ).get('Key findings and decisions')!;
+    // A long history: every conclusion. A short one: the newest within the floor.
+    expect(
+      findings([{ role: 'user', content: 'Why is the last chunk lost?' }, ...output('t1'), ...conclusions]),
+    ).toHaveLength(12);
+    const short = findings([{ role: 'user', content: 'Why is the last chunk lost?' }, ...conclusions]);
+    expect(short.length).toBeGreaterThan(0);
+    expect(short.length).toBeLessThan(12);
+    expect(short.at(-1)).toContain('handler11()');
+  });
 
   it('names a long latest request the ledger beside it quotes whole, and writes any other', () => {
     const text = '<pr_description>\nDates ignore TIME_ZONE on SQLite.\n</pr_description>';

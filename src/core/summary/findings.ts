@@ -1,7 +1,10 @@
 import { fileName, PROSE_FILE_EXTENSIONS, shortenLine } from '../_internal/text.js';
 import { toolCallFact } from '../ledger/tool-call-facts.js';
 import type { Message, ToolUseBlock } from '../model/messages.js';
-import { editsOf } from '../working-set/tool-edits.js';
+import { createHeuristicCounter } from '../tokens/heuristic-counter.js';
+import { languageOf } from '../working-set/code-outline.js';
+import { lexerOutline } from '../working-set/lexer-outline.js';
+import { editsOf, type TextEdit } from '../working-set/tool-edits.js';
 
 /** A finding is one sentence of the agent's, cut to this many characters. */
 const SENTENCE_CHARS = 280;
@@ -12,12 +15,32 @@ const MIN_SENTENCE_CHARS = 24;
  * or "An integration test failed." are replies, not findings.
  */
 const MIN_PROSE_WORDS = 7;
+/**
+ * A sentence that names code needs this many words beside the names to say something about them:
+ * "Committed as `805f7b2c`.", "`up/k`, `down/j` - Navigate" and "Task 4: checkpoint.go,
+ * committed.go" are labels and lists (each met at Claude Code's compaction points in the shared
+ * sessions), "`hasAnyLiveSession` found `test.json` and returned true" is a finding.
+ */
+const MIN_WORDS_BESIDE_CODE = 3;
+/**
+ * What a sentence names counts up to this many names: beyond, a list of names (a table row, an
+ * inventory) would outrank the agent's latest conclusion on what it lists, not on what it says.
+ */
+const MAX_COUNTED_MENTIONS = 4;
+/**
+ * A sentence whose words (of three letters or more) are this much in a finding already chosen says
+ * it again ("Missing nil check - `ReadCommitted` can return `(nil, nil)`" beside "Nil check added -
+ * `ReadCommitted` can return `(nil, nil)` if the checkpoint was deleted"): the better one is kept.
+ */
+const REPEATED_WORDS_SHARE = 0.75;
 /** The last edits the current state names, and how much of each. */
 const LAST_EDITS = 3;
 const EDIT_LINE_CHARS = 120;
 const REQUEST_CHARS = 400;
 /** How much a sentence's place weighs against what it names: the newest counts this much more. */
 const RECENCY_WEIGHT = 3;
+
+const counter = createHeuristicCounter();
 
 /**
  * Code in prose: `backticks`, calls, paths with an extension, camelCase, snake_case, PascalCase
@@ -38,11 +61,12 @@ const narration =
 
 /**
  * The agent's conclusions in its own words: sentences of its text that name code, files, causes
- * or decisions, the best by what they name and how recent they are, within `maxChars`, in the
- * order it wrote them.
+ * or decisions (names with a few words about them, not lists of names), the best by what they
+ * name and how recent they are, a sentence that says again what a better one says left out,
+ * within `maxTokens`, in the order it wrote them.
  */
-export function agentFindings(messages: readonly Message[], maxChars: number): string[] {
-  const sentences: { text: string; at: number; score: number }[] = [];
+export function agentFindings(messages: readonly Message[], maxTokens: number): string[] {
+  const sentences: { text: string; at: number; score: number; words: Set<string> }[] = [];
   const texts = messages.flatMap((message) => (message.role === 'assistant' ? assistantTexts(message) : []));
   texts.forEach((text, index) => {
     for (const sentence of splitSentences(text)) {
@@ -50,35 +74,46 @@ export function agentFindings(messages: readonly Message[], maxChars: number): s
       const mentions = new Set(sentence.match(codeMention) ?? []).size;
       const concludes = conclusion.test(sentence) ? 1 : 0;
       if (mentions === 0 && (concludes === 0 || wordCount(sentence) < MIN_PROSE_WORDS)) continue;
+      if (mentions > 0 && wordCount(sentence.replace(codeMention, ' ')) < MIN_WORDS_BESIDE_CODE) continue;
       const recency = (RECENCY_WEIGHT * (index + 1)) / texts.length;
+      const text = shortenLine(sentence, SENTENCE_CHARS);
       sentences.push({
-        text: sentence,
+        text,
         at: sentences.length,
-        score: mentions + concludes + recency,
+        score: Math.min(mentions, MAX_COUNTED_MENTIONS) + concludes + recency,
+        words: new Set(text.toLowerCase().match(/[a-z_]\w{2,}/g) ?? []),
       });
     }
   });
   const chosen: typeof sentences = [];
-  const seen = new Set<string>();
   let used = 0;
-  for (const sentence of [...sentences].sort((left, right) => right.score - left.score)) {
-    // Every sentence is at least MIN_SENTENCE_CHARS long: none fits in less room.
-    if (maxChars - used < MIN_SENTENCE_CHARS) break;
-    const text = shortenLine(sentence.text, SENTENCE_CHARS);
-    if (seen.has(text) || used + text.length > maxChars) continue;
-    seen.add(text);
-    used += text.length + 3;
-    chosen.push({ ...sentence, text });
+  // The best first; of equals, the later: an agent that says a thing again says it as it now stands.
+  for (const sentence of [...sentences].sort(
+    (left, right) => right.score - left.score || right.at - left.at,
+  )) {
+    const tokens = counter.countText(`- ${sentence.text}\n`);
+    if (used + tokens > maxTokens) continue;
+    if (chosen.some((finding) => repeats(sentence.words, finding.words))) continue;
+    used += tokens;
+    chosen.push(sentence);
   }
   return chosen.sort((left, right) => left.at - right.at).map((sentence) => `- ${sentence.text}`);
 }
 
+/** Whether a sentence of these words says what a finding of `chosen` words says already. */
+function repeats(words: ReadonlySet<string>, chosen: ReadonlySet<string>): boolean {
+  if (words.size === 0) return false;
+  let shared = 0;
+  for (const word of words) if (chosen.has(word)) shared++;
+  return shared / words.size >= REPEATED_WORDS_SHARE;
+}
+
 /**
- * Where the work stands: what the last edits did (file and the first line they wrote) and what
- * the latest request asks, newest last.
+ * Where the work stands: what the last edits did (file and the first line they added, or removed)
+ * and what the latest request asks, newest last.
  */
 export function currentWork(messages: readonly Message[], latestRequest: string | undefined): string[] {
-  const edits: string[] = [];
+  const edits: TextEdit[] = [];
   for (const message of messages) {
     if (message.role !== 'assistant' || typeof message.content === 'string') continue;
     for (const block of message.content) {
@@ -88,21 +123,52 @@ export function currentWork(messages: readonly Message[], latestRequest: string 
       if (fact.kind !== 'change') continue;
       for (const edit of editsOf(use, fact.paths[0])) {
         if (edit.movedTo !== undefined) continue;
-        const first = edit.newText.split('\n').find((line) => line.trim() !== '') ?? '(removed text)';
-        const name = fileName(edit.path);
-        edits.push(`${edit.whole ? 'wrote ' : ''}${name}: ${shortenLine(first, EDIT_LINE_CHARS)}`);
+        edits.push(edit);
       }
     }
   }
-  // An edit that reads like a later one (the same file, the same first line) is named once, last.
+  // An edit that reads like a later one (the same file, the same line) is named once, last.
   const latest: string[] = [];
-  for (let index = edits.length - 1; index >= 0 && latest.length < LAST_EDITS; index--)
-    if (!latest.includes(edits[index]!)) latest.unshift(edits[index]!);
+  for (let index = edits.length - 1; index >= 0 && latest.length < LAST_EDITS; index--) {
+    const edit = edits[index]!;
+    const line = `${edit.whole ? 'wrote ' : ''}${fileName(edit.path)}: ${whatEditDid(edit)}`;
+    if (!latest.includes(line)) latest.unshift(line);
+  }
   const lines = latest.map(
     (edit, index, list) => `- ${index === list.length - 1 ? 'Last edit' : 'Edit'}: ${edit}`,
   );
   if (latestRequest) lines.push(`- Latest request: ${shortenLine(latestRequest, REQUEST_CHARS)}`);
   return lines;
+}
+
+/**
+ * What an edit did: the first line it added (a line the replaced text did not have), else the
+ * first it removed; after where it is when another line says so: the first definition its new text
+ * holds (the function it changed, as written), else the line it anchored on (the first it kept),
+ * the text the agent's next edit there is likely to match.
+ */
+function whatEditDid({ path, oldText, newText, whole }: TextEdit): string {
+  const lines = (text: string) => text.split('\n').filter((line) => line.trim() !== '');
+  const [before, after] = [lines(oldText), lines(newText)];
+  // A file written whole is named by its first line, as its reader sees it first.
+  if (whole) return shortenLine(after[0] ?? '(empty)', EDIT_LINE_CHARS);
+  const kept = new Set(before.map((line) => line.trim()));
+  const left = new Set(after.map((line) => line.trim()));
+  const added = after.find((line) => !kept.has(line.trim()))?.trim();
+  const removed = before.find((line) => !left.has(line.trim()))?.trim();
+  const change =
+    added !== undefined
+      ? shortenLine(added, EDIT_LINE_CHARS)
+      : removed !== undefined
+        ? `removed ${shortenLine(removed, EDIT_LINE_CHARS)}`
+        : shortenLine(after[0] ?? '(no text)', EDIT_LINE_CHARS);
+  const language = languageOf(path);
+  const definition = language === undefined ? undefined : lexerOutline(language, newText, 1)[0]?.signature;
+  const anchor = after[0]?.trim();
+  const where = definition ?? (anchor !== undefined && kept.has(anchor) ? anchor : undefined);
+  if (where === undefined || (added !== undefined && (where.startsWith(added) || added.startsWith(where))))
+    return change;
+  return `${shortenLine(where, EDIT_LINE_CHARS)} … ${change}`;
 }
 
 function assistantTexts(message: Message): string[] {
