@@ -96,7 +96,7 @@ const KEPT_TURN_WINDOW_SHARE = 1 / 4;
  * compaction points (`npm run bench -- survival`, BENCHMARKS.md §11; 7,843 tokens at the default
  * thresholds) the identifiers the agent used in its next 40 calls still visible went from 66% (a
  * fixed 2,000) to 80% (a twentieth) to 84%, its next edits' texts from 46% to 66% to 72%, at a
- * median no larger than what Claude Code itself sends after its compaction; at Codex's own points
+ * median about what Claude Code itself sends after its compaction; at Codex's own points
  * the identifiers went from 66% to 73%. A twelfth of a 200k window (15,984) cost 1.5% more in the
  * replays there (`npm run bench -- replay`: a Codex rollout ran two more mids) and showed fewer of
  * the next edits' texts at the summaries, so large windows keep a twentieth.
