@@ -152,11 +152,6 @@ export class SessionCompactors {
   }
 
   /**
-   * Remembers how the session's compaction ended: a rejected one counts towards the breaker
-   * ({@link REJECTION_BREAKER}), one that went upstream closes it; a request that needed none
-   * changes nothing.
-   */
-  /**
    * Why the session's layer last wrote without its model since the last call, once: the request
    * whose compaction (or the background summary that finished before it) fell back reports it.
    */
@@ -166,6 +161,11 @@ export class SessionCompactors {
     return reason;
   }
 
+  /**
+   * Remembers how the session's compaction ended: a rejected one counts towards the breaker
+   * ({@link REJECTION_BREAKER}), one that went upstream closes it; a request that needed none
+   * changes nothing.
+   */
   noteOutcome(sessionKey: string, { layer, fallback }: CompactionOutcome): void {
     if (fallback === undefined) {
       if (layer !== 'none') this.rejections.delete(sessionKey);
