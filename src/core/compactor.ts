@@ -21,7 +21,7 @@ import {
   type SessionRuntime,
 } from './session-runtime.js';
 import { loadState, saveState } from './state-access.js';
-import { ARCHIVE_SILENT, archiveAndReport, archiveAnswer } from './turn-report.js';
+import { archiveAndReport, storeAnswer } from './turn-report.js';
 
 export { defaultThresholds } from './compactor-settings.js';
 
@@ -203,26 +203,12 @@ async function readArchive(
   archive: NonNullable<CompactorOptions['archive']>,
   sessionId: string,
 ): Promise<ArchiveItem[]> {
-  let answer: { value: ArchiveItem[] } | 'timed-out';
-  try {
-    answer = await archiveAnswer(() => archive.list(sessionId));
-  } catch (error) {
-    if (CompactError.isInstance(error)) throw error;
-    throw new CompactError(
-      `reading the archive of session ${sessionId} failed; the context was left unchanged`,
-      {
-        code: 'ARCHIVE_FAILED',
-        cause: error,
-      },
-    );
-  }
-  if (answer === 'timed-out') {
-    throw new CompactError(
-      `reading the archive of session ${sessionId} failed: ${ARCHIVE_SILENT}; the context was left unchanged`,
-      { code: 'ARCHIVE_FAILED' },
-    );
-  }
-  const archived = answer.value;
+  const archived = await storeAnswer(() => archive.list(sessionId), {
+    what: `reading the archive of session ${sessionId}`,
+    store: 'archive',
+    code: 'ARCHIVE_FAILED',
+    keepTyped: true,
+  });
   // A store of the caller's own that breaks the contract fails here, not deep in the first call.
   if (!Array.isArray(archived) || !archived.every((item) => typeof item?.id === 'string')) {
     throw new CompactError(

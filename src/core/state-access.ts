@@ -4,11 +4,7 @@ import type {
   SessionStateStore,
   StoredSessionState,
 } from './archive/session-state-store.js';
-import { CompactError } from './model/errors.js';
-import { ARCHIVE_TIMEOUT_MS, archiveAnswer } from './turn-report.js';
-
-/** What a `STATE_FAILED` message says of a store that did not answer in time. */
-const STATE_SILENT = `the state store did not answer within ${ARCHIVE_TIMEOUT_MS / 1000} s`;
+import { storeAnswer } from './turn-report.js';
 
 /**
  * The stored state of a session. A store that rejects or has not answered within
@@ -19,7 +15,7 @@ export async function loadState(
   store: SessionStateStore,
   sessionId: string,
 ): Promise<StoredSessionState | undefined> {
-  return bounded(() => store.load(sessionId), `reading the state of session ${sessionId}`);
+  return storeAnswer(() => store.load(sessionId), stateCall(`reading the state of session ${sessionId}`));
 }
 
 /**
@@ -32,24 +28,12 @@ export async function saveState(
   state: CompactorState,
   options: SaveSessionStateOptions,
 ): Promise<{ version: number }> {
-  return bounded(() => store.save(sessionId, state, options), `saving the state of session ${sessionId}`);
+  return storeAnswer(
+    () => store.save(sessionId, state, options),
+    stateCall(`saving the state of session ${sessionId}`),
+  );
 }
 
-async function bounded<T>(operation: () => Promise<T>, what: string): Promise<T> {
-  let answer: { value: T } | 'timed-out';
-  try {
-    answer = await archiveAnswer(operation);
-  } catch (error) {
-    if (CompactError.isInstance(error)) throw error;
-    throw new CompactError(`${what} failed; the context was left unchanged`, {
-      code: 'STATE_FAILED',
-      cause: error,
-    });
-  }
-  if (answer === 'timed-out') {
-    throw new CompactError(`${what} failed: ${STATE_SILENT}; the context was left unchanged`, {
-      code: 'STATE_FAILED',
-    });
-  }
-  return answer.value;
+function stateCall(what: string) {
+  return { what, store: 'state store', code: 'STATE_FAILED', keepTyped: true } as const;
 }

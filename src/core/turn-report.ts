@@ -14,27 +14,48 @@ import type { SessionRuntime } from './session-runtime.js';
  */
 export const ARCHIVE_TIMEOUT_MS = 30_000;
 
-/** What an `ARCHIVE_FAILED` message says of a store that did not answer in time. */
-export const ARCHIVE_SILENT = `the archive did not answer within ${ARCHIVE_TIMEOUT_MS / 1000} s`;
+/** What a store call on a call's path is, for the typed error that ends the call when it fails. */
+export interface StoreCall {
+  /** What the call was doing: `reading the archive of session s1`. */
+  what: string;
+  /** Which store: the archive or the state store. */
+  store: 'archive' | 'state store';
+  code: 'ARCHIVE_FAILED' | 'STATE_FAILED';
+  /** Let a `CompactError` the store threw pass as it is (a `STATE_CONFLICT` re-runs the call). */
+  keepTyped: boolean;
+}
 
 /**
- * What an archive operation on a call's path (the first call's `list()`, each call's `put()`)
- * settles to, or `'timed-out'` when it has not settled within {@link ARCHIVE_TIMEOUT_MS}; rejects
- * as the operation does, a synchronous throw included. The timer is cleared either way.
+ * What a store operation on a call's path (the first call's `list()` and `load()`, each call's
+ * `put()` and `save()`) settles to. One that rejects, or has not settled within
+ * {@link ARCHIVE_TIMEOUT_MS}, fails the call with `call.code`, the context left unchanged. The
+ * timer is cleared either way.
  */
-export async function archiveAnswer<T>(
-  operation: () => T | PromiseLike<T>,
-): Promise<{ value: T } | 'timed-out'> {
+export async function storeAnswer<T>(operation: () => T | PromiseLike<T>, call: StoreCall): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<'timed-out'>((settle) => {
     timer = setTimeout(() => settle('timed-out'), ARCHIVE_TIMEOUT_MS);
   });
+  let answer: { value: T } | 'timed-out';
   try {
     const answered = (async () => ({ value: await operation() }))();
-    return await Promise.race([answered, timedOut]);
+    answer = await Promise.race([answered, timedOut]);
+  } catch (error) {
+    if (call.keepTyped && CompactError.isInstance(error)) throw error;
+    throw new CompactError(`${call.what} failed; the context was left unchanged`, {
+      code: call.code,
+      cause: error,
+    });
   } finally {
     clearTimeout(timer);
   }
+  if (answer === 'timed-out') {
+    const silent = `the ${call.store} did not answer within ${ARCHIVE_TIMEOUT_MS / 1000} s`;
+    throw new CompactError(`${call.what} failed: ${silent}; the context was left unchanged`, {
+      code: call.code,
+    });
+  }
+  return answer.value;
 }
 
 /** One layer that changed the history. */
@@ -73,21 +94,12 @@ async function storeItems(
   items: ArchiveItem[],
 ): Promise<void> {
   if (items.length === 0) return;
-  let outcome: { value: unknown } | 'timed-out';
-  try {
-    outcome = await archiveAnswer(() => archive.put(items));
-  } catch (error) {
-    throw new CompactError(`archiving ${items.length} item(s) failed; the context was left unchanged`, {
-      code: 'ARCHIVE_FAILED',
-      cause: error,
-    });
-  }
-  if (outcome === 'timed-out') {
-    throw new CompactError(
-      `archiving ${items.length} item(s) failed: ${ARCHIVE_SILENT}; the context was left unchanged`,
-      { code: 'ARCHIVE_FAILED' },
-    );
-  }
+  await storeAnswer(() => archive.put(items), {
+    what: `archiving ${items.length} item(s)`,
+    store: 'archive',
+    code: 'ARCHIVE_FAILED',
+    keepTyped: false,
+  });
   runtime.ids.markStored(items);
 }
 
