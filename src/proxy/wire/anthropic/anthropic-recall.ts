@@ -14,6 +14,10 @@ import {
 
 const isRecallBlock = (block: JsonRecord) => block.type === 'tool_use' && block.name === RECALL_TOOL_NAME;
 
+/** The blocks whose `input` streams as `input_json_delta`: the client's tools and the server's own. */
+const streamsInput = (block: JsonRecord) =>
+  block.type === 'tool_use' || block.type === 'server_tool_use' || block.type === 'mcp_tool_use';
+
 export const anthropicRecall: RecallWire = {
   format: 'anthropic',
   isStreamed: streamedInBody,
@@ -86,9 +90,7 @@ function anthropicAssembler(): StreamAssembler {
       const content = blocks
         .filter(Boolean)
         .map(({ partialJson, ...block }) =>
-          block.type === 'tool_use'
-            ? { ...block, input: parseJson(partialJson) ?? block.input ?? {} }
-            : block,
+          streamsInput(block) ? { ...block, input: parseJson(partialJson) ?? block.input ?? {} } : block,
         );
       return { role: 'assistant', content };
     },
@@ -101,4 +103,11 @@ function addDelta(block: Block, delta: JsonRecord): void {
     block.partialJson = `${block.partialJson ?? ''}${delta.partial_json}`;
   else if (delta.type === 'thinking_delta') block.thinking = `${block.thinking ?? ''}${delta.thinking}`;
   else if (delta.type === 'signature_delta') block.signature = delta.signature;
+  else if (delta.type === 'citations_delta')
+    block.citations = [...((block.citations as unknown[] | undefined) ?? []), delta.citation];
+  // A compaction block's one delta carries its final value, so it replaces rather than appends.
+  else if (delta.type === 'compaction_delta') {
+    const { type: _type, ...value } = delta;
+    Object.assign(block, value);
+  }
 }
