@@ -41,7 +41,15 @@ export const openAIChatRecall: RecallWire = {
   followUp(conversation, answer, results) {
     const message = firstMessage(answer) ?? {};
     const calls = arrayOf(message.tool_calls).filter(isRecallCall);
-    const assistant = { role: 'assistant', content: message.content ?? null, tool_calls: calls };
+    const assistant = {
+      role: 'assistant',
+      content: message.content ?? null,
+      // A thinking model that called a tool wants its reasoning back (DeepSeek: 400 without it).
+      ...(typeof message.reasoning_content === 'string'
+        ? { reasoning_content: message.reasoning_content }
+        : {}),
+      tool_calls: calls,
+    };
     const tools = results.map((result) => ({
       role: 'tool',
       tool_call_id: result.id,
@@ -61,6 +69,7 @@ function firstMessage(answer: JsonRecord): JsonRecord | undefined {
 
 function chatAssembler(): StreamAssembler {
   let content = '';
+  let reasoning: string | undefined;
   const calls: { id?: string; type: 'function'; function: { name: string; arguments: string } }[] = [];
   let recallStarted = false;
   return {
@@ -68,6 +77,8 @@ function chatAssembler(): StreamAssembler {
       const delta = (data?.choices as { delta?: JsonRecord }[] | undefined)?.[0]?.delta;
       if (!delta) return;
       if (typeof delta.content === 'string') content += delta.content;
+      if (typeof delta.reasoning_content === 'string')
+        reasoning = (reasoning ?? '') + delta.reasoning_content;
       for (const part of (delta.tool_calls as JsonRecord[] | undefined) ?? []) {
         const index = typeof part.index === 'number' ? part.index : calls.length;
         calls[index] ??= { type: 'function', function: { name: '', arguments: '' } };
@@ -86,6 +97,7 @@ function chatAssembler(): StreamAssembler {
       const message = {
         role: 'assistant',
         content: content === '' ? null : content,
+        ...(reasoning === undefined ? {} : { reasoning_content: reasoning }),
         tool_calls: calls.filter(Boolean),
       };
       return { choices: [{ index: 0, message }] };
