@@ -62,6 +62,6 @@ export function followUpBody(
 ): JsonRecord {
   const { recall } = proxyWires[api];
   const conversation = conversationOf(api, body) ?? [];
-  const next = withConversation(api, body, recall.followUp(conversation, answer, results));
+  const next = withConversation(api, body, recall.followUp(conversation, answer, results, body));
   return last ? recall.forbidToolCalls(next) : next;
 }

@@ -59,9 +59,14 @@ export interface RecallWire {
   withoutRecallCalls(answer: JsonRecord): JsonRecord;
   /**
    * The conversation that continues after `answer`: the model's turn with only its recall calls
-   * (client calls get no result here), then the results.
+   * (client calls get no result here), then the results. `request` is the body that was answered.
    */
-  followUp(conversation: readonly unknown[], answer: JsonRecord, results: readonly RecallResult[]): unknown[];
+  followUp(
+    conversation: readonly unknown[],
+    answer: JsonRecord,
+    results: readonly RecallResult[],
+    request: JsonRecord,
+  ): unknown[];
   /** A collector for one streamed answer. */
   createAssembler(): StreamAssembler;
   /** Held events without the recall calls, indexes closed up so the stream stays well-formed. */

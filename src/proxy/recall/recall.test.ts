@@ -200,3 +200,33 @@ describe('--recall', () => {
     );
   });
 });
+
+describe('--recall on Responses with store: false', () => {
+  it.each([false, true])(
+    '(stream %s) the follow-up leaves out reasoning the API kept no copy of',
+    async (stream) => {
+      const callsRecall: ScriptStep = {
+        type: 'tool-calls',
+        calls: [{ id: 'call_recall', name: 'recall', input: { id: 'r1' } }],
+      };
+      const { server, proxy } = await startProxyOver([callsRecall, 'Recalled and done.'], { recall: true });
+      const client = new OpenAI({ apiKey: 'k', baseURL: `${proxy.url}/v1`, maxRetries: 0 });
+      const request = {
+        model: 'gpt-5',
+        store: false,
+        reasoning: { effort: 'low' as const },
+        tools: [
+          { type: 'function' as const, name: 'read_file', strict: false, parameters: { type: 'object' } },
+        ],
+        input: 'What did the log say?',
+      };
+      const response = stream
+        ? await client.responses.stream(request).finalResponse()
+        : await client.responses.create(request);
+      expect(response.output_text).toBe('Recalled and done.');
+      expect(server.requests.map((request) => request.outcome)).not.toContain('invalid-request');
+      const followUp = server.requests[1]!.body.input as { type?: string }[];
+      expect(followUp.map((item) => item.type)).toContain('function_call_output');
+    },
+  );
+});

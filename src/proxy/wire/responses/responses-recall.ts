@@ -33,10 +33,14 @@ export const responsesRecall: RecallWire = {
     ...answer,
     output: arrayOf(answer.output).filter((item) => !isRecallItem(item)),
   }),
-  followUp(conversation, answer, results) {
+  followUp(conversation, answer, results, request) {
     // Output items are valid input items; client calls are left out as they get no output here.
+    // Under `store: false` a reasoning item without its encrypted content refers to nothing the
+    // API kept (404 "Items are not persisted"), so it stays out.
     const output = arrayOf(answer.output).filter(
-      (item) => item.type !== 'function_call' || item.name === RECALL_TOOL_NAME,
+      (item) =>
+        (item.type !== 'function_call' || item.name === RECALL_TOOL_NAME) &&
+        !(request.store === false && item.type === 'reasoning' && typeof item.encrypted_content !== 'string'),
     );
     const outputs = results.map((result) => ({
       type: 'function_call_output',

@@ -30,6 +30,9 @@ export function checkResponsesRequest(
   if (!Array.isArray(body.input)) return undefined;
   for (const item of body.input as JsonRecord[]) {
     const content = item.encrypted_content;
+    if (item.type === 'reasoning' && typeof content !== 'string' && body.store === false) {
+      return { ...notPersisted(item), status: 404 };
+    }
     if (item.type !== 'reasoning' || typeof content !== 'string') continue;
     if (content.startsWith(SCRIPTED_ENCRYPTED_PREFIX) && !isGenuine(content)) {
       return invalidRequest(
@@ -40,6 +43,17 @@ export function checkResponsesRequest(
     }
   }
   return undefined;
+}
+
+/**
+ * A reasoning item with neither stored state (`store: false`) nor its encrypted content is only a
+ * reference to nothing: the API answers 404 with this message.
+ */
+function notPersisted(item: JsonRecord): WireError {
+  return invalidRequest(
+    `Item with id '${String(item.id)}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`,
+    'input',
+  );
 }
 
 /** The API's wording for the rules it words itself; `Invalid 'PATH': …` for the rest. */

@@ -120,6 +120,33 @@ describe('scripted model server: POST /v1/responses', () => {
     });
   });
 
+  it('answers 404 to a reasoning item without encrypted content under store: false, as the API does', async () => {
+    const openai = await client([
+      { type: 'tool-calls', calls: [{ id: 'call_1', name: 'shell', input: { command: 'ls' } }] },
+      'Two files.',
+      'Two files.',
+    ]);
+    const first = await openai.responses.create({
+      model: 'gpt-5',
+      input: 'List files',
+      store: false,
+      reasoning: { effort: 'low' },
+    });
+    expect(first.output[0]).toMatchObject({ type: 'reasoning' });
+    expect(first.output[0]).not.toHaveProperty('encrypted_content');
+    const input = [
+      { role: 'user', content: 'List files' },
+      ...first.output,
+      { type: 'function_call_output', call_id: 'call_1', output: 'a.ts' },
+    ] as ResponseInputItem[];
+    await expect(openai.responses.create({ model: 'gpt-5', input, store: false })).rejects.toMatchObject({
+      status: 404,
+      message: expect.stringContaining('Items are not persisted when `store` is set to false'),
+    });
+    // Stored, the same reference is found.
+    expect((await openai.responses.create({ model: 'gpt-5', input })).output_text).toBe('Two files.');
+  });
+
   it.each([
     [
       'an output without its call',
