@@ -100,7 +100,7 @@ export async function runExchange(
       fallback: `session store failed: ${errorSummary(error)}`,
     });
   }
-  const input = sessionInput(state, client);
+  const input = sessionInput(state, client, proxyWires[api].recall.isAnswerItem);
   const lineage = lineageOf(state, input.restarted);
   const session = compactors.get(sessionKey, lineage, clientExchange.recall && !ownRecall);
   compactors.remember(sessionKey, clientExchange.read);
@@ -135,7 +135,8 @@ export async function runExchange(
     compactors.verify(sessionKey);
   }
   if (outcome.type !== 'closed') {
-    const next = nextState(input.fingerprints, client, outgoing.sent);
+    const recalled = outcome.type === 'answered' ? outcome.recalled : undefined;
+    const next = nextState(input.fingerprints, client, outgoing.sent, recalled);
     // A compaction that fell back may have archived; no later request may reach that archive.
     const kept = { ...next, lineage: outgoing.fallback ? newLineage() : lineage };
     await store.save(sessionKey, usage ? { ...kept, usage } : kept);

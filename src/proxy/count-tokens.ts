@@ -50,7 +50,7 @@ export async function countTokensPayload(
   if (client === undefined) return raw;
   try {
     const state = await store.load(sessionKeyOf(api, record, headers, url));
-    const input = sessionInput(state, client);
+    const input = sessionInput(state, client, proxyWires[api].recall.isAnswerItem);
     if (input.restarted || input.conversation === client) return raw;
     const counted = withConversation(api, record, input.conversation);
     return Buffer.from(JSON.stringify(wrapped === undefined ? counted : { ...outer, [wrapped]: counted }));

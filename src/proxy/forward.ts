@@ -54,6 +54,11 @@ export type ForwardOutcome =
       complete: boolean;
       /** The usage of the answer, when the forwarder read it itself (the recall path does). */
       usage?: ProviderUsage;
+      /**
+       * After recall rounds the client never saw: what the model's history holds past the request's
+       * conversation (the rounds, then the answer as the client got it).
+       */
+      recalled?: unknown[];
     }
   | { type: 'unreachable'; message: string }
   /** The client went away first: nothing more was sent upstream. */

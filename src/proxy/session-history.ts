@@ -28,8 +28,15 @@ const cacheableBlockTypes = new Set([
   'search_result',
 ]);
 
-/** The conversation to compact for `client`, given what the session sent last. */
-export function sessionInput(state: ProxySessionState | undefined, client: unknown[]): SessionInput {
+/**
+ * The conversation to compact for `client`, given what the session sent last. `isAnswerItem`
+ * tells the model's items from the client's (for a state that ends in recall rounds).
+ */
+export function sessionInput(
+  state: ProxySessionState | undefined,
+  client: unknown[],
+  isAnswerItem: (item: unknown) => boolean = () => false,
+): SessionInput {
   let hashes: string[] | undefined;
   // Index of the first client message with a cache breakpoint, found in the same pass as the hashes.
   let firstBreakpoint = Number.POSITIVE_INFINITY;
@@ -51,20 +58,44 @@ export function sessionInput(state: ProxySessionState | undefined, client: unkno
   const current = isLegacy(state.covered) ? legacyFingerprints(client, state.covered.length) : own;
   if (!extendsPrefix(state.covered, current)) return { conversation: client, fingerprints, restarted: true };
   const coveredCount = state.covered.length;
-  const tail = client.slice(coveredCount);
-  const prefix = firstBreakpoint < coveredCount ? withBreakpointAtEnd(sent) : sent;
+  const { prefix: proxyOwn, tail } = afterRecall(state, sent, client.slice(coveredCount), isAnswerItem);
+  const prefix = firstBreakpoint < coveredCount ? withBreakpointAtEnd(proxyOwn) : proxyOwn;
   return { conversation: [...prefix, ...tail], fingerprints, restarted: false };
 }
 
-/** The state after sending `sentConversation` for a client history with `fingerprints`. */
+/**
+ * After recall rounds the client's copy of the answer is one joined turn: it gives way to the
+ * rounds and the answer as the model wrote them. A client that sends no answer (a retry) gets
+ * the prefix without them.
+ */
+function afterRecall(
+  state: ProxySessionState,
+  sent: unknown[],
+  tail: unknown[],
+  isAnswerItem: (item: unknown) => boolean,
+): { prefix: unknown[]; tail: unknown[] } {
+  const recalled = state.recalled ?? 0;
+  if (recalled === 0) return { prefix: sent, tail };
+  let joined = 0;
+  while (joined < tail.length && isAnswerItem(tail[joined])) joined += 1;
+  if (joined === 0) return { prefix: sent.slice(0, sent.length - recalled), tail };
+  return { prefix: sent, tail: tail.slice(joined) };
+}
+
+/**
+ * The state after sending `sentConversation` for a client history with `fingerprints`; `recalled`:
+ * the recall rounds and the answer after it, when the proxy answered recall calls.
+ */
 export function nextState(
   fingerprints: () => string[],
   clientConversation: unknown[],
   sentConversation: unknown[],
+  recalled: unknown[] = [],
 ): ProxySessionState {
   // While the proxy sends the client's own conversation there is no prefix of its own to check.
-  if (sentConversation === clientConversation) return { covered: [] };
-  return { covered: fingerprints(), sent: sentConversation.map(withoutCacheControl) };
+  if (sentConversation === clientConversation && recalled.length === 0) return { covered: [] };
+  const sent = [...sentConversation, ...recalled].map(withoutCacheControl);
+  return { covered: fingerprints(), sent, ...(recalled.length > 0 ? { recalled: recalled.length } : {}) };
 }
 
 function extendsPrefix(covered: readonly string[], fingerprints: readonly string[]): boolean {

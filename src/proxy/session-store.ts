@@ -27,6 +27,12 @@ export interface ProxySessionState {
    * before lineages: their archive goes on under the session key alone.
    */
   lineage?: string;
+  /**
+   * How many items at the end of `sent` are recall rounds the client never saw and the answer it
+   * got after them: the client sends that answer back as its own (one joined turn), and the proxy
+   * puts these items in its place.
+   */
+  recalled?: number;
 }
 
 /** Loads and saves {@link ProxySessionState} per session key. */

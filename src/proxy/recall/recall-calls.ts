@@ -19,18 +19,24 @@ export interface RecallCall {
 
 /** The body with the `recall` tool added, when it has tools of its own and no `recall` yet. */
 export function withRecallTool(api: WireFormat, body: JsonRecord): JsonRecord {
-  const tools = body.tools;
-  if (!Array.isArray(tools) || tools.length === 0 || hasRecallTool(body)) return body;
+  const tools = Array.isArray(body.tools) ? body.tools : [];
+  if (declaredTools(body).length === 0 || hasRecallTool(body)) return body;
   return { ...body, tools: proxyWires[api].recall.withRecallTool(tools) };
 }
 
 /** True when the request's tools include the proxy's `recall` tool (in any API's shape). */
 export function hasRecallTool(body: JsonRecord): boolean {
   const wires = Object.values(proxyWires).map((wire) => wire.recall);
-  return (
-    Array.isArray(body.tools) &&
-    body.tools.some((tool) => wires.some((wire) => wire.declaredNames(tool).includes(RECALL_TOOL_NAME)))
+  return declaredTools(body).some((tool) =>
+    wires.some((wire) => wire.declaredNames(tool).includes(RECALL_TOOL_NAME)),
   );
+}
+
+/** Every tool the request declares: its `tools`, and those some APIs declare elsewhere. */
+function declaredTools(body: JsonRecord): unknown[] {
+  const tools = Array.isArray(body.tools) ? body.tools : [];
+  const elsewhere = Object.values(proxyWires).flatMap((wire) => wire.recall.toolsElsewhere?.(body) ?? []);
+  return [...tools, ...elsewhere];
 }
 
 /** The answer's tool calls, split into recall calls and the client's own. */

@@ -10,6 +10,7 @@ import type { ProviderUsage } from 'agent-compact';
 import { dialects } from 'agent-compact/internal';
 import type { WireFormat } from 'agent-compact/wire';
 import { drained, type ForwardOutcome, upstreamHeaders } from '../forward.js';
+import { conversationOf } from '../request-conversation.js';
 import type { UpstreamAnswer, UpstreamClient } from '../upstream/upstream-client.js';
 import { createUsageTap } from '../usage-tap.js';
 import { proxyWires } from '../wire/proxy-wires.js';
@@ -78,11 +79,13 @@ export async function forwardWithRecall(forward: RecallForward): Promise<Forward
     if (next.type === 'done') {
       // Only an answer to the request the session sent anchors its count, not a follow-up's.
       const usage = round === 0 ? next.usage : undefined;
+      const recalled = round > 0 && next.answer ? answeredRounds(forward, body, next.answer) : undefined;
       return {
         type: 'answered',
         status: answer.status,
         complete: next.complete,
         ...(usage ? { usage } : {}),
+        ...(recalled ? { recalled } : {}),
       };
     }
     const results = await Promise.all(
@@ -92,8 +95,27 @@ export async function forwardWithRecall(forward: RecallForward): Promise<Forward
   }
 }
 
+/**
+ * What the model's history holds after the request, past the conversation the client sent: the
+ * recall rounds the client never saw, then the last answer as the client got it (its recall calls
+ * out). The client's copy joins every round's answer into one turn, which a model that binds its
+ * thinking to the history before it (or a Responses reasoning item, to the item after it) refuses.
+ */
+function answeredRounds(
+  forward: RecallForward,
+  lastBody: Record<string, unknown>,
+  answer: Record<string, unknown>,
+): unknown[] {
+  const { api } = forward;
+  const rounds = (conversationOf(api, lastBody) ?? []).slice(
+    (conversationOf(api, forward.body) ?? []).length,
+  );
+  const shown = toolCallsOf(api, answer).recall.length > 0 ? withoutRecallCalls(api, answer) : answer;
+  return [...rounds, ...proxyWires[api].recall.answerItems(shown, forward.body)];
+}
+
 type RoundResult =
-  | { type: 'done'; complete: boolean; usage?: ProviderUsage }
+  | { type: 'done'; complete: boolean; usage?: ProviderUsage; answer?: Record<string, unknown> }
   | { type: 'recall'; calls: RecallCall[]; answer: Record<string, unknown> };
 
 async function relayJson(
@@ -112,7 +134,7 @@ async function relayJson(
   if (!forward.response.headersSent) forward.response.writeHead(answer.status, responseHeaders(answer));
   forward.response.end(out);
   const usage = dialects[forward.api].usageOf(parsed);
-  return { type: 'done', complete: true, ...(usage ? { usage } : {}) };
+  return { type: 'done', complete: true, ...(usage ? { usage } : {}), ...(parsed ? { answer: parsed } : {}) };
 }
 
 async function relayStream(
@@ -160,7 +182,7 @@ async function relayStream(
   for (const event of wire.withoutRecallEvents(held)) pass(event);
   response.end();
   const usage = usageTap.finish();
-  return { type: 'done', complete: true, ...(usage ? { usage } : {}) };
+  return { type: 'done', complete: true, ...(usage ? { usage } : {}), answer: full ?? assembler.answer() };
 }
 
 /** Headers that belong to this hop or describe a body the proxy may have changed. */

@@ -42,6 +42,11 @@ export interface StreamAssembler {
 export interface RecallWire {
   /** The format this speaks; its key in `proxyWires`. */
   readonly format: WireFormat;
+  /**
+   * The tools a request declares elsewhere than its `tools` field (Codex on its default model
+   * declares them in an `additional_tools` input item), nested ones included.
+   */
+  toolsElsewhere?(body: JsonRecord): unknown[];
   /** True when the request asks for a streamed answer. */
   isStreamed(url: URL, body: JsonRecord): boolean;
   /** The request's tools (a non-empty list) with the `recall` tool declared. */
@@ -67,6 +72,13 @@ export interface RecallWire {
     results: readonly RecallResult[],
     request: JsonRecord,
   ): unknown[];
+  /**
+   * The conversation items of a whole (non-streamed, or assembled) answer as the model gave it:
+   * what goes into the history after the recall rounds the client never saw.
+   */
+  answerItems(answer: JsonRecord, request: JsonRecord): unknown[];
+  /** True for a conversation item the model wrote (an assistant turn, an output item). */
+  isAnswerItem(item: unknown): boolean;
   /** A collector for one streamed answer. */
   createAssembler(): StreamAssembler;
   /** Held events without the recall calls, indexes closed up so the stream stays well-formed. */

@@ -47,6 +47,8 @@ export const anthropicRecall: RecallWire = {
     }));
     return [...conversation, { role: 'assistant', content }, { role: 'user', content: toolResults }];
   },
+  answerItems: (answer) => [{ role: 'assistant', content: arrayOf(answer.content) }],
+  isAnswerItem: (item) => (item as JsonRecord | null)?.role === 'assistant',
   createAssembler: anthropicAssembler,
   withoutRecallEvents: (events) => renumbered(events, recallIndexes(events, recallBlockIndex), 'index'),
   opensIndex: (event) => event.data?.type === 'content_block_start',

@@ -32,6 +32,8 @@ export const geminiRecall: RecallWire = {
   }),
   withoutRecallCalls: geminiWithoutRecall,
   followUp: geminiFollowUp,
+  answerItems: (answer) => [{ role: 'model', parts: partsOf(answer) }],
+  isAnswerItem: (item) => (item as JsonRecord | null)?.role === 'model',
   createAssembler: geminiAssembler,
   withoutRecallEvents: geminiEventsWithoutRecall,
   opensIndex: () => false,

@@ -57,6 +57,13 @@ export const openAIChatRecall: RecallWire = {
     }));
     return [...conversation, assistant, ...tools];
   },
+  answerItems(answer) {
+    const { tool_calls: calls, ...message } = firstMessage(answer) ?? {};
+    const called = arrayOf(calls);
+    // The API refuses an empty `tool_calls` list.
+    return [{ ...message, role: 'assistant', ...(called.length > 0 ? { tool_calls: called } : {}) }];
+  },
+  isAnswerItem: (item) => (item as JsonRecord | null)?.role === 'assistant',
   createAssembler: chatAssembler,
   withoutRecallEvents: chatWithoutRecall,
   opensIndex: () => false,

@@ -18,6 +18,7 @@ const isRecallItem = (item: { type?: unknown; name?: unknown } | undefined) =>
 
 export const responsesRecall: RecallWire = {
   format: 'responses',
+  toolsElsewhere: additionalTools,
   isStreamed: streamedInBody,
   withRecallTool(tools) {
     const { name, description, inputSchema: parameters } = recallTool;
@@ -35,12 +36,8 @@ export const responsesRecall: RecallWire = {
   }),
   followUp(conversation, answer, results, request) {
     // Output items are valid input items; client calls are left out as they get no output here.
-    // Under `store: false` a reasoning item without its encrypted content refers to nothing the
-    // API kept (404 "Items are not persisted"), so it stays out.
-    const output = arrayOf(answer.output).filter(
-      (item) =>
-        (item.type !== 'function_call' || item.name === RECALL_TOOL_NAME) &&
-        !(request.store === false && item.type === 'reasoning' && typeof item.encrypted_content !== 'string'),
+    const output = replayable(answer, request).filter(
+      (item) => item.type !== 'function_call' || item.name === RECALL_TOOL_NAME,
     );
     const outputs = results.map((result) => ({
       type: 'function_call_output',
@@ -48,6 +45,13 @@ export const responsesRecall: RecallWire = {
       output: result.output,
     }));
     return [...conversation, ...output, ...outputs];
+  },
+  answerItems: replayable,
+  isAnswerItem: (item) => {
+    const { type, role } = (item ?? {}) as JsonRecord;
+    if (type === 'message') return role === 'assistant';
+    // What the client sends back of its own: its calls' outputs and its extra tools.
+    return typeof type === 'string' && !type.endsWith('_output') && type !== 'additional_tools';
   },
   createAssembler: responsesAssembler,
   withoutRecallEvents: (events) =>
@@ -58,6 +62,26 @@ export const responsesRecall: RecallWire = {
       ? undefined
       : shiftedEvent(event, 'output_index', opened),
 };
+
+/** The tools of `additional_tools` input items, namespaces opened (their nested tools count). */
+function additionalTools(body: JsonRecord): unknown[] {
+  const items = arrayOf(body.input).filter((item) => item.type === 'additional_tools');
+  const open = (tool: JsonRecord): JsonRecord[] =>
+    tool.type === 'namespace' ? [tool, ...arrayOf(tool.tools).flatMap(open)] : [tool];
+  return items.flatMap((item) => arrayOf(item.tools).flatMap(open));
+}
+
+/**
+ * The answer's output items that can go back as input. Under `store: false` a reasoning item
+ * without its encrypted content refers to nothing the API kept (404 "Items are not persisted"),
+ * so it stays out.
+ */
+function replayable(answer: JsonRecord, request: JsonRecord): JsonRecord[] {
+  return arrayOf(answer.output).filter(
+    (item) =>
+      !(request.store === false && item.type === 'reasoning' && typeof item.encrypted_content !== 'string'),
+  );
+}
 
 function recallItemIndex(data: JsonRecord): number | undefined {
   return data.type === 'response.output_item.added' &&
