@@ -130,14 +130,15 @@ export async function directRun(spec: AgentSpec): Promise<AgentRun> {
   });
 }
 
-/** The agent through `startProxy`, a recording hop between them. */
-export async function proxiedRun(spec: AgentSpec): Promise<AgentRun> {
+/** The agent through `startProxy`, a recording hop between them; `recall` turns on `--recall`. */
+export async function proxiedRun(spec: AgentSpec, { recall = false } = {}): Promise<AgentRun> {
   return inWorkspace(spec, async (workspace) => {
     const server = await startScriptedModelServer({ script: spec.script(workspace) });
     const records: ProxyRequestRecord[] = [];
     const proxy = await startProxy({
       upstream: server.url,
       thresholds: spec.thresholds,
+      recall,
       onRequest: (record) => records.push(record),
     });
     const hop = await startHttpHop(proxy.url);

@@ -3,11 +3,13 @@ import type { ProxyRequestRecord } from '../proxy/index.js';
 import type { RecordedRequest } from '../testing/index.js';
 import {
   checkAgainstBaseline,
+  checkRecallAnswered,
   checkSummaryReadsCache,
   checkSurvivesHard,
   checkTokensSent,
   checkUpstreamCompactions,
   checkWorkingSetAfterHard,
+  E2E_RECALL_CALL_ID,
   type E2ETraffic,
 } from './e2e-checks.js';
 import { valueForSchema } from './gemini-run.js';
@@ -42,6 +44,31 @@ describe('checkAgainstBaseline', () => {
     const checks = checkAgainstBaseline(traffic(rewritten), baseline);
     expect(checks.map((check) => check.passed)).toEqual([false, false]);
     expect(checks[1]?.detail).toBe('5 of 5 requests (at 1, 2, 3, 4, 5)');
+  });
+});
+
+describe('checkRecallAnswered', () => {
+  const tools = [{ name: 'read' }, { name: 'recall' }];
+  const call = { type: 'tool_use', id: E2E_RECALL_CALL_ID, name: 'recall' };
+  const server = (bodies: Record<string, unknown>[]) =>
+    bodies.map((body, index) => ({ index, body }) as unknown as RecordedRequest);
+  const run = (serverBodies: Record<string, unknown>[], clientBodies: Record<string, unknown>[]) =>
+    ({
+      ...traffic([]),
+      allServer: server(serverBodies),
+      client: clientBodies.map((body) => ({ body })),
+    }) as unknown as E2ETraffic;
+
+  it('passes when recall was offered, its call answered upstream and never seen by the agent', () => {
+    const checks = checkRecallAnswered(run([{ tools }, { tools, messages: [call] }], [{ messages: [] }]));
+    expect(checks.map((check) => check.passed)).toEqual([true, true]);
+  });
+
+  it('fails a run where recall was never offered, or the agent saw the call', () => {
+    const unoffered = checkRecallAnswered(run([{ tools: [{ name: 'read' }] }], [{ messages: [] }]));
+    expect(unoffered[0]!.passed).toBe(false);
+    const seen = checkRecallAnswered(run([{ tools, messages: [call] }], [{ messages: [call] }]));
+    expect(seen.map((check) => check.passed)).toEqual([true, false]);
   });
 });
 

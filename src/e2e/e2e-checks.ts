@@ -306,3 +306,35 @@ export function checkSummaryReadsCache(
         : `messages shared with the request before: ${shares.join(', ')}${parted.length ? `; parted: requests ${parted.join(', ')}` : ''}`,
   };
 }
+
+/** The id of the one `recall` call the e2e script makes. */
+export const E2E_RECALL_CALL_ID = 'call_e2e_recall';
+
+/**
+ * `--recall` with a real agent: the proxy offered `recall` beside the agent's tools, answered the
+ * model's call itself (the server got the call's result in the next request), and the agent never
+ * saw the call (none of its own requests holds it).
+ */
+export function checkRecallAnswered(traffic: E2ETraffic): E2ECheck[] {
+  const holdsCall = (body: unknown) => JSON.stringify(body ?? '').includes(E2E_RECALL_CALL_ID);
+  const offered = traffic.allServer.filter((request) => declaresRecall(request.body)).length;
+  const answered = traffic.allServer.filter((request) => holdsCall(request.body)).length;
+  const seen = traffic.client.filter((request) => holdsCall(request.body)).length;
+  return [
+    {
+      name: 'the proxy offered recall and answered the model’s call itself',
+      passed: offered > 0 && answered > 0,
+      detail: `${offered} requests offered recall; ${answered} carried the call's result to the server`,
+    },
+    {
+      name: 'the agent never saw the recall call',
+      passed: seen === 0 && traffic.client.length > 0,
+      detail: `${seen} of the agent's ${traffic.client.length} requests held it`,
+    },
+  ];
+}
+
+/** True when a request body declares a tool named `recall`, in any API's shape. */
+export function declaresRecall(body: Record<string, unknown> | undefined): boolean {
+  return /"name":"recall"/.test(JSON.stringify(body?.tools ?? []));
+}

@@ -4,7 +4,8 @@
 // through `startProxy`, once under `agent-compact wrap`. Passes when each run exits 0, every request
 // the server receives is valid, at least one compaction went upstream and none fell back to the
 // client's bytes, the largest request is at most 85% of the baseline's, and "tokens sent" is within
-// 10% of what the server received without the proxy. The agents are installed once into
+// 10% of what the server received without the proxy. A fourth run turns on `--recall` and has the
+// model call it once: the proxy answers it and the agent never sees it. The agents are installed once into
 // ~/.cache/agent-compact-e2e (AGENT_COMPACT_E2E_DIR); kept out of npm test.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,12 +14,15 @@ import { type AgentRun, type AgentSpec, directRun, proxiedRun, wrappedRun } from
 import {
   checkPeak,
   checkPrefixRewrites,
+  checkRecallAnswered,
   checkSummaryReadsCache,
   checkSurvivesHard,
   checkTokensSent,
   checkTraffic,
   checkUpstreamCompactions,
   checkWorkingSetAfterHard,
+  declaresRecall,
+  E2E_RECALL_CALL_ID,
   type E2ECheck,
   type E2ETraffic,
 } from './e2e-checks.js';
@@ -316,6 +320,37 @@ function systemMessageRequests(traffic: E2ETraffic): string {
   return `${carrying.length} of ${posts.length} POST requests to the server carried them, ${underBeta.length} under a beta allowing them`;
 }
 
+type Script = (request: { body: Record<string, unknown> }) => unknown;
+
+/**
+ * The agent's script with one `recall` call: the first time a request the proxy offered `recall`
+ * to shows a recall id (a placeholder's or a summary's), the model calls `recall` with it; then the script goes on.
+ */
+function withOneRecall(script: Script): Script {
+  let called = false;
+  return (request) => {
+    // A placeholder's `recall r3]`, or a summary's `recall="r1"` (escaped in the JSON).
+    const id = /recall(?: |=\\")(r\d+)/.exec(JSON.stringify(request.body))?.[1];
+    if (called || id === undefined || !declaresRecall(request.body)) return script(request);
+    called = true;
+    return { type: 'tool-calls', calls: [{ id: E2E_RECALL_CALL_ID, name: 'recall', input: { id } }] };
+  };
+}
+
+/** The agent through the proxy with `--recall`, its model calling `recall` once. */
+async function recallRun(spec: AgentSpec): Promise<boolean> {
+  const recalling: AgentSpec = {
+    ...spec,
+    script: (workspace) => withOneRecall(spec.script(workspace) as Script) as never,
+  };
+  const run = await proxiedRun(recalling, { recall: true });
+  return report(
+    `${spec.name} through the proxy with --recall`,
+    [...checkTraffic(run.traffic).slice(0, 2), ...checkRecallAnswered(run.traffic)],
+    run,
+  );
+}
+
 function report(name: string, checks: E2ECheck[], run?: AgentRun): boolean {
   console.log(`\n${name}`);
   for (const check of checks)
@@ -364,7 +399,8 @@ async function runAll(spec: AgentSpec, extra: (run: AgentRun) => E2ECheck[] = ()
     checkPeak(wrapped.traffic, baseline),
     checkTokensSent(wrapped.reportedSent, baseline),
   ];
-  return report(`agent-compact wrap -- ${spec.name}`, wrapChecks, wrapped) && passed;
+  passed = report(`agent-compact wrap -- ${spec.name}`, wrapChecks, wrapped) && passed;
+  return (await recallRun(spec)) && passed;
 }
 
 const started = performance.now();
