@@ -18,19 +18,24 @@ const script: ScriptStep[] = [
   'Done.',
 ];
 
+/** A request to a model that binds its thinking, with a tool of the client's own. */
+function thinkingRequest() {
+  return {
+    model: 'claude-opus-5-5',
+    max_tokens: 100,
+    thinking: { type: 'adaptive' as const },
+    tools: [{ name: 'read_file', input_schema: { type: 'object' as const } }],
+    messages: [{ role: 'user' as const, content: 'Read a.ts' }] as Anthropic.MessageParam[],
+  };
+}
+
 describe('the request after recall rounds', () => {
   it.each([false, true])(
     'Anthropic, thinking bound to its history (stream %s): goes upstream valid, the rounds in place',
     async (stream) => {
       const { server, proxy } = await startProxyOver(script, { recall: true });
       const client = new Anthropic({ apiKey: 'k', baseURL: proxy.url, maxRetries: 0 });
-      const request = {
-        model: 'claude-opus-5-5',
-        max_tokens: 100,
-        thinking: { type: 'adaptive' as const },
-        tools: [{ name: 'read_file', input_schema: { type: 'object' as const } }],
-        messages: [{ role: 'user' as const, content: 'Read a.ts' }] as Anthropic.MessageParam[],
-      };
+      const request = thinkingRequest();
       const send = () =>
         stream ? client.messages.stream(request).finalMessage() : client.messages.create(request);
       const first = await send();
@@ -69,13 +74,7 @@ describe('the request after recall rounds', () => {
   it('a client that sends the request again without the answer gets the history without the rounds', async () => {
     const { server, proxy } = await startProxyOver(script, { recall: true });
     const client = new Anthropic({ apiKey: 'k', baseURL: proxy.url, maxRetries: 0 });
-    const request = {
-      model: 'claude-opus-5-5',
-      max_tokens: 100,
-      thinking: { type: 'adaptive' as const },
-      tools: [{ name: 'read_file', input_schema: { type: 'object' as const } }],
-      messages: [{ role: 'user' as const, content: 'Read a.ts' }],
-    };
+    const request = thinkingRequest();
     await client.messages.create(request);
     await client.messages.create(request);
     expect(server.requests[2]!.body.messages).toEqual(server.requests[0]!.body.messages);
