@@ -10,6 +10,31 @@ const client = [
 const compacted = [{ role: 'user', content: '[compacted]' }];
 
 describe('the session history', () => {
+  it('puts recall rounds back in place of the joined answer, after instructions the client put before it', () => {
+    const rounds = [
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'r', name: 'recall', input: { id: 'r1' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'r', content: 'recalled' }] },
+      { role: 'assistant', content: 'Done.' },
+    ];
+    const start = [{ role: 'user', content: 'Fix the tests.' }];
+    const first = sessionInput(undefined, start);
+    const state = nextState(first.fingerprints, start, start, rounds);
+    expect(state.recalled).toBe(3);
+    const isAnswer = (item: unknown) => (item as { role?: string }).role === 'assistant';
+    const reminder = { role: 'system', content: 'Keep the user posted.' };
+    const next = sessionInput(
+      state,
+      [
+        ...start,
+        reminder,
+        { role: 'assistant', content: 'Joined. Done.' },
+        { role: 'user', content: 'Go on.' },
+      ],
+      isAnswer,
+    );
+    expect(next.conversation).toEqual([...start, reminder, ...rounds, { role: 'user', content: 'Go on.' }]);
+  });
+
   it('continues a session whose fingerprints are the proxy’s one hash', () => {
     const first = sessionInput(undefined, client);
     const state = nextState(first.fingerprints, client, compacted);

@@ -65,8 +65,9 @@ export function sessionInput(
 
 /**
  * After recall rounds the client's copy of the answer is one joined turn: it gives way to the
- * rounds and the answer as the model wrote them. A client that sends no answer (a retry) gets
- * the prefix without them.
+ * rounds and the answer as the model wrote them, after any instructions the client put before it
+ * (Claude Code's turn-scoped system messages). A client that sends no answer (a retry) gets the
+ * prefix without them.
  */
 function afterRecall(
   state: ProxySessionState,
@@ -76,10 +77,21 @@ function afterRecall(
 ): { prefix: unknown[]; tail: unknown[] } {
   const recalled = state.recalled ?? 0;
   if (recalled === 0) return { prefix: sent, tail };
-  let joined = 0;
-  while (joined < tail.length && isAnswerItem(tail[joined])) joined += 1;
-  if (joined === 0) return { prefix: sent.slice(0, sent.length - recalled), tail };
-  return { prefix: sent, tail: tail.slice(joined) };
+  let start = 0;
+  while (start < tail.length && isInstruction(tail[start])) start += 1;
+  let end = start;
+  while (end < tail.length && isAnswerItem(tail[end])) end += 1;
+  const before = sent.slice(0, sent.length - recalled);
+  if (end === start) return { prefix: before, tail };
+  return {
+    prefix: [...before, ...tail.slice(0, start), ...sent.slice(before.length)],
+    tail: tail.slice(end),
+  };
+}
+
+function isInstruction(item: unknown): boolean {
+  const role = (item as { role?: unknown } | null)?.role;
+  return role === 'system' || role === 'developer';
 }
 
 /**
