@@ -105,4 +105,36 @@ describe('compacting a Responses conversation', () => {
     expect(sent).not.toContain('"reasoning"');
     expect(sent).not.toContain('read module 1.');
   });
+
+  // A request sent mid tool loop ends with the call's output; one whose output list holds something
+  // other than parts (null, a string) was kept whole, so the hard layer kept it without its call.
+  it.each([
+    ['null', [null]],
+    ['a string', ['plain text']],
+    ['a number and a part', [7, { type: 'input_text', text: 'ok' }]],
+  ])('every layer keeps a call and an output list holding %s together', async (_name, output) => {
+    const session = codexSession(12);
+    session.push(
+      {
+        type: 'function_call',
+        call_id: 'call_odd',
+        name: 'shell',
+        arguments: '{"command":["ls"]}',
+      },
+      { type: 'function_call_output', call_id: 'call_odd', output } as unknown as ResponseInputItem,
+    );
+    for (const force of [undefined, 'mid', 'hard'] as const) {
+      const { output: compacted, archive, result, system } = await compactSession(force, session);
+      const orphans = validateMessages(compacted, { format: 'responses' }).filter(
+        (problem) => problem.rule === 'orphan-tool-message' || problem.rule === 'unanswered-tool-call',
+      );
+      expect(orphans).toEqual([]);
+      const kept = compacted.filter((item) => item.call_id === 'call_odd');
+      expect(kept.map((item) => item.type)).toEqual(['function_call', 'function_call_output']);
+      // Untouched, the output goes back as it came; the whole input rebuilds exactly.
+      expect(kept[1]!.output).toEqual(output);
+      const rebuilt = rebuildConversation(result.messages, archive);
+      expect(JSON.stringify(toResponsesInput(rebuilt, system))).toBe(JSON.stringify(session));
+    }
+  });
 });

@@ -11,7 +11,8 @@
  *   the request's `instructions` field; later system messages stay where they are, in user turns.
  * - `function_call` becomes `tool_use` (its `arguments` parsed into `input`, see
  *   {@link parseToolArguments}); `custom_tool_call` becomes `tool_use` with `input: { input }`;
- *   the outputs become `tool_result` with the output string or parts.
+ *   the outputs become `tool_result` with the output string or parts (a list that is not all parts,
+ *   such as `[null]`, as its JSON, written back as it came unless compacted).
  * - `reasoning`, `compaction` and `item_reference` items (and item types this module does not
  *   model) are kept whole as blocks of their own type: `encrypted_content` is never read or changed.
  * - LOSSLESS: every field the canonical block has no slot for (item `id`, `status`, `phase`, part
@@ -61,6 +62,8 @@ export interface ResponsesBlockData {
   instructions?: true;
   /** A leading developer item that is not a message (Codex's `additional_tools`), written back whole. */
   systemItem?: Record<string, unknown>;
+  /** A call output list that is not all parts (`[null]`), as it came; the block's content is its JSON. */
+  rawOutput?: unknown[];
 }
 
 /** Options of {@link fromResponsesInput}. */
@@ -223,7 +226,12 @@ export function blocksOfItem(item: ResponsesInputItem, side: Side, customCalls: 
     customCalls.add(String(item.call_id));
     return [customCallBlock(item)];
   }
-  if ((type === 'function_call_output' || type === 'custom_tool_call_output') && isOutput(item.output)) {
+  // Any list: an output kept whole would not pair with its call, and a layer could keep one alone.
+  const output = item.output;
+  if (
+    (type === 'function_call_output' || type === 'custom_tool_call_output') &&
+    (typeof output === 'string' || Array.isArray(output))
+  ) {
     return [outputBlock(item, customCalls.has(String(item.call_id)))];
   }
   return [wholeBlock(item)];
@@ -277,8 +285,10 @@ function customCallBlock(item: JsonRecord): ToolUseBlock {
 function outputBlock(item: JsonRecord, answersCustomCall: boolean): ToolResultBlock {
   const { output } = item;
   const block: ToolResultBlock = { type: 'tool_result', tool_use_id: String(item.call_id) };
-  block.content =
-    typeof output === 'string'
+  const parts = isOutput(output);
+  block.content = !parts
+    ? JSON.stringify(output)
+    : typeof output === 'string'
       ? output
       : (output as ResponsesContentPart[]).map(
           (part) => blockFromPart(part, 'user') as ToolResultContentBlock,
@@ -287,7 +297,9 @@ function outputBlock(item: JsonRecord, answersCustomCall: boolean): ToolResultBl
   // The writer answers a custom call with a custom output unless the block says otherwise.
   const type = answersCustomCall ? 'custom_tool_call_output' : 'function_call_output';
   const fallback = { type, call_id: item.call_id, output: null };
-  return withData(block, itemData(envelope, fallback));
+  const data = itemData(envelope, fallback);
+  if (!parts) data.rawOutput = output as unknown[];
+  return withData(block, data);
 }
 
 function wholeBlock(item: ResponsesInputItem): ContentBlock {
@@ -407,12 +419,16 @@ function outputItem(
   const type = custom ? 'custom_tool_call_output' : 'function_call_output';
   const envelope = data?.item ?? { type, call_id: null, output: null };
   const { content } = block;
+  const raw = data?.rawOutput;
+  // An unusual output list the compactor left as it was goes back as it came.
   const output =
-    content === undefined
-      ? ''
-      : typeof content === 'string'
-        ? content
-        : content.map((inner) => partFromBlock(inner, 'user'));
+    raw !== undefined && content === JSON.stringify(raw)
+      ? raw
+      : content === undefined
+        ? ''
+        : typeof content === 'string'
+          ? content
+          : content.map((inner) => partFromBlock(inner, 'user'));
   return { ...envelope, call_id: block.tool_use_id, output };
 }
 

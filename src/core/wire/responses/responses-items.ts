@@ -37,10 +37,11 @@ export function isTextPart(part: unknown): boolean {
   );
 }
 
-/** A call output: a string, or a list of parts. */
+/** A call output: a string, or a list of parts (objects with a string type). */
 export function isOutput(output: unknown): boolean {
-  return (
-    typeof output === 'string' ||
-    (Array.isArray(output) && output.every((part) => typeof part === 'object' && part !== null))
-  );
+  return typeof output === 'string' || (Array.isArray(output) && output.every(isPart));
+}
+
+function isPart(part: unknown): boolean {
+  return typeof part === 'object' && part !== null && typeof (part as JsonRecord).type === 'string';
 }
