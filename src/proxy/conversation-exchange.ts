@@ -9,6 +9,7 @@ import type { CompactionLayer, ProviderUsage } from 'agent-compact';
 import { validateMessages } from 'agent-compact';
 import { handleRecall } from 'agent-compact/recall';
 import type { WireFormat } from 'agent-compact/wire';
+import { asSentReason } from './as-sent.js';
 import type { ExchangeObservation } from './dashboard/monitor.js';
 import { type ForwardOutcome, forwardRequest } from './forward.js';
 import { noticeText, prependNoteToStream, setCompactionHeaders } from './notify/compaction-notice.js';
@@ -79,8 +80,8 @@ export async function runExchange(
 ): Promise<ProxyRequestRecord> {
   // Queued behind its session while the client went away: nothing is sent for it.
   if (clientExchange.signal.aborted) return closedRecord(clientExchange);
-  const stateful = statefulReason(clientExchange.api, clientExchange.body);
-  if (stateful !== undefined) return forwardAsSent(clientExchange, dependencies, { passthrough: stateful });
+  const asSent = asSentReason(clientExchange.api, clientExchange.body);
+  if (asSent !== undefined) return forwardAsSent(clientExchange, dependencies, asSent);
   const { store, compactors } = dependencies;
   compactors.reuseParsed(clientExchange.sessionKey, clientExchange.api, clientExchange.body);
   const exchange = clientExchange.recall ? withRecall(clientExchange) : clientExchange;
@@ -296,35 +297,9 @@ function closedRecord(exchange: Exchange, outgoing?: Outgoing): ProxyRequestReco
 }
 
 /**
- * Why a request must go upstream as it came, if it must: its history lives on the provider
- * (`previous_response_id`, `conversation`, item references), so compacting the part it carries
- * would drop what the stored part refers to.
- */
-export function statefulReason(api: WireFormat, body: Record<string, unknown>): string | undefined {
-  if (coveredByProviderCompaction(conversationOf(api, body))) return 'provider compaction';
-  return proxyWires[api].checks.statefulReason?.(body);
-}
-
-/**
- * True when a provider compaction covers all of the conversation: the latest `compaction` block
- * (or Responses item) sits in the last turn or the one before it, so nothing is left to compact.
- */
-function coveredByProviderCompaction(conversation: unknown[] | undefined): boolean {
-  if (conversation === undefined || conversation.length === 0) return false;
-  const holdsCompaction = (item: unknown): boolean => {
-    const record = item as { type?: unknown; content?: unknown } | undefined;
-    if (record?.type === 'compaction') return true;
-    return (
-      Array.isArray(record?.content) &&
-      record.content.some((block: { type?: unknown } | undefined) => block?.type === 'compaction')
-    );
-  };
-  return conversation.slice(-2).some(holdsCompaction);
-}
-
-/**
  * Forwards the client's bytes untouched, recorded with why: a stateful request (`passthrough`), or
- * one whose session state could not be read (`fallback`).
+ * one the proxy does not compact (`fallback`: its session state could not be read, a field of the
+ * wrong JSON type).
  */
 async function forwardAsSent(
   exchange: Exchange,

@@ -7,8 +7,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { WireFormat } from 'agent-compact/wire';
 import { accessRefusal, assertSafeBinding } from './access.js';
+import { statefulReason } from './as-sent.js';
 import { checkProxyOptions } from './check-proxy-options.js';
-import { type ExchangeDependencies, runExchange, statefulReason } from './conversation-exchange.js';
+import { type ExchangeDependencies, runExchange } from './conversation-exchange.js';
 import { countTokensPayload, isCountTokens } from './count-tokens.js';
 import { type ForwardOutcome, forwardRequest } from './forward.js';
 import type { Admitted } from './in-flight.js';
