@@ -5,6 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import type { MemoryBudget } from '../memory-budget.js';
 import { type OwnRouteHandler, writeJson } from '../own-routes.js';
+import { errorSummary } from '../provider-errors.js';
 import { dashboardPage } from './dashboard-page.js';
 import type { ProxyMonitor } from './monitor.js';
 
@@ -61,7 +62,14 @@ export function dashboardRoutes(
     const session = monitor.session(sessionId);
     if (!session) return false;
     if (itemId !== undefined) {
-      const item = await monitor.item(session.id, decodedItem);
+      let item: unknown;
+      try {
+        item = await monitor.item(session.id, decodedItem);
+      } catch (error) {
+        // The archive's failure, not the proxy's: a 503 that says so (its first line, no stack).
+        writeJson(response, 503, { error: `agent-compact: archive unavailable: ${errorSummary(error)}` });
+        return true;
+      }
       if (item === undefined) return false;
       writeJson(response, 200, item);
       return true;

@@ -1,5 +1,6 @@
 // The dashboard drawn by headless Chromium and Firefox: dashboard*.browser.test.ts (`npm run test:browsers`).
 import { describe, expect, it } from 'vitest';
+import { createMemoryArchiveStore } from '../../core/archive/memory-archive-store.js';
 import { anthropicLoop, toolCallingScript } from '../agent-loops.test-utils.js';
 import { useProxyHarness } from '../proxy-harness.test-utils.js';
 import { getJson, TOKEN, proxyWithTraffic as withTraffic } from './dashboard.test-utils.js';
@@ -59,6 +60,30 @@ describe('the dashboard over HTTP', () => {
     controller.abort();
     expect(text).toContain('"model":"claude-live"');
     expect(text).toMatch(/"request":\{"time":/);
+  });
+});
+
+describe('an archive that fails', () => {
+  it('an archived item the archive cannot read is a 503 with a JSON message, not a 502 or a stack', async () => {
+    const archive = createMemoryArchiveStore();
+    let failing = false;
+    const get = archive.get.bind(archive);
+    archive.get = (sessionId, id) =>
+      failing ? Promise.reject(new Error('disk gone\n    at read')) : get(sessionId, id);
+    const { proxy } = await startProxyOver(toolCallingScript, {
+      thresholds: { mid: 1500, hard: 2500 },
+      summarizer: 'extractive',
+      archive,
+    });
+    await anthropicLoop(proxy.url, { turns: 12 });
+    const [session] = await getJson<MonitoredSession[]>(proxy.url, '/agent-compact/sessions');
+    const full = await getJson<MonitoredSession>(proxy.url, `/agent-compact/sessions/${session!.id}`);
+    const itemId = full.compactions.flatMap((c) => c.archived)[0]!;
+    failing = true;
+    const answer = await fetch(`${proxy.url}/agent-compact/sessions/${session!.id}/items/${itemId}`);
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await answer.json()).toEqual({ error: 'agent-compact: archive unavailable: disk gone' });
   });
 });
 
