@@ -4,7 +4,12 @@
 // `agent-compact/counters`, `agent-compact/retry`, `agent-compact/recall`, `agent-compact/wire`.
 // Nothing here imports outside src/core, so the core runs with no runtime dependencies.
 
-export type { ArchiveItem, ArchiveItemKind, ArchiveStore } from './core/archive/archive-store.js';
+export type {
+  ArchiveItem,
+  ArchiveItemKind,
+  ArchivePutOptions,
+  ArchiveStore,
+} from './core/archive/archive-store.js';
 export { createMemoryArchiveStore } from './core/archive/memory-archive-store.js';
 export { createMemorySessionStateStore } from './core/archive/memory-session-state-store.js';
 export type {

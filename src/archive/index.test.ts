@@ -32,6 +32,20 @@ describe('createFileArchiveStore', () => {
     expect(await reopened.get('s1', 'r9')).toBeUndefined();
   });
 
+  it('writes nothing for a put whose signal aborted while it waited behind another write', async () => {
+    const directory = await tempDir();
+    const store = createFileArchiveStore({ directory });
+    const controller = new AbortController();
+    const first = store.put([item('r1')]);
+    const second = store.put([item('r2')], { signal: controller.signal });
+    // The compactor gave up on the second put before its turn came.
+    controller.abort(new Error('timed out'));
+    await first;
+    await expect(second).rejects.toThrow('timed out');
+    const reopened = createFileArchiveStore({ directory });
+    expect((await reopened.list('s1')).map((entry) => entry.id)).toEqual(['r1']);
+  });
+
   it('never rewrites what it wrote: earlier bytes stay a prefix of the file', async () => {
     const directory = await tempDir();
     const store = createFileArchiveStore({ directory });

@@ -86,10 +86,15 @@ export function createFileArchiveStore({
   const serialized = createSerializer();
   return {
     specificationVersion: 'v1',
-    async put(items) {
+    async put(items, options) {
       const bySession = groupItemsBySession(items);
+      // A put queued behind a stuck write that the compactor gave up on writes nothing when its turn comes.
+      const append = (sessionId: string, list: ArchiveItem[]) => {
+        options?.signal?.throwIfAborted();
+        return files.append(sessionId, list);
+      };
       await Promise.all(
-        [...bySession].map(([sessionId, list]) => serialized(sessionId, () => files.append(sessionId, list))),
+        [...bySession].map(([sessionId, list]) => serialized(sessionId, () => append(sessionId, list))),
       );
     },
     async get(sessionId, id) {

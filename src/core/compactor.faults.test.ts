@@ -137,6 +137,34 @@ describe('input no provider takes', () => {
     }
   });
 
+  it('aborts the signal it gave a put() that has not answered in time, so the store can give up', async () => {
+    const session = agentSession(30, { lines: 400 });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const signals: (AbortSignal | undefined)[] = [];
+      const stuck = {
+        ...createMemoryArchiveStore(),
+        put: (_items: readonly ArchiveItem[], options?: { signal?: AbortSignal }) => {
+          signals.push(options?.signal);
+          return new Promise<void>(() => {});
+        },
+      };
+      const call = maybeCompact(session, {
+        thresholds: { mid: 10_000, hard: 20_000 },
+        force: 'mid',
+        archive: stuck,
+      }).catch((caught: unknown) => caught);
+      await vi.waitFor(() => expect(signals).toHaveLength(1));
+      expect(signals[0]?.aborted).toBe(false);
+      await vi.advanceTimersByTimeAsync(ARCHIVE_TIMEOUT_MS);
+      expect(await call).toMatchObject({ code: 'ARCHIVE_FAILED' });
+      expect(signals[0]?.aborted).toBe(true);
+      expect(signals[0]?.reason).toMatchObject({ code: 'ARCHIVE_FAILED' });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('fails a list() that never settles as it fails one that rejects: ARCHIVE_FAILED, no hang', async () => {
     const session = agentSession(3);
     const failing = {

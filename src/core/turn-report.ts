@@ -29,16 +29,21 @@ export interface StoreCall {
  * What a store operation on a call's path (the first call's `list()` and `load()`, each call's
  * `put()` and `save()`) settles to. One that rejects, or has not settled within
  * {@link ARCHIVE_TIMEOUT_MS}, fails the call with `call.code`, the context left unchanged. The
- * timer is cleared either way.
+ * timer is cleared either way; on a timeout the signal handed to `operation` aborts with that error,
+ * so a store that takes it (`put`) can give up a write no context will refer to.
  */
-export async function storeAnswer<T>(operation: () => T | PromiseLike<T>, call: StoreCall): Promise<T> {
+export async function storeAnswer<T>(
+  operation: (signal: AbortSignal) => T | PromiseLike<T>,
+  call: StoreCall,
+): Promise<T> {
+  const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<'timed-out'>((settle) => {
     timer = setTimeout(() => settle('timed-out'), ARCHIVE_TIMEOUT_MS);
   });
   let answer: { value: T } | 'timed-out';
   try {
-    const answered = (async () => ({ value: await operation() }))();
+    const answered = (async () => ({ value: await operation(controller.signal) }))();
     answer = await Promise.race([answered, timedOut]);
   } catch (error) {
     if (call.keepTyped && CompactError.isInstance(error)) throw error;
@@ -51,9 +56,11 @@ export async function storeAnswer<T>(operation: () => T | PromiseLike<T>, call: 
   }
   if (answer === 'timed-out') {
     const silent = `the ${call.store} did not answer within ${ARCHIVE_TIMEOUT_MS / 1000} s`;
-    throw new CompactError(`${call.what} failed: ${silent}; the context was left unchanged`, {
+    const error = new CompactError(`${call.what} failed: ${silent}; the context was left unchanged`, {
       code: call.code,
     });
+    controller.abort(error);
+    throw error;
   }
   return answer.value;
 }
@@ -94,7 +101,7 @@ async function storeItems(
   items: ArchiveItem[],
 ): Promise<void> {
   if (items.length === 0) return;
-  await storeAnswer(() => archive.put(items), {
+  await storeAnswer((signal) => archive.put(items, { signal }), {
     what: `archiving ${items.length} item(s)`,
     store: 'archive',
     code: 'ARCHIVE_FAILED',

@@ -28,8 +28,8 @@ export function createBudgetedArchive(onGrow: () => void): BudgetedArchive {
       store = createMemoryArchiveStore();
       bytes = 0;
     },
-    async put(items) {
-      await store.put(items);
+    async put(items, options) {
+      await store.put(items, options);
       for (const item of items) bytes += JSON.stringify(item).length;
       onGrow();
     },

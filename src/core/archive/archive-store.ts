@@ -41,14 +41,25 @@ export interface ArchiveItem {
   placeholder?: string;
 }
 
+/** Options of {@link ArchiveStore.put}. */
+export interface ArchivePutOptions {
+  /** Aborted (with the call's `ARCHIVE_FAILED` error as its reason) when the compactor stops waiting. */
+  signal?: AbortSignal;
+}
+
 /**
  * Where compaction puts what leaves the context. The in-memory store ships in core
  * ({@link createMemoryArchiveStore}); an append-only file store ships in `agent-compact/archive`.
  */
 export interface ArchiveStore {
   readonly specificationVersion: 'v1';
-  /** Stores items durably before they leave the context. Must not return before they are stored. */
-  put(items: readonly ArchiveItem[]): Promise<void>;
+  /**
+   * Stores items durably before they leave the context. Must not return before they are stored.
+   * `options.signal` aborts when the compactor stopped waiting (no answer within 30 s, the call
+   * failed `ARCHIVE_FAILED`): a store may then give up a write it has not started. Optional: a
+   * store that ignores it stays correct, its late write only archives items no context refers to.
+   */
+  put(items: readonly ArchiveItem[], options?: ArchivePutOptions): Promise<void>;
   /** One item by id, or undefined. */
   get(sessionId: string, id: string): Promise<ArchiveItem | undefined>;
   /** Every item of a session, in the order stored. */
