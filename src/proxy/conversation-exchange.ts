@@ -135,12 +135,13 @@ export async function runExchange(
   if (outcome.type === 'answered' && outcome.status >= 200 && outcome.status < 300) {
     compactors.verify(sessionKey);
   }
+  let stateNotSaved: string | undefined;
   if (outcome.type !== 'closed') {
     const recalled = outcome.type === 'answered' ? outcome.recalled : undefined;
     const next = nextState(input.fingerprints, client, outgoing.sent, recalled);
     // A compaction that fell back may have archived; no later request may reach that archive.
     const kept = { ...next, lineage: outgoing.fallback ? newLineage() : lineage };
-    await store.save(sessionKey, usage ? { ...kept, usage } : kept);
+    stateNotSaved = await saveAfterAnswer(dependencies, sessionKey, usage ? { ...kept, usage } : kept);
   }
   const record: ProxyRequestRecord = {
     ...recordOf(exchange, outgoing, outcome),
@@ -148,9 +149,29 @@ export async function runExchange(
     overheadMs,
     ...(input.restarted ? { restarted: true } : {}),
     ...(modelFallback ? { modelFallback } : {}),
+    ...(stateNotSaved ? { stateNotSaved } : {}),
   };
   dependencies.observe?.(observationOf(exchange, record, outgoing, session, usage));
   return record;
+}
+
+/**
+ * Saves the session's state once the answer went out. A store that fails then cannot take the
+ * answer back: the failure goes on the request's record (returned), the record is kept, and the
+ * session's compactor is dropped so the next request starts from what the store holds.
+ */
+async function saveAfterAnswer(
+  { store, compactors }: ExchangeDependencies,
+  sessionKey: string,
+  state: ProxySessionState,
+): Promise<string | undefined> {
+  try {
+    await store.save(sessionKey, state);
+    return undefined;
+  } catch (error) {
+    compactors.drop(sessionKey);
+    return `session store failed: ${errorSummary(error)}`;
+  }
 }
 
 /** What the dashboard and the logs hear of one finished exchange. */

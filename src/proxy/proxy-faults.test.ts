@@ -134,6 +134,44 @@ describe('a session store that fails', () => {
     expect(counted.status).toBe(200);
     expect(server.requests[1]?.body).toEqual(request);
   });
+
+  it('keeps the record of a request whose state save fails after its answer, marked with the failure', async () => {
+    server = await startScriptedModelServer({ script: ['Hi.', 'Hi again.'] });
+    let saves = 0;
+    const failing = {
+      ...createMemoryProxySessionStore(),
+      save: () => {
+        saves++;
+        return Promise.reject(new Error('store down'));
+      },
+    };
+    const records: ProxyRequestRecord[] = [];
+    const lines: string[] = [];
+    let logged!: () => void;
+    // The request's own log line, or the proxy error that took its place.
+    const done = new Promise<void>((resolve) => {
+      logged = resolve;
+    });
+    proxy = await startProxy({
+      upstream: server.url,
+      store: failing,
+      onRequest: (record) => records.push(record),
+      log: (line) => {
+        lines.push(line);
+        if (/^anthropic |^proxy error/.test(line)) logged();
+      },
+    });
+    const answered = await send('/v1/messages');
+    expect(await answered.json()).toMatchObject({ content: [{ type: 'text', text: 'Hi.' }] });
+    await done;
+    expect(saves).toBe(1);
+    expect(records).toMatchObject([{ status: 200, stateNotSaved: 'session store failed: store down' }]);
+    expect(records[0]?.fallback).toBeUndefined();
+    expect(lines.join('\n')).toContain('state not saved: session store failed: store down');
+    expect(lines.join('\n')).not.toContain('proxy error');
+    // The proxy goes on serving the session.
+    expect((await send('/v1/messages')).status).toBe(200);
+  });
 });
 
 describe('a request line without a URL', () => {

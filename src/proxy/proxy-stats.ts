@@ -39,6 +39,11 @@ export interface ProxyRequestRecord {
   modelFallback?: string;
   /** Why the request went upstream byte for byte without compaction (a stateful request). */
   passthrough?: string;
+  /**
+   * Why the session's state was not saved after the answer went out (`session store failed: …`):
+   * the answer stands; the next request of the session starts from the state saved before.
+   */
+  stateNotSaved?: string;
   /** True when the client went away before the answer ended (nothing more was sent upstream). */
   clientClosed?: boolean;
 }
@@ -246,6 +251,7 @@ export function formatLogLine(record: ProxyRequestRecord): string {
     record.fallback ? `fallback: ${record.fallback}` : '',
     record.modelFallback ? `model fallback: ${record.modelFallback}` : '',
     record.passthrough ? `passthrough: ${record.passthrough}` : '',
+    record.stateNotSaved ? `state not saved: ${record.stateNotSaved}` : '',
     record.clientClosed ? 'client closed' : '',
   ]
     .filter((note) => note !== '')

@@ -27,6 +27,8 @@ export interface MonitoredRequest {
   cacheWrite: number;
   /** Why the client's request went upstream instead of the compacted one (the record's `fallback`). */
   fallback?: string;
+  /** Why the session's state was not saved after the answer (the record's `stateNotSaved`). */
+  stateNotSaved?: string;
 }
 
 /** One compaction on the timeline. */
@@ -207,6 +209,7 @@ function requestOf(record: ProxyRequestRecord, usage: ProviderUsage | undefined)
     cacheRead: usage?.cache_read_input_tokens ?? 0,
     cacheWrite: usage?.cache_creation_input_tokens ?? 0,
     ...(record.fallback ? { fallback: record.fallback } : {}),
+    ...(record.stateNotSaved ? { stateNotSaved: record.stateNotSaved } : {}),
   };
 }
 
