@@ -53,6 +53,8 @@ describe('README and docs examples', () => {
     const file = join(scratch, `${where.replace(/[^A-Za-z0-9]+/g, '-')}.ts`);
     writeFileSync(file, block.code);
     const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    // The folders an example makes in os.tmpdir() (an archive's) go inside the scratch folder.
+    vi.stubEnv('TMPDIR', scratch);
     try {
       await import(pathToFileURL(file).href);
       // Where an example shows its output in a trailing `// …` comment, the output matches it.
@@ -63,6 +65,7 @@ describe('README and docs examples', () => {
       for (const text of expected) expect(printed, `${line}: ${JSON.stringify(printed)}`).toContain(text);
     } finally {
       log.mockRestore();
+      vi.unstubAllEnvs();
     }
   });
 });

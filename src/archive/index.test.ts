@@ -1,9 +1,9 @@
-import { appendFile, chmod, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ArchiveItem } from '../core/archive/archive-store.js';
 import { CompactError } from '../core/model/errors.js';
+import { useTempDirs } from '../temp-dirs.test-utils.js';
 import { createFileArchiveStore } from './index.js';
 
 const item = (id: string, sessionId = 's1', text = `content ${id}`): ArchiveItem => ({
@@ -15,7 +15,8 @@ const item = (id: string, sessionId = 's1', text = `content ${id}`): ArchiveItem
   block: { type: 'tool_result', tool_use_id: `toolu_${id}`, content: text },
 });
 
-const tempDir = () => mkdtemp(join(tmpdir(), 'agent-compact-archive-'));
+const madeDir = useTempDirs();
+const tempDir = async () => madeDir('agent-compact-archive-');
 
 describe('createFileArchiveStore', () => {
   it('appends items as JSONL, mode 0600, and reads them back in a new store', async () => {

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../lab/main.js';
+import { useTempDirs } from '../temp-dirs.test-utils.js';
 import { recordingIO } from './cli-io.test-utils.js';
 import { main as publishedMain } from './main.js';
+
+const tempDir = useTempDirs();
 
 /** Commands whose --help the CLI prints itself (the agent short forms pass --help to the agent). */
 const commands = [
@@ -22,7 +22,7 @@ const commands = [
 ];
 
 async function run(args: string[]) {
-  const { output, io } = recordingIO(await mkdtemp(join(tmpdir(), 'agent-compact-usage-')));
+  const { output, io } = recordingIO(tempDir('agent-compact-usage-'));
   const code = await main(args, io);
   return { code, ...output };
 }
@@ -102,7 +102,7 @@ describe('--help', () => {
 
 describe('the published command (src/cli) beside the lab (src/lab)', () => {
   it('lists the proxy and library commands, not the lab’s, and says where a lab command is', async () => {
-    const { output, io } = recordingIO(await mkdtemp(join(tmpdir(), 'agent-compact-usage-')));
+    const { output, io } = recordingIO(tempDir('agent-compact-usage-'));
     expect(await publishedMain(['--help'], io)).toBe(0);
     expect(output.stdout).toMatch(/\n {2}wrap {6}/);
     expect(output.stdout).not.toMatch(/\n {2}(simulate|run|chat) /);

@@ -3,18 +3,20 @@
  * loaded, and the lexer outlines the rest. Its own file: tree-sitter's runtime starts once per
  * module graph, and a test file that started it already would never read a corrupt one.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { samples } from '../core/working-set/__fixtures__/samples.js';
 import { lexerOutline } from '../core/working-set/lexer-outline.js';
 import { outlineFile } from '../core/working-set/outline-file.js';
+import { useTempDirs } from '../temp-dirs.test-utils.js';
 import { createTreeSitterCodeParser } from './index.js';
 
+const tempDir = useTempDirs();
+
 const require = createRequire(import.meta.url);
-const directory = mkdtempSync(join(tmpdir(), 'agent-compact-corrupt-wasm-'));
+const directory = tempDir('agent-compact-corrupt-wasm-');
 /** The first bytes of a real file: a wasm header whose sections run past the end (CompileError). */
 const truncated = (file: string) => readFileSync(file).subarray(0, 300);
 

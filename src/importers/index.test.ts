@@ -1,9 +1,11 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateMessages } from '../core/conversation/validate.js';
+import { useTempDirs } from '../temp-dirs.test-utils.js';
 import { detectTranscriptFormat, importTranscript, importTranscriptFile } from './index.js';
+
+const tempDir = useTempDirs();
 
 const fixtures = join(import.meta.dirname, '__fixtures__');
 const shared = join(import.meta.dirname, '../../../shared/data/trajectories');
@@ -70,7 +72,7 @@ describe('importTranscript', () => {
       importTranscript(readFileSync(join(fixtures, 'claude-code-session.jsonl'), 'utf8')).conversation
         .messages,
     );
-    const directory = mkdtempSync(join(tmpdir(), 'agent-compact-import-'));
+    const directory = tempDir('agent-compact-import-');
     const plain = join(directory, 'chat.jsonl');
     writeFileSync(plain, '{"role":"user","content":"Hi"}\n\n{"role":"assistant","content":7}\n');
     await expect(importTranscriptFile(plain)).rejects.toThrow(

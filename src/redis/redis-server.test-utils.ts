@@ -7,6 +7,7 @@
  * first when run as root with apt-get (its global setup, src/testing/debian-packages.test-utils.ts).
  */
 import { spawnSync } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import { type RedisServer, type RedisServerOptions, startRedisServer } from '../testing/redis-server.js';
 
 const howToInstall =
@@ -31,7 +32,20 @@ function decide(): { skip: false } | { skip: true; reason: string } {
  */
 export const skipRedis: boolean = decide().skip;
 
-/** Starts a private `redis-server` for a suite (see {@link startRedisServer}). */
-export function startTestRedis(options: RedisServerOptions = {}): Promise<RedisServer> {
-  return startRedisServer(options);
+/**
+ * Starts a private `redis-server` for a suite (see {@link startRedisServer}). One restarted in the
+ * folder a stopped server kept (`stop({ keepData: true })`) removes that folder when it stops: the
+ * first server's own `stop` no longer can, and the folder was left in /tmp.
+ */
+export async function startTestRedis(options: RedisServerOptions = {}): Promise<RedisServer> {
+  const server = await startRedisServer(options);
+  const { directory } = options;
+  if (directory === undefined) return server;
+  return {
+    ...server,
+    async stop(stopOptions) {
+      await server.stop(stopOptions);
+      if (!stopOptions?.keepData) await rm(directory, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,17 +1,19 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toOpenAIMessages } from '../../core/conversation/openai-format.js';
 import { agentSession } from '../../core/conversation/session-builder.test-utils.js';
 import { validateMessages } from '../../core/conversation/validate.js';
+import { useTempDirs } from '../../temp-dirs.test-utils.js';
 import { startScriptedModelServer } from '../../testing/index.js';
 import { recordingIO } from '../cli-io.test-utils.js';
 import { main } from '../main.js';
 
+const tempDir = useTempDirs();
+
 async function workspace(files: Record<string, string>) {
-  const directory = await mkdtemp(join(tmpdir(), 'agent-compact-compact-'));
+  const directory = tempDir('agent-compact-compact-');
   for (const [name, text] of Object.entries(files)) await writeFile(join(directory, name), text);
   return directory;
 }

@@ -1,13 +1,15 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../core/model/messages.js';
 import { createHeuristicCounter } from '../../core/tokens/heuristic-counter.js';
 import { countMessageTokens, countSystemTokens } from '../../core/tokens/message-tokens.js';
+import { useTempDirs } from '../../temp-dirs.test-utils.js';
 import { setTokenizerPackage } from '../../tokenizer/load-tokenizer.js';
 import { recordingIO } from '../cli-io.test-utils.js';
 import { main } from '../main.js';
+
+const tempDir = useTempDirs();
 
 let directory: string;
 
@@ -26,7 +28,7 @@ const messages: Message[] = [
 ];
 
 beforeAll(() => {
-  directory = mkdtempSync(join(tmpdir(), 'agent-compact-count-'));
+  directory = tempDir('agent-compact-count-');
   writeFileSync(join(directory, 'chat.json'), JSON.stringify({ system, messages }));
   writeFileSync(join(directory, 'chat.jsonl'), messages.map((message) => JSON.stringify(message)).join('\n'));
   writeFileSync(

@@ -1,10 +1,12 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { geminiBody, geminiSession } from '../../core/wire/gemini/gemini-session.test-utils.js';
+import { useTempDirs } from '../../temp-dirs.test-utils.js';
 import { recordingIO } from '../cli-io.test-utils.js';
 import { main } from '../main.js';
+
+const tempDir = useTempDirs();
 
 let directory: string;
 
@@ -19,7 +21,7 @@ function write(name: string, value: unknown) {
 }
 
 beforeAll(() => {
-  directory = mkdtempSync(join(tmpdir(), 'agent-compact-gemini-'));
+  directory = tempDir('agent-compact-gemini-');
   write('request.json', geminiBody(8));
   const stripped = geminiBody(3);
   delete stripped.contents[5]!.parts[1]!.thoughtSignature;

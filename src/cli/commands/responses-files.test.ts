@@ -1,10 +1,12 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { codexLikeInput, encryptedSample } from '../../core/conversation/responses-input.test-utils.js';
+import { useTempDirs } from '../../temp-dirs.test-utils.js';
 import { recordingIO } from '../cli-io.test-utils.js';
 import { main } from '../main.js';
+
+const tempDir = useTempDirs();
 
 let directory: string;
 
@@ -15,7 +17,7 @@ async function run(args: string[]) {
 }
 
 beforeAll(() => {
-  directory = mkdtempSync(join(tmpdir(), 'agent-compact-responses-'));
+  directory = tempDir('agent-compact-responses-');
   writeFileSync(
     join(directory, 'codex.json'),
     JSON.stringify({ instructions: 'You are Codex.', input: codexLikeInput() }),

@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { useTempDirs } from '../../temp-dirs.test-utils.js';
 import { recordingIO } from '../cli-io.test-utils.js';
 import { main } from '../main.js';
+
+const tempDir = useTempDirs();
 
 function fakeIO(cwd: string) {
   const { output, io } = recordingIO(cwd);
@@ -39,7 +41,7 @@ const brokenAnthropic = {
 };
 
 beforeAll(() => {
-  directory = mkdtempSync(join(tmpdir(), 'agent-compact-validate-'));
+  directory = tempDir('agent-compact-validate-');
   writeFileSync(join(directory, 'valid.json'), JSON.stringify(validAnthropic));
   writeFileSync(join(directory, 'broken.json'), JSON.stringify(brokenAnthropic));
   writeFileSync(
@@ -266,7 +268,7 @@ describe('agent-compact validate progress', () => {
     const lines = [{ system: validAnthropic.system }, ...validAnthropic.messages].map((line) =>
       JSON.stringify(line),
     );
-    const folder = mkdtempSync(join(tmpdir(), 'agent-compact-validate-progress-'));
+    const folder = tempDir('agent-compact-validate-progress-');
     writeFileSync(join(folder, 'valid.jsonl'), `${lines.join('\n')}\n`);
     const { output, io } = recordingIO(folder);
     // Each reading of the clock is 3 s after the last, so the delay before progress is passed.

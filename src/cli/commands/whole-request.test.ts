@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import { copyFile, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -10,14 +9,17 @@ import { claudeCodeRequest, codexRequest } from '../../core/request/request-fixt
 import { createHeuristicCounter } from '../../core/tokens/heuristic-counter.js';
 import { countMessageTokens, countSystemTokens } from '../../core/tokens/message-tokens.js';
 import { countToolTokens } from '../../core/tokens/tool-tokens.js';
+import { useTempDirs } from '../../temp-dirs.test-utils.js';
 import { recordingIO } from '../cli-io.test-utils.js';
 import { main } from '../main.js';
+
+const tempDir = useTempDirs();
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), '../../core/request/__fixtures__');
 let directory: string;
 
 beforeAll(async () => {
-  directory = await mkdtemp(join(tmpdir(), 'agent-compact-request-'));
+  directory = tempDir('agent-compact-request-');
   for (const name of ['claude-code-request.json', 'codex-request.json'])
     await copyFile(join(fixtures, name), join(directory, name));
   const broken = claudeCodeRequest(3);
