@@ -4,6 +4,7 @@ import { fromOpenAIMessages } from '../core/conversation/openai-format.js';
 import type { Message, ProviderUsage } from '../core/model/messages.js';
 import { ConversationThreads, type IntegrationOptions } from '../integrations/conversation-threads.js';
 import { fromCoreMessages, toChatView } from './message-conversion.js';
+import { placeSystemMessagesBack, splitSystemMessages } from './system-placement.js';
 
 /** LangGraph's "remove every message" id, understood by the messages reducer. */
 const REMOVE_ALL_MESSAGES = '__remove_all__';
@@ -42,9 +43,10 @@ export function agentCompactMiddleware(options: AgentCompactMiddlewareOptions = 
     systemPrompt: string | undefined,
     tools: readonly unknown[] | undefined,
   ) => {
-    // System messages stay out of compaction and go back first, as the core collects them.
+    // System messages stay out of compaction and go back where they stood.
+    const split = splitSystemMessages(messages);
     const systemMessages = messages.filter((message) => message.type === 'system');
-    const view = toChatView(messages.filter((message) => message.type !== 'system'));
+    const view = toChatView(split.conversation);
     // Persisted, the compacted messages come back as the next call's history: that call continues.
     // They are written once here, and handed back below.
     let written: BaseMessage[] | undefined;
@@ -70,7 +72,7 @@ export function agentCompactMiddleware(options: AgentCompactMiddlewareOptions = 
       toolNames: tools && (() => tools.flatMap(toolName)),
       ...(keysOf ? { keysOf } : {}),
     });
-    return [...systemMessages, ...(written ?? fromCoreMessages(compacted, view))];
+    return placeSystemMessagesBack(written ?? fromCoreMessages(compacted, view), split);
   };
   const middleware = persist
     ? createMiddleware({

@@ -179,6 +179,54 @@ describe('agentCompactMiddleware', () => {
     }
   });
 
+  it('keeps a system message where it sits in the list, in both modes', async () => {
+    // ChatOpenAI sends a mid-list SystemMessage in place (ChatAnthropic and the Google models
+    // refuse one that is not first, rather than move it): its position is the app's to choose.
+    for (const persist of [false, true]) {
+      const scripted = await start();
+      const agent = agentWith(scripted, [agentCompactMiddleware({ contextWindow: window, persist })]);
+      const rule = new SystemMessage('Quote every file name in backticks.');
+      const state = await agent.invoke({ messages: [new HumanMessage(task), rule] }, { recursionLimit: 200 });
+      expect(accepted(scripted)).toEqual([]);
+      // Every request, compacted or not, has the rule after the task, where the app put it.
+      const roles = scripted.requests.map((request) =>
+        ((request.body as { messages: { role: string; content: unknown }[] }).messages ?? [])
+          .slice(0, 3)
+          .map((message) => message.role),
+      );
+      expect(roles).toEqual(scripted.requests.map(() => ['system', 'user', 'system']));
+      const messages = state.messages as BaseMessage[];
+      expect(messages.slice(0, 2).map((message) => message.type)).toEqual(['human', 'system']);
+      expect(messages[1]).toBe(rule);
+      await scripted.close();
+      server = undefined;
+    }
+  });
+
+  it('puts a system message back before the tool result it stood before when micro rewrote that', async () => {
+    const rule = new SystemMessage('The screenshots are of a staging server.');
+    const screenshot = {
+      type: 'image',
+      source_type: 'base64',
+      mime_type: 'image/png',
+      data: 'iVBORw0KGgo'.repeat(3_000),
+    };
+    const messages: BaseMessage[] = [new HumanMessage('Watch the screen.')];
+    for (let index = 0; index < 20; index++) {
+      messages.push(
+        new AIMessage({ content: '', tool_calls: [{ id: `call_${index}`, name: 'screenshot', args: {} }] }),
+      );
+      if (index === 0) messages.push(rule);
+      messages.push(new ToolMessage({ tool_call_id: `call_${index}`, content: [screenshot] as never }));
+    }
+    const seen = await callWrapModelCall(agentCompactMiddleware({ contextWindow: 40_000 }), messages);
+    expect(seen).toHaveLength(messages.length);
+    // The first result was masked (a new object), and the rule still stands before it.
+    expect(seen[2]).toBe(rule);
+    expect(seen[3]).not.toBe(messages[3]);
+    expect((seen[3] as ToolMessage).tool_call_id).toBe('call_0');
+  });
+
   it('keeps a message type it does not know, with one warning', async () => {
     const warnings: string[] = [];
     const middleware = agentCompactMiddleware({

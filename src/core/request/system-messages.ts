@@ -19,6 +19,15 @@ export interface SystemMessagePlaces {
   bodyIndex: readonly number[];
 }
 
+/**
+ * System messages among any framework's messages (LangChain's too): the other messages, and each
+ * system message with the index of the one it stood before.
+ */
+export interface SystemMessagesAmong<Item> {
+  conversation: readonly Item[];
+  placed: ReadonlyArray<{ message: { readonly content?: unknown }; before: number }>;
+}
+
 /** True for an Anthropic `role: "system"` message. */
 export function isSystemMessage(value: unknown): value is Record<string, unknown> {
   return isPlainObject(value) && value.role === 'system';
@@ -69,9 +78,9 @@ export function withSystemMessageText(
  * identical one repeats is left out, unless `keepCopies` (a summary request keeps it, as the
  * request forwarded before held it when the client's copies still differed).
  */
-export function placeSystemMessages(
-  compacted: readonly Message[],
-  { conversation, placed }: SystemMessagePlaces,
+export function placeSystemMessages<Item extends object>(
+  compacted: readonly Item[],
+  { conversation, placed }: SystemMessagesAmong<Item>,
   { inPlace = false, keepCopies = false }: { inPlace?: boolean; keepCopies?: boolean } = {},
 ): unknown[] {
   if (placed.length === 0) return compacted.slice();
@@ -106,9 +115,9 @@ export function placeSystemMessages(
  * summarized) that an identical later one repeats: the later copy stands for both.
  */
 function withoutDisplacedCopies(
-  placed: SystemMessagePlaces['placed'],
+  placed: SystemMessagesAmong<object>['placed'],
   displaced: (before: number) => boolean,
-): SystemMessagePlaces['placed'] {
+): SystemMessagesAmong<object>['placed'] {
   const contents = placed.map(({ message }) => JSON.stringify(message.content));
   return placed.filter(
     ({ before }, index) => !displaced(before) || !contents.slice(index + 1).includes(contents[index]!),
