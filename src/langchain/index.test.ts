@@ -307,31 +307,36 @@ describe('agentCompactMiddleware', () => {
       },
     );
 
-    it('masks older screenshots as tool results, keeping the latest as the caller wrote it', async () => {
-      const screenshot = {
-        type: 'image',
-        source_type: 'base64',
-        mime_type: 'image/png',
-        data: 'iVBORw0KGgo'.repeat(3_000),
-      };
-      const messages: BaseMessage[] = [new HumanMessage('Watch the screen.')];
-      for (let index = 0; index < 20; index++) {
-        messages.push(screenshotCall(`call_${index}`));
-        messages.push(new ToolMessage({ tool_call_id: `call_${index}`, content: [screenshot] as never }));
-      }
-      const events: CompactionEvent[] = [];
-      const seen = await callWrapModelCall(
-        agentCompactMiddleware({ contextWindow: 40_000, onEvent: (event) => events.push(event) }),
-        messages,
-      );
-      const layers = events.flatMap((event) => (event.type === 'compaction-end' ? [event.layer] : []));
-      expect(layers.length).toBeGreaterThan(0);
-      expect(layers).not.toContain('hard');
-      expect(seen.at(-1)).toBe(messages.at(-1));
-      const masked = seen.filter((message) => message.type === 'tool' && !messages.includes(message));
-      expect(masked.length).toBeGreaterThan(0);
-      for (const message of masked) expect(String(message.content)).toContain('screenshot');
-    });
+    it.each<[string, Record<string, unknown>]>([
+      [
+        'base64',
+        { type: 'image', source_type: 'base64', mime_type: 'image/png', data: 'iVBORw0KGgo'.repeat(3_000) },
+      ],
+      // Held by a provider's file id: billed as the image it is, not as its few characters of JSON.
+      ['standard fileId', { type: 'image', fileId: 'file-screen', mimeType: 'image/png' }],
+      ['source_type id', { type: 'image', source_type: 'id', id: 'file-screen' }],
+    ])(
+      'masks older %s screenshots as tool results, keeping the latest as the caller wrote it',
+      async (_name, screenshot) => {
+        const messages: BaseMessage[] = [new HumanMessage('Watch the screen.')];
+        for (let index = 0; index < 20; index++) {
+          messages.push(screenshotCall(`call_${index}`));
+          messages.push(new ToolMessage({ tool_call_id: `call_${index}`, content: [screenshot] as never }));
+        }
+        const events: CompactionEvent[] = [];
+        const seen = await callWrapModelCall(
+          agentCompactMiddleware({ contextWindow: 40_000, onEvent: (event) => events.push(event) }),
+          messages,
+        );
+        const layers = events.flatMap((event) => (event.type === 'compaction-end' ? [event.layer] : []));
+        expect(layers.length).toBeGreaterThan(0);
+        expect(layers).not.toContain('hard');
+        expect(seen.at(-1)).toBe(messages.at(-1));
+        const masked = seen.filter((message) => message.type === 'tool' && !messages.includes(message));
+        expect(masked.length).toBeGreaterThan(0);
+        for (const message of masked) expect(String(message.content)).toContain('screenshot');
+      },
+    );
   });
 });
 

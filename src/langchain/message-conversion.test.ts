@@ -89,10 +89,36 @@ describe('LangChain image blocks', () => {
     },
   );
 
-  it('keeps a file-id image as its JSON text: it has no URL to read', () => {
-    const block = { type: 'image', fileId: 'file-1' };
-    const view = toChatView([new HumanMessage({ content: [block] as never })]);
-    expect(view.chat[0]).toEqual({ role: 'user', content: [{ type: 'text', text: JSON.stringify(block) }] });
+  it.each([
+    ['standard fileId', { type: 'image', fileId: 'file-1', mimeType: 'image/png' }],
+    ['source_type id', { type: 'image', source_type: 'id', id: 'file-1' }],
+  ])('reads a %s image as an image held by its file id, and writes it back as it came', (_name, block) => {
+    const messages = [
+      new HumanMessage('Look.'),
+      new AIMessage({ content: '', tool_calls: [{ id: 'call_1', name: 'screenshot', args: {} }] }),
+      new ToolMessage({
+        tool_call_id: 'call_1',
+        content: [{ type: 'text', text: 'the screen' }, block] as never,
+      }),
+    ];
+    const view = toChatView(messages);
+    const read = fromOpenAIMessages(view.chat).messages;
+    const result = (read[2]!.content as ToolResultBlock[])[0]!;
+    expect(result.content).toEqual([
+      { type: 'text', text: 'the screen' },
+      { type: 'image', source: { type: 'file', file_id: 'file-1' } },
+    ]);
+    for (const [index, message] of fromCoreMessages(read, view).entries())
+      expect(message).toBe(messages[index]);
+    const rewritten: Message[] = [
+      ...read.slice(0, 2),
+      {
+        role: 'user',
+        content: [{ ...result, content: [{ type: 'text', text: 'shortened' }, ...result.content!.slice(1)] }],
+      } as Message,
+    ];
+    const [written] = fromCoreMessages(rewritten, view).slice(2);
+    expect(written!.content).toEqual([{ type: 'text', text: 'shortened' }, block]);
   });
 
   it('gives each of two equal messages back as the caller’s own object', () => {

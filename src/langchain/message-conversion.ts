@@ -70,26 +70,46 @@ function toChatMessage(message: BaseMessage, view: ChatView): OpenAIChatMessage 
 /**
  * Text parts stay text and images become image parts, which the core counts as the images they
  * are (as JSON text, a 300 kB screenshot counted about 100,000 tokens and forced a hard
- * compaction that dropped it); any other LangChain block is kept as JSON text.
+ * compaction that dropped it; one held by a file id counted a dozen); any other LangChain block
+ * is kept as JSON text.
  */
 function contentOf(content: BaseMessage['content'], view: ChatView): string | OpenAIContentPart[] {
   if (typeof content === 'string') return content;
   return content.map((part): OpenAIContentPart => {
     const record = part as LangChainBlock;
     if (record.type === 'text' && typeof record.text === 'string') return { type: 'text', text: record.text };
-    const url = imageUrlOf(record);
-    if (url === undefined) return { type: 'text', text: JSON.stringify(record) };
-    const image: OpenAIContentPart = { type: 'image_url', image_url: { url } };
+    const image = imagePartOf(record);
+    if (image === undefined) return { type: 'text', text: JSON.stringify(record) };
     view.images.set(imageKey(fromOpenAIMessages([{ role: 'user', content: [image] }]).messages), record);
     return image;
   });
 }
 
 /**
+ * A LangChain image block as a part the core reads as an image: an `image_url` part, or, for an
+ * image held by a provider's file id, the core's own image block with a `file` source (as the
+ * Responses conversion reads `input_image.file_id`), which passes through the Chat Completions
+ * reading as it is.
+ */
+function imagePartOf(block: LangChainBlock): OpenAIContentPart | undefined {
+  const fileId = imageFileIdOf(block);
+  if (fileId !== undefined) return { type: 'image', source: { type: 'file', file_id: fileId } };
+  const url = imageUrlOf(block);
+  return url === undefined ? undefined : { type: 'image_url', image_url: { url } };
+}
+
+/** The file id of an image block held by one: `{ type: 'image', fileId }`, or the older `source_type: 'id'`. */
+function imageFileIdOf(block: LangChainBlock): string | undefined {
+  if (block.type !== 'image') return undefined;
+  if (typeof block.fileId === 'string') return block.fileId;
+  return block.source_type === 'id' && typeof block.id === 'string' ? block.id : undefined;
+}
+
+/**
  * The URL (a `data:` URL for inline bytes) of a LangChain image block: `image_url` (a string or
  * `{ url }`), the standard `{ type: 'image', url | data, mimeType }` of `@langchain/core` 1.x and
  * its older `{ type: 'image', source_type: 'url' | 'base64', url | data, mime_type }`. An image
- * held by a provider's file id has no URL; it is read as its (short) JSON text.
+ * held by a provider's file id has no URL (see {@link imageFileIdOf}).
  */
 function imageUrlOf(block: LangChainBlock): string | undefined {
   if (block.type === 'image_url') {
