@@ -31,7 +31,12 @@ export type {
   MidOptions,
 } from './core/compactor-options.js';
 export { parseConversation, serializeConversation } from './core/conversation/parse-conversation.js';
-export { type RepairChange, type RepairResult, repairMessages } from './core/conversation/repair.js';
+export {
+  type RepairChange,
+  type RepairOptions,
+  type RepairResult,
+  repairMessages,
+} from './core/conversation/repair.js';
 export { assertValidMessages, validateMessages } from './core/conversation/validate.js';
 export type { CompactionEvent, CompactionEventHandler, CompactionLayer } from './core/events.js';
 export { CompactError, type CompactErrorCode, type CompactErrorOptions } from './core/model/errors.js';

@@ -125,6 +125,49 @@ describe('the CLI on Gemini files', () => {
     );
   });
 
+  // The chat history @google/genai keeps ends so after a call: the client runs the tool and sends
+  // its functionResponse with the next request. Such a call is the current turn, not an orphan.
+  it.each([
+    ['a history', { contents: [user({ text: 'read a.txt' }), model({ text: 'ok' }, call('read_file'))] }],
+    [
+      'a request',
+      {
+        contents: [user({ text: 'read a.txt' }), model(call('read_file'), call('ls'))],
+        generationConfig: { temperature: 0 },
+      },
+    ],
+  ])(
+    'validate --fix leaves the calls of %s that ends with them for the client to answer',
+    async (_name, file) => {
+      write('current-turn.json', file);
+      expect(await run(['validate', 'current-turn.json'])).toMatchObject({ code: 0, stdout: 'valid\n' });
+      const fixed = await run(['validate', 'current-turn.json', '--fix', '-o', 'current-turn-fixed.json']);
+      expect(fixed).toMatchObject({ code: 0, stdout: 'valid; wrote current-turn-fixed.json unchanged\n' });
+      expect(JSON.parse(readFileSync(join(directory, 'current-turn-fixed.json'), 'utf8'))).toEqual(file);
+    },
+  );
+
+  it('validate --fix still answers a call a later model turn left behind', async () => {
+    const fixed = await run([
+      'validate',
+      'call-then-model.json',
+      '--fix',
+      '-o',
+      'call-then-model-fixed.json',
+    ]);
+    expect(fixed.code).toBe(0);
+    const body = JSON.parse(readFileSync(join(directory, 'call-then-model-fixed.json'), 'utf8'));
+    // The model moved on after the call: it is past, and gets its answer.
+    expect(body.contents.at(-1)).toEqual(
+      user({
+        functionResponse: {
+          name: 'ls',
+          response: { error: 'The result of this tool call is missing from the conversation.' },
+        },
+      }),
+    );
+  });
+
   it('validate --fix leaves a response with an id to a call without one as it is: the API pairs them by name', async () => {
     write('response-id-call-without.json', {
       contents: [

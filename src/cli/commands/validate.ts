@@ -13,6 +13,7 @@ import {
   CompactError,
   parseConversation,
   type RepairChange,
+  type RepairOptions,
   repairMessages,
   serializeConversation,
 } from 'agent-compact';
@@ -118,7 +119,7 @@ async function fixRequest(
 ) {
   let repaired: ReturnType<typeof repairMessages>;
   try {
-    repaired = repairMessages(request.conversation.messages);
+    repaired = repairMessages(request.conversation.messages, repairOptions(request.format));
   } catch (error) {
     if (CompactError.isInstance(error) && error.code === 'INVALID_TRANSCRIPT')
       throw new CliError(error.message, 1);
@@ -152,7 +153,7 @@ async function fix(
   // The repair speaks of the canonical messages; the user reads their own file.
   const inFile = dialects[parsed.format].filePaths?.(parsed) ?? ((text: string) => text);
   try {
-    ({ messages, changes } = repairMessages(messages));
+    ({ messages, changes } = repairMessages(messages, repairOptions(parsed.format)));
   } catch (error) {
     if (error instanceof CompactError && error.code === 'INVALID_TRANSCRIPT')
       throw new CliError(inFile(error.message), 1);
@@ -177,6 +178,11 @@ async function fix(
   // contents, the OpenAI messages) that a repaired copy could carry stale.
   const remaining = problemsOf(parseConversation(text, { format: parsed.format }));
   return reportFix(io, { problems, changes, output, remaining, json: options.json });
+}
+
+/** A format whose API takes calls still to be answered at the end leaves them to the client. */
+function repairOptions(format: WireFormat): RepairOptions {
+  return { leaveTrailingToolUses: dialects[format].takesTrailingCalls === true };
 }
 
 /** What a repair did, printed; exit 0 when the written conversation is valid. */

@@ -69,10 +69,14 @@ function freshId(id: string, taken: ReadonlySet<string>): string {
   }
 }
 
-/** Keeps exactly one tool_result per tool_use of the previous assistant message, first in line. */
+/**
+ * Keeps exactly one tool_result per tool_use of the previous assistant message, first in line.
+ * `leftOpen` names (by origin) tool_uses of a final assistant message to leave unanswered.
+ */
 export function pairToolResults(
   messages: readonly WorkingMessage[],
   changes: RepairChange[],
+  leftOpen: (origin: string) => boolean = () => false,
 ): WorkingMessage[] {
   const paired: WorkingMessage[] = [];
   messages.forEach((message, index) => {
@@ -82,17 +86,21 @@ export function pairToolResults(
       return;
     }
     paired.push(message);
+    if (index !== messages.length - 1) return;
     // An assistant message that ends the conversation with tool calls needs a user message to answer them.
-    if (index === messages.length - 1 && toolUsesOf(message).length > 0) {
-      const answers: WorkingMessage = {
-        role: 'user',
-        blocks: [],
-        source: undefined,
-        changed: true,
-        origin: '',
-      };
-      paired.push(answerToolUses(answers, message, changes));
-    }
+    const asked = {
+      ...message,
+      blocks: message.blocks.filter((entry) => entry.block.type !== 'tool_use' || !leftOpen(entry.origin)),
+    };
+    if (toolUsesOf(asked).length === 0) return;
+    const answers: WorkingMessage = {
+      role: 'user',
+      blocks: [],
+      source: undefined,
+      changed: true,
+      origin: '',
+    };
+    paired.push(answerToolUses(answers, asked, changes));
   });
   return paired;
 }

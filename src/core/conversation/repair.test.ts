@@ -256,6 +256,27 @@ describe('repairMessages', () => {
     expect(validateMessages(result.messages)).toEqual([]);
   });
 
+  it("with leaveTrailingToolUses, leaves the last message's own calls for the client to answer", () => {
+    const call = (id: string): ContentBlock => ({ type: 'tool_use', id, name: 'ls', input: {} });
+    const current: Message[] = [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: [call('a'), call('b')] },
+    ];
+    expect(repairMessages(current, { leaveTrailingToolUses: true })).toEqual({
+      messages: current,
+      changes: [],
+    });
+    expect(repairMessages(current).changes).toHaveLength(2);
+    // A call the model moved on from is past: merged into the last message, it is still answered.
+    const past: Message[] = [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: [call('a')] },
+      { role: 'assistant', content: [call('b')] },
+    ];
+    const repaired = repairMessages(past, { leaveTrailingToolUses: true });
+    expect(repaired.messages.at(-1)).toMatchObject({ role: 'user', content: [{ tool_use_id: 'a' }] });
+  });
+
   it('describes each change in a sentence', () => {
     const { changes } = repairMessages([user(text('go')), assistant(toolUse('toolu_1'))]);
     expect(changes).toEqual([

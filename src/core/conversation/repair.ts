@@ -24,6 +24,17 @@ export interface RepairResult {
   changes: RepairChange[];
 }
 
+/** Options of {@link repairMessages}. */
+export interface RepairOptions {
+  /**
+   * Leave unanswered the tool calls of a last message that is an assistant message: they are the
+   * current turn, which the client answers in its next request, and the Gemini API takes them so.
+   * Calls a later message left behind (merged into the last one) are still answered.
+   * @default false
+   */
+  leaveTrailingToolUses?: boolean;
+}
+
 /** The text of the user message put before a conversation that starts with the assistant. */
 export const LEADING_USER_MESSAGE_TEXT = '(conversation continues)';
 
@@ -40,7 +51,8 @@ export const LEADING_USER_MESSAGE_TEXT = '(conversation continues)';
  * 4. In each user message, tool_results that answer no tool_use of the assistant message just
  *    before are dropped, so are second answers to one tool_use; every unanswered tool_use gets a
  *    synthetic tool_result (`is_error: true`, {@link MISSING_TOOL_RESULT_TEXT}), in a new user
- *    message when the conversation ends with it; tool_results move before the other blocks.
+ *    message when the conversation ends with it (unless `leaveTrailingToolUses`, for the last
+ *    message's own calls); tool_results move before the other blocks.
  * 5. User messages left empty by step 4 are dropped and the assistant messages around them merge.
  *    Then an OpenAI Responses `reasoning` block not directly followed (after further reasoning) by
  *    what the model produced — an assistant block or an `item_reference` — goes (the API refuses
@@ -61,8 +73,16 @@ export const LEADING_USER_MESSAGE_TEXT = '(conversation continues)';
  * // messages[2] is a user message with an is_error tool_result for "toolu_1";
  * // changes: [{ kind: 'synthetic-tool-result-added', path: 'messages[1].content[0]', … }]
  */
-export function repairMessages(messages: readonly Message[]): RepairResult {
-  const problems = validateMessages(messages);
+export function repairMessages(messages: readonly Message[], options: RepairOptions = {}): RepairResult {
+  // Not an array is reported below as not repairable.
+  const last: Message | undefined = Array.isArray(messages) ? messages.at(-1) : undefined;
+  const leftOpen = (path: string) =>
+    options.leaveTrailingToolUses === true &&
+    last?.role === 'assistant' &&
+    path.startsWith(`messages[${messages.length - 1}].`);
+  const problems = validateMessages(messages).filter(
+    (problem) => problem.rule !== 'trailing-tool-use' || !leftOpen(problem.path),
+  );
   const reasoningPlaced = () => misplacedReasoning(messages.map(blocksOf)).size === 0;
   if (problems.length === 0 && reasoningPlaced()) return { messages: messages as Message[], changes: [] };
   const structural = problems.filter((problem) => structuralRules[problem.rule]);
@@ -78,7 +98,7 @@ export function repairMessages(messages: readonly Message[]): RepairResult {
   let working = cleanMessages(messages, changes);
   working = mergeSameRole(working, changes);
   renameDuplicateToolUses(working, changes);
-  working = pairToolResults(working, changes);
+  working = pairToolResults(working, changes, leftOpen);
   working = dropEmptyMessages(working, changes);
   working = mergeSameRole(working, changes);
   // Last: dropping an orphan result can put a reasoning block back before a call.

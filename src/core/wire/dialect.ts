@@ -70,6 +70,11 @@ export interface WireDialect {
   serializeConversation(conversation: Conversation, options: SerializeConversationOptions): string;
   /** Pushes every rule of this format that `messages` breaks; never throws. */
   validate(messages: unknown, problems: ValidationProblem[], options: { systemMessages: boolean }): void;
+  /**
+   * True when the API takes a conversation that ends with calls not yet answered (Gemini: the client
+   * sends their responses with its next request): a repair leaves those to the client.
+   */
+  readonly takesTrailingCalls?: boolean;
   /** Every rule a conversation read from a file breaks, with the file's own paths (`input[3]`). */
   fileProblems(parsed: ParsedConversation): ValidationProblem[];
   /**

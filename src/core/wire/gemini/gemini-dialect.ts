@@ -31,6 +31,8 @@ export const geminiDialect: WireDialect = {
   readConversation: readGeminiConversation,
   serializeConversation: (conversation, { jsonl = false }) => serializeGemini(conversation, jsonl),
   validate: (messages, problems) => validateGeminiContents(messages, problems),
+  // The history @google/genai's chat keeps ends with the model's calls until the client answers.
+  takesTrailingCalls: true,
   fileProblems: ({ conversation, geminiContents }) =>
     collectProblems((problems) =>
       validateGeminiContents(geminiContents ?? toGeminiContents(conversation.messages), problems),
