@@ -81,7 +81,8 @@ export interface CompactionMiddlewareOptions<Version extends AISDKSpecificationV
    * Names the conversation a call belongs to; each conversation gets its own compactor and so its
    * own archive session (the id is the archive's `sessionId`). Return `undefined` for the default.
    * @default the conversation of the earlier call this one extends (same system prompt and first
-   *   message, each earlier message repeated); a call that extends none starts its own
+   *   message, each earlier message repeated) or, when the app dropped or rewrote earlier messages,
+   *   whose newest two messages it still holds in a row; any other call starts its own
    */
   // Method syntax: a function written for `LanguageModelV3CallOptions` or `V4CallOptions` fits too.
   conversationId?(params: CompactionCallOptions): string | undefined;

@@ -36,7 +36,7 @@ export interface IntegrationOptions extends CompactorOptions {
 export interface ThreadCall {
   /**
    * The conversation. Without it, the call continues the thread of its `opening` whose last call it
-   * extends, or starts one.
+   * extends (or whose newest two items it holds in a row, see {@link ThreadRoutes}), or starts one.
    */
   conversationId?: string | undefined;
   /** What identifies the conversation when no id is given (system prompt and first item). */

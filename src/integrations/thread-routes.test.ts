@@ -31,6 +31,20 @@ describe('ThreadRoutes.route', () => {
     expect(routes.route(threads, 'conv-a', ['hi', 'short', 'next'])).toBe('conv-a');
   });
 
+  it('continues the thread whose newest two items a call holds after the app dropped or rewrote earlier ones', () => {
+    const routes = new ThreadRoutes();
+    const threads = new RecentMap<string, RoutedThread>({ max: 10 });
+    threads.set('conv-a', thread('hi', 'call 1', 'result 1', 'call 2', 'result 2'));
+    threads.set('conv-a.9', thread('hi', 'other', 'ok'));
+    // Dropped, rewritten, then a step more: the same conversation.
+    expect(routes.route(threads, 'conv-a', ['hi', 'call 2', 'result 2', 'call 3'])).toBe('conv-a');
+    expect(routes.route(threads, 'conv-a', ['hi', 'call 1', 'trimmed', 'call 2', 'result 2'])).toBe('conv-a');
+    // The newest item alone, or the two apart, or the opening alone: another chat.
+    expect(routes.route(threads, 'conv-a', ['hi', 'question', 'result 2'])).toBe('conv-a.1');
+    expect(routes.route(threads, 'conv-a', ['hi', 'call 2', 'x', 'result 2'])).toBe('conv-a.2');
+    expect(routes.route(threads, 'conv-a', ['call 2', 'result 2'])).toBe('conv-a.3');
+  });
+
   it("never routes to another opening's thread, even one whose name starts alike", () => {
     const routes = new ThreadRoutes();
     const threads = new RecentMap<string, RoutedThread>({ max: 10 });

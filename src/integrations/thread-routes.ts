@@ -12,9 +12,12 @@ export interface RoutedThread {
  *
  * Without an id, a call is known only by how it opens (system prompt and first message), and two
  * users' chats may open alike ("hi"). A thread's compactor carries what it saw (its summary, ledger,
- * working set and archive), so a call goes only to a thread whose last call it repeats item for item
- * and extends: whatever the thread carries came from messages the call itself holds. Any other call
- * starts a thread of its own, named after the opening with a number (`conv-…`, then `conv-….1`).
+ * working set and archive), so a call goes to a thread whose last call it repeats item for item
+ * and extends: whatever the thread carries came from messages the call itself holds. An app that
+ * drops or rewrites earlier messages repeats no last call, but still holds that call's newest two
+ * items one after the other (the model's last answer and what followed it, which another chat does
+ * not send): such a call continues that thread too. Any other call starts a thread of its own,
+ * named after the opening with a number (`conv-…`, then `conv-….1`).
  */
 export class ThreadRoutes {
   #forks = 0;
@@ -40,6 +43,10 @@ export class ThreadRoutes {
       }
     }
     if (best !== undefined) return best;
+    for (const [id, thread] of threads.entries()) {
+      if (id !== opening && !id.startsWith(`${opening}.`)) continue;
+      if ([thread.consumedKeys, thread.carriedKeys ?? []].some((last) => holdsNewest(keys, last))) return id;
+    }
     if (threads.peek(opening) === undefined) return opening;
     this.#forks += 1;
     return `${opening}.${this.#forks}`;
@@ -63,6 +70,20 @@ export class ThreadRoutes {
     });
     return run;
   }
+}
+
+/**
+ * True when `keys` holds the newest two of `last` one after the other, past its opening item: the
+ * same conversation with earlier items dropped or rewritten. Two items, not one, as one short
+ * message ("ok", "continue") may well end another chat of the same opening.
+ */
+export function holdsNewest(keys: readonly string[], last: readonly string[]): boolean {
+  if (last.length < 3) return false;
+  const [before, newest] = last.slice(-2);
+  for (let index = 1; index + 1 < keys.length; index++) {
+    if (keys[index] === before && keys[index + 1] === newest) return true;
+  }
+  return false;
 }
 
 /** True when `keys` repeats every one of `consumed`, in order, from the start. */

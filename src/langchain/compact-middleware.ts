@@ -22,7 +22,8 @@ export interface AgentCompactMiddlewareOptions extends IntegrationOptions {
   persist?: boolean;
   /**
    * Tells conversations apart. By default a call continues the conversation (same system prompt and
-   * first message) whose last call it repeats and extends; two that open alike never share one.
+   * first message) whose last call it repeats and extends, or whose last call's newest two messages
+   * it still holds in a row (earlier ones dropped or rewritten); two that open alike never share one.
    */
   conversationId?: (messages: readonly BaseMessage[]) => string | undefined;
 }

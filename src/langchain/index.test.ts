@@ -7,9 +7,10 @@ import {
 } from '@langchain/core/messages';
 import { type StructuredToolInterface, tool } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
-import { createAgent } from 'langchain';
+import { type AgentMiddleware, ClearToolUsesEdit, contextEditingMiddleware, createAgent } from 'langchain';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.js';
+import { createMemorySessionStateStore } from '../core/archive/memory-session-state-store.js';
 import type { CompactionEvent } from '../core/events.js';
 import {
   moduleIndex,
@@ -47,7 +48,7 @@ async function start() {
 
 function agentWith(
   scripted: ScriptedModelServer,
-  middleware: ReturnType<typeof agentCompactMiddleware>[],
+  middleware: AgentMiddleware[],
   tools: StructuredToolInterface[] = [readFile],
 ) {
   const model = new ChatOpenAI({
@@ -225,6 +226,33 @@ describe('agentCompactMiddleware', () => {
     expect(seen[2]).toBe(rule);
     expect(seen[3]).not.toBe(messages[3]);
     expect((seen[3] as ToolMessage).tool_call_id).toBe('call_0');
+  });
+
+  it('keeps one conversation when an earlier middleware rewrites older messages on every call', async () => {
+    // LangChain's own context editing clears older tool results before each model call: no call
+    // repeats the one before it, yet it is the same conversation, with one compactor.
+    const scripted = await start();
+    const store = createMemorySessionStateStore();
+    const loaded: string[] = [];
+    const stateStore = {
+      ...store,
+      load: (sessionId: string) => {
+        loaded.push(sessionId);
+        return store.load(sessionId);
+      },
+    };
+    const agent = agentWith(scripted, [
+      contextEditingMiddleware({
+        edits: [new ClearToolUsesEdit({ trigger: { tokens: 6_000 }, keep: { messages: 3 } })],
+      }),
+      agentCompactMiddleware({ contextWindow: window, stateStore }),
+    ]);
+    const state = await agent.invoke({ messages: [new HumanMessage(task)] }, { recursionLimit: 200 });
+    expect((state.messages as BaseMessage[]).at(-1)?.content).toBe(answer);
+    expect(accepted(scripted)).toEqual([]);
+    // The edits did happen: the last request holds cleared results.
+    expect(JSON.stringify(scripted.requests.at(-1)!.body)).toContain('[cleared]');
+    expect(new Set(loaded).size).toBe(1);
   });
 
   it('keeps a message type it does not know, with one warning', async () => {

@@ -12,8 +12,9 @@ import type { AgentItem } from './item-conversion.js';
 export interface AgentCompactFilterOptions extends AgentsCompactionOptions {
   /**
    * Tells conversations apart. By default a call continues the conversation (same instructions and
-   * first item) whose last call it repeats and extends, so the same conversation keeps its compactor
-   * across `run` calls and two that open alike never share one.
+   * first item) whose last call it repeats and extends, or whose last call's newest two items it
+   * still holds in a row (earlier ones dropped or rewritten), so the same conversation keeps its
+   * compactor across `run` calls and two that open alike never share one.
    */
   conversationId?: (args: CallModelInputFilterArgs) => string | undefined;
 }
