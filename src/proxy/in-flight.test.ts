@@ -83,8 +83,11 @@ const LARGE_BYTES = 200_000;
 /** `--max-memory` for these tests: room for one request of {@link LARGE_BYTES} in flight, not two. */
 const ONE_LARGE_REQUEST = 1024 * 1024;
 
-/** Posts an Anthropic request of `size` bytes of text in its session; `abort` drops the connection. */
-function post(url: string, session: string, size = LARGE_BYTES) {
+/**
+ * Posts an Anthropic request of `size` bytes of text in its session; `abort` drops the connection.
+ * With `held`, only the headers go out until `send`.
+ */
+function post(url: string, session: string, size = LARGE_BYTES, held = false) {
   const payload = Buffer.from(
     JSON.stringify({
       model: 'claude-test',
@@ -119,8 +122,10 @@ function post(url: string, session: string, size = LARGE_BYTES) {
     },
   );
   answer.catch(() => {});
-  outgoing.end(payload);
-  return { answer, abort: () => outgoing.destroy() };
+  const send = () => outgoing.end(payload);
+  if (held) outgoing.flushHeaders();
+  else send();
+  return { answer, send, abort: () => outgoing.destroy() };
 }
 
 /**
@@ -200,18 +205,37 @@ describe('requests in flight within --max-memory', () => {
     expect(arrivals).toEqual(['alpha', 'beta']);
   });
 
+  it('waits for room before reading a body of declared length, so a waiting request holds none of it', async () => {
+    const { proxy, arrivals, release, next } = await heldProxy();
+    const first = post(proxy.url, 'alpha');
+    await next(['arrived alpha']);
+    // Only its headers are sent: a proxy that read the body before admitting would wait for it.
+    const second = post(proxy.url, 'beta', LARGE_BYTES, true);
+    expect(await next(['waiting'])).toBe('waiting');
+    second.send();
+    const secondArrives = next(['arrived beta']);
+    release('alpha');
+    expect((await first.answer).status).toBe(200);
+    await secondArrives;
+    release('beta');
+    expect((await second.answer).status).toBe(200);
+    expect(arrivals).toEqual(['alpha', 'beta']);
+  });
+
   it('never forwards a waiting request whose client went away', async () => {
     const { proxy, arrivals, release, next, records } = await heldProxy();
     const first = post(proxy.url, 'alpha');
     await next(['arrived alpha']);
     const second = post(proxy.url, 'beta');
     expect(await next(['waiting', 'arrived beta'])).toBe('waiting');
-    const dropped = next(['record 499']);
     second.abort();
-    await dropped;
-    expect(records.at(-1)).toMatchObject({ clientClosed: true, status: 499 });
+    // Its body waits unread in the socket, and its client's leaving behind it: both are read
+    // once its turn comes, and it is dropped then, unsent.
+    const dropped = next(['record 499', 'arrived beta']);
     release('alpha');
     expect((await first.answer).status).toBe(200);
+    expect(await dropped).toBe('record 499');
+    expect(records.at(-1)).toMatchObject({ clientClosed: true, status: 499 });
     // A later request goes through: the one that left holds no room, and was never sent.
     const thirdArrives = next(['arrived gamma']);
     const third = post(proxy.url, 'gamma');

@@ -14,6 +14,8 @@ export const IN_FLIGHT_BYTES_PER_BODY_BYTE = 1 + HEAP_BYTES_PER_JSON_BYTE;
 /** A request let in: its reservation, held until `release` (called once or many times). */
 export interface Admitted {
   type: 'admitted';
+  /** True when it waited for room: its body, left unread meanwhile, may belong to a client gone. */
+  waited: boolean;
   /** Raises the reservation to `bodyBytes` (a body larger once decoded), without waiting. */
   grow(bodyBytes: number): void;
   release(): void;
@@ -49,7 +51,8 @@ export class InFlightRequests {
     const bytes = bodyBytes * IN_FLIGHT_BYTES_PER_BODY_BYTE;
     if (signal.aborted) return Promise.resolve({ type: 'closed' });
     // Behind anyone waiting, even when it would fit: a large request is not overtaken forever.
-    if (this.waiting.length === 0 && this.reserve(bytes)) return Promise.resolve(this.admission(bytes));
+    if (this.waiting.length === 0 && this.reserve(bytes))
+      return Promise.resolve(this.admission(bytes, false));
     onWait?.();
     return this.wait(bytes, signal, timeoutMs);
   }
@@ -71,7 +74,7 @@ export class InFlightRequests {
         signal.removeEventListener('abort', onAbort);
         resolve(admission);
       };
-      const waiter: Waiter = { bytes, admit: () => settle(this.admission(bytes)) };
+      const waiter: Waiter = { bytes, admit: () => settle(this.admission(bytes, true)) };
       const leave = (type: 'closed' | 'timed-out') => {
         this.waiting.splice(this.waiting.indexOf(waiter), 1);
         settle({ type });
@@ -99,11 +102,12 @@ export class InFlightRequests {
     return true;
   }
 
-  private admission(bytes: number): Admitted {
+  private admission(bytes: number, waited: boolean): Admitted {
     let held = bytes;
     let released = false;
     return {
       type: 'admitted',
+      waited,
       grow: (bodyBytes) => {
         const more = bodyBytes * IN_FLIGHT_BYTES_PER_BODY_BYTE - held;
         if (released || more <= 0) return;

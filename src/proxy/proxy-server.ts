@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { WireFormat } from 'agent-compact/wire';
 import { accessRefusal, assertSafeBinding } from './access.js';
+import { readAdmittedBody } from './admitted-body.js';
 import { statefulReason } from './as-sent.js';
 import { checkProxyOptions } from './check-proxy-options.js';
 import { type ExchangeDependencies, runExchange } from './conversation-exchange.js';
@@ -22,7 +23,7 @@ import { type DecodedBody, decodeRequestBody } from './request-encoding.js';
 import { compactedApi, providerOf, upstreamUrl } from './routes.js';
 import { sessionKeyOf } from './session-identity.js';
 import type { BodyRead } from './session-state.js';
-import { declaredTooLarge, limitedBody, readBody, writeTooLarge } from './upstream/request-body.js';
+import { declaredTooLarge, limitedBody, writeTooLarge } from './upstream/request-body.js';
 
 export { DEFAULT_UPSTREAM_TIMEOUT_MS } from './proxy-context.js';
 
@@ -31,6 +32,9 @@ export { DEFAULT_UPSTREAM_TIMEOUT_MS } from './proxy-context.js';
  * still in flight after a whole `--upstream-timeout`, so soon is not sooner; SDKs honour up to 60 s.
  */
 const BUSY_RETRY_AFTER_SECONDS = 30;
+
+/** Node's default `requestTimeout`: how long a client may take to send a whole request. */
+const NODE_REQUEST_TIMEOUT_MS = 300_000;
 
 /** The proxy's own endpoint; everything else belongs to the provider. */
 export const STATS_PATH = '/agent-compact/stats';
@@ -52,7 +56,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const context = createProxyContext(options);
   // Exchanges in flight: `close` waits for them, so a session's last state save is never cut off.
   const inFlight = new Set<Promise<void>>();
-  const server = createServer((incoming, response) => {
+  // A body may wait unread for memory for up to `--upstream-timeout`: Node's own limit on receiving
+  // a whole request (300 s by default) starts after that wait, not within it.
+  const requestTimeout = NODE_REQUEST_TIMEOUT_MS + context.upstreamTimeoutMs;
+  const server = createServer({ requestTimeout }, (incoming, response) => {
     const exchange = handleRequest(incoming, response, context).catch((error: unknown) =>
       answerFailure(incoming, response, error, context),
     );
@@ -189,16 +196,17 @@ interface ReadBody {
 }
 
 /**
- * Reads a body the proxy parses, then reserves it and its parse in `--max-memory` (`in-flight.ts`),
- * waiting for room when there is none. A request waits with its body read (its socket read to the
- * end, so a client that leaves is seen) but nothing parsed. Undefined when it was dropped or
- * answered instead.
+ * Reads a body the proxy parses within `--max-memory` (`admitted-body.ts`): a body of declared length
+ * waits for room unread, in the socket. Undefined when it was dropped or answered instead.
  */
 async function readAdmitted(request: ProxyRequest, context: ProxyContext): Promise<ReadBody | undefined> {
-  const received = await readBody(request.incoming, context.maxBodyBytes);
-  if (received === 'too-large') return { received, admission: undefined };
-  const admission = await admit(request, received.length, context);
-  return admission && { received, admission };
+  const read = await readAdmittedBody(request.incoming, context.maxBodyBytes, (bytes) =>
+    admit(request, bytes, context),
+  );
+  if (read?.type !== 'closed') return read;
+  const outcome: ForwardOutcome = { type: 'closed' };
+  context.finish(passthroughRecord(request.method, request.url.pathname, outcome, request.arrived));
+  return undefined;
 }
 
 /**
