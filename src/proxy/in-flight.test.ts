@@ -65,6 +65,12 @@ describe('InFlightRequests', () => {
     expect(inFlight.queued).toBe(0);
   });
 
+  it('reserves four bytes per body byte, what a request was measured to hold in flight', async () => {
+    const budget = new MemoryBudget(1000);
+    await new InFlightRequests(budget).admit(100, never());
+    expect(budget.reserved).toBe(400);
+  });
+
   it('evicts idle entries for a reservation at the next charge, sparing the session charged', () => {
     const budget = new MemoryBudget(100);
     const evicted: string[] = [];
@@ -78,7 +84,7 @@ describe('InFlightRequests', () => {
   });
 });
 
-/** Bytes of text in each request: two of them (charged three times over) pass the budget below. */
+/** Bytes of text in each request: two of them (charged four times over) pass the budget below. */
 const LARGE_BYTES = 200_000;
 /** `--max-memory` for these tests: room for one request of {@link LARGE_BYTES} in flight, not two. */
 const ONE_LARGE_REQUEST = 1024 * 1024;
