@@ -117,9 +117,13 @@ async function measure(budget: string, bodies: Buffer[]): Promise<string> {
     }
     clearInterval(sampler);
     peak = Math.max(peak, rssMiB(proxy.child.pid));
+    // With all of them in flight, the growth per body byte: what a reservation should cover.
+    const bodyBytes = bodies.reduce((sum, body) => sum + body.length, 0);
+    const perByte = ((peak - before) * 2 ** 20) / bodyBytes;
     return (
       `${REQUESTS} × ${(REQUEST_BYTES / 1e6).toFixed(0)} MB at once, upstream never answers, --max-memory ${budget.padEnd(6)} ` +
-      `RSS ${before.toFixed(0)} → peak ${peak.toFixed(0)} MiB; forwarded ${upstream.received()}, waiting ${proxy.waiting()}`
+      `RSS ${before.toFixed(0)} → peak ${peak.toFixed(0)} MiB; forwarded ${upstream.received()}, waiting ${proxy.waiting()}` +
+      (proxy.waiting() === 0 ? ` (${perByte.toFixed(1)} bytes per body byte)` : '')
     );
   } finally {
     proxy.child.kill('SIGKILL');
