@@ -19,7 +19,7 @@ const RESULT_BYTES = 25_000;
 const SAMPLE_MS = 50;
 
 /** An upstream that reads each body, counts it, and never answers. */
-async function hungUpstream(): Promise<{ server: Server; received: () => number }> {
+export async function hungUpstream(): Promise<{ server: Server; received: () => number }> {
   let received = 0;
   const server = createServer((incoming) => {
     incoming.resume();
@@ -33,7 +33,7 @@ async function hungUpstream(): Promise<{ server: Server; received: () => number 
 }
 
 /** Request `index`: tool results distinct per request, so no two share a string. */
-function largeBody(index: number): Buffer {
+export function largeBody(index: number): Buffer {
   const messages: unknown[] = [{ role: 'user', content: `Request ${index}: read every log.` }];
   for (let step = 0; step * RESULT_BYTES < REQUEST_BYTES; step += 1) {
     const id = `toolu_${index}_${step}`;

@@ -7,7 +7,8 @@
 // `npm run bench -- memory`; `BENCH_MAX_MEMORY=128MiB npm run bench -- memory` for another budget.
 // Then the same traffic once more through a proxy in this process, for what the proxy retains: its
 // heap and external memory after a full GC (the RSS also holds garbage V8 has not returned yet).
-// Last, eight 25 MB requests at once to an upstream that never answers (`memory-in-flight.ts`).
+// Last, eight 25 MB requests at once to an upstream that never answers (`memory-in-flight.ts`), and
+// what each of them holds in flight (`memory-per-request-child.ts`).
 // Target: the RSS grows by no more than the budget, and what is retained stays within it.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -126,6 +127,8 @@ async function retained(upstream: string): Promise<void> {
 
 /** Large sessions at a small budget, in a process of their own (`memory-large-child.ts`). */
 const largeChild = fileURLToPath(new URL('../memory-large-child.js', import.meta.url));
+/** What one large request in flight holds, in a process of its own (`memory-per-request-child.ts`). */
+const perRequestChild = fileURLToPath(new URL('../memory-per-request-child.js', import.meta.url));
 
 export async function run(): Promise<void> {
   const upstream = await bareUpstream();
@@ -163,4 +166,7 @@ export async function run(): Promise<void> {
     upstream.close();
   }
   await inFlightFigures();
+  const perRequest = spawnSync(process.execPath, ['--expose-gc', perRequestChild], { encoding: 'utf8' });
+  process.stdout.write(perRequest.stdout);
+  if (perRequest.status !== 0) throw new Error(`memory-per-request-child failed: ${perRequest.stderr}`);
 }
