@@ -11,9 +11,10 @@ import { HEAP_BYTES_PER_JSON_BYTE, type MemoryBudget } from './memory-budget.js'
 /**
  * What a request holds per byte of its body while in flight: the bytes and their parse
  * ({@link HEAP_BYTES_PER_JSON_BYTE}), and one more for the compaction's work and its garbage.
- * Measured on 25 MB requests of tool results: 3.2 bytes a byte retained (heap and external after a
- * full GC) while a request waits for its answer, 5 at the peak of the one being compacted (one
- * thread compacts one at a time), 4.0 of RSS growth with eight in flight at once.
+ * Measured on 25 MB requests of tool results (`npm run bench -- memory`): 3.2 bytes a byte retained
+ * (heap and external after a full GC) while a request waits for its answer, 4 to 7 with its garbage
+ * at the peak of the one being compacted (one thread compacts one at a time), 4.0–4.4 of RSS growth
+ * with eight in flight at once.
  */
 export const IN_FLIGHT_BYTES_PER_BODY_BYTE = 2 + HEAP_BYTES_PER_JSON_BYTE;
 
