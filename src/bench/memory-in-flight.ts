@@ -85,7 +85,7 @@ async function childProxy(upstream: string, budget: string) {
  * Sends `body` and forgets the answer (there is none). Not awaited: the body of a request waiting for
  * memory stays in the socket, so its write does not finish until the request is admitted.
  */
-function send(url: string, body: Buffer, index: number): void {
+export function sendAndForget(url: string, body: Buffer, session: string): void {
   const outgoing = request(`${url}/v1/messages`, {
     method: 'POST',
     headers: {
@@ -93,7 +93,7 @@ function send(url: string, body: Buffer, index: number): void {
       'content-length': String(body.length),
       'x-api-key': 'bench-key',
       'anthropic-version': '2023-06-01',
-      'x-agent-compact-session': `in-flight-${index}`,
+      'x-agent-compact-session': session,
     },
   });
   outgoing.on('error', () => undefined);
@@ -111,7 +111,7 @@ async function measure(budget: string, bodies: Buffer[]): Promise<string> {
     const sampler = setInterval(() => {
       peak = Math.max(peak, rssMiB(proxy.child.pid));
     }, SAMPLE_MS);
-    for (const [index, body] of bodies.entries()) send(proxy.url, body, index);
+    for (const [index, body] of bodies.entries()) sendAndForget(proxy.url, body, `in-flight-${index}`);
     while (upstream.received() + proxy.waiting() < REQUESTS) {
       await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
     }

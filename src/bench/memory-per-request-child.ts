@@ -4,9 +4,8 @@
 // flight retain (heap plus external after a GC) and the peak above that while the next one is read
 // and compacted (sampled every 5 ms): what a request's reservation in `--max-memory` should cover
 // (`IN_FLIGHT_BYTES_PER_BODY_BYTE` in `proxy/in-flight.ts`). Run by suites/memory.ts.
-import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { hungUpstream, largeBody } from './memory-in-flight.js';
+import { hungUpstream, largeBody, sendAndForget } from './memory-in-flight.js';
 import { retainedMiB, withProxyInProcess } from './memory-measure.js';
 
 const REQUESTS = 4;
@@ -15,21 +14,6 @@ const SAMPLE_MS = 5;
 function heapAndExternalMiB(): number {
   const { heapUsed, external } = process.memoryUsage();
   return (heapUsed + external) / 2 ** 20;
-}
-
-function send(url: string, body: Buffer, index: number): void {
-  const outgoing = request(`${url}/v1/messages`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'content-length': String(body.length),
-      'x-api-key': 'bench-key',
-      'anthropic-version': '2023-06-01',
-      'x-agent-compact-session': `per-request-${index}`,
-    },
-  });
-  outgoing.on('error', () => undefined);
-  outgoing.end(body);
 }
 
 const upstream = await hungUpstream();
@@ -49,7 +33,7 @@ await withProxyInProcess(
       const sampler = setInterval(() => {
         peak = Math.max(peak, heapAndExternalMiB());
       }, SAMPLE_MS);
-      send(url, body, index);
+      sendAndForget(url, body, `per-request-${index}`);
       while (upstream.received() <= index) await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
       clearInterval(sampler);
       const now = await retainedMiB();
