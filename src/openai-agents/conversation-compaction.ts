@@ -1,3 +1,4 @@
+import { placeSystemMessages } from '../core/request/system-messages.js';
 import { fromResponsesInput, toResponsesInput } from '../core/wire/responses/responses-format.js';
 import { ConversationThreads, type IntegrationOptions } from '../integrations/conversation-threads.js';
 import { type AgentItem, fromResponsesView, toResponsesView } from './item-conversion.js';
@@ -21,10 +22,11 @@ export class AgentsConversations extends ConversationThreads {
       toolNames?: () => Promise<readonly string[]>;
     },
   ): Promise<AgentItem[]> {
-    // System and developer messages stay out of compaction and go back first, as the core
-    // collects them; their text is counted with the instructions.
+    // System and developer messages stay out of compaction and go back where they stood (an
+    // instruction added mid-run stays after what came before it); their text is counted with the
+    // instructions.
+    const { leading, rest, placed } = splitSystemItems(items);
     const systemItems = items.filter(isSystemMessage);
-    const rest = items.filter((item) => !isSystemMessage(item));
     const view = toResponsesView(rest);
     this.warnAbout(view.unknownTypes, 'item');
     const options = instructions === undefined ? {} : { instructions };
@@ -36,8 +38,33 @@ export class AgentsConversations extends ConversationThreads {
       system: fromResponsesInput(toResponsesView(systemItems).input, options).system,
       toolNames,
     });
-    return [...systemItems, ...fromResponsesView(toResponsesInput(messages), view)];
+    const compacted = fromResponsesView(toResponsesInput(messages), view);
+    // Micro and mid never move an item: a rewritten one still stands in its old place.
+    const inPlace =
+      compacted.length === rest.length && compacted.every((item, index) => sameSlot(item, rest[index]!));
+    return [
+      ...leading,
+      ...(placeSystemMessages(compacted, { conversation: rest, placed }, { inPlace }) as AgentItem[]),
+    ];
   }
+}
+
+/** The system and developer items a list opens with, the other items, and each later one with its place. */
+function splitSystemItems(items: readonly AgentItem[]) {
+  const leading: AgentItem[] = [];
+  const rest: AgentItem[] = [];
+  const placed: { message: AgentItem; before: number }[] = [];
+  for (const item of items) {
+    if (!isSystemMessage(item)) rest.push(item);
+    else if (rest.length === 0) leading.push(item);
+    else placed.push({ message: item, before: rest.length });
+  }
+  return { leading, rest, placed };
+}
+
+/** Same type and role, and the same call answered or asked. */
+function sameSlot(a: AgentItem, b: AgentItem): boolean {
+  return a.type === b.type && a.role === b.role && a.callId === b.callId;
 }
 
 /** A `system` or `developer` message item (`{ role, content }`, with or without `type: 'message'`). */

@@ -200,6 +200,53 @@ describe('agentCompactFilter', () => {
       expect(item).toMatchObject({ output: { type: 'text', text: expect.stringContaining('screenshot') } });
   });
 
+  it('leaves a developer message added mid-run where it stood, compacted or not', async () => {
+    const reads = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, offset) => {
+        const index = from + offset;
+        return [
+          {
+            type: 'function_call',
+            callId: `c${index}`,
+            name: 'read_file',
+            arguments: `{"path":"m${index}"}`,
+            status: 'completed',
+          },
+          {
+            type: 'function_call_result',
+            callId: `c${index}`,
+            name: 'read_file',
+            status: 'completed',
+            output: { type: 'text', text: fileText(index, 40) },
+          },
+        ];
+      }).flat();
+    const reminder = { role: 'developer', content: 'Summarize what you read so far before reading on.' };
+    const input = [
+      { role: 'system', content: 'Quote every file name in backticks.' },
+      { role: 'user', content: 'Read the modules.' },
+      ...reads(0, 6),
+      reminder,
+      ...reads(6, 8),
+    ];
+    const call = (compacting: boolean) =>
+      agentCompactFilter({
+        contextWindow: window,
+        ...(compacting ? { thresholds: { mid: 2_000, hard: 24_000 } } : {}),
+      })({
+        modelData: { input: input as never, instructions: 'Be brief.' },
+        agent: {} as never,
+        context: undefined,
+      });
+    for (const compacting of [false, true]) {
+      const out = (await call(compacting)).input as unknown as Record<string, unknown>[];
+      // Compacting, micro cleared the older reads: fewer characters, every item still in its place.
+      expect(JSON.stringify(out).length < JSON.stringify(input).length).toBe(compacting);
+      expect(out[0]).toMatchObject({ role: 'system' });
+      expect(out.indexOf(reminder as never)).toBe(input.indexOf(reminder));
+    }
+  });
+
   it('passes an item type it does not know through whole, with a warning', async () => {
     const warnings: string[] = [];
     const filter = agentCompactFilter({ contextWindow: window, onWarning: (line) => warnings.push(line) });
