@@ -101,12 +101,19 @@ export function wrongTypeReason(api: WireFormat, body: Record<string, unknown>):
   const items = conversationOf(api, body) ?? [];
   const field = conversationField(api);
   for (const [index, item] of items.entries()) {
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) continue;
+    if (typeof item !== 'object' || item === null || Array.isArray(item) || checkedItems.has(item)) continue;
     const found = wrongField(item as Record<string, unknown>, itemFields[api], `${field}[${index}].`);
     if (found) return found;
+    checkedItems.add(item);
   }
   return undefined;
 }
+
+/**
+ * Items already found well typed. A session's next body is built from the objects of its last one
+ * up to what is new (`appended-body.ts`), so a request checks only its new items, not its history.
+ */
+const checkedItems = new WeakSet<object>();
 
 function wrongField(record: Record<string, unknown>, fields: FieldTypes, prefix: string): string | undefined {
   for (const [key, types] of Object.entries(fields)) {
