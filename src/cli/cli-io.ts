@@ -1,3 +1,5 @@
+import { keepHeapNearLive } from './heap-growth.js';
+
 /** What a command may touch of the outside world; tests pass their own. */
 export interface CliIO {
   stdout(text: string): void;
@@ -8,6 +10,11 @@ export interface CliIO {
   isTTY: boolean;
   /** The clock progress displays read (milliseconds). @default Date.now */
   now?: () => number;
+  /**
+   * Called by the commands that run a server (`proxy`, `wrap`) before it starts: the bin keeps
+   * V8's heap near what is live (`keepHeapNearLive`); tests, sharing their process, pass none.
+   */
+  runsServer?: () => void;
 }
 
 /** The process's own streams, environment and folder: what a bin gives `main`. */
@@ -22,6 +29,9 @@ export function processIO(): CliIO {
     env: process.env,
     cwd: process.cwd(),
     isTTY: Boolean(process.stderr.isTTY),
+    runsServer: () => {
+      keepHeapNearLive();
+    },
   };
 }
 

@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { HEAP_GROWING_PERCENT } from '../../cli/heap-growth.js';
 import { parseByteSize } from '../../proxy/upstream/request-body.js';
 import { inFlightFigures } from '../memory-in-flight.js';
 import { bareUpstream, retainedMiB, withProxyInProcess } from '../memory-measure.js';
@@ -57,12 +58,15 @@ function rssMiB(pid: number | undefined): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) / 1024;
 }
 
-async function startProxy(upstream: string): Promise<{ url: string; child: ChildProcess }> {
+async function startProxy(
+  upstream: string,
+  nodeFlags: string[],
+): Promise<{ url: string; child: ChildProcess }> {
   const bin = fileURLToPath(new URL('../../cli/bin.js', import.meta.url));
   const args = ['proxy', '--upstream', upstream, '--port', '0', '--mid', '2000', '--hard', '4000'];
   const child = spawn(
     process.execPath,
-    [bin, ...args, '--summarizer', 'extractive', '--max-memory', BUDGET],
+    [...nodeFlags, bin, ...args, '--summarizer', 'extractive', '--max-memory', BUDGET],
     { stdio: ['ignore', 'pipe', process.env.BENCH_LOG ? 'inherit' : 'ignore'] },
   );
   const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
@@ -130,34 +134,68 @@ const largeChild = fileURLToPath(new URL('../memory-large-child.js', import.meta
 /** What one large request in flight holds, in a process of its own (`memory-per-request-child.ts`). */
 const perRequestChild = fileURLToPath(new URL('../memory-per-request-child.js', import.meta.url));
 
-export async function run(): Promise<void> {
-  const upstream = await bareUpstream();
-  const { url, child } = await startProxy(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`);
+/** What one child proxy's run of the traffic came to: its peak RSS and the CPU it used, both from /proc. */
+interface ChildRun {
+  startMiB: number;
+  peakMiB: number;
+  cpuSeconds: number;
+}
+
+/**
+ * Drives the sessions through a child proxy started with `nodeFlags`, printing its RSS as it goes
+ * when `verbose`.
+ */
+async function childRun(upstream: string, nodeFlags: string[], verbose: boolean): Promise<ChildRun> {
+  const { url, child } = await startProxy(upstream, nodeFlags);
   try {
-    const line = (label: string) =>
-      console.log(`${label.padEnd(36)} RSS ${rssMiB(child.pid).toFixed(0)} MiB`);
-    console.log(
-      `--max-memory ${BUDGET}; ${SESSIONS} sessions × ${TURNS} requests; ${STALLED_SUBSCRIBERS} stalled subscribers`,
-    );
+    const line = (label: string) => {
+      if (verbose) console.log(`${label.padEnd(36)} RSS ${rssMiB(child.pid).toFixed(0)} MiB`);
+    };
+    const startMiB = rssMiB(child.pid);
     line('proxy started');
     const subscribers = await Promise.all(
       Array.from({ length: STALLED_SUBSCRIBERS }, () => stalledSubscriber(new URL(url))),
     );
     line('subscribers connected');
-    let peak = 0;
+    let peakMiB = 0;
     await drive(url, (done) => {
-      peak = Math.max(peak, rssMiB(child.pid));
+      peakMiB = Math.max(peakMiB, rssMiB(child.pid));
       if (done % 500 === 0) line(`after ${done} sessions`);
     });
     line('end');
-    console.log(
-      `peak RSS ${peak.toFixed(0)} MiB; stalled subscribers the proxy let go: ${await letGo(subscribers)}`,
-    );
+    const cpuSeconds = cpuSecondsOf(child.pid);
+    const released = await letGo(subscribers);
+    if (verbose)
+      console.log(`peak RSS ${peakMiB.toFixed(0)} MiB; stalled subscribers the proxy let go: ${released}`);
+    return { startMiB, peakMiB, cpuSeconds };
   } finally {
     child.kill('SIGTERM');
   }
+}
+
+/** User plus system CPU seconds of `pid` so far, from /proc/PID/stat (in clock ticks of 1/100 s). */
+function cpuSecondsOf(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+export async function run(): Promise<void> {
+  const upstream = await bareUpstream();
+  const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  console.log(
+    `--max-memory ${BUDGET}; ${SESSIONS} sessions × ${TURNS} requests; ${STALLED_SUBSCRIBERS} stalled subscribers`,
+  );
   try {
-    await retained(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`);
+    const shipped = await childRun(upstreamUrl, [], true);
+    // The baseline: the same command with V8's own heap growth, which the CLI leaves to a user's flag.
+    const v8Default = await childRun(upstreamUrl, ['--heap-growing-percent=0'], false);
+    const growth = (run: ChildRun) => `+${(run.peakMiB - run.startMiB).toFixed(0)} MiB`;
+    console.log(
+      `heap growth ${HEAP_GROWING_PERCENT}% (as the CLI runs): peak ${shipped.peakMiB.toFixed(0)} MiB (${growth(shipped)}), CPU ${shipped.cpuSeconds.toFixed(1)} s; ` +
+        `V8's default: peak ${v8Default.peakMiB.toFixed(0)} MiB (${growth(v8Default)}), CPU ${v8Default.cpuSeconds.toFixed(1)} s ` +
+        `(${(shipped.peakMiB / v8Default.peakMiB).toFixed(2)}× the peak, ${(shipped.cpuSeconds / v8Default.cpuSeconds).toFixed(2)}× the CPU)`,
+    );
+    await retained(upstreamUrl);
     // On a heap of its own: no earlier proxy's garbage in what it reads.
     const large = spawnSync(process.execPath, ['--expose-gc', largeChild], { encoding: 'utf8' });
     process.stdout.write(large.stdout);

@@ -173,6 +173,7 @@ export async function startProxyFromArgs(
       defaults.onRequest?.(record);
     },
   };
+  io.runsServer?.();
   const proxy = await startProxy(options).catch(async (error: unknown) => {
     await shared.close();
     throw new CliError(`cannot start: ${error instanceof Error ? error.message : String(error)}`, 2);

@@ -23,6 +23,8 @@ describe('agent-compact proxy', () => {
     server = await startScriptedModelServer({ script: ['Hi there.'] });
     directory = await mkdtemp(join(tmpdir(), 'proxy-cli-'));
     const { output, io } = recordingIO(directory);
+    const runsServer = vi.fn();
+    io.runsServer = runsServer;
     const exit = main(
       [
         'proxy',
@@ -52,6 +54,8 @@ describe('agent-compact proxy', () => {
     expect(message.content).toEqual([{ type: 'text', text: 'Hi there.' }]);
     process.emit('SIGTERM');
     expect(await exit).toBe(0);
+    // The bin's io keeps V8's heap near what is live once the command runs a server.
+    expect(runsServer).toHaveBeenCalledTimes(1);
     // First the dashboard's address with a fresh token (a loopback proxy given none), then the request.
     expect(output.stderr).toMatch(
       /^dashboard http:\/\/127\.0\.0\.1:\d+\/agent-compact\/\?token=[\w-]{20,}\nanthropic [0-9a-f]{8} \d+ → \d+ tokens none 200 \d+ms\n$/,
