@@ -103,6 +103,36 @@ describe('Gemini keys in the query are part of the session identity', () => {
     expect(sessionKeyOf('gemini', body, { 'x-goog-api-key': 'alice' })).toBe(alice);
   });
 
+  /** The owner's session key of a Gemini request with this query and these headers. */
+  const keyOf = (query: string, headers: Record<string, string> = {}) =>
+    sessionKeyOf(
+      'gemini',
+      { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] },
+      headers,
+      new URL(`http://proxy.invalid/v1beta/models/m:generateContent${query}`),
+    );
+
+  it.each<[string, [string, Record<string, string>?], [string, Record<string, string>?]]>([
+    // The upstream reads one of the two (which one is its choice): the owner holds both.
+    ['a second ?key= after the first', ['?key=alice&key=bob'], ['?key=alice']],
+    ['a second ?key= before the first', ['?key=bob&key=alice'], ['?key=alice']],
+    // Google APIs take an OAuth token in the query too.
+    ['?access_token= against none', ['?access_token=alice'], ['']],
+    ['two ?access_token= values', ['?access_token=alice'], ['?access_token=bob']],
+    // One query key holding a line break is not the two keys either side of it.
+    [
+      'one key with a line break against two keys',
+      ['?key=alice%0Abob'],
+      ['', { 'x-api-key': 'alice', 'x-goog-api-key': 'bob' }],
+    ],
+  ])('%s is another owner', (_name, [query, headers], [otherQuery, otherHeaders]) => {
+    expect(keyOf(query, headers)).not.toBe(keyOf(otherQuery, otherHeaders));
+  });
+
+  it('an ?access_token= is the owner its bearer header is', () => {
+    expect(keyOf('?access_token=alice')).toBe(keyOf('', { authorization: 'Bearer alice' }));
+  });
+
   it.each<[string, KeyPlacement, KeyPlacement]>([
     ['two ?key= clients', { query: 'key-alice' }, { query: 'key-bob' }],
     ['one dummy key for everyone (a keyless upstream)', { header: 'EMPTY' }, { header: 'EMPTY' }],

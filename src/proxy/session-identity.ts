@@ -1,7 +1,8 @@
 /**
  * Which conversation a request belongs to. Every key starts with the owner: a hash of every
- * credential the request carries (API key headers, bearer token, Gemini's `?key=`; never kept in
- * clear), so two users with different keys never share a session, its archive or its recall ids.
+ * credential the request carries (API key headers, bearer token, every `?key=` and
+ * `?access_token=`; never kept in clear), so two users with different keys never share a session,
+ * its archive or its recall ids.
  * Then, in order: the `x-agent-compact-session` header; the client's own session id (Claude Code's
  * `metadata.user_id`, Codex's `prompt_cache_key` or `client_metadata.session_id`) with a hash of the
  * conversation's first message, since Claude Code runs sub-agent conversations under one session
@@ -24,8 +25,11 @@ export const KEYLESS_OWNER = 'key:none';
 
 /** Headers that carry a credential. */
 const credentialHeaders = ['x-api-key', 'authorization', 'api-key', 'x-goog-api-key'] as const;
-/** The query parameter Gemini clients (LiteLLM, aider) send their key in. */
-const credentialParameter = 'key';
+/**
+ * Query parameters that carry a credential: Gemini clients (LiteLLM, aider) send their key as
+ * `?key=`, and Google APIs take an OAuth token as `?access_token=`.
+ */
+const credentialParameters = ['key', 'access_token'] as const;
 
 /**
  * The session key of a request body (already parsed); `url` is the request's own, for a key sent
@@ -87,10 +91,22 @@ export function credentialHash(headers: IncomingHttpHeaders, url?: URL): string 
     const token = typeof value === 'string' ? value.replace(/^bearer\s+/i, '').trim() : '';
     if (token !== '') tokens.add(token);
   }
-  const queryKey = url?.searchParams.get(credentialParameter)?.trim() ?? '';
-  if (queryKey !== '') tokens.add(queryKey);
+  // Every value of a repeated parameter: the upstream may read any one of them.
+  for (const name of credentialParameters) {
+    for (const value of url?.searchParams.getAll(name) ?? []) {
+      if (value.trim() !== '') tokens.add(value.trim());
+    }
+  }
   if (tokens.size === 0) return 'none';
-  return shortHash(`credential\n${[...tokens].sort().join('\n')}`);
+  return shortHash(`credential\n${[...tokens].map(escapedLines).sort().join('\n')}`);
+}
+
+/**
+ * A credential with its line breaks (possible only in a query value) written out, so one key is
+ * never read as the two either side of its line break; a key without one hashes as it always did.
+ */
+function escapedLines(token: string): string {
+  return token.replaceAll('\\', '\\\\').replaceAll('\n', '\\n');
 }
 
 /** The client's own session id, when it sends one. */
