@@ -133,6 +133,24 @@ describe('Gemini keys in the query are part of the session identity', () => {
     expect(keyOf('?access_token=alice')).toBe(keyOf('', { authorization: 'Bearer alice' }));
   });
 
+  it('a body is never read from the kept body of another ?key= caller', async () => {
+    const { proxy } = await startProxyOver(['One.', 'Two.']);
+    // Past the size the proxy reads from a recent body (16 KiB), the same bytes for both callers.
+    const body = JSON.stringify({
+      systemInstruction: { parts: [{ text: 'You are a coding agent. '.repeat(1_000) }] },
+      contents: [{ role: 'user', parts: [{ text: 'Hi' }] }],
+    });
+    for (const key of ['alice', 'bob']) {
+      const answer = await fetch(`${proxy.url}/v1beta/models/gemini-test:generateContent?key=${key}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      expect(answer.status).toBe(200);
+    }
+    expect((await proxy.stats()).bodies).toEqual({ incremental: 0, whole: 2 });
+  });
+
   it.each<[string, KeyPlacement, KeyPlacement]>([
     ['two ?key= clients', { query: 'key-alice' }, { query: 'key-bob' }],
     ['one dummy key for everyone (a keyless upstream)', { header: 'EMPTY' }, { header: 'EMPTY' }],

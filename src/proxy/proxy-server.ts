@@ -182,7 +182,7 @@ async function handleBody(
   const read =
     plain === undefined || api === undefined
       ? undefined
-      : context.compactors.states.read(api, plain.raw, headers);
+      : context.compactors.states.read(api, plain.raw, headers, request.url);
   if (api === undefined || plain === undefined || read === undefined) {
     return forwardUncompacted(request, { received, decoded, counting }, context);
   }

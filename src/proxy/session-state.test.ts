@@ -63,6 +63,17 @@ describe('SessionStates', () => {
     expect(other?.system).not.toBe(earlier?.system);
   });
 
+  it("never gives one ?key= user's objects to another (Gemini's key in the query)", () => {
+    const states = new SessionStates();
+    const raw = serialized(first);
+    const url = (key: string) => new URL(`http://proxy.invalid/v1beta/models/m:generateContent?key=${key}`);
+    const earlier = states.read('anthropic', raw, {}, url('alice'));
+    if (earlier) states.keep('a', earlier);
+    const other = states.read('anthropic', raw, {}, url('bob'));
+    expect(other?.body).toEqual(earlier?.body);
+    expect(other?.body.system).not.toBe(earlier?.body.system);
+  });
+
   it('parses a small body whole every time, and a body that is not an object as nothing', () => {
     const states = new SessionStates();
     const small = Buffer.from(JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }));

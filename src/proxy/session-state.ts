@@ -46,14 +46,17 @@ export class SessionStates {
   /** `onRead` hears how each body of {@link MIN_BYTES} or more was read (the proxy's stats). */
   constructor(private readonly onRead?: (how: 'incremental' | 'whole') => void) {}
 
-  /** The body of a request to `api`, or undefined when it is not a JSON object. */
-  read(api: WireFormat, raw: Buffer, headers: IncomingHttpHeaders): BodyRead | undefined {
+  /**
+   * The body of a request to `api`, or undefined when it is not a JSON object; `url` is the
+   * request's own, for a credential sent in its query (Gemini's `?key=`).
+   */
+  read(api: WireFormat, raw: Buffer, headers: IncomingHttpHeaders, url?: URL): BodyRead | undefined {
     if (raw.length < MIN_BYTES) {
       const body = parseObject(raw);
       return body && { raw, body, layout: undefined, prefix: undefined, notCompact: 0 };
     }
     const field = conversationField(api);
-    const prefix = `${api}:${credentialHash(headers)}:${hash('sha1', raw.subarray(0, PREFIX_BYTES), 'hex')}`;
+    const prefix = `${api}:${credentialHash(headers, url)}:${hash('sha1', raw.subarray(0, PREFIX_BYTES), 'hex')}`;
     const known = this.prefixes.get(prefix) ?? { sessions: [], notCompact: 0 };
     for (const sessionKey of known.sessions) {
       const candidate = this.states.get(sessionKey);
