@@ -94,6 +94,26 @@ describe('--recall on the Gemini API', () => {
     },
   );
 
+  it('declares recall beside function_declarations in that field, so no entry names both fields', async () => {
+    const { server, proxy } = await startProxyOver(['Nothing to read.'], { recall: true });
+    const answer = await fetch(`${proxy.url}/v1beta/models/gemini-test:generateContent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': 'k' },
+      body: JSON.stringify({
+        contents: [{ role: 'user', parts: [{ text: 'Read every file in src/.' }] }],
+        tools: [{ function_declarations: [{ name: 'read_file', description: 'Read a file' }] }],
+      }),
+    });
+    expect(answer.status).toBe(200);
+    const tools = server.requests[0]!.body.tools as { function_declarations: { name: string }[] }[];
+    expect(tools).toHaveLength(1);
+    expect(Object.keys(tools[0]!)).toEqual(['function_declarations']);
+    expect(tools[0]!.function_declarations.map((declaration) => declaration.name)).toEqual([
+      'read_file',
+      'recall',
+    ]);
+  });
+
   it.each([false, true])(
     "(stream %s): a turn that mixes recall with the client's own call goes to the client without the recall",
     async (stream) => {

@@ -80,6 +80,36 @@ describe("--recall and a client's own `recall` tool", () => {
   });
 
   it.each([
+    ['functionDeclarations', 'functionDeclarations'],
+    // The REST API takes the proto's own field names too, as Google's curl examples and Pipecat write them.
+    ['function_declarations', 'function_declarations'],
+  ])('Gemini, declared as %s: the client gets its call', async (_name, field) => {
+    const { server, proxy } = await startProxyOver([callsMemory], { recall: true });
+    const answer = await fetch(`${proxy.url}/v1beta/models/gemini-test:generateContent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': 'k' },
+      body: JSON.stringify({
+        contents: [{ role: 'user', parts: [{ text: 'What did we decide?' }] }],
+        tools: [
+          {
+            [field]: [
+              { name: memoryTool.name, description: memoryTool.description, parameters: memoryTool.schema },
+            ],
+          },
+        ],
+      }),
+    });
+    const parts = ((await answer.json()) as { candidates: { content: { parts: unknown[] } }[] }).candidates[0]
+      ?.content.parts;
+    expect(parts).toMatchObject([
+      { functionCall: { name: 'recall', args: { query: 'what did we decide about caching?' } } },
+    ]);
+    // Nothing answered the call behind the client's back, and no second `recall` was declared.
+    expect(server.requests).toHaveLength(1);
+    expect(JSON.stringify(server.requests[0]!.body.tools).match(/"name":"recall"/g)).toHaveLength(1);
+  });
+
+  it.each([
     ['with', true],
     ['without', false],
   ])(

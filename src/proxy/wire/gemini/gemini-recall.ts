@@ -41,23 +41,40 @@ export const geminiRecall: RecallWire = {
   continuedEvent: unchangedEvent,
 };
 
-/** The tools with `recall` declared: beside the client's first function declarations, else on its own. */
+/**
+ * The fields a tools entry lists its functions in: the REST API takes the proto's own field name
+ * as well as the JSON one (Google's curl examples and Pipecat write `function_declarations`).
+ */
+const DECLARATION_FIELDS = ['functionDeclarations', 'function_declarations'] as const;
+
+/** The field a tools entry lists its functions in, when it lists any. */
+function declarationsField(tool: unknown): (typeof DECLARATION_FIELDS)[number] | undefined {
+  return DECLARATION_FIELDS.find((field) => Array.isArray((tool as JsonRecord | null)?.[field]));
+}
+
+/**
+ * The tools with `recall` declared: beside the client's first function declarations (in the field
+ * it wrote them in, so the entry names no field twice), else on its own.
+ */
 function geminiToolsWithRecall(tools: readonly unknown[]): unknown[] {
   const { name, description, inputSchema: parameters } = recallTool;
   const declaration = { name, description, parameters };
-  const at = tools.findIndex((tool) => Array.isArray((tool as JsonRecord | null)?.functionDeclarations));
+  const at = tools.findIndex((tool) => declarationsField(tool) !== undefined);
   if (at === -1) return [...tools, { functionDeclarations: [declaration] }];
   return tools.map((tool, index) => {
-    if (index !== at) return tool;
+    const field = declarationsField(tool);
+    if (index !== at || field === undefined) return tool;
     const record = tool as JsonRecord;
-    return { ...record, functionDeclarations: [...(record.functionDeclarations as unknown[]), declaration] };
+    return { ...record, [field]: [...(record[field] as unknown[]), declaration] };
   });
 }
 
-/** The function names a Gemini tools entry declares. */
+/** The function names a Gemini tools entry declares, under either field name. */
 function geminiDeclaredNames(tool: unknown): unknown[] {
-  const declarations = (tool as JsonRecord | null)?.functionDeclarations;
-  return Array.isArray(declarations) ? declarations.map((declaration) => declaration?.name) : [];
+  return DECLARATION_FIELDS.flatMap((field) => {
+    const declarations = (tool as JsonRecord | null)?.[field];
+    return Array.isArray(declarations) ? declarations.map((declaration) => declaration?.name) : [];
+  });
 }
 
 /** The answer's function calls, each with an id (a made-up one when the call has none). */
