@@ -68,6 +68,21 @@ describe('safe defaults', () => {
     expect((await fetch(`${proxy.url}/agent-compact/stats?token=tok-123`)).status).toBe(200);
   });
 
+  it.each(['tok-123', 'my pass; phrase=1', 'tøken€'])(
+    'the dashboard trades the token %j for a cookie that opens its routes',
+    async (token) => {
+      const { proxy } = await startProxyOver(['Hi.'], { token });
+      const first = await fetch(`${proxy.url}/agent-compact/?token=${encodeURIComponent(token)}`, {
+        redirect: 'manual',
+      });
+      expect(first.status).toBe(303);
+      // What a browser sends back: the cookie's name and value, up to the first `;`.
+      const cookie = (first.headers.get('set-cookie') ?? '').split(';')[0]!;
+      const sessions = await fetch(`${proxy.url}/agent-compact/sessions`, { headers: { cookie } });
+      expect(sessions.status).toBe(200);
+    },
+  );
+
   it('a session id "../../etc" from the header stays inside the archive directory', async () => {
     directory = await mkdtemp(join(tmpdir(), 'access-'));
     const archiveDir = join(directory, 'archive', 'inner');

@@ -70,11 +70,24 @@ export function isAuthorized(
   );
 }
 
-/** One cookie's value from a `Cookie` header. */
+/**
+ * The token as a cookie value: percent-encoded, so a token of your choosing with a `;`, a space or
+ * a character outside Latin-1 comes back whole (a browser cuts a cookie at its first `;`).
+ */
+export function tokenCookieValue(token: string): string {
+  return encodeURIComponent(token);
+}
+
+/** One cookie's value from a `Cookie` header, decoded as {@link tokenCookieValue} wrote it. */
 function cookieValue(header: string | undefined, name: string): string | undefined {
   for (const part of header?.split(';') ?? []) {
     const [key, ...value] = part.trim().split('=');
-    if (key === name) return value.join('=');
+    if (key !== name) continue;
+    try {
+      return decodeURIComponent(value.join('='));
+    } catch {
+      return undefined;
+    }
   }
   return undefined;
 }

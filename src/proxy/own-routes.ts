@@ -4,7 +4,7 @@
  * address carries it once, and the page trades it for a cookie no script can read.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isAuthorized, OWN_PREFIX, tokenCookieName } from './access.js';
+import { isAuthorized, OWN_PREFIX, tokenCookieName, tokenCookieValue } from './access.js';
 
 /** The dashboard's page, the one address a person opens with `?token=`. */
 const DASHBOARD_PATHS = new Set([OWN_PREFIX, OWN_PREFIX.slice(0, -1)]);
@@ -64,7 +64,7 @@ function redirectWithCookie(response: ServerResponse, url: URL, name: string, to
   const query = search.toString();
   response.writeHead(303, {
     location: `${OWN_PREFIX}${query === '' ? '' : `?${query}`}`,
-    'set-cookie': `${name}=${token}; Path=${OWN_PREFIX.slice(0, -1)}; HttpOnly; SameSite=Strict`,
+    'set-cookie': `${name}=${tokenCookieValue(token)}; Path=${OWN_PREFIX.slice(0, -1)}; HttpOnly; SameSite=Strict`,
     'cache-control': 'no-store',
     'referrer-policy': 'no-referrer',
   });
