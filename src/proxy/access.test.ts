@@ -65,6 +65,11 @@ describe('safe defaults', () => {
       headers: { authorization: 'Bearer tok-123' },
     });
     expect(byHeader.status).toBe(200);
+    // The scheme's case is the client's to choose (RFC 9110 §11.1), its spacing too.
+    for (const authorization of ['bearer tok-123', 'BEARER  tok-123']) {
+      const answer = await fetch(`${proxy.url}/agent-compact/stats`, { headers: { authorization } });
+      expect(answer.status, authorization).toBe(200);
+    }
     expect((await fetch(`${proxy.url}/agent-compact/stats?token=tok-123`)).status).toBe(200);
   });
 

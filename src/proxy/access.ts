@@ -48,6 +48,9 @@ export function tokenCookieName(port: number): string {
   return `agent_compact_token_${port}`;
 }
 
+/** `Bearer` and the spaces after it, in any case. */
+const bearerScheme = /^bearer\s+/i;
+
 /**
  * True when the request may use an own route: no token set, or the token given as bearer, as
  * `?token=`, or in the dashboard's cookie of `port`.
@@ -60,9 +63,10 @@ export function isAuthorized(
 ): boolean {
   if (token === undefined || token === '') return true;
   const authorization = headers.authorization;
+  // The scheme is case-insensitive (RFC 9110 §11.1): `bearer TOKEN` is the same credential.
   const bearer =
-    typeof authorization === 'string' && authorization.startsWith('Bearer ')
-      ? authorization.slice('Bearer '.length).trim()
+    typeof authorization === 'string' && bearerScheme.test(authorization)
+      ? authorization.replace(bearerScheme, '').trim()
       : undefined;
   const cookie = port === undefined ? undefined : cookieValue(headers.cookie, tokenCookieName(port));
   return [bearer, url.searchParams.get('token') ?? undefined, cookie].some(
