@@ -79,6 +79,19 @@ describe("--recall and a client's own `recall` tool", () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('OpenAI chat, a custom tool named recall: no second recall is declared', async () => {
+    const { server, proxy } = await startProxyOver(['Nothing to recall.'], { recall: true });
+    const client = new OpenAI({ apiKey: 'k', baseURL: `${proxy.url}/v1`, maxRetries: 0 });
+    await client.chat.completions.create({
+      model: 'gpt-test',
+      tools: [{ type: 'custom', custom: { name: memoryTool.name, description: memoryTool.description } }],
+      messages: [{ role: 'user', content: 'What did we decide?' }],
+    });
+    expect(server.requests[0]!.body.tools).toEqual([
+      { type: 'custom', custom: { name: 'recall', description: memoryTool.description } },
+    ]);
+  });
+
   it.each([
     ['functionDeclarations', 'functionDeclarations'],
     // The REST API takes the proto's own field names too, as Google's curl examples and Pipecat write them.

@@ -22,7 +22,11 @@ export const openAIChatRecall: RecallWire = {
     const { name, description, inputSchema: parameters } = recallTool;
     return [...tools, { type: 'function', function: { name, description, parameters } }];
   },
-  declaredNames: (tool) => [(tool as { function?: { name?: unknown } } | null)?.function?.name],
+  // A custom tool (`{ type: 'custom', custom: { name } }`) is declared by name too.
+  declaredNames: (tool) => {
+    const declared = tool as { function?: { name?: unknown }; custom?: { name?: unknown } } | null;
+    return [declared?.function?.name, declared?.custom?.name];
+  },
   toolCalls: (answer) =>
     arrayOf(firstMessage(answer)?.tool_calls).map((call) => {
       const fn = (call.function ?? {}) as { name?: unknown; arguments?: unknown };
