@@ -133,6 +133,26 @@ describe('agent-compact proxy', () => {
     expect(output.stderr).not.toContain('--max-memory: --max-memory');
   });
 
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    'is ready to stop on %s once it prints "listening on", so a script may send it right after that line',
+    async (signal) => {
+      server = await startScriptedModelServer({ script: [] });
+      const listenersBefore = process.listenerCount(signal);
+      let listenersWhenReady: number | undefined;
+      const { output, io } = recordingIO(tmpdir());
+      const print = io.stdout;
+      io.stdout = (text) => {
+        if (text.startsWith('listening on')) listenersWhenReady = process.listenerCount(signal);
+        print(text);
+      };
+      const exit = main(['proxy', '--upstream', server.url, '--port', '0'], io);
+      await vi.waitFor(() => expect(output.stderr).toContain('dashboard '), { timeout: 5000 });
+      process.emit(signal);
+      expect(await exit).toBe(0);
+      expect(listenersWhenReady).toBe(listenersBefore + 1);
+    },
+  );
+
   it('needs an upstream', async () => {
     const { output, io } = recordingIO(tmpdir());
     expect(await main(['proxy'], io)).toBe(2);

@@ -39,10 +39,12 @@ export const proxyCommand: CliCommand = async (args, io) => {
     throw new UsageError('--upstream URL is required (or both --anthropic-upstream and --openai-upstream)');
   }
   const running = await startProxyFromArgs(values, io, { defaultPort: DEFAULT_PORT, log: true });
+  // Listen for the signals before saying "listening on": a script may send one the moment it reads that line.
+  const stopped = stopSignal();
   io.stdout(`listening on ${running.proxy.url}\n`);
   io.stderr(`dashboard ${running.dashboardUrl}\n`);
   if (running.storeDescription) io.stderr(`store ${running.storeDescription}\n`);
-  await stopSignal();
+  await stopped;
   await running.stop();
   return 0;
 };
