@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { main } from '../lab/main.js';
+import { agentProviders } from '../lab/wire/agent-providers.js';
 import { useTempDirs } from '../temp-dirs.test-utils.js';
 import { recordingIO } from './cli-io.test-utils.js';
 import { main as publishedMain } from './main.js';
@@ -91,6 +92,22 @@ describe('--help', () => {
     const { stdout } = await run([name, '--help']);
     const formatLine = stdout.split('\n').find((line) => line.trimStart().startsWith('--format'));
     for (const format of ['anthropic', 'openai', 'responses', 'gemini']) expect(formatLine).toContain(format);
+  });
+
+  it.each(commands)('%s lists -h, --help among its options', async (name) => {
+    const { stdout } = await run([name, '--help']);
+    if (name === 'chat') expect(stdout).toContain('the options of agent-compact run');
+    else expect(stdout).toMatch(/\n {2}-h, --help +show this help\n/);
+  });
+
+  it("run names each --provider's default model and window and the variable its key comes from", async () => {
+    const { stdout } = await run(['run', '--help']);
+    for (const provider of Object.values(agentProviders)) {
+      const line = stdout.split('\n').find((text) => text.trimStart().startsWith(`${provider.name} `));
+      expect(line, provider.name).toMatch(
+        new RegExp(`^ +${provider.name} +${provider.model} +${provider.window} +${provider.keyVariable}$`),
+      );
+    }
   });
 
   it('the command list says where the exit codes are', async () => {

@@ -47,23 +47,33 @@ export const agentOptionSpec = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+/** One line per `--provider`: its default model and window, and the variable its key comes from. */
+const providerDefaultsHelp = Object.values(agentProviders)
+  .map(({ name, model, window, keyVariable }) =>
+    `  ${name.padEnd(18)}${model.padEnd(20)}${String(window).padEnd(9)}${keyVariable}`.trimEnd(),
+  )
+  .join('\n');
+
 const agentOptionsHelp = `Options:
   --provider anthropic|openai|openai-responses|gemini
                                the model API (default: anthropic; openai works with any compatible
                                server; openai-responses is the Responses API, stateless like Codex)
-  --model M                    the model id (default: claude-sonnet-5-5 / gpt-5.4)
+  --model M                    the model id (default: the provider's, below)
   --base-url URL               another server speaking the API (e.g. http://localhost:11434/v1)
   --yes, -y                    run bash commands without asking
   --resume ID                  continue the session ID (in .agent-compact/sessions/)
   --workspace DIR              the directory the agent works in (default: the current directory)
   --mid N, --hard N            compaction thresholds in tokens (default: fractions of the window)
-  --window N                   the model's context window (default: 200000 / 128000)
+  --window N                   the model's context window (default: the provider's, below)
   --max-steps N                model calls per task before stopping (default: 100)
   --summarizer model|extractive  who writes hard summaries (default: model)
   --background                 write hard summaries in the background while the agent keeps working
   --store redis://HOST:PORT    keep the archive and compactor state in Redis (default: the session folder)
+  -h, --help                   show this help
 
-Keys come from ANTHROPIC_API_KEY or OPENAI_API_KEY; they are never written to the session.`;
+Each provider's default model and window, and the variable its key comes from (never written to
+the session):
+${providerDefaultsHelp}`;
 
 /** Help text of `run`. */
 export const runHelp = `Usage: agent-compact run "TASK" [options]
@@ -72,6 +82,7 @@ Runs the reference coding agent on one task, then exits. Status lines go to stde
 stdout. Ctrl-C stops the current step; the session stays resumable with --resume.
 
 ${agentOptionsHelp}
+
 Exit codes: 0 answered, 1 stopped at --max-steps, 2 bad arguments or a failed step, 130 interrupted.
 `;
 
