@@ -1,13 +1,18 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import ts from 'typescript';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 
 // Every TypeScript example in the README and in docs/ runs here, against the source (vitest
 // aliases `agent-compact/*` to src/), and prints what its `console.log(...); // …` comments say.
-// A block preceded by `<!-- not run: reason -->` is skipped.
+// A block preceded by `<!-- not run: reason -->` is skipped. Running them does not check their
+// types (vitest strips them), so they are also compiled together as a reader's editor would.
 const root = resolve(import.meta.dirname, '..');
 const scratch = join(root, '.readme-examples');
+// A hang guard, not a speed bound: the one program takes in every SDK's types (about 3,000 files,
+// a minute on a loaded 2-core machine).
+const TYPE_CHECK_HANG_GUARD_MS = 10 * 60_000;
 const documents = [
   'README.md',
   ...readdirSync(join(root, 'docs'))
@@ -33,6 +38,28 @@ function examples(document: string): Example[] {
   return found;
 }
 
+/** The type errors of the examples, each as `document:line: message`, compiled as tsconfig.json compiles examples/. */
+function typeErrors(blocks: readonly Example[]): string[] {
+  const folder = join(scratch, 'types');
+  mkdirSync(folder, { recursive: true });
+  const files = new Map(
+    blocks.map((block) => [join(folder, `${block.document.replace(/[^A-Za-z0-9]+/g, '-')}-${block.line}.ts`), block]),
+  );
+  for (const [file, block] of files) writeFileSync(file, block.code);
+  const config = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.json'), {}, {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: () => {},
+  });
+  const program = ts.createProgram([...files.keys()], { ...config!.options, noEmit: true });
+  return ts.getPreEmitDiagnostics(program).flatMap((diagnostic) => {
+    const block = diagnostic.file && files.get(diagnostic.file.fileName);
+    if (!block) return [];
+    const { line } = diagnostic.file!.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
+    const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ');
+    return [`${block.document}:${block.line + 1 + line}: ${message}`];
+  });
+}
+
 describe('README and docs examples', () => {
   const blocks = documents.flatMap(examples);
   mkdirSync(scratch, { recursive: true });
@@ -43,6 +70,14 @@ describe('README and docs examples', () => {
     const quickStart = readFileSync(join(root, 'examples/quick-start.ts'), 'utf8');
     expect(blocks.some((block) => block.code === quickStart)).toBe(true);
   });
+
+  it(
+    'type-check against the public API',
+    () => {
+      expect(typeErrors(blocks.filter((block) => !block.skipReason))).toEqual([]);
+    },
+    TYPE_CHECK_HANG_GUARD_MS,
+  );
 
   it.each(
     blocks
