@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toOpenAIMessages } from '../../core/conversation/openai-format.js';
@@ -189,6 +190,31 @@ describe('agent-compact compact', () => {
     expect(runs[1]).toMatchObject({ layer: 'mid', archived: [] });
     expect(runs[1].tokensAfter).toBe(runs[0].tokensAfter);
     expect(runs[1].text).toBe(runs[0].text);
+  });
+
+  it("--window gives the thresholds --help says it gives (the proxy's --help says the same)", async () => {
+    const helpOf = async (command: string) => {
+      const help = recordingIO(tmpdir());
+      expect(await main([command, '--help'], help.io)).toBe(0);
+      return help.output.stdout;
+    };
+    const [compactHelp, proxyHelp] = [await helpOf('compact'), await helpOf('proxy')];
+    const stated = (help: string, flag: string) => {
+      const match = new RegExp(`${flag} N .*?(\\d+)% of --window less the\\s+(\\d+) kept`, 's').exec(help);
+      expect(match, `${flag} in --help`).not.toBeNull();
+      return { share: Number(match![1]) / 100, reserve: Number(match![2]) };
+    };
+    const window = 200_000;
+    const directory = await workspace({ 'small.json': JSON.stringify({ messages: agentSession(2) }) });
+    const { output, io } = recordingIO(directory);
+    expect(await main(['compact', 'small.json', '--window', String(window), '--json'], io)).toBe(0);
+    const { thresholds } = JSON.parse(output.stdout) as { thresholds: { mid: number; hard: number } };
+    for (const layer of ['mid', 'hard'] as const) {
+      const { share, reserve } = stated(compactHelp, `--${layer}`);
+      expect(thresholds[layer], layer).toBe(Math.floor((window - reserve) * share));
+      // The proxy hands --window to the same compactor option.
+      expect(stated(proxyHelp, `--${layer}`)).toEqual({ share, reserve });
+    }
   });
 
   it('leaves a small conversation alone (layer none)', async () => {

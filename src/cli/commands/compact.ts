@@ -42,8 +42,10 @@ request body as an agent sends it (model, tools, system, messages or input …):
 request is written back with only its conversation changed.
 
 Options:
-  --mid N              mid threshold in tokens (default 50000, or 60% of --window)
-  --hard N             hard threshold in tokens (default 80000, or 85% of --window)
+  --mid N              mid threshold in tokens (default 50000, or 60% of --window less the
+                       8192 kept for the answer)
+  --hard N             hard threshold in tokens (default 80000, or 85% of --window less the
+                       8192 kept for the answer)
   --window N           the model's context window; thresholds become fractions of it
   --summarizer SPEC    extractive (default, offline), anthropic:MODEL, openai:MODEL
                        openai-responses:MODEL or gemini:MODEL

@@ -43,8 +43,10 @@ export const PROXY_OPTIONS_HELP = `  --upstream URL             where requests g
   --gemini-upstream URL      Gemini traffic (/v1beta/models/…) goes here instead,
                              e.g. https://generativelanguage.googleapis.com
   --port N                   port to listen on; 0 picks a free one (default ${DEFAULT_PORT})
-  --mid N                    mid threshold in tokens (default 50000, or 60% of --window)
-  --hard N                   hard threshold in tokens (default 80000, or 85% of --window)
+  --mid N                    mid threshold in tokens (default 50000, or 60% of --window less the
+                             8192 kept for the answer)
+  --hard N                   hard threshold in tokens (default 80000, or 85% of --window less the
+                             8192 kept for the answer)
   --window N                 the model's context window; thresholds become fractions of it
   --summarizer SPEC          same (default: the client's own model and key), extractive,
                              anthropic:MODEL, openai:MODEL, openai-responses:MODEL or gemini:MODEL
