@@ -56,8 +56,8 @@ export const PROXY_OPTIONS_HELP = `  --upstream URL             where requests g
   --store redis://HOST:PORT  keep conversations, archives and compactor state in Redis, shared by
                              every replica given the same URL (Redis down: requests go on uncompacted);
                              the password may come from AGENT_COMPACT_REDIS_PASSWORD instead of the URL
-  --store-ttl T              a session's Redis keys expire T after its last write: seconds, or with
-                             m, h or d (default 30d; 0 keeps them for ever)
+  --store-ttl T              with --store, a session's Redis keys expire T after its last write:
+                             seconds, or with m, h or d (default 30d; 0 keeps them for ever)
   --recall                   give the model a recall tool the proxy answers itself (placeholders
                              then name archive ids; without it they name none)
   --background               write hard summaries in the background: requests keep going
@@ -145,6 +145,9 @@ export async function startProxyFromArgs(
   const { token, chosen } = proxyToken(values, io, host);
   if (values.store !== undefined && values.archive !== undefined) {
     throw new CliError('--store and --archive both say where archives go: pass one of them', 2);
+  }
+  if (values['store-ttl'] !== undefined && values.store === undefined) {
+    throw new CliError('--store-ttl sets how long Redis keeps a session: it needs --store redis://…', 2);
   }
   const upstreams = upstreamsOf(values, defaults);
   // Bad numbers fail before anything is opened.
