@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../lab/main.js';
 import { agentProviders } from '../lab/wire/agent-providers.js';
@@ -21,6 +22,16 @@ const commands = [
   'mcp',
   'chat',
 ];
+
+const docs = join(import.meta.dirname, '../../docs');
+
+/** The long flags a text names, sorted: `--help` aside, and `--output`, which docs write `-o`. */
+function flagsIn(text: string): string[] {
+  const flags = new Set([...text.matchAll(/(?<![\w-])--([a-z][a-z-]*)/g)].map((match) => match[1]!));
+  flags.delete('help');
+  flags.delete('output');
+  return [...flags].sort();
+}
 
 async function run(args: string[]) {
   const { output, io } = recordingIO(tempDir('agent-compact-usage-'));
@@ -108,6 +119,25 @@ describe('--help', () => {
         new RegExp(`^ +${provider.name} +${provider.model} +${provider.window} +${provider.keyVariable}$`),
       );
     }
+  });
+
+  // docs/cli.md's table and docs/proxy.md's synopsis are where a reader looks a flag up.
+  it.each(['validate', 'count', 'compact', 'recall', 'proxy', 'mcp'])(
+    "%s: docs/cli.md's table names every flag of its --help",
+    async (name) => {
+      const table = readFileSync(join(docs, 'cli.md'), 'utf8');
+      const row = table.split('\n').find((line) => line.startsWith(`| \`${name} `));
+      expect(row, `a row for ${name}`).toBeDefined();
+      const { stdout } = await run([name, '--help']);
+      expect(flagsIn(row!.split(' | ')[0]!)).toEqual(flagsIn(stdout));
+    },
+  );
+
+  it("proxy: docs/proxy.md's synopsis names every flag of its --help", async () => {
+    const proxyDoc = readFileSync(join(docs, 'proxy.md'), 'utf8');
+    const synopsis = /```sh\n(agent-compact proxy [\s\S]*?)```/.exec(proxyDoc)?.[1] ?? '';
+    const { stdout } = await run(['proxy', '--help']);
+    expect(flagsIn(synopsis)).toEqual(flagsIn(stdout));
   });
 
   it('the command list says where the exit codes are', async () => {

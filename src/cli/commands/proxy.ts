@@ -1,7 +1,5 @@
 /**
- * `agent-compact proxy --upstream URL [--host H] [--port N] [--mid N --hard N | --window N]
- * [--summarizer SPEC] [--archive DIR | --store redis://…] [--anthropic-upstream URL] [--openai-upstream URL] [--gemini-upstream URL]
- * [--allow-host NAME] [--json-log FILE] [--recall] [--background] [--tokenizer T] [--upstream-timeout SECONDS] [--max-body SIZE]`
+ * `agent-compact proxy --upstream URL [options]`, the options those of {@link PROXY_OPTIONS_HELP}.
  *
  * Runs the compaction proxy until SIGINT or SIGTERM. The first stdout line is `listening on URL`.
  */
