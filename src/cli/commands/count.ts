@@ -26,8 +26,8 @@ export type CountTokenizer = CliTokenizer;
 
 const help = `Usage: agent-compact count FILE [--json] [--tokenizer o200k|cl100k|heuristic] [--format anthropic|openai|responses|gemini]
 
-Counts the tokens of a conversation (JSON object, JSON array of messages or JSONL; Anthropic or
-OpenAI shape) or of a whole request body (as an agent sends it: model, tools, system, messages …):
+Counts the tokens of a conversation (JSON object, JSON array of messages or JSONL; Anthropic,
+OpenAI Chat, OpenAI Responses or Gemini shape) or of a whole request body (as an agent sends it: model, tools, system, messages …):
 each block's text and arguments plus a fixed per-message and per-block overhead, and for a request
 its tool definitions too — everything the provider bills as input.
 

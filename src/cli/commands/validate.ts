@@ -27,8 +27,9 @@ import { type RequestFile, readRequestFile, requestProblems, serializeRequest } 
 
 const help = `Usage: agent-compact validate FILE [--json] [--format anthropic|openai|responses|gemini] [--fix -o OUT]
 
-Checks a conversation (JSON object, JSON array of messages or JSONL; Anthropic, OpenAI Chat or
-OpenAI Responses shape: { "instructions"?, "input": [items] }), or the conversation of a whole
+Checks a conversation (JSON object, JSON array of messages or JSONL; Anthropic, OpenAI Chat,
+OpenAI Responses { "instructions"?, "input": [items] } or Gemini { "systemInstruction"?,
+"contents": [...] } shape), or the conversation of a whole
 request body as an agent sends it, against the rules the provider enforces. --fix on a whole
 request writes the whole request back.
 
