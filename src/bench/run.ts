@@ -6,6 +6,13 @@ import { fileURLToPath } from 'node:url';
 const suitesDir = fileURLToPath(new URL('./suites/', import.meta.url));
 const wanted = process.argv.slice(2);
 const files = (await readdir(suitesDir)).filter((file) => file.endsWith('.js')).sort();
+const names = files.map((file) => file.replace(/\.js$/, ''));
+// A misspelt name would run nothing and look like success: say so before any suite runs.
+const unknown = wanted.find((name) => !names.includes(name));
+if (unknown !== undefined) {
+  process.stderr.write(`bench: no suite named "${unknown}"; the suites: ${names.join(', ')}\n`);
+  process.exit(2);
+}
 for (const file of files) {
   const name = file.replace(/\.js$/, '');
   if (wanted.length > 0 && !wanted.includes(name)) continue;

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -15,4 +16,13 @@ describe('the benchmark suites', () => {
       );
     },
   );
+
+  // `npm run bench -- NAME…` runs only the suites named: a misspelt name ran nothing and exited 0.
+  it('refuses a suite name it does not have, naming the suites it has, before running any', () => {
+    const run = fileURLToPath(new URL('../../dist/bench/run.js', import.meta.url));
+    const result = spawnSync(process.execPath, [run, 'tokens', 'survivals'], { encoding: 'utf8' });
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^bench: no suite named "survivals"; the suites: .*\bsurvival\b.*\btokens\b/);
+  });
 });
