@@ -89,7 +89,8 @@ export interface HardOptions {
    * line, the plan or todo list verbatim, every message the user typed), sent after the summary
    * in a `<session_ledger>` block and given to a model summarizer as ground truth. Over budget,
    * the oldest successful commands and files read go first. `0` turns the ledger off.
-   * @default 2600 (measured on real Claude Code sessions: see BENCHMARKS.md, section 9)
+   * @default a fortieth of the usable window (of the window the hard threshold implies, if smaller),
+   * at least 2600: 4,795 at a 200k window (BENCHMARKS.md, sections 9 and 11)
    */
   ledgerTokens?: number;
   /**
@@ -100,7 +101,8 @@ export interface HardOptions {
    * often the agent used each name since; sent after the ledger in a `<working_set>` block and
    * given to a model summarizer as ground truth. It outlives every hard compaction. Parsed by
    * `codeParser` when given, else by the core's lexer. `0` leaves it out.
-   * @default 1200
+   * @default a fortieth of the usable window (of the window the hard threshold implies, if
+   * smaller), at least 1200: 4,795 at a 200k window
    */
   workingSetTokens?: number;
   /**
@@ -110,7 +112,8 @@ export interface HardOptions {
    * edited files first, newest first, then files it only read. A file too large for what is left
    * goes back as the regions around its latest edits (`lines="…"` says which); a file the kept turn
    * shows, or whose text the history does not hold, is skipped. `maxFiles: 0` turns it off.
-   * @default { maxFiles: 5, maxTokens: 2000 }
+   * @default `{ maxFiles: 5, maxTokens }`, `maxTokens` a twelfth of the usable window up to 10,000,
+   * a twentieth of a larger one, at least 2,000 (10,000 at a 200k window)
    */
   filesBack?: { maxFiles?: number; maxTokens?: number };
   /**

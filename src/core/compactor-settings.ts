@@ -267,13 +267,13 @@ function hardRoom(usable: number, hardThreshold: number): number {
   return Math.min(usable, hardThreshold / DEFAULT_HARD_FRACTION);
 }
 
-/** A default that grows with the window: `share` of `room`, rounded down, never under `min`. */
 /** The default files-back budget of a usable window (see `FILES_BACK_WINDOW_SHARE`). */
 function filesBackTokens(usable: number): number {
   const small = Math.min(MAX_FILES_BACK_SHARE_TOKENS, Math.floor(usable * FILES_BACK_WINDOW_SHARE));
   return Math.max(MIN_FILES_BACK_TOKENS, small, Math.floor(usable * LARGE_WINDOW_FILES_BACK_SHARE));
 }
 
+/** A default that grows with the window: `share` of `room`, rounded down, never under `min`. */
 function shareOf(room: number, share: number, min: number): number {
   return Math.max(min, Math.floor(room * share));
 }
