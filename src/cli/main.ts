@@ -68,7 +68,7 @@ const LAB_COMMANDS = ['simulate', 'run', 'chat'];
 
 function usage(table: Record<string, CommandEntry>): string {
   const lines = Object.entries(table).map(([name, { summary }]) => `  ${name.padEnd(10)}${summary}`);
-  return `Usage: agent-compact <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun agent-compact <command> --help for a command's options and exit codes.\nExit codes: 2 an unknown command or bad arguments; otherwise the command's own.\n`;
+  return `Usage: agent-compact <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun agent-compact <command> --help for a command's options and exit codes, agent-compact --version\nfor the version.\nExit codes: 2 an unknown command or bad arguments; otherwise the command's own.\n`;
 }
 
 /** Runs the CLI and returns the exit code. Errors become one line on stderr. */

@@ -146,6 +146,15 @@ describe('--help', () => {
     expect(flagsIn(synopsis)).toEqual(flagsIn(stdout));
   });
 
+  it('the command list names --version, which prints the published package’s version', async () => {
+    const { stdout } = await run(['--help']);
+    expect(stdout).toContain('agent-compact --version');
+    const { version } = JSON.parse(readFileSync(join(docs, '../packages/proxy/package.json'), 'utf8')) as {
+      version: string;
+    };
+    expect((await run(['--version'])).stdout).toBe(`${version}\n`);
+  });
+
   it('the command list says where the exit codes are', async () => {
     const { code, stdout } = await run(['--help']);
     expect(code).toBe(0);
