@@ -43,13 +43,20 @@ function typeErrors(blocks: readonly Example[]): string[] {
   const folder = join(scratch, 'types');
   mkdirSync(folder, { recursive: true });
   const files = new Map(
-    blocks.map((block) => [join(folder, `${block.document.replace(/[^A-Za-z0-9]+/g, '-')}-${block.line}.ts`), block]),
+    blocks.map((block) => [
+      join(folder, `${block.document.replace(/[^A-Za-z0-9]+/g, '-')}-${block.line}.ts`),
+      block,
+    ]),
   );
   for (const [file, block] of files) writeFileSync(file, block.code);
-  const config = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.json'), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: () => {},
-  });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(root, 'tsconfig.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: () => {},
+    },
+  );
   const program = ts.createProgram([...files.keys()], { ...config!.options, noEmit: true });
   return ts.getPreEmitDiagnostics(program).flatMap((diagnostic) => {
     const block = diagnostic.file && files.get(diagnostic.file.fileName);

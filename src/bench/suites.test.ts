@@ -23,6 +23,8 @@ describe('the benchmark suites', () => {
     const result = spawnSync(process.execPath, [run, 'tokens', 'survivals'], { encoding: 'utf8' });
     expect(result.status).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^bench: no suite named "survivals"; the suites: .*\bsurvival\b.*\btokens\b/);
+    expect(result.stderr).toMatch(
+      /^bench: no suite named "survivals"; the suites: .*\bsurvival\b.*\btokens\b/,
+    );
   });
 });

@@ -108,7 +108,8 @@ describe('--help', () => {
   it.each(['validate', 'count'])('%s names every shape it reads in its description', async (name) => {
     const { stdout } = await run([name, '--help']);
     const description = stdout.split('\nOptions:')[0]!;
-    for (const shape of ['Anthropic', 'OpenAI Chat', 'OpenAI Responses', 'Gemini']) expect(description).toContain(shape);
+    for (const shape of ['Anthropic', 'OpenAI Chat', 'OpenAI Responses', 'Gemini'])
+      expect(description).toContain(shape);
   });
 
   it.each(commands)('%s lists -h, --help among its options', async (name) => {

@@ -155,7 +155,9 @@ describe('agent-compact proxy', () => {
 
   it('refuses a --store-ttl without --store, which it would ignore', async () => {
     const { output, io } = recordingIO(tmpdir());
-    expect(await main(['proxy', '--upstream', 'http://127.0.0.1:1', '--port', '0', '--store-ttl', '1h'], io)).toBe(2);
+    expect(
+      await main(['proxy', '--upstream', 'http://127.0.0.1:1', '--port', '0', '--store-ttl', '1h'], io),
+    ).toBe(2);
     expect(output.stderr).toBe(
       'agent-compact proxy: --store-ttl sets how long Redis keeps a session: it needs --store redis://…\n',
     );
