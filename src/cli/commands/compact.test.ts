@@ -190,6 +190,11 @@ describe('agent-compact compact', () => {
     expect(runs[1]).toMatchObject({ layer: 'mid', archived: [] });
     expect(runs[1].tokensAfter).toBe(runs[0].tokensAfter);
     expect(runs[1].text).toBe(runs[0].text);
+    // Its output names those ids all the same, so it says where they are, as the first run did.
+    expect(runs[1].archive).toBe('a.jsonl.archive');
+    const { output: printed, io } = recordingIO(directory);
+    expect(await main([...args, '-o', 'a.jsonl'], io)).toBe(0);
+    expect(printed.stderr).toMatch(/, 0 item\(s\) archived in a\.jsonl\.archive\n$/);
   });
 
   it("--window gives the thresholds --help says it gives (the proxy's --help says the same)", async () => {

@@ -141,6 +141,9 @@ export const compactCommand: CliCommand = async (args, io) => {
     }
   }
   const { result } = run;
+  // A layer that ran names archive ids even when it stored nothing new (a second run on the same
+  // file finds its items there), so the output says where they are.
+  const namesArchive = result.layer !== 'none' || result.archived.length > 0;
   const summary = {
     layer: result.layer,
     tokensBefore: result.tokensBefore,
@@ -151,7 +154,7 @@ export const compactCommand: CliCommand = async (args, io) => {
     thresholds: compactor.thresholds,
     format: run.format,
     ...(options.output ? { output: options.output } : {}),
-    ...(result.archived.length > 0 ? { archive } : {}),
+    ...(namesArchive ? { archive } : {}),
   };
   if (options.json) {
     io.stdout(`${JSON.stringify(summary)}\n`);
@@ -160,7 +163,7 @@ export const compactCommand: CliCommand = async (args, io) => {
     io.stderr(
       `${result.layer}: ${result.tokensBefore} → ${result.tokensAfter} tokens, ${run.messagesBefore} → ` +
         `${run.messagesAfter} messages, ${result.archived.length} item(s) archived` +
-        `${result.archived.length > 0 || options.archive ? ` in ${archive}` : ''}\n`,
+        `${namesArchive || options.archive ? ` in ${archive}` : ''}\n`,
     );
   }
   return 0;
