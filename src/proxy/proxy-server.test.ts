@@ -23,8 +23,9 @@ async function start(script: ScriptStep[] | Parameters<typeof startScriptedModel
 }
 
 const anthropic = (baseURL: string) =>
-  new Anthropic({ apiKey: 'test-key', baseURL, maxRetries: 0, timeout: 5000 });
-const openai = (baseURL: string) => new OpenAI({ apiKey: 'test-key', baseURL, maxRetries: 0, timeout: 5000 });
+  new Anthropic({ apiKey: 'test-key', baseURL, maxRetries: 0, timeout: 30_000 });
+const openai = (baseURL: string) =>
+  new OpenAI({ apiKey: 'test-key', baseURL, maxRetries: 0, timeout: 30_000 });
 
 describe('proxy with the official SDKs', () => {
   it('Anthropic, plain: the answer, the path with its query, and the headers pass through', async () => {

@@ -29,7 +29,7 @@ describe.skipIf(skipRedis)('agent-compact proxy --store redis://…', () => {
     const { output, io } = recordingIO(directory);
     const exit = main(['proxy', '--upstream', server.url, '--port', '0', '--store', redis.url], io);
     await vi.waitFor(() => expect(output.stdout).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\n$/), {
-      timeout: 5000,
+      timeout: 30_000,
     });
     const client = new Anthropic({
       apiKey: 'test-key',
@@ -42,7 +42,7 @@ describe.skipIf(skipRedis)('agent-compact proxy --store redis://…', () => {
       messages: [{ role: 'user', content: 'Hello' }],
     });
     // The request's line is written once its exchange, the save to Redis included, has finished.
-    await vi.waitFor(() => expect(output.stderr).toMatch(/anthropic \S+ .* 200 /), { timeout: 5000 });
+    await vi.waitFor(() => expect(output.stderr).toMatch(/anthropic \S+ .* 200 /), { timeout: 30_000 });
     process.emit('SIGTERM');
     expect(await exit).toBe(0);
     await server.close();
@@ -60,7 +60,7 @@ describe.skipIf(skipRedis)('agent-compact proxy --store redis://…', () => {
     const server = await startScriptedModelServer({ script: ['Hi there.'] });
     const { output, io } = recordingIO(directory, env);
     const exit = main(['proxy', '--upstream', server.url, '--port', '0', ...extra], io);
-    await vi.waitFor(() => expect(output.stdout).toMatch(/^listening on /), { timeout: 5000 });
+    await vi.waitFor(() => expect(output.stdout).toMatch(/^listening on /), { timeout: 30_000 });
     const client = new Anthropic({
       apiKey: 'test-key',
       baseURL: output.stdout.trim().replace('listening on ', ''),
@@ -72,7 +72,7 @@ describe.skipIf(skipRedis)('agent-compact proxy --store redis://…', () => {
       max_tokens: 50,
       messages: [{ role: 'user', content: task }],
     });
-    await vi.waitFor(() => expect(output.stderr).toMatch(/anthropic \S+ .* 200 /), { timeout: 5000 });
+    await vi.waitFor(() => expect(output.stderr).toMatch(/anthropic \S+ .* 200 /), { timeout: 30_000 });
     process.emit('SIGTERM');
     expect(await exit).toBe(0);
     await server.close();

@@ -42,7 +42,7 @@ describe('agent-compact proxy', () => {
       io,
     );
     await vi.waitFor(() => expect(output.stdout).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\n$/), {
-      timeout: 5000,
+      timeout: 30_000,
     });
     const url = output.stdout.trim().replace('listening on ', '');
     const client = new Anthropic({ apiKey: 'test-key', baseURL: url, maxRetries: 0 });
@@ -78,7 +78,7 @@ describe('agent-compact proxy', () => {
       ['proxy', '--upstream', server.url, '--port', '0', '--mid', '500', '--hard', '2500', '--background'],
       io,
     );
-    await vi.waitFor(() => expect(output.stdout).toMatch(/^listening on /), { timeout: 5000 });
+    await vi.waitFor(() => expect(output.stdout).toMatch(/^listening on /), { timeout: 30_000 });
     await anthropicLoop(output.stdout.trim().replace('listening on ', ''), { turns: 12 });
     process.emit('SIGTERM');
     expect(await exit).toBe(0);
@@ -103,7 +103,7 @@ describe('agent-compact proxy', () => {
       server = await startScriptedModelServer({ script: ['One.', 'Two.'] });
       const { output, io } = recordingIO(tmpdir());
       const exit = main(['proxy', '--upstream', server.url, '--port', '0', '--json-log', '/dev/full'], io);
-      await vi.waitFor(() => expect(output.stdout).toMatch(/^listening on /), { timeout: 5000 });
+      await vi.waitFor(() => expect(output.stdout).toMatch(/^listening on /), { timeout: 30_000 });
       const url = output.stdout.trim().replace('listening on ', '');
       const client = new Anthropic({ apiKey: 'test-key', baseURL: url, maxRetries: 0 });
       for (const text of ['Hello', 'Again']) {
@@ -146,7 +146,7 @@ describe('agent-compact proxy', () => {
         print(text);
       };
       const exit = main(['proxy', '--upstream', server.url, '--port', '0'], io);
-      await vi.waitFor(() => expect(output.stderr).toContain('dashboard '), { timeout: 5000 });
+      await vi.waitFor(() => expect(output.stderr).toContain('dashboard '), { timeout: 30_000 });
       process.emit(signal);
       expect(await exit).toBe(0);
       expect(listenersWhenReady).toBe(listenersBefore + 1);
