@@ -116,6 +116,16 @@ describe('agent-compact compact', () => {
     ).toEqual([]);
   });
 
+  it('with -o /dev/null (a device, as /dev/stdout is) keeps the archive in the current folder', async () => {
+    const current = await workspace({ 'session.jsonl': sessionJsonl() });
+    const { output, io } = recordingIO(current);
+    const args = ['compact', 'session.jsonl', '--mid', '10000', '--hard', '20000', '-o', '/dev/null'];
+    expect(await main(args, io)).toBe(0);
+    expect(output.stderr).toMatch(/item\(s\) archived in session\.jsonl\.archive\n$/);
+    expect(await readdir(join(current, 'session.jsonl.archive'))).toEqual(['session.jsonl']);
+    expect(existsSync('/dev/null.archive')).toBe(false);
+  });
+
   it('recalls from an archive folder that also holds a file that is no session', async () => {
     const directory = await workspace({ 'session.json': JSON.stringify(session) });
     const { io } = recordingIO(directory);

@@ -5,7 +5,7 @@
  * Runs one `maybeCompact` over a conversation file (or `compactRequest` over a whole request body)
  * and writes the result in the input's format.
  */
-import { realpath, writeFile } from 'node:fs/promises';
+import { realpath, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type {
   Compactor,
@@ -51,7 +51,8 @@ Options:
                        openai-responses:MODEL or gemini:MODEL
   --base-url URL       base URL for the summarizer's API (OpenAI-compatible servers, proxies)
   --archive DIR        keep what leaves the context in DIR/<name>.jsonl (default: OUT.archive/, or
-                       NAME.archive/ in the current folder without -o, NAME the file's base name);
+                       NAME.archive/ in the current folder without -o or with -o /dev/stdout, NAME
+                       the file's base name);
                        the line on stderr says where; agent-compact recall ID --archive DIR reads it;
                        refused when DIR/<name>.jsonl is FILE or OUT itself
   --force LAYER        run mid or hard even below its threshold
@@ -92,9 +93,7 @@ export const compactCommand: CliCommand = async (args, io) => {
     : undefined;
   // A model named on the command line that fails is an error here, not a silent fallback.
   let modelFailure: string | undefined;
-  // Placeholders name archive ids: keep the archive somewhere it can be recalled from.
-  // Without -o it goes in the current folder, never beside an input that may lie elsewhere.
-  const archive = options.archive ?? `${options.output ?? basename(options.file)}.archive`;
+  const archive = options.archive ?? (await defaultArchive(options, io.cwd));
   const sessionId = sessionIdFor(options.file);
   await assertArchiveApart(resolve(io.cwd, archive, `${sessionId}.jsonl`), [
     resolve(io.cwd, options.file),
@@ -278,6 +277,25 @@ function parseCompactArgs(args: string[]): CompactArgs {
   if (format) parsed.format = format;
   if (force) parsed.force = force;
   return parsed;
+}
+
+/**
+ * Where placeholders' archive ids are kept without `--archive`, somewhere they can be recalled
+ * from: beside the file `-o` writes, else in the current folder, never beside an input that may lie
+ * elsewhere. `-o /dev/stdout`, a pipe or another device counts as no file: no `/dev/stdout.archive`.
+ */
+async function defaultArchive(options: { file: string; output?: string }, cwd: string): Promise<string> {
+  const { output } = options;
+  if (output !== undefined && !(await isDevice(resolve(cwd, output)))) return `${output}.archive`;
+  return `${basename(options.file)}.archive`;
+}
+
+/** Whether `path` exists and is neither a file nor a folder (a device, a pipe, a socket). */
+function isDevice(path: string): Promise<boolean> {
+  return stat(path).then(
+    (found) => !found.isFile() && !found.isDirectory(),
+    () => false,
+  );
 }
 
 /**
