@@ -7,6 +7,7 @@
 import { CompactError } from '../core/model/errors.js';
 import type { TokenCounter } from '../core/tokens/token-counter.js';
 import { loadCountTokens, type TiktokenEncoding } from './load-tokenizer.js';
+import { countWithRunsCut } from './long-runs.js';
 
 export type { TiktokenEncoding } from './load-tokenizer.js';
 
@@ -45,7 +46,8 @@ export function createTiktokenCounter({ encoding = 'o200k' }: TiktokenCounterOpt
       return {
         specificationVersion: 'v1',
         name: encoding,
-        countText: (text) => count(text, specialTokensAsText),
+        // A run of one kind of character is counted in pieces: the BPE is quadratic in its length.
+        countText: (text) => countWithRunsCut(text, (piece) => count(piece, specialTokensAsText)),
       };
     }
     default: {
