@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Message, ParsedConversation, SystemPrompt } from 'agent-compact';
 import { CompactError, parseConversation } from 'agent-compact';
-import { conversationFromValue, jsonFileLines } from 'agent-compact/internal';
+import { conversationFromValue, decodeUtf8, jsonFileLines } from 'agent-compact/internal';
 import type { WireFormat } from 'agent-compact/wire';
 import { CliError, type CliIO } from './cli-io.js';
 import { lineVerdict, streamedFormat } from './wire/line-streaming.js';
@@ -178,11 +178,13 @@ async function checkReadable(file: string, path: string): Promise<void> {
 }
 
 async function readText(file: string, path: string): Promise<string> {
+  let bytes: Buffer;
   try {
-    return await readFile(path, 'utf8');
+    bytes = await readFile(path);
   } catch (error) {
     throw new CliError(`${file}: ${describeFileError(error)}`, 2);
   }
+  return decodeUtf8(bytes, file);
 }
 
 /**

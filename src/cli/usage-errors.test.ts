@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../lab/main.js';
@@ -89,6 +89,49 @@ describe('a file that opens but cannot be read', () => {
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr).toBe(`agent-compact ${args[0]}: ${UNREADABLE}: EIO: i/o error, read\n`);
+  });
+});
+
+/** A conversation whose second message holds `é` saved as Latin-1 (0xe9): not UTF-8. */
+const latin1 = (text: string) => Buffer.from(text, 'latin1');
+const jsonl = `{"role":"user","content":"fix it"}\n{"role":"assistant","content":"caf\u00e9"}\n`;
+const json = `{\n  "messages": [\n    {"role": "user", "content": "caf\u00e9"}\n  ]\n}\n`;
+
+describe('a file that is not UTF-8', () => {
+  it.each([
+    ['validate', 'chat.jsonl', jsonl, 2],
+    ['count', 'chat.jsonl', jsonl, 2],
+    ['compact', 'chat.jsonl', jsonl, 2],
+    ['simulate', 'chat.jsonl', jsonl, 2],
+    ['validate', 'chat.json', json, 3],
+    ['count', 'chat.json', json, 3],
+    ['compact', 'chat.json', json, 3],
+  ])(
+    '%s %s: one line naming the file and line, exit 2, nothing written',
+    async (command, file, text, line) => {
+      const directory = tempDir('agent-compact-latin1-');
+      writeFileSync(join(directory, file), latin1(text));
+      const { output, io } = recordingIO(directory);
+      const code = await main([command, file, ...(command === 'compact' ? ['-o', 'out.json'] : [])], io);
+      // simulate names each transcript by its full path, as in its other messages.
+      const named = command === 'simulate' ? join(directory, file) : file;
+      expect(output.stderr).toBe(
+        `agent-compact ${command}: ${named}:${line}: not UTF-8 text (save the file as UTF-8)\n`,
+      );
+      expect(code).toBe(2);
+      expect(output.stdout).toBe('');
+      expect(existsSync(join(directory, 'out.json'))).toBe(false);
+    },
+  );
+
+  it('reads a character whose bytes span two reads of a large file', async () => {
+    const directory = tempDir('agent-compact-utf8-');
+    // 64 KiB reads: some `é` (two bytes) sit across a boundary.
+    const text = `{"role":"user","content":"${'é'.repeat(100_000)}"}\n`;
+    writeFileSync(join(directory, 'chat.jsonl'), text);
+    const { output, io } = recordingIO(directory);
+    expect(await main(['validate', 'chat.jsonl'], io)).toBe(0);
+    expect(output.stdout).toBe('valid\n');
   });
 });
 

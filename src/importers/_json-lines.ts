@@ -1,11 +1,11 @@
 /** Internal: reads a JSONL file line by line, so a large file is never held whole. */
-import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseJsonLine } from '../core/conversation/parse-conversation.js';
+import { utf8FileStream } from './_utf8-text.js';
 
 /**
  * Each non-empty line of a JSONL file, parsed, with its 1-based line number and the bytes read so far (a leading byte-order
- * mark is dropped). A line that is not JSON throws `UNREADABLE_INPUT` naming `source:LINE`; with
+ * mark is dropped). A line that is not JSON, or not UTF-8, throws `UNREADABLE_INPUT` naming `source:LINE`; with
  * `warnings`, a line of JSON objects back to back is read as each of them, with a warning.
  */
 export async function* jsonFileLines(
@@ -13,8 +13,8 @@ export async function* jsonFileLines(
   source: string,
   warnings?: string[],
 ): AsyncGenerator<{ value: unknown; lineNumber: number; bytesRead: number }> {
-  const stream = createReadStream(path, { encoding: 'utf8' });
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  const { file: stream, text } = utf8FileStream(path, source);
+  const lines = createInterface({ input: text, crlfDelay: Infinity });
   let lineNumber = 0;
   try {
     for await (const rawLine of lines) {
@@ -31,6 +31,7 @@ export async function* jsonFileLines(
     }
   } finally {
     lines.close();
+    text.destroy();
     stream.destroy();
   }
 }

@@ -17,6 +17,7 @@ import { CANONICAL_FORMAT, type WireFormat } from '../core/model/wire-format.js'
 import { isWireFormat } from '../core/wire/dialects.js';
 import { isObject } from './_json.js';
 import { jsonFileLines, jsonTextLines } from './_json-lines.js';
+import { decodeUtf8 } from './_utf8-text.js';
 import { claudeCodeFromLines, isClaudeCodeLine } from './claude-code.js';
 import { codexFromLines, isCodexRolloutLine } from './codex.js';
 import { geminiCliFromRecords, isGeminiCliChat, isGeminiCliRecord } from './gemini-cli.js';
@@ -136,7 +137,7 @@ export async function importTranscriptFile(
       );
       return plainConversationFromParsed(parsed, path);
     }
-    return importTranscript(await readFile(path, 'utf8'), { ...options, source: path });
+    return importTranscript(decodeUtf8(await readFile(path), path), { ...options, source: path });
   } catch (error) {
     if (isFileError(error)) {
       const reason =

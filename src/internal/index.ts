@@ -39,5 +39,6 @@ export type { WireDialect } from '../core/wire/dialect.js';
 export { dialects } from '../core/wire/dialects.js';
 export { workingSetOpen } from '../core/working-set/render-working-set.js';
 export { jsonFileLines } from '../importers/_json-lines.js';
+export { decodeUtf8 } from '../importers/_utf8-text.js';
 export { claudeCodeFromLines } from '../importers/claude-code.js';
 export { isTokenizerInstalled, TOKENIZER_INSTALL_COMMAND } from '../tokenizer/load-tokenizer.js';
