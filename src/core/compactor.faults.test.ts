@@ -52,6 +52,33 @@ describe('summarizer faults', () => {
   });
 });
 
+describe('a summarizer that answers with no summary', () => {
+  it.each([
+    ['null', null, 'the summary model returned no text'],
+    ['undefined', undefined, 'the summary model returned no text'],
+    ['a bare string', 'summary', 'the summary model returned no text'],
+    ['a number for text', { text: 42 }, 'the summary model returned no text'],
+    ['empty text', { text: ' \n' }, 'the summary model returned an empty summary'],
+  ])('falls back to the extractive summary on %s, and says why', async (_, answer, reason) => {
+    const events: CompactionEvent[] = [];
+    const model = countingModel(() => answer as never);
+    const result = await maybeCompact(agentSession(30, { lines: 400 }), {
+      thresholds: { mid: 10_000, hard: 20_000 },
+      summarizer: model,
+      force: 'hard',
+      hard: { maxAttempts: 2, retryDelayMs: 0 },
+      onEvent: (event) => events.push(event),
+    });
+    expect(result.layer).toBe('hard');
+    expect(model.calls).toBe(2);
+    expect(events.find((event) => event.type === 'fallback-used')).toEqual({
+      type: 'fallback-used',
+      reason: `summary model ${model.provider}:${model.modelId} failed after 2 attempt(s): ${reason}`,
+    });
+    expect(validateMessages(result.messages)).toEqual([]);
+  });
+});
+
 describe('input no provider takes', () => {
   const small = { thresholds: { mid: 2000, hard: 4000 } };
 

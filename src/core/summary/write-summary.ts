@@ -201,15 +201,16 @@ async function callModel(
     ...(options.focus ? { focus: options.focus } : {}),
     ...(options.ledger ? { ledger: options.ledger } : {}),
   };
-  const result: SummaryResult = await withinDeadline(
+  // A summarizer written without the types (or a mock) may answer null: no text, not a TypeError.
+  const result: SummaryResult | null | undefined = await withinDeadline(
     (signal) => settings.summarizer.summarize(request, { signal }),
     settings.timeoutMs,
     options.signal,
   );
-  if (result.usage) {
+  if (result?.usage) {
     events.push({ type: 'summary-usage', usage: result.usage, modelId: settings.summarizer.modelId });
   }
-  if (typeof result.text !== 'string') throw rejectAnswer('the summary model returned no text');
+  if (typeof result?.text !== 'string') throw rejectAnswer('the summary model returned no text');
   return result.text;
 }
 
