@@ -4,6 +4,7 @@
  * (or `input` for OpenAI Responses). A conversation file (`{ system?, messages }`, an array of
  * messages, JSONL) is not a request: the commands read those with `readConversationFile`.
  */
+import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -50,7 +51,10 @@ export async function readRequestFile(
   if (await startsWithMessageLine(path)) return undefined;
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    const bytes = await readFile(path);
+    // Bytes that are not UTF-8: the conversation reader names their line.
+    if (!isUtf8(bytes)) return undefined;
+    text = bytes.toString('utf8');
   } catch {
     return undefined;
   }

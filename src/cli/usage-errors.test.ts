@@ -96,6 +96,8 @@ describe('a file that opens but cannot be read', () => {
 const latin1 = (text: string) => Buffer.from(text, 'latin1');
 const jsonl = `{"role":"user","content":"fix it"}\n{"role":"assistant","content":"caf\u00e9"}\n`;
 const json = `{\n  "messages": [\n    {"role": "user", "content": "caf\u00e9"}\n  ]\n}\n`;
+/** A whole request body, on one line as a proxy log holds it. */
+const request = `{"model":"claude-sonnet-4-5","max_tokens":64,"messages":[{"role":"user","content":"caf\u00e9"}]}\n`;
 
 describe('a file that is not UTF-8', () => {
   it.each([
@@ -106,6 +108,9 @@ describe('a file that is not UTF-8', () => {
     ['validate', 'chat.json', json, 3],
     ['count', 'chat.json', json, 3],
     ['compact', 'chat.json', json, 3],
+    ['validate', 'request.json', request, 1],
+    ['count', 'request.json', request, 1],
+    ['compact', 'request.json', request, 1],
   ])(
     '%s %s: one line naming the file and line, exit 2, nothing written',
     async (command, file, text, line) => {
