@@ -37,6 +37,8 @@ describe('createTiktokenCounter on long runs of one kind of character', () => {
     ['letters', `start ${letters(200_000)} end`],
     ['CJK', letters(50_000, 0x4e00, 2000)],
     ['an astral script', letters(20_000, 0x20000, 500)],
+    ['an astral script after digits', `2026 ${letters(20_000, 0x20000, 500)}`],
+    ['emoji after letters', `ok${letters(1_000, 0x1f600, 50)}`],
     ['punctuation', `x = ${'=-+*#'.repeat(20_000)};`],
     ['white space', `a${' '.repeat(100_000)}b${'\n'.repeat(100_000)}`],
   ])('never hands the BPE a run of %s longer than the bound', (_, text) => {

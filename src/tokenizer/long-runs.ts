@@ -26,6 +26,8 @@ const longRun = new RegExp(
 
 /** The tokens of `text` by `count`, each run longer than {@link MAX_RUN_CHARS} counted in pieces. */
 export function countWithRunsCut(text: string, count: (piece: string) => number): number {
+  // Most texts have no such run: a pass over their char codes is far cheaper than the regex.
+  if (!mayHaveLongRun(text)) return count(text);
   let tokens = 0;
   let start = 0;
   for (const run of text.matchAll(longRun)) {
@@ -48,4 +50,46 @@ function pieceEnd(text: string, start: number, runEnd: number): number {
   const end = Math.min(start + MAX_RUN_CHARS, runEnd);
   const code = text.charCodeAt(end);
   return end < runEnd && code >= 0xdc00 && code <= 0xdfff ? end + 1 : end;
+}
+
+const OTHER = 1;
+const LETTER = 2;
+const PUNCTUATION = 3;
+const SPACE = 4;
+/** Each UTF-16 code unit's kind, filled as first seen (0: not yet). */
+const kinds = new Uint8Array(0x10000);
+
+function kindOf(code: number): number {
+  const known = kinds[code]!;
+  if (known !== 0) return known;
+  const char = String.fromCharCode(code);
+  const kind = /\s/.test(char)
+    ? SPACE
+    : /[\p{L}\p{M}]/u.test(char)
+      ? LETTER
+      : /\p{N}/u.test(char)
+        ? OTHER
+        : PUNCTUATION;
+  kinds[code] = kind;
+  return kind;
+}
+
+/**
+ * Whether `text` may hold a run {@link longRun} matches, by one pass over its code units. Never
+ * false where the regex finds one: the kinds are the regex's, and a surrogate (half of an astral
+ * character, which the regex reads whole) continues whatever run it is in, or starts a letter run.
+ */
+function mayHaveLongRun(text: string): boolean {
+  if (text.length <= MAX_RUN_CHARS) return false;
+  let kind = OTHER;
+  let length = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    const surrogate = code >= 0xd800 && code <= 0xdfff;
+    const next = surrogate ? (kind === OTHER ? LETTER : kind) : kindOf(code);
+    length = next === kind ? length + 1 : 1;
+    kind = next;
+    if (kind !== OTHER && length > MAX_RUN_CHARS) return true;
+  }
+  return false;
 }
