@@ -1,7 +1,7 @@
 /**
  * Which conversation a request belongs to. Every key starts with the owner: a hash of every
- * credential the request carries (API key headers, bearer token, every `?key=` and
- * `?access_token=`; never kept in clear), so two users with different keys never share a session,
+ * credential the request carries (the provider and gateway key headers, bearer tokens, every
+ * `?key=` and `?access_token=`; never kept in clear), so two users with different keys never share a session,
  * its archive or its recall ids.
  * Then, in order: the `x-agent-compact-session` header; the client's own session id (Claude Code's
  * `metadata.user_id`, Codex's `prompt_cache_key` or `client_metadata.session_id`) with a hash of the
@@ -23,8 +23,32 @@ const legacyUserIdSession = /_session_([0-9a-f-]{8,})$/i;
 /** The owner of a request that sends no credential. */
 export const KEYLESS_OWNER = 'key:none';
 
-/** Headers that carry a credential. */
-const credentialHeaders = ['x-api-key', 'authorization', 'api-key', 'x-goog-api-key'] as const;
+/**
+ * Headers that carry a credential, by name: the providers' own, then the LLM gateways' (an agent
+ * whose upstream is a gateway authenticates with these, often with no provider key beside them).
+ * A list rather than a rule on names such as `*-key` or `*auth*`: those would also take
+ * `idempotency-key` or a per-request signature, whose value changes on every request and would
+ * split one session into many. `proxy-authorization` is the proxy's own and never forwarded.
+ */
+const credentialHeaders = [
+  'x-api-key',
+  // OpenAI, OpenRouter and most gateways: `Bearer KEY`.
+  'authorization',
+  // Azure OpenAI.
+  'api-key',
+  'x-goog-api-key',
+  // LiteLLM proxy.
+  'x-litellm-api-key',
+  // Cloudflare AI Gateway (authenticated gateways): `Bearer TOKEN`.
+  'cf-aig-authorization',
+  // Helicone: `Bearer KEY`.
+  'helicone-auth',
+  // Portkey: its API key, and a virtual key that stands for a provider key.
+  'x-portkey-api-key',
+  'x-portkey-virtual-key',
+  // Azure API Management.
+  'ocp-apim-subscription-key',
+] as const;
 /**
  * Query parameters that carry a credential: Gemini clients (LiteLLM, aider) send their key as
  * `?key=`, and Google APIs take an OAuth token as `?access_token=`.

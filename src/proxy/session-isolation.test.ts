@@ -10,7 +10,7 @@ import type { SummaryModel } from '../core/summary/summary-model.js';
 import type { RecordedRequest, ScriptStep } from '../testing/index.js';
 import { anthropicLoop, toolCallingScript } from './agent-loops.test-utils.js';
 import { useProxyHarness } from './proxy-harness.test-utils.js';
-import { credentialHash, sessionKeyOf } from './session-identity.js';
+import { credentialHash, KEYLESS_OWNER, sessionKeyOf } from './session-identity.js';
 
 const startProxyOver = useProxyHarness();
 let directory: string | undefined;
@@ -51,6 +51,56 @@ describe('session identity', () => {
         { authorization: 'Bearer k' },
       );
     expect(codex('one')).not.toBe(codex('two'));
+  });
+
+  const body = { messages: [{ role: 'user', content: 'Hi' }] };
+
+  it.each([
+    ['x-litellm-api-key', 'sk-litellm'],
+    ['cf-aig-authorization', 'Bearer cf-token'],
+    ['helicone-auth', 'Bearer sk-helicone'],
+    ['x-portkey-api-key', 'portkey-key'],
+    ['x-portkey-virtual-key', 'portkey-virtual'],
+    ['ocp-apim-subscription-key', 'apim-key'],
+  ])('a gateway credential in %s is an owner, never kept in the key', (name, value) => {
+    const owner = sessionKeyOf('anthropic', body, { [name]: value });
+    expect(owner.startsWith(`${KEYLESS_OWNER}:`)).toBe(false);
+    expect(owner).not.toBe(sessionKeyOf('anthropic', body, { [name]: `${value}-other` }));
+    expect(owner).not.toContain(value.replace(/^Bearer /, ''));
+    // A gateway key beside the provider key is a third owner, apart from either alone.
+    const both = sessionKeyOf('anthropic', body, { [name]: value, 'x-api-key': 'sk-provider' });
+    expect(both).not.toBe(sessionKeyOf('anthropic', body, { 'x-api-key': 'sk-provider' }));
+    expect(both).not.toBe(owner);
+  });
+
+  it.each<[Record<string, string>, string]>([
+    [{ 'x-api-key': 'sk-ant-alice' }, 'ffcc3fc442ba889f'],
+    [{ authorization: 'Bearer sk-openai-alice' }, 'a008aeb762362c54'],
+    [{ 'api-key': 'azure-alice' }, 'ccd6d41804a49856'],
+    [{ 'x-goog-api-key': 'goog-alice' }, 'a43ca4f90077d507'],
+    [{ 'x-api-key': 'sk-a', authorization: 'Bearer sk-b' }, 'd42792673243ee13'],
+  ])('the owner of %o is the one stored sessions were keyed by', (headers, stored) => {
+    expect(credentialHash(headers)).toBe(stored);
+  });
+
+  it('headers that change on every request (ids, retries, signatures) keep one session', () => {
+    const keyOf = (request: number) =>
+      sessionKeyOf('anthropic', body, {
+        'x-api-key': 'sk-alice',
+        'x-request-id': `req-${request}`,
+        'idempotency-key': `stainless-node-retry-${request}`,
+        'x-stainless-retry-count': String(request),
+        'x-client-request-id': `client-${request}`,
+        traceparent: `00-${String(request).padStart(32, '0')}-00f067aa0ba902b7-01`,
+        'x-signature': `signature-${request}`,
+        'x-amz-date': `20261207T10000${request}Z`,
+      });
+    expect(keyOf(2)).toBe(keyOf(1));
+    expect(keyOf(1).startsWith(`key:${credentialHash({ 'x-api-key': 'sk-alice' })}:`)).toBe(true);
+  });
+
+  it('proxy-authorization is for the proxy, never forwarded: not part of the owner', () => {
+    expect(credentialHash({ 'proxy-authorization': 'Basic dXNlcjpwYXNz' })).toBe('none');
   });
 
   it('--recall --archive: a second user with the same first message cannot recall the first one', async () => {
@@ -127,12 +177,12 @@ describe("the operator's summarizer", () => {
     return { calls, summarizer };
   }
 
-  /** An upstream that knows one key, `sk-user`: any other gets Anthropic's 401. */
-  async function keyCheckingUpstream(): Promise<string> {
+  /** An upstream that knows one key, `sk-user` in `header`: any other gets Anthropic's 401. */
+  async function keyCheckingUpstream(header = 'x-api-key'): Promise<string> {
     upstream = createServer((request, response) => {
       request.resume();
       request.on('end', () => {
-        if (request.headers['x-api-key'] !== 'sk-user') {
+        if (request.headers[header] !== 'sk-user') {
           response.writeHead(401, { 'content-type': 'application/json' });
           response.end(
             JSON.stringify({
@@ -197,6 +247,21 @@ describe("the operator's summarizer", () => {
     expect(calls.count).toBe(0);
     expect(await post(proxy.url, { 'x-api-key': 'sk-user' }, shortRequest)).toBe(200);
     expect(await post(proxy.url, { 'x-api-key': 'sk-user' }, longRequest)).toBe(200);
+    expect(calls.count).toBeGreaterThan(0);
+  });
+
+  it('a key a gateway accepted in its own header gets the operator’s summary; a made-up one never does', async () => {
+    const { calls, summarizer } = operatorSummarizer();
+    const { proxy } = await startProxyOver(['unused'], {
+      upstream: await keyCheckingUpstream('x-litellm-api-key'),
+      thresholds: { mid: 1500, hard: 2500 },
+      summarizer,
+    });
+    expect(await post(proxy.url, { 'x-litellm-api-key': 'sk-made-up' }, longRequest)).toBe(401);
+    expect(await post(proxy.url, { 'x-litellm-api-key': 'sk-made-up' }, longRequest)).toBe(401);
+    expect(calls.count).toBe(0);
+    expect(await post(proxy.url, { 'x-litellm-api-key': 'sk-user' }, shortRequest)).toBe(200);
+    expect(await post(proxy.url, { 'x-litellm-api-key': 'sk-user' }, longRequest)).toBe(200);
     expect(calls.count).toBeGreaterThan(0);
   });
 });
