@@ -10,11 +10,17 @@ const startProxyOver = useProxyHarness();
 
 const ANSWER = 'Answered from what I recalled.';
 
+/** Gemini's `toolConfig`, under the JSON name or the proto's (`tool_config.function_calling_config`). */
+type GeminiToolConfig = {
+  functionCallingConfig?: { mode?: string };
+  function_calling_config?: { mode?: string };
+};
+
 /** True when the request asks for no tool calls, in any format's words. */
 function forbidsToolCalls(body: Record<string, unknown>): boolean {
   const choice = body.tool_choice as { type?: string } | string | undefined;
-  const gemini = (body.toolConfig as { functionCallingConfig?: { mode?: string } } | undefined)
-    ?.functionCallingConfig?.mode;
+  const config = (body.toolConfig ?? body.tool_config) as GeminiToolConfig | undefined;
+  const gemini = (config?.functionCallingConfig ?? config?.function_calling_config)?.mode;
   return choice === 'none' || (typeof choice === 'object' && choice.type === 'none') || gemini === 'NONE';
 }
 
@@ -119,5 +125,24 @@ describe('--recall after its last round', () => {
     }
     expect(text).toBe(ANSWER);
     expectRounds(server.requests);
+  });
+
+  it('Gemini written in proto names: the last round forbids calls in tool_config, never beside it', async () => {
+    const { server, proxy } = await start();
+    const answer = await fetch(`${proxy.url}/v1beta/models/gemini-test:generateContent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': 'k' },
+      body: JSON.stringify({
+        contents: [{ role: 'user', parts: [{ text: 'Look at the old output again.' }] }],
+        tools: [{ function_declarations: [{ name: 'read_file' }] }],
+        tool_config: { function_calling_config: { mode: 'AUTO' } },
+      }),
+    });
+    expect(answer.status).toBe(200);
+    expect(JSON.stringify(await answer.json())).toContain(ANSWER);
+    expectRounds(server.requests);
+    // The API reads either name; a request (or its config) naming the field twice is ambiguous.
+    for (const { body } of server.requests) expect(Object.keys(body)).not.toContain('toolConfig');
+    expect(server.requests.at(-1)!.body.tool_config).toEqual({ function_calling_config: { mode: 'NONE' } });
   });
 });

@@ -4,6 +4,7 @@
  * request whose `functionResponse` parts carry the recalled text. Gemini answers carry no block
  * indexes, so a follow-up's chunks continue the client's stream as they come.
  */
+import { geminiFieldName } from 'agent-compact/internal';
 import { recallTool } from 'agent-compact/recall';
 import type { GeminiPart } from 'agent-compact/wire';
 import { unchangedEvent } from '../../recall/recall-json.js';
@@ -26,10 +27,7 @@ export const geminiRecall: RecallWire = {
   withRecallTool: geminiToolsWithRecall,
   declaredNames: geminiDeclaredNames,
   toolCalls: geminiCalls,
-  forbidToolCalls: (body) => ({
-    ...body,
-    toolConfig: { ...(body.toolConfig as JsonRecord | undefined), functionCallingConfig: { mode: 'NONE' } },
-  }),
+  forbidToolCalls: geminiForbidToolCalls,
   withoutRecallCalls: geminiWithoutRecall,
   followUp: geminiFollowUp,
   answerItems: (answer) => [{ role: 'model', parts: partsOf(answer) }],
@@ -40,6 +38,17 @@ export const geminiRecall: RecallWire = {
   // Chunks carry no indexes: a follow-up's continue the stream as they are.
   continuedEvent: unchangedEvent,
 };
+
+/**
+ * The body with function calls forbidden (mode `NONE`, which takes no allowed names), written into
+ * `toolConfig` or `tool_config` and its calling config as the client named them.
+ */
+function geminiForbidToolCalls(body: JsonRecord): JsonRecord {
+  const configName = geminiFieldName(body, 'toolConfig');
+  const config = body[configName] as JsonRecord | undefined;
+  const callingName = geminiFieldName(config, 'functionCallingConfig');
+  return { ...body, [configName]: { ...config, [callingName]: { mode: 'NONE' } } };
+}
 
 /**
  * The fields a tools entry lists its functions in: the REST API takes the proto's own field name
