@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { geminiFieldName, geminiProtoName } from './gemini-field-names.js';
+import { geminiField, geminiFieldName, geminiProtoName } from './gemini-field-names.js';
 
 describe('Gemini field names', () => {
   it.each([
@@ -21,5 +21,12 @@ describe('Gemini field names', () => {
     ['not a record', 'toolConfig'],
   ])('%o holds toolConfig as %s', (record, name) => {
     expect(geminiFieldName(record, 'toolConfig')).toBe(name);
+  });
+  it('reads a field under either name', () => {
+    expect(geminiField({ generation_config: { temperature: 0 } }, 'generationConfig')).toEqual({
+      temperature: 0,
+    });
+    expect(geminiField({ generationConfig: 1 }, 'generationConfig')).toBe(1);
+    expect(geminiField({}, 'generationConfig')).toBeUndefined();
   });
 });

@@ -19,3 +19,8 @@ export function geminiFieldName(record: unknown, jsonName: string): string {
   const protoName = geminiProtoName(jsonName);
   return !Object.hasOwn(record, jsonName) && Object.hasOwn(record, protoName) ? protoName : jsonName;
 }
+
+/** The field's value under whichever name `record` holds it. */
+export function geminiField(record: Record<string, unknown>, jsonName: string): unknown {
+  return record[geminiFieldName(record, jsonName)];
+}

@@ -40,6 +40,20 @@ describe('compactRequest on a Gemini generateContent body', () => {
     expect(compacted.contents.at(-1)).toBe(body.contents.at(-1));
   });
 
+  it('counts the system instruction and declarations written under their proto names as the JSON ones', async () => {
+    // A long system prompt, as Gemini CLI's is: left out, the count would miss all of it.
+    const systemInstruction = { parts: [{ text: 'You are an interactive CLI agent. '.repeat(300) }] };
+    const { systemInstruction: _short, tools, ...rest } = geminiBody(2);
+    const protoNamed = {
+      ...rest,
+      system_instruction: systemInstruction,
+      tools: tools.map(({ functionDeclarations }) => ({ function_declarations: functionDeclarations })),
+    };
+    const camel = await compactRequest({ ...geminiBody(2), systemInstruction }, forceMicro);
+    const proto = await compactRequest(protoNamed, forceMicro);
+    expect(proto.tokensBefore).toBe(camel.tokensBefore);
+  });
+
   it('anchors the count on usageMetadata.promptTokenCount', async () => {
     const compactor = createCompactor({ thresholds: { mid: 50_000, hard: 100_000 } });
     const body = geminiBody(2, { lines: 5 });

@@ -1,11 +1,13 @@
 /**
  * The conversation inside a Gemini `generateContent` body: `contents` is read and written back;
- * `systemInstruction` and `tools` are counted, never changed; every other field (`generationConfig`,
- * `cachedContent`, `toolConfig`, `safetySettings`, …) is kept as it came.
+ * `systemInstruction` and `tools` are counted, never changed (under their JSON names or the proto's,
+ * `system_instruction` and `function_declarations`, both of which the API reads); every other field
+ * (`generationConfig`, `cachedContent`, `toolConfig`, `safetySettings`, …) is kept as it came.
  */
 import type { Message } from '../../model/messages.js';
 import type { RequestBody, RequestConversation, ToolDefinition } from '../../model/request.js';
 import { isRecord } from '../_internal/validate-helpers.js';
+import { geminiField } from './gemini-field-names.js';
 import { fromGeminiContents } from './gemini-format.js';
 import type { GeminiContent } from './gemini-types.js';
 import { toGeminiContents } from './gemini-write.js';
@@ -26,7 +28,7 @@ export function isGeminiRequest(body: Record<string, unknown>): boolean {
  */
 export function readGeminiRequest(body: RequestBody): RequestConversation {
   const { messages, system } = fromGeminiContents(body.contents, {
-    systemInstruction: body.systemInstruction,
+    systemInstruction: geminiField(body, 'systemInstruction'),
   });
   const tools = geminiTools(body.tools);
   return {
@@ -52,7 +54,8 @@ function withOriginals(
 }
 
 /**
- * The function declarations of `tools[].functionDeclarations`, as tool definitions to count
+ * The function declarations of `tools[].functionDeclarations` (or `function_declarations`), as tool
+ * definitions to count
  * (`parameters` or `parametersJsonSchema` as the schema); other tools (`googleSearch`,
  * `codeExecution`) count as their JSON.
  */
@@ -71,8 +74,9 @@ const convertedTools = new WeakMap<object, ToolDefinition[]>();
 function convertTools(tools: readonly unknown[]): ToolDefinition[] {
   return tools.flatMap((tool: unknown): ToolDefinition[] => {
     if (!isRecord(tool)) return [];
-    if (!Array.isArray(tool.functionDeclarations)) return [tool as ToolDefinition];
-    return tool.functionDeclarations.filter(isRecord).map((declaration) => {
+    const declarations = geminiField(tool, 'functionDeclarations');
+    if (!Array.isArray(declarations)) return [tool as ToolDefinition];
+    return declarations.filter(isRecord).map((declaration) => {
       const { parameters, parametersJsonSchema, ...rest } = declaration;
       const schema = parametersJsonSchema ?? parameters;
       return { ...rest, ...(schema === undefined ? {} : { input_schema: schema }) } as ToolDefinition;
