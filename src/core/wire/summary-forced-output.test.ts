@@ -74,6 +74,24 @@ describe('the same summarizer’s call, for a request that forces the answer’s
       { toolConfig: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['extract'] } } },
       { toolConfig: undefined },
     ],
+    [
+      'gemini ANY, proto names',
+      geminiSummaryCall,
+      { tool_config: { function_calling_config: { mode: 'ANY' } } },
+      { tool_config: undefined, toolConfig: undefined },
+    ],
+    [
+      'gemini JSON mode',
+      geminiSummaryCall,
+      { generationConfig: { temperature: 0, responseMimeType: 'application/json', responseSchema: schema } },
+      { generationConfig: { temperature: 0, maxOutputTokens: 1000 } },
+    ],
+    [
+      'gemini JSON mode, proto names',
+      geminiSummaryCall,
+      { generation_config: { response_mime_type: 'application/json', max_output_tokens: 10 } },
+      { generation_config: { max_output_tokens: 1000 }, generationConfig: undefined },
+    ],
   ] as const)('%s: the summary call lets the model write text', (_name, summaryCall, settings, expected) => {
     const body = { model: 'm', max_tokens: 100, messages: [], input: [], contents: [], ...settings };
     const call = summaryCall(url, body as Record<string, unknown>, request);
@@ -89,6 +107,12 @@ describe('the same summarizer’s call, for a request that forces the answer’s
       geminiSummaryCall,
       { toolConfig: { functionCallingConfig: { mode: 'AUTO' } } },
       'toolConfig',
+    ],
+    [
+      'gemini AUTO, proto names',
+      geminiSummaryCall,
+      { tool_config: { function_calling_config: { mode: 'AUTO' } } },
+      'tool_config',
     ],
   ] as const)(
     '%s: a setting that forces nothing is kept, so the prompt cache still reads',

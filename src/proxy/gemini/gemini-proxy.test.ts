@@ -94,4 +94,29 @@ describe('the proxy on the Gemini API', () => {
     expect(paths).toContain('/v1beta/models/m:generateContent text');
     expect(server.requests.every((request) => request.outcome !== 'unauthorized')).toBe(true);
   });
+
+  it('the same summarizer writes a proto-named client’s settings under its names, never both', async () => {
+    const { server, proxy } = await start(
+      (request) => (request.path.endsWith(':generateContent') ? 'SUMMARY: read ten files.' : 'Done.'),
+      { thresholds: { mid: 1000, hard: 2000 }, summarizer: 'same' },
+    );
+    const { systemInstruction, generationConfig: _config, ...body } = geminiBody(10);
+    const response = await post(`${proxy.url}/v1beta/models/m:streamGenerateContent?alt=sse&key=${KEY}`, {
+      ...body,
+      system_instruction: systemInstruction,
+      generation_config: { temperature: 0, max_output_tokens: 8192, response_mime_type: 'application/json' },
+      tool_config: { function_calling_config: { mode: 'ANY' } },
+    });
+    expect(response.status).toBe(200);
+    const summary = server.requests.find((request) => request.path.endsWith(':generateContent'))!.body;
+    expect(Object.keys(summary)).not.toContain('systemInstruction');
+    expect(Object.keys(summary)).not.toContain('generationConfig');
+    expect(JSON.stringify(summary.system_instruction)).toContain('You are an interactive CLI agent.');
+    // A summary is text of the summary's length: no JSON mode, no forced call, one output limit.
+    const config = summary.generation_config as Record<string, unknown>;
+    expect(config).toEqual({ temperature: 0, max_output_tokens: expect.any(Number) });
+    expect(config.max_output_tokens).not.toBe(8192);
+    expect(Object.keys(summary)).not.toContain('tool_config');
+    expect(Object.keys(summary)).not.toContain('toolConfig');
+  });
 });

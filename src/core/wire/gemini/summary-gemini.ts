@@ -2,13 +2,15 @@
 import { readableHistory } from '../../summary/readable-history.js';
 import type { SummaryRequest } from '../../summary/summary-model.js';
 import type { SummaryCall } from '../dialect.js';
+import { geminiField, geminiFieldName, geminiProtoName } from './gemini-field-names.js';
 import { toGeminiContents } from './gemini-write.js';
 
 /**
  * The `same` summarizer's call for a Gemini request: `:generateContent` (never streamed) on the
  * same model and query (so a `?key=` goes with it), the request's settings and tools kept, the
  * conversation replaced by the summary request's; a JSON mode or a forced function call (mode ANY)
- * is left out, as a summary is text.
+ * is left out, as a summary is text. Each field the call writes goes under the name the client
+ * used (`generation_config` or `generationConfig`), so none is named twice.
  */
 export function geminiSummaryCall(
   url: URL,
@@ -18,32 +20,63 @@ export function geminiSummaryCall(
   const target = new URL(url);
   target.pathname = target.pathname.replace(/:streamGenerateContent$/, ':generateContent');
   target.searchParams.delete('alt');
-  const { systemInstruction: _system, contents: _contents, generationConfig, toolConfig, ...rest } = body;
-  // A summary is text: a `functionCallingConfig` of mode ANY would make it a function call.
-  const mode = (toolConfig as { functionCallingConfig?: { mode?: unknown } } | undefined)
-    ?.functionCallingConfig?.mode;
-  const keptToolConfig = toolConfig === undefined || mode === 'ANY' ? {} : { toolConfig };
+  const systemName = geminiFieldName(body, 'systemInstruction');
+  const configName = geminiFieldName(body, 'generationConfig');
+  const toolConfigName = geminiFieldName(body, 'toolConfig');
+  const {
+    [systemName]: _system,
+    [configName]: generationConfig,
+    [toolConfigName]: toolConfig,
+    contents: _contents,
+    ...rest
+  } = body;
   const system =
     typeof request.system === 'string'
       ? request.system
       : request.system?.map((block) => block.text).join('\n');
-  const config = typeof generationConfig === 'object' && generationConfig !== null ? generationConfig : {};
-  const {
-    responseMimeType: _mime,
-    responseSchema: _schema,
-    responseJsonSchema: _jsonSchema,
-    ...kept
-  } = config as Record<string, unknown>;
   return {
     url: target,
     body: {
       ...rest,
-      ...keptToolConfig,
-      ...(system ? { systemInstruction: { parts: [{ text: system }] } } : {}),
+      ...keptToolConfig(toolConfigName, toolConfig),
+      ...(system ? { [systemName]: { parts: [{ text: system }] } } : {}),
       contents: toGeminiContents(readableHistory(request.messages)),
-      generationConfig: { ...kept, maxOutputTokens: request.maxOutputTokens },
+      [configName]: summaryGenerationConfig(generationConfig, request.maxOutputTokens),
     },
   };
+}
+
+/**
+ * Output settings the summary call does not take from the client, in either spelling: JSON output
+ * (a summary is text) and the output limit (the summary's own replaces it).
+ */
+const REPLACED_OUTPUT_SETTINGS = [
+  'responseMimeType',
+  'responseSchema',
+  'responseJsonSchema',
+  'maxOutputTokens',
+].flatMap((name) => [name, geminiProtoName(name)]);
+
+/** The client's generation config less its JSON output, with the summary's output limit. */
+function summaryGenerationConfig(config: unknown, maxOutputTokens: number): Record<string, unknown> {
+  const settings = typeof config === 'object' && config !== null ? (config as Record<string, unknown>) : {};
+  const kept = Object.fromEntries(
+    Object.entries(settings).filter(([name]) => !REPLACED_OUTPUT_SETTINGS.includes(name)),
+  );
+  return { ...kept, [geminiFieldName(settings, 'maxOutputTokens')]: maxOutputTokens };
+}
+
+/**
+ * The client's tool config under its name, unless it makes every answer a function call (mode ANY),
+ * which a summary must not be.
+ */
+function keptToolConfig(name: string, toolConfig: unknown): Record<string, unknown> {
+  if (toolConfig === undefined) return {};
+  const callingConfig =
+    typeof toolConfig === 'object' && toolConfig !== null
+      ? geminiField(toolConfig as Record<string, unknown>, 'functionCallingConfig')
+      : undefined;
+  return (callingConfig as { mode?: unknown } | undefined)?.mode === 'ANY' ? {} : { [name]: toolConfig };
 }
 
 /** The summary text of a `generateContent` answer (thought parts left out). */
