@@ -54,6 +54,16 @@ describe('a request with a field of the wrong JSON type', () => {
       'input[0].status must be a string, got {}',
     ],
     ['gemini', { contents: [{ role: 'user', parts: 'hi' }] }, 'contents[0].parts must be an array, got "hi"'],
+    [
+      'gemini',
+      { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generation_config: 'fast' },
+      'generation_config must be an object, got "fast"',
+    ],
+    [
+      'gemini',
+      { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], system_instruction: ['Be brief.'] },
+      'system_instruction must be an object, got ["Be brief."]',
+    ],
   ] as const)('%s: names the first wrong field', (api, body, reason) => {
     expect(wrongTypeReason(api, body)).toBe(reason);
   });

@@ -83,7 +83,14 @@ const bodyFields: Record<WireFormat, FieldTypes> = {
     tools: ['array'],
     store: ['boolean'],
   },
-  gemini: { systemInstruction: ['object'], tools: ['array'], generationConfig: ['object'] },
+  gemini: {
+    systemInstruction: ['object'],
+    tools: ['array'],
+    generationConfig: ['object'],
+    // The proto's names, which the API reads as well.
+    system_instruction: ['object'],
+    generation_config: ['object'],
+  },
 };
 
 /** The fields of one conversation item, per API (the validator checks roles, content and tool pairs). */
