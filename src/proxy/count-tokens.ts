@@ -43,8 +43,8 @@ export async function countTokensPayload(
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return raw;
   const outer = body as Record<string, unknown>;
   // Gemini counts either `{ contents }` or a whole request under `generateContentRequest`.
-  const field = proxyWires[api].route.tokenCount?.wrappedField;
-  const wrapped = field !== undefined && isRecord(outer[field]) ? field : undefined;
+  const fields = proxyWires[api].route.tokenCount?.wrappedFields ?? [];
+  const wrapped = fields.find((field) => isRecord(outer[field]));
   const record = wrapped === undefined ? outer : (outer[wrapped] as Record<string, unknown>);
   const client = conversationOf(api, record);
   if (client === undefined) return raw;

@@ -13,6 +13,11 @@ describe('the proxy on Gemini :countTokens', () => {
       '{ generateContentRequest }',
       (body: Record<string, unknown>) => ({ generateContentRequest: { model: 'models/m', ...body } }),
     ],
+    // The proto's name, which the API reads as well.
+    [
+      '{ generate_content_request }',
+      (body: Record<string, unknown>) => ({ generate_content_request: { model: 'models/m', ...body } }),
+    ],
   ])('counts the compacted request the session would send, not the client history (%s)', async (_, wrap) => {
     const { server, proxy, records } = await start(['Done.'], { thresholds: { mid: 3000, hard: 200_000 } });
     const body = geminiBody(10);
@@ -32,7 +37,9 @@ describe('the proxy on Gemini :countTokens', () => {
     const counted = (await response.json()) as { totalTokens: number };
     const upstream = server.requests.at(-1)!;
     expect(upstream.outcome).toBe('count-tokens');
-    const request = (upstream.body.generateContentRequest ?? upstream.body) as Record<string, unknown>;
+    const request = (upstream.body.generateContentRequest ??
+      upstream.body.generate_content_request ??
+      upstream.body) as Record<string, unknown>;
     expect(request.contents).toEqual(compacted);
     expect(Object.keys(upstream.body)).toEqual(Object.keys(wrap(body)));
     expect(counted.totalTokens).toBeLessThan(estimateRequestTokens('gemini', body));

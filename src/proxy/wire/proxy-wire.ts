@@ -12,8 +12,11 @@ import type { RecallWire } from '../recall/recall-wire.js';
 export interface TokenCountRoute {
   /** True for the endpoint's path (after any prefix). */
   matches(pathname: string): boolean;
-  /** The field a count body may carry a whole request under, instead of the conversation itself. */
-  readonly wrappedField?: string;
+  /**
+   * The fields a count body may carry a whole request under, instead of the conversation itself
+   * (every name the API reads it under).
+   */
+  readonly wrappedFields?: readonly string[];
 }
 
 /** What the proxy routes by for one format. */

@@ -12,7 +12,8 @@ export const geminiProxy: ProxyWire = {
     compacts: isGeminiCompactedPath,
     tokenCount: {
       matches: (pathname) => countTokens.test(pathname),
-      wrappedField: 'generateContentRequest',
+      // The JSON name, and the proto's, which the API reads as well.
+      wrappedFields: ['generateContentRequest', 'generate_content_request'],
     },
   },
   checks: { validation: () => ({ format: 'gemini' }) },

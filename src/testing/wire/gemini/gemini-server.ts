@@ -61,8 +61,9 @@ export async function handleGemini(exchange: GeminiExchange): Promise<void> {
       "Method doesn't allow unregistered callers. Please use an API key.",
     );
   }
-  const request =
-    method === 'countTokens' && isRecord(body.generateContentRequest) ? body.generateContentRequest : body;
+  // The API takes the wrapped request under its JSON name or the proto's.
+  const wrapped = body.generateContentRequest ?? body.generate_content_request;
+  const request = method === 'countTokens' && isRecord(wrapped) ? wrapped : body;
   const problem = requestProblem(request, exchange.validation);
   if (problem) return reject(body, 'invalid-request', 400, problem);
   const inputTokens = geminiPromptTokens(request);
