@@ -17,6 +17,11 @@ export interface BadInput {
   file: string;
   /** The file's bytes, built lazily (some are large). */
   content: () => string | Buffer;
+  /**
+   * Bytes the CLI refuses as unreadable (exit 2, naming the file) though their text, once a caller
+   * decoded it, is valid for the library: bytes that are not UTF-8.
+   */
+  unreadableBytes?: true;
 }
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -358,6 +363,7 @@ export const badInputs: BadInput[] = [
   {
     name: 'invalid UTF-8 bytes inside a string',
     kind: 'odd',
+    unreadableBytes: true,
     file: 'bad-utf8.json',
     content: () =>
       Buffer.concat([

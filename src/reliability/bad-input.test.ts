@@ -158,9 +158,13 @@ describe(`bad input corpus (${badInputs.length} cases): the library`, () => {
   });
 });
 
+/** Whether the CLI, reading the file's bytes, refuses them: exit 2 with a line naming the file. */
+const refusedAsUnreadable = (entry: BadInput) =>
+  entry.kind === 'unreadable' || entry.unreadableBytes === true;
+
 describe('bad input corpus: the CLI in-process', () => {
   const expectedExit = (entry: BadInput, command: 'validate' | 'count' | 'compact') =>
-    entry.kind === 'unreadable' ? 2 : entry.kind === 'invalid' && command !== 'count' ? 1 : 0;
+    refusedAsUnreadable(entry) ? 2 : entry.kind === 'invalid' && command !== 'count' ? 1 : 0;
 
   it.each(badInputs)('$kind: $name', async (entry) => {
     const commands = {
@@ -199,7 +203,7 @@ describe('bad input corpus: the CLI in-process', () => {
         expect(output.stderr.trimEnd().split('\n'), where).toHaveLength(1);
         expect(output.stderr, where).toMatch(new RegExp(`^agent-compact ${command}: `));
         // It says where: the file (unreadable) or the message path (invalid).
-        expect(output.stderr, where).toMatch(entry.kind === 'unreadable' ? entry.file : /messages\[\d+\]/);
+        expect(output.stderr, where).toMatch(refusedAsUnreadable(entry) ? entry.file : /messages\[\d+\]/);
       }
       if (command === 'validate' && run.value === 1) {
         for (const line of output.stdout.trimEnd().split('\n'))
