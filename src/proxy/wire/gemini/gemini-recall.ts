@@ -51,14 +51,12 @@ function geminiForbidToolCalls(body: JsonRecord): JsonRecord {
 }
 
 /**
- * The fields a tools entry lists its functions in: the REST API takes the proto's own field name
- * as well as the JSON one (Google's curl examples and Pipecat write `function_declarations`).
+ * The field a tools entry lists its functions in (`functionDeclarations`, or the proto's
+ * `function_declarations`, which the REST API reads too), when it lists any.
  */
-const DECLARATION_FIELDS = ['functionDeclarations', 'function_declarations'] as const;
-
-/** The field a tools entry lists its functions in, when it lists any. */
-function declarationsField(tool: unknown): (typeof DECLARATION_FIELDS)[number] | undefined {
-  return DECLARATION_FIELDS.find((field) => Array.isArray((tool as JsonRecord | null)?.[field]));
+function declarationsField(tool: unknown): string | undefined {
+  const field = geminiFieldName(tool, 'functionDeclarations');
+  return Array.isArray((tool as JsonRecord | null)?.[field]) ? field : undefined;
 }
 
 /**
@@ -78,12 +76,11 @@ function geminiToolsWithRecall(tools: readonly unknown[]): unknown[] {
   });
 }
 
-/** The function names a Gemini tools entry declares, under either field name. */
+/** The function names a Gemini tools entry declares, in the field it lists them in. */
 function geminiDeclaredNames(tool: unknown): unknown[] {
-  return DECLARATION_FIELDS.flatMap((field) => {
-    const declarations = (tool as JsonRecord | null)?.[field];
-    return Array.isArray(declarations) ? declarations.map((declaration) => declaration?.name) : [];
-  });
+  const field = declarationsField(tool);
+  const declarations = field === undefined ? [] : ((tool as JsonRecord)[field] as unknown[]);
+  return declarations.map((declaration) => (declaration as JsonRecord | null)?.name);
 }
 
 /** The answer's function calls, each with an id (a made-up one when the call has none). */
