@@ -208,6 +208,7 @@ function resolveUpstreams(
 ): ProxyUpstreams {
   const anthropic = anthropicUpstream ?? upstream;
   const openai = openaiUpstream ?? upstream;
+  const gemini = geminiUpstream ?? upstream;
   if (anthropic === undefined || openai === undefined) {
     throw new CompactError('startProxy needs upstream, or both anthropicUpstream and openaiUpstream', {
       code: 'INVALID_OPTIONS',
@@ -217,8 +218,9 @@ function resolveUpstreams(
   return {
     anthropic: parseUpstream(anthropic, 'anthropicUpstream'),
     openai: parseUpstream(openai, 'openaiUpstream'),
-    // Gemini goes to its own upstream, else where `upstream` (or the OpenAI upstream) points.
-    gemini: parseUpstream(geminiUpstream ?? upstream ?? openai, 'geminiUpstream'),
+    // Gemini goes to its own upstream, else where `upstream` points; never to the OpenAI upstream,
+    // which would receive the client's Google key.
+    gemini: gemini === undefined ? undefined : parseUpstream(gemini, 'geminiUpstream'),
   };
 }
 

@@ -11,7 +11,11 @@ export interface ProxyOptions {
   anthropicUpstream?: string;
   /** Where OpenAI traffic (chat, responses, everything else) goes instead of `upstream`. */
   openaiUpstream?: string;
-  /** Where Gemini traffic (`/v1beta/models/…`) goes. @default `upstream`, else `openaiUpstream` */
+  /**
+   * Where Gemini traffic (`/v1beta/models/…`) goes. Without it or `upstream`, Gemini requests are
+   * answered 404 and never forwarded: the OpenAI upstream would receive the client's Google key.
+   * @default `upstream`
+   */
   geminiUpstream?: string;
   /** The interface to listen on; any but loopback needs `token`. @default '127.0.0.1' */
   host?: string;

@@ -141,7 +141,9 @@ async function handleRequest(incoming: IncomingMessage, response: ServerResponse
   if (refusal !== undefined) return refuse(incoming, response, url, refusal, context);
   if (isOwnPath(url.pathname)) return serveOwn(incoming, response, url, context);
   const provider = providerOf(url.pathname, incoming.headers, url.searchParams);
-  const target = upstreamUrl(context.upstreams[provider], `${url.pathname}${url.search}`);
+  const upstream = context.upstreams[provider];
+  if (upstream === undefined) return refuse(incoming, response, url, NO_GEMINI_UPSTREAM, context, 404);
+  const target = upstreamUrl(upstream, `${url.pathname}${url.search}`);
   const aborter = new AbortController();
   const timeout = upstreamTimeout(aborter, context.upstreamTimeoutMs);
   response.on('close', () => {
@@ -249,19 +251,33 @@ function refuseBusy(request: ProxyRequest, context: ProxyContext) {
   context.finish({ ...record, fallback: reason });
 }
 
-/** A request from a host or page the proxy does not serve: 403, nothing read or forwarded. */
+/** Gemini traffic with no Gemini upstream: its key must not go to another provider's. */
+const NO_GEMINI_UPSTREAM =
+  'this proxy has no Gemini upstream (start it with --gemini-upstream URL or --upstream URL); ' +
+  'Gemini requests are not sent to the OpenAI upstream';
+
+/**
+ * A request the proxy does not serve, nothing read or forwarded: 403 from a host or page it does
+ * not serve, 404 for a provider it has no upstream for.
+ */
 function refuse(
   incoming: IncomingMessage,
   response: ServerResponse,
   url: URL,
   reason: string,
   context: ProxyContext,
+  status = 403,
 ): void {
   const message = `agent-compact: ${reason}`;
   context.log?.(`${incoming.method ?? 'GET'} ${url.pathname} refused: ${reason}`);
-  if (isOwnPath(url.pathname)) writeJson(response, 403, { error: message });
+  if (isOwnPath(url.pathname)) writeJson(response, status, { error: message });
   else
-    writeProviderError(response, providerOf(url.pathname, incoming.headers, url.searchParams), 403, message);
+    writeProviderError(
+      response,
+      providerOf(url.pathname, incoming.headers, url.searchParams),
+      status,
+      message,
+    );
 }
 
 /** A body past `--max-body`: 413 in the provider's shape, the rest of it never read. */

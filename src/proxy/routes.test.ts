@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import { describe, expect, it } from 'vitest';
 import { useProxyHarness } from './proxy-harness.test-utils.js';
 import { compactedApi, providerOf, upstreamUrl } from './routes.js';
@@ -126,6 +127,40 @@ describe('Gemini by its path or its key', () => {
       expect(paths).toEqual(['/v1beta/models?key=K1', '/v1/models?key=K2', '/upload/v1beta/files?key=K3']);
     } finally {
       await new Promise((resolve) => gemini.close(resolve));
+    }
+  });
+
+  it('refuses Gemini traffic with a 404 when only the Anthropic and OpenAI upstreams are given', async () => {
+    // Both upstreams record what reaches them: a Gemini key sent there would show.
+    const paths: string[] = [];
+    const other = createServer((request, response) => {
+      paths.push(request.url ?? '');
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+      const { proxy } = await startProxyOver(['never sent'], {
+        upstream: undefined,
+        anthropicUpstream: otherUrl,
+        openaiUpstream: otherUrl,
+      });
+      const ai = new GoogleGenAI({
+        apiKey: 'AIza-user-key',
+        apiVersion: 'v1beta',
+        httpOptions: { baseUrl: proxy.url },
+      });
+      const refused = await ai.models.generateContent({ model: 'gemini-test', contents: 'hi' }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(String(refused)).toMatch(/404[\s\S]*no Gemini upstream/);
+      const keyed = await fetch(`${proxy.url}/v1/models?key=AIza-user-key`);
+      expect(keyed.status).toBe(404);
+      expect(((await keyed.json()) as { error: { status: string } }).error.status).toBe('NOT_FOUND');
+      expect(paths).toEqual([]);
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
     }
   });
 });

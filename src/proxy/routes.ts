@@ -11,8 +11,11 @@ export interface ProxyUpstreams {
   anthropic: URL;
   /** Where OpenAI traffic goes (`/v1/chat/completions`, `/v1/responses`, everything else). */
   openai: URL;
-  /** Where Gemini traffic goes (`/v1beta/…`, `…/models/{model}:method`, and requests with a Gemini key). */
-  gemini: URL;
+  /**
+   * Where Gemini traffic goes (`/v1beta/…`, `…/models/{model}:method`, and requests with a Gemini
+   * key); undefined when none was given, and then such traffic is refused, never sent elsewhere.
+   */
+  gemini: URL | undefined;
 }
 
 /** A provider family: where its traffic goes and the shape of its errors. */

@@ -41,7 +41,8 @@ export const PROXY_OPTIONS_HELP = `  --upstream URL             where requests g
                              the bound address, localhost, 127.0.0.1 and [::1] are served, and
                              any other Host, a foreign Origin or a cross-site fetch gets a 403
   --gemini-upstream URL      Gemini traffic (/v1beta/models/…) goes here instead,
-                             e.g. https://generativelanguage.googleapis.com
+                             e.g. https://generativelanguage.googleapis.com; without it or
+                             --upstream, Gemini requests get a 404 and go nowhere
   --port N                   port to listen on; 0 picks a free one (default ${DEFAULT_PORT})
   --mid N                    mid threshold in tokens (default 50000, or 60% of --window less the
                              8192 kept for the answer)
@@ -332,25 +333,34 @@ function portOption(value: string): number {
   return port;
 }
 
-/** `same` and `extractive` are the proxy's own; model specs talk to the matching upstream. */
+/**
+ * `same` and `extractive` are the proxy's own; model specs talk to the matching upstream (a Gemini
+ * model without one talks to Google's API: its key never goes to the OpenAI upstream).
+ */
 async function summarizerOption(
   spec: string | undefined,
   io: CliIO,
-  upstreams: {
-    anthropicUpstream: string | undefined;
-    openaiUpstream: string | undefined;
-    geminiUpstream: string | undefined;
-  },
+  upstreams: SummaryUpstreams,
 ): Promise<'same' | 'extractive' | SummaryModel> {
   const trimmed = spec?.trim() ?? 'same';
   if (trimmed === 'same' || trimmed === 'extractive') return trimmed;
-  const baseURL = trimmed.startsWith('anthropic:')
-    ? upstreams.anthropicUpstream
-    : trimmed.startsWith('gemini:')
-      ? (upstreams.geminiUpstream ?? upstreams.openaiUpstream)
-      : openAIBase(upstreams.openaiUpstream);
+  const baseURL = summaryBaseURL(trimmed, upstreams);
   const model = await createSummaryModelFromSpec(trimmed, { env: io.env, ...(baseURL ? { baseURL } : {}) });
   return model ?? 'extractive';
+}
+
+/** Each provider's upstream, as the flags gave them. */
+interface SummaryUpstreams {
+  anthropicUpstream: string | undefined;
+  openaiUpstream: string | undefined;
+  geminiUpstream: string | undefined;
+}
+
+/** The upstream a summary model spec talks to; undefined: its SDK's default (the provider's API). */
+export function summaryBaseURL(spec: string, upstreams: SummaryUpstreams): string | undefined {
+  if (spec.startsWith('anthropic:')) return upstreams.anthropicUpstream;
+  if (spec.startsWith('gemini:')) return upstreams.geminiUpstream;
+  return openAIBase(upstreams.openaiUpstream);
 }
 
 /** The OpenAI SDK wants the `/v1` in its base URL. */

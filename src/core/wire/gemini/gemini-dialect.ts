@@ -46,7 +46,22 @@ export const geminiDialect: WireDialect = {
   summaryCall: geminiSummaryCall,
   answerText: geminiAnswerText,
   errorAnswer: (status, message) => ({
-    body: { error: { code: status, message, status: status === 502 ? 'UNAVAILABLE' : 'INVALID_ARGUMENT' } },
+    body: { error: { code: status, message, status: geminiStatusName(status) } },
     headers: {},
   }),
 };
+
+/** The google.rpc status name the Gemini API gives with an HTTP status the proxy answers. */
+function geminiStatusName(status: number): string {
+  switch (status) {
+    case 403:
+      return 'PERMISSION_DENIED';
+    case 404:
+      return 'NOT_FOUND';
+    case 503:
+    case 502:
+      return 'UNAVAILABLE';
+    default:
+      return status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT';
+  }
+}
