@@ -171,6 +171,34 @@ describe('createCompactionMiddleware with the AI SDK mock model', () => {
     }
   });
 
+  it('a system prompt that changes on every step keeps its conversation: one summary, not one a step', async () => {
+    const steps = 16;
+    const responses = [
+      ...Array.from({ length: steps - 1 }, (_, index) =>
+        toolCallResult(`call_${index}`, index === 6 ? 'src/big.ts' : `src/file-${index}.ts`),
+      ),
+      textResult('All files read.'),
+    ];
+    const model = new MockLanguageModelV3({ doGenerate: responses });
+    const events: CompactionEvent[] = [];
+    const middleware = createCompactionMiddleware({
+      thresholds: { mid: 3000, hard: 5000 },
+      micro: { cacheAware: false, keepTurns: 2, minTokens: 50 },
+      onEvent: (event) => events.push(event),
+    });
+    await generateText({
+      model: wrapLanguageModel({ model, middleware }),
+      system: 'You are a coding agent.',
+      prompt: 'Read every file in src/ and tell me what they export.',
+      tools: { read_file: readFile },
+      stopWhen: stepCountIs(steps),
+      // Apps put what changes (the time, retrieved context) in the system prompt of each step.
+      prepareStep: ({ stepNumber }) => ({ system: `You are a coding agent. Step ${stepNumber}.` }),
+    });
+    const hardRuns = events.filter((event) => event.type === 'compaction-end' && event.layer === 'hard');
+    expect(hardRuns).toHaveLength(1);
+  });
+
   it("anchors the next call's count to the usage a streamed answer reported", async () => {
     const events: CompactionEvent[] = [];
     const model = new MockLanguageModelV3({

@@ -80,8 +80,8 @@ export interface CompactionMiddlewareOptions<Version extends AISDKSpecificationV
   /**
    * Names the conversation a call belongs to; each conversation gets its own compactor and so its
    * own archive session (the id is the archive's `sessionId`). Return `undefined` for the default.
-   * @default the conversation of the earlier call this one extends (same system prompt and first
-   *   message, each earlier message repeated) or, when the app dropped or rewrote earlier messages,
+   * @default the conversation of the earlier call this one extends (same first message, each
+   *   earlier message repeated; the system prompt may change) or, when the app dropped or rewrote earlier messages,
    *   whose newest two messages it still holds in a row; any other call starts its own
    */
   // Method syntax: a function written for `LanguageModelV3CallOptions` or `V4CallOptions` fits too.
@@ -126,8 +126,6 @@ export interface CompactionMiddleware<Version extends AISDKSpecificationVersion 
 interface ConversationState {
   compactor: Compactor;
   origins: PromptOrigins;
-  /** The system messages of the last call, as JSON. */
-  systemKey: string;
   /** Each non-system prompt message of the last call, as JSON. */
   consumedKeys: string[];
   /** What the compactor made of those messages; the next call continues from it. */
@@ -231,7 +229,6 @@ function newConversation(
   return {
     compactor: createCompactor({ ...compactorOptions, recall, sessionId: id }),
     origins: new PromptOrigins(version),
-    systemKey: '',
     consumedKeys: [],
     carried: [],
   };
@@ -259,8 +256,9 @@ async function compactParams<Params extends CompactionCallOptions>(
   parts: PromptParts,
   preservedThinking: boolean,
 ): Promise<Params> {
-  const { systemMessages, rest, systemKey, keys } = parts;
-  const continues = systemKey === state.systemKey && extendsKeys(keys, state.consumedKeys);
+  const { systemMessages, rest, keys } = parts;
+  // The system prompt may change between calls: the history decides whether a call continues.
+  const continues = extendsKeys(keys, state.consumedKeys);
   const working = continues
     ? [...state.carried, ...toCanonicalMessages(rest.slice(state.consumedKeys.length), state.origins)]
     : toCanonicalMessages(rest, state.origins);
@@ -271,7 +269,6 @@ async function compactParams<Params extends CompactionCallOptions>(
     ...(params.abortSignal === undefined ? {} : { signal: params.abortSignal }),
     ...(preservedThinking ? { preservedThinking } : {}),
   });
-  state.systemKey = systemKey;
   state.consumedKeys = keys;
   state.carried = result.messages;
   state.usage = undefined;
@@ -293,7 +290,6 @@ function promptParts(params: CompactionCallOptions) {
   return {
     systemMessages,
     rest,
-    systemKey: JSON.stringify(systemMessages),
     keys: rest.map((message) => JSON.stringify(message)),
   };
 }
@@ -317,11 +313,13 @@ function providerUsageOf(usage: CompactionUsage | undefined): ProviderUsage | un
   };
 }
 
-/** A stable id from the system prompt and the first message: the same conversation gives the same id. */
+/**
+ * A stable id from the first message after the system prompt: the same conversation gives the same
+ * id. Not from the system prompt, which apps rewrite on every call (the time, retrieved context).
+ */
 function defaultConversationId(params: CompactionCallOptions): string {
   const prompt = params.prompt as LanguageModelV3Prompt;
-  const systemCount = leadingSystemCount(prompt);
-  const opening = JSON.stringify([prompt.slice(0, systemCount), prompt[systemCount]]);
+  const opening = JSON.stringify(prompt[leadingSystemCount(prompt)] ?? null);
   // FNV-1a, 32 bits, twice with different seeds: short, dependency-free, collisions unlikely.
   let first = 0x811c9dc5;
   let second = 0x01000193;

@@ -39,7 +39,10 @@ export interface ThreadCall {
    * extends (or whose newest two items it holds in a row, see {@link ThreadRoutes}), or starts one.
    */
   conversationId?: string | undefined;
-  /** What identifies the conversation when no id is given (system prompt and first item). */
+  /**
+   * What identifies the conversation when no id is given: its first item, not the system prompt
+   * (which may change on every call).
+   */
   opening: unknown;
   /** Each item of the call, as JSON: a call that extends the previous call's keys continues it. */
   keys: readonly string[];

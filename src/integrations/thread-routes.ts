@@ -10,8 +10,8 @@ export interface RoutedThread {
 /**
  * Which thread a call without a conversation id belongs to, and one call at a time per opening.
  *
- * Without an id, a call is known only by how it opens (system prompt and first message), and two
- * users' chats may open alike ("hi"). A thread's compactor carries what it saw (its summary, ledger,
+ * Without an id, a call is known only by how it opens (its first message, not the system prompt,
+ * which may change on every call), and two users' chats may open alike ("hi"). A thread's compactor carries what it saw (its summary, ledger,
  * working set and archive), so a call goes to a thread whose last call it repeats item for item
  * and extends: whatever the thread carries came from messages the call itself holds. An app that
  * drops or rewrites earlier messages repeats no last call, but still holds that call's newest two

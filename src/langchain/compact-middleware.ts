@@ -65,7 +65,8 @@ export function agentCompactMiddleware(options: AgentCompactMiddlewareOptions = 
     ]);
     const compacted = await threads.compact({
       conversationId: conversationId?.(messages),
-      opening: [system ?? null, view.chat[0] ?? null],
+      // Not the system prompt, which apps rewrite on every call (the time, retrieved context).
+      opening: view.chat[0] ?? null,
       keys: view.chat.map((message) => JSON.stringify(message)),
       read: (from) => fromOpenAIMessages(view.chat.slice(from)).messages,
       system,

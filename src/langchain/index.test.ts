@@ -255,6 +255,17 @@ describe('agentCompactMiddleware', () => {
     expect(new Set(loaded).size).toBe(1);
   });
 
+  it('keeps one conversation when the system prompt changes on every call', async () => {
+    // Apps put what changes (the time, retrieved context) in the system prompt of each call.
+    const changing = await threeCalls((call) => `You read files. Call ${call}.`);
+    const constant = await threeCalls(() => 'You read files.');
+    expect(constant.hardRuns).toBeGreaterThan(0);
+    expect(changing.hardRuns).toBe(constant.hardRuns);
+    expect(changing.seen.map((message) => message.content)).toEqual(
+      constant.seen.map((message) => message.content),
+    );
+  });
+
   it('keeps a message type it does not know, with one warning', async () => {
     const warnings: string[] = [];
     const middleware = agentCompactMiddleware({
@@ -368,11 +379,38 @@ describe('agentCompactMiddleware', () => {
   });
 });
 
+/**
+ * Three model calls of one growing conversation over hard, each with the system prompt `systemOf`
+ * gives: how many hard compactions ran, and what the last call handed the model.
+ */
+async function threeCalls(systemOf: (call: number) => string) {
+  const events: CompactionEvent[] = [];
+  const middleware = agentCompactMiddleware({
+    thresholds: { mid: 3_000, hard: 5_000 },
+    onEvent: (event) => events.push(event),
+  });
+  const messages: BaseMessage[] = [new HumanMessage(task)];
+  const read = (index: number) => {
+    const call = { id: `call_${index}`, name: 'read_file', args: { path: `m${index}.ts` } };
+    messages.push(new AIMessage({ content: '', tool_calls: [call] }));
+    messages.push(new ToolMessage({ tool_call_id: call.id, content: moduleText(index) }));
+  };
+  for (let index = 0; index < 12; index++) read(index);
+  let seen: BaseMessage[] = [];
+  for (let call = 0; call < 3; call++) {
+    seen = await callWrapModelCall(middleware, [...messages], [], systemOf(call));
+    read(12 + call);
+  }
+  const hardRuns = events.filter((event) => event.type === 'compaction-end' && event.layer === 'hard').length;
+  return { hardRuns, seen };
+}
+
 /** Calls the middleware's `wrapModelCall` with `messages`; returns the messages the model is handed. */
 async function callWrapModelCall(
   middleware: ReturnType<typeof agentCompactMiddleware>,
   messages: BaseMessage[],
   tools: { name: string }[] = [],
+  systemPrompt = '',
 ): Promise<BaseMessage[]> {
   let seen: BaseMessage[] = [];
   const hook = (
@@ -383,7 +421,7 @@ async function callWrapModelCall(
       ) => Promise<unknown>;
     }
   ).wrapModelCall;
-  await hook({ messages, systemPrompt: '', tools }, (request) => {
+  await hook({ messages, systemPrompt, tools }, (request) => {
     seen = request.messages;
     return {};
   });

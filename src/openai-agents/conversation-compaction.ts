@@ -32,7 +32,8 @@ export class AgentsConversations extends ConversationThreads {
     const options = instructions === undefined ? {} : { instructions };
     const messages = await this.compact({
       conversationId,
-      opening: [instructions ?? null, systemItems, rest[0] ?? null],
+      // Not the instructions, which an agent may compute on every run (the time, retrieved context).
+      opening: rest[0] ?? null,
       keys: rest.map((item) => JSON.stringify(item)),
       read: (from) => fromResponsesInput(view.input.slice(from), options).messages,
       system: fromResponsesInput(toResponsesView(systemItems).input, options).system,

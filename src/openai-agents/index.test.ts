@@ -247,6 +247,36 @@ describe('agentCompactFilter', () => {
     }
   });
 
+  it('keeps one conversation when the instructions change on every run', async () => {
+    // Agents compute what changes (the time, retrieved context) into their instructions.
+    const threeCalls = async (instructionsOf: (call: number) => string) => {
+      const events: CompactionEvent[] = [];
+      const filter = agentCompactFilter({
+        thresholds: { mid: 3_000, hard: 5_000 },
+        onEvent: (event) => events.push(event),
+      });
+      let out: unknown;
+      for (let call = 0; call < 3; call++) {
+        const input = readingItems().slice(0, 1 + 2 * (12 + call));
+        out = (
+          await filter({
+            modelData: { input, instructions: instructionsOf(call) },
+            agent: {} as never,
+            context: undefined,
+          })
+        ).input;
+      }
+      const hardRuns = events.filter(
+        (event) => event.type === 'compaction-end' && event.layer === 'hard',
+      ).length;
+      return { hardRuns, out: JSON.stringify(out) };
+    };
+    const changing = await threeCalls((call) => `Read. Run ${call}.`);
+    const constant = await threeCalls(() => 'Read.');
+    expect(constant.hardRuns).toBeGreaterThan(0);
+    expect(changing).toEqual(constant);
+  });
+
   it('passes an item type it does not know through whole, with a warning', async () => {
     const warnings: string[] = [];
     const filter = agentCompactFilter({ contextWindow: window, onWarning: (line) => warnings.push(line) });
