@@ -6,6 +6,7 @@ import { createCompactor, maybeCompact } from './compactor.js';
 import { agentSession } from './conversation/session-builder.test-utils.js';
 import { validateMessages } from './conversation/validate.js';
 import type { CompactionEvent } from './events.js';
+import { smallSession } from './layers/planner.test-utils.js';
 import { CompactError } from './model/errors.js';
 import type { Message, ProviderUsage } from './model/messages.js';
 import type { SummaryModel } from './summary/summary-model.js';
@@ -49,6 +50,79 @@ describe('summarizer faults', () => {
       reason: expect.stringContaining('the model did not answer within 20 ms'),
     });
     expect(validateMessages(result.messages)).toEqual([]);
+  });
+});
+
+describe('a summarizer that throws a value that cannot be read', () => {
+  const boom = () => {
+    throw new Error('boom');
+  };
+  const unreadable: [string, () => unknown][] = [
+    ['a Proxy whose every read throws', () => new Proxy({}, { get: boom })],
+    ['a Proxy whose prototype cannot be read', () => new Proxy({}, { getPrototypeOf: boom, get: boom })],
+    [
+      'an Error whose message getter throws',
+      () => Object.defineProperty(new Error('x'), 'message', { get: boom }),
+    ],
+    ['an object with no prototype', () => Object.create(null)],
+  ];
+  const throwing = (thrown: () => unknown): SummaryModel => ({
+    specificationVersion: 'v1',
+    provider: 'test',
+    modelId: 'throws',
+    summarize: async () => {
+      throw thrown();
+    },
+  });
+
+  it.each(unreadable)('falls back to the extractive summary on %s, and says so', async (_, thrown) => {
+    const events: CompactionEvent[] = [];
+    const result = await maybeCompact(agentSession(30, { lines: 400 }), {
+      thresholds: { mid: 10_000, hard: 20_000 },
+      summarizer: throwing(thrown),
+      force: 'hard',
+      hard: { maxAttempts: 2, retryDelayMs: 0 },
+      onEvent: (event) => events.push(event),
+    });
+    expect(result.layer).toBe('hard');
+    expect(events.filter((event) => event.type === 'summary-error')).toHaveLength(2);
+    expect(events.find((event) => event.type === 'fallback-used')).toEqual({
+      type: 'fallback-used',
+      reason: 'summary model test:throws failed after 2 attempt(s): it threw a value that could not be read',
+    });
+    expect(validateMessages(result.messages)).toEqual([]);
+  });
+
+  it('cuts older turns instead when it condenses for mid, and says so', async () => {
+    const events: CompactionEvent[] = [];
+    const compactor = createCompactor({
+      thresholds: { mid: 10_000, hard: 20_000 },
+      // Its turns' texts are longer than this, so mid asks the model to condense them.
+      mid: { summarizer: throwing(unreadable[0]![1]), maxAssistantChars: 40 },
+      onEvent: (event) => events.push(event),
+    });
+    const result = await compactor.maybeCompact(smallSession(30, 400), { force: 'mid' });
+    expect(result.layer).toBe('mid');
+    expect(events.find((event) => event.type === 'fallback-used')).toEqual({
+      type: 'fallback-used',
+      reason: "mid's condensing model test:throws failed: it threw a value that could not be read",
+    });
+  });
+
+  it('describes a readable Error by its message and any other thrown value as text', async () => {
+    const reasons: string[] = [];
+    for (const thrown of [new Error('quota exceeded'), 'rate limited', 429]) {
+      await maybeCompact(agentSession(30, { lines: 400 }), {
+        thresholds: { mid: 10_000, hard: 20_000 },
+        summarizer: throwing(() => thrown),
+        force: 'hard',
+        hard: { maxAttempts: 1 },
+        onEvent: (event) => {
+          if (event.type === 'fallback-used') reasons.push(event.reason.replace(/^.*attempt\(s\): /, ''));
+        },
+      });
+    }
+    expect(reasons).toEqual(['quota exceeded', 'rate limited', '429']);
   });
 });
 

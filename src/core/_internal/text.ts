@@ -73,9 +73,20 @@ export function shortenLine(text: string, max: number): string {
   return line.length <= max ? line : `${sliceHead(line, max - 1)}…`;
 }
 
-/** An error's message on one line of at most 200 characters, for an event's reason. */
+/** What `errorLine` says of a thrown value it cannot read. */
+const UNREADABLE_THROWN_VALUE = 'it threw a value that could not be read';
+
+/**
+ * An error's message on one line of at most 200 characters, for an event's reason. Never throws:
+ * a model may throw anything (a Proxy, a throwing `message` getter, an object `String` refuses),
+ * and the fallback that reason explains must still happen.
+ */
 export function errorLine(error: unknown): string {
-  return shortenLine(error instanceof Error ? error.message : String(error), 200);
+  try {
+    return shortenLine(String(error instanceof Error ? error.message : error), 200);
+  } catch {
+    return UNREADABLE_THROWN_VALUE;
+  }
 }
 
 /**

@@ -23,6 +23,18 @@ describe('CompactError', () => {
     expect(CompactError.isInstance(new CompactError('m', { code: 'ABORTED' }))).toBe(true);
   });
 
+  it('isInstance answers false for a thrown Proxy whose every read throws, instead of throwing', () => {
+    const unreadable = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('boom');
+        },
+      },
+    );
+    expect(CompactError.isInstance(unreadable)).toBe(false);
+  });
+
   it('names subclasses after themselves', () => {
     class SubError extends CompactError {}
     expect(new SubError('m', { code: 'ABORTED' }).name).toBe('SubError');

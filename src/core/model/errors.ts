@@ -68,6 +68,12 @@ export class CompactError extends Error {
 
   /** True for a `CompactError` from any copy of this package (checks a `Symbol.for` marker). */
   static isInstance(error: unknown): error is CompactError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true;
+    if (typeof error !== 'object' || error === null) return false;
+    // A thrown Proxy may throw on any read: it is no CompactError, and asking must not throw.
+    try {
+      return (error as Record<symbol, unknown>)[marker] === true;
+    } catch {
+      return false;
+    }
   }
 }
