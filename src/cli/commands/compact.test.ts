@@ -126,6 +126,25 @@ describe('agent-compact compact', () => {
     expect(existsSync('/dev/null.archive')).toBe(false);
   });
 
+  it.each([
+    [['-o', 'notes.txt/out.jsonl'], 'notes.txt/out.jsonl', 'notes.txt'],
+    [['-o', 'notes.txt/deeper/out.jsonl'], 'notes.txt/deeper/out.jsonl', 'notes.txt'],
+    [['-o', 'notes.txt/out.jsonl', '--archive', 'archive'], 'notes.txt/out.jsonl', 'notes.txt'],
+  ])(
+    '%j under a file: says it cannot write OUT and why, exit 2, and archives nothing',
+    async (args, out, file) => {
+      const directory = await workspace({ 'session.jsonl': sessionJsonl(), 'notes.txt': 'my notes\n' });
+      const { output, io } = recordingIO(directory);
+      expect(await main(['compact', 'session.jsonl', '--mid', '10000', '--hard', '20000', ...args], io)).toBe(
+        2,
+      );
+      expect(output.stderr).toBe(
+        `agent-compact compact: cannot write ${out}: ${file} is a file, not a folder\n`,
+      );
+      expect((await readdir(directory)).sort()).toEqual(['notes.txt', 'session.jsonl']);
+    },
+  );
+
   it('recalls from an archive folder that also holds a file that is no session', async () => {
     const directory = await workspace({ 'session.json': JSON.stringify(session) });
     const { io } = recordingIO(directory);

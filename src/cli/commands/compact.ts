@@ -62,8 +62,9 @@ Options:
   --json               print { "layer", "tokensBefore", "tokensAfter", "archived", ... }
   -h, --help           show this help
 
-Exit codes: 0 done, 1 invalid conversation, 2 unreadable input, bad arguments, or a summarizer
-named with --summarizer that failed (unreachable, rejected the request, answered nothing usable).
+Exit codes: 0 done, 1 invalid conversation, 2 unreadable input, an OUT that cannot be written, bad
+arguments, or a summarizer named with --summarizer that failed (unreachable, rejected the request,
+answered nothing usable).
 `;
 
 /** The `compact` command. */
@@ -73,6 +74,7 @@ export const compactCommand: CliCommand = async (args, io) => {
     io.stdout(help);
     return 0;
   }
+  if (options.output) await assertOutputFolder(options.output, io.cwd);
   const request = await readRequestFile(options.file, io, { format: options.format });
   const progress = await fileProgress(io, 'compact', options.file);
   const parsed = request
@@ -296,6 +298,24 @@ function isDevice(path: string): Promise<boolean> {
     (found) => !found.isFile() && !found.isDirectory(),
     () => false,
   );
+}
+
+/**
+ * Refuses an OUT under a file before any work: `-o notes.txt/out.jsonl` would otherwise compact and
+ * fill the archive only to fail at the write, or fail reading the archive beside OUT first and
+ * report a read for what is a write. A folder that does not exist yet is fine (the archive beside
+ * OUT makes it; otherwise the write says so).
+ */
+async function assertOutputFolder(output: string, cwd: string): Promise<void> {
+  for (let folder = dirname(output); ; folder = dirname(folder)) {
+    const found = await stat(resolve(cwd, folder)).catch(() => undefined);
+    if (found?.isDirectory()) return;
+    if (found) {
+      const what = found.isFile() ? 'a file, not a folder' : 'not a folder';
+      throw new CliError(`cannot write ${output}: ${folder} is ${what}`, 2);
+    }
+    if (dirname(folder) === folder) return;
+  }
 }
 
 /**
