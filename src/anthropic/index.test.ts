@@ -10,6 +10,7 @@ import {
   type AnthropicSummaryModelOptions,
   createAnthropicSummaryModel,
   fromAnthropicParams,
+  summaryUsageFromAnthropic,
   toAnthropicParams,
   withCacheBreakpoint,
 } from './index.js';
@@ -412,4 +413,20 @@ describe('format helpers', () => {
       },
     ]);
   });
+});
+
+describe('summaryUsageFromAnthropic', () => {
+  it.each([-5, Number.NaN, Number.POSITIVE_INFINITY, 12.5, '12', null])(
+    'drops a count of %s and keeps the true ones, so the input total stays a number',
+    (nonsense) => {
+      const usage = { input_tokens: 100, output_tokens: nonsense, cache_read_input_tokens: nonsense };
+      expect(summaryUsageFromAnthropic({ ...usage, cache_creation_input_tokens: 7 } as never)).toEqual({
+        inputTokens: 107,
+        cacheWriteTokens: 7,
+      });
+      expect(summaryUsageFromAnthropic({ input_tokens: nonsense, output_tokens: 3 } as never)).toEqual({
+        outputTokens: 3,
+      });
+    },
+  );
 });

@@ -22,6 +22,7 @@ import {
   type SummaryRetryOptions,
   summaryRetryPolicy,
 } from '../core/summary/summary-retry.js';
+import { summaryUsageOf, tokenCount } from '../core/summary/summary-usage.js';
 
 /** Options of {@link createAnthropicSummaryModel}. */
 export interface AnthropicSummaryModelOptions extends SummaryRetryOptions {
@@ -244,20 +245,19 @@ function resultFromMessage(message: Anthropic.Message, maxTokens: number): Summa
   return { text, usage };
 }
 
-/** Converts the SDK's usage to a {@link SummaryUsage}. */
+/** Converts the SDK's usage to a {@link SummaryUsage}; a count that is no token count is left out. */
 export function summaryUsageFromAnthropic(usage: Partial<Anthropic.Usage> | undefined): SummaryUsage {
-  const result: SummaryUsage = {};
-  if (!usage) return result;
-  if (typeof usage.input_tokens === 'number') {
-    result.inputTokens =
-      usage.input_tokens + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0);
-  }
-  if (typeof usage.output_tokens === 'number') result.outputTokens = usage.output_tokens;
-  if (typeof usage.cache_read_input_tokens === 'number')
-    result.cacheReadTokens = usage.cache_read_input_tokens;
-  if (typeof usage.cache_creation_input_tokens === 'number')
-    result.cacheWriteTokens = usage.cache_creation_input_tokens;
-  return result;
+  if (!usage) return {};
+  const input = tokenCount(usage.input_tokens);
+  const cacheRead = tokenCount(usage.cache_read_input_tokens);
+  const cacheWrite = tokenCount(usage.cache_creation_input_tokens);
+  return summaryUsageOf({
+    // `input_tokens` leaves out what the cache read and wrote: the summary's input is all three.
+    inputTokens: input === undefined ? undefined : input + (cacheRead ?? 0) + (cacheWrite ?? 0),
+    outputTokens: usage.output_tokens,
+    cacheReadTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
+  });
 }
 
 /** A conversation typed with the SDK's own parameter types. */

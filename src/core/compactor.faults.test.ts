@@ -153,6 +153,44 @@ describe('a summarizer that answers with no summary', () => {
   });
 });
 
+describe('a summarizer whose usage is nonsense', () => {
+  const summarizeWithUsage = async (usage: unknown) => {
+    const events: CompactionEvent[] = [];
+    const model = countingModel(() => ({ text: '## Task\nFix the tests.', usage }) as never);
+    await maybeCompact(agentSession(30, { lines: 400 }), {
+      thresholds: { mid: 10_000, hard: 20_000 },
+      summarizer: model,
+      force: 'hard',
+      onEvent: (event) => events.push(event),
+    });
+    return events.filter((event) => event.type === 'summary-usage').map((event) => event.usage);
+  };
+
+  it.each([
+    ['negative', -5],
+    ['NaN', Number.NaN],
+    ['Infinity', Number.POSITIVE_INFINITY],
+    ['a fraction', 12.5],
+    ['a string', '12'],
+    ['beyond a safe integer', 2 ** 53],
+    ['null', null],
+  ])('reports no count for one that is %s, and keeps the true ones', async (_, nonsense) => {
+    const usage = await summarizeWithUsage({
+      inputTokens: nonsense,
+      outputTokens: 40,
+      cacheReadTokens: nonsense,
+      cacheWriteTokens: 0,
+    });
+    expect(usage).toEqual([{ outputTokens: 40, cacheWriteTokens: 0 }]);
+  });
+
+  it('reports no usage for one that is no object, and an empty one when no count is true', async () => {
+    expect(await summarizeWithUsage('lots')).toEqual([]);
+    expect(await summarizeWithUsage(undefined)).toEqual([]);
+    expect(await summarizeWithUsage({ inputTokens: -1 })).toEqual([{}]);
+  });
+});
+
 describe('input no provider takes', () => {
   const small = { thresholds: { mid: 2000, hard: 4000 } };
 

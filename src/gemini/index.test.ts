@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message } from '../core/model/messages.js';
 import type { SummaryRequest } from '../core/summary/summary-model.js';
@@ -79,5 +82,42 @@ describe('createGeminiSummaryModel', () => {
   it('fails with SUMMARY_FAILED on an empty answer', async () => {
     const model = await summarizer([{ type: 'empty' }]);
     await expect(model.summarize(request)).rejects.toMatchObject({ code: 'SUMMARY_FAILED' });
+  });
+});
+
+describe('the usage of a Gemini summary', () => {
+  let fixed: Server | undefined;
+  afterEach(async () => {
+    fixed?.closeAllConnections();
+    if (fixed?.listening) await new Promise((resolve) => fixed!.close(resolve));
+    fixed = undefined;
+  });
+
+  /** A server on 127.0.0.1 that answers every request with `answer`, as a provider or proxy might. */
+  async function modelAnswering(answer: unknown) {
+    fixed = createServer((_, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+    });
+    fixed.listen(0, '127.0.0.1');
+    await once(fixed, 'listening');
+    const { port } = fixed.address() as AddressInfo;
+    return createGeminiSummaryModel({
+      model: 'gemini-test',
+      apiKey: 'test-key',
+      baseURL: `http://127.0.0.1:${port}`,
+    });
+  }
+
+  it.each([-5, 12.5, '12', null])('drops a count of %s and keeps the true ones', async (nonsense) => {
+    const model = await modelAnswering({
+      candidates: [{ content: { role: 'model', parts: [{ text: 'The summary.' }] } }],
+      usageMetadata: {
+        promptTokenCount: nonsense,
+        candidatesTokenCount: 30,
+        thoughtsTokenCount: nonsense,
+        cachedContentTokenCount: nonsense,
+      },
+    });
+    expect(await model.summarize(request)).toEqual({ text: 'The summary.', usage: { outputTokens: 30 } });
   });
 });

@@ -21,6 +21,7 @@ import {
   type SummaryRetryOptions,
   summaryRetryPolicy,
 } from '../core/summary/summary-retry.js';
+import { summaryUsageOf, tokenCount } from '../core/summary/summary-usage.js';
 import { toGeminiContents } from '../core/wire/gemini/gemini-write.js';
 
 /** Options of {@link createGeminiSummaryModel}. */
@@ -151,15 +152,15 @@ function resultFromAnswer(answer: GenerateContentResponse): SummaryResult {
     });
   }
   const usage = answer.usageMetadata;
-  const output = (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0);
+  // Thoughts are output too; a count that is no token count adds nothing.
+  const output =
+    (tokenCount(usage?.candidatesTokenCount) ?? 0) + (tokenCount(usage?.thoughtsTokenCount) ?? 0);
   return {
     text,
-    usage: {
-      ...(usage?.promptTokenCount === undefined ? {} : { inputTokens: usage.promptTokenCount }),
+    usage: summaryUsageOf({
+      inputTokens: usage?.promptTokenCount,
       ...(output > 0 ? { outputTokens: output } : {}),
-      ...(usage?.cachedContentTokenCount === undefined
-        ? {}
-        : { cacheReadTokens: usage.cachedContentTokenCount }),
-    },
+      cacheReadTokens: usage?.cachedContentTokenCount,
+    }),
   };
 }

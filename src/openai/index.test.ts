@@ -9,6 +9,8 @@ import {
   createOpenAISummaryModel,
   fromChatCompletionMessages,
   type OpenAISummaryModelOptions,
+  summaryUsageFromOpenAI,
+  summaryUsageFromResponses,
   toChatCompletionMessages,
 } from './index.js';
 
@@ -224,4 +226,24 @@ describe('format helpers', () => {
       },
     ]);
   });
+});
+
+describe('summaryUsageFromOpenAI and summaryUsageFromResponses', () => {
+  it.each([-5, Number.NaN, Number.POSITIVE_INFINITY, 12.5, '12', null])(
+    'drop a count of %s and keep the true ones',
+    (nonsense) => {
+      const chat = {
+        prompt_tokens: nonsense,
+        completion_tokens: 9,
+        prompt_tokens_details: { cached_tokens: nonsense },
+      };
+      expect(summaryUsageFromOpenAI(chat as never)).toEqual({ outputTokens: 9 });
+      const responses = {
+        input_tokens: 90,
+        output_tokens: nonsense,
+        input_tokens_details: { cached_tokens: nonsense },
+      };
+      expect(summaryUsageFromResponses(responses as never)).toEqual({ inputTokens: 90 });
+    },
+  );
 });

@@ -1,6 +1,10 @@
 import type { Message, SystemPrompt } from '../model/messages.js';
 
-/** Token usage a summary call reported. */
+/**
+ * Token usage a summary call reported. The compactor passes on only counts that are non-negative
+ * whole numbers: a field reported as -5, 12.5, `"12"`, NaN or Infinity is left out of the
+ * `summary-usage` event.
+ */
 export interface SummaryUsage {
   inputTokens?: number;
   outputTokens?: number;

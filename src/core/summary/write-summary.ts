@@ -17,6 +17,7 @@ import { readableHistory } from './readable-history.js';
 import { renderMessage } from './render-message.js';
 import { summaryInstructions, summaryOpen } from './summary-format.js';
 import type { SummaryModel, SummaryResult } from './summary-model.js';
+import { checkedSummaryUsage } from './summary-usage.js';
 
 /** Room left in every summary request for what local counts miss (the provider's framing, counting error). */
 const REQUEST_MARGIN_TOKENS = 500;
@@ -207,9 +208,8 @@ async function callModel(
     settings.timeoutMs,
     options.signal,
   );
-  if (result?.usage) {
-    events.push({ type: 'summary-usage', usage: result.usage, modelId: settings.summarizer.modelId });
-  }
+  const usage = checkedSummaryUsage(result?.usage);
+  if (usage) events.push({ type: 'summary-usage', usage, modelId: settings.summarizer.modelId });
   if (typeof result?.text !== 'string') throw rejectAnswer('the summary model returned no text');
   return result.text;
 }

@@ -19,6 +19,7 @@ import {
   describeSdkError,
   type SummaryRetryPolicy,
 } from '../../../core/summary/summary-retry.js';
+import { summaryUsageOf } from '../../../core/summary/summary-usage.js';
 
 /** What {@link createChatSummaryModel} is built from: the client and the options already settled. */
 export interface ChatSummarySettings {
@@ -108,15 +109,14 @@ function resultFromCompletion(completion: OpenAI.ChatCompletion, maxTokens: numb
   return { text, usage };
 }
 
-/** Converts the SDK's usage to a {@link SummaryUsage}. */
+/** Converts the SDK's usage to a {@link SummaryUsage}; a count that is no token count is left out. */
 export function summaryUsageFromOpenAI(usage: OpenAI.CompletionUsage | undefined | null): SummaryUsage {
-  const result: SummaryUsage = {};
-  if (!usage) return result;
-  if (typeof usage.prompt_tokens === 'number') result.inputTokens = usage.prompt_tokens;
-  if (typeof usage.completion_tokens === 'number') result.outputTokens = usage.completion_tokens;
-  const cached = usage.prompt_tokens_details?.cached_tokens;
-  if (typeof cached === 'number') result.cacheReadTokens = cached;
-  return result;
+  if (!usage) return {};
+  return summaryUsageOf({
+    inputTokens: usage.prompt_tokens,
+    outputTokens: usage.completion_tokens,
+    cacheReadTokens: usage.prompt_tokens_details?.cached_tokens,
+  });
 }
 
 /**

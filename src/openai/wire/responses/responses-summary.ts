@@ -17,6 +17,7 @@ import {
   describeSdkError,
   type SummaryRetryPolicy,
 } from '../../../core/summary/summary-retry.js';
+import { summaryUsageOf } from '../../../core/summary/summary-usage.js';
 import { fromResponsesInput, toResponsesInput } from '../../../core/wire/responses/responses-format.js';
 
 /** The API's smallest `max_output_tokens`. */
@@ -95,17 +96,16 @@ function systemText(system: SystemPrompt | undefined): string | undefined {
   return typeof system === 'string' ? system : system.map((block) => block.text).join('\n\n');
 }
 
-/** Converts the SDK's Responses usage to a {@link SummaryUsage}. */
+/** Converts the SDK's Responses usage to a {@link SummaryUsage}; a count that is no token count is left out. */
 export function summaryUsageFromResponses(
   usage: OpenAI.Responses.ResponseUsage | undefined | null,
 ): SummaryUsage {
-  const result: SummaryUsage = {};
-  if (!usage) return result;
-  result.inputTokens = usage.input_tokens;
-  result.outputTokens = usage.output_tokens;
-  const cached = usage.input_tokens_details?.cached_tokens;
-  if (typeof cached === 'number') result.cacheReadTokens = cached;
-  return result;
+  if (!usage) return {};
+  return summaryUsageOf({
+    inputTokens: usage.input_tokens,
+    outputTokens: usage.output_tokens,
+    cacheReadTokens: usage.input_tokens_details?.cached_tokens,
+  });
 }
 
 /**
