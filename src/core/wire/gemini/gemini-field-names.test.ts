@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { geminiField, geminiFieldName, geminiProtoName } from './gemini-field-names.js';
+import {
+  dataFieldOf,
+  geminiField,
+  geminiFieldName,
+  geminiJsonName,
+  geminiProtoName,
+  namesProtoFields,
+  withProtoNames,
+} from './gemini-field-names.js';
+import type { GeminiPart } from './gemini-types.js';
 
 describe('Gemini field names', () => {
   it.each([
@@ -28,5 +37,42 @@ describe('Gemini field names', () => {
     });
     expect(geminiField({ generationConfig: 1 }, 'generationConfig')).toBe(1);
     expect(geminiField({}, 'generationConfig')).toBeUndefined();
+  });
+
+  it.each([
+    ['thought_signature', 'thoughtSignature'],
+    ['function_response', 'functionResponse'],
+    ['text', 'text'],
+    ['thoughtSignature', 'thoughtSignature'],
+  ])('the JSON name of %s is %s', (name, jsonName) => {
+    expect(geminiJsonName(name)).toBe(jsonName);
+  });
+
+  it('finds a part’s data field under either name', () => {
+    expect(dataFieldOf({ function_response: {} })).toBe('functionResponse');
+    expect(dataFieldOf({ inlineData: {} })).toBe('inlineData');
+    expect(dataFieldOf({ thought_signature: 'x' })).toBeUndefined();
+  });
+
+  it.each<[GeminiPart, boolean]>([
+    [{ function_call: { name: 'ls' } }, true],
+    [{ file_data: { file_uri: 'gs://b/a' } }, true],
+    [{ inlineData: { mimeType: 'image/png', data: 'iVBO', display_name: 'a.png' } }, true],
+    [{ functionCall: { name: 'ls', args: { dir_name: '.' } } }, false],
+    [{ text: 'x', partMetadata: { my_key: 1 } }, false],
+  ])('%o names proto fields: %s', (part, expected) => {
+    expect(namesProtoFields(part)).toBe(expected);
+  });
+
+  it('writes a part’s fields and its data object’s in proto names, not the client’s own keys', () => {
+    expect(
+      withProtoNames({
+        functionCall: { name: 'ls', args: { dirName: '.' } },
+        thoughtSignature: 's',
+      }),
+    ).toEqual({ function_call: { name: 'ls', args: { dirName: '.' } }, thought_signature: 's' });
+    expect(withProtoNames({ fileData: { mimeType: 'image/png', fileUri: 'gs://b/a' } })).toEqual({
+      file_data: { mime_type: 'image/png', file_uri: 'gs://b/a' },
+    });
   });
 });

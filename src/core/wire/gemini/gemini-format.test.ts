@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { validateMessages } from '../../conversation/validate.js';
 import type { ContentBlock } from '../../model/messages.js';
 import { fromGeminiContents } from './gemini-format.js';
-import { geminiSession } from './gemini-session.test-utils.js';
+import { geminiSession, protoNamed } from './gemini-session.test-utils.js';
 import type { GeminiContent, GeminiPart } from './gemini-types.js';
 import { toGeminiContents } from './gemini-write.js';
 
@@ -64,6 +64,41 @@ describe('fromGeminiContents / toGeminiContents', () => {
         expect(JSON.stringify(roundTrip(contents))).toBe(JSON.stringify(contents));
       }),
     );
+  });
+
+  it('round-trips any contents written in proto names byte for byte', () => {
+    fc.assert(
+      fc.property(anyContents.map(protoNamed), (contents) => {
+        expect(JSON.stringify(roundTrip(contents))).toBe(JSON.stringify(contents));
+      }),
+    );
+  });
+
+  it('reads parts written in proto names as the same blocks as in JSON names', () => {
+    const contents: GeminiContent[] = [
+      ...geminiSession(2),
+      {
+        role: 'user',
+        parts: [
+          { inlineData: { mimeType: 'image/png', data: 'iVBO' } },
+          { fileData: { mimeType: 'application/pdf', fileUri: 'gs://b/f.pdf' } },
+        ],
+      },
+      {
+        role: 'model',
+        parts: [
+          { text: 'plan', thought: true, thoughtSignature: 'sig1' },
+          { executableCode: { language: 'PYTHON', code: 'print(1)' } },
+        ],
+      },
+    ];
+    const blocks = (source: unknown) =>
+      fromGeminiContents(source).messages.map((message) =>
+        (message.content as Record<string, unknown>[]).map(({ provider_data: _data, ...block }) => block),
+      );
+    const read = blocks(protoNamed(contents));
+    expect(read).toEqual(blocks(contents));
+    expect(read.flat().map((block) => block.type)).not.toContain('gemini_part');
   });
 
   it('reads each part kind into the canonical model', () => {
@@ -210,6 +245,37 @@ describe('fromGeminiContents / toGeminiContents', () => {
       { functionResponse: { name: 'read_file', response: { output: '[masked]' } } },
     ]);
     expect(written[1]!.parts[0]).toBe(contents[1]!.parts[0]);
+  });
+
+  it('writes a changed part in proto names when the client wrote it in them, never beside a JSON name', () => {
+    const contents = protoNamed([
+      ...geminiSession(1, { ids: false }),
+      { role: 'user', parts: [{ fileData: { mimeType: 'image/png', fileUri: 'gs://b/a.png' } }] },
+    ]);
+    const { messages } = fromGeminiContents(contents);
+    const [thought, use] = messages[1]!.content as ContentBlock[];
+    const [image] = messages[3]!.content as ContentBlock[];
+    messages[1] = {
+      role: 'assistant',
+      content: [thought!, { ...use!, input: { absolute_path: '[elided]' } }],
+    };
+    // A placeholder as micro writes it: a new block, spelled as the call it answers.
+    const id = String((use as { id: string }).id);
+    messages[2] = { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: '[masked]' }] };
+    messages[3] = { role: 'user', content: [{ ...image!, source: { type: 'url', url: 'gs://b/b.png' } }] };
+    const written = toGeminiContents(messages);
+    expect(written[1]!.parts).toEqual([
+      contents[1]!.parts[0],
+      {
+        function_call: { name: 'read_file', args: { absolute_path: '[elided]' } },
+        thought_signature: 'c2lnbmF0dXJl0',
+      },
+    ]);
+    expect(written[1]!.parts[0]).toBe(contents[1]!.parts[0]);
+    expect(written[2]!.parts).toEqual([
+      { function_response: { name: 'read_file', response: { output: '[masked]' } } },
+    ]);
+    expect(written[3]!.parts).toEqual([{ file_data: { mime_type: 'image/png', file_uri: 'gs://b/b.png' } }]);
   });
 
   it.each([

@@ -1,6 +1,8 @@
 /**
  * Reading a Gemini `contents` array into the canonical (Anthropic-shaped) model.
  *
+ * - A part's fields are read under their JSON names (`functionResponse`, `mimeType`) or their proto
+ *   names (`function_response`, `mime_type`), which the REST API reads too (`gemini-field-names.ts`).
  * - Each `Content` becomes one message (`model` → `assistant`, `user` or no role → `user`), each
  *   part one block: `text` → text, `text` with `thought: true` → thinking (its `thoughtSignature`
  *   as the signature), `functionCall` → tool_use, `functionResponse` → tool_result,
@@ -26,7 +28,8 @@ import type {
   ToolResultBlock,
 } from '../../model/messages.js';
 import { isRecord } from '../_internal/validate-helpers.js';
-import { dataFieldOf, type GeminiContent, type GeminiPart } from './gemini-types.js';
+import { dataFieldOf, geminiField } from './gemini-field-names.js';
+import type { GeminiContent, GeminiPart } from './gemini-types.js';
 import { contentsShapeProblem } from './validate-gemini.js';
 
 /** The key under `provider_data` that holds {@link GeminiBlockData}. */
@@ -154,7 +157,8 @@ function bareBlockOfPart(part: GeminiPart, context: PartContext, data: GeminiBlo
   switch (dataFieldOf(part)) {
     case 'text':
       if (part.thought === true && typeof part.text === 'string') {
-        return { type: 'thinking', thinking: part.text, signature: part.thoughtSignature ?? '' };
+        const signature = geminiField(part, 'thoughtSignature');
+        return { type: 'thinking', thinking: part.text, signature: (signature as string | undefined) ?? '' };
       }
       return typeof part.text === 'string' ? { type: 'text', text: part.text } : unknownPart(part);
     case 'functionCall':
@@ -162,27 +166,30 @@ function bareBlockOfPart(part: GeminiPart, context: PartContext, data: GeminiBlo
     case 'functionResponse':
       return responseBlock(part, context, data);
     case 'inlineData': {
-      const { mimeType, data: base64 } = part.inlineData ?? {};
+      const inline = geminiField(part, 'inlineData');
+      const mimeType = isRecord(inline) ? geminiField(inline, 'mimeType') : undefined;
+      const base64 = isRecord(inline) ? inline.data : undefined;
       if (typeof mimeType !== 'string' || typeof base64 !== 'string') return unknownPart(part);
       return { type: 'image', source: { type: 'base64', media_type: mimeType, data: base64 } };
     }
     case 'fileData': {
-      const uri = part.fileData?.fileUri;
+      const file = geminiField(part, 'fileData');
+      const uri = isRecord(file) ? geminiField(file, 'fileUri') : undefined;
       return typeof uri === 'string'
         ? { type: 'image', source: { type: 'url', url: uri } }
         : unknownPart(part);
     }
     case 'executableCode':
-      return { type: EXECUTABLE_CODE_BLOCK, value: part.executableCode };
+      return { type: EXECUTABLE_CODE_BLOCK, value: geminiField(part, 'executableCode') };
     case 'codeExecutionResult':
-      return { type: CODE_RESULT_BLOCK, value: part.codeExecutionResult };
+      return { type: CODE_RESULT_BLOCK, value: geminiField(part, 'codeExecutionResult') };
     default:
       return unknownPart(part);
   }
 }
 
 function callBlock(part: GeminiPart, context: PartContext, data: GeminiBlockData): ContentBlock {
-  const call = part.functionCall;
+  const call = geminiField(part, 'functionCall');
   if (!isRecord(call) || typeof call.name !== 'string') return unknownPart(part);
   let id = call.id;
   if (typeof id !== 'string') {
@@ -193,7 +200,7 @@ function callBlock(part: GeminiPart, context: PartContext, data: GeminiBlockData
 }
 
 function responseBlock(part: GeminiPart, context: PartContext, data: GeminiBlockData): ContentBlock {
-  const response = part.functionResponse;
+  const response = geminiField(part, 'functionResponse');
   if (!isRecord(response) || typeof response.name !== 'string') return unknownPart(part);
   const { open } = context;
   // As the API pairs them (validate-gemini.ts): by id when both carry one, else by name, so a

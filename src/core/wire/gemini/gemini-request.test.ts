@@ -3,7 +3,7 @@ import { createCompactor } from '../../compactor.js';
 import { validateMessages } from '../../conversation/validate.js';
 import { compactRequest } from '../../request/compact-request-once.js';
 import { detectRequestFormat } from '../../request/request-format.js';
-import { geminiBody } from './gemini-session.test-utils.js';
+import { geminiBody, protoNamed } from './gemini-session.test-utils.js';
 
 const forceMicro = { micro: { cacheAware: false } } as const;
 
@@ -38,6 +38,31 @@ describe('compactRequest on a Gemini generateContent body', () => {
       if (content.role === 'model') expect(content.parts).toEqual(body.contents[index]!.parts);
     });
     expect(compacted.contents.at(-1)).toBe(body.contents.at(-1));
+  });
+
+  it('masks older function responses written in proto names, in proto names', async () => {
+    const body = protoNamed(geminiBody(8));
+    const result = await compactRequest(body, forceMicro);
+    expect(result.layer).toBe('micro');
+    const [masked] = result.body.contents[2]!.parts;
+    expect(Object.keys(masked!)).toEqual(['function_response']);
+    expect(String(JSON.stringify(masked))).toMatch(/archiv|recall/i);
+    expect(JSON.stringify(result.body.contents)).not.toMatch(
+      /"(functionCall|functionResponse|thoughtSignature)"/,
+    );
+    result.body.contents.forEach((content, index) => {
+      if (content.role === 'model') expect(content.parts).toEqual(body.contents[index]!.parts);
+    });
+    expect(validateMessages(result.body.contents, { format: 'gemini' })).toEqual([]);
+  });
+
+  it('summarizes a conversation written in proto names into a request the API takes', async () => {
+    const result = await compactRequest(protoNamed(geminiBody(20)), {
+      thresholds: { mid: 1000, hard: 2000 },
+    });
+    expect(result.layer).toBe('hard');
+    expect(JSON.stringify(result.body.contents)).not.toContain('gemini_part');
+    expect(validateMessages(result.body.contents, { format: 'gemini' })).toEqual([]);
   });
 
   it('counts the system instruction and declarations written under their proto names as the JSON ones', async () => {

@@ -56,3 +56,27 @@ export function geminiBody(steps: number, options: { lines?: number; ids?: boole
     cachedContent: 'cachedContents/abc123',
   };
 }
+
+/** Part fields with a proto name of their own, as a client of the REST API may write them. */
+const protoNames: Record<string, string> = {
+  functionCall: 'function_call',
+  functionResponse: 'function_response',
+  thoughtSignature: 'thought_signature',
+  inlineData: 'inline_data',
+  fileData: 'file_data',
+  mimeType: 'mime_type',
+  fileUri: 'file_uri',
+  executableCode: 'executable_code',
+  codeExecutionResult: 'code_execution_result',
+};
+
+/** The contents with every part field written under its proto name (`function_response`). */
+export function protoNamed<T>(contents: T): T {
+  return JSON.parse(
+    JSON.stringify(contents, (_key, value: unknown) =>
+      typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? Object.fromEntries(Object.entries(value).map(([key, field]) => [protoNames[key] ?? key, field]))
+        : value,
+    ),
+  ) as T;
+}

@@ -3,7 +3,10 @@
  * other field passes through untouched).
  */
 
-/** One part of a Gemini `Content`: exactly one data field, plus optional metadata. */
+/**
+ * One part of a Gemini `Content`: exactly one data field, plus optional metadata. Typed under the
+ * JSON names; the reader takes each field under its proto name too (`function_response`).
+ */
 export interface GeminiPart {
   text?: string;
   /** The part is a thought summary (a model turn's reasoning). */
@@ -44,7 +47,10 @@ export interface GeminiUsageMetadata {
   totalTokenCount?: number;
 }
 
-/** The data fields a part may carry; a part holds exactly one. */
+/**
+ * The data fields a part may carry, by their JSON names; a part holds exactly one. Parts are read
+ * under the proto names too (`function_response`, see `gemini-field-names.ts`).
+ */
 export const GEMINI_DATA_FIELDS = [
   'text',
   'inlineData',
@@ -57,8 +63,3 @@ export const GEMINI_DATA_FIELDS = [
 
 /** A part's data field. */
 export type GeminiDataField = (typeof GEMINI_DATA_FIELDS)[number];
-
-/** The data field a part carries, or undefined when it has none of the known ones. */
-export function dataFieldOf(part: object): GeminiDataField | undefined {
-  return GEMINI_DATA_FIELDS.find((field) => Object.hasOwn(part, field));
-}

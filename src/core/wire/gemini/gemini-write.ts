@@ -1,7 +1,8 @@
 /**
  * Writing the canonical model back as Gemini `contents`: a block still saying what the part it
  * was read from says goes back as that part (byte for byte); a block the compactor wrote or
- * changed is written in the default shape, keeping its part's `thoughtSignature`.
+ * changed is written in the default shape, keeping its part's `thoughtSignature`, and in proto
+ * names (`function_response`) when its part was written in them.
  */
 import type {
   ContentBlock,
@@ -11,6 +12,7 @@ import type {
   ToolUseBlock,
 } from '../../model/messages.js';
 import { isRecord } from '../_internal/validate-helpers.js';
+import { geminiField, hasGeminiField, namesProtoFields, withProtoNames } from './gemini-field-names.js';
 import {
   blockOfPart,
   CODE_RESULT_BLOCK,
@@ -23,8 +25,8 @@ import {
 } from './gemini-format.js';
 import type { GeminiContent, GeminiPart } from './gemini-types.js';
 
-/** What the writer knows of each call: its name and whether its id was made up. */
-type CallIndex = Map<string, { name: string; syntheticId: boolean }>;
+/** What the writer knows of each call: its name, whether its id was made up, the part it was read from. */
+type CallIndex = Map<string, { name: string; syntheticId: boolean; part: GeminiPart | undefined }>;
 
 /**
  * Converts canonical messages to Gemini `contents` (`assistant` → `model`). The system prompt is
@@ -54,7 +56,8 @@ function indexCalls(messages: readonly Message[]): CallIndex {
     for (const block of message.content) {
       if (block.type !== 'tool_use') continue;
       const use = block as ToolUseBlock;
-      calls.set(use.id, { name: use.name, syntheticId: geminiDataOf(use)?.syntheticId === true });
+      const data = geminiDataOf(use);
+      calls.set(use.id, { name: use.name, syntheticId: data?.syntheticId === true, part: data?.part });
     }
   }
   return calls;
@@ -69,7 +72,7 @@ function unchanged(block: ContentBlock): boolean {
     unknown
   >;
   // Ids the part did not carry were made up by the reader: take the block's.
-  if (derived.type === 'tool_use' && typeof data.part.functionCall?.id !== 'string') {
+  if (derived.type === 'tool_use' && typeof partData(data.part, 'functionCall')?.id !== 'string') {
     derived.id = (block as ToolUseBlock).id;
   }
   // A response that answers a call without an id holds that call's made-up id, not its own.
@@ -81,24 +84,38 @@ function unchanged(block: ContentBlock): boolean {
 
 /** True when the result's tool_use_id is not the id its part carries (none, or a made-up call's). */
 function answersMadeUpId(data: GeminiBlockData): boolean {
-  const id = data.part.functionResponse?.id;
+  const id = partData(data.part, 'functionResponse')?.id;
   return typeof id !== 'string' || data.answersCallWithoutId === true;
+}
+
+/** The data object a part holds under `field` (either name), if it holds one. */
+function partData(part: GeminiPart, field: string): Record<string, unknown> | undefined {
+  const data = geminiField(part, field);
+  return isRecord(data) ? data : undefined;
 }
 
 function partOfBlock(block: ContentBlock, calls: CallIndex): GeminiPart {
   const data = geminiDataOf(block);
   if (data && unchanged(block)) return data.part;
-  const part = defaultPart(block, calls);
-  // A changed block of the same kind keeps its signature: the API checks it, the compactor never alters it.
-  const signature = data?.part.thoughtSignature;
-  if (typeof signature === 'string' && part.thoughtSignature === undefined && sameKind(data!.part, part)) {
-    return { ...part, thoughtSignature: signature };
-  }
-  return part;
+  const part = signedLike(defaultPart(block, calls), data?.part);
+  const spelledLike = data?.part ?? answeredCallPart(block, calls);
+  return spelledLike && namesProtoFields(spelledLike) ? withProtoNames(part) : part;
+}
+
+/** The part of the call a result answers: a result the compactor wrote is spelled as its call. */
+function answeredCallPart(block: ContentBlock, calls: CallIndex): GeminiPart | undefined {
+  return block.type === 'tool_result' ? calls.get((block as ToolResultBlock).tool_use_id)?.part : undefined;
+}
+
+/** A changed block of the same kind keeps its signature: the API checks it, the compactor never alters it. */
+function signedLike(part: GeminiPart, original: GeminiPart | undefined): GeminiPart {
+  const signature = original && geminiField(original, 'thoughtSignature');
+  if (typeof signature !== 'string' || part.thoughtSignature !== undefined) return part;
+  return sameKind(original!, part) ? { ...part, thoughtSignature: signature } : part;
 }
 
 function sameKind(original: GeminiPart, written: GeminiPart): boolean {
-  return Object.keys(written).some((key) => key !== 'thoughtSignature' && Object.hasOwn(original, key));
+  return Object.keys(written).some((key) => key !== 'thoughtSignature' && hasGeminiField(original, key));
 }
 
 function defaultPart(block: ContentBlock, calls: CallIndex): GeminiPart {
@@ -137,8 +154,9 @@ function defaultPart(block: ContentBlock, calls: CallIndex): GeminiPart {
 
 function responsePart(result: ToolResultBlock, calls: CallIndex): GeminiPart {
   const call = calls.get(result.tool_use_id);
-  const original = geminiDataOf(result)?.part.functionResponse;
-  const name = call?.name ?? original?.name ?? 'unknown';
+  const readFrom = geminiDataOf(result)?.part;
+  const original = readFrom && partData(readFrom, 'functionResponse');
+  const name = call?.name ?? (typeof original?.name === 'string' ? original.name : 'unknown');
   // A response keeps an id it carried, even when it answers a call that had none.
   const originalId = typeof original?.id === 'string' ? original.id : undefined;
   const id = call && !call.syntheticId ? result.tool_use_id : originalId;
@@ -159,7 +177,9 @@ function imagePart(image: ImageBlock): GeminiPart {
     return { inlineData: { mimeType: source.media_type, data: source.data } };
   }
   if (source.type === 'url' && typeof source.url === 'string') {
-    const mimeType = geminiDataOf(image)?.part.fileData?.mimeType;
+    const readFrom = geminiDataOf(image)?.part;
+    const file = readFrom && partData(readFrom, 'fileData');
+    const mimeType = file && geminiField(file, 'mimeType');
     return { fileData: { ...(typeof mimeType === 'string' ? { mimeType } : {}), fileUri: source.url } };
   }
   return { text: '[image]' };

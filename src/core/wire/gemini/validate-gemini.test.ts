@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateMessages } from '../../conversation/validate.js';
-import { geminiSession } from './gemini-session.test-utils.js';
+import { geminiSession, protoNamed } from './gemini-session.test-utils.js';
 
 const problemsOf = (contents: unknown) =>
   validateMessages(contents, { format: 'gemini' }).map(({ path, rule }) => `${path} ${rule}`);
@@ -9,6 +9,20 @@ describe('validateMessages with format gemini', () => {
   it('accepts a signed Gemini CLI session, with and without call ids', () => {
     expect(problemsOf(geminiSession(3))).toEqual([]);
     expect(problemsOf(geminiSession(3, { ids: false }))).toEqual([]);
+  });
+
+  it('reads parts under their proto names as under their JSON names, as the API does', () => {
+    expect(problemsOf(protoNamed(geminiSession(3)))).toEqual([]);
+    expect(problemsOf(protoNamed(geminiSession(3, { ids: false })))).toEqual([]);
+    const stripped = protoNamed(geminiSession(3));
+    delete stripped[5]!.parts[1]!.thought_signature;
+    expect(problemsOf(stripped)).toEqual(['contents[5].parts[1] missing-thought-signature']);
+    const orphan = protoNamed(geminiSession(2));
+    orphan[4]!.parts[0] = { function_response: { id: 'other', name: 'ls', response: {} } };
+    expect(problemsOf(orphan)).toEqual([
+      'contents[4].parts[0] orphan-tool-result',
+      'contents[3].parts[1] unanswered-tool-use',
+    ]);
   });
 
   it.each([
@@ -23,6 +37,11 @@ describe('validateMessages with format gemini', () => {
     [
       'two data fields in a part',
       [{ role: 'user', parts: [{ text: 'x', inlineData: {} }] }],
+      ['contents[0].parts[0] unknown-part-type'],
+    ],
+    [
+      'one data field under both its names',
+      [{ role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: 'iVBO' }, inline_data: {} }] }],
       ['contents[0].parts[0] unknown-part-type'],
     ],
     [

@@ -1,12 +1,14 @@
 /**
  * The Gemini API's rules for `contents`, with paths into the request itself
- * (`contents[4].parts[1]`). Never throws: anything it cannot read becomes a problem.
+ * (`contents[4].parts[1]`). Never throws: anything it cannot read becomes a problem. A part's
+ * fields are read under their JSON or proto names (`function_response`), as the API reads them.
  */
 import type { ValidationProblem } from '../../model/problems.js';
 import { isRecord } from '../_internal/validate-helpers.js';
-import { dataFieldOf, GEMINI_DATA_FIELDS } from './gemini-types.js';
+import { dataFieldOf, geminiField, geminiJsonName, hasGeminiField } from './gemini-field-names.js';
+import { GEMINI_DATA_FIELDS } from './gemini-types.js';
 
-/** Part fields that describe the data field beside them rather than carry data. */
+/** Part fields that describe the data field beside them rather than carry data (JSON names). */
 const metadataFields = new Set([
   'thought',
   'thoughtSignature',
@@ -125,7 +127,7 @@ function checkContent(
       return;
     }
     if (field === 'functionCall') {
-      const call = part.functionCall;
+      const call = geminiField(part, 'functionCall');
       if (!isRecord(call) || typeof call.name !== 'string') {
         problems.push({
           path: partPath,
@@ -147,7 +149,7 @@ function checkContent(
       }
     }
     if (field === 'functionResponse')
-      checkResponse(part.functionResponse, { partPath, role, open, problems });
+      checkResponse(geminiField(part, 'functionResponse'), { partPath, role, open, problems });
   });
   return calls;
 }
@@ -213,7 +215,7 @@ function checkSignatures(contents: readonly unknown[], problems: ValidationProbl
     (content) =>
       isRecord(content) &&
       content.role === 'model' &&
-      partsOf(content).some((part) => typeof part.thoughtSignature === 'string'),
+      partsOf(content).some((part) => typeof geminiField(part, 'thoughtSignature') === 'string'),
   );
   if (!signed) return;
   let start = 0;
@@ -221,7 +223,7 @@ function checkSignatures(contents: readonly unknown[], problems: ValidationProbl
     if (
       isRecord(content) &&
       content.role !== 'model' &&
-      partsOf(content).some((part) => !Object.hasOwn(part, 'functionResponse'))
+      partsOf(content).some((part) => !hasGeminiField(part, 'functionResponse'))
     ) {
       start = index + 1;
     }
@@ -230,8 +232,8 @@ function checkSignatures(contents: readonly unknown[], problems: ValidationProbl
     const content = contents[index];
     if (!isRecord(content) || content.role !== 'model') continue;
     const parts = partsOf(content);
-    const first = parts.findIndex((part) => Object.hasOwn(part, 'functionCall'));
-    if (first === -1 || typeof parts[first]!.thoughtSignature === 'string') continue;
+    const first = parts.findIndex((part) => hasGeminiField(part, 'functionCall'));
+    if (first === -1 || typeof geminiField(parts[first]!, 'thoughtSignature') === 'string') continue;
     problems.push({
       path: `contents[${index}].parts[${first}]`,
       message: 'functionCall of the current turn lost its thoughtSignature',
@@ -245,13 +247,15 @@ function partsOf(content: Record<string, unknown>): Record<string, unknown>[] {
 }
 
 function onlyKnownFields(part: Record<string, unknown>): boolean {
-  const data = Object.keys(part).filter((key) => !metadataFields.has(key));
+  const data = Object.keys(part)
+    .map(geminiJsonName)
+    .filter((key) => !metadataFields.has(key));
   return data.length === 1 && (GEMINI_DATA_FIELDS as readonly string[]).includes(data[0]!);
 }
 
 function describePart(part: unknown): string {
   if (!isRecord(part)) return describe(part);
-  const keys = Object.keys(part).filter((key) => !metadataFields.has(key));
+  const keys = Object.keys(part).filter((key) => !metadataFields.has(geminiJsonName(key)));
   return keys.length === 0 ? 'no data field' : `fields ${keys.map((key) => `"${key}"`).join(', ')}`;
 }
 
