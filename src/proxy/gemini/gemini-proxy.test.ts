@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateMessages } from '../../core/conversation/validate.js';
-import { geminiBody } from '../../core/wire/gemini/gemini-session.test-utils.js';
+import { geminiBody, protoNamed } from '../../core/wire/gemini/gemini-session.test-utils.js';
 import { useProxyHarness } from '../proxy-harness.test-utils.js';
 import { createUsageTap } from '../usage-tap.js';
 
@@ -41,6 +41,25 @@ describe('the proxy on the Gemini API', () => {
     expect(records[0]).toMatchObject({ api: 'gemini' });
     expect(records[0]!.layer).not.toBe('none');
     expect(log.join('\n')).not.toContain(KEY);
+  });
+
+  it('masks the old function responses of a client that writes parts in proto names, in those names', async () => {
+    const { server, proxy, records } = await start(['Done.'], { thresholds: { mid: 3000, hard: 200_000 } });
+    const body = protoNamed(geminiBody(10));
+    const response = await post(`${proxy.url}/v1beta/models/m:generateContent`, body, {
+      'x-goog-api-key': KEY,
+    });
+    expect(response.status).toBe(200);
+    expect(records[0]!.layer).not.toBe('none');
+    const upstream = server.requests[0]!;
+    expect(upstream.outcome).toBe('text');
+    const contents = upstream.body.contents as typeof body.contents;
+    expect(validateMessages(contents, { format: 'gemini' })).toEqual([]);
+    const [masked] = contents[2]!.parts;
+    expect(Object.keys(masked!)).toEqual(['function_response']);
+    expect(JSON.stringify(masked)).not.toContain('line 100');
+    expect(JSON.stringify(contents)).not.toMatch(/"(functionCall|functionResponse|thoughtSignature)"/);
+    expect(contents.at(-1)).toEqual(body.contents.at(-1));
   });
 
   it('takes the key from ?key= and never logs it', async () => {

@@ -1,5 +1,6 @@
 import { type Content, type FunctionDeclaration, GoogleGenAI, type Part, Type } from '@google/genai';
 import { describe, expect, it } from 'vitest';
+import { protoNamed } from '../../core/wire/gemini/gemini-session.test-utils.js';
 import type { RecordedRequest, ScriptStep } from '../../testing/index.js';
 import { toolOutput } from '../agent-loops.test-utils.js';
 import { useProxyHarness } from '../proxy-harness.test-utils.js';
@@ -65,7 +66,53 @@ async function geminiLoop(baseUrl: string, { turns, stream }: { turns: number; s
   return contents;
 }
 
+/**
+ * The same loop over raw REST, the parts written in their proto names (`function_response`), as
+ * LiteLLM and other clients that build the JSON themselves send them; returns the client's contents.
+ */
+async function protoNamedLoop(baseUrl: string, turns: number) {
+  const contents: unknown[] = [{ role: 'user', parts: [{ text: 'Read every file in src/.' }] }];
+  for (let turn = 0; turn < turns; turn += 1) {
+    const response = await fetch(`${baseUrl}/v1beta/models/gemini-test:generateContent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': 'k' },
+      body: JSON.stringify({ contents, tools: [{ function_declarations: [readFile] }] }),
+    });
+    expect(response.status).toBe(200);
+    const answer = (await response.json()) as { candidates: { content: { parts: Part[] } }[] };
+    const { parts } = answer.candidates[0]!.content;
+    contents.push({ role: 'model', parts: protoNamed(parts) });
+    const calls = parts.flatMap((part) => (part.functionCall ? [part.functionCall] : []));
+    if (calls.length === 0) break;
+    contents.push({
+      role: 'user',
+      parts: calls.map((call) => ({
+        function_response: { id: call.id, name: call.name, response: { output: toolOutput(turn) } },
+      })),
+    });
+  }
+  return contents;
+}
+
 describe('--recall on the Gemini API', () => {
+  it('recalls for a client that writes parts in proto names: its old responses masked, every request valid', async () => {
+    const { server, proxy } = await startProxyOver(recallingScript(), {
+      thresholds: { mid: 3000, hard: 6000 },
+      summarizer: 'extractive',
+      recall: true,
+    });
+    const contents = await protoNamedLoop(proxy.url, 20);
+    expect(JSON.stringify(contents.at(-1))).toContain('Recalled and done.');
+    expect(server.requests.every((request) => request.outcome !== 'invalid-request')).toBe(true);
+    // The request that asked for a recall held a masked response, in the client's spelling.
+    const asked = server.requests.at(-2)!.body.contents as Record<string, unknown>[];
+    expect(JSON.stringify(asked)).toMatch(
+      /\{"function_response":\{"name":"read_file","response":\{"output":"\[[^"]*recall r\d+\]/,
+    );
+    const followUp = server.requests.at(-1)!.body.contents as Content[];
+    expect(JSON.stringify(followUp.at(-1))).toContain('output of step');
+  });
+
   it.each([false, true])(
     '(stream %s): the proxy declares recall, answers it itself, and the client never sees it',
     async (stream) => {
