@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateMessages } from '../../conversation/validate.js';
-import type { ContentBlock } from '../../model/messages.js';
+import type { ContentBlock, ToolResultBlock } from '../../model/messages.js';
 import { fromGeminiContents } from './gemini-format.js';
 import { geminiSession, protoNamed } from './gemini-session.test-utils.js';
 import type { GeminiContent, GeminiPart } from './gemini-types.js';
@@ -37,6 +37,21 @@ const anyPart: fc.Arbitrary<GeminiPart> = fc.oneof(
     .map(([id, name, response]) => ({
       functionResponse: { ...(id === undefined ? {} : { id }), name, response },
     })),
+  // A response with parts of its own: images (read as such) or anything else (kept whole).
+  fc
+    .tuple(
+      text,
+      text,
+      fc.array(
+        fc.oneof(
+          fc.base64String({ maxLength: 16 }).map((data) => ({ inlineData: { mimeType: 'image/png', data } })),
+          text.map((fileUri) => ({ fileData: { mimeType: 'application/pdf', fileUri } })),
+          record,
+        ),
+        { maxLength: 3 },
+      ),
+    )
+    .map(([name, output, parts]) => ({ functionResponse: { name, response: { output }, parts } })),
   fc
     .tuple(text, fc.base64String({ maxLength: 16 }))
     .map(([mimeType, data]) => ({ inlineData: { mimeType, data } })),
@@ -245,6 +260,38 @@ describe('fromGeminiContents / toGeminiContents', () => {
       { functionResponse: { name: 'read_file', response: { output: '[masked]' } } },
     ]);
     expect(written[1]!.parts[0]).toBe(contents[1]!.parts[0]);
+  });
+
+  it("reads the images of a response's own parts after its text, and writes a changed response with them in place", () => {
+    const contents = geminiSession(1, { images: true });
+    const { messages } = fromGeminiContents(contents);
+    const result = (messages[2]!.content as ContentBlock[])[0] as ToolResultBlock;
+    const [first, image] = result.content as ContentBlock[];
+    expect(first).toMatchObject({ type: 'text' });
+    expect(image).toMatchObject({ type: 'image', source: { type: 'base64', media_type: 'image/png' } });
+    messages[2] = {
+      role: 'user',
+      content: [{ ...result, content: [{ type: 'text', text: 'shorter' }, image!] }],
+    };
+    const [written] = toGeminiContents(messages)[2]!.parts;
+    const original = contents[2]!.parts[0]!.functionResponse!;
+    expect(written).toEqual({ functionResponse: { ...original, response: { output: 'shorter' } } });
+    expect(written!.functionResponse!.parts![0]).toBe(original.parts![0]);
+  });
+
+  it('names an image in the text of a response whose client sent none in its parts', () => {
+    const { messages } = fromGeminiContents(geminiSession(1));
+    const result = (messages[2]!.content as ContentBlock[])[0] as ToolResultBlock;
+    const image = {
+      type: 'image' as const,
+      source: { type: 'base64' as const, media_type: 'image/png', data: 'AAAA' },
+    };
+    messages[2] = { role: 'user', content: [{ ...result, content: [{ type: 'text', text: 'out' }, image] }] };
+    expect(toGeminiContents(messages)[2]!.parts[0]!.functionResponse).toEqual({
+      id: 'call_0',
+      name: 'read_file',
+      response: { output: 'out\n[image]' },
+    });
   });
 
   it('writes a changed part in proto names when the client wrote it in them, never beside a JSON name', () => {

@@ -5,7 +5,8 @@
  *   names (`function_response`, `mime_type`), which the REST API reads too (`gemini-field-names.ts`).
  * - Each `Content` becomes one message (`model` → `assistant`, `user` or no role → `user`), each
  *   part one block: `text` → text, `text` with `thought: true` → thinking (its `thoughtSignature`
- *   as the signature), `functionCall` → tool_use, `functionResponse` → tool_result,
+ *   as the signature), `functionCall` → tool_use, `functionResponse` → tool_result (the images
+ *   of its own `parts` after its text),
  *   `inlineData` → a base64 image, `fileData` → a URL image (so both are counted, masked and
  *   recallable like images), `executableCode` / `codeExecutionResult` and parts of unknown shape →
  *   blocks of their own type, kept whole.
@@ -22,6 +23,7 @@
 import { CompactError } from '../../model/errors.js';
 import type {
   ContentBlock,
+  ImageBlock,
   Message,
   SystemPrompt,
   TextBlock,
@@ -165,20 +167,9 @@ function bareBlockOfPart(part: GeminiPart, context: PartContext, data: GeminiBlo
       return callBlock(part, context, data);
     case 'functionResponse':
       return responseBlock(part, context, data);
-    case 'inlineData': {
-      const inline = geminiField(part, 'inlineData');
-      const mimeType = isRecord(inline) ? geminiField(inline, 'mimeType') : undefined;
-      const base64 = isRecord(inline) ? inline.data : undefined;
-      if (typeof mimeType !== 'string' || typeof base64 !== 'string') return unknownPart(part);
-      return { type: 'image', source: { type: 'base64', media_type: mimeType, data: base64 } };
-    }
-    case 'fileData': {
-      const file = geminiField(part, 'fileData');
-      const uri = isRecord(file) ? geminiField(file, 'fileUri') : undefined;
-      return typeof uri === 'string'
-        ? { type: 'image', source: { type: 'url', url: uri } }
-        : unknownPart(part);
-    }
+    case 'inlineData':
+    case 'fileData':
+      return imageOfPart(part) ?? unknownPart(part);
     case 'executableCode':
       return { type: EXECUTABLE_CODE_BLOCK, value: geminiField(part, 'executableCode') };
     case 'codeExecutionResult':
@@ -186,6 +177,20 @@ function bareBlockOfPart(part: GeminiPart, context: PartContext, data: GeminiBlo
     default:
       return unknownPart(part);
   }
+}
+
+/** The image block of an `inlineData` or `fileData` part (either spelling), if it is a whole one. */
+function imageOfPart(part: GeminiPart): ImageBlock | undefined {
+  const inline = geminiField(part, 'inlineData');
+  if (isRecord(inline)) {
+    const mimeType = geminiField(inline, 'mimeType');
+    const base64 = inline.data;
+    if (typeof mimeType !== 'string' || typeof base64 !== 'string') return undefined;
+    return { type: 'image', source: { type: 'base64', media_type: mimeType, data: base64 } };
+  }
+  const file = geminiField(part, 'fileData');
+  const uri = isRecord(file) ? geminiField(file, 'fileUri') : undefined;
+  return typeof uri === 'string' ? { type: 'image', source: { type: 'url', url: uri } } : undefined;
 }
 
 function callBlock(part: GeminiPart, context: PartContext, data: GeminiBlockData): ContentBlock {
@@ -214,7 +219,31 @@ function responseBlock(part: GeminiPart, context: PartContext, data: GeminiBlock
   const toolUseId =
     call?.id ??
     (typeof id === 'string' ? id : `gemini_response_${context.contentIndex}_${context.partIndex}`);
-  return { type: 'tool_result', tool_use_id: toolUseId, ...resultContent(response.response) };
+  return {
+    type: 'tool_result',
+    tool_use_id: toolUseId,
+    ...withNestedImages(resultContent(response.response), response),
+  };
+}
+
+/**
+ * The images a response carries in its own `parts` (Gemini CLI puts a file it read there on
+ * Gemini 3 models) join its text, so they are counted, and archived when the result is masked.
+ * Parts it cannot read as images leave the content as it was: the part then goes back whole.
+ */
+function withNestedImages(
+  result: Pick<ToolResultBlock, 'content' | 'is_error'>,
+  response: Record<string, unknown>,
+): Pick<ToolResultBlock, 'content' | 'is_error'> {
+  const { parts } = response;
+  if (!Array.isArray(parts) || parts.length === 0 || !parts.every(isRecord)) return result;
+  // Read as top-level parts are, each keeping its part, so an unchanged one goes back as it came.
+  const images = parts.map((part) =>
+    blockOfPart(part as GeminiPart, { contentIndex: 0, partIndex: 0, open: [] }),
+  );
+  if (images.some((image) => image.type !== 'image')) return result;
+  const text: TextBlock = { type: 'text', text: String(result.content) };
+  return { ...result, content: [text, ...(images as ImageBlock[])] };
 }
 
 /**

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { createMemoryArchiveStore } from '../../archive/memory-archive-store.js';
 import { createCompactor } from '../../compactor.js';
 import { validateMessages } from '../../conversation/validate.js';
 import { compactRequest } from '../../request/compact-request-once.js';
 import { detectRequestFormat } from '../../request/request-format.js';
-import { geminiBody, protoNamed } from './gemini-session.test-utils.js';
+import { geminiBody, protoNamed, screenshot } from './gemini-session.test-utils.js';
 
 const forceMicro = { micro: { cacheAware: false } } as const;
 
@@ -38,6 +39,22 @@ describe('compactRequest on a Gemini generateContent body', () => {
       if (content.role === 'model') expect(content.parts).toEqual(body.contents[index]!.parts);
     });
     expect(compacted.contents.at(-1)).toBe(body.contents.at(-1));
+  });
+
+  it("counts the images of a response's own parts, and masks them with it into the archive", async () => {
+    const archive = createMemoryArchiveStore();
+    const body = geminiBody(8, { images: true });
+    const result = await compactRequest(body, { ...forceMicro, archive, sessionId: 's' });
+    const withoutImages = await compactRequest(geminiBody(8), forceMicro);
+    expect(result.tokensBefore).toBeGreaterThan(withoutImages.tokensBefore);
+    const masked = result.body.contents[2]!.parts[0]!.functionResponse!;
+    expect(String(masked.response.output)).toMatch(/archiv|recall/i);
+    expect(masked.parts).toBeUndefined();
+    // The current step goes out as it came, its image in place.
+    expect(result.body.contents.at(-1)).toBe(body.contents.at(-1));
+    const archived = JSON.stringify(await archive.list('s'));
+    expect(archived).toContain(screenshot(0));
+    expect(validateMessages(result.body.contents, { format: 'gemini' })).toEqual([]);
   });
 
   it('masks older function responses written in proto names, in proto names', async () => {

@@ -5,7 +5,10 @@ import type { GeminiContent } from './gemini-types.js';
  * A Gemini CLI-like conversation: one user prompt, then `steps` model steps each calling
  * `read_file` (the first call signed, as Gemini 3 does) and the user answering with a large output.
  */
-export function geminiSession(steps: number, { lines = 200, ids = true } = {}): GeminiContent[] {
+export function geminiSession(
+  steps: number,
+  { lines = 200, ids = true, images = false } = {},
+): GeminiContent[] {
   const contents: GeminiContent[] = [{ role: 'user', parts: [{ text: 'Fix the failing tests in /repo.' }] }];
   for (let step = 0; step < steps; step++) {
     const id = `call_${step}`;
@@ -28,6 +31,8 @@ export function geminiSession(steps: number, { lines = 200, ids = true } = {}): 
             ...(ids ? { id } : {}),
             name: 'read_file',
             response: { output: fakeFile(path, lines) },
+            // As Gemini CLI sends a file it read on Gemini 3: the image in the response's own parts.
+            ...(images ? { parts: [{ inlineData: { mimeType: 'image/png', data: screenshot(step) } }] } : {}),
           },
         },
       ],
@@ -36,8 +41,13 @@ export function geminiSession(steps: number, { lines = 200, ids = true } = {}): 
   return contents;
 }
 
+/** A distinct base64 "screenshot" per step, about 12 KB. */
+export function screenshot(step: number): string {
+  return `iVBORw0KGgo${String(step).padStart(4, '0')}`.repeat(800);
+}
+
 /** A whole `generateContent` body around {@link geminiSession}, with the fields Gemini CLI sends. */
-export function geminiBody(steps: number, options: { lines?: number; ids?: boolean } = {}) {
+export function geminiBody(steps: number, options: { lines?: number; ids?: boolean; images?: boolean } = {}) {
   return {
     contents: geminiSession(steps, options),
     systemInstruction: { role: 'user', parts: [{ text: 'You are an interactive CLI agent.' }] },

@@ -20,6 +20,8 @@ export interface GeminiPart {
     id?: string;
     name: string;
     response: Record<string, unknown>;
+    /** Images (`inlineData`, `fileData`) that come with the response, on models that take them. */
+    parts?: GeminiPart[];
     [key: string]: unknown;
   };
   executableCode?: { language?: string; code: string; [key: string]: unknown };

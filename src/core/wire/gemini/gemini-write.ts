@@ -161,14 +161,28 @@ function responsePart(result: ToolResultBlock, calls: CallIndex): GeminiPart {
   const originalId = typeof original?.id === 'string' ? original.id : undefined;
   const id = call && !call.syntheticId ? result.tool_use_id : originalId;
   const { content } = result;
+  const blocks = typeof content === 'string' ? [] : (content ?? []);
+  // Images go back in the response's own `parts` when the client sent them there (a model that
+  // takes them: Gemini CLI does so on Gemini 3 only); elsewhere they are named in its text.
+  const nested = Array.isArray(original?.parts);
+  const images = nested ? blocks.filter((block) => block.type === 'image') : [];
   const text =
     typeof content === 'string'
       ? content
-      : (content ?? [])
+      : blocks
+          .filter((block) => !images.includes(block))
           .map((part) => (part.type === 'text' ? String(part.text) : `[${part.type}]`))
           .join('\n');
   const response = result.is_error ? { error: text } : { output: text };
-  return { functionResponse: { ...(id === undefined ? {} : { id }), name, response } };
+  const parts = images.map((image) => partOfBlock(image, calls));
+  return {
+    functionResponse: {
+      ...(id === undefined ? {} : { id }),
+      name,
+      response,
+      ...(parts.length === 0 ? {} : { parts }),
+    },
+  };
 }
 
 function imagePart(image: ImageBlock): GeminiPart {
