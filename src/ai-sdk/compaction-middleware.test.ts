@@ -66,6 +66,40 @@ function promptText(prompt: LanguageModelV3Prompt): string {
   return JSON.stringify(prompt);
 }
 
+const READING_LOOP_STEPS = 16;
+
+/**
+ * A 16-step `generateText` loop reading files (one big) over mid 3,000 / hard 5,000, each step's
+ * system prompt from `systemOfStep` if given (`prepareStep`): the result, the prompts the model got
+ * and how many hard compactions ran.
+ */
+async function readingLoop(systemOfStep?: (step: number) => string) {
+  const responses = [
+    ...Array.from({ length: READING_LOOP_STEPS - 1 }, (_, index) =>
+      toolCallResult(`call_${index}`, index === 6 ? 'src/big.ts' : `src/file-${index}.ts`),
+    ),
+    textResult('All files read.'),
+  ];
+  const model = new MockLanguageModelV3({ doGenerate: responses });
+  const events: CompactionEvent[] = [];
+  const middleware = createCompactionMiddleware({
+    thresholds: { mid: 3000, hard: 5000 },
+    micro: { cacheAware: false, keepTurns: 2, minTokens: 50 },
+    onEvent: (event) => events.push(event),
+  });
+  const result = await generateText({
+    model: wrapLanguageModel({ model, middleware }),
+    system: 'You are a coding agent.',
+    prompt: 'Read every file in src/ and tell me what they export.',
+    tools: { read_file: readFile },
+    stopWhen: stepCountIs(READING_LOOP_STEPS),
+    ...(systemOfStep ? { prepareStep: ({ stepNumber }) => ({ system: systemOfStep(stepNumber) }) } : {}),
+  });
+  const prompts = model.doGenerateCalls.map((call) => call.prompt);
+  const hardRuns = events.filter((event) => event.type === 'compaction-end' && event.layer === 'hard').length;
+  return { result, prompts, hardRuns };
+}
+
 describe('createCompactionMiddleware with the AI SDK mock model', () => {
   it('passes a prompt below the thresholds through untouched, part for part', async () => {
     const image = new Uint8Array([137, 80, 78, 71]);
@@ -119,39 +153,16 @@ describe('createCompactionMiddleware with the AI SDK mock model', () => {
   });
 
   it('compacts a generateText tool loop, summarizing once and continuing from the compacted prompt', async () => {
-    const steps = 16;
-    const responses = [
-      ...Array.from({ length: steps - 1 }, (_, index) =>
-        toolCallResult(`call_${index}`, index === 6 ? 'src/big.ts' : `src/file-${index}.ts`),
-      ),
-      textResult('All files read.'),
-    ];
-    const model = new MockLanguageModelV3({ doGenerate: responses });
-    const events: CompactionEvent[] = [];
-    const middleware = createCompactionMiddleware({
-      thresholds: { mid: 3000, hard: 5000 },
-      micro: { cacheAware: false, keepTurns: 2, minTokens: 50 },
-      onEvent: (event) => events.push(event),
-    });
-    const result = await generateText({
-      model: wrapLanguageModel({ model, middleware }),
-      system: 'You are a coding agent.',
-      prompt: 'Read every file in src/ and tell me what they export.',
-      tools: { read_file: readFile },
-      stopWhen: stepCountIs(steps),
-    });
+    const { result, prompts, hardRuns } = await readingLoop();
     expect(result.text).toBe('All files read.');
-    const prompts = model.doGenerateCalls.map((call) => call.prompt);
-    expect(prompts).toHaveLength(steps);
+    expect(prompts).toHaveLength(READING_LOOP_STEPS);
     const last = promptText(prompts.at(-1) ?? []);
     expect(last).toContain('<context_summary');
     expect(last).toContain('Read every file in src/');
     // The full history the AI SDK holds is far larger than what reached the model.
     const fullHistory = JSON.stringify(result.response.messages).length;
     expect(last.length).toBeLessThan(fullHistory / 2);
-    const hardRuns = events.filter((event) => event.type === 'compaction-end' && event.layer === 'hard');
-    expect(hardRuns.length).toBeGreaterThan(0);
-    expect(hardRuns).toHaveLength(1);
+    expect(hardRuns).toBe(1);
     // Every tool call that reached the model has its result right after it.
     for (const prompt of prompts) {
       prompt.forEach((message, index) => {
@@ -172,31 +183,9 @@ describe('createCompactionMiddleware with the AI SDK mock model', () => {
   });
 
   it('a system prompt that changes on every step keeps its conversation: one summary, not one a step', async () => {
-    const steps = 16;
-    const responses = [
-      ...Array.from({ length: steps - 1 }, (_, index) =>
-        toolCallResult(`call_${index}`, index === 6 ? 'src/big.ts' : `src/file-${index}.ts`),
-      ),
-      textResult('All files read.'),
-    ];
-    const model = new MockLanguageModelV3({ doGenerate: responses });
-    const events: CompactionEvent[] = [];
-    const middleware = createCompactionMiddleware({
-      thresholds: { mid: 3000, hard: 5000 },
-      micro: { cacheAware: false, keepTurns: 2, minTokens: 50 },
-      onEvent: (event) => events.push(event),
-    });
-    await generateText({
-      model: wrapLanguageModel({ model, middleware }),
-      system: 'You are a coding agent.',
-      prompt: 'Read every file in src/ and tell me what they export.',
-      tools: { read_file: readFile },
-      stopWhen: stepCountIs(steps),
-      // Apps put what changes (the time, retrieved context) in the system prompt of each step.
-      prepareStep: ({ stepNumber }) => ({ system: `You are a coding agent. Step ${stepNumber}.` }),
-    });
-    const hardRuns = events.filter((event) => event.type === 'compaction-end' && event.layer === 'hard');
-    expect(hardRuns).toHaveLength(1);
+    // Apps put what changes (the time, retrieved context) in the system prompt of each step.
+    const { hardRuns } = await readingLoop((step) => `You are a coding agent. Step ${step}.`);
+    expect(hardRuns).toBe(1);
   });
 
   it("anchors the next call's count to the usage a streamed answer reported", async () => {
