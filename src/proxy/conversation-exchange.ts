@@ -19,8 +19,9 @@ import { hasRecallTool, type RecallCall, withRecallTool } from './recall/recall-
 import { forwardWithRecall } from './recall/recall-forward.js';
 import type { RequestCompaction, RequestCompactor } from './request-compactor.js';
 import { conversationOf, withConversation } from './request-conversation.js';
+import { loadBranch } from './session-branches.js';
 import type { SessionCompactor, SessionCompactors } from './session-compactors.js';
-import { nextState, sessionInput } from './session-history.js';
+import { nextState } from './session-history.js';
 import { shortSessionId } from './session-identity.js';
 import type { BodyRead } from './session-state.js';
 import type { ProxySessionState, ProxySessionStore } from './session-store.js';
@@ -84,24 +85,22 @@ export async function runExchange(
   if (asSent !== undefined) return forwardAsSent(clientExchange, dependencies, asSent);
   const { store, compactors } = dependencies;
   compactors.reuseParsed(clientExchange.sessionKey, clientExchange.api, clientExchange.body);
-  const exchange = clientExchange.recall ? withRecall(clientExchange) : clientExchange;
+  const withTool = clientExchange.recall ? withRecall(clientExchange) : clientExchange;
   // Only the tool the proxy declared is its to answer: a client's own `recall` (a memory server's)
   // keeps its calls.
-  const recallDeclared = exchange.body !== clientExchange.body;
+  const recallDeclared = withTool.body !== clientExchange.body;
   // Nor may placeholders send the model to the client's tool with the proxy's archive ids.
   const ownRecall = clientExchange.recall && hasRecallTool(clientExchange.body);
-  const { api, sessionKey, body } = exchange;
+  const { api, body } = withTool;
   const client = conversationOf(api, body) ?? [];
-  let state: ProxySessionState | undefined;
-  try {
-    state = await store.load(sessionKey);
-  } catch (error) {
-    // Without the session's history nothing can be appended to it: the client's bytes go.
-    return forwardAsSent(clientExchange, dependencies, {
-      fallback: `session store failed: ${errorSummary(error)}`,
-    });
-  }
-  const input = sessionInput(state, client, proxyWires[api].recall.isAnswerItem);
+  const branch = await loadBranch(store, withTool.sessionKey, api, client).catch((error: unknown) => ({
+    failed: `session store failed: ${errorSummary(error)}`,
+  }));
+  // Without the session's history nothing can be appended to it: the client's bytes go.
+  if ('failed' in branch) return forwardAsSent(clientExchange, dependencies, { fallback: branch.failed });
+  // From here on the branch is the session: its own state, compactor, archive and record id.
+  const { key: sessionKey, state, input } = branch;
+  const exchange = { ...withTool, sessionKey };
   const lineage = lineageOf(state, input.restarted);
   const session = compactors.get(sessionKey, lineage, clientExchange.recall && !ownRecall);
   compactors.remember(sessionKey, clientExchange.read);
@@ -140,14 +139,14 @@ export async function runExchange(
     const recalled = outcome.type === 'answered' ? outcome.recalled : undefined;
     const next = nextState(input.fingerprints, client, outgoing.sent, recalled);
     // A compaction that fell back may have archived; no later request may reach that archive.
-    const kept = { ...next, lineage: outgoing.fallback ? newLineage() : lineage };
+    const kept = { ...next, ...branch.carried, lineage: outgoing.fallback ? newLineage() : lineage };
     stateNotSaved = await saveAfterAnswer(dependencies, sessionKey, usage ? { ...kept, usage } : kept);
   }
   const record: ProxyRequestRecord = {
     ...recordOf(exchange, outgoing, outcome),
     ...figures,
     overheadMs,
-    ...(input.restarted ? { restarted: true } : {}),
+    ...(branch.restarted ? { restarted: true } : {}),
     ...(modelFallback ? { modelFallback } : {}),
     ...(stateNotSaved ? { stateNotSaved } : {}),
   };

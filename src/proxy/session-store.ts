@@ -33,6 +33,12 @@ export interface ProxySessionState {
    * puts these items in its place.
    */
   recalled?: number;
+  /**
+   * On a session key's first history only: the keys of the other histories kept under it, most
+   * recent first (Claude Code's forked subagents, subagents given the same prompt), each kept as a
+   * session of its own (`session-branches.ts`).
+   */
+  branches?: string[];
 }
 
 /** Loads and saves {@link ProxySessionState} per session key. */
