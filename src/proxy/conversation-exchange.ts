@@ -85,22 +85,21 @@ export async function runExchange(
   if (asSent !== undefined) return forwardAsSent(clientExchange, dependencies, asSent);
   const { store, compactors } = dependencies;
   compactors.reuseParsed(clientExchange.sessionKey, clientExchange.api, clientExchange.body);
-  const withTool = clientExchange.recall ? withRecall(clientExchange) : clientExchange;
+  const exchange = clientExchange.recall ? withRecall(clientExchange) : clientExchange;
   // Only the tool the proxy declared is its to answer: a client's own `recall` (a memory server's)
   // keeps its calls.
-  const recallDeclared = withTool.body !== clientExchange.body;
+  const recallDeclared = exchange.body !== clientExchange.body;
   // Nor may placeholders send the model to the client's tool with the proxy's archive ids.
   const ownRecall = clientExchange.recall && hasRecallTool(clientExchange.body);
-  const { api, body } = withTool;
+  const { api, body } = exchange;
   const client = conversationOf(api, body) ?? [];
-  const branch = await loadBranch(store, withTool.sessionKey, api, client).catch((error: unknown) => ({
+  const branch = await loadBranch(store, exchange.sessionKey, api, client).catch((error: unknown) => ({
     failed: `session store failed: ${errorSummary(error)}`,
   }));
   // Without the session's history nothing can be appended to it: the client's bytes go.
   if ('failed' in branch) return forwardAsSent(clientExchange, dependencies, { fallback: branch.failed });
-  // From here on the branch is the session: its own state, compactor, archive and record id.
+  // The branch's own state, compactor and archive; records keep the client's session id.
   const { key: sessionKey, state, input } = branch;
-  const exchange = { ...withTool, sessionKey };
   const lineage = lineageOf(state, input.restarted);
   const session = compactors.get(sessionKey, lineage, clientExchange.recall && !ownRecall);
   compactors.remember(sessionKey, clientExchange.read);

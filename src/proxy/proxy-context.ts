@@ -18,6 +18,7 @@ import { formatLogLine, type ProxyRequestRecord, StatsCollector } from './proxy-
 import type { ProxyTracing } from './proxy-tracing.js';
 import { countCacheBudget } from './request-tokens.js';
 import type { ProxyUpstreams } from './routes.js';
+import { rootSessionKey } from './session-branches.js';
 import { SessionCompactors } from './session-compactors.js';
 import { shortSessionId } from './session-identity.js';
 import { createSessionQueue } from './session-queue.js';
@@ -168,7 +169,7 @@ function createCompactors(
     ...(watchers.length > 0
       ? {
           onEvent: (key: string, event: CompactionEvent) => {
-            const id = shortSessionId(key);
+            const id = shortSessionId(rootSessionKey(key));
             for (const watcher of watchers) watcher.event(id, event);
           },
         }

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { isSummaryRequest } from './agent-loops.test-utils.js';
 import { useProxyHarness } from './proxy-harness.test-utils.js';
+import { loadBranch, rootSessionKey } from './session-branches.js';
+import { nextState } from './session-history.js';
 import { fingerprintMessage } from './session-identity.js';
+import { createMemoryProxySessionStore } from './session-store.js';
 
 const startProxyOver = useProxyHarness();
 
@@ -78,6 +81,33 @@ describe('histories that share a session key', () => {
       expect(text).toContain(`${name}: step 3`);
       expect(text).not.toContain(`${other}: step`);
     }
-    expect(new Set(records.map((record) => record.session)).size).toBe(2);
+    // Logged as the client's one session.
+    expect(new Set(records.map((record) => record.session)).size).toBe(1);
+  });
+});
+
+describe('loadBranch', () => {
+  /** Saves `messages` as sent compacted (a state with a prefix of its own) under the branch it loads. */
+  async function send(store: ReturnType<typeof createMemoryProxySessionStore>, messages: Message[]) {
+    const branch = await loadBranch(store, 'key:owner:client:s', 'anthropic', messages);
+    const state = nextState(branch.input.fingerprints, messages, [{ role: 'user', content: 'summary' }]);
+    await store.save(branch.key, { ...state, ...branch.carried });
+    return branch;
+  }
+
+  it('names its branches by the session key (compactor events join the session’s records), up to 8 kept', async () => {
+    const store = createMemoryProxySessionStore();
+    const first = await send(store, fork('A', 0));
+    expect(first.key).toBe('key:owner:client:s');
+    const branches = [];
+    for (let index = 0; index < 9; index += 1) branches.push(await send(store, fork(`B${index}`, 0)));
+    expect(branches.every((branch) => branch.restarted && rootSessionKey(branch.key) === first.key)).toBe(
+      true,
+    );
+    expect(new Set(branches.map((branch) => branch.key)).size).toBe(9);
+    // The first history and the 8 latest branches go on; the oldest branch was forgotten.
+    expect((await loadBranch(store, first.key, 'anthropic', fork('A', 1))).key).toBe(first.key);
+    expect((await loadBranch(store, first.key, 'anthropic', fork('B8', 1))).key).toBe(branches[8]!.key);
+    expect(await store.load(branches[0]!.key)).toBeUndefined();
   });
 });

@@ -17,6 +17,18 @@ import { proxyWires } from './wire/proxy-wires.js';
  */
 const MAX_BRANCHES = 8;
 
+/** What a branch's key adds to its session key. */
+const BRANCH_MARK = ':branch:';
+
+/**
+ * The session key a branch's key belongs to (a session key is its own): compactor events name the
+ * branch, the records and the dashboard the client's session.
+ */
+export function rootSessionKey(key: string): string {
+  const mark = key.lastIndexOf(BRANCH_MARK);
+  return mark === -1 ? key : key.slice(0, mark);
+}
+
 /** The branch a request continues, or the new one it starts. */
 export interface SessionBranch {
   /** The key its state and compactor are kept under: the session key for the first history. */
@@ -51,7 +63,7 @@ export async function loadBranch(
     const input = sessionInput(state, client, isAnswerItem);
     if (state !== undefined && !input.restarted) return { key, state, input, restarted: false, carried: {} };
   }
-  const key = `${sessionKey}:branch:${randomUUID()}`;
+  const key = `${sessionKey}${BRANCH_MARK}${randomUUID()}`;
   const kept = [key, ...branches];
   await store.save(sessionKey, { ...first!, branches: kept.slice(0, MAX_BRANCHES) });
   for (const forgotten of kept.slice(MAX_BRANCHES)) await store.delete(forgotten);
