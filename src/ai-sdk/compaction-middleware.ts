@@ -3,10 +3,11 @@ import { recallTool } from '../core/archive/compaction-tools.js';
 import { checkCompactorOptions } from '../core/check-options.js';
 import { createCompactor } from '../core/compactor.js';
 import type { Compactor, CompactorOptions } from '../core/compactor-options.js';
-import type { Message, ProviderUsage } from '../core/model/messages.js';
+import type { ProviderUsage } from '../core/model/messages.js';
 import { checksThinkingPrefix } from '../core/wire/anthropic/preserved-thinking.js';
 import { RecentMap } from '../integrations/_recent-map.js';
-import { extendsKeys, ThreadRoutes } from '../integrations/thread-routes.js';
+import { ThreadRoutes, threadQueue } from '../integrations/thread-routes.js';
+import { type ContinuedThread, continuedMessages } from '../integrations/window-continuation.js';
 import {
   fromCanonicalMessages,
   leadingSystemCount,
@@ -123,13 +124,10 @@ export interface CompactionMiddleware<Version extends AISDKSpecificationVersion 
   compactorFor(conversationId: string): Compactor | undefined;
 }
 
-interface ConversationState {
+/** A conversation: its compactor, and what it continues from (the last call's non-system messages). */
+interface ConversationState extends ContinuedThread {
   compactor: Compactor;
   origins: PromptOrigins;
-  /** Each non-system prompt message of the last call, as JSON. */
-  consumedKeys: string[];
-  /** What the compactor made of those messages; the next call continues from it. */
-  carried: Message[];
   /** Usage the model reported for the last compacted prompt. */
   usage?: ProviderUsage;
 }
@@ -193,10 +191,13 @@ export function createCompactionMiddleware<Version extends AISDKSpecificationVer
       return routes.serially(opening, async () => {
         const parts = promptParts(params);
         const id = named ?? routes.route(conversations, opening, parts.keys);
-        const state = stateFor(id, version, params);
-        const transformed = await compactParams(state, params, parts, preservedThinking);
-        idsByParams.set(transformed, id);
-        return transformed;
+        // A call of another opening may continue the thread too (a sliding window): one at a time.
+        return routes.serially(threadQueue(id), async () => {
+          const state = stateFor(id, version, params);
+          const transformed = await compactParams(state, params, parts, preservedThinking);
+          idsByParams.set(transformed, id);
+          return transformed;
+        });
       });
     },
     async wrapGenerate({ doGenerate, params }) {
@@ -231,6 +232,7 @@ function newConversation(
     origins: new PromptOrigins(version),
     consumedKeys: [],
     carried: [],
+    verbatim: new WeakSet(),
   };
 }
 
@@ -258,10 +260,9 @@ async function compactParams<Params extends CompactionCallOptions>(
 ): Promise<Params> {
   const { systemMessages, rest, keys } = parts;
   // The system prompt may change between calls: the history decides whether a call continues.
-  const continues = extendsKeys(keys, state.consumedKeys);
-  const working = continues
-    ? [...state.carried, ...toCanonicalMessages(rest.slice(state.consumedKeys.length), state.origins)]
-    : toCanonicalMessages(rest, state.origins);
+  const working = continuedMessages(state, keys, (from) =>
+    toCanonicalMessages(rest.slice(from), state.origins),
+  );
   const system = systemFromMessages(systemMessages);
   const result = await state.compactor.maybeCompact(working, {
     ...(system === undefined ? {} : { system }),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.js';
+import type { CompactionEvent } from '../core/events.js';
 import type { CompactError } from '../core/model/errors.js';
 import type { Message } from '../core/model/messages.js';
 import { ConversationThreads, type ThreadCall } from './conversation-threads.js';
@@ -96,6 +97,36 @@ describe('ConversationThreads', () => {
     // Nothing to compact at these sizes: each user's call comes back as that user's messages.
     expect(compacted.map((messages) => messages.length)).toEqual([1, 1, 3, 3, 5, 5]);
     expect(JSON.stringify(compacted.at(-1))).not.toContain('alice');
+  });
+
+  it('continues a chat whose app sends only its last N messages: a summary as it grows, not one a call', async () => {
+    const events: CompactionEvent[] = [];
+    const threads = new ConversationThreads({
+      thresholds: { mid: 3000, hard: 5000 },
+      onEvent: (event) => events.push(event),
+    });
+    const history: Message[] = [];
+    const sent: Message[][] = [];
+    for (let turn = 0; turn < 30; turn++) {
+      history.push({ role: 'user', content: `Log ${turn}:\n${`[${turn}] compute failed\n`.repeat(150)}` });
+      // Once the history is longer than the window, every call opens with another message.
+      const window = history.slice(-25);
+      sent.push(
+        await threads.compact({
+          opening: window[0],
+          keys: window.map((message) => JSON.stringify(message)),
+          read: (from) => window.slice(from),
+        }),
+      );
+      history.push({ role: 'assistant', content: `Log ${turn} fails in compute.` });
+    }
+    const hardRuns = events.filter((event) => event.type === 'compaction-end' && event.layer === 'hard');
+    expect(hardRuns.length).toBeGreaterThan(1);
+    expect(hardRuns.length).toBeLessThan(10);
+    for (const [turn, messages] of sent.entries()) {
+      expect(messages.length).toBeLessThanOrEqual(25);
+      expect(JSON.stringify(messages.at(-1))).toContain(`Log ${turn}:`);
+    }
   });
 
   it.each([0, -1, Number.NaN])('refuses maxConversations %s as INVALID_OPTIONS', (value) => {

@@ -6,7 +6,8 @@ import type { Compactor, CompactorOptions } from '../core/compactor-options.js';
 import { repairMessages } from '../core/conversation/repair.js';
 import type { Message, ProviderUsage, SystemPrompt } from '../core/model/messages.js';
 import { RecentMap } from './_recent-map.js';
-import { extendsKeys, ThreadRoutes } from './thread-routes.js';
+import { extendsKeys, ThreadRoutes, threadQueue } from './thread-routes.js';
+import { type ContinuedThread, continuedMessages } from './window-continuation.js';
 
 /** Options every framework integration takes: the compactor's, plus a warning hook. */
 export interface IntegrationOptions extends CompactorOptions {
@@ -66,10 +67,8 @@ export interface ThreadCall {
 /** Conversations kept by default, as the AI SDK middleware keeps. */
 const DEFAULT_MAX_CONVERSATIONS = 1000;
 
-interface ThreadState {
+interface ThreadState extends ContinuedThread {
   compactor: Compactor;
-  consumedKeys: readonly string[];
-  carried: Message[];
   /** The keys of `carried` as the framework holds it, when it keeps the compacted messages. */
   carriedKeys: readonly string[];
 }
@@ -107,15 +106,20 @@ export class ConversationThreads {
     return this.#routes.serially(opening, async () => {
       const id =
         call.conversationId === undefined ? this.#routes.route(this.#threads, opening, call.keys) : opening;
-      const state = this.#threads.get(id) ?? (await this.#newThread(id, call));
-      return this.#compactIn(state, call);
+      // A call of another opening may continue the thread too (a sliding window): one at a time.
+      return this.#routes.serially(threadQueue(id), async () => {
+        const state = this.#threads.get(id) ?? (await this.#newThread(id, call));
+        return this.#compactIn(state, call);
+      });
     });
   }
 
   async #compactIn(state: ThreadState, call: ThreadCall): Promise<Message[]> {
     const { keys } = call;
-    const kept = [state.consumedKeys, state.carriedKeys].find((prefix) => extendsKeys(keys, prefix));
-    const read = kept ? [...state.carried, ...call.read(kept.length)] : call.read(0);
+    const continuesCarried = !extendsKeys(keys, state.consumedKeys) && extendsKeys(keys, state.carriedKeys);
+    const read = continuesCarried
+      ? [...state.carried, ...call.read(state.carriedKeys.length)]
+      : continuedMessages(state, keys, call.read);
     const working = this.#repaired(read);
     const result = await state.compactor.maybeCompact(working, {
       ...(call.system === undefined ? {} : { system: call.system }),
@@ -154,6 +158,7 @@ export class ConversationThreads {
       consumedKeys: [],
       carried: [],
       carriedKeys: [],
+      verbatim: new WeakSet(),
     };
     this.#threads.set(id, state);
     return state;

@@ -45,6 +45,14 @@ describe('ThreadRoutes.route', () => {
     expect(routes.route(threads, 'conv-a', ['call 2', 'result 2'])).toBe('conv-a.3');
   });
 
+  it("continues another opening's thread whose newest two items the call holds: a window that slid", () => {
+    const routes = new ThreadRoutes();
+    const threads = new RecentMap<string, RoutedThread>({ max: 10 });
+    threads.set('conv-q1', thread('q1', 'a1', 'q2', 'a2', 'q3'));
+    expect(routes.route(threads, 'conv-q2', ['q2', 'a2', 'q3', 'a3', 'q4'])).toBe('conv-q1');
+    expect(routes.route(threads, 'conv-q3', ['q3', 'a3', 'q4'])).toBe('conv-q3');
+  });
+
   it("never routes to another opening's thread, even one whose name starts alike", () => {
     const routes = new ThreadRoutes();
     const threads = new RecentMap<string, RoutedThread>({ max: 10 });

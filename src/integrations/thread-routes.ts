@@ -16,7 +16,8 @@ export interface RoutedThread {
  * and extends: whatever the thread carries came from messages the call itself holds. An app that
  * drops or rewrites earlier messages repeats no last call, but still holds that call's newest two
  * items one after the other (the model's last answer and what followed it, which another chat does
- * not send): such a call continues that thread too. Any other call starts a thread of its own,
+ * not send): such a call continues that thread too, whatever its opening, as an app that sends only
+ * its last N messages opens each call with another one. Any other call starts a thread of its own,
  * named after the opening with a number (`conv-…`, then `conv-….1`).
  */
 export class ThreadRoutes {
@@ -35,7 +36,7 @@ export class ThreadRoutes {
     let best: string | undefined;
     let bestLength = -1;
     for (const [id, thread] of threads.entries()) {
-      if (id !== opening && !id.startsWith(`${opening}.`)) continue;
+      if (!isOf(id, opening)) continue;
       for (const prefix of [thread.consumedKeys, thread.carriedKeys ?? []]) {
         if (prefix.length <= bestLength || !extendsKeys(keys, prefix)) continue;
         best = id;
@@ -43,9 +44,14 @@ export class ThreadRoutes {
       }
     }
     if (best !== undefined) return best;
+    const holdsNewestOf = (thread: Thread) =>
+      [thread.consumedKeys, thread.carriedKeys ?? []].some((last) => holdsNewest(keys, last));
     for (const [id, thread] of threads.entries()) {
-      if (id !== opening && !id.startsWith(`${opening}.`)) continue;
-      if ([thread.consumedKeys, thread.carriedKeys ?? []].some((last) => holdsNewest(keys, last))) return id;
+      if (isOf(id, opening) && holdsNewestOf(thread)) return id;
+    }
+    // An app that sends its last N messages opens each call with another one once the window slides.
+    for (const [id, thread] of threads.entries()) {
+      if (holdsNewestOf(thread)) return id;
     }
     if (threads.peek(opening) === undefined) return opening;
     this.#forks += 1;
@@ -78,12 +84,31 @@ export class ThreadRoutes {
  * message ("ok", "continue") may well end another chat of the same opening.
  */
 export function holdsNewest(keys: readonly string[], last: readonly string[]): boolean {
-  if (last.length < 3) return false;
+  return newestPairAt(keys, last) !== undefined;
+}
+
+/** Where `keys` holds the newest two of `last` one after the other, past its opening item (see {@link holdsNewest}). */
+export function newestPairAt(keys: readonly string[], last: readonly string[]): number | undefined {
+  if (last.length < 3) return undefined;
   const [before, newest] = last.slice(-2);
   for (let index = 1; index + 1 < keys.length; index++) {
-    if (keys[index] === before && keys[index + 1] === newest) return true;
+    if (keys[index] === before && keys[index + 1] === newest) return index;
   }
-  return false;
+  return undefined;
+}
+
+/**
+ * The {@link ThreadRoutes.serially} key of thread `id`'s compactor, apart from the openings' keys:
+ * a call waits for its opening's route, then for the thread, which a call of another opening may
+ * be compacting.
+ */
+export function threadQueue(id: string): string {
+  return `thread ${id}`;
+}
+
+/** True when thread `id` was started by a call of `opening` (its name, or a numbered fork of it). */
+function isOf(id: string, opening: string): boolean {
+  return id === opening || id.startsWith(`${opening}.`);
 }
 
 /** True when `keys` repeats every one of `consumed`, in order, from the start. */
