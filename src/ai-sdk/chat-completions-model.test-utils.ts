@@ -19,6 +19,22 @@ export const usage = (input: number, output = 10): LanguageModelV3GenerateResult
   outputTokens: { total: output, text: output, reasoning: 0 },
 });
 
+/** The usage of an answer that reports none, so the compactor counts each prompt itself. */
+export const noUsage: LanguageModelV3GenerateResult['usage'] = {
+  inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+};
+
+/** A mock model's text answer without usage, so the compactor counts each prompt itself. */
+export function textWithoutUsage(text: string): LanguageModelV3GenerateResult {
+  return {
+    content: [{ type: 'text', text }],
+    finishReason: { unified: 'stop', raw: 'stop' },
+    usage: noUsage,
+    warnings: [],
+  };
+}
+
 /** A minimal LanguageModelV3 over fetch that speaks OpenAI Chat Completions (no provider package needed). */
 export function chatCompletionsModel(baseURL: string): LanguageModelV3 {
   return {

@@ -6,8 +6,12 @@ import type { Compactor, CompactorOptions } from '../core/compactor-options.js';
 import type { ProviderUsage } from '../core/model/messages.js';
 import { checksThinkingPrefix } from '../core/wire/anthropic/preserved-thinking.js';
 import { RecentMap } from '../integrations/_recent-map.js';
+import {
+  type ContinuedThread,
+  continuedMessages,
+  rememberCall,
+} from '../integrations/thread-continuation.js';
 import { ThreadRoutes, threadQueue } from '../integrations/thread-routes.js';
-import { type ContinuedThread, continuedMessages } from '../integrations/window-continuation.js';
 import {
   fromCanonicalMessages,
   leadingSystemCount,
@@ -232,6 +236,7 @@ function newConversation(
     origins: new PromptOrigins(version),
     consumedKeys: [],
     carried: [],
+    previous: undefined,
     verbatim: new WeakSet(),
   };
 }
@@ -260,18 +265,17 @@ async function compactParams<Params extends CompactionCallOptions>(
 ): Promise<Params> {
   const { systemMessages, rest, keys } = parts;
   // The system prompt may change between calls: the history decides whether a call continues.
-  const working = continuedMessages(state, keys, (from) =>
+  const continued = continuedMessages(state, keys, (from) =>
     toCanonicalMessages(rest.slice(from), state.origins),
   );
   const system = systemFromMessages(systemMessages);
-  const result = await state.compactor.maybeCompact(working, {
+  const result = await state.compactor.maybeCompact(continued.messages, {
     ...(system === undefined ? {} : { system }),
     ...(state.usage === undefined ? {} : { usage: state.usage }),
     ...(params.abortSignal === undefined ? {} : { signal: params.abortSignal }),
     ...(preservedThinking ? { preservedThinking } : {}),
   });
-  state.consumedKeys = keys;
-  state.carried = result.messages;
+  rememberCall(state, { consumedKeys: keys, carried: result.messages }, continued.from);
   state.usage = undefined;
   return {
     ...params,

@@ -129,6 +129,30 @@ describe('ConversationThreads', () => {
     }
   });
 
+  it('continues the chat, not a side call that sent its history plus a message of its own', async () => {
+    const events: CompactionEvent[] = [];
+    const threads = new ConversationThreads({
+      thresholds: { mid: 3000, hard: 5000 },
+      onEvent: (event) => events.push(event),
+    });
+    const callOf = (messages: Message[]): ThreadCall => ({
+      opening: messages[0],
+      keys: messages.map((message) => JSON.stringify(message)),
+      read: (from) => messages.slice(from),
+    });
+    const history: Message[] = [];
+    for (let turn = 0; turn < 20; turn++) {
+      history.push({ role: 'user', content: `Log ${turn}:\n${`[${turn}] compute failed\n`.repeat(150)}` });
+      await threads.compact(callOf(history));
+      history.push({ role: 'assistant', content: `Log ${turn} fails in compute.` });
+      // A title for the chat, asked with its history.
+      await threads.compact(callOf([...history, { role: 'user', content: 'Title this chat.' }]));
+    }
+    const hardRuns = events.filter((event) => event.type === 'compaction-end' && event.layer === 'hard');
+    expect(hardRuns.length).toBeGreaterThan(0);
+    expect(hardRuns.length).toBeLessThan(6);
+  });
+
   it.each([0, -1, Number.NaN])('refuses maxConversations %s as INVALID_OPTIONS', (value) => {
     expect(() => new ConversationThreads({ maxConversations: value })).toThrow(
       expect.objectContaining({ code: 'INVALID_OPTIONS' }) as CompactError,

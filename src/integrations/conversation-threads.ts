@@ -6,8 +6,8 @@ import type { Compactor, CompactorOptions } from '../core/compactor-options.js';
 import { repairMessages } from '../core/conversation/repair.js';
 import type { Message, ProviderUsage, SystemPrompt } from '../core/model/messages.js';
 import { RecentMap } from './_recent-map.js';
+import { type ContinuedThread, continuedMessages, rememberCall } from './thread-continuation.js';
 import { extendsKeys, ThreadRoutes, threadQueue } from './thread-routes.js';
-import { type ContinuedThread, continuedMessages } from './window-continuation.js';
 
 /** Options every framework integration takes: the compactor's, plus a warning hook. */
 export interface IntegrationOptions extends CompactorOptions {
@@ -117,17 +117,16 @@ export class ConversationThreads {
   async #compactIn(state: ThreadState, call: ThreadCall): Promise<Message[]> {
     const { keys } = call;
     const continuesCarried = !extendsKeys(keys, state.consumedKeys) && extendsKeys(keys, state.carriedKeys);
-    const read = continuesCarried
-      ? [...state.carried, ...call.read(state.carriedKeys.length)]
+    const continued = continuesCarried
+      ? { messages: [...state.carried, ...call.read(state.carriedKeys.length)], from: state }
       : continuedMessages(state, keys, call.read);
-    const working = this.#repaired(read);
+    const working = this.#repaired(continued.messages);
     const result = await state.compactor.maybeCompact(working, {
       ...(call.system === undefined ? {} : { system: call.system }),
       ...(call.usage === undefined ? {} : { usage: call.usage }),
       ...(call.signal === undefined ? {} : { signal: call.signal }),
     });
-    state.consumedKeys = keys;
-    state.carried = result.messages;
+    rememberCall(state, { consumedKeys: keys, carried: result.messages }, continued.from);
     state.carriedKeys = call.keysOf?.(result.messages) ?? [];
     return result.messages;
   }
@@ -158,6 +157,7 @@ export class ConversationThreads {
       consumedKeys: [],
       carried: [],
       carriedKeys: [],
+      previous: undefined,
       verbatim: new WeakSet(),
     };
     this.#threads.set(id, state);

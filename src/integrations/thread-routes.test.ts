@@ -53,6 +53,16 @@ describe('ThreadRoutes.route', () => {
     expect(routes.route(threads, 'conv-q3', ['q3', 'a3', 'q4'])).toBe('conv-q3');
   });
 
+  it('continues a thread whose last call the call holds but its newest item, as after a side call', () => {
+    const routes = new ThreadRoutes();
+    const threads = new RecentMap<string, RoutedThread>({ max: 10 });
+    threads.set('conv-a', thread('hi', 'answer', 'title?'));
+    expect(routes.route(threads, 'conv-a', ['hi', 'answer', 'more'])).toBe('conv-a');
+    // Under three items, the opening alone would decide: another chat.
+    threads.set('conv-b', thread('hi', 'secret'));
+    expect(routes.route(threads, 'conv-b', ['hi', 'other'])).toBe('conv-b.1');
+  });
+
   it("never routes to another opening's thread, even one whose name starts alike", () => {
     const routes = new ThreadRoutes();
     const threads = new RecentMap<string, RoutedThread>({ max: 10 });

@@ -17,7 +17,9 @@ export interface RoutedThread {
  * drops or rewrites earlier messages repeats no last call, but still holds that call's newest two
  * items one after the other (the model's last answer and what followed it, which another chat does
  * not send): such a call continues that thread too, whatever its opening, as an app that sends only
- * its last N messages opens each call with another one. Any other call starts a thread of its own,
+ * its last N messages opens each call with another one. A call that holds all of the last call but
+ * its newest item (which was a side call's own message, or the message the user edited) continues
+ * the thread too. Any other call starts a thread of its own,
  * named after the opening with a number (`conv-…`, then `conv-….1`).
  */
 export class ThreadRoutes {
@@ -33,26 +35,22 @@ export class ThreadRoutes {
     opening: string,
     keys: readonly string[],
   ): string {
-    let best: string | undefined;
-    let bestLength = -1;
-    for (const [id, thread] of threads.entries()) {
-      if (!isOf(id, opening)) continue;
-      for (const prefix of [thread.consumedKeys, thread.carriedKeys ?? []]) {
-        if (prefix.length <= bestLength || !extendsKeys(keys, prefix)) continue;
-        best = id;
-        bestLength = prefix.length;
-      }
-    }
-    if (best !== undefined) return best;
-    const holdsNewestOf = (thread: Thread) =>
+    const ofOpening = [...threads.entries()].filter(([id]) => isOf(id, opening));
+    const holdsNewestOf = ([, thread]: [string, Thread]) =>
       [thread.consumedKeys, thread.carriedKeys ?? []].some((last) => holdsNewest(keys, last));
-    for (const [id, thread] of threads.entries()) {
-      if (isOf(id, opening) && holdsNewestOf(thread)) return id;
-    }
-    // An app that sends its last N messages opens each call with another one once the window slides.
-    for (const [id, thread] of threads.entries()) {
-      if (holdsNewestOf(thread)) return id;
-    }
+    return (
+      longestExtended(ofOpening, keys, (thread) => [thread.consumedKeys, thread.carriedKeys ?? []]) ??
+      // The last call was a side call, or the user edited their last message.
+      longestExtended(ofOpening, keys, (thread) => [allButLast(thread.consumedKeys)]) ??
+      ofOpening.find(holdsNewestOf)?.[0] ??
+      // An app that sends its last N messages opens each call with another one once the window slides.
+      [...threads.entries()].find(holdsNewestOf)?.[0] ??
+      this.#newId(threads, opening)
+    );
+  }
+
+  /** `opening` itself while it names no thread, else a numbered fork. */
+  #newId(threads: RecentMap<string, RoutedThread>, opening: string): string {
     if (threads.peek(opening) === undefined) return opening;
     this.#forks += 1;
     return `${opening}.${this.#forks}`;
@@ -106,9 +104,37 @@ export function threadQueue(id: string): string {
   return `thread ${id}`;
 }
 
+/** The thread with the longest of its `prefixesOf` that `keys` extends, if any. */
+function longestExtended<Thread>(
+  threads: readonly [string, Thread][],
+  keys: readonly string[],
+  prefixesOf: (thread: Thread) => readonly (readonly string[])[],
+): string | undefined {
+  let best: string | undefined;
+  let bestLength = -1;
+  for (const [id, thread] of threads) {
+    for (const prefix of prefixesOf(thread)) {
+      if (prefix.length <= bestLength || !extendsKeys(keys, prefix)) continue;
+      best = id;
+      bestLength = prefix.length;
+    }
+  }
+  return best;
+}
+
 /** True when thread `id` was started by a call of `opening` (its name, or a numbered fork of it). */
 function isOf(id: string, opening: string): boolean {
   return id === opening || id.startsWith(`${opening}.`);
+}
+
+/**
+ * Every item of a last call but its newest, which a call holds after a side call (the history plus
+ * a message of its own: a title, suggestions, structured output) or when it edits its last message:
+ * the same conversation, as it holds the model's answers. None for a call of under three items,
+ * whose opening alone another chat may repeat (see {@link holdsNewest}).
+ */
+export function allButLast(last: readonly string[]): readonly string[] {
+  return last.length < 3 ? [] : last.slice(0, -1);
 }
 
 /** True when `keys` repeats every one of `consumed`, in order, from the start. */
