@@ -1,6 +1,6 @@
 import { repairMessages } from '../core/conversation/repair.js';
 import type { Message } from '../core/model/messages.js';
-import { allButLast, extendsKeys, newestPairAt } from './thread-routes.js';
+import { allButLast, extendsKeys, windowNewItemsAt } from './thread-routes.js';
 
 /** A call of a thread as the next call may continue it: its items, and what the compactor made of them. */
 export interface ThreadCallSnapshot {
@@ -123,16 +123,4 @@ function repaired(messages: Message[]): Message[] {
     // Not well-typed enough to repair without guessing: the compactor reports it as it is.
     return messages;
   }
-}
-
-/**
- * Where the new items of a call begin when it holds the newest two items of the last call
- * (`consumed`) in a row and, before them, only items the last call held: the last N messages of
- * the same conversation. `undefined` for any other call.
- */
-export function windowNewItemsAt(keys: readonly string[], consumed: readonly string[]): number | undefined {
-  const pair = newestPairAt(keys, consumed);
-  if (pair === undefined) return undefined;
-  const earlier = new Set(consumed);
-  return keys.slice(0, pair).every((key) => earlier.has(key)) ? pair + 2 : undefined;
 }

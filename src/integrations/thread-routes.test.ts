@@ -51,6 +51,9 @@ describe('ThreadRoutes.route', () => {
     threads.set('conv-q1', thread('q1', 'a1', 'q2', 'a2', 'q3'));
     expect(routes.route(threads, 'conv-q2', ['q2', 'a2', 'q3', 'a3', 'q4'])).toBe('conv-q1');
     expect(routes.route(threads, 'conv-q3', ['q3', 'a3', 'q4'])).toBe('conv-q3');
+    // Another chat that happens to hold the same two (a canned greeting, a common question) opens
+    // with a message the thread never had: its own.
+    expect(routes.route(threads, 'conv-hey', ['hey', 'a2', 'q3', 'a3'])).toBe('conv-hey');
   });
 
   it('continues a thread whose last call the call holds but its newest item, as after a side call', () => {

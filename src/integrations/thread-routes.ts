@@ -16,8 +16,9 @@ export interface RoutedThread {
  * and extends: whatever the thread carries came from messages the call itself holds. An app that
  * drops or rewrites earlier messages repeats no last call, but still holds that call's newest two
  * items one after the other (the model's last answer and what followed it, which another chat does
- * not send): such a call continues that thread too, whatever its opening, as an app that sends only
- * its last N messages opens each call with another one. A call that holds all of the last call but
+ * not send): such a call continues that thread too. So does one of another opening that holds
+ * nothing before those two the last call lacked, as an app that sends only its last N messages
+ * opens each call with another one. A call that holds all of the last call but
  * its newest item (which was a side call's own message, or the message the user edited) continues
  * the thread too. Any other call starts a thread of its own,
  * named after the opening with a number (`conv-…`, then `conv-….1`).
@@ -43,8 +44,11 @@ export class ThreadRoutes {
       // The last call was a side call, or the user edited their last message.
       longestExtended(ofOpening, keys, (thread) => [allButLast(thread.consumedKeys)]) ??
       ofOpening.find(holdsNewestOf)?.[0] ??
-      // An app that sends its last N messages opens each call with another one once the window slides.
-      [...threads.entries()].find(holdsNewestOf)?.[0] ??
+      // An app that sends its last N messages opens each call with another one once the window
+      // slides; it holds nothing before the newest two that the thread's last call lacked.
+      [...threads.entries()].find(
+        ([, thread]) => windowNewItemsAt(keys, thread.consumedKeys) !== undefined,
+      )?.[0] ??
       this.#newId(threads, opening)
     );
   }
@@ -86,7 +90,7 @@ export function holdsNewest(keys: readonly string[], last: readonly string[]): b
 }
 
 /** Where `keys` holds the newest two of `last` one after the other, past its opening item (see {@link holdsNewest}). */
-export function newestPairAt(keys: readonly string[], last: readonly string[]): number | undefined {
+function newestPairAt(keys: readonly string[], last: readonly string[]): number | undefined {
   if (last.length < 3) return undefined;
   const [before, newest] = last.slice(-2);
   for (let index = 1; index + 1 < keys.length; index++) {
@@ -135,6 +139,18 @@ function isOf(id: string, opening: string): boolean {
  */
 export function allButLast(last: readonly string[]): readonly string[] {
   return last.length < 3 ? [] : last.slice(0, -1);
+}
+
+/**
+ * Where the new items of a call begin when it holds the newest two items of the last call
+ * (`consumed`) in a row and, before them, only items the last call held: the last N messages of
+ * the same conversation. `undefined` for any other call.
+ */
+export function windowNewItemsAt(keys: readonly string[], consumed: readonly string[]): number | undefined {
+  const pair = newestPairAt(keys, consumed);
+  if (pair === undefined) return undefined;
+  const earlier = new Set(consumed);
+  return keys.slice(0, pair).every((key) => earlier.has(key)) ? pair + 2 : undefined;
 }
 
 /** True when `keys` repeats every one of `consumed`, in order, from the start. */
