@@ -111,6 +111,7 @@ export async function runExchange(
     }),
   );
   const modelFallback = compactors.takeModelFallback(sessionKey);
+  const heldBack = compactors.takeHeldBack(sessionKey);
   compactors.noteOutcome(sessionKey, {
     layer: outgoing.compaction?.layer ?? 'none',
     fallback: outgoing.fallback,
@@ -147,6 +148,7 @@ export async function runExchange(
     overheadMs,
     ...(branch.restarted ? { restarted: true } : {}),
     ...(modelFallback ? { modelFallback } : {}),
+    ...(heldBack ? { heldBack } : {}),
     ...(stateNotSaved ? { stateNotSaved } : {}),
   };
   dependencies.observe?.(observationOf(exchange, record, outgoing, session, usage));

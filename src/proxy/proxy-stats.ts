@@ -37,6 +37,12 @@ export interface ProxyRequestRecord {
    * request still went upstream; the core's `fallback-used` reason.
    */
   modelFallback?: string;
+  /**
+   * Why hard did not run on a request over the hard threshold: the circuit breaker held it back
+   * (the last hard compaction left the request over mid, or even an empty summary would), so the
+   * request went out larger than hard. The core's `circuit-breaker-open` event, with its sizes.
+   */
+  heldBack?: string;
   /** Why the request went upstream byte for byte without compaction (a stateful request). */
   passthrough?: string;
   /**
@@ -250,6 +256,7 @@ export function formatLogLine(record: ProxyRequestRecord): string {
     record.restarted ? 'restarted' : '',
     record.fallback ? `fallback: ${record.fallback}` : '',
     record.modelFallback ? `model fallback: ${record.modelFallback}` : '',
+    record.heldBack ? `hard held back: ${record.heldBack}` : '',
     record.passthrough ? `passthrough: ${record.passthrough}` : '',
     record.stateNotSaved ? `state not saved: ${record.stateNotSaved}` : '',
     record.clientClosed ? 'client closed' : '',

@@ -136,6 +136,8 @@ export class SessionCompactors {
 
   /** Why a session's layer last wrote without its model (`fallback-used`), until its request takes it. */
   private readonly modelFallbacks = new LRUCache<string, string>({ max: MAX_REJECTION_STREAKS });
+  /** Why the breaker last held a session's hard compaction back, until its request takes it. */
+  private readonly heldBacks = new LRUCache<string, string>({ max: MAX_REJECTION_STREAKS });
   /** The session's latest rejection reason and how many compactions in a row it threw away. */
   private readonly rejections: LRUCache<string, { reason: string; count: number }>;
   /** Counts request bodies for the proxy's figures, with the compactors' counter. */
@@ -158,6 +160,13 @@ export class SessionCompactors {
   takeModelFallback(sessionKey: string): string | undefined {
     const reason = this.modelFallbacks.get(sessionKey);
     this.modelFallbacks.delete(sessionKey);
+    return reason;
+  }
+
+  /** Why the breaker held the session's hard compaction back on its last call, once (see `heldBack`). */
+  takeHeldBack(sessionKey: string): string | undefined {
+    const reason = this.heldBacks.get(sessionKey);
+    this.heldBacks.delete(sessionKey);
     return reason;
   }
 
@@ -289,6 +298,7 @@ export class SessionCompactors {
       ...(background ? { hard: { background: true } } : {}),
       onEvent: (event) => {
         if (event.type === 'fallback-used') this.modelFallbacks.set(sessionKey, event.reason);
+        if (event.type === 'circuit-breaker-open') this.heldBacks.set(sessionKey, heldBackReason(event));
         this.settings.onEvent?.(sessionKey, event);
       },
     });
@@ -324,4 +334,12 @@ function unlessRejected(
     summarize: (request, options) =>
       clientProblem() === undefined ? paid.summarize(request, options) : free.summarize(request, options),
   };
+}
+
+/** The `circuit-breaker-open` event in words, with its sizes, for the request's record. */
+function heldBackReason(event: Extract<CompactionEvent, { type: 'circuit-breaker-open' }>): string {
+  const over = `${event.tokensBefore} tokens, mid ${event.mid}`;
+  return event.reason === 'previous-hard'
+    ? `${over}: the last hard compaction left ${event.previousTokensAfter}, over mid`
+    : `${over}: even an empty summary would leave ${event.floorTokens} (system, tools and the latest request)`;
 }
