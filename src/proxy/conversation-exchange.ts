@@ -110,8 +110,7 @@ export async function runExchange(
       pickedUp: state === undefined || (input.restarted && state.sent !== undefined),
     }),
   );
-  const modelFallback = compactors.takeModelFallback(sessionKey);
-  const heldBack = compactors.takeHeldBack(sessionKey);
+  const notes = compactors.takeNotes(sessionKey);
   compactors.noteOutcome(sessionKey, {
     layer: outgoing.compaction?.layer ?? 'none',
     fallback: outgoing.fallback,
@@ -147,8 +146,7 @@ export async function runExchange(
     ...figures,
     overheadMs,
     ...(branch.restarted ? { restarted: true } : {}),
-    ...(modelFallback ? { modelFallback } : {}),
-    ...(heldBack ? { heldBack } : {}),
+    ...notes,
     ...(stateNotSaved ? { stateNotSaved } : {}),
   };
   dependencies.observe?.(observationOf(exchange, record, outgoing, session, usage));

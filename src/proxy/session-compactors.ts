@@ -19,7 +19,7 @@ import type { WireFormat } from 'agent-compact/wire';
 import { LRUCache } from 'lru-cache';
 import { type BudgetedArchive, createBudgetedArchive } from './budgeted-archive.js';
 import { HEAP_BYTES_PER_JSON_BYTE, type MemoryBudget } from './memory-budget.js';
-import { fallbackReasonOf } from './proxy-stats.js';
+import { fallbackReasonOf, type ProxyRequestRecord } from './proxy-stats.js';
 import { createRequestCompactor, type RequestCompactor } from './request-compactor.js';
 import { createRequestTokens, createSharedCounter, type RequestTokens } from './request-tokens.js';
 import { createSameSummaryModel, type SummaryContext } from './same-summarizer.js';
@@ -134,10 +134,8 @@ export class SessionCompactors {
   readonly states: SessionStates;
   private readonly verifiedOwners = new LRUCache<string, true>({ max: MAX_VERIFIED_OWNERS });
 
-  /** Why a session's layer last wrote without its model (`fallback-used`), until its request takes it. */
-  private readonly modelFallbacks = new LRUCache<string, string>({ max: MAX_REJECTION_STREAKS });
-  /** Why the breaker last held a session's hard compaction back, until its request takes it. */
-  private readonly heldBacks = new LRUCache<string, string>({ max: MAX_REJECTION_STREAKS });
+  /** What a session's compaction said of itself since its request last took it (see `takeNotes`). */
+  private readonly notes = new LRUCache<string, CompactionNotes>({ max: MAX_REJECTION_STREAKS });
   /** The session's latest rejection reason and how many compactions in a row it threw away. */
   private readonly rejections: LRUCache<string, { reason: string; count: number }>;
   /** Counts request bodies for the proxy's figures, with the compactors' counter. */
@@ -154,20 +152,14 @@ export class SessionCompactors {
   }
 
   /**
-   * Why the session's layer last wrote without its model since the last call, once: the request
-   * whose compaction (or the background summary that finished before it) fell back reports it.
+   * What the session's compaction said of itself since the last call, once: the request whose
+   * compaction (or the background summary that finished before it) fell back, or whose hard the
+   * breaker held back, reports it.
    */
-  takeModelFallback(sessionKey: string): string | undefined {
-    const reason = this.modelFallbacks.get(sessionKey);
-    this.modelFallbacks.delete(sessionKey);
-    return reason;
-  }
-
-  /** Why the breaker held the session's hard compaction back on its last call, once (see `heldBack`). */
-  takeHeldBack(sessionKey: string): string | undefined {
-    const reason = this.heldBacks.get(sessionKey);
-    this.heldBacks.delete(sessionKey);
-    return reason;
+  takeNotes(sessionKey: string): CompactionNotes {
+    const notes = this.notes.get(sessionKey) ?? {};
+    this.notes.delete(sessionKey);
+    return notes;
   }
 
   /**
@@ -297,8 +289,8 @@ export class SessionCompactors {
       recall,
       ...(background ? { hard: { background: true } } : {}),
       onEvent: (event) => {
-        if (event.type === 'fallback-used') this.modelFallbacks.set(sessionKey, event.reason);
-        if (event.type === 'circuit-breaker-open') this.heldBacks.set(sessionKey, heldBackReason(event));
+        const note = noteOf(event);
+        if (note) this.notes.set(sessionKey, { ...this.notes.get(sessionKey), ...note });
         this.settings.onEvent?.(sessionKey, event);
       },
     });
@@ -334,6 +326,19 @@ function unlessRejected(
     summarize: (request, options) =>
       clientProblem() === undefined ? paid.summarize(request, options) : free.summarize(request, options),
   };
+}
+
+/**
+ * What a request's record says of its compaction beyond the layer: why a layer wrote without its
+ * model (`modelFallback`), why the breaker held hard back (`heldBack`).
+ */
+export type CompactionNotes = Pick<ProxyRequestRecord, 'modelFallback' | 'heldBack'>;
+
+/** The note an event makes, if it makes one. */
+function noteOf(event: CompactionEvent): CompactionNotes | undefined {
+  if (event.type === 'fallback-used') return { modelFallback: event.reason };
+  if (event.type === 'circuit-breaker-open') return { heldBack: heldBackReason(event) };
+  return undefined;
 }
 
 /** The `circuit-breaker-open` event in words, with its sizes, for the request's record. */
