@@ -57,6 +57,7 @@ export { WIRE_FORMATS, type WireFormat } from '../core/model/wire-format.js';
 export { detectRequestFormat } from '../core/request/request-format.js';
 export type { AnthropicBetaShapes } from '../core/wire/anthropic/anthropic-betas.js';
 export { checksThinkingPrefix, withoutThinking } from '../core/wire/anthropic/preserved-thinking.js';
+export { geminiStatusName } from '../core/wire/gemini/gemini-dialect.js';
 export {
   type FromGeminiOptions,
   type FromGeminiResult,

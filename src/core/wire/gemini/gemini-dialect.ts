@@ -51,17 +51,23 @@ export const geminiDialect: WireDialect = {
   }),
 };
 
-/** The google.rpc status name the Gemini API gives with an HTTP status the proxy answers. */
-function geminiStatusName(status: number): string {
-  switch (status) {
-    case 403:
-      return 'PERMISSION_DENIED';
-    case 404:
-      return 'NOT_FOUND';
-    case 503:
-    case 502:
-      return 'UNAVAILABLE';
-    default:
-      return status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT';
-  }
+/** The google.rpc status name the Gemini API gives with each HTTP code. */
+const statusNames: Readonly<Record<number, string>> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  502: 'UNAVAILABLE',
+  503: 'UNAVAILABLE',
+  529: 'UNAVAILABLE',
+};
+
+/**
+ * The status name a Gemini error body carries with `code` (`{ error: { code, message, status } }`):
+ * Google's name for the code, else `INTERNAL` for a server error and `INVALID_ARGUMENT` for another.
+ */
+export function geminiStatusName(code: number): string {
+  return statusNames[code] ?? (code >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT');
 }

@@ -6,6 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { validateMessages } from 'agent-compact';
+import { geminiStatusName } from 'agent-compact/wire';
 import type { WireError } from '../../_wire.js';
 import { estimateRequestTokens, estimateTokens } from '../../prompt-usage.js';
 import type { ResponseOutcome, ScriptStepObject } from '../../script.js';
@@ -18,18 +19,6 @@ export const GEMINI_PATH_PREFIX = '/v1beta/models/';
 export type GeminiExchange = Omit<ScriptedExchange, 'cache'>;
 
 type Json = Record<string, unknown>;
-
-/** Gemini's canonical error status per HTTP code. */
-const statusNames: Record<number, string> = {
-  400: 'INVALID_ARGUMENT',
-  403: 'PERMISSION_DENIED',
-  404: 'NOT_FOUND',
-  429: 'RESOURCE_EXHAUSTED',
-  500: 'INTERNAL',
-  502: 'UNAVAILABLE',
-  503: 'UNAVAILABLE',
-  529: 'UNAVAILABLE',
-};
 
 /** Answers one request to a Gemini route. */
 export async function handleGemini(exchange: GeminiExchange): Promise<void> {
@@ -205,7 +194,7 @@ function writeCandidate(response: ServerResponse, answer: GeminiAnswer, parts: J
 
 /** An error answer's body in the Gemini API's shape. */
 export function geminiErrorBody({ status, message }: Pick<WireError, 'status' | 'message'>): Json {
-  return { error: { code: status, message, status: statusNames[status] ?? 'UNKNOWN' } };
+  return { error: { code: status, message, status: geminiStatusName(status) } };
 }
 
 /** Writes an error in the Gemini API's shape. */
