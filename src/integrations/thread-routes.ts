@@ -11,17 +11,17 @@ export interface RoutedThread {
  * Which thread a call without a conversation id belongs to, and one call at a time per opening.
  *
  * Without an id, a call is known only by how it opens (its first message, not the system prompt,
- * which may change on every call), and two users' chats may open alike ("hi"). A thread's compactor carries what it saw (its summary, ledger,
- * working set and archive), so a call goes to a thread whose last call it repeats item for item
- * and extends: whatever the thread carries came from messages the call itself holds. An app that
- * drops or rewrites earlier messages repeats no last call, but still holds that call's newest two
- * items one after the other (the model's last answer and what followed it, which another chat does
- * not send): such a call continues that thread too. So does one of another opening that holds
- * nothing before those two the last call lacked, as an app that sends only its last N messages
- * opens each call with another one. A call that holds all of the last call but
- * its newest item (which was a side call's own message, or the message the user edited) continues
- * the thread too. Any other call starts a thread of its own,
- * named after the opening with a number (`conv-…`, then `conv-….1`).
+ * which may change on every call), and two users' chats may open alike ("hi"). A thread's
+ * compactor carries what it saw (its summary, ledger, working set and archive), so a call goes to a
+ * thread whose last call it repeats item for item and extends: whatever the thread carries came
+ * from messages the call itself holds. An app that drops or rewrites earlier messages repeats no
+ * last call, but still holds that call's newest two items one after the other (the model's last
+ * answer and what followed it, which another chat does not send): such a call continues that
+ * thread too. So does one of another opening that holds nothing before those two the last call
+ * lacked, as an app that sends only its last N messages opens each call with another one. A call
+ * that holds all of the last call but its newest item (a side call's own message, or the message
+ * the user edited) continues the thread too. Any other call starts a thread of its own, named
+ * after the opening with a number (`conv-…`, then `conv-….1`).
  */
 export class ThreadRoutes {
   #forks = 0;
