@@ -103,6 +103,8 @@ export async function runExchange(
   const lineage = lineageOf(state, input.restarted);
   const session = compactors.get(sessionKey, lineage, clientExchange.recall && !ownRecall);
   compactors.remember(sessionKey, clientExchange.read);
+  // A store that fails here loses only recall of what the inherited prefix names: it still goes.
+  if (branch.from && state?.sent) await compactors.inherit(session, branch.from, state.sent).catch(() => {});
   const { outgoing, payload } = writeOutgoing(
     clientExchange,
     await compactOnce(exchange, session, input.conversation, {

@@ -38,6 +38,10 @@ async function post(url: string, messages: Message[]): Promise<number> {
       model: 'claude-test',
       max_tokens: 10,
       metadata: { user_id: 'session-1' },
+      // A tool of the client's own: the proxy declares `recall` only beside tools.
+      tools: [
+        { name: 'read_file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } },
+      ],
       messages,
     }),
   });
@@ -45,8 +49,24 @@ async function post(url: string, messages: Message[]): Promise<number> {
   return response.status;
 }
 
+/**
+ * The main conversation past hard, then a fork of it (which extends what the proxy kept: the main
+ * conversation and its answer), then the main conversation going on after the fork started.
+ */
+async function mainThenFork(url: string): Promise<void> {
+  const main = fork('main', 0);
+  const answer: Message = { role: 'assistant', content: 'Forking two workers.' };
+  for (const messages of [
+    main,
+    [...main, answer, { role: 'user', content: 'fork: do the first half' }],
+    [...main, answer, { role: 'user', content: 'main: the workers started' }],
+  ] as Message[][]) {
+    expect(await post(url, messages)).toBe(200);
+  }
+}
+
 describe('histories that share a session key', () => {
-  it('two forks sent in turn are each compacted once and continue on their own branch', async () => {
+  it('two forks sent in turn share one compaction and continue on their own branch', async () => {
     const { server, proxy, records } = await startProxyOver(() => 'ok', {
       thresholds: { mid: 3000, hard: 6000 },
       summarizer: 'extractive',
@@ -55,16 +75,14 @@ describe('histories that share a session key', () => {
       for (const name of ['A', 'B']) expect(await post(proxy.url, fork(name, step))).toBe(200);
     }
     expect(server.requests.map((request) => request.outcome)).toEqual(Array(6).fill('text'));
-    // One summary per fork; before, each request restarted the session and summarized again.
-    expect(records.map((record) => record.layer)).toEqual(['hard', 'hard', 'none', 'none', 'none', 'none']);
-    expect(records.map((record) => record.restarted === true)).toEqual([
-      false,
-      true,
-      false,
-      false,
-      false,
-      false,
-    ]);
+    // B parted from A after A's compaction: it goes on from A's compacted prefix. Before, each
+    // request restarted the session and summarized again; then each fork paid a summary of its own.
+    expect(records.map((record) => record.layer)).toEqual(['hard', 'none', 'none', 'none', 'none', 'none']);
+    expect(records.some((record) => record.restarted === true)).toBe(false);
+    const [a, b] = server.requests.map((request) =>
+      (request.body.messages as unknown[]).map(fingerprintMessage),
+    );
+    expect(b!.slice(0, -1)).toEqual(a!.slice(0, -1));
     // Each fork's requests extend its own previous one upstream, and never carry the other's turns.
     const upstream = server.requests.filter((request) => !isSummaryRequest(request));
     for (const [index, name, other] of [
@@ -83,6 +101,46 @@ describe('histories that share a session key', () => {
     }
     // Logged as the client's one session.
     expect(new Set(records.map((record) => record.session)).size).toBe(1);
+  });
+
+  it('the conversation a fork went on from continues from its own compacted prefix, without a summary', async () => {
+    const { server, proxy, records } = await startProxyOver(() => 'ok', {
+      thresholds: { mid: 3000, hard: 6000 },
+      summarizer: 'extractive',
+    });
+    await mainThenFork(proxy.url);
+    expect(records.map((record) => record.layer)).toEqual(['hard', 'none', 'none']);
+    expect(server.requests.filter(isSummaryRequest)).toHaveLength(0);
+    const [first, , last] = server.requests.map((request) => request.body.messages as unknown[]);
+    // The main conversation's prefix is the one the provider cached for it, without the fork's turn.
+    expect(last!.slice(0, first!.length).map(fingerprintMessage)).toEqual(first!.map(fingerprintMessage));
+    expect(JSON.stringify(last)).not.toContain('fork: do');
+  });
+
+  it('a branch recalls what the prefix it inherited names', async () => {
+    let recallOf: string | undefined;
+    const { server, proxy } = await startProxyOver(
+      (request) => {
+        const text = JSON.stringify(request.body.messages);
+        const id = /\b(r\d+)\b/.exec(text)?.[1];
+        if (recallOf !== undefined || !text.includes('main: the workers started') || id === undefined)
+          return 'ok';
+        recallOf = id;
+        return {
+          type: 'tool-calls',
+          text: 'Looking back.',
+          calls: [{ id: 'call_recall_1', name: 'recall', input: { id } }],
+        };
+      },
+      { thresholds: { mid: 3000, hard: 6000 }, summarizer: 'extractive', recall: true },
+    );
+    await mainThenFork(proxy.url);
+    expect(recallOf).toBeDefined();
+    // The archived history comes back: the shared turns as the client sent them.
+    const followUp = JSON.stringify(server.requests.at(-1)!.body.messages);
+    expect(followUp).toContain('call_recall_1');
+    expect(followUp).toContain('Turn 3: a long paragraph');
+    expect(followUp).not.toContain('no archived item');
   });
 });
 

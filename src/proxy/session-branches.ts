@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { WireFormat } from 'agent-compact/wire';
-import { type SessionInput, sessionInput } from './session-history.js';
+import { type SessionInput, sessionInput, sharedState } from './session-history.js';
 import type { ProxySessionState, ProxySessionStore } from './session-store.js';
 import { proxyWires } from './wire/proxy-wires.js';
 
@@ -39,6 +39,11 @@ export interface SessionBranch {
   restarted: boolean;
   /** What the state saved under `key` carries over: the first history's list of branches. */
   carried: Pick<ProxySessionState, 'branches'>;
+  /**
+   * For a new branch that goes on from another history's compacted prefix: that history's key and
+   * lineage (whose archive holds the items the prefix names).
+   */
+  from?: { key: string; lineage: string | undefined };
 }
 
 /**
@@ -58,15 +63,50 @@ export async function loadBranch(
   if (!firstInput.restarted)
     return { key: sessionKey, state: first, input: firstInput, restarted: false, carried };
   const branches = first?.branches ?? [];
+  const kept: { key: string; state: ProxySessionState | undefined }[] = [{ key: sessionKey, state: first }];
   for (const key of branches) {
     const state = await store.load(key);
     const input = sessionInput(state, client, isAnswerItem);
     if (state !== undefined && !input.restarted) return { key, state, input, restarted: false, carried: {} };
+    kept.push({ key, state });
   }
   const key = `${sessionKey}${BRANCH_MARK}${randomUUID()}`;
-  const kept = [key, ...branches];
-  await store.save(sessionKey, { ...first!, branches: kept.slice(0, MAX_BRANCHES) });
-  for (const forgotten of kept.slice(MAX_BRANCHES)) await store.delete(forgotten);
-  const input = sessionInput(undefined, client, isAnswerItem);
-  return { key, state: undefined, input, restarted: true, carried: {} };
+  const listed = [key, ...branches];
+  await store.save(sessionKey, { ...first!, branches: listed.slice(0, MAX_BRANCHES) });
+  for (const forgotten of listed.slice(MAX_BRANCHES)) await store.delete(forgotten);
+  const parted = partedFrom(kept, firstInput.fingerprints());
+  if (parted === undefined) {
+    return { key, state: undefined, input: sessionInput(undefined, client), restarted: true, carried: {} };
+  }
+  // A new lineage: the branch's archive is its own, holding what it inherits (`SessionCompactors.inherit`).
+  const state: ProxySessionState = { ...parted.shared, lineage: randomUUID() };
+  const from = { key: parted.key, lineage: parted.state.lineage };
+  return {
+    key,
+    state,
+    input: sessionInput(state, client, isAnswerItem),
+    restarted: false,
+    carried: {},
+    from,
+  };
+}
+
+/**
+ * The kept history the client's shares most messages with, when it parted from it after that
+ * history's last compaction (a fork going on from its parent's compacted prefix, or the parent
+ * after its forks), so the new branch needs no compaction of its own to start.
+ */
+function partedFrom(
+  kept: readonly { key: string; state: ProxySessionState | undefined }[],
+  fingerprints: readonly string[],
+):
+  | { key: string; state: ProxySessionState; shared: Pick<ProxySessionState, 'covered' | 'sent'> }
+  | undefined {
+  let best: ReturnType<typeof partedFrom>;
+  for (const { key, state } of kept) {
+    const shared = sharedState(state, fingerprints);
+    if (shared && state && shared.covered.length > (best?.shared.covered.length ?? 0))
+      best = { key, state, shared };
+  }
+  return best;
 }

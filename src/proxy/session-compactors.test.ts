@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { createMemoryArchiveStore } from '../core/archive/memory-archive-store.js';
 import type { SummaryModel, SummaryRequest } from '../core/summary/summary-model.js';
 import { DEFAULT_MAX_MEMORY_BYTES, MemoryBudget } from './memory-budget.js';
 import { SessionCompactors } from './session-compactors.js';
@@ -110,5 +111,36 @@ describe('SessionCompactors: the counted texts kept within their share of --max-
     compactors.tokensOf('anthropic', body(long));
     compactors.tokensOf('anthropic', body(long));
     expect(seen.filter((text) => text === long)).toHaveLength(2);
+  });
+});
+
+describe('SessionCompactors.inherit', () => {
+  it('copies into a branch the archived items its prefix names, and no other', async () => {
+    const archive = createMemoryArchiveStore();
+    const compactors = new SessionCompactors({
+      summarizer: 'extractive',
+      client: {} as UpstreamClient,
+      recall: true,
+      background: false,
+      archive,
+      budget: new MemoryBudget(DEFAULT_MAX_MEMORY_BYTES),
+    });
+    const parent = compactors.get('s', 'parent-lineage').compactor;
+    const item = (id: string) => ({
+      sessionId: parent.sessionId,
+      id,
+      kind: 'assistant-text' as const,
+      block: { type: 'text' as const, text: `original of ${id}` },
+      createdAt: 0,
+    });
+    await archive.put([item('r1'), item('r2'), item('r3')]);
+    const branch = compactors.get('s:branch:b', 'branch-lineage');
+    const prefix = [{ role: 'user', content: '[tool result archived, recall r1] and [recall r3]' }];
+    await compactors.inherit(branch, { key: 's', lineage: 'parent-lineage' }, prefix);
+    const inherited = await archive.list(branch.compactor.sessionId);
+    expect(inherited.map((kept) => [kept.id, JSON.stringify(kept.block)])).toEqual([
+      ['r1', JSON.stringify(item('r1').block)],
+      ['r3', JSON.stringify(item('r3').block)],
+    ]);
   });
 });

@@ -215,6 +215,30 @@ export class SessionCompactors {
     return live.session;
   }
 
+  /**
+   * Copies into the archive of a new branch's compactor (`session`) the items of the history it
+   * went on from (`from`) that its inherited prefix names, before that compactor reads its archive:
+   * they stay recallable, its own ids continue after them, and nothing else of that history's
+   * archive (what it archived after the two parted) becomes the branch's.
+   */
+  async inherit(
+    session: SessionCompactor,
+    from: { key: string; lineage: string | undefined },
+    prefix: readonly unknown[],
+  ): Promise<void> {
+    const named = new Set(JSON.stringify(prefix).match(ARCHIVE_ID));
+    if (named.size === 0) return;
+    const parent = this.live.get(from.key);
+    const source =
+      parent && parent.lineage === from.lineage ? parent.session.compactor.archive : this.settings.archive;
+    if (source === undefined) return;
+    const { archive, sessionId } = session.compactor;
+    const parentId = archiveSessionId(from.key, from.lineage);
+    const items = await Promise.all([...named].map((id) => source.get(parentId, id)));
+    const inherited = items.filter((item) => item !== undefined).map((item) => ({ ...item, sessionId }));
+    if (inherited.length > 0) await archive.put(inherited);
+  }
+
   /** Notes that the upstream accepted the credential of `sessionKey` (it answered a 2xx). */
   verify(sessionKey: string): void {
     const owner = ownerOfSessionKey(sessionKey);
@@ -278,8 +302,7 @@ export class SessionCompactors {
         });
     const archive = this.settings.archive ?? inMemory;
     const compactor = createRequestCompactor({
-      // Archive file names come from the session id: a hash is safe on every file system.
-      sessionId: `proxy-${shortHash(lineage === undefined ? sessionKey : `${sessionKey}\n${lineage}`)}`,
+      sessionId: archiveSessionId(sessionKey, lineage),
       ...(thresholds ? { thresholds } : {}),
       ...(contextWindow === undefined ? {} : { contextWindow }),
       ...(archive ? { archive } : {}),
@@ -305,6 +328,14 @@ export class SessionCompactors {
     };
     return { session, lineage, recall, archive: inMemory };
   }
+}
+
+/** Archive ids as the core writes them (`r12`). */
+const ARCHIVE_ID = /\br\d+\b/g;
+
+/** The compactor's session id: archive file names come from it, and a hash is safe on every file system. */
+function archiveSessionId(sessionKey: string, lineage: string | undefined): string {
+  return `proxy-${shortHash(lineage === undefined ? sessionKey : `${sessionKey}\n${lineage}`)}`;
 }
 
 /** The session's one entry in the budget. */

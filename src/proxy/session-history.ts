@@ -110,6 +110,32 @@ export function nextState(
   return { covered: fingerprints(), sent, ...(recalled.length > 0 ? { recalled: recalled.length } : {}) };
 }
 
+/**
+ * What the proxy sent for the messages a new history shares with a kept one, when the two part
+ * after the kept one's last compaction (a fork of it, or the conversation it was forked from):
+ * the kept `sent` less the messages after the parting, which went as the client wrote them.
+ * Undefined when they share nothing or part inside what compaction changed.
+ */
+export function sharedState(
+  state: ProxySessionState | undefined,
+  fingerprints: readonly string[],
+): Pick<ProxySessionState, 'covered' | 'sent'> | undefined {
+  const sent = state?.sent;
+  if (state === undefined || sent === undefined || (state.recalled ?? 0) > 0) return undefined;
+  const { covered } = state;
+  if (isLegacy(covered)) return undefined;
+  let shared = 0;
+  while (shared < covered.length && covered[shared] === fingerprints[shared]) shared += 1;
+  const after = covered.length - shared;
+  if (shared === 0 || after === 0 || after >= sent.length) return undefined;
+  // Each message after the parting must be the client's own, as sent: then what precedes it in
+  // `sent` stands for exactly the shared messages.
+  for (let back = 1; back <= after; back += 1) {
+    if (hashOf(sent[sent.length - back]).hash !== covered[covered.length - back]) return undefined;
+  }
+  return { covered: covered.slice(0, shared), sent: sent.slice(0, sent.length - after) };
+}
+
 function extendsPrefix(covered: readonly string[], fingerprints: readonly string[]): boolean {
   if (fingerprints.length < covered.length) return false;
   for (let index = 0; index < covered.length; index += 1) {
