@@ -31,7 +31,9 @@ let archive: RedisArchiveStore;
 beforeAll(async () => {
   if (skipRedis) return;
   server = await startTestRedis();
-  archive = createRedisArchiveStore({ url: server.url });
+  // These suites check what is stored, not how fast: 1,000 sessions at once on a loaded 2-core
+  // machine kept Node's event loop from reading a reply within the default 5 s.
+  archive = createRedisArchiveStore({ url: server.url, timeoutMs: 60_000 });
 });
 afterAll(async () => {
   await archive?.close();
