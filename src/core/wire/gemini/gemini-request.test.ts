@@ -73,6 +73,30 @@ describe('compactRequest on a Gemini generateContent body', () => {
     expect(validateMessages(result.body.contents, { format: 'gemini' })).toEqual([]);
   });
 
+  it("keeps a masked response's own fields beside `response` (its id, willContinue, scheduling)", async () => {
+    // Responses with ids of their own answering calls without (paired by name), as non-blocking
+    // calls stream them: the masked one must still say it is that response and that more follow.
+    const body = geminiBody(8, { ids: false });
+    body.contents.forEach((content, index) => {
+      const response = content.parts[0]!.functionResponse;
+      if (response) Object.assign(response, { id: `r${index}`, willContinue: true, scheduling: 'WHEN_IDLE' });
+    });
+    const result = await compactRequest(body, forceMicro);
+    const masked = result.body.contents[2]!.parts[0]!.functionResponse!;
+    expect(String(masked.response.output)).toMatch(/archiv|recall/i);
+    expect(masked).toMatchObject({
+      id: 'r2',
+      name: 'read_file',
+      willContinue: true,
+      scheduling: 'WHEN_IDLE',
+    });
+    const proto = await compactRequest(protoNamed(body), forceMicro);
+    expect(proto.body.contents[2]!.parts[0]).toMatchObject({
+      function_response: { id: 'r2', will_continue: true, scheduling: 'WHEN_IDLE' },
+    });
+    expect(validateMessages(result.body.contents, { format: 'gemini' })).toEqual([]);
+  });
+
   it('summarizes a conversation written in proto names into a request the API takes', async () => {
     const result = await compactRequest(protoNamed(geminiBody(20)), {
       thresholds: { mid: 1000, hard: 2000 },

@@ -181,8 +181,20 @@ function responsePart(result: ToolResultBlock, calls: CallIndex): GeminiPart {
       name,
       response,
       ...(parts.length === 0 ? {} : { parts }),
+      ...besideResponse(original),
     },
   };
+}
+
+/**
+ * The fields a response part carried beside its id, name, response and parts (`willContinue`,
+ * `scheduling` of a non-blocking call's answers): the compactor changes what a response says, not
+ * how the API schedules it.
+ */
+function besideResponse(original: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (!original) return {};
+  const { id: _id, name: _name, response: _response, parts: _parts, ...beside } = original;
+  return beside;
 }
 
 function imagePart(image: ImageBlock): GeminiPart {
