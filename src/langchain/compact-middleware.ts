@@ -21,9 +21,10 @@ export interface AgentCompactMiddlewareOptions extends IntegrationOptions {
    */
   persist?: boolean;
   /**
-   * Tells conversations apart. By default a call continues the conversation (same system prompt and
-   * first message) whose last call it repeats and extends, or whose last call's newest two messages
-   * it still holds in a row (earlier ones dropped or rewritten); two that open alike never share one.
+   * Tells conversations apart. By default a call continues the conversation (same first message, in
+   * the same LangGraph thread when the agent runs on one) whose last call it repeats and extends, or
+   * whose last call's newest two messages it still holds in a row (earlier ones dropped or
+   * rewritten); two that open alike never share one.
    */
   conversationId?: (messages: readonly BaseMessage[]) => string | undefined;
 }
@@ -43,6 +44,7 @@ export function agentCompactMiddleware(options: AgentCompactMiddlewareOptions = 
     messages: BaseMessage[],
     systemPrompt: string | undefined,
     tools: readonly unknown[] | undefined,
+    threadId: string | undefined,
   ) => {
     // System messages stay out of compaction and go back where they stood.
     const split = splitSystemMessages(messages);
@@ -66,7 +68,7 @@ export function agentCompactMiddleware(options: AgentCompactMiddlewareOptions = 
     const compacted = await threads.compact({
       conversationId: conversationId?.(messages),
       // Not the system prompt, which apps rewrite on every call (the time, retrieved context).
-      opening: view.chat[0] ?? null,
+      opening: openingOf(view.chat[0] ?? null, threadId),
       keys: view.chat.map((message) => JSON.stringify(message)),
       read: (from) => fromOpenAIMessages(view.chat.slice(from)).messages,
       system,
@@ -79,10 +81,10 @@ export function agentCompactMiddleware(options: AgentCompactMiddlewareOptions = 
   const middleware = persist
     ? createMiddleware({
         name: 'AgentCompactMiddleware',
-        beforeModel: async (state) => {
+        beforeModel: async (state, runtime) => {
           const messages = state.messages as BaseMessage[];
           // `beforeModel` is not told the model call's tools.
-          const compacted = await compactMessages(messages, undefined, undefined);
+          const compacted = await compactMessages(messages, undefined, undefined, threadIdOf(runtime));
           if (
             compacted.length === messages.length &&
             compacted.every((message, index) => message === messages[index])
@@ -97,10 +99,32 @@ export function agentCompactMiddleware(options: AgentCompactMiddlewareOptions = 
         wrapModelCall: async (request, handler) =>
           handler({
             ...request,
-            messages: await compactMessages(request.messages, request.systemPrompt, request.tools),
+            messages: await compactMessages(
+              request.messages,
+              request.systemPrompt,
+              request.tools,
+              threadIdOf(request.runtime),
+            ),
           }),
       });
   return Object.assign(middleware, { compactorFor: (id: string) => threads.compactorFor(id) });
+}
+
+/**
+ * What names a conversation's compactor (and its archive and state store session) when no
+ * `conversationId` does: its first message, within the LangGraph thread when the agent runs on one.
+ * Two threads often open alike ("hi"); named by the first message alone, their sessions were
+ * numbered in the order they were first seen, which a restarted process may see the other way
+ * round, and a thread resumed there loaded the other's ledger and summary from the stores.
+ */
+function openingOf(first: unknown, threadId: string | undefined): unknown {
+  return threadId === undefined ? first : { thread: threadId, first };
+}
+
+/** The LangGraph thread the agent runs on (`configurable.thread_id`), if any. */
+function threadIdOf(runtime: { configurable?: { thread_id?: unknown } } | undefined): string | undefined {
+  const threadId = runtime?.configurable?.thread_id;
+  return typeof threadId === 'string' ? threadId : undefined;
 }
 
 /** The prompt size the provider reported for the last model call, from its `usage_metadata`. */
