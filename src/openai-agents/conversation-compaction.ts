@@ -34,7 +34,7 @@ export class AgentsConversations extends ConversationThreads {
       conversationId,
       // Not the instructions, which an agent may compute on every run (the time, retrieved context).
       opening: rest[0] ?? null,
-      keys: rest.map((item) => JSON.stringify(item)),
+      keys: rest.map(itemKey),
       read: (from) => fromResponsesInput(view.input.slice(from), options).messages,
       system: fromResponsesInput(toResponsesView(systemItems).input, options).system,
       toolNames,
@@ -48,6 +48,17 @@ export class AgentsConversations extends ConversationThreads {
       ...(placeSystemMessages(compacted, { conversation: rest, placed }, { inPlace }) as AgentItem[]),
     ];
   }
+}
+
+/**
+ * An item as the thread routes know it: its JSON, without the `id` of a call or its result. The SDK
+ * drops that id (and the one in its `providerData`) when it saves a run's items to a session, so the
+ * next run holds the same calls without it; keyed with it, each run on a session started a new
+ * conversation and summarized the whole history again. The call id tells calls apart.
+ */
+function itemKey(item: AgentItem): string {
+  if (item.type !== 'function_call' && item.type !== 'function_call_result') return JSON.stringify(item);
+  return JSON.stringify(item, (key, value: unknown) => (key === 'id' ? undefined : value));
 }
 
 /** The system and developer items a list opens with, the other items, and each later one with its place. */
