@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFileArchiveStore } from '../archive/index.js';
-import { type ScriptedModelServer, startScriptedModelServer } from '../testing/index.js';
+import { type ScriptedModelServer, type ScriptStep, startScriptedModelServer } from '../testing/index.js';
 import {
   anthropicLoop,
   isSummaryRequest,
@@ -82,7 +82,10 @@ describe('the same summarizer', () => {
 
   it('never writes the key to logs, records, archives or errors, even when the summary call fails', async () => {
     const failingSummaries = (request: Parameters<typeof toolCallingScript>[0]) =>
-      isSummaryRequest(request) ? { type: 'server-error' as const } : toolCallingScript(request);
+      // A 429 that asks for no wait: each summary call is tried three times without a backoff.
+      isSummaryRequest(request)
+        ? { type: 'rate-limit' as const, retryAfterSeconds: 0 }
+        : toolCallingScript(request);
     const { lines, records, directory } = await startWithSame(failingSummaries);
     await anthropicLoop(proxy!.url, { turns: 12, apiKey: secretKey });
     await openAIChatLoop(`${proxy!.url}/v1`, { turns: 12, apiKey: secretKey });
@@ -96,7 +99,10 @@ describe('the same summarizer', () => {
 describe('a summary call that fails', () => {
   it('is reported on the record and the log line of the request whose summary was written offline', async () => {
     const failingSummaries = (request: Parameters<typeof toolCallingScript>[0]) =>
-      isSummaryRequest(request) ? { type: 'server-error' as const } : toolCallingScript(request);
+      // A 429 that asks for no wait: each summary call is tried three times without a backoff.
+      isSummaryRequest(request)
+        ? { type: 'rate-limit' as const, retryAfterSeconds: 0 }
+        : toolCallingScript(request);
     const { server, lines, records } = await startWithSame(failingSummaries);
     await anthropicLoop(proxy!.url, { turns: 12, apiKey: secretKey });
     const hard = records.filter((record) => record.layer === 'hard');
@@ -105,12 +111,37 @@ describe('a summary call that fails', () => {
     // The extractive summary went upstream: no client fallback, but the model's failure is named.
     expect(hard[0]?.fallback).toBeUndefined();
     expect(hard[0]?.modelFallback).toMatch(
-      /^summary model same:same failed after \d attempt\(s\): .*answered 500/,
+      /^summary model same:same failed after 1 attempt\(s\): .*\(HTTP 429\) after 3 tries: .*answered 429/,
     );
     expect(lines.some((line) => line.includes(`(model fallback: ${hard[0]?.modelFallback})`))).toBe(true);
     // Only the request whose compaction fell back says so.
     const named = records.filter((record) => record.modelFallback !== undefined);
     expect(named.map((record) => record.layer)).toEqual(named.map(() => 'hard'));
+  });
+});
+
+describe('a summary call that fails once', () => {
+  it.each([
+    ['a 429', { type: 'rate-limit', retryAfterSeconds: 0 }],
+    ['a 529 overloaded', { type: 'server-error', status: 529 }],
+    ['a 500', { type: 'server-error' }],
+    ['a dropped connection', { type: 'drop-connection' }],
+  ] as const)('is tried again after %s, and the model’s summary goes upstream', async (_name, failure) => {
+    let failed = false;
+    const failingOnce = (request: Parameters<typeof toolCallingScript>[0]): ScriptStep => {
+      if (!isSummaryRequest(request) || failed) return toolCallingScript(request);
+      failed = true;
+      return failure;
+    };
+    const { server, records } = await startWithSame(failingOnce);
+    await anthropicLoop(proxy!.url, { turns: 6, apiKey: secretKey });
+    const summaries = server.requests.filter(isSummaryRequest);
+    expect(summaries.map((request) => request.outcome)).toEqual([failure.type, 'text']);
+    expect(summaries[1]?.body).toEqual(summaries[0]?.body);
+    const hard = records.find((record) => record.layer === 'hard');
+    expect(hard?.modelFallback).toBeUndefined();
+    const after = server.requests[server.requests.indexOf(summaries[1]!) + 1];
+    expect(JSON.stringify(after?.body.messages)).toContain('Reading.');
   });
 });
 

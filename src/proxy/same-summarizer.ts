@@ -10,9 +10,10 @@ import type { SummaryModel, SummaryResult } from 'agent-compact';
 import { CompactError } from 'agent-compact';
 import type { WireDialect } from 'agent-compact/internal';
 import { dialects, SAME_MODEL_PROVIDER } from 'agent-compact/internal';
+import { callWithRetries, describeSdkError, summaryRetryPolicy } from 'agent-compact/retry';
 import type { WireFormat } from 'agent-compact/wire';
 import { upstreamHeaders } from './forward.js';
-import type { UpstreamClient } from './upstream/upstream-client.js';
+import type { UpstreamCall, UpstreamClient } from './upstream/upstream-client.js';
 
 /** The request a summary borrows its provider, model, key and settings from. */
 export interface SummaryContext {
@@ -40,27 +41,62 @@ export function createSameSummaryModel(client: UpstreamClient, context: SummaryC
       delete headers['content-length'];
       headers['accept-encoding'] = 'identity';
       headers['content-type'] = 'application/json';
-      let status: number;
-      let text: string;
-      try {
-        const answer = await client.send({
-          url: call.url,
-          method: 'POST',
-          headers,
-          body: JSON.stringify(call.body),
-          signal: options.signal,
-        });
-        status = answer.status;
-        text = await answer.body.text();
-      } catch (error) {
-        throw summaryError(`${context.url.origin} could not be reached`, error);
-      }
-      if (status < 200 || status >= 300) {
-        throw summaryError(`${context.url.origin}${context.url.pathname} answered ${status}`);
-      }
+      const body = JSON.stringify(call.body);
+      const where = `${context.url.origin}${context.url.pathname}`;
+      const text = await callWithRetries({
+        provider: 'same summarizer',
+        policy: retryPolicy,
+        signal: options.signal,
+        attempt: (signal) =>
+          sendOnce(client, { url: call.url, method: 'POST', headers, body, signal }, where),
+        describeError: (error) =>
+          error instanceof SummaryAnswerError
+            ? describeSdkError(error)
+            : { ...describeSdkError(error), message: `${context.url.origin} could not be reached` },
+      });
       return readSummary(dialect, text);
     },
   };
+}
+
+/**
+ * How the summary call is tried again: a 429, a 5xx (Anthropic's 529 overloaded) or a dropped
+ * connection is often gone a moment later, and the extractive fallback stays in the session's
+ * history for good. Each try is bounded by the upstream client's own timeout (`--upstream-timeout`),
+ * so the loop sets none of its own (the longest a timer takes).
+ */
+const retryPolicy = summaryRetryPolicy({ timeoutMs: 2 ** 31 - 1 });
+
+/** A summary answer that was not a success, with the status and headers the retry loop reads. */
+class SummaryAnswerError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly headers: Headers,
+  ) {
+    super(message);
+  }
+}
+
+/** One try of the summary call: the answer's text, or a {@link SummaryAnswerError} for its status. */
+async function sendOnce(client: UpstreamClient, call: UpstreamCall, where: string): Promise<string> {
+  const answer = await client.send(call);
+  const text = await answer.body.text();
+  if (answer.status >= 200 && answer.status < 300) return text;
+  // The provider's own message stays out: only the status, never a body that may echo the request.
+  throw new SummaryAnswerError(
+    `${where} answered ${answer.status}`,
+    answer.status,
+    headersOf(answer.headers),
+  );
+}
+
+function headersOf(incoming: IncomingHttpHeaders): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(incoming)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return headers;
 }
 
 /** The summary's text and usage from the provider's answer, in its dialect. */
