@@ -295,6 +295,7 @@ function recordOf(exchange: Exchange, outgoing: Outgoing, outcome: ForwardOutcom
   const compaction = outgoing.compaction;
   const layer: CompactionLayer = compaction?.layer ?? 'none';
   const closed = outcome.type === 'closed' || exchange.signal.aborted;
+  const broken = outcome.type === 'answered' && !outcome.complete && !closed;
   return {
     time: new Date(Date.now() - (performance.now() - exchange.arrived)).toISOString(),
     session: shortSessionId(exchange.sessionKey),
@@ -309,6 +310,7 @@ function recordOf(exchange: Exchange, outgoing: Outgoing, outcome: ForwardOutcom
     overheadMs: 0,
     ...(outgoing.fallback ? { fallback: outgoing.fallback } : {}),
     ...(closed ? { clientClosed: true } : {}),
+    ...(broken ? { answerBroken: true } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, type ScriptStep, startScriptedModelServer } from '../testing/index.js';
 import type { RunningProxy } from './proxy-options.js';
 import { startProxy } from './proxy-server.js';
+import type { ProxyRequestRecord } from './proxy-stats.js';
 
 let server: ScriptedModelServer | undefined;
 let proxy: RunningProxy | undefined;
@@ -182,14 +183,38 @@ describe('bad traffic and upstream faults', () => {
     if (status === 429) expect(error.headers?.get('retry-after')).toBe('7');
   });
 
-  it('breaks the client connection when the upstream resets mid-stream', async () => {
-    const { proxy } = await start([{ type: 'drop-connection' }]);
+  it('breaks the client connection when the upstream resets mid-stream, and its record says so', async () => {
+    server = await startScriptedModelServer({ script: [{ type: 'drop-connection' }] });
+    const records: ProxyRequestRecord[] = [];
+    const lines: string[] = [];
+    let recorded!: () => void;
+    const done = new Promise<void>((resolve) => {
+      recorded = resolve;
+    });
+    proxy = await startProxy({
+      upstream: server.url,
+      log: (line) => lines.push(line),
+      onRequest: (record) => {
+        records.push(record);
+        recorded();
+      },
+    });
     const stream = anthropic(proxy.url).messages.stream({
       model: 'm',
       max_tokens: 10,
       messages: [{ role: 'user', content: 'x' }],
     });
     await expect(stream.finalMessage()).rejects.toThrow();
+    await done;
+    // The status line was a 200: without the mark the record read as an answer that went well.
+    expect(records).toMatchObject([{ status: 200, answerBroken: true }]);
+    expect(records[0]?.clientClosed).toBeUndefined();
+    expect(lines.join('\n')).toContain('200');
+    expect(lines.join('\n')).toContain('answer broke off upstream');
+    const stats = (await (await fetch(`${proxy.url}/agent-compact/stats`)).json()) as {
+      upstreamErrors: number;
+    };
+    expect(stats.upstreamErrors).toBe(1);
   });
 
   it('answers 502 in each provider shape when the upstream is down', async () => {

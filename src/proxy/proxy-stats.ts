@@ -52,6 +52,11 @@ export interface ProxyRequestRecord {
   stateNotSaved?: string;
   /** True when the client went away before the answer ended (nothing more was sent upstream). */
   clientClosed?: boolean;
+  /**
+   * True when the upstream's answer broke off after it started (its connection reset mid-stream):
+   * the status is the one its first bytes carried, and the client's answer was broken off too.
+   */
+  answerBroken?: boolean;
 }
 
 /** Totals since the proxy started, served at `GET /agent-compact/stats`. */
@@ -85,7 +90,7 @@ export interface ProxyStats {
   cacheByApi: Record<WireFormat, { sent: CacheTokens; forwarded: CacheTokens }>;
   /** Conversations whose history rewound or was compacted by the client. */
   restarts: number;
-  /** Answers with an upstream status of 400 or more, and 502s for an unreachable upstream. */
+  /** Answers with an upstream status of 400 or more or that broke off upstream, and 502s for an unreachable upstream. */
   upstreamErrors: number;
   /**
    * Request bodies of 16 KiB or more to the compacted APIs: read from a recent body of the same
@@ -178,7 +183,7 @@ export class StatsCollector {
       addReason(totals.fallbackReasons, fallbackReasonOf(record.fallback));
     }
     if (record.restarted) totals.restarts += 1;
-    if (record.status >= 400 && !record.clientClosed) totals.upstreamErrors += 1;
+    if ((record.status >= 400 || record.answerBroken) && !record.clientClosed) totals.upstreamErrors += 1;
   }
 
   /**
@@ -260,6 +265,7 @@ export function formatLogLine(record: ProxyRequestRecord): string {
     record.passthrough ? `passthrough: ${record.passthrough}` : '',
     record.stateNotSaved ? `state not saved: ${record.stateNotSaved}` : '',
     record.clientClosed ? 'client closed' : '',
+    record.answerBroken ? 'answer broke off upstream' : '',
   ]
     .filter((note) => note !== '')
     .join('; ');
