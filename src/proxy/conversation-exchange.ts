@@ -25,6 +25,8 @@ import { nextState } from './session-history.js';
 import { shortSessionId } from './session-identity.js';
 import type { BodyRead } from './session-state.js';
 import type { ProxySessionState, ProxySessionStore } from './session-store.js';
+import { streamErrorOf } from './stream-error.js';
+import type { SseMessage } from './upstream/sse-reader.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 import { createUsageTap, type UsageTap } from './usage-tap.js';
 import { proxyWires } from './wire/proxy-wires.js';
@@ -125,7 +127,7 @@ export async function runExchange(
   announceCompaction(exchange, outgoing, figures);
   // A body the proxy could not write goes as the client's bytes, without the recall tool.
   const recallSent = recallDeclared && outgoing.body !== clientExchange.body;
-  const { outcome, usage } = await sendUpstream(
+  const { outcome, usage, streamError } = await sendUpstream(
     exchange,
     { body: outgoing.body, payload },
     session,
@@ -145,6 +147,7 @@ export async function runExchange(
   }
   const record: ProxyRequestRecord = {
     ...recordOf(exchange, outgoing, outcome),
+    ...(streamError ? { streamError } : {}),
     ...figures,
     overheadMs,
     ...(branch.restarted ? { restarted: true } : {}),
@@ -250,7 +253,7 @@ async function sendUpstream(
   outgoing: { body: Record<string, unknown>; payload: Buffer },
   session: ReturnType<SessionCompactors['get']>,
   recallDeclared: boolean,
-): Promise<{ outcome: ForwardOutcome; usage: ProviderUsage | undefined }> {
+): Promise<{ outcome: ForwardOutcome; usage: ProviderUsage | undefined; streamError?: string }> {
   const { api, response } = exchange;
   if (recallDeclared) {
     const outcome = await forwardWithRecall({
@@ -267,6 +270,10 @@ async function sendUpstream(
     return { outcome, usage: outcome.type === 'answered' && outcome.complete ? outcome.usage : undefined };
   }
   let tap: UsageTap | undefined;
+  let streamError: string | undefined;
+  const noteError = (event: SseMessage) => {
+    streamError ??= streamErrorOf(event);
+  };
   const outcome = await forwardRequest(
     {
       client: exchange.client,
@@ -281,13 +288,15 @@ async function sendUpstream(
       head: (status, answerHeaders) => {
         const encoding = answerHeaders['content-encoding'];
         if (status === 200 && (encoding === undefined || encoding === 'identity')) {
-          tap = createUsageTap(api, String(answerHeaders['content-type']).includes('text/event-stream'));
+          const streamed = String(answerHeaders['content-type']).includes('text/event-stream');
+          tap = createUsageTap(api, streamed, noteError);
         }
       },
       chunk: (chunk) => tap?.write(chunk),
     },
   );
-  return { outcome, usage: outcome.type === 'answered' && outcome.complete ? tap?.finish() : undefined };
+  const usage = outcome.type === 'answered' && outcome.complete ? tap?.finish() : undefined;
+  return { outcome, usage, ...(streamError ? { streamError } : {}) };
 }
 
 /** The record of an exchange that went upstream (or could not). */

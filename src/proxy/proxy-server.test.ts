@@ -217,6 +217,61 @@ describe('bad traffic and upstream faults', () => {
     expect(stats.upstreamErrors).toBe(1);
   });
 
+  it.each([
+    [
+      'Anthropic',
+      '/v1/messages',
+      'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":5,"output_tokens":1}}}\n\nevent: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
+      'overloaded_error: Overloaded',
+    ],
+    [
+      'OpenAI Responses',
+      '/v1/responses',
+      'event: response.created\ndata: {"type":"response.created","response":{"id":"resp_1","status":"in_progress","error":null}}\n\nevent: error\ndata: {"type":"error","code":"server_error","message":"The server had an error"}\n\n',
+      'server_error: The server had an error',
+    ],
+    [
+      'OpenAI Chat',
+      '/v1/chat/completions',
+      'data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"}}]}\n\ndata: {"error":{"message":"The server had an error","type":"server_error"}}\n\n',
+      'server_error: The server had an error',
+    ],
+  ])(
+    '%s: an error the upstream streams after a 200 is on the record and the log line',
+    async (_api, path, events, named) => {
+      const upstream = createServer((_incoming, response) => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.end(events);
+      });
+      await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+      const records: ProxyRequestRecord[] = [];
+      const lines: string[] = [];
+      proxy = await startProxy({
+        upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+        log: (line) => lines.push(line),
+        onRequest: (record) => records.push(record),
+      });
+      const body =
+        path === '/v1/messages'
+          ? { model: 'm', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'x' }] }
+          : path === '/v1/responses'
+            ? { model: 'm', stream: true, input: 'x' }
+            : { model: 'm', stream: true, messages: [{ role: 'user', content: 'x' }] };
+      const answer = await fetch(`${proxy.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'k', authorization: 'Bearer k' },
+        body: JSON.stringify(body),
+      });
+      // The client gets the provider's own event, byte for byte, so its retry logic sees it.
+      expect(await answer.text()).toBe(events);
+      await proxy.close();
+      upstream.close();
+      expect(records).toMatchObject([{ status: 200, streamError: named }]);
+      expect(lines.join('\n')).toContain(`(stream error: ${named})`);
+      proxy = undefined;
+    },
+  );
+
   it('answers 502 in each provider shape when the upstream is down', async () => {
     proxy = await startProxy({ upstream: 'http://127.0.0.1:9' });
     const anthropicError = (await anthropic(proxy.url)

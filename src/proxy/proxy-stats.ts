@@ -57,6 +57,11 @@ export interface ProxyRequestRecord {
    * the status is the one its first bytes carried, and the client's answer was broken off too.
    */
   answerBroken?: boolean;
+  /**
+   * The error the upstream streamed inside an answer it had started with a 2xx, as `name: message`
+   * (Anthropic's `event: error`, `overloaded_error: Overloaded`): the client got it as sent.
+   */
+  streamError?: string;
 }
 
 /** Totals since the proxy started, served at `GET /agent-compact/stats`. */
@@ -90,7 +95,10 @@ export interface ProxyStats {
   cacheByApi: Record<WireFormat, { sent: CacheTokens; forwarded: CacheTokens }>;
   /** Conversations whose history rewound or was compacted by the client. */
   restarts: number;
-  /** Answers with an upstream status of 400 or more or that broke off upstream, and 502s for an unreachable upstream. */
+  /**
+   * Answers with an upstream status of 400 or more, that broke off upstream or streamed an error, and
+   * 502s for an unreachable upstream.
+   */
   upstreamErrors: number;
   /**
    * Request bodies of 16 KiB or more to the compacted APIs: read from a recent body of the same
@@ -183,7 +191,8 @@ export class StatsCollector {
       addReason(totals.fallbackReasons, fallbackReasonOf(record.fallback));
     }
     if (record.restarted) totals.restarts += 1;
-    if ((record.status >= 400 || record.answerBroken) && !record.clientClosed) totals.upstreamErrors += 1;
+    const failed = record.status >= 400 || record.answerBroken || record.streamError !== undefined;
+    if (failed && !record.clientClosed) totals.upstreamErrors += 1;
   }
 
   /**
@@ -266,6 +275,7 @@ export function formatLogLine(record: ProxyRequestRecord): string {
     record.stateNotSaved ? `state not saved: ${record.stateNotSaved}` : '',
     record.clientClosed ? 'client closed' : '',
     record.answerBroken ? 'answer broke off upstream' : '',
+    record.streamError ? `stream error: ${record.streamError}` : '',
   ]
     .filter((note) => note !== '')
     .join('; ');
