@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pipeline } from 'node:stream';
 
 /** A request the hop passed on. */
 export interface HopRequest {
@@ -51,7 +52,9 @@ export async function startHttpHop(
           { method: entry.method, headers: incoming.headers },
           (upstream) => {
             response.writeHead(upstream.statusCode ?? 502, upstream.headers);
-            upstream.pipe(response);
+            // `pipe` leaves the client's answer open when the one behind it breaks off; `pipeline`
+            // breaks it too, as the agent would see the break without the hop.
+            pipeline(upstream, response, () => {});
           },
         );
         outgoing.on('error', () => response.destroy());
