@@ -1,9 +1,10 @@
 /** Test doubles of the AI SDK tests: a language model over fetch that speaks OpenAI Chat Completions. */
-import type {
-  LanguageModelV3,
-  LanguageModelV3CallOptions,
-  LanguageModelV3Content,
-  LanguageModelV3GenerateResult,
+import {
+  APICallError,
+  type LanguageModelV3,
+  type LanguageModelV3CallOptions,
+  type LanguageModelV3Content,
+  type LanguageModelV3GenerateResult,
 } from '@ai-sdk/provider';
 import { toOpenAIMessages } from '../core/conversation/openai-format.js';
 import {
@@ -71,7 +72,17 @@ export function chatCompletionsModel(baseURL: string): LanguageModelV3 {
         }[];
         usage: { prompt_tokens: number; completion_tokens: number };
       };
-      if (!response.ok) throw new Error(`HTTP ${response.status}: ${body.error?.message}`);
+      if (!response.ok) {
+        // As the provider packages throw it: the AI SDK retries a 429 or 5xx (`maxRetries`).
+        throw new APICallError({
+          message: `HTTP ${response.status}: ${body.error?.message}`,
+          url: `${baseURL}/chat/completions`,
+          requestBodyValues: {},
+          statusCode: response.status,
+          responseHeaders: Object.fromEntries(response.headers),
+          isRetryable: response.status === 429 || response.status >= 500,
+        });
+      }
       const message = body.choices[0]?.message;
       const content: LanguageModelV3Content[] = [];
       if (message?.content) content.push({ type: 'text', text: message.content });

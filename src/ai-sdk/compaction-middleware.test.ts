@@ -329,6 +329,48 @@ describe('createCompactionMiddleware against the scripted model server', () => {
   });
 });
 
+describe('createCompactionMiddleware when the model call fails', () => {
+  it('a generateText retry after a 429 sends the compacted prompt it failed with, and no second summary', async () => {
+    const steps = 10;
+    let agentCalls = 0;
+    let summaries = 0;
+    server = await startScriptedModelServer({
+      script: (request) => {
+        if (!request.body.tools) {
+          summaries += 1;
+          return '## Task\nRead the files.\n## Done so far\nRead several files.';
+        }
+        // The first call after the summary is rate-limited once; the SDK's retry goes through.
+        if (summaries === 1 && !server!.requests.some((seen) => seen.outcome === 'rate-limit'))
+          return { type: 'rate-limit', retryAfterSeconds: 0 };
+        agentCalls += 1;
+        if (agentCalls >= steps) return 'Finished reading.';
+        const path = agentCalls === 6 ? 'src/big.ts' : `src/file-${agentCalls}.ts`;
+        return { type: 'tool-calls', calls: [{ name: 'read_file', input: { path } }] };
+      },
+    });
+    const middleware = createCompactionMiddleware({
+      thresholds: { mid: 3000, hard: 5000 },
+      micro: { cacheAware: false, keepTurns: 2, minTokens: 50 },
+      summarizer: createOpenAISummaryModel({ model: 'small', apiKey: 'test', baseURL: server.openaiBaseURL }),
+    });
+    const result = await generateText({
+      model: wrapLanguageModel({ model: chatCompletionsModel(server.openaiBaseURL), middleware }),
+      system: 'You are a coding agent.',
+      prompt: 'Read every file in src/.',
+      tools: { read_file: readFile },
+      stopWhen: stepCountIs(steps + 1),
+      maxRetries: 2,
+    });
+    expect(result.text).toBe('Finished reading.');
+    const failed = server.requests.findIndex((request) => request.outcome === 'rate-limit');
+    expect(failed).toBeGreaterThan(0);
+    expect(server.requests[failed + 1]?.body).toEqual(server.requests[failed]?.body);
+    expect(JSON.stringify(server.requests[failed]?.body)).toContain('Read several files.');
+    expect(summaries).toBe(1);
+  });
+});
+
 /** A minimal streaming LanguageModelV3 over the official Anthropic SDK (no provider package needed). */
 function anthropicStreamingModel(baseURL: string): LanguageModelV3 {
   const client = new Anthropic({ apiKey: 'test', baseURL, maxRetries: 0 });
