@@ -21,12 +21,7 @@ describe('streamErrorOf', () => {
       '{"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"Boom"}}}',
       'server_error: Boom',
     ],
-    [
-      'Chat error chunk',
-      '',
-      '{"error":{"message":"Boom","type":"server_error"}}',
-      'server_error: Boom',
-    ],
+    ['Chat error chunk', '', '{"error":{"message":"Boom","type":"server_error"}}', 'server_error: Boom'],
     [
       'Gemini error chunk',
       '',
