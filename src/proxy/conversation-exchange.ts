@@ -25,8 +25,7 @@ import { nextState } from './session-history.js';
 import { shortSessionId } from './session-identity.js';
 import type { BodyRead } from './session-state.js';
 import type { ProxySessionState, ProxySessionStore } from './session-store.js';
-import { streamErrorOf } from './stream-error.js';
-import type { SseMessage } from './upstream/sse-reader.js';
+import { streamErrorWatch } from './stream-error.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 import { createUsageTap, type UsageTap } from './usage-tap.js';
 import { proxyWires } from './wire/proxy-wires.js';
@@ -270,10 +269,7 @@ async function sendUpstream(
     return { outcome, usage: outcome.type === 'answered' && outcome.complete ? outcome.usage : undefined };
   }
   let tap: UsageTap | undefined;
-  let streamError: string | undefined;
-  const noteError = (event: SseMessage) => {
-    streamError ??= streamErrorOf(event);
-  };
+  const errors = streamErrorWatch();
   const outcome = await forwardRequest(
     {
       client: exchange.client,
@@ -289,14 +285,14 @@ async function sendUpstream(
         const encoding = answerHeaders['content-encoding'];
         if (status === 200 && (encoding === undefined || encoding === 'identity')) {
           const streamed = String(answerHeaders['content-type']).includes('text/event-stream');
-          tap = createUsageTap(api, streamed, noteError);
+          tap = createUsageTap(api, streamed, errors.onEvent);
         }
       },
       chunk: (chunk) => tap?.write(chunk),
     },
   );
   const usage = outcome.type === 'answered' && outcome.complete ? tap?.finish() : undefined;
-  return { outcome, usage, ...(streamError ? { streamError } : {}) };
+  return { outcome, usage, ...(errors.error ? { streamError: errors.error } : {}) };
 }
 
 /** The record of an exchange that went upstream (or could not). */

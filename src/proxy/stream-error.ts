@@ -22,6 +22,19 @@ export function streamErrorOf(event: SseMessage): string | undefined {
   return data.type === 'error' || event.event === 'error' ? (described(data) ?? 'error') : undefined;
 }
 
+/** Watches an answer's events (a usage tap's `onEvent`); `error` is the first error one carried. */
+export function streamErrorWatch(): { onEvent(event: SseMessage): void; readonly error: string | undefined } {
+  let error: string | undefined;
+  return {
+    onEvent(event) {
+      error ??= streamErrorOf(event);
+    },
+    get error() {
+      return error;
+    },
+  };
+}
+
 /** A streamed error's text is kept to this many characters on the record. */
 const MAX_MESSAGE_LENGTH = 300;
 
