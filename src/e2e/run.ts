@@ -27,6 +27,7 @@ import {
   type E2ECheck,
   type E2ETraffic,
 } from './e2e-checks.js';
+import { forkChecks, forkingSpec } from './fork-run.js';
 import { geminiHome, geminiScript } from './gemini-run.js';
 import { installAgents } from './install-agents.js';
 import { AGENT_FORMATS } from './wire/agent-formats.js';
@@ -366,69 +367,11 @@ function report(name: string, checks: E2ECheck[], run?: AgentRun): boolean {
   return checks.every((check) => check.passed);
 }
 
-/** What Claude Code puts in a fork's first request (`subagent_type: "fork"`). */
-const FORK_MARK = '<fork-boilerplate>';
-
-/**
- * Claude Code's forks (`CLAUDE_CODE_FORK_SUBAGENT=1`): the task's files read past hard, then two
- * forks in one turn, each answering at once, then "Done.". A fork carries the main conversation's
- * session key; the one that extends the main conversation's history continues it, the other and
- * the main conversation after them each start a branch from the compacted prefix they share.
- */
-function forkScript(workspace: string): Script {
-  let step = 0;
-  const reading = (read: number) => codeTaskStep(CLAUDE_TOOLS, workspace, read + 2);
-  return (request) => {
-    if (isSummary(request)) return SUMMARY;
-    if (!toolNames(request.body).includes('Read')) return 'ok';
-    const messages = request.body.messages as { content: unknown }[];
-    if (JSON.stringify(messages.at(-1)?.content).includes(FORK_MARK)) return 'Fork finished its half.';
-    if (JSON.stringify(messages).includes('"name":"Agent"')) return 'Done.';
-    step += 1;
-    if (step <= FILES) return reading(step);
-    const fork = (half: string) => ({
-      name: 'Agent',
-      input: {
-        subagent_type: 'fork',
-        description: `${half} half`,
-        prompt: `Check the ${half} half of the files.`,
-      },
-    });
-    return { type: 'tool-calls', calls: [fork('first'), fork('second')] };
-  };
-}
-
-/** Claude Code forking after a hard compaction, through the proxy: no fork and no return pays a restart. */
+/** The pinned Claude Code forking two subagents after a hard compaction (`fork-run.ts`). */
 async function forkRun(spec: AgentSpec): Promise<boolean> {
-  const forking: AgentSpec = {
-    ...spec,
-    script: (workspace) => forkScript(workspace) as never,
-    env: async (workspace, baseUrl) => ({
-      ...(await spec.env(workspace, baseUrl)),
-      CLAUDE_CODE_FORK_SUBAGENT: '1',
-    }),
-  };
-  const run = await proxiedRun(forking);
-  const forks = run.traffic.server.filter((request) => JSON.stringify(request.body).includes(FORK_MARK));
-  const hard = run.allRecords.filter((record) => record.layer === 'hard');
-  const restarted = run.allRecords.filter((record) => record.restarted);
-  return report(
-    `${spec.name} through the proxy, forking two subagents after a hard compaction`,
-    [
-      ...checkTraffic(run.traffic).slice(0, 2),
-      {
-        name: 'both forks ran after a hard compaction',
-        passed: forks.length >= 2 && hard.length > 0,
-        detail: `${forks.length} fork requests, ${hard.length} hard compactions`,
-      },
-      {
-        name: 'no request restarted its session (each fork and the main conversation went on from the compacted prefix)',
-        passed: restarted.length === 0,
-        detail: `${restarted.length} of ${run.allRecords.length} requests restarted`,
-      },
-    ],
-    run,
-  );
+  const run = await proxiedRun(forkingSpec(spec));
+  const checks = [...checkTraffic(run.traffic).slice(0, 2), ...forkChecks(run)];
+  return report(`${spec.name} through the proxy, forking two subagents after a hard compaction`, checks, run);
 }
 
 /** The three runs of one agent and their checks; true when all passed. */

@@ -104,8 +104,7 @@ export async function runExchange(
   const lineage = lineageOf(state, input.restarted);
   const session = compactors.get(sessionKey, lineage, clientExchange.recall && !ownRecall);
   compactors.remember(sessionKey, clientExchange.read);
-  // A store that fails here loses only recall of what the inherited prefix names: it still goes.
-  if (branch.from && state?.sent) await compactors.inherit(session, branch.from, state.sent).catch(() => {});
+  if (branch.from && state?.sent) await compactors.inherit(session, branch.from, state.sent);
   const { outgoing, payload } = writeOutgoing(
     clientExchange,
     await compactOnce(exchange, session, input.conversation, {
@@ -141,7 +140,7 @@ export async function runExchange(
     const recalled = outcome.type === 'answered' ? outcome.recalled : undefined;
     const next = nextState(input.fingerprints, client, outgoing.sent, recalled);
     // A compaction that fell back may have archived; no later request may reach that archive.
-    const kept = { ...next, ...branch.carried, lineage: outgoing.fallback ? newLineage() : lineage };
+    const kept = { ...next, ...branch.carried, lineage: outgoing.fallback ? randomUUID() : lineage };
     stateNotSaved = await saveAfterAnswer(dependencies, sessionKey, usage ? { ...kept, usage } : kept);
   }
   const record: ProxyRequestRecord = {
@@ -200,13 +199,9 @@ function observationOf(
  * proxy saw, a new one for a new or restarted history (see `ProxySessionState.lineage`).
  */
 function lineageOf(state: ProxySessionState | undefined, restarted: boolean): string | undefined {
-  if (state === undefined || restarted) return newLineage();
+  if (state === undefined || restarted) return randomUUID();
   // A state kept before lineages had none: its archive goes on under the session key alone.
   return state.lineage;
-}
-
-function newLineage(): string {
-  return randomUUID();
 }
 
 /**

@@ -219,7 +219,8 @@ export class SessionCompactors {
    * Copies into the archive of a new branch's compactor (`session`) the items of the history it
    * went on from (`from`) that its inherited prefix names, before that compactor reads its archive:
    * they stay recallable, its own ids continue after them, and nothing else of that history's
-   * archive (what it archived after the two parted) becomes the branch's.
+   * archive (what it archived after the two parted) becomes the branch's. Never throws: a store that
+   * fails here loses only the recall of those items, and the prefix still goes.
    */
   async inherit(
     session: SessionCompactor,
@@ -234,9 +235,11 @@ export class SessionCompactors {
     if (source === undefined) return;
     const { archive, sessionId } = session.compactor;
     const parentId = archiveSessionId(from.key, from.lineage);
-    const items = await Promise.all([...named].map((id) => source.get(parentId, id)));
-    const inherited = items.filter((item) => item !== undefined).map((item) => ({ ...item, sessionId }));
-    if (inherited.length > 0) await archive.put(inherited);
+    try {
+      const items = await Promise.all([...named].map((id) => source.get(parentId, id)));
+      const inherited = items.filter((item) => item !== undefined).map((item) => ({ ...item, sessionId }));
+      if (inherited.length > 0) await archive.put(inherited);
+    } catch {}
   }
 
   /** Notes that the upstream accepted the credential of `sessionKey` (it answered a 2xx). */
