@@ -194,6 +194,7 @@ async function compactConversation(
   });
   const text = serializeConversation({ ...conversation, messages: result.messages }, parsed.format, {
     jsonl: parsed.layout === 'jsonl',
+    compactedFrom: conversation.messages,
     ...(parsed.systemRole ? { systemRole: parsed.systemRole } : {}),
   });
   return {

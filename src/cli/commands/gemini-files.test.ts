@@ -1,7 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { geminiBody, geminiSession } from '../../core/wire/gemini/gemini-session.test-utils.js';
+import {
+  geminiBody,
+  geminiSession,
+  nonBlockingResponses,
+} from '../../core/wire/gemini/gemini-session.test-utils.js';
 import { useTempDirs } from '../../temp-dirs.test-utils.js';
 import { recordingIO } from '../cli-io.test-utils.js';
 import { main } from '../main.js';
@@ -199,5 +203,40 @@ describe('the CLI on Gemini files', () => {
     const body = JSON.parse(readFileSync(join(directory, 'out.json'), 'utf8'));
     expect(Object.keys(body)).toEqual(Object.keys(geminiBody(8)));
     expect(body.cachedContent).toBe('cachedContents/abc123');
+  });
+
+  it("compacts a { contents } file keeping a masked response's own id, willContinue and scheduling", async () => {
+    const contents = nonBlockingResponses(geminiSession(8, { ids: false }));
+    const proto = contents[4]!.parts[0]!.functionResponse!;
+    contents[4]!.parts[0] = {
+      function_response: { id: proto.id, name: proto.name, response: proto.response, will_continue: true },
+    };
+    write('non-blocking.json', { contents });
+    const compacted = await run([
+      'compact',
+      'non-blocking.json',
+      '--mid',
+      '3000',
+      '-o',
+      'non-blocking-out.json',
+    ]);
+    expect(compacted).toMatchObject({
+      code: 0,
+      stderr: expect.stringMatching(/^(micro|mid): .* 3 item\(s\) archived/),
+    });
+    const body = JSON.parse(readFileSync(join(directory, 'non-blocking-out.json'), 'utf8'));
+    expect(body.contents[2].parts[0].functionResponse).toMatchObject({
+      id: 'r2',
+      name: 'read_file',
+      response: { output: expect.stringMatching(/read_file/) },
+      willContinue: true,
+      scheduling: 'WHEN_IDLE',
+    });
+    expect(body.contents[4].parts[0].function_response).toMatchObject({ id: 'r4', will_continue: true });
+    expect(body.contents[4].parts[0].function_response).not.toHaveProperty('willContinue');
+    expect(body.contents[2].parts[0].functionResponse.response.output).not.toBe(
+      contents[2]!.parts[0]!.functionResponse!.response.output,
+    );
+    expect(await run(['validate', 'non-blocking-out.json'])).toMatchObject({ code: 0, stdout: 'valid\n' });
   });
 });

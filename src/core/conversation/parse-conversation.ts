@@ -102,19 +102,27 @@ export function conversationFromValue(
 }
 
 /**
- * Writes a conversation as JSON (or JSONL) in the given format.
+ * Writes a conversation as JSON (or JSONL) in the given format. After a compaction, give the
+ * messages as read in `compactedFrom`, so what the compactor rewrote keeps its wire fields.
  *
  * @example
  * const text = serializeConversation(conversation, 'openai', { jsonl: true });
+ * const compacted = serializeConversation({ ...conversation, messages: result.messages }, 'gemini', {
+ *   compactedFrom: conversation.messages,
+ * });
  */
 export function serializeConversation(
   conversation: Conversation,
   format: WireFormat,
-  { jsonl = false, systemRole }: SerializeConversationOptions = {},
+  { jsonl = false, systemRole, compactedFrom }: SerializeConversationOptions = {},
 ): string {
   const dialect = Object.hasOwn(dialects, format) ? dialects[format] : undefined;
   if (!dialect) throw new Error(`unknown format ${String(format)}`);
-  return dialect.serializeConversation(conversation, { jsonl, ...(systemRole ? { systemRole } : {}) });
+  return dialect.serializeConversation(conversation, {
+    jsonl,
+    ...(systemRole ? { systemRole } : {}),
+    ...(compactedFrom ? { compactedFrom } : {}),
+  });
 }
 
 /** Line and column (both 1-based) of a character offset in a text. */

@@ -5,7 +5,7 @@
 
 import type { OpenAIChatMessage, OpenAISystemRole } from '../conversation/openai-types.js';
 import type { ResponsesInputItem } from '../conversation/responses-types.js';
-import type { Conversation } from '../model/messages.js';
+import type { Conversation, Message } from '../model/messages.js';
 import type { WireFormat } from '../model/wire-format.js';
 
 /** How the messages were laid out in the text. */
@@ -41,4 +41,11 @@ export interface SerializeConversationOptions {
    * @default 'system'
    */
   systemRole?: OpenAISystemRole;
+  /**
+   * The messages the conversation was read as, before a compactor changed them: a block it wrote
+   * in place of one of them (a masked tool result) is written with the wire fields of the one it
+   * stands for, which the rewritten block does not carry (Gemini: a `functionResponse`'s own `id`,
+   * `willContinue`, `scheduling`). Other formats keep no such fields on a rewritten block.
+   */
+  compactedFrom?: readonly Message[];
 }

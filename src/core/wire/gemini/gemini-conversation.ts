@@ -2,9 +2,10 @@
  * A Gemini conversation file (`{ systemInstruction, contents }`, a `contents` array or one content
  * per line) read into and written from the canonical model, for the conversation reader.
  */
-import type { Conversation } from '../../model/messages.js';
+import type { Conversation, Message } from '../../model/messages.js';
 import { isRecord } from '../_internal/validate-helpers.js';
 import { fromGeminiContents } from './gemini-format.js';
+import { withReadResponses } from './gemini-read-responses.js';
 import { toGeminiContents } from './gemini-write.js';
 
 /**
@@ -18,9 +19,16 @@ export function geminiConversation(contents: unknown[], systemInstruction: unkno
   return system === undefined ? { messages } : { system, messages };
 }
 
-/** Gemini output: `{ contents }` (the system prompt as `systemInstruction`), or one content per line. */
-export function serializeGemini(conversation: Conversation, jsonl: boolean): string {
-  const contents = toGeminiContents(conversation.messages);
+/**
+ * Gemini output: `{ contents }` (the system prompt as `systemInstruction`), or one content per line.
+ * With `compactedFrom` (the messages as read), a masked response keeps its part's other fields.
+ */
+export function serializeGemini(
+  conversation: Conversation,
+  { jsonl, compactedFrom }: { jsonl: boolean; compactedFrom?: readonly Message[] | undefined },
+): string {
+  const { messages } = conversation;
+  const contents = toGeminiContents(compactedFrom ? withReadResponses(messages, compactedFrom) : messages);
   if (jsonl) return `${contents.map((content) => JSON.stringify(content)).join('\n')}\n`;
   const { system } = conversation;
   const parts =

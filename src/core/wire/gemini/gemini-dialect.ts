@@ -29,7 +29,8 @@ export const geminiDialect: WireDialect = {
   cacheBreakpoints: 'none',
   compactorErrors: 'body-rules',
   readConversation: readGeminiConversation,
-  serializeConversation: (conversation, { jsonl = false }) => serializeGemini(conversation, jsonl),
+  serializeConversation: (conversation, { jsonl = false, compactedFrom }) =>
+    serializeGemini(conversation, { jsonl, compactedFrom }),
   validate: (messages, problems) => validateGeminiContents(messages, problems),
   // The history @google/genai's chat keeps ends with the model's calls until the client answers.
   takesTrailingCalls: true,

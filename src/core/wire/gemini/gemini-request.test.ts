@@ -4,7 +4,7 @@ import { createCompactor } from '../../compactor.js';
 import { validateMessages } from '../../conversation/validate.js';
 import { compactRequest } from '../../request/compact-request-once.js';
 import { detectRequestFormat } from '../../request/request-format.js';
-import { geminiBody, protoNamed, screenshot } from './gemini-session.test-utils.js';
+import { geminiBody, nonBlockingResponses, protoNamed, screenshot } from './gemini-session.test-utils.js';
 
 const forceMicro = { micro: { cacheAware: false } } as const;
 
@@ -76,11 +76,8 @@ describe('compactRequest on a Gemini generateContent body', () => {
   it("keeps a masked response's own fields beside `response` (its id, willContinue, scheduling)", async () => {
     // Responses with ids of their own answering calls without (paired by name), as non-blocking
     // calls stream them: the masked one must still say it is that response and that more follow.
-    const body = geminiBody(8, { ids: false });
-    body.contents.forEach((content, index) => {
-      const response = content.parts[0]!.functionResponse;
-      if (response) Object.assign(response, { id: `r${index}`, willContinue: true, scheduling: 'WHEN_IDLE' });
-    });
+    const body = { ...geminiBody(8, { ids: false }) };
+    body.contents = nonBlockingResponses(body.contents);
     const result = await compactRequest(body, forceMicro);
     const masked = result.body.contents[2]!.parts[0]!.functionResponse!;
     expect(String(masked.response.output)).toMatch(/archiv|recall/i);

@@ -4,11 +4,12 @@
  * `system_instruction` and `function_declarations`, both of which the API reads); every other field
  * (`generationConfig`, `cachedContent`, `toolConfig`, `safetySettings`, …) is kept as it came.
  */
-import type { Message, ToolResultBlock } from '../../model/messages.js';
+import type { Message } from '../../model/messages.js';
 import type { RequestBody, RequestConversation, ToolDefinition } from '../../model/request.js';
 import { isRecord } from '../_internal/validate-helpers.js';
 import { geminiField } from './gemini-field-names.js';
-import { fromGeminiContents, GEMINI_DATA_KEY, type GeminiBlockData, geminiDataOf } from './gemini-format.js';
+import { fromGeminiContents } from './gemini-format.js';
+import { withReadResponses } from './gemini-read-responses.js';
 import type { GeminiContent } from './gemini-types.js';
 import { toGeminiContents } from './gemini-write.js';
 
@@ -51,42 +52,6 @@ function withOriginals(
   for (const [index, message] of read.entries()) originals.set(message, contents[index]!);
   const written = toGeminiContents(withReadResponses(compacted, read));
   return compacted.map((message, index) => originals.get(message) ?? written[index]!);
-}
-
-/**
- * Each tool result the compactor wrote in place of one the client sent (a placeholder is a new
- * block, without the part it was read from) with that part's data: the writer then keeps the
- * response's fields beside `response` (its own `id`, `willContinue`, `scheduling`) and its spelling.
- */
-function withReadResponses(compacted: readonly Message[], read: readonly Message[]): readonly Message[] {
-  const readParts = responseDataById(read);
-  if (readParts.size === 0) return compacted;
-  return compacted.map((message) => {
-    if (typeof message.content === 'string') return message;
-    const content = message.content.map((block) => {
-      if (block.type !== 'tool_result' || geminiDataOf(block)) return block;
-      const result = block as ToolResultBlock;
-      const data = readParts.get(result.tool_use_id);
-      return data
-        ? { ...result, provider_data: { ...result.provider_data, [GEMINI_DATA_KEY]: data } }
-        : block;
-    });
-    return { ...message, content };
-  });
-}
-
-/** The data of each response the client sent, by its tool_use_id; none for an id two of them answer. */
-function responseDataById(read: readonly Message[]): Map<string, GeminiBlockData | undefined> {
-  const byId = new Map<string, GeminiBlockData | undefined>();
-  for (const message of read) {
-    if (typeof message.content === 'string') continue;
-    for (const block of message.content) {
-      if (block.type !== 'tool_result') continue;
-      const id = (block as ToolResultBlock).tool_use_id;
-      byId.set(id, byId.has(id) ? undefined : geminiDataOf(block));
-    }
-  }
-  return byId;
 }
 
 /**

@@ -41,6 +41,29 @@ export function geminiSession(
   return contents;
 }
 
+/**
+ * The contents with each function response answering as a non-blocking call's do: an id of its own
+ * (`r` and its content's index), `willContinue` (more answers follow) and `scheduling`.
+ */
+export function nonBlockingResponses(contents: GeminiContent[]): GeminiContent[] {
+  return contents.map((content, index) => ({
+    ...content,
+    parts: content.parts.map((part) =>
+      part.functionResponse
+        ? {
+            ...part,
+            functionResponse: {
+              ...part.functionResponse,
+              id: `r${index}`,
+              willContinue: true,
+              scheduling: 'WHEN_IDLE',
+            },
+          }
+        : part,
+    ),
+  }));
+}
+
 /** A distinct base64 "screenshot" per step, about 12 KB. */
 export function screenshot(step: number): string {
   return `iVBORw0KGgo${String(step).padStart(4, '0')}`.repeat(800);
