@@ -37,7 +37,7 @@ export {
 export { TOOL_OVERHEAD_TOKENS, TOOLS_PREAMBLE_TOKENS } from '../core/tokens/tool-tokens.js';
 export type { WireDialect } from '../core/wire/dialect.js';
 export { dialects } from '../core/wire/dialects.js';
-export { geminiFieldName } from '../core/wire/gemini/gemini-field-names.js';
+export { geminiFieldName, partsSpelledLike } from '../core/wire/gemini/gemini-field-names.js';
 export { workingSetOpen } from '../core/working-set/render-working-set.js';
 export { jsonFileLines } from '../importers/_json-lines.js';
 export { decodeUtf8 } from '../importers/_utf8-text.js';

@@ -109,8 +109,22 @@ describe('--recall on the Gemini API', () => {
     expect(JSON.stringify(asked)).toMatch(
       /\{"function_response":\{"name":"read_file","response":\{"output":"\[[^"]*recall r\d+\]/,
     );
-    const followUp = server.requests.at(-1)!.body.contents as Content[];
-    expect(JSON.stringify(followUp.at(-1))).toContain('output of step');
+    // The follow-up the proxy wrote: the recall call and its response in the client's spelling too.
+    const followUp = server.requests.at(-1)!.body.contents as Record<string, unknown>[];
+    const [call, response] = followUp.slice(-2) as { parts: Record<string, unknown>[] }[];
+    expect(call!.parts.some((part) => (part.function_call as { name?: string })?.name === 'recall')).toBe(
+      true,
+    );
+    expect(response!.parts).toEqual([
+      {
+        function_response: {
+          id: 'call_recall_1',
+          name: 'recall',
+          response: { output: expect.stringContaining('output of step') },
+        },
+      },
+    ]);
+    expect(JSON.stringify(followUp)).not.toMatch(/"(functionCall|functionResponse|thoughtSignature)"/);
   });
 
   it.each([false, true])(

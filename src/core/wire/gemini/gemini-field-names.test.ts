@@ -6,6 +6,7 @@ import {
   geminiJsonName,
   geminiProtoName,
   namesProtoFields,
+  partsSpelledLike,
   withProtoNames,
 } from './gemini-field-names.js';
 import type { GeminiPart } from './gemini-types.js';
@@ -74,5 +75,22 @@ describe('Gemini field names', () => {
     expect(withProtoNames({ fileData: { mimeType: 'image/png', fileUri: 'gs://b/a' } })).toEqual({
       file_data: { mime_type: 'image/png', file_uri: 'gs://b/a' },
     });
+  });
+
+  const response: GeminiPart = { functionResponse: { id: 'c1', name: 'recall', response: { output: 'x' } } };
+  const user = (...parts: unknown[]) => ({ role: 'user', parts });
+
+  it.each([
+    [
+      'proto-named parts',
+      [user({ text: 'go' }), user({ function_response: { name: 'ls', response: {} } })],
+      true,
+    ],
+    ['JSON-named parts', [user({ functionResponse: { name: 'ls', response: {} } })], false],
+    ['text only', [user({ text: 'go' })], false],
+    ['no parts at all', [{ role: 'user' }, 'junk'], false],
+  ])('writes parts joining contents of %s in proto names: %s', (_name, contents, proto) => {
+    const [written] = partsSpelledLike(contents, [response]);
+    expect(Object.keys(written!)).toEqual([proto ? 'function_response' : 'functionResponse']);
   });
 });

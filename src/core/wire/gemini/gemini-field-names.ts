@@ -82,3 +82,20 @@ function isDataField(key: string): boolean {
 function isProtoName(key: string): boolean {
   return key.includes('_');
 }
+
+/**
+ * `parts` written as the client writes the `contents` they join: under proto names when a part of
+ * those contents names its fields so (a follow-up the proxy adds to a client's request), else as
+ * they are.
+ */
+export function partsSpelledLike(contents: readonly unknown[], parts: readonly GeminiPart[]): GeminiPart[] {
+  const proto = contents.some(
+    (content) =>
+      isRecord(content) && Array.isArray(content.parts) && content.parts.some(partNamesProtoFields),
+  );
+  return proto ? parts.map(withProtoNames) : [...parts];
+}
+
+function partNamesProtoFields(part: unknown): boolean {
+  return isRecord(part) && namesProtoFields(part);
+}

@@ -4,7 +4,7 @@
  * request whose `functionResponse` parts carry the recalled text. Gemini answers carry no block
  * indexes, so a follow-up's chunks continue the client's stream as they come.
  */
-import { geminiFieldName } from 'agent-compact/internal';
+import { geminiFieldName, partsSpelledLike } from 'agent-compact/internal';
 import { recallTool } from 'agent-compact/recall';
 import type { GeminiPart } from 'agent-compact/wire';
 import { unchangedEvent } from '../../recall/recall-json.js';
@@ -102,7 +102,8 @@ function geminiWithoutRecall(answer: JsonRecord): JsonRecord {
 
 /**
  * The follow-up contents: the model's turn with its recall calls (thought signatures and all, as
- * the API wants them back), then one `functionResponse` per call.
+ * the API wants them back), then one `functionResponse` per call; both in the client's spelling
+ * (`function_response` for a client that writes proto names), as the request's other parts are.
  */
 function geminiFollowUp(
   contents: readonly unknown[],
@@ -117,7 +118,11 @@ function geminiFollowUp(
       response: { output: result.output },
     },
   }));
-  return [...contents, { role: 'model', parts }, { role: 'user', parts: responses }];
+  return [
+    ...contents,
+    { role: 'model', parts: partsSpelledLike(contents, parts) },
+    { role: 'user', parts: partsSpelledLike(contents, responses) },
+  ];
 }
 
 /** Collects a streamed Gemini answer as the plain answer it adds up to. */
