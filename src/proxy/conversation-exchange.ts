@@ -104,7 +104,7 @@ export async function runExchange(
   const lineage = lineageOf(state, input.restarted);
   const session = compactors.get(sessionKey, lineage, clientExchange.recall && !ownRecall);
   compactors.remember(sessionKey, clientExchange.read);
-  if (branch.from && state?.sent) await compactors.inherit(session, branch.from, state.sent);
+  if (branch.from) await compactors.inherit(session, branch.from);
   const { outgoing, payload } = writeOutgoing(
     clientExchange,
     await compactOnce(exchange, session, input.conversation, {

@@ -115,7 +115,7 @@ describe('SessionCompactors: the counted texts kept within their share of --max-
 });
 
 describe('SessionCompactors.inherit', () => {
-  it('copies into a branch the archived items its prefix names, and no other', async () => {
+  it('copies into a branch the archived items of the history it went on from', async () => {
     const archive = createMemoryArchiveStore();
     const compactors = new SessionCompactors({
       summarizer: 'extractive',
@@ -133,13 +133,13 @@ describe('SessionCompactors.inherit', () => {
       block: { type: 'text' as const, text: `original of ${id}` },
       createdAt: 0,
     });
-    await archive.put([item('r1'), item('r2'), item('r3')]);
+    await archive.put([item('r1'), item('r2'), item('r3'), { ...item('r4'), sessionId: 'another' }]);
     const branch = compactors.get('s:branch:b', 'branch-lineage');
-    const prefix = [{ role: 'user', content: '[tool result archived, recall r1] and [recall r3]' }];
-    await compactors.inherit(branch, { key: 's', lineage: 'parent-lineage' }, prefix);
+    await compactors.inherit(branch, { key: 's', lineage: 'parent-lineage' });
     const inherited = await archive.list(branch.compactor.sessionId);
     expect(inherited.map((kept) => [kept.id, JSON.stringify(kept.block)])).toEqual([
       ['r1', JSON.stringify(item('r1').block)],
+      ['r2', JSON.stringify(item('r2').block)],
       ['r3', JSON.stringify(item('r3').block)],
     ]);
   });

@@ -217,28 +217,24 @@ export class SessionCompactors {
 
   /**
    * Copies into the archive of a new branch's compactor (`session`) the items of the history it
-   * went on from (`from`) that its inherited prefix names, before that compactor reads its archive:
-   * they stay recallable, its own ids continue after them, and nothing else of that history's
-   * archive (what it archived after the two parted) becomes the branch's. Never throws: a store that
-   * fails here loses only the recall of those items, and the prefix still goes.
+   * went on from (`from`), before that compactor reads its archive: what the inherited prefix's
+   * placeholders and summary stand for stays recallable and rebuildable there, and its own ids
+   * continue after them. The branch parted after that history's last compaction, so each of those
+   * items comes from the messages the two share. Never throws: a store that fails here loses only
+   * those items, and the prefix still goes.
    */
   async inherit(
     session: SessionCompactor,
     from: { key: string; lineage: string | undefined },
-    prefix: readonly unknown[],
   ): Promise<void> {
-    const named = new Set(JSON.stringify(prefix).match(ARCHIVE_ID));
-    if (named.size === 0) return;
     const parent = this.live.get(from.key);
     const source =
       parent && parent.lineage === from.lineage ? parent.session.compactor.archive : this.settings.archive;
     if (source === undefined) return;
     const { archive, sessionId } = session.compactor;
-    const parentId = archiveSessionId(from.key, from.lineage);
     try {
-      const items = await Promise.all([...named].map((id) => source.get(parentId, id)));
-      const inherited = items.filter((item) => item !== undefined).map((item) => ({ ...item, sessionId }));
-      if (inherited.length > 0) await archive.put(inherited);
+      const items = await source.list(archiveSessionId(from.key, from.lineage));
+      if (items.length > 0) await archive.put(items.map((item) => ({ ...item, sessionId })));
     } catch {}
   }
 
@@ -332,9 +328,6 @@ export class SessionCompactors {
     return { session, lineage, recall, archive: inMemory };
   }
 }
-
-/** Archive ids as the core writes them (`r12`). */
-const ARCHIVE_ID = /\br\d+\b/g;
 
 /** The compactor's session id: archive file names come from it, and a hash is safe on every file system. */
 function archiveSessionId(sessionKey: string, lineage: string | undefined): string {
