@@ -35,6 +35,7 @@ export {
   MESSAGE_OVERHEAD_TOKENS,
 } from '../core/tokens/message-tokens.js';
 export { TOOL_OVERHEAD_TOKENS, TOOLS_PREAMBLE_TOKENS } from '../core/tokens/tool-tokens.js';
+export { isRecord } from '../core/wire/_internal/validate-helpers.js';
 export type { WireDialect } from '../core/wire/dialect.js';
 export { dialects } from '../core/wire/dialects.js';
 export { geminiFieldName, partsSpelledLike } from '../core/wire/gemini/gemini-field-names.js';

@@ -5,6 +5,7 @@
  * contradict).
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { isRecord } from 'agent-compact/internal';
 import { WIRE_FORMATS, type WireFormat } from 'agent-compact/wire';
 import { conversationOf, withConversation } from './request-conversation.js';
 import { sessionInput } from './session-history.js';
@@ -58,8 +59,4 @@ export async function countTokensPayload(
     // A session store that failed (or a history too deep to write): the client's request is counted.
     return raw;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -4,6 +4,7 @@
  * Gemini chunk that holds an `error` object. The status line was a 200 by then, so without this the
  * request's record read as an answer that went well while the client got the error.
  */
+import { isRecord } from 'agent-compact/internal';
 import type { SseMessage } from './upstream/sse-reader.js';
 
 /** The error the event carries, as `name: message`; undefined for any other event. */
@@ -58,7 +59,5 @@ function parseObject(text: string): Record<string, unknown> | undefined {
 }
 
 function asObject(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
+  return isRecord(value) ? value : undefined;
 }
