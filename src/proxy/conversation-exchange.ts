@@ -10,6 +10,7 @@ import { validateMessages } from 'agent-compact';
 import { handleRecall } from 'agent-compact/recall';
 import type { WireFormat } from 'agent-compact/wire';
 import { asSentReason } from './as-sent.js';
+import { openBranch } from './branch-compactor.js';
 import type { ExchangeObservation } from './dashboard/monitor.js';
 import { type ForwardOutcome, forwardRequest } from './forward.js';
 import { noticeText, prependNoteToStream, setCompactionHeaders } from './notify/compaction-notice.js';
@@ -94,17 +95,17 @@ export async function runExchange(
   const ownRecall = clientExchange.recall && hasRecallTool(clientExchange.body);
   const { api, body } = exchange;
   const client = conversationOf(api, body) ?? [];
-  const branch = await loadBranch(store, exchange.sessionKey, api, client).catch((error: unknown) => ({
+  const loaded = await loadBranch(store, exchange.sessionKey, api, client).catch((error: unknown) => ({
     failed: `session store failed: ${errorSummary(error)}`,
   }));
   // Without the session's history nothing can be appended to it: the client's bytes go.
-  if ('failed' in branch) return forwardAsSent(clientExchange, dependencies, { fallback: branch.failed });
+  if ('failed' in loaded) return forwardAsSent(clientExchange, dependencies, { fallback: loaded.failed });
   // The branch's own state, compactor and archive; records keep the client's session id.
+  const { branch, lineage, session } = await openBranch(compactors, loaded, client, {
+    read: clientExchange.read,
+    recall: clientExchange.recall && !ownRecall,
+  });
   const { key: sessionKey, state, input } = branch;
-  const lineage = lineageOf(state, input.restarted);
-  const session = compactors.get(sessionKey, lineage, clientExchange.recall && !ownRecall);
-  compactors.remember(sessionKey, clientExchange.read);
-  if (branch.from) await compactors.inherit(session, branch.from);
   const { outgoing, payload } = writeOutgoing(
     clientExchange,
     await compactOnce(exchange, session, input.conversation, {
@@ -192,16 +193,6 @@ function observationOf(
     archive: session.compactor.archive,
     archiveSessionId: session.compactor.sessionId,
   };
-}
-
-/**
- * The lineage the request continues: the stored one while the client's history extends what the
- * proxy saw, a new one for a new or restarted history (see `ProxySessionState.lineage`).
- */
-function lineageOf(state: ProxySessionState | undefined, restarted: boolean): string | undefined {
-  if (state === undefined || restarted) return randomUUID();
-  // A state kept before lineages had none: its archive goes on under the session key alone.
-  return state.lineage;
 }
 
 /**

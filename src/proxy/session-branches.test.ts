@@ -1,3 +1,5 @@
+import type { ArchiveStore } from 'agent-compact';
+import { createMemoryArchiveStore } from 'agent-compact';
 import { describe, expect, it } from 'vitest';
 import { isSummaryRequest } from './agent-loops.test-utils.js';
 import { useProxyHarness } from './proxy-harness.test-utils.js';
@@ -141,6 +143,41 @@ describe('histories that share a session key', () => {
     expect(followUp).toContain('call_recall_1');
     expect(followUp).toContain('Turn 3: a long paragraph');
     expect(followUp).not.toContain('no archived item');
+  });
+});
+
+describe('a branch whose archive fails to hand it the shared items', () => {
+  it('starts over from the client’s messages instead of going on from a prefix it cannot recall', async () => {
+    const kept = createMemoryArchiveStore();
+    let failedLists = 0;
+    // An archive that holds what it took but cannot list a history's items (a store gone down).
+    const archive: ArchiveStore = {
+      specificationVersion: 'v1',
+      put: (items, options) => kept.put(items, options),
+      get: (sessionId, id) => kept.get(sessionId, id),
+      list: async (sessionId) => {
+        const items = await kept.list(sessionId);
+        if (items.length === 0) return items;
+        failedLists += 1;
+        throw new Error('archive unavailable');
+      },
+    };
+    const { server, proxy, records } = await startProxyOver(() => 'ok', {
+      thresholds: { mid: 3000, hard: 6000 },
+      summarizer: 'extractive',
+      archive,
+    });
+    await mainThenFork(proxy.url);
+    expect(failedLists).toBeGreaterThan(0);
+    // It pays its own compaction (before, it went on from a prefix naming items its archive lacked).
+    expect(records.map((record) => [record.layer, record.restarted ?? false])).toEqual([
+      ['hard', false],
+      ['none', false],
+      ['hard', true],
+    ]);
+    const last = server.requests.at(-1)!.body.messages as unknown[];
+    expect(JSON.stringify(last)).toContain('main: the workers started');
+    expect(JSON.stringify(last)).not.toContain('fork: do');
   });
 });
 

@@ -75,9 +75,7 @@ export async function loadBranch(
   await store.save(sessionKey, { ...first!, branches: listed.slice(0, MAX_BRANCHES) });
   for (const forgotten of listed.slice(MAX_BRANCHES)) await store.delete(forgotten);
   const parted = partedFrom(kept, firstInput.fingerprints());
-  if (parted === undefined) {
-    return { key, state: undefined, input: sessionInput(undefined, client), restarted: true, carried: {} };
-  }
+  if (parted === undefined) return startedOver({ key }, client);
   // A new lineage: the branch's archive is its own, holding what it inherits (`SessionCompactors.inherit`).
   const state: ProxySessionState = { ...parted.shared, lineage: randomUUID() };
   const from = { key: parted.key, lineage: parted.state.lineage };
@@ -89,6 +87,11 @@ export async function loadBranch(
     carried: {},
     from,
   };
+}
+
+/** The branch `key` with no state: the client's messages go on as they came, as a new history. */
+export function startedOver({ key }: Pick<SessionBranch, 'key'>, client: unknown[]): SessionBranch {
+  return { key, state: undefined, input: sessionInput(undefined, client), restarted: true, carried: {} };
 }
 
 /**

@@ -135,7 +135,7 @@ describe('SessionCompactors.inherit', () => {
     });
     await archive.put([item('r1'), item('r2'), item('r3'), { ...item('r4'), sessionId: 'another' }]);
     const branch = compactors.get('s:branch:b', 'branch-lineage');
-    await compactors.inherit(branch, { key: 's', lineage: 'parent-lineage' });
+    expect(await compactors.inherit(branch, { key: 's', lineage: 'parent-lineage' })).toBe(true);
     const inherited = await archive.list(branch.compactor.sessionId);
     expect(inherited.map((kept) => [kept.id, JSON.stringify(kept.block)])).toEqual([
       ['r1', JSON.stringify(item('r1').block)],

@@ -220,22 +220,26 @@ export class SessionCompactors {
    * went on from (`from`), before that compactor reads its archive: what the inherited prefix's
    * placeholders and summary stand for stays recallable and rebuildable there, and its own ids
    * continue after them. The branch parted after that history's last compaction, so each of those
-   * items comes from the messages the two share. Never throws: a store that fails here loses only
-   * those items, and the prefix still goes.
+   * items comes from the messages the two share. False, never a throw, when the archive failed to
+   * list or take them (the branch must then not go on from that prefix); true when they were copied
+   * or none is left to copy (an in-memory archive evicted with its session).
    */
   async inherit(
     session: SessionCompactor,
     from: { key: string; lineage: string | undefined },
-  ): Promise<void> {
+  ): Promise<boolean> {
     const parent = this.live.get(from.key);
     const source =
       parent && parent.lineage === from.lineage ? parent.session.compactor.archive : this.settings.archive;
-    if (source === undefined) return;
+    if (source === undefined) return true;
     const { archive, sessionId } = session.compactor;
     try {
       const items = await source.list(archiveSessionId(from.key, from.lineage));
       if (items.length > 0) await archive.put(items.map((item) => ({ ...item, sessionId })));
-    } catch {}
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Notes that the upstream accepted the credential of `sessionKey` (it answered a 2xx). */
