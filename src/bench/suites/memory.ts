@@ -17,6 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { HEAP_GROWING_PERCENT } from '../../cli/heap-growth.js';
+import { chargedMemoryBytes } from '../../cli/memory-reserve.js';
 import { parseByteSize } from '../../proxy/upstream/request-body.js';
 import { inFlightFigures } from '../memory-in-flight.js';
 import { bareUpstream, retainedMiB, withProxyInProcess } from '../memory-measure.js';
@@ -113,17 +114,17 @@ async function drive(url: string, onSession: (done: number) => void): Promise<vo
   );
 }
 
-/** The same traffic through a proxy in this process: what it retains after a GC. */
+/** The same traffic through a proxy in this process, charging what the CLI's would: what it retains after a GC. */
 async function retained(upstream: string): Promise<void> {
   const before = await retainedMiB();
-  const maxMemoryBytes = parseByteSize(BUDGET, 'BENCH_MAX_MEMORY');
+  const maxMemoryBytes = chargedMemoryBytes(parseByteSize(BUDGET, 'BENCH_MAX_MEMORY'));
   await withProxyInProcess(
     { upstream, thresholds: { mid: 2000, hard: 4000 }, maxMemoryBytes },
     async (url) => {
       await drive(url, () => undefined);
       const after = await retainedMiB();
       console.log(
-        `in process: heap + external after GC ${before.toFixed(0)} → ${after.toFixed(0)} MiB (+${(after - before).toFixed(0)} MiB; budget ${BUDGET})`,
+        `in process: heap + external after GC ${before.toFixed(0)} → ${after.toFixed(0)} MiB (+${(after - before).toFixed(0)} MiB; budget ${BUDGET}, charged against ${(maxMemoryBytes / 2 ** 20).toFixed(0)} MiB)`,
       );
     },
   );

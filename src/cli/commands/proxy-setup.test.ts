@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { summaryBaseURL } from './proxy-setup.js';
+import { type ProxyArgValues, summaryBaseURL, thresholdOptions } from './proxy-setup.js';
 
 describe('summaryBaseURL', () => {
   const upstreams = {
@@ -18,5 +18,17 @@ describe('summaryBaseURL', () => {
 
   it("never sends a Gemini model's key to the OpenAI upstream: without a Gemini one, its SDK's default", () => {
     expect(summaryBaseURL('gemini:gemini-2.5-flash', upstreams)).toBeUndefined();
+  });
+});
+
+describe('thresholdOptions', () => {
+  const MiB = 1024 * 1024;
+
+  it("charges a small --max-memory's entries against what Node and V8 leave of it", () => {
+    expect(thresholdOptions({ 'max-memory': '128MiB' } as ProxyArgValues).maxMemoryBytes).toBe(48 * MiB);
+  });
+
+  it('charges against the whole of the default budget', () => {
+    expect(thresholdOptions({} as ProxyArgValues).maxMemoryBytes).toBe(512 * MiB);
   });
 });

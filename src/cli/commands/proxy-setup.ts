@@ -12,6 +12,7 @@ import {
   type RunningProxy,
   startProxy,
 } from '../../proxy/index.js';
+import { DEFAULT_MAX_MEMORY_BYTES } from '../../proxy/memory-budget.js';
 import { parseByteSize } from '../../proxy/upstream/request-body.js';
 import { CliError, type CliIO, UsageError } from '../cli-io.js';
 import {
@@ -20,6 +21,7 @@ import {
   positiveIntegerOption,
   tokenizerOption,
 } from '../command-args.js';
+import { chargedMemoryBytes } from '../memory-reserve.js';
 import { openStoreFromSpec } from '../store-from-spec.js';
 import { createSummaryModelFromSpec } from '../summarizer-from-spec.js';
 import { openJsonLog } from './json-log.js';
@@ -278,7 +280,11 @@ async function tracingOption(flag: boolean): Promise<Pick<ProxyOptions, 'tracing
   return flag || otel.isTracerProviderRegistered() ? { tracing: otel.createOtelProxyTracing() } : {};
 }
 
-function thresholdOptions(
+/**
+ * The limits among the flags; `--max-memory` (512 MiB unless given) becomes what the proxy charges
+ * against, less what Node and V8 hold beside it (`chargedMemoryBytes`).
+ */
+export function thresholdOptions(
   values: ProxyArgValues,
 ): Pick<
   ProxyOptions,
@@ -290,10 +296,12 @@ function thresholdOptions(
   const upstreamTimeout = positiveIntegerOption('upstream-timeout', values['upstream-timeout']);
   const maxBody = values['max-body'];
   const maxMemory = values['max-memory'];
+  const maxMemoryBytes =
+    maxMemory === undefined ? DEFAULT_MAX_MEMORY_BYTES : byteSizeOption(maxMemory, '--max-memory');
   return {
     ...(upstreamTimeout === undefined ? {} : { upstreamTimeoutMs: upstreamTimeout * 1000 }),
     ...(maxBody === undefined ? {} : { maxBodyBytes: byteSizeOption(maxBody, '--max-body') }),
-    ...(maxMemory === undefined ? {} : { maxMemoryBytes: byteSizeOption(maxMemory, '--max-memory') }),
+    maxMemoryBytes: chargedMemoryBytes(maxMemoryBytes),
     ...(mid !== undefined || hard !== undefined
       ? { thresholds: { ...(mid === undefined ? {} : { mid }), ...(hard === undefined ? {} : { hard }) } }
       : {}),
