@@ -12,7 +12,7 @@ import type { WireFormat } from 'agent-compact/wire';
 import { asSentReason } from './as-sent.js';
 import { openBranch } from './branch-compactor.js';
 import type { ExchangeObservation } from './dashboard/monitor.js';
-import { type ForwardOutcome, forwardRequest } from './forward.js';
+import { answerEndOf, type ForwardOutcome, forwardRequest } from './forward.js';
 import { noticeText, prependNoteToStream, setCompactionHeaders } from './notify/compaction-notice.js';
 import { errorSummary } from './provider-errors.js';
 import type { ProxyRequestRecord } from './proxy-stats.js';
@@ -26,7 +26,7 @@ import { nextState } from './session-history.js';
 import { shortSessionId } from './session-identity.js';
 import type { BodyRead } from './session-state.js';
 import type { ProxySessionState, ProxySessionStore } from './session-store.js';
-import { streamErrorWatch } from './stream-error.js';
+import { forwardWatchingErrors, streamErrorWatch, withStreamError } from './stream-error.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 import { createUsageTap, type UsageTap } from './usage-tap.js';
 import { proxyWires } from './wire/proxy-wires.js';
@@ -126,7 +126,7 @@ export async function runExchange(
   announceCompaction(exchange, outgoing, figures);
   // A body the proxy could not write goes as the client's bytes, without the recall tool.
   const recallSent = recallDeclared && outgoing.body !== clientExchange.body;
-  const { outcome, usage, streamError } = await sendUpstream(
+  const { outcome, usage } = await sendUpstream(
     exchange,
     { body: outgoing.body, payload },
     session,
@@ -146,7 +146,6 @@ export async function runExchange(
   }
   const record: ProxyRequestRecord = {
     ...recordOf(exchange, outgoing, outcome),
-    ...(streamError ? { streamError } : {}),
     ...figures,
     overheadMs,
     ...(branch.restarted ? { restarted: true } : {}),
@@ -238,7 +237,7 @@ async function sendUpstream(
   outgoing: { body: Record<string, unknown>; payload: Buffer },
   session: ReturnType<SessionCompactors['get']>,
   recallDeclared: boolean,
-): Promise<{ outcome: ForwardOutcome; usage: ProviderUsage | undefined; streamError?: string }> {
+): Promise<{ outcome: ForwardOutcome; usage: ProviderUsage | undefined }> {
   const { api, response } = exchange;
   if (recallDeclared) {
     const outcome = await forwardWithRecall({
@@ -278,7 +277,7 @@ async function sendUpstream(
     },
   );
   const usage = outcome.type === 'answered' && outcome.complete ? tap?.finish() : undefined;
-  return { outcome, usage, ...(errors.error ? { streamError: errors.error } : {}) };
+  return { outcome: withStreamError(outcome, errors.error), usage };
 }
 
 /** The record of an exchange that went upstream (or could not). */
@@ -286,7 +285,6 @@ function recordOf(exchange: Exchange, outgoing: Outgoing, outcome: ForwardOutcom
   const compaction = outgoing.compaction;
   const layer: CompactionLayer = compaction?.layer ?? 'none';
   const closed = outcome.type === 'closed' || exchange.signal.aborted;
-  const broken = outcome.type === 'answered' && !outcome.complete && !closed;
   return {
     time: new Date(Date.now() - (performance.now() - exchange.arrived)).toISOString(),
     session: shortSessionId(exchange.sessionKey),
@@ -301,7 +299,7 @@ function recordOf(exchange: Exchange, outgoing: Outgoing, outcome: ForwardOutcom
     overheadMs: 0,
     ...(outgoing.fallback ? { fallback: outgoing.fallback } : {}),
     ...(closed ? { clientClosed: true } : {}),
-    ...(broken ? { answerBroken: true } : {}),
+    ...answerEndOf(outcome, closed),
   };
 }
 
@@ -320,7 +318,7 @@ async function forwardAsSent(
   dependencies: ExchangeDependencies,
   why: Pick<ProxyRequestRecord, 'passthrough'> | Pick<ProxyRequestRecord, 'fallback'>,
 ): Promise<ProxyRequestRecord> {
-  const outcome = await forwardRequest(
+  const outcome = await forwardWatchingErrors(
     {
       client: exchange.client,
       url: exchange.target,

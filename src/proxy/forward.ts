@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { ProviderUsage } from 'agent-compact';
+import type { ProxyRequestRecord } from './proxy-stats.js';
 import type { AnswerReading, AnswerSink, RelayEnd, UpstreamClient } from './upstream/upstream-client.js';
 
 /** Headers that belong to one connection, never forwarded (RFC 9110 §7.6.1). */
@@ -59,10 +60,28 @@ export type ForwardOutcome =
        * conversation (the rounds, then the answer as the client got it).
        */
       recalled?: unknown[];
+      /** The error the upstream streamed inside the answer after its 2xx status (`stream-error.ts`). */
+      streamError?: string;
     }
   | { type: 'unreachable'; message: string }
   /** The client went away first: nothing more was sent upstream. */
   | { type: 'closed' };
+
+/**
+ * What a request's record says of how its answer ended, on every path that relays one: broken off
+ * upstream after it started (not when the client left, which broke it too), or carrying an error the
+ * upstream streamed after a 2xx. Either read as a plain 200 before.
+ */
+export function answerEndOf(
+  outcome: ForwardOutcome,
+  clientLeft: boolean,
+): Pick<ProxyRequestRecord, 'answerBroken' | 'streamError'> {
+  if (outcome.type !== 'answered') return {};
+  return {
+    ...(!outcome.complete && !clientLeft ? { answerBroken: true } : {}),
+    ...(outcome.streamError ? { streamError: outcome.streamError } : {}),
+  };
+}
 
 /** The request headers to send upstream: the client's, less hop-by-hop ones, with a new length. */
 export function upstreamHeaders(headers: IncomingHttpHeaders, body: Buffer | undefined): IncomingHttpHeaders {

@@ -12,7 +12,7 @@ import { statefulReason } from './as-sent.js';
 import { checkProxyOptions } from './check-proxy-options.js';
 import { type ExchangeDependencies, runExchange } from './conversation-exchange.js';
 import { countTokensPayload, isCountTokens } from './count-tokens.js';
-import { type ForwardOutcome, forwardRequest } from './forward.js';
+import { answerEndOf, type ForwardOutcome } from './forward.js';
 import type { Admitted } from './in-flight.js';
 import { isOwnPath, type OwnRouteHandler, serveOwnRoute, writeJson } from './own-routes.js';
 import { errorSummary, writeProviderError } from './provider-errors.js';
@@ -23,6 +23,7 @@ import { type DecodedBody, decodeRequestBody } from './request-encoding.js';
 import { compactedApi, providerOf, upstreamUrl } from './routes.js';
 import { sessionKeyOf } from './session-identity.js';
 import type { BodyRead } from './session-state.js';
+import { forwardWatchingErrors } from './stream-error.js';
 import { declaredTooLarge, limitedBody, writeTooLarge } from './upstream/request-body.js';
 
 export { DEFAULT_UPSTREAM_TIMEOUT_MS } from './proxy-context.js';
@@ -299,7 +300,7 @@ async function forwardUncompacted(
       ? limitedBody(incoming, context.maxBodyBytes)
       : undefined;
   timeout.arm();
-  const outcome = await forwardRequest(
+  const outcome = await forwardWatchingErrors(
     {
       client: context.client,
       url: request.target,
@@ -313,7 +314,10 @@ async function forwardUncompacted(
   timeout.disarm();
   if (outcome.type === 'unreachable' && streamed?.exceeded()) return refuseTooLarge(request, context);
   if (outcome.type === 'unreachable') unreachable(response, provider, outcome.message);
-  const record = passthroughRecord(request.method, request.url.pathname, outcome, request.arrived);
+  const record = {
+    ...passthroughRecord(request.method, request.url.pathname, outcome, request.arrived),
+    ...answerEndOf(outcome, request.signal.aborted),
+  };
   if (read.decoded?.type === 'skipped') record.passthrough = read.decoded.reason;
   context.finish(
     timeout.timedOut ? timedOutRecord(record, response, provider, context.upstreamTimeoutMs) : record,

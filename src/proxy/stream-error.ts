@@ -4,8 +4,10 @@
  * Gemini chunk that holds an `error` object. The status line was a 200 by then, so without this the
  * request's record read as an answer that went well while the client got the error.
  */
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { isRecord } from 'agent-compact/internal';
-import type { SseMessage } from './upstream/sse-reader.js';
+import { type ForwardOutcome, forwardRequest, type UpstreamRequest } from './forward.js';
+import { createSseReader, type SseMessage, type SseReader } from './upstream/sse-reader.js';
 
 /** The error the event carries, as `name: message`; undefined for any other event. */
 export function streamErrorOf(event: SseMessage): string | undefined {
@@ -34,6 +36,42 @@ export function streamErrorWatch(): { onEvent(event: SseMessage): void; readonly
       return error;
     },
   };
+}
+
+/**
+ * Forwards an answer no usage tap reads (a request passed through as it came) like `forwardRequest`,
+ * its outcome naming the error a 2xx event stream carried.
+ */
+export async function forwardWatchingErrors(
+  upstream: UpstreamRequest,
+  response: ServerResponse,
+): Promise<ForwardOutcome> {
+  const errors = streamErrorWatch();
+  let reader: SseReader | undefined;
+  const outcome = await forwardRequest(upstream, response, {
+    head: (status, headers) => {
+      if (isReadableEventStream(status, headers)) reader = createSseReader(errors.onEvent);
+    },
+    chunk: (chunk) => reader?.feed(chunk),
+  });
+  reader?.end();
+  return withStreamError(outcome, errors.error);
+}
+
+/** The outcome with the error its answer streamed, if it streamed one. */
+export function withStreamError(outcome: ForwardOutcome, error: string | undefined): ForwardOutcome {
+  return outcome.type === 'answered' && error !== undefined ? { ...outcome, streamError: error } : outcome;
+}
+
+/** A 2xx event stream whose bytes can be read as they are (a compressed one cannot). */
+function isReadableEventStream(status: number, headers: IncomingHttpHeaders): boolean {
+  const encoding = headers['content-encoding'];
+  return (
+    status >= 200 &&
+    status < 300 &&
+    (encoding === undefined || encoding === 'identity') &&
+    String(headers['content-type']).includes('text/event-stream')
+  );
 }
 
 /** A streamed error's text is kept to this many characters on the record. */

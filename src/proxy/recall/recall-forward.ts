@@ -11,6 +11,7 @@ import { dialects } from 'agent-compact/internal';
 import type { WireFormat } from 'agent-compact/wire';
 import { drained, type ForwardOutcome, upstreamHeaders } from '../forward.js';
 import { conversationOf } from '../request-conversation.js';
+import { streamErrorWatch, withStreamError } from '../stream-error.js';
 import type { UpstreamAnswer, UpstreamClient } from '../upstream/upstream-client.js';
 import { createUsageTap } from '../usage-tap.js';
 import { proxyWires } from '../wire/proxy-wires.js';
@@ -80,13 +81,14 @@ export async function forwardWithRecall(forward: RecallForward): Promise<Forward
       // Only an answer to the request the session sent anchors its count, not a follow-up's.
       const usage = round === 0 ? next.usage : undefined;
       const recalled = round > 0 && next.answer ? answeredRounds(forward, body, next.answer) : undefined;
-      return {
+      const outcome: ForwardOutcome = {
         type: 'answered',
         status: answer.status,
         complete: next.complete,
         ...(usage ? { usage } : {}),
         ...(recalled ? { recalled } : {}),
       };
+      return withStreamError(outcome, next.streamError);
     }
     const results = await Promise.all(
       next.calls.map(async (call) => ({ id: call.id, output: await forward.recall(call) })),
@@ -115,7 +117,14 @@ function answeredRounds(
 }
 
 type RoundResult =
-  | { type: 'done'; complete: boolean; usage?: ProviderUsage; answer?: Record<string, unknown> }
+  | {
+      type: 'done';
+      complete: boolean;
+      usage?: ProviderUsage;
+      answer?: Record<string, unknown>;
+      /** The error the round's stream carried after its 2xx (`stream-error.ts`). */
+      streamError?: string;
+    }
   | { type: 'recall'; calls: RecallCall[]; answer: Record<string, unknown> };
 
 async function relayJson(
@@ -123,7 +132,14 @@ async function relayJson(
   answer: UpstreamAnswer,
   lastRound: boolean,
 ): Promise<RoundResult> {
-  const text = await answer.body.text();
+  let text: string;
+  try {
+    text = await answer.body.text();
+  } catch {
+    // The answer broke off upstream: nothing of it went to the client yet, which gets it broken too.
+    forward.response.destroy();
+    return { type: 'done', complete: false };
+  }
   const parsed = isOk(answer) ? parseObject(text) : undefined;
   const calls = parsed ? toolCallsOf(forward.api, parsed) : { recall: [], others: 0 };
   if (parsed && calls.recall.length > 0 && calls.others === 0 && !lastRound) {
@@ -148,7 +164,8 @@ async function relayStream(
   const wire = proxyWires[api].recall;
   if (!response.headersSent) response.writeHead(answer.status, responseHeaders(answer));
   const assembler = wire.createAssembler();
-  const usageTap = createUsageTap(api, true);
+  const errors = streamErrorWatch();
+  const usageTap = createUsageTap(api, true, errors.onEvent);
   const offset = sent.opened;
   const pass = (event: SseEvent) => {
     // A follow-up round's event: without what opens an answer, indexes past what was sent.
@@ -170,7 +187,7 @@ async function relayStream(
     }
   } catch {
     response.destroy();
-    return { type: 'done', complete: false };
+    return { type: 'done', complete: false, streamError: errors.error };
   }
   const full = held.length === 0 ? undefined : assembler.answer();
   const calls = full ? toolCallsOf(api, full) : undefined;
@@ -182,7 +199,14 @@ async function relayStream(
   for (const event of wire.withoutRecallEvents(held)) pass(event);
   response.end();
   const usage = usageTap.finish();
-  return { type: 'done', complete: true, ...(usage ? { usage } : {}), answer: full ?? assembler.answer() };
+  const assembled = full ?? assembler.answer();
+  return {
+    type: 'done',
+    complete: true,
+    ...(usage ? { usage } : {}),
+    answer: assembled,
+    streamError: errors.error,
+  };
 }
 
 /** Headers that belong to this hop or describe a body the proxy may have changed. */
