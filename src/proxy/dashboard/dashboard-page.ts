@@ -23,7 +23,7 @@ body{font:14px/1.4 system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1d233
 header{background:#1d2330;color:#fff;padding:12px 20px;display:flex;gap:24px;align-items:center;flex-wrap:wrap}
 h1{font-size:18px;margin:0}h2{font-size:15px;margin:0 0 6px}
 #totals{display:flex;gap:18px;flex-wrap:wrap}.figure b{display:block;font-size:18px}
-.figure span{font-size:11px;opacity:.75;text-transform:uppercase}.fallback{flex-basis:100%;color:#b91c1c;font-size:12px}tr.fell-back td{color:#b91c1c}
+.figure span{font-size:11px;opacity:.75;text-transform:uppercase}.fallback{flex-basis:100%;color:#b91c1c;font-size:12px}tr.fell-back td,tr.upstream-error td{color:#b91c1c}
 main{padding:16px 20px;display:grid;gap:16px}
 section.session{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:14px}
 .meta{color:#5b6475;font-size:12px;margin-bottom:8px}
@@ -99,11 +99,16 @@ const SCRIPT = `
         el('td', {}, [c.durationMs + ' ms']), el('td', {}, ['$' + c.costUsd.toFixed(4)]), el('td', {}, [details])]));
     });
     session.requests.forEach(function (r) {
-      if (!r.fallback) return;
-      table.append(el('tr', { class: 'fell-back' }, [el('td', {}, [new Date(r.time).toLocaleTimeString()]),
-        el('td', {}, ['fell back']), el('td', {}, [fmt(r.tokensIn) + ' → ' + fmt(r.tokensOut)]), el('td', { colspan: '3' }, [r.fallback])]));
+      if (r.fallback) table.append(requestRow(r, 'fell-back', 'fell back', r.fallback));
+      // A 200 whose answer failed upstream: the note beside its status tells it from one that went well.
+      var failed = (r.answerBroken ? ['answer broke off upstream'] : []).concat(r.streamError ? ['stream error: ' + r.streamError] : []);
+      if (failed.length) table.append(requestRow(r, 'upstream-error', String(r.status), failed.join('; ')));
     });
     return table;
+  }
+  function requestRow(r, kind, label, note) {
+    return el('tr', { class: kind }, [el('td', {}, [new Date(r.time).toLocaleTimeString()]), el('td', {}, [label]),
+      el('td', {}, [fmt(r.tokensIn) + ' → ' + fmt(r.tokensOut)]), el('td', { colspan: '3' }, [note])]);
   }
   function renderSession(session) {
     var reads = 0, writes = 0;

@@ -145,4 +145,33 @@ describe.skipIf(skipBrowser)('the dashboard in headless Chromium', () => {
       /<tr class="fell-back">.*compacted request rejected \((micro|mid|hard)\): messages\[1\]\.role: forced/,
     );
   });
+
+  it('names the requests whose answer broke off upstream, beside their status', async () => {
+    const { proxy, records } = await startProxyOver(['First answer.', { type: 'drop-connection' }], {
+      token: TOKEN,
+    });
+    const ask = (content: string) =>
+      fetch(`${proxy.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({
+          model: 'claude-test',
+          max_tokens: 50,
+          stream: true,
+          messages: [{ role: 'user', content }],
+        }),
+      }).then((answer) => answer.text());
+    await ask('One.');
+    await expect(ask('Two.')).rejects.toThrow();
+    await vi.waitFor(() => expect(records).toHaveLength(2));
+    directory = await mkdtemp(join(tmpdir(), 'dashboard-'));
+    const { stdout: dom } = await run(
+      required('chromium', chromium),
+      [...flags(join(directory, 'dom')), '--dump-dom', `${proxy.url}/agent-compact/?token=${TOKEN}`],
+      { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
+    );
+    // Its status line was a 200: only the note tells it from an answer that went well.
+    expect(dom.match(/<tr class="upstream-error"/g)).toHaveLength(1);
+    expect(dom).toMatch(/<tr class="upstream-error"><td>[^<]*<\/td><td>200<\/td>.*answer broke off upstream/);
+  });
 });

@@ -29,6 +29,10 @@ export interface MonitoredRequest {
   fallback?: string;
   /** Why the session's state was not saved after the answer (the record's `stateNotSaved`). */
   stateNotSaved?: string;
+  /** The upstream's answer broke off after it started (the record's `answerBroken`). */
+  answerBroken?: boolean;
+  /** The error the upstream streamed after its 2xx (the record's `streamError`). */
+  streamError?: string;
 }
 
 /** One compaction on the timeline. */
@@ -210,6 +214,8 @@ function requestOf(record: ProxyRequestRecord, usage: ProviderUsage | undefined)
     cacheWrite: usage?.cache_creation_input_tokens ?? 0,
     ...(record.fallback ? { fallback: record.fallback } : {}),
     ...(record.stateNotSaved ? { stateNotSaved: record.stateNotSaved } : {}),
+    ...(record.answerBroken ? { answerBroken: true } : {}),
+    ...(record.streamError ? { streamError: record.streamError } : {}),
   };
 }
 
