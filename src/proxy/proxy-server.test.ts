@@ -221,54 +221,59 @@ describe('bad traffic and upstream faults', () => {
     [
       'Anthropic',
       '/v1/messages',
-      'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":5,"output_tokens":1}}}\n\nevent: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
+      { model: 'm', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'x' }] },
+      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
       'overloaded_error: Overloaded',
     ],
     [
       'OpenAI Responses',
       '/v1/responses',
-      'event: response.created\ndata: {"type":"response.created","response":{"id":"resp_1","status":"in_progress","error":null}}\n\nevent: error\ndata: {"type":"error","code":"server_error","message":"The server had an error"}\n\n',
-      'server_error: The server had an error',
+      { model: 'm', stream: true, input: 'x' },
+      'event: error\ndata: {"type":"error","code":"server_error","message":"Overloaded","param":null,"sequence_number":3}\n\n',
+      'server_error: Overloaded',
     ],
     [
       'OpenAI Chat',
       '/v1/chat/completions',
-      'data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"}}]}\n\ndata: {"error":{"message":"The server had an error","type":"server_error"}}\n\n',
-      'server_error: The server had an error',
+      { model: 'm', stream: true, messages: [{ role: 'user', content: 'x' }] },
+      'data: {"error":{"message":"Overloaded","type":"server_error","param":null,"code":null}}\n\n',
+      'server_error: Overloaded',
+    ],
+    [
+      'Gemini',
+      '/v1beta/models/gemini-test:streamGenerateContent?alt=sse',
+      { contents: [{ role: 'user', parts: [{ text: 'x' }] }] },
+      'data: {"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}\r\n\r\n',
+      'UNAVAILABLE: The model is overloaded.',
     ],
   ])(
     '%s: an error the upstream streams after a 200 is on the record and the log line',
-    async (_api, path, events, named) => {
-      const upstream = createServer((_incoming, response) => {
-        response.writeHead(200, { 'content-type': 'text/event-stream' });
-        response.end(events);
-      });
-      await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    async (_api, path, body, errorEvent, named) => {
+      server = await startScriptedModelServer({ script: [{ type: 'stream-error' }] });
       const records: ProxyRequestRecord[] = [];
       const lines: string[] = [];
       proxy = await startProxy({
-        upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+        upstream: server.url,
         log: (line) => lines.push(line),
         onRequest: (record) => records.push(record),
       });
-      const body =
-        path === '/v1/messages'
-          ? { model: 'm', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'x' }] }
-          : path === '/v1/responses'
-            ? { model: 'm', stream: true, input: 'x' }
-            : { model: 'm', stream: true, messages: [{ role: 'user', content: 'x' }] };
       const answer = await fetch(`${proxy.url}${path}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': 'k', authorization: 'Bearer k' },
+        headers: {
+          'content-type': 'application/json',
+          'x-api-key': 'k',
+          'anthropic-version': '2023-06-01',
+          authorization: 'Bearer k',
+          'x-goog-api-key': 'k',
+        },
         body: JSON.stringify(body),
       });
+      expect(answer.status).toBe(200);
       // The client gets the provider's own event, byte for byte, so its retry logic sees it.
-      expect(await answer.text()).toBe(events);
+      expect((await answer.text()).endsWith(errorEvent)).toBe(true);
       await proxy.close();
-      upstream.close();
       expect(records).toMatchObject([{ status: 200, streamError: named }]);
       expect(lines.join('\n')).toContain(`(stream error: ${named})`);
-      proxy = undefined;
     },
   );
 

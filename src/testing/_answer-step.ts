@@ -67,6 +67,10 @@ export function answerStep(
     case 'drop-connection':
       dropConnection(response, writer, stream, makeAnswer);
       return;
+    case 'stream-error':
+      if (stream) streamThenFail(response, writer, makeAnswer, providerError(step));
+      else fail(providerError(step));
+      return;
     default: {
       const unreachable: never = step;
       throw new Error(`unknown script step ${JSON.stringify(unreachable)}`);
@@ -75,7 +79,9 @@ export function answerStep(
 }
 
 /** The provider error a rate-limit or server-error step answers with. */
-function providerError(step: Extract<ScriptStepObject, { type: 'rate-limit' | 'server-error' }>): WireError {
+function providerError(
+  step: Extract<ScriptStepObject, { type: 'rate-limit' | 'server-error' | 'stream-error' }>,
+): WireError {
   if (step.type === 'rate-limit') {
     return {
       status: 429,
@@ -86,7 +92,8 @@ function providerError(step: Extract<ScriptStepObject, { type: 'rate-limit' | 's
       headers: { 'retry-after': String(step.retryAfterSeconds ?? 1) },
     };
   }
-  const status = step.status ?? 500;
+  // An error reported mid-stream is most often an overload (Anthropic's `overloaded_error`).
+  const status = step.status ?? (step.type === 'stream-error' ? 529 : 500);
   const overloaded = status === 529;
   return {
     status,
@@ -95,6 +102,9 @@ function providerError(step: Extract<ScriptStepObject, { type: 'rate-limit' | 's
     openAIType: 'server_error',
   };
 }
+
+/** Events of an answer sent before a drop or a streamed error: it has started, with some text. */
+const STARTED_EVENTS = 3;
 
 /** Starts an answer (the first stream events, or half the JSON) and drops the connection. */
 function dropConnection(
@@ -106,7 +116,7 @@ function dropConnection(
   const answer = makeAnswer(textBlocks('This answer is cut off when the connection drops.'), 'end_turn');
   if (stream) {
     response.writeHead(200, streamHeaders(writer));
-    response.write(writer.streamParts(answer).slice(0, 3).join(''));
+    response.write(writer.streamParts(answer).slice(0, STARTED_EVENTS).join(''));
   } else {
     const json = JSON.stringify(writer.answerBody(answer));
     response.writeHead(200, {
@@ -117,6 +127,20 @@ function dropConnection(
   }
   // Let the partial answer reach the client before the socket goes.
   setTimeout(() => response.socket?.destroy(), 10);
+}
+
+/** Starts a streamed answer (its first events), then reports `error` in the stream and ends it. */
+function streamThenFail(
+  response: ServerResponse,
+  writer: AnswerWriter,
+  makeAnswer: StepAnswer['makeAnswer'],
+  error: WireError,
+): void {
+  const answer = makeAnswer(textBlocks('This answer fails before it ends.'), 'end_turn');
+  const started = writer.streamParts(answer).slice(0, STARTED_EVENTS);
+  response.writeHead(200, streamHeaders(writer));
+  for (const part of started) response.write(part);
+  response.end(writer.streamError(error, started.length));
 }
 
 /** Builds answers to one request: its id, model, usage (from the prompt cache) and API extras. */

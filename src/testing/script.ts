@@ -24,6 +24,10 @@ export interface ScriptedToolCall {
  * - `server-error`: HTTP 500 (or the given 5xx status) in the provider's error shape.
  * - `hang`: never answers; the request stays open until the client gives up or the server closes.
  * - `drop-connection`: sends the status line and part of the body, then destroys the socket.
+ * - `stream-error`: a streamed answer starts with a 200, then carries the provider's error event
+ *   and ends (Anthropic `event: error`, a Responses `error` event, a Chat or Gemini chunk holding
+ *   an `error`): an overload mid-answer. A request that did not ask to stream gets the error as
+ *   `server-error` answers it. @default status 529 (Anthropic `overloaded_error`)
  * - `empty`: a well-formed answer with no content (Anthropic `content: []`, OpenAI `content: ""`).
  * - `oversize`: a text answer far longer than `max_tokens` allows, with honest usage.
  */
@@ -40,6 +44,7 @@ export type ScriptStep =
   | { type: 'server-error'; status?: 500 | 502 | 503 | 529; message?: string }
   | { type: 'hang' }
   | { type: 'drop-connection' }
+  | { type: 'stream-error'; status?: 500 | 502 | 503 | 529; message?: string }
   | { type: 'empty' }
   | {
       type: 'oversize';

@@ -108,6 +108,55 @@ describe('faults', () => {
     await expect(call()).rejects.toThrow();
   });
 
+  it.each(['anthropic', 'openai', 'responses'] as const)(
+    '%s: a stream-error step starts the answer with a 200, then the SDK gets the provider error',
+    async (api) => {
+      const { anthropicBaseURL, openaiBaseURL, requests } = await start([
+        { type: 'stream-error' },
+        { type: 'stream-error' },
+      ]);
+      const streamed = async () => {
+        if (api === 'anthropic') {
+          const stream = anthropicClient(anthropicBaseURL).messages.stream({
+            model: 'm',
+            max_tokens: 50,
+            messages: question,
+          });
+          return stream.finalMessage();
+        }
+        const client = openAIClient(openaiBaseURL);
+        if (api === 'openai') {
+          return client.chat.completions
+            .stream({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })
+            .finalChatCompletion();
+        }
+        return client.responses.stream({ model: 'm', input: 'hi' }).finalResponse();
+      };
+      const error = await streamed().catch((caught: unknown) => caught);
+      if (api === 'responses') {
+        // The SDK rejects with the `error` event itself, as it does for the real API's.
+        expect(error).toMatchObject({ type: 'error', code: 'server_error', message: 'Overloaded' });
+      } else {
+        expect(error).toBeInstanceOf(api === 'anthropic' ? Anthropic.APIError : OpenAI.APIError);
+        expect(String(error)).toMatch(api === 'anthropic' ? /overloaded_error/ : /Overloaded/);
+      }
+      // Not streamed, the same step is the provider's error status.
+      const plain =
+        api === 'anthropic'
+          ? anthropicClient(anthropicBaseURL).messages.create({
+              model: 'm',
+              max_tokens: 50,
+              messages: question,
+            })
+          : openAIClient(openaiBaseURL).chat.completions.create({
+              model: 'm',
+              messages: [{ role: 'user', content: 'hi' }],
+            });
+      await expect(plain).rejects.toMatchObject({ status: 529 });
+      expect(requests.map((request) => request.outcome)).toEqual(['stream-error', 'stream-error']);
+    },
+  );
+
   it('gives an empty answer and an oversize answer with honest usage', async () => {
     const { anthropicBaseURL, openaiBaseURL } = await start([
       { type: 'empty' },

@@ -146,10 +146,13 @@ describe.skipIf(skipBrowser)('the dashboard in headless Chromium', () => {
     );
   });
 
-  it('names the requests whose answer broke off upstream, beside their status', async () => {
-    const { proxy, records } = await startProxyOver(['First answer.', { type: 'drop-connection' }], {
-      token: TOKEN,
-    });
+  it('names the requests whose answer broke off upstream or streamed an error, beside their status', async () => {
+    const { proxy, records } = await startProxyOver(
+      ['First answer.', { type: 'drop-connection' }, { type: 'stream-error' }],
+      {
+        token: TOKEN,
+      },
+    );
     const ask = (content: string) =>
       fetch(`${proxy.url}/v1/messages`, {
         method: 'POST',
@@ -163,7 +166,8 @@ describe.skipIf(skipBrowser)('the dashboard in headless Chromium', () => {
       }).then((answer) => answer.text());
     await ask('One.');
     await expect(ask('Two.')).rejects.toThrow();
-    await vi.waitFor(() => expect(records).toHaveLength(2));
+    expect(await ask('Three.')).toContain('event: error');
+    await vi.waitFor(() => expect(records).toHaveLength(3));
     directory = await mkdtemp(join(tmpdir(), 'dashboard-'));
     const { stdout: dom } = await run(
       required('chromium', chromium),
@@ -171,7 +175,9 @@ describe.skipIf(skipBrowser)('the dashboard in headless Chromium', () => {
       { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
     );
     // Its status line was a 200: only the note tells it from an answer that went well.
-    expect(dom.match(/<tr class="upstream-error"/g)).toHaveLength(1);
-    expect(dom).toMatch(/<tr class="upstream-error"><td>[^<]*<\/td><td>200<\/td>.*answer broke off upstream/);
+    const rows = dom.match(/<tr class="upstream-error">.*?<\/tr>/g) ?? [];
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatch(/<td>200<\/td>.*answer broke off upstream/);
+    expect(rows[1]).toMatch(/<td>200<\/td>.*stream error: overloaded_error: Overloaded/);
   });
 });

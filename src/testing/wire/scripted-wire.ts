@@ -67,6 +67,8 @@ export interface AnswerWriter {
   streamParts(answer: Answer): string[];
   /** The JSON body of a plain answer. */
   answerBody(answer: Answer): Record<string, unknown>;
+  /** The event that reports `error` inside a stream after `eventsBefore` events of an answer. */
+  streamError(error: WireError, eventsBefore: number): string;
   errorBody(error: WireError): Record<string, unknown>;
 }
 

@@ -30,6 +30,7 @@ const writer: AnswerWriter = {
   answerExtras: anthropicExtras,
   streamParts: anthropicEvents,
   answerBody: anthropicMessage,
+  streamError: (error) => `event: error\ndata: ${JSON.stringify(errorBody(error))}\n\n`,
   errorBody,
 };
 

@@ -30,6 +30,22 @@ const json = (response: Response): Promise<any> => response.json();
 const hello = { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] };
 
 describe('the scripted model server speaks the Gemini API', () => {
+  it('a stream-error step starts the stream with a chunk, then sends a chunk that holds the error', async () => {
+    await start([{ type: 'stream-error' }, { type: 'stream-error', status: 500 }]);
+    const streamed = await post('/v1beta/models/gemini-test:streamGenerateContent?alt=sse', hello);
+    expect(streamed.status).toBe(200);
+    const chunks = (await streamed.text()).split('\r\n\r\n').filter((chunk) => chunk !== '');
+    expect(chunks).toHaveLength(2);
+    expect(JSON.parse(chunks[0]!.slice('data: '.length)).candidates[0].content.parts).toEqual([
+      { text: 'This answer ' },
+    ]);
+    expect(JSON.parse(chunks[1]!.slice('data: '.length))).toEqual({
+      error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' },
+    });
+    const plain = await post('/v1beta/models/gemini-test:generateContent', hello);
+    expect(plain.status).toBe(500);
+  });
+
   it('answers generateContent with a candidate and usageMetadata, the key hidden from the record', async () => {
     await start(['Hello!']);
     const response = await post('/v1beta/models/gemini-test:generateContent', hello);

@@ -147,6 +147,8 @@ function answerGemini(response: ServerResponse, answer: GeminiAnswer) {
         step.status ?? 500,
         step.message ?? 'An internal error has occurred.',
       );
+    case 'stream-error':
+      return streamThenFail(response, answer, step.status ?? 503, step.message ?? 'The model is overloaded.');
     case 'hang':
       return;
     case 'drop-connection':
@@ -190,6 +192,20 @@ function writeCandidate(response: ServerResponse, answer: GeminiAnswer, parts: J
     response.write(`data: ${JSON.stringify(data)}\r\n\r\n`);
   });
   response.end();
+}
+
+/**
+ * A streamed answer's first chunk, then a chunk that holds only the error, as the API reports an
+ * overload mid-answer; a plain answer gets the error as its status.
+ */
+function streamThenFail(response: ServerResponse, answer: GeminiAnswer, code: number, message: string) {
+  if (!answer.stream) return writeGeminiError(response, code, message);
+  const started = {
+    candidates: [{ content: { role: 'model', parts: [{ text: 'This answer ' }] }, index: 0 }],
+  };
+  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  response.write(`data: ${JSON.stringify(started)}\r\n\r\n`);
+  response.end(`data: ${JSON.stringify(geminiErrorBody({ status: code, message }))}\r\n\r\n`);
 }
 
 /** An error answer's body in the Gemini API's shape. */

@@ -25,6 +25,8 @@ const writer: AnswerWriter = {
   promptTooLong: openAIPromptTooLong,
   streamParts: (answer) => openAIChunks(answer, created()),
   answerBody: (answer) => openAICompletion(answer, created()),
+  // Chat Completions has no error event: the error comes as a chunk of its own.
+  streamError: (error) => `data: ${JSON.stringify(openAIErrorBody(error))}\n\n`,
   errorBody: openAIErrorBody,
 };
 

@@ -3,7 +3,7 @@
  * its server-sent events (`response.created`, `response.output_item.added/done`,
  * `response.output_text.delta`, `response.completed`, …), in the order the API sends them.
  */
-import type { Answer } from '../../_wire.js';
+import type { Answer, WireError } from '../../_wire.js';
 
 /** The reasoning item a Responses answer starts with, when the request asked for reasoning. */
 export interface AnswerReasoning {
@@ -118,6 +118,18 @@ export function responsesObject(answer: ResponsesAnswer): JsonRecord {
 function pieces(text: string): string[] {
   const found = text.match(/\S*\s*/g)?.filter((piece) => piece.length > 0) ?? [];
   return found.length > 0 ? found : [text];
+}
+
+/** The `error` event of a stream that failed after `eventsBefore` events, numbered after them. */
+export function responsesStreamError(error: WireError, eventsBefore: number): string {
+  const data = {
+    type: 'error',
+    code: error.code ?? error.openAIType,
+    message: error.message,
+    param: error.param ?? null,
+    sequence_number: eventsBefore,
+  };
+  return `event: error\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
 /** The server-sent events of an answer, each `event: TYPE` + `data: JSON`, numbered in order. */

@@ -2,7 +2,12 @@
 import { answerRequest } from '../../_answer-request.js';
 import { openAIErrorBody, openAIPromptTooLong } from '../../_wire.js';
 import type { AnswerWriter, ScriptedWire } from '../scripted-wire.js';
-import { type ResponsesAnswer, responsesEvents, responsesObject } from './responses-answer.js';
+import {
+  type ResponsesAnswer,
+  responsesEvents,
+  responsesObject,
+  responsesStreamError,
+} from './responses-answer.js';
 import { checkResponsesRequest, responsesExtras } from './responses-request.js';
 
 const writer: AnswerWriter = {
@@ -25,6 +30,7 @@ const writer: AnswerWriter = {
   // answerExtras gave every answer of this writer the Responses fields.
   streamParts: (answer) => responsesEvents(answer as ResponsesAnswer),
   answerBody: (answer) => responsesObject(answer as ResponsesAnswer),
+  streamError: responsesStreamError,
   errorBody: openAIErrorBody,
 };
 
