@@ -82,13 +82,41 @@ export async function runAgent(
   return { code, output };
 }
 
-/** The proxy's records of the conversation it saw most often (the agent's main one), answered 200. */
+/**
+ * The proxy's records of the conversation it saw most often (the agent's main one), answered 200
+ * whole: one per request {@link answeredMainRequests} keeps, in the same order, so the i-th record
+ * is the i-th request's (a request the server failed, a scripted 429, is in neither list).
+ */
 export function mainRecords(records: ProxyRequestRecord[], api: E2ETraffic['api']): ProxyRequestRecord[] {
   const own = records.filter((record) => record.api === api);
   const counts = new Map<string, number>();
   for (const record of own) counts.set(record.session, (counts.get(record.session) ?? 0) + 1);
   const main = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
-  return own.filter((record) => record.session === main && record.status === 200);
+  return own.filter(
+    (record) =>
+      record.session === main &&
+      record.status === 200 &&
+      !record.answerBroken &&
+      record.streamError === undefined,
+  );
+}
+
+/** Outcomes of a request the scripted server answered whole (not a fault its script gave). */
+const ANSWERED_OUTCOMES: ReadonlySet<RecordedRequest['outcome']> = new Set([
+  'text',
+  'tool-calls',
+  'empty',
+  'oversize',
+]);
+
+/** The agent's main-conversation requests the server answered whole, summaries left out: {@link mainRecords}' pairs. */
+export function answeredMainRequests(
+  spec: Pick<AgentSpec, 'isMain' | 'isSummary'>,
+  requests: readonly RecordedRequest[],
+): RecordedRequest[] {
+  return requests.filter(
+    (request) => ANSWERED_OUTCOMES.has(request.outcome) && spec.isMain(request) && !spec.isSummary(request),
+  );
 }
 
 async function inWorkspace<T>(spec: AgentSpec, run: (workspace: string) => Promise<T>): Promise<T> {
@@ -101,11 +129,19 @@ async function inWorkspace<T>(spec: AgentSpec, run: (workspace: string) => Promi
   }
 }
 
-function serverSide(spec: AgentSpec, requests: readonly RecordedRequest[]) {
-  return {
-    server: requests.filter((request) => spec.isMain(request) && !spec.isSummary(request)),
-    allServer: [...requests],
-  };
+/**
+ * The server's side of a run: the main conversation's answered requests (which {@link mainRecords}
+ * pair with by position), every request, and the main ones it refused (a retried 429).
+ */
+export function serverSide(
+  spec: Pick<AgentSpec, 'isMain' | 'isSummary'>,
+  requests: readonly RecordedRequest[],
+) {
+  const server = answeredMainRequests(spec, requests);
+  const refused = requests.filter(
+    (request) => !server.includes(request) && spec.isMain(request) && !spec.isSummary(request),
+  );
+  return { server, allServer: [...requests], refused };
 }
 
 /** The agent straight at the scripted server: what it sends without the proxy. */

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { ProxyRequestRecord } from '../proxy/index.js';
 import type { RecordedRequest } from '../testing/index.js';
+import { mainRecords, serverSide } from './agent-runs.js';
 import {
   checkAgainstBaseline,
   checkRecallAnswered,
   checkSummaryReadsCache,
   checkSurvivesHard,
   checkTokensSent,
+  checkTraffic,
   checkUpstreamCompactions,
   checkWorkingSetAfterHard,
   E2E_RECALL_CALL_ID,
@@ -236,6 +238,54 @@ describe('checkSummaryReadsCache', () => {
     expect(check).toMatchObject({
       passed: false,
       detail: 'messages shared with the request before: 1/5; parted: requests 1',
+    });
+  });
+});
+
+describe('a run with a refused request', () => {
+  const message = (text: string) => ({ role: 'user', content: text });
+  const spec = { isMain: () => true, isSummary: () => false };
+  const request = (index: number, messages: unknown[], outcome: string) =>
+    ({
+      index,
+      method: 'POST',
+      path: '/v1/messages',
+      body: { messages },
+      outcome,
+    }) as unknown as RecordedRequest;
+  // The request hard compacted got a 429; the agent sent it again and the proxy sent the same
+  // compacted body (layer none: nothing compacted anew). A second compaction came later.
+  const compacted = [message('summary'), message('c')];
+  const again = [message('second summary'), message('e')];
+  const requests = [
+    request(0, [message('a'), message('b')], 'tool-calls'),
+    request(1, compacted, 'rate-limit'),
+    request(2, compacted, 'tool-calls'),
+    request(3, [...compacted, message('d')], 'tool-calls'),
+    request(4, again, 'tool-calls'),
+    request(5, [...again, message('f')], 'text'),
+  ];
+  const records = ['none', 'hard', 'none', 'none', 'hard', 'none'].map(
+    (layer, index) =>
+      ({
+        api: 'anthropic',
+        session: 's',
+        layer,
+        status: index === 1 ? 429 : 200,
+      }) as unknown as ProxyRequestRecord,
+  );
+
+  it('pairs each record with the request it answered, and the retry with the attempt before it', () => {
+    const side = serverSide(spec, requests);
+    const main = mainRecords(records, 'anthropic');
+    expect(side.server.map((answered) => answered.index)).toEqual([0, 2, 3, 4, 5]);
+    expect(side.refused.map((refused) => refused.index)).toEqual([1]);
+    expect(main).toHaveLength(side.server.length);
+    const run: E2ETraffic = { api: 'anthropic', exitCode: 0, client: [], ...side, records: main };
+    // Paired off by one, the record of request 5 said request 4 extended request 3 across the compaction.
+    expect(checkTraffic(run)[3]).toMatchObject({
+      passed: true,
+      detail: '3 consecutive requests extended the previous one',
     });
   });
 });

@@ -21,11 +21,13 @@ export interface E2ETraffic {
   exitCode: number | null;
   /** What the agent sent to the proxy (its main conversation only). */
   client: HopRequest[];
-  /** What the model server received for that conversation (summaries excluded). */
+  /** What the model server received for that conversation and answered (summaries excluded). */
   server: RecordedRequest[];
   /** Every request the model server received. */
   allServer: RecordedRequest[];
-  /** The proxy's records of the main conversation, in order. */
+  /** The conversation's requests the server failed (a scripted 429), sent again by the agent. */
+  refused?: RecordedRequest[];
+  /** The proxy's records of the main conversation answered whole, in order: `records[i]` is `server[i]`'s. */
   records: ProxyRequestRecord[];
   /** How the proxy read the request bodies of 16 KiB or more (its stats); none without the proxy. */
   bodies?: ProxyStats['bodies'];
@@ -52,7 +54,7 @@ export function checkTraffic(traffic: E2ETraffic): E2ECheck[] {
   const unstable: number[] = [];
   for (let index = 1; index < traffic.server.length; index += 1) {
     if (traffic.records[index]?.layer !== 'none') continue;
-    const before = conversationOf(traffic.server[index - 1]?.body);
+    const before = conversationOf(sentBefore(traffic, index)?.body);
     if (sharedPrefix(before, conversationOf(traffic.server[index]?.body)) === before.length) stablePairs += 1;
     else unstable.push(index);
   }
@@ -74,6 +76,20 @@ export function checkTraffic(traffic: E2ETraffic): E2ECheck[] {
       detail: `${stablePairs} consecutive requests extended the previous one${unstable.length ? `; not at ${unstable.join(', ')}` : ''}`,
     },
   ];
+}
+
+/**
+ * What went upstream just before the `index`-th answered request: the answered one before it, or
+ * an attempt the server refused between them (its retry carries the compaction made for it).
+ */
+function sentBefore(traffic: E2ETraffic, index: number): RecordedRequest | undefined {
+  const previous = traffic.server[index - 1];
+  const current = traffic.server[index];
+  if (previous === undefined || current === undefined) return previous;
+  const between = (traffic.refused ?? []).filter(
+    (request) => request.index > previous.index && request.index < current.index,
+  );
+  return between.at(-1) ?? previous;
 }
 
 /** Most prefix rewrites a run may make (the issue's bound for the Gemini CLI run). */

@@ -6,7 +6,9 @@
 // client's bytes, the largest request is at most 85% of the baseline's, and "tokens sent" is within
 // 10% of what the server received without the proxy. A fourth run turns on `--recall` and has the
 // model call it once: the proxy answers it and the agent never sees it. A fifth run has the pinned Claude
-// Code fork two subagents after a hard compaction: no request may restart its session. The agents are installed once into
+// Code fork two subagents after a hard compaction: no request may restart its session. A sixth run
+// refuses its hard-compacted request once with a 429: the retry goes upstream unchanged, with no
+// second summary (`fault-run.ts`). The agents are installed once into
 // ~/.cache/agent-compact-e2e (AGENT_COMPACT_E2E_DIR); kept out of npm test.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -27,6 +29,7 @@ import {
   type E2ECheck,
   type E2ETraffic,
 } from './e2e-checks.js';
+import { rateLimitChecks, rateLimitedSpec } from './fault-run.js';
 import { forkChecks, forkingSpec } from './fork-run.js';
 import { geminiHome, geminiScript } from './gemini-run.js';
 import { installAgents } from './install-agents.js';
@@ -83,7 +86,9 @@ const CODEX_THRESHOLDS = { mid: 30_000, hard: 45_000 };
 const CLAUDE_FACTS = [CLAUDE_TASK, 'Primary working directory'];
 
 const summaryMarker = 'Write a dense summary';
-const SUMMARY = '## Task and constraints\nWork through the files.\n## Current state\nWorking.';
+/** A line of the scripted summary: a request that holds it went out compacted by hard. */
+const SUMMARY_TASK = 'Work through the files.';
+const SUMMARY = `## Task and constraints\n${SUMMARY_TASK}\n## Current state\nWorking.`;
 
 function toolNames(body: Body): string[] {
   const tools = Array.isArray(body?.tools) ? (body.tools as { name?: unknown; type?: unknown }[]) : [];
@@ -374,6 +379,14 @@ async function forkRun(spec: AgentSpec): Promise<boolean> {
   return report(`${spec.name} through the proxy, forking two subagents after a hard compaction`, checks, run);
 }
 
+/** The pinned Claude Code with a 429 on the request its hard compaction wrote (`fault-run.ts`). */
+async function rateLimitRun(spec: AgentSpec): Promise<boolean> {
+  const refusing = rateLimitedSpec(spec, SUMMARY_TASK);
+  const run = await proxiedRun(refusing);
+  const checks = [...checkTraffic(run.traffic), ...rateLimitChecks(run, refusing)];
+  return report(`${spec.name} through the proxy, a 429 on the request after a hard compaction`, checks, run);
+}
+
 /** The three runs of one agent and their checks; true when all passed. */
 async function runAll(spec: AgentSpec, extra: (run: AgentRun) => E2ECheck[] = () => []): Promise<boolean> {
   const direct = await directRun(spec);
@@ -449,7 +462,10 @@ let passed = true;
 for (const [spec, extra] of specs) {
   if (only !== undefined && !spec.name.toLowerCase().includes(only)) continue;
   passed = (await runAll(spec, extra)) && passed;
-  if (spec.name === `Claude Code ${agents.claudeVersion}`) passed = (await forkRun(spec)) && passed;
+  if (spec.name === `Claude Code ${agents.claudeVersion}`) {
+    passed = (await forkRun(spec)) && passed;
+    passed = (await rateLimitRun(spec)) && passed;
+  }
 }
 console.log(
   `\nnpm run e2e: ${passed ? 'passed' : 'FAILED'} in ${((performance.now() - started) / 1000).toFixed(0)} s`,
