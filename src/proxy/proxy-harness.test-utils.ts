@@ -9,6 +9,15 @@ import type { ProxyOptions, RunningProxy } from './proxy-options.js';
 import { startProxy } from './proxy-server.js';
 import type { ProxyRequestRecord } from './proxy-stats.js';
 
+/** Headers every provider's route on the scripted server takes: JSON, a key in each provider's header. */
+export const ANY_PROVIDER_HEADERS = {
+  'content-type': 'application/json',
+  'x-api-key': 'k',
+  'anthropic-version': '2023-06-01',
+  authorization: 'Bearer k',
+  'x-goog-api-key': 'k',
+};
+
 /** What one `start` opened: the server, the proxy in front of it, and the proxy's request records. */
 export interface ProxyHarness {
   server: ScriptedModelServer;

@@ -4,6 +4,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, type ScriptStep, startScriptedModelServer } from '../testing/index.js';
+import { ANY_PROVIDER_HEADERS } from './proxy-harness.test-utils.js';
 import type { RunningProxy } from './proxy-options.js';
 import { startProxy } from './proxy-server.js';
 import type { ProxyRequestRecord } from './proxy-stats.js';
@@ -259,13 +260,7 @@ describe('bad traffic and upstream faults', () => {
       });
       const answer = await fetch(`${proxy.url}${path}`, {
         method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-api-key': 'k',
-          'anthropic-version': '2023-06-01',
-          authorization: 'Bearer k',
-          'x-goog-api-key': 'k',
-        },
+        headers: ANY_PROVIDER_HEADERS,
         body: JSON.stringify(body),
       });
       expect(answer.status).toBe(200);

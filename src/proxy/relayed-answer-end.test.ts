@@ -4,7 +4,7 @@
  * (`answerBroken`) or an error it streamed after a 200 (`streamError`), as a compacted one does.
  */
 import { describe, expect, it } from 'vitest';
-import { useProxyHarness } from './proxy-harness.test-utils.js';
+import { ANY_PROVIDER_HEADERS, useProxyHarness } from './proxy-harness.test-utils.js';
 
 const startProxyOver = useProxyHarness();
 
@@ -21,13 +21,7 @@ function anthropicBody(extra: Record<string, unknown> = {}) {
 function post(url: string, body: unknown, headers: Record<string, string> = {}) {
   return fetch(url, {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-api-key': 'k',
-      'anthropic-version': '2023-06-01',
-      authorization: 'Bearer k',
-      ...headers,
-    },
+    headers: { ...ANY_PROVIDER_HEADERS, ...headers },
     body: JSON.stringify(body),
   });
 }
