@@ -314,9 +314,12 @@ async function forwardUncompacted(
   timeout.disarm();
   if (outcome.type === 'unreachable' && streamed?.exceeded()) return refuseTooLarge(request, context);
   if (outcome.type === 'unreachable') unreachable(response, provider, outcome.message);
+  // As on a compacted request; one past --upstream-timeout aborted too, and `timedOutRecord` says so instead.
+  const clientLeft = request.signal.aborted;
   const record = {
     ...passthroughRecord(request.method, request.url.pathname, outcome, request.arrived),
-    ...answerEndOf(outcome, request.signal.aborted),
+    ...(clientLeft ? { clientClosed: true } : {}),
+    ...answerEndOf(outcome, clientLeft),
   };
   if (read.decoded?.type === 'skipped') record.passthrough = read.decoded.reason;
   context.finish(

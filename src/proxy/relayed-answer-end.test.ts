@@ -3,8 +3,12 @@
  * stateful request sent as it came, and the `--recall` loop mark an answer the upstream broke off
  * (`answerBroken`) or an error it streamed after a 200 (`streamError`), as a compacted one does.
  */
-import { describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ANY_PROVIDER_HEADERS, useProxyHarness } from './proxy-harness.test-utils.js';
+import { startProxy } from './proxy-server.js';
+import type { ProxyRequestRecord } from './proxy-stats.js';
 
 const startProxyOver = useProxyHarness();
 
@@ -81,5 +85,41 @@ describe('an answer the upstream broke off', () => {
     await expect(answer).rejects.toThrow();
     await proxy.close();
     expect(records).toMatchObject([{ api: 'anthropic', status: 200, answerBroken: true }]);
+  });
+});
+
+describe('an answer the client left', () => {
+  it('a passthrough: recorded as client closed, not as an answer that went well', async () => {
+    // An upstream that starts its streamed answer and never ends it: the client leaves mid-answer.
+    const upstream = createServer((request, response) => {
+      request.resume();
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('event: message_start\ndata: {"type":"message_start"}\n\n');
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => {
+      upstream.closeAllConnections();
+      upstream.close();
+    });
+    let recorded: (record: ProxyRequestRecord) => void = () => {};
+    const record = new Promise<ProxyRequestRecord>((resolve) => {
+      recorded = resolve;
+    });
+    const proxy = await startProxy({
+      upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      onRequest: (done) => recorded(done),
+    });
+    onTestFinished(() => proxy.close());
+    const leave = new AbortController();
+    const answer = await fetch(`${proxy.url}/v1/messages`, {
+      method: 'POST',
+      headers: { ...ANY_PROVIDER_HEADERS, ...UNREAD },
+      body: JSON.stringify(anthropicBody({ stream: true })),
+      signal: leave.signal,
+    });
+    await answer.body!.getReader().read();
+    leave.abort();
+    expect(await record).toMatchObject({ api: 'passthrough', status: 200, clientClosed: true });
+    expect((await record).answerBroken).toBeUndefined();
   });
 });
