@@ -166,6 +166,11 @@ describe('parseConversation', () => {
       '[{"role":"robot","content":"x"}]',
       'messages[0].role: expected "user" or "assistant", got "robot"',
     ],
+    [
+      'a role of 100,000 characters, quoted by its head only',
+      JSON.stringify([{ role: 'r'.repeat(100_000), content: 'x' }]),
+      `messages[0].role: expected "user" or "assistant", got "${'r'.repeat(40)}…"`,
+    ],
   ])('refuses %s with UNREADABLE_INPUT and where', (_name, text, expected) => {
     const error = errorOf(() => parseConversation(text));
     expect(error.code).toBe('UNREADABLE_INPUT');

@@ -3,6 +3,7 @@
  * source file and the path inside it.
  */
 import { CompactError } from '../../model/errors.js';
+import { describe } from './validate-helpers.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -16,9 +17,9 @@ export function typeName(value: unknown): string {
   return typeof value;
 }
 
-/** A string as JSON, anything else by its type: safe to put in a message. */
+/** A string as JSON (its head only when long), anything else by its type: safe to put in a message. */
 export function describeValue(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : typeName(value);
+  return typeof value === 'string' ? describe(value) : typeName(value);
 }
 
 export function expectObject(value: unknown, path: string, source: string | undefined): JsonObject {

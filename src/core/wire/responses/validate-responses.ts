@@ -136,7 +136,7 @@ function checkMessage(item: JsonRecord, path: string, problems: ValidationProble
     } else if (!allowed.has(part.type)) {
       problems.push({
         path: `${partPath}.type`,
-        message: `a ${String(role)} message cannot hold a ${JSON.stringify(part.type)} part (allowed: ${[...allowed].join(', ')})`,
+        message: `a ${String(role)} message cannot hold a ${describe(part.type)} part (allowed: ${[...allowed].join(', ')})`,
         rule: 'invalid-block',
       });
     } else if ((part.type === 'input_text' || part.type === 'output_text') && typeof part.text !== 'string') {
