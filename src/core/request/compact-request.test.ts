@@ -155,6 +155,12 @@ describe('compactRequest', () => {
     ],
     ['a system of the wrong type', { system: 3, messages: [] }, 'UNREADABLE_INPUT', 'system'],
     [
+      'an Anthropic message whose role is null',
+      { system: 'x', messages: [{ role: 'user', content: 'go' }, { role: null, content: 'x' }] },
+      'UNREADABLE_INPUT',
+      'messages[1].role',
+    ],
+    [
       'an OpenAI message without a role',
       { max_completion_tokens: 10, messages: [{ content: 'hi' }] },
       'UNREADABLE_INPUT',

@@ -1,5 +1,6 @@
 /** The conversation of an Anthropic Messages request body. */
 import type { Message, SystemPrompt } from '../../model/messages.js';
+import { describeValue } from '../_internal/read-helpers.js';
 import type { RequestBody, RequestConversation } from '../../model/request.js';
 import { expectArray, readTools, unreadable } from '../../request/request-fields.js';
 import { isPlainObject, typeName } from '../../request/request-format.js';
@@ -12,7 +13,9 @@ import {
 
 /** An Anthropic request: `system`, `messages` (with any mid-conversation system messages) and `tools`. */
 export function readAnthropicRequest(body: RequestBody): RequestConversation {
-  const places = splitSystemMessages(expectArray(body.messages, 'messages'));
+  const bodyMessages = expectArray(body.messages, 'messages');
+  checkRoles(bodyMessages);
+  const places = splitSystemMessages(bodyMessages);
   const tools = readTools(body.tools);
   const { system } = body;
   if (system !== undefined && system !== null && typeof system !== 'string' && !Array.isArray(system)) {
@@ -31,4 +34,22 @@ export function readAnthropicRequest(body: RequestBody): RequestConversation {
       ? { messagePath: (index: number) => `messages[${places.bodyIndex[index] ?? index}]` }
       : {}),
   };
+}
+
+/**
+ * Refuses a message whose role the API does not take, as the file reader does: the layers would
+ * read it as neither side, and a summary could leave its tool calls' results behind, unpaired.
+ * A message that is no object is left to the API's rules (`INVALID_TRANSCRIPT`).
+ */
+function checkRoles(messages: readonly unknown[]): void {
+  messages.forEach((message, index) => {
+    if (!isPlainObject(message)) return;
+    const { role } = message;
+    if (role !== 'user' && role !== 'assistant' && role !== 'system') {
+      throw unreadable(
+        `expected "user", "assistant" or "system", got ${describeValue(role)}`,
+        `messages[${index}].role`,
+      );
+    }
+  });
 }
