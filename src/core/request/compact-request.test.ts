@@ -161,6 +161,24 @@ describe('compactRequest', () => {
       'messages[1].role',
     ],
     [
+      'a Responses call output whose output is null',
+      {
+        model: 'x',
+        input: [
+          { type: 'function_call', name: 'ls', arguments: '{}', call_id: 'c1' },
+          { type: 'function_call_output', call_id: 'c1', output: null },
+        ],
+      },
+      'UNREADABLE_INPUT',
+      'input[1].output',
+    ],
+    [
+      'a Responses call whose call_id is a number',
+      { model: 'x', input: [{ type: 'function_call', name: 'ls', arguments: '{}', call_id: 42 }] },
+      'UNREADABLE_INPUT',
+      'input[0]',
+    ],
+    [
       'an OpenAI message without a role',
       { max_completion_tokens: 10, messages: [{ content: 'hi' }] },
       'UNREADABLE_INPUT',

@@ -55,6 +55,17 @@ const structuralRules = new Set<ValidationRule>([
   'invalid-tool-message',
 ]);
 
+/**
+ * The first problem that makes Responses items unreadable: an item the converter would keep whole
+ * (a call whose `arguments` or an output whose `output` has the wrong type) no longer pairs with
+ * its call, and a layer could keep one without the other.
+ */
+export function structuralProblem(items: unknown): ValidationProblem | undefined {
+  const problems: ValidationProblem[] = [];
+  validateResponsesInput(items, problems);
+  return problems.find((found) => structuralRules.has(found.rule));
+}
+
 /** Reads Responses items and `instructions`; a structural problem is `UNREADABLE_INPUT` at its item. */
 export function readResponsesConversation({
   messages: rawItems,
@@ -63,9 +74,7 @@ export function readResponsesConversation({
   messagePath,
   source,
 }: RawConversation): ParsedConversation {
-  const problems: ValidationProblem[] = [];
-  validateResponsesInput(rawItems, problems);
-  const problem = problems.find((found) => structuralRules.has(found.rule));
+  const problem = structuralProblem(rawItems);
   if (problem) {
     // `input[3].call_id` → the reader's own name for item 3 (its JSONL line when known).
     const path = problem.path.replace(/^input\[(\d+)\]/, (_, index: string) => messagePath(Number(index)));

@@ -5,6 +5,7 @@ import { CompactError } from '../../model/errors.js';
 import type { RequestBody, RequestConversation } from '../../model/request.js';
 import { expectArray, readTools, unreadable } from '../../request/request-fields.js';
 import { isPlainObject, typeName } from '../../request/request-format.js';
+import { structuralProblem } from './read-responses.js';
 import { fromResponsesInput, toResponsesInput } from './responses-format.js';
 
 /** A Responses request: `instructions` stay in their field, `input` is the conversation. */
@@ -15,6 +16,9 @@ export function readResponsesRequest(body: RequestBody): RequestConversation {
       if (!isPlainObject(item))
         throw unreadable(`expected an item object, got ${typeName(item)}`, `input[${index}]`);
     });
+    // What the file reader refuses, refused here too, at the same path.
+    const problem = structuralProblem(input);
+    if (problem) throw unreadable(problem.message, problem.path);
   }
   if (instructions !== undefined && instructions !== null && typeof instructions !== 'string') {
     throw unreadable(`expected string, got ${typeName(instructions)}`, 'instructions');
