@@ -156,7 +156,13 @@ describe('compactRequest', () => {
     ['a system of the wrong type', { system: 3, messages: [] }, 'UNREADABLE_INPUT', 'system'],
     [
       'an Anthropic message whose role is null',
-      { system: 'x', messages: [{ role: 'user', content: 'go' }, { role: null, content: 'x' }] },
+      {
+        system: 'x',
+        messages: [
+          { role: 'user', content: 'go' },
+          { role: null, content: 'x' },
+        ],
+      },
       'UNREADABLE_INPUT',
       'messages[1].role',
     ],

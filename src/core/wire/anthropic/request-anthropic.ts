@@ -1,6 +1,5 @@
 /** The conversation of an Anthropic Messages request body. */
 import type { Message, SystemPrompt } from '../../model/messages.js';
-import { describeValue } from '../_internal/read-helpers.js';
 import type { RequestBody, RequestConversation } from '../../model/request.js';
 import { expectArray, readTools, unreadable } from '../../request/request-fields.js';
 import { isPlainObject, typeName } from '../../request/request-format.js';
@@ -10,6 +9,7 @@ import {
   splitSystemMessages,
   withSystemMessageText,
 } from '../../request/system-messages.js';
+import { describeValue } from '../_internal/read-helpers.js';
 
 /** An Anthropic request: `system`, `messages` (with any mid-conversation system messages) and `tools`. */
 export function readAnthropicRequest(body: RequestBody): RequestConversation {
