@@ -186,7 +186,18 @@ describe('Anthropic Messages API', () => {
       ],
     });
     expect((prefill as Error).message).toContain('When thinking is disabled');
-    expect(requests.map((request) => request.outcome)).toEqual(['invalid-request', 'invalid-request']);
+    // A null block where the thinking rules look is a 400 naming it, as the API answers, not a 500.
+    const nullBlock = await send({
+      thinking: { type: 'adaptive' },
+      messages: [...toolTurn([]).slice(0, -1), { role: 'user', content: [null as never] }],
+    });
+    expect(nullBlock).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((nullBlock as Error).message).toContain('messages[2].content[0]');
+    expect(requests.map((request) => request.outcome)).toEqual([
+      'invalid-request',
+      'invalid-request',
+      'invalid-request',
+    ]);
   });
 
   it('binds a thinking block to the messages before it on a model with preserved thinking, as the API does', async () => {

@@ -100,7 +100,7 @@ function thinkingProblem(body: Record<string, unknown>): WireError | undefined {
   if (
     checksThinkingPrefix(body.model) ||
     messages[last]?.role !== 'user' ||
-    !blocksOf(messages[last]!).some((block) => block.type === 'tool_result')
+    !blocksOf(messages[last]).some((block) => block?.type === 'tool_result')
   )
     return undefined;
   const answered = last - 1;
@@ -112,11 +112,13 @@ function thinkingProblem(body: Record<string, unknown>): WireError | undefined {
   );
 }
 
-function blocksOf(message: Record<string, unknown>): { type?: unknown }[] {
-  return Array.isArray(message.content) ? (message.content as { type?: unknown }[]) : [];
+/** A message's blocks as they came: a null one stays (the rules below name it), so read each with `?.`. */
+function blocksOf(message: unknown): ({ type?: unknown } | null | undefined)[] {
+  const content = (message as { content?: unknown } | null | undefined)?.content;
+  return Array.isArray(content) ? (content as ({ type?: unknown } | null)[]) : [];
 }
 
-function isThinking(block: { type?: unknown } | undefined): boolean {
+function isThinking(block: { type?: unknown } | null | undefined): boolean {
   return block?.type === 'thinking' || block?.type === 'redacted_thinking';
 }
 
