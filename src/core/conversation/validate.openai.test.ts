@@ -34,6 +34,19 @@ describe('validateMessages (openai)', () => {
       [['invalid-content', 'messages[0].content']],
     ],
     [
+      'content parts that are no part objects',
+      [
+        { role: 'user', content: [null, { type: 'text', text: 'go' }] },
+        { role: 'assistant', content: ['x'] },
+        { role: 'user', content: [{ text: 'no type' }] },
+      ],
+      [
+        ['invalid-block', 'messages[0].content[0]'],
+        ['invalid-block', 'messages[1].content[0]'],
+        ['invalid-block', 'messages[2].content[0]'],
+      ],
+    ],
+    [
       'an unanswered tool call',
       [
         { role: 'user', content: 'go' },

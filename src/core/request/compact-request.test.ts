@@ -142,8 +142,8 @@ describe('compactRequest', () => {
     [
       'an OpenAI part that is null',
       { max_completion_tokens: 3, messages: [{ role: 'user', content: [null] }] },
-      'UNREADABLE_INPUT',
-      'messages',
+      'INVALID_TRANSCRIPT',
+      'messages[0].content[0]',
     ],
     ['Responses input of the wrong type', { model: 'x', input: 5 }, 'UNREADABLE_INPUT', 'input'],
     ['a Responses item that is not an object', { model: 'x', input: [3] }, 'UNREADABLE_INPUT', 'input[0]'],

@@ -66,6 +66,7 @@ export function validateOpenAI(messages: unknown, problems: ValidationProblem[])
             rule: 'invalid-content',
           });
         }
+        checkParts(message.content, path, problems);
         break;
       default: {
         const unreachable: never = role;
@@ -74,6 +75,19 @@ export function validateOpenAI(messages: unknown, problems: ValidationProblem[])
     }
   }
   closeOpenCalls('the end of the conversation');
+}
+
+/** Each part of an array content is an object with a string `type`: the API refuses `null`, `3` or `"x"`. */
+function checkParts(content: unknown, path: string, problems: ValidationProblem[]): void {
+  if (!Array.isArray(content)) return;
+  content.forEach((part: unknown, index) => {
+    if (isRecord(part) && typeof part.type === 'string') return;
+    problems.push({
+      path: `${path}.content[${index}]`,
+      message: `part must be an object with a string type, got ${describe(part)}`,
+      rule: 'invalid-block',
+    });
+  });
 }
 
 function validateOpenAIToolMessage(
@@ -89,6 +103,7 @@ function validateOpenAIToolMessage(
       rule: 'invalid-content',
     });
   }
+  checkParts(message.content, path, problems);
   if (Array.isArray(message.content)) {
     message.content.forEach((part: unknown, partIndex) => {
       if (!isRecord(part) || part.type !== 'image_url') return;
@@ -146,6 +161,7 @@ function validateOpenAIAssistant(
       rule: 'invalid-content',
     });
   }
+  checkParts(content, path, problems);
   const hasContent =
     (typeof content === 'string' && content.length > 0) ||
     (Array.isArray(content) && content.length > 0) ||
