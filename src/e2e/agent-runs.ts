@@ -84,7 +84,7 @@ export async function runAgent(
 
 /**
  * The proxy's records of the conversation it saw most often (the agent's main one), answered 200
- * whole: one per request {@link answeredMainRequests} keeps, in the same order, so the i-th record
+ * whole: one per request `serverSide` keeps as `server`, in the same order, so the i-th record
  * is the i-th request's (a request the server failed, a scripted 429, is in neither list).
  */
 export function mainRecords(records: ProxyRequestRecord[], api: E2ETraffic['api']): ProxyRequestRecord[] {
@@ -109,16 +109,6 @@ const ANSWERED_OUTCOMES: ReadonlySet<RecordedRequest['outcome']> = new Set([
   'oversize',
 ]);
 
-/** The agent's main-conversation requests the server answered whole, summaries left out: {@link mainRecords}' pairs. */
-export function answeredMainRequests(
-  spec: Pick<AgentSpec, 'isMain' | 'isSummary'>,
-  requests: readonly RecordedRequest[],
-): RecordedRequest[] {
-  return requests.filter(
-    (request) => ANSWERED_OUTCOMES.has(request.outcome) && spec.isMain(request) && !spec.isSummary(request),
-  );
-}
-
 async function inWorkspace<T>(spec: AgentSpec, run: (workspace: string) => Promise<T>): Promise<T> {
   const workspace = await mkdtemp(join(tmpdir(), 'e2e-agent-'));
   try {
@@ -137,11 +127,13 @@ export function serverSide(
   spec: Pick<AgentSpec, 'isMain' | 'isSummary'>,
   requests: readonly RecordedRequest[],
 ) {
-  const server = answeredMainRequests(spec, requests);
-  const refused = requests.filter(
-    (request) => !server.includes(request) && spec.isMain(request) && !spec.isSummary(request),
-  );
-  return { server, allServer: [...requests], refused };
+  const main = requests.filter((request) => spec.isMain(request) && !spec.isSummary(request));
+  const answered = (request: RecordedRequest) => ANSWERED_OUTCOMES.has(request.outcome);
+  return {
+    server: main.filter(answered),
+    allServer: [...requests],
+    refused: main.filter((request) => !answered(request)),
+  };
 }
 
 /** The agent straight at the scripted server: what it sends without the proxy. */
