@@ -196,6 +196,32 @@ describe('the working set', () => {
     expect(text).not.toContain('nothing found');
   });
 
+  it('records a search its tool answered with no match as nothing found, not as a line or a file', () => {
+    const grep = call('Grep', { pattern: 'staleLock', path: 'cmd/lock.go' }, 'No matches found');
+    const glob = call('Glob', { pattern: '**/helpers*.go' }, 'No files found');
+    const paged = call(
+      'Grep',
+      { pattern: 'sessionIndex', head_limit: 5 },
+      'No matches found\n\n[Showing results with pagination = limit: 5, offset: 0]',
+    );
+    const gemini = call(
+      'grep_search',
+      { pattern: 'latestDir' },
+      'No matches found for pattern "latestDir" in path ".".',
+    );
+    const { state } = record([...grep, ...glob, ...paged, ...gemini]).workingSet;
+    expect(state.searches.map(({ hits, lines }) => [hits, lines ?? 0])).toEqual([
+      [[], 0],
+      [[], 0],
+      [[], 0],
+      [[], 0],
+    ]);
+    const { text } = renderWorkingSet(state, { maxTokens: 1000, counter })!;
+    expect(text).toContain('"staleLock" → nothing found');
+    expect(text).toContain('"**/helpers*.go" → nothing found');
+    expect(text).not.toContain('matching line');
+  });
+
   it('records a file the agent wrote with a shell heredoc as a file it changed, with its definitions', () => {
     const script = [
       'import django',

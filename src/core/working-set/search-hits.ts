@@ -13,6 +13,13 @@ const fileHeader = /^File: (.+)$/;
 const headedHit = /^L(\d+)([:-]) /;
 /** A bare path: no spaces, colons or angle brackets (mini-swe-agent's `<returncode>` envelope is none). */
 const pathLine = /^[^\s:<>]*[/.][^\s:<>]*$/;
+/**
+ * A search tool's own words for an empty result (Claude Code's and opencode's Grep and Glob, Gemini
+ * CLI's `No matches found for pattern …`, a `Found 0 …` count) and the notes a harness appends to it
+ * (a pagination line, a reset shell's directory): not matching lines.
+ */
+const emptyResultLine =
+  /^(?:No (?:matches|files|results) found\b|Found 0 \w|\[Showing results with pagination\b|Shell cwd was reset to )/i;
 /** Lines read of a search's output: more is a search too broad to place anything. */
 const MAX_LINES = 2000;
 
@@ -86,7 +93,8 @@ function unplacedMatches(result: string): { count: number; firstLine?: number } 
   let count = 0;
   let firstLine: number | undefined;
   for (const line of result.split('\n', MAX_LINES)) {
-    if (line.trim() === '' || /^<\/?\w+>/.test(line.trim())) continue;
+    const text = line.trim();
+    if (text === '' || /^<\/?\w+>/.test(text) || emptyResultLine.test(text)) continue;
     count++;
     const numbered = /^(\d+)[:-]/.exec(line);
     if (numbered && firstLine === undefined) firstLine = Number(numbered[1]);
