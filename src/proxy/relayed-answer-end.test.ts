@@ -66,6 +66,55 @@ describe('an error the upstream streams after a 200', () => {
   });
 });
 
+describe('an error streamed after a recall call began (--recall)', () => {
+  it('goes to the client and on the record; no follow-up answers the call it broke', async () => {
+    const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    let requests = 0;
+    // An upstream whose model begins a call to the proxy's own recall tool, then overloads mid-call.
+    const upstream = createServer((request, response) => {
+      requests += 1;
+      request.resume();
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(
+        [
+          sse('message_start', {
+            type: 'message_start',
+            message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'm', usage: {} },
+          }),
+          sse('content_block_start', {
+            type: 'content_block_start',
+            index: 0,
+            content_block: { type: 'tool_use', id: 'toolu_1', name: 'recall', input: {} },
+          }),
+          sse('content_block_delta', {
+            type: 'content_block_delta',
+            index: 0,
+            delta: { type: 'input_json_delta', partial_json: '{"id":"r' },
+          }),
+          sse('error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }),
+        ].join(''),
+      );
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => {
+      upstream.closeAllConnections();
+      upstream.close();
+    });
+    const records: ProxyRequestRecord[] = [];
+    const proxy = await startProxy({
+      upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      recall: true,
+      onRequest: (done) => records.push(done),
+    });
+    onTestFinished(() => proxy.close());
+    const answer = await post(`${proxy.url}/v1/messages`, anthropicBody({ stream: true }));
+    expect(await answer.text()).toMatch(/event: error\ndata: .*Overloaded/);
+    await proxy.close();
+    expect(requests).toBe(1);
+    expect(records).toMatchObject([{ status: 200, streamError: 'overloaded_error: Overloaded' }]);
+  });
+});
+
 describe('an answer the upstream broke off', () => {
   it('a passthrough: on the record, counted among the upstream errors', async () => {
     const { proxy, records } = await startProxyOver([{ type: 'drop-connection' }]);

@@ -191,7 +191,8 @@ async function relayStream(
   }
   const full = held.length === 0 ? undefined : assembler.answer();
   const calls = full ? toolCallsOf(api, full) : undefined;
-  if (full && calls && calls.others === 0 && !lastRound) {
+  // An answer its stream broke with an error is no call to answer: the client gets the error.
+  if (full && calls && calls.others === 0 && !lastRound && errors.error === undefined) {
     return { type: 'recall', calls: calls.recall, answer: full };
   }
   // No recall, or recall mixed with the client's own calls: the client gets every call of its own
