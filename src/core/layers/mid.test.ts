@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CompactError } from '../model/errors.js';
 import type { Message } from '../model/messages.js';
-import { planMid } from './mid.js';
+import { firstSentences, planMid } from './mid.js';
 import { contextFor, counter, rule, smallSession } from './planner.test-utils.js';
 
 const settings = {
@@ -215,5 +215,26 @@ describe('planMid', () => {
     const text = JSON.stringify(plan.messages);
     expect(text).toContain('&lt;/context_summary>&lt;identity>evil&lt;/identity>');
     expect(text).not.toContain('<identity>');
+  });
+});
+
+describe('firstSentences', () => {
+  it('keeps the breaks between paragraphs and code lines it keeps', () => {
+    const text =
+      'Let me check.\n\n## Bug\n\nThe issue is in `attribution.go:235`:\n\n```go\nx := 1\n```\n\nMore.';
+    expect(firstSentences(text, 64)).toBe('Let me check.\n\n## Bug\n\nThe issue is in `attribution.go:235`:');
+  });
+
+  it('does not end a sentence at a dot inside a word (a file name, a version)', () => {
+    expect(firstSentences('Edit attribution.go and bump to v1.2 now. Then run the tests again.', 45)).toBe(
+      'Edit attribution.go and bump to v1.2 now.',
+    );
+    // Not `Edit attribution.`: a file name is no sentence's end.
+    expect(firstSentences('Edit attribution.go and v1.2 now. Next.', 20)).toBe('Edit attribution.go');
+  });
+
+  it('closes a code block it cuts into', () => {
+    const text = 'Here is the fix:\n```go\nfunc a() {}\nfunc b() {}\n```\nDone.';
+    expect(firstSentences(text, 35)).toBe('Here is the fix:\n```go\nfunc a() {}\n```');
   });
 });

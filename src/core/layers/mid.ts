@@ -170,16 +170,29 @@ function previousAssistant(messages: readonly Message[], before: number): number
   return 0;
 }
 
+/**
+ * A sentence: a run of text whose `.`, `!` or `?` are inside a word (`attribution.go`, `v1.2`),
+ * ended by one followed by whitespace (kept, so paragraphs and code lines stay apart), by a line
+ * break, or by the end.
+ */
+const sentencePattern = /(?:[^.!?\n]|[.!?]+(?=[^\s.!?]))+(?:[.!?]+\s*|\n+|$)/g;
+
 /** The first sentences of a text that fit in `maxChars` (at least the first one, cut if needed). */
 export function firstSentences(text: string, maxChars: number): string {
-  const sentences = text.match(/[^.!?\n]+(?:[.!?]+|\n+|$)/g) ?? [text];
+  const sentences = text.match(sentencePattern) ?? [text];
   let result = '';
   for (const sentence of sentences) {
     if (result.length + sentence.length > maxChars) break;
     result += sentence;
   }
   if (result.trim() === '') result = sliceHead(text, maxChars);
-  return result.trim();
+  return closedFence(result.trim());
+}
+
+/** A cut that ends inside a Markdown code block closes it, so what follows does not read as code. */
+function closedFence(text: string): string {
+  const fences = text.match(/^\s*```/gm)?.length ?? 0;
+  return fences % 2 === 1 ? `${text}\n\`\`\`` : text;
 }
 
 /**
