@@ -48,8 +48,11 @@ export function valueForSchema(schema: unknown): unknown {
   }
 }
 
-/** The script: JSON answers to JSON-mode calls, `steps` shell calls on the main turn, then "Done.". */
-export function geminiScript(steps: number) {
+/**
+ * The script: JSON answers to JSON-mode calls, `steps` shell calls on the main turn (the first one
+ * `firstCommand` when given), then "Done.".
+ */
+export function geminiScript(steps: number, firstCommand?: string) {
   let step = 0;
   return (request: Omit<RecordedRequest, 'outcome'>): ScriptStep => {
     if (isSummary(request))
@@ -61,7 +64,10 @@ export function geminiScript(steps: number) {
     if (!isMain(request)) return 'ok';
     step += 1;
     if (step > steps) return 'Done.';
-    const command = `seq 1 6000 > part${step}.txt && cat part${step}.txt`;
+    const command =
+      step === 1 && firstCommand !== undefined
+        ? firstCommand
+        : `seq 1 6000 > part${step}.txt && cat part${step}.txt`;
     return {
       type: 'tool-calls',
       calls: [{ name: SHELL_TOOL, input: { command, description: `write part ${step}` } }],

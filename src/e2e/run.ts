@@ -40,8 +40,11 @@ type Body = Record<string, unknown> | undefined;
 /** Shell steps of the Codex and Gemini CLI tasks. */
 const STEPS = 10;
 const SHELL_TASK = `Write ${STEPS} files of numbers with the shell, one per step, then say Done.`;
-/** Low thresholds so a short task compacts. */
-const THRESHOLDS = { mid: 40_000, hard: 70_000 };
+/**
+ * Gemini CLI: low enough for a hard compaction after the heredoc step (its shell results are ~17k
+ * tokens each by the provider's count), so the working set of the file it wrote is checked.
+ */
+const GEMINI_THRESHOLDS = { mid: 30_000, hard: 45_000 };
 /**
  * The Claude Code task of issues #34 and #32: read a small TypeScript file and change one function
  * with `Edit`, then twelve 250-line files read with `Read`, one per step, at mid 24k / hard 40k
@@ -73,6 +76,8 @@ const CODE_EDIT = {
   old_string: '  return usage.input + usage.output;',
   new_string: '  return usage.input + usage.output + (usage.cached ?? 0);',
 };
+/** The code file as the edit leaves it, written by a shell heredoc (Codex's and Gemini CLI's first step). */
+const CODE_HEREDOC = `cat > ${CODE_FILE} <<'EOF'\n${CODE_TEXT.replace(CODE_EDIT.old_string, CODE_EDIT.new_string)}EOF`;
 const CLAUDE_TASK = `Make totalTokens in ${CODE_FILE} count cached tokens, then read the ${FILES} files file1.txt to file${FILES}.txt one by one, then say Done.`;
 const CLAUDE_THRESHOLDS = { mid: 24_000, hard: 40_000 };
 /**
@@ -245,8 +250,9 @@ function codexSpec(command: string[]): AgentSpec {
     isSummary,
     script: () => {
       let usesExec = false;
+      // The first step writes the code file with a heredoc, as Codex writes a new file from its shell.
       const shell = (step: number) => ({
-        cmd: `seq 1 6000 > part${step}.txt && cat part${step}.txt`,
+        cmd: step === 1 ? CODE_HEREDOC : `seq 1 6000 > part${step}.txt && cat part${step}.txt`,
         max_output_tokens: 10_000,
       });
       const steps = stepScript(isMain, STEPS, (step) => ({
@@ -302,10 +308,10 @@ function geminiSpec(command: string[]): AgentSpec {
     api: AGENT_FORMATS.geminiCli,
     command,
     args: ['-p', SHELL_TASK, '--yolo'],
-    thresholds: THRESHOLDS,
+    thresholds: GEMINI_THRESHOLDS,
     isMain: (request) => declared(request.body).includes('run_shell_command'),
     isSummary,
-    script: () => geminiScript(STEPS),
+    script: () => geminiScript(STEPS, CODE_HEREDOC),
     env: async (workspace, baseUrl) => ({
       HOME: await geminiHome(workspace),
       GEMINI_CLI_TRUST_WORKSPACE: 'true',
@@ -446,8 +452,11 @@ const specs: Array<[AgentSpec, (run: AgentRun) => E2ECheck[]]> = [
   ]),
   [
     codexSpec(agents.codex),
-    // The command of the first step, run inside an `exec` script on Codex's default model.
-    (run) => [checkSurvivesHard(run.traffic, [SHELL_TASK, 'seq 1 6000 > part1.txt && cat part1.txt'])],
+    // A seq step's command, run inside an `exec` script on Codex's default model; the file its heredoc wrote.
+    (run) => [
+      checkSurvivesHard(run.traffic, [SHELL_TASK, 'seq 1 6000 > part2.txt && cat part2.txt']),
+      checkWorkingSetAfterHard(run.traffic, { file: CODE_FILE, definition: CODE_EDIT.definition }),
+    ],
   ],
   [
     opencodeSpec(agents.opencodeVersion, agents.opencode),
@@ -456,7 +465,13 @@ const specs: Array<[AgentSpec, (run: AgentRun) => E2ECheck[]]> = [
       checkWorkingSetAfterHard(run.traffic, { file: CODE_FILE, definition: CODE_EDIT.definition }),
     ],
   ],
-  [geminiSpec(agents.gemini), (run) => [checkPrefixRewrites(run.traffic)]],
+  [
+    geminiSpec(agents.gemini),
+    (run) => [
+      checkPrefixRewrites(run.traffic),
+      checkWorkingSetAfterHard(run.traffic, { file: CODE_FILE, definition: CODE_EDIT.definition }),
+    ],
+  ],
 ];
 let passed = true;
 for (const [spec, extra] of specs) {
