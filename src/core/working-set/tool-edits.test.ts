@@ -87,3 +87,20 @@ describe('editsOf an apply_patch that renames a file', () => {
     ]);
   });
 });
+
+describe('editsOf an apply_patch with a hunk of context lines alone', () => {
+  it('gives no edit for the hunk that only moves the place, the next hunk as written', () => {
+    const call: ToolUseBlock = {
+      type: 'tool_use',
+      id: 'p',
+      name: 'apply_patch',
+      input: {
+        input:
+          '*** Begin Patch\n*** Update File: src/a.go\n@@\n func first() {\n@@\n }\n+\n+func added() {}\n*** End Patch',
+      },
+    };
+    expect(editsOf(call, undefined)).toEqual([
+      { path: 'src/a.go', oldText: '}', newText: '}\n\nfunc added() {}', whole: false },
+    ]);
+  });
+});

@@ -123,7 +123,11 @@ export function editsOf(use: ToolUseBlock, path: string | undefined): TextEdit[]
   return [{ path, oldText, newText, whole: false }];
 }
 
-/** An `apply_patch` as replacements: each hunk's context and removed lines, then its context and added lines. */
+/**
+ * An `apply_patch` as replacements: each hunk's context and removed lines, then its context and
+ * added lines. A hunk of context lines alone (`@@\n func f() {\n@@`, which only moves the patch's
+ * place in the file) changes nothing: it is no edit, or the function it names reads as changed.
+ */
 function patchEdits(patch: string): TextEdit[] {
   const edits: TextEdit[] = [];
   let path: string | undefined;
@@ -131,11 +135,13 @@ function patchEdits(patch: string): TextEdit[] {
   let movedTo: string | undefined;
   let oldLines: string[] = [];
   let newLines: string[] = [];
+  let changes = false;
   const flush = () => {
-    if (path !== undefined && (oldLines.length > 0 || newLines.length > 0))
+    if (path !== undefined && changes)
       edits.push({ path, oldText: oldLines.join('\n'), newText: newLines.join('\n'), whole: added });
     oldLines = [];
     newLines = [];
+    changes = false;
   };
   // The file's hunks apply to its text under its old name; then it has the new one.
   const closeFile = () => {
@@ -156,9 +162,13 @@ function patchEdits(patch: string): TextEdit[] {
       movedTo = move[1]!.trim();
     } else if (line.startsWith('*** End Patch')) closeFile();
     else if (line.startsWith('@@') || line.startsWith('*** ')) flush();
-    else if (line.startsWith('+')) newLines.push(line.slice(1));
-    else if (line.startsWith('-')) oldLines.push(line.slice(1));
-    else if (line.startsWith(' ')) {
+    else if (line.startsWith('+')) {
+      newLines.push(line.slice(1));
+      changes = true;
+    } else if (line.startsWith('-')) {
+      oldLines.push(line.slice(1));
+      changes = true;
+    } else if (line.startsWith(' ')) {
       oldLines.push(line.slice(1));
       newLines.push(line.slice(1));
     }
