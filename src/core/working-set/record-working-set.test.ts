@@ -303,6 +303,12 @@ describe('the rendered working set', () => {
     expect(counter.countText(text)).toBeLessThanOrEqual(400);
   });
 
+  it('dates a file by its last edit, and names a later read apart: the read is no edit', () => {
+    const { state } = record([...read, ...edit, ...read]).workingSet;
+    const text = renderWorkingSet(state, { maxTokens: 400, counter })!.text;
+    expect(text).toContain('## /repo/cmd/transcript.go (edited t2, read t3)');
+  });
+
   it('lists a name defined again and again once', () => {
     const handlers = call(
       'Read',

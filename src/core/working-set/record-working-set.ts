@@ -183,6 +183,7 @@ export class WorkingSetRecorder {
     if (outline === undefined && fragment === undefined) return;
     const file = this.touch(path, turn);
     file.edited = true;
+    file.editedTurn = turn;
     const span = edit.newText.split('\n').length;
     const definitions = outline
       ? mergeChanged(file.definitions, outline)
@@ -212,7 +213,7 @@ export class WorkingSetRecorder {
     const file = files.find((entry) => entry.path === from);
     if (file === undefined) return;
     this.state.files = files.filter((entry) => entry !== file && entry.path !== movedTo);
-    Object.assign(file, { path: movedTo, turn, edited: true });
+    Object.assign(file, { path: movedTo, turn, edited: true, editedTurn: turn });
     this.state.files.push(file);
   }
 

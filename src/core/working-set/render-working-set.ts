@@ -126,8 +126,17 @@ function best(candidates: readonly Candidate[]): number {
   return Math.max(...candidates.map((candidate) => candidate.score));
 }
 
+/**
+ * `## path (edited t5)`, `(edited t5, read t9)` when the agent read it after its last edit (the
+ * read's turn alone would date an edit that was not made then), or `(read t9)`.
+ */
 function fileHeading(file: WorkingSetFile, root: string): string {
-  return `## ${file.path.slice(root.length)} (${file.edited ? 'edited' : 'read'} t${file.turn})`;
+  const edited = file.edited ? (file.editedTurn ?? file.turn) : undefined;
+  const touched =
+    edited === undefined
+      ? `read t${file.turn}`
+      : `edited t${edited}${file.turn > edited ? `, read t${file.turn}` : ''}`;
+  return `## ${file.path.slice(root.length)} (${touched})`;
 }
 
 /**

@@ -18,6 +18,8 @@ export interface WorkingSetFile {
   edited: boolean;
   /** The assistant turn it was last read or edited in. */
   turn: number;
+  /** The turn an edit last changed (or renamed) it: a later read moves `turn`, not this. */
+  editedTurn?: number;
   /** The last turn a call named it (ran it, searched or changed it with a command). */
   namedTurn?: number;
   /** Its outline as last seen: definitions in file order. */
