@@ -309,6 +309,21 @@ describe('the rendered working set', () => {
     expect(text).toContain('## /repo/cmd/transcript.go (edited t2, read t3)');
   });
 
+  it('takes a `sed -i` that ran for an edit of its file, and one that failed for none', () => {
+    const sed = (script: string, code: number) =>
+      call(
+        'bash',
+        { command: `sed -i '${script}' ${path}` },
+        `<returncode>${code}</returncode>\n<output>\n</output>`,
+      );
+    const failed = record([...read, ...sed('s/x/y/', 1)]).workingSet.state;
+    expect(renderWorkingSet(failed, { maxTokens: 400, counter })!.text).toContain(`## ${path} (read t1)`);
+    const ran = record([...read, ...sed('s/Usage{}/Usage{Input: 1}/', 0), ...read]).workingSet.state;
+    expect(renderWorkingSet(ran, { maxTokens: 400, counter })!.text).toContain(
+      `## ${path} (edited t2, read t3)`,
+    );
+  });
+
   it('lists a name defined again and again once', () => {
     const handlers = call(
       'Read',

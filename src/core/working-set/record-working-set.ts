@@ -14,6 +14,7 @@ import {
   type ShownRead,
   shownRead,
 } from './file-reads.js';
+import { inPlaceEdits } from './in-place-edits.js';
 import { KnownNames } from './known-names.js';
 import { outlineFile, stripLineNumbers } from './outline-file.js';
 import { fullerPath, latestNameOf } from './same-file.js';
@@ -65,6 +66,8 @@ export class WorkingSetRecorder {
   /** The outlines of the latest reads, by tool_use id. */
   private readonly readOutlines = new Map<string, { read: ShownFile; definitions: CodeDefinition[] }>();
   private readonly pending = new Map<string, Pending>();
+  /** The files each command call's `sed -i` edits, by tool_use id, until its result says it ran. */
+  private readonly inPlace = new Map<string, string[]>();
   private known: KnownNames | undefined;
 
   constructor(
@@ -81,6 +84,8 @@ export class WorkingSetRecorder {
     // A read or an edit touches its file itself; a command names the files it runs or changes.
     if (fact.kind === 'command') this.markNamed(fact.command.slice(0, SCAN_CHARS), turn);
     const id = String(use.id);
+    const inPlace = fact.kind === 'command' ? inPlaceEdits(fact.command) : [];
+    if (inPlace.length > 0) this.inPlace.set(id, inPlace);
     const search = searchOf(use, fact.kind === 'command' ? fact.command : undefined);
     const read = search ? undefined : fileReadOf(use, fact);
     if (search) this.pending.set(id, { kind: 'search', search });
@@ -109,6 +114,9 @@ export class WorkingSetRecorder {
    * the harness cut the output, the rest takes what the command printed.
    */
   toolResult(toolUseId: string, result: ToolResultText, turn: number): void {
+    const inPlace = this.inPlace.get(toolUseId);
+    this.inPlace.delete(toolUseId);
+    if (inPlace && !result.failed) for (const path of inPlace) this.recordInPlaceEdit(path, turn);
     const pending = this.pending.get(toolUseId);
     if (!pending) return;
     this.pending.delete(toolUseId);
@@ -201,6 +209,21 @@ export class WorkingSetRecorder {
         definitions: [...changed],
       },
     ].slice(-MAX_EDITS_PER_FILE);
+  }
+
+  /**
+   * A `sed -i` of a file: edited now (a read after it stays a read), where and how unknown, so no
+   * definition is starred and its text is no longer kept. A file of no language it can outline is
+   * left out, as an edit of one is.
+   */
+  private recordInPlaceEdit(written: string, turn: number): void {
+    const path = this.nameOf(written);
+    this.texts.delete(path);
+    const known = this.state.files.some((file) => file.path === path);
+    if (!known && this.outline(path, '', 1) === undefined) return;
+    const file = this.touch(path, turn);
+    file.edited = true;
+    file.editedTurn = turn;
   }
 
   /** A file renamed (Codex's `*** Move to:`): known under its new name from now on, its old one gone. */
