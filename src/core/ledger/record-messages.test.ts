@@ -227,4 +227,28 @@ describe('LedgerRecorder', () => {
       },
     ]);
   });
+  it('records a script that opens with a comment by the line it runs, not the comment', () => {
+    const recorder = new LedgerRecorder();
+    recorder.sync([
+      { role: 'user', content: 'reply to the review' },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool_use',
+            id: 'c1',
+            name: 'Bash',
+            input: {
+              command:
+                '\n# Reply to the naming comment\n  # twice\ngh api repos/o/r/pulls/1/replies -f body=x',
+            },
+          },
+        ],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'ok' }] },
+    ]);
+    expect(recorder.state.commands.map((entry) => entry.command)).toEqual([
+      'gh api repos/o/r/pulls/1/replies -f body=x',
+    ]);
+  });
 });

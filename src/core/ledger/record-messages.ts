@@ -223,7 +223,7 @@ function recordToolResult(
   }
   if (call.kind === 'command' && call.command !== undefined) {
     if (!failed) for (const move of call.moves ?? []) renameFile(state, move, call.turn, listed);
-    const command = shortenLine(call.command.split('\n', 1)[0]!, COMMAND_CHARS);
+    const command = shortenLine(firstCommandLine(call.command), COMMAND_CHARS);
     if (shell?.sessionId !== undefined)
       state.open[sessionKey(shell.sessionId)] = { ...call, session: shell.sessionId };
     else if (call.session !== undefined) delete state.open[sessionKey(call.session)];
@@ -397,6 +397,15 @@ function describeError(text: string, namedLine: string | undefined): string {
     if (named) detail = ` — ${shortenLine(named, ERROR_LINE_CHARS)}`;
   }
   return `${shortenLine(first, ERROR_LINE_CHARS)}${detail}` || 'failed';
+}
+
+/**
+ * The line of a script that says what it runs: its first, after the blank lines and `#` comments
+ * that open it (`# Reply to the review\ngh api …` ran `gh api …`, not the comment).
+ */
+function firstCommandLine(command: string): string {
+  const lines = command.split('\n');
+  return lines.find((line) => line.trim() !== '' && !line.trimStart().startsWith('#')) ?? lines[0]!;
 }
 
 function numberOf(value: string | undefined): number | undefined {
