@@ -294,6 +294,12 @@ describe('the working set', () => {
 });
 
 describe('the rendered working set', () => {
+  it('heads a file read after its last edit with both turns, not as edited at the read', () => {
+    const { state } = record([...read, ...edit, ...read]).workingSet;
+    const text = renderWorkingSet(state, { maxTokens: 400, counter })!.text;
+    expect(text).toContain('## /repo/cmd/transcript.go (edited t2, read t3)');
+  });
+
   it('shows changed definitions with their signature and the edit, within its budget', () => {
     const { state } = record([...read, ...edit]).workingSet;
     const text = renderWorkingSet(state, { maxTokens: 400, counter })!.text;
