@@ -83,7 +83,10 @@ export function ledgerSections(
     return archived ? ` ${archived}` : '';
   };
   const plan = state.plan;
-  const root = commonDirectory(state.files.map((file) => file.path));
+  const listed = state.files.filter((file) => !options.filesShown?.has(file.path));
+  // The root of the files listed here: the working set's files are not, and may lie elsewhere.
+  const root = commonDirectory(listed.map((file) => file.path));
+  const changed = listed.filter((file) => file.changed);
   const fileItem = (file: LedgerFile) => {
     // Edits are the rule: only another kind of change is named.
     const action =
@@ -101,7 +104,6 @@ export function ledgerSections(
     ),
   );
   const commands = commandItems(state.commands, recall);
-  const listed = state.files.filter((file) => !options.filesShown?.has(file.path));
   const sections: LedgerSection[] = [
     {
       title: plan ? `Plan in force (${plan.tool}, t${plan.turn}, verbatim)` : 'Plan',
@@ -111,11 +113,12 @@ export function ledgerSections(
     { title: 'Messages the user typed (verbatim)', items: users, dropped: 0 },
     {
       title: `Files changed${root ? ` (under ${root})` : ''}`,
-      items: listed.filter((file) => file.changed).map(fileItem),
+      items: changed.map(fileItem),
       dropped: 0,
     },
     {
-      title: `Files read${root ? ' (same root)' : ''}`,
+      // "Same root" only when the section above, which names it, is shown.
+      title: `Files read${root ? (changed.length > 0 ? ' (same root)' : ` (under ${root})`) : ''}`,
       items: listed.filter((file) => !file.changed).map(fileItem),
       dropped: 0,
     },

@@ -179,6 +179,27 @@ describe('renderLedger', () => {
     expect(text).toContain(`- ${long}/one.ts\n- npm test\n- ${long}/two.ts ×2\n`);
   });
 
+  it('names the root of the files it lists when the working set shows every file changed', () => {
+    const state = createLedgerState();
+    const file = (path: string, changed: boolean) => ({
+      path,
+      action: changed ? 'edit' : 'read',
+      changed,
+      turn: 1,
+      toolUseId: path,
+    });
+    state.files.push(
+      file('/repo/cmd/cli/hooks.go', true),
+      file('/home/me/notes/review.txt', false),
+      file('/home/me/notes/plan.txt', false),
+    );
+    const filesShown = new Set(['/repo/cmd/cli/hooks.go']);
+    const text = renderLedger(state, { maxTokens: 2000, counter, filesShown })!;
+    expect(text).not.toContain('## Files changed');
+    // "Same root" named a root no line stated, and the root was the working set's files' too.
+    expect(text).toContain('## Files read (under /home/me/notes/)\n- review.txt, plan.txt\n');
+  });
+
   it('names the latest request instead of repeating it when the context shows it after the ledger', () => {
     const state = createLedgerState();
     const latest = 'Now fix the lexer too, and keep the tests green.';
