@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { searchHits } from './search-hits.js';
+import { searchHits, searchPlaces } from './search-hits.js';
 
 const hits = (result: string) => searchHits(result).map(({ hit, matched }) => [hit, matched]);
 
@@ -47,4 +47,33 @@ describe('searchHits', () => {
       ['cmd/dedupe.go:8', true],
     ]);
   });
+});
+
+describe('searchPlaces', () => {
+  const placedHits = (result: string, searched: string | undefined) =>
+    searchPlaces(result, searched).hits.map(({ hit }) => hit);
+
+  it.each([
+    [
+      'a search of the folder the agent runs in',
+      'Found 2 files\ngo.mod\ngo.sum',
+      '/repo',
+      ['/repo/go.mod', '/repo/go.sum'],
+    ],
+    [
+      "a search of a folder below it (paths from the agent's folder)",
+      'cmd/tool/main.go:27:\trootCmd := cli.New()\ncmd/tool/cli/hooks.go:101:\tcmd.Add()',
+      '/repo/cmd/tool',
+      ['/repo/cmd/tool/main.go:27', '/repo/cmd/tool/cli/hooks.go:101'],
+    ],
+    ['a search of one file', 'cmd/tool/a.go', '/repo/cmd/tool/a.go', ['/repo/cmd/tool/a.go']],
+    ['an absolute hit', '/elsewhere/b.go:3:x', '/repo', ['/elsewhere/b.go:3']],
+    ['a relative path searched (nothing to place against)', 'src/a.ts:4:x', 'src', ['src/a.ts:4']],
+    ['no path searched', 'src/a.ts:4:x', undefined, ['src/a.ts:4']],
+  ])(
+    'places the relative hits of %s under the absolute path searched',
+    (_name, result, searched, expected) => {
+      expect(placedHits(result, searched)).toEqual(expected);
+    },
+  );
 });

@@ -109,7 +109,8 @@ function unplacedMatches(result: string): { count: number; firstLine?: number } 
  */
 export function searchPlaces(result: string, file: string | undefined): { hits: SearchHit[]; lines: number } {
   const hits = searchHits(result);
-  if (hits.length > 0) return { hits, lines: 0 };
+  if (hits.length > 0)
+    return { hits: file?.startsWith('/') ? hits.map((hit) => placed(hit, file)) : hits, lines: 0 };
   const { count, firstLine } = unplacedMatches(result);
   if (count === 0) return { hits, lines: 0 };
   if (file === undefined) return { hits, lines: count };
@@ -117,4 +118,27 @@ export function searchPlaces(result: string, file: string | undefined): { hits: 
     hits: [{ path: file, hit: firstLine === undefined ? file : `${file}:${firstLine}`, matched: true }],
     lines: 0,
   };
+}
+
+/**
+ * A hit whose path its tool printed relative (Claude Code's Grep prints paths relative to the
+ * folder the agent runs in, `go.mod` for a search of `/repo`, `cmd/main.go` for one of `/repo/cmd`)
+ * made absolute against the absolute path searched: joined where the path's last folders open the
+ * hit, else under the path. Shown relative, it read as under the working set's root, which it may
+ * not be.
+ */
+function placed(hit: SearchHit, searched: string): SearchHit {
+  if (hit.path.startsWith('/')) return hit;
+  const relative = hit.path.replace(/^(?:\.\/)+/, '');
+  const folders = searched.replace(/\/+$/, '').split('/');
+  let base = folders.join('/');
+  for (let index = 1; index < folders.length; index++) {
+    const tail = folders.slice(index).join('/');
+    if (relative === tail || relative.startsWith(`${tail}/`)) {
+      base = folders.slice(0, index).join('/');
+      break;
+    }
+  }
+  const path = `${base}/${relative}`;
+  return { ...hit, path, hit: `${path}${hit.hit.slice(hit.path.length)}` };
 }
