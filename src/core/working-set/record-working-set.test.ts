@@ -285,6 +285,39 @@ describe('the working set', () => {
     ]);
   });
 
+  it.each([
+    [
+      'deleted',
+      { old_string: 'func truncate(s string, n int) string {\n\treturn s[:n]\n}\n', new_string: '' },
+    ],
+    ['renamed by a replace_all', { old_string: 'truncate(', new_string: 'text.Cut(', replace_all: true }],
+  ])('drops a definition an edit of a file read in part %s', (_name, change) => {
+    const file_path = '/repo/explain.go';
+    const text = 'func truncate(s string, n int) string {\n\treturn s[:n]\n}\n\nfunc keep() {\n}';
+    const part = call('Read', { file_path, offset: 100, limit: 7 }, numbered(text, 100));
+    const cut = call(
+      'Edit',
+      { file_path, ...change },
+      `The file ${file_path} has been updated successfully.`,
+    );
+    const names = (messages: Message[]) =>
+      record(messages).workingSet.state.files[0]!.definitions.map((definition) => definition.name);
+    expect(names(part)).toEqual(['truncate', 'keep']);
+    expect(names([...part, ...cut])).toEqual(['keep']);
+  });
+
+  it('rewrites the first line of a definition an edit of a file read in part changed in place', () => {
+    const file_path = '/repo/explain.go';
+    const part = call('Read', { file_path, offset: 10, limit: 2 }, numbered('func keep(a int) {\n}', 10));
+    const widen = call(
+      'Edit',
+      { file_path, old_string: 'keep(a int)', new_string: 'keep(a, b int)' },
+      `The file ${file_path} has been updated successfully.`,
+    );
+    const [definition] = record([...part, ...widen]).workingSet.state.files[0]!.definitions;
+    expect(definition).toMatchObject({ name: 'keep', signature: 'func keep(a, b int) {' });
+  });
+
   it('skips binary and minified reads and unknown languages without a throw', () => {
     const binary = call('Read', { file_path: '/repo/a.go' }, `\u0000\u0001ELF${'x'.repeat(50)}`);
     const minified = call('Read', { file_path: '/repo/a.min.js' }, 'var a=1;'.repeat(100_000));

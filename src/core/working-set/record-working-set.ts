@@ -195,7 +195,7 @@ export class WorkingSetRecorder {
     const span = edit.newText.split('\n').length;
     const definitions = outline
       ? mergeChanged(file.definitions, outline)
-      : mergeFragment(file.definitions, fragment ?? [], line !== undefined);
+      : mergeFragment(afterEdit(file.definitions, edit), fragment ?? [], line !== undefined);
     const changed = changedBy(definitions, fragment, line, span);
     for (const definition of definitions) if (changed.has(definition.name)) definition.changedTurn = turn;
     file.definitions = definitions;
@@ -393,6 +393,37 @@ function mergeChanged(
     const turn = changed.get(definition.name);
     return turn === undefined ? { ...definition } : { ...definition, changedTurn: turn };
   });
+}
+
+/**
+ * The known definitions once `edit` is made, where the file's text is not known: one whose first
+ * line the edit replaced is gone unless the new text still names it (a function deleted, or
+ * renamed by a `replace_all` of `oldName(`), and one whose first line holds the replaced text
+ * has that line rewritten. Else a deleted function stayed in the outline.
+ */
+function afterEdit(definitions: readonly WorkingSetDefinition[], edit: TextEdit): WorkingSetDefinition[] {
+  const { oldText, newText } = edit;
+  if (oldText.trim() === '') return [...definitions];
+  const oldLines = new Set(oldText.split('\n').map((line) => line.trim()));
+  return definitions.flatMap((definition) => {
+    const signature = definition.signature.trim();
+    if (!oldText.includes('\n') && signature.includes(oldText)) {
+      const rewritten = signature.split(oldText).join(newText);
+      return namesWord(rewritten, definition.name) ? [{ ...definition, signature: rewritten }] : [];
+    }
+    const replaced = signature !== '' && oldLines.has(signature);
+    return replaced && !namesWord(newText, definition.name) ? [] : [definition];
+  });
+}
+
+/** True when `text` holds `name` as a whole word. */
+function namesWord(text: string, name: string): boolean {
+  for (let at = text.indexOf(name); at !== -1; at = text.indexOf(name, at + 1)) {
+    const before = text[at - 1] ?? ' ';
+    const after = text[at + name.length] ?? ' ';
+    if (!/[\w$]/.test(before) && !/[\w$]/.test(after)) return true;
+  }
+  return false;
 }
 
 /** A part of the file read again: its definitions replace those in the same lines. */
