@@ -306,6 +306,21 @@ describe('the working set', () => {
     expect(names([...part, ...cut])).toEqual(['keep']);
   });
 
+  it('shows an edit that only removed text by what it removed, not as an empty "now:"', () => {
+    const file_path = '/repo/explain.go';
+    const text = '// truncate cuts s.\nfunc truncate(s string, n int) string {\n\treturn s[:n]\n}';
+    const part = call('Read', { file_path, offset: 100, limit: 4 }, numbered(text, 100));
+    const cut = call(
+      'Edit',
+      { file_path, old_string: text, new_string: '' },
+      `The file ${file_path} has been updated successfully.`,
+    );
+    const { state } = record([...part, ...cut]).workingSet;
+    const shown = renderWorkingSet(state, { maxTokens: 400, counter })!.text;
+    expect(shown).toContain('Edit t2, removed:\n    // truncate cuts s.');
+    expect(shown).not.toContain('now:');
+  });
+
   it('rewrites the first line of a definition an edit of a file read in part changed in place', () => {
     const file_path = '/repo/explain.go';
     const part = call('Read', { file_path, offset: 10, limit: 2 }, numbered('func keep(a int) {\n}', 10));

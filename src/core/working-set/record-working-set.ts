@@ -205,7 +205,10 @@ export class WorkingSetRecorder {
       {
         turn,
         ...(line === undefined ? {} : { line }),
-        text: cutEdit(edit.newText),
+        // An edit that only removed text is named by what it removed: "now:" would show nothing.
+        ...(edit.newText.trim() === '' && edit.oldText.trim() !== ''
+          ? { text: firstLine(edit.oldText), removed: true }
+          : { text: cutEdit(edit.newText) }),
         definitions: [...changed],
       },
     ].slice(-MAX_EDITS_PER_FILE);
@@ -503,6 +506,12 @@ function lineInSnippet(result: string, newText: string): number | undefined {
 function replaces(edit: TextEdit, earlier: string): boolean {
   const first = earlier.split('\n', 1)[0]!.trim();
   return edit.whole || (first !== '' && edit.oldText.includes(first));
+}
+
+/** The first line of `text` that is not blank, cut to the characters an edit's text is kept to. */
+function firstLine(text: string): string {
+  const line = text.split('\n').find((entry) => entry.trim() !== '') ?? '';
+  return sliceHead(line.trim(), EDIT_CHARS);
 }
 
 function cutEdit(text: string): string {

@@ -197,7 +197,7 @@ function definitionLines(
 function editLines(file: WorkingSetFile, recency: number, shownText?: string): Omit<Candidate, 'tokens'>[] {
   const lines: Omit<Candidate, 'tokens'>[] = [];
   file.edits.forEach((edit, index) => {
-    if (shownText?.includes(edit.text.replace(cutTrailer, ''))) return;
+    if (!edit.removed && shownText?.includes(edit.text.replace(cutTrailer, ''))) return;
     const at = edit.line === undefined ? '' : ` at :${edit.line}`;
     const names = edit.definitions.length > 0 ? ` (${edit.definitions.join(', ')})` : '';
     const text = edit.text
@@ -207,7 +207,7 @@ function editLines(file: WorkingSetFile, recency: number, shownText?: string): O
     lines.push({
       file: file.path,
       order: Number.MAX_SAFE_INTEGER - file.edits.length + index,
-      text: `Edit t${edit.turn}${at}${names}, now:\n${text}`,
+      text: `Edit t${edit.turn}${at}${names}, ${edit.removed ? 'removed' : 'now'}:\n${text}`,
       score: recency + EDIT_WEIGHT - (file.edits.length - 1 - index),
     });
   });

@@ -44,8 +44,10 @@ export interface WorkingSetEdit {
   turn: number;
   /** Its first line in the file after the edit, when known. */
   line?: number;
-  /** The text the edit wrote (cut to its first lines). */
+  /** The text the edit wrote (cut to its first lines); with `removed`, the first line of what it removed. */
   text: string;
+  /** True when the edit wrote nothing in place of what it replaced. */
+  removed?: boolean;
   /** The definitions it created or changed. */
   definitions: string[];
 }
