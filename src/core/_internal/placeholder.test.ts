@@ -46,6 +46,12 @@ describe('toolOutcome', () => {
       1,
       'AssertionError: 3 != 4',
     ],
+    [
+      "go build's first diagnostic, not its `# package` header",
+      '<returncode>1</returncode>\n# example.com/app/e2e\ne2e/env.go:42:26: undefined: defaultAgent\ne2e/env.go:78:14: undefined: newEnv',
+      1,
+      'e2e/env.go:42:26: undefined: defaultAgent',
+    ],
     ['a clean run', '<returncode>0</returncode>\nall good', 0, undefined],
   ])('reads %s', (_name, text, exitCode, errorLine) => {
     expect(toolOutcome(result(text), text)).toEqual({

@@ -72,6 +72,12 @@ const errorLinePattern =
 const goFailure = /\bFAIL\b/;
 // A line naming an exception class: `ValueError: …`, `AssertionError`, `java.io.IOException`.
 const exceptionClass = /\b[A-Z]\w*(Error|Exception)\b/;
+/**
+ * A compiler's diagnostic, `path:line:col: message` (go build, tsc --pretty false, rustc's `-->`
+ * aside, gcc): it says what failed where no error word does (`undefined: defaultAgent`), and comes
+ * after headers that say nothing (go build's `# package`).
+ */
+const diagnosticLine = /^[\w./-]+\.\w+:\d+:\d+: \S/;
 
 // Output that says a command failed even without an exit code line: pytest's summary
 // (`2 failed, 3 passed`, `FAILED tests/…`), an uncaught traceback, a shell's `command not found`.
@@ -174,7 +180,7 @@ function errorLineOf(text: string, failed: boolean): string | undefined {
   return (
     candidates.find((line) => exceptionClass.test(line)) ??
     candidates.find((line) => errorLinePattern.test(line) || goFailure.test(line)) ??
-    (failed ? candidates[0] : undefined)
+    (failed ? (candidates.find((line) => diagnosticLine.test(line)) ?? candidates[0]) : undefined)
   );
 }
 

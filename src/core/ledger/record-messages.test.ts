@@ -251,4 +251,22 @@ describe('LedgerRecorder', () => {
       'gh api repos/o/r/pulls/1/replies -f body=x',
     ]);
   });
+  it('names a failed go build by its first diagnostic, not by the `# package` line before it', () => {
+    const recorder = new LedgerRecorder();
+    const output = 'Exit code 1\n# example.com/app/e2e\ne2e/env.go:42:26: undefined: defaultAgent';
+    recorder.sync([
+      { role: 'user', content: 'build it' },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'c1', name: 'Bash', input: { command: 'go build ./e2e/...' } }],
+      },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'c1', content: output, is_error: true }],
+      },
+    ]);
+    expect(recorder.state.commands[0]?.errorLine).toBe(
+      'Exit code 1 — e2e/env.go:42:26: undefined: defaultAgent',
+    );
+  });
 });
