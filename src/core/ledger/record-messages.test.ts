@@ -269,4 +269,25 @@ describe('LedgerRecorder', () => {
       'Exit code 1 — e2e/env.go:42:26: undefined: defaultAgent',
     );
   });
+  it('records a command continued with a trailing backslash whole, so it can be run again', () => {
+    const recorder = new LedgerRecorder();
+    recorder.sync([
+      { role: 'user', content: 'stage them' },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool_use',
+            id: 'c1',
+            name: 'Bash',
+            input: { command: 'git add cmd/a.go \\\n  cmd/b.go \\\n  cmd/c.go\ngit status --short' },
+          },
+        ],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'M cmd/a.go' }] },
+    ]);
+    expect(recorder.state.commands.map((entry) => entry.command)).toEqual([
+      'git add cmd/a.go cmd/b.go cmd/c.go',
+    ]);
+  });
 });

@@ -401,10 +401,11 @@ function describeError(text: string, namedLine: string | undefined): string {
 
 /**
  * The line of a script that says what it runs: its first, after the blank lines and `#` comments
- * that open it (`# Reply to the review\ngh api …` ran `gh api …`, not the comment).
+ * that open it (`# Reply to the review\ngh api …` ran `gh api …`, not the comment), with the lines
+ * a trailing `\` continues it on (`git add a.go \` named one of the files it added).
  */
 function firstCommandLine(command: string): string {
-  const lines = command.split('\n');
+  const lines = command.replace(/\\\r?\n[ \t]*/g, ' ').split('\n');
   return lines.find((line) => line.trim() !== '' && !line.trimStart().startsWith('#')) ?? lines[0]!;
 }
 
