@@ -49,6 +49,17 @@ export function isHarnessText(text: string): boolean {
   return tag !== undefined && harnessTags.has(tag);
 }
 
+/** Claude Code's note that the user stopped a turn (`[Request interrupted by user for tool use]`). */
+const interruptNote = /^\[Request interrupted by user[^\]\n]*\]$/;
+
+/**
+ * True for Claude Code's note that the user stopped a turn: it tells that the user interrupted
+ * (the ledger keeps it), but it asks for nothing, so it is no request.
+ */
+export function isInterruptNote(text: string): boolean {
+  return interruptNote.test(text.trim());
+}
+
 /** Texts the compactor itself puts in the history (a hard compaction's blocks): not the user's words. */
 const compactorPrefixes = [
   '<context_summary',

@@ -1,4 +1,4 @@
-import { isCompactorText, isHarnessText } from '../_internal/harness-text.js';
+import { isCompactorText, isHarnessText, isInterruptNote } from '../_internal/harness-text.js';
 import { keyArgument, toolOutcome } from '../_internal/placeholder.js';
 import { escapeReservedTags, shortenLine, toolResultText } from '../_internal/text.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
@@ -177,7 +177,7 @@ function readText(
     return;
   }
   if (isInstructionOrBoilerplate(text)) return;
-  if (!isHarnessText(text) && !isCompactorText(text)) read.latestRequest = text;
+  if (!isHarnessText(text) && !isCompactorText(text) && !isInterruptNote(text)) read.latestRequest = text;
   // The ledger beside the summary holds every message the user typed, the first verbatim.
   if (factsInLedger) return;
   add('Task and constraints', `- User: ${shortenLine(text, isTask() ? TASK_CHARS : USER_MESSAGE_CHARS)}`);

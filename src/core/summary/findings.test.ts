@@ -275,6 +275,17 @@ describe('the offline summary', () => {
     );
   });
 
+  it("names the request the user made, not Claude Code's note that the user interrupted a turn", () => {
+    const messages: Message[] = [
+      { role: 'user', content: 'Check the line counts of the last commit.' },
+      { role: 'assistant', content: 'Counting the lines now.' },
+      { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user for tool use]' }] },
+    ];
+    const state = parseSummarySections(extractiveSummary(messages)).get('Current state')!.join('\n');
+    expect(state).toContain('- Latest request: Check the line counts of the last commit.');
+    expect(state).not.toContain('interrupted');
+  });
+
   it('writes the current state again instead of keeping an earlier summary’s', () => {
     const earlier = extractiveSummary(history);
     const merged = extractiveSummary([
