@@ -70,8 +70,15 @@ describe('searchPlaces', () => {
     ['an absolute hit', '/elsewhere/b.go:3:x', '/repo', ['/elsewhere/b.go:3']],
     ['a relative path searched (nothing to place against)', 'src/a.ts:4:x', 'src', ['src/a.ts:4']],
     ['no path searched', 'src/a.ts:4:x', undefined, ['src/a.ts:4']],
+    ['a search of one file whose hit is another', 'lib/b.go:3:x', '/repo/cmd/a.go', ['lib/b.go:3']],
+    [
+      'a grep of one file, whose matches are quoted import paths',
+      '\t"example.com/app/agent"\n\t"example.com/app/checkpoint"',
+      '/repo/session/session.go',
+      ['/repo/session/session.go'],
+    ],
   ])(
-    'places the relative hits of %s under the absolute path searched',
+    'places the hits of %s against the path searched',
     (_name, result, searched, expected) => {
       expect(placedHits(result, searched)).toEqual(expected);
     },

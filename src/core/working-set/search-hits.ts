@@ -11,8 +11,11 @@ const unnumberedHit = /^([^\s:<>"']+\.\w+):(?!\d+(?:[:-]|$))/;
 /** Gemini CLI's `grep_search`: a `File: path` line, then its hits as `L12: text` (`L13- text` around them). */
 const fileHeader = /^File: (.+)$/;
 const headedHit = /^L(\d+)([:-]) /;
-/** A bare path: no spaces, colons or angle brackets (mini-swe-agent's `<returncode>` envelope is none). */
-const pathLine = /^[^\s:<>]*[/.][^\s:<>]*$/;
+/**
+ * A bare path: no spaces, colons, angle brackets (mini-swe-agent's `<returncode>` envelope is none)
+ * or quotes (a Go import line a grep of one file printed, `"example.com/app/agent"`).
+ */
+const pathLine = /^[^\s:<>"']*[/.][^\s:<>"']*$/;
 /**
  * A search tool's own words for an empty result (Claude Code's and opencode's Grep and Glob, Gemini
  * CLI's `No matches found for pattern …`, a `Found 0 …` count) and the notes a harness appends to it
@@ -131,14 +134,12 @@ function placed(hit: SearchHit, searched: string): SearchHit {
   if (hit.path.startsWith('/')) return hit;
   const relative = hit.path.replace(/^(?:\.\/)+/, '');
   const folders = searched.replace(/\/+$/, '').split('/');
-  let base = folders.join('/');
-  for (let index = 1; index < folders.length; index++) {
-    const tail = folders.slice(index).join('/');
-    if (relative === tail || relative.startsWith(`${tail}/`)) {
-      base = folders.slice(0, index).join('/');
-      break;
-    }
-  }
-  const path = `${base}/${relative}`;
+  const index = folders.findIndex((_, at) => {
+    const tail = folders.slice(at).join('/');
+    return at > 0 && (relative === tail || relative.startsWith(`${tail}/`));
+  });
+  // A file searched (`a/b.go`) is no folder to put another path under.
+  if (index === -1 && /^[^.].*\./.test(folders.at(-1)!)) return hit;
+  const path = `${index === -1 ? folders.join('/') : folders.slice(0, index).join('/')}/${relative}`;
   return { ...hit, path, hit: `${path}${hit.hit.slice(hit.path.length)}` };
 }
