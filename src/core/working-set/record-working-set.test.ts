@@ -342,6 +342,17 @@ describe('the working set', () => {
 });
 
 describe('the rendered working set', () => {
+  it('counts the lines a grep of piped output matched, not files its `x_test.go:12:` lines name', () => {
+    const output =
+      '--- FAIL: TestShadow (0.2s)\n    workflow_test.go:1318: ids differ\n    hooks.go:196: exit 1';
+    const run = call('Bash', { command: 'go test ./... 2>&1 | grep -A 2 "TestShadow"' }, output);
+    const { state } = record(run).workingSet;
+    expect(state.searches).toEqual([{ pattern: 'TestShadow', turn: 1, hits: [], total: 0, lines: 3 }]);
+    expect(renderWorkingSet(state, { maxTokens: 400, counter })!.text).toContain(
+      '- "TestShadow" → 3 matching lines',
+    );
+  });
+
   it('heads a file read after its last edit with both turns, not as edited at the read', () => {
     const { state } = record([...read, ...edit, ...read]).workingSet;
     const text = renderWorkingSet(state, { maxTokens: 400, counter })!.text;

@@ -18,7 +18,7 @@ import { inPlaceEdits } from './in-place-edits.js';
 import { KnownNames } from './known-names.js';
 import { outlineFile, stripLineNumbers } from './outline-file.js';
 import { fullerPath, latestNameOf } from './same-file.js';
-import { searchPlaces } from './search-hits.js';
+import { pipedMatches, searchPlaces } from './search-hits.js';
 import { applyEdit, editsOf, heredocWrites, type SearchCall, searchOf, type TextEdit } from './tool-edits.js';
 import {
   useCount,
@@ -247,8 +247,8 @@ export class WorkingSetRecorder {
    * The files a search found, one `path:line` each (its first match), so the agent can open them
    * again; a search of one file names none in its output, so its first `N:` line places it there.
    */
-  private recordSearch({ pattern, file }: SearchCall, result: string, turn: number): void {
-    const { hits: found, lines } = searchPlaces(result, file);
+  private recordSearch({ pattern, file, piped }: SearchCall, result: string, turn: number): void {
+    const { hits: found, lines } = piped ? pipedMatches(result) : searchPlaces(result, file);
     const hits = found.slice(0, MAX_HITS).map((entry) => entry.hit);
     const searches = this.state.searches.filter((search) => search.pattern !== pattern);
     searches.push({ pattern, turn, hits, total: found.length, ...(lines > 0 ? { lines } : {}) });

@@ -77,10 +77,7 @@ describe('searchPlaces', () => {
       '/repo/session/session.go',
       ['/repo/session/session.go'],
     ],
-  ])(
-    'places the hits of %s against the path searched',
-    (_name, result, searched, expected) => {
-      expect(placedHits(result, searched)).toEqual(expected);
-    },
-  );
+  ])('places the hits of %s against the path searched', (_name, result, searched, expected) => {
+    expect(placedHits(result, searched)).toEqual(expected);
+  });
 });

@@ -143,3 +143,8 @@ function placed(hit: SearchHit, searched: string): SearchHit {
   const path = `${index === -1 ? folders.join('/') : folders.slice(0, index).join('/')}/${relative}`;
   return { ...hit, path, hit: `${path}${hit.hit.slice(hit.path.length)}` };
 }
+
+/** What a search of piped text found: lines of that text, none a hit of a file. */
+export function pipedMatches(result: string): { hits: SearchHit[]; lines: number } {
+  return { hits: [], lines: unplacedMatches(result).count };
+}

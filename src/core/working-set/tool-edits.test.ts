@@ -38,7 +38,21 @@ describe('searchOf', () => {
     });
     expect(searchOf(bash('grep -rn tzname a b'), 'grep -rn tzname a b')).toEqual({ pattern: 'tzname' });
     expect(searchOf(bash('grep -n tz *.py'), 'grep -n tz *.py')).toEqual({ pattern: 'tz' });
-    expect(searchOf(bash('nl -ba f | grep -n tz'), 'nl -ba f | grep -n tz')).toEqual({ pattern: 'tz' });
+    expect(searchOf(bash('nl -ba f | grep -n tz'), 'nl -ba f | grep -n tz')).toEqual({
+      pattern: 'tz',
+      piped: true,
+    });
+  });
+
+  it('tells a search of piped text from one of files', () => {
+    const of = (command: string) => searchOf(bash(command), command);
+    expect(of('go test ./... 2>&1 | grep -E "FAIL|panic"')).toEqual({ pattern: 'FAIL|panic', piped: true });
+    expect(of('go test ./... 2>&1 | rg FAIL')).toEqual({ pattern: 'FAIL', piped: true });
+    // A recursive grep and git grep search files whatever is piped to them; so does one given a file.
+    expect(of('true | grep -rn FAIL')).toEqual({ pattern: 'FAIL' });
+    expect(of('true | git grep FAIL')).toEqual({ pattern: 'FAIL' });
+    expect(of('true | grep FAIL a.go')).toEqual({ pattern: 'FAIL', file: 'a.go' });
+    expect(of('cd /repo && grep -n FAIL')).toEqual({ pattern: 'FAIL' });
   });
 
   it("takes an option's value after the file for a value, not a second operand", () => {

@@ -33,6 +33,11 @@ export interface SearchCall {
   pattern: string;
   /** The only operand of a shell search: the file its `N:` lines are in (grep names no file for one). */
   file?: string;
+  /**
+   * A shell search of what a pipe gives it (`go test ./... | grep FAIL`): its lines are that
+   * command's output, and a `x_test.go:12:` in them is no hit of a file it searched.
+   */
+  piped?: true;
 }
 
 const searchTools = new Set([
@@ -193,7 +198,10 @@ export function searchOf(use: ToolUseBlock, command: string | undefined): Search
   const pattern = match[2]!.replace(/^(["'])([\s\S]*)\1$/, '$2');
   if (!pattern.trim()) return undefined;
   const file = onlyOperand(command.slice(match.index + match[0].length));
-  return file === undefined ? { pattern } : { pattern, file };
+  if (file !== undefined) return { pattern, file };
+  // `grep -r` and `git grep` search files, whatever is piped to them.
+  const files = /(?:^|\s)-(?:\w*[rR]\w*|-recursive)\b/.test(match[1] ?? '') || /git\s+grep/.test(match[0]);
+  return match[0].startsWith('|') && !files ? { pattern, piped: true } : { pattern };
 }
 
 /** The one operand after a shell search's pattern, up to the next pipe, list or redirect. */
