@@ -227,67 +227,40 @@ describe('LedgerRecorder', () => {
       },
     ]);
   });
-  it('records a script that opens with a comment by the line it runs, not the comment', () => {
+
+  /** The commands a ledger records of one Bash call and its output. */
+  function bashCommands(command: string, output: string, isError = false) {
     const recorder = new LedgerRecorder();
     recorder.sync([
-      { role: 'user', content: 'reply to the review' },
-      {
-        role: 'assistant',
-        content: [
-          {
-            type: 'tool_use',
-            id: 'c1',
-            name: 'Bash',
-            input: {
-              command:
-                '\n# Reply to the naming comment\n  # twice\ngh api repos/o/r/pulls/1/replies -f body=x',
-            },
-          },
-        ],
-      },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'ok' }] },
-    ]);
-    expect(recorder.state.commands.map((entry) => entry.command)).toEqual([
-      'gh api repos/o/r/pulls/1/replies -f body=x',
-    ]);
-  });
-  it('names a failed go build by its first diagnostic, not by the `# package` line before it', () => {
-    const recorder = new LedgerRecorder();
-    const output = 'Exit code 1\n# example.com/app/e2e\ne2e/env.go:42:26: undefined: defaultAgent';
-    recorder.sync([
-      { role: 'user', content: 'build it' },
-      {
-        role: 'assistant',
-        content: [{ type: 'tool_use', id: 'c1', name: 'Bash', input: { command: 'go build ./e2e/...' } }],
-      },
+      { role: 'user', content: 'go on' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'Bash', input: { command } }] },
       {
         role: 'user',
-        content: [{ type: 'tool_result', tool_use_id: 'c1', content: output, is_error: true }],
+        content: [{ type: 'tool_result', tool_use_id: 'c1', content: output, is_error: isError }],
       },
     ]);
-    expect(recorder.state.commands[0]?.errorLine).toBe(
+    return recorder.state.commands;
+  }
+
+  it.each([
+    [
+      'a script that opens with comments, by the line it runs',
+      '\n# Reply to the naming comment\n  # twice\ngh api repos/o/r/pulls/1/replies -f body=x',
+      'gh api repos/o/r/pulls/1/replies -f body=x',
+    ],
+    [
+      'a command continued with trailing backslashes, whole so it can be run again',
+      'git add cmd/a.go \\\n  cmd/b.go \\\n  cmd/c.go\ngit status --short',
+      'git add cmd/a.go cmd/b.go cmd/c.go',
+    ],
+  ])('records %s', (_name, command, recorded) => {
+    expect(bashCommands(command, 'ok').map((entry) => entry.command)).toEqual([recorded]);
+  });
+
+  it('names a failed go build by its first diagnostic, not by the `# package` line before it', () => {
+    const output = 'Exit code 1\n# example.com/app/e2e\ne2e/env.go:42:26: undefined: defaultAgent';
+    expect(bashCommands('go build ./e2e/...', output, true)[0]?.errorLine).toBe(
       'Exit code 1 — e2e/env.go:42:26: undefined: defaultAgent',
     );
-  });
-  it('records a command continued with a trailing backslash whole, so it can be run again', () => {
-    const recorder = new LedgerRecorder();
-    recorder.sync([
-      { role: 'user', content: 'stage them' },
-      {
-        role: 'assistant',
-        content: [
-          {
-            type: 'tool_use',
-            id: 'c1',
-            name: 'Bash',
-            input: { command: 'git add cmd/a.go \\\n  cmd/b.go \\\n  cmd/c.go\ngit status --short' },
-          },
-        ],
-      },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'M cmd/a.go' }] },
-    ]);
-    expect(recorder.state.commands.map((entry) => entry.command)).toEqual([
-      'git add cmd/a.go cmd/b.go cmd/c.go',
-    ]);
   });
 });
