@@ -1,31 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { LedgerRecorder } from '../ledger/record-messages.js';
 import type { Message } from '../model/messages.js';
 import { createHeuristicCounter } from '../tokens/heuristic-counter.js';
 import { samples } from './__fixtures__/samples.js';
+import { call, numbered, record } from './__fixtures__/tool-calls.js';
 import { renderWorkingSet } from './render-working-set.js';
 
-const numbered = (text: string, from = 1) =>
-  text
-    .split('\n')
-    .map((line, index) => `${String(from + index).padStart(6)}→${line}`)
-    .join('\n');
-
 const counter = createHeuristicCounter();
-let next = 0;
-/** One assistant call and its result. */
-function call(name: string, input: Record<string, unknown>, result: string, isError = false): Message[] {
-  const id = `toolu_${++next}`;
-  return [
-    { role: 'assistant', content: [{ type: 'tool_use', id, name, input }] },
-    {
-      role: 'user',
-      content: [
-        { type: 'tool_result', tool_use_id: id, content: result, ...(isError ? { is_error: true } : {}) },
-      ],
-    },
-  ];
-}
 
 const go = samples.go;
 const path = `/repo/${go.path}`;
@@ -39,12 +19,6 @@ const edit = call(
   },
   `The file ${path} has been updated successfully.`,
 );
-
-function record(messages: Message[]): LedgerRecorder {
-  const recorder = new LedgerRecorder();
-  recorder.sync([{ role: 'user', content: 'count the tokens' }, ...messages]);
-  return recorder;
-}
 
 describe('the working set', () => {
   it('gives a placeholder the outline of a read it recorded, only for the text that read showed', () => {
@@ -283,54 +257,6 @@ describe('the working set', () => {
       'CalculateTokenUsage:11',
       'Later:100',
     ]);
-  });
-
-  it.each([
-    [
-      'deleted',
-      { old_string: 'func truncate(s string, n int) string {\n\treturn s[:n]\n}\n', new_string: '' },
-    ],
-    ['renamed by a replace_all', { old_string: 'truncate(', new_string: 'text.Cut(', replace_all: true }],
-  ])('drops a definition an edit of a file read in part %s', (_name, change) => {
-    const file_path = '/repo/explain.go';
-    const text = 'func truncate(s string, n int) string {\n\treturn s[:n]\n}\n\nfunc keep() {\n}';
-    const part = call('Read', { file_path, offset: 100, limit: 7 }, numbered(text, 100));
-    const cut = call(
-      'Edit',
-      { file_path, ...change },
-      `The file ${file_path} has been updated successfully.`,
-    );
-    const names = (messages: Message[]) =>
-      record(messages).workingSet.state.files[0]!.definitions.map((definition) => definition.name);
-    expect(names(part)).toEqual(['truncate', 'keep']);
-    expect(names([...part, ...cut])).toEqual(['keep']);
-  });
-
-  it('shows an edit that only removed text by what it removed, not as an empty "now:"', () => {
-    const file_path = '/repo/explain.go';
-    const text = '// truncate cuts s.\nfunc truncate(s string, n int) string {\n\treturn s[:n]\n}';
-    const part = call('Read', { file_path, offset: 100, limit: 4 }, numbered(text, 100));
-    const cut = call(
-      'Edit',
-      { file_path, old_string: text, new_string: '' },
-      `The file ${file_path} has been updated successfully.`,
-    );
-    const { state } = record([...part, ...cut]).workingSet;
-    const shown = renderWorkingSet(state, { maxTokens: 400, counter })!.text;
-    expect(shown).toContain('Edit t2, removed:\n    // truncate cuts s.');
-    expect(shown).not.toContain('now:');
-  });
-
-  it('rewrites the first line of a definition an edit of a file read in part changed in place', () => {
-    const file_path = '/repo/explain.go';
-    const part = call('Read', { file_path, offset: 10, limit: 2 }, numbered('func keep(a int) {\n}', 10));
-    const widen = call(
-      'Edit',
-      { file_path, old_string: 'keep(a int)', new_string: 'keep(a, b int)' },
-      `The file ${file_path} has been updated successfully.`,
-    );
-    const [definition] = record([...part, ...widen]).workingSet.state.files[0]!.definitions;
-    expect(definition).toMatchObject({ name: 'keep', signature: 'func keep(a, b int) {' });
   });
 
   it('skips binary and minified reads and unknown languages without a throw', () => {
