@@ -77,6 +77,10 @@ export interface LedgerOpenCall {
   action?: string;
   /** Files the call renames, once its result says it worked. */
   moves?: FileMove[];
+  /** Files a command edits in place (`sed -i`), once its result says it worked. */
+  edits?: string[];
+  /** Files the call removes (`rm`, a patch's `*** Delete File:`), once its result says it worked. */
+  removes?: string[];
   command?: string;
   /** A task tool's operation, applied when its result says how it went. */
   task?: TaskOperation;

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../model/messages.js';
+import { createHeuristicCounter } from '../tokens/heuristic-counter.js';
+import { call, record } from '../working-set/__fixtures__/tool-calls.js';
 import { claudeCodeSession } from './__fixtures__/claude-code-session.js';
 import { LedgerRecorder } from './record-messages.js';
+import { renderLedger } from './render-ledger.js';
 
 describe('LedgerRecorder', () => {
   it('records files, commands with exit status and error line, the plan and the user messages', () => {
@@ -262,5 +265,38 @@ describe('LedgerRecorder', () => {
     expect(bashCommands('go build ./e2e/...', output, true)[0]?.errorLine).toBe(
       'Exit code 1 — e2e/env.go:42:26: undefined: defaultAgent',
     );
+  });
+});
+
+describe('files a shell command changes', () => {
+  const files = (messages: Message[]) =>
+    record(messages).state.files.map((file) => [file.path, file.action, file.changed]);
+  const edit = call('Edit', { file_path: '/repo/a.py', old_string: 'a', new_string: 'b' }, 'updated');
+  const bash = (command: string, isError = false) =>
+    call('Bash', { command }, isError ? 'Exit code 1' : '', isError);
+
+  it('lists a file an `rm` that ran removed as deleted, not as a file holding its changes', () => {
+    expect(files([...edit, ...bash('rm a.py')])).toEqual([['/repo/a.py', 'delete', true]]);
+    expect(files([...edit, ...bash('rm a.py', true)])).toEqual([['/repo/a.py', 'edit', true]]);
+    const removed = record([...edit, ...bash('rm -f a.py')]).state;
+    expect(renderLedger(removed, { maxTokens: 400, counter: createHeuristicCounter() })).toContain(
+      'a.py (delete)',
+    );
+  });
+
+  it("lists a file a patch's `*** Delete File:` removed as deleted", () => {
+    const patch = call(
+      'apply_patch',
+      { input: '*** Begin Patch\n*** Delete File: a.py\n*** End Patch' },
+      'Done',
+    );
+    expect(files(patch)).toEqual([['a.py', 'delete', true]]);
+  });
+
+  it('lists a file a `sed -i` that ran edited as changed, under the name it is listed by', () => {
+    const read = call('Read', { file_path: '/repo/src/b.py' }, 'x = 1');
+    expect(files([...read, ...bash("sed -i 's/1/2/' src/b.py")])).toEqual([['/repo/src/b.py', 'edit', true]]);
+    expect(files(bash("sed -i 's/1/2/' c.py"))).toEqual([['c.py', 'edit', true]]);
+    expect(files(bash("sed -i 's/1/2/' c.py", true))).toEqual([]);
   });
 });

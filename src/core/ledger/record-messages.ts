@@ -185,10 +185,10 @@ function recordToolUse(
       state.open[id] = { ...open, kind: 'read', paths: fact.paths };
       return;
     case 'change':
-      state.open[id] = { ...open, kind: 'change', paths: fact.paths, action: fact.action, ...movesOf(fact) };
+      state.open[id] = { ...open, kind: 'change', paths: fact.paths, action: fact.action, ...filesOf(fact) };
       return;
     case 'command':
-      state.open[id] = { ...open, kind: 'command', command: fact.command, ...movesOf(fact) };
+      state.open[id] = { ...open, kind: 'command', command: fact.command, ...filesOf(fact) };
       return;
     case 'task':
       state.open[id] = { ...open, kind: 'task', task: fact.operation };
@@ -222,7 +222,12 @@ function recordToolResult(
     return;
   }
   if (call.kind === 'command' && call.command !== undefined) {
-    if (!failed) for (const move of call.moves ?? []) renameFile(state, move, call.turn, listed);
+    if (!failed) {
+      for (const move of call.moves ?? []) renameFile(state, move, call.turn, listed);
+      for (const path of call.edits ?? [])
+        touchFile(state, listedName(state, path), call, id, listed, 'edit');
+      for (const path of call.removes ?? []) removeFile(state, path, call.turn, id, listed);
+    }
     const command = shortenLine(firstCommandLine(call.command), COMMAND_CHARS);
     if (shell?.sessionId !== undefined)
       state.open[sessionKey(shell.sessionId)] = { ...call, session: shell.sessionId };
@@ -266,12 +271,55 @@ function recordToolResult(
   for (const move of call.moves ?? []) forgetFile(state, move.from, listed);
   for (const path of call.paths ?? []) {
     const moved = call.moves?.find((move) => move.from === path);
-    touchFile(state, moved?.to ?? path, call, id, listed);
+    const removed = call.removes?.includes(path) === true;
+    touchFile(state, moved?.to ?? path, call, id, listed, removed ? 'delete' : undefined);
   }
 }
 
-function movesOf(fact: { moves?: FileMove[] }): { moves?: FileMove[] } {
-  return fact.moves ? { moves: fact.moves } : {};
+/** The files a call renames, edits in place or removes, for its open entry. */
+function filesOf(fact: {
+  moves?: FileMove[];
+  edits?: string[];
+  removes?: string[];
+}): Partial<LedgerOpenCall> {
+  return {
+    ...(fact.moves ? { moves: fact.moves } : {}),
+    ...(fact.edits ? { edits: fact.edits } : {}),
+    ...(fact.removes ? { removes: fact.removes } : {}),
+  };
+}
+
+/**
+ * The listed entry a command's path names: the same path, or for a relative one (commands are
+ * run in the project) the entry it ends (`/repo/src/a.ts` for `src/a.ts`).
+ */
+function listedEntry(state: LedgerState, path: string): LedgerFile | undefined {
+  const relative = !path.startsWith('/') && !path.startsWith('..');
+  const tail = `/${path.replace(/^\.\//, '')}`;
+  return state.files.find((file) => file.path === path || (relative && file.path.endsWith(tail)));
+}
+
+/** The name the ledger lists `path`'s file by, or `path` for a file not listed. */
+function listedName(state: LedgerState, path: string): string {
+  return listedEntry(state, path)?.path ?? path;
+}
+
+/**
+ * A shell `rm` of a listed file: listed as deleted, no longer as a file that holds its changes. A
+ * file not listed (a build output, a temporary file) is not added.
+ */
+function removeFile(
+  state: LedgerState,
+  path: string,
+  turn: number,
+  toolUseId: string,
+  listed: ListedPaths,
+): void {
+  const entry = listedEntry(state, path);
+  if (!entry) return;
+  forgetFile(state, entry.path, listed);
+  state.files.push({ ...entry, action: 'delete', changed: true, turn, toolUseId });
+  listed.pushed(state.files, entry.path);
 }
 
 /** Drops `path`'s entry: the file no longer has that name. */
@@ -288,10 +336,7 @@ function forgetFile(state: LedgerState, path: string, listed: ListedPaths): Ledg
  * `/repo/src/a.ts` for `mv src/a.ts src/b.ts` run in `/repo`) and keeps what was done to it.
  */
 function renameFile(state: LedgerState, { from, to }: FileMove, turn: number, listed: ListedPaths): void {
-  const relative = !from.startsWith('/') && !from.startsWith('..');
-  const entry = state.files.find(
-    (file) => file.path === from || (relative && file.path.endsWith(`/${from.replace(/^\.\//, '')}`)),
-  );
+  const entry = listedEntry(state, from);
   if (!entry) return;
   const base = entry.path.slice(0, entry.path.length - from.replace(/^\.\//, '').length);
   const path = to.startsWith('/') || entry.path === from ? to : `${base}${to.replace(/^\.\//, '')}`;
@@ -307,11 +352,13 @@ function touchFile(
   call: LedgerOpenCall,
   toolUseId: string,
   listed: ListedPaths,
+  /** How the call changed this file, when not as `call.action` says (a patch deleting it, a `sed -i`). */
+  change?: string,
 ): void {
   const index = listed.has(state.files, path) ? state.files.findIndex((file) => file.path === path) : -1;
   const previous = index === -1 ? undefined : state.files.splice(index, 1)[0];
-  const changed = call.kind === 'change' || previous?.changed === true;
-  state.files.push({ path, action: call.action ?? 'read', changed, turn: call.turn, toolUseId });
+  const changed = call.kind === 'change' || change !== undefined || previous?.changed === true;
+  state.files.push({ path, action: change ?? call.action ?? 'read', changed, turn: call.turn, toolUseId });
   listed.pushed(state.files, path);
 }
 

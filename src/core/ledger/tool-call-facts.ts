@@ -1,4 +1,6 @@
 import type { ToolUseBlock } from '../model/messages.js';
+import { inPlaceEdits } from '../working-set/in-place-edits.js';
+import { removedFiles } from '../working-set/removed-files.js';
 import { codexExecCalls } from './codex-exec-call.js';
 import type { FileMove, TaskOperation } from './ledger-state.js';
 import { taskOperation } from './task-list.js';
@@ -6,8 +8,8 @@ import { taskOperation } from './task-list.js';
 /** What a tool call did, as far as the ledger cares; recognised from common tool names and shapes. */
 export type ToolCallFact =
   | { kind: 'read'; paths: string[] }
-  | { kind: 'change'; paths: string[]; action: string; moves?: FileMove[] }
-  | { kind: 'command'; command: string; moves?: FileMove[] }
+  | { kind: 'change'; paths: string[]; action: string; moves?: FileMove[]; removes?: string[] }
+  | { kind: 'command'; command: string; moves?: FileMove[]; edits?: string[]; removes?: string[] }
   | { kind: 'plan'; items: string[] }
   | { kind: 'task'; operation: TaskOperation }
   | { kind: 'other' };
@@ -78,13 +80,29 @@ export function toolCallFact(toolUse: ToolUseBlock): ToolCallFact {
   }
   if (readTools.has(name) && path) return { kind: 'read', paths: [path] };
   const action = changeTools.get(name);
-  if (action && path) return { kind: 'change', paths: [path], action };
+  if (action && path)
+    return action === 'delete'
+      ? { kind: 'change', paths: [path], action, removes: [path] }
+      : { kind: 'change', paths: [path], action };
   if (commandTools.has(name)) {
     const command = commandText(input.command ?? input.cmd ?? input.commands);
-    const move = command === undefined ? undefined : shellMove(command);
-    if (command) return move ? { kind: 'command', command, moves: [move] } : { kind: 'command', command };
+    if (command) return commandFact(command);
   }
   return { kind: 'other' };
+}
+
+/** A shell command, with the files it renames (`mv`), edits in place (`sed -i`) and removes (`rm`). */
+function commandFact(command: string): ToolCallFact {
+  const move = shellMove(command);
+  const edits = inPlaceEdits(command);
+  const removes = removedFiles(command);
+  return {
+    kind: 'command',
+    command,
+    ...(move ? { moves: [move] } : {}),
+    ...(edits.length > 0 ? { edits } : {}),
+    ...(removes.length > 0 ? { removes } : {}),
+  };
 }
 
 /** A Codex `exec` call by what it calls: one nested call's fact, or its shell commands together. */
@@ -95,7 +113,7 @@ function execFact(nested: readonly ToolUseBlock[]): ToolCallFact {
     return fact?.kind === 'command' ? [fact.command] : [];
   });
   return commands.length > 0 && commands.length === nested.length
-    ? { kind: 'command', command: commands.join('\n') }
+    ? commandFact(commands.join('\n'))
     : { kind: 'other' };
 }
 
@@ -126,16 +144,24 @@ function patchFact(input: Record<string, unknown>, raw: unknown): ToolCallFact {
     | string
     | undefined;
   const paths: string[] = [];
-  for (const match of (text ?? '').matchAll(patchFileLine)) paths.push(match[2]!.trim());
+  const removes: string[] = [];
+  for (const match of (text ?? '').matchAll(patchFileLine)) {
+    paths.push(match[2]!.trim());
+    if (match[1] === 'Delete') removes.push(match[2]!.trim());
+  }
   const moves: FileMove[] = [];
   for (const match of (text ?? '').replaceAll('\r\n', '\n').matchAll(patchMoveLines)) {
     const [from, to] = [match[1]!.trim(), match[2]!.trim()];
     if (from !== to) moves.push({ from, to });
   }
   if (paths.length === 0) return { kind: 'other' };
-  return moves.length > 0
-    ? { kind: 'change', paths, action: 'patch', moves }
-    : { kind: 'change', paths, action: 'patch' };
+  return {
+    kind: 'change',
+    paths,
+    action: 'patch',
+    ...(moves.length > 0 ? { moves } : {}),
+    ...(removes.length > 0 ? { removes } : {}),
+  };
 }
 
 /**

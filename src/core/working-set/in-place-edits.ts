@@ -3,6 +3,8 @@
  * most of their edits that way, and without this the file they changed reads as one only read.
  */
 
+import { simpleCommands } from './shell-words.js';
+
 /** Options of sed whose value is the next word when not joined to them (`-e SCRIPT`, `-f FILE`, `-l N`). */
 const sedValueOptions = new Set(['e', 'f', 'l']);
 
@@ -44,41 +46,4 @@ function shortOptions(letters: string): { inPlace: boolean; value?: string } {
     }
   }
   return { inPlace: false };
-}
-
-/**
- * `command` as simple commands of unquoted words: split at `&&`, `||`, `;`, `|` and line breaks
- * outside quotes; quotes removed; a backslash-newline joins lines.
- */
-function simpleCommands(command: string): string[][] {
-  const commands: string[][] = [];
-  let words: string[] = [];
-  let word: string | undefined;
-  let quote: '"' | "'" | undefined;
-  const endWord = () => {
-    if (word !== undefined) words.push(word);
-    word = undefined;
-  };
-  const endCommand = () => {
-    endWord();
-    if (words.length > 0) commands.push(words);
-    words = [];
-  };
-  for (let at = 0; at < command.length; at++) {
-    const char = command[at]!;
-    if (quote !== undefined) {
-      if (char === quote) quote = undefined;
-      else if (quote === '"' && char === '\\' && at + 1 < command.length) word += command[++at]!;
-      else word += char;
-    } else if (char === "'" || char === '"') {
-      quote = char;
-      word ??= '';
-    } else if (char === '\\' && command[at + 1] === '\n') at++;
-    else if (char === '\\' && at + 1 < command.length) word = (word ?? '') + command[++at]!;
-    else if (char === ' ' || char === '\t') endWord();
-    else if (char === '\n' || char === ';' || char === '|' || char === '&') endCommand();
-    else word = (word ?? '') + char;
-  }
-  endCommand();
-  return commands;
 }

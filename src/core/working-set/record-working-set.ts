@@ -14,10 +14,9 @@ import {
   type ShownRead,
   shownRead,
 } from './file-reads.js';
-import { inPlaceEdits } from './in-place-edits.js';
 import { KnownNames } from './known-names.js';
 import { outlineFile, stripLineNumbers } from './outline-file.js';
-import { fullerPath, latestNameOf } from './same-file.js';
+import { fullerPath, latestNameOf, sameFile } from './same-file.js';
 import { pipedMatches, searchPlaces } from './search-hits.js';
 import { applyEdit, editsOf, heredocWrites, type SearchCall, searchOf, type TextEdit } from './tool-edits.js';
 import {
@@ -66,8 +65,11 @@ export class WorkingSetRecorder {
   /** The outlines of the latest reads, by tool_use id. */
   private readonly readOutlines = new Map<string, { read: ShownFile; definitions: CodeDefinition[] }>();
   private readonly pending = new Map<string, Pending>();
-  /** The files each command call's `sed -i` edits, by tool_use id, until its result says it ran. */
-  private readonly inPlace = new Map<string, string[]>();
+  /**
+   * The files each call edits in place (`sed -i`) and removes (`rm`, a patch's `*** Delete File:`),
+   * by tool_use id, until its result says it ran.
+   */
+  private readonly shellChanges = new Map<string, { edits: string[]; removes: string[] }>();
   private known: KnownNames | undefined;
 
   constructor(
@@ -84,8 +86,9 @@ export class WorkingSetRecorder {
     // A read or an edit touches its file itself; a command names the files it runs or changes.
     if (fact.kind === 'command') this.markNamed(fact.command.slice(0, SCAN_CHARS), turn);
     const id = String(use.id);
-    const inPlace = fact.kind === 'command' ? inPlaceEdits(fact.command) : [];
-    if (inPlace.length > 0) this.inPlace.set(id, inPlace);
+    const edits = fact.kind === 'command' ? (fact.edits ?? []) : [];
+    const removes = fact.kind === 'command' || fact.kind === 'change' ? (fact.removes ?? []) : [];
+    if (edits.length > 0 || removes.length > 0) this.shellChanges.set(id, { edits, removes });
     const search = searchOf(use, fact.kind === 'command' ? fact.command : undefined);
     const read = search ? undefined : fileReadOf(use, fact);
     if (search) this.pending.set(id, { kind: 'search', search });
@@ -114,9 +117,15 @@ export class WorkingSetRecorder {
    * the harness cut the output, the rest takes what the command printed.
    */
   toolResult(toolUseId: string, result: ToolResultText, turn: number): void {
-    const inPlace = this.inPlace.get(toolUseId);
-    this.inPlace.delete(toolUseId);
-    if (inPlace && !result.failed) for (const path of inPlace) this.recordInPlaceEdit(path, turn);
+    const changes = result.failed ? undefined : this.shellChanges.get(toolUseId);
+    this.shellChanges.delete(toolUseId);
+    for (const path of changes?.edits ?? []) this.recordInPlaceEdit(path, turn);
+    this.recordCall(toolUseId, result, turn);
+    // Last: a script that writes, runs and removes a file leaves no file behind.
+    for (const path of changes?.removes ?? []) this.recordRemoval(path);
+  }
+
+  private recordCall(toolUseId: string, result: ToolResultText, turn: number): void {
     const pending = this.pending.get(toolUseId);
     if (!pending) return;
     this.pending.delete(toolUseId);
@@ -227,6 +236,16 @@ export class WorkingSetRecorder {
     const file = this.touch(path, turn);
     file.edited = true;
     file.editedTurn = turn;
+  }
+
+  /**
+   * A file removed (`rm`, `git rm`, a patch's `*** Delete File:`), or a folder and the files in it
+   * (`rm -r`): gone from the working set, whose edits and outline said it holds that code.
+   */
+  private recordRemoval(removed: string): void {
+    const gone = (path: string) => removes(path, removed.replace(/(.)\/+$/, '$1'));
+    this.state.files = this.state.files.filter((file) => !gone(file.path));
+    for (const path of [...this.texts.keys()]) if (gone(path)) this.texts.delete(path);
   }
 
   /** A file renamed (Codex's `*** Move to:`): known under its new name from now on, its old one gone. */
@@ -373,6 +392,13 @@ export interface ShownFile {
 /** The names `text` uses that the file does not define, before those an earlier look gave. */
 function namesOf(file: WorkingSetFile, text: string): string[] {
   return codeNames(text, new Set(file.definitions.map((definition) => definition.name)), file.names);
+}
+
+/** True when removing `removed` removes the file at `path`: that file, or a folder it is in. */
+function removes(path: string, removed: string): boolean {
+  for (let end = path.length; end > 0; end = path.lastIndexOf('/', end - 1))
+    if (sameFile(path.slice(0, end), removed)) return true;
+  return false;
 }
 
 /** How many line breaks `text` holds, without splitting it into lines (this runs on every read). */
