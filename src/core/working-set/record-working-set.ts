@@ -3,6 +3,7 @@ import { fileName, safeJson, sliceHead } from '../_internal/text.js';
 import type { ShellOutput } from '../ledger/shell-output.js';
 import type { ToolCallFact } from '../ledger/tool-call-facts.js';
 import type { ToolUseBlock } from '../model/messages.js';
+import { changedBy } from './changed-definitions.js';
 import { codeNames, forEachIdentifier } from './code-names.js';
 import type { CodeDefinition, CodeParser } from './code-outline.js';
 import {
@@ -201,11 +202,10 @@ export class WorkingSetRecorder {
     const file = this.touch(path, turn);
     file.edited = true;
     file.editedTurn = turn;
-    const span = edit.newText.split('\n').length;
     const definitions = outline
       ? mergeChanged(file.definitions, outline)
       : mergeFragment(afterEdit(file.definitions, edit), fragment ?? [], line !== undefined);
-    const changed = changedBy(definitions, fragment, line, span);
+    const changed = changedBy(definitions, fragment, line, edit);
     for (const definition of definitions) if (changed.has(definition.name)) definition.changedTurn = turn;
     file.definitions = definitions;
     file.names = namesOf(file, edit.newText);
@@ -485,33 +485,6 @@ function mergeFragment(
   if (!placed)
     for (const definition of merged) if (names.has(definition.name)) definition.line = definition.endLine = 0;
   return merged.sort((left, right) => left.line - right.line);
-}
-
-/** The names an edit created or changed: those it wrote, and those whose lines it falls in. */
-function changedBy(
-  definitions: readonly WorkingSetDefinition[],
-  fragment: readonly CodeDefinition[] | undefined,
-  line: number | undefined,
-  span: number,
-): Set<string> {
-  const changed = new Set((fragment ?? []).map((definition) => definition.name));
-  if (line === undefined) return changed;
-  const last = line + Math.max(0, span - 1);
-  const overlapping = definitions.filter(
-    (definition) => definition.line <= last && definition.endLine >= line,
-  );
-  // The innermost definitions around the edit: an edit inside a method changed the method, not its class.
-  const innermost = overlapping.filter(
-    (outer) => !overlapping.some((inner) => inner !== outer && contains(outer, inner)),
-  );
-  for (const definition of innermost.length > 0 ? innermost : overlapping) changed.add(definition.name);
-  return changed;
-}
-
-/** True when `inner` lies inside `outer` and is smaller. */
-function contains(outer: WorkingSetDefinition, inner: WorkingSetDefinition): boolean {
-  const inside = inner.line >= outer.line && inner.endLine <= outer.endLine;
-  return inside && (inner.line > outer.line || inner.endLine < outer.endLine);
 }
 
 /** Where an edit's text starts in the numbered snippet a tool shows after editing (Claude Code's Edit). */
