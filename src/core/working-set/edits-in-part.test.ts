@@ -55,4 +55,37 @@ describe('an edit of a file read in part', () => {
     const [definition] = record([...part, ...widen]).workingSet.state.files[0]!.definitions;
     expect(definition).toMatchObject({ name: 'keep', signature: 'func keep(a, b int) {' });
   });
+
+  describe('above the part read, adding lines', () => {
+    const file_path = '/repo/explain.go';
+    const text = 'func truncate(s string, n int) string {\n\treturn s[:n]\n}\n\nfunc keep() {\n}';
+    const part = call('Read', { file_path, offset: 100, limit: 6 }, numbered(text, 100));
+    const imports = { file_path, old_string: 'import "fmt"', new_string: 'import (\n\t"fmt"\n\t"os"\n)' };
+    const lines = (messages: Message[]) =>
+      record(messages).workingSet.state.files[0]!.definitions.map((definition) => [
+        definition.name,
+        definition.line,
+      ]);
+
+    it('moves the outline by the lines it added, where it is known', () => {
+      const snippet = `The file ${file_path} has been updated.\n${numbered('import (\n\t"fmt"\n\t"os"\n)', 3)}`;
+      expect(lines([...part, ...call('Edit', imports, snippet)])).toEqual([
+        ['truncate', 103],
+        ['keep', 107],
+      ]);
+    });
+
+    it('shows no line numbers it cannot stand behind, where it is not known', () => {
+      const edited = [
+        ...part,
+        ...call('Edit', imports, `The file ${file_path} has been updated successfully.`),
+      ];
+      expect(lines(edited)).toEqual([
+        ['truncate', 0],
+        ['keep', 0],
+      ]);
+      const shown = renderWorkingSet(record(edited).workingSet.state, { maxTokens: 400, counter })!.text;
+      expect(shown).not.toMatch(/\b10\d: func/);
+    });
+  });
 });

@@ -315,6 +315,16 @@ describe('the rendered working set', () => {
     );
   });
 
+  it('moves the line of an earlier edit by the lines a later edit above it added', () => {
+    const top = call(
+      'Edit',
+      { file_path: path, old_string: 'package cli', new_string: '// Package cli counts.\npackage cli' },
+      `The file ${path} has been updated successfully.`,
+    );
+    const lineOf = (messages: Message[]) => record(messages).workingSet.state.files[0]!.edits[0]!.line!;
+    expect(lineOf([...read, ...edit, ...top])).toBe(lineOf([...read, ...edit]) + 1);
+  });
+
   it('lists a name defined again and again once', () => {
     const handlers = call(
       'Read',

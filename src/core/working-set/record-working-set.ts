@@ -23,6 +23,7 @@ import { applyEdit, editsOf, heredocWrites, type SearchCall, searchOf, type Text
 import {
   useCount,
   type WorkingSetDefinition,
+  type WorkingSetEdit,
   type WorkingSetFile,
   type WorkingSetState,
 } from './working-set-state.js';
@@ -202,15 +203,20 @@ export class WorkingSetRecorder {
     const file = this.touch(path, turn);
     file.edited = true;
     file.editedTurn = turn;
+    const moved = movedLines(edit, line);
     const definitions = outline
       ? mergeChanged(file.definitions, outline)
-      : mergeFragment(afterEdit(file.definitions, edit), fragment ?? [], line !== undefined);
+      : mergeFragment(
+          afterEdit(file.definitions, edit).map(moveDefinition(moved)),
+          fragment ?? [],
+          line !== undefined,
+        );
     const changed = changedBy(definitions, fragment, line, edit);
     for (const definition of definitions) if (changed.has(definition.name)) definition.changedTurn = turn;
     file.definitions = definitions;
     file.names = namesOf(file, edit.newText);
     file.edits = [
-      ...file.edits.filter((earlier) => !replaces(edit, earlier.text)),
+      ...file.edits.filter((earlier) => !replaces(edit, earlier.text)).map(moveEdit(moved)),
       {
         turn,
         ...(line === undefined ? {} : { line }),
@@ -443,6 +449,40 @@ function afterEdit(definitions: readonly WorkingSetDefinition[], edit: TextEdit)
     const replaced = signature !== '' && oldLines.has(signature);
     return replaced && !namesWord(newText, definition.name) ? [] : [definition];
   });
+}
+
+/**
+ * Where a line before `edit` (its new text at `line`) is after it: moved by the lines it added or
+ * removed when it lies past the text the edit replaced, undefined when where the edit is is not
+ * known (a Claude Code Edit of a file read in part shows no lines): a number it cannot stand behind.
+ */
+function movedLines(edit: TextEdit, line: number | undefined): (at: number) => number | undefined {
+  const added = newlines(edit.newText) - newlines(edit.oldText);
+  if (added === 0 || edit.whole) return (at) => at;
+  if (line === undefined) return () => undefined;
+  const replacedEnd = line + newlines(edit.oldText);
+  return (at) => (at > replacedEnd ? at + added : at);
+}
+
+/** A definition at its lines after an edit; 0 (not shown) where they are not known. */
+function moveDefinition(moved: (at: number) => number | undefined) {
+  return (definition: WorkingSetDefinition): WorkingSetDefinition => {
+    if (definition.line === 0) return definition;
+    const [line, endLine] = [moved(definition.line), moved(definition.endLine)];
+    return line === undefined || endLine === undefined
+      ? { ...definition, line: 0, endLine: 0 }
+      : { ...definition, line, endLine };
+  };
+}
+
+/** An earlier edit at its line after a later one; without a line where that is not known. */
+function moveEdit(moved: (at: number) => number | undefined) {
+  return (edit: WorkingSetEdit): WorkingSetEdit => {
+    if (edit.line === undefined) return edit;
+    const { line: _before, ...rest } = edit;
+    const line = moved(edit.line);
+    return line === undefined ? rest : { ...rest, line };
+  };
 }
 
 /** True when `text` holds `name` as a whole word. */
