@@ -88,4 +88,22 @@ describe('an edit of a file read in part', () => {
       expect(shown).not.toMatch(/\b10\d: func/);
     });
   });
+
+  it('drops from `uses:` a name a replace_all renamed everywhere', () => {
+    const file_path = '/repo/explain.go';
+    const part = call(
+      'Read',
+      { file_path, offset: 10, limit: 2 },
+      numbered('func keep(a int) {\n\treturn oldCut(a)\n}', 10),
+    );
+    const rename = call(
+      'Edit',
+      { file_path, old_string: 'oldCut(', new_string: 'text.Cut(', replace_all: true },
+      `The file ${file_path} has been updated successfully.`,
+    );
+    const names = (messages: Message[]) => record(messages).workingSet.state.files[0]!.names;
+    expect(names(part)).toContain('oldCut');
+    expect(names([...part, ...rename])).not.toContain('oldCut');
+    expect(names([...part, ...rename])).toContain('Cut');
+  });
 });

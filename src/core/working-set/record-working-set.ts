@@ -214,7 +214,7 @@ export class WorkingSetRecorder {
     const changed = changedBy(definitions, fragment, line, edit);
     for (const definition of definitions) if (changed.has(definition.name)) definition.changedTurn = turn;
     file.definitions = definitions;
-    file.names = namesOf(file, edit.newText);
+    file.names = withoutRenamed(namesOf(file, edit.newText), edit);
     file.edits = [
       ...file.edits.filter((earlier) => !replaces(edit, earlier.text)).map(moveEdit(moved)),
       {
@@ -405,6 +405,19 @@ function removes(path: string, removed: string): boolean {
   for (let end = path.length; end > 0; end = path.lastIndexOf('/', end - 1))
     if (sameFile(path.slice(0, end), removed)) return true;
   return false;
+}
+
+/**
+ * `names` without those a `replace_all` edit replaced every occurrence of and did not write again
+ * (`oldHelper(` → `newHelper(`): the file no longer uses them.
+ */
+function withoutRenamed(names: string[], edit: TextEdit): string[] {
+  if (!edit.replaceAll) return names;
+  const gone = new Set<string>();
+  forEachIdentifier(edit.oldText, (name) => {
+    if (!namesWord(edit.newText, name)) gone.add(name);
+  });
+  return names.filter((name) => !gone.has(name));
 }
 
 /** How many line breaks `text` holds, without splitting it into lines (this runs on every read). */

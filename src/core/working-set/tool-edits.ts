@@ -8,6 +8,8 @@ export interface TextEdit {
   newText: string;
   /** True when `newText` is the whole file (Write, create). */
   whole: boolean;
+  /** True when every occurrence of `oldText` was replaced (Claude Code's `replace_all`, opencode's `replaceAll`). */
+  replaceAll?: true;
   /**
    * A rename (Codex's `*** Move to:`), after the edits before it: the file at `path` is now at
    * `movedTo`. Its `oldText` and `newText` are empty: it changes no text.
@@ -125,7 +127,8 @@ export function editsOf(use: ToolUseBlock, path: string | undefined): TextEdit[]
     text(input.new_string) ?? text(input.new_str) ?? text(input.newString) ?? text(input.new_source);
   if (newText === undefined) return [];
   const oldText = text(input.old_string) ?? text(input.old_str) ?? text(input.oldString) ?? '';
-  return [{ path, oldText, newText, whole: false }];
+  const replaceAll = input.replace_all === true || input.replaceAll === true;
+  return [{ path, oldText, newText, whole: false, ...(replaceAll ? { replaceAll } : {}) }];
 }
 
 /**
