@@ -16,6 +16,8 @@ import {
   shownRead,
 } from './file-reads.js';
 import { KnownNames } from './known-names.js';
+import { afterEdit, mergeChanged, mergeFragment, namesWord, spliceRange } from './merge-outline.js';
+import { moveDefinition, movedLines, moveEdit } from './moved-lines.js';
 import { outlineFile, stripLineNumbers } from './outline-file.js';
 import { fullerPath, latestNameOf, sameFile } from './same-file.js';
 import { pipedMatches, searchPlaces } from './search-hits.js';
@@ -23,7 +25,6 @@ import { applyEdit, editsOf, heredocWrites, type SearchCall, searchOf, type Text
 import {
   useCount,
   type WorkingSetDefinition,
-  type WorkingSetEdit,
   type WorkingSetFile,
   type WorkingSetState,
 } from './working-set-state.js';
@@ -425,119 +426,6 @@ function newlines(text: string): number {
   let count = 0;
   for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
   return count;
-}
-
-/** A whole new outline, keeping when each definition was last changed. */
-function mergeChanged(
-  before: readonly WorkingSetDefinition[],
-  after: readonly CodeDefinition[],
-): WorkingSetDefinition[] {
-  const changed = new Map(
-    before.flatMap((definition) =>
-      definition.changedTurn === undefined ? [] : [[definition.name, definition.changedTurn] as const],
-    ),
-  );
-  return after.map((definition) => {
-    const turn = changed.get(definition.name);
-    return turn === undefined ? { ...definition } : { ...definition, changedTurn: turn };
-  });
-}
-
-/**
- * The known definitions once `edit` is made, where the file's text is not known: one whose first
- * line the edit replaced is gone unless the new text still names it (a function deleted, or
- * renamed by a `replace_all` of `oldName(`), and one whose first line holds the replaced text
- * has that line rewritten. Else a deleted function stayed in the outline.
- */
-function afterEdit(definitions: readonly WorkingSetDefinition[], edit: TextEdit): WorkingSetDefinition[] {
-  const { oldText, newText } = edit;
-  if (oldText.trim() === '') return [...definitions];
-  const oldLines = new Set(oldText.split('\n').map((line) => line.trim()));
-  return definitions.flatMap((definition) => {
-    const signature = definition.signature.trim();
-    if (!oldText.includes('\n') && signature.includes(oldText)) {
-      const rewritten = signature.split(oldText).join(newText);
-      return namesWord(rewritten, definition.name) ? [{ ...definition, signature: rewritten }] : [];
-    }
-    const replaced = signature !== '' && oldLines.has(signature);
-    return replaced && !namesWord(newText, definition.name) ? [] : [definition];
-  });
-}
-
-/**
- * Where a line before `edit` (its new text at `line`) is after it: moved by the lines it added or
- * removed when it lies past the text the edit replaced, undefined when where the edit is is not
- * known (a Claude Code Edit of a file read in part shows no lines): a number it cannot stand behind.
- */
-function movedLines(edit: TextEdit, line: number | undefined): (at: number) => number | undefined {
-  const added = newlines(edit.newText) - newlines(edit.oldText);
-  if (added === 0 || edit.whole) return (at) => at;
-  if (line === undefined) return () => undefined;
-  const replacedEnd = line + newlines(edit.oldText);
-  return (at) => (at > replacedEnd ? at + added : at);
-}
-
-/** A definition at its lines after an edit; 0 (not shown) where they are not known. */
-function moveDefinition(moved: (at: number) => number | undefined) {
-  return (definition: WorkingSetDefinition): WorkingSetDefinition => {
-    if (definition.line === 0) return definition;
-    const [line, endLine] = [moved(definition.line), moved(definition.endLine)];
-    return line === undefined || endLine === undefined
-      ? { ...definition, line: 0, endLine: 0 }
-      : { ...definition, line, endLine };
-  };
-}
-
-/** An earlier edit at its line after a later one; without a line where that is not known. */
-function moveEdit(moved: (at: number) => number | undefined) {
-  return (edit: WorkingSetEdit): WorkingSetEdit => {
-    if (edit.line === undefined) return edit;
-    const { line: _before, ...rest } = edit;
-    const line = moved(edit.line);
-    return line === undefined ? rest : { ...rest, line };
-  };
-}
-
-/** True when `text` holds `name` as a whole word. */
-function namesWord(text: string, name: string): boolean {
-  for (let at = text.indexOf(name); at !== -1; at = text.indexOf(name, at + 1)) {
-    const before = text[at - 1] ?? ' ';
-    const after = text[at + name.length] ?? ' ';
-    if (!/[\w$]/.test(before) && !/[\w$]/.test(after)) return true;
-  }
-  return false;
-}
-
-/** A part of the file read again: its definitions replace those in the same lines. */
-function spliceRange(
-  before: readonly WorkingSetDefinition[],
-  part: readonly CodeDefinition[],
-  firstLine: number,
-  lastLine: number,
-): WorkingSetDefinition[] {
-  const names = new Set(part.map((definition) => definition.name));
-  const outside = before.filter(
-    (definition) =>
-      !names.has(definition.name) && (definition.line < firstLine || definition.line > lastLine),
-  );
-  return [...outside, ...mergeChanged(before, part)].sort((left, right) => left.line - right.line);
-}
-
-/** The definitions an edit wrote, over the file's known outline (by name). */
-function mergeFragment(
-  before: readonly WorkingSetDefinition[],
-  fragment: readonly CodeDefinition[],
-  placed: boolean,
-): WorkingSetDefinition[] {
-  const names = new Set(fragment.map((definition) => definition.name));
-  const merged = [
-    ...before.filter((definition) => !names.has(definition.name)),
-    ...fragment.map((definition) => ({ ...definition })),
-  ];
-  // Lines of an edit that could not be placed are unknown: 0 keeps them apart from real lines.
-  if (!placed)
-    for (const definition of merged) if (names.has(definition.name)) definition.line = definition.endLine = 0;
-  return merged.sort((left, right) => left.line - right.line);
 }
 
 /** Where an edit's text starts in the numbered snippet a tool shows after editing (Claude Code's Edit). */
