@@ -291,6 +291,13 @@ describe('files a shell command changes', () => {
       'Done',
     );
     expect(files(patch)).toEqual([['a.py', 'delete', true]]);
+    const rewrite = call(
+      'apply_patch',
+      { input: '*** Begin Patch\n*** Delete File: a.py\n*** Add File: a.py\n+x = 2\n*** End Patch' },
+      'Done',
+    );
+    // Deleted and added again in one patch: the file is there, rewritten.
+    expect(files(rewrite).map(([, action]) => action)).not.toContain('delete');
   });
 
   it('lists a file a `sed -i` that ran edited as changed, under the name it is listed by', () => {

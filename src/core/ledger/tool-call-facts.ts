@@ -144,11 +144,13 @@ function patchFact(input: Record<string, unknown>, raw: unknown): ToolCallFact {
     | string
     | undefined;
   const paths: string[] = [];
-  const removes: string[] = [];
+  // A file the patch deletes and adds again (a rewrite whole: `Delete File` then `Add File`) is there after it.
+  const lastAction = new Map<string, string>();
   for (const match of (text ?? '').matchAll(patchFileLine)) {
     paths.push(match[2]!.trim());
-    if (match[1] === 'Delete') removes.push(match[2]!.trim());
+    lastAction.set(match[2]!.trim(), match[1]!);
   }
+  const removes = [...lastAction].flatMap(([path, action]) => (action === 'Delete' ? [path] : []));
   const moves: FileMove[] = [];
   for (const match of (text ?? '').replaceAll('\r\n', '\n').matchAll(patchMoveLines)) {
     const [from, to] = [match[1]!.trim(), match[2]!.trim()];

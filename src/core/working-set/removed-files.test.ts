@@ -58,4 +58,16 @@ describe('a file removed', () => {
     );
     expect(paths([...write, ...remove])).toEqual([]);
   });
+
+  it('not by a patch that deletes it and adds it again (a rewrite whole)', () => {
+    const rewrite = call(
+      'apply_patch',
+      {
+        input:
+          '*** Begin Patch\n*** Delete File: reproduce.py\n*** Add File: reproduce.py\n+def check():\n+    return 2\n*** End Patch',
+      },
+      'Success.',
+    );
+    expect(paths([...write, ...rewrite])).toEqual(['reproduce.py']);
+  });
 });
