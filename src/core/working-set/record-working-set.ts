@@ -24,7 +24,6 @@ import { pipedMatches, searchPlaces } from './search-hits.js';
 import { applyEdit, editsOf, heredocWrites, type SearchCall, searchOf, type TextEdit } from './tool-edits.js';
 import {
   useCount,
-  type WorkingSetDefinition,
   type WorkingSetFile,
   type WorkingSetState,
 } from './working-set-state.js';
