@@ -88,6 +88,38 @@ describe('toolOutcome', () => {
   });
 });
 
+describe('toolOutcome of a result that succeeded', () => {
+  it.each([
+    [
+      'a comment in a file read',
+      '    57→\t// The hook should succeed (exit code 1 means blocked)\n    58→\tif err != nil {',
+    ],
+    ['a log line quoted mid-line', 'worker 3 stopped: exit status 2 after retry\nok'],
+  ])('takes no exit code from %s', (_name, text) => {
+    expect(toolOutcome(result(text), text)).toEqual({ failed: false });
+  });
+
+  it.each([
+    [
+      'a numbered line of a file read',
+      '   141→A reviewer that only sees the diff cannot evaluate intent.\n   142→',
+    ],
+    ['a search hit of a Go signature', 'src/review.go:211:func computeDiff(root string) (string, error) {'],
+    ['a hit of a grep in one file', '332:\terr = filepath.Walk(root, func(p string, walkErr error) error {'],
+  ])('quotes no error line from %s', (_name, text) => {
+    expect(toolOutcome(result(text), text)).toEqual({ failed: false });
+  });
+
+  it('quotes the diagnostic a command opened with, not a later line naming an exception', () => {
+    const text =
+      '[lint] $ golangci-lint run\ndata.go:277:2: Error return value is not checked\n\tdoc: ValueError is raised';
+    expect(toolOutcome(result(text), text)).toEqual({
+      failed: false,
+      errorLine: 'data.go:277:2: Error return value is not checked',
+    });
+  });
+});
+
 describe('toolResultPlaceholder', () => {
   it('names the tool, key argument, size, outcome and archive id', () => {
     const text = 'Traceback (most recent call last):\n  File "t.py", line 1\nKeyError: \'id\'';

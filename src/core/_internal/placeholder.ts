@@ -62,9 +62,11 @@ export function keyArgument(input: unknown): string {
   return '';
 }
 
+// A harness's exit line opens a line (`Exit code 1`, `Process exited with code 1`, `[exit code 3]`):
+// a file or a log that says "exit code 1" mid-line is text, not this call's outcome.
 const exitCodePatterns = [
   /<returncode>\s*(-?\d+)\s*<\/returncode>/i,
-  /\bexit(?:ed with)? (?:code|status)[: ]\s*(-?\d+)/i,
+  /^\s*\[?(?:process |command )?exit(?:ed with)? (?:code|status)[: ]\s*(-?\d+)/im,
 ];
 const errorLinePattern =
   /\b(error|exception|traceback|failed|failure|fatal|panic|denied|not found|no such file|cannot)\b/i;
@@ -121,17 +123,21 @@ function readOutcome(block: ToolResultBlock, text: string): ToolOutcome {
       break;
     }
   }
-  const head = text.slice(0, OUTCOME_SCAN_CHARS);
-  const failed =
-    block.is_error === true ||
-    (exitCode !== undefined ? exitCode !== 0 : hasFailureSignal(head.replace(ansiEscapes, '')));
-  let errorLine: string | undefined;
+  return outputOutcome(block.is_error === true, text, exitCode);
+}
+
+/**
+ * The outcome of what a call printed, its exit code known: also of a shell result read apart from
+ * its harness's wrapping (Codex's `Command: …` header, which repeats the command), so the error
+ * line is one the command printed.
+ */
+export function outputOutcome(isError: boolean, text: string, exitCode: number | undefined): ToolOutcome {
+  const plain = text.slice(0, OUTCOME_SCAN_CHARS).replace(ansiEscapes, '');
+  const failed = isError || (exitCode !== undefined ? exitCode !== 0 : hasFailureSignal(plain));
   // A result not flagged as failed gets an error line only when it opens with one, so a file that
   // merely mentions errors is not reported as a failure.
-  if (failed || errorLinePattern.test(head.split('\n', 3).join('\n'))) {
-    const line = errorLineOf(head.replace(ansiEscapes, ''), failed);
-    if (line !== undefined) errorLine = shortenLine(line, ERROR_LINE_CHARS);
-  }
+  const line = failed ? errorLineOf(plain) : openingErrorLine(plain);
+  const errorLine = line === undefined ? undefined : shortenLine(line, ERROR_LINE_CHARS);
   return { failed, ...(exitCode === undefined ? {} : { exitCode }), ...(errorLine ? { errorLine } : {}) };
 }
 
@@ -141,7 +147,30 @@ function readOutcome(block: ToolResultBlock, text: string): ToolOutcome {
  * nothing. The same reading as a result's {@link toolOutcome}, for output already unwrapped.
  */
 export function failureLine(output: string): string | undefined {
-  return errorLineOf(output.slice(0, OUTCOME_SCAN_CHARS).replace(ansiEscapes, ''), true);
+  return errorLineOf(output.slice(0, OUTCOME_SCAN_CHARS).replace(ansiEscapes, ''));
+}
+
+/**
+ * A line of a file as a read or a search shows it (`  141→…`, `332:…`, `src/a.go:211:…`): code or
+ * prose that may say `error` (`(string, error)`), not a message the command printed. A compiler's
+ * diagnostic (`a.go:3:2: …`) is a message.
+ */
+const quotedFileLine = /^\s*\d+(?:→|\t|[:-])|^[^\s:]+:\d+[:-]/;
+
+/**
+ * The opening line of a result not flagged as failed that is an error message the command
+ * printed (a linter's diagnostic, `Error: …`), or undefined: that line itself, not one further on.
+ */
+function openingErrorLine(text: string): string | undefined {
+  return text
+    .split('\n', OPENING_LINES)
+    .map((line) => line.trim())
+    .find(
+      (line) =>
+        errorLinePattern.test(line) &&
+        !wrapperLine.test(line) &&
+        (diagnosticLine.test(line) || !quotedFileLine.test(line)),
+    );
 }
 
 function hasFailureSignal(text: string): boolean {
@@ -159,7 +188,7 @@ const wrapperLine = /^\s*<\/?[a-z_]+>[^<]*(<\/[a-z_]+>)?\s*$/i;
  * The line that says what went wrong: for a Python traceback the exception line that ends it
  * (`ValueError: …`), otherwise the first line with an error word (pytest's `E ` prefix dropped).
  */
-function errorLineOf(text: string, failed: boolean): string | undefined {
+function errorLineOf(text: string): string | undefined {
   const lines = text.split('\n', OUTCOME_SCAN_LINES);
   const traceback = lines.findIndex((line) =>
     line.trimStart().startsWith('Traceback (most recent call last)'),
@@ -180,7 +209,8 @@ function errorLineOf(text: string, failed: boolean): string | undefined {
   return (
     candidates.find((line) => exceptionClass.test(line)) ??
     candidates.find((line) => errorLinePattern.test(line) || goFailure.test(line)) ??
-    (failed ? (candidates.find((line) => diagnosticLine.test(line)) ?? candidates[0]) : undefined)
+    candidates.find((line) => diagnosticLine.test(line)) ??
+    candidates[0]
   );
 }
 
@@ -231,12 +261,14 @@ export function toolResultPlaceholder(options: {
   archiveId: PlaceholderId;
   /** A few words of what the result said (`defines …`, `found in …`), from `placeholderDetails`. */
   details?: string | undefined;
+  /** The outcome read apart from a harness's wrapping (`outputOutcome`); else read from the text. */
+  outcome?: ToolOutcome | undefined;
 }): string {
   const { toolUse, result, tokens, archiveId, details } = options;
   const text = toolResultText(result);
   const name = toolUse ? String(toolUse.name) : 'tool';
   const argument = toolUse ? keyArgument(toolUse.input) : '';
-  const outcome = toolOutcome(result, text);
+  const outcome = options.outcome ?? toolOutcome(result, text);
   const facts: string[] = [];
   if (outcome.exitCode !== undefined) facts.push(`exit ${outcome.exitCode}`);
   else if (outcome.failed) facts.push('error');
