@@ -4,13 +4,16 @@ import {
   archiveIdInPlaceholder,
   isPlaceholderText,
   minMaskableTokens,
+  outputOutcome,
   type PlaceholderId,
   shortenedMark,
   supersededPlaceholder,
+  type ToolOutcome,
   toolResultPlaceholder,
 } from '../_internal/placeholder.js';
 import { toolResultText } from '../_internal/text.js';
 import type { ArchiveItem } from '../archive/archive-store.js';
+import { readShellOutput } from '../ledger/shell-output.js';
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../model/messages.js';
 import { blockContentTokens, type IMAGE_TOKENS } from '../tokens/message-tokens.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
@@ -201,6 +204,7 @@ export function maskToolResults(
                 tokens: target.tokens,
                 archiveId: named,
                 details: placeholderDetails(toolUse, result, context.parsedOutline),
+                outcome: unwrappedOutcome(result, text),
               })
             : supersededPlaceholder({ toolUse, newerToolUseId: target.newerToolUseId, archiveId: named }),
         ...(result.is_error === undefined ? {} : { is_error: result.is_error }),
@@ -214,6 +218,15 @@ export function maskToolResults(
     output[messageIndex] = { ...message, content };
   }
   return { messages: output, items };
+}
+
+/**
+ * The outcome of a shell result in a harness's wrapping (Codex, Gemini CLI), read from what the
+ * command printed: the wrapping's first line repeats the command, and is no error line.
+ */
+function unwrappedOutcome(result: ToolResultBlock, text: string): ToolOutcome | undefined {
+  const shell = readShellOutput(text);
+  return shell && outputOutcome(result.is_error === true, shell.output, shell.exitCode);
 }
 
 /**
