@@ -22,11 +22,7 @@ import { outlineFile, stripLineNumbers } from './outline-file.js';
 import { fullerPath, latestNameOf, sameFile } from './same-file.js';
 import { pipedMatches, searchPlaces } from './search-hits.js';
 import { applyEdit, editsOf, heredocWrites, type SearchCall, searchOf, type TextEdit } from './tool-edits.js';
-import {
-  useCount,
-  type WorkingSetFile,
-  type WorkingSetState,
-} from './working-set-state.js';
+import { useCount, type WorkingSetFile, type WorkingSetState } from './working-set-state.js';
 
 /** Files kept in the state: the most recently touched (edited files outlive read ones). */
 const MAX_FILES = 40;
