@@ -14,6 +14,7 @@ export { TOOL_ERROR_PREFIX } from '../core/conversation/openai-format.js';
 export { conversationFromValue } from '../core/conversation/parse-conversation.js';
 export { LEADING_USER_MESSAGE_TEXT, MISSING_TOOL_RESULT_TEXT } from '../core/conversation/repair.js';
 export { codexExecCalls } from '../core/ledger/codex-exec-call.js';
+export { firstCommandLine } from '../core/ledger/record-messages.js';
 export type { RequestConversation } from '../core/model/request.js';
 export { MAX_CACHE_BREAKPOINTS } from '../core/request/cache-breakpoints.js';
 export { withMessages } from '../core/request/compact-request.js';

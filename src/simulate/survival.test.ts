@@ -175,6 +175,38 @@ describe('measureSurvival', () => {
     });
   });
 
+  it('takes a command by the line that runs: not the comment opening it, its continuations joined', () => {
+    const script: Message[] = [
+      { role: 'user', content: 'reply to the review' },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool_use',
+            id: 'b1',
+            name: 'Bash',
+            input: { command: '# Help text outdated\ngh api repos/o/r/pulls/1/comments -f body=x' },
+          },
+          { type: 'tool_use', id: 'b2', name: 'Bash', input: { command: 'git add a.go \\\n  b.go' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'b1', content: 'ok' },
+          { type: 'tool_result', tool_use_id: 'b2', content: '' },
+        ],
+      },
+    ];
+    const shown: Message = {
+      role: 'user',
+      content: 'Ran gh api repos/o/r/pulls/1/comments -f body=x; git add a.go b.go',
+    };
+    expect(measureSurvival(script, { messages: [shown] }).commands).toEqual({ visible: 2, total: 2 });
+    const comment: Message = { role: 'user', content: '# Help text outdated; git add a.go \\' };
+    expect(measureSurvival(script, { messages: [comment] }).commands).toEqual({ visible: 0, total: 2 });
+  });
+
   it('reads Codex calls: exec_command commands, apply_patch files, update_plan items', () => {
     const codex: Message[] = [
       { role: 'user', content: 'add a flag' },

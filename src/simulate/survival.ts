@@ -7,8 +7,9 @@
  *   `write_file`, `edit_file`, Gemini CLI's `replace`, opencode's `edit`, `write`, `multiedit`)
  *   calls, and of the files a Codex `apply_patch` adds, updates or deletes;
  * - `files-read`: basenames of the paths of `Read` (and `read_file`, `view`, opencode's `read`) calls;
- * - `commands`: the command of `Bash`, `exec_command`, `shell` and `run_shell_command` calls: first
- *   line, whitespace collapsed, first {@link commandFactLength} characters;
+ * - `commands`: the command of `Bash`, `exec_command`, `shell` and `run_shell_command` calls: its
+ *   first line that runs (after the blank and `#` comment lines opening it, with the lines a
+ *   trailing `\` continues it on), whitespace collapsed, first {@link commandFactLength} characters;
  *
  * (a Codex `exec` call counts as the calls in its script whose argument is a literal);
  * - `exit-codes`: each non-zero exit code a tool result states (see `key-facts.ts` for the notations);
@@ -29,7 +30,7 @@
  */
 
 import type { Message, SystemPrompt, ToolResultBlock, ToolUseBlock } from 'agent-compact';
-import { codexExecCalls } from 'agent-compact/internal';
+import { codexExecCalls, firstCommandLine } from 'agent-compact/internal';
 import { contentBlocks } from 'agent-compact/wire';
 import {
   collapseWhitespace,
@@ -213,7 +214,7 @@ function toolUseFacts(block: ToolUseBlock, facts: HistoryFacts, tasks: TaskList)
   }
   if (commandTools.has(name)) {
     const command = commandOf(input);
-    if (command !== undefined) facts.text.commands.add(cutLine(command, commandFactLength));
+    if (command !== undefined) facts.text.commands.add(cutLine(firstCommandLine(command), commandFactLength));
   }
   return todoItems(name, input) ?? taskItems(block, input, tasks);
 }

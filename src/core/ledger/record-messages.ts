@@ -451,7 +451,7 @@ function describeError(text: string, namedLine: string | undefined): string {
  * that open it (`# Reply to the review\ngh api …` ran `gh api …`, not the comment), with the lines
  * a trailing `\` continues it on (`git add a.go \` named one of the files it added).
  */
-function firstCommandLine(command: string): string {
+export function firstCommandLine(command: string): string {
   const lines = command.replace(/\\\r?\n[ \t]*/g, ' ').split('\n');
   return lines.find((line) => line.trim() !== '' && !line.trimStart().startsWith('#')) ?? lines[0]!;
 }
