@@ -1,8 +1,8 @@
 import type { ToolUseBlock } from '../model/messages.js';
-import { inPlaceEdits } from '../working-set/in-place-edits.js';
-import { removedFiles } from '../working-set/removed-files.js';
 import { codexExecCalls } from './codex-exec-call.js';
+import { inPlaceEdits } from './in-place-edits.js';
 import type { FileMove, TaskOperation } from './ledger-state.js';
+import { removedFiles } from './removed-files.js';
 import { taskOperation } from './task-list.js';
 
 /** What a tool call did, as far as the ledger cares; recognised from common tool names and shapes. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inPlaceEdits } from './in-place-edits.js';
+import { inPlaceEdits } from '../ledger/in-place-edits.js';
 
 describe('inPlaceEdits', () => {
   it.each([

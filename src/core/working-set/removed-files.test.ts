@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { removedFiles } from '../ledger/removed-files.js';
 import type { Message } from '../model/messages.js';
 import { call, numbered, record } from './__fixtures__/tool-calls.js';
-import { removedFiles } from './removed-files.js';
 
 describe('removedFiles', () => {
   it.each([
